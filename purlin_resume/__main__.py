@@ -1,0 +1,3 @@
+from purlin_resume.cli import main
+
+main()

@@ -1,0 +1,10 @@
+"""The ``purlin-resume`` command line: thin Typer modules over the library."""
+
+from __future__ import annotations
+
+from purlin_resume.cli import checkpoint as _checkpoint  # noqa: F401  (registers commands)
+from purlin_resume.cli.app import app
+
+
+def main() -> None:
+    app()

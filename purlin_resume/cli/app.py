@@ -1,0 +1,59 @@
+"""The Typer application every command group registers on, and its error handling."""
+
+from __future__ import annotations
+
+import typer
+from typer.core import TyperGroup
+
+from purlin_resume import __version__
+from purlin_resume.errors import USAGE, PurlinError
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+class PurlinGroup(TyperGroup):
+    """Turns expected failures into one line on stderr and the right exit code."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except typer.TyperException as exc:
+            raise _fail(f"{exc.format_message()} (see '{info_name} --help')", USAGE) from None
+
+    def invoke(self, ctx: typer.Context):
+        try:
+            return super().invoke(ctx)
+        except PurlinError as exc:
+            raise _fail(exc.message, exc.exit_code) from None
+        except typer.TyperException as exc:  # usage errors of a subcommand
+            where = getattr(getattr(exc, "ctx", None), "command_path", None) or ctx.command_path
+            raise _fail(f"{exc.format_message()} (see '{where} --help')", exc.exit_code) from None
+
+
+app = typer.Typer(
+    cls=PurlinGroup,
+    name="purlin-resume",
+    help="Continuity for AI coding agents: checkpoints, agent history, transcripts and revival.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"purlin-resume {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Continuity for AI coding agents: checkpoints, agent history, transcripts and revival."""

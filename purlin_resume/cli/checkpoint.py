@@ -1,0 +1,1 @@
+"""`save`, `restore` and `checkpoints`: role-aware session checkpoints."""

@@ -1,0 +1,99 @@
+"""Project settings: the ``resume`` section of ``.purlin/config.json`` (or config.yaml).
+
+``.purlin/config.json`` is shared with the rest of the Purlin toolchain, so purlin-resume reads
+its own settings from the ``resume`` object and leaves every other key alone. Defaults:
+
+| setting | default | meaning |
+|---|---|---|
+| status_command | ``tools/cdd/status.sh`` | regenerates the Critic report on restore (path relative to the project) |
+| status_timeout | 60 | seconds the status command may run |
+| critic_report | ``CRITIC_REPORT.md`` | the Critic report read on restore |
+| main_branches | ``["main", "master"]`` | branches that get the main-branch command table |
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from purlin_resume import store
+from purlin_resume.errors import CorruptFile, PurlinError
+from purlin_resume.project import Project
+
+CONFIG_NAMES = ("config.json", "config.yaml", "config.yml")
+
+
+@dataclass(frozen=True)
+class Settings:
+    status_command: str = "tools/cdd/status.sh"
+    status_timeout: float = 60
+    critic_report: str = "CRITIC_REPORT.md"
+    main_branches: tuple[str, ...] = ("main", "master")
+    source: Path | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def role_settings(self, role: str) -> dict[str, Any]:
+        """What the shared config says about one role (Purlin's ``agents.<role>``)."""
+        agents = self.raw.get("agents")
+        found = agents.get(role) if isinstance(agents, dict) else None
+        return found if isinstance(found, dict) else {}
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    text = store.read_text(path)
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text) if text.strip() else {}
+        except json.JSONDecodeError as exc:
+            # JSON is YAML too; a hand-written config.json in YAML is accepted.
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError:
+                raise CorruptFile(path, f"invalid JSON at line {exc.lineno}") from None
+    else:
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            raise CorruptFile(path, f"invalid YAML: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise CorruptFile(path, "the top level must be an object")
+    return data
+
+
+def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
+    known = {f.name for f in fields(Settings)} - {"source", "raw"}
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in known:
+            raise PurlinError(
+                f"{path}: unknown setting resume.{key} (known: {', '.join(sorted(known))})"
+            )
+        if key in ("status_command", "critic_report") and not isinstance(value, str):
+            raise PurlinError(f"{path}: resume.{key} must be a string")
+        if key == "status_timeout" and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0
+        ):
+            raise PurlinError(f"{path}: resume.status_timeout must be a positive number of seconds")
+        if key == "main_branches":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise PurlinError(f"{path}: resume.main_branches must be a list of branch names")
+            value = tuple(value)
+        out[key] = value
+    return out
+
+
+def load(project: Project) -> Settings:
+    """Settings of ``project``; defaults when it has no config file."""
+    for name in CONFIG_NAMES:
+        path = project.purlin_dir / name
+        if path.is_file():
+            raw = _parse(path)
+            section = raw.get("resume", {})
+            if not isinstance(section, dict):
+                raise PurlinError(f"{path}: 'resume' must be an object of settings")
+            return Settings(**_check(path, section), source=path, raw=raw)
+    return Settings()

@@ -1,0 +1,130 @@
+"""The only code that talks to git (through GitPython)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from purlin_resume import store
+from purlin_resume.errors import PurlinError
+
+
+def _git():
+    import git  # imported on first use: hooks that never touch git stay fast
+
+    return git
+
+
+@lru_cache(maxsize=32)
+def _repo(root: str):
+    git = _git()
+    try:
+        return git.Repo(root)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise PurlinError(
+            f"{root} is not a git repository; run inside one or pass --project"
+        ) from None
+
+
+def _run(root: Path, *args: str) -> str:
+    git = _git()
+    try:
+        return _repo(str(root)).git.execute(["git", *args], strip_newlines=False)
+    except git.GitCommandError as exc:
+        detail = (exc.stderr or "").strip().splitlines()
+        raise PurlinError(f"git {' '.join(args)} failed: {detail[-1] if detail else exc}") from None
+
+
+def toplevel(path: Path) -> Path | None:
+    """The top-level folder of the work tree containing ``path``, or None outside git."""
+    git = _git()
+    try:
+        repo = git.Repo(path, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    return Path(repo.working_tree_dir).resolve() if repo.working_tree_dir else None
+
+
+def has_commits(root: Path) -> bool:
+    try:
+        _run(root, "rev-parse", "--verify", "--quiet", "HEAD")
+    except PurlinError:
+        return False
+    return True
+
+
+def branch(root: Path) -> str:
+    """The current branch as ``git rev-parse --abbrev-ref HEAD`` names it (``HEAD`` if detached)."""
+    if not has_commits(root):  # an unborn branch has a name but no commit yet
+        return _run(root, "symbolic-ref", "--short", "HEAD").strip()
+    return _run(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+
+
+def status_lines(root: Path) -> list[str]:
+    """``git status --porcelain`` lines: changed, staged and untracked paths (ignored ones left out)."""
+    out = _run(root, "status", "--porcelain=v1", "--untracked-files=normal")
+    return [line for line in out.split("\n") if line.strip()]
+
+
+def recent_commits(root: Path, count: int = 10) -> list[str]:
+    """``git log --oneline -<count>`` lines; empty for a repository with no commit."""
+    if not has_commits(root):
+        return []
+    out = _run(root, "log", "--oneline", f"-{count}")
+    return [line for line in out.split("\n") if line.strip()]
+
+
+def head_commit(root: Path) -> str | None:
+    """The full hash of HEAD, or None before the first commit."""
+    if not has_commits(root):
+        return None
+    return _run(root, "rev-parse", "HEAD").strip()
+
+
+def is_ignored(root: Path, relative: str) -> bool:
+    git = _git()
+    try:
+        _repo(str(root)).git.execute(["git", "check-ignore", "-q", "--no-index", relative])
+    except git.GitCommandError:
+        return False
+    return True
+
+
+def _ignore_line(relative: str) -> str:
+    return "/" + relative.lstrip("/")
+
+
+def _add_line(line: str):
+    def change(text: str | None) -> str:
+        text = text or ""
+        if line in text.split("\n"):
+            return text
+        if text and not text.endswith("\n"):
+            text += "\n"
+        return text + line + "\n"
+
+    return change
+
+
+def exclude_locally(root: Path, relative: str) -> bool:
+    """Ignore ``relative`` in this clone only (``info/exclude``): for our lock files."""
+    if is_ignored(root, relative):
+        return False
+    common = Path(_run(root, "rev-parse", "--git-common-dir").strip())
+    if not common.is_absolute():
+        common = Path(root) / common
+    store.update_text(common / "info" / "exclude", _add_line(_ignore_line(relative)))
+    return True
+
+
+def ensure_ignored(root: Path, relative: str) -> bool:
+    """Make sure git ignores ``relative`` (a folder ends with ``/``); True when .gitignore changed.
+
+    The project's .gitignore gets the entry; the lock file taken while writing it is ignored in
+    this clone only, so nothing of ours shows up in ``git status``.
+    """
+    if is_ignored(root, relative):
+        return False
+    exclude_locally(root, ".gitignore.lock")
+    store.update_text(Path(root) / ".gitignore", _add_line(_ignore_line(relative)))
+    return True

@@ -1,0 +1,55 @@
+"""Where a project is and where purlin-resume keeps its files in it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from purlin_resume import gitrepo
+from purlin_resume.errors import PurlinError, UsageError
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project: the git top-level of the working directory, or the folder given by --project."""
+
+    root: Path
+
+    @property
+    def purlin_dir(self) -> Path:
+        return self.root / ".purlin"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.purlin_dir / "cache"
+
+    @property
+    def planning_dir(self) -> Path:
+        return self.root / ".planning"
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the root, as a POSIX string."""
+        return Path(path).resolve().relative_to(self.root).as_posix()
+
+    def inside(self, path: Path) -> Path:
+        """Resolve ``path`` (relative to the root) and refuse it when it leaves the project."""
+        resolved = (self.root / path).resolve()
+        if resolved != self.root and self.root not in resolved.parents:
+            raise UsageError(f"{path} is outside the project {self.root}")
+        return resolved
+
+
+def locate(explicit: Path | None = None, cwd: Path | None = None) -> Project:
+    """The project for ``--project`` when given, else the git top-level of ``cwd``."""
+    if explicit is not None:
+        folder = Path(explicit).expanduser()
+        if not folder.is_dir():
+            raise UsageError(f"--project {explicit}: no such folder")
+        return Project(folder.resolve())
+    here = Path.cwd() if cwd is None else Path(cwd)
+    top = gitrepo.toplevel(here)
+    if top is None:
+        raise PurlinError(
+            f"{here} is not inside a git repository; run in the project or pass --project"
+        )
+    return Project(top)

@@ -1,0 +1,216 @@
+"""The only code that writes state files.
+
+Every write takes a lock file beside its target (``<name>.lock``), writes a temporary file in
+the same folder, fsyncs it, replaces the target with ``os.replace`` and fsyncs the folder, so a
+reader sees either the old state or the new one, never a mix. JSONL logs are appended under the
+same lock with fsync. A target that does not parse is never overwritten.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from purlin_resume.errors import CorruptFile, NotFound, PurlinError
+
+LOCK_TIMEOUT_SECONDS = 30.0
+_MISSING: Any = object()
+_umask: int | None = None
+
+
+def lock_path(target: Path) -> Path:
+    """The lock file that guards ``target``."""
+    return target.with_name(target.name + ".lock")
+
+
+@contextmanager
+def locked(target: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
+    """Hold the lock of ``target`` (creating its folder) for the duration of the block."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(lock_path(target)), timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise PurlinError(
+            f"{target} is locked by another process ({lock_path(target)}); try again"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _default_mode() -> int:
+    global _umask
+    if _umask is None:
+        _umask = os.umask(0o022)
+        os.umask(_umask)
+    return 0o666 & ~_umask
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_stale_temps(target: Path) -> None:
+    # Writers hold the lock while their temp file exists, so under the lock any temp file of
+    # this target was left by a writer that died.
+    for stale in target.parent.glob(f".{target.name}.*.tmp"):
+        with suppress(OSError):
+            stale.unlink()
+
+
+def _replace(target: Path, data: bytes) -> None:
+    """Atomically replace ``target`` with ``data``; the caller holds the lock."""
+    mode = target.stat().st_mode & 0o777 if target.exists() else _default_mode()
+    _remove_stale_temps(target)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(target.parent)
+
+
+def write_text(target: Path, text: str) -> None:
+    """Replace ``target`` with ``text`` (UTF-8) atomically, under its lock."""
+    target = Path(target)
+    with locked(target):
+        _replace(target, text.encode("utf-8"))
+
+
+def read_text(target: Path) -> str:
+    """The UTF-8 text of ``target``; NotFound when absent, CorruptFile when not text."""
+    target = Path(target)
+    try:
+        return target.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise NotFound(f"{target} does not exist") from None
+    except IsADirectoryError:
+        raise PurlinError(f"{target} is a folder, not a file") from None
+    except UnicodeDecodeError as exc:
+        raise CorruptFile(target, f"not UTF-8 text at byte {exc.start}") from None
+
+
+def dump_json(data: Any) -> str:
+    """The house JSON layout: two-space indent, UTF-8 kept, trailing newline."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def read_json(target: Path, default: Any = _MISSING) -> Any:
+    """Parse ``target`` as JSON; ``default`` (copied) when it is absent, if given."""
+    target = Path(target)
+    try:
+        text = read_text(target)
+    except NotFound:
+        if default is _MISSING:
+            raise
+        return copy.deepcopy(default)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CorruptFile(target, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+
+
+def write_json(target: Path, data: Any) -> None:
+    """Replace ``target`` with ``data`` as JSON, atomically and under its lock."""
+    write_text(target, dump_json(data))
+
+
+def update_text(target: Path, change: Callable[[str | None], str]) -> str:
+    """Read-modify-write a text file under its lock: ``change`` gets the text (None when absent)."""
+    target = Path(target)
+    with locked(target):
+        try:
+            current: str | None = read_text(target)
+        except NotFound:
+            current = None
+        new = change(current)
+        _replace(target, new.encode("utf-8"))
+        return new
+
+
+def update_json(target: Path, change: Callable[[Any], Any], default: Any = _MISSING) -> Any:
+    """Read-modify-write ``target`` under its lock and return the new state.
+
+    ``change`` receives the parsed document (or a copy of ``default`` when the file is absent)
+    and returns the new document, or None when it changed the one it was given in place. If the
+    file does not parse, or ``change`` raises, nothing is written.
+    """
+    target = Path(target)
+    with locked(target):
+        data = read_json(target, default)
+        result = change(data)
+        new = data if result is None else result
+        _replace(target, dump_json(new).encode("utf-8"))
+        return new
+
+
+def append_jsonl(target: Path, record: Any) -> None:
+    """Append ``record`` as one JSON line, under the lock, fsynced.
+
+    A last line cut short by a crash is closed with a newline first, so the new record always
+    stands on a line of its own.
+    """
+    target = Path(target)
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    with locked(target):
+        created = not target.exists()
+        fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if created:
+            _fsync_dir(target.parent)
+
+
+def move(source: Path, destination: Path) -> Path:
+    """Move ``source`` to ``destination`` atomically under the source's lock.
+
+    An existing destination is never replaced: a numeric suffix is added instead. Returns the
+    path the file now has.
+    """
+    source, destination = Path(source), Path(destination)
+    with locked(source):
+        if not source.exists():
+            raise NotFound(f"{source} does not exist")
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        final = destination
+        counter = 1
+        while True:
+            try:
+                os.link(source, final)  # fails instead of replacing an existing file
+                break
+            except FileExistsError:
+                final = destination.with_name(f"{destination.stem}-{counter}{destination.suffix}")
+                counter += 1
+        os.unlink(source)
+        _fsync_dir(final.parent)
+        if final.parent != source.parent:
+            _fsync_dir(source.parent)
+    return final

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from purlin_resume.cli import app
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+FIXTURES = SHARED / "fixtures" / "claude"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory, monkeypatch):
+    """No test sees the developer's home, git identity or agent session."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Author")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "author@example.com")
+    for name in (
+        "CLAUDE_SESSION_ID",
+        "PURLIN_SESSION_ID",
+        "CLAUDE_CONFIG_DIR",
+        "TMUX",
+        "TMUX_PANE",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def commit_file(root: Path, relative: str, text: str, message: str | None = None) -> str:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    git(root, "add", relative)
+    git(root, "commit", "-q", "-m", message or f"change {relative}")
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> Path:
+    """A real git repository with one commit on ``main``, as the working directory."""
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    commit_file(root, "README.md", "# demo\n", "initial commit")
+    monkeypatch.chdir(root)
+    return root
+
+
+class Cli:
+    """Runs ``purlin-resume`` in-process with separate stdout and stderr."""
+
+    def __init__(self):
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, input: str | None = None, env: dict | None = None):
+        return self.runner.invoke(app, list(args), input=input, env=env, catch_exceptions=False)
+
+
+@pytest.fixture
+def cli() -> Cli:
+    return Cli()
+
+
+@pytest.fixture
+def fixtures_copy(tmp_path) -> Path:
+    """A private copy of the real Claude Code transcripts (the originals are never touched)."""
+    import shutil
+
+    if not FIXTURES.is_dir():
+        pytest.skip(f"real transcripts not found at {FIXTURES}")
+    target = tmp_path / "claude"
+    shutil.copytree(FIXTURES, target)
+    return target
