@@ -29,7 +29,7 @@ def _repo(root: str):
 def _run(root: Path, *args: str) -> str:
     git = _git()
     try:
-        return _repo(str(root)).git.execute(["git", *args], strip_newlines=False)
+        return _repo(str(root)).git.execute(["git", *args], strip_newline_in_stdout=False)
     except git.GitCommandError as exc:
         detail = (exc.stderr or "").strip().splitlines()
         raise PurlinError(f"git {' '.join(args)} failed: {detail[-1] if detail else exc}") from None

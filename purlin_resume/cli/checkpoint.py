@@ -1,1 +1,287 @@
-"""`save`, `restore` and `checkpoints`: role-aware session checkpoints."""
+"""`save`, `restore` and `checkpoints`: role-aware session checkpoints (``/pl-resume``)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import yaml
+
+from purlin_resume import checkpoint as checkpoint_format
+from purlin_resume import checkpoints, clock, config, gitrepo, restore, roles
+from purlin_resume.cli.app import app
+from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
+from purlin_resume.errors import UsageError
+
+SessionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--session",
+        help="Session the checkpoint belongs to (default: $PURLIN_SESSION_ID, else $CLAUDE_SESSION_ID).",
+        show_default=False,
+    ),
+]
+
+
+def _opt(*names: str, help: str) -> Any:
+    return typer.Option(*names, help=help, show_default=False)
+
+
+def _read_fields(source: str) -> dict[str, Any]:
+    """Fields from a YAML or JSON mapping in a file, or on stdin for ``-``."""
+    if source == "-":
+        text, where = sys.stdin.read(), "standard input"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise UsageError(f"--from {source}: no such file")
+        text, where = path.read_text(encoding="utf-8", errors="replace"), source
+    try:
+        data = yaml.safe_load(text) if text.strip() else {}
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "syntax error"
+        raise UsageError(f"--from {where}: not valid YAML or JSON ({first})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"--from {where}: expected a mapping of checkpoint fields")
+    return {str(k).strip().lower().replace("-", "_").replace(" ", "_"): v for k, v in data.items()}
+
+
+@app.command(rich_help_panel="Checkpoints")
+def save(
+    role: Annotated[str | None, _opt("--role", help="architect, builder or qa.")] = None,
+    feature: Annotated[
+        str | None, _opt("--feature", help='Feature being worked on (default "none").')
+    ] = None,
+    in_progress: Annotated[
+        str | None, _opt("--in-progress", help="What is actively in progress.")
+    ] = None,
+    done: Annotated[
+        list[str] | None, _opt("--done", help="Completed this session (repeat).")
+    ] = None,
+    next_: Annotated[list[str] | None, _opt("--next", help="Next step, in order (repeat).")] = None,
+    notes: Annotated[str | None, _opt("--notes", help="Open questions, blockers.")] = None,
+    step: Annotated[str | None, _opt("--step", help="Builder: protocol step 0-4.")] = None,
+    step_note: Annotated[
+        str | None, _opt("--step-note", help="Builder: detail of the step.")
+    ] = None,
+    delivery_plan: Annotated[
+        str | None, _opt("--delivery-plan", help="Builder: phase, status, features done.")
+    ] = None,
+    work_queue: Annotated[
+        list[str] | None, _opt("--work-queue", help="Builder: remaining feature (repeat).")
+    ] = None,
+    pending_decision: Annotated[
+        list[str] | None,
+        _opt("--pending-decision", help="Builder: unrecorded decision (repeat)."),
+    ] = None,
+    scenario_progress: Annotated[
+        str | None, _opt("--scenario-progress", help='QA: e.g. "5 of 8 scenarios completed".')
+    ] = None,
+    current_scenario: Annotated[
+        str | None, _opt("--current-scenario", help="QA: scenario being verified.")
+    ] = None,
+    discovery: Annotated[
+        list[str] | None, _opt("--discovery", help="QA: discovery recorded (repeat).")
+    ] = None,
+    verification_queue: Annotated[
+        str | None, _opt("--verification-queue", help="QA: verified vs remaining.")
+    ] = None,
+    spec_review: Annotated[
+        list[str] | None,
+        _opt("--spec-review", help="Architect: spec review in progress (repeat)."),
+    ] = None,
+    discovery_processing: Annotated[
+        str | None,
+        _opt("--discovery-processing", help="Architect: discoveries reviewed vs pending."),
+    ] = None,
+    from_: Annotated[
+        str | None, _opt("--from", help="Read the fields from a YAML/JSON file, or - for stdin.")
+    ] = None,
+    session: SessionOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Save a checkpoint of this session (``/pl-resume save``). Branch and uncommitted changes come from git."""
+    given = {
+        "feature": feature,
+        "in_progress": in_progress,
+        "done": done,
+        "next": next_,
+        "notes": notes,
+        "step": step,
+        "step_note": step_note,
+        "delivery_plan": delivery_plan,
+        "work_queue": work_queue,
+        "pending_decisions": pending_decision,
+        "scenario_progress": scenario_progress,
+        "current_scenario": current_scenario,
+        "discoveries": discovery,
+        "verification_queue": verification_queue,
+        "spec_reviews": spec_review,
+        "discovery_processing": discovery_processing,
+    }
+    values = _read_fields(from_) if from_ else {}
+    values.update({k: v for k, v in given.items() if v not in (None, [])})
+    chosen_role = role or values.pop("role", None)
+    values.pop("role", None)
+    if not chosen_role:
+        raise UsageError("--role is required (architect, builder or qa)")
+    chosen_role = (
+        roles.parse_role(str(chosen_role))
+        if str(chosen_role).lower() in roles.ROLES
+        else _bad_role(chosen_role)
+    )
+    session_id = checkpoints.session_id(session)
+    where = project_for(project)
+    cp = checkpoint_format.from_fields(
+        chosen_role,
+        values,
+        timestamp=clock.iso(),
+        branch=gitrepo.branch(where.root),
+        uncommitted=_uncommitted(where.root),
+        session=session_id,
+    )
+    path = checkpoints.save(where, cp)
+    if as_json:
+        print_json({"path": where.relative(path), **checkpoint_format.as_dict(cp)})
+    else:
+        print_text(
+            f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
+        )
+
+
+def _bad_role(value: Any) -> str:
+    raise UsageError(f"--role {value}: valid roles are {', '.join(roles.ROLES)}")
+
+
+def _uncommitted(root: Path) -> list[str]:
+    return [f"{line[:2].strip()} {line[3:]}" for line in gitrepo.status_lines(root)]
+
+
+@app.command(name="restore", rich_help_panel="Checkpoints")
+def restore_command(
+    role: Annotated[
+        str | None,
+        typer.Argument(help="architect, builder or qa (default: detected).", show_default=False),
+    ] = None,
+    system_prompt: Annotated[
+        str | None,
+        _opt(
+            "--system-prompt",
+            help="File holding the system prompt (or - for stdin), to detect the role and the launcher's instructions.",
+        ),
+    ] = None,
+    reload_instructions: Annotated[
+        bool,
+        typer.Option(
+            "--reload-instructions",
+            help="Reload the instruction layers even when the system prompt has them.",
+        ),
+    ] = False,
+    keep: Annotated[
+        bool, typer.Option("--keep", help="Leave the checkpoint in place instead of consuming it.")
+    ] = False,
+    session: SessionOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Restore a session (``/pl-resume [role]``): checkpoint, instructions, commands and fresh project state."""
+    if role is not None and role.strip().lower() == "save":
+        raise UsageError(
+            "'save' writes a checkpoint: run 'purlin-resume save --role ROLE ...'; restore takes architect, builder or qa"
+        )
+    chosen = roles.parse_role(role) if role is not None else None  # before anything is read
+    prompt_text = None
+    if system_prompt is not None:
+        prompt_text = sys.stdin.read() if system_prompt == "-" else _read_prompt(system_prompt)
+    source = "argument"
+    if chosen is None and prompt_text:
+        chosen, source = roles.detect_from_system_prompt(prompt_text), "system prompt"
+    if chosen is None:
+        chosen, source = _ask_role(stdin_used=system_prompt == "-"), "answer"
+    where = project_for(project)
+    settings = config.load(where)
+    session_id = checkpoints.session_id(session)
+    r = restore.prepare(
+        where,
+        settings,
+        chosen,
+        source,
+        session=session_id,
+        session_explicit=session is not None,
+        system_prompt=prompt_text,
+        reload_instructions=reload_instructions,
+    )
+    if not keep:
+        restore.consume(where, r)
+    if as_json:
+        print_json(restore.as_json(where, r))
+    else:
+        print_text(restore.briefing(where, r))
+
+
+def _read_prompt(source: str) -> str:
+    path = Path(source)
+    if not path.is_file():
+        raise UsageError(f"--system-prompt {source}: no such file")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _ask_role(stdin_used: bool) -> str:
+    if stdin_used or not sys.stdin.isatty():
+        raise UsageError(
+            "no role given and none found in the system prompt: run 'purlin-resume restore ROLE' "
+            f"with ROLE one of {', '.join(roles.ROLES)}"
+        )
+    answer = typer.prompt(f"Which role are you resuming? ({', '.join(roles.ROLES)})")
+    return roles.parse_role(answer)
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"
+
+
+@app.command(name="checkpoints", rich_help_panel="Checkpoints")
+def list_checkpoints(project: ProjectOption = None, as_json: JsonOption = False) -> None:
+    """List the live (not yet restored) checkpoints of this project."""
+    where = project_for(project)
+    now = time.time()
+    rows = []
+    for found in checkpoints.live(where):
+        cp = found.checkpoint
+        rows.append(
+            {
+                "session": found.session,
+                "path": where.relative(found.path),
+                "role": cp.role if cp else None,
+                "timestamp": cp.timestamp if cp else None,
+                "age_seconds": int(now - found.modified),
+                "feature": cp.feature if cp else None,
+                "error": found.error,
+            }
+        )
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        print_text("No live checkpoints.")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("session", "role", "age", "feature", "path", box=None, highlight=False)
+    for row in rows:
+        table.add_row(
+            row["session"] or "(none)",
+            row["role"] or "unreadable",
+            _age(row["age_seconds"]),
+            row["feature"] or (row["error"] or ""),
+            row["path"],
+        )
+    Console(highlight=False, soft_wrap=True).print(table, markup=False)

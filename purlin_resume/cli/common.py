@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
 from purlin_resume import project as project_mod
 
 ProjectOption = Annotated[
-    Optional[Path],  # noqa: UP045 - Typer reads the annotation at runtime on Python 3.10
+    Path | None,
     typer.Option(
         "--project",
         help="Project folder (default: the git top-level of the working directory).",

@@ -1,0 +1,34 @@
+"""The three roles an agent can have, and how to recognise them."""
+
+from __future__ import annotations
+
+import re
+
+from purlin_resume.errors import UsageError
+
+ROLES = ("architect", "builder", "qa")
+RESTORE_OPTIONS = ("save", *ROLES)
+
+# "You are the Architect", "You are the **Builder**", "you are the QA agent", ...
+_MARKER = re.compile(r"\byou\s+are\s+the\s+\**\s*(architect|builder|qa)\b", re.IGNORECASE)
+
+
+def display_name(role: str) -> str:
+    """``Architect``, ``Builder`` or ``QA``."""
+    return "QA" if role == "qa" else role.capitalize()
+
+
+def parse_role(value: str) -> str:
+    """A role name as given on the command line; anything else is a usage error."""
+    role = value.strip().lower()
+    if role not in ROLES:
+        raise UsageError(
+            f"unknown option '{value}': valid options are {', '.join(RESTORE_OPTIONS)}"
+        )
+    return role
+
+
+def detect_from_system_prompt(text: str) -> str | None:
+    """The role named by identity markers in a system prompt; None when absent or ambiguous."""
+    found = {match.lower() for match in _MARKER.findall(text)}
+    return found.pop() if len(found) == 1 else None
