@@ -31,13 +31,6 @@ class Project:
         """``path`` relative to the root, as a POSIX string."""
         return Path(path).resolve().relative_to(self.root).as_posix()
 
-    def inside(self, path: Path) -> Path:
-        """Resolve ``path`` (relative to the root) and refuse it when it leaves the project."""
-        resolved = (self.root / path).resolve()
-        if resolved != self.root and self.root not in resolved.parents:
-            raise UsageError(f"{path} is outside the project {self.root}")
-        return resolved
-
 
 def locate(explicit: Path | None = None, cwd: Path | None = None) -> Project:
     """The project for ``--project`` when given, else the git top-level of ``cwd``."""

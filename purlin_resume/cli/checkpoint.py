@@ -284,4 +284,4 @@ def list_checkpoints(project: ProjectOption = None, as_json: JsonOption = False)
             row["feature"] or (row["error"] or ""),
             row["path"],
         )
-    Console(highlight=False, soft_wrap=True).print(table, markup=False)
+    Console(highlight=False, width=None if sys.stdout.isatty() else 240).print(table, markup=False)

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Save and restore a Builder checkpoint in a throwaway copy of the sample project.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+cp -R "$here/sample-project/." "$work/"
+cd "$work"
+git init -q -b main
+git add -A && git -c user.name=demo -c user.email=demo@example.com commit -q -m "sample project"
+
+echo "== purlin-resume save --from examples/checkpoint.yaml"
+purlin-resume save --from "$here/checkpoint.yaml"
+echo
+echo "== purlin-resume checkpoints"
+purlin-resume checkpoints
+echo
+echo "== purlin-resume restore builder"
+purlin-resume restore builder
+echo
+echo "(sample project left in $work)"

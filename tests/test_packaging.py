@@ -1,0 +1,82 @@
+"""An installed copy (not this checkout) finds the shipped templates and instructions."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_wheel_installed_in_a_fresh_venv_runs_save_and_restore(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    [wheel] = dist.glob("purlin_resume-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for shipped in (
+        "purlin_resume/_data/templates/checkpoint/builder.md.j2",
+        "purlin_resume/_data/templates/restore/briefing.md.j2",
+        "purlin_resume/_data/templates/claude/commands/pl-resume.md",
+        "purlin_resume/_data/instructions/HOW_WE_WORK_BASE.md",
+        "purlin_resume/_data/instructions/references/qa_commands.md",
+    ):
+        assert shipped in names
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([venv / "bin/pip", "install", "-q", str(wheel)], check=True, capture_output=True)
+
+    project = tmp_path / "elsewhere"
+    project.mkdir()
+    git(project, "init", "-q", "-b", "main")
+    git(project, "commit", "-q", "--allow-empty", "-m", "init")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    exe = str(venv / "bin/purlin-resume")
+
+    def run(*args: str) -> str:
+        done = subprocess.run([exe, *args], cwd=project, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    where = subprocess.run(
+        [
+            venv / "bin/python",
+            "-c",
+            "import purlin_resume.resources as r; print(r.data_dir('templates'))",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert where.startswith(str(venv)), "resources come from the installed wheel"
+    run(
+        "save",
+        "--role",
+        "qa",
+        "--in-progress",
+        "verifying",
+        "--scenario-progress",
+        "1 of 2",
+        "--current-scenario",
+        "One",
+        "--next",
+        "Verify two",
+    )
+    out = run("restore", "qa")
+    assert "Checkpoint:     found" in out
+    assert "QA -- Ready" in out, "the shipped command table"
+    assert "Prohibitions:" in out, "the shipped instruction layers"
