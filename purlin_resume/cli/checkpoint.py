@@ -125,15 +125,12 @@ def save(
     }
     values = _read_fields(from_) if from_ else {}
     values.update({k: v for k, v in given.items() if v not in (None, [])})
-    chosen_role = role or values.pop("role", None)
+    chosen_role = str(role or values.pop("role", "") or "").strip().lower()
     values.pop("role", None)
     if not chosen_role:
         raise UsageError("--role is required (architect, builder or qa)")
-    chosen_role = (
-        roles.parse_role(str(chosen_role))
-        if str(chosen_role).lower() in roles.ROLES
-        else _bad_role(chosen_role)
-    )
+    if chosen_role not in roles.ROLES:
+        raise UsageError(f"--role {chosen_role}: valid roles are {', '.join(roles.ROLES)}")
     session_id = checkpoints.session_id(session)
     where = project_for(project)
     cp = checkpoint_format.from_fields(
@@ -151,10 +148,6 @@ def save(
         print_text(
             f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
         )
-
-
-def _bad_role(value: Any) -> str:
-    raise UsageError(f"--role {value}: valid roles are {', '.join(roles.ROLES)}")
 
 
 def _uncommitted(root: Path) -> list[str]:
