@@ -68,7 +68,9 @@ def spawn(
     return recorded
 
 
-def queue(project: Project, request: NewAgent, now: datetime | None = None) -> Recorded:
+def queue(
+    project: Project, request: NewAgent, session_id: str | None, now: datetime | None = None
+) -> Recorded:
     """Record an agent that waits for its dependencies (status ``queued``), then prune."""
     moment = now or timestamps.now()
 
@@ -77,6 +79,7 @@ def queue(project: Project, request: NewAgent, now: datetime | None = None) -> R
         if existing is not None:
             raise history.refuse(existing, history.QUEUED)
         entry = request.entry(history.QUEUED, moment)
+        entry.update(spawn_commit=None, session_id=session_id)
         doc.data["entries"].append(entry)
         return Recorded(dict(entry), history.prune(doc.data))
 

@@ -132,53 +132,46 @@ def init_command(project: ProjectOption = None, as_json: JsonOption = False) -> 
         print_text(f"{'created' if created else 'kept the existing'} {file}")
 
 
-@history.command("spawn")
-def spawn_command(
-    agent_id: Annotated[str, typer.Option("--agent-id", help="Id the Agent tool returned.")],
-    task: Task = None,
-    phase: Phase = None,
-    plan: Plan = None,
-    segment: Segment = None,
-    mode: Mode = None,
-    group: Group = None,
-    new_group: NewGroup = False,
-    granularity: Granularity = None,
-    depends_on: DependsOn = None,
-    ref: Ref = None,
-    session: Session = None,
-    project: ProjectOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Record a spawned subagent (its spawn commit and session too), then prune."""
-    request = NewAgent(
-        agent_id, task, phase, plan, segment, mode, group, new_group, granularity,
-        tuple(depends_on or ()), ref,
-    )  # fmt: skip
-    _report(tracking.spawn(project_for(project), request, _session(session)), as_json)
+def _entry_command(name: str, doc: str, agent_id_parameter: Any, record: Any) -> None:
+    def command(
+        agent_id: str,
+        task: Task = None,
+        phase: Phase = None,
+        plan: Plan = None,
+        segment: Segment = None,
+        mode: Mode = None,
+        group: Group = None,
+        new_group: NewGroup = False,
+        granularity: Granularity = None,
+        depends_on: DependsOn = None,
+        ref: Ref = None,
+        session: Session = None,
+        project: ProjectOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        request = NewAgent(
+            agent_id, task, phase, plan, segment, mode, group, new_group, granularity,
+            tuple(depends_on or ()), ref,
+        )  # fmt: skip
+        _report(record(project_for(project), request, _session(session)), as_json)
+
+    command.__annotations__["agent_id"] = agent_id_parameter
+    command.__doc__ = doc
+    history.command(name)(command)
 
 
-@history.command("queue")
-def queue_command(
-    agent_id: Annotated[str, typer.Argument(help="Id of the agent that waits.")],
-    task: Task = None,
-    phase: Phase = None,
-    plan: Plan = None,
-    segment: Segment = None,
-    mode: Mode = None,
-    group: Group = None,
-    new_group: NewGroup = False,
-    granularity: Granularity = None,
-    depends_on: DependsOn = None,
-    ref: Ref = None,
-    project: ProjectOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Record an agent waiting for its dependencies (status queued); spawn moves it on."""
-    request = NewAgent(
-        agent_id, task, phase, plan, segment, mode, group, new_group, granularity,
-        tuple(depends_on or ()), ref,
-    )  # fmt: skip
-    _report(tracking.queue(project_for(project), request), as_json)
+_entry_command(
+    "spawn",
+    "Record a spawned subagent (its spawn commit and session too), then prune.",
+    Annotated[str, typer.Option("--agent-id", help="Id the Agent tool returned.")],
+    tracking.spawn,
+)
+_entry_command(
+    "queue",
+    "Record an agent waiting for its dependencies (status queued); spawn moves it on.",
+    Annotated[str, typer.Argument(help="Id of the agent that waits.")],
+    tracking.queue,
+)
 
 
 def _status_command(target: str, doc: str) -> None:
