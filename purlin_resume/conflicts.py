@@ -142,13 +142,19 @@ def _note(report: ConflictReport, note: str) -> ConflictReport:
 
 def describe(reports: Iterable[ConflictReport]) -> str:
     """One line naming every blocking file of every agent, and what to do."""
-    parts = []
-    for report in reports:
-        files = ", ".join(f"{o.path} ({o.kind})" for o in report.blocking)
-        parts.append(f"agent {report.agent_id}: {files}")
+    reports = list(reports)
+    parts = [
+        f"agent {r.agent_id}: " + ", ".join(f"{o.path} ({o.kind})" for o in r.blocking)
+        for r in reports
+    ]
+    unverified = any(o.kind == UNVERIFIED for r in reports for o in r.blocking)
     return (
-        "files changed since spawn conflict with the agent's own changes: "
+        "resume stopped, files changed since the spawn collide with the agent's own: "
         + "; ".join(parts)
-        + " (unverified: its own version is unknown, pass --ref BRANCH with its work to check);"
-        " resolve them, or run again with --force to resume anyway"
+        + (
+            " (unverified: the agent's own version is unknown; --ref BRANCH with its work checks them)"
+            if unverified
+            else ""
+        )
+        + "; resolve them, or run again with --force to resume anyway"
     )
