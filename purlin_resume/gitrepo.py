@@ -201,8 +201,10 @@ def exclude_state_files(root: Path, *relative: str) -> None:
 
     Outside a git repository there is nothing to do.
     """
-    top = toplevel(root)
+    folder = Path(root).resolve()
+    existing = next(p for p in (folder, *folder.parents) if p.is_dir())  # it may not exist yet
+    top = toplevel(existing)
     if top is None:
         return
     for name in relative:
-        exclude_locally(top, (Path(root).resolve() / name).relative_to(top).as_posix())
+        exclude_locally(top, (folder / name).relative_to(top).as_posix())

@@ -368,3 +368,17 @@ def test_a_corrupt_registry_is_named_and_nothing_is_marked(repo, cli):
     result = cli("history", "scan")
     assert result.exit_code == 1 and str(agents) in one_error_line(result)
     assert snapshot(repo) == before
+
+
+def test_the_gsd_slash_command_calls_the_cli_with_its_arguments():
+    import yaml
+
+    from purlin_resume.resources import data_dir
+
+    text = (data_dir("templates") / "claude/commands/gsd/resume-task.md").read_text()
+    _, front, body = text.split("---\n", 2)
+    meta = yaml.safe_load(front)
+    assert meta["allowed-tools"] == "Bash(purlin-resume:*)"
+    assert meta["description"] and "--batch" in meta["argument-hint"]
+    assert "purlin-resume resume-task $ARGUMENTS" in body
+    assert "--force" in body and "history complete" in body
