@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from purlin_resume import conflicts, gitrepo, history, templating, timestamps, tracking
-from purlin_resume.config import Settings
 from purlin_resume.conflicts import ConflictReport
 from purlin_resume.errors import NotFound, PurlinError, UsageError
 from purlin_resume.history import AgentHistory, HistoryEntry
 from purlin_resume.project import Project
+
+if TYPE_CHECKING:
+    from purlin_resume.config import Settings
 
 BRIEFING_TEMPLATE = "history/resume_briefing.md.j2"
 

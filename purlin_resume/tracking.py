@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from purlin_resume import gitrepo, history, registry, timestamps
-from purlin_resume.config import Settings
 from purlin_resume.history import AgentHistory, NewAgent, PruneResult
 from purlin_resume.project import Project
+
+if TYPE_CHECKING:
+    from purlin_resume.config import Settings
 
 
 @dataclass(frozen=True)

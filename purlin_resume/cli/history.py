@@ -7,8 +7,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from purlin_resume import config, resumption, tracking
 from purlin_resume import history as agent_history
+from purlin_resume import tracking
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
 from purlin_resume.history import NewAgent
@@ -243,6 +243,8 @@ def list_command(
 @history.command("scan")
 def scan_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Mark running agents whose spawning session is over as interrupted."""
+    from purlin_resume import config  # imported on use: hooks importing the CLI stay fast
+
     where = project_for(project)
     found = tracking.scan(where, config.load(where))
     if as_json:
@@ -275,6 +277,8 @@ def resume_task_command(
     as_json: JsonOption = False,
 ) -> None:
     """Resume an interrupted agent: record it and print a briefing for a fresh agent (GSD)."""
+    from purlin_resume import config, resumption  # imported on use: hooks stay fast
+
     where = project_for(project)
     done = resumption.resume(
         where,
