@@ -158,6 +158,8 @@ def resume(
                 spawn_commit=head,
                 session_id=session_id,
             )
+            if ref is not None:
+                successor.data["work_ref"] = ref
             doc.data["entries"].append(successor.data)
             pairs.append((dict(entry.data), dict(successor.data)))
         return pairs

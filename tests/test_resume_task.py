@@ -382,3 +382,20 @@ def test_the_gsd_slash_command_calls_the_cli_with_its_arguments():
     assert meta["description"] and "--batch" in meta["argument-hint"]
     assert "purlin-resume resume-task $ARGUMENTS" in body
     assert "--force" in body and "history complete" in body
+
+
+def test_ref_given_at_resume_checks_that_branch_and_is_recorded(repo, cli, tmp_path):
+    commit_file(repo, "src/shared.txt", TEN_LINES)
+    spawn(cli, "agent_r")
+    cli("history", "interrupt", "agent_r", "--files", "src/shared.txt")
+    worktree = tmp_path / "agent-r"
+    git(repo, "worktree", "add", "-q", "-b", "agent-r", str(worktree), "HEAD")
+    commit_file(worktree, "src/shared.txt", edit_line(TEN_LINES, 2, "line 2 by the agent"))
+    commit_file(repo, "src/shared.txt", edit_line(TEN_LINES, 9, "line 9 by another agent"))
+    assert cli("resume-task", "agent_r").exit_code == 1, "unverified without the branch"
+    result = cli("resume-task", "agent_r", "--ref", "agent-r", "--json")
+    assert result.exit_code == 0, result.stderr
+    done = json.loads(result.stdout)["agents"][0]
+    assert done["conflicts"]["overlaps"] == [{"path": "src/shared.txt", "kind": "clean"}]
+    assert done["conflicts"]["agent_files_from"] == "files_modified"
+    assert read_history(repo)["entries"][-1]["work_ref"] == "agent-r"
