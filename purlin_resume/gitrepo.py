@@ -170,7 +170,9 @@ def work_tree_commit(root: Path) -> str:
 
     Nothing in the work tree, the index or the refs changes: the commit is only an object.
     """
-    made = _run(root, "stash", "create").strip()
+    # The commit needs an author even where none is configured; it is never stored under a ref.
+    identity = ("-c", "user.name=purlin-resume", "-c", "user.email=purlin-resume@localhost")
+    made = _run(root, *identity, "stash", "create").strip()
     return made or _run(root, "rev-parse", "HEAD").strip()
 
 

@@ -431,3 +431,22 @@ def test_history_module_reports_corrupt_files_by_path(tmp_path):
     with pytest.raises(CorruptFile) as caught:
         history.check(tmp_path / "h.json", {"entries": [{"agent_id": "a", "status": "bogus"}]})
     assert "unknown status 'bogus'" in caught.value.message
+
+
+def test_project_option_and_a_folder_outside_git(tmp_path, cli, monkeypatch):
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    monkeypatch.chdir(tmp_path)
+    spawned = cli(
+        "history", "spawn", "--agent-id", "a1", "--task", "t", "--phase", "01", "--plan", "01",
+        "--project", str(folder), "--json",
+    )  # fmt: skip
+    assert spawned.exit_code == 0, spawned.stderr
+    assert json.loads(spawned.stdout)["entry"]["spawn_commit"] is None
+    assert cli("history", "interrupt", "a1", "--project", str(folder)).exit_code == 0
+    resumed = cli("resume-task", "--project", str(folder))
+    assert resumed.exit_code == 0, resumed.stderr
+    assert "not a git repository" in resumed.stdout
+    assert statuses(folder) == [("a1", "interrupted"), ("a1", "resumed")]
+    outside = cli("history", "list")
+    assert outside.exit_code == 1 and "not inside a git repository" in one_error_line(outside)
