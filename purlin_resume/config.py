@@ -9,6 +9,7 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 | status_timeout | 60 | seconds the status command may run |
 | critic_report | ``CRITIC_REPORT.md`` | the Critic report read on restore |
 | main_branches | ``["main", "master"]`` | branches that get the main-branch command table |
+| interrupt_after_minutes | 120 | age after which a spawned agent whose session cannot be checked counts as interrupted |
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Settings:
     status_timeout: float = 60
     critic_report: str = "CRITIC_REPORT.md"
     main_branches: tuple[str, ...] = ("main", "master")
+    interrupt_after_minutes: float = 120
     source: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -82,6 +84,10 @@ def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise PurlinError(f"{path}: resume.main_branches must be a list of branch names")
             value = tuple(value)
+        if key == "interrupt_after_minutes" and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0
+        ):
+            raise PurlinError(f"{path}: resume.interrupt_after_minutes must be a positive number")
         out[key] = value
     return out
 

@@ -128,3 +128,85 @@ def ensure_ignored(root: Path, relative: str) -> bool:
     exclude_locally(root, ".gitignore.lock")
     store.update_text(Path(root) / ".gitignore", _add_line(_ignore_line(relative)))
     return True
+
+
+def commit_exists(root: Path, rev: str) -> bool:
+    """True when ``rev`` names a commit in this repository."""
+    try:
+        _run(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    except PurlinError:
+        return False
+    return True
+
+
+def _paths(out: str) -> list[str]:
+    return [path for path in out.split("\0") if path]
+
+
+def changed_between(root: Path, base: str, tip: str = "HEAD") -> list[str]:
+    """``git diff --name-only BASE..TIP``: paths changed from ``base`` to ``tip`` (renames as both)."""
+    return _paths(_run(root, "diff", "--name-only", "--no-renames", "-z", f"{base}..{tip}"))
+
+
+def commits_between(root: Path, base: str, tip: str = "HEAD", count: int = 20) -> list[str]:
+    """``git log --oneline BASE..TIP`` lines, newest first, at most ``count``."""
+    out = _run(root, "log", "--oneline", f"-{count}", f"{base}..{tip}")
+    return [line for line in out.split("\n") if line.strip()]
+
+
+def uncommitted_paths(root: Path) -> list[str]:
+    """Paths with staged, unstaged or untracked changes in the work tree (renames as both)."""
+    out = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+    return sorted({record[3:] for record in out.split("\0") if len(record) > 3})
+
+
+def untracked_paths(root: Path) -> list[str]:
+    out = _run(root, "ls-files", "-z", "--others", "--exclude-standard")
+    return _paths(out)
+
+
+def work_tree_commit(root: Path) -> str:
+    """A commit holding the work tree's tracked changes (``git stash create``), else HEAD.
+
+    Nothing in the work tree, the index or the refs changes: the commit is only an object.
+    """
+    # The commit needs an author even where none is configured; it is never stored under a ref.
+    identity = ("-c", "user.name=purlin-resume", "-c", "user.email=purlin-resume@localhost")
+    made = _run(root, *identity, "stash", "create").strip()
+    return made or _run(root, "rev-parse", "HEAD").strip()
+
+
+def merge_conflicts(root: Path, ours: str, theirs: str) -> list[str] | None:
+    """Paths that conflict when ``theirs`` is merged into ``ours`` (``git merge-tree --write-tree``).
+
+    An empty list means the merge is clean; None means git could not merge them at all
+    (no common history). Neither the work tree nor the index is touched.
+    """
+    status, out, err = _repo(str(root)).git.execute(
+        ["git", "merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", ours, theirs],
+        with_extended_output=True,
+        with_exceptions=False,
+        strip_newline_in_stdout=False,
+    )
+    if status not in (0, 1):
+        if "unrelated histories" in err:
+            return None
+        detail = err.strip().splitlines()
+        raise PurlinError(
+            f"git merge-tree {ours} {theirs} failed: {detail[-1] if detail else status}"
+        )
+    return sorted(set(_paths(out)[1:]))
+
+
+def exclude_state_files(root: Path, *relative: str) -> None:
+    """Keep our state and lock files under ``root`` out of ``git status`` in this clone.
+
+    Outside a git repository there is nothing to do.
+    """
+    folder = Path(root).resolve()
+    existing = next(p for p in (folder, *folder.parents) if p.is_dir())  # it may not exist yet
+    top = toplevel(existing)
+    if top is None:
+        return
+    for name in relative:
+        exclude_locally(top, (folder / name).relative_to(top).as_posix())

@@ -214,3 +214,16 @@ def move(source: Path, destination: Path) -> Path:
         if final.parent != source.parent:
             _fsync_dir(source.parent)
     return final
+
+
+def create_json(target: Path, data: Any) -> bool:
+    """Write ``data`` as JSON to ``target`` only if it does not exist yet; True when written.
+
+    The check and the write happen under the lock, so of several processes exactly one creates it.
+    """
+    target = Path(target)
+    with locked(target):
+        if target.exists():
+            return False
+        _replace(target, dump_json(data).encode("utf-8"))
+        return True

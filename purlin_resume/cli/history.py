@@ -1,0 +1,295 @@
+"""`history ...` and `resume-task`: the agent history of `.planning/agent-history.json`."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Any, Optional
+
+import typer
+
+from purlin_resume import history as agent_history
+from purlin_resume import tracking
+from purlin_resume.cli.app import app
+from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
+from purlin_resume.history import NewAgent
+
+# Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
+# ruff: noqa: UP045, UP006
+
+history = typer.Typer(
+    name="history",
+    help="Track subagent spawns in .planning/agent-history.json (the GSD v1.2 format).",
+    no_args_is_help=True,
+)
+app.add_typer(history, name="history")
+
+Task = Annotated[Optional[str], typer.Option("--task", help="What the agent executes.")]
+Phase = Annotated[Optional[str], typer.Option("--phase", help='Phase number, e.g. "02".')]
+Plan = Annotated[Optional[str], typer.Option("--plan", help='Plan number, e.g. "01".')]
+Segment = Annotated[
+    Optional[int], typer.Option("--segment", min=1, help="Segment of a segmented plan.")
+]
+Mode = Annotated[
+    Optional[str],
+    typer.Option("--mode", help="sequential or parallel (parallel when a group is given)."),
+]
+Group = Annotated[Optional[str], typer.Option("--group", help="Parallel group id to join.")]
+NewGroup = Annotated[
+    bool, typer.Option("--new-group", help="Start a parallel group (id in the GSD format).")
+]
+Granularity = Annotated[
+    Optional[str], typer.Option("--granularity", help="plan (default) or task_group.")
+]
+DependsOn = Annotated[
+    Optional[list[str]],
+    typer.Option("--depends-on", help="Agent id or plan this depends on (repeatable)."),
+]
+Ref = Annotated[
+    Optional[str],
+    typer.Option("--ref", help="Branch or commit holding the agent's work (e.g. its worktree)."),
+]
+Session = Annotated[
+    Optional[str],
+    typer.Option(
+        "--session",
+        help="Session id (default: $PURLIN_SESSION_ID, else $CLAUDE_SESSION_ID).",
+        show_default=False,
+    ),
+]
+Files = Annotated[
+    Optional[list[str]],
+    typer.Option("--files", help="A file the agent created or modified (repeatable)."),
+]
+TaskResults = Annotated[
+    Optional[str], typer.Option("--task-results", help="Per-task outcomes as a JSON object.")
+]
+CheckpointsSkipped = Annotated[
+    Optional[int],
+    typer.Option("--checkpoints-skipped", min=0, help="Checkpoints skipped in background."),
+]
+AgentId = Annotated[str, typer.Argument(help="Agent id, or a unique prefix of it.")]
+
+
+def _session(explicit: str | None) -> str | None:
+    return (
+        explicit
+        or os.environ.get("PURLIN_SESSION_ID")
+        or os.environ.get("CLAUDE_SESSION_ID")
+        or None
+    )
+
+
+def _warn(text: str | None) -> None:
+    if text:
+        typer.echo(f"warning: {text}", err=True)
+
+
+def _summary(entry: dict[str, Any]) -> str:
+    where = f"phase {entry.get('phase')} plan {entry.get('plan')}"
+    if entry.get("segment") is not None:
+        where += f" segment {entry['segment']}"
+    if entry.get("parallel_group"):
+        where += f", group {entry['parallel_group']}"
+    return f"{entry['agent_id']} {entry['status']} ({where})"
+
+
+def _report(recorded: tracking.Recorded, as_json: bool) -> None:
+    pruned = recorded.pruned
+    if as_json:
+        print_json(
+            {
+                "entry": recorded.entry,
+                "pruned": None
+                if pruned is None
+                else {
+                    "removed": list(pruned.removed),
+                    "remaining": pruned.remaining,
+                    "max_entries": pruned.limit,
+                    "over_limit": pruned.over_limit,
+                },
+            }
+        )
+    else:
+        line = _summary(recorded.entry)
+        if recorded.entry.get("spawn_commit"):
+            line += f" at commit {recorded.entry['spawn_commit'][:12]}"
+        print_text(line)
+        if pruned and pruned.removed:
+            print_text(f"pruned {len(pruned.removed)} entries: {', '.join(pruned.removed)}")
+    if pruned:
+        _warn(pruned.warning())
+
+
+@history.command("init")
+def init_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
+    """Create .planning/agent-history.json from the template when it is absent."""
+    where = project_for(project)
+    created = agent_history.init(where)
+    file = agent_history.path(where)
+    if as_json:
+        print_json({"path": str(file), "created": created})
+    else:
+        print_text(f"{'created' if created else 'kept the existing'} {file}")
+
+
+def _entry_command(name: str, doc: str, agent_id_parameter: Any, record: Any) -> None:
+    def command(
+        agent_id: str,
+        task: Task = None,
+        phase: Phase = None,
+        plan: Plan = None,
+        segment: Segment = None,
+        mode: Mode = None,
+        group: Group = None,
+        new_group: NewGroup = False,
+        granularity: Granularity = None,
+        depends_on: DependsOn = None,
+        ref: Ref = None,
+        session: Session = None,
+        project: ProjectOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        request = NewAgent(
+            agent_id, task, phase, plan, segment, mode, group, new_group, granularity,
+            tuple(depends_on or ()), ref,
+        )  # fmt: skip
+        _report(record(project_for(project), request, _session(session)), as_json)
+
+    command.__annotations__["agent_id"] = agent_id_parameter
+    command.__doc__ = doc
+    history.command(name)(command)
+
+
+_entry_command(
+    "spawn",
+    "Record a spawned subagent (its spawn commit and session too), then prune.",
+    Annotated[str, typer.Option("--agent-id", help="Id the Agent tool returned.")],
+    tracking.spawn,
+)
+_entry_command(
+    "queue",
+    "Record an agent waiting for its dependencies (status queued); spawn moves it on.",
+    Annotated[str, typer.Argument(help="Id of the agent that waits.")],
+    tracking.queue,
+)
+
+
+def _status_command(target: str, doc: str) -> None:
+    def command(
+        agent: AgentId,
+        files: Files = None,
+        task_results: TaskResults = None,
+        checkpoints_skipped: CheckpointsSkipped = None,
+        project: ProjectOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        recorded = tracking.change_status(
+            project_for(project),
+            agent,
+            target,
+            files=files or (),
+            task_results=agent_history.parse_task_results(task_results),
+            checkpoints_skipped=checkpoints_skipped,
+        )
+        _report(recorded, as_json)
+
+    command.__doc__ = doc
+    history.command(
+        {"completed": "complete", "failed": "fail", "interrupted": "interrupt"}[target]
+    )(command)
+
+
+_status_command(agent_history.COMPLETED, "Mark an agent completed (sets completion_timestamp).")
+_status_command(agent_history.FAILED, "Mark an agent failed.")
+_status_command(
+    agent_history.INTERRUPTED, "Mark an agent interrupted: its session ended before it did."
+)
+
+
+@history.command("list")
+def list_command(
+    status: Annotated[Optional[str], typer.Option("--status", help="Only this status.")] = None,
+    group: Annotated[Optional[str], typer.Option("--group", help="Only this group.")] = None,
+    parallel: Annotated[
+        bool, typer.Option("--parallel", help="Only entries of some parallel group.")
+    ] = False,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List entries as they are in the file, oldest first."""
+    doc = agent_history.load(project_for(project))
+    chosen = agent_history.select(doc, status, group, parallel)
+    if as_json:
+        print_json(
+            {
+                "path": str(doc.path),
+                "version": doc.data.get("version"),
+                "max_entries": doc.max_entries,
+                "entries": [e.data for e in chosen],
+            }
+        )
+        return
+    if not chosen:
+        print_text(f"no matching entries in {doc.path}")
+        return
+    rows = [
+        (e.agent_id, e.status, e.timestamp or "-", e.data.get("task_description") or "")
+        for e in chosen
+    ]
+    width = max(len(r[0]) for r in rows)
+    print_text("\n".join(f"{a:<{width}}  {s:<11}  {t:<20}  {d}" for a, s, t, d in rows))
+
+
+@history.command("scan")
+def scan_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
+    """Mark running agents whose spawning session is over as interrupted."""
+    from purlin_resume import config  # imported on use: hooks importing the CLI stay fast
+
+    where = project_for(project)
+    found = tracking.scan(where, config.load(where))
+    if as_json:
+        print_json({"interrupted": [{"entry": d.entry, "reason": d.reason} for d in found]})
+    elif not found:
+        print_text("no interrupted agents found")
+    else:
+        print_text("\n".join(f"interrupted {d.entry['agent_id']}: {d.reason}" for d in found))
+
+
+@app.command("resume-task")
+def resume_task_command(
+    agent: Annotated[
+        Optional[str],
+        typer.Argument(
+            help="Agent id or unique prefix (default: the most recent interrupted agent); "
+            "with --batch also a parallel group id.",
+            show_default=False,
+        ),
+    ] = None,
+    batch: Annotated[
+        bool, typer.Option("--batch", help="Resume every interrupted agent of the group.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Resume even when files conflict.")
+    ] = False,
+    ref: Ref = None,
+    session: Session = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Resume an interrupted agent: record it and print a briefing for a fresh agent (GSD)."""
+    from purlin_resume import config, resumption  # imported on use: hooks stay fast
+
+    where = project_for(project)
+    done = resumption.resume(
+        where,
+        config.load(where),
+        wanted=agent,
+        batch=batch,
+        force=force,
+        session_id=_session(session),
+        ref=ref,
+    )
+    if as_json:
+        print_json(done.to_dict())
+    else:
+        print_text(done.briefing)

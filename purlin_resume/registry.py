@@ -1,0 +1,180 @@
+"""The agent registry ``.purlin/agents.json``: which Claude Code sessions run or ran here.
+
+Format (version 1), one object per session id; unknown keys are kept as they are::
+
+    {
+      "version": 1,
+      "agents": {
+        "SESSION_ID": {
+          "pid": 4242,                  # the Claude Code process, or null
+          "cwd": "/path/to/project",
+          "started_at": "2026-01-15T14:22:10Z",
+          "ended_at": null,             # set when the session ends
+          "transcript_path": null,      # its JSONL transcript, when known
+          "tmux_pane": null,            # e.g. "%3"
+          "role": null,                 # builder, qa, architect, ...
+          "previous_agent_id": null     # the session this one succeeds
+        }
+      }
+    }
+
+The registry describes processes on this machine, so it and its lock file are ignored in this
+clone only (``.git/info/exclude``). This module is its only reader and writer.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from purlin_resume import clock, gitrepo, store
+from purlin_resume.errors import CorruptFile, UsageError
+from purlin_resume.project import Project
+
+VERSION = 1
+FILE_NAME = "agents.json"
+RUNNING, OVER, UNKNOWN = "running", "over", "unknown"
+
+
+@dataclass(frozen=True)
+class RegisteredAgent:
+    """One session as the registry knows it."""
+
+    session_id: str
+    pid: int | None = None
+    cwd: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    transcript_path: str | None = None
+    tmux_pane: str | None = None
+    role: str | None = None
+    previous_agent_id: str | None = None
+
+    @classmethod
+    def from_record(cls, session_id: str, record: dict[str, Any]) -> RegisteredAgent:
+        pid = record.get("pid")
+        return cls(
+            session_id=session_id,
+            pid=pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+            **{
+                name: record.get(name) if isinstance(record.get(name), str) else None
+                for name in (
+                    "cwd",
+                    "started_at",
+                    "ended_at",
+                    "transcript_path",
+                    "tmux_pane",
+                    "role",
+                    "previous_agent_id",
+                )
+            },
+        )
+
+
+def path(project: Project) -> Path:
+    return project.purlin_dir / FILE_NAME
+
+
+def _checked(file: Path, data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise CorruptFile(file, "the top level must be an object")
+    version = data.get("version", VERSION)
+    if version != VERSION:
+        raise CorruptFile(file, f"version {version!r} is not supported (expected {VERSION})")
+    agents = data.setdefault("agents", {})
+    if not isinstance(agents, dict):
+        raise CorruptFile(file, "'agents' must be an object keyed by session id")
+    for session_id, record in agents.items():
+        if not isinstance(record, dict):
+            raise CorruptFile(file, f"agent {session_id!r} must be an object")
+    return data
+
+
+def load(project: Project) -> dict[str, RegisteredAgent]:
+    """Every registered session by id; empty when the registry does not exist yet."""
+    file = path(project)
+    data = _checked(file, store.read_json(file, default={"version": VERSION, "agents": {}}))
+    return {sid: RegisteredAgent.from_record(sid, rec) for sid, rec in data["agents"].items()}
+
+
+def _update(project: Project, session_id: str, values: dict[str, Any]) -> RegisteredAgent:
+    if not session_id:
+        raise UsageError("a session id is required")
+    file = path(project)
+    gitrepo.exclude_state_files(project.purlin_dir, FILE_NAME, FILE_NAME + ".lock")
+
+    def change(data: Any) -> None:
+        record = _checked(file, data)["agents"].setdefault(session_id, {})
+        record.update(values)
+
+    data = store.update_json(file, change, default={"version": VERSION, "agents": {}})
+    return RegisteredAgent.from_record(session_id, data["agents"][session_id])
+
+
+def record_start(
+    project: Project,
+    session_id: str,
+    *,
+    pid: int | None,
+    cwd: str | None = None,
+    started_at: datetime | None = None,
+    transcript_path: str | None = None,
+    tmux_pane: str | None = None,
+    role: str | None = None,
+    previous_agent_id: str | None = None,
+) -> RegisteredAgent:
+    """Register a session as started (again): it runs until ``record_end`` or its process dies."""
+    return _update(
+        project,
+        session_id,
+        {
+            "pid": pid,
+            "cwd": cwd if cwd is not None else str(project.root),
+            "started_at": clock.iso(started_at or clock.now()),
+            "ended_at": None,
+            "transcript_path": transcript_path,
+            "tmux_pane": tmux_pane,
+            "role": role,
+            "previous_agent_id": previous_agent_id,
+        },
+    )
+
+
+def record_end(
+    project: Project, session_id: str, ended_at: datetime | None = None
+) -> RegisteredAgent:
+    """Mark a session as over (a session never seen before is registered as ended)."""
+    moment = clock.iso(ended_at or clock.now())
+    return _update(project, session_id, {"ended_at": moment})
+
+
+def pid_alive(pid: int) -> bool:
+    """True while process ``pid`` exists and is not a zombie."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        state = stat.read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in ("Z", "X")
+
+
+def session_state(agent: RegisteredAgent | None) -> str:
+    """``over`` (ended, or its process is gone), ``running``, or ``unknown`` (nothing to tell by)."""
+    if agent is None:
+        return UNKNOWN
+    if agent.ended_at:
+        return OVER
+    if agent.pid is None:
+        return UNKNOWN
+    return RUNNING if pid_alive(agent.pid) else OVER

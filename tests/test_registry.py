@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+import pytest
+
+from purlin_resume import registry
+from purlin_resume.errors import CorruptFile, UsageError
+from purlin_resume.project import Project
+from tests.conftest import git
+
+
+def test_start_then_end_writes_the_documented_format(repo):
+    project = Project(repo)
+    started = datetime(2026, 1, 15, 14, 22, 10, tzinfo=timezone.utc)
+    registry.record_start(
+        project,
+        "sess-1",
+        pid=4242,
+        started_at=started,
+        transcript_path="/t/sess-1.jsonl",
+        tmux_pane="%3",
+        role="builder",
+        previous_agent_id="sess-0",
+    )
+    data = json.loads((repo / ".purlin" / "agents.json").read_text())
+    assert data == {
+        "version": 1,
+        "agents": {
+            "sess-1": {
+                "pid": 4242,
+                "cwd": str(repo),
+                "started_at": "2026-01-15T14:22:10Z",
+                "ended_at": None,
+                "transcript_path": "/t/sess-1.jsonl",
+                "tmux_pane": "%3",
+                "role": "builder",
+                "previous_agent_id": "sess-0",
+            }
+        },
+    }
+    ended = registry.record_end(
+        project, "sess-1", datetime(2026, 1, 15, 15, 0, tzinfo=timezone.utc)
+    )
+    assert ended.ended_at == "2026-01-15T15:00:00Z" and ended.pid == 4242
+    assert registry.load(project)["sess-1"].role == "builder"
+
+
+def test_unknown_keys_and_other_sessions_are_kept(repo):
+    path = repo / ".purlin" / "agents.json"
+    path.parent.mkdir()
+    path.write_text(
+        json.dumps({"version": 1, "note": "x", "agents": {"old": {"pid": 1, "color": "red"}}})
+    )
+    registry.record_end(Project(repo), "old")
+    registry.record_start(Project(repo), "new", pid=None)
+    data = json.loads(path.read_text())
+    assert data["note"] == "x"
+    assert data["agents"]["old"]["color"] == "red" and data["agents"]["old"]["ended_at"]
+    assert set(data["agents"]) == {"old", "new"}
+
+
+def test_registry_and_its_lock_stay_out_of_git_status(repo):
+    registry.record_start(Project(repo), "sess", pid=os.getpid())
+    assert (repo / ".purlin" / "agents.json.lock").exists()
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_absent_registry_is_empty(repo):
+    assert registry.load(Project(repo)) == {}
+    assert not (repo / ".purlin").exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        "[]",
+        '{"version": 1, "agents": []}',
+        '{"version": 1, "agents": {"s": "running"}}',
+        '{"version": 2, "agents": {}}',
+    ],
+)
+def test_corrupt_or_foreign_registry_is_kept_and_named(repo, text):
+    path = repo / ".purlin" / "agents.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    with pytest.raises(CorruptFile) as caught:
+        registry.record_start(Project(repo), "sess", pid=1)
+    assert str(path) in caught.value.message
+    with pytest.raises(CorruptFile):
+        registry.load(Project(repo))
+    assert path.read_text() == text
+
+
+def test_a_session_id_is_required(repo):
+    with pytest.raises(UsageError):
+        registry.record_start(Project(repo), "", pid=1)
+
+
+def test_session_state_from_end_time_and_process():
+    finished = subprocess.Popen([sys.executable, "-c", "pass"])
+    finished.wait()
+    agent = registry.RegisteredAgent
+    assert registry.session_state(None) == registry.UNKNOWN
+    assert registry.session_state(agent("s", pid=None)) == registry.UNKNOWN
+    assert registry.session_state(agent("s", pid=os.getpid())) == registry.RUNNING
+    assert registry.session_state(agent("s", pid=finished.pid)) == registry.OVER
+    ended = agent("s", pid=os.getpid(), ended_at="2026-01-15T15:00:00Z")
+    assert registry.session_state(ended) == registry.OVER
+
+
+def test_a_zombie_process_is_not_alive():
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # exited, not reaped yet
+        assert not registry.pid_alive(child.pid)
+    finally:
+        child.wait()
