@@ -1,0 +1,141 @@
+"""Secrets never leave the tool; ids, hashes and ordinary text are left alone."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+
+import pytest
+
+from purlin_resume import redact
+from tests.conftest import FIXTURES
+
+_rng = random.Random(7)
+
+
+def _chars(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(_rng.choice(alphabet) for _ in range(n))
+
+
+# Built at run time so that no provider's secret scanner ever sees a token-shaped string in the repo.
+PLANTED = {
+    "aws-access-key": "AKIA" + _chars(16, string.ascii_uppercase + "234567"),
+    "github-token": "ghp_" + _chars(36),
+    "gitlab-token": "glpat-" + _chars(20),
+    "slack-token": "xoxb-" + "1234567890-" + _chars(24),
+    "slack-webhook": "https://hooks.slack.com/services/"
+    + _chars(9)
+    + "/"
+    + _chars(11)
+    + "/"
+    + _chars(24),
+    "stripe-key": "sk_" + "live_" + _chars(24),
+    "anthropic-key": "sk-ant-"
+    + "api03-"
+    + _chars(93, string.ascii_letters + string.digits + "_-")
+    + "AA",
+    "openai-key": "sk-proj-" + _chars(20) + "T3BlbkFJ" + _chars(20),
+    "google-api-key": "AIza" + _chars(35),
+    "jwt": "eyJ" + _chars(20) + ".eyJ" + _chars(30) + "." + _chars(43),
+    "private-key": "-----BEGIN RSA PRIVATE KEY-----\n"
+    + _chars(64)
+    + "\n"
+    + _chars(64)
+    + "\n-----END RSA PRIVATE KEY-----",
+}
+CONTEXTS = [
+    "{value}",
+    "export THE_VALUE='{value}'",
+    '{{"config": {{"value": "{value}"}}}}',
+    "value: {value}\n",
+    "see {value}, then go on",
+]
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTED))
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_planted_provider_secrets_are_redacted(kind, context):
+    secret = PLANTED[kind]
+    done = redact.redact(context.format(value=secret))
+    assert secret not in done.text
+    assert done.counts == {kind: 1}
+    assert f"[REDACTED:{kind}:" in done.text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "kind"),
+    [
+        (
+            "postgres://admin:S3cr3tPassw0rd@db.internal:5432/app",
+            "S3cr3tPassw0rd",
+            "url-credentials",
+        ),
+        (
+            "curl -H 'Authorization: Bearer abcDEF123456ghiJKL789' https://api",
+            "abcDEF123456ghiJKL789",
+            "bearer-token",
+        ),
+        ("DB_PASSWORD=hunter2Xy9zQ", "hunter2Xy9zQ", "assigned-secret"),
+        ('{"client_secret": "9f8e7d6c5b4a3F2E1D0C"}', "9f8e7d6c5b4a3F2E1D0C", "assigned-secret"),
+        ("api_key: q8Zr2LmN5vT1xYw4", "q8Zr2LmN5vT1xYw4", "assigned-secret"),
+        ("GITHUB_TOKEN := Zk3Lq9Wm2Rt7Yv5N", "Zk3Lq9Wm2Rt7Yv5N", "assigned-secret"),
+    ],
+)
+def test_keyword_and_structure_rules(text, secret, kind):
+    done = redact.redact(text)
+    assert secret not in done.text
+    assert done.counts == {kind: 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"sessionId": "4d5611e5-241a-462a-8d15-5122611a9569"',
+        "commit 8cc42b0b3f2a9d1e5c7b6a4f0e9d8c7b6a5f4e3d",
+        "sha256: 9b74c9897bac770ffc029102a200c5de9b74c9897bac770ffc029102a200c5de",
+        '"output_tokens": 4096, "cache_read_input_tokens": 120394',
+        "password: changeme",
+        "token = get_token()",
+        "the password is stored in the vault",
+        'secret: "${SECRET_FROM_ENV}"',
+        "authored by Jane Doe; author: jdoe",
+        "https://example.com/path?query=1",
+        "toolu_01ABCDefGhijKLmnoPQRstuv and msg_01XyZAbCdEfGhIjKlMnOpQr",
+    ],
+)
+def test_ordinary_text_is_left_alone(text):
+    assert redact.redact(text).text == text
+
+
+def test_placeholders_are_stable_and_redaction_is_idempotent():
+    secret = PLANTED["github-token"]
+    first = redact.redact(f"a {secret} b {secret}")
+    assert first.counts == {"github-token": 2}
+    placeholders = {part for part in first.text.split() if part.startswith("[REDACTED")}
+    assert len(placeholders) == 1
+    assert redact.redact(first.text).text == first.text
+    assert redact.redact(f"password={first.text.split()[1]}").counts == {}
+
+
+def test_nested_data_is_redacted_everywhere():
+    data = {"messages": [{"text": PLANTED["jwt"]}, {PLANTED["google-api-key"]: 1}], "n": 3}
+    clean, counts = redact.redact_data(data)
+    dumped = json.dumps(clean)
+    assert PLANTED["jwt"] not in dumped and PLANTED["google-api-key"] not in dumped
+    assert counts == {"jwt": 1, "google-api-key": 1}
+    assert clean["n"] == 3
+
+
+def test_real_transcripts_have_no_false_positives():
+    if not FIXTURES.is_dir():
+        pytest.skip("real transcripts not available")
+    for path in sorted(FIXTURES.rglob("*.jsonl")):
+        findings = redact.find(path.read_text(encoding="utf-8", errors="replace"))
+        assert findings == [], f"{path.name}: {[(f.kind, f.secret[:12]) for f in findings]}"
+
+
+def test_a_long_run_without_an_assignment_is_fast_enough_to_finish():
+    # A trigger followed by a long word once made a nested quantifier backtrack exponentially.
+    text = "token" + "a" * 5000 + " " + "auth" + "b1" * 3000
+    assert redact.redact(text).counts == {}
