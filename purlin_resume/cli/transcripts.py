@@ -5,22 +5,22 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from purlin_resume import export as export_mod
-from purlin_resume import rendering, store
-from purlin_resume.claude import layout
-from purlin_resume.claude.catalog import Catalog, Opened, open_target
-from purlin_resume.claude.subagents import Subagent
-from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import JsonOption, print_json, print_text
 from purlin_resume.errors import UsageError
+
+if TYPE_CHECKING:
+    from purlin_resume.claude.catalog import Catalog, Opened
+    from purlin_resume.claude.subagents import Subagent
+
+# The reader, renderer and writer are imported inside the commands: every purlin-resume
+# invocation (hooks included) loads this module, and only these commands need them.
 
 DEFAULT_MAX_CHARS = 25_000
 
@@ -49,6 +49,9 @@ class Format(str, Enum):
 
 
 def _catalog(claude_dir: Path | None) -> Catalog:
+    from purlin_resume.claude import layout
+    from purlin_resume.claude.catalog import Catalog
+
     return Catalog(layout.claude_dir(claude_dir))
 
 
@@ -181,12 +184,18 @@ def agents_command(
 
 
 def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool) -> Opened:
+    from purlin_resume.claude.catalog import open_target
+    from purlin_resume.claude.transcript import ReadOptions
+
     return open_target(
         _catalog(claude_dir), identifier, ReadOptions(tools=tools, thinking=thinking)
     )
 
 
 def _document(opened: Opened, tools: bool, thinking: bool) -> dict:
+    from purlin_resume import export as export_mod
+    from purlin_resume import rendering
+
     if opened.transcript is None:
         message = rendering.no_history(opened.target.id).strip()
         return {"agent_id": opened.target.id, "conversation": [], "message": message}
@@ -203,6 +212,8 @@ def _stdout_is_file() -> bool:
 
 
 def _overflow_path(identifier: str) -> Path:
+    import tempfile
+
     return Path(tempfile.gettempdir()) / "purlin-resume" / f"transcript-{identifier}.md"
 
 
@@ -226,6 +237,8 @@ def transcript_command(
     as_json: JsonOption = False,
 ) -> None:
     """A session's or agent's conversation as Markdown: a section per command, turns in order."""
+    from purlin_resume import rendering, store
+
     output = _checked_output(output)
     opened = _open(claude_dir, identifier, include_tools, include_thinking)
     if as_json:
@@ -269,6 +282,8 @@ def export_command(
     claude_dir: ClaudeDirOption = None,
 ) -> None:
     """Export a session's or agent's context: the TR-3 JSON document, or Markdown."""
+    from purlin_resume import rendering, store
+
     output = _checked_output(output)
     opened = _open(claude_dir, identifier, include_tools, include_thinking)
     if format is Format.md:
