@@ -311,3 +311,10 @@ def test_a_subagent_with_text_only_session_still_renders(cli, tmp_path):
     )
     out = run(cli, root, "transcript", "bbbb").stdout
     assert "**Agent:** _2026-01-01T10:00:02.000Z_\nHi [there]" in out
+
+
+def test_the_bundled_example_renders_like_the_fixture(cli):
+    examples = Path(__file__).resolve().parents[1] / "examples" / "claude"
+    result = run(cli, examples, "transcript", "1af7")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (GOLDEN / "transcript-1af7fc5e.md").read_text()

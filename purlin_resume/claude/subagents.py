@@ -184,6 +184,7 @@ def link(
             _, call, how = claimed[transcript.id]
             _apply_call(node, call)
             node.linked_by = how
+            call.agent_id = call.agent_id or transcript.id  # the call now names its agent
         nodes[transcript.id] = node
     top: list[Subagent] = []
     for run in runs:
