@@ -345,3 +345,49 @@ def test_claude_dir_comes_from_option_then_environment(tmp_path, monkeypatch):
     assert layout.claude_dir() == root
     with pytest.raises(NotFound, match="no projects/ folder"):
         layout.claude_dir(tmp_path / "nowhere")
+
+
+def test_a_rename_or_ai_title_wins_over_summary_and_first_prompt(tmp_path):
+    root = _claude(tmp_path)
+    folder = root / "projects" / "-work-demo"
+    c = Conversation("99999999-aaaa")
+    write_jsonl(
+        folder / "99999999-aaaa.jsonl",
+        [
+            c.user("the first prompt"),
+            {"type": "ai-title", "aiTitle": "Generated title"},
+            {"type": "custom-title", "customTitle": "Renamed by the user"},
+        ],
+    )
+    d = Conversation("99999999-bbbb")
+    write_jsonl(
+        folder / "99999999-bbbb.jsonl",
+        [d.user("another"), {"type": "ai-title", "aiTitle": "Only AI"}],
+    )
+    titles = {s.id: s.title for s in Catalog(root).sessions()}
+    assert titles == {"99999999-aaaa": "Renamed by the user", "99999999-bbbb": "Only AI"}
+
+
+def test_timestamps_are_utc_with_z_and_sort_as_text(tmp_path):
+    c = Conversation("12121212-aaaa")
+    early = c.user("first")
+    early["timestamp"] = "2026-01-01T12:00:00+02:00"
+    late = c.assistant("m", text("second"))
+    late["timestamp"] = "2026-01-01T10:00:00.5Z"
+    main = read(write_jsonl(tmp_path / "s.jsonl", [early, late]), "s").main
+    assert [t.timestamp for t in main.turns] == [
+        "2026-01-01T10:00:00.000Z",
+        "2026-01-01T10:00:00.500Z",
+    ]
+    assert (main.started_at, main.ended_at) == (
+        "2026-01-01T10:00:00.000Z",
+        "2026-01-01T10:00:00.500Z",
+    )
+
+
+def test_an_unreadable_path_is_reported_not_raised(tmp_path):
+    folder = tmp_path / "x.jsonl"
+    folder.mkdir()
+    reading = read(folder, "x")
+    assert reading.main.turns == []
+    assert reading.stats.unreadable

@@ -70,6 +70,7 @@ class Session:
             "duplicate_records": self.stats.duplicates,
             "truncated": self.stats.truncated,
             "binary": self.stats.binary,
+            "unreadable": self.stats.unreadable,
         }
 
 
@@ -144,6 +145,7 @@ class Catalog:
         self.folders = layout.project_folders(self.root)
         self._sessions: list[SessionFile] | None = None
         self._agents: list[AgentFile] | None = None
+        self._agents_by_session: dict[str | None, list[AgentFile]] = {}
 
     def session_files(self) -> list[SessionFile]:
         if self._sessions is None:
@@ -160,14 +162,16 @@ class Catalog:
                         first = records.first_record(agent.path, ("sessionId",))
                         agent = AgentFile(agent.id, agent.path, first.get("sessionId"))
                     found.append(agent)
+                    self._agents_by_session.setdefault(agent.session_id, []).append(agent)
             self._agents = found
         return self._agents
 
     def agent_files_of(self, session: SessionFile) -> list[AgentFile]:
+        self.agent_files()
         return [
             agent
-            for agent in self.agent_files()
-            if agent.session_id == session.id and agent.path.parent.is_relative_to(session.folder)
+            for agent in self._agents_by_session.get(session.id, [])
+            if agent.path.parent.is_relative_to(session.folder)
         ]
 
     # reading -----------------------------------------------------------------------------
@@ -258,6 +262,7 @@ class Catalog:
             ]
             session.title = _title(
                 (reading.custom_title if reading is not None else None)
+                or (reading.ai_title if reading is not None else None)
                 or (by_leaf[-1] if by_leaf else None)
                 or (orphans[-1] if orphans else None)
                 or main.first_prompt
@@ -279,9 +284,13 @@ class Catalog:
                 and int(version.split(".")[0]) >= 2
             ):
                 continue
-            if records.is_binary(session.path):
+            try:
+                if records.is_binary(session.path):
+                    continue
+                handle = open(session.path, "rb")  # noqa: SIM115 - closed by the with below
+            except OSError:
                 continue
-            with open(session.path, "rb") as handle:
+            with handle:
                 for line in handle:
                     if _INLINE_ROOT[0] in line and _INLINE_ROOT[1] in line:
                         try:
@@ -300,13 +309,18 @@ class Catalog:
     def targets(self) -> Iterator[Target]:
         for session in self.session_files():
             yield Target("session", session.id, session)
-        by_key = {(s.folder, s.id): s for s in self.session_files()}
+        by_id: dict[str, list[SessionFile]] = {}
+        for session in self.session_files():
+            by_id.setdefault(session.id, []).append(session)
         for agent in self.agent_files():
-            owner = None
-            for (folder, session_id), session in by_key.items():
-                if session_id == agent.session_id and agent.path.parent.is_relative_to(folder):
-                    owner = session
-                    break
+            owner = next(
+                (
+                    session
+                    for session in by_id.get(agent.session_id or "", [])
+                    if agent.path.parent.is_relative_to(session.folder)
+                ),
+                None,
+            )
             if owner is None and agent.session_id:
                 owner = SessionFile(agent.session_id, agent.path.parent)
             kind = "compaction" if agent.is_compaction else "agent"

@@ -25,6 +25,8 @@ KNOWN_TYPES = frozenset(
         "file-history-snapshot",
         "queue-operation",
         "custom-title",
+        "ai-title",
+        "agent-name",
     }
 )
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})  # "Agent" since Claude Code 2.1.63
@@ -51,7 +53,7 @@ class ReadStats:
     unknown_types: Counter = field(default_factory=Counter)
     truncated: bool = False  # the last line has no newline and does not parse
     binary: bool = False  # the file is not text: nothing was read from it
-    missing: bool = False
+    unreadable: str | None = None  # why the file could not be opened
 
     @property
     def unknown(self) -> int:
@@ -66,6 +68,7 @@ class ReadStats:
             "unknown_types": dict(sorted(self.unknown_types.items())),
             "truncated": self.truncated,
             "binary": self.binary,
+            "unreadable": self.unreadable,
         }
 
 
@@ -79,7 +82,8 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
     """Yield each new record of ``path`` (a dict with a ``type``), updating ``stats``.
 
     Skipped and counted: blank lines, lines that are not a JSON object, repeated uuids, unknown
-    types (yielded never). A missing or binary file yields nothing and says so in ``stats``.
+    types (yielded never). A missing, unreadable or binary file yields nothing and says so in
+    ``stats``.
     """
     path = Path(path)
     try:
@@ -87,8 +91,8 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
             stats.binary = True
             return
         handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
-    except (FileNotFoundError, NotADirectoryError):
-        stats.missing = True
+    except OSError as exc:
+        stats.unreadable = exc.strerror or type(exc).__name__
         return
     seen: set[str] = set()
     loads = json.loads
@@ -161,15 +165,16 @@ def text_of(content: Any) -> str:
 
 
 def utc(timestamp: Any) -> str | None:
-    """An ISO 8601 timestamp as UTC with ``Z`` (Claude Code already writes them so)."""
+    """An ISO 8601 timestamp as UTC with milliseconds and ``Z``, as Claude Code writes them (so
+    they sort as text); other forms are converted, unparseable ones dropped."""
     if not isinstance(timestamp, str) or not timestamp:
         return None
-    if timestamp.endswith("Z"):
+    if len(timestamp) == 24 and timestamp[19] == "." and timestamp[23] == "Z":
         return timestamp
     from datetime import datetime, timezone
 
     try:
-        moment = datetime.fromisoformat(timestamp)
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
     except ValueError:
         return None
     if moment.tzinfo is None:

@@ -411,7 +411,8 @@ class Reading:
     progress_links: dict[str, str] = field(default_factory=dict)  # tool_use id -> agent id
     summaries: list[tuple[str | None, str]] = field(default_factory=list)  # (leafUuid, text)
     leaves_found: set[str] = field(default_factory=set)
-    custom_title: str | None = None
+    custom_title: str | None = None  # set by /rename
+    ai_title: str | None = None
 
     @property
     def stats(self) -> ReadStats:
@@ -450,10 +451,13 @@ def read(
             if isinstance(summary, str) and summary.strip():
                 reading.summaries.append((record.get("leafUuid"), summary.strip()))
             continue
-        if kind == "custom-title":
-            title = record.get("customTitle")
-            if isinstance(title, str) and title.strip():
-                reading.custom_title = title.strip()
+        if kind in ("custom-title", "ai-title", "agent-name"):
+            title = record.get("customTitle" if kind == "custom-title" else "aiTitle")
+            if kind != "agent-name" and isinstance(title, str) and title.strip():
+                if kind == "custom-title":
+                    reading.custom_title = title.strip()
+                else:
+                    reading.ai_title = title.strip()
             continue
         if kind == "progress":
             data = record.get("data")
