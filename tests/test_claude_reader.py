@@ -391,3 +391,42 @@ def test_an_unreadable_path_is_reported_not_raised(tmp_path):
     reading = read(folder, "x")
     assert reading.main.turns == []
     assert reading.stats.unreadable
+
+
+def test_a_subagent_spawned_by_a_subagent_is_nested_under_it(tmp_path):
+    root = _claude(tmp_path)
+    folder = root / "projects" / "-work-demo"
+    session_id = "13131313-aaaa-4000-8000-000000000001"
+    c = Conversation(session_id)
+    write_jsonl(
+        folder / f"{session_id}.jsonl",
+        [
+            c.user("Go"),
+            c.assistant("m1", tool("c1", "Agent", subagent_type="Plan", prompt="outer")),
+            c.result("c1", "done", outcome={"status": "completed", "agentId": "out1111"}),
+        ],
+    )
+    sub = folder / session_id / "subagents"
+    a = Conversation(session_id)
+    write_jsonl(
+        sub / "agent-out1111.jsonl",
+        [
+            a.user("outer", isSidechain=True, agentId="out1111"),
+            a.assistant(
+                "m2", tool("c2", "Agent", subagent_type="Explore", prompt="inner"), isSidechain=True
+            ),
+            a.result(
+                "c2",
+                "found",
+                outcome={"status": "completed", "agentId": "inn2222"},
+                isSidechain=True,
+            ),
+        ],
+    )
+    b = Conversation(session_id)
+    write_jsonl(sub / "agent-inn2222.jsonl", [b.user("inner", isSidechain=True, agentId="inn2222")])
+    view = open_target(Catalog(root), session_id).view
+    (outer,) = view.subagents
+    assert outer.id == "out1111"
+    assert [child.id for child in outer.children] == ["inn2222"]
+    assert outer.children[0].agent_type == "Explore"

@@ -318,3 +318,15 @@ def test_the_bundled_example_renders_like_the_fixture(cli):
     result = run(cli, examples, "transcript", "1af7")
     assert result.exit_code == 0, result.stderr
     assert result.stdout == (GOLDEN / "transcript-1af7fc5e.md").read_text()
+
+
+def test_sessions_mark_skipped_lines_and_unreadable_files(cli, tmp_path):
+    root = tmp_path / "claude"
+    c = Conversation("cccccccc-1")
+    path = write_jsonl(root / "projects" / "-w" / "cccccccc-1.jsonl", [c.user("Hello")])
+    with open(path, "ab") as handle:
+        handle.write(b"{broken\n")
+    (root / "projects" / "-w" / "dddddddd-2.jsonl").write_bytes(b"\x00" * 64)
+    out = run(cli, root, "sessions", "--all").stdout
+    assert "[1 line(s) skipped]" in out
+    assert "[not readable as JSONL]" in out

@@ -121,6 +121,11 @@ def sessions_command(
     lines = []
     for session in listed:
         missing = " [file gone]" if not session.exists else ""
+        skipped = session.stats.malformed + session.stats.unknown
+        if skipped:
+            missing += f" [{skipped} line(s) skipped]"
+        if session.stats.binary or session.stats.unreadable:
+            missing += " [not readable as JSONL]"
         lines.append(
             f"{session.id}  {session.started_at or '-'}  {session.ended_at or '-'}  "
             f"turns {session.turns}  agents {session.subagents}  compactions {session.compactions}  "
