@@ -27,6 +27,7 @@ from purlin_resume.claude.transcript import (
 
 HEADING_LENGTH = 100
 _BACKTICKS = re.compile(r"`{3,}")
+_HEADING = re.compile(r"#{1,6}(?:\s|$)")
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,27 @@ def _fence(text: str, info: str = "") -> str:
     fence = "`" * (max((len(run) for run in runs), default=2) + 1)
     body = text if text.endswith("\n") else text + "\n"
     return f"{fence}{info}\n{body}{fence}\n"
+
+
+def demote_headings(text: str, levels: int = 2) -> str:
+    """Push the Markdown headings inside a turn ``levels`` deeper (code blocks untouched), so
+    an agent's own ``## Summary`` cannot be mistaken for a section of the transcript."""
+    if "#" not in text:
+        return text
+    lines = text.split("\n")
+    fence = ""
+    for number, line in enumerate(lines):
+        stripped = line.lstrip()
+        if fence:
+            if stripped.startswith(fence):
+                fence = ""
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif _HEADING.match(line):
+            depth = len(line) - len(line.lstrip("#"))
+            lines[number] = "#" * min(depth + levels, 6) + line[depth:]
+    return "\n".join(lines)
 
 
 def _shown(turn: Turn, options: MarkdownOptions) -> bool:
@@ -141,7 +163,7 @@ def _turn(turn: Turn, options: MarkdownOptions) -> str:
     if turn.kind == NOTIFICATION:
         parts.append(f"(background task) {turn.text.strip()}\n")
     elif turn.text.strip():
-        parts.append(turn.text.strip() + "\n")
+        parts.append(demote_headings(turn.text.strip()) + "\n")
     if options.thinking:
         for thought in turn.thinking:
             parts.append("\n> _Thinking:_\n" + _quote(thought))
@@ -164,7 +186,7 @@ def _compaction(turn: Turn, transcript: Transcript, index: int) -> str:
             facts.append(f"summary by `{compaction.agent_id}`")
     parts = ["## Conversation compacted\n\n", "_" + " · ".join(f for f in facts if f) + "_\n"]
     if turn.text.strip():
-        parts.append("\n" + turn.text.strip() + "\n")
+        parts.append("\n" + demote_headings(turn.text.strip()) + "\n")
     return "".join(parts)
 
 

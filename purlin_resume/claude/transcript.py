@@ -276,7 +276,8 @@ class _Assembly:
                 value = usage.get(key)
                 if isinstance(value, int):
                     total += value
-            self.transcript.last_usage_tokens = total
+            if total:  # synthetic messages ("No response requested.") report zeros
+                self.transcript.last_usage_tokens = total
         content = message.get("content")
         if isinstance(content, str):
             turn.text = f"{turn.text}\n\n{content}" if turn.text.strip() else content
