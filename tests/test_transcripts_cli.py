@@ -302,15 +302,20 @@ def test_every_read_command_prints_one_json_document(cli, fixtures_copy):
         json.loads(result.stdout)
 
 
-def test_a_subagent_with_text_only_session_still_renders(cli, tmp_path):
+def test_agent_text_keeps_brackets_and_its_headings_sit_below_the_sections(cli, tmp_path):
     root = tmp_path / "claude"
     c = Conversation("bbbbbbbb-1")
+    reply = "Hi [there]\n## Summary\n```\n# not a heading\n```"
     write_jsonl(
         root / "projects" / "-w" / "bbbbbbbb-1.jsonl",
-        [c.user("Hello"), c.assistant("m", text("Hi [there]"))],
+        [c.user("Hello"), c.assistant("m", text(reply))],
     )
     out = run(cli, root, "transcript", "bbbb").stdout
-    assert "**Agent:** _2026-01-01T10:00:02.000Z_\nHi [there]" in out
+    expected = (
+        "**Agent:** _2026-01-01T10:00:02.000Z_\nHi [there]\n#### Summary\n```\n# not a heading\n```"
+    )
+    assert expected in out
+    assert [line for line in out.splitlines() if line.startswith("## ")] == ["## Hello"]
 
 
 def test_the_bundled_example_renders_like_the_fixture(cli):
