@@ -52,7 +52,7 @@ def _one_line(text: str, limit: int = HEADING_LENGTH) -> str:
 
 
 def _fence(text: str, info: str = "") -> str:
-    runs = _BACKTICKS.findall(text)
+    runs = _BACKTICKS.findall(text) if "```" in text else ()
     fence = "`" * (max((len(run) for run in runs), default=2) + 1)
     body = text if text.endswith("\n") else text + "\n"
     return f"{fence}{info}\n{body}{fence}\n"
