@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -119,7 +120,7 @@ def test_long_transcript_prints_a_bounded_digest_and_writes_the_whole(
 ):
     result = run(cli, fixtures_copy, "transcript", DOV_SESSION[:6])
     assert result.exit_code == 0, result.stderr
-    whole = overflow_dir / "purlin-resume" / f"transcript-{DOV_SESSION}.md"
+    whole = overflow_dir / f"purlin-resume-{os.getuid()}" / f"transcript-{DOV_SESSION}.md"
     assert len(result.stdout) <= 25_000
     assert str(whole) in result.stdout
     full = whole.read_text()
@@ -335,3 +336,15 @@ def test_sessions_mark_skipped_lines_and_unreadable_files(cli, tmp_path):
     out = run(cli, root, "sessions", "--all").stdout
     assert "[1 line(s) skipped]" in out
     assert "[not readable as JSONL]" in out
+
+
+def test_an_unwritable_output_is_one_line_and_exit_1(cli, fixtures_copy, tmp_path, monkeypatch):
+    from purlin_resume import store
+
+    def refuse(path, text):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(store, "write_text", refuse)
+    result = run(cli, fixtures_copy, "export", DEMO_SMALL, "-o", str(tmp_path / "x.json"))
+    assert result.exit_code == 1
+    assert result.stderr == f"error: cannot write {tmp_path / 'x.json'}: Permission denied\n"

@@ -219,7 +219,19 @@ def _stdout_is_file() -> bool:
 def _overflow_path(identifier: str) -> Path:
     import tempfile
 
-    return Path(tempfile.gettempdir()) / "purlin-resume" / f"transcript-{identifier}.md"
+    owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
+    return Path(tempfile.gettempdir()) / f"purlin-resume{owner}" / f"transcript-{identifier}.md"
+
+
+def _write(path: Path, text: str) -> None:
+    """Write through the store, turning an unwritable place into one line for the user."""
+    from purlin_resume import store
+    from purlin_resume.errors import PurlinError
+
+    try:
+        store.write_text(path, text)
+    except OSError as exc:
+        raise PurlinError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 @app.command("transcript")
@@ -242,7 +254,7 @@ def transcript_command(
     as_json: JsonOption = False,
 ) -> None:
     """A session's or agent's conversation as Markdown: a section per command, turns in order."""
-    from purlin_resume import rendering, store
+    from purlin_resume import rendering
 
     output = _checked_output(output)
     opened = _open(claude_dir, identifier, include_tools, include_thinking)
@@ -253,21 +265,20 @@ def transcript_command(
     if not rendering.has_history(opened.transcript, options):
         text = rendering.no_history(opened.target.id)
         if output is not None:
-            store.write_text(output, text)
+            _write(output, text)
         print_text(text)
         return
     assert opened.transcript is not None
     kind = _kind(opened)
     markdown, sections = rendering.render(opened.transcript, options, opened.subagent, kind)
     if output is not None:
-        store.write_text(output, markdown)
+        _write(output, markdown)
         print_text(f"wrote {output} ({len(markdown)} characters)\n")
         return
     limit = max_chars if max_chars is not None else (0 if _stdout_is_file() else DEFAULT_MAX_CHARS)
     if limit and len(markdown) > limit:
         path = _overflow_path(opened.target.id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        store.write_text(path, markdown)
+        _write(path, markdown)
         print_text(
             rendering.digest(
                 markdown, sections, opened.transcript, path, limit, opened.subagent, kind
@@ -301,7 +312,7 @@ def export_command(
     else:
         text = store.dump_json(_document(opened, include_tools, include_thinking))
     if output is not None:
-        store.write_text(output, text)
+        _write(output, text)
         print_text(f"wrote {output} ({len(text)} characters)\n")
         return
     print_text(text)
