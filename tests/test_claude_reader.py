@@ -430,3 +430,20 @@ def test_a_subagent_spawned_by_a_subagent_is_nested_under_it(tmp_path):
     assert outer.id == "out1111"
     assert [child.id for child in outer.children] == ["inn2222"]
     assert outer.children[0].agent_type == "Explore"
+
+
+def test_an_agent_with_its_own_file_is_not_listed_twice(tmp_path):
+    root = _claude(tmp_path)
+    folder = root / "projects" / "-work-demo"
+    session_id = "14141414-aaaa-4000-8000-000000000001"
+    c = Conversation(session_id, version="2.0.10")
+    write_jsonl(
+        folder / f"{session_id}.jsonl",
+        [c.user("Go"), c.user("echoed task", isSidechain=True, agentId="eee5555")],
+    )
+    a = Conversation(session_id, version="2.0.10")
+    write_jsonl(
+        folder / "agent-eee5555.jsonl", [a.user("echoed task", isSidechain=True, agentId="eee5555")]
+    )
+    view = open_target(Catalog(root), session_id).view
+    assert [(n.id, n.layout) for n in view.all_subagents()] == [("eee5555", "beside-sessions")]

@@ -195,8 +195,9 @@ class Catalog:
                 compaction_runs.append(transcript)
             else:
                 runs.append(AgentRun(transcript, agent.layout, read_meta(agent.meta_path)))
-        if reading is not None:
-            runs += [AgentRun(chain, INLINE) for chain in reading.sidechains]
+        if reading is not None:  # an agent with its own file is not listed twice
+            own = {run.transcript.id for run in runs}
+            runs += [AgentRun(c, INLINE) for c in reading.sidechains if c.id not in own]
         tree = link(session.id, main, runs, reading.progress_links if reading is not None else None)
         if main is not None:
             attach_compaction_runs(main.compactions, compaction_runs)
