@@ -74,6 +74,14 @@ class Session:
         }
 
 
+@dataclass(frozen=True)
+class _TitleCandidates:
+    renamed: str | None = None  # /rename
+    ai_title: str | None = None
+    own_summaries: list[tuple[str | None, str]] = field(default_factory=list)
+    first_prompt: str | None = None
+
+
 @dataclass
 class SessionView:
     """A session read in full: its main thread, subagents and compaction runs."""
@@ -216,12 +224,22 @@ class Catalog:
                 continue
             summaries = [item for s in files if s.exists for item in leading_summaries(s.path)]
             leaves = {leaf for leaf, _ in summaries if leaf}
-            views = [(s, self.view(s, leaves=leaves)) for s in files]
-            found_anywhere = set().union(
-                *(v.reading.leaves_found for _, v in views if v.reading is not None)
-            )
-            for session_file, view in views:
-                listed.append(self._session(session_file, view, summaries, found_anywhere))
+            # One session read at a time; only what titles need is kept across the folder.
+            read_here = [self._session(s, self.view(s, leaves=leaves)) for s in files]
+            found_anywhere = set().union(*(found for _, found, _ in read_here))
+            for session, found, candidates in read_here:
+                by_leaf = [text for leaf, text in summaries if leaf in found]
+                orphans = [
+                    text for leaf, text in candidates.own_summaries if leaf not in found_anywhere
+                ]
+                session.title = _title(
+                    candidates.renamed
+                    or candidates.ai_title
+                    or (by_leaf[-1] if by_leaf else None)
+                    or (orphans[-1] if orphans else None)
+                    or candidates.first_prompt
+                )
+                listed.append(session)
         listed.sort(key=lambda s: (s.started_at or "", s.id))
         return listed
 
@@ -236,10 +254,14 @@ class Catalog:
                 return first.get("cwd")
         return None
 
-    def _session(self, file: SessionFile, view: SessionView, summaries, found_anywhere) -> Session:
-        main = view.main
+    def _session(self, file: SessionFile, view: SessionView):
+        """The figures of one read session, the summary leaves found in it and its title
+        candidates (the title itself needs the whole project folder)."""
+        main, reading = view.main, view.reading
         session = Session(file.id, file.path, file.exists)
-        if main is None:
+        candidates = _TitleCandidates()
+        found: set[str] = set()
+        if main is None or reading is None:
             any_agent = next(iter(view.agents.values()), None)
             if any_agent is not None:
                 session.project_path = any_agent.project_path
@@ -253,23 +275,12 @@ class Catalog:
             session.version, session.git_branch = main.version, main.git_branch
             session.stats = main.stats
             session.size = file.path.stat().st_size
-            reading = view.reading
-            own_leaves = reading.leaves_found if reading is not None else set()
-            by_leaf = [text for leaf, text in summaries if leaf in own_leaves]
-            orphans = [
-                text
-                for leaf, text in (reading.summaries if reading is not None else [])
-                if leaf not in found_anywhere
-            ]
-            session.title = _title(
-                (reading.custom_title if reading is not None else None)
-                or (reading.ai_title if reading is not None else None)
-                or (by_leaf[-1] if by_leaf else None)
-                or (orphans[-1] if orphans else None)
-                or main.first_prompt
+            found = reading.leaves_found
+            candidates = _TitleCandidates(
+                reading.custom_title, reading.ai_title, reading.summaries, _title(main.first_prompt)
             )
         session.subagents = sum(1 for _ in view.all_subagents())
-        return session
+        return session, found, candidates
 
     # ids ---------------------------------------------------------------------------------
 
