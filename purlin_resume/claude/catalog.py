@@ -101,6 +101,17 @@ class SessionView:
         for node in self.subagents:
             yield from node.walk()
 
+    def to_dict(self) -> dict[str, Any]:
+        """The subagent tree and compactions, as ``agents --json`` prints them."""
+        main = self.main
+        return {
+            "session_id": self.session_id,
+            "session_file_missing": main is None,
+            "project": main.project_path if main is not None else None,
+            "subagents": [node.to_dict() for node in self.subagents],
+            "compactions": [c.to_dict() for c in (main.compactions if main is not None else [])],
+        }
+
     def find(self, agent_id: str) -> Subagent | None:
         return next((node for node in self.all_subagents() if node.id == agent_id), None)
 

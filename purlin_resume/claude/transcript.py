@@ -97,6 +97,15 @@ class Compaction:
     summary: str | None = None
     agent_id: str | None = None  # the acompact-* run that wrote the summary, when known
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "timestamp": self.timestamp,
+            "trigger": self.trigger,
+            "pre_tokens": self.pre_tokens,
+            "run": self.agent_id,
+            "has_summary": self.summary is not None,
+        }
+
 
 @dataclass
 class Transcript:

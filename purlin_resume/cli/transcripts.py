@@ -161,24 +161,7 @@ def agents_command(
     view = catalog.view(target.session)
     compactions = view.main.compactions if view.main is not None else []
     if as_json:
-        print_json(
-            {
-                "session_id": view.session_id,
-                "session_file_missing": view.main is None,
-                "project": view.main.project_path if view.main is not None else None,
-                "subagents": [node.to_dict() for node in view.subagents],
-                "compactions": [
-                    {
-                        "timestamp": c.timestamp,
-                        "trigger": c.trigger,
-                        "pre_tokens": c.pre_tokens,
-                        "run": c.agent_id,
-                        "has_summary": c.summary is not None,
-                    }
-                    for c in compactions
-                ],
-            }
-        )
+        print_json(view.to_dict())
         return
     lines = [f"Session {view.session_id}" + (" (session file gone)" if view.main is None else "")]
     lines += _tree_lines(view.subagents) or ["(no subagents)"]
