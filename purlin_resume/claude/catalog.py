@@ -329,7 +329,8 @@ class Catalog:
                         ):
                             yield Target("inline", record["uuid"], session)
 
-    def targets(self) -> Iterator[Target]:
+    def targets(self, inline: bool = True) -> Iterator[Target]:
+        """Everything an id can name; ``inline`` adds 1.0.x inline subagents (a scan)."""
         for session in self.session_files():
             yield Target("session", session.id, session)
         by_id: dict[str, list[SessionFile]] = {}
@@ -348,7 +349,8 @@ class Catalog:
                 owner = SessionFile(agent.session_id, agent.path.parent)
             kind = "compaction" if agent.is_compaction else "agent"
             yield Target(kind, agent.id, owner, agent)
-        yield from self._inline_roots()
+        if inline:
+            yield from self._inline_roots()
 
     def resolve(self, query: str, kinds: tuple[str, ...] | None = None) -> Target:
         """The one session or agent ``query`` names (full id or unique prefix)."""
@@ -359,9 +361,12 @@ class Catalog:
             query = query[: -len(layout.SUFFIX)]
         if not query:
             raise UsageError("an id is required: a session id, an agent id or a unique prefix")
-        allowed = [t for t in self.targets() if kinds is None or t.kind in kinds]
-        exact = [t for t in allowed if t.id == query]
-        matches = exact or [t for t in allowed if t.id.startswith(query)]
+        named = [t for t in self.targets(inline=False) if kinds is None or t.kind in kinds]
+        exact = [t for t in named if t.id == query]
+        if len(exact) != 1 and (kinds is None or "inline" in kinds):
+            named += [t for t in self._inline_roots() if t.id.startswith(query)]
+            exact = [t for t in named if t.id == query]
+        matches = exact or [t for t in named if t.id.startswith(query)]
         what = "session" if kinds == ("session",) else "session or agent"
         if not matches:
             raise NotFound(
