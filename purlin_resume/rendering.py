@@ -195,7 +195,7 @@ class Section:
     heading: str
     timestamp: str | None
     turns: int
-    offset: int  # where the section starts in the Markdown
+    line: int  # the line of its heading in the Markdown (1-based)
 
 
 def render(
@@ -206,7 +206,7 @@ def render(
 ) -> tuple[str, list[Section]]:
     """The Markdown of ``transcript`` and its sections (for a digest)."""
     parts = [header(transcript, subagent, kind)]
-    size = len(parts[0])
+    newlines = parts[0].count("\n")
     sections: list[list] = []
     compactions_seen = 0
     for turn in transcript.turns:
@@ -215,17 +215,17 @@ def render(
         if turn.kind == COMPACTION:
             block = "\n" + _compaction(turn, transcript, compactions_seen)
             compactions_seen += 1
-            sections.append(["Conversation compacted", turn.timestamp, 0, size])
+            sections.append(["Conversation compacted", turn.timestamp, 0, newlines + 2])
         else:
             block = ""
             if turn.kind in (PROMPT, COMMAND) or not sections:
                 heading = _one_line(turn.text) if turn.kind in (PROMPT, COMMAND) else "Start"
                 block = f"\n## {heading or 'Start'}\n"
-                sections.append([heading or "Start", turn.timestamp, 0, size])
+                sections.append([heading or "Start", turn.timestamp, 0, newlines + 2])
             block += "\n" + _turn(turn, options)
             sections[-1][2] += 1
         parts.append(block)
-        size += len(block)
+        newlines += block.count("\n")
     return "".join(parts), [Section(*section) for section in sections]
 
 
@@ -243,12 +243,14 @@ def digest(
     top = header(transcript, subagent, kind) + (
         f"\nThe full transcript is {len(markdown)} characters, more than the {max_chars} this "
         f"output allows. It was written to:\n\n{written_to}\n\n"
-        "Read that file (in parts) for the whole conversation. Below: its sections, then its end.\n"
+        "Read that file (in parts) for the whole conversation. Below: its sections, with the line\n"
+        "each starts on, then its end.\n"
     )
     budget = max(max_chars - len(top), 0)
     index_budget = budget * 2 // 5
     lines = [
-        f"{number}. {section.timestamp or '-'} · {section.heading} ({section.turns} turns)\n"
+        f"{number}. line {section.line} · {section.timestamp or '-'} · {section.heading} "
+        f"({section.turns} turns)\n"
         for number, section in enumerate(sections, 1)
     ]
     index = ""

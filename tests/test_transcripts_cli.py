@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -128,6 +129,10 @@ def test_long_transcript_prints_a_bounded_digest_and_writes_the_whole(
     assert full == run(cli, fixtures_copy, "transcript", DOV_SESSION, "--max-chars", "0").stdout
     assert "## Sections" in result.stdout and "Conversation compacted" in result.stdout
     assert result.stdout.rstrip().endswith(full.rstrip()[-500:])  # the end of the conversation
+    full_lines = full.splitlines()
+    listed = re.findall(r"^\d+\. line (\d+) · ", result.stdout, re.M)
+    assert len(listed) == 3
+    assert all(full_lines[int(number) - 1].startswith("## ") for number in listed)
     small = run(cli, fixtures_copy, "transcript", DOV_SESSION, "--max-chars", "3000").stdout
     assert len(small) <= 3000
 
