@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from claude_records import Conversation, independent_counts, text, tool, write_jsonl
 from conftest import FIXTURES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from purlin_resume.claude import layout
 from purlin_resume.claude.catalog import Catalog, open_target
@@ -447,3 +449,65 @@ def test_an_agent_with_its_own_file_is_not_listed_twice(tmp_path):
     )
     view = open_target(Catalog(root), session_id).view
     assert [(n.id, n.layout) for n in view.all_subagents()] == [("eee5555", "beside-sessions")]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    steps=st.lists(
+        st.one_of(
+            st.tuples(st.just("prompt"), st.text(min_size=0, max_size=20)),
+            st.tuples(st.just("reply"), st.integers(0, 3), st.text(max_size=10)),
+            st.tuples(
+                st.just("call"),
+                st.integers(0, 3),
+                st.sampled_from(["Read", "Bash", "Task", "Agent"]),
+            ),
+            st.tuples(st.just("garbage"), st.binary(max_size=30)),
+            st.tuples(
+                st.just("repeat"),
+            ),
+        ),
+        max_size=25,
+    )
+)
+def test_any_mix_of_records_and_garbage_reads_without_error(tmp_path, steps):
+    c = Conversation("15151515-aaaa")
+    lines: list[bytes] = []
+    last: bytes | None = None
+    calls = 0
+    for step in steps:
+        if step[0] == "prompt":
+            record = c.user(step[1])
+        elif step[0] == "reply":
+            record = c.assistant(f"msg_{step[1]}", text(step[2]))
+        elif step[0] == "call":
+            calls += 1
+            record = c.assistant(f"msg_{step[1]}", tool(f"t{calls}", step[2], command="x"))
+        elif step[0] == "garbage":
+            lines.append(step[1].replace(b"\n", b" ") + b"\n")
+            continue
+        else:
+            if last is not None:
+                lines.append(last)
+            continue
+        last = json.dumps(record).encode() + b"\n"
+        lines.append(last)
+    path = tmp_path / "fuzz.jsonl"
+    path.write_bytes(b"".join(lines))
+    main = read(path, "fuzz").main
+    expected = independent_counts(path)
+    if not main.stats.binary:
+        assert main.turn_count == expected["turns"]
+        assert dict(main.tool_counts()) == expected["tools"]
+        assert main.stats.malformed == expected["malformed"]
+
+
+def test_a_transcript_whose_end_a_crash_zeroed_is_still_read(tmp_path):
+    c = Conversation("16161616-aaaa")
+    path = write_jsonl(tmp_path / "s.jsonl", [c.user("before the crash")], tail=b"\x00" * 4096)
+    main = read(path, "s").main
+    assert main.stats.binary is False
+    assert main.turn_count == 1
+    assert main.stats.malformed == 1

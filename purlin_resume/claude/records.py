@@ -73,9 +73,14 @@ class ReadStats:
 
 
 def is_binary(path: Path) -> bool:
-    """True when the start of the file holds NUL bytes: it is not JSONL text."""
+    """True when the file is not JSONL text: its start holds NUL bytes and no JSON object.
+
+    A transcript whose end a crash filled with zeros still starts with ``{``: it is read, and
+    its zeroed lines are counted as malformed.
+    """
     with open(path, "rb") as handle:
-        return b"\x00" in handle.read(_SNIFF_BYTES)
+        start = handle.read(_SNIFF_BYTES)
+    return b"\x00" in start and not start.lstrip().startswith(b"{")
 
 
 def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
