@@ -77,7 +77,7 @@ def independent_counts(path: Path, sidechains: bool = False) -> dict[str, Any]:
     user_turns = 0
     tools: Counter = Counter()
     compactions = 0
-    for line in Path(path).read_bytes().splitlines():
+    for line in Path(path).read_bytes().split(b"\n"):  # JSONL lines end at a newline only
         if not line.strip():
             continue
         try:
