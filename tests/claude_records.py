@@ -7,7 +7,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-_SKIPPED = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
+_SKIPPED = (  # command output and caveats are not turns
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+)
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]], tail: bytes = b"") -> Path:

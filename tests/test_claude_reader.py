@@ -11,6 +11,7 @@ from conftest import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from purlin_resume import export, rendering
 from purlin_resume.claude import layout
 from purlin_resume.claude.catalog import Catalog, open_target
 from purlin_resume.claude.transcript import ReadOptions, read
@@ -496,7 +497,10 @@ def test_any_mix_of_records_and_garbage_reads_without_error(tmp_path, steps):
         lines.append(last)
     path = tmp_path / "fuzz.jsonl"
     path.write_bytes(b"".join(lines))
-    main = read(path, "fuzz").main
+    main = read(path, "fuzz", ReadOptions(tools=True, thinking=True)).main
+    markdown, sections = rendering.render(main, rendering.MarkdownOptions(True, True))
+    assert len(sections) == markdown.count("\n## ")
+    json.dumps(export.document(main, tools=True, thinking=True))
     expected = independent_counts(path)
     if not main.stats.binary:
         assert main.turn_count == expected["turns"]
