@@ -515,3 +515,22 @@ def test_a_transcript_whose_end_a_crash_zeroed_is_still_read(tmp_path):
     assert main.stats.binary is False
     assert main.turn_count == 1
     assert main.stats.malformed == 1
+
+
+def test_progress_lines_are_skipped_but_a_prompt_quoting_one_is_kept(tmp_path):
+    c = Conversation("17171717-aaaa")
+    quoted = '"type":"progress","data":{"type":"hook_progress"}'
+    hook = {
+        "type": "progress",
+        "data": {"type": "hook_progress", "hookEvent": "Stop"},
+        "uuid": "h1",
+    }
+    lines = [
+        json.dumps(c.user(quoted), separators=(",", ":")),
+        json.dumps({"parentUuid": None, **hook}, separators=(",", ":")),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    main = read(path, "s").main
+    assert [turn.text for turn in main.turns] == [quoted]
+    assert main.stats.records == 2 and main.stats.malformed == 0
