@@ -32,7 +32,9 @@ ClaudeDirOption = Annotated[
         show_default=False,
     ),
 ]
-IdArgument = Annotated[str, typer.Argument(help="Session id, agent id, or a unique prefix.")]
+IdArgument = Annotated[
+    str, typer.Argument(metavar="ID", help="Session id, agent id, or a unique prefix.")
+]
 ToolsOption = Annotated[bool, typer.Option("--include-tools", help="Full tool inputs and results.")]
 ThinkingOption = Annotated[bool, typer.Option("--include-thinking", help="Thinking blocks too.")]
 OutputOption = Annotated[
@@ -150,7 +152,9 @@ def _tree_lines(nodes: list[Subagent], depth: int = 0) -> list[str]:
 
 @app.command("agents")
 def agents_command(
-    session: Annotated[str, typer.Argument(help="Session id or a unique prefix.")],
+    session: Annotated[
+        str, typer.Argument(metavar="SESSION", help="Session id or a unique prefix.")
+    ],
     claude_dir: ClaudeDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
