@@ -99,6 +99,20 @@ def write_text(target: Path, text: str) -> None:
         _replace(target, text.encode("utf-8"))
 
 
+def write_output(target: Path, text: str) -> None:
+    """Write a file the user asked for (``-o FILE``): replaced atomically, no lock file left beside it.
+
+    Output files are written whole and never read back by us, so they need no lock.
+    """
+    target = Path(target)
+    if not target.parent.is_dir():
+        raise PurlinError(f"cannot write {target}: the folder {target.parent} does not exist")
+    try:
+        _replace(target, text.encode("utf-8"))
+    except OSError as exc:
+        raise PurlinError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
 def read_text(target: Path) -> str:
     """The UTF-8 text of ``target``; NotFound when absent, CorruptFile when not text."""
     target = Path(target)

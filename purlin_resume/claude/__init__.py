@@ -1,0 +1,1 @@
+"""Claude Code specifics: its data folder layout and its JSONL transcript records (read-only)."""

@@ -1,0 +1,411 @@
+"""The sessions and agents of a Claude data folder: listing them and resolving ids.
+
+Ids are a session id (the file name), an agent id (``agent-<id>.jsonl``, given with or without
+the ``agent-`` prefix) or, for 1.0.x inline subagents that have none, the uuid of the
+sidechain's first record. A unique prefix of any of them is enough, as in git.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.claude import layout, records
+from purlin_resume.claude.layout import AgentFile, SessionFile
+from purlin_resume.claude.records import ReadStats
+from purlin_resume.claude.subagents import (
+    INLINE,
+    AgentRun,
+    Subagent,
+    attach_compaction_runs,
+    link,
+    read_meta,
+)
+from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript, read
+from purlin_resume.errors import NotFound, PurlinError, UsageError
+
+TITLE_LENGTH = 80
+_INLINE_ROOT = (b'"isSidechain":true', b'"parentUuid":null')
+
+
+@dataclass
+class Session:
+    """One line of ``sessions``."""
+
+    id: str
+    path: Path
+    exists: bool
+    project_path: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    turns: int = 0
+    title: str | None = None
+    subagents: int = 0
+    compactions: int = 0
+    size: int = 0
+    version: str | None = None
+    git_branch: str | None = None
+    stats: ReadStats = field(default_factory=ReadStats)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "project": self.project_path,
+            "start": self.started_at,
+            "end": self.ended_at,
+            "turns": self.turns,
+            "title": self.title,
+            "subagents": self.subagents,
+            "compactions": self.compactions,
+            "size": self.size,
+            "version": self.version,
+            "git_branch": self.git_branch,
+            "path": str(self.path),
+            "file_missing": not self.exists,
+            "malformed_lines": self.stats.malformed,
+            "unknown_records": self.stats.unknown,
+            "duplicate_records": self.stats.duplicates,
+            "truncated": self.stats.truncated,
+            "binary": self.stats.binary,
+            "unreadable": self.stats.unreadable,
+        }
+
+
+@dataclass(frozen=True)
+class _TitleCandidates:
+    renamed: str | None = None  # /rename
+    ai_title: str | None = None
+    own_summaries: list[tuple[str | None, str]] = field(default_factory=list)
+    first_prompt: str | None = None
+
+
+@dataclass
+class SessionView:
+    """A session read in full: its main thread, subagents and compaction runs."""
+
+    file: SessionFile
+    main: Transcript | None
+    reading: Reading | None
+    subagents: list[Subagent]
+    agents: dict[str, Transcript]  # subagent transcripts by id, all layouts
+    compaction_runs: list[Transcript]
+
+    @property
+    def session_id(self) -> str:
+        return self.file.id
+
+    def all_subagents(self) -> Iterator[Subagent]:
+        for node in self.subagents:
+            yield from node.walk()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The subagent tree and compactions, as ``agents --json`` prints them."""
+        main = self.main
+        return {
+            "session_id": self.session_id,
+            "session_file_missing": main is None,
+            "project": main.project_path if main is not None else None,
+            "subagents": [node.to_dict() for node in self.subagents],
+            "compactions": [c.to_dict() for c in (main.compactions if main is not None else [])],
+        }
+
+    def find(self, agent_id: str) -> Subagent | None:
+        return next((node for node in self.all_subagents() if node.id == agent_id), None)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What an id names."""
+
+    kind: str  # "session", "agent" (own file), "inline" (1.0.x sidechain), "compaction"
+    id: str
+    session: SessionFile | None
+    agent: AgentFile | None = None
+
+    def describe(self) -> str:
+        where = f" in session {self.session.id}" if self.session and self.kind != "session" else ""
+        return f"{self.id} ({self.kind}{where})"
+
+
+def _title(text: str | None) -> str | None:
+    if not text:
+        return None
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+
+
+def leading_summaries(path: Path) -> list[tuple[str | None, str]]:
+    """The summary records at the top of a file (where Claude Code writes them)."""
+    found: list[tuple[str | None, str]] = []
+    try:
+        if records.is_binary(path):
+            return found
+        with open(path, "rb") as handle:
+            for line in handle:
+                if b'"type":"summary"' not in line:
+                    break
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    break
+                if isinstance(record, dict) and isinstance(record.get("summary"), str):
+                    found.append((record.get("leafUuid"), record["summary"].strip()))
+    except OSError:
+        pass
+    return found
+
+
+class Catalog:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.folders = layout.project_folders(self.root)
+        self._sessions: list[SessionFile] | None = None
+        self._agents: list[AgentFile] | None = None
+        self._agents_by_session: dict[str | None, list[AgentFile]] = {}
+
+    def session_files(self) -> list[SessionFile]:
+        if self._sessions is None:
+            self._sessions = [s for folder in self.folders for s in layout.session_files(folder)]
+        return self._sessions
+
+    def agent_files(self) -> list[AgentFile]:
+        """Every agent file, with the session of a 2.0.x one taken from its records."""
+        if self._agents is None:
+            found = []
+            for folder in self.folders:
+                for agent in layout.agent_files(folder):
+                    if agent.session_id is None:
+                        first = records.first_record(agent.path, ("sessionId",))
+                        agent = AgentFile(agent.id, agent.path, first.get("sessionId"))
+                    found.append(agent)
+                    self._agents_by_session.setdefault(agent.session_id, []).append(agent)
+            self._agents = found
+        return self._agents
+
+    def agent_files_of(self, session: SessionFile) -> list[AgentFile]:
+        self.agent_files()
+        return [
+            agent
+            for agent in self._agents_by_session.get(session.id, [])
+            if agent.path.parent.is_relative_to(session.folder)
+        ]
+
+    # reading -----------------------------------------------------------------------------
+
+    def view(
+        self, session: SessionFile, options: ReadOptions | None = None, leaves=()
+    ) -> SessionView:
+        options = options or ReadOptions()
+        reading = None
+        main = None
+        if session.exists:
+            reading = read(session.path, session.id, options, leaves=leaves)
+            main = reading.main
+        runs: list[AgentRun] = []
+        compaction_runs: list[Transcript] = []
+        for agent in self.agent_files_of(session):
+            transcript = read(
+                agent.path, agent.id, options, agent_id=agent.id, split_sidechains=False
+            ).main
+            if agent.is_compaction:
+                compaction_runs.append(transcript)
+            else:
+                runs.append(AgentRun(transcript, agent.layout, read_meta(agent.meta_path)))
+        if reading is not None:  # an agent with its own file is not listed twice
+            own = {run.transcript.id for run in runs}
+            runs += [AgentRun(c, INLINE) for c in reading.sidechains if c.id not in own]
+        tree = link(session.id, main, runs, reading.progress_links if reading is not None else None)
+        if main is not None:
+            attach_compaction_runs(main.compactions, compaction_runs)
+        agents = {run.transcript.id: run.transcript for run in runs}
+        return SessionView(session, main, reading, tree, agents, compaction_runs)
+
+    def sessions(self, project: Path | None = None) -> list[Session]:
+        """Every session (of ``project`` and folders under it, when given), oldest first."""
+        wanted = str(Path(project)) if project is not None else None
+        listed: list[Session] = []
+        for folder in self.folders:
+            files = [s for s in self.session_files() if s.folder == folder]
+            if wanted is not None:
+                files = [s for s in files if _inside(self._project_of(s), wanted)]
+            if not files:
+                continue
+            summaries = [item for s in files if s.exists for item in leading_summaries(s.path)]
+            leaves = {leaf for leaf, _ in summaries if leaf}
+            # One session read at a time; only what titles need is kept across the folder.
+            read_here = [self._session(s, self.view(s, leaves=leaves)) for s in files]
+            found_anywhere = set().union(*(found for _, found, _ in read_here))
+            for session, found, candidates in read_here:
+                by_leaf = [text for leaf, text in summaries if leaf in found]
+                orphans = [
+                    text for leaf, text in candidates.own_summaries if leaf not in found_anywhere
+                ]
+                session.title = _title(
+                    candidates.renamed
+                    or candidates.ai_title
+                    or (by_leaf[-1] if by_leaf else None)
+                    or (orphans[-1] if orphans else None)
+                    or candidates.first_prompt
+                )
+                listed.append(session)
+        listed.sort(key=lambda s: (s.started_at or "", s.id))
+        return listed
+
+    def _project_of(self, session: SessionFile) -> str | None:
+        if session.exists:
+            first = records.first_record(session.path)
+            if first:
+                return first.get("cwd")
+        for agent in self.agent_files_of(session):
+            first = records.first_record(agent.path)
+            if first:
+                return first.get("cwd")
+        return None
+
+    def _session(self, file: SessionFile, view: SessionView):
+        """The figures of one read session, the summary leaves found in it and its title
+        candidates (the title itself needs the whole project folder)."""
+        main, reading = view.main, view.reading
+        session = Session(file.id, file.path, file.exists)
+        candidates = _TitleCandidates()
+        found: set[str] = set()
+        if main is None or reading is None:
+            any_agent = next(iter(view.agents.values()), None)
+            if any_agent is not None:
+                session.project_path = any_agent.project_path
+                session.started_at = any_agent.started_at
+                session.ended_at = any_agent.ended_at
+        else:
+            session.project_path = main.project_path
+            session.started_at, session.ended_at = main.started_at, main.ended_at
+            session.turns = main.turn_count
+            session.compactions = len(main.compactions)
+            session.version, session.git_branch = main.version, main.git_branch
+            session.stats = main.stats
+            session.size = file.path.stat().st_size
+            found = reading.leaves_found
+            candidates = _TitleCandidates(
+                reading.custom_title, reading.ai_title, reading.summaries, _title(main.first_prompt)
+            )
+        session.subagents = sum(1 for _ in view.all_subagents())
+        return session, found, candidates
+
+    # ids ---------------------------------------------------------------------------------
+
+    def _inline_roots(self) -> Iterator[Target]:
+        """Roots of 1.0.x inline sidechains (only sessions older than 2.0 are scanned)."""
+        for session in self.session_files():
+            if not session.exists:
+                continue
+            version = records.first_record(session.path, ("version",)).get("version")
+            if (
+                isinstance(version, str)
+                and version[:1].isdigit()
+                and int(version.split(".")[0]) >= 2
+            ):
+                continue
+            try:
+                if records.is_binary(session.path):
+                    continue
+                handle = open(session.path, "rb")  # noqa: SIM115 - closed by the with below
+            except OSError:
+                continue
+            with handle:
+                for line in handle:
+                    if _INLINE_ROOT[0] in line and _INLINE_ROOT[1] in line:
+                        try:
+                            record = json.loads(line)
+                        except ValueError:
+                            continue
+                        if (
+                            isinstance(record, dict)
+                            and record.get("isSidechain")
+                            and record.get("parentUuid") is None
+                            and not record.get("agentId")
+                            and isinstance(record.get("uuid"), str)
+                        ):
+                            yield Target("inline", record["uuid"], session)
+
+    def targets(self, inline: bool = True) -> Iterator[Target]:
+        """Everything an id can name; ``inline`` adds 1.0.x inline subagents (a scan)."""
+        for session in self.session_files():
+            yield Target("session", session.id, session)
+        by_id: dict[str, list[SessionFile]] = {}
+        for session in self.session_files():
+            by_id.setdefault(session.id, []).append(session)
+        for agent in self.agent_files():
+            owner = next(
+                (
+                    session
+                    for session in by_id.get(agent.session_id or "", [])
+                    if agent.path.parent.is_relative_to(session.folder)
+                ),
+                None,
+            )
+            if owner is None and agent.session_id:
+                owner = SessionFile(agent.session_id, agent.path.parent)
+            kind = "compaction" if agent.is_compaction else "agent"
+            yield Target(kind, agent.id, owner, agent)
+        if inline:
+            yield from self._inline_roots()
+
+    def resolve(self, query: str, kinds: tuple[str, ...] | None = None) -> Target:
+        """The one session or agent ``query`` names (full id or unique prefix)."""
+        query = query.strip()
+        if query.startswith(layout.AGENT_PREFIX):
+            query = query[len(layout.AGENT_PREFIX) :]
+        if query.endswith(layout.SUFFIX):
+            query = query[: -len(layout.SUFFIX)]
+        if not query:
+            raise UsageError("an id is required: a session id, an agent id or a unique prefix")
+        named = [t for t in self.targets(inline=False) if kinds is None or t.kind in kinds]
+        exact = [t for t in named if t.id == query]
+        if len(exact) != 1 and (kinds is None or "inline" in kinds):
+            named += [t for t in self._inline_roots() if t.id.startswith(query)]
+            exact = [t for t in named if t.id == query]
+        matches = exact or [t for t in named if t.id.startswith(query)]
+        what = "session" if kinds == ("session",) else "session or agent"
+        if not matches:
+            raise NotFound(
+                f"no {what} matches '{query}' in {self.root}; "
+                "list them with 'purlin-resume sessions --all'"
+            )
+        if len(matches) > 1:
+            shown = ", ".join(t.describe() for t in matches[:10])
+            more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+            raise PurlinError(
+                f"'{query}' is ambiguous: it matches {shown}{more}; give more characters"
+            )
+        return matches[0]
+
+
+@dataclass
+class Opened:
+    """What an id names, read: the conversation and, for a subagent, its place in the tree."""
+
+    target: Target
+    view: SessionView
+    transcript: Transcript | None
+    subagent: Subagent | None = None
+
+
+def open_target(catalog: Catalog, query: str, options: ReadOptions | None = None) -> Opened:
+    """Resolve ``query`` and read the conversation it names (with its session, for context)."""
+    target = catalog.resolve(query)
+    assert target.session is not None
+    view = catalog.view(target.session, options)
+    if target.kind == "session":
+        return Opened(target, view, view.main)
+    if target.kind == "compaction":
+        run = next((t for t in view.compaction_runs if t.id == target.id), None)
+        return Opened(target, view, run)
+    return Opened(target, view, view.agents.get(target.id), view.find(target.id))
+
+
+def _inside(path: str | None, wanted: str) -> bool:
+    if not path:
+        return False
+    return path == wanted or path.startswith(wanted.rstrip("/") + "/")

@@ -1,0 +1,122 @@
+"""Where Claude Code keeps its transcripts on disk.
+
+``<claude dir>/projects/<folder>/`` holds one folder per working directory (its name encodes the
+path lossily, so it is never decoded: the real path is the ``cwd`` the records carry). In it:
+
+- ``<session id>.jsonl``: a session;
+- ``agent-<agent id>.jsonl`` beside the sessions: a subagent (Claude Code 2.0.x);
+- ``<session id>/subagents/agent-<agent id>.jsonl``: a subagent (2.1.2 and later), with an
+  optional ``agent-<agent id>.meta.json``;
+- ``agent-acompact-*.jsonl`` in either place: a compaction run, not an agent.
+
+Claude Code 1.0.x kept subagents inline in the session file (records with ``isSidechain``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from purlin_resume.errors import NotFound
+
+AGENT_PREFIX = "agent-"
+COMPACTION_PREFIX = "acompact"
+SUFFIX = ".jsonl"
+
+
+def claude_dir(explicit: Path | None = None) -> Path:
+    """``--claude-dir``, else ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``; it must hold projects/."""
+    if explicit is not None:
+        folder, source = Path(explicit).expanduser(), "--claude-dir"
+    elif os.environ.get("CLAUDE_CONFIG_DIR"):
+        folder, source = Path(os.environ["CLAUDE_CONFIG_DIR"]).expanduser(), "CLAUDE_CONFIG_DIR"
+    else:
+        folder, source = Path.home() / ".claude", "the default"
+    if not (folder / "projects").is_dir():
+        raise NotFound(
+            f"no Claude Code transcripts in {folder} ({source}): it has no projects/ folder; "
+            "pass --claude-dir or set CLAUDE_CONFIG_DIR"
+        )
+    return folder
+
+
+@dataclass(frozen=True)
+class SessionFile:
+    """A session's place on disk; its JSONL file may be gone while its subagents remain."""
+
+    id: str
+    folder: Path
+
+    @property
+    def path(self) -> Path:
+        return self.folder / f"{self.id}{SUFFIX}"
+
+    @property
+    def subagents_dir(self) -> Path:
+        return self.folder / self.id / "subagents"
+
+    @property
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+
+@dataclass(frozen=True)
+class AgentFile:
+    """A subagent's (or compaction run's) own JSONL file."""
+
+    id: str
+    path: Path
+    session_id: str | None  # known from the folder in the 2.1 layout; else from its records
+
+    @property
+    def is_compaction(self) -> bool:
+        return self.id.startswith(COMPACTION_PREFIX)
+
+    @property
+    def meta_path(self) -> Path:
+        return self.path.with_name(f"{AGENT_PREFIX}{self.id}.meta.json")
+
+    @property
+    def layout(self) -> str:
+        return "subagents-folder" if self.path.parent.name == "subagents" else "beside-sessions"
+
+
+def project_folders(root: Path) -> list[Path]:
+    base = Path(root) / "projects"
+    return sorted(child for child in base.iterdir() if child.is_dir())
+
+
+def _agent_id(path: Path) -> str | None:
+    name = path.name
+    if name.startswith(AGENT_PREFIX) and name.endswith(SUFFIX):
+        return name[len(AGENT_PREFIX) : -len(SUFFIX)] or None
+    return None
+
+
+def session_files(folder: Path) -> list[SessionFile]:
+    """Every session of a project folder, including one whose file is gone but not its agents."""
+    ids: set[str] = set()
+    for child in Path(folder).iterdir():
+        if child.is_file() and child.name.endswith(SUFFIX) and _agent_id(child) is None:
+            ids.add(child.name[: -len(SUFFIX)])
+        elif child.is_dir() and (child / "subagents").is_dir():
+            ids.add(child.name)
+    return [SessionFile(session_id, Path(folder)) for session_id in sorted(ids)]
+
+
+def agent_files(folder: Path) -> list[AgentFile]:
+    """Every agent file of a project folder, in both the 2.0.x and the 2.1 layout."""
+    found: list[AgentFile] = []
+    folder = Path(folder)
+    for child in sorted(folder.iterdir()):
+        if child.is_file():
+            agent_id = _agent_id(child)
+            if agent_id:
+                found.append(AgentFile(agent_id, child, None))
+        elif (child / "subagents").is_dir():
+            for inner in sorted((child / "subagents").iterdir()):
+                agent_id = _agent_id(inner)
+                if agent_id and inner.is_file():
+                    found.append(AgentFile(agent_id, inner, child.name))
+    return found

@@ -1,0 +1,188 @@
+"""Claude Code's JSONL records, read one line at a time.
+
+A transcript file holds one JSON object per line. Lines are read as bytes with no length cap and
+never all at once; a line that does not parse (a crash cut it short, the file is binary) is
+counted and skipped, as is a record of a type this reader does not know. Records that repeat a
+``uuid`` already seen are dropped (Claude Code rewrites some lines when a session is resumed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+KNOWN_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "custom-title",
+        "ai-title",
+        "agent-name",
+    }
+)
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})  # "Agent" since Claude Code 2.1.63
+
+# Progress records carry hook and shell output and make up most lines of a 2.x session; only
+# ``agent_progress`` (written ``"data":{"message":...``) matters here. The others are written
+# ``..."type":"progress","data":{"type":"hook_progress"...``: such a complete line is counted
+# without being parsed. Inside a JSON string every quote is escaped, so this byte pattern cannot
+# come from message text.
+_PROGRESS_MARK = b'"type":"progress","data":{"type":"'
+_CLOSED = (b"}\n", b"}\r\n", b"}")
+_SNIFF_BYTES = 8192
+
+
+@dataclass
+class ReadStats:
+    """What reading one file met besides usable records."""
+
+    lines: int = 0
+    records: int = 0
+    malformed: int = 0
+    duplicates: int = 0
+    blank: int = 0
+    unknown_types: Counter = field(default_factory=Counter)
+    truncated: bool = False  # the last line has no newline and does not parse
+    binary: bool = False  # the file is not text: nothing was read from it
+    unreadable: str | None = None  # why the file could not be opened
+
+    @property
+    def unknown(self) -> int:
+        return sum(self.unknown_types.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "lines": self.lines,
+            "records": self.records,
+            "malformed": self.malformed,
+            "duplicates": self.duplicates,
+            "unknown_types": dict(sorted(self.unknown_types.items())),
+            "truncated": self.truncated,
+            "binary": self.binary,
+            "unreadable": self.unreadable,
+        }
+
+
+def is_binary(path: Path) -> bool:
+    """True when the file is not JSONL text: its start holds NUL bytes and no JSON object.
+
+    A transcript whose end a crash filled with zeros still starts with ``{``: it is read, and
+    its zeroed lines are counted as malformed.
+    """
+    with open(path, "rb") as handle:
+        start = handle.read(_SNIFF_BYTES)
+    return b"\x00" in start and not start.lstrip().startswith(b"{")
+
+
+def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
+    """Yield each new record of ``path`` (a dict with a ``type``), updating ``stats``.
+
+    Skipped and counted: blank lines, lines that are not a JSON object, repeated uuids, unknown
+    types (yielded never). A missing, unreadable or binary file yields nothing and says so in
+    ``stats``.
+    """
+    path = Path(path)
+    try:
+        if is_binary(path):
+            stats.binary = True
+            return
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
+    except OSError as exc:
+        stats.unreadable = exc.strerror or type(exc).__name__
+        return
+    seen: set[str] = set()
+    loads = json.loads
+    with handle:
+        for line in handle:
+            stats.lines += 1
+            complete = line.endswith(b"\n")
+            if _PROGRESS_MARK in line and line.endswith(_CLOSED):
+                stats.records += 1  # hook, shell or task-wait progress: nothing to read in it
+                continue
+            try:
+                record = loads(line)
+            except (ValueError, RecursionError):
+                if line.strip():
+                    stats.malformed += 1
+                    if not complete:
+                        stats.truncated = True
+                else:
+                    stats.blank += 1
+                continue
+            if not isinstance(record, dict):
+                stats.malformed += 1
+                continue
+            kind = record.get("type")
+            if kind not in KNOWN_TYPES:
+                stats.unknown_types[str(kind)] += 1
+                continue
+            uuid = record.get("uuid")
+            if uuid is not None:
+                if uuid in seen:
+                    stats.duplicates += 1
+                    continue
+                seen.add(uuid)
+            stats.records += 1
+            yield record
+
+
+def first_record(path: Path, wanted: tuple[str, ...] = ("cwd",), limit: int = 50) -> dict[str, Any]:
+    """The first record (within ``limit`` lines) that has every key in ``wanted``, else {}."""
+    try:
+        if is_binary(path):
+            return {}
+        with open(path, "rb") as handle:
+            for number, line in enumerate(handle):
+                if number >= limit:
+                    break
+                try:
+                    record = json.loads(line)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(record, dict) and all(key in record for key in wanted):
+                    return record
+    except OSError:
+        return {}
+    return {}
+
+
+def text_of(content: Any) -> str:
+    """The text of a message ``content``: a string, or the text blocks of a block list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            block.get("text", "")
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text"
+        ]
+        return "\n".join(part for part in parts if part)
+    return ""
+
+
+def utc(timestamp: Any) -> str | None:
+    """An ISO 8601 timestamp as UTC with milliseconds and ``Z``, as Claude Code writes them (so
+    they sort as text); other forms are converted, unparseable ones dropped."""
+    if not isinstance(timestamp, str) or not timestamp:
+        return None
+    if len(timestamp) == 24 and timestamp[19] == "." and timestamp[23] == "Z":
+        return timestamp
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    text = moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")

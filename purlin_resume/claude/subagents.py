@@ -1,0 +1,228 @@
+"""Subagents of a session, linked to the tool call that spawned them.
+
+Three layouts hold a subagent's own turns: inline ``isSidechain`` records in the session file
+(1.0.x: no agent id, one subagent per sidechain root, linked to its call by prompt), an
+``agent-<id>.jsonl`` beside the sessions (2.0.x) and ``<session>/subagents/agent-<id>.jsonl``
+(2.1.2+). A call names its agent in ``toolUseResult.agentId``, in the result's "agentId: …"
+trailer, or through ``agent_progress`` records; ``agent-<id>.meta.json`` may add the type and
+description; the agent's first prompt matching the call's prompt is the last resort.
+``acompact-*`` runs are compactions, not agents.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.claude.transcript import Compaction, ToolCall, Transcript
+
+INLINE = "inline"
+COMPLETED, FAILED, UNFINISHED, UNKNOWN = "completed", "failed", "unfinished", "unknown"
+
+
+@dataclass
+class Subagent:
+    id: str | None  # None: a spawn call whose agent left no transcript
+    session_id: str | None
+    layout: str  # inline, subagents-folder, beside-sessions, or none
+    path: Path | None = None
+    tool: str | None = None  # "Task" or "Agent"
+    tool_use_id: str | None = None
+    agent_type: str | None = None
+    description: str | None = None
+    prompt: str | None = None
+    status: str = UNKNOWN
+    tokens: int | None = None
+    duration_ms: int | None = None
+    tool_uses: int | None = None
+    turns: int = 0
+    started_at: str | None = None
+    ended_at: str | None = None
+    linked_by: str | None = None
+    parent_missing: bool = False
+    children: list[Subagent] = field(default_factory=list)
+
+    def walk(self):
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "session_id": self.session_id,
+            "type": self.agent_type,
+            "description": self.description,
+            "status": self.status,
+            "tokens": self.tokens,
+            "duration_ms": self.duration_ms,
+            "tool_uses": self.tool_uses,
+            "turns": self.turns,
+            "tool": self.tool,
+            "tool_use_id": self.tool_use_id,
+            "linked_by": self.linked_by,
+            "layout": self.layout,
+            "path": str(self.path) if self.path else None,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "parent_missing": self.parent_missing,
+            "children": [child.to_dict() for child in self.children],
+        }
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """The ``agent-<id>.meta.json`` beside an agent file, or {} when absent or unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _same_prompt(left: str | None, right: Any) -> bool:
+    return bool(left) and isinstance(right, str) and left.strip() == right.strip()
+
+
+def _status(call: ToolCall) -> str:
+    if not call.answered:
+        return UNFINISHED
+    return str(call.outcome.get("status") or (FAILED if call.is_error else COMPLETED))
+
+
+@dataclass
+class AgentRun:
+    """A subagent transcript as read, with where it came from."""
+
+    transcript: Transcript
+    layout: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def link(
+    session_id: str | None,
+    main: Transcript | None,
+    runs: Iterable[AgentRun],
+    progress_links: dict[str, str] | None = None,
+) -> list[Subagent]:
+    """The subagent tree of one session: top level = spawned by the main thread (or unlinked).
+
+    ``main`` is None when the session file is gone: every agent is then listed, unlinked.
+    """
+    runs = list(runs)
+    progress_links = dict(progress_links or {})
+    by_id = {run.transcript.id: run for run in runs}
+    owner_calls: list[tuple[str | None, ToolCall]] = []
+    if main is not None:
+        owner_calls += [(None, call) for call in main.tool_calls() if call.spawns_agent]
+    for run in runs:
+        owner_calls += [
+            (run.transcript.id, call) for call in run.transcript.tool_calls() if call.spawns_agent
+        ]
+    claimed: dict[str, tuple[str | None, ToolCall, str]] = {}
+    unmatched: list[tuple[str | None, ToolCall]] = []
+    meta_links = {}
+    for run in runs:
+        for key in ("toolUseId", "toolUseID", "tool_use_id", "parentToolUseID"):
+            value = run.meta.get(key)
+            if isinstance(value, str):
+                meta_links[value] = run.transcript.id
+    for owner, call in owner_calls:
+        agent_id, how = call.agent_id, call.linked_by
+        if not agent_id and call.id in progress_links:
+            agent_id, how = progress_links[call.id], "agent_progress"
+        if not agent_id and call.id in meta_links:
+            agent_id, how = meta_links[call.id], "meta.json"
+        if agent_id and agent_id in by_id and agent_id not in claimed:
+            claimed[agent_id] = (owner, call, how or "")
+        else:
+            unmatched.append((owner, call))
+    still: list[tuple[str | None, ToolCall]] = []
+    for owner, call in unmatched:  # inline sidechains and last resort: the prompt
+        prompt = (call.input or {}).get("prompt")
+        match = next(
+            (
+                run
+                for run in runs
+                if run.transcript.id not in claimed
+                and run.transcript.id != owner
+                and _same_prompt(run.transcript.first_prompt, prompt)
+            ),
+            None,
+        )
+        if match is None:
+            still.append((owner, call))
+        else:
+            claimed[match.transcript.id] = (owner, call, "prompt")
+
+    nodes: dict[str, Subagent] = {}
+    for run in runs:
+        transcript = run.transcript
+        node = Subagent(
+            id=transcript.id,
+            session_id=transcript.session_id or session_id,
+            layout=run.layout,
+            path=transcript.path,
+            prompt=transcript.first_prompt,
+            turns=transcript.turn_count,
+            started_at=transcript.started_at,
+            ended_at=transcript.ended_at,
+            tokens=transcript.last_usage_tokens,
+            tool_uses=sum(1 for _ in transcript.tool_calls()),
+            agent_type=run.meta.get("agentType")
+            if isinstance(run.meta.get("agentType"), str)
+            else None,
+            description=run.meta.get("description")
+            if isinstance(run.meta.get("description"), str)
+            else None,
+            parent_missing=main is None,
+        )
+        if transcript.id in claimed:
+            _, call, how = claimed[transcript.id]
+            _apply_call(node, call)
+            node.linked_by = how
+            call.agent_id = call.agent_id or transcript.id  # the call now names its agent
+        nodes[transcript.id] = node
+    top: list[Subagent] = []
+    for run in runs:
+        node = nodes[run.transcript.id]
+        owner = claimed.get(run.transcript.id, (None,))[0]
+        (nodes[owner].children if owner in nodes else top).append(node)
+    for owner, call in still:  # a call whose agent left no transcript here
+        node = Subagent(id=None, session_id=session_id, layout="none", status=_status(call))
+        _apply_call(node, call)
+        (nodes[owner].children if owner in nodes else top).append(node)
+    return top
+
+
+def _apply_call(node: Subagent, call: ToolCall) -> None:
+    data = call.input or {}
+    node.tool = call.name
+    node.tool_use_id = call.id or None
+    node.agent_type = data.get("subagent_type") or node.agent_type or "general-purpose"
+    node.description = data.get("description") or node.description
+    node.prompt = node.prompt or data.get("prompt")
+    node.status = _status(call)
+    outcome = call.outcome
+    if isinstance(outcome.get("totalTokens"), int):
+        node.tokens = outcome["totalTokens"]
+    if isinstance(outcome.get("totalDurationMs"), int):
+        node.duration_ms = outcome["totalDurationMs"]
+    if isinstance(outcome.get("totalToolUseCount"), int):
+        node.tool_uses = outcome["totalToolUseCount"]
+
+
+def attach_compaction_runs(compactions: list[Compaction], runs: Iterable[Transcript]) -> None:
+    """Name, for each compaction, the ``acompact-*`` run that wrote its summary.
+
+    A run ends just before the boundary it produced: each run goes to the first unclaimed
+    compaction at or after the run's last record.
+    """
+    for run in sorted(runs, key=lambda t: t.ended_at or ""):
+        for compaction in compactions:
+            if compaction.agent_id is None and (compaction.timestamp or "") >= (run.ended_at or ""):
+                compaction.agent_id = run.id
+                break

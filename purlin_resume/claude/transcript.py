@@ -1,0 +1,494 @@
+"""A conversation assembled from Claude Code records: ``Transcript``, ``Turn``, ``ToolCall``.
+
+A turn is what one side said once: a user prompt (or slash command, or interruption), or one
+assistant API message. Claude Code writes an assistant message as several records, one per
+content block, sharing ``message.id``; they are joined back into one turn. Tool results are not
+turns: they are attached to the tool call they answer. Compaction (a ``compact_boundary`` system
+record, then a user record with ``isCompactSummary``) becomes a ``Compaction`` plus a marker turn
+that holds the summary. Records are taken in file order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.claude import records
+from purlin_resume.claude.records import SUBAGENT_TOOLS, ReadStats, utc
+
+PROMPT, COMMAND, INTERRUPTION, NOTIFICATION, RESPONSE, COMPACTION = (
+    "prompt",
+    "command",
+    "interruption",
+    "notification",
+    "response",
+    "compaction",
+)
+_COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+_COMMAND_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.S)
+_BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
+_NOTIFICATION_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
+_AGENT_TRAILER = re.compile(r"agentId: ([A-Za-z0-9_-]+)")
+_GIT_COMMIT = re.compile(r"^\[([^\s\]]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
+_SKIPPED_USER_TEXT = (
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+)
+_SUMMARY_KEYS = ("command", "file_path", "notebook_path", "pattern", "url", "query", "path")
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What to keep beyond text and one-line tool calls (both cost memory on big sessions)."""
+
+    tools: bool = False  # full tool inputs and results
+    thinking: bool = False
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    summary: str
+    input: dict[str, Any] | None = None  # kept with ReadOptions.tools, and for subagent calls
+    file_path: str | None = None
+    result: str | None = None  # kept with ReadOptions.tools
+    answered: bool = False
+    is_error: bool = False
+    outcome: dict[str, Any] = field(default_factory=dict)  # subagent calls: status, tokens...
+    agent_id: str | None = None
+    linked_by: str | None = None  # where agent_id came from
+
+    @property
+    def spawns_agent(self) -> bool:
+        return self.name in SUBAGENT_TOOLS
+
+
+@dataclass
+class Turn:
+    role: str  # "user" or "agent"
+    kind: str
+    timestamp: str | None
+    text: str = ""
+    thinking: list[str] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    uuid: str | None = None
+    message_id: str | None = None
+
+    @property
+    def counts(self) -> bool:
+        """A real turn: said something or called a tool (thinking alone does not count)."""
+        return self.kind != COMPACTION and (bool(self.text.strip()) or bool(self.tool_calls))
+
+
+@dataclass
+class Compaction:
+    timestamp: str | None
+    trigger: str | None = None
+    pre_tokens: int | None = None
+    logical_parent_uuid: str | None = None
+    summary: str | None = None
+    agent_id: str | None = None  # the acompact-* run that wrote the summary, when known
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "timestamp": self.timestamp,
+            "trigger": self.trigger,
+            "pre_tokens": self.pre_tokens,
+            "run": self.agent_id,
+            "has_summary": self.summary is not None,
+        }
+
+
+@dataclass
+class Transcript:
+    """One conversation: a session's main thread, or one subagent's."""
+
+    id: str
+    session_id: str | None = None
+    agent_id: str | None = None
+    path: Path | None = None
+    project_path: str | None = None
+    git_branch: str | None = None
+    version: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    turns: list[Turn] = field(default_factory=list)
+    compactions: list[Compaction] = field(default_factory=list)
+    commits: list[str] = field(default_factory=list)  # "branch sha" lines seen in git output
+    last_usage_tokens: int | None = None
+    stats: ReadStats = field(default_factory=ReadStats)
+
+    @property
+    def turn_count(self) -> int:
+        return sum(1 for turn in self.turns if turn.counts)
+
+    def tool_calls(self) -> Iterator[ToolCall]:
+        for turn in self.turns:
+            yield from turn.tool_calls
+
+    def tool_counts(self) -> Counter:
+        return Counter(call.name for call in self.tool_calls())
+
+    @property
+    def first_prompt(self) -> str | None:
+        for turn in self.turns:
+            if turn.kind in (PROMPT, COMMAND) and turn.text.strip():
+                return turn.text
+        return None
+
+    @property
+    def final_output(self) -> str | None:
+        for turn in reversed(self.turns):
+            if turn.role == "agent" and turn.text.strip():
+                return turn.text
+        return None
+
+    def files_touched(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for call in self.tool_calls():
+            if call.file_path:
+                seen.setdefault(call.file_path, None)
+        return list(seen)
+
+
+def _one_line(text: str, limit: int = 120) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _summarise_input(name: str, data: Any) -> str:
+    if not isinstance(data, dict):
+        return ""
+    if name in SUBAGENT_TOOLS:
+        kind = data.get("subagent_type") or "agent"
+        return _one_line(f"{kind}: {data.get('description') or data.get('prompt') or ''}")
+    for key in _SUMMARY_KEYS:
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return _one_line(value)
+    for value in data.values():
+        if isinstance(value, str) and value:
+            return _one_line(value)
+    return ""
+
+
+def _blocks_text(content: Any) -> str:
+    """The text of a string or of the text (and image) blocks of a block list."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for block in content:
+        if isinstance(block, dict):
+            if block.get("type") == "text":
+                parts.append(block.get("text", ""))
+            elif block.get("type") == "image":
+                parts.append("[image]")
+    return "\n".join(part for part in parts if part)
+
+
+def classify_blocks_text(text: str) -> tuple[str, str] | None:
+    """(kind, text) of what a user typed, or None for command output and caveats."""
+    stripped = text.lstrip()
+    if not stripped:
+        return None
+    if stripped.startswith(_SKIPPED_USER_TEXT):
+        return None
+    if "<command-name>" in stripped:
+        name = _COMMAND_NAME.search(stripped)
+        if name:
+            args = _COMMAND_ARGS.search(stripped)
+            command = name.group(1)
+            if not command.startswith("/"):
+                command = "/" + command
+            if args and args.group(1):
+                command = f"{command} {args.group(1)}"
+            return COMMAND, command
+    if stripped.startswith("<bash-input>"):
+        match = _BASH_INPUT.search(stripped)
+        if match:
+            return COMMAND, "! " + match.group(1).strip()
+    if stripped.startswith("[Request interrupted by user"):
+        return INTERRUPTION, stripped.strip()
+    if stripped.startswith("<task-notification>"):
+        match = _NOTIFICATION_SUMMARY.search(stripped)
+        return NOTIFICATION, (match.group(1).strip() if match else stripped.strip())
+    return PROMPT, text
+
+
+class _Assembly:
+    """Turns the records of one conversation into a Transcript, one record at a time."""
+
+    def __init__(self, transcript: Transcript, options: ReadOptions):
+        self.transcript = transcript
+        self.options = options
+        self.calls: dict[str, ToolCall] = {}
+        self.by_message: dict[str, Turn] = {}
+        self.open_compaction: Compaction | None = None
+        self.compaction_turn: Turn | None = None
+
+    def add(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        transcript = self.transcript
+        timestamp = utc(record.get("timestamp"))
+        if timestamp:
+            if transcript.started_at is None or timestamp < transcript.started_at:
+                transcript.started_at = timestamp
+            if transcript.ended_at is None or timestamp > transcript.ended_at:
+                transcript.ended_at = timestamp
+        if transcript.project_path is None and record.get("cwd"):
+            transcript.project_path = record["cwd"]
+        if record.get("gitBranch"):
+            transcript.git_branch = record["gitBranch"]
+        if transcript.version is None and record.get("version"):
+            transcript.version = record["version"]
+        if transcript.session_id is None and record.get("sessionId"):
+            transcript.session_id = record["sessionId"]
+        if kind == "assistant":
+            self._assistant(record, timestamp)
+        elif kind == "user":
+            self._user(record, timestamp)
+        elif kind == "system":
+            self._system(record, timestamp)
+
+    def _assistant(self, record: dict[str, Any], timestamp: str | None) -> None:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return
+        message_id = message.get("id")
+        turn = self.by_message.get(message_id) if message_id else None
+        if turn is None:
+            turn = Turn(
+                "agent", RESPONSE, timestamp, uuid=record.get("uuid"), message_id=message_id
+            )
+            self.transcript.turns.append(turn)
+            if message_id:
+                self.by_message[message_id] = turn
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            total = 0
+            for key in (
+                "input_tokens",
+                "cache_creation_input_tokens",
+                "cache_read_input_tokens",
+                "output_tokens",
+            ):
+                value = usage.get(key)
+                if isinstance(value, int):
+                    total += value
+            if total:  # synthetic messages ("No response requested.") report zeros
+                self.transcript.last_usage_tokens = total
+        content = message.get("content")
+        if isinstance(content, str):
+            turn.text = f"{turn.text}\n\n{content}" if turn.text.strip() else content
+            return
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            block_type = block.get("type")
+            if block_type == "text":
+                text = block.get("text") or ""
+                if text.strip():
+                    turn.text = f"{turn.text}\n\n{text}" if turn.text.strip() else text
+            elif block_type in ("tool_use", "server_tool_use"):
+                self._tool_use(turn, block)
+            elif block_type == "thinking" and self.options.thinking:
+                thought = block.get("thinking") or ""
+                if thought.strip():
+                    turn.thinking.append(thought)
+
+    def _tool_use(self, turn: Turn, block: dict[str, Any]) -> None:
+        name = str(block.get("name") or "?")
+        data = block.get("input")
+        call = ToolCall(
+            id=str(block.get("id") or ""),
+            name=name,
+            summary=_summarise_input(name, data),
+        )
+        if isinstance(data, dict):
+            path = data.get("file_path") or data.get("notebook_path")
+            if isinstance(path, str):
+                call.file_path = path
+            if self.options.tools or name in SUBAGENT_TOOLS:
+                call.input = data
+        turn.tool_calls.append(call)
+        if call.id:
+            self.calls[call.id] = call
+
+    def _user(self, record: dict[str, Any], timestamp: str | None) -> None:
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if record.get("isCompactSummary"):
+            self._compact_summary(_blocks_text(content), timestamp, record)
+            return
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    self._tool_result(block, record.get("toolUseResult"))
+        if record.get("isMeta"):
+            return
+        classified = classify_blocks_text(_blocks_text(content))
+        if classified is None:
+            return
+        kind, text = classified
+        self.transcript.turns.append(Turn("user", kind, timestamp, text, uuid=record.get("uuid")))
+
+    def _tool_result(self, block: dict[str, Any], outcome: Any) -> None:
+        call = self.calls.get(str(block.get("tool_use_id") or ""))
+        if call is None:
+            return
+        call.answered = True
+        call.is_error = bool(block.get("is_error"))
+        keep = self.options.tools
+        spawn = call.name in SUBAGENT_TOOLS
+        if keep or spawn or call.name == "Bash":
+            text = _blocks_text(block.get("content"))
+            if keep:
+                call.result = text
+            if call.name == "Bash" and "] " in text:
+                self.transcript.commits.extend(
+                    f"{m.group(1)} {m.group(2)}" for m in _GIT_COMMIT.finditer(text)
+                )
+            if spawn:
+                trailer = _AGENT_TRAILER.search(text)
+                if trailer and not call.agent_id:
+                    call.agent_id, call.linked_by = trailer.group(1), "result trailer"
+        if spawn:
+            details = outcome if isinstance(outcome, dict) else {}
+            for key in ("status", "agentId", "totalTokens", "totalDurationMs", "totalToolUseCount"):
+                if key in details:
+                    call.outcome[key] = details[key]
+            if isinstance(details.get("agentId"), str):
+                call.agent_id, call.linked_by = details["agentId"], "toolUseResult"
+            if "status" not in call.outcome:
+                text = outcome if isinstance(outcome, str) else ""
+                if "interrupted" in text.lower() or "rejected" in text.lower():
+                    call.outcome["status"] = "interrupted"
+                else:
+                    call.outcome["status"] = "failed" if call.is_error else "completed"
+
+    def _system(self, record: dict[str, Any], timestamp: str | None) -> None:
+        subtype = record.get("subtype")
+        if subtype == "compact_boundary":
+            meta = record.get("compactMetadata") or {}
+            compaction = Compaction(
+                timestamp,
+                trigger=meta.get("trigger"),
+                pre_tokens=meta.get("preTokens"),
+                logical_parent_uuid=record.get("logicalParentUuid"),
+            )
+            self.transcript.compactions.append(compaction)
+            turn = Turn("user", COMPACTION, timestamp, uuid=record.get("uuid"))
+            self.transcript.turns.append(turn)
+            self.open_compaction, self.compaction_turn = compaction, turn
+        elif subtype == "local_command":
+            classified = classify_blocks_text(str(record.get("content") or ""))
+            if classified is not None:
+                kind, text = classified
+                self.transcript.turns.append(
+                    Turn("user", kind, timestamp, text, uuid=record.get("uuid"))
+                )
+
+    def _compact_summary(self, text: str, timestamp: str | None, record: dict[str, Any]) -> None:
+        compaction, turn = self.open_compaction, self.compaction_turn
+        if compaction is None or compaction.summary is not None or turn is None:
+            compaction = Compaction(timestamp, logical_parent_uuid=record.get("logicalParentUuid"))
+            self.transcript.compactions.append(compaction)
+            turn = Turn("user", COMPACTION, timestamp, uuid=record.get("uuid"))
+            self.transcript.turns.append(turn)
+        compaction.summary = text
+        turn.text = text
+        self.open_compaction = self.compaction_turn = None
+
+
+@dataclass
+class Reading:
+    """Everything one pass over a session (or agent) file yields."""
+
+    main: Transcript
+    sidechains: list[Transcript] = field(default_factory=list)  # 1.0.x inline subagents
+    progress_links: dict[str, str] = field(default_factory=dict)  # tool_use id -> agent id
+    summaries: list[tuple[str | None, str]] = field(default_factory=list)  # (leafUuid, text)
+    leaves_found: set[str] = field(default_factory=set)
+    custom_title: str | None = None  # set by /rename
+    ai_title: str | None = None
+
+    @property
+    def stats(self) -> ReadStats:
+        return self.main.stats
+
+
+def read(
+    path: Path,
+    identifier: str,
+    options: ReadOptions = ReadOptions(),
+    *,
+    agent_id: str | None = None,
+    split_sidechains: bool = True,
+    leaves: Iterable[str] = (),
+) -> Reading:
+    """Read ``path`` in one streaming pass.
+
+    ``split_sidechains`` (session files): records with ``isSidechain`` are subagent turns written
+    inline (Claude Code 1.0.x); each chain of them, from its root, becomes its own Transcript with
+    the root's uuid as its id. In an agent file every record is a sidechain of that one agent.
+    ``leaves``: uuids named by summary records; those found here are reported (session titles).
+    """
+    main = Transcript(identifier, agent_id=agent_id, path=Path(path))
+    reading = Reading(main)
+    assembly = _Assembly(main, options)
+    chains: dict[str, _Assembly] = {}
+    chain_of: dict[str, str] = {}
+    wanted = set(leaves)
+    for record in records.read(path, main.stats):
+        kind = record.get("type")
+        uuid = record.get("uuid")
+        if wanted and uuid in wanted:
+            reading.leaves_found.add(uuid)
+        if kind == "summary":
+            summary = record.get("summary")
+            if isinstance(summary, str) and summary.strip():
+                reading.summaries.append((record.get("leafUuid"), summary.strip()))
+            continue
+        if kind in ("custom-title", "ai-title", "agent-name"):
+            title = record.get("customTitle" if kind == "custom-title" else "aiTitle")
+            if kind != "agent-name" and isinstance(title, str) and title.strip():
+                if kind == "custom-title":
+                    reading.custom_title = title.strip()
+                else:
+                    reading.ai_title = title.strip()
+            continue
+        if kind == "progress":
+            data = record.get("data")
+            if isinstance(data, dict) and data.get("type") == "agent_progress":
+                parent = record.get("parentToolUseID")
+                if isinstance(data.get("agentId"), str) and isinstance(parent, str):
+                    reading.progress_links.setdefault(parent, data["agentId"])
+            continue
+        if split_sidechains and record.get("isSidechain"):
+            key = record.get("agentId") or chain_of.get(record.get("parentUuid") or "") or uuid
+            if not key:
+                continue
+            if uuid:
+                chain_of[uuid] = key
+            chain = chains.get(key)
+            if chain is None:
+                chain = chains[key] = _Assembly(
+                    Transcript(key, agent_id=key, path=Path(path)), options
+                )
+                reading.sidechains.append(chain.transcript)
+            chain.add(record)
+            continue
+        assembly.add(record)
+    return reading

@@ -1,0 +1,302 @@
+"""`sessions`, `agents`, `transcript` and `export`: Claude Code's own history, read natively."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from purlin_resume.cli.app import app
+from purlin_resume.cli.common import JsonOption, print_json, print_text
+from purlin_resume.errors import UsageError
+
+if TYPE_CHECKING:
+    from purlin_resume.claude.catalog import Catalog, Opened
+    from purlin_resume.claude.subagents import Subagent
+
+# The reader, renderer and writer are imported inside the commands: every purlin-resume
+# invocation (hooks included) loads this module, and only these commands need them.
+
+DEFAULT_MAX_CHARS = 25_000
+
+ClaudeDirOption = Annotated[
+    Optional[Path],  # noqa: UP045 - Typer reads the annotation at runtime on Python 3.10
+    typer.Option(
+        "--claude-dir",
+        help="Claude data folder (default: $CLAUDE_CONFIG_DIR, else ~/.claude).",
+        show_default=False,
+    ),
+]
+IdArgument = Annotated[
+    str, typer.Argument(metavar="ID", help="Session id, agent id, or a unique prefix.")
+]
+ToolsOption = Annotated[bool, typer.Option("--include-tools", help="Full tool inputs and results.")]
+ThinkingOption = Annotated[bool, typer.Option("--include-thinking", help="Thinking blocks too.")]
+OutputOption = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "-o", "--output", help="Write to this file instead of stdout.", show_default=False
+    ),
+]
+
+
+class Format(str, Enum):
+    json = "json"
+    md = "md"
+
+
+def _catalog(claude_dir: Path | None) -> Catalog:
+    from purlin_resume.claude import layout
+    from purlin_resume.claude.catalog import Catalog
+
+    return Catalog(layout.claude_dir(claude_dir))
+
+
+def _checked_output(path: Path | None) -> Path | None:
+    if path is None:
+        return None
+    path = path.expanduser()
+    if path.is_dir():
+        raise UsageError(f"-o {path}: is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise UsageError(f"-o {path}: the folder {path.parent} does not exist")
+    return path
+
+
+def _kind(opened: Opened) -> str:
+    return {"inline": "agent"}.get(opened.target.kind, opened.target.kind)
+
+
+def _size(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return str(size)
+
+
+@app.command("sessions")
+def sessions_command(
+    project: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option(
+            "--project", help="Sessions started in this folder or below it.", show_default=False
+        ),
+    ] = None,
+    all_projects: Annotated[bool, typer.Option("--all", help="Sessions of every project.")] = False,
+    claude_dir: ClaudeDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List Claude Code sessions: id, project, start, end, turns, title, subagents, compactions."""
+    if project is not None and all_projects:
+        raise UsageError("--project and --all exclude each other")
+    catalog = _catalog(claude_dir)
+    scope: Path | None = None
+    if not all_projects:
+        if project is not None:
+            scope = Path(os.path.abspath(project.expanduser()))
+        else:
+            from purlin_resume import gitrepo
+
+            here = Path.cwd()
+            scope = gitrepo.toplevel(here) or here
+    listed = catalog.sessions(scope)
+    if as_json:
+        print_json(
+            {
+                "claude_dir": str(catalog.root),
+                "project": str(scope) if scope else None,
+                "sessions": [session.to_dict() for session in listed],
+            }
+        )
+        return
+    if not listed:
+        where = f"for {scope}" if scope else "at all"
+        hint = " (try --all)" if scope else ""
+        print_text(f"No Claude Code sessions {where} in {catalog.root}{hint}.\n")
+        return
+    lines = []
+    for session in listed:
+        missing = " [file gone]" if not session.exists else ""
+        skipped = session.stats.malformed + session.stats.unknown
+        if skipped:
+            missing += f" [{skipped} line(s) skipped]"
+        if session.stats.binary or session.stats.unreadable:
+            missing += " [not readable as JSONL]"
+        lines.append(
+            f"{session.id}  {session.started_at or '-'}  {session.ended_at or '-'}  "
+            f"turns {session.turns}  agents {session.subagents}  compactions {session.compactions}  "
+            f"{_size(session.size)}{missing}\n"
+            f"    {session.project_path or '?'} · {session.title or '(no title)'}\n"
+        )
+    print_text("".join(lines))
+
+
+def _tree_lines(nodes: list[Subagent], depth: int = 0) -> list[str]:
+    lines = []
+    for node in nodes:
+        tokens = f"{node.tokens} tokens" if node.tokens is not None else "tokens ?"
+        ident = node.id or "(no transcript)"
+        lines.append(
+            f"{'  ' * depth}- {ident}  {node.agent_type or '?'}  {node.status}  {tokens}  "
+            f"{node.description or ''}".rstrip()
+        )
+        lines += _tree_lines(node.children, depth + 1)
+    return lines
+
+
+@app.command("agents")
+def agents_command(
+    session: Annotated[
+        str, typer.Argument(metavar="SESSION", help="Session id or a unique prefix.")
+    ],
+    claude_dir: ClaudeDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The subagent tree of a session: type, description, status, tokens."""
+    catalog = _catalog(claude_dir)
+    target = catalog.resolve(session, kinds=("session",))
+    assert target.session is not None
+    view = catalog.view(target.session)
+    compactions = view.main.compactions if view.main is not None else []
+    if as_json:
+        print_json(view.to_dict())
+        return
+    lines = [f"Session {view.session_id}" + (" (session file gone)" if view.main is None else "")]
+    lines += _tree_lines(view.subagents) or ["(no subagents)"]
+    for compaction in compactions:
+        run = f" by {compaction.agent_id}" if compaction.agent_id else ""
+        lines.append(f"compaction {compaction.timestamp} {compaction.trigger or ''}{run}".rstrip())
+    print_text("\n".join(lines) + "\n")
+
+
+def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool) -> Opened:
+    from purlin_resume.claude.catalog import open_target
+    from purlin_resume.claude.transcript import ReadOptions
+
+    return open_target(
+        _catalog(claude_dir), identifier, ReadOptions(tools=tools, thinking=thinking)
+    )
+
+
+def _document(opened: Opened, tools: bool, thinking: bool) -> dict:
+    from purlin_resume import export as export_mod
+    from purlin_resume import rendering
+
+    if opened.transcript is None:
+        message = rendering.no_history(opened.target.id).strip()
+        return {"agent_id": opened.target.id, "conversation": [], "message": message}
+    return export_mod.document(
+        opened.transcript, opened.subagent, tools=tools, thinking=thinking, kind=_kind(opened)
+    )
+
+
+def _stdout_is_file() -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(sys.stdout.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _overflow_path(identifier: str) -> Path:
+    import tempfile
+
+    owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
+    folder = Path(tempfile.gettempdir()) / f"purlin-resume{owner}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder / f"transcript-{identifier}.md"
+
+
+def _write(path: Path, text: str) -> None:
+    from purlin_resume import store
+
+    store.write_output(path, text)
+
+
+@app.command("transcript")
+def transcript_command(
+    identifier: IdArgument,
+    output: OutputOption = None,
+    max_chars: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--max-chars",
+            min=0,
+            help="Past this many characters write the whole transcript to a file and print a "
+            "digest (default 25000 unless stdout is a file; 0 = no limit).",
+            show_default=False,
+        ),
+    ] = None,
+    include_tools: ToolsOption = False,
+    include_thinking: ThinkingOption = False,
+    claude_dir: ClaudeDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A session's or agent's conversation as Markdown: a section per command, turns in order."""
+    from purlin_resume import rendering
+
+    output = _checked_output(output)
+    opened = _open(claude_dir, identifier, include_tools, include_thinking)
+    if as_json:
+        print_json(_document(opened, include_tools, include_thinking))
+        return
+    options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
+    if not rendering.has_history(opened.transcript, options):
+        text = rendering.no_history(opened.target.id)
+        if output is not None:
+            _write(output, text)
+        print_text(text)
+        return
+    assert opened.transcript is not None
+    kind = _kind(opened)
+    markdown, sections = rendering.render(opened.transcript, options, opened.subagent, kind)
+    if output is not None:
+        _write(output, markdown)
+        print_text(f"wrote {output} ({len(markdown)} characters)\n")
+        return
+    limit = max_chars if max_chars is not None else (0 if _stdout_is_file() else DEFAULT_MAX_CHARS)
+    if limit and len(markdown) > limit:
+        path = _overflow_path(opened.target.id)
+        _write(path, markdown)
+        print_text(
+            rendering.digest(
+                markdown, sections, opened.transcript, path, limit, opened.subagent, kind
+            )
+        )
+        return
+    print_text(markdown)
+
+
+@app.command("export")
+def export_command(
+    identifier: IdArgument,
+    format: Annotated[Format, typer.Option("--format", help="json (TR-3) or md.")] = Format.json,
+    include_tools: ToolsOption = False,
+    include_thinking: ThinkingOption = False,
+    output: OutputOption = None,
+    claude_dir: ClaudeDirOption = None,
+) -> None:
+    """Export a session's or agent's context: the TR-3 JSON document, or Markdown."""
+    from purlin_resume import rendering, store
+
+    output = _checked_output(output)
+    opened = _open(claude_dir, identifier, include_tools, include_thinking)
+    if format is Format.md:
+        options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
+        if rendering.has_history(opened.transcript, options):
+            assert opened.transcript is not None
+            text = rendering.render(opened.transcript, options, opened.subagent, _kind(opened))[0]
+        else:
+            text = rendering.no_history(opened.target.id)
+    else:
+        text = store.dump_json(_document(opened, include_tools, include_thinking))
+    if output is not None:
+        _write(output, text)
+        print_text(f"wrote {output} ({len(text)} characters)\n")
+        return
+    print_text(text)

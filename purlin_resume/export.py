@@ -1,0 +1,141 @@
+"""A conversation as the TR-3 context document that resurrection reads.
+
+Shape (seed 000, TR-3): agent_id, session_id, project_path, started_at, completed_at,
+duration_ms, agent_type, original_prompt, conversation[], final_output, files_analyzed,
+tool_calls_summary {total, by_tool}; plus git_branch and git_commit when the records show them
+(the branch Claude Code recorded; the last commit the conversation's own ``git commit`` printed).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from purlin_resume.claude.subagents import Subagent
+from purlin_resume.claude.transcript import COMPACTION, Transcript, Turn
+
+
+def _duration_ms(start: str | None, end: str | None) -> int | None:
+    if not start or not end:
+        return None
+    try:
+        began = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        ended = datetime.fromisoformat(end.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return int((ended - began).total_seconds() * 1000)
+
+
+def _assistant_content(turn: Turn, tools: bool, thinking: bool) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    if thinking:
+        blocks += [{"type": "thinking", "thinking": thought} for thought in turn.thinking]
+    if turn.text.strip():
+        blocks.append({"type": "text", "text": turn.text})
+    for call in turn.tool_calls:
+        block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name}
+        if tools and call.input is not None:
+            block["input"] = call.input
+        else:
+            block["summary"] = call.summary
+        if call.agent_id:
+            block["agent_id"] = call.agent_id
+        blocks.append(block)
+    return blocks
+
+
+def conversation(transcript: Transcript, tools: bool = False, thinking: bool = False) -> list[dict]:
+    items: list[dict[str, Any]] = []
+    for turn in transcript.turns:
+        if turn.kind == COMPACTION:
+            items.append(
+                {
+                    "role": "system",
+                    "type": "compaction",
+                    "content": turn.text,
+                    "timestamp": turn.timestamp,
+                }
+            )
+            continue
+        if turn.role == "user":
+            if turn.text.strip():
+                items.append(
+                    {
+                        "role": "user",
+                        "type": turn.kind,
+                        "content": turn.text,
+                        "timestamp": turn.timestamp,
+                    }
+                )
+            continue
+        content = _assistant_content(turn, tools, thinking)
+        if not content:
+            continue
+        items.append({"role": "assistant", "content": content, "timestamp": turn.timestamp})
+        if tools:
+            results = [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call.id,
+                    "content": call.result,
+                    "is_error": call.is_error,
+                }
+                for call in turn.tool_calls
+                if call.answered
+            ]
+            if results:
+                items.append({"role": "user", "content": results, "timestamp": turn.timestamp})
+    return items
+
+
+def document(
+    transcript: Transcript,
+    subagent: Subagent | None = None,
+    *,
+    tools: bool = False,
+    thinking: bool = False,
+    kind: str = "session",
+) -> dict[str, Any]:
+    """The TR-3 document of one conversation (a session's main thread or one subagent)."""
+    counts = transcript.tool_counts()
+    duration = subagent.duration_ms if subagent is not None else None
+    if duration is None:
+        duration = _duration_ms(transcript.started_at, transcript.ended_at)
+    if kind == "session":
+        agent_type = "main"
+    elif subagent is not None:
+        agent_type = subagent.agent_type
+    else:
+        agent_type = "compaction" if kind == "compaction" else None
+    commit = transcript.commits[-1].split(" ", 1)[1] if transcript.commits else None
+    stats = transcript.stats
+    return {
+        "agent_id": None if kind == "session" else transcript.id,
+        "session_id": transcript.session_id if kind != "session" else transcript.id,
+        "project_path": transcript.project_path,
+        "started_at": transcript.started_at,
+        "completed_at": transcript.ended_at,
+        "duration_ms": duration,
+        "agent_type": agent_type,
+        "description": subagent.description if subagent is not None else None,
+        "status": subagent.status if subagent is not None else None,
+        "original_prompt": transcript.first_prompt
+        or (subagent.prompt if subagent is not None else None),
+        "conversation": conversation(transcript, tools, thinking),
+        "final_output": transcript.final_output,
+        "files_analyzed": transcript.files_touched(),
+        "tool_calls_summary": {
+            "total": sum(counts.values()),
+            "by_tool": dict(sorted(counts.items())),
+        },
+        "git_branch": transcript.git_branch,
+        "git_commit": commit,
+        "claude_code_version": transcript.version,
+        "turns": transcript.turn_count,
+        "compactions": len(transcript.compactions),
+        "skipped": {
+            "malformed_lines": stats.malformed,
+            "unknown_records": stats.unknown,
+            "duplicate_records": stats.duplicates,
+        },
+    }
