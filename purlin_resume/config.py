@@ -10,6 +10,10 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 | critic_report | ``CRITIC_REPORT.md`` | the Critic report read on restore |
 | main_branches | ``["main", "master"]`` | branches that get the main-branch command table |
 | interrupt_after_minutes | 120 | age after which a spawned agent whose session cannot be checked counts as interrupted |
+| agent_command | ``claude`` | the command that starts a new agent (revival, resurrection) |
+
+Every setting is checked against the type of its default: a number must be positive, a list
+must hold strings. A new setting needs only its field here and its row above.
 """
 
 from __future__ import annotations
@@ -31,10 +35,11 @@ CONFIG_NAMES = ("config.json", "config.yaml", "config.yml")
 @dataclass(frozen=True)
 class Settings:
     status_command: str = "tools/cdd/status.sh"
-    status_timeout: float = 60
+    status_timeout: float = 60.0
     critic_report: str = "CRITIC_REPORT.md"
     main_branches: tuple[str, ...] = ("main", "master")
-    interrupt_after_minutes: float = 120
+    interrupt_after_minutes: float = 120.0
+    agent_command: str = "claude"
     source: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -66,30 +71,35 @@ def _parse(path: Path) -> dict[str, Any]:
     return data
 
 
+def _value(path: Path, key: str, default: Any, value: Any) -> Any:
+    """``value`` checked against the type of the setting's default (the one rule for all)."""
+    where = f"{path}: resume.{key}"
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise PurlinError(f"{where} must be true or false")
+    elif isinstance(default, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise PurlinError(f"{where} must be a positive number")
+        if isinstance(default, int) and not isinstance(value, int):
+            raise PurlinError(f"{where} must be a positive whole number")
+    elif isinstance(default, str):
+        if not isinstance(value, str):
+            raise PurlinError(f"{where} must be a string")
+    elif isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise PurlinError(f"{where} must be a list of strings")
+        return tuple(value)
+    return value
+
+
 def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
-    known = {f.name for f in fields(Settings)} - {"source", "raw"}
-    out: dict[str, Any] = {}
-    for key, value in values.items():
-        if key not in known:
-            raise PurlinError(
-                f"{path}: unknown setting resume.{key} (known: {', '.join(sorted(known))})"
-            )
-        if key in ("status_command", "critic_report") and not isinstance(value, str):
-            raise PurlinError(f"{path}: resume.{key} must be a string")
-        if key == "status_timeout" and (
-            isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0
-        ):
-            raise PurlinError(f"{path}: resume.status_timeout must be a positive number of seconds")
-        if key == "main_branches":
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise PurlinError(f"{path}: resume.main_branches must be a list of branch names")
-            value = tuple(value)
-        if key == "interrupt_after_minutes" and (
-            isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0
-        ):
-            raise PurlinError(f"{path}: resume.interrupt_after_minutes must be a positive number")
-        out[key] = value
-    return out
+    defaults = {f.name: f.default for f in fields(Settings) if f.name not in ("source", "raw")}
+    unknown = sorted(set(values) - set(defaults))
+    if unknown:
+        raise PurlinError(
+            f"{path}: unknown setting resume.{unknown[0]} (known: {', '.join(sorted(defaults))})"
+        )
+    return {key: _value(path, key, defaults[key], value) for key, value in values.items()}
 
 
 def load(project: Project) -> Settings:

@@ -83,3 +83,20 @@ def fixtures_copy(tmp_path) -> Path:
     target = tmp_path / "claude"
     shutil.copytree(FIXTURES, target)
     return target
+
+
+@pytest.fixture
+def tmux_server():
+    """A private tmux server (own socket), killed after the test."""
+    import shutil
+    import tempfile
+
+    from purlin_resume import tmux
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    folder = Path(tempfile.mkdtemp(prefix="prt-", dir="/tmp"))  # socket paths must stay short
+    server = tmux.Server(folder / "sock")
+    yield server
+    tmux.kill_server(server)
+    shutil.rmtree(folder, ignore_errors=True)
