@@ -1,5 +1,6 @@
 #!/bin/sh
-# Save and restore a Builder checkpoint in a throwaway copy of the sample project.
+# Save and restore a Builder checkpoint in a throwaway copy of the sample project, then read the
+# bundled Claude Code transcripts.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -16,5 +17,14 @@ purlin-resume checkpoints
 echo
 echo "== purlin-resume restore builder"
 purlin-resume restore builder
+echo
+echo "== purlin-resume sessions --all --claude-dir examples/claude"
+purlin-resume sessions --all --claude-dir "$here/claude"
+echo
+echo "== purlin-resume agents fe5e --claude-dir examples/claude"
+purlin-resume agents fe5e --claude-dir "$here/claude"
+echo
+echo "== purlin-resume transcript 1af7 --claude-dir examples/claude"
+purlin-resume transcript 1af7 --claude-dir "$here/claude"
 echo
 echo "(sample project left in $work)"

@@ -521,3 +521,16 @@ def test_yaml_config_is_accepted(repo, cli):
 def test_checkpoints_listing_when_empty(repo, cli):
     assert cli("checkpoints").stdout.strip() == "No live checkpoints."
     assert json.loads(cli("checkpoints", "--json").stdout) == []
+
+
+def test_secrets_in_a_checkpoint_never_reach_the_briefing(repo, cli):
+    secret = "ghp_" + "Zq8" * 12
+    cli("save", *BUILDER_FIELDS, "--notes", f"deploy with GITHUB_TOKEN={secret}", "--session", "s1")
+    result = cli("restore", "builder", "--session", "s1", "--keep")
+    assert secret not in result.stdout
+    assert "[REDACTED:github-token:" in result.stdout
+    assert result.stderr == "redacted 1 secret(s): github-token 1\n"
+    as_json = cli("restore", "builder", "--session", "s1", "--keep", "--json").stdout
+    assert secret not in as_json
+    raw = cli("--no-redact", "restore", "builder", "--session", "s1", "--keep")
+    assert secret in raw.stdout and raw.stderr == ""

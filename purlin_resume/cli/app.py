@@ -55,5 +55,11 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    no_redact: bool = typer.Option(
+        False, "--no-redact", help="Print secrets as they are (output is redacted by default)."
+    ),
 ) -> None:
     """Continuity for AI coding agents: checkpoints, agent history, transcripts and revival."""
+    from purlin_resume.cli.common import Output
+
+    Output.redact = not no_redact

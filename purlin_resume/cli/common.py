@@ -25,10 +25,33 @@ def project_for(explicit: Path | None) -> project_mod.Project:
     return project_mod.locate(explicit)
 
 
+class Output:
+    """What the CLI prints passes through redaction unless ``--no-redact`` was given."""
+
+    redact = True
+
+
+def _report(counts: dict[str, int]) -> None:
+    if counts:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
+        typer.echo(f"redacted {sum(counts.values())} secret(s): {kinds}", err=True)
+
+
 def print_json(data: Any) -> None:
+    if Output.redact:
+        from purlin_resume import redact
+
+        data, counts = redact.redact_data(json.loads(json.dumps(data, default=str)))
+        _report(counts)
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 def print_text(text: str) -> None:
-    """Print text as is: briefings contain brackets that rich markup would eat."""
+    """Print text as is (briefings contain brackets that rich markup would eat), redacted."""
+    if Output.redact:
+        from purlin_resume import redact
+
+        done = redact.redact(text)
+        text = done.text
+        _report(done.counts)
     typer.echo(text, nl=not text.endswith("\n"))
