@@ -46,12 +46,18 @@ def print_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
+def outgoing(text: str) -> str:
+    """Text about to leave the tool (printed or written to -o FILE), redacted unless told not to."""
+    if not Output.redact:
+        return text
+    from purlin_resume import redact
+
+    done = redact.redact(text)
+    _report(done.counts)
+    return done.text
+
+
 def print_text(text: str) -> None:
     """Print text as is (briefings contain brackets that rich markup would eat), redacted."""
-    if Output.redact:
-        from purlin_resume import redact
-
-        done = redact.redact(text)
-        text = done.text
-        _report(done.counts)
+    text = outgoing(text)
     typer.echo(text, nl=not text.endswith("\n"))

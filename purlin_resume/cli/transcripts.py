@@ -214,8 +214,9 @@ def _overflow_path(identifier: str) -> Path:
 
 def _write(path: Path, text: str) -> None:
     from purlin_resume import store
+    from purlin_resume.cli.common import outgoing
 
-    store.write_output(path, text)
+    store.write_output(path, outgoing(text))
 
 
 @app.command("transcript")
