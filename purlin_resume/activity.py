@@ -8,7 +8,7 @@ else, so no two sources ever report the same value under different names:
 | transcript | 1 | 0.9 tool use or result, 0.72 reply, 0.54 prompt or system | the last record of the agent's transcript that is not noise |
 | git | 1 | 0.85 | a commit attributable to the agent: ``Agent-Id:`` trailer, author naming it, or files its transcript touched |
 | tests | 1 | 0.8 pytest, 0.72 coverage | ``.pytest_cache`` or ``.coverage`` in the agent's own worktree |
-| files | 2 | 0.65 | the newest file changed in its worktree (not .git, virtualenvs, node_modules, caches, .purlin) |
+| files | 2 | 0.65 | the newest uncommitted change in its worktree (not .git, virtualenvs, node_modules, caches, .purlin) |
 | status | 2 | 0.7 with content, 0.49 file time only | ``<workspace>/status.json`` |
 | devlog | 2 | 0.7 | the newest file in ``<workspace>/devlogs/`` |
 | inbox | 2 | 0.6 | the newest message in ``<workspace>/inbox/processed/`` |
@@ -306,35 +306,61 @@ def test_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
     return sorted(found, key=lambda s: s.timestamp, reverse=True)[:1]
 
 
-def _is_virtualenv(entry: os.DirEntry) -> bool:
-    return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+def _is_virtualenv(folder: str) -> bool:
+    return os.path.exists(os.path.join(folder, "pyvenv.cfg"))
+
+
+def _skipped(relative: str, root: str, venvs: dict[str, bool]) -> bool:
+    """True for paths that are not work: under .git, virtualenvs, node_modules, caches, .purlin."""
+    parts = relative.split("/")
+    if parts[-1] in SKIPPED_FILES or any(part in SKIPPED_DIRS for part in parts[:-1]):
+        return True
+    for depth in range(1, len(parts)):
+        folder = "/".join(parts[:depth])
+        if folder not in venvs:
+            venvs[folder] = _is_virtualenv(os.path.join(root, folder))
+        if venvs[folder]:
+            return True
+    return False
+
+
+def _walk(worktree: Path) -> list[str]:
+    """Every file under a folder git does not know (relative paths), skipped folders pruned."""
+    found = []
+    for folder, dirs, files in os.walk(worktree):
+        dirs[:] = [
+            d for d in dirs if d not in SKIPPED_DIRS and not _is_virtualenv(os.path.join(folder, d))
+        ]
+        base = os.path.relpath(folder, worktree)
+        found += [name if base == "." else f"{base}/{name}" for name in files]
+    return found
 
 
 def newest_change(worktree: Path) -> tuple[str, float] | None:
-    """(relative path, mtime) of the newest file under ``worktree``, skipping what is not work."""
+    """(relative path, mtime) of the newest changed file of the worktree.
+
+    In a git work tree: among its uncommitted changes (modified, staged, untracked but not
+    ignored), since committed work is the git source's evidence. Elsewhere: among all its files.
+    """
+    top = gitrepo.toplevel(worktree)
+    if top is None:
+        root, paths = worktree, _walk(worktree)
+    else:
+        root = top
+        inside = worktree.resolve().relative_to(top).as_posix()
+        prefix = "" if inside == "." else inside + "/"
+        paths = [p for p in gitrepo.uncommitted_paths(top) if p.startswith(prefix)]
+    venvs: dict[str, bool] = {}
     best: tuple[str, float] | None = None
-    stack = [worktree]
-    base = len(str(worktree)) + 1
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = os.scandir(folder)
-        except OSError:
+    for relative in paths:
+        if _skipped(relative, str(root), venvs):
             continue
-        with entries:
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in SKIPPED_DIRS and not _is_virtualenv(entry):
-                            stack.append(Path(entry.path))
-                        continue
-                    if entry.name in SKIPPED_FILES or not entry.is_file(follow_symlinks=False):
-                        continue
-                    moment = entry.stat(follow_symlinks=False).st_mtime
-                except OSError:
-                    continue
-                if best is None or moment > best[1]:
-                    best = (entry.path[base:], moment)
+        try:
+            moment = os.stat(os.path.join(root, relative), follow_symlinks=False).st_mtime
+        except OSError:
+            continue  # deleted: nothing to date it by
+        if best is None or moment > best[1]:
+            best = (relative, moment)
     return best
 
 

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import activity, clock, redact, registry, store, templating, tmux
+from purlin_resume import activity, clock, registry, store, tmux
 from purlin_resume import config as config_mod
 from purlin_resume.activity import ActivitySignal
 from purlin_resume.errors import NotFound, PurlinError
@@ -252,6 +252,8 @@ def resume_prompt(
     now: datetime | None = None,
 ) -> str:
     """The nudge for a stalled agent. Composing it reads only: nothing is claimed or changed."""
+    from purlin_resume import redact, templating  # only the prompt needs them
+
     now = now or clock.now()
     status = activity.read_status(workspace_of(project, settings, agent.session_id)) or {}
     last = assessment.last_activity if assessment else None

@@ -141,6 +141,40 @@ def test_only_file_edits_make_the_agent_active_at_medium(repo):
     assert result.is_active and result.level == "medium" and result.confidence == 0.65
 
 
+def test_changes_in_virtualenvs_dependencies_and_caches_are_not_work(repo):
+    age_everything(repo, LONG_AGO)
+    project = register(repo)
+    for relative in (
+        "node_modules/left-pad/index.js",
+        "env/pyvenv.cfg",
+        "env/lib/site.py",
+        "src/__pycache__/app.cpython-311.pyc",
+        ".mypy_cache/3.11/app.json",
+        ".coverage-not-a-run/../.ruff_cache/x",
+    ):
+        path = repo / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("generated\n")
+
+    assert sources(stall.detect(project, "agent-1")) == []
+
+    (repo / "src" / "app.py").write_text("real work\n")
+    assert sources(stall.detect(project, "agent-1")) == ["files"]
+
+
+def test_a_worktree_outside_git_is_walked(repo, tmp_path):
+    folder = tmp_path / "plain"
+    (folder / "node_modules").mkdir(parents=True)
+    (folder / "node_modules" / "dep.js").write_text("x")
+    age_everything(folder, LONG_AGO)
+    project = register(repo, cwd=str(folder))
+    (folder / "draft.md").write_text("x")
+
+    result = stall.detect(project, "agent-1")
+
+    assert [s.detail for s in result.signals] == ["changed draft.md"]
+
+
 def test_only_our_own_nudge_is_not_activity(repo, tmp_path):
     age_everything(repo, LONG_AGO)
     transcript = write_transcript(
@@ -173,7 +207,7 @@ def test_silent_for_two_hours_means_stalled(repo, monkeypatch):
     result = stall.detect(project, "agent-1")
     send, why, _ = stall.should_send_resume(project, "agent-1")
 
-    assert sorted(sources(result)) == ["files", "git"]
+    assert sources(result) == ["git"]  # committed work is the git source's, not the files'
     assert result.confidence == round(0.85 * 0.7, 3)
     assert not result.validation_passed and not result.is_active
     assert "validation: nothing within the last 60 min" in result.reasons
@@ -368,13 +402,16 @@ def test_a_source_that_cannot_be_read_is_noted_and_skipped(repo, tmp_path):
     # HEAD names a commit that does not exist: git log fails for real.
     (repo / ".git" / "refs" / "heads" / "main").write_text("12" * 20 + "\n")
     project = register(repo)
-    (repo / "fresh.txt").write_text("x")
+    devlogs = repo / ".purlin" / "agents" / "agent-1" / "devlogs"
+    devlogs.mkdir(parents=True)
+    (devlogs / "today.md").write_text("Parser done.\n")
 
     result = stall.detect(project, "agent-1")
     send, _, _ = stall.should_send_resume(project, "agent-1")
 
-    assert sources(result) == ["files"]
+    assert sources(result) == ["devlog"]
     assert any(note.startswith("git: not read (git log") for note in result.notes)
+    assert any(note.startswith("files: not read (git status") for note in result.notes)
     assert result.is_active and send is False
 
 
