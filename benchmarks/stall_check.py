@@ -11,7 +11,7 @@ trailer, and a registered agent whose transcript is the real 3.2 MB fixture sess
 1. ``stall.detect`` in-process (imports done): the whole assessment, every source asked;
 2. ``purlin-resume stall check AGENT --json`` as a whole process (what a user waits for);
 3. the anchor: ``git status --porcelain`` as a whole process on the same repository, which also
-   looks at every file of the work tree.
+   looks at every file of the work tree; and ``purlin-resume --version`` (start-up alone).
 
 Target: ``stall check`` within 200 ms.
 """
@@ -129,6 +129,7 @@ def main() -> None:
     cli = [str(Path(sys.executable).with_name("purlin-resume")), "stall", "check", AGENT, "--json"]
     whole = median_ms(lambda: process(cli, root), args.runs)
     anchor = median_ms(lambda: process(["git", "status", "--porcelain"], root), args.runs)
+    startup = median_ms(lambda: process([cli[0], "--version"], root), args.runs)
 
     transcript = "real 3.2 MB fixture session" if (FIXTURES / SESSION).is_file() else "none"
     print(
@@ -138,6 +139,7 @@ def main() -> None:
     print(
         f"medians of {args.runs} runs; anchor: `git status --porcelain` process = {anchor:.1f} ms"
     )
+    print(f"start-up alone: `purlin-resume --version` process = {startup:.1f} ms")
     for name, value in (("stall.detect in-process", inproc), ("`stall check` process", whole)):
         verdict = "met" if value <= TARGET_MS else "missed"
         print(

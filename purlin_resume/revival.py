@@ -130,7 +130,7 @@ def plan(
         transcript_file=transcript_file,
     )
     injections.append(Injection("revival", instruction))
-    injections = [Injection(i.kind, redact.redact(i.text).text) for i in injections]
+    injections = [Injection(i.kind, redact.redact(i.text).text.strip()) for i in injections]
     session = settings.tmux_session
     if not settings.tmux_socket and tmux.inside_tmux():
         session = tmux.current_session(server) or session

@@ -269,4 +269,4 @@ def resume_prompt(
         next_task=next_task(project, settings),
         plan_file=settings.plan_file,
     )
-    return redact.redact(text).text
+    return redact.redact(text).text.strip()

@@ -170,7 +170,13 @@ def test_a_corrupt_registry_is_reported_and_kept(repo, tmux_server, tmp_path, cl
     path = repo / ".purlin" / "agents.json"
     path.write_text("{not json")
 
-    for args in (("revive", "x"), ("agents-status",), ("lineage", "x"), ("stall", "check", "x")):
+    for args in (
+        ("revive", "x"),
+        ("agents-status",),
+        ("lineage", "x"),
+        ("stall", "check", "x"),
+        ("watch", "--once"),
+    ):
         result = cli(*args)
         assert result.exit_code == 1, args
         assert "agents.json is corrupt (invalid JSON at line 1" in result.stderr
@@ -282,6 +288,25 @@ def test_lineage_lists_predecessors_and_successors(repo, cli):
     assert json.loads(orphan.stdout)["predecessors"] == [
         {"agent_id": "zz-unregistered", "registered": False}
     ]
+
+
+def test_lineage_of_an_unknown_agent(repo, cli):
+    write_registry(repo, {"a": agent_record(repo)})
+    result = cli("lineage", "zzz")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "error: no registered agent 'zzz'; 'purlin-resume agents-status' lists the known ones"
+    )
+
+
+def test_a_corrupt_config_stops_revival(repo, cli):
+    write_registry(repo, {"a": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+    (repo / ".purlin" / "config.json").write_text(
+        json.dumps({"resume": {"agent_ready_timeout": -1}})
+    )
+    result = cli("revive", "a")
+    assert result.exit_code == 1
+    assert "resume.agent_ready_timeout must be a positive number" in result.stderr
 
 
 def test_lineage_survives_a_cycle(repo, cli):
