@@ -137,6 +137,34 @@ def plan(
     return Plan(agent, successor, command, cwd, env, session, injections, transcript_file)
 
 
+def _brief(
+    server: tmux.Server,
+    pane: str,
+    revival_plan: Plan,
+    settings: config_mod.Settings,
+    result: Revival,
+) -> None:
+    """Wait until the agent is ready before each injection, then inject it."""
+    settle = settings.inject_settle_seconds
+    for injection in revival_plan.injections:
+        if not tmux.wait_quiet(
+            server, pane, settings.agent_ready_text, settings.agent_ready_timeout, settle
+        ):
+            if not tmux.pane_alive(server, pane):
+                raise PurlinError(
+                    f"the successor's command exited in tmux pane {pane} "
+                    f"({revival_plan.command!r}); check resume.agent_command"
+                )
+            raise PurlinError(
+                f"the successor in tmux pane {pane} did not show {settings.agent_ready_text!r} "
+                f"within {settings.agent_ready_timeout:g} s; look at the agent "
+                "(resume.agent_ready_text sets what to wait for)"
+            )
+        result.attempts.append(
+            tmux.inject(server, pane, injection.text, settle=settle, shown=PASTE_MARKERS)
+        )
+
+
 def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings) -> Revival:
     """Start the successor, register it, wait until it is ready, inject, log the revival."""
     from purlin_resume import gitrepo
@@ -163,24 +191,13 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
         tmux_pane=pane,
     )
     result = Revival(revival_plan, pane)
-    settle = settings.inject_settle_seconds
-    for injection in revival_plan.injections:
-        if not tmux.wait_quiet(
-            server, pane, settings.agent_ready_text, settings.agent_ready_timeout, settle
-        ):
-            if not tmux.pane_alive(server, pane):
-                raise PurlinError(
-                    f"the successor's command exited in tmux pane {pane} "
-                    f"({revival_plan.command!r}); check resume.agent_command"
-                )
-            raise PurlinError(
-                f"the successor in tmux pane {pane} did not show {settings.agent_ready_text!r} "
-                f"within {settings.agent_ready_timeout:g} s; look at the pane "
-                "(resume.agent_ready_text sets what to wait for)"
-            )
-        result.attempts.append(
-            tmux.inject(server, pane, injection.text, settle=settle, shown=PASTE_MARKERS)
-        )
+    try:
+        _brief(server, pane, revival_plan, settings, result)
+    except PurlinError as exc:
+        # No window left open for nothing, no successor that looks alive.
+        tmux.kill_pane(server, pane)
+        registry.record_end(project, revival_plan.successor_id)
+        raise PurlinError(f"{exc.message} (revival undone: window closed)") from None
     store.append_jsonl(
         project.cache_dir / LOG_NAME,
         {

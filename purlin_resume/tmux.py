@@ -166,10 +166,13 @@ def current_session(server: Server) -> str | None:
 def wait_quiet(
     server: Server, pane: str, needle: str, timeout: float, settle: float, interval: float = 0.1
 ) -> bool:
-    """Wait until ``needle`` shows and the pane stays unchanged for ``settle`` seconds."""
+    """Wait until ``needle`` shows and the pane stays unchanged for ``settle`` seconds (True);
+    False when ``timeout`` seconds pass or the pane goes away."""
     deadline = time.monotonic() + timeout
     previous, since = None, time.monotonic()
     while True:
+        if not pane_alive(server, pane):
+            return False
         screen = capture(server, pane)
         if screen != previous:
             previous, since = screen, time.monotonic()
@@ -221,3 +224,8 @@ def inject(
         f"the text did not show in tmux pane {pane} after {attempts} attempts "
         f"(the pane ends with {last.strip()[:60]!r}); look at the pane and send it by hand"
     )
+
+
+def kill_pane(server: Server, pane: str) -> None:
+    """Close ``pane`` (and its window when it was the only pane); a pane already gone is fine."""
+    subprocess.run(server.argv("kill-pane", "-t", pane), capture_output=True)

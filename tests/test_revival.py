@@ -214,6 +214,28 @@ def test_a_successor_that_never_gets_ready_is_an_error(repo, tmux_server, tmp_pa
 
     assert result.exit_code == 1
     assert "did not show '? for shortcuts' within 1 s" in result.stderr
+    assert result.stderr.strip().endswith("(revival undone: window closed)")
+    agents = registry.load(Project(repo))
+    successor = next(a for a in agents.values() if a.previous_agent_id == "dead-1")
+    assert successor.ended_at is not None
+    assert not tmux.pane_alive(tmux_server, successor.tmux_pane)
+
+
+def test_regression_unused_windows_a_failed_revival_leaves_none(repo, tmux_server, tmp_path, cli):
+    """A revival that cannot brief its successor must not leave a window (or a live-looking
+    successor) behind; the predecessor can be revived again."""
+    configure(repo, tmux_server, tmp_path / "agent", agent_command="false", agent_session_flag="")
+    write_registry(repo, {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+
+    first = cli("revive", "dead-1")
+
+    assert first.exit_code == 1
+    assert "the successor's command exited in tmux pane" in first.stderr
+    windows = tmux.run(tmux_server, "list-windows", "-a", check=False)
+    assert "revived-" not in windows
+    configure(repo, tmux_server, tmp_path / "agent")
+    second = cli("revive", "dead-1")
+    assert second.exit_code == 0, second.stderr
 
 
 def test_a_long_multiline_instruction_arrives_whole(tmux_server, tmp_path):

@@ -588,3 +588,30 @@ def test_watch_skips_dead_agents_and_holds_agents_without_a_pane(repo, tmux_serv
 def test_watch_bad_interval(repo, cli):
     result = cli("watch", "--interval", "-1", "--once")
     assert result.exit_code == 2 and "--interval must be a positive" in result.stderr
+
+
+# -- the transcript source on real transcripts -------------------------------------------
+
+
+def test_the_tail_of_a_real_transcript_ends_like_the_whole(fixtures_copy):
+    from purlin_resume.claude import records
+
+    path = next(fixtures_copy.glob("projects/*/4d5611e5-*.jsonl"))
+    whole = list(records.read(path, records.ReadStats()))
+    tail = records.tail(path, max_bytes=20_000)
+
+    assert 0 < len(tail) < len(whole)
+    assert tail[-1] == whole[-1]
+    assert all(record in whole for record in tail)
+
+
+def test_an_old_real_transcript_is_no_evidence(repo, fixtures_copy):
+    path = next(fixtures_copy.glob("projects/*/4d5611e5-*.jsonl"))
+    age_everything(repo, LONG_AGO)
+    project = register(repo, transcript_path=str(path))
+
+    result = stall.detect(project, "agent-1")
+    wide = stall.assess("agent-1", [], clock.now())
+
+    assert sources(result) == [] and result.notes == []
+    assert result.to_dict()["signals"] == wide.to_dict()["signals"]

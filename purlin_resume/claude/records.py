@@ -192,7 +192,8 @@ def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
     """The records of the last ``max_bytes`` of ``path`` (complete lines only), in file order.
 
     For questions about how a transcript ends (its last record and when it was written) without
-    reading the whole file. Lines that do not parse and unknown types are skipped as in ``read``.
+    reading the whole file. Lines that do not parse, unknown types and hook or shell progress are
+    skipped as in ``read``.
     """
     path = Path(path)
     try:
@@ -210,8 +211,8 @@ def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
         lines = lines[1:]  # the first line is cut
     found = []
     for line in lines:
-        if not line.strip():
-            continue
+        if not line.strip() or _PROGRESS_MARK in line:
+            continue  # blank, or hook and shell progress, as ``read`` skips them
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):
