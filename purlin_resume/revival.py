@@ -115,7 +115,8 @@ def plan(
     env = {"PURLIN_PREVIOUS_AGENT_ID": agent.session_id, "PURLIN_AGENT_ID": successor}
     if agent.role:
         env["PURLIN_AGENT_ROLE"] = agent.role
-    transcript_file = f".purlin/cache/revival-{agent.session_id}.md"
+    # Absolute: the successor may work in a subfolder of the project.
+    transcript_file = str(project.cache_dir / f"revival-{agent.session_id}.md")
     ended = f"ended at {agent.ended_at}" if agent.ended_at else state.why.replace("is gone", "died")
     injections = []
     if agent.role:
@@ -171,6 +172,9 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
 
     server = server_of(settings)
     gitrepo.ensure_ignored(project.root, ".purlin/cache/")
+    project.cache_dir.mkdir(
+        parents=True, exist_ok=True
+    )  # the successor writes its transcript there
     name = f"revived-{revival_plan.successor_id[:8]}"
     pane = tmux.new_window(
         server,

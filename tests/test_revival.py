@@ -46,7 +46,9 @@ def test_reviving_a_persona_agent_injects_persona_then_revival(repo, tmux_server
     assert received[0].startswith("Persona: you are the Builder agent")
     assert "You build features test-first" in received[0]
     assert received[1].startswith("Revival: you succeed agent dead-1 (builder)")
-    assert "purlin-resume transcript dead-1 -o .purlin/cache/revival-dead-1.md" in received[1]
+    target = repo / ".purlin" / "cache" / "revival-dead-1.md"
+    assert f"purlin-resume transcript dead-1 -o {target}" in received[1]
+    assert target.parent.is_dir()
     started = _started(record)
     assert started["argv"] == ["--session-id", successor]
     assert os.path.realpath(started["cwd"]) == os.path.realpath(repo)
@@ -365,3 +367,21 @@ def test_project_option_must_exist(cli, tmp_path):
     result = cli("agents-status", "--project", str(tmp_path / "nope"))
     assert result.exit_code == 2
     assert "no such folder" in result.stderr
+
+
+def test_the_command_in_the_revival_instruction_works_as_written(repo, fixtures_copy, cli):
+    import shlex
+
+    session = "4d5611e5-241a-462a-8d15-5122611a9569"  # a real Claude Code session
+    write_registry(repo, {session: agent_record(repo, ended_at="2026-02-12T21:10:00Z")})
+    planned = json.loads(cli("revive", session[:8], "--dry-run", "--json").stdout)
+    instruction = planned["injections"][-1]["text"]
+    line = next(x for x in instruction.splitlines() if "purlin-resume transcript" in x)
+    argv = shlex.split(line.strip())
+    (repo / ".purlin" / "cache").mkdir(parents=True)
+
+    result = cli(*argv[1:], env={"CLAUDE_CONFIG_DIR": str(fixtures_copy)})
+
+    assert result.exit_code == 0, result.stderr
+    written = (repo / ".purlin" / "cache" / f"revival-{session}.md").read_text()
+    assert written.startswith(f"# Session {session}")
