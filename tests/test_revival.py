@@ -270,8 +270,12 @@ def test_injection_into_a_gone_pane_fails_with_one_line(tmux_server, tmp_path):
 def test_injection_that_never_shows_is_retried_three_times(tmux_server, tmp_path):
     from purlin_resume.errors import PurlinError
 
-    # A program that ignores its input: the text never shows, so nothing is submitted.
-    pane = tmux.new_session(tmux_server, "deaf", tmp_path, "sh -c 'stty -echo; sleep 60'")
+    # A program that takes its input without showing it: every paste arrives, none shows,
+    # so each attempt pastes again and Enter is never pressed.
+    received = tmp_path / "received"
+    pane = tmux.new_session(
+        tmux_server, "deaf", tmp_path, f"sh -c 'stty -echo -icanon; cat > {received}'"
+    )
     try:
         tmux.inject(tmux_server, pane, "never seen", settle=0.1)
     except PurlinError as exc:
@@ -279,6 +283,7 @@ def test_injection_that_never_shows_is_retried_three_times(tmux_server, tmp_path
         assert "after 3 attempts" in exc.message
     else:
         raise AssertionError("an injection that never shows must fail")
+    assert received.read_text() == "never seen" * 3
 
 
 def test_lineage_lists_predecessors_and_successors(repo, cli):
