@@ -11,6 +11,21 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 | main_branches | ``["main", "master"]`` | branches that get the main-branch command table |
 | interrupt_after_minutes | 120 | age after which a spawned agent whose session cannot be checked counts as interrupted |
 | agent_command | ``claude`` | the command that starts a new agent (revival, resurrection) |
+| agent_session_flag | ``--session-id`` | option that hands a revived agent its new session id (empty: none) |
+| agent_ready_text | ``? for shortcuts`` | text the agent shows when it waits for input (revival waits for it) |
+| agent_ready_timeout | 60 | seconds a new agent may take to show ``agent_ready_text`` |
+| inject_settle_seconds | 0.5 | pause between pasting text into a pane and pressing Enter |
+| tmux_socket | ``""`` | tmux server socket for agents (empty: the default server) |
+| tmux_session | ``purlin-agents`` | tmux session for new agent windows when not run inside tmux |
+| persona_dir | ``.purlin/personas`` | ``<role>.md`` files: the persona injected first into a revived agent |
+| agent_workspace | ``.purlin/agents/{agent}`` | an agent's status.json, devlogs/ and inbox/processed/ |
+| plan_file | ``""`` | Markdown plan whose first open ``- [ ]`` item is the next task in a resume prompt |
+| stall_lookback_minutes | 60 | activity older than this does not make an agent active |
+| stall_threshold | 0.5 | confidence at or above which an agent counts as active |
+| stall_fail_open | true | when detection fails, allow the resume prompt (false: hold it back) |
+| stall_cooldown_minutes | 30 | least time between two nudges of one agent |
+| stall_max_nudges | 3 | nudges of one agent without activity in between, then no more |
+| watch_interval | 300 | seconds between two passes of ``watch`` |
 
 Every setting is checked against the type of its default: a number must be positive, a list
 must hold strings. A new setting needs only its field here and its row above.
@@ -40,6 +55,21 @@ class Settings:
     main_branches: tuple[str, ...] = ("main", "master")
     interrupt_after_minutes: float = 120.0
     agent_command: str = "claude"
+    agent_session_flag: str = "--session-id"
+    agent_ready_text: str = "? for shortcuts"
+    agent_ready_timeout: float = 60.0
+    inject_settle_seconds: float = 0.5
+    tmux_socket: str = ""
+    tmux_session: str = "purlin-agents"
+    persona_dir: str = ".purlin/personas"
+    agent_workspace: str = ".purlin/agents/{agent}"
+    plan_file: str = ""
+    stall_lookback_minutes: float = 60.0
+    stall_threshold: float = 0.5
+    stall_fail_open: bool = True
+    stall_cooldown_minutes: float = 30.0
+    stall_max_nudges: int = 3
+    watch_interval: float = 300.0
     source: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -210,3 +211,37 @@ def exclude_state_files(root: Path, *relative: str) -> None:
         return
     for name in relative:
         exclude_locally(top, (folder / name).relative_to(top).as_posix())
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    committed_at: int  # seconds since the epoch
+    author_name: str
+    author_email: str
+    message: str
+    files: tuple[str, ...]
+
+
+def commits_since(root: Path, since_epoch: int) -> list[Commit]:
+    """Commits reachable from HEAD committed after ``since_epoch``, newest first, with their paths."""
+    if not has_commits(root):
+        return []
+    out = _run(
+        root,
+        "log",
+        f"--since=@{int(since_epoch)}",
+        "--no-renames",
+        "--name-only",
+        "-z",
+        "--format=%x1e%H%x1f%ct%x1f%an%x1f%ae%x1f%B%x1f",
+    )
+    found = []
+    for chunk in out.split("\x1e")[1:]:
+        parts = chunk.split("\x1f")
+        if len(parts) < 6:
+            continue
+        sha, stamp, name, email, message, rest = parts[:6]
+        files = tuple(p.strip("\n") for p in rest.split("\0") if p.strip("\n"))
+        found.append(Commit(sha, int(stamp), name, email, message.strip(), files))
+    return found

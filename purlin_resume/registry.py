@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume import clock, gitrepo, store
-from purlin_resume.errors import CorruptFile, UsageError
+from purlin_resume.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.project import Project
 
 VERSION = 1
@@ -178,3 +178,46 @@ def session_state(agent: RegisteredAgent | None) -> str:
     if agent.pid is None:
         return UNKNOWN
     return RUNNING if pid_alive(agent.pid) else OVER
+
+
+def register_successor(
+    project: Project,
+    session_id: str,
+    predecessor: RegisteredAgent,
+    *,
+    pid: int | None,
+    cwd: str,
+    tmux_pane: str | None,
+) -> RegisteredAgent:
+    """Register the successor of ``predecessor`` before its own SessionStart hook fires.
+
+    Same role, ``previous_agent_id`` set. A hook that records the same session later keeps the
+    lineage as long as it passes the role and previous agent on (``PURLIN_PREVIOUS_AGENT_ID``).
+    """
+    return record_start(
+        project,
+        session_id,
+        pid=pid,
+        cwd=cwd,
+        tmux_pane=tmux_pane,
+        role=predecessor.role,
+        previous_agent_id=predecessor.session_id,
+    )
+
+
+def resolve(agents: dict[str, RegisteredAgent], query: str) -> RegisteredAgent:
+    """The agent whose id is ``query`` or starts with it; NotFound or ambiguous is an error."""
+    query = query.strip()
+    if not query:
+        raise UsageError("an agent id is required")
+    if query in agents:
+        return agents[query]
+    found = [agent for sid, agent in agents.items() if sid.startswith(query)]
+    if not found:
+        raise NotFound(
+            f"no registered agent {query!r}; 'purlin-resume agents-status' lists the known ones"
+        )
+    if len(found) > 1:
+        names = ", ".join(sorted(agent.session_id for agent in found)[:5])
+        raise UsageError(f"agent id {query!r} is ambiguous ({names}); give more of it")
+    return found[0]

@@ -152,3 +152,80 @@ def wait_for(server: Server, pane: str, needle: str, timeout: float, interval: f
 
 def kill_server(server: Server) -> None:
     subprocess.run(server.argv("kill-server"), capture_output=True)
+
+
+def current_session(server: Server) -> str | None:
+    """The session of the client this process runs in (inside tmux), else None."""
+    done = subprocess.run(
+        server.argv("display-message", "-p", "#{session_name}"), capture_output=True, text=True
+    )
+    name = done.stdout.strip()
+    return name if done.returncode == 0 and name else None
+
+
+def wait_quiet(
+    server: Server, pane: str, needle: str, timeout: float, settle: float, interval: float = 0.1
+) -> bool:
+    """Wait until ``needle`` shows and the pane stays unchanged for ``settle`` seconds (True);
+    False when ``timeout`` seconds pass or the pane goes away."""
+    deadline = time.monotonic() + timeout
+    previous, since = None, time.monotonic()
+    while True:
+        if not pane_alive(server, pane):
+            return False
+        screen = capture(server, pane)
+        if screen != previous:
+            previous, since = screen, time.monotonic()
+        elif needle in screen and time.monotonic() - since >= settle:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
+ATTEMPTS = 3
+
+
+def inject(
+    server: Server,
+    pane: str,
+    text: str,
+    *,
+    settle: float = 0.5,
+    shown: tuple[str, ...] = (),
+    attempts: int = ATTEMPTS,
+) -> int:
+    """Type ``text`` into the program in ``pane`` and submit it; returns the attempt that worked.
+
+    Each attempt pastes the text as one unit, waits ``settle`` seconds, and captures the pane:
+    the text has arrived when its first line, or one of ``shown`` (how the program abbreviates a
+    long paste, e.g. ``[Pasted text``), is on screen where it was not before. Only then is Enter
+    sent, separately. An attempt that shows nothing is repeated, up to ``attempts`` times.
+    """
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")[:60]
+    needles = tuple(n for n in (first, *shown) if n)
+    for attempt in range(1, attempts + 1):
+        if not pane_alive(server, pane):
+            raise PurlinError(f"tmux pane {pane} is gone; nothing was sent")
+        before = capture(server, pane)
+        paste(server, pane, text)
+        deadline = time.monotonic() + max(settle, 0.1) * 4
+        time.sleep(settle)
+        while True:
+            after = capture(server, pane)
+            if any(after.count(n) > before.count(n) for n in needles):
+                send_enter(server, pane)
+                return attempt
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
+    last = next((line for line in reversed(capture(server, pane).splitlines()) if line.strip()), "")
+    raise PurlinError(
+        f"the text did not show in tmux pane {pane} after {attempts} attempts "
+        f"(the pane ends with {last.strip()[:60]!r}); look at the pane and send it by hand"
+    )
+
+
+def kill_pane(server: Server, pane: str) -> None:
+    """Close ``pane`` (and its window when it was the only pane); a pane already gone is fine."""
+    subprocess.run(server.argv("kill-pane", "-t", pane), capture_output=True)

@@ -186,3 +186,37 @@ def utc(timestamp: Any) -> str | None:
         moment = moment.replace(tzinfo=timezone.utc)
     text = moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
     return text.replace("+00:00", "Z")
+
+
+def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
+    """The records of the last ``max_bytes`` of ``path`` (complete lines only), in file order.
+
+    For questions about how a transcript ends (its last record and when it was written) without
+    reading the whole file. Lines that do not parse, unknown types and hook or shell progress are
+    skipped as in ``read``.
+    """
+    path = Path(path)
+    try:
+        if is_binary(path):
+            return []
+        with open(path, "rb") as handle:
+            size = handle.seek(0, 2)
+            start = max(0, size - max_bytes)
+            handle.seek(start)
+            data = handle.read()
+    except OSError:
+        return []
+    lines = data.split(b"\n")
+    if start:
+        lines = lines[1:]  # the first line is cut
+    found = []
+    for line in lines:
+        if not line.strip() or _PROGRESS_MARK in line:
+            continue  # blank, or hook and shell progress, as ``read`` skips them
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict) and record.get("type") in KNOWN_TYPES:
+            found.append(record)
+    return found

@@ -1,0 +1,198 @@
+"""`agents-status`, `revive`, `lineage`, `stall check` and `watch`: the registered agents."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Optional
+
+import typer
+
+from purlin_resume.cli.app import app
+from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
+
+AgentArgument = Annotated[
+    str,
+    typer.Argument(metavar="AGENT_ID", help="Registered agent (session) id or a unique prefix."),
+]
+stall_app = typer.Typer(help="Stall detection for registered agents.", no_args_is_help=True)
+app.add_typer(stall_app, name="stall")
+
+
+@app.command("agents-status")
+def agents_status_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
+    """Registered agents: alive or dead (ended, process gone, pane gone), role, lineage."""
+    from purlin_resume import config, lineage, registry
+    from purlin_resume.stall import server_of
+
+    found = project_for(project)
+    statuses = lineage.statuses(registry.load(found), server_of(config.load(found)))
+    if as_json:
+        print_json({"project": str(found.root), "agents": [s.to_dict() for s in statuses]})
+        return
+    if not statuses:
+        print_text(f"No registered agents in {found.root} (.purlin/agents.json).\n")
+        return
+    lines = []
+    for status in statuses:
+        agent = status.agent
+        links = []
+        if agent.previous_agent_id:
+            links.append(f"succeeds {agent.previous_agent_id}")
+        if status.successors:
+            links.append(f"succeeded by {', '.join(status.successors)}")
+        lines.append(
+            f"{agent.session_id}  {status.liveness.state:<7}  {agent.role or '-'}  "
+            f"pane {agent.tmux_pane or '-'}  started {agent.started_at or '-'}\n"
+            f"    {status.liveness.why}{'; ' + '; '.join(links) if links else ''}\n"
+        )
+    print_text("".join(lines))
+
+
+@app.command("revive")
+def revive_command(
+    agent_id: AgentArgument,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would be started and sent; do nothing.")
+    ] = False,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Start a successor for a dead agent in a new tmux window and brief it from the transcript."""
+    from purlin_resume import config, revival
+
+    found = project_for(project)
+    settings = config.load(found)
+    planned = revival.plan(found, agent_id, settings)
+    if dry_run:
+        if as_json:
+            print_json({"dry_run": True, **planned.to_dict()})
+            return
+        parts = [
+            f"Would revive {planned.predecessor.session_id} as {planned.successor_id}\n",
+            f"  command: {planned.command}\n  folder:  {planned.cwd}\n",
+            f"  tmux session: {planned.session}\n",
+            *(f"  env: {key}={value}\n" for key, value in planned.env.items()),
+        ]
+        for injection in planned.injections:
+            parts.append(f"\n--- {injection.kind} injection ---\n{injection.text}")
+        print_text("".join(parts))
+        return
+    done = revival.perform(found, planned, settings)
+    if as_json:
+        print_json({"dry_run": False, **done.to_dict()})
+        return
+    kinds = " then ".join(i.kind for i in planned.injections)
+    print_text(
+        f"Revived {planned.predecessor.session_id} as {planned.successor_id} in tmux pane "
+        f"{done.pane} ({kinds} injected).\n"
+    )
+
+
+@app.command("lineage")
+def lineage_command(
+    agent_id: AgentArgument, project: ProjectOption = None, as_json: JsonOption = False
+) -> None:
+    """The chain of predecessors and the successors of an agent."""
+    from purlin_resume import lineage, registry
+
+    found = project_for(project)
+    agents = registry.load(found)
+    agent = registry.resolve(agents, agent_id)
+    before = lineage.predecessors(agents, agent.session_id)
+    after = lineage.descendants(agents, agent.session_id)
+    if as_json:
+        print_json(
+            {
+                "agent_id": agent.session_id,
+                "predecessors": [{"agent_id": sid, "registered": sid in agents} for sid in before],
+                "successors": [node.to_dict() for node in after],
+            }
+        )
+        return
+    lines = []
+    for depth, sid in enumerate(reversed(before)):
+        lines.append(f"{'  ' * depth}{sid}{'' if sid in agents else ' (not registered)'}")
+    lines.append(f"{'  ' * len(before)}{agent.session_id}  <- this agent")
+
+    def walk(nodes, depth):
+        for node in nodes:
+            lines.append(f"{'  ' * depth}{node.agent_id}")
+            walk(node.children, depth + 1)
+
+    walk(after, len(before) + 1)
+    print_text("\n".join(lines) + "\n")
+
+
+@stall_app.command("check")
+def stall_check_command(
+    agent_id: AgentArgument,
+    lookback: Annotated[
+        Optional[float],  # noqa: UP045 - Typer reads the annotation at runtime on Python 3.10
+        typer.Option(
+            "--lookback",
+            help="Minutes of activity that count (default: resume.stall_lookback_minutes, 60).",
+            show_default=False,
+        ),
+    ] = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Is the agent active? Confidence, level, last activity, signals, reasons."""
+    from purlin_resume import stall
+    from purlin_resume.errors import UsageError
+
+    if lookback is not None and lookback <= 0:
+        raise UsageError("--lookback must be a positive number of minutes")
+    result = stall.detect(project_for(project), agent_id, lookback)
+    if as_json:
+        print_json(result.to_dict())
+        return
+    verdict = "active" if result.is_active else "stalled"
+    last = result.to_dict()["last_activity"] or "never"
+    lines = [
+        f"{result.agent_id}: {verdict} (confidence {result.confidence:.2f}, {result.level}; "
+        f"validation {'passed' if result.validation_passed else 'failed'}; last activity {last})"
+    ]
+    lines += [
+        f"  signal {s.source.value} tier {s.tier} {s.confidence:.2f} "
+        f"{s.to_dict()['timestamp']} {s.detail}"
+        for s in result.signals
+    ]
+    lines += [f"  reason: {reason}" for reason in result.reasons]
+    lines += [f"  note: {note}" for note in result.notes]
+    print_text("\n".join(lines) + "\n")
+
+
+@app.command("watch")
+def watch_command(
+    interval: Annotated[
+        Optional[float],  # noqa: UP045
+        typer.Option(
+            "--interval",
+            help="Seconds between passes (default: resume.watch_interval, 300).",
+            show_default=False,
+        ),
+    ] = None,
+    once: Annotated[bool, typer.Option("--once", help="One pass, then exit.")] = False,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Watch live registered agents and send the resume prompt to stalled ones through tmux."""
+    from purlin_resume import config, watch
+    from purlin_resume.errors import UsageError
+
+    if interval is not None and interval <= 0:
+        raise UsageError("--interval must be a positive number of seconds")
+    found = project_for(project)
+    settings = config.load(found)
+    pause = interval if interval is not None else settings.watch_interval
+    while True:
+        decisions = watch.watch_once(found, settings)
+        if as_json:
+            print_json({"decisions": [d.to_dict() for d in decisions]})
+        else:
+            text = "".join(f"{d.at} {d.agent_id} {d.action}: {d.reason}\n" for d in decisions)
+            print_text(text or f"{time.strftime('%H:%M:%S')} no live registered agents\n")
+        if once:
+            return
+        time.sleep(pause)

@@ -1,0 +1,80 @@
+"""Shared set-up for the revival and stall tests: a project wired to a private tmux server and
+the stand-in ``claude``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from purlin_resume import tmux
+
+STANDIN = Path(__file__).resolve().parent / "standin_claude.py"
+
+
+def configure(root: Path, server: tmux.Server, record: Path, **extra) -> None:
+    """Point the project's settings at the private tmux server and the stand-in agent."""
+    record.mkdir(parents=True, exist_ok=True)
+    settings = {
+        "tmux_socket": str(server.socket),
+        "agent_command": f"{sys.executable} {STANDIN} {record}",
+        "agent_ready_timeout": 15,
+        "inject_settle_seconds": 0.2,
+        **extra,
+    }
+    folder = root / ".purlin"
+    folder.mkdir(exist_ok=True)
+    (folder / "config.json").write_text(json.dumps({"resume": settings}))
+
+
+def write_registry(root: Path, agents: dict) -> Path:
+    folder = root / ".purlin"
+    folder.mkdir(exist_ok=True)
+    path = folder / "agents.json"
+    path.write_text(json.dumps({"version": 1, "agents": agents}, indent=2))
+    return path
+
+
+def agent_record(root: Path, **values) -> dict:
+    record = {
+        "pid": None,
+        "cwd": str(root),
+        "started_at": "2026-01-15T14:00:00Z",
+        "ended_at": None,
+        "transcript_path": None,
+        "tmux_pane": None,
+        "role": None,
+        "previous_agent_id": None,
+    }
+    record.update(values)
+    return record
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def prompts(record: Path, count: int, timeout: float = 15) -> list[str]:
+    """The inputs the stand-in received, once there are ``count`` of them."""
+    path = record / "prompts.jsonl"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.is_file():
+            lines = path.read_text().splitlines()
+            if len(lines) >= count:
+                return [json.loads(line)["text"] for line in lines]
+        time.sleep(0.1)
+    found = path.read_text().splitlines() if path.is_file() else []
+    raise AssertionError(f"expected {count} inputs, the stand-in received {len(found)}")
+
+
+def start_standin(server: tmux.Server, root: Path, record: Path, session: str = "agents") -> str:
+    """A stand-in agent in its own pane, ready for input; returns the pane id."""
+    record.mkdir(parents=True, exist_ok=True)
+    pane = tmux.new_window(server, session, root, f"{sys.executable} {STANDIN} {record}")
+    assert tmux.wait_for(server, pane, "? for shortcuts", timeout=15)
+    return pane

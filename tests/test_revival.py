@@ -1,0 +1,392 @@
+"""Revival of dead agents through real tmux and the stand-in agent; agents-status and lineage."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from purlin_resume import registry, tmux
+from purlin_resume.project import Project
+from tests.agents_setup import (
+    agent_record,
+    configure,
+    dead_pid,
+    prompts,
+    start_standin,
+    write_registry,
+)
+
+
+def _started(record) -> dict:
+    return json.loads((record / "started.json").read_text())
+
+
+def test_reviving_a_persona_agent_injects_persona_then_revival(repo, tmux_server, tmp_path, cli):
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record)
+    (repo / ".purlin" / "personas").mkdir()
+    (repo / ".purlin" / "personas" / "builder.md").write_text(
+        "You build features test-first and commit each green step.\n"
+    )
+    write_registry(
+        repo,
+        {
+            "dead-1": agent_record(
+                repo, pid=dead_pid(), role="builder", ended_at="2026-01-15T15:00:00Z"
+            )
+        },
+    )
+
+    result = cli("revive", "dead-1", "--json")
+
+    assert result.exit_code == 0, result.stderr
+    done = json.loads(result.stdout)
+    successor = done["successor"]
+    received = prompts(record, 2)
+    assert received[0].startswith("Persona: you are the Builder agent")
+    assert "You build features test-first" in received[0]
+    assert received[1].startswith("Revival: you succeed agent dead-1 (builder)")
+    target = repo / ".purlin" / "cache" / "revival-dead-1.md"
+    assert f"purlin-resume transcript dead-1 -o {target}" in received[1]
+    assert target.parent.is_dir()
+    started = _started(record)
+    assert started["argv"] == ["--session-id", successor]
+    assert os.path.realpath(started["cwd"]) == os.path.realpath(repo)
+    assert started["env"]["PURLIN_PREVIOUS_AGENT_ID"] == "dead-1"
+    assert started["env"]["PURLIN_AGENT_ID"] == successor
+    agents = registry.load(Project(repo))
+    assert agents[successor].previous_agent_id == "dead-1"
+    assert agents[successor].role == "builder"
+    assert agents[successor].tmux_pane == done["tmux_pane"]
+    assert tmux.pane_alive(tmux_server, done["tmux_pane"])
+    log = (repo / ".purlin" / "cache" / "revivals.jsonl").read_text().splitlines()
+    assert json.loads(log[-1])["injections"] == ["persona", "revival"]
+
+
+def test_reviving_an_anonymous_agent_injects_only_the_revival(repo, tmux_server, tmp_path, cli):
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record)
+    write_registry(repo, {"anon-1": agent_record(repo, pid=dead_pid())})
+
+    result = cli("revive", "anon")
+
+    assert result.exit_code == 0, result.stderr
+    assert "Revived anon-1 as " in result.stdout
+    received = prompts(record, 1)
+    assert len(received) == 1
+    assert received[0].startswith("Revival: you succeed agent anon-1, which process")
+    assert "PURLIN_AGENT_ROLE" not in _started(record)["env"]
+
+
+def test_a_persona_without_a_persona_file_gets_the_role_persona(repo, tmux_server, tmp_path, cli):
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record)
+    write_registry(repo, {"qa-1": agent_record(repo, role="qa", ended_at="2026-01-15T15:00:00Z")})
+
+    result = cli("revive", "qa-1", "--dry-run", "--json")
+
+    assert result.exit_code == 0, result.stderr
+    planned = json.loads(result.stdout)
+    assert [i["kind"] for i in planned["injections"]] == ["persona", "revival"]
+    assert planned["injections"][0]["text"].startswith("Persona: you are the QA agent")
+    assert planned["env"]["PURLIN_AGENT_ROLE"] == "qa"
+
+
+def test_dry_run_starts_nothing_and_writes_nothing(repo, tmux_server, tmp_path, cli):
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record)
+    path = write_registry(repo, {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+    before = path.read_bytes()
+
+    result = cli("revive", "dead-1", "--dry-run")
+
+    assert result.exit_code == 0, result.stderr
+    assert "Would revive dead-1 as " in result.stdout
+    assert "--- revival injection ---" in result.stdout
+    assert path.read_bytes() == before
+    assert not (record / "started.json").exists()
+    assert not tmux.session_exists(tmux_server, "purlin-agents")
+
+
+def test_a_live_agent_is_not_revived(repo, tmux_server, tmp_path, cli):
+    configure(repo, tmux_server, tmp_path / "agent")
+    path = write_registry(repo, {"live-1": agent_record(repo, pid=os.getpid())})
+    before = path.read_bytes()
+
+    result = cli("revive", "live-1")
+
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        f"error: agent live-1 is alive (process {os.getpid()} runs); "
+        "only a dead agent can be revived"
+    )
+    assert path.read_bytes() == before
+    assert not (tmp_path / "agent" / "started.json").exists()
+
+
+def test_an_agent_whose_pane_is_gone_is_dead(repo, tmux_server, tmp_path, cli):
+    configure(repo, tmux_server, tmp_path / "agent")
+    keeper = tmux.new_session(tmux_server, "keep", repo, "cat")
+    write_registry(
+        repo,
+        {
+            "gone": agent_record(repo, tmux_pane="%999"),
+            "here": agent_record(repo, tmux_pane=keeper),
+        },
+    )
+
+    result = cli("agents-status", "--json")
+
+    assert result.exit_code == 0, result.stderr
+    states = {a["agent_id"]: (a["state"], a["why"]) for a in json.loads(result.stdout)["agents"]}
+    assert states["gone"] == ("dead", "tmux pane %999 is gone")
+    assert states["here"] == ("alive", f"tmux pane {keeper} is open")
+
+
+def test_unknown_state_and_unknown_ids_are_refused(repo, tmux_server, tmp_path, cli):
+    configure(repo, tmux_server, tmp_path / "agent")
+    write_registry(
+        repo, {"ghost": agent_record(repo), "ab-1": agent_record(repo), "ab-2": agent_record(repo)}
+    )
+
+    unknown = cli("revive", "ghost")
+    missing = cli("revive", "nobody")
+    ambiguous = cli("revive", "ab")
+    empty = cli("revive", " ")
+
+    assert unknown.exit_code == 1
+    assert "cannot tell whether agent ghost is dead" in unknown.stderr
+    assert missing.exit_code == 1
+    assert missing.stderr.strip() == (
+        "error: no registered agent 'nobody'; 'purlin-resume agents-status' lists the known ones"
+    )
+    assert ambiguous.exit_code == 2
+    assert "ambiguous (ab-1, ab-2)" in ambiguous.stderr
+    assert empty.exit_code == 2
+    for result in (unknown, missing, ambiguous, empty):
+        assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_corrupt_registry_is_reported_and_kept(repo, tmux_server, tmp_path, cli):
+    configure(repo, tmux_server, tmp_path / "agent")
+    path = repo / ".purlin" / "agents.json"
+    path.write_text("{not json")
+
+    for args in (
+        ("revive", "x"),
+        ("agents-status",),
+        ("lineage", "x"),
+        ("stall", "check", "x"),
+        ("watch", "--once"),
+    ):
+        result = cli(*args)
+        assert result.exit_code == 1, args
+        assert "agents.json is corrupt (invalid JSON at line 1" in result.stderr
+    assert path.read_text() == "{not json"
+
+
+def test_an_agent_with_a_live_successor_is_not_revived_twice(repo, tmux_server, tmp_path, cli):
+    configure(repo, tmux_server, tmp_path / "agent")
+    write_registry(
+        repo,
+        {
+            "old": agent_record(repo, ended_at="2026-01-15T15:00:00Z"),
+            "new": agent_record(repo, pid=os.getpid(), previous_agent_id="old"),
+        },
+    )
+
+    result = cli("revive", "old")
+
+    assert result.exit_code == 1
+    assert "already has a live successor new" in result.stderr
+
+
+def test_a_successor_that_never_gets_ready_is_an_error(repo, tmux_server, tmp_path, cli):
+    configure(
+        repo,
+        tmux_server,
+        tmp_path / "agent",
+        agent_command="sh -c 'echo starting; exec cat'",
+        agent_session_flag="",
+        agent_ready_timeout=1,
+    )
+    write_registry(repo, {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+
+    result = cli("revive", "dead-1")
+
+    assert result.exit_code == 1
+    assert "did not show '? for shortcuts' within 1 s" in result.stderr
+    assert result.stderr.strip().endswith("(revival undone: window closed)")
+    agents = registry.load(Project(repo))
+    successor = next(a for a in agents.values() if a.previous_agent_id == "dead-1")
+    assert successor.ended_at is not None
+    assert not tmux.pane_alive(tmux_server, successor.tmux_pane)
+
+
+def test_regression_unused_windows_a_failed_revival_leaves_none(repo, tmux_server, tmp_path, cli):
+    """A revival that cannot brief its successor must not leave a window (or a live-looking
+    successor) behind; the predecessor can be revived again."""
+    configure(repo, tmux_server, tmp_path / "agent", agent_command="false", agent_session_flag="")
+    write_registry(repo, {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+
+    first = cli("revive", "dead-1")
+
+    assert first.exit_code == 1
+    assert "the successor's command exited in tmux pane" in first.stderr
+    windows = tmux.run(tmux_server, "list-windows", "-a", check=False)
+    assert "revived-" not in windows
+    configure(repo, tmux_server, tmp_path / "agent")
+    second = cli("revive", "dead-1")
+    assert second.exit_code == 0, second.stderr
+
+
+def test_a_long_multiline_instruction_arrives_whole(tmux_server, tmp_path):
+    record = tmp_path / "agent"
+    pane = start_standin(tmux_server, tmp_path, record)
+    lines = [
+        f"step {n:03d}: " + "y" * (n % 60) + " [brackets] $HOME `ticks` 'quotes' \"dq\" ~tilde"
+        for n in range(110)
+    ]
+    text = "\n".join(lines)
+    assert len(text) >= 5000
+
+    attempt = tmux.inject(tmux_server, pane, text, settle=0.2, shown=("[Pasted text",))
+
+    assert attempt == 1
+    assert prompts(record, 1) == [text]
+
+
+def test_injection_into_a_gone_pane_fails_with_one_line(tmux_server, tmp_path):
+    from purlin_resume.errors import PurlinError
+
+    try:
+        tmux.inject(tmux_server, "%4242", "hello", settle=0.1)
+    except PurlinError as exc:
+        assert exc.message == "tmux pane %4242 is gone; nothing was sent"
+    else:
+        raise AssertionError("injecting into a missing pane must fail")
+
+
+def test_injection_that_never_shows_is_retried_three_times(tmux_server, tmp_path):
+    from purlin_resume.errors import PurlinError
+
+    # A program that takes its input without showing it: every paste arrives, none shows,
+    # so each attempt pastes again and Enter is never pressed.
+    received = tmp_path / "received"
+    pane = tmux.new_session(
+        tmux_server, "deaf", tmp_path, f"sh -c 'stty -echo -icanon; cat > {received}'"
+    )
+    try:
+        tmux.inject(tmux_server, pane, "never seen", settle=0.1)
+    except PurlinError as exc:
+        assert "did not show in tmux pane" in exc.message
+        assert "after 3 attempts" in exc.message
+    else:
+        raise AssertionError("an injection that never shows must fail")
+    assert received.read_text() == "never seen" * 3
+
+
+def test_lineage_lists_predecessors_and_successors(repo, cli):
+    write_registry(
+        repo,
+        {
+            "a": agent_record(
+                repo, ended_at="2026-01-15T15:00:00Z", started_at="2026-01-15T10:00:00Z"
+            ),
+            "b": agent_record(
+                repo,
+                previous_agent_id="a",
+                ended_at="2026-01-15T16:00:00Z",
+                started_at="2026-01-15T11:00:00Z",
+            ),
+            "c": agent_record(repo, previous_agent_id="b", started_at="2026-01-15T12:00:00Z"),
+            "d": agent_record(repo, previous_agent_id="b", started_at="2026-01-15T13:00:00Z"),
+            "x": agent_record(repo, previous_agent_id="zz-unregistered"),
+        },
+    )
+
+    result = cli("lineage", "b", "--json")
+    text = cli("lineage", "b")
+    orphan = cli("lineage", "x", "--json")
+
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["predecessors"] == [{"agent_id": "a", "registered": True}]
+    assert [n["agent_id"] for n in data["successors"]] == ["c", "d"]
+    assert text.stdout == "a\n  b  <- this agent\n    c\n    d\n"
+    assert json.loads(orphan.stdout)["predecessors"] == [
+        {"agent_id": "zz-unregistered", "registered": False}
+    ]
+
+
+def test_lineage_of_an_unknown_agent(repo, cli):
+    write_registry(repo, {"a": agent_record(repo)})
+    result = cli("lineage", "zzz")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "error: no registered agent 'zzz'; 'purlin-resume agents-status' lists the known ones"
+    )
+
+
+def test_a_corrupt_config_stops_revival(repo, cli):
+    write_registry(repo, {"a": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+    (repo / ".purlin" / "config.json").write_text(
+        json.dumps({"resume": {"agent_ready_timeout": -1}})
+    )
+    result = cli("revive", "a")
+    assert result.exit_code == 1
+    assert "resume.agent_ready_timeout must be a positive number" in result.stderr
+
+
+def test_lineage_survives_a_cycle(repo, cli):
+    write_registry(
+        repo,
+        {
+            "a": agent_record(repo, previous_agent_id="b"),
+            "b": agent_record(repo, previous_agent_id="a"),
+        },
+    )
+    result = cli("lineage", "a", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["predecessors"] == [{"agent_id": "b", "registered": True}]
+
+
+def test_agents_status_text_and_empty(repo, cli):
+    empty = cli("agents-status")
+    assert empty.exit_code == 0
+    assert empty.stdout.startswith("No registered agents in ")
+    write_registry(
+        repo,
+        {
+            "a": agent_record(repo, ended_at="2026-01-15T15:00:00Z", role="builder"),
+            "b": agent_record(repo, previous_agent_id="a", pid=os.getpid()),
+        },
+    )
+    result = cli("agents-status")
+    assert "a  dead     builder" in result.stdout
+    assert "ended at 2026-01-15T15:00:00Z; succeeded by b" in result.stdout
+    assert f"process {os.getpid()} runs; succeeds a" in result.stdout
+
+
+def test_project_option_must_exist(cli, tmp_path):
+    result = cli("agents-status", "--project", str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert "no such folder" in result.stderr
+
+
+def test_the_command_in_the_revival_instruction_works_as_written(repo, fixtures_copy, cli):
+    import shlex
+
+    session = "4d5611e5-241a-462a-8d15-5122611a9569"  # a real Claude Code session
+    write_registry(repo, {session: agent_record(repo, ended_at="2026-02-12T21:10:00Z")})
+    planned = json.loads(cli("revive", session[:8], "--dry-run", "--json").stdout)
+    instruction = planned["injections"][-1]["text"]
+    line = next(x for x in instruction.splitlines() if "purlin-resume transcript" in x)
+    argv = shlex.split(line.strip())
+    (repo / ".purlin" / "cache").mkdir(parents=True)
+
+    result = cli(*argv[1:], env={"CLAUDE_CONFIG_DIR": str(fixtures_copy)})
+
+    assert result.exit_code == 0, result.stderr
+    written = (repo / ".purlin" / "cache" / f"revival-{session}.md").read_text()
+    assert written.startswith(f"# Session {session}")

@@ -1,0 +1,617 @@
+"""Stall detection on constructed situations: real git, real files, real transcripts, real tmux."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from purlin_resume import activity, clock, registry, stall, tmux
+from purlin_resume.activity import Source
+from purlin_resume.project import Project
+from tests.agents_setup import agent_record, configure, prompts, start_standin, write_registry
+from tests.conftest import commit_file, git
+
+HOUR = 3600
+LONG_AGO = 25 * HOUR  # beyond every source's 24 h horizon
+
+
+def age_everything(root: Path, seconds: float) -> None:
+    """Make every file under ``root`` (git's own folder aside) look ``seconds`` old."""
+    moment = time.time() - seconds
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            os.utime(os.path.join(folder, name), (moment, moment))
+
+
+def stamp(ago_seconds: float) -> str:
+    return clock.iso(clock.now() - timedelta(seconds=ago_seconds))
+
+
+def write_transcript(path: Path, records: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def user(text: str, ago: float, n: int) -> dict:
+    return {
+        "type": "user",
+        "uuid": f"u{n}",
+        "timestamp": stamp(ago),
+        "message": {"role": "user", "content": text},
+    }
+
+
+def reply(text: str, ago: float, n: int) -> dict:
+    return {
+        "type": "assistant",
+        "uuid": f"a{n}",
+        "timestamp": stamp(ago),
+        "message": {
+            "id": f"msg{n}",
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+        },
+    }
+
+
+def tool_use(name: str, data: dict, ago: float, n: int) -> dict:
+    return {
+        "type": "assistant",
+        "uuid": f"t{n}",
+        "timestamp": stamp(ago),
+        "message": {
+            "id": f"msg{n}",
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": f"toolu{n}", "name": name, "input": data}],
+        },
+    }
+
+
+def tool_result(text: str, ago: float, n: int) -> dict:
+    return {
+        "type": "user",
+        "uuid": f"r{n}",
+        "timestamp": stamp(ago),
+        "message": {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": f"toolu{n}", "content": text}],
+        },
+    }
+
+
+def register(root: Path, agent_id: str = "agent-1", **values) -> Project:
+    agents = {}
+    path = root / ".purlin" / "agents.json"
+    if path.is_file():
+        agents = json.loads(path.read_text())["agents"]
+    agents[agent_id] = agent_record(root, **values)
+    write_registry(root, agents)
+    return Project(root)
+
+
+def commit_as(root: Path, relative: str, message: str, ago: float = 0, monkeypatch=None) -> str:
+    if ago:
+        monkeypatch.setenv("GIT_COMMITTER_DATE", stamp(ago))
+        monkeypatch.setenv("GIT_AUTHOR_DATE", stamp(ago))
+    sha = commit_file(root, relative, f"{relative} {message}\n", message)
+    monkeypatch and monkeypatch.delenv("GIT_COMMITTER_DATE", raising=False)
+    monkeypatch and monkeypatch.delenv("GIT_AUTHOR_DATE", raising=False)
+    return sha
+
+
+def sources(assessment) -> list[str]:
+    return [signal.source.value for signal in assessment.signals]
+
+
+# -- the constructed situations ----------------------------------------------------------
+
+
+def test_a_fresh_commit_makes_the_agent_active(repo, monkeypatch):
+    age_everything(repo, LONG_AGO)
+    project = register(repo)
+    sha = commit_as(repo, "src/app.py", "Add app\n\nAgent-Id: agent-1", monkeypatch=monkeypatch)
+
+    result = stall.detect(project, "agent-1")
+    send, why, _ = stall.should_send_resume(project, "agent-1")
+
+    assert result.is_active and result.validation_passed
+    assert result.level == "high"
+    assert result.confidence == 0.85
+    git_signal = next(s for s in result.signals if s.source is Source.GIT)
+    assert git_signal.commit == sha and git_signal.detail == f"commit {sha[:12]} (trailer)"
+    assert send is False and why.startswith("active (high")
+
+
+def test_only_file_edits_make_the_agent_active_at_medium(repo):
+    age_everything(repo, LONG_AGO)
+    project = register(repo)
+    (repo / "notes.txt").write_text("work in progress\n")
+
+    result = stall.detect(project, "agent-1")
+
+    assert sources(result) == ["files"]
+    assert result.signals[0].detail == "changed notes.txt"
+    assert result.is_active and result.level == "medium" and result.confidence == 0.65
+
+
+def test_changes_in_virtualenvs_dependencies_and_caches_are_not_work(repo):
+    age_everything(repo, LONG_AGO)
+    project = register(repo)
+    for relative in (
+        "node_modules/left-pad/index.js",
+        "env/pyvenv.cfg",
+        "env/lib/site.py",
+        "src/__pycache__/app.cpython-311.pyc",
+        ".mypy_cache/3.11/app.json",
+        ".coverage-not-a-run/../.ruff_cache/x",
+    ):
+        path = repo / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("generated\n")
+
+    assert sources(stall.detect(project, "agent-1")) == []
+
+    (repo / "src" / "app.py").write_text("real work\n")
+    assert sources(stall.detect(project, "agent-1")) == ["files"]
+
+
+def test_a_worktree_outside_git_is_walked(repo, tmp_path):
+    folder = tmp_path / "plain"
+    (folder / "node_modules").mkdir(parents=True)
+    (folder / "node_modules" / "dep.js").write_text("x")
+    age_everything(folder, LONG_AGO)
+    project = register(repo, cwd=str(folder))
+    (folder / "draft.md").write_text("x")
+
+    result = stall.detect(project, "agent-1")
+
+    assert [s.detail for s in result.signals] == ["changed draft.md"]
+
+
+def test_only_our_own_nudge_is_not_activity(repo, tmp_path):
+    age_everything(repo, LONG_AGO)
+    transcript = write_transcript(
+        tmp_path / "t.jsonl",
+        [
+            user("please add the parser", 4 * HOUR, 1),
+            reply("The parser is in.", 3 * HOUR, 2),
+            user("[STALL-RECOVERY] #progress-only are you still there?", 60, 3),
+            reply("Still here [c2a]", 30, 4),
+        ],
+    )
+    project = register(repo, transcript_path=str(transcript))
+
+    result = stall.detect(project, "agent-1")
+    send, _, _ = stall.should_send_resume(project, "agent-1")
+
+    assert sources(result) == ["transcript"]
+    assert result.signals[0].detail == "last record: response"
+    answered = json.loads(transcript.read_text().splitlines()[1])["timestamp"]
+    assert clock.iso(result.last_activity) == answered
+    assert not result.is_active and not result.validation_passed
+    assert send is True
+
+
+def test_silent_for_two_hours_means_stalled(repo, monkeypatch):
+    commit_as(repo, "src/a.py", "Work\n\nAgent-Id: agent-1", ago=2 * HOUR, monkeypatch=monkeypatch)
+    age_everything(repo, 2 * HOUR)
+    project = register(repo)
+
+    result = stall.detect(project, "agent-1")
+    send, why, _ = stall.should_send_resume(project, "agent-1")
+
+    assert sources(result) == ["git"]  # committed work is the git source's, not the files'
+    assert result.confidence == round(0.85 * 0.7, 3)
+    assert not result.validation_passed and not result.is_active
+    assert "validation: nothing within the last 60 min" in result.reasons
+    assert send is True and "nothing within the last 60 min" in why
+
+
+def test_a_commit_seen_by_two_sources_counts_once(repo, tmp_path, monkeypatch):
+    age_everything(repo, LONG_AGO)
+    sha = commit_as(repo, "src/b.py", "Fix b\n\nAgent-Id: agent-1", monkeypatch=monkeypatch)
+    age_everything(repo, LONG_AGO)
+    transcript = write_transcript(
+        tmp_path / "t.jsonl",
+        [
+            tool_use("Bash", {"command": "git commit -m 'Fix b'"}, 20, 1),
+            tool_result(f"[main {sha[:7]}] Fix b\n 1 file changed", 10, 1),
+        ],
+    )
+    project = register(repo, transcript_path=str(transcript))
+
+    result = stall.detect(project, "agent-1")
+
+    commits = [s for s in result.signals if s.commit]
+    assert len(commits) == 1
+    assert len(result.signals) == 1
+    assert not any("tier-1 sources agree" in reason for reason in result.reasons)
+    assert result.is_active
+
+
+# -- the origin's bugs, each as a regression test ----------------------------------------
+
+
+def test_regression_aliased_sources(repo):
+    """Contract activity counted as git commits because two enum members shared a value."""
+    assert len({source.value for source in Source}) == len(Source)
+    assert set(activity.TIERS) == set(Source)
+    age_everything(repo, LONG_AGO)
+    project = register(repo)
+    workspace = repo / ".purlin" / "agents" / "agent-1"
+    workspace.mkdir(parents=True)
+    (workspace / "status.json").write_text(json.dumps({"fsm_state": "implementing"}))
+
+    result = stall.detect(project, "agent-1")
+
+    assert sources(result) == ["status"]
+    assert result.signals[0].tier == 2
+    assert result.confidence == 0.7
+
+
+def test_regression_double_counted_commits(repo, tmp_path, monkeypatch):
+    """One commit matched by trailer, author and files must stay one tier-1 signal."""
+    age_everything(repo, LONG_AGO)
+    transcript = write_transcript(
+        tmp_path / "t.jsonl",
+        [tool_use("Write", {"file_path": str(repo / "src/c.py"), "content": "x"}, 3 * HOUR, 1)],
+    )
+    project = register(repo, transcript_path=str(transcript))
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "agent-1 bot")
+    sha = commit_as(repo, "src/c.py", "C\n\nAgent-Id: agent-1", monkeypatch=monkeypatch)
+    age_everything(repo, LONG_AGO)
+
+    result = stall.detect(project, "agent-1")
+
+    git_signals = [s for s in result.signals if s.source is Source.GIT]
+    assert len(git_signals) == 1
+    assert git_signals[0].detail == f"commit {sha[:12]} (trailer, author, files)"
+    assert result.confidence == 0.85  # not the 0.9 of two tier-1 sources
+
+
+def test_regression_repo_wide_test_cache_credits_every_agent(repo):
+    """A pytest run in one worktree must not make every agent of the repository look active."""
+    other = repo.parent / "wt-b"
+    git(repo, "worktree", "add", "-q", "-b", "b", str(other))
+    age_everything(repo, LONG_AGO)
+    age_everything(other, LONG_AGO)
+    register(repo, "agent-a", cwd=str(repo), pid=os.getpid())
+    project = register(repo, "agent-b", cwd=str(other), pid=os.getpid())
+    cache = repo / ".pytest_cache" / "v" / "cache"
+    cache.mkdir(parents=True)
+    (cache / "nodeids").write_text("[]")
+
+    credited = stall.detect(project, "agent-a")
+    elsewhere = stall.detect(project, "agent-b")
+
+    assert sources(credited) == ["tests"] and credited.is_active
+    assert sources(elsewhere) == [] and not elsewhere.is_active
+
+    # Two live agents in one folder: nobody can tell whose run it was.
+    project = register(repo, "agent-c", cwd=str(repo), pid=os.getpid())
+    shared = stall.detect(project, "agent-a")
+    assert "tests" not in sources(shared)
+    assert any("shared with another live agent" in note for note in shared.notes)
+
+
+def test_regression_unused_windows(repo, monkeypatch):
+    """The lookback window must change the decision, not be accepted and ignored."""
+    commit_as(repo, "src/d.py", "D\n\nAgent-Id: agent-1", ago=2 * HOUR, monkeypatch=monkeypatch)
+    age_everything(repo, 2 * HOUR)
+    project = register(repo)
+
+    narrow = stall.detect(project, "agent-1", lookback_minutes=60)
+    wide = stall.detect(project, "agent-1", lookback_minutes=180)
+
+    assert not narrow.is_active
+    assert wide.is_active and wide.confidence == round(0.85 * 0.7, 3)
+
+
+# -- the confidence rules ----------------------------------------------------------------
+
+
+def _signal(source, minutes_ago, confidence, now):
+    return activity.ActivitySignal(source, now - timedelta(minutes=minutes_ago), confidence, "x")
+
+
+def test_confidence_tiers_bonuses_and_penalties():
+    now = clock.now()
+    two_tier1 = stall.assess(
+        "a", [_signal(Source.GIT, 1, 0.85, now), _signal(Source.TESTS, 2, 0.8, now)], now
+    )
+    two_tier2 = stall.assess(
+        "a", [_signal(Source.INBOX, 1, 0.6, now), _signal(Source.DEVLOG, 2, 0.6, now)], now
+    )
+    half_hour = stall.assess("a", [_signal(Source.GIT, 40, 0.85, now)], now)
+    only_pane = stall.assess("a", [_signal(Source.PANE, 1, 0.4, now)], now)
+    mtime_only = stall.assess("a", [_signal(Source.STATUS, 1, 0.49, now)], now)
+    future = stall.assess("a", [_signal(Source.GIT, -30, 0.85, now)], now)
+    nothing = stall.assess("a", [], now)
+
+    assert (two_tier1.confidence, two_tier1.level) == (0.9, "very_high")
+    assert (two_tier2.confidence, two_tier2.level) == (0.7, "high")
+    assert "2 tier-2 sources agree" in two_tier2.reasons
+    assert half_hour.confidence == round(0.85 * 0.85, 3) and half_hour.is_active
+    assert only_pane.level == "low" and not only_pane.validation_passed
+    assert "validation: no tier-1 or tier-2 signal within 60 min" in only_pane.reasons
+    assert mtime_only.validation_passed and not mtime_only.is_active
+    assert not future.validation_passed and not future.is_active
+    assert (nothing.is_active, nothing.confidence, nothing.level) == (False, 0.0, "very_low")
+
+
+def test_noise_in_devlogs_inbox_and_status_is_ignored(repo):
+    age_everything(repo, LONG_AGO)
+    project = register(repo)
+    workspace = repo / ".purlin" / "agents" / "agent-1"
+    (workspace / "devlogs").mkdir(parents=True)
+    (workspace / "inbox" / "processed").mkdir(parents=True)
+    (workspace / "devlogs" / "ack.md").write_text("Resumer nudge acknowledged #NO-REPLY\n")
+    (workspace / "inbox" / "processed" / "nudge.md").write_text("Inactivity detected: carry on\n")
+    (workspace / "status.json").write_text(json.dumps({"note": "stall-recovery ack"}))
+
+    assert sources(stall.detect(project, "agent-1")) == []
+
+    (workspace / "devlogs" / "real.md").write_text("Finished the parser.\n")
+    (workspace / "inbox" / "processed" / "task.md").write_text("Review PR 12\n")
+    result = stall.detect(project, "agent-1")
+    assert sorted(sources(result)) == ["devlog", "inbox"]
+    assert result.confidence == 0.7 and result.level == "high"
+
+
+def test_status_without_content_is_only_its_file_time(repo):
+    age_everything(repo, LONG_AGO)
+    project = register(repo)
+    workspace = repo / ".purlin" / "agents" / "agent-1"
+    workspace.mkdir(parents=True)
+    (workspace / "status.json").write_text("{}")
+
+    result = stall.detect(project, "agent-1")
+
+    assert result.signals[0].confidence == 0.49
+    assert not result.is_active
+
+
+def test_the_pane_changing_between_samples_is_weak_evidence(repo, tmux_server, tmp_path):
+    configure(repo, tmux_server, tmp_path / "rec")
+    pane = tmux.new_session(tmux_server, "p", repo, "cat")
+    age_everything(repo, LONG_AGO)
+    project = register(repo, tmux_pane=pane)
+
+    first = stall.detect(project, "agent-1")
+    tmux.run(tmux_server, "send-keys", "-t", pane, "typing something", "Enter")
+    assert tmux.wait_for(tmux_server, pane, "typing something", timeout=5)
+    second = stall.detect(project, "agent-1")
+    tmux.run(tmux_server, "send-keys", "-t", pane, "[stall-recovery] nudge", "Enter")
+    assert tmux.wait_for(tmux_server, pane, "nudge", timeout=5)
+    third = stall.detect(project, "agent-1")
+
+    assert sources(first) == []
+    assert sources(second) == ["pane"] and second.level == "low" and not second.is_active
+    assert sources(third) == []  # only a noise line changed
+
+
+def test_a_source_that_cannot_be_read_is_noted_and_skipped(repo, tmp_path):
+    age_everything(repo, LONG_AGO)
+    # HEAD names a commit that does not exist: git log fails for real.
+    (repo / ".git" / "refs" / "heads" / "main").write_text("12" * 20 + "\n")
+    project = register(repo)
+    devlogs = repo / ".purlin" / "agents" / "agent-1" / "devlogs"
+    devlogs.mkdir(parents=True)
+    (devlogs / "today.md").write_text("Parser done.\n")
+
+    result = stall.detect(project, "agent-1")
+    send, _, _ = stall.should_send_resume(project, "agent-1")
+
+    assert sources(result) == ["devlog"]
+    assert any(note.startswith("git: not read (git log") for note in result.notes)
+    assert any(note.startswith("files: not read (git status") for note in result.notes)
+    assert result.is_active and send is False
+
+
+def test_detection_fails_open_by_default_and_closed_when_configured(repo):
+    path = repo / ".purlin" / "agents.json"
+    path.parent.mkdir()
+    path.write_text("[1, 2")
+    project = Project(repo)
+
+    send, why, result = stall.should_send_resume(project, "agent-1")
+    assert send is True and result is None
+    assert why.startswith("detection failed (") and why.endswith("failing open")
+
+    (repo / ".purlin" / "config.json").write_text(
+        json.dumps({"resume": {"stall_fail_open": False}})
+    )
+    send, why, _ = stall.should_send_resume(project, "agent-1")
+    assert send is False and "holding back" in why
+    assert path.read_text() == "[1, 2"
+
+
+# -- the resume prompt -------------------------------------------------------------------
+
+
+def test_the_resume_prompt_uses_status_and_plan_and_changes_nothing(repo):
+    project = register(repo, role="builder")
+    workspace = repo / ".purlin" / "agents" / "agent-1"
+    workspace.mkdir(parents=True)
+    status = workspace / "status.json"
+    status.write_text(
+        json.dumps(
+            {"fsm_state": "testing", "last_mission": "wire the parser; key AKIAIOSFODNN7EXAMPLE"}
+        )
+    )
+    plan = repo / "PLAN.md"
+    plan.write_text("# Plan\n- [x] parser\n- [ ] error messages\n- [ ] docs\n")
+    (repo / ".purlin" / "config.json").write_text(json.dumps({"resume": {"plan_file": "PLAN.md"}}))
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (status, plan)}
+    from purlin_resume import config
+
+    settings = config.load(project)
+    agent = registry.load(project)["agent-1"]
+    assessment = stall.detect(project, "agent-1", settings=settings)
+    text = stall.resume_prompt(project, agent, settings, assessment)
+
+    assert "Agent agent-1 (builder)" in text
+    assert "Your last recorded state: testing" in text
+    assert "Next open task in PLAN.md: error messages" in text
+    assert "AKIAIOSFODNN7EXAMPLE" not in text and "[REDACTED:" in text
+    assert activity.is_noise(text), "our own prompt must never count as activity"
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (status, plan)} == before
+
+
+# -- the CLI -----------------------------------------------------------------------------
+
+
+def test_stall_check_prints_one_json_document(repo, cli):
+    age_everything(repo, LONG_AGO)
+    register(repo)
+    (repo / "x.txt").write_text("x")
+
+    result = cli("stall", "check", "agent-1", "--lookback", "30", "--json")
+
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert set(data) >= {
+        "is_active",
+        "confidence",
+        "level",
+        "last_activity",
+        "signals",
+        "reasons",
+        "validation_passed",
+    }
+    assert data["lookback_minutes"] == 30
+    assert data["signals"][0]["source"] == "files"
+    text = cli("stall", "check", "agent-1")
+    assert text.stdout.startswith("agent-1: active (confidence 0.65, medium; validation passed")
+
+
+def test_stall_check_bad_input(repo, cli):
+    register(repo)
+    bad_lookback = cli("stall", "check", "agent-1", "--lookback", "0")
+    unknown = cli("stall", "check", "nobody")
+    not_a_number = cli("stall", "check", "agent-1", "--lookback", "soon")
+    assert bad_lookback.exit_code == 2 and "--lookback must be a positive" in bad_lookback.stderr
+    assert unknown.exit_code == 1 and "no registered agent 'nobody'" in unknown.stderr
+    assert not_a_number.exit_code == 2
+    (repo / ".purlin" / "config.json").write_text(json.dumps({"resume": {"stall_threshold": "x"}}))
+    bad_setting = cli("stall", "check", "agent-1")
+    assert bad_setting.exit_code == 1
+    assert "resume.stall_threshold must be a positive number" in bad_setting.stderr
+
+
+# -- the watch ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def watched(repo, tmux_server, tmp_path):
+    """A live stand-in agent in a pane, registered, with nothing recent in its worktree."""
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record, stall_cooldown_minutes=30, stall_max_nudges=2)
+    pane = start_standin(tmux_server, repo, record)
+    pid = int(tmux.pane_info(tmux_server, pane)["pane_pid"])
+    age_everything(repo, LONG_AGO)
+    register(repo, pid=pid, tmux_pane=pane)
+    return record, pane
+
+
+def _log(repo: Path) -> list[dict]:
+    path = repo / ".purlin" / "cache" / "stall-watch.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_watch_nudges_a_stalled_agent_then_respects_the_cooldown(repo, watched, cli):
+    record, pane = watched
+
+    first = cli("watch", "--once", "--json")
+    second = cli("watch", "--once")
+
+    assert first.exit_code == 0, first.stderr
+    decision = json.loads(first.stdout)["decisions"][0]
+    assert (decision["agent_id"], decision["action"]) == ("agent-1", "nudged")
+    received = prompts(record, 1)
+    assert received[0].startswith("[stall-recovery] #progress-only")
+    assert "agent-1 held: stalled; cooldown: nudged at" in second.stdout
+    assert [entry["action"] for entry in _log(repo)] == ["nudged", "held"]
+    assert len(prompts(record, 1)) == 1
+
+
+def test_watch_stops_at_the_nudge_cap(repo, watched):
+    from purlin_resume import config, watch
+
+    record, _ = watched
+    project = Project(repo)
+    settings = config.load(project)
+    now = clock.now()
+    actions = []
+    for hour in range(3):
+        actions += [
+            d.action for d in watch.watch_once(project, settings, now + timedelta(hours=hour))
+        ]
+
+    assert actions == ["nudged", "nudged", "held"]
+    assert "nudge cap reached (2 of 2" in _log(repo)[-1]["reason"]
+    assert len(prompts(record, 2)) == 2
+
+
+def test_watch_leaves_an_active_agent_alone_and_logs_it(repo, watched, cli):
+    record, _ = watched
+    (repo / "work.txt").write_text("fresh edit\n")
+
+    result = cli("watch", "--once", "--json")
+
+    decision = json.loads(result.stdout)["decisions"][0]
+    assert decision["action"] == "active" and decision["level"] == "medium"
+    assert not (record / "prompts.jsonl").exists()
+    assert _log(repo)[0]["action"] == "active"
+
+
+def test_watch_skips_dead_agents_and_holds_agents_without_a_pane(repo, tmux_server, tmp_path, cli):
+    configure(repo, tmux_server, tmp_path / "rec")
+    age_everything(repo, LONG_AGO)
+    register(repo, "dead", ended_at="2026-01-15T15:00:00Z")
+    register(repo, "paneless", pid=os.getpid())
+
+    result = cli("watch", "--once", "--json")
+
+    decisions = json.loads(result.stdout)["decisions"]
+    assert [(d["agent_id"], d["action"]) for d in decisions] == [("paneless", "held")]
+    assert decisions[0]["reason"].endswith("no live tmux pane to nudge")
+
+
+def test_watch_bad_interval(repo, cli):
+    result = cli("watch", "--interval", "-1", "--once")
+    assert result.exit_code == 2 and "--interval must be a positive" in result.stderr
+
+
+# -- the transcript source on real transcripts -------------------------------------------
+
+
+def test_the_tail_of_a_real_transcript_ends_like_the_whole(fixtures_copy):
+    from purlin_resume.claude import records
+
+    path = next(fixtures_copy.glob("projects/*/4d5611e5-*.jsonl"))
+    whole = list(records.read(path, records.ReadStats()))
+    tail = records.tail(path, max_bytes=20_000)
+
+    assert 0 < len(tail) < len(whole)
+    assert tail[-1] == whole[-1]
+    assert all(record in whole for record in tail)
+
+
+def test_an_old_real_transcript_is_no_evidence(repo, fixtures_copy):
+    path = next(fixtures_copy.glob("projects/*/4d5611e5-*.jsonl"))
+    age_everything(repo, LONG_AGO)
+    project = register(repo, transcript_path=str(path))
+
+    result = stall.detect(project, "agent-1")
+    wide = stall.assess("agent-1", [], clock.now())
+
+    assert sources(result) == [] and result.notes == []
+    assert result.to_dict()["signals"] == wide.to_dict()["signals"]
