@@ -218,7 +218,7 @@ def plan_uninstall(target: Target) -> Plan:
             plan.left.append(f"{target.label(path)}: changed since it was installed, left in place")
             continue
         plan.changes.append(
-            Change(path, before, None, lambda p=path: store.remove(p, up_to=target.commands_dir))
+            Change(path, before, None, lambda p=path: store.remove(p, up_to=target.claude_dir))
         )
     change = _settings_change(target, claude_settings.removed)
     if change is not None:
