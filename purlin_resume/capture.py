@@ -36,6 +36,19 @@ _PHASE_PLAN = re.compile(r"\b(\d{1,3}(?:\.\d+)?)-(\d{1,3})\b")
 TOOL_USE_PREFIX = "toolu_"
 NONE = "none"
 ASYNC_LAUNCHED = "async_launched"
+SPAWN_WAIT_SECONDS = 2.0  # the PreToolUse hook records in the background: allow it to land
+
+
+def _waiting(find, seconds: float = SPAWN_WAIT_SECONDS):
+    """``find()`` until it returns something, for at most ``seconds``."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        found = find()
+        if found is not None or time.monotonic() >= deadline:
+            return found
+        time.sleep(0.05)
 
 
 @dataclass(frozen=True)
@@ -133,12 +146,18 @@ def agent_returned(project: Project, payload: HookPayload) -> Outcome:
     agent_id = response.get("agentId") if isinstance(response.get("agentId"), str) else None
     if not agent_id:
         return Outcome(f"{payload.tool_use_id}: no agentId in the tool response")
-    if tracking.identify(project, payload.tool_use_id, agent_id) is None:
+    if _waiting(lambda: _identified(project, payload.tool_use_id, agent_id)) is None:
         return Outcome(f"{payload.tool_use_id}: no spawn recorded for this tool call")
     if response.get("status") == ASYNC_LAUNCHED:
         return Outcome(f"{agent_id} launched in the background, still running")
     agent = _read_agent(_agent_transcript(payload, agent_id))
     return Outcome(_finish(project, agent_id, history.COMPLETED, agent))
+
+
+def _identified(project: Project, tool_use_id: str, agent_id: str):
+    if not history.path(project).exists():
+        return None
+    return tracking.identify(project, tool_use_id, agent_id)
 
 
 def _unnamed_spawn(project: Project, payload: HookPayload, agent) -> str | None:
@@ -178,17 +197,22 @@ def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
     agent_id = payload.text("agent_id")
     if not agent_id:
         return Outcome("no agent_id in the payload")
-    if not history.path(project).exists():
-        return Outcome("no agent history")
     agent = _read_agent(_agent_transcript(payload, agent_id))
     if agent is not None:
         agent.agent_id = agent_id
-    known = {e.agent_id for e in history.load(project).latest()}
-    if agent_id not in known:
-        tool_use_id = _unnamed_spawn(project, payload, agent)
-        if tool_use_id is None:
-            return Outcome(f"{agent_id}: no recorded spawn to match")
-        tracking.identify(project, tool_use_id, agent_id)
+
+    def spawn_of_agent() -> str | None:
+        if not history.path(project).exists():
+            return None
+        if agent_id in {e.agent_id for e in history.load(project).latest()}:
+            return agent_id
+        return _unnamed_spawn(project, payload, agent)
+
+    found = _waiting(spawn_of_agent)
+    if found is None:
+        return Outcome(f"{agent_id}: no recorded spawn to match")
+    if found != agent_id:
+        tracking.identify(project, found, agent_id)
     return Outcome(_finish(project, agent_id, _finished_status(agent), agent))
 
 

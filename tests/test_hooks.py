@@ -27,7 +27,12 @@ PROJECT_FOLDER = "-home-USER-projects-spotter-worktrees-spotter-dov"
 
 def hook(event: str, payload: dict | str, root: Path, **env: str) -> subprocess.CompletedProcess:
     text = payload if isinstance(payload, str) else json.dumps(payload)
-    environment = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), **env}
+    environment = {
+        **os.environ,
+        "CLAUDE_PROJECT_DIR": str(root),
+        "PURLIN_HOOK_FOREGROUND": "1",
+        **env,
+    }
     return subprocess.run(
         ["sh", "-c", f"'{EXE}' hook {event}"],
         input=text,
@@ -637,3 +642,20 @@ def test_hook_through_the_typer_command_behaves_the_same(repo, cli):
     )
     assert result.exit_code == 0
     assert history.load(Project(repo)).find("toolu_T").status == "spawned"
+
+
+def test_pre_tool_use_answers_at_once_and_records_the_spawn_in_the_background(repo):
+    payload = {
+        "session_id": "s-bg",
+        "cwd": str(repo),
+        "tool_name": "Agent",
+        "tool_use_id": "toolu_BG",
+        "tool_input": {"description": "background"},
+    }
+    out = hook("pre-tool-use", payload, repo, PURLIN_HOOK_FOREGROUND="")
+    assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+    post = {**payload, "tool_response": {"status": "completed", "agentId": "bg1"}}
+    assert hook("post-tool-use", post, repo).returncode == 0  # waits for the spawn to land
+    entry = history.load(Project(repo)).find("bg1").data
+    assert (entry["tool_use_id"], entry["status"]) == ("toolu_BG", "completed")
+    assert log_lines(repo) == []
