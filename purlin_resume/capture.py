@@ -12,8 +12,10 @@
 Phase and plan of a spawned agent come from a GSD ``PHASE-PLAN`` number in its description or
 prompt (``Execute plan 02-01``), else ``none``.
 
-Briefings: the checkpoint shown is consumed (moved to the archive, never deleted) only when it
-is an automatic one; a checkpoint the agent saved itself stays live for ``/pl-resume``.
+Briefings: the role is the session's (``$PURLIN_ROLE``), else that of its own checkpoint, else
+that of the newest live one. The checkpoint shown is consumed (moved to the archive, never
+deleted) only when it is an automatic one; a checkpoint the agent saved itself stays live for
+``/pl-resume``. A checkpoint of another session that is still running is never briefed.
 
 Every handler returns the text to print (SessionStart only) or None; the hook shell turns any
 failure into a line in ``.purlin/cache/hook.log`` and exit code 0.
@@ -304,12 +306,15 @@ def briefing(project: Project, settings, payload: HookPayload, role: str | None)
         return None
     session = checkpoints.session_id(payload.session_id, env={}) if payload.session_id else None
     own = next((c for c in live if session and c.session == session), None)
-    chosen_role = role or (own or (live[0] if live else None))
-    if not isinstance(chosen_role, str):
-        chosen_role = chosen_role.checkpoint.role if chosen_role else autosave.DEFAULT_ROLE
+    newest = own or (live[0] if live else None)
+    chosen_role = role or (newest.checkpoint.role if newest else autosave.DEFAULT_ROLE)
     r = restore.prepare(
         project, settings, chosen_role, f"SessionStart hook ({source})", session=session
     )
+    if r.found is not None and r.found.session not in (None, session):
+        owner = registry.load(project).get(r.found.session)
+        if registry.session_state(owner) == registry.RUNNING:
+            return None  # another agent's checkpoint, and that agent is still at work
     if r.found is not None and autosave.is_automatic(r.checkpoint):
         restore.consume(project, r)
     tail = f"Run `purlin-resume restore {chosen_role} --keep` to read the whole briefing."

@@ -659,3 +659,25 @@ def test_pre_tool_use_answers_at_once_and_records_the_spawn_in_the_background(re
     entry = history.load(Project(repo)).find("bg1").data
     assert (entry["tool_use_id"], entry["status"]) == ("toolu_BG", "completed")
     assert log_lines(repo) == []
+
+
+def test_a_running_agents_checkpoint_is_not_briefed_to_a_new_session(repo, cli):
+    cli(
+        "save",
+        "--role",
+        "builder",
+        "--in-progress",
+        "agent A's work",
+        "--next",
+        "n",
+        "--step",
+        "2",
+        "--session",
+        "A",
+    )
+    registry.record_start(Project(repo), "A", pid=os.getpid())
+    out = hook("session-start", {"session_id": "B", "cwd": str(repo), "source": "startup"}, repo)
+    assert out.stdout == ""
+    registry.record_end(Project(repo), "A")
+    out = hook("session-start", {"session_id": "B", "cwd": str(repo), "source": "startup"}, repo)
+    assert "agent A's work" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]

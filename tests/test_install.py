@@ -282,3 +282,23 @@ def test_shipped_command_templates_are_all_installed(repo, cli):
     cli("install")
     for name in installation.command_templates():
         assert (repo / ".claude" / "commands" / name).is_file()
+
+
+def test_doctor_reports_hook_failures_from_the_log(repo, cli):
+    cli("install")
+    log = repo / ".purlin" / "cache" / "hook.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(
+        json.dumps({"time": "2026-01-01T00:00:00Z", "event": "pre-tool-use", "error": "boom"})
+        + "\n"
+    )
+    finding = next(
+        f
+        for f in json.loads(cli("doctor", "--json").stdout)["findings"]
+        if f["check"] == "hook log"
+    )
+    assert (
+        finding["status"] == "warn"
+        and "boom" in finding["message"]
+        and "hook.log" in finding["fix"]
+    )

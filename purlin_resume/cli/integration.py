@@ -89,7 +89,10 @@ def uninstall(
 
 @app.command(rich_help_panel=PANEL)
 def hook(
-    event: Annotated[str, typer.Argument(help=f"One of: {', '.join(EVENTS)}.", show_default=False)],
+    event: Annotated[
+        str,
+        typer.Argument(metavar="EVENT", help=f"One of: {', '.join(EVENTS)}.", show_default=False),
+    ],
 ) -> None:
     """Handle one Claude Code hook call (payload JSON on stdin). Always exits 0; failures go to .purlin/cache/hook.log."""
     hook_entry.run(event)
@@ -98,11 +101,16 @@ def hook(
 @app.command(name="git-hook", rich_help_panel=PANEL)
 def git_hook(
     name: Annotated[
-        str, typer.Argument(help=f"One of: {', '.join(githooks.NAMES)}.", show_default=False)
+        str,
+        typer.Argument(
+            metavar="NAME", help=f"One of: {', '.join(githooks.NAMES)}.", show_default=False
+        ),
     ],
     files: Annotated[
         list[str] | None,
-        typer.Argument(help="Files to check (default: the staged ones).", show_default=False),
+        typer.Argument(
+            metavar="FILE", help="Files to check (default: the staged ones).", show_default=False
+        ),
     ] = None,
     project: ProjectOption = None,
 ) -> None:
