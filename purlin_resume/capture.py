@@ -133,8 +133,6 @@ def _finish(project: Project, agent_id: str, status: str, agent) -> str:
         files = relative_to([project.root, agent.project_path], agent.files_modified())
     current = {e.agent_id: e for e in history.load(project).latest()}.get(agent_id)
     if current is None or current.status not in history.RUNNING_STATUSES:
-        if current is not None and files:
-            tracking.change_status(project, agent_id, current.status, files=files)
         return f"{agent_id} already {current.status if current else 'unknown'}"
     tracking.change_status(project, agent_id, status, files=files)
     return f"{agent_id} {status}"

@@ -122,7 +122,7 @@ def _detached() -> bool:
 def main() -> None:
     """The ``purlin-resume`` console script: hooks go straight to ``run``, the rest to Typer."""
     args = sys.argv[1:]
-    if len(args) == 2 and args[0] == "hook" and not args[1].startswith("-"):
+    if len(args) >= 2 and args[0] == "hook" and not args[1].startswith("-"):  # never Typer's exit 2
         event = args[1]
         if event in BACKGROUND and not os.environ.get(FOREGROUND_ENV) and hasattr(os, "fork"):
             payload = sys.stdin.buffer.read()

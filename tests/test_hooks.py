@@ -299,7 +299,7 @@ def test_subagent_stop_records_the_files_the_agent_changed_and_post_tool_use_nam
 ):
     _spawn(repo, "toolu_A")
     agent_file = _agent_transcript(
-        tmp_path / "agent-abc1234.jsonl",
+        tmp_path / "s-1" / "subagents" / "agent-abc1234.jsonl",
         "abc1234",
         "prompt of toolu_A",
         [str(repo / "src" / "a.py"), str(repo / "docs" / "b.md"), "/elsewhere/c.txt"],
@@ -323,6 +323,7 @@ def test_subagent_stop_records_the_files_the_agent_changed_and_post_tool_use_nam
         "tool_use_id": "toolu_A",
         "tool_input": {},
         "tool_response": {"status": "completed", "agentId": "abc1234"},
+        "transcript_path": str(tmp_path / "s-1.jsonl"),  # its agent file is found beside it
     }
     assert hook("post-tool-use", post, repo).returncode == 0
     doc = history.load(Project(repo))
