@@ -37,6 +37,7 @@ class CorruptFile(PurlinError):
 
     def __init__(self, path: Path, reason: str):
         self.path = Path(path)
+        self.reason = reason
         super().__init__(
             f"{path} is corrupt ({reason}); it was left untouched: "
             "fix or move it aside, then run the command again"

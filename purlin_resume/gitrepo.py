@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -38,6 +40,9 @@ def _run(root: Path, *args: str) -> str:
 
 def toplevel(path: Path) -> Path | None:
     """The top-level folder of the work tree containing ``path``, or None outside git."""
+    found = work_tree_root(path)
+    if found is not None:
+        return found
     git = _git()
     try:
         repo = git.Repo(path, search_parent_directories=True)
@@ -77,6 +82,9 @@ def recent_commits(root: Path, count: int = 10) -> list[str]:
 
 def head_commit(root: Path) -> str | None:
     """The full hash of HEAD, or None before the first commit."""
+    read = _head_from_files(root)
+    if read is not False:
+        return read
     if not has_commits(root):
         return None
     return _run(root, "rev-parse", "HEAD").strip()
@@ -109,7 +117,7 @@ def _add_line(line: str):
 
 def exclude_locally(root: Path, relative: str) -> bool:
     """Ignore ``relative`` in this clone only (``info/exclude``): for our lock files."""
-    if is_ignored(root, relative):
+    if _excluded_in_file(root, relative) or is_ignored(root, relative):
         return False
     common = Path(_run(root, "rev-parse", "--git-common-dir").strip())
     if not common.is_absolute():
@@ -245,3 +253,110 @@ def commits_since(root: Path, since_epoch: int) -> list[Commit]:
         files = tuple(p.strip("\n") for p in rest.split("\0") if p.strip("\n"))
         found.append(Commit(sha, int(stamp), name, email, message.strip(), files))
     return found
+
+
+# --- reading a repository's files without starting git (hooks must be fast) ---------------------
+
+
+def work_tree_root(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` holding ``.git`` (a folder, or a worktree's file).
+
+    What ``git rev-parse --show-toplevel`` answers for an ordinary checkout, without a process;
+    None when there is none (or ``$GIT_DIR`` is set, which only git itself can interpret).
+    """
+    if os.environ.get("GIT_DIR"):
+        return None
+    folder = Path(path).resolve()
+    for candidate in (folder, *folder.parents):
+        marker = candidate / ".git"
+        if (marker / "HEAD").is_file() or (marker.is_file() and _gitdir_of(marker) is not None):
+            return candidate
+    return None
+
+
+def _gitdir_of(marker: Path) -> Path | None:
+    """The folder a ``.git`` file (``gitdir: PATH``) points to."""
+    try:
+        text = marker.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = Path(text[len("gitdir:") :].strip())
+    return target if target.is_absolute() else (marker.parent / target).resolve()
+
+
+def _git_dirs(root: Path) -> tuple[Path, Path] | None:
+    """(git dir, common dir) of the work tree at ``root``, read from its files."""
+    marker = Path(root) / ".git"
+    gitdir = marker if marker.is_dir() else _gitdir_of(marker)
+    if gitdir is None or not (gitdir / "HEAD").is_file():
+        return None
+    common = gitdir
+    try:
+        pointer = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        pointer = ""
+    if pointer:
+        common = Path(pointer) if Path(pointer).is_absolute() else (gitdir / pointer).resolve()
+    return gitdir, common
+
+
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def _head_from_files(root: Path) -> str | None | bool:
+    """HEAD's hash read from the ref files; None before the first commit; False when unsure."""
+    dirs = _git_dirs(root)
+    if dirs is None:
+        return False
+    gitdir, common = dirs
+    try:
+        head = (gitdir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return False
+    if _SHA.fullmatch(head):
+        return head
+    if not head.startswith("ref: "):
+        return False
+    ref = head[5:].strip()
+    for folder in (gitdir, common):
+        try:
+            value = (folder / ref).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        return value if _SHA.fullmatch(value) else False
+    try:
+        packed = (common / "packed-refs").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        return False
+    for line in packed.splitlines():
+        sha, _, name = line.partition(" ")
+        if name == ref and _SHA.fullmatch(sha):
+            return sha
+    return None
+
+
+def _excluded_in_file(root: Path, relative: str) -> bool:
+    """True when ``info/exclude`` already holds our line for ``relative`` (no git needed)."""
+    dirs = _git_dirs(root)
+    if dirs is None:
+        return False
+    try:
+        text = (dirs[1] / "info" / "exclude").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return _ignore_line(relative) in text.split("\n")
+
+
+def commit_files(root: Path, rev: str = "HEAD") -> list[str]:
+    """Paths the commit ``rev`` changed (against its first parent; every path for a root commit)."""
+    out = _run(root, "diff-tree", "--no-commit-id", "--name-only", "-r", "--root", "-z", rev)
+    return _paths(out)
+
+
+def staged_paths(root: Path) -> list[str]:
+    """Paths staged in the index for the next commit (added, changed, deleted)."""
+    return _paths(_run(root, "diff", "--cached", "--name-only", "--no-renames", "-z"))

@@ -241,3 +241,25 @@ def create_json(target: Path, data: Any) -> bool:
             return False
         _replace(target, dump_json(data).encode("utf-8"))
         return True
+
+
+def remove(target: Path, up_to: Path | None = None) -> bool:
+    """Delete a file we wrote whole (an installed command); True when it was there.
+
+    Folders left empty by the removal are removed too, up to (not including) ``up_to``.
+    """
+    target = Path(target)
+    try:
+        target.unlink()
+    except FileNotFoundError:
+        return False
+    _fsync_dir(target.parent)
+    if up_to is not None:
+        folder, stop = target.parent, Path(up_to)
+        while folder != stop and stop in folder.parents:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
+    return True

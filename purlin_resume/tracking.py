@@ -144,3 +144,27 @@ def scan(project: Project, settings: Settings, now: datetime | None = None) -> l
         return marked
 
     return history.update(project, change)
+
+
+def identify(project: Project, tool_use_id: str, agent_id: str) -> Recorded | None:
+    """Give the agent spawned by tool call ``tool_use_id`` its real id, once Claude Code names it.
+
+    A spawn recorded by the PreToolUse hook is keyed by its ``tool_use_id`` (the agent has no id
+    yet); this renames it to ``agent_id``, keeps ``tool_use_id`` beside it and points
+    ``current-agent-id.txt`` at it. None when no entry came from that tool call.
+    """
+
+    def change(doc: AgentHistory) -> Recorded | None:
+        for entry in reversed(doc.entries):
+            if tool_use_id in (entry.agent_id, entry.data.get("tool_use_id")):
+                entry.data["agent_id"] = agent_id
+                entry.data["tool_use_id"] = tool_use_id
+                return Recorded(dict(entry.data))
+        return None
+
+    if not history.path(project).exists():
+        return None
+    recorded = history.update(project, change)
+    if recorded is not None:
+        history.write_current_id(project, agent_id)
+    return recorded

@@ -41,6 +41,7 @@ _SKIPPED_USER_TEXT = (
     "<bash-stdout>",
     "<bash-stderr>",
 )
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _SUMMARY_KEYS = ("command", "file_path", "notebook_path", "pattern", "url", "query", "path")
 
 
@@ -50,6 +51,7 @@ class ReadOptions:
 
     tools: bool = False  # full tool inputs and results
     thinking: bool = False
+    inputs_of: frozenset[str] = frozenset()  # tools whose inputs are kept (e.g. TodoWrite)
 
 
 @dataclass
@@ -150,6 +152,14 @@ class Transcript:
             if turn.role == "agent" and turn.text.strip():
                 return turn.text
         return None
+
+    def files_modified(self) -> list[str]:
+        """Files the conversation changed with Edit, Write, MultiEdit or NotebookEdit, in order."""
+        seen: dict[str, None] = {}
+        for call in self.tool_calls():
+            if call.file_path and call.name in EDIT_TOOLS and not call.is_error:
+                seen.setdefault(call.file_path, None)
+        return list(seen)
 
     def files_touched(self) -> list[str]:
         seen: dict[str, None] = {}
@@ -320,7 +330,7 @@ class _Assembly:
             path = data.get("file_path") or data.get("notebook_path")
             if isinstance(path, str):
                 call.file_path = path
-            if self.options.tools or name in SUBAGENT_TOOLS:
+            if self.options.tools or name in SUBAGENT_TOOLS or name in self.options.inputs_of:
                 call.input = data
         turn.tool_calls.append(call)
         if call.id:

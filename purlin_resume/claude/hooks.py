@@ -1,0 +1,124 @@
+"""Claude Code hook payloads: the JSON a hook command reads on stdin, and what it may print.
+
+Every payload carries ``session_id``, ``transcript_path``, ``cwd`` and ``hook_event_name``; the
+events purlin-resume listens to add:
+
+| event | fields read |
+|---|---|
+| PreToolUse (matcher ``Agent|Task``) | ``tool_name``, ``tool_input`` (description, prompt, subagent_type), ``tool_use_id`` |
+| PostToolUse (same matcher) | the same, plus ``tool_response`` (``agentId``, ``status``: completed or async_launched) |
+| SubagentStop | ``agent_id``, ``agent_type``, ``agent_transcript_path``, ``last_assistant_message`` |
+| PreCompact | ``trigger`` (manual or auto), ``custom_instructions`` |
+| SessionStart | ``source`` (startup, resume, clear or compact) |
+| SessionEnd | ``reason`` |
+
+A SessionStart hook gives the model context by printing
+``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT}}``.
+Exit code 2 is the only code that blocks anything; purlin-resume hooks always exit 0.
+
+This module is pure (json only) so the hook entry point stays light.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from purlin_resume.claude.records import SUBAGENT_TOOLS
+
+# command-line name -> Claude Code event name
+EVENTS = {
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+    "subagent-stop": "SubagentStop",
+    "pre-compact": "PreCompact",
+    "session-start": "SessionStart",
+    "session-end": "SessionEnd",
+}
+SESSION_SOURCES = ("startup", "resume", "clear", "compact")
+MAX_CONTEXT_CHARS = 10_000
+
+
+class BadPayload(ValueError):
+    """The standard input is not a hook payload."""
+
+
+@dataclass(frozen=True)
+class HookPayload:
+    """One hook call's input; ``data`` is the whole object as Claude Code sent it."""
+
+    event: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def text(self, name: str) -> str | None:
+        value = self.data.get(name)
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def session_id(self) -> str | None:
+        return self.text("session_id")
+
+    @property
+    def transcript_path(self) -> str | None:
+        return self.text("transcript_path")
+
+    @property
+    def cwd(self) -> str | None:
+        return self.text("cwd")
+
+    @property
+    def tool_name(self) -> str | None:
+        return self.text("tool_name")
+
+    @property
+    def tool_use_id(self) -> str | None:
+        return self.text("tool_use_id")
+
+    @property
+    def tool_input(self) -> dict[str, Any]:
+        value = self.data.get("tool_input")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def tool_response(self) -> dict[str, Any]:
+        value = self.data.get("tool_response")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def spawns_agent(self) -> bool:
+        return self.tool_name in SUBAGENT_TOOLS
+
+    @property
+    def source(self) -> str | None:
+        return self.text("source")
+
+
+def parse(event: str, text: str) -> HookPayload:
+    """The payload of ``event`` (a command-line name or Claude Code's) read from ``text``."""
+    name = EVENTS.get(event, event)
+    if name not in EVENTS.values():
+        raise BadPayload(f"unknown hook event {event!r} (known: {', '.join(EVENTS)})")
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise BadPayload(f"hook input is not JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise BadPayload("hook input must be a JSON object")
+    return HookPayload(name, data)
+
+
+def session_context(text: str) -> str:
+    """What a SessionStart hook prints to give the model ``text`` as additional context."""
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}},
+        ensure_ascii=False,
+    )
+
+
+def bounded(text: str, limit: int = MAX_CONTEXT_CHARS, tail: str = "") -> str:
+    """``text`` cut to at most ``limit`` characters, ending with ``tail`` when it was cut."""
+    if len(text) <= limit:
+        return text
+    marker = "\n\n[... cut to fit the hook's context limit]" + (f"\n{tail}" if tail else "")
+    return text[: max(0, limit - len(marker))].rstrip() + marker

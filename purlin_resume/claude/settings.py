@@ -1,0 +1,200 @@
+"""Claude Code's ``settings.json``: our hooks in it, merged in and taken out again.
+
+The ``hooks`` key maps an event to a list of matcher groups, each
+``{"matcher": PATTERN, "hooks": [{"type": "command", "command": ..., "timeout": SECONDS}]}``
+(events without tools take no matcher). Our hook commands are recognised by their command,
+``purlin-resume hook EVENT``: nothing else in the file is ours. Merging keeps every other key,
+every other group and every other tool's command exactly as they were, in place; a group of ours
+that is out of date is replaced where it stands. Removing takes out our commands only, and the
+groups and event lists that held nothing else.
+
+These functions are pure: they take and return the parsed document.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+COMMAND = "purlin-resume"
+SUBAGENT_MATCHER = "Agent|Task"  # the tool is "Agent" since Claude Code 2.1.63, "Task" before
+DEFAULT_CLEANUP_DAYS = 30
+
+
+@dataclass(frozen=True)
+class OurHook:
+    event: str  # Claude Code's name
+    name: str  # ours, for ``purlin-resume hook NAME``
+    matcher: str | None
+    timeout: int
+
+    def command(self, executable: str = COMMAND) -> str:
+        return f"{executable} hook {self.name}"
+
+    def group(self, executable: str = COMMAND) -> dict[str, Any]:
+        group: dict[str, Any] = {}
+        if self.matcher is not None:
+            group["matcher"] = self.matcher
+        group["hooks"] = [
+            {"type": "command", "command": self.command(executable), "timeout": self.timeout}
+        ]
+        return group
+
+
+HOOKS = (
+    OurHook("PreToolUse", "pre-tool-use", SUBAGENT_MATCHER, 10),
+    OurHook("PostToolUse", "post-tool-use", SUBAGENT_MATCHER, 30),
+    OurHook("SubagentStop", "subagent-stop", None, 30),
+    OurHook("PreCompact", "pre-compact", None, 60),
+    OurHook("SessionStart", "session-start", None, 60),
+    OurHook("SessionEnd", "session-end", None, 10),
+)
+_OURS = re.compile(r"^\s*(?:\S*/)?purlin-resume\s+hook\s")
+
+
+def is_ours(hook: Any) -> bool:
+    return (
+        isinstance(hook, dict)
+        and isinstance(hook.get("command"), str)
+        and bool(_OURS.match(hook["command"]))
+    )
+
+
+def _groups(settings: dict[str, Any], event: str) -> list[Any]:
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return []
+    groups = hooks.get(event)
+    return groups if isinstance(groups, list) else []
+
+
+def _our_group_index(groups: list[Any]) -> int | None:
+    for index, group in enumerate(groups):
+        if isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks") or []):
+            return index
+    return None
+
+
+class NotSettings(ValueError):
+    """The document cannot hold hooks (not an object, or ``hooks`` not an object of lists)."""
+
+
+def check(settings: Any) -> dict[str, Any]:
+    if not isinstance(settings, dict):
+        raise NotSettings("the top level must be an object")
+    hooks = settings.get("hooks")
+    if hooks is not None and not isinstance(hooks, dict):
+        raise NotSettings("'hooks' must be an object keyed by event")
+    for event, groups in (hooks or {}).items():
+        if not isinstance(groups, list):
+            raise NotSettings(f"hooks.{event} must be a list of matcher groups")
+    return settings
+
+
+def merged(settings: dict[str, Any], executable: str = COMMAND) -> dict[str, Any]:
+    """``settings`` with our hooks in it, current; unchanged (equal) when they already are."""
+    result = copy.deepcopy(check(settings))
+    hooks = result.setdefault("hooks", {})
+    for ours in HOOKS:
+        groups = hooks.setdefault(ours.event, [])
+        wanted = ours.group(executable)
+        index = _our_group_index(groups)
+        if index is None:
+            groups.append(wanted)
+            continue
+        group = groups[index]
+        others = [h for h in group.get("hooks") or [] if not is_ours(h)]
+        if others:  # someone put their command into our group: keep theirs, ours goes apart
+            group["hooks"] = others
+            groups.insert(index + 1, wanted)
+        elif group != wanted:
+            groups[index] = wanted
+    return result
+
+
+def removed(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` without our hooks; what held only ours goes with them."""
+    result = copy.deepcopy(check(settings))
+    hooks = result.get("hooks")
+    if not isinstance(hooks, dict):
+        return result
+    touched = False
+    for event in list(hooks):
+        groups = hooks[event]
+        kept = []
+        for group in groups:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(inner, list) and any(is_ours(h) for h in inner):
+                touched = True
+                rest = [h for h in inner if not is_ours(h)]
+                if rest:
+                    kept.append({**group, "hooks": rest})
+                continue
+            kept.append(group)
+        if kept or not groups or len(kept) == len(groups):
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if touched and not hooks:
+        del result["hooks"]
+    return result
+
+
+def installed(settings: dict[str, Any]) -> dict[str, dict[str, Any] | None]:
+    """Our group per event as the settings hold it (None when missing)."""
+    found: dict[str, dict[str, Any] | None] = {}
+    for ours in HOOKS:
+        groups = _groups(settings, ours.event)
+        index = _our_group_index(groups)
+        found[ours.event] = groups[index] if index is not None else None
+    return found
+
+
+def current(group: dict[str, Any] | None, ours: OurHook) -> bool:
+    """True when ``group`` is our group for that event as ``install`` writes it."""
+    if group is None:
+        return False
+    commands = [h for h in group.get("hooks") or [] if is_ours(h)]
+    if len(commands) != 1 or group.get("matcher") != ours.matcher:
+        return False
+    hook = commands[0]
+    return (
+        hook.get("command", "").split()[-2:] == ["hook", ours.name]
+        and hook.get("timeout") == ours.timeout
+    )
+
+
+def matcher_covers_agent(matcher: Any) -> bool:
+    """True when a tool matcher matches both ``Agent`` and ``Task``."""
+    if matcher in (None, "", "*"):
+        return True
+    if not isinstance(matcher, str):
+        return False
+    try:
+        pattern = re.compile(matcher)
+    except re.error:
+        return False
+    return all(pattern.fullmatch(name) or pattern.search(name) for name in ("Agent", "Task"))
+
+
+def indent_of(text: str) -> int | str:
+    """The indentation a JSON file uses, so rewriting it changes only what changed."""
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            lead = line[: len(line) - len(stripped)]
+            return "\t" if lead.startswith("\t") else len(lead)
+    return 2
+
+
+def dump(settings: dict[str, Any], like: str | None = None) -> str:
+    """``settings`` as JSON in the layout of ``like`` (the file's previous text)."""
+    return json.dumps(settings, indent=indent_of(like) if like else 2, ensure_ascii=False) + "\n"
+
+
+def cleanup_period_days(settings: dict[str, Any]) -> int | None:
+    value = settings.get("cleanupPeriodDays")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

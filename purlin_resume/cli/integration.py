@@ -1,0 +1,149 @@
+"""`install`, `uninstall`, `hook`, `git-hook` and `doctor`: Claude Code and git call us."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from purlin_resume import doctor as doctor_mod
+from purlin_resume import githooks, hook_entry, installation
+from purlin_resume.claude.hooks import EVENTS
+from purlin_resume.cli.app import app
+from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
+from purlin_resume.errors import UsageError
+
+PANEL = "Claude Code and git"
+UserOption = Annotated[
+    bool, typer.Option("--user", help="Install into the user's Claude Code folder (~/.claude).")
+]
+DryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="Print the diff of what would change; change nothing.")
+]
+
+
+def _target(project: Path | None, user: bool) -> installation.Target:
+    if user and project is not None:
+        raise UsageError("--project and --user exclude each other: choose one target")
+    return installation.user_target() if user else installation.project_target(project_for(project))
+
+
+def _report(plan: installation.Plan, dry_run: bool, as_json: bool, verb: str) -> None:
+    files = [plan.target.label(c.path) for c in plan.changes]
+    if as_json:
+        print_json(
+            {
+                "target": str(plan.target.claude_dir),
+                "dry_run": dry_run,
+                "changed": files,
+                "left": plan.left,
+                "diff": plan.diff(),
+            }
+        )
+        return
+    if dry_run:
+        print_text(plan.diff() or "Nothing to change.")
+    elif files:
+        print_text(f"{verb}: " + ", ".join(files))
+    else:
+        print_text(
+            "Nothing to change: already "
+            + ("installed." if verb == "Installed" else "uninstalled.")
+        )
+    for line in plan.left:
+        print_text(f"Left: {line}")
+
+
+def _carry_out(
+    planner, target: installation.Target, dry_run: bool, as_json: bool, verb: str
+) -> None:
+    plan = planner(target)
+    if not dry_run:
+        plan.apply()
+    _report(plan, dry_run, as_json, verb)
+
+
+@app.command(rich_help_panel=PANEL)
+def install(
+    project: ProjectOption = None,
+    user: UserOption = False,
+    dry_run: DryRunOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Install the slash commands and the hooks into Claude Code (project by default)."""
+    _carry_out(installation.plan_install, _target(project, user), dry_run, as_json, "Installed")
+
+
+@app.command(rich_help_panel=PANEL)
+def uninstall(
+    project: ProjectOption = None,
+    user: UserOption = False,
+    dry_run: DryRunOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove our hooks and slash commands; every other setting and hook stays as it is."""
+    _carry_out(installation.plan_uninstall, _target(project, user), dry_run, as_json, "Removed")
+
+
+@app.command(rich_help_panel=PANEL)
+def hook(
+    event: Annotated[
+        str,
+        typer.Argument(metavar="EVENT", help=f"One of: {', '.join(EVENTS)}.", show_default=False),
+    ],
+) -> None:
+    """Handle one Claude Code hook call (payload JSON on stdin). Always exits 0; failures go to .purlin/cache/hook.log."""
+    hook_entry.run(event)
+
+
+@app.command(name="git-hook", rich_help_panel=PANEL)
+def git_hook(
+    name: Annotated[
+        str,
+        typer.Argument(
+            metavar="NAME", help=f"One of: {', '.join(githooks.NAMES)}.", show_default=False
+        ),
+    ],
+    files: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="FILE", help="Files to check (default: the staged ones).", show_default=False
+        ),
+    ] = None,
+    project: ProjectOption = None,
+) -> None:
+    """Run one git hook: agent-history, no-cache, no-secrets (pre-commit) or post-commit."""
+    if name not in githooks.NAMES:
+        raise UsageError(f"unknown git hook {name!r} (known: {', '.join(githooks.NAMES)})")
+    where = project_for(project)
+    if name == "post-commit":
+        try:
+            verdict = githooks.run(where, name, [], os.environ)
+        except Exception as exc:  # noqa: BLE001 -- a post-commit hook never fails the commit
+            hook_entry.log_failure(where.root, "git post-commit", None, exc)
+            return
+    else:
+        verdict = githooks.run(where, name, list(files or []), os.environ)
+    for problem in verdict.problems:
+        typer.echo(problem, err=True)
+    if not verdict.ok:
+        raise typer.Exit(1)
+
+
+@app.command(rich_help_panel=PANEL)
+def doctor(project: ProjectOption = None, as_json: JsonOption = False) -> None:
+    """Check that commands, hooks, tools and state files are in place; each finding says how to fix it."""
+    findings = doctor_mod.examine(project_for(project))
+    failed = any(f.status == doctor_mod.ERROR for f in findings)
+    if as_json:
+        print_json({"ok": not failed, "findings": [f.to_dict() for f in findings]})
+    else:
+        marks = {doctor_mod.OK: "ok  ", doctor_mod.WARN: "warn", doctor_mod.ERROR: "FAIL"}
+        for f in findings:
+            print_text(
+                f"{marks[f.status]} {f.check}: {f.message}" + (f" -> {f.fix}" if f.fix else "")
+            )
+    if failed:
+        raise typer.Exit(1)

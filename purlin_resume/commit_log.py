@@ -1,0 +1,87 @@
+"""``.purlin/cache/commits.jsonl``: which agent made each commit, for stall detection and conflicts.
+
+The post-commit git hook appends one object per commit (JSON Lines, newest last)::
+
+    {"time": "2026-01-15T14:22:10Z", "commit": "<full hash>", "branch": "main",
+     "session_id": "<Claude Code session, or null>", "role": "builder", "tmux_pane": "%3",
+     "pid": 4242, "files": ["src/a.py"]}
+
+The session is the registered Claude Code process the commit ran under (its pid is an ancestor
+of the hook), else ``$PURLIN_SESSION_ID`` / ``$CLAUDE_SESSION_ID``, else the registered running
+session in the same tmux pane; null when the commit was made by a person. This module is the
+only reader and writer of the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from purlin_resume import registry, store
+from purlin_resume.errors import NotFound
+from purlin_resume.project import Project
+
+FILE_NAME = "commits.jsonl"
+SESSION_ENV = ("PURLIN_SESSION_ID", "CLAUDE_SESSION_ID")
+
+
+@dataclass(frozen=True)
+class CommitRecord:
+    time: str
+    commit: str
+    branch: str | None = None
+    session_id: str | None = None
+    role: str | None = None
+    tmux_pane: str | None = None
+    pid: int | None = None
+    files: list[str] = field(default_factory=list)
+
+
+def path(project: Project) -> Path:
+    return project.cache_dir / FILE_NAME
+
+
+def author_session(
+    agents: Mapping[str, registry.RegisteredAgent],
+    ancestor_pids: Iterable[int],
+    env: Mapping[str, str],
+) -> registry.RegisteredAgent | None:
+    """The registered session that made a commit, from its process, environment or tmux pane."""
+    running = {a.pid: a for a in agents.values() if a.pid is not None and a.ended_at is None}
+    for pid in ancestor_pids:
+        if pid in running:
+            return running[pid]
+    for name in SESSION_ENV:
+        session = env.get(name)
+        if session:
+            return agents.get(session) or registry.RegisteredAgent(session)
+    pane = env.get("TMUX_PANE")
+    if pane:
+        in_pane = [a for a in agents.values() if a.tmux_pane == pane and a.ended_at is None]
+        if len(in_pane) == 1:
+            return in_pane[0]
+    return None
+
+
+def record(project: Project, entry: CommitRecord) -> None:
+    store.append_jsonl(path(project), asdict(entry))
+
+
+def read(project: Project) -> list[dict[str, Any]]:
+    """Every record, oldest first; lines that do not parse are skipped."""
+    try:
+        text = store.read_text(path(project))
+    except NotFound:
+        return []
+    out = []
+    for line in text.splitlines():
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out

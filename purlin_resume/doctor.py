@@ -1,0 +1,254 @@
+"""``purlin-resume doctor``: is everything in place for capture to happen by itself?
+
+Each finding names a check, its status (``ok``, ``warn`` or ``error``), what was found and how
+to fix it. Checks: slash commands and hooks installed and current (project or user level), the
+subagent matchers cover ``Agent`` and ``Task``, Claude Code's ``cleanupPeriodDays`` against the
+age of interrupted agents (their transcripts are deleted after that many days), git, tmux and
+``purlin-resume`` on PATH, ``.purlin/cache/`` ignored, every state file readable, and failures
+recorded in ``.purlin/cache/hook.log``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+
+from purlin_resume import checkpoints, clock, config, gitrepo, history, installation, registry
+from purlin_resume.claude import settings as claude_settings
+from purlin_resume.errors import PurlinError
+from purlin_resume.project import Project
+
+OK, WARN, ERROR = "ok", "warn", "error"
+RISK_MARGIN_DAYS = 7
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    status: str
+    message: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return asdict(self)
+
+
+def _settings_files(project: Project) -> list[tuple[str, Path]]:
+    user = installation.user_target().settings_path
+    return [
+        ("project", project.root / ".claude" / "settings.json"),
+        ("local", project.root / ".claude" / "settings.local.json"),
+        ("user", user),
+    ]
+
+
+def _commands(project: Project) -> list[Finding]:
+    findings = []
+    places = [
+        installation.project_target(project).commands_dir,
+        installation.user_target().commands_dir,
+    ]
+    for name, text in installation.command_templates().items():
+        found = [p / name for p in places if (p / name).is_file()]
+        if not found:
+            findings.append(
+                Finding(
+                    "commands",
+                    ERROR,
+                    f"/{name[:-3].replace('/', ':')} is not installed",
+                    "run 'purlin-resume install' (or 'install --user')",
+                )
+            )
+        elif all(f.read_text(encoding="utf-8", errors="replace") != text for f in found):
+            findings.append(
+                Finding(
+                    "commands",
+                    WARN,
+                    f"{found[0]} differs from the current version",
+                    "run 'purlin-resume install' to update it",
+                )
+            )
+    if not findings:
+        findings.append(Finding("commands", OK, "slash commands installed and current"))
+    return findings
+
+
+def _hooks(project: Project, parsed: dict[str, dict]) -> list[Finding]:
+    findings = []
+    for ours in claude_settings.HOOKS:
+        groups = [
+            (where, claude_settings.installed(data)[ours.event]) for where, data in parsed.items()
+        ]
+        groups = [(where, g) for where, g in groups if g is not None]
+        if not groups:
+            findings.append(
+                Finding(
+                    "hooks",
+                    ERROR,
+                    f"no {ours.event} hook of ours",
+                    "run 'purlin-resume install' (or 'install --user')",
+                )
+            )
+            continue
+        where, group = groups[0]
+        if not claude_settings.current(group, ours):
+            findings.append(
+                Finding(
+                    "hooks",
+                    WARN,
+                    f"the {ours.event} hook in the {where} settings is out of date",
+                    "run 'purlin-resume install' to update it",
+                )
+            )
+        if ours.matcher is not None and not claude_settings.matcher_covers_agent(
+            group.get("matcher")
+        ):
+            findings.append(
+                Finding(
+                    "matchers",
+                    ERROR,
+                    f"the {ours.event} matcher {group.get('matcher')!r} misses Agent or Task "
+                    "(the subagent tool is Agent since Claude Code 2.1.63, Task before)",
+                    f"set it to {claude_settings.SUBAGENT_MATCHER!r}: run 'purlin-resume install'",
+                )
+            )
+    if not findings:
+        findings.append(
+            Finding("hooks", OK, "hooks installed and current; matchers cover Agent and Task")
+        )
+    return findings
+
+
+def _cleanup(project: Project, parsed: dict[str, dict], now: datetime) -> Finding:
+    days = None
+    for where in ("local", "project", "user"):
+        if where in parsed and claude_settings.cleanup_period_days(parsed[where]) is not None:
+            days = claude_settings.cleanup_period_days(parsed[where])
+            break
+    effective = days if days is not None else claude_settings.DEFAULT_CLEANUP_DAYS
+    at_risk = []
+    try:
+        interrupted = history.load(project).latest_with(history.INTERRUPTED)
+    except PurlinError:
+        interrupted = []
+    for entry in interrupted:
+        spawned = clock.parse(entry.timestamp)
+        if spawned is not None and (now - spawned).days >= effective - RISK_MARGIN_DAYS:
+            at_risk.append(f"{entry.agent_id} ({(now - spawned).days} days)")
+    setting = f"cleanupPeriodDays is {effective}" + (" (default)" if days is None else "")
+    if at_risk:
+        return Finding(
+            "cleanup",
+            WARN,
+            f"{setting}: Claude Code will soon delete the transcripts of interrupted agents "
+            + ", ".join(at_risk),
+            "raise cleanupPeriodDays in ~/.claude/settings.json (e.g. 365), or resume them now "
+            "with 'purlin-resume resume-task'",
+        )
+    return Finding("cleanup", OK, f"{setting}; no interrupted agent's transcript is at risk")
+
+
+def _tools() -> list[Finding]:
+    out = []
+    for tool, why in (
+        ("git", "agent history, checkpoints and git hooks need it"),
+        ("tmux", "revival and stall watch drive agents through it"),
+        ("purlin-resume", "the hooks in settings.json call it by name"),
+    ):
+        if shutil.which(tool):
+            out.append(Finding("tools", OK, f"{tool} found"))
+        else:
+            out.append(
+                Finding(
+                    "tools",
+                    ERROR if tool != "tmux" else WARN,
+                    f"{tool} is not on PATH ({why})",
+                    f"install {tool}"
+                    if tool != "purlin-resume"
+                    else "install purlin-resume with pipx (or put its venv's bin on PATH)",
+                )
+            )
+    return out
+
+
+def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
+    findings = list(settings_errors)
+    readers = [
+        (
+            "agent history",
+            lambda: history.load(project) if history.path(project).exists() else None,
+        ),
+        ("agent registry", lambda: registry.load(project)),
+        ("settings", lambda: config.load(project)),
+    ]
+    for name, read in readers:
+        try:
+            read()
+        except PurlinError as exc:
+            findings.append(
+                Finding("state", ERROR, f"{name}: {exc.message}", "fix or move the file aside")
+            )
+    for live in checkpoints.live(project):
+        if live.error:
+            findings.append(
+                Finding("state", ERROR, f"checkpoint: {live.error}", "fix or move the file aside")
+            )
+    if gitrepo.toplevel(project.root) is not None and not gitrepo.is_ignored(
+        project.root, installation.CACHE_IGNORE
+    ):
+        findings.append(
+            Finding(
+                "state",
+                WARN,
+                ".purlin/cache/ is not ignored by git",
+                "run 'purlin-resume install' (it adds /.purlin/cache/ to .gitignore)",
+            )
+        )
+    log = project.cache_dir / "hook.log"
+    if log.is_file():
+        lines = [
+            line
+            for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
+            if line.strip()
+        ]
+        if lines:
+            try:
+                last = json.loads(lines[-1])
+                detail = f"latest: {last.get('time')} {last.get('event')}: {last.get('error')}"
+            except (json.JSONDecodeError, AttributeError):
+                detail = "latest line unreadable"
+            findings.append(
+                Finding(
+                    "hook log",
+                    WARN,
+                    f"{len(lines)} hook failure(s) logged; {detail}",
+                    f"read {log}, fix the cause, then delete the file",
+                )
+            )
+    if not findings:
+        findings.append(Finding("state", OK, "every state file is readable"))
+    return findings
+
+
+def examine(project: Project, now: datetime | None = None) -> list[Finding]:
+    moment = now or clock.now()
+    parsed: dict[str, dict] = {}
+    settings_errors = []
+    for where, path in _settings_files(project):
+        try:
+            text, data = installation.read_settings(path)
+        except PurlinError as exc:
+            settings_errors.append(Finding("state", ERROR, exc.message, "fix the JSON by hand"))
+            continue
+        if text is not None:
+            parsed[where] = data
+    return [
+        *_commands(project),
+        *_hooks(project, parsed),
+        _cleanup(project, parsed, moment),
+        *_tools(),
+        *_state(project, settings_errors),
+    ]

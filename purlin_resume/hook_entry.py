@@ -1,0 +1,137 @@
+"""``purlin-resume hook EVENT``: the shell around ``capture`` that Claude Code calls.
+
+It reads the payload from stdin, finds the project (``$CLAUDE_PROJECT_DIR``, else the payload's
+``cwd``, else the working directory; then its git top-level), runs the event's handler and
+prints what it returns. It never breaks Claude Code: any failure becomes one JSON line in
+``.purlin/cache/hook.log`` (redacted) and the exit code is always 0 (2 would block the tool
+call). It imports only what the event needs: no Typer, no GitPython unless the event uses git.
+
+``pre-tool-use`` runs on every subagent spawn while Claude Code waits, so it answers at once:
+the process reads its payload, forks, and exits; the forked child (its own session, standard
+streams on /dev/null) records the spawn. The handlers that need that record
+(PostToolUse, SubagentStop) wait for it briefly. ``PURLIN_HOOK_FOREGROUND=1`` records in the
+process itself; so do systems without ``fork``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # kept out of the start-up of the hot path
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import TextIO
+
+LOG_NAME = "hook.log"
+BACKGROUND = frozenset({"pre-tool-use"})
+FOREGROUND_ENV = "PURLIN_HOOK_FOREGROUND"
+
+
+def project_root(cwd: str | None, env: Mapping[str, str]) -> Path:
+    """The project a hook call belongs to."""
+    from pathlib import Path
+
+    from purlin_resume import gitrepo
+
+    for candidate in (env.get("CLAUDE_PROJECT_DIR"), cwd, os.getcwd()):
+        if candidate and Path(candidate).is_dir():
+            folder = Path(candidate).resolve()
+            return gitrepo.work_tree_root(folder) or folder
+    return Path.cwd()
+
+
+def log_failure(root: Path, event: str, payload_session: str | None, exc: BaseException) -> None:
+    """One redacted line in ``.purlin/cache/hook.log``; a failure to log is swallowed."""
+    from contextlib import suppress
+    from pathlib import Path
+
+    with suppress(Exception):  # the hook must exit 0 whatever happens
+        import traceback
+
+        from purlin_resume import clock, redact, store
+
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else None
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        record = {
+            "time": clock.iso(),
+            "event": event,
+            "session_id": payload_session,
+            "error": " ".join(str(message).split()),
+            "where": where,
+        }
+        store.append_jsonl(root / ".purlin" / "cache" / LOG_NAME, redact.redact_data(record)[0])
+
+
+def run(
+    event: str,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    env: Mapping[str, str] | None = None,
+) -> int:
+    """Handle one hook call; always 0."""
+    from contextlib import suppress
+    from pathlib import Path
+
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    env = os.environ if env is None else env
+    root: Path | None = None
+    session = None
+    try:
+        from purlin_resume import capture
+        from purlin_resume.claude import hooks
+        from purlin_resume.project import Project
+
+        text = stdin.read()
+        try:
+            payload = hooks.parse(event, text)
+        except hooks.BadPayload:
+            root = project_root(None, env)
+            raise
+        session = payload.session_id
+        root = project_root(payload.cwd, env)
+        handler = capture.HANDLERS[payload.event]
+        if payload.event == "SessionStart":
+            outcome = handler(Project(root), payload, env)
+        else:
+            outcome = handler(Project(root), payload)
+        if outcome.output:
+            stdout.write(hooks.session_context(outcome.output) + "\n")
+            stdout.flush()
+    except Exception as exc:  # noqa: BLE001 -- logged, never raised into Claude Code
+        log_failure(root or Path.cwd(), event, session, exc)
+        with suppress(Exception):
+            sys.stderr.write(f"purlin-resume hook {event}: {exc} (see .purlin/cache/{LOG_NAME})\n")
+    return 0
+
+
+def _detached() -> bool:
+    """Fork; True in the parent. The child leaves the parent's session and standard streams."""
+    if os.fork() > 0:
+        return True
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    return False
+
+
+def main() -> None:
+    """The ``purlin-resume`` console script: hooks go straight to ``run``, the rest to Typer."""
+    args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "hook" and not args[1].startswith("-"):  # never Typer's exit 2
+        event = args[1]
+        if event in BACKGROUND and not os.environ.get(FOREGROUND_ENV) and hasattr(os, "fork"):
+            payload = sys.stdin.buffer.read()
+            if _detached():
+                os._exit(0)
+            import io
+
+            sys.exit(run(event, stdin=io.StringIO(payload.decode("utf-8", "replace"))))
+        sys.exit(run(event))
+    from purlin_resume.cli import main as cli_main
+
+    cli_main()

@@ -1,0 +1,226 @@
+"""``install`` and ``uninstall``: our slash commands and hooks in a project's (or the user's) Claude Code.
+
+What ``install`` writes, under the target folder (``<project>/.claude`` or the Claude Code
+folder, ``$CLAUDE_CONFIG_DIR`` else ``~/.claude``):
+
+- ``commands/<name>.md`` for every command template shipped in ``templates/claude/commands/``;
+- our hooks merged into ``settings.json`` (see ``claude.settings``);
+- for a project also: ``/.purlin/cache/`` in ``.gitignore`` and ``.planning/agent-history.json``.
+
+A plan is a list of ``Change``s (a file's text before and after); nothing is written until it is
+applied, so ``--dry-run`` prints exactly what would change. Running ``install`` twice changes
+nothing the second time. ``uninstall`` removes our hooks and the command files still as we wrote
+them (a command someone edited is left and named); it keeps the agent history and the
+``.gitignore`` line, which hold the project's state rather than our installation.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from purlin_resume import gitrepo, history, resources, store
+from purlin_resume.claude import settings as claude_settings
+from purlin_resume.errors import CorruptFile, PurlinError
+from purlin_resume.project import Project
+
+CACHE_IGNORE = ".purlin/cache/"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where Claude Code reads our files: a project's ``.claude`` or the user's Claude folder."""
+
+    claude_dir: Path
+    project: Project | None = None
+
+    @property
+    def base(self) -> Path:
+        return self.project.root if self.project else self.claude_dir
+
+    @property
+    def settings_path(self) -> Path:
+        return self.claude_dir / "settings.json"
+
+    @property
+    def commands_dir(self) -> Path:
+        return self.claude_dir / "commands"
+
+    def label(self, path: Path) -> str:
+        try:
+            return Path(path).relative_to(self.base).as_posix()
+        except ValueError:
+            return str(path)
+
+
+def project_target(project: Project) -> Target:
+    return Target(project.root / ".claude", project)
+
+
+def user_target() -> Target:
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Target(Path(configured).expanduser() if configured else Path.home() / ".claude")
+
+
+@dataclass
+class Change:
+    """One file's text before and after (None: absent); ``apply`` writes it."""
+
+    path: Path
+    before: str | None
+    after: str | None
+    apply: Callable[[], None] = field(repr=False, default=lambda: None)
+    note: str = ""
+
+
+@dataclass
+class Plan:
+    target: Target
+    changes: list[Change] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)  # files kept on purpose, with why
+
+    def diff(self) -> str:
+        out: list[str] = []
+        for change in self.changes:
+            name = self.target.label(change.path)
+            out += difflib.unified_diff(
+                (change.before or "").splitlines(keepends=True),
+                (change.after or "").splitlines(keepends=True),
+                fromfile="/dev/null" if change.before is None else f"a/{name}",
+                tofile="/dev/null" if change.after is None else f"b/{name}",
+            )
+        return "".join(line if line.endswith("\n") else line + "\n" for line in out)
+
+    def apply(self) -> None:
+        for change in self.changes:
+            change.apply()
+
+
+def command_templates() -> dict[str, str]:
+    """Every shipped slash command: path under ``commands/`` -> text."""
+    folder = resources.data_dir("templates") / "claude" / "commands"
+    return {
+        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(folder.rglob("*.md"))
+    }
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return store.read_text(path)
+    except PurlinError:
+        if path.exists():
+            raise
+        return None
+
+
+def read_settings(path: Path) -> tuple[str | None, dict]:
+    """(text, parsed) of a settings.json; an empty object when absent; CorruptFile when broken."""
+    text = _read(path)
+    if text is None or not text.strip():
+        return text, {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CorruptFile(path, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    try:
+        return text, claude_settings.check(data)
+    except claude_settings.NotSettings as exc:
+        raise CorruptFile(path, str(exc)) from None
+
+
+def _settings_change(target: Target, transform: Callable[[dict], dict]) -> Change | None:
+    path = target.settings_path
+    before, data = read_settings(path)
+    new = transform(data)
+    if new == data and before is not None:
+        return None
+    if not new and before is None:
+        return None
+    after = claude_settings.dump(new, like=before)
+
+    def write() -> None:
+        if target.project is not None:
+            gitrepo.exclude_state_files(target.claude_dir, path.name + ".lock")
+
+        def change(text: str | None) -> str:
+            data = read_settings(path)[1] if text is not None else {}
+            return claude_settings.dump(transform(data), like=text)
+
+        store.update_text(path, change)
+
+    return Change(path, before, after, write)
+
+
+def _project_changes(project: Project) -> list[Change]:
+    changes = []
+    root = project.root
+    if gitrepo.toplevel(root) is not None and not gitrepo.is_ignored(root, CACHE_IGNORE):
+        ignore = root / ".gitignore"
+        before = _read(ignore)
+        text = before or ""
+        if text and not text.endswith("\n"):
+            text += "\n"
+        changes.append(
+            Change(
+                ignore,
+                before,
+                text + "/" + CACHE_IGNORE + "\n",
+                lambda: gitrepo.ensure_ignored(root, CACHE_IGNORE),
+            )
+        )
+    if not history.path(project).exists():
+        changes.append(
+            Change(
+                history.path(project),
+                None,
+                store.dump_json(history.template()),
+                lambda: history.init(project),
+            )
+        )
+    return changes
+
+
+def plan_install(target: Target, executable: str = claude_settings.COMMAND) -> Plan:
+    plan = Plan(target)
+    for name, text in command_templates().items():
+        path = target.commands_dir / name
+        before = _read(path)
+        if before != text:
+            plan.changes.append(
+                Change(path, before, text, lambda p=path, t=text: _write_command(p, t))
+            )
+    change = _settings_change(target, lambda data: claude_settings.merged(data, executable))
+    if change is not None:
+        plan.changes.append(change)
+    if target.project is not None:
+        plan.changes += _project_changes(target.project)
+    return plan
+
+
+def _write_command(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    store.write_output(path, text)
+
+
+def plan_uninstall(target: Target) -> Plan:
+    plan = Plan(target)
+    for name, text in command_templates().items():
+        path = target.commands_dir / name
+        before = _read(path)
+        if before is None:
+            continue
+        if before != text:
+            plan.left.append(f"{target.label(path)}: changed since it was installed, left in place")
+            continue
+        plan.changes.append(
+            Change(path, before, None, lambda p=path: store.remove(p, up_to=target.claude_dir))
+        )
+    change = _settings_change(target, claude_settings.removed)
+    if change is not None:
+        plan.changes.append(change)
+    return plan

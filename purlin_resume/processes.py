@@ -1,0 +1,59 @@
+"""The processes above this one: which Claude Code process a hook, or a ``git commit``, runs under.
+
+Claude Code runs a hook command through a shell, and an agent's ``git commit`` runs under the
+Bash tool's shell, so the agent's own process is the nearest ancestor that is not a shell (or
+``git``, or ``pre-commit``'s Python). Read from ``/proc``; where there is none, the parent is all
+we can tell.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env", "timeout"})
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(command name, parent pid) of ``pid`` from ``/proc``, or None."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    name = text[text.find("(") + 1 : text.rfind(")")]
+    fields = text[text.rfind(")") + 2 :].split()
+    try:
+        return name, int(fields[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def ancestors(pid: int | None = None) -> Iterator[tuple[int, str]]:
+    """(pid, command name) of each process above ``pid`` (default: this one), nearest first."""
+    current = os.getpid() if pid is None else pid
+    seen = {current}
+    while True:
+        stat = _stat(current)
+        if stat is None:
+            if current == os.getpid():
+                parent = os.getppid()
+                if parent > 1:
+                    yield parent, ""
+            return
+        parent = stat[1]
+        if parent <= 1 or parent in seen:
+            return
+        seen.add(parent)
+        parent_stat = _stat(parent)
+        yield parent, parent_stat[0] if parent_stat else ""
+        current = parent
+
+
+def agent_pid(skip: frozenset[str] = SHELLS) -> int | None:
+    """The nearest ancestor that is not a shell: the Claude Code process running this hook."""
+    for pid, name in ancestors():
+        if name and name in skip:
+            continue
+        return pid
+    return None

@@ -1,0 +1,684 @@
+"""Claude Code hooks: the real fixture session replayed as hook calls, and each event's edges.
+
+Hooks run as Claude Code runs them: the installed console script, through ``sh -c``, payload
+on stdin, so the process tree (shell, then this test as the "Claude Code" process) is real.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from purlin_resume import history, registry
+from purlin_resume.project import Project
+from tests.conftest import git
+
+EXE = Path(sys.executable).with_name("purlin-resume")
+SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
+AGENT = "a2898e3"
+TOOL_USE = "toolu_017pLRuPHYTX5t99EnLyV53m"
+PROJECT_FOLDER = "-home-USER-projects-spotter-worktrees-spotter-dov"
+
+
+def hook(event: str, payload: dict | str, root: Path, **env: str) -> subprocess.CompletedProcess:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    environment = {
+        **os.environ,
+        "CLAUDE_PROJECT_DIR": str(root),
+        "PURLIN_HOOK_FOREGROUND": "1",
+        **env,
+    }
+    return subprocess.run(
+        ["sh", "-c", f"'{EXE}' hook {event}"],
+        input=text,
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=root,
+        check=False,
+    )
+
+
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def log_lines(root: Path) -> list[dict]:
+    log = root / ".purlin" / "cache" / "hook.log"
+    return records(log) if log.exists() else []
+
+
+@pytest.fixture
+def session_files(fixtures_copy):
+    folder = fixtures_copy / "projects" / PROJECT_FOLDER
+    return folder / f"{SESSION}.jsonl", folder / SESSION / "subagents" / f"agent-{AGENT}.jsonl"
+
+
+def test_replay_of_the_fixture_session_records_agent_registry_and_checkpoint(
+    repo, session_files, tmp_path
+):
+    source, agent_file = session_files
+    lines = source.read_text().splitlines(keepends=True)
+    parsed = [json.loads(line) for line in lines]
+    use_at = next(
+        i
+        for i, r in enumerate(parsed)
+        if r.get("type") == "assistant"
+        and any(
+            b.get("type") == "tool_use" and b.get("name") in ("Task", "Agent")
+            for b in r["message"]["content"]
+            if isinstance(b, dict)
+        )
+    )
+    call = next(b for b in parsed[use_at]["message"]["content"] if b.get("type") == "tool_use")
+    result_at = next(
+        i
+        for i, r in enumerate(parsed)
+        if isinstance(r.get("toolUseResult"), dict)
+        and any(
+            isinstance(b, dict) and b.get("tool_use_id") == call["id"]
+            for b in r["message"]["content"]
+        )
+    )
+    boundary = next(i for i, r in enumerate(parsed) if r.get("subtype") == "compact_boundary")
+    live = tmp_path / "live" / f"{SESSION}.jsonl"  # the transcript as it grows
+    live.parent.mkdir()
+
+    def grow(upto: int) -> None:
+        live.write_text("".join(lines[:upto]))
+
+    base = {"session_id": SESSION, "transcript_path": str(live), "cwd": str(repo)}
+    env = {"TMUX_PANE": "%7", "PURLIN_ROLE": "builder", "PURLIN_PREVIOUS_AGENT_ID": "sess-0"}
+
+    grow(use_at)
+    out = hook(
+        "session-start",
+        {**base, "hook_event_name": "SessionStart", "source": "startup"},
+        repo,
+        **env,
+    )
+    assert (out.returncode, out.stdout) == (0, "")  # no checkpoint yet: nothing to brief
+    grow(use_at + 1)
+    tool = {
+        **base,
+        "tool_name": call["name"],
+        "tool_input": call["input"],
+        "tool_use_id": call["id"],
+    }
+    assert hook("pre-tool-use", {**tool, "hook_event_name": "PreToolUse"}, repo).returncode == 0
+    entry = history.load(Project(repo)).find(TOOL_USE).data
+    assert entry["status"] == "spawned"
+    assert entry["task_description"] == "Explore transcript rendering codebase"
+    assert (entry["phase"], entry["plan"], entry["session_id"]) == ("none", "none", SESSION)
+    assert (repo / ".planning" / "current-agent-id.txt").read_text() == TOOL_USE + "\n"
+
+    stop = {
+        **base,
+        "hook_event_name": "SubagentStop",
+        "stop_hook_active": False,
+        "agent_id": AGENT,
+        "agent_type": "Explore",
+        "agent_transcript_path": str(agent_file),
+    }
+    assert hook("subagent-stop", stop, repo).returncode == 0
+    grow(result_at + 1)
+    response = parsed[result_at]["toolUseResult"]
+    assert (
+        hook(
+            "post-tool-use",
+            {**tool, "hook_event_name": "PostToolUse", "tool_response": response},
+            repo,
+        ).returncode
+        == 0
+    )
+
+    doc = history.load(Project(repo))
+    assert len(doc.entries) == 1
+    entry = doc.entries[0].data
+    assert (entry["agent_id"], entry["tool_use_id"], entry["status"]) == (
+        AGENT,
+        TOOL_USE,
+        "completed",
+    )
+    assert entry["completion_timestamp"]
+    assert entry.get("files_modified") in (None, [])  # an Explore agent only reads
+    assert (repo / ".planning" / "current-agent-id.txt").read_text() == AGENT + "\n"
+
+    grow(boundary)
+    compact = {
+        **base,
+        "hook_event_name": "PreCompact",
+        "trigger": "auto",
+        "custom_instructions": "",
+    }
+    assert hook("pre-compact", compact, repo).returncode == 0
+    checkpoint = repo / ".purlin" / "cache" / "checkpoints" / f"{SESSION}.md"
+    text = checkpoint.read_text()
+    assert "**Source:** PreCompact hook (auto compaction)" in text
+    assert "**Role:** builder" in text
+    assert "**In Progress:** continue" in text
+    assert "lib/spotter_web/live/session_live.ex" in text  # files it changed, made relative
+    assert "/home/USER/projects" not in text
+    assert "Now update the shared transcript component" in text  # last assistant message
+
+    grow(len(lines))
+    out = hook(
+        "session-start",
+        {**base, "hook_event_name": "SessionStart", "source": "compact"},
+        repo,
+        **env,
+    )
+    assert out.returncode == 0
+    context = json.loads(out.stdout)["hookSpecificOutput"]
+    assert context["hookEventName"] == "SessionStart"
+    assert len(context["additionalContext"]) <= 10_000
+    assert (
+        "PreCompact hook" in context["additionalContext"]
+        or "continue" in context["additionalContext"]
+    )
+    assert not checkpoint.exists()  # an automatic checkpoint is consumed once briefed...
+    archived = list((repo / ".purlin" / "cache" / "archive").glob(f"{SESSION}-*.md"))
+    assert (
+        len(archived) == 1 and "PreCompact hook" in archived[0].read_text()
+    )  # ...into the archive
+
+    agent = registry.load(Project(repo))[SESSION]
+    assert (agent.transcript_path, agent.tmux_pane, agent.role, agent.previous_agent_id) == (
+        str(live),
+        "%7",
+        "builder",
+        "sess-0",
+    )
+    assert agent.pid == os.getpid()  # the process above the hook's shell: "Claude Code"
+    assert agent.ended_at is None
+    assert (
+        hook(
+            "session-end", {**base, "hook_event_name": "SessionEnd", "reason": "other"}, repo
+        ).returncode
+        == 0
+    )
+    assert registry.load(Project(repo))[SESSION].ended_at
+    assert log_lines(repo) == []
+    assert git(repo, "status", "--porcelain", "--ignored=no").count(".purlin") == 0
+
+
+def _spawn(
+    root: Path, tool_use_id: str, session: str = "s-1", description: str = "Execute plan 03-02"
+) -> None:
+    payload = {
+        "session_id": session,
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Agent",
+        "tool_use_id": tool_use_id,
+        "tool_input": {"description": description, "prompt": f"prompt of {tool_use_id}"},
+    }
+    assert hook("pre-tool-use", payload, root).returncode == 0
+
+
+def _agent_transcript(
+    path: Path, agent_id: str, prompt: str, edits: list[str], answer: str | None
+) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [
+        {
+            "type": "user",
+            "agentId": agent_id,
+            "isSidechain": True,
+            "uuid": "u0",
+            "message": {"role": "user", "content": prompt},
+        }
+    ]
+    for n, name in enumerate(edits):
+        rows.append(
+            {
+                "type": "assistant",
+                "uuid": f"a{n}",
+                "isSidechain": True,
+                "message": {
+                    "id": f"m{n}",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"t{n}",
+                            "name": "Write" if n % 2 else "Edit",
+                            "input": {"file_path": name},
+                        }
+                    ],
+                },
+            }
+        )
+        rows.append(
+            {
+                "type": "user",
+                "uuid": f"r{n}",
+                "isSidechain": True,
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "ok"}],
+                },
+            }
+        )
+    if answer is not None:
+        rows.append(
+            {
+                "type": "assistant",
+                "uuid": "end",
+                "isSidechain": True,
+                "message": {
+                    "id": "mend",
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": answer}],
+                },
+            }
+        )
+    else:
+        rows.append(
+            {
+                "type": "user",
+                "uuid": "int",
+                "isSidechain": True,
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "[Request interrupted by user]"}],
+                },
+            }
+        )
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_subagent_stop_records_the_files_the_agent_changed_and_post_tool_use_names_it(
+    repo, tmp_path
+):
+    _spawn(repo, "toolu_A")
+    agent_file = _agent_transcript(
+        tmp_path / "s-1" / "subagents" / "agent-abc1234.jsonl",
+        "abc1234",
+        "prompt of toolu_A",
+        [str(repo / "src" / "a.py"), str(repo / "docs" / "b.md"), "/elsewhere/c.txt"],
+        "done",
+    )
+    stop = {
+        "session_id": "s-1",
+        "cwd": str(repo),
+        "agent_id": "abc1234",
+        "agent_transcript_path": str(agent_file),
+    }
+    assert hook("subagent-stop", stop, repo).returncode == 0
+    entry = history.load(Project(repo)).find("abc1234").data
+    assert entry["status"] == "completed"
+    assert entry["files_modified"] == ["src/a.py", "docs/b.md", "/elsewhere/c.txt"]
+    assert (entry["phase"], entry["plan"]) == ("03", "02")
+    post = {
+        "session_id": "s-1",
+        "cwd": str(repo),
+        "tool_name": "Agent",
+        "tool_use_id": "toolu_A",
+        "tool_input": {},
+        "tool_response": {"status": "completed", "agentId": "abc1234"},
+        "transcript_path": str(tmp_path / "s-1.jsonl"),  # its agent file is found beside it
+    }
+    assert hook("post-tool-use", post, repo).returncode == 0
+    doc = history.load(Project(repo))
+    assert [e.data["status"] for e in doc.entries] == ["completed"]
+    assert log_lines(repo) == []
+
+
+def test_an_interrupted_subagent_is_recorded_failed(repo, tmp_path):
+    _spawn(repo, "toolu_B")
+    agent_file = _agent_transcript(tmp_path / "agent-b.jsonl", "bbb", "prompt of toolu_B", [], None)
+    stop = {
+        "session_id": "s-1",
+        "cwd": str(repo),
+        "agent_id": "bbb",
+        "agent_transcript_path": str(agent_file),
+    }
+    hook("subagent-stop", stop, repo)
+    assert history.load(Project(repo)).find("bbb").status == "failed"
+
+
+def test_two_agents_stopping_are_told_apart_by_the_session_transcript(repo, tmp_path):
+    _spawn(repo, "toolu_1", description="first")
+    _spawn(repo, "toolu_2", description="second")
+    session = tmp_path / "s-1.jsonl"
+    calls = [
+        {
+            "type": "assistant",
+            "uuid": "x",
+            "message": {
+                "id": "m",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{n}",
+                        "name": "Agent",
+                        "input": {"prompt": f"prompt of toolu_{n}"},
+                    }
+                    for n in (1, 2)
+                ],
+            },
+        }
+    ]
+    session.write_text("".join(json.dumps(r) + "\n" for r in calls))
+    second = _agent_transcript(
+        tmp_path / "a2.jsonl", "a2", "prompt of toolu_2", [str(repo / "two.py")], "ok"
+    )
+    payload = {
+        "session_id": "s-1",
+        "cwd": str(repo),
+        "transcript_path": str(session),
+        "agent_id": "a2",
+        "agent_transcript_path": str(second),
+    }
+    hook("subagent-stop", payload, repo)
+    doc = history.load(Project(repo))
+    assert doc.find("a2").data["tool_use_id"] == "toolu_2"
+    assert doc.find("a2").data["files_modified"] == ["two.py"]
+    assert doc.find("toolu_1").status == "spawned"
+
+
+def test_a_background_agent_stays_running_with_its_id(repo):
+    _spawn(repo, "toolu_C")
+    post = {
+        "session_id": "s-1",
+        "cwd": str(repo),
+        "tool_name": "Task",
+        "tool_use_id": "toolu_C",
+        "tool_input": {},
+        "tool_response": {"status": "async_launched", "agentId": "ccc"},
+    }
+    hook("post-tool-use", post, repo)
+    entry = history.load(Project(repo)).find("ccc").data
+    assert (entry["status"], entry["tool_use_id"]) == ("spawned", "toolu_C")
+    assert (repo / ".planning" / "current-agent-id.txt").read_text() == "ccc\n"
+
+
+def test_session_start_marks_agents_of_ended_sessions_interrupted(repo):
+    _spawn(repo, "toolu_D", session="old")
+    _spawn(repo, "toolu_E", session="alive")
+    registry.record_end(Project(repo), "old")
+    registry.record_start(Project(repo), "alive", pid=os.getpid())
+    hook("session-start", {"session_id": "new", "cwd": str(repo), "source": "startup"}, repo)
+    doc = history.load(Project(repo))
+    assert doc.find("toolu_D").status == "interrupted"
+    assert doc.find("toolu_E").status == "spawned"
+
+
+def _transcript_with_todos(path: Path, root: Path) -> Path:
+    rows = [
+        {
+            "type": "user",
+            "uuid": "u1",
+            "cwd": str(root),
+            "message": {"role": "user", "content": "Add the login page"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "TodoWrite",
+                        "input": {
+                            "todos": [
+                                {
+                                    "content": "Write the form",
+                                    "status": "completed",
+                                    "activeForm": "Writing",
+                                },
+                                {
+                                    "content": "Wire the API with token=ghp_" + "a" * 36,
+                                    "status": "in_progress",
+                                    "activeForm": "Wiring",
+                                },
+                                {
+                                    "content": "Add tests",
+                                    "status": "pending",
+                                    "activeForm": "Adding",
+                                },
+                            ]
+                        },
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "t2",
+                        "name": "Edit",
+                        "input": {"file_path": str(root / "login.py")},
+                    },
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "r2",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "ok"}],
+            },
+        },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "message": {
+                "id": "m2",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Form done, wiring next."}],
+            },
+        },
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_pre_compact_checkpoint_holds_the_todo_list_redacted(repo, tmp_path):
+    registry.record_start(Project(repo), "s-9", pid=None, role="qa")
+    transcript = _transcript_with_todos(tmp_path / "s-9.jsonl", repo)
+    assert (
+        hook(
+            "pre-compact",
+            {
+                "session_id": "s-9",
+                "cwd": str(repo),
+                "transcript_path": str(transcript),
+                "trigger": "manual",
+            },
+            repo,
+        ).returncode
+        == 0
+    )
+    text = (repo / ".purlin" / "cache" / "checkpoints" / "s-9.md").read_text()
+    assert "**Role:** qa" in text
+    assert "**Source:** PreCompact hook (manual /compact)" in text
+    assert "**In Progress:** Add the login page" in text
+    assert "### Done\n- Write the form" in text
+    assert "1. Wire the API with token=[REDACTED:" in text and "2. Add tests" in text
+    assert "ghp_" not in text
+    assert "Files changed this session: login.py" in text
+
+
+def test_pre_compact_never_overwrites_a_checkpoint_the_agent_saved(repo, tmp_path, cli):
+    result = cli(
+        "save",
+        "--role",
+        "builder",
+        "--in-progress",
+        "mine",
+        "--next",
+        "n",
+        "--step",
+        "2",
+        "--session",
+        "s-5",
+    )
+    assert result.exit_code == 0, result.stderr
+    saved = repo / ".purlin" / "cache" / "checkpoints" / "s-5.md"
+    before = saved.read_text()
+    transcript = _transcript_with_todos(tmp_path / "s-5.jsonl", repo)
+    hook(
+        "pre-compact",
+        {"session_id": "s-5", "cwd": str(repo), "transcript_path": str(transcript)},
+        repo,
+    )
+    assert saved.read_text() == before
+    out = hook("session-start", {"session_id": "s-5", "cwd": str(repo), "source": "compact"}, repo)
+    assert "mine" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert saved.read_text() == before  # a hand-saved checkpoint stays live for /pl-resume
+
+
+def test_startup_briefs_only_when_a_checkpoint_is_live_and_clear_finds_the_role(repo, cli):
+    assert (
+        hook(
+            "session-start", {"session_id": "s-1", "cwd": str(repo), "source": "startup"}, repo
+        ).stdout
+        == ""
+    )
+    cli(
+        "save",
+        "--role",
+        "qa",
+        "--in-progress",
+        "verifying login",
+        "--next",
+        "n",
+        "--scenario-progress",
+        "1 of 2",
+        "--current-scenario",
+        "login",
+        "--session",
+        "old",
+    )
+    out = hook("session-start", {"session_id": "new", "cwd": str(repo), "source": "clear"}, repo)
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "verifying login" in context
+    assert len(context) <= 10_000
+
+
+def test_a_long_briefing_is_cut_to_ten_thousand_characters(repo, cli):
+    cli(
+        "save",
+        "--role",
+        "builder",
+        "--in-progress",
+        "x",
+        "--next",
+        "n",
+        "--step",
+        "1",
+        "--notes",
+        "word " * 5000,
+        "--session",
+        "s-2",
+    )
+    out = hook("session-start", {"session_id": "s-2", "cwd": str(repo), "source": "resume"}, repo)
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert len(context) <= 10_000
+    assert "purlin-resume restore builder --keep" in context
+
+
+@pytest.mark.parametrize(
+    ("event", "stdin"),
+    [
+        ("pre-tool-use", "{not json"),
+        ("pre-tool-use", "[1, 2]"),
+        ("no-such-event", "{}"),
+    ],
+)
+def test_bad_input_is_logged_and_exits_zero(repo, event, stdin):
+    out = hook(event, stdin, repo)
+    assert out.returncode == 0
+    assert out.stdout == ""
+    assert len(log_lines(repo)) == 1
+    assert log_lines(repo)[0]["event"] == event
+
+
+def test_a_corrupt_history_is_left_untouched_and_the_hook_still_exits_zero(repo):
+    broken = repo / ".planning" / "agent-history.json"
+    broken.parent.mkdir()
+    broken.write_text('{"entries": "oops"')
+    out = hook(
+        "pre-tool-use",
+        {
+            "session_id": "s",
+            "cwd": str(repo),
+            "tool_name": "Task",
+            "tool_use_id": "toolu_Z",
+            "tool_input": {"description": "d"},
+        },
+        repo,
+    )
+    assert out.returncode == 0
+    assert broken.read_text() == '{"entries": "oops"'
+    [line] = log_lines(repo)
+    assert "agent-history.json" in line["error"] and line["event"] == "pre-tool-use"
+
+
+def test_secrets_in_a_failure_never_reach_the_log(repo):
+    secret = "ghp_" + "b" * 36
+    hook("no-such-event-" + secret, "{}", repo)
+    assert secret not in (repo / ".purlin" / "cache" / "hook.log").read_text()
+
+
+def test_hook_through_the_typer_command_behaves_the_same(repo, cli):
+    payload = {
+        "session_id": "s",
+        "cwd": str(repo),
+        "tool_name": "Task",
+        "tool_use_id": "toolu_T",
+        "tool_input": {"description": "typer"},
+    }
+    result = cli(
+        "hook", "pre-tool-use", input=json.dumps(payload), env={"CLAUDE_PROJECT_DIR": str(repo)}
+    )
+    assert result.exit_code == 0
+    assert history.load(Project(repo)).find("toolu_T").status == "spawned"
+
+
+def test_pre_tool_use_answers_at_once_and_records_the_spawn_in_the_background(repo):
+    payload = {
+        "session_id": "s-bg",
+        "cwd": str(repo),
+        "tool_name": "Agent",
+        "tool_use_id": "toolu_BG",
+        "tool_input": {"description": "background"},
+    }
+    out = hook("pre-tool-use", payload, repo, PURLIN_HOOK_FOREGROUND="")
+    assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+    post = {**payload, "tool_response": {"status": "completed", "agentId": "bg1"}}
+    assert hook("post-tool-use", post, repo).returncode == 0  # waits for the spawn to land
+    entry = history.load(Project(repo)).find("bg1").data
+    assert (entry["tool_use_id"], entry["status"]) == ("toolu_BG", "completed")
+    assert log_lines(repo) == []
+
+
+def test_a_running_agents_checkpoint_is_not_briefed_to_a_new_session(repo, cli):
+    cli(
+        "save",
+        "--role",
+        "builder",
+        "--in-progress",
+        "agent A's work",
+        "--next",
+        "n",
+        "--step",
+        "2",
+        "--session",
+        "A",
+    )
+    registry.record_start(Project(repo), "A", pid=os.getpid())
+    out = hook("session-start", {"session_id": "B", "cwd": str(repo), "source": "startup"}, repo)
+    assert out.stdout == ""
+    registry.record_end(Project(repo), "A")
+    out = hook("session-start", {"session_id": "B", "cwd": str(repo), "source": "startup"}, repo)
+    assert "agent A's work" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]

@@ -1,0 +1,304 @@
+"""`install`, `uninstall` and `doctor` on real files, beside other tools' hooks and settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from purlin_resume import installation
+from purlin_resume.claude import settings as claude_settings
+from tests.conftest import git
+
+OTHERS = {
+    "permissions": {"allow": ["Bash(npm test:*)"], "deny": []},
+    "cleanupPeriodDays": 90,
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"type": "command", "command": "~/.claude/hooks/guard.sh"}],
+            }
+        ],
+        "SessionStart": [
+            {
+                "matcher": "startup|resume|clear|compact",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "${CLAUDE_PLUGIN_ROOT}/hooks/start.sh",
+                        "timeout": 5,
+                    }
+                ],
+            }
+        ],
+        "Stop": [
+            {
+                "hooks": [
+                    {"type": "command", "command": "/home/u/.claude/hooks/tmux-waiting.sh mark"}
+                ]
+            }
+        ],
+    },
+    "env": {"FOO": "bär"},
+}
+
+
+def write_settings(root: Path, data: dict, indent: int = 4) -> Path:
+    path = root / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=indent, ensure_ascii=False) + "\n")
+    return path
+
+
+def ours(data: dict) -> list[str]:
+    return [
+        h["command"]
+        for groups in data.get("hooks", {}).values()
+        for g in groups
+        for h in g["hooks"]
+        if claude_settings.is_ours(h)
+    ]
+
+
+def test_install_merges_beside_other_hooks_is_idempotent_and_uninstall_restores_the_file(repo, cli):
+    path = write_settings(repo, OTHERS)
+    original = path.read_text()
+    result = cli("install")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(path.read_text())
+    assert sorted(ours(data)) == sorted(h.command() for h in claude_settings.HOOKS)
+    assert data["permissions"] == OTHERS["permissions"] and data["env"] == OTHERS["env"]
+    assert (
+        data["hooks"]["PreToolUse"][0] == OTHERS["hooks"]["PreToolUse"][0]
+    )  # theirs first, untouched
+    assert data["hooks"]["PreToolUse"][1]["matcher"] == "Agent|Task"
+    assert data["hooks"]["SessionStart"][0] == OTHERS["hooks"]["SessionStart"][0]
+    assert data["hooks"]["Stop"] == OTHERS["hooks"]["Stop"]
+    assert path.read_text().startswith('{\n    "permissions"')  # the file's own indentation kept
+    assert (repo / ".claude" / "commands" / "pl-resume.md").is_file()
+    assert (repo / ".claude" / "commands" / "gsd" / "resume-task.md").is_file()
+    assert (repo / ".planning" / "agent-history.json").is_file()
+    assert "/.purlin/cache/" in (repo / ".gitignore").read_text().splitlines()
+
+    snapshot = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git/" not in str(p)}
+    again = cli("install")
+    assert again.exit_code == 0 and "Nothing to change" in again.stdout
+    assert {p: p.read_bytes() for p in snapshot} == snapshot
+
+    removed = cli("uninstall")
+    assert removed.exit_code == 0, removed.stderr
+    assert path.read_text() == original  # byte for byte
+    assert not (repo / ".claude" / "commands").exists()
+    assert (repo / ".planning" / "agent-history.json").is_file()  # project state stays
+    assert cli("uninstall").stdout.startswith("Nothing to change")
+    assert ".claude/settings.json.lock" not in git(repo, "status", "--porcelain")
+
+
+def test_install_into_a_project_without_settings_and_uninstall_leaves_nothing_of_ours(repo, cli):
+    cli("install")
+    assert json.loads((repo / ".claude" / "settings.json").read_text())["hooks"]["SubagentStop"]
+    cli("uninstall")
+    assert json.loads((repo / ".claude" / "settings.json").read_text()) == {}
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(repo, cli):
+    path = write_settings(repo, OTHERS)
+    before = path.read_text()
+    result = cli("install", "--dry-run")
+    assert result.exit_code == 0
+    assert "+++ b/.claude/settings.json" in result.stdout
+    added = [line for line in result.stdout.splitlines() if line.startswith("+")]
+    assert any(line.strip(" +") == '"matcher": "Agent|Task",' for line in added)
+    assert "--- /dev/null\n+++ b/.claude/commands/pl-resume.md" in result.stdout
+    assert "+/.purlin/cache/" in result.stdout
+    assert path.read_text() == before
+    assert not (repo / ".claude" / "commands").exists()
+    assert not (repo / ".planning").exists()
+    cli("install")
+    assert cli("uninstall", "--dry-run", "--json").exit_code == 0
+    assert ours(json.loads(path.read_text()))
+
+
+def test_an_outdated_hook_of_ours_is_updated_in_place(repo, cli):
+    data = json.loads(json.dumps(OTHERS))
+    data["hooks"]["PreToolUse"].insert(
+        0,
+        {
+            "matcher": "Task",
+            "hooks": [
+                {"type": "command", "command": "purlin-resume hook pre-tool-use", "timeout": 3}
+            ],
+        },
+    )
+    path = write_settings(repo, data)
+    doctor = cli("doctor", "--json")
+    findings = json.loads(doctor.stdout)["findings"]
+    assert any(f["check"] == "matchers" and f["status"] == "error" for f in findings)
+    assert doctor.exit_code == 1
+    cli("install")
+    groups = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    assert groups[0] == {
+        "matcher": "Agent|Task",
+        "hooks": [{"type": "command", "command": "purlin-resume hook pre-tool-use", "timeout": 10}],
+    }
+    assert groups[1] == OTHERS["hooks"]["PreToolUse"][0]
+    assert len(groups) == 2
+
+
+def test_a_foreign_command_inside_our_group_is_kept(repo, cli):
+    data = {
+        "hooks": {
+            "SessionEnd": [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": "purlin-resume hook session-end",
+                            "timeout": 10,
+                        },
+                        {"type": "command", "command": "notify-send bye"},
+                    ]
+                }
+            ]
+        }
+    }
+    path = write_settings(repo, data)
+    cli("install")
+    cli("uninstall")
+    assert json.loads(path.read_text()) == {
+        "hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "notify-send bye"}]}]}
+    }
+
+
+def test_uninstall_leaves_a_command_someone_edited(repo, cli):
+    cli("install")
+    edited = repo / ".claude" / "commands" / "pl-resume.md"
+    edited.write_text(edited.read_text() + "\nMy own note.\n")
+    result = cli("uninstall")
+    assert edited.is_file()
+    assert "pl-resume.md: changed since it was installed" in result.stdout
+    assert not (repo / ".claude" / "commands" / "gsd").exists()
+
+
+def test_user_install_goes_to_the_claude_folder(repo, cli, tmp_path, monkeypatch):
+    folder = tmp_path / "claude-home"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(folder))
+    result = cli("install", "--user")
+    assert result.exit_code == 0, result.stderr
+    assert ours(json.loads((folder / "settings.json").read_text()))
+    assert (folder / "commands" / "pl-resume.md").is_file()
+    assert not (repo / ".claude").exists()
+    doctor = json.loads(cli("doctor", "--json").stdout)
+    assert all(
+        f["status"] == "ok" for f in doctor["findings"] if f["check"] in ("hooks", "commands")
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("{broken", "invalid JSON"),
+        ("[1]", "top level must be an object"),
+        ('{"hooks": []}', "'hooks' must be an object"),
+    ],
+)
+def test_a_broken_settings_file_is_named_and_never_touched(repo, cli, text, why):
+    path = repo / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    for command in (("install",), ("uninstall",), ("install", "--dry-run")):
+        result = cli(*command)
+        assert result.exit_code == 1
+        assert (
+            result.stderr.count("\n") == 1
+            and why in result.stderr
+            and "settings.json" in result.stderr
+        )
+        assert path.read_text() == text
+    assert not (repo / ".claude" / "commands").exists()
+
+
+def test_install_usage_errors(repo, cli, tmp_path):
+    result = cli("install", "--project", str(repo), "--user")
+    assert result.exit_code == 2 and "exclude each other" in result.stderr
+    result = cli("install", "--project", str(tmp_path / "missing"))
+    assert result.exit_code == 2 and "no such folder" in result.stderr
+
+
+def test_doctor_on_a_bare_project_says_how_to_fix_each_finding(repo, cli):
+    result = cli("doctor")
+    assert result.exit_code == 1
+    failing = [line for line in result.stdout.splitlines() if line.startswith(("FAIL", "warn"))]
+    assert failing and all("-> " in line for line in failing)
+    assert any("purlin-resume install" in line for line in failing)
+    cli("install")
+    report = json.loads(cli("doctor", "--json").stdout)
+    bad = [f for f in report["findings"] if f["status"] == "error" and f["check"] != "tools"]
+    assert bad == []
+
+
+def test_doctor_reports_corrupt_state_and_transcripts_at_risk(repo, cli):
+    cli("install")
+    settings = repo / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["cleanupPeriodDays"] = 10
+    settings.write_text(json.dumps(data))
+    history_file = repo / ".planning" / "agent-history.json"
+    history_file.write_text(
+        json.dumps(
+            {
+                "version": "1.2",
+                "max_entries": 50,
+                "entries": [
+                    {
+                        "agent_id": "old1",
+                        "status": "interrupted",
+                        "timestamp": "2020-01-01T00:00:00Z",
+                    }
+                ],
+            }
+        )
+    )
+    report = json.loads(cli("doctor", "--json").stdout)
+    cleanup = next(f for f in report["findings"] if f["check"] == "cleanup")
+    assert cleanup["status"] == "warn" and "old1" in cleanup["message"] and cleanup["fix"]
+    history_file.write_text("{oops")
+    registry = repo / ".purlin" / "agents.json"
+    registry.parent.mkdir(exist_ok=True)
+    registry.write_text("[]")
+    result = cli("doctor", "--json")
+    assert result.exit_code == 1
+    messages = [
+        f["message"] for f in json.loads(result.stdout)["findings"] if f["status"] == "error"
+    ]
+    assert any("agent-history.json" in m for m in messages)
+    assert any("agents.json" in m for m in messages)
+    assert history_file.read_text() == "{oops" and registry.read_text() == "[]"
+
+
+def test_shipped_command_templates_are_all_installed(repo, cli):
+    cli("install")
+    for name in installation.command_templates():
+        assert (repo / ".claude" / "commands" / name).is_file()
+
+
+def test_doctor_reports_hook_failures_from_the_log(repo, cli):
+    cli("install")
+    log = repo / ".purlin" / "cache" / "hook.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(
+        json.dumps({"time": "2026-01-01T00:00:00Z", "event": "pre-tool-use", "error": "boom"})
+        + "\n"
+    )
+    finding = next(
+        f
+        for f in json.loads(cli("doctor", "--json").stdout)["findings"]
+        if f["check"] == "hook log"
+    )
+    assert (
+        finding["status"] == "warn"
+        and "boom" in finding["message"]
+        and "hook.log" in finding["fix"]
+    )
