@@ -8,10 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 
-from purlin_resume import checkpoint as checkpoint_format
-from purlin_resume import checkpoints, clock, config, gitrepo, restore, roles
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
 from purlin_resume.errors import UsageError
@@ -32,6 +29,8 @@ def _opt(*names: str, help: str) -> Any:
 
 def _read_fields(source: str) -> dict[str, Any]:
     """Fields from a YAML or JSON mapping in a file, or on stdin for ``-``."""
+    import yaml
+
     if source == "-":
         text, where = sys.stdin.read(), "standard input"
     else:
@@ -105,6 +104,9 @@ def save(
     as_json: JsonOption = False,
 ) -> None:
     """Save a checkpoint of this session (``/pl-resume save``). Branch and uncommitted changes come from git."""
+    from purlin_resume import checkpoint as checkpoint_format
+    from purlin_resume import checkpoints, clock, gitrepo, roles
+
     given = {
         "feature": feature,
         "in_progress": in_progress,
@@ -151,6 +153,8 @@ def save(
 
 
 def _uncommitted(root: Path) -> list[str]:
+    from purlin_resume import gitrepo
+
     return [f"{line[:2].strip()} {line[3:]}" for line in gitrepo.status_lines(root)]
 
 
@@ -182,6 +186,8 @@ def restore_command(
     as_json: JsonOption = False,
 ) -> None:
     """Restore a session (``/pl-resume [role]``): checkpoint, instructions, commands and fresh project state."""
+    from purlin_resume import checkpoints, config, restore, roles
+
     if role is not None and role.strip().lower() == "save":
         raise UsageError(
             "'save' writes a checkpoint: run 'purlin-resume save --role ROLE ...'; restore takes architect, builder or qa"
@@ -224,6 +230,8 @@ def _read_prompt(source: str) -> str:
 
 
 def _ask_role(stdin_used: bool) -> str:
+    from purlin_resume import roles
+
     if stdin_used or not sys.stdin.isatty():
         raise UsageError(
             "no role given and none found in the system prompt: run 'purlin-resume restore ROLE' "
@@ -243,6 +251,8 @@ def _age(seconds: float) -> str:
 @app.command(name="checkpoints", rich_help_panel="Checkpoints")
 def list_checkpoints(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """List the live (not yet restored) checkpoints of this project."""
+    from purlin_resume import checkpoints
+
     where = project_for(project)
     now = time.time()
     rows = []

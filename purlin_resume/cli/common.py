@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from purlin_resume import project as project_mod
+if TYPE_CHECKING:
+    from purlin_resume.project import Project
+
 
 ProjectOption = Annotated[
     Path | None,
@@ -21,8 +23,10 @@ ProjectOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
-def project_for(explicit: Path | None) -> project_mod.Project:
-    return project_mod.locate(explicit)
+def project_for(explicit: Path | None) -> Project:
+    from purlin_resume.project import locate
+
+    return locate(explicit)
 
 
 class Output:
