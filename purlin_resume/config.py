@@ -11,6 +11,11 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 | main_branches | ``["main", "master"]`` | branches that get the main-branch command table |
 | interrupt_after_minutes | 120 | age after which a spawned agent whose session cannot be checked counts as interrupted |
 | agent_command | ``claude`` | the command that starts a new agent (revival, resurrection) |
+| allowed_roots | ``["~"]`` | folders a resurrection may read a project or ``--from`` path under (SEC-2) |
+| context_warn_tokens | 10000 | a resurrection context above this many tokens is warned about |
+| context_confirm_tokens | 20000 | above this many tokens a resurrection asks before going on |
+| full_context_turns | 10 | the ``full`` context method is meant for agents of at most this many turns |
+| context_cache_seconds | 300 | how long an extracted resurrection context is reused |
 
 Every setting is checked against the type of its default: a number must be positive, a list
 must hold strings. A new setting needs only its field here and its row above.
@@ -40,6 +45,11 @@ class Settings:
     main_branches: tuple[str, ...] = ("main", "master")
     interrupt_after_minutes: float = 120.0
     agent_command: str = "claude"
+    allowed_roots: tuple[str, ...] = ("~",)
+    context_warn_tokens: int = 10000
+    context_confirm_tokens: int = 20000
+    full_context_turns: int = 10
+    context_cache_seconds: int = 300
     source: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
