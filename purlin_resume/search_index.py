@@ -229,35 +229,43 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 def _signatures(root: Path) -> dict[str, tuple[Path, str, str]]:
-    """session file path -> (project folder, session id, signature of all its files)."""
+    """session file path -> (project folder, session id, signature of all its files).
+
+    Plain ``os.scandir`` strings: this runs before every search, over every file.
+    """
     found: dict[str, tuple[Path, str, str]] = {}
-    for folder in layout.project_folders(root):
+    suffix, agent_prefix = layout.SUFFIX, layout.AGENT_PREFIX
+    with os.scandir(Path(root) / "projects") as folders:
+        project_folders = [entry.path for entry in folders if entry.is_dir()]
+    for folder in project_folders:
         sessions: dict[str, list[str]] = {}
         beside: list[str] = []
         with os.scandir(folder) as entries:
             for entry in entries:
                 name = entry.name
-                if entry.is_file() and name.endswith(layout.SUFFIX):
+                if name.endswith(suffix) and entry.is_file():
                     stat = entry.stat()
                     mark = f"{name}:{stat.st_size}:{stat.st_mtime_ns}"
-                    if name.startswith(layout.AGENT_PREFIX):
+                    if name.startswith(agent_prefix):
                         beside.append(mark)
                     else:
-                        sessions.setdefault(name[: -len(layout.SUFFIX)], []).append(mark)
+                        sessions.setdefault(name[: -len(suffix)], []).append(mark)
                 elif entry.is_dir():
-                    subagents = os.path.join(entry.path, "subagents")
-                    if os.path.isdir(subagents):
-                        marks = sessions.setdefault(name, [])
-                        with os.scandir(subagents) as inner:
-                            for item in inner:
-                                if item.is_file():
-                                    stat = item.stat()
-                                    marks.append(f"s/{item.name}:{stat.st_size}:{stat.st_mtime_ns}")
+                    subagents = entry.path + "/subagents"
+                    try:
+                        inner = os.scandir(subagents)
+                    except OSError:
+                        continue
+                    marks = sessions.setdefault(name, [])
+                    with inner:
+                        for item in inner:
+                            if item.is_file():
+                                stat = item.stat()
+                                marks.append(f"s/{item.name}:{stat.st_size}:{stat.st_mtime_ns}")
         shared = sorted(beside)
         for session_id, marks in sessions.items():
             signature = "|".join(sorted(marks) + shared)
-            key = str(folder / f"{session_id}{layout.SUFFIX}")
-            found[key] = (folder, session_id, signature)
+            found[f"{folder}/{session_id}{suffix}"] = (Path(folder), session_id, signature)
     return found
 
 
@@ -417,14 +425,20 @@ def _expand(connection: sqlite3.Connection, words: list[str]) -> dict[str, list[
     from rapidfuzz import fuzz, process
 
     expanded: dict[str, list[str]] = {}
-    vocabulary: list[str] | None = None
     for word in words:
         hit = connection.execute("SELECT 1 FROM vocab WHERE term=?", (word,)).fetchone()
         if hit or len(word) < 3:
             expanded[word] = [word]
             continue
-        if vocabulary is None:
-            vocabulary = [row[0] for row in connection.execute("SELECT term FROM vocab")]
+        # close spellings that share the first letter: a typo rarely hits it, and the range
+        # keeps the vocabulary read small
+        first = word[0]
+        vocabulary = [
+            row[0]
+            for row in connection.execute(
+                "SELECT term FROM vocab WHERE term >= ? AND term < ?", (first, chr(ord(first) + 1))
+            )
+        ]
         close = process.extract(word, vocabulary, scorer=fuzz.ratio, limit=3, score_cutoff=TYPO_MIN)
         expanded[word] = [term for term, _, _ in close] or [word]
     return expanded
@@ -493,6 +507,8 @@ def search(
                         hits[rowid].reasons.append(f"word {shown}")
         everything = [_hit(row) for row in connection.execute(f"SELECT {_COLUMNS} FROM docs")]
         scores: dict[int, float] = {}
+        title_ratio: dict[str, float] = {}
+        project_ratio: dict[str, float] = {}
         for rowid, hit in everything:
             existing = hits.get(rowid)
             if existing is not None:
@@ -503,17 +519,24 @@ def search(
                 coverage = matched / max(len(words), 1)
                 score += 50 * (0.6 * coverage + 0.4 * text_score[rowid])
             if phrase and hit.title:
-                ratio = fuzz.partial_ratio(phrase, hit.title.lower()) if len(phrase) >= 4 else 0
+                ratio = title_ratio.get(hit.title)
+                if ratio is None:
+                    ratio = title_ratio[hit.title] = (
+                        fuzz.partial_ratio(phrase, hit.title.lower()) if len(phrase) >= 4 else 0
+                    )
                 if ratio >= FUZZY_MIN:
                     score += 20 * ratio / 100
                     hit.reasons.append(f"title ~{ratio:.0f}%")
             if phrase and hit.project:
-                name = Path(hit.project).name.lower()
-                ratio = max((fuzz.ratio(word, name) for word in words), default=0)
-                ratio = max(ratio, fuzz.ratio(phrase, name))
+                name = os.path.basename(hit.project.rstrip("/"))
+                ratio = project_ratio.get(name)
+                if ratio is None:
+                    lowered = name.lower()
+                    ratio = max((fuzz.ratio(word, lowered) for word in words), default=0)
+                    ratio = project_ratio[name] = max(ratio, fuzz.ratio(phrase, lowered))
                 if ratio >= FUZZY_MIN:
                     score += 15 * ratio / 100
-                    hit.reasons.append(f"project {Path(hit.project).name}")
+                    hit.reasons.append(f"project {name}")
             for mark in bookmarks:
                 if mark.session_id != hit.session_id or mark.agent_id != hit.agent_id:
                     continue
