@@ -810,3 +810,23 @@ def test_bookmark_commands_and_bad_input(cli, fixtures_copy, repo, tmp_path):
 def test_the_slash_command_calls_the_cli_with_its_arguments():
     text = (ROOT / "templates" / "claude" / "commands" / "resurrect.md").read_text()
     assert "purlin-resume resurrect $ARGUMENTS" in text
+
+
+def test_exports_are_redacted_unless_asked_not_to(cli, tmp_path, repo):
+    claude = tmp_path / "claude"
+    session(
+        claude,
+        "leaky",
+        "/work/leaky",
+        [("user", "use " + PLANTED["stripe-key"]), ("agent", "ok " + PLANTED["jwt"])],
+    )
+    for fmt in ("json", "md"):
+        out = _ok(cli("export", "leaky", "--format", fmt, "--claude-dir", str(claude))).stdout
+        assert PLANTED["stripe-key"] not in out and PLANTED["jwt"] not in out
+        assert "[REDACTED:stripe-key:" in out and "[REDACTED:jwt:" in out
+    written = _ok(
+        cli("export", "leaky", "-o", str(tmp_path / "x.json"), "--claude-dir", str(claude))
+    ).stdout
+    assert "4 secret(s) redacted" in written  # prompt, final output, two messages
+    plain = _ok(cli("export", "leaky", "--no-redact", "--claude-dir", str(claude))).stdout
+    assert PLANTED["stripe-key"] in plain

@@ -280,9 +280,13 @@ def export_command(
     include_thinking: ThinkingOption = False,
     output: OutputOption = None,
     claude_dir: ClaudeDirOption = None,
+    no_redact: Annotated[
+        bool, typer.Option("--no-redact", help="Leave secrets in (explicit only).")
+    ] = False,
 ) -> None:
-    """Export a session's or agent's context: the TR-3 JSON document, or Markdown."""
-    from purlin_resume import rendering, store
+    """Export a session's or agent's context: the TR-3 JSON document, or Markdown; secrets
+    are replaced by typed placeholders unless --no-redact."""
+    from purlin_resume import redact, rendering, store
 
     output = _checked_output(output)
     opened = _open(claude_dir, identifier, include_tools, include_thinking)
@@ -294,9 +298,16 @@ def export_command(
         else:
             text = rendering.no_history(opened.target.id)
     else:
-        text = store.dump_json(_document(opened, include_tools, include_thinking))
+        document = _document(opened, include_tools, include_thinking)
+        if not no_redact:
+            document, counts = redact.redact_data(document)
+        text = store.dump_json(document)
+    if format is Format.md and not no_redact:
+        done = redact.redact(text)
+        text, counts = done.text, done.counts
     if output is not None:
         _write(output, text)
-        print_text(f"wrote {output} ({len(text)} characters)\n")
+        secrets = sum(counts.values()) if not no_redact else 0
+        print_text(f"wrote {output} ({len(text)} characters, {secrets} secret(s) redacted)\n")
         return
     print_text(text)
