@@ -212,10 +212,11 @@ def _connect(path: Path) -> sqlite3.Connection:
                 pass
             if version not in (None, SCHEMA_VERSION):
                 raise sqlite3.DatabaseError("old schema")
-            connection.executescript(_SCHEMA)
-            connection.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,)
-            )
+            if version is None:  # a new database: no write (and no fsync) on every search
+                connection.executescript(_SCHEMA)
+                connection.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,)
+                )
             return connection
         except sqlite3.DatabaseError:
             # a cache: a damaged or outdated one is simply rebuilt
@@ -426,7 +427,9 @@ def _expand(connection: sqlite3.Connection, words: list[str]) -> dict[str, list[
 
     expanded: dict[str, list[str]] = {}
     for word in words:
-        hit = connection.execute("SELECT 1 FROM vocab WHERE term=?", (word,)).fetchone()
+        hit = connection.execute(
+            "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (_fts_phrase(word),)
+        ).fetchone()
         if hit or len(word) < 3:
             expanded[word] = [word]
             continue
