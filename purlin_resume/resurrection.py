@@ -608,21 +608,10 @@ def complete(
     notes: str | None = None,
     reason: str | None = None,
 ) -> dict[str, Any]:
-    """Complete a logged resurrection with what the new agent did (``resurrect done``, hooks)."""
-    changes: dict[str, Any] = {"outcome": outcome}
-    for key, value in (
-        ("resurrected_as_agent_id", agent_id),
-        ("new_agent_duration_ms", duration_ms),
-        ("new_agent_tool_calls", tool_calls),
-        ("notes", _clean(notes, True)),
-    ):
-        if value is not None:
-            changes[key] = value
-    if outcome == "success":
-        changes["outcome_reason"] = None
-    elif reason:
-        changes["outcome_reason"] = _clean(reason, True)
-    return log_mod.complete(env.log, resurrection_id, changes)
+    """Complete a logged resurrection with what the new agent did (see ``record_outcome``)."""
+    return log_mod.record_outcome(
+        env.log, resurrection_id, outcome, agent_id, duration_ms, tool_calls, notes, reason
+    )
 
 
 def bookmark_agent(

@@ -153,6 +153,36 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
     return done[0]
 
 
+def record_outcome(
+    log: Path,
+    resurrection_id: str,
+    outcome: str,
+    agent_id: str | None = None,
+    duration_ms: int | None = None,
+    tool_calls: int | None = None,
+    notes: str | None = None,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """What ``resurrect done`` (and the hooks) call when a resurrected agent ends: its outcome,
+    its own id, duration, tool calls and notes (redacted). A success clears the reason."""
+    from purlin_resume import redact
+
+    changes: dict[str, Any] = {"outcome": outcome}
+    for key, value in (
+        ("resurrected_as_agent_id", agent_id),
+        ("new_agent_duration_ms", duration_ms),
+        ("new_agent_tool_calls", tool_calls),
+        ("notes", redact.redact(notes).text if notes else None),
+    ):
+        if value is not None:
+            changes[key] = value
+    if outcome == "success":
+        changes["outcome_reason"] = None
+    elif reason:
+        changes["outcome_reason"] = redact.redact(reason).text
+    return complete(log, resurrection_id, changes)
+
+
 # ---------------------------------------------------------------------------------------------
 # history and statistics
 

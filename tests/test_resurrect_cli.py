@@ -830,3 +830,25 @@ def test_exports_are_redacted_unless_asked_not_to(cli, tmp_path, repo):
     assert "4 secret(s) redacted" in written  # prompt, final output, two messages
     plain = _ok(cli("export", "leaky", "--no-redact", "--claude-dir", str(claude))).stdout
     assert PLANTED["stripe-key"] in plain
+
+
+def test_a_cached_context_is_not_reused_once_the_transcript_changes(cli, tmp_path, repo):
+    claude = tmp_path / "claude"
+    path = session(
+        claude, "growing", "/work/growing", [("user", "start"), ("agent", "first answer")]
+    )
+    args = ["resurrect", "--session", "growing", "--yes", "--claude-dir", str(claude)]
+    assert "first answer" in _ok(cli(*args)).stdout
+    session(
+        claude,
+        "growing",
+        "/work/growing",
+        [
+            ("user", "start"),
+            ("agent", "first answer"),
+            ("user", "more"),
+            ("agent", "a later, different answer"),
+        ],
+    )
+    assert path.exists()
+    assert "a later, different answer" in _ok(cli(*args)).stdout

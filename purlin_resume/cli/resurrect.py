@@ -302,7 +302,8 @@ resurrect = typer.Typer(
         "Bring an earlier agent's expertise back as a new agent. "
         "'resurrect NAME' (a bookmark), 'resurrect find \"QUERY\"' (search), "
         "'resurrect --session S [--agent A] [--from PATH]' (ids), 'resurrect done RES_ID' "
-        "(record the outcome)."
+        "(record the outcome). The options of each form: 'resurrect NAME --help', "
+        "'resurrect --session S --help'."
     ),
     no_args_is_help=True,
 )
@@ -478,13 +479,14 @@ def done(
     """Record what a resurrected agent did (hooks call this when it ends)."""
     import re
 
-    from purlin_resume import resurrection
+    from purlin_resume import resurrection_log
+    from purlin_resume.claude import layout
 
     if not re.fullmatch(r"res-\d{4}-\d{2}-\d{2}-\d{3,}", resurrection_id):
         raise UsageError(f"{resurrection_id!r} is not a resurrection id (res-YYYY-MM-DD-NNN)")
-    env = resurrection.environment(claude_dir, None)
-    entry = resurrection.complete(
-        env, resurrection_id, outcome.value, agent_id, duration_ms, tool_calls, notes, reason
+    log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
+    entry = resurrection_log.record_outcome(
+        log, resurrection_id, outcome.value, agent_id, duration_ms, tool_calls, notes, reason
     )
     if as_json:
         print_json(entry)
