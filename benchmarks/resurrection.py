@@ -36,6 +36,9 @@ sys.path.insert(0, str(REPO))
 from purlin_resume import redact, resurrection, resurrection_log, search_index  # noqa: E402
 from purlin_resume.config import Settings  # noqa: E402
 
+sys.path.insert(0, str(HERE))
+from run import median_call as median  # noqa: E402
+
 QUERIES = [
     "tmux module test setup",
     "transcript rendering yesterday",
@@ -44,15 +47,6 @@ QUERIES = [
     "spotter-dov",
     "tmxu modle",
 ]
-
-
-def median(function, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def ms(seconds: float) -> str:

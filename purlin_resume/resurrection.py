@@ -598,22 +598,6 @@ def record_failure(
     return log_mod.append(env.log, entry)
 
 
-def complete(
-    env: Environment,
-    resurrection_id: str,
-    outcome: str,
-    agent_id: str | None = None,
-    duration_ms: int | None = None,
-    tool_calls: int | None = None,
-    notes: str | None = None,
-    reason: str | None = None,
-) -> dict[str, Any]:
-    """Complete a logged resurrection with what the new agent did (see ``record_outcome``)."""
-    return log_mod.record_outcome(
-        env.log, resurrection_id, outcome, agent_id, duration_ms, tool_calls, notes, reason
-    )
-
-
 def bookmark_agent(
     env: Environment,
     name: str,
@@ -679,16 +663,20 @@ def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict
         done = subprocess.run(argv, cwd=cwd, env={**os.environ, **agent_env(entry)}, check=False)
     except OSError as exc:
         reason = f"agent command {argv[0]!r} could not start: {exc.strerror or exc}"
-        complete(env, entry["resurrection_id"], "failure", reason=reason)
+        log_mod.record_outcome(env.log, entry["resurrection_id"], "failure", reason=reason)
         raise PurlinError(
             f"{reason}; set resume.agent_command in .purlin/config.json or put it on PATH"
         ) from None
     duration = round((time.monotonic() - began) * 1000)
     if done.returncode != 0:
         reason = f"agent command exited with {done.returncode}"
-        complete(env, entry["resurrection_id"], "failure", duration_ms=duration, reason=reason)
+        log_mod.record_outcome(
+            env.log, entry["resurrection_id"], "failure", duration_ms=duration, reason=reason
+        )
         raise PurlinError(f"{reason} (resurrection {entry['resurrection_id']})")
-    complete(env, entry["resurrection_id"], entry["outcome"], duration_ms=duration)
+    log_mod.record_outcome(
+        env.log, entry["resurrection_id"], entry["outcome"], duration_ms=duration
+    )
     return {"spawned": "claude", "exit_code": 0, "duration_ms": duration}
 
 

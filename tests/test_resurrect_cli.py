@@ -37,6 +37,9 @@ def _fails(result, code: int, *words: str):
     return errors[0]
 
 
+TMUX_EXPERT = ["bookmark", "add", "tmux-expert", "--session", "8463", "--agent", "a7be2f0"]
+
+
 # the three modes, autonomous -----------------------------------------------------------------
 
 
@@ -108,13 +111,7 @@ def test_fuzzy_resurrection_picks_the_best_match_and_logs_the_decision(cli, fixt
 def test_bookmark_resurrection_counts_on_the_bookmark(cli, fixtures_copy, repo):
     _ok(
         cli(
-            "bookmark",
-            "add",
-            "tmux-expert",
-            "--session",
-            "8463",
-            "--agent",
-            "a7be2f0",
+            *TMUX_EXPERT,
             "--description",
             "knows the tmux module",
             "--tag",
@@ -267,19 +264,7 @@ def test_unknown_session_agent_and_bookmark_fail_with_suggestions(cli, fixtures_
         "no subagents",
         "--session short",
     )
-    _ok(
-        cli(
-            "bookmark",
-            "add",
-            "tmux-expert",
-            "--session",
-            "8463",
-            "--agent",
-            "a7be2f0",
-            "--claude-dir",
-            claude,
-        )
-    )
+    _ok(cli(*TMUX_EXPERT, "--claude-dir", claude))
     _fails(
         cli("resurrect", "tmux-expret", "--yes", "--claude-dir", claude),
         1,
@@ -533,37 +518,12 @@ def test_spawn_claude_runs_the_agent_command_with_the_prompt(cli, fixtures_copy,
 
 
 def test_spawn_failures_are_logged(cli, fixtures_copy, repo, tmp_path):
+    args = ["resurrect", "--session", "short", "--yes", "--spawn", "claude"]
+    args += ["--claude-dir", str(fixtures_copy)]
     write_config(repo, agent_command=str(_stand_in(tmp_path, code=3)))
-    _fails(
-        cli(
-            "resurrect",
-            "--session",
-            "short",
-            "--yes",
-            "--spawn",
-            "claude",
-            "--claude-dir",
-            str(fixtures_copy),
-        ),
-        1,
-        "exited with 3",
-    )
+    _fails(cli(*args), 1, "exited with 3")
     write_config(repo, agent_command=str(tmp_path / "missing-binary"))
-    _fails(
-        cli(
-            "resurrect",
-            "--session",
-            "short",
-            "--yes",
-            "--spawn",
-            "claude",
-            "--claude-dir",
-            str(fixtures_copy),
-        ),
-        1,
-        "could not start",
-        "agent_command",
-    )
+    _fails(cli(*args), 1, "could not start", "agent_command")
     outcomes = [(e["outcome"], e["outcome_reason"]) for e in _log(fixtures_copy)]
     assert outcomes[0] == ("failure", "agent command exited with 3")
     assert outcomes[1][0] == "failure" and "could not start" in outcomes[1][1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -175,25 +176,35 @@ def _preview(plan: Plan, lines: int = 40) -> str:
     return "\n".join(head) + "\n--- preview ---\n" + "\n".join(shown) + "\n--- end of preview ---"
 
 
-def _run(
-    mode: str,
-    query: str | None,
-    candidates_of,
-    method: Method,
-    task: str | None,
-    yes: bool,
-    no_redact: bool,
-    spawn: Spawn,
-    output: Path | None,
-    tmux_socket: Path | None,
-    notes: str | None,
-    claude_dir: Path | None,
-    project: Path | None,
-    as_json: bool,
-) -> None:
+@dataclass(frozen=True)
+class Delivery:
+    """The options every form of ``resurrect`` shares."""
+
+    method: Method
+    task: str | None
+    yes: bool
+    no_redact: bool
+    spawn: Spawn
+    output: Path | None
+    tmux_socket: Path | None
+    notes: str | None
+    claude_dir: Path | None
+    project: Path | None
+    as_json: bool
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> Delivery:
+        """From a command's parameters (its ``locals()``)."""
+        return cls(**{f.name: values[f.name] for f in fields(cls)})
+
+
+def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None:
     from purlin_resume import resurrection, store
     from purlin_resume.preflight import PreflightFailed
 
+    method, task, yes, no_redact = options.method, options.task, options.yes, options.no_redact
+    spawn, output, notes, as_json = options.spawn, options.output, options.notes, options.as_json
+    tmux_socket, claude_dir, project = options.tmux_socket, options.claude_dir, options.project
     started = time.monotonic()
     if output is not None and (output.is_dir() or not output.expanduser().parent.is_dir()):
         raise UsageError(f"-o {output}: give a file in an existing folder")
@@ -328,22 +339,7 @@ def by_name(
     """Resurrect a bookmarked agent (local bookmarks first, then global)."""
     from purlin_resume import resurrection
 
-    _run(
-        "bookmark",
-        name,
-        lambda env: [resurrection.by_bookmark(env, name)],
-        method,
-        task,
-        yes,
-        no_redact,
-        spawn,
-        output,
-        tmux_socket,
-        notes,
-        claude_dir,
-        project,
-        as_json,
-    )
+    _run("bookmark", name, lambda env: [resurrection.by_bookmark(env, name)], Delivery.of(locals()))
 
 
 @resurrect.command("find")
@@ -368,22 +364,7 @@ def by_search(
     text = " ".join(query).strip()
     if not text:
         raise UsageError('give words to search for, e.g. resurrect find "tmux tests yesterday"')
-    _run(
-        "fuzzy",
-        text,
-        lambda env: resurrection.by_search(env, text, limit),
-        method,
-        task,
-        yes,
-        no_redact,
-        spawn,
-        output,
-        tmux_socket,
-        notes,
-        claude_dir,
-        project,
-        as_json,
-    )
+    _run("fuzzy", text, lambda env: resurrection.by_search(env, text, limit), Delivery.of(locals()))
 
 
 @resurrect.command("direct", hidden=True)
@@ -437,22 +418,7 @@ def by_ids(
         return [candidate]
 
     query = " ".join(filter(None, [session, agent]))
-    _run(
-        "direct",
-        query,
-        candidates,
-        method,
-        task,
-        yes,
-        no_redact,
-        spawn,
-        output,
-        tmux_socket,
-        notes,
-        claude_dir,
-        project,
-        as_json,
-    )
+    _run("direct", query, candidates, Delivery.of(locals()))
 
 
 @resurrect.command("done")
