@@ -373,7 +373,7 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     path = env.cache / "contexts" / f"{key}.json"
     ttl = env.settings.context_cache_seconds
     try:
-        cached = store.read_json(path)
+        cached = store.read_json(path) if redacting else None
         if isinstance(cached, dict) and time.time() - cached.get("created", 0) < ttl:
             return cached
     except PurlinError:
@@ -381,12 +381,10 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     kind = "agent" if source.agent_id else "session"
     document = export.document(source.transcript, source.subagent, tools=False, kind=kind)
     known = preflight.facts(source.transcript, source.subagent, document)
-    context = compress.compress(source.transcript, document, method).to_dict()
-    full = (
-        context
-        if method == "full"
-        else compress.compress(source.transcript, document, "full").to_dict()
-    )
+    context = compress.compress(source.transcript, document, method)
+    full = context if method == "full" else compress.compress(source.transcript, document, "full")
+    full_tokens = compress.estimate_tokens(render_prompt(full, None))
+    context = context.to_dict()
     counts: dict[str, int] = {}
     if redacting:
         context, counts = redact.redact_data(context)
@@ -394,10 +392,11 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
         "created": time.time(),
         "facts": known,
         "context": context,
-        "full": full,
+        "full_tokens": full_tokens,
         "redactions": counts,
     }
-    store.write_json(path, entry)
+    if redacting:  # an unredacted context is never kept on disk
+        store.write_json(path, entry)
     return entry
 
 
@@ -470,8 +469,9 @@ def plan(
     for kind, count in (done.counts if done else {}).items():
         counts[kind] = counts.get(kind, 0) + count
     tokens = compress.estimate_tokens(prompt)
-    full_prompt = render_prompt(compress.Context.from_dict(extracted["full"]), task, note)
-    tokens_full = compress.estimate_tokens(full_prompt)
+    # the full method's size, as rendered without the new task (its own tokens are the same
+    # in both)
+    tokens_full = tokens if method == "full" else max(extracted["full_tokens"], tokens)
     settings = env.settings
     checks += preflight.size(
         tokens,

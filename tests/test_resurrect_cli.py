@@ -443,6 +443,10 @@ def test_a_planted_secrets_corpus_is_fully_redacted(cli, tmp_path, repo):
         data = json.loads(result.stdout)
         if method == "full":
             assert set(data["redactions"]) == {*PLANTED, *KEYWORD_SECRETS}
+    cached = [p for p in (Path.home() / ".cache" / "purlin-resume").rglob("*") if p.is_file()]
+    assert cached  # contexts were cached, and the index built: neither holds a secret
+    for secret in secrets:
+        assert not any(secret.encode() in p.read_bytes() for p in cached)
     log_text = (claude / "history" / resurrection_log.FILE_NAME).read_text()
     assert "Zk3Lq9Wm2Rt7Yv5N" not in log_text and "[REDACTED:" in log_text
     plain = _ok(
@@ -459,6 +463,8 @@ def test_a_planted_secrets_corpus_is_fully_redacted(cli, tmp_path, repo):
         )
     )
     assert PLANTED["github-token"] in plain.stdout
+    cached = [p for p in (Path.home() / ".cache" / "purlin-resume").rglob("*") if p.is_file()]
+    assert not any(PLANTED["github-token"].encode() in p.read_bytes() for p in cached)
 
 
 def test_the_fixtures_lose_nothing_to_redaction(cli, fixtures_copy, repo):
