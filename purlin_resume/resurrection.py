@@ -150,7 +150,7 @@ def by_search(env: Environment, query: str, limit: int = 10, now=None) -> list[C
         env.claude_root, env.cache, query, bookmarks=names, limit=limit, now=now
     )
     marks = {m.name: m for m in env.shelves.all()}
-    return [
+    found = [
         Candidate(
             hit.session_id,
             hit.agent_id,
@@ -164,6 +164,36 @@ def by_search(env: Environment, query: str, limit: int = 10, now=None) -> list[C
         )
         for hit in hits
     ]
+    found += _archived_bookmarks(query, marks.values(), {(c.session_id, c.agent_id) for c in found})
+    found.sort(key=lambda c: -(c.score or 0))
+    return found[:limit]
+
+
+def _archived_bookmarks(query: str, marks, listed: set) -> list[Candidate]:
+    """Bookmarks named like the query whose conversation the index does not hold (its
+    transcripts are gone; the bookmark's archive still resurrects it)."""
+    from rapidfuzz import fuzz
+
+    from purlin_resume import search_index
+
+    extra = []
+    for mark in marks:
+        if (mark.session_id, mark.agent_id) in listed:
+            continue
+        ratio = fuzz.ratio(query.lower(), mark.name.lower())
+        if ratio >= search_index.FUZZY_MIN:
+            extra.append(
+                Candidate(
+                    mark.session_id,
+                    mark.agent_id,
+                    title=mark.description or mark.name,
+                    project=mark.project_path,
+                    score=round(60 * ratio / 100, 1),
+                    reasons=[f"bookmark {mark.name}", "transcripts archived"],
+                    bookmark=mark,
+                )
+            )
+    return extra
 
 
 def direct(session: str, agent: str | None) -> Candidate:
@@ -553,6 +583,7 @@ def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, 
         "new_agent_duration_ms": None,
         "new_agent_tool_calls": None,
         "resurrected_from_agent_type": plan.context.agent_type,
+        "cross_repo": plan.context.project_path != in_project,
         "context_tokens_before": plan.tokens_full,
         "redactions": plan.redactions,
         "latency_ms": round((time.monotonic() - plan.started) * 1000),

@@ -5,7 +5,8 @@ Ids are ``res-YYYY-MM-DD-NNN``, numbered per UTC day. They are allocated under t
 from a small counter file beside it (``resurrection-log.jsonl.seq``), so appending costs the
 same at 100,000 lines as at one; when the counter is missing, only the last 64 KB of the log
 are read to find the day's highest number. Beside TR-1's fields each entry carries
-``resurrected_from_agent_type``, ``context_tokens_before``, ``redactions`` and ``latency_ms``
+``resurrected_from_agent_type``, ``cross_repo``, ``context_tokens_before``, ``redactions`` and
+``latency_ms``
 (additions, never renames). ``complete`` (what ``resurrect done`` and hooks call) rewrites the
 one entry it completes, under the same lock, leaving every other line byte for byte.
 """

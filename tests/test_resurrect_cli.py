@@ -73,7 +73,7 @@ def test_direct_resurrection_prints_the_prompt_and_logs_every_field(cli, fixture
     assert entry["context_extraction_method"] == "hybrid"
     assert entry["resurrected_from_agent_id"] == "a2898e3"
     assert entry["resurrected_from_session_id"].startswith("4d5611e5")
-    assert entry["resurrected_in_project"] == str(repo)
+    assert entry["resurrected_in_project"] == str(repo) and entry["cross_repo"] is True
     assert entry["outcome"] == "success" and entry["outcome_reason"] is None
     assert entry["resurrected_as_agent_id"].startswith("agent-")
     assert entry["context_size_tokens"] < entry["context_tokens_before"] / 2
@@ -157,6 +157,9 @@ def test_a_bookmark_outlives_its_transcripts_through_the_archive(cli, fixtures_c
     folder = next(fixtures_copy.glob("projects/*spotter-dov"))
     for path in sorted(folder.rglob("*"), reverse=True):
         path.unlink() if path.is_file() else path.rmdir()
+    found = json.loads(_ok(cli("find", "dov", "--json", "--claude-dir", str(fixtures_copy))).stdout)
+    assert found["results"][0]["bookmark"] == "dov"
+    assert "transcripts archived" in found["results"][0]["reasons"]
     result = _ok(cli("resurrect", "dov", "--yes", "--json", "--claude-dir", str(fixtures_copy)))
     data = json.loads(result.stdout)
     assert data["archived"] is True
