@@ -821,3 +821,19 @@ def test_a_cached_context_is_not_reused_once_the_transcript_changes(cli, tmp_pat
     )
     assert path.exists()
     assert "a later, different answer" in _ok(cli(*args)).stdout
+
+
+def test_concurrent_finds_build_one_consistent_index(fixtures_copy, repo):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "purlin_resume", "find", "tmux module", "--json"]
+    argv += ["--claude-dir", str(fixtures_copy)]
+    procs = [
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        for _ in range(4)
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err for _, err in outputs]
+    results = [json.loads(out)["results"] for out, _ in outputs]
+    assert all(r == results[0] for r in results) and results[0]
+    ids = [(r["session_id"], r["agent_id"]) for r in results[0]]
+    assert len(ids) == len(set(ids))  # no conversation indexed twice
