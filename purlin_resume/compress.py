@@ -10,7 +10,7 @@
 The digest is built deterministically from the records, with no model call: the tools used with
 their counts, the files read and the files changed, the errors hit (a tool call that failed, an
 API error), and the decisions and conclusions the agent stated (its sentences that say it decided,
-concluded, found, fixed, confirmed or recommends something).
+concluded, found, fixed, confirmed, implemented or recommends something, or that tests pass).
 
 Every method keeps the metadata, the original task and the final output.
 
@@ -42,7 +42,8 @@ CHANGE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _FINDING = re.compile(
     r"\b(?:decided|decision|conclu\w+|root cause|the (?:issue|problem|bug|cause|fix) (?:is|was)"
     r"|turns out|found that|I found|recommend\w*|going with|instead of|fixed|confirmed|verified"
-    r"|works now|the answer is|in summary|key (?:insight|finding)s?)\b",
+    r"|works now|the answer is|in summary|key (?:insight|finding)s?|approach|the plan is"
+    r"|implemented|all \d+ tests? pass\w*|tests? pass(?:es|ed)?|is now|no longer)\b",
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -120,7 +121,9 @@ def _messages(transcript: Transcript) -> list[Turn]:
 
 
 def _first_line(text: str | None, limit: int = 160) -> str:
-    line = next((part.strip() for part in (text or "").splitlines() if part.strip()), "")
+    text = (text or "").replace("\\n", "\n")  # tool output quoted with escaped newlines
+    lines = [part.strip() for part in text.splitlines() if part.strip()][:2]
+    line = " ".join(lines) if len(lines) == 2 and lines[0].endswith(":") else "".join(lines[:1])
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 

@@ -13,6 +13,7 @@ copy is already redacted.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import hashlib
 import os
@@ -406,8 +407,8 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
         cached = store.read_json(path) if redacting else None
         if isinstance(cached, dict) and time.time() - cached.get("created", 0) < ttl:
             return cached
-    except PurlinError:
-        pass  # absent or damaged: a cache, rebuilt below
+    except (OSError, PurlinError):
+        pass  # absent, unreadable or damaged: a cache, rebuilt below
     kind = "agent" if source.agent_id else "session"
     document = export.document(source.transcript, source.subagent, tools=False, kind=kind)
     known = preflight.facts(source.transcript, source.subagent, document)
@@ -426,7 +427,8 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
         "redactions": counts,
     }
     if redacting:  # an unredacted context is never kept on disk
-        store.write_json(path, entry)
+        with contextlib.suppress(OSError, PurlinError):  # a cache that cannot be written is skipped
+            store.write_json(path, entry)
     return entry
 
 
@@ -652,7 +654,13 @@ def bookmark_agent(
     target = catalog.resolve(source.session_id, kinds=("session",))
     assert target.session is not None
     path = env.shelves.global_ if global_ or env.shelves.local is None else env.shelves.local
-    saved = archive.create(env.history, catalog, target.session)
+    try:
+        saved = archive.create(env.history, catalog, target.session)
+    except OSError as exc:
+        raise PurlinError(
+            f"cannot write the archive under {env.history}: {exc.strerror or exc}; "
+            "check that the folder is writable"
+        ) from None
     mark = Bookmark(
         bookmark_id="",
         name=name,

@@ -95,7 +95,13 @@ def append(log: Path, entry: dict[str, Any]) -> dict[str, Any]:
         record["resurrected_at"] = entry.get("resurrected_at") or clock.iso(moment)
         return record, {"day": day, "last": last + 1}
 
-    return store.append_jsonl_sequenced(log, counter, make)
+    try:
+        return store.append_jsonl_sequenced(log, counter, make)
+    except OSError as exc:
+        raise PurlinError(
+            f"cannot write the resurrection log {log}: {exc.strerror or exc}; "
+            "check that its folder is writable (or pass --claude-dir)"
+        ) from None
 
 
 def read(log: Path) -> tuple[list[dict[str, Any]], int]:

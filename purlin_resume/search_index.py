@@ -33,6 +33,7 @@ from typing import Any
 
 from purlin_resume import redact
 from purlin_resume.claude import layout
+from purlin_resume.errors import PurlinError
 
 SCHEMA_VERSION = "1"
 BODY_LIMIT = 2_000_000
@@ -200,7 +201,13 @@ CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(docs_fts, 'row');
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PurlinError(
+            f"cannot create the search index in {path.parent}: {exc.strerror or exc}; "
+            "set XDG_CACHE_HOME to a writable folder"
+        ) from None
     for attempt in (1, 2):
         try:
             connection = sqlite3.connect(path, timeout=30, isolation_level=None)

@@ -837,3 +837,34 @@ def test_concurrent_finds_build_one_consistent_index(fixtures_copy, repo):
     assert all(r == results[0] for r in results) and results[0]
     ids = [(r["session_id"], r["agent_id"]) for r in results[0]]
     assert len(ids) == len(set(ids))  # no conversation indexed twice
+
+
+def test_an_unwritable_history_folder_is_one_error_line(cli, fixtures_copy, repo):
+    (fixtures_copy / "history").write_text("a file where the folder should be")
+    _fails(
+        cli("resurrect", "--session", "short", "--yes", "--claude-dir", str(fixtures_copy)),
+        1,
+        "cannot write the resurrection log",
+    )
+    assert (fixtures_copy / "history").read_text() == "a file where the folder should be"
+
+
+def test_an_unwritable_cache_folder_is_one_error_line_for_find(cli, fixtures_copy, repo, tmp_path):
+    blocker = tmp_path / "cache-file"
+    blocker.write_text("not a folder")
+    result = cli(
+        "find", "tmux", "--claude-dir", str(fixtures_copy), env={"XDG_CACHE_HOME": str(blocker)}
+    )
+    _fails(result, 1, "cannot create the search index", "XDG_CACHE_HOME")
+    # resurrecting by ids needs no index, and a cache it cannot write is skipped
+    _ok(
+        cli(
+            "resurrect",
+            "--session",
+            "short",
+            "--yes",
+            "--claude-dir",
+            str(fixtures_copy),
+            env={"XDG_CACHE_HOME": str(blocker)},
+        )
+    )
