@@ -123,6 +123,14 @@ def direct(runs: int, scratch: Path) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+def _link(source: Path, target: Path) -> None:
+    """A hard link (no disk used), else a copy (linking another user's file can be refused)."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
 def many_sessions(count: int) -> Path:
     """A Claude data folder of ``count`` sessions: the fixture sessions hard-linked under new ids."""
     root = WORK / f"find-{count}"
@@ -138,12 +146,12 @@ def many_sessions(count: int) -> Path:
         folder = root / "projects" / f"{source.parent.name}-{number // len(sources):04d}"
         folder.mkdir(parents=True, exist_ok=True)
         new_id = f"00000000-0000-4000-8000-{number:012d}"
-        os.link(source, folder / f"{new_id}.jsonl")
+        _link(source, folder / f"{new_id}.jsonl")
         agents = source.with_suffix("") / "subagents"
         if agents.is_dir():
             (folder / new_id / "subagents").mkdir(parents=True)
             for agent in agents.iterdir():
-                os.link(agent, folder / new_id / "subagents" / agent.name)
+                _link(agent, folder / new_id / "subagents" / agent.name)
     marker.write_text("")
     return root
 
