@@ -26,6 +26,11 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 | stall_cooldown_minutes | 30 | least time between two nudges of one agent |
 | stall_max_nudges | 3 | nudges of one agent without activity in between, then no more |
 | watch_interval | 300 | seconds between two passes of ``watch`` |
+| allowed_roots | ``["~"]`` | folders a resurrection may read a project or ``--from`` path under (SEC-2) |
+| context_warn_tokens | 10000 | a resurrection context above this many tokens is warned about |
+| context_confirm_tokens | 20000 | above this many tokens a resurrection asks before going on |
+| full_context_turns | 10 | the ``full`` context method is meant for agents of at most this many turns |
+| context_cache_seconds | 300 | how long an extracted resurrection context is reused |
 
 Every setting is checked against the type of its default: a number must be positive, a list
 must hold strings. A new setting needs only its field here and its row above.
@@ -70,6 +75,11 @@ class Settings:
     stall_cooldown_minutes: float = 30.0
     stall_max_nudges: int = 3
     watch_interval: float = 300.0
+    allowed_roots: tuple[str, ...] = ("~",)
+    context_warn_tokens: int = 10000
+    context_confirm_tokens: int = 20000
+    full_context_turns: int = 10
+    context_cache_seconds: int = 300
     source: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 

@@ -274,3 +274,10 @@ def digest(
         tail = f"\n## The end of the transcript\n\n{tail.lstrip()}" if tail.strip() else ""
     text = top + index_block + tail
     return text[:max_chars] if max_chars and len(text) > max_chars else text
+
+
+def turn_markdown(turn: Turn, options: MarkdownOptions = MarkdownOptions()) -> str:
+    """One turn as the transcript shows it (a compaction turn: its summary, quoted as such)."""
+    if turn.kind == COMPACTION:
+        return "**Conversation compacted; the summary:**\n" + demote_headings(turn.text.strip())
+    return _turn(turn, options)

@@ -187,20 +187,8 @@ def append_jsonl(target: Path, record: Any) -> None:
     stands on a line of its own.
     """
     target = Path(target)
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
     with locked(target):
-        created = not target.exists()
-        fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                line = b"\n" + line
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if created:
-            _fsync_dir(target.parent)
+        _append_line(target, record)
 
 
 def move(source: Path, destination: Path) -> Path:
@@ -263,3 +251,57 @@ def remove(target: Path, up_to: Path | None = None) -> bool:
                 break
             folder = folder.parent
     return True
+
+
+def write_bytes(target: Path, data: bytes) -> None:
+    """Replace ``target`` with ``data`` atomically, under its lock (archives, binary caches)."""
+    target = Path(target)
+    with locked(target):
+        _replace(target, data)
+
+
+def append_jsonl_sequenced(
+    target: Path, counter: Path, make: Callable[[Any, Callable[[int], bytes]], tuple[Any, Any]]
+) -> Any:
+    """Append one record whose id comes from a small counter file, both under ``target``'s lock.
+
+    ``make(state, tail)`` gets the counter's JSON (None when the counter is absent) and a
+    function returning the last ``n`` bytes of the log (to recover a lost counter without reading
+    the whole log); it returns ``(record, new_state)``. The counter is replaced atomically, then
+    the record appended and fsynced. Returns the record. A counter that does not parse raises
+    CorruptFile and nothing is written.
+    """
+    target, counter = Path(target), Path(counter)
+
+    def tail(size: int) -> bytes:
+        try:
+            with open(target, "rb") as handle:
+                end = handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, end - size))
+                return handle.read()
+        except FileNotFoundError:
+            return b""
+
+    with locked(target):
+        state = read_json(counter, None)
+        record, new_state = make(state, tail)
+        _replace(counter, dump_json(new_state).encode("utf-8"))
+        _append_line(target, record)
+    return record
+
+
+def _append_line(target: Path, record: Any) -> None:
+    """Append ``record`` as one JSON line and fsync; the caller holds the lock."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    created = not target.exists()
+    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if created:
+        _fsync_dir(target.parent)

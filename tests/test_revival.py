@@ -276,7 +276,9 @@ def test_injection_that_never_shows_is_retried_three_times(tmux_server, tmp_path
     pane = tmux.new_session(
         tmux_server, "deaf", tmp_path, f"sh -c 'stty -echo -icanon; echo READY; cat > {received}'"
     )
-    assert tmux.wait_for(tmux_server, pane, "READY", timeout=5), "echo is off before anything is sent"
+    assert tmux.wait_for(tmux_server, pane, "READY", timeout=5), (
+        "echo is off before anything is sent"
+    )
     try:
         tmux.inject(tmux_server, pane, "never seen", settle=0.1)
     except PurlinError as exc:

@@ -25,20 +25,33 @@ COMPACTION_PREFIX = "acompact"
 SUFFIX = ".jsonl"
 
 
+def config_dir(explicit: Path | None = None) -> tuple[Path, str]:
+    """``--claude-dir``, else ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``, and which one it was.
+
+    The folder may not exist yet (a fresh machine): callers that read transcripts use
+    ``claude_dir``, which insists on ``projects/``.
+    """
+    if explicit is not None:
+        return Path(explicit).expanduser(), "--claude-dir"
+    if os.environ.get("CLAUDE_CONFIG_DIR"):
+        return Path(os.environ["CLAUDE_CONFIG_DIR"]).expanduser(), "CLAUDE_CONFIG_DIR"
+    return Path.home() / ".claude", "the default"
+
+
 def claude_dir(explicit: Path | None = None) -> Path:
     """``--claude-dir``, else ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``; it must hold projects/."""
-    if explicit is not None:
-        folder, source = Path(explicit).expanduser(), "--claude-dir"
-    elif os.environ.get("CLAUDE_CONFIG_DIR"):
-        folder, source = Path(os.environ["CLAUDE_CONFIG_DIR"]).expanduser(), "CLAUDE_CONFIG_DIR"
-    else:
-        folder, source = Path.home() / ".claude", "the default"
+    folder, source = config_dir(explicit)
     if not (folder / "projects").is_dir():
         raise NotFound(
             f"no Claude Code transcripts in {folder} ({source}): it has no projects/ folder; "
             "pass --claude-dir or set CLAUDE_CONFIG_DIR"
         )
     return folder
+
+
+def history_dir(explicit: Path | None = None) -> Path:
+    """``<Claude data folder>/history``: the resurrection log, global bookmarks, the archive."""
+    return config_dir(explicit)[0] / "history"
 
 
 @dataclass(frozen=True)

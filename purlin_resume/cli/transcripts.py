@@ -281,10 +281,17 @@ def export_command(
     include_thinking: ThinkingOption = False,
     output: OutputOption = None,
     claude_dir: ClaudeDirOption = None,
+    no_redact: Annotated[
+        bool, typer.Option("--no-redact", help="Leave secrets in (explicit only).")
+    ] = False,
 ) -> None:
-    """Export a session's or agent's context: the TR-3 JSON document, or Markdown."""
+    """Export a session's or agent's context: the TR-3 JSON document, or Markdown; secrets
+    are replaced by typed placeholders unless --no-redact."""
     from purlin_resume import rendering, store
+    from purlin_resume.cli.common import Output
 
+    if no_redact:
+        Output.redact = False
     output = _checked_output(output)
     opened = _open(claude_dir, identifier, include_tools, include_thinking)
     if format is Format.md:

@@ -1,0 +1,207 @@
+"""Bookmarks: names for agents worth resurrecting, in JSONL files (one bookmark per line).
+
+Two files: the project's ``.purlin/bookmarks.jsonl`` (searched first) and the global
+``<Claude data folder>/history/bookmarks.jsonl``. Fields: bookmark_id (``bmk-YYYY-MM-DD-NNN``),
+name, description, session_id, agent_id, project_path, hostname, tags, created_at,
+resurrection_count, last_resurrected, plus archive (the compressed copy of the transcripts,
+relative to the history folder). This module is the one reader and writer of both files; every
+change is a locked read-modify-write, and a file with a line that does not parse is never
+rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from purlin_resume import clock, store
+from purlin_resume.errors import CorruptFile, NotFound, PurlinError, UsageError
+
+FILE_NAME = "bookmarks.jsonl"
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+RESERVED = frozenset({"find", "done", "list", "show"})
+ID = re.compile(r"^bmk-(\d{4}-\d{2}-\d{2})-(\d{3,})$")
+
+
+@dataclass
+class Bookmark:
+    bookmark_id: str
+    name: str
+    session_id: str
+    description: str | None = None
+    agent_id: str | None = None
+    project_path: str | None = None
+    hostname: str | None = None
+    tags: list[str] = field(default_factory=list)
+    created_at: str | None = None
+    resurrection_count: int = 0
+    last_resurrected: str | None = None
+    archive: str | None = None
+    scope: str = "local"  # where it was read from; not stored
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("scope")
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], scope: str) -> Bookmark:
+        known = {f.name for f in fields(cls)} - {"scope"}
+        return cls(**{key: value for key, value in data.items() if key in known}, scope=scope)
+
+
+def check_name(name: str) -> str:
+    if not NAME.match(name) or name in RESERVED:
+        raise UsageError(
+            f"bookmark name {name!r}: use letters, digits, '.', '_' or '-' (at most 80), "
+            f"starting with a letter or digit, and not one of {', '.join(sorted(RESERVED))}"
+        )
+    return name
+
+
+def _parse(path: Path, text: str | None) -> list[dict[str, Any]]:
+    items = []
+    for number, line in enumerate((text or "").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError:
+            raise CorruptFile(path, f"line {number} is not JSON") from None
+        if not isinstance(item, dict) or not isinstance(item.get("bookmark_id"), str):
+            raise CorruptFile(path, f"line {number} is not a bookmark")
+        items.append(item)
+    return items
+
+
+def _dump(items: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items)
+
+
+def load(path: Path, scope: str) -> list[Bookmark]:
+    try:
+        text = store.read_text(path)
+    except NotFound:
+        return []
+    return [Bookmark.from_dict(item, scope) for item in _parse(path, text)]
+
+
+def next_id(items: list[dict[str, Any]], day: str) -> str:
+    numbers = [
+        int(match.group(2))
+        for item in items
+        if (match := ID.match(str(item.get("bookmark_id")))) and match.group(1) == day
+    ]
+    return f"bmk-{day}-{max(numbers, default=0) + 1:03d}"
+
+
+def add(path: Path, bookmark: Bookmark) -> Bookmark:
+    """Store ``bookmark`` with a new id; a name already used in that file is refused."""
+    check_name(bookmark.name)
+
+    def change(text: str | None) -> str:
+        items = _parse(path, text)
+        if any(item.get("name") == bookmark.name for item in items):
+            raise PurlinError(
+                f"a bookmark named {bookmark.name!r} exists in {path}; "
+                "choose another name or change it with 'purlin-resume bookmark update'"
+            )
+        moment = clock.now()
+        bookmark.bookmark_id = next_id(items, moment.strftime("%Y-%m-%d"))
+        bookmark.created_at = bookmark.created_at or clock.iso(moment)
+        return _dump([*items, bookmark.to_dict()])
+
+    store.update_text(path, change)
+    return bookmark
+
+
+def _matches(item: dict[str, Any], key: str) -> bool:
+    return item.get("name") == key or item.get("bookmark_id") == key
+
+
+def update(path: Path, key: str, changes: dict[str, Any]) -> Bookmark:
+    """Apply ``changes`` to the bookmark named (or with the id) ``key`` in ``path``."""
+    found: list[dict[str, Any]] = []
+    if "name" in changes:
+        check_name(changes["name"])
+
+    def change(text: str | None) -> str:
+        items = _parse(path, text)
+        for item in items:
+            if _matches(item, key):
+                if changes.get("name") not in (None, item.get("name")) and any(
+                    other.get("name") == changes["name"] for other in items
+                ):
+                    raise PurlinError(f"a bookmark named {changes['name']!r} exists in {path}")
+                item.update(changes)
+                found.append(item)
+                return _dump(items)
+        raise NotFound(
+            f"no bookmark {key!r} in {path}; list them with 'purlin-resume bookmark list'"
+        )
+
+    if not path.is_file():
+        raise NotFound(f"no bookmark {key!r}: {path} does not exist")
+    store.update_text(path, change)
+    return Bookmark.from_dict(found[0], "")
+
+
+def remove(path: Path, key: str) -> Bookmark:
+    removed: list[dict[str, Any]] = []
+
+    def change(text: str | None) -> str:
+        items = _parse(path, text)
+        kept = [item for item in items if not _matches(item, key)]
+        if len(kept) == len(items):
+            raise NotFound(
+                f"no bookmark {key!r} in {path}; list them with 'purlin-resume bookmark list'"
+            )
+        removed.extend(item for item in items if _matches(item, key))
+        return _dump(kept)
+
+    if not path.is_file():
+        raise NotFound(f"no bookmark {key!r}: {path} does not exist")
+    store.update_text(path, change)
+    return Bookmark.from_dict(removed[0], "")
+
+
+def record_resurrection(path: Path, bookmark_id: str, when: str) -> None:
+    """Count one resurrection of a bookmark (FR-5): resurrection_count + 1, last_resurrected."""
+
+    def change(text: str | None) -> str:
+        items = _parse(path, text)
+        for item in items:
+            if item.get("bookmark_id") == bookmark_id:
+                item["resurrection_count"] = int(item.get("resurrection_count") or 0) + 1
+                item["last_resurrected"] = when
+        return _dump(items)
+
+    store.update_text(path, change)
+
+
+@dataclass(frozen=True)
+class Shelves:
+    """The bookmark files in lookup order: the project's, then the global one."""
+
+    local: Path | None
+    global_: Path
+
+    def paths(self) -> list[tuple[str, Path]]:
+        found = [("local", self.local)] if self.local is not None else []
+        return [*found, ("global", self.global_)]
+
+    def all(self) -> list[Bookmark]:
+        return [mark for scope, path in self.paths() for mark in load(path, scope)]
+
+    def find(self, key: str) -> Bookmark | None:
+        """The bookmark named (or with the id) ``key``: local first, then global."""
+        for mark in self.all():
+            if key in (mark.name, mark.bookmark_id):
+                return mark
+        return None
+
+    def path_of(self, mark: Bookmark) -> Path:
+        return dict(self.paths())[mark.scope]

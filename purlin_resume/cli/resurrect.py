@@ -1,0 +1,747 @@
+"""`resurrect`, `find`, `bookmark …` and `resurrections`: bring an earlier agent back."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, fields
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from purlin_resume.cli.app import PurlinGroup, app
+from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text
+from purlin_resume.errors import PurlinError, UsageError
+
+if TYPE_CHECKING:
+    from purlin_resume.resurrection import Candidate, Environment, Plan
+
+# Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
+# ruff: noqa: UP045, UP006
+
+ClaudeDirOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--claude-dir",
+        help="Claude data folder (default: $CLAUDE_CONFIG_DIR, else ~/.claude).",
+        show_default=False,
+    ),
+]
+
+
+class Method(str, Enum):
+    full = "full"
+    summarized = "summarized"
+    hybrid = "hybrid"
+
+
+class Spawn(str, Enum):
+    none = "none"
+    claude = "claude"
+    tmux = "tmux"
+
+
+class Outcome(str, Enum):
+    success = "success"
+    failure = "failure"
+    partial = "partial"
+
+
+class Mode(str, Enum):
+    bookmark = "bookmark"
+    fuzzy = "fuzzy"
+    direct = "direct"
+
+
+MethodOption = Annotated[
+    Method, typer.Option("--method", help="Context: full, summarized or hybrid.")
+]
+TaskOption = Annotated[
+    Optional[str],
+    typer.Option("--task", help="The new task for the resurrected agent.", show_default=False),
+]
+YesOption = Annotated[
+    bool,
+    typer.Option(
+        "--yes", "--autonomous", "-y", help="Pick the best match and skip every question."
+    ),
+]
+NoRedactOption = Annotated[
+    bool, typer.Option("--no-redact", help="Pass secrets through unredacted (explicit only).")
+]
+SpawnOption = Annotated[
+    Spawn, typer.Option("--spawn", help="none: print the prompt; claude or tmux: start the agent.")
+]
+OutputOption = Annotated[
+    Optional[Path],
+    typer.Option("-o", "--output", help="Write the prompt to this file.", show_default=False),
+]
+SocketOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--tmux-socket",
+        help="tmux server socket (default: the current server).",
+        show_default=False,
+    ),
+]
+NotesOption = Annotated[
+    Optional[str], typer.Option("--notes", help="A note for the log.", show_default=False)
+]
+
+
+def _project_root(explicit: Path | None) -> Path | None:
+    from purlin_resume import gitrepo
+    from purlin_resume.project import locate
+
+    if explicit is not None:
+        return locate(explicit).root
+    here = Path.cwd()
+    return gitrepo.toplevel(here)
+
+
+def _environment(claude_dir: Path | None, project: Path | None) -> Environment:
+    from purlin_resume import config, resurrection
+    from purlin_resume.project import Project
+
+    root = _project_root(project)
+    settings = config.load(Project(root)) if root is not None else config.Settings()
+    return resurrection.environment(claude_dir, root, settings)
+
+
+def _say(text: str) -> None:
+    typer.echo(text, err=True)
+
+
+def _interactive(yes: bool) -> bool:
+    if yes:
+        return False
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "no terminal to ask on: pass --yes (or --autonomous) to pick the best match "
+            "and skip the questions"
+        )
+    return True
+
+
+def _choose(candidates: list[Candidate], interactive: bool) -> Candidate:
+    if not interactive or len(candidates) == 1:
+        return candidates[0]
+    _say("Candidates:")
+    for number, candidate in enumerate(candidates, 1):
+        _say(_candidate_line(number, candidate))
+    while True:
+        answer = typer.prompt(
+            f"Which one? [1-{len(candidates)}, q to cancel]", default="1", err=True
+        ).strip()
+        if answer.lower() in ("q", "quit", "cancel"):
+            raise PurlinError("cancelled: nothing was resurrected")
+        if answer.isdigit() and 1 <= int(answer) <= len(candidates):
+            return candidates[int(answer) - 1]
+        _say(f"Give a number from 1 to {len(candidates)}.")
+
+
+def _candidate_line(number: int, candidate: Candidate) -> str:
+    score = f"{candidate.score:5.1f}" if candidate.score is not None else "    -"
+    what = candidate.label()
+    kind = f" ({candidate.agent_type})" if candidate.agent_type else ""
+    lines = [f"{number:2}. {score}  {what}{kind}  {candidate.title or ''}".rstrip()]
+    details = [candidate.project or "?", candidate.ended_at or ""]
+    lines.append(f"      {' · '.join(d for d in details if d)}")
+    if candidate.reasons:
+        lines.append(f"      why: {', '.join(candidate.reasons)}")
+    return "\n".join(lines)
+
+
+def _preview(plan: Plan, lines: int = 40) -> str:
+    head = [
+        f"Resurrecting {plan.candidate.label()} (session {plan.source_session})"
+        + (" from the archive" if plan.archived else ""),
+        f"Context: {plan.method}, {plan.tokens} tokens (full: {plan.tokens_full})",
+    ]
+    if plan.redacted:
+        found = ", ".join(f"{kind} {count}" for kind, count in sorted(plan.redactions.items()))
+        head.append(f"Redacted: {found or 'no secrets found'}")
+    else:
+        head.append("Redaction: OFF (--no-redact): secrets pass through as they are")
+    head.append("Passed to the new agent: " + "; ".join(plan.passed()))
+    for check in plan.checks:
+        if check.level != "ok":
+            head.append(check.line())
+    body = plan.prompt.splitlines()
+    shown = body[:lines]
+    if len(body) > lines:
+        shown.append(f"… {len(body) - lines} more lines")
+    return "\n".join(head) + "\n--- preview ---\n" + "\n".join(shown) + "\n--- end of preview ---"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """The options every form of ``resurrect`` shares."""
+
+    method: Method
+    task: str | None
+    yes: bool
+    no_redact: bool
+    spawn: Spawn
+    output: Path | None
+    tmux_socket: Path | None
+    notes: str | None
+    claude_dir: Path | None
+    project: Path | None
+    as_json: bool
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> Delivery:
+        """From a command's parameters (its ``locals()``)."""
+        return cls(**{f.name: values[f.name] for f in fields(cls)})
+
+
+def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None:
+    from purlin_resume import resurrection, store
+    from purlin_resume.preflight import PreflightFailed
+
+    method, task, yes, no_redact = options.method, options.task, options.yes, options.no_redact
+    spawn, output, notes, as_json = options.spawn, options.output, options.notes, options.as_json
+    tmux_socket, claude_dir, project = options.tmux_socket, options.claude_dir, options.project
+    if no_redact:
+        from purlin_resume.cli.common import Output
+
+        Output.redact = False
+    started = time.monotonic()
+    if output is not None and (output.is_dir() or not output.expanduser().parent.is_dir()):
+        raise UsageError(f"-o {output}: give a file in an existing folder")
+    interactive = _interactive(yes)
+    env = _environment(claude_dir, project)
+    chosen = None
+    try:
+        candidates = candidates_of(env)
+        if not candidates:
+            raise PreflightFailed(
+                resurrection.Check(
+                    "exists",
+                    "fail",
+                    f"nothing matches {query!r}",
+                    "try other words, a date (2026-02-09) or 'yesterday'; "
+                    "'purlin-resume sessions --all' lists everything",
+                )
+            )
+        chosen = _choose(candidates, interactive)
+        plan = resurrection.plan(
+            env, chosen, mode, query, method.value, task, not no_redact, started
+        )
+    except PreflightFailed as failed:
+        resurrection.record_failure(
+            env, mode, query, chosen, failed.check.message, method.value, started
+        )
+        raise
+    decisions = []
+    if interactive:
+        _say(_preview(plan))
+        if plan.asks and plan.method != "summarized":
+            answer = (
+                typer.prompt(
+                    f"{plan.asks[0].message}. [s]ummarized, [k]eep {plan.method}, [c]ancel",
+                    default="s",
+                    err=True,
+                )
+                .strip()
+                .lower()
+            )
+            if answer.startswith("c"):
+                raise PurlinError("cancelled: nothing was resurrected")
+            if answer.startswith("s"):
+                plan = resurrection.plan(
+                    env, chosen, mode, query, "summarized", task, not no_redact, started
+                )
+                _say(_preview(plan, lines=0))
+        if not typer.confirm("Resurrect with this context?", default=True, err=True):
+            raise PurlinError("cancelled: nothing was resurrected")
+    else:
+        for check in plan.checks:
+            if check.level != "ok":
+                _say(check.line())
+        pool = len(candidates)
+        picked = f"picked {chosen.label()}"
+        if chosen.score is not None:
+            picked += f" (score {chosen.score}) of {pool} candidate(s)"
+        decisions.append(f"autonomous: {picked}")
+        if plan.asks:
+            decisions.append(f"went on past: {plan.asks[0].message}")
+    note = "; ".join([*([notes] if notes else []), *decisions]) or None
+    entry = resurrection.record(env, plan, note)
+    launched: dict[str, Any] = {"spawned": "none"}
+    if output is not None:
+        store.write_output(output.expanduser(), plan.prompt)
+    if spawn is Spawn.claude:
+        launched = resurrection.launch_process(env, entry, plan.prompt)
+    elif spawn is Spawn.tmux:
+        launched = resurrection.launch_tmux(env, entry, plan.prompt, tmux_socket)
+    if as_json:
+        print_json(
+            {
+                **plan.to_dict(),
+                "resurrection": entry,
+                "launch": launched,
+                "prompt": plan.prompt,
+                "output": str(output) if output else None,
+            }
+        )
+        return
+    _say(
+        f"{entry['resurrection_id']}: {plan.candidate.label()} → {entry['resurrected_as_agent_id']} "
+        f"({plan.method}, {plan.tokens} tokens, full {plan.tokens_full})"
+    )
+    if output is not None:
+        _say(f"wrote {output}")
+    elif spawn is Spawn.none:
+        print_text(plan.prompt)
+    if spawn is Spawn.tmux:
+        _say(f"started in tmux session {launched['session']}, pane {launched['pane']}")
+
+
+class ResurrectGroup(PurlinGroup):
+    """``resurrect NAME`` and ``resurrect --session …`` beside ``resurrect find`` and ``done``."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = (["direct"] if args[0].startswith("-") else ["name"]) + list(args)
+        return super().parse_args(ctx, args)
+
+
+resurrect = typer.Typer(
+    cls=ResurrectGroup,
+    name="resurrect",
+    help=(
+        "Bring an earlier agent's expertise back as a new agent. "
+        "'resurrect NAME' (a bookmark), 'resurrect find \"QUERY\"' (search), "
+        "'resurrect --session S [--agent A] [--from PATH]' (ids), 'resurrect done RES_ID' "
+        "(record the outcome). The options of each form: 'resurrect NAME --help', "
+        "'resurrect --session S --help'."
+    ),
+    no_args_is_help=True,
+)
+app.add_typer(resurrect, name="resurrect")
+
+
+@resurrect.command("name", hidden=True)
+def by_name(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Bookmark name or id.")],
+    method: MethodOption = Method.hybrid,
+    task: TaskOption = None,
+    yes: YesOption = False,
+    no_redact: NoRedactOption = False,
+    spawn: SpawnOption = Spawn.none,
+    output: OutputOption = None,
+    tmux_socket: SocketOption = None,
+    notes: NotesOption = None,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Resurrect a bookmarked agent (local bookmarks first, then global)."""
+    from purlin_resume import resurrection
+
+    _run("bookmark", name, lambda env: [resurrection.by_bookmark(env, name)], Delivery.of(locals()))
+
+
+@resurrect.command("find")
+def by_search(
+    query: Annotated[list[str], typer.Argument(metavar="QUERY", help="What the agent did.")],
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Candidates shown.")] = 5,
+    method: MethodOption = Method.hybrid,
+    task: TaskOption = None,
+    yes: YesOption = False,
+    no_redact: NoRedactOption = False,
+    spawn: SpawnOption = Spawn.none,
+    output: OutputOption = None,
+    tmux_socket: SocketOption = None,
+    notes: NotesOption = None,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Resurrect the agent a search finds (interactive: pick from the ranked matches)."""
+    from purlin_resume import resurrection
+
+    text = " ".join(query).strip()
+    if not text:
+        raise UsageError('give words to search for, e.g. resurrect find "tmux tests yesterday"')
+    _run("fuzzy", text, lambda env: resurrection.by_search(env, text, limit), Delivery.of(locals()))
+
+
+@resurrect.command("direct", hidden=True)
+def by_ids(
+    session: Annotated[
+        str, typer.Option("--session", help="Session id (or a unique prefix).", show_default=False)
+    ],
+    agent: Annotated[
+        Optional[str],
+        typer.Option(
+            "--agent", help="Subagent id (default: the session's main agent).", show_default=False
+        ),
+    ] = None,
+    from_path: Annotated[
+        Optional[Path],
+        typer.Option("--from", help="The project the agent worked in.", show_default=False),
+    ] = None,
+    method: MethodOption = Method.hybrid,
+    task: TaskOption = None,
+    yes: YesOption = False,
+    no_redact: NoRedactOption = False,
+    spawn: SpawnOption = Spawn.none,
+    output: OutputOption = None,
+    tmux_socket: SocketOption = None,
+    notes: NotesOption = None,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Resurrect an agent by its session and agent ids."""
+    from purlin_resume import path_safety, resurrection
+
+    def candidates(env: Environment) -> list[Candidate]:
+        candidate = resurrection.direct(session, agent)
+        if from_path is not None:
+            wanted = path_safety.checked(from_path, env.allowed, "--from")
+            source = resurrection.open_source(env, candidate)
+            recorded = source.transcript.project_path
+            if not recorded or not (
+                recorded == str(wanted) or recorded.startswith(str(wanted).rstrip("/") + "/")
+            ):
+                raise resurrection.PreflightFailed(
+                    resurrection.Check(
+                        "exists",
+                        "fail",
+                        f"session {source.session_id} belongs to {recorded or 'no project'}, "
+                        f"not to --from {from_path}",
+                        "drop --from or give the project the session was run in",
+                    )
+                )
+        return [candidate]
+
+    query = " ".join(filter(None, [session, agent]))
+    _run("direct", query, candidates, Delivery.of(locals()))
+
+
+@resurrect.command("done")
+def done(
+    resurrection_id: Annotated[str, typer.Argument(metavar="RES_ID", help="res-YYYY-MM-DD-NNN")],
+    outcome: Annotated[Outcome, typer.Option("--outcome", help="success, failure or partial.")],
+    agent_id: Annotated[
+        Optional[str], typer.Option("--agent-id", help="The new agent's id.", show_default=False)
+    ] = None,
+    duration_ms: Annotated[
+        Optional[int], typer.Option("--duration-ms", min=0, show_default=False)
+    ] = None,
+    tool_calls: Annotated[
+        Optional[int], typer.Option("--tool-calls", min=0, show_default=False)
+    ] = None,
+    reason: Annotated[
+        Optional[str],
+        typer.Option("--reason", help="Why, when not a success.", show_default=False),
+    ] = None,
+    notes: NotesOption = None,
+    claude_dir: ClaudeDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Record what a resurrected agent did (hooks call this when it ends)."""
+    import re
+
+    from purlin_resume import resurrection_log
+    from purlin_resume.claude import layout
+
+    if not re.fullmatch(r"res-\d{4}-\d{2}-\d{2}-\d{3,}", resurrection_id):
+        raise UsageError(f"{resurrection_id!r} is not a resurrection id (res-YYYY-MM-DD-NNN)")
+    log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
+    entry = resurrection_log.record_outcome(
+        log, resurrection_id, outcome.value, agent_id, duration_ms, tool_calls, notes, reason
+    )
+    if as_json:
+        print_json(entry)
+        return
+    print_text(f"{resurrection_id}: {entry['outcome']}\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# find
+
+
+@app.command("find")
+def find_command(
+    query: Annotated[list[str], typer.Argument(metavar="QUERY", help="Words, names, time words.")],
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Results shown.")] = 10,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Find sessions and subagents of every project: ranked, with why each matched."""
+    from purlin_resume import resurrection
+
+    text = " ".join(query).strip()
+    if not text:
+        raise UsageError('give words to search for, e.g. find "tmux tests yesterday"')
+    env = _environment(claude_dir, project)
+    found = resurrection.by_search(env, text, limit)
+    if as_json:
+        print_json({"query": text, "results": [c.to_dict() for c in found]})
+        return
+    if not found:
+        print_text(f"Nothing matches {text!r}.\n")
+        return
+    print_text("\n".join(_candidate_line(n, c) for n, c in enumerate(found, 1)) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# bookmarks
+
+bookmark = typer.Typer(
+    name="bookmark", help="Name agents worth resurrecting.", no_args_is_help=True
+)
+app.add_typer(bookmark, name="bookmark")
+GlobalOption = Annotated[
+    bool, typer.Option("--global", help="The global bookmarks (<Claude data folder>/history/).")
+]
+KeyArgument = Annotated[str, typer.Argument(metavar="NAME", help="Bookmark name or id.")]
+
+
+def _mark_dict(mark) -> dict[str, Any]:
+    return {**mark.to_dict(), "scope": mark.scope}
+
+
+def _mark_text(mark) -> str:
+    what = f"agent {mark.agent_id}" if mark.agent_id else "main agent"
+    tags = f"  [{', '.join(mark.tags)}]" if mark.tags else ""
+    return (
+        f"{mark.name}  {mark.bookmark_id}  {mark.scope}  session {mark.session_id} · {what}{tags}\n"
+        f"    {mark.description or ''}  resurrected {mark.resurrection_count}x"
+        f"{'  last ' + mark.last_resurrected if mark.last_resurrected else ''}\n"
+    )
+
+
+def _shelf(env: Environment, global_: bool) -> Path:
+    if global_:
+        return env.shelves.global_
+    if env.shelves.local is None:
+        raise UsageError("not in a git project: use --global, or --project FOLDER")
+    return env.shelves.local
+
+
+@bookmark.command("add")
+def bookmark_add(
+    name: Annotated[str, typer.Argument(metavar="NAME")],
+    session: Annotated[str, typer.Option("--session", help="Session id or unique prefix.")],
+    agent: Annotated[Optional[str], typer.Option("--agent", help="Subagent id.")] = None,
+    description: Annotated[Optional[str], typer.Option("--description")] = None,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Repeat for several.")] = None,
+    global_: GlobalOption = False,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Bookmark a session or subagent and archive its transcripts (compressed)."""
+    from purlin_resume import resurrection
+
+    env = _environment(claude_dir, project)
+    if not global_:
+        _shelf(env, global_)
+    mark = resurrection.bookmark_agent(env, name, session, agent, description, tag or [], global_)
+    if as_json:
+        print_json(_mark_dict(mark))
+        return
+    print_text(
+        f"bookmarked {mark.name} ({mark.bookmark_id}, {mark.scope}); archive {mark.archive}\n"
+    )
+
+
+@bookmark.command("list")
+def bookmark_list(
+    tag: Annotated[
+        Optional[str], typer.Option("--tag", help="Only bookmarks with this tag.")
+    ] = None,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Every bookmark: the project's, then the global ones."""
+    env = _environment(claude_dir, project)
+    marks = [m for m in env.shelves.all() if tag is None or tag in m.tags]
+    if as_json:
+        print_json({"bookmarks": [_mark_dict(m) for m in marks]})
+        return
+    print_text("".join(_mark_text(m) for m in marks) or "No bookmarks.\n")
+
+
+@bookmark.command("show")
+def bookmark_show(
+    key: KeyArgument,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """One bookmark."""
+    from purlin_resume import resurrection
+
+    env = _environment(claude_dir, project)
+    mark = resurrection.by_bookmark(env, key).bookmark
+    if as_json:
+        print_json(_mark_dict(mark))
+        return
+    print_text(_mark_text(mark))
+
+
+@bookmark.command("update")
+def bookmark_update(
+    key: KeyArgument,
+    new_name: Annotated[Optional[str], typer.Option("--name", help="Rename it.")] = None,
+    description: Annotated[Optional[str], typer.Option("--description")] = None,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Replace the tags.")] = None,
+    global_: GlobalOption = False,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Change a bookmark's name, description or tags."""
+    from purlin_resume import bookmarks, redact
+
+    changes: dict[str, Any] = {}
+    if new_name is not None:
+        changes["name"] = new_name
+    if description is not None:
+        changes["description"] = redact.redact(description).text
+    if tag is not None:
+        changes["tags"] = list(dict.fromkeys(tag))
+    if not changes:
+        raise UsageError("nothing to change: give --name, --description or --tag")
+    env = _environment(claude_dir, project)
+    mark = bookmarks.update(_shelf(env, global_), key, changes)
+    if as_json:
+        print_json(mark.to_dict())
+        return
+    print_text(f"updated {mark.name} ({mark.bookmark_id})\n")
+
+
+@bookmark.command("rm")
+def bookmark_rm(
+    key: KeyArgument,
+    global_: GlobalOption = False,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Remove a bookmark (its archive stays: other bookmarks may share it)."""
+    from purlin_resume import bookmarks
+
+    env = _environment(claude_dir, project)
+    mark = bookmarks.remove(_shelf(env, global_), key)
+    if as_json:
+        print_json(mark.to_dict())
+        return
+    print_text(f"removed {mark.name} ({mark.bookmark_id})\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# resurrections
+
+resurrections = typer.Typer(
+    name="resurrections",
+    help="The resurrection log: history and statistics.",
+    invoke_without_command=True,
+)
+app.add_typer(resurrections, name="resurrections")
+SinceOption = Annotated[
+    Optional[str],
+    typer.Option("--since", help="2026-02-09, or 7d / 12h / 30m.", show_default=False),
+]
+
+
+def _entries(claude_dir, since, agent, outcome, mode):
+    from purlin_resume import resurrection_log
+    from purlin_resume.claude import layout
+
+    log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
+    entries, skipped = resurrection_log.read(log)
+    chosen = resurrection_log.select(
+        entries,
+        resurrection_log.parse_since(since) if since else None,
+        agent,
+        outcome.value if outcome else None,
+        mode.value if mode else None,
+    )
+    return log, chosen, skipped
+
+
+@resurrections.callback()
+def resurrections_list(
+    ctx: typer.Context,
+    since: SinceOption = None,
+    agent: Annotated[
+        Optional[str], typer.Option("--agent", help="Agent or session id (prefix).")
+    ] = None,
+    outcome: Annotated[Optional[Outcome], typer.Option("--outcome")] = None,
+    mode: Annotated[Optional[Mode], typer.Option("--mode")] = None,
+    claude_dir: ClaudeDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Recent resurrections, newest first (filters: --since --agent --outcome --mode)."""
+    ctx.obj = (since, agent, outcome, mode, claude_dir, as_json)
+    if ctx.invoked_subcommand is not None:
+        return
+    log, chosen, skipped = _entries(claude_dir, since, agent, outcome, mode)
+    chosen = list(reversed(chosen))
+    if as_json:
+        print_json({"log": str(log), "skipped_lines": skipped, "resurrections": chosen})
+        return
+    if not chosen:
+        print_text(f"No resurrections in {log}.\n")
+        return
+    lines = []
+    for entry in chosen:
+        source = entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
+        lines.append(
+            f"{entry['resurrection_id']}  {entry.get('resurrected_at')}  "
+            f"{entry.get('resurrection_mode')}  {source} → {entry.get('resurrected_as_agent_id')}  "
+            f"{entry.get('outcome')}"
+            + (f" ({entry['outcome_reason']})" if entry.get("outcome_reason") else "")
+            + f"  {entry.get('context_size_tokens') or '-'} tokens"
+        )
+    print_text("\n".join(lines) + "\n")
+
+
+@resurrections.command("stats")
+def resurrections_stats(
+    ctx: typer.Context,
+    claude_dir: ClaudeDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Top agents, success by mode, context size by agent type, cross-repo, latency, failures."""
+    from purlin_resume import resurrection_log
+
+    since, agent, outcome, mode, parent_dir, parent_json = ctx.obj or (None,) * 6
+    log, chosen, _ = _entries(claude_dir or parent_dir, since, agent, outcome, mode)
+    figures = resurrection_log.stats(chosen)
+    if as_json or parent_json:
+        print_json({"log": str(log), **figures})
+        return
+    lines = [f"{figures['total']} resurrection(s) in {log}", "", "Most resurrected:"]
+    lines += [f"  {t['resurrections']:4}  {t['agent']}" for t in figures["top_agents"]] or ["  -"]
+    lines.append("Success rate by mode:")
+    lines += [
+        f"  {m:9} {v['success']}/{v['total']} ({v['rate'] * 100:.0f}%)"
+        for m, v in figures["success_rate_by_mode"].items()
+    ] or ["  -"]
+    lines.append("Average context tokens by agent type:")
+    lines += [
+        f"  {k:16} {v}" for k, v in figures["average_context_tokens_by_agent_type"].items()
+    ] or ["  -"]
+    cross = figures["cross_repo"]
+    lines.append(
+        f"Cross-repo: {cross['cross']} of {figures['total']}"
+        + (f" ({cross['ratio'] * 100:.0f}%)" if cross["ratio"] is not None else "")
+    )
+    latency = figures["latency_ms"]
+    lines.append(f"Latency ms: p50 {latency['p50']}  p95 {latency['p95']}  p99 {latency['p99']}")
+    lines.append("Top failure reasons:")
+    lines += [f"  {f['count']:4}  {f['reason']}" for f in figures["top_failure_reasons"]] or ["  -"]
+    print_text("\n".join(lines) + "\n")

@@ -1,0 +1,43 @@
+"""Which folders a resurrection may read from (SEC-2): allowed roots, no ``..``, no symlink escape.
+
+A path given on the command line (``--from``) or taken from a bookmark is refused when it holds
+a ``..`` component, when it lies outside every allowed root, or when it lies inside one only as
+written but a symbolic link takes it outside (the real path is what is checked). Allowed roots
+come from the ``allowed_roots`` setting (default: the home folder); ``~`` is expanded.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path, PurePath
+
+from purlin_resume.errors import UsageError
+
+
+def roots(configured: Iterable[str]) -> list[Path]:
+    """The allowed roots, expanded and with their own symlinks resolved."""
+    return [Path(os.path.realpath(os.path.expanduser(root))) for root in configured]
+
+
+def _inside(path: Path, allowed: list[Path]) -> bool:
+    return any(path == root or path.is_relative_to(root) for root in allowed)
+
+
+def checked(raw: str | os.PathLike[str], allowed: list[Path], what: str = "path") -> Path:
+    """The real absolute path of ``raw``, or UsageError (exit 2) naming why it is refused."""
+    text = os.fspath(raw)
+    shown = ", ".join(str(root) for root in allowed) or "none configured"
+    hint = "add the folder to resume.allowed_roots in .purlin/config.json"
+    if ".." in PurePath(text).parts:
+        raise UsageError(f"{what} {text}: '..' is not allowed; give the folder itself")
+    written = Path(os.path.abspath(os.path.expanduser(text)))
+    real = Path(os.path.realpath(written))
+    if _inside(real, allowed):
+        return real
+    if _inside(written, allowed):
+        raise UsageError(
+            f"{what} {text}: a symbolic link leads to {real}, outside the allowed folders "
+            f"({shown}); {hint} if that is intended"
+        )
+    raise UsageError(f"{what} {text}: outside the allowed folders ({shown}); {hint}")

@@ -1,0 +1,41 @@
+"""Synthetic Claude data folders for the resurrection tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.claude_records import Conversation, text, tool, write_jsonl
+
+
+def session(
+    claude: Path, session_id: str, cwd: str, turns: list[tuple[str, str]], tail: bytes = b""
+) -> Path:
+    """A session file of user/agent text turns (``("user", "…")`` / ``("agent", "…")``)."""
+    talk = Conversation(session_id, cwd=cwd)
+    records = []
+    for number, (who, said) in enumerate(turns):
+        if who == "user":
+            records.append(talk.user(said))
+        else:
+            records.append(talk.assistant(f"msg_{number:04d}", text(said)))
+    folder = claude / "projects" / ("-" + cwd.strip("/").replace("/", "-"))
+    return write_jsonl(folder / f"{session_id}.jsonl", records, tail)
+
+
+def session_with_error(claude: Path, session_id: str, cwd: str) -> Path:
+    talk = Conversation(session_id, cwd=cwd)
+    records = [
+        talk.user("run the tests"),
+        talk.assistant("msg_1", text("Running them."), tool("toolu_1", "Bash", command="pytest")),
+        talk.result("toolu_1", "ImportError: no module named foo"),
+        talk.assistant("msg_2", text("I found that the import fails; the root cause is a typo.")),
+    ]
+    records[2]["message"]["content"][0]["is_error"] = True
+    folder = claude / "projects" / ("-" + cwd.strip("/").replace("/", "-"))
+    return write_jsonl(folder / f"{session_id}.jsonl", records)
+
+
+def write_config(root: Path, **settings) -> None:
+    (root / ".purlin").mkdir(exist_ok=True)
+    (root / ".purlin" / "config.json").write_text(json.dumps({"resume": settings}))
