@@ -283,12 +283,31 @@ def session_started(
             previous_agent_id=env.get("PURLIN_PREVIOUS_AGENT_ID") or None,
         )
         notes.append(f"registered {payload.session_id}")
+        notes += _resurrection_started(payload.session_id, env)
     settings = config.load(project)
     if history.path(project).exists():
         marked = tracking.scan(project, settings)
         notes += [f"interrupted {d.entry['agent_id']}" for d in marked]
     text = briefing(project, settings, payload, role if role in ROLES else None)
     return Outcome("; ".join(notes) or "nothing to do", text)
+
+
+def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
+    """A resurrected agent's first session start names it in the resurrection log entry that
+    made it (``$PURLIN_RESURRECTION_ID``, set by ``resurrect --spawn``)."""
+    wanted = env.get("PURLIN_RESURRECTION_ID", "").strip()
+    if not wanted:
+        return []
+    from pathlib import Path
+
+    from purlin_resume import resurrection_log
+    from purlin_resume.claude import layout
+
+    explicit = env.get("CLAUDE_CONFIG_DIR")
+    folder, _ = layout.config_dir(Path(explicit) if explicit else None)
+    log = folder / "history" / resurrection_log.FILE_NAME
+    resurrection_log.complete(log, wanted, {"resurrected_as_agent_id": session_id})
+    return [f"resurrection {wanted} started as {session_id}"]
 
 
 def briefing(project: Project, settings, payload: HookPayload, role: str | None) -> str | None:

@@ -682,3 +682,46 @@ def test_a_running_agents_checkpoint_is_not_briefed_to_a_new_session(repo, cli):
     registry.record_end(Project(repo), "A")
     out = hook("session-start", {"session_id": "B", "cwd": str(repo), "source": "startup"}, repo)
     assert "agent A's work" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_resurrected_agents_first_session_start_completes_its_log_entry(repo, tmp_path):
+    from purlin_resume import resurrection_log
+
+    claude = tmp_path / "claude"
+    log = claude / "history" / resurrection_log.FILE_NAME
+    entry = resurrection_log.append(
+        log,
+        {
+            "resurrected_from_session_id": "old",
+            "resurrected_as_agent_id": "generated-id",
+            "resurrection_mode": "direct",
+            "context_extraction_method": "hybrid",
+            "outcome": "success",
+        },
+    )
+    done = hook(
+        "session-start",
+        {"session_id": "the-new-session", "cwd": str(repo), "source": "startup"},
+        repo,
+        PURLIN_RESURRECTION_ID=entry["resurrection_id"],
+        CLAUDE_CONFIG_DIR=str(claude),
+    )
+    assert done.returncode == 0 and log_lines(repo) == []
+    [written] = resurrection_log.read(log)[0]
+    assert written["resurrected_as_agent_id"] == "the-new-session"
+    assert written["resurrected_from_session_id"] == "old", "nothing else changes"
+
+
+def test_an_unknown_resurrection_id_is_logged_and_the_session_still_starts(repo, tmp_path):
+    claude = tmp_path / "claude"
+    done = hook(
+        "session-start",
+        {"session_id": "s-9", "cwd": str(repo), "source": "startup"},
+        repo,
+        PURLIN_RESURRECTION_ID="res-2026-01-01-999",
+        CLAUDE_CONFIG_DIR=str(claude),
+    )
+    assert done.returncode == 0
+    [line] = log_lines(repo)
+    assert "res-2026-01-01-999" in line["error"]
+    assert registry.load(Project(repo))["s-9"].session_id == "s-9", "registered before the failure"
