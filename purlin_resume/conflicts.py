@@ -3,7 +3,8 @@
 What changed since the agent was spawned (``git diff --name-only SPAWN..HEAD`` plus the work
 tree's uncommitted changes) is intersected with the files the agent modifies: its
 ``files_modified``, else the files its work ref (the branch holding its work) changed since the
-spawn. Each file in both is:
+spawn, else the files its own Claude Code transcript shows it edited (Edit, Write, MultiEdit,
+NotebookEdit). Each file in both is:
 
 - ``clean``: its work ref and the current state merge without conflict (``git merge-tree
   --write-tree``); both changes can stay;
@@ -109,7 +110,7 @@ def check(
     changed = [p for p in gitrepo.changed_between(root, spawn) if p not in skip]
     uncommitted = [p for p in gitrepo.uncommitted_paths(root) if p not in skip]
     ref_changed = gitrepo.changed_between(root, spawn, ref) if ref else []
-    agent_files = entry.files_modified or ref_changed
+    agent_files = entry.files_modified or ref_changed or transcript_files(project, entry.agent_id)
     merged = None
     if ref is not None:
         merged = gitrepo.merge_conflicts(root, gitrepo.work_tree_commit(root), ref)
@@ -124,7 +125,13 @@ def check(
         uncommitted=tuple(uncommitted),
         agent_files=tuple(agent_files),
         agent_files_from=(
-            "files_modified" if entry.files_modified else "work_ref" if ref_changed else None
+            "files_modified"
+            if entry.files_modified
+            else "work_ref"
+            if ref_changed
+            else "transcript"
+            if agent_files
+            else None
         ),
         overlaps=classify(
             [*changed, *uncommitted],
@@ -134,6 +141,28 @@ def check(
             gitrepo.untracked_paths(root),
         ),
     )
+
+
+def transcript_files(project: Project, agent_id: str) -> list[str]:
+    """Files inside the project that the agent's own transcript shows it edited; [] when its
+    transcript cannot be found (Claude data folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``)."""
+    from pathlib import Path
+
+    from purlin_resume.claude import catalog, layout
+
+    try:
+        opened = catalog.open_target(catalog.Catalog(layout.claude_dir()), agent_id)
+    except PurlinError:
+        return []
+    if opened.target.kind not in ("agent", "inline") or opened.transcript is None:
+        return []
+    root = project.root.resolve()
+    inside = []
+    for name in opened.transcript.files_modified():
+        path = Path(name)
+        if path.is_absolute() and path.resolve().is_relative_to(root):
+            inside.append(path.resolve().relative_to(root).as_posix())
+    return inside
 
 
 def _note(report: ConflictReport, note: str) -> ConflictReport:

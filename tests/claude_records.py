@@ -129,3 +129,78 @@ def independent_counts(path: Path, sidechains: bool = False) -> dict[str, Any]:
         "compactions": compactions,
         "malformed": malformed,
     }
+
+
+def agent_transcript(
+    path: Path, agent_id: str, prompt: str, edits: list[str], answer: str | None
+) -> Path:
+    """A 2.1-style subagent transcript: its prompt, one Edit/Write per file, then its answer
+    (or, with no answer, an interruption)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [
+        {
+            "type": "user",
+            "agentId": agent_id,
+            "isSidechain": True,
+            "uuid": "u0",
+            "message": {"role": "user", "content": prompt},
+        }
+    ]
+    for n, name in enumerate(edits):
+        rows.append(
+            {
+                "type": "assistant",
+                "uuid": f"a{n}",
+                "isSidechain": True,
+                "message": {
+                    "id": f"m{n}",
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"t{n}",
+                            "name": "Write" if n % 2 else "Edit",
+                            "input": {"file_path": name},
+                        }
+                    ],
+                },
+            }
+        )
+        rows.append(
+            {
+                "type": "user",
+                "uuid": f"r{n}",
+                "isSidechain": True,
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "ok"}],
+                },
+            }
+        )
+    if answer is not None:
+        rows.append(
+            {
+                "type": "assistant",
+                "uuid": "end",
+                "isSidechain": True,
+                "message": {
+                    "id": "mend",
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": answer}],
+                },
+            }
+        )
+    else:
+        rows.append(
+            {
+                "type": "user",
+                "uuid": "int",
+                "isSidechain": True,
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "[Request interrupted by user]"}],
+                },
+            }
+        )
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path

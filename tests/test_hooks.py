@@ -16,6 +16,7 @@ import pytest
 
 from purlin_resume import history, registry
 from purlin_resume.project import Project
+from tests.claude_records import agent_transcript
 from tests.conftest import git
 
 EXE = Path(sys.executable).with_name("purlin-resume")
@@ -221,84 +222,11 @@ def _spawn(
     assert hook("pre-tool-use", payload, root).returncode == 0
 
 
-def _agent_transcript(
-    path: Path, agent_id: str, prompt: str, edits: list[str], answer: str | None
-) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rows = [
-        {
-            "type": "user",
-            "agentId": agent_id,
-            "isSidechain": True,
-            "uuid": "u0",
-            "message": {"role": "user", "content": prompt},
-        }
-    ]
-    for n, name in enumerate(edits):
-        rows.append(
-            {
-                "type": "assistant",
-                "uuid": f"a{n}",
-                "isSidechain": True,
-                "message": {
-                    "id": f"m{n}",
-                    "role": "assistant",
-                    "content": [
-                        {
-                            "type": "tool_use",
-                            "id": f"t{n}",
-                            "name": "Write" if n % 2 else "Edit",
-                            "input": {"file_path": name},
-                        }
-                    ],
-                },
-            }
-        )
-        rows.append(
-            {
-                "type": "user",
-                "uuid": f"r{n}",
-                "isSidechain": True,
-                "message": {
-                    "role": "user",
-                    "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": "ok"}],
-                },
-            }
-        )
-    if answer is not None:
-        rows.append(
-            {
-                "type": "assistant",
-                "uuid": "end",
-                "isSidechain": True,
-                "message": {
-                    "id": "mend",
-                    "role": "assistant",
-                    "content": [{"type": "text", "text": answer}],
-                },
-            }
-        )
-    else:
-        rows.append(
-            {
-                "type": "user",
-                "uuid": "int",
-                "isSidechain": True,
-                "message": {
-                    "role": "user",
-                    "content": [{"type": "text", "text": "[Request interrupted by user]"}],
-                },
-            }
-        )
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
-
-
 def test_subagent_stop_records_the_files_the_agent_changed_and_post_tool_use_names_it(
     repo, tmp_path
 ):
     _spawn(repo, "toolu_A")
-    agent_file = _agent_transcript(
+    agent_file = agent_transcript(
         tmp_path / "s-1" / "subagents" / "agent-abc1234.jsonl",
         "abc1234",
         "prompt of toolu_A",
@@ -333,7 +261,7 @@ def test_subagent_stop_records_the_files_the_agent_changed_and_post_tool_use_nam
 
 def test_an_interrupted_subagent_is_recorded_failed(repo, tmp_path):
     _spawn(repo, "toolu_B")
-    agent_file = _agent_transcript(tmp_path / "agent-b.jsonl", "bbb", "prompt of toolu_B", [], None)
+    agent_file = agent_transcript(tmp_path / "agent-b.jsonl", "bbb", "prompt of toolu_B", [], None)
     stop = {
         "session_id": "s-1",
         "cwd": str(repo),
@@ -368,7 +296,7 @@ def test_two_agents_stopping_are_told_apart_by_the_session_transcript(repo, tmp_
         }
     ]
     session.write_text("".join(json.dumps(r) + "\n" for r in calls))
-    second = _agent_transcript(
+    second = agent_transcript(
         tmp_path / "a2.jsonl", "a2", "prompt of toolu_2", [str(repo / "two.py")], "ok"
     )
     payload = {

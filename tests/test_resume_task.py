@@ -399,3 +399,29 @@ def test_ref_given_at_resume_checks_that_branch_and_is_recorded(repo, cli, tmp_p
     assert done["conflicts"]["overlaps"] == [{"path": "src/shared.txt", "kind": "clean"}]
     assert done["conflicts"]["agent_files_from"] == "files_modified"
     assert read_history(repo)["entries"][-1]["work_ref"] == "agent-r"
+
+
+def test_without_recorded_files_the_agents_own_transcript_says_what_it_edited(
+    repo, cli, tmp_path, monkeypatch
+):
+    from tests.claude_records import agent_transcript
+
+    commit_file(repo, "src/shared.py", "v = 1\n")
+    spawn(cli, "a1b2c3d")
+    claude = tmp_path / "claude"
+    agent_transcript(
+        claude / "projects" / "-project" / "sess-1" / "subagents" / "agent-a1b2c3d.jsonl",
+        "a1b2c3d",
+        "Edit the shared module",
+        [str(repo / "src/shared.py"), "/elsewhere/not/in/the/project.py"],
+        None,
+    )
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    cli("history", "interrupt", "a1b2c3d")
+    commit_file(repo, "src/shared.py", "v = 2\n")
+    result = cli("resume-task")
+    assert result.exit_code == 1
+    assert "src/shared.py (unverified)" in one_error_line(result)
+    report = json.loads(cli("resume-task", "--force", "--json").stdout)["agents"][0]["conflicts"]
+    assert report["agent_files"] == ["src/shared.py"], "only files inside the project"
+    assert report["agent_files_from"] == "transcript"
