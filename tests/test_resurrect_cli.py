@@ -304,16 +304,21 @@ def test_a_binary_transcript_is_not_extractable(cli, tmp_path, repo):
 
 
 def test_an_unreadable_transcript_is_not_extractable(cli, tmp_path, repo):
-    if os.geteuid() == 0:
-        pytest.skip("root reads every file")
+    # A regular file that no one can read, root included: /proc/self/mem fails with an I/O
+    # error at offset 0 (nothing is mapped there), where file permissions would not stop root.
     claude = tmp_path / "claude"
     path = session(claude, "locked", "/work/locked", [("user", "hi"), ("agent", "hello")])
-    path.chmod(0)
-    _fails(
+    path.unlink()
+    path.symlink_to("/proc/self/mem")
+    error = _fails(
         cli("resurrect", "--session", "locked", "--yes", "--claude-dir", str(claude)),
         1,
         "extractable",
+        "could not read",
     )
+    assert str(path) in error
+    [entry] = _log(claude)
+    assert entry["outcome"] == "failure" and "could not read" in entry["outcome_reason"]
 
 
 @pytest.mark.parametrize(
