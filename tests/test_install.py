@@ -99,8 +99,64 @@ def test_install_merges_beside_other_hooks_is_idempotent_and_uninstall_restores_
 def test_install_into_a_project_without_settings_and_uninstall_leaves_nothing_of_ours(repo, cli):
     cli("install")
     assert json.loads((repo / ".claude" / "settings.json").read_text())["hooks"]["SubagentStop"]
-    cli("uninstall")
-    assert json.loads((repo / ".claude" / "settings.json").read_text()) == {}
+    assert cli("uninstall", "--dry-run").stdout.count("+++ /dev/null") == 1 + len(
+        installation.command_templates()
+    )
+    result = cli("uninstall")
+    assert result.exit_code == 0, result.stderr
+    assert ".claude/settings.json" in result.stdout
+    assert not (repo / ".claude" / "settings.json").exists()
+    assert not (repo / ".claude" / "settings.json.lock").exists()
+    assert list((repo / ".claude").iterdir()) == []
+    assert cli("uninstall").stdout.startswith("Nothing to change")
+
+
+def test_user_uninstall_deletes_the_settings_file_install_created_and_its_lock(cli, tmp_path):
+    folder = tmp_path / "claude-home"
+    (folder / "projects").mkdir(parents=True)  # Claude Code's own content stays
+    env = {"CLAUDE_CONFIG_DIR": str(folder)}
+    assert cli("install", "--user", env=env).exit_code == 0
+    assert (folder / "settings.json.lock").exists()
+
+    result = cli("uninstall", "--user", env=env)
+
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["projects"]
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        {"cleanupPeriodDays": 365},
+        {"env": {}},
+        {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify.sh"}]}]}},
+    ],
+)
+def test_user_uninstall_keeps_a_settings_file_that_had_content_before(cli, tmp_path, before):
+    folder = tmp_path / "claude-home"
+    folder.mkdir()
+    path = folder / "settings.json"
+    path.write_text(json.dumps(before, indent=2) + "\n")
+    original = path.read_text()
+    env = {"CLAUDE_CONFIG_DIR": str(folder)}
+    assert cli("install", "--user", env=env).exit_code == 0
+    assert ours(json.loads(path.read_text()))
+
+    result = cli("uninstall", "--user", env=env)
+
+    assert result.exit_code == 0, result.stderr
+    assert path.read_text() == original
+
+
+def test_uninstall_keeps_an_empty_settings_file_it_did_not_change(repo, cli):
+    cli("install")
+    path = repo / ".claude" / "settings.json"
+    path.write_text("{}\n")  # our hooks taken out by hand: nothing of ours to remove
+
+    result = cli("uninstall")
+
+    assert result.exit_code == 0, result.stderr
+    assert path.read_text() == "{}\n"
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(repo, cli):
