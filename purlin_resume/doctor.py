@@ -171,7 +171,7 @@ def _bookmark_files(catalog, mark: bookmarks.Bookmark) -> list[Path]:
     except PurlinError:
         return []
     assert target.session is not None
-    return archive.session_paths(catalog, target.session)
+    return [path for path in archive.session_paths(catalog, target.session) if path.exists()]
 
 
 def _bookmarks_at_risk(project: Project, days: int, now: datetime) -> tuple[list[str], list[str]]:
