@@ -3,7 +3,9 @@
 Each finding names a check, its status (``ok``, ``warn`` or ``error``), what was found and how
 to fix it. Checks: slash commands and hooks installed and current (project or user level), the
 subagent matchers cover ``Agent`` and ``Task``, Claude Code's ``cleanupPeriodDays`` against the
-age of interrupted agents (their transcripts are deleted after that many days), git, tmux and
+age of interrupted agents and of bookmarked agents with no archive (their transcripts are deleted
+after that many days; a bookmark whose archive exists is safe; a transcript file's age is its
+modification time), git, tmux and
 ``purlin-resume`` on PATH, ``.purlin/cache/`` ignored, every state file readable, and failures
 recorded in ``.purlin/cache/hook.log``.
 """
@@ -13,10 +15,21 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
-from purlin_resume import checkpoints, clock, config, gitrepo, history, installation, registry
+from purlin_resume import (
+    archive,
+    bookmarks,
+    checkpoints,
+    clock,
+    config,
+    gitrepo,
+    history,
+    installation,
+    registry,
+)
+from purlin_resume.claude import layout
 from purlin_resume.claude import settings as claude_settings
 from purlin_resume.errors import PurlinError
 from purlin_resume.project import Project
@@ -122,33 +135,118 @@ def _hooks(project: Project, parsed: dict[str, dict]) -> list[Finding]:
     return findings
 
 
-def _cleanup(project: Project, parsed: dict[str, dict], now: datetime) -> Finding:
-    days = None
+def _cleanup_days(parsed: dict[str, dict]) -> tuple[int, str]:
+    """Claude Code's ``cleanupPeriodDays`` (local, project, then user settings) and its wording."""
     for where in ("local", "project", "user"):
-        if where in parsed and claude_settings.cleanup_period_days(parsed[where]) is not None:
-            days = claude_settings.cleanup_period_days(parsed[where])
-            break
-    effective = days if days is not None else claude_settings.DEFAULT_CLEANUP_DAYS
-    at_risk = []
+        days = claude_settings.cleanup_period_days(parsed.get(where, {}))
+        if days is not None:
+            return days, f"cleanupPeriodDays is {days}"
+    days = claude_settings.DEFAULT_CLEANUP_DAYS
+    return days, f"cleanupPeriodDays is {days} (default)"
+
+
+def _interrupted_at_risk(project: Project, days: int, now: datetime) -> list[str]:
     try:
         interrupted = history.load(project).latest_with(history.INTERRUPTED)
     except PurlinError:
         interrupted = []
+    at_risk = []
     for entry in interrupted:
         spawned = clock.parse(entry.timestamp)
-        if spawned is not None and (now - spawned).days >= effective - RISK_MARGIN_DAYS:
+        if spawned is not None and (now - spawned).days >= days - RISK_MARGIN_DAYS:
             at_risk.append(f"{entry.agent_id} ({(now - spawned).days} days)")
-    setting = f"cleanupPeriodDays is {effective}" + (" (default)" if days is None else "")
-    if at_risk:
-        return Finding(
-            "cleanup",
-            WARN,
-            f"{setting}: Claude Code will soon delete the transcripts of interrupted agents "
-            + ", ".join(at_risk),
-            "raise cleanupPeriodDays in ~/.claude/settings.json (e.g. 365), or resume them now "
-            "with 'purlin-resume resume-task'",
+    return at_risk
+
+
+def _shelves(project: Project) -> bookmarks.Shelves:
+    """The project's bookmarks and the global ones (``<Claude data folder>/history``)."""
+    global_ = layout.history_dir() / bookmarks.FILE_NAME
+    return bookmarks.Shelves(project.root / ".purlin" / bookmarks.FILE_NAME, global_)
+
+
+def _bookmark_files(catalog, mark: bookmarks.Bookmark) -> list[Path]:
+    """The transcript files of a bookmark's session; [] when they are gone."""
+    try:
+        target = catalog.resolve(mark.session_id, kinds=("session",))
+    except PurlinError:
+        return []
+    assert target.session is not None
+    return [path for path in archive.session_paths(catalog, target.session) if path.exists()]
+
+
+def _bookmarks_at_risk(project: Project, days: int, now: datetime) -> tuple[list[str], list[str]]:
+    """(at risk, lost): bookmarks with no archive whose oldest transcript file is within
+    ``RISK_MARGIN_DAYS`` of deletion, and those whose transcripts are already gone."""
+    from purlin_resume.claude.catalog import Catalog
+
+    claude_root = layout.config_dir()[0]
+    history_dir = claude_root / "history"
+    try:
+        marks = _shelves(project).all()
+    except PurlinError:
+        return [], []  # named by the state check
+    unarchived = [m for m in marks if not (m.archive and (history_dir / m.archive).is_file())]
+    if not unarchived:
+        return [], []
+    catalog = Catalog(claude_root) if (claude_root / "projects").is_dir() else None
+    at_risk, lost = [], []
+    for mark in unarchived:
+        files = _bookmark_files(catalog, mark) if catalog is not None else []
+        if not files:
+            lost.append(mark.name)
+            continue
+        oldest = min(path.stat().st_mtime for path in files)
+        age = (now - datetime.fromtimestamp(oldest, tz=timezone.utc)).days
+        if age >= days - RISK_MARGIN_DAYS:
+            at_risk.append(f"{mark.name} ({age} days)")
+    return at_risk, lost
+
+
+def _cleanup(project: Project, parsed: dict[str, dict], now: datetime) -> list[Finding]:
+    days, setting = _cleanup_days(parsed)
+    raise_it = "raise cleanupPeriodDays in ~/.claude/settings.json (e.g. 365)"
+    findings = []
+    interrupted = _interrupted_at_risk(project, days, now)
+    if interrupted:
+        findings.append(
+            Finding(
+                "cleanup",
+                WARN,
+                f"{setting}: Claude Code will soon delete the transcripts of interrupted agents "
+                + ", ".join(interrupted),
+                f"{raise_it}, or resume them now with 'purlin-resume resume-task'",
+            )
         )
-    return Finding("cleanup", OK, f"{setting}; no interrupted agent's transcript is at risk")
+    at_risk, lost = _bookmarks_at_risk(project, days, now)
+    if at_risk:
+        findings.append(
+            Finding(
+                "cleanup",
+                WARN,
+                f"{setting}: Claude Code will soon delete the transcripts of bookmarked agents "
+                "that have no archive: " + ", ".join(at_risk),
+                f"{raise_it}, or archive them now: 'purlin-resume bookmark rm NAME', then "
+                "'purlin-resume bookmark add NAME --session SESSION [--agent AGENT]'",
+            )
+        )
+    if lost:
+        findings.append(
+            Finding(
+                "cleanup",
+                WARN,
+                "bookmarks whose transcripts are gone and that have no archive: " + ", ".join(lost),
+                "they cannot be resurrected: remove them with 'purlin-resume bookmark rm NAME'",
+            )
+        )
+    if not findings:
+        findings.append(
+            Finding(
+                "cleanup",
+                OK,
+                f"{setting}; no interrupted or bookmarked agent's transcript is at risk",
+            )
+        )
+    return findings
 
 
 def _tools() -> list[Finding]:
@@ -183,6 +281,7 @@ def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
         ),
         ("agent registry", lambda: registry.load(project)),
         ("settings", lambda: config.load(project)),
+        ("bookmarks", lambda: _shelves(project).all()),
     ]
     for name, read in readers:
         try:
@@ -248,7 +347,7 @@ def examine(project: Project, now: datetime | None = None) -> list[Finding]:
     return [
         *_commands(project),
         *_hooks(project, parsed),
-        _cleanup(project, parsed, moment),
+        *_cleanup(project, parsed, moment),
         *_tools(),
         *_state(project, settings_errors),
     ]

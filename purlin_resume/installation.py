@@ -12,6 +12,12 @@ applied, so ``--dry-run`` prints exactly what would change. Running ``install`` 
 nothing the second time. ``uninstall`` removes our hooks and the command files still as we wrote
 them (a command someone edited is left and named); it keeps the agent history and the
 ``.gitignore`` line, which hold the project's state rather than our installation.
+
+A ``settings.json`` that removing our hooks leaves empty (``{}``) is deleted, with its lock file:
+it held nothing but our hooks (any setting of the user's, even an empty ``env``, keeps it
+non-empty), so it is the file ``install`` created, or one with no content of its own. Deciding
+on the emptied document needs no record of the install, and never deletes a setting: a file that
+had other content keeps it, minus our hooks.
 """
 
 from __future__ import annotations
@@ -141,15 +147,18 @@ def _settings_change(target: Target, transform: Callable[[dict], dict]) -> Chang
         return None
     if not new and before is None:
         return None
-    after = claude_settings.dump(new, like=before)
+    after = claude_settings.dump(new, like=before) if new else None
 
     def write() -> None:
         if target.project is not None:
             gitrepo.exclude_state_files(target.claude_dir, path.name + ".lock")
 
-        def change(text: str | None) -> str:
+        def change(text: str | None) -> str | None:
             data = read_settings(path)[1] if text is not None else {}
-            return claude_settings.dump(transform(data), like=text)
+            new = transform(data)
+            if not new:  # emptied by us (it held only our hooks): delete it; else leave it be
+                return None if data else text
+            return claude_settings.dump(new, like=text)
 
         store.update_text(path, change)
 

@@ -722,8 +722,13 @@ def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict
 def launch_tmux(
     env: Environment, entry: dict[str, Any], prompt: str, socket_path: Path | None
 ) -> dict[str, Any]:
-    """Start the agent command in a new tmux window and paste the prompt into it."""
-    from purlin_resume import tmux
+    """Start the agent command in a new tmux window and, once it is ready, type the prompt.
+
+    When the agent does not get the prompt (its command exits, it never shows
+    ``agent_ready_text``, the paste never shows), the window is closed and the log entry records
+    the failure.
+    """
+    from purlin_resume import injection, tmux
 
     server = tmux.Server(socket_path)
     if socket_path is None and tmux.inside_tmux():
@@ -739,6 +744,14 @@ def launch_tmux(
         agent_env(entry),
         name=entry["resurrection_id"],
     )
-    tmux.paste(server, pane, prompt)
-    tmux.send_enter(server, pane)
-    return {"spawned": "tmux", "session": session, "pane": pane}
+    try:
+        attempts = injection.when_ready(
+            server, pane, [prompt], env.settings, env.settings.agent_command, who="the new agent"
+        )
+    except PurlinError as exc:
+        tmux.kill_pane(server, pane)
+        log_mod.record_outcome(env.log, entry["resurrection_id"], "failure", reason=exc.message)
+        raise PurlinError(
+            f"{exc.message} (resurrection {entry['resurrection_id']}: window closed)"
+        ) from None
+    return {"spawned": "tmux", "session": session, "pane": pane, "attempts": attempts}

@@ -6,7 +6,7 @@ the injections. A persona agent (one whose registry ``role`` is set) first gets 
 file ``<persona_dir>/<role>.md`` when the project has one, else a short one naming the role;
 then the revival instruction. An anonymous agent gets only the revival instruction. ``perform``
 carries a plan out: window, registration of the successor (``previous_agent_id``), waiting until
-the agent shows it is ready, then each injection through ``tmux.inject``.
+the agent shows it is ready, then each injection (``injection.when_ready``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import clock, redact, registry, store, templating, tmux
+from purlin_resume import clock, injection, redact, registry, store, templating, tmux
 from purlin_resume import config as config_mod
 from purlin_resume.errors import PurlinError
 from purlin_resume.lineage import ALIVE, DEAD, liveness, successors, work_folder
@@ -27,7 +27,6 @@ from purlin_resume.roles import display_name
 from purlin_resume.stall import server_of
 
 LOG_NAME = "revivals.jsonl"
-PASTE_MARKERS = ("[Pasted text",)  # how Claude Code shows a long paste in its input box
 
 
 @dataclass(frozen=True)
@@ -138,34 +137,6 @@ def plan(
     return Plan(agent, successor, command, cwd, env, session, injections, transcript_file)
 
 
-def _brief(
-    server: tmux.Server,
-    pane: str,
-    revival_plan: Plan,
-    settings: config_mod.Settings,
-    result: Revival,
-) -> None:
-    """Wait until the agent is ready before each injection, then inject it."""
-    settle = settings.inject_settle_seconds
-    for injection in revival_plan.injections:
-        if not tmux.wait_quiet(
-            server, pane, settings.agent_ready_text, settings.agent_ready_timeout, settle
-        ):
-            if not tmux.pane_alive(server, pane):
-                raise PurlinError(
-                    f"the successor's command exited in tmux pane {pane} "
-                    f"({revival_plan.command!r}); check resume.agent_command"
-                )
-            raise PurlinError(
-                f"the successor in tmux pane {pane} did not show {settings.agent_ready_text!r} "
-                f"within {settings.agent_ready_timeout:g} s; look at the agent "
-                "(resume.agent_ready_text sets what to wait for)"
-            )
-        result.attempts.append(
-            tmux.inject(server, pane, injection.text, settle=settle, shown=PASTE_MARKERS)
-        )
-
-
 def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings) -> Revival:
     """Start the successor, register it, wait until it is ready, inject, log the revival."""
     from purlin_resume import gitrepo
@@ -196,7 +167,14 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
     )
     result = Revival(revival_plan, pane)
     try:
-        _brief(server, pane, revival_plan, settings, result)
+        result.attempts += injection.when_ready(
+            server,
+            pane,
+            [i.text for i in revival_plan.injections],
+            settings,
+            revival_plan.command,
+            who="the successor",
+        )
     except PurlinError as exc:
         # No window left open for nothing, no successor that looks alive.
         tmux.kill_pane(server, pane)

@@ -151,8 +151,11 @@ def write_json(target: Path, data: Any) -> None:
     write_text(target, dump_json(data))
 
 
-def update_text(target: Path, change: Callable[[str | None], str]) -> str:
-    """Read-modify-write a text file under its lock: ``change`` gets the text (None when absent)."""
+def update_text(target: Path, change: Callable[[str | None], str | None]) -> str | None:
+    """Read-modify-write a text file under its lock: ``change`` gets the text (None when absent).
+
+    When ``change`` returns None the file is deleted (under the lock), and its lock file after.
+    """
     target = Path(target)
     with locked(target):
         try:
@@ -160,8 +163,20 @@ def update_text(target: Path, change: Callable[[str | None], str]) -> str:
         except NotFound:
             current = None
         new = change(current)
-        _replace(target, new.encode("utf-8"))
-        return new
+        if new is not None:
+            _replace(target, new.encode("utf-8"))
+            return new
+        if current is not None:
+            target.unlink()
+            _fsync_dir(target.parent)
+    _drop_lock(target)
+    return None
+
+
+def _drop_lock(target: Path) -> None:
+    """Delete the lock file of a file that is gone, so nothing of ours stays behind it."""
+    with suppress(FileNotFoundError):
+        lock_path(target).unlink()
 
 
 def update_json(target: Path, change: Callable[[Any], Any], default: Any = _MISSING) -> Any:
@@ -234,7 +249,8 @@ def create_json(target: Path, data: Any) -> bool:
 def remove(target: Path, up_to: Path | None = None) -> bool:
     """Delete a file we wrote whole (an installed command); True when it was there.
 
-    Folders left empty by the removal are removed too, up to (not including) ``up_to``.
+    Its lock file goes with it, and folders left empty by the removal are removed too, up to
+    (not including) ``up_to``.
     """
     target = Path(target)
     try:
@@ -242,6 +258,7 @@ def remove(target: Path, up_to: Path | None = None) -> bool:
     except FileNotFoundError:
         return False
     _fsync_dir(target.parent)
+    _drop_lock(target)
     if up_to is not None:
         folder, stop = target.parent, Path(up_to)
         while folder != stop and stop in folder.parents:

@@ -16,9 +16,9 @@ from typing import Any
 from purlin_resume import clock, gitrepo, redact, registry, store, tmux
 from purlin_resume import config as config_mod
 from purlin_resume.errors import PurlinError
+from purlin_resume.injection import PASTE_MARKERS
 from purlin_resume.lineage import ALIVE, liveness
 from purlin_resume.project import Project
-from purlin_resume.revival import PASTE_MARKERS
 from purlin_resume.stall import resume_prompt, server_of, should_send_resume
 
 LOG_NAME = "stall-watch.jsonl"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -99,8 +101,64 @@ def test_install_merges_beside_other_hooks_is_idempotent_and_uninstall_restores_
 def test_install_into_a_project_without_settings_and_uninstall_leaves_nothing_of_ours(repo, cli):
     cli("install")
     assert json.loads((repo / ".claude" / "settings.json").read_text())["hooks"]["SubagentStop"]
-    cli("uninstall")
-    assert json.loads((repo / ".claude" / "settings.json").read_text()) == {}
+    assert cli("uninstall", "--dry-run").stdout.count("+++ /dev/null") == 1 + len(
+        installation.command_templates()
+    )
+    result = cli("uninstall")
+    assert result.exit_code == 0, result.stderr
+    assert ".claude/settings.json" in result.stdout
+    assert not (repo / ".claude" / "settings.json").exists()
+    assert not (repo / ".claude" / "settings.json.lock").exists()
+    assert list((repo / ".claude").iterdir()) == []
+    assert cli("uninstall").stdout.startswith("Nothing to change")
+
+
+def test_user_uninstall_deletes_the_settings_file_install_created_and_its_lock(cli, tmp_path):
+    folder = tmp_path / "claude-home"
+    (folder / "projects").mkdir(parents=True)  # Claude Code's own content stays
+    env = {"CLAUDE_CONFIG_DIR": str(folder)}
+    assert cli("install", "--user", env=env).exit_code == 0
+    assert (folder / "settings.json.lock").exists()
+
+    result = cli("uninstall", "--user", env=env)
+
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["projects"]
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        {"cleanupPeriodDays": 365},
+        {"env": {}},
+        {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify.sh"}]}]}},
+    ],
+)
+def test_user_uninstall_keeps_a_settings_file_that_had_content_before(cli, tmp_path, before):
+    folder = tmp_path / "claude-home"
+    folder.mkdir()
+    path = folder / "settings.json"
+    path.write_text(json.dumps(before, indent=2) + "\n")
+    original = path.read_text()
+    env = {"CLAUDE_CONFIG_DIR": str(folder)}
+    assert cli("install", "--user", env=env).exit_code == 0
+    assert ours(json.loads(path.read_text()))
+
+    result = cli("uninstall", "--user", env=env)
+
+    assert result.exit_code == 0, result.stderr
+    assert path.read_text() == original
+
+
+def test_uninstall_keeps_an_empty_settings_file_it_did_not_change(repo, cli):
+    cli("install")
+    path = repo / ".claude" / "settings.json"
+    path.write_text("{}\n")  # our hooks taken out by hand: nothing of ours to remove
+
+    result = cli("uninstall")
+
+    assert result.exit_code == 0, result.stderr
+    assert path.read_text() == "{}\n"
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(repo, cli):
@@ -302,3 +360,65 @@ def test_doctor_reports_hook_failures_from_the_log(repo, cli):
         and "boom" in finding["message"]
         and "hook.log" in finding["fix"]
     )
+
+
+def _bookmark_line(name: str, session: str, **extra) -> str:
+    mark = {"bookmark_id": f"bmk-2026-01-01-{abs(hash(name)) % 900 + 100}", "name": name}
+    return json.dumps({**mark, "session_id": session, **extra}) + "\n"
+
+
+def _cleanup_findings(cli) -> list[dict]:
+    report = json.loads(cli("doctor", "--json").stdout)
+    return [f for f in report["findings"] if f["check"] == "cleanup"]
+
+
+def test_doctor_warns_about_bookmarked_agents_whose_transcripts_are_at_risk(
+    repo, cli, fixtures_copy, monkeypatch
+):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(fixtures_copy))
+    cli("install")
+    added = cli("bookmark", "add", "tmux-expert", "--session", "8463", "--agent", "a7be2f0")
+    assert added.exit_code == 0, added.stderr
+    forty_days_ago = time.time() - 40 * 86400 - 3600
+    fum = fixtures_copy / "projects" / "-home-USER-projects-spotter-worktrees-spotter-fum"
+    for path in fum.rglob("*"):
+        os.utime(path, (forty_days_ago, forty_days_ago))
+    local = repo / ".purlin" / "bookmarks.jsonl"
+    with local.open("a") as handle:  # bookmarks written before archives existed
+        handle.write(_bookmark_line("old-expert", "8463c716-a2ea-4c14-9efa-87158ebd9f20"))
+        handle.write(_bookmark_line("fresh-expert", "fe5e1c67", archive="archive/none.tar.gz"))
+    shelf = fixtures_copy / "history" / "bookmarks.jsonl"
+    shelf.write_text(_bookmark_line("gone-expert", "0000dead-beef"))
+
+    [risk, lost] = _cleanup_findings(cli)
+
+    assert risk["status"] == "warn" and "cleanupPeriodDays is 30 (default)" in risk["message"]
+    assert "bookmarked agents" in risk["message"] and "old-expert (40 days)" in risk["message"]
+    assert "tmux-expert" not in risk["message"]  # its archive keeps it safe
+    assert "fresh-expert" not in risk["message"]  # its transcript is recent
+    assert "cleanupPeriodDays" in risk["fix"] and "bookmark add" in risk["fix"]
+    assert lost["status"] == "warn" and "gone-expert" in lost["message"]
+    assert "bookmark rm" in lost["fix"]
+
+    archived = fixtures_copy / "history" / "archive" / "8463c716-a2ea-4c14-9efa-87158ebd9f20.tar.gz"
+    archived.unlink()
+    [risk, _] = _cleanup_findings(cli)
+    assert "tmux-expert (40 days)" in risk["message"]
+
+    settings = repo / ".claude" / "settings.json"
+    settings.write_text(json.dumps({**json.loads(settings.read_text()), "cleanupPeriodDays": 365}))
+    shelf.write_text("")
+    [calm] = _cleanup_findings(cli)
+    assert calm["status"] == "ok" and "cleanupPeriodDays is 365" in calm["message"]
+
+
+def test_doctor_names_a_corrupt_bookmark_file(repo, cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    local = repo / ".purlin" / "bookmarks.jsonl"
+    local.parent.mkdir()
+    local.write_text("{not json\n")
+    report = json.loads(cli("doctor", "--json").stdout)
+    [state] = [f for f in report["findings"] if "bookmarks" in f["message"]]
+    assert state["status"] == "error" and "bookmarks.jsonl" in state["message"] and state["fix"]
+    assert [f["status"] for f in report["findings"] if f["check"] == "cleanup"] == ["ok"]
+    assert local.read_text() == "{not json\n"

@@ -304,16 +304,21 @@ def test_a_binary_transcript_is_not_extractable(cli, tmp_path, repo):
 
 
 def test_an_unreadable_transcript_is_not_extractable(cli, tmp_path, repo):
-    if os.geteuid() == 0:
-        pytest.skip("root reads every file")
+    # A regular file that no one can read, root included: /proc/self/mem fails with an I/O
+    # error at offset 0 (nothing is mapped there), where file permissions would not stop root.
     claude = tmp_path / "claude"
     path = session(claude, "locked", "/work/locked", [("user", "hi"), ("agent", "hello")])
-    path.chmod(0)
-    _fails(
+    path.unlink()
+    path.symlink_to("/proc/self/mem")
+    error = _fails(
         cli("resurrect", "--session", "locked", "--yes", "--claude-dir", str(claude)),
         1,
         "extractable",
+        "could not read",
     )
+    assert str(path) in error
+    [entry] = _log(claude)
+    assert entry["outcome"] == "failure" and "could not read" in entry["outcome_reason"]
 
 
 @pytest.mark.parametrize(
@@ -538,37 +543,59 @@ def test_spawn_failures_are_logged(cli, fixtures_copy, repo, tmp_path):
     assert outcomes[1][0] == "failure" and "could not start" in outcomes[1][1]
 
 
-def test_spawn_tmux_pastes_the_prompt_into_a_new_window(
+def _spawn_tmux(cli, claude, server):
+    args = ["resurrect", "--session", "short", "--yes", "--spawn", "tmux", "--json"]
+    return cli(*args, "--tmux-socket", str(server.socket), "--claude-dir", str(claude))
+
+
+def test_spawn_tmux_waits_for_the_agent_then_types_the_prompt(
     cli, fixtures_copy, repo, tmp_path, tmux_server
 ):
     from purlin_resume import tmux
+    from tests.agents_setup import STANDIN, configure, prompts
 
-    script = tmp_path / "echo-agent"
-    script.write_text(
-        '#!/bin/sh\necho "agent ready $PURLIN_RESURRECTION_ID"\n'
-        'while IFS= read -r line; do echo "got: $line"; done\n'
-    )
-    script.chmod(0o755)
-    write_config(repo, agent_command=str(script))
-    result = _ok(
-        cli(
-            "resurrect",
-            "--session",
-            "short",
-            "--yes",
-            "--spawn",
-            "tmux",
-            "--json",
-            "--tmux-socket",
-            str(tmux_server.socket),
-            "--claude-dir",
-            str(fixtures_copy),
-        )
-    )
-    data = json.loads(result.stdout)
-    pane = data["launch"]["pane"]
-    assert tmux.wait_for(tmux_server, pane, "got: You are a resurrection of", timeout=10)
-    assert tmux.wait_for(tmux_server, pane, data["resurrection"]["resurrection_id"], timeout=5)
+    record = tmp_path / "agent"
+    # The agent takes a moment to start and then discards what was typed before it was ready
+    # (raw mode flushes the terminal's input), as Claude Code does.
+    command = f"sh -c 'sleep 1; exec {sys.executable} {STANDIN} {record}'"
+    configure(repo, tmux_server, record, agent_command=command)
+
+    data = json.loads(_ok(_spawn_tmux(cli, fixtures_copy, tmux_server)).stdout)
+
+    [received] = prompts(record, 1)
+    assert received == data["prompt"]
+    assert received.startswith("You are a resurrection of")
+    assert data["launch"]["attempts"] == [1]
+    started = json.loads((record / "started.json").read_text())
+    rid = data["resurrection"]["resurrection_id"]
+    assert started["env"]["PURLIN_RESURRECTION_ID"] == rid
+    assert tmux.pane_alive(tmux_server, data["launch"]["pane"])
+    [entry] = _log(fixtures_copy)
+    assert entry["resurrection_id"] == rid and entry["outcome"] != "failure"
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        ("sh -c 'echo starting; exec cat'", ("did not show '? for shortcuts' within 1 s",)),
+        ("false", ("the new agent's command exited", "resume.agent_command")),
+    ],
+)
+def test_spawn_tmux_an_agent_that_never_gets_ready_is_a_logged_failure(
+    cli, fixtures_copy, repo, tmp_path, tmux_server, command, words
+):
+    from purlin_resume import tmux
+    from tests.agents_setup import configure
+
+    configure(repo, tmux_server, tmp_path / "agent", agent_command=command, agent_ready_timeout=1)
+
+    error = _fails(_spawn_tmux(cli, fixtures_copy, tmux_server), 1, *words, "window closed")
+
+    [entry] = _log(fixtures_copy)
+    assert entry["resurrection_id"] in error
+    assert entry["outcome"] == "failure" and words[0] in entry["outcome_reason"]
+    windows = tmux.run(tmux_server, "list-windows", "-a", "-F", "#{window_name}", check=False)
+    assert entry["resurrection_id"] not in windows
 
 
 # done, history, stats ------------------------------------------------------------------------

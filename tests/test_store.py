@@ -88,6 +88,31 @@ def test_append_jsonl_closes_a_cut_last_line(tmp_path):
     assert lines[3] == ""
 
 
+def test_remove_takes_the_lock_file_with_it(tmp_path):
+    folder = tmp_path / "a" / "b"
+    target = folder / "settings.json"
+    store.write_text(target, "{}\n")
+    assert store.lock_path(target).exists()
+    assert store.remove(target, up_to=tmp_path) is True
+    assert not target.exists() and not store.lock_path(target).exists()
+    assert list(tmp_path.iterdir()) == []  # emptied folders go too
+    assert store.remove(target) is False
+
+
+def test_an_update_that_returns_none_deletes_the_file_and_its_lock(tmp_path):
+    target = tmp_path / "settings.json"
+    beside = tmp_path / "other.json"
+    store.write_text(target, '{"a": 1}\n')
+    store.write_text(beside, "{}\n")
+    seen = []
+    assert store.update_text(target, lambda text: seen.append(text)) is None
+    assert seen == ['{"a": 1}\n']
+    assert not target.exists() and not store.lock_path(target).exists()
+    assert beside.read_text() == "{}\n" and store.lock_path(beside).exists()
+    assert store.update_text(target, lambda text: None) is None  # absent: nothing to delete
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.json", "other.json.lock"]
+
+
 def test_move_never_replaces_an_existing_destination(tmp_path):
     first, second = tmp_path / "a.md", tmp_path / "b.md"
     first.write_text("first")
