@@ -43,8 +43,6 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from purlin_resume import store
 from purlin_resume.errors import CorruptFile, PurlinError
 from purlin_resume.project import Project
@@ -96,12 +94,16 @@ def _parse(path: Path) -> dict[str, Any]:
         try:
             data = json.loads(text) if text.strip() else {}
         except json.JSONDecodeError as exc:
+            import yaml  # imported only for YAML: config.json is the usual file
+
             # JSON is YAML too; a hand-written config.json in YAML is accepted.
             try:
                 data = yaml.safe_load(text)
             except yaml.YAMLError:
                 raise CorruptFile(path, f"invalid JSON at line {exc.lineno}") from None
     else:
+        import yaml
+
         try:
             data = yaml.safe_load(text) or {}
         except yaml.YAMLError as exc:

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from purlin_resume import clock, commit_log, gitrepo, history, processes, redact, registry, store
 from purlin_resume.errors import CorruptFile, NotFound, UsageError
+from purlin_resume.githook_names import NAMES
 from purlin_resume.project import Project
 
 HISTORY_PATH = ".planning/agent-history.json"
 CACHE_PREFIX = ".purlin/cache/"
-NAMES = ("agent-history", "no-cache", "no-secrets", "post-commit")
 
 
 @dataclass

@@ -29,20 +29,50 @@ def _repo(root: str):
         ) from None
 
 
+def _execute(root: Path, args: tuple[str, ...]) -> tuple[int, str, str]:
+    """``git ARGS`` run in the work tree at ``root``: (exit status, stdout, stderr).
+
+    The top of an ordinary work tree gets a plain ``git`` process, as GitPython would start it
+    (C locale, no standard input): importing GitPython and opening the repository cost far more
+    than the command. Anything else (a sub-folder, a bare repository, ``$GIT_DIR``, no
+    repository at all) goes through GitPython, which explains what is wrong.
+    """
+    if os.environ.get("GIT_DIR") or _git_dirs(root) is None:
+        return _repo(str(root)).git.execute(
+            ["git", *args],
+            with_extended_output=True,
+            with_exceptions=False,
+            strip_newline_in_stdout=False,
+        )
+    import subprocess
+
+    done = subprocess.run(
+        ["git", *args],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C"},
+        check=False,
+    )
+    out = done.stdout.decode("utf-8", "surrogateescape")
+    return done.returncode, out, done.stderr.decode("utf-8", "surrogateescape").rstrip("\n")
+
+
 def _run(root: Path, *args: str) -> str:
-    git = _git()
-    try:
-        return _repo(str(root)).git.execute(["git", *args], strip_newline_in_stdout=False)
-    except git.GitCommandError as exc:
-        detail = (exc.stderr or "").strip().splitlines()
-        raise PurlinError(f"git {' '.join(args)} failed: {detail[-1] if detail else exc}") from None
+    status, out, err = _execute(root, args)
+    if status != 0:
+        lines = err.strip().splitlines()
+        reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
+        reason = reasons[0] if reasons else f"exit status {status}"
+        raise PurlinError(f"git {' '.join(args)} failed: {reason}")
+    return out
 
 
 def toplevel(path: Path) -> Path | None:
     """The top-level folder of the work tree containing ``path``, or None outside git."""
     found = work_tree_root(path)
-    if found is not None:
-        return found
+    if found is not None or not os.environ.get("GIT_DIR"):
+        return found  # without $GIT_DIR, git itself would find no other work tree
     git = _git()
     try:
         repo = git.Repo(path, search_parent_directories=True)
@@ -91,12 +121,7 @@ def head_commit(root: Path) -> str | None:
 
 
 def is_ignored(root: Path, relative: str) -> bool:
-    git = _git()
-    try:
-        _repo(str(root)).git.execute(["git", "check-ignore", "-q", "--no-index", relative])
-    except git.GitCommandError:
-        return False
-    return True
+    return _execute(root, ("check-ignore", "-q", "--no-index", relative))[0] == 0
 
 
 def _ignore_line(relative: str) -> str:
@@ -191,11 +216,9 @@ def merge_conflicts(root: Path, ours: str, theirs: str) -> list[str] | None:
     An empty list means the merge is clean; None means git could not merge them at all
     (no common history). Neither the work tree nor the index is touched.
     """
-    status, out, err = _repo(str(root)).git.execute(
-        ["git", "merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", ours, theirs],
-        with_extended_output=True,
-        with_exceptions=False,
-        strip_newline_in_stdout=False,
+    status, out, err = _execute(
+        root,
+        ("merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", ours, theirs),
     )
     if status not in (0, 1):
         if "unrelated histories" in err:

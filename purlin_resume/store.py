@@ -17,8 +17,6 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from purlin_resume.errors import CorruptFile, NotFound, PurlinError
 
 LOCK_TIMEOUT_SECONDS = 30.0
@@ -34,6 +32,8 @@ def lock_path(target: Path) -> Path:
 @contextmanager
 def locked(target: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
     """Hold the lock of ``target`` (creating its folder) for the duration of the block."""
+    from filelock import FileLock, Timeout  # on first write: reads never lock
+
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(lock_path(target)), timeout=timeout)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from purlin_resume.resources import data_dir
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
+    import jinja2  # on first render: most commands render nothing
+
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         undefined=jinja2.StrictUndefined,

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from purlin_resume import history as agent_history
-from purlin_resume import tracking
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
-from purlin_resume.history import NewAgent
+
+if TYPE_CHECKING:
+    from purlin_resume import tracking
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006
@@ -123,6 +123,8 @@ def _report(recorded: tracking.Recorded, as_json: bool) -> None:
 @history.command("init")
 def init_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Create .planning/agent-history.json from the template when it is absent."""
+    from purlin_resume import history as agent_history
+
     where = project_for(project)
     created = agent_history.init(where)
     file = agent_history.path(where)
@@ -132,7 +134,9 @@ def init_command(project: ProjectOption = None, as_json: JsonOption = False) -> 
         print_text(f"{'created' if created else 'kept the existing'} {file}")
 
 
-def _entry_command(name: str, doc: str, agent_id_parameter: Any, record: Any) -> None:
+def _entry_command(name: str, doc: str, agent_id_parameter: Any) -> None:
+    """Register ``history NAME``, which records through ``tracking.NAME`` (spawn or queue)."""
+
     def command(
         agent_id: str,
         task: Task = None,
@@ -149,10 +153,14 @@ def _entry_command(name: str, doc: str, agent_id_parameter: Any, record: Any) ->
         project: ProjectOption = None,
         as_json: JsonOption = False,
     ) -> None:
+        from purlin_resume import tracking
+        from purlin_resume.history import NewAgent
+
         request = NewAgent(
             agent_id, task, phase, plan, segment, mode, group, new_group, granularity,
             tuple(depends_on or ()), ref,
         )  # fmt: skip
+        record = getattr(tracking, name)
         _report(record(project_for(project), request, _session(session)), as_json)
 
     command.__annotations__["agent_id"] = agent_id_parameter
@@ -164,13 +172,11 @@ _entry_command(
     "spawn",
     "Record a spawned subagent (its spawn commit and session too), then prune.",
     Annotated[str, typer.Option("--agent-id", help="Id the Agent tool returned.")],
-    tracking.spawn,
 )
 _entry_command(
     "queue",
     "Record an agent waiting for its dependencies (status queued); spawn moves it on.",
     Annotated[str, typer.Argument(help="Id of the agent that waits.")],
-    tracking.queue,
 )
 
 
@@ -183,6 +189,9 @@ def _status_command(target: str, doc: str) -> None:
         project: ProjectOption = None,
         as_json: JsonOption = False,
     ) -> None:
+        from purlin_resume import history as agent_history
+        from purlin_resume import tracking
+
         recorded = tracking.change_status(
             project_for(project),
             agent,
@@ -199,11 +208,10 @@ def _status_command(target: str, doc: str) -> None:
     )(command)
 
 
-_status_command(agent_history.COMPLETED, "Mark an agent completed (sets completion_timestamp).")
-_status_command(agent_history.FAILED, "Mark an agent failed.")
-_status_command(
-    agent_history.INTERRUPTED, "Mark an agent interrupted: its session ended before it did."
-)
+# The statuses are those of history.COMPLETED, FAILED and INTERRUPTED (the GSD v1.2 values).
+_status_command("completed", "Mark an agent completed (sets completion_timestamp).")
+_status_command("failed", "Mark an agent failed.")
+_status_command("interrupted", "Mark an agent interrupted: its session ended before it did.")
 
 
 @history.command("list")
@@ -217,6 +225,8 @@ def list_command(
     as_json: JsonOption = False,
 ) -> None:
     """List entries as they are in the file, oldest first."""
+    from purlin_resume import history as agent_history
+
     doc = agent_history.load(project_for(project))
     chosen = agent_history.select(doc, status, group, parallel)
     if as_json:
@@ -243,7 +253,7 @@ def list_command(
 @history.command("scan")
 def scan_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Mark running agents whose spawning session is over as interrupted."""
-    from purlin_resume import config  # imported on use: hooks importing the CLI stay fast
+    from purlin_resume import config, tracking
 
     where = project_for(project)
     found = tracking.scan(where, config.load(where))
@@ -277,7 +287,7 @@ def resume_task_command(
     as_json: JsonOption = False,
 ) -> None:
     """Resume an interrupted agent: record it and print a briefing for a fresh agent (GSD)."""
-    from purlin_resume import config, resumption  # imported on use: hooks stay fast
+    from purlin_resume import config, resumption
 
     where = project_for(project)
     done = resumption.resume(

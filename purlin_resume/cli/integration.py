@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from purlin_resume import doctor as doctor_mod
-from purlin_resume import githooks, hook_entry, installation
 from purlin_resume.claude.hooks import EVENTS
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
 from purlin_resume.errors import UsageError
+from purlin_resume.githook_names import NAMES as GIT_HOOKS
+
+if TYPE_CHECKING:
+    from purlin_resume import installation
 
 PANEL = "Claude Code and git"
 UserOption = Annotated[
@@ -25,6 +27,8 @@ DryRunOption = Annotated[
 
 
 def _target(project: Path | None, user: bool) -> installation.Target:
+    from purlin_resume import installation
+
     if user and project is not None:
         raise UsageError("--project and --user exclude each other: choose one target")
     return installation.user_target() if user else installation.project_target(project_for(project))
@@ -73,6 +77,8 @@ def install(
     as_json: JsonOption = False,
 ) -> None:
     """Install the slash commands and the hooks into Claude Code (project by default)."""
+    from purlin_resume import installation
+
     _carry_out(installation.plan_install, _target(project, user), dry_run, as_json, "Installed")
 
 
@@ -84,6 +90,8 @@ def uninstall(
     as_json: JsonOption = False,
 ) -> None:
     """Remove our hooks and slash commands; every other setting and hook stays as it is."""
+    from purlin_resume import installation
+
     _carry_out(installation.plan_uninstall, _target(project, user), dry_run, as_json, "Removed")
 
 
@@ -95,6 +103,8 @@ def hook(
     ],
 ) -> None:
     """Handle one Claude Code hook call (payload JSON on stdin). Always exits 0; failures go to .purlin/cache/hook.log."""
+    from purlin_resume import hook_entry
+
     hook_entry.run(event)
 
 
@@ -102,9 +112,7 @@ def hook(
 def git_hook(
     name: Annotated[
         str,
-        typer.Argument(
-            metavar="NAME", help=f"One of: {', '.join(githooks.NAMES)}.", show_default=False
-        ),
+        typer.Argument(metavar="NAME", help=f"One of: {', '.join(GIT_HOOKS)}.", show_default=False),
     ],
     files: Annotated[
         list[str] | None,
@@ -115,8 +123,10 @@ def git_hook(
     project: ProjectOption = None,
 ) -> None:
     """Run one git hook: agent-history, no-cache, no-secrets (pre-commit) or post-commit."""
-    if name not in githooks.NAMES:
-        raise UsageError(f"unknown git hook {name!r} (known: {', '.join(githooks.NAMES)})")
+    from purlin_resume import githooks, hook_entry
+
+    if name not in GIT_HOOKS:
+        raise UsageError(f"unknown git hook {name!r} (known: {', '.join(GIT_HOOKS)})")
     where = project_for(project)
     if name == "post-commit":
         try:
@@ -135,6 +145,8 @@ def git_hook(
 @app.command(rich_help_panel=PANEL)
 def doctor(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Check that commands, hooks, tools and state files are in place; each finding says how to fix it."""
+    from purlin_resume import doctor as doctor_mod
+
     findings = doctor_mod.examine(project_for(project))
     failed = any(f.status == doctor_mod.ERROR for f in findings)
     if as_json:

@@ -1,0 +1,42 @@
+"""gitrepo runs git in the work tree: what it returns and how its failures read."""
+
+from __future__ import annotations
+
+import pytest
+
+from purlin_resume import gitrepo
+from purlin_resume.errors import PurlinError
+from tests.conftest import commit_file, git
+
+
+def test_output_and_paths_come_back_as_git_prints_them(repo):
+    first = git(repo, "rev-parse", "HEAD").strip()
+    second = commit_file(repo, "src/ünïcode name.py", "x = 1\n", "second: ünïcode")
+    (repo / "notes.txt").write_text("draft\n")
+
+    assert gitrepo.head_commit(repo) == second
+    assert gitrepo.changed_between(repo, first) == ["src/ünïcode name.py"]
+    assert gitrepo.untracked_paths(repo) == ["notes.txt"]
+    [commit] = gitrepo.commits_since(repo, 0)[:1]
+    assert commit.message == "second: ünïcode" and commit.files == ("src/ünïcode name.py",)
+    assert gitrepo.is_ignored(repo, "notes.txt") is False
+    (repo / ".gitignore").write_text("notes.txt\n")
+    assert gitrepo.is_ignored(repo, "notes.txt") is True
+
+
+def test_a_failing_git_command_is_one_line_with_gits_reason(repo):
+    with pytest.raises(PurlinError) as caught:
+        gitrepo.changed_between(repo, "no-such-branch")
+    message = caught.value.message
+    assert "\n" not in message
+    assert message.startswith("git diff") and "no-such-branch" in message
+    assert "fatal:" in message
+
+
+@pytest.mark.parametrize("where", ["outside", "sub-folder"])
+def test_a_folder_that_is_not_a_work_tree_top_is_named(repo, tmp_path, where):
+    folder = tmp_path / "elsewhere" if where == "outside" else repo / "src"
+    folder.mkdir()
+    with pytest.raises(PurlinError, match="is not a git repository; run inside one"):
+        gitrepo.branch(folder)
+    assert gitrepo.toplevel(folder) == (None if where == "outside" else repo.resolve())
