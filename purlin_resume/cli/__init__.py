@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from purlin_resume.cli import agents as _agents  # noqa: F401  (registers commands)
-from purlin_resume.cli import checkpoint as _checkpoint  # noqa: F401  (registers commands)
-from purlin_resume.cli import history as _history  # noqa: F401  (registers commands)
-from purlin_resume.cli import integration as _integration  # noqa: F401  (registers commands)
-from purlin_resume.cli import resurrect as _resurrect  # noqa: F401  (registers commands)
-from purlin_resume.cli import transcripts as _transcripts  # noqa: F401  (registers commands)
+from importlib import import_module
+
 from purlin_resume.cli.app import app
+
+# Each module registers its commands on ``app`` when imported; this order is the order of the
+# panels in ``purlin-resume --help``.
+COMMAND_MODULES = ("checkpoint", "history", "transcripts", "resurrect", "agents", "integration")
+for _name in COMMAND_MODULES:
+    import_module(f"purlin_resume.cli.{_name}")
 
 
 def main() -> None:

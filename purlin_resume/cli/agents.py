@@ -15,10 +15,10 @@ AgentArgument = Annotated[
     typer.Argument(metavar="AGENT_ID", help="Registered agent (session) id or a unique prefix."),
 ]
 stall_app = typer.Typer(help="Stall detection for registered agents.", no_args_is_help=True)
-app.add_typer(stall_app, name="stall")
+app.add_typer(stall_app, name="stall", rich_help_panel="Revival and stall watch")
 
 
-@app.command("agents-status")
+@app.command("agents-status", rich_help_panel="Revival and stall watch")
 def agents_status_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Registered agents: alive or dead (ended, process gone, pane gone), role, lineage."""
     from purlin_resume import config, lineage, registry
@@ -48,7 +48,7 @@ def agents_status_command(project: ProjectOption = None, as_json: JsonOption = F
     print_text("".join(lines))
 
 
-@app.command("revive")
+@app.command("revive", rich_help_panel="Revival and stall watch")
 def revive_command(
     agent_id: AgentArgument,
     dry_run: Annotated[
@@ -88,7 +88,7 @@ def revive_command(
     )
 
 
-@app.command("lineage")
+@app.command("lineage", rich_help_panel="Revival and stall watch")
 def lineage_command(
     agent_id: AgentArgument, project: ProjectOption = None, as_json: JsonOption = False
 ) -> None:
@@ -163,7 +163,7 @@ def stall_check_command(
     print_text("\n".join(lines) + "\n")
 
 
-@app.command("watch")
+@app.command("watch", rich_help_panel="Revival and stall watch")
 def watch_command(
     interval: Annotated[
         Optional[float],  # noqa: UP045

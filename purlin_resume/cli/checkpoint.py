@@ -103,7 +103,7 @@ def save(
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Save a checkpoint of this session (``/pl-resume save``). Branch and uncommitted changes come from git."""
+    """Save a checkpoint of this session (what /pl-resume save runs). Branch and uncommitted changes come from git."""
     from purlin_resume import checkpoint as checkpoint_format
     from purlin_resume import checkpoints, clock, gitrepo, roles
 
@@ -185,7 +185,7 @@ def restore_command(
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Restore a session (``/pl-resume [role]``): checkpoint, instructions, commands and fresh project state."""
+    """Restore a session (what /pl-resume ROLE runs): checkpoint, instructions, commands and fresh project state."""
     from purlin_resume import checkpoints, config, restore, roles
 
     if role is not None and role.strip().lower() == "save":

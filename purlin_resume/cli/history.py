@@ -21,7 +21,7 @@ history = typer.Typer(
     help="Track subagent spawns in .planning/agent-history.json (the GSD v1.2 format).",
     no_args_is_help=True,
 )
-app.add_typer(history, name="history")
+app.add_typer(history, name="history", rich_help_panel="Agent history")
 
 Task = Annotated[Optional[str], typer.Option("--task", help="What the agent executes.")]
 Phase = Annotated[Optional[str], typer.Option("--phase", help='Phase number, e.g. "02".')]
@@ -265,7 +265,7 @@ def scan_command(project: ProjectOption = None, as_json: JsonOption = False) -> 
         print_text("\n".join(f"interrupted {d.entry['agent_id']}: {d.reason}" for d in found))
 
 
-@app.command("resume-task")
+@app.command("resume-task", rich_help_panel="Agent history")
 def resume_task_command(
     agent: Annotated[
         Optional[str],

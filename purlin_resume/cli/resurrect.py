@@ -322,7 +322,7 @@ resurrect = typer.Typer(
     ),
     no_args_is_help=True,
 )
-app.add_typer(resurrect, name="resurrect")
+app.add_typer(resurrect, name="resurrect", rich_help_panel="Resurrection")
 
 
 @resurrect.command("name", hidden=True)
@@ -468,7 +468,7 @@ def done(
 # find
 
 
-@app.command("find")
+@app.command("find", rich_help_panel="Resurrection")
 def find_command(
     query: Annotated[list[str], typer.Argument(metavar="QUERY", help="Words, names, time words.")],
     limit: Annotated[int, typer.Option("--limit", min=1, help="Results shown.")] = 10,
@@ -499,7 +499,7 @@ def find_command(
 bookmark = typer.Typer(
     name="bookmark", help="Name agents worth resurrecting.", no_args_is_help=True
 )
-app.add_typer(bookmark, name="bookmark")
+app.add_typer(bookmark, name="bookmark", rich_help_panel="Resurrection")
 GlobalOption = Annotated[
     bool, typer.Option("--global", help="The global bookmarks (<Claude data folder>/history/).")
 ]
@@ -649,7 +649,7 @@ resurrections = typer.Typer(
     help="The resurrection log: history and statistics.",
     invoke_without_command=True,
 )
-app.add_typer(resurrections, name="resurrections")
+app.add_typer(resurrections, name="resurrections", rich_help_panel="Resurrection")
 SinceOption = Annotated[
     Optional[str],
     typer.Option("--since", help="2026-02-09, or 7d / 12h / 30m.", show_default=False),

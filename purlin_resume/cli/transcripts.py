@@ -80,7 +80,7 @@ def _size(size: int) -> str:
     return str(size)
 
 
-@app.command("sessions")
+@app.command("sessions", rich_help_panel="Transcripts")
 def sessions_command(
     project: Annotated[
         Optional[Path],  # noqa: UP045
@@ -150,7 +150,7 @@ def _tree_lines(nodes: list[Subagent], depth: int = 0) -> list[str]:
     return lines
 
 
-@app.command("agents")
+@app.command("agents", rich_help_panel="Transcripts")
 def agents_command(
     session: Annotated[
         str, typer.Argument(metavar="SESSION", help="Session id or a unique prefix.")
@@ -219,7 +219,7 @@ def _write(path: Path, text: str) -> None:
     store.write_output(path, outgoing(text))
 
 
-@app.command("transcript")
+@app.command("transcript", rich_help_panel="Transcripts")
 def transcript_command(
     identifier: IdArgument,
     output: OutputOption = None,
@@ -273,7 +273,7 @@ def transcript_command(
     print_text(markdown)
 
 
-@app.command("export")
+@app.command("export", rich_help_panel="Transcripts")
 def export_command(
     identifier: IdArgument,
     format: Annotated[Format, typer.Option("--format", help="json (TR-3) or md.")] = Format.json,
@@ -285,8 +285,7 @@ def export_command(
         bool, typer.Option("--no-redact", help="Leave secrets in (explicit only).")
     ] = False,
 ) -> None:
-    """Export a session's or agent's context: the TR-3 JSON document, or Markdown; secrets
-    are replaced by typed placeholders unless --no-redact."""
+    """Export a session's or agent's context: the TR-3 JSON document, or Markdown (redacted)."""
     from purlin_resume import rendering, store
     from purlin_resume.cli.common import Output
 
