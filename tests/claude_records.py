@@ -26,7 +26,7 @@ def write_jsonl(path: Path, records: list[dict[str, Any]], tail: bytes = b"") ->
 class Conversation:
     """Makes records with fresh uuids and increasing timestamps, chained by parentUuid."""
 
-    def __init__(self, session_id: str, cwd: str = "/work/demo", version: str = "2.1.39"):
+    def __init__(self, session_id: str, cwd: str = "/srv/demo", version: str = "2.1.39"):
         self.session_id, self.cwd, self.version = session_id, cwd, version
         self.count = 0
         self.last: str | None = None

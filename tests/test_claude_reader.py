@@ -304,7 +304,7 @@ def test_subagent_whose_parent_file_is_gone_is_still_listed(tmp_path):
     (session,) = catalog.sessions()
     assert session.id == session_id and not session.exists
     assert session.subagents == 1
-    assert session.project_path == "/work/demo"
+    assert session.project_path == "/srv/demo"
     opened = open_target(catalog, "ddd")
     assert opened.subagent.parent_missing is True
     assert opened.transcript.turn_count == 2

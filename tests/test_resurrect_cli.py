@@ -281,7 +281,7 @@ def test_unknown_session_agent_and_bookmark_fail_with_suggestions(cli, fixtures_
 
 def test_an_empty_conversation_is_not_meaningful(cli, tmp_path, repo):
     claude = tmp_path / "claude"
-    session(claude, "empty", "/work/empty", [])
+    session(claude, "empty", "/srv/empty", [])
     _fails(
         cli("resurrect", "--session", "empty", "--yes", "--claude-dir", str(claude)),
         1,
@@ -307,7 +307,7 @@ def test_an_unreadable_transcript_is_not_extractable(cli, tmp_path, repo):
     # A regular file that no one can read, root included: /proc/self/mem fails with an I/O
     # error at offset 0 (nothing is mapped there), where file permissions would not stop root.
     claude = tmp_path / "claude"
-    path = session(claude, "locked", "/work/locked", [("user", "hi"), ("agent", "hello")])
+    path = session(claude, "locked", "/srv/locked", [("user", "hi"), ("agent", "hello")])
     path.unlink()
     path.symlink_to("/proc/self/mem")
     error = _fails(
@@ -335,7 +335,7 @@ def test_an_unreadable_transcript_is_not_extractable(cli, tmp_path, repo):
 )
 def test_incomplete_agents_warn_and_resurrect_partially(cli, tmp_path, repo, turns, tail, words):
     claude = tmp_path / "claude"
-    session(claude, "partial", "/work/partial", turns, tail)
+    session(claude, "partial", "/srv/partial", turns, tail)
     result = _ok(
         cli("resurrect", "--session", "partial", "--yes", "--json", "--claude-dir", str(claude))
     )
@@ -380,11 +380,11 @@ def test_context_size_warns_and_asks_by_configured_thresholds(cli, fixtures_copy
 def test_from_path_traversal_symlinks_and_outside_roots_are_refused(cli, tmp_path, repo):
     home = Path(os.environ["HOME"])
     claude = tmp_path / "claude"
-    (home / "work").mkdir()
-    session(claude, "inhome", str(home / "work"), [("user", "hi"), ("agent", "hello there")])
+    (home / "proj").mkdir()
+    session(claude, "inhome", str(home / "proj"), [("user", "hi"), ("agent", "hello there")])
     base = ["resurrect", "--session", "inhome", "--yes", "--claude-dir", str(claude)]
-    _ok(cli(*base, "--from", str(home / "work")))
-    _fails(cli(*base, "--from", f"{home}/work/../work"), 2, "'..' is not allowed")
+    _ok(cli(*base, "--from", str(home / "proj")))
+    _fails(cli(*base, "--from", f"{home}/proj/../proj"), 2, "'..' is not allowed")
     _fails(cli(*base, "--from", str(tmp_path)), 2, "outside the allowed folders")
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -426,7 +426,7 @@ def test_a_planted_secrets_corpus_is_fully_redacted(cli, tmp_path, repo):
     for index, line in enumerate(said[1:]):
         turns.append(("agent" if index % 2 else "user", line))
     turns.append(("agent", "Final: the key was " + PLANTED["aws-access-key"]))
-    session(claude, "leaky", "/work/leaky", turns)
+    session(claude, "leaky", "/srv/leaky", turns)
     secrets = [*PLANTED.values(), *(s for _, s in KEYWORD_SECRETS.values())]
     for method in ("full", "hybrid", "summarized"):
         result = _ok(
@@ -813,7 +813,7 @@ def test_exports_are_redacted_unless_asked_not_to(cli, tmp_path, repo):
     session(
         claude,
         "leaky",
-        "/work/leaky",
+        "/srv/leaky",
         [("user", "use " + PLANTED["stripe-key"]), ("agent", "ok " + PLANTED["jwt"])],
     )
     for fmt in ("json", "md"):
@@ -834,14 +834,14 @@ def test_exports_are_redacted_unless_asked_not_to(cli, tmp_path, repo):
 def test_a_cached_context_is_not_reused_once_the_transcript_changes(cli, tmp_path, repo):
     claude = tmp_path / "claude"
     path = session(
-        claude, "growing", "/work/growing", [("user", "start"), ("agent", "first answer")]
+        claude, "growing", "/srv/growing", [("user", "start"), ("agent", "first answer")]
     )
     args = ["resurrect", "--session", "growing", "--yes", "--claude-dir", str(claude)]
     assert "first answer" in _ok(cli(*args)).stdout
     session(
         claude,
         "growing",
-        "/work/growing",
+        "/srv/growing",
         [
             ("user", "start"),
             ("agent", "first answer"),

@@ -76,7 +76,7 @@ def test_a_short_conversation_is_kept_whole_by_hybrid(fixtures_copy):
 def test_digest_finds_files_errors_and_conclusions(tmp_path):
     from tests.resurrection_data import session_with_error
 
-    session_with_error(tmp_path / "claude", "errs", "/work/errs")
+    session_with_error(tmp_path / "claude", "errs", "/srv/errs")
     transcript, doc = _opened(tmp_path / "claude", "errs")
     context = compress.compress(transcript, doc, "summarized")
     assert context.digest.tools == {"Bash": 1}
@@ -359,7 +359,7 @@ def test_the_index_holds_no_secret(tmp_path):
     session(
         claude,
         "leaky",
-        "/work/leaky",
+        "/srv/leaky",
         [("user", "deploy with " + PLANTED["github-token"]), ("agent", "done")],
     )
     cache = tmp_path / "cache"
