@@ -83,9 +83,20 @@ def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
     prompt = tool_input.get("prompt") if isinstance(tool_input.get("prompt"), str) else None
     phase, plan = phase_and_plan(description, prompt)
     task = " ".join((description or prompt or payload.tool_name or "agent").split())[:300]
+    if _recorded(project, payload.tool_use_id):  # a spooled payload recorded twice
+        return Outcome(f"{payload.tool_use_id} already recorded")
     request = history.NewAgent(agent_id=payload.tool_use_id, task=task, phase=phase, plan=plan)
     tracking.spawn(project, request, payload.session_id)
     return Outcome(f"spawned {payload.tool_use_id}")
+
+
+def _recorded(project: Project, tool_use_id: str) -> bool:
+    if not history.path(project).exists():
+        return False
+    return any(
+        tool_use_id in (e.agent_id, e.data.get("tool_use_id"))
+        for e in history.load(project).entries
+    )
 
 
 def _agent_transcript(payload: HookPayload, agent_id: str) -> Path | None:

@@ -653,3 +653,70 @@ def test_an_unknown_resurrection_id_is_logged_and_the_session_still_starts(repo,
     [line] = log_lines(repo)
     assert "res-2026-01-01-999" in line["error"]
     assert registry.load(Project(repo))["s-9"].session_id == "s-9", "registered before the failure"
+
+
+def _spawn_payload(repo: Path, tool_use_id: str) -> dict:
+    return {
+        "session_id": "spooled",
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Agent",
+        "tool_use_id": tool_use_id,
+        "tool_input": {"description": "Execute plan 03-02", "prompt": "do it"},
+    }
+
+
+def _background_hook(repo: Path, payload: dict) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PURLIN_HOOK_FOREGROUND"}
+    return subprocess.run(
+        [str(EXE), "hook", "pre-tool-use"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**env, "CLAUDE_PROJECT_DIR": str(repo)},
+        cwd=repo,
+        check=False,
+    )
+
+
+def _wait_for_entries(repo: Path, wanted: set[str], timeout: float = 10) -> set[str]:
+    import time
+
+    deadline = time.monotonic() + timeout
+    found: set[str] = set()
+    while time.monotonic() < deadline:
+        if history.path(Project(repo)).exists():
+            found = {e.agent_id for e in history.load(Project(repo)).entries}
+            if wanted <= found:
+                break
+        time.sleep(0.05)
+    return found
+
+
+def test_a_spawn_whose_recorder_died_is_recorded_by_the_next_one(repo):
+    from purlin_resume import hook_entry
+
+    # What a child killed before recording leaves behind: its payload, spooled a while ago.
+    spool = Path(hook_entry.spool_dir())
+    spool.mkdir(parents=True)
+    left = spool / "1-999.pre-tool-use.json"
+    left.write_bytes(f"{repo}\n".encode() + json.dumps(_spawn_payload(repo, "toolu_LOST")).encode())
+    os.utime(left, (1, 1))
+    done = _background_hook(repo, _spawn_payload(repo, "toolu_NEXT"))
+    assert done.returncode == 0 and done.stdout == ""
+    assert {"toolu_LOST", "toolu_NEXT"} <= _wait_for_entries(repo, {"toolu_LOST", "toolu_NEXT"})
+    for _ in range(100):
+        if not list(spool.iterdir()):
+            break
+        import time
+
+        time.sleep(0.05)
+    assert list(spool.iterdir()) == [], "recorded payloads leave the spool"
+
+
+def test_a_spawn_recorded_twice_is_one_entry(repo):
+    payload = _spawn_payload(repo, "toolu_TWICE")
+    hook("pre-tool-use", payload, repo)
+    hook("pre-tool-use", payload, repo)
+    entries = [e for e in history.load(Project(repo)).entries if e.agent_id == "toolu_TWICE"]
+    assert len(entries) == 1
