@@ -261,7 +261,8 @@ def commits_since(root: Path, since_epoch: int) -> list[Commit]:
     out = _run(
         root,
         "log",
-        f"--since=@{int(since_epoch)}",
+        # "@N +0000" is git's raw date; a bare "@N" is guessed at, and "@0" comes out as now.
+        f"--since=@{int(since_epoch)} +0000",
         "--no-renames",
         "--name-only",
         "-z",

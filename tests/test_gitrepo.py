@@ -17,8 +17,9 @@ def test_output_and_paths_come_back_as_git_prints_them(repo):
     assert gitrepo.head_commit(repo) == second
     assert gitrepo.changed_between(repo, first) == ["src/ünïcode name.py"]
     assert gitrepo.untracked_paths(repo) == ["notes.txt"]
-    [commit] = gitrepo.commits_since(repo, 0)[:1]
+    [commit, initial] = gitrepo.commits_since(repo, 0)
     assert commit.message == "second: ünïcode" and commit.files == ("src/ünïcode name.py",)
+    assert initial.sha == first, "since the epoch means every commit, however old"
     assert gitrepo.is_ignored(repo, "notes.txt") is False
     (repo / ".gitignore").write_text("notes.txt\n")
     assert gitrepo.is_ignored(repo, "notes.txt") is True
@@ -40,3 +41,22 @@ def test_a_folder_that_is_not_a_work_tree_top_is_named(repo, tmp_path, where):
     with pytest.raises(PurlinError, match="is not a git repository; run inside one"):
         gitrepo.branch(folder)
     assert gitrepo.toplevel(folder) == (None if where == "outside" else repo.resolve())
+
+
+def test_commits_since_a_moment_keeps_only_later_commits(repo):
+    import os
+    import subprocess
+
+    env = {
+        **os.environ,
+        "GIT_COMMITTER_DATE": "2020-01-01T00:00:00Z",
+        "GIT_AUTHOR_DATE": "2020-01-01T00:00:00Z",
+    }
+    subprocess.run(
+        ["git", "commit", "-q", "--allow-empty", "-m", "old"], cwd=repo, env=env, check=True
+    )
+    newest = commit_file(repo, "new.txt", "x\n", "new")
+    jan_2020 = 1577836800
+    assert [c.message for c in gitrepo.commits_since(repo, jan_2020 - 60)][:2] == ["new", "old"]
+    assert [c.sha for c in gitrepo.commits_since(repo, jan_2020 + 60)] == [newest]
+    assert "old" in [c.message for c in gitrepo.commits_since(repo, 0)], "the epoch is not 'now'"
