@@ -1,4 +1,4 @@
-"""The only code that talks to git (through GitPython)."""
+"""The only code that talks to git: the `git` binary for an ordinary work tree, GitPython otherwise."""
 
 from __future__ import annotations
 
