@@ -730,11 +730,12 @@ def launch_tmux(
     """
     from purlin_resume import injection, tmux
 
-    server = tmux.Server(socket_path)
-    if socket_path is None and tmux.inside_tmux():
-        session = tmux.run(server, "display-message", "-p", "#S").strip()
-    else:
-        session = "purlin-resume"
+    settings = env.settings
+    socket = socket_path or (Path(settings.tmux_socket) if settings.tmux_socket else None)
+    server = tmux.Server(socket)
+    session = settings.tmux_session
+    if socket is None and tmux.inside_tmux():
+        session = tmux.current_session(server) or session
     cwd = env.project_root or Path.cwd()
     pane = tmux.new_window(
         server,

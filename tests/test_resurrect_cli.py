@@ -898,3 +898,19 @@ def test_an_unwritable_cache_folder_is_one_error_line_for_find(cli, fixtures_cop
             env={"XDG_CACHE_HOME": str(blocker)},
         )
     )
+
+
+def test_spawn_tmux_uses_the_tmux_settings_when_no_socket_is_given(
+    cli, fixtures_copy, repo, tmp_path, tmux_server
+):
+    from purlin_resume import tmux
+    from tests.agents_setup import configure, prompts
+
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record, tmux_session="agents-here")
+    args = ["resurrect", "--session", "short", "--yes", "--spawn", "tmux", "--json"]
+    data = json.loads(_ok(cli(*args, "--claude-dir", str(fixtures_copy))).stdout)
+    [received] = prompts(record, 1)
+    assert received == data["prompt"]
+    info = tmux.pane_info(tmux_server, data["launch"]["pane"])
+    assert info is not None and info["session_name"] == "agents-here"
