@@ -24,6 +24,7 @@ from typing import Any
 from purlin_resume import redact
 from purlin_resume.checkpoint import Checkpoint, fold
 from purlin_resume.claude.transcript import COMMAND, PROMPT, ReadOptions, Transcript
+from purlin_resume.project import relative_paths
 from purlin_resume.roles import ROLES
 
 SOURCE_PREFIX = "PreCompact hook"
@@ -71,20 +72,6 @@ def todo_list(transcript: Transcript) -> list[dict[str, Any]]:
     return []
 
 
-def relative_to(roots: list[Path | str | None], files: list[str]) -> list[str]:
-    """Paths inside one of ``roots`` (the project, the session's cwd) made relative to it."""
-    out = []
-    for name in files:
-        path = Path(name)
-        for root in (r for r in roots if r):
-            if path.is_absolute() and path.is_relative_to(root):
-                out.append(path.relative_to(root).as_posix())
-                break
-        else:
-            out.append(name)
-    return out
-
-
 def build(
     transcript: Transcript,
     *,
@@ -104,7 +91,7 @@ def build(
     active = [t["content"] for t in todos if t.get("status") == "in_progress"]
     pending = [t["content"] for t in todos if t.get("status") not in ("completed", "in_progress")]
     upcoming = active + pending or ["Continue the last request (see In Progress)"]
-    files = relative_to([root, transcript.project_path], transcript.files_modified())
+    files = relative_paths([root, transcript.project_path], transcript.files_modified())
     message = transcript.final_output
     notes = [
         "Files changed this session: " + (", ".join(files) if files else "none"),

@@ -139,9 +139,9 @@ def _finished_status(agent) -> str:
 def _finish(project: Project, agent_id: str, status: str, agent) -> str:
     files = []
     if agent is not None:
-        from purlin_resume.autosave import relative_to
+        from purlin_resume.project import relative_paths
 
-        files = relative_to([project.root, agent.project_path], agent.files_modified())
+        files = relative_paths([project.root, agent.project_path], agent.files_modified())
     current = {e.agent_id: e for e in history.load(project).latest()}.get(agent_id)
     if current is None or current.status not in history.RUNNING_STATUSES:
         return f"{agent_id} already {current.status if current else 'unknown'}"

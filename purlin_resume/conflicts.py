@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from purlin_resume import gitrepo
 from purlin_resume.errors import PurlinError
 from purlin_resume.history import HistoryEntry
-from purlin_resume.project import Project
+from purlin_resume.project import Project, relative_paths
 
 CLEAN, CONFLICT, UNVERIFIED = "clean", "conflict", "unverified"
 
@@ -156,13 +156,8 @@ def transcript_files(project: Project, agent_id: str) -> list[str]:
         return []
     if opened.target.kind not in ("agent", "inline") or opened.transcript is None:
         return []
-    root = project.root.resolve()
-    inside = []
-    for name in opened.transcript.files_modified():
-        path = Path(name)
-        if path.is_absolute() and path.resolve().is_relative_to(root):
-            inside.append(path.resolve().relative_to(root).as_posix())
-    return inside
+    found = relative_paths([project.root], opened.transcript.files_modified())
+    return [name for name in found if not Path(name).is_absolute()]
 
 
 def _note(report: ConflictReport, note: str) -> ConflictReport:

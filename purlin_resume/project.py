@@ -46,3 +46,18 @@ def locate(explicit: Path | None = None, cwd: Path | None = None) -> Project:
             f"{here} is not inside a git repository; run in the project or pass --project"
         )
     return Project(top)
+
+
+def relative_paths(roots: list[Path | str | None], files: list[str]) -> list[str]:
+    """Paths inside one of ``roots`` (the project, the session's cwd) made relative to it; the
+    others are kept as they are."""
+    out = []
+    for name in files:
+        path = Path(name)
+        for root in (r for r in roots if r):
+            if path.is_absolute() and path.is_relative_to(root):
+                out.append(path.relative_to(root).as_posix())
+                break
+        else:
+            out.append(name)
+    return out

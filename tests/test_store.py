@@ -22,9 +22,7 @@ def test_write_then_read_json(tmp_path):
     store.write_json(target, {"a": [1, 2], "é": "ü"})
     assert store.read_json(target) == {"a": [1, 2], "é": "ü"}
     assert target.read_text(encoding="utf-8").endswith("\n")
-    assert [p.name for p in target.parent.iterdir()] == ["state.json.lock", "state.json"] or sorted(
-        p.name for p in target.parent.iterdir()
-    ) == ["state.json", "state.json.lock"]
+    assert sorted(p.name for p in target.parent.iterdir()) == ["state.json", "state.json.lock"]
 
 
 def test_missing_file_is_not_found_unless_default(tmp_path):

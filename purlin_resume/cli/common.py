@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from purlin_resume.errors import UsageError
+
 if TYPE_CHECKING:
     from purlin_resume.project import Project
 
@@ -21,6 +23,26 @@ ProjectOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+ClaudeDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--claude-dir",
+        help="Claude data folder (default: $CLAUDE_CONFIG_DIR, else ~/.claude).",
+        show_default=False,
+    ),
+]
+
+
+def checked_output(path: Path | None) -> Path | None:
+    """``-o FILE``: a file name in an existing folder (a usage error otherwise)."""
+    if path is None:
+        return None
+    path = path.expanduser()
+    if path.is_dir():
+        raise UsageError(f"-o {path}: is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise UsageError(f"-o {path}: the folder {path.parent} does not exist")
+    return path
 
 
 def project_for(explicit: Path | None) -> Project:

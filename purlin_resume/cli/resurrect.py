@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from purlin_resume.cli.app import PurlinGroup, app
-from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text
+from purlin_resume.cli.common import (
+    ClaudeDirOption,
+    JsonOption,
+    ProjectOption,
+    checked_output,
+    print_json,
+    print_text,
+)
 from purlin_resume.errors import PurlinError, UsageError
 
 if TYPE_CHECKING:
@@ -20,15 +27,6 @@ if TYPE_CHECKING:
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006
-
-ClaudeDirOption = Annotated[
-    Optional[Path],
-    typer.Option(
-        "--claude-dir",
-        help="Claude data folder (default: $CLAUDE_CONFIG_DIR, else ~/.claude).",
-        show_default=False,
-    ),
-]
 
 
 class Method(str, Enum):
@@ -210,8 +208,7 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
 
         Output.redact = False
     started = time.monotonic()
-    if output is not None and (output.is_dir() or not output.expanduser().parent.is_dir()):
-        raise UsageError(f"-o {output}: give a file in an existing folder")
+    output = checked_output(output)
     interactive = _interactive(yes)
     env = _environment(claude_dir, project)
     chosen = None

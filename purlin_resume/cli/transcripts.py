@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from purlin_resume.cli.app import app
-from purlin_resume.cli.common import JsonOption, print_json, print_text
+from purlin_resume.cli.common import (
+    ClaudeDirOption,
+    JsonOption,
+    checked_output,
+    print_json,
+    print_text,
+)
 from purlin_resume.errors import UsageError
 
 if TYPE_CHECKING:
@@ -24,14 +30,6 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_CHARS = 25_000
 
-ClaudeDirOption = Annotated[
-    Optional[Path],  # noqa: UP045 - Typer reads the annotation at runtime on Python 3.10
-    typer.Option(
-        "--claude-dir",
-        help="Claude data folder (default: $CLAUDE_CONFIG_DIR, else ~/.claude).",
-        show_default=False,
-    ),
-]
 IdArgument = Annotated[
     str, typer.Argument(metavar="ID", help="Session id, agent id, or a unique prefix.")
 ]
@@ -55,17 +53,6 @@ def _catalog(claude_dir: Path | None) -> Catalog:
     from purlin_resume.claude.catalog import Catalog
 
     return Catalog(layout.claude_dir(claude_dir))
-
-
-def _checked_output(path: Path | None) -> Path | None:
-    if path is None:
-        return None
-    path = path.expanduser()
-    if path.is_dir():
-        raise UsageError(f"-o {path}: is a folder; give a file name")
-    if not path.parent.is_dir():
-        raise UsageError(f"-o {path}: the folder {path.parent} does not exist")
-    return path
 
 
 def _kind(opened: Opened) -> str:
@@ -241,7 +228,7 @@ def transcript_command(
     """A session's or agent's conversation as Markdown: a section per command, turns in order."""
     from purlin_resume import rendering
 
-    output = _checked_output(output)
+    output = checked_output(output)
     opened = _open(claude_dir, identifier, include_tools, include_thinking)
     if as_json:
         print_json(_document(opened, include_tools, include_thinking))
@@ -291,7 +278,7 @@ def export_command(
 
     if no_redact:
         Output.redact = False
-    output = _checked_output(output)
+    output = checked_output(output)
     opened = _open(claude_dir, identifier, include_tools, include_thinking)
     if format is Format.md:
         options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
