@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 import time
+import functools
+import inspect
 from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional, get_type_hints
 
 import typer
 
@@ -176,24 +178,41 @@ def _preview(plan: Plan, lines: int = 40) -> str:
 
 @dataclass(frozen=True)
 class Delivery:
-    """The options every form of ``resurrect`` shares."""
+    """The options every form of ``resurrect`` shares (``delivered`` adds them to each form)."""
 
-    method: Method
-    task: str | None
-    yes: bool
-    no_redact: bool
-    spawn: Spawn
-    output: Path | None
-    tmux_socket: Path | None
-    notes: str | None
-    claude_dir: Path | None
-    project: Path | None
-    as_json: bool
+    method: MethodOption = Method.hybrid
+    task: TaskOption = None
+    yes: YesOption = False
+    no_redact: NoRedactOption = False
+    spawn: SpawnOption = Spawn.none
+    output: OutputOption = None
+    tmux_socket: SocketOption = None
+    notes: NotesOption = None
+    claude_dir: ClaudeDirOption = None
+    project: ProjectOption = None
+    as_json: JsonOption = False
 
-    @classmethod
-    def of(cls, values: dict[str, Any]) -> Delivery:
-        """From a command's parameters (its ``locals()``)."""
-        return cls(**{f.name: values[f.name] for f in fields(cls)})
+
+def delivered(form):
+    """A ``resurrect`` form: its own parameters, then Delivery's options, which reach it as one
+    ``options`` argument. Typer reads the command's parameters from its signature."""
+    hints = get_type_hints(Delivery, include_extras=True)
+    shared = [
+        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
+        for f in fields(Delivery)
+    ]
+    own = [
+        p for p in inspect.signature(form, eval_str=True).parameters.values() if p.name != "options"
+    ]
+
+    @functools.wraps(form)
+    def command(**values: Any) -> None:
+        options = Delivery(**{f.name: values.pop(f.name) for f in fields(Delivery)})
+        form(**values, options=options)
+
+    command.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in own + shared}
+    return command
 
 
 def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None:
@@ -323,41 +342,25 @@ app.add_typer(resurrect, name="resurrect", rich_help_panel="Resurrection")
 
 
 @resurrect.command("name", hidden=True)
+@delivered
 def by_name(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Bookmark name or id.")],
-    method: MethodOption = Method.hybrid,
-    task: TaskOption = None,
-    yes: YesOption = False,
-    no_redact: NoRedactOption = False,
-    spawn: SpawnOption = Spawn.none,
-    output: OutputOption = None,
-    tmux_socket: SocketOption = None,
-    notes: NotesOption = None,
-    claude_dir: ClaudeDirOption = None,
-    project: ProjectOption = None,
-    as_json: JsonOption = False,
+    *,
+    options: Delivery,
 ) -> None:
     """Resurrect a bookmarked agent (local bookmarks first, then global)."""
     from purlin_resume import resurrection
 
-    _run("bookmark", name, lambda env: [resurrection.by_bookmark(env, name)], Delivery.of(locals()))
+    _run("bookmark", name, lambda env: [resurrection.by_bookmark(env, name)], options)
 
 
 @resurrect.command("find")
+@delivered
 def by_search(
     query: Annotated[list[str], typer.Argument(metavar="QUERY", help="What the agent did.")],
     limit: Annotated[int, typer.Option("--limit", min=1, help="Candidates shown.")] = 5,
-    method: MethodOption = Method.hybrid,
-    task: TaskOption = None,
-    yes: YesOption = False,
-    no_redact: NoRedactOption = False,
-    spawn: SpawnOption = Spawn.none,
-    output: OutputOption = None,
-    tmux_socket: SocketOption = None,
-    notes: NotesOption = None,
-    claude_dir: ClaudeDirOption = None,
-    project: ProjectOption = None,
-    as_json: JsonOption = False,
+    *,
+    options: Delivery,
 ) -> None:
     """Resurrect the agent a search finds (interactive: pick from the ranked matches)."""
     from purlin_resume import resurrection
@@ -365,10 +368,11 @@ def by_search(
     text = " ".join(query).strip()
     if not text:
         raise UsageError('give words to search for, e.g. resurrect find "tmux tests yesterday"')
-    _run("fuzzy", text, lambda env: resurrection.by_search(env, text, limit), Delivery.of(locals()))
+    _run("fuzzy", text, lambda env: resurrection.by_search(env, text, limit), options)
 
 
 @resurrect.command("direct", hidden=True)
+@delivered
 def by_ids(
     session: Annotated[
         str, typer.Option("--session", help="Session id (or a unique prefix).", show_default=False)
@@ -383,17 +387,8 @@ def by_ids(
         Optional[Path],
         typer.Option("--from", help="The project the agent worked in.", show_default=False),
     ] = None,
-    method: MethodOption = Method.hybrid,
-    task: TaskOption = None,
-    yes: YesOption = False,
-    no_redact: NoRedactOption = False,
-    spawn: SpawnOption = Spawn.none,
-    output: OutputOption = None,
-    tmux_socket: SocketOption = None,
-    notes: NotesOption = None,
-    claude_dir: ClaudeDirOption = None,
-    project: ProjectOption = None,
-    as_json: JsonOption = False,
+    *,
+    options: Delivery,
 ) -> None:
     """Resurrect an agent by its session and agent ids."""
     from purlin_resume import path_safety, resurrection
@@ -419,7 +414,7 @@ def by_ids(
         return [candidate]
 
     query = " ".join(filter(None, [session, agent]))
-    _run("direct", query, candidates, Delivery.of(locals()))
+    _run("direct", query, candidates, options)
 
 
 @resurrect.command("done")
