@@ -322,7 +322,11 @@ class ResurrectGroup(PurlinGroup):
 
     def parse_args(self, ctx, args):
         if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
-            args = (["direct"] if args[0].startswith("-") else ["name"]) + list(args)
+            if args[0].split("=")[0] == "--recommended":
+                form = "recommended"
+            else:
+                form = "direct" if args[0].startswith("-") else "name"
+            args = [form, *args]
         return super().parse_args(ctx, args)
 
 
@@ -332,7 +336,8 @@ resurrect = typer.Typer(
     help=(
         "Bring an earlier agent's expertise back as a new agent. "
         "'resurrect NAME' (a bookmark), 'resurrect find \"QUERY\"' (search), "
-        "'resurrect --session S [--agent A] [--from PATH]' (ids), 'resurrect done RES_ID' "
+        "'resurrect --session S [--agent A] [--from PATH]' (ids), "
+        "'resurrect --recommended N' (the Nth of 'purlin-resume recommend'), 'resurrect done RES_ID' "
         "(record the outcome). The options of each form: 'resurrect NAME --help', "
         "'resurrect --session S --help'."
     ),
@@ -417,6 +422,57 @@ def by_ids(
     _run("direct", query, candidates, options)
 
 
+@resurrect.command("recommended", hidden=True)
+@delivered
+def by_recommendation(
+    number: Annotated[
+        int,
+        typer.Option(
+            "--recommended",
+            min=1,
+            help="The Nth of the last 'purlin-resume recommend' list (made now if there is none).",
+        ),
+    ],
+    *,
+    options: Delivery,
+) -> None:
+    """Resurrect an agent that 'purlin-resume recommend' named."""
+    from purlin_resume import recommendation, resurrection
+
+    def candidates(env: Environment) -> list[Candidate]:
+        here = str(env.project_root) if env.project_root is not None else None
+        listed = recommendation.remembered(env.cache, here)
+        if listed is None:
+            _, found = _recommendations(env, None, [], None, max(number, 5), None)
+            listed = [r.to_dict() for r in found]
+        if number > len(listed):
+            raise UsageError(
+                f"--recommended {number}: the last recommendations hold {len(listed)}; "
+                "run 'purlin-resume recommend' to see them"
+            )
+        chosen = listed[number - 1]
+        agent = chosen.get("agent_id")
+        mark = next(
+            (m for m in env.shelves.all() if (m.session_id, m.agent_id) == (chosen["session_id"], agent)),
+            None,
+        )
+        return [
+            resurrection.Candidate(
+                chosen["session_id"],
+                agent,
+                title=chosen.get("title"),
+                project=chosen.get("project"),
+                score=chosen.get("score"),
+                reasons=[chosen.get("why") or "recommended"],
+                bookmark=mark,
+                agent_type=chosen.get("agent_type"),
+                ended_at=chosen.get("ended_at"),
+            )
+        ]
+
+    _run("fuzzy", f"recommended #{number}", candidates, options)
+
+
 @resurrect.command("done")
 def done(
     resurrection_id: Annotated[str, typer.Argument(metavar="RES_ID", help="res-YYYY-MM-DD-NNN")],
@@ -483,6 +539,103 @@ def find_command(
         print_text(f"Nothing matches {text!r}.\n")
         return
     print_text("\n".join(_candidate_line(n, c) for n, c in enumerate(found, 1)) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# recommend
+
+
+def _recommendations(env, task_text, files, session, limit, threshold):
+    from purlin_resume import checkpoints, recommendation
+
+    session = checkpoints.session_id(session)
+    if task_text is not None:
+        here = str(env.project_root) if env.project_root else None
+        task = recommendation.Task.told(task_text, files, session, here)
+    else:
+        task = recommendation.gather(
+            env.project_root, env.claude_root, session, env.settings.main_branches
+        )
+        task.files += [f for f in files if f not in task.files]
+    if env.live_catalog() is None and not env.shelves.all():
+        raise PurlinError(
+            f"no Claude Code transcripts in {env.claude_root} and no bookmarks: nothing to "
+            "recommend; pass --claude-dir or set CLAUDE_CONFIG_DIR"
+        )
+    found = recommendation.recommend(env, task, limit=limit, threshold=threshold)
+    recommendation.remember(env.cache, task, found)
+    return task, found
+
+
+@app.command("recommend", rich_help_panel="Resurrection")
+def recommend_command(
+    task: Annotated[
+        Optional[str],
+        typer.Option(
+            "--task",
+            help="What you are working on (default: this session's first prompt, the branch, "
+            "the changed files and a live checkpoint's feature).",
+            show_default=False,
+        ),
+    ] = None,
+    file: Annotated[
+        Optional[list[str]],
+        typer.Option("--file", help="A file in play, relative to the project (repeat).", show_default=False),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Recommendations shown.")] = 5,
+    threshold: Annotated[
+        Optional[float],
+        typer.Option(
+            "--threshold",
+            min=0,
+            max=100,
+            help="Lowest score recommended (default: the recommend_threshold setting, 35).",
+            show_default=False,
+        ),
+    ] = None,
+    session: Annotated[
+        Optional[str],
+        typer.Option(
+            "--session",
+            help="The current session (default: $PURLIN_SESSION_ID, $CLAUDE_CODE_SESSION_ID).",
+            show_default=False,
+        ),
+    ] = None,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Who worked on this before: earlier agents ranked by the current task, with why."""
+    if task is not None and not task.strip():
+        raise UsageError("--task is empty: say what you are working on, or leave --task out")
+    env = _environment(claude_dir, project)
+    current, found = _recommendations(env, task, file or [], session, limit, threshold)
+    if as_json:
+        print_json(
+            {
+                "task": {"summary": current.summary(), "words": current.words, "files": current.files},
+                "threshold": env.settings.recommend_threshold if threshold is None else threshold,
+                "recommendations": [r.to_dict() for r in found],
+            }
+        )
+        return
+    lines = [f"Task: {current.summary()}"]
+    if not current.words and not current.files:
+        lines.append(
+            "Nothing to go on: no session prompt, branch, changed files or checkpoint; "
+            "say it with --task"
+        )
+    elif not found:
+        lines.append("No earlier agent clears the threshold; lower it with --threshold, or search with 'purlin-resume find'.")
+    for number, item in enumerate(found, 1):
+        kind = f" ({item.agent_type})" if item.agent_type and item.agent_type != "main" else ""
+        title = item.title if not item.title or len(item.title) <= 70 else item.title[:69] + "…"
+        lines.append(f"{number:2}. {item.score:5.1f}  {item.label()}{kind}  {title or ''}".rstrip())
+        where = item.project or "?"
+        lines.append(f"      {where}" + ("  [other repository]" if item.cross_repo else ""))
+        lines.append(f"      why: {item.why}")
+        lines.append(f"      purlin-resume resurrect --recommended {number}")
+    print_text("\n".join(lines) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------
