@@ -297,16 +297,22 @@ def _body(transcript) -> str:
     return redact.redact(text).text
 
 
-def _files(transcript) -> list[tuple[str, int]]:
-    """The files a conversation edited (1) or only read (0): relative to its project when inside
-    it, so that clones and worktrees of one repository compare, else as recorded."""
-    from purlin_resume.project import relative_paths
-
-    roots = [transcript.project_path]
-    edited = relative_paths(roots, transcript.files_modified())
-    touched = relative_paths(roots, transcript.files_touched())
-    rows = dict.fromkeys(touched, 0)
-    rows.update(dict.fromkeys(edited, 1))
+def _files(transcript, session_project: str | None = None) -> list[tuple[str, int]]:
+    """The files a conversation edited (1) or only read (0), relative to its project when inside
+    it, so that clones and worktrees of one repository compare, else as recorded. A subagent that
+    moved into a sub-folder has its files relative to both (the session's project and its own)."""
+    roots = [r for r in dict.fromkeys([session_project, transcript.project_path]) if r]
+    rows: dict[str, int] = {}
+    for edited, names in ((0, transcript.files_touched()), (1, transcript.files_modified())):
+        for name in names:
+            path = Path(name)
+            forms = [
+                path.relative_to(root).as_posix()
+                for root in roots
+                if path.is_absolute() and path.is_relative_to(root)
+            ] or [name]
+            for form in forms:
+                rows[form] = max(rows.get(form, 0), edited)
     paths = list(rows)
     cleaned = redact.redact("\n".join(paths)).text.split("\n")  # one pass for all of them
     if len(cleaned) != len(paths):  # a path with a line break in it
@@ -337,6 +343,7 @@ def _documents(view) -> Iterable[dict[str, Any]]:
             "transcript": main,
             "title": _one_line(redact.redact(title).text if title else None),
             "agent_type": "main",
+            "session_project": main.project_path,
         }
     for node in view.all_subagents():
         transcript = view.agents.get(node.id) if node.id else None
@@ -351,6 +358,7 @@ def _documents(view) -> Iterable[dict[str, Any]]:
                 redact.redact(node.description or transcript.first_prompt or "").text
             ),
             "agent_type": node.agent_type,
+            "session_project": main.project_path if main is not None else None,
         }
 
 
@@ -417,7 +425,10 @@ def refresh(root: Path, cache: Path) -> dict[str, int]:
                     )
                     connection.executemany(
                         "INSERT INTO doc_files(doc, path, edited) VALUES (?,?,?)",
-                        [(cursor.lastrowid, path, edited) for path, edited in _files(transcript)],
+                        [
+                            (cursor.lastrowid, path, edited)
+                            for path, edited in _files(transcript, doc["session_project"])
+                        ],
                     )
                 connection.execute("INSERT INTO sessions VALUES (?,?)", (key, signature))
             connection.execute("COMMIT")
@@ -612,6 +623,20 @@ def search(
 # related work (what ``recommend`` ranks)
 
 
+_ENDINGS = ("s", "es", "ed", "ing", "er", "ers", "ion", "ions")
+
+
+def _forms(connection: sqlite3.Connection, word: str) -> list[str]:
+    """``word`` and those of its plain inflections (overflows, rendering) the index holds."""
+    stem = word[:-1] if word.endswith("s") and len(word) > 4 else word
+    wanted = {word, stem, *(stem + ending for ending in _ENDINGS)}
+    if len(word) < 4:
+        return [word]
+    marks = ",".join("?" * len(wanted))
+    held = {row[0] for row in connection.execute(f"SELECT term FROM vocab WHERE term IN ({marks})", tuple(wanted))}
+    return [word, *sorted(held - {word})]
+
+
 @dataclass
 class Related:
     """A conversation related to a task: by its words, by the files it edited or read, or both."""
@@ -635,7 +660,7 @@ def related(
 ) -> list[Related]:
     """The conversations that share words or files with a task (unranked, at most ``pool`` by
     words plus every one that touched one of ``files``), those of ``exclude_session`` left
-    out. Words of four letters or more match as prefixes (overflow: overflows). ``update=False`` reads the index as it
+    out. A word matches its plain inflections too (overflow: overflows). ``update=False`` reads the index as it
     is, without looking at the transcripts (and finds nothing when there is no index yet)."""
     path = index_path(root, cache)
     if update:
@@ -646,7 +671,7 @@ def related(
     try:
         found: dict[int, Related] = {}
         words = [w for w in dict.fromkeys(words) if w]
-        terms = {w: _fts_phrase(w) + ("*" if len(w) >= 4 else "") for w in words}  # overflow*
+        terms = {w: " OR ".join(_fts_phrase(t) for t in _forms(connection, w)) for w in words}
         if words:
             match = " OR ".join(terms.values())
             rows = connection.execute(
