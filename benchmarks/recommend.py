@@ -42,7 +42,6 @@ def conversations(root: Path) -> list[dict]:
     """Every main agent and subagent of ``root``: ids, start, first prompt, files it edited."""
     from purlin_resume.claude.catalog import Catalog
     from purlin_resume.claude.transcript import ReadOptions
-    from purlin_resume.project import relative_paths
 
     catalog = Catalog(root)
     found = []
@@ -50,8 +49,10 @@ def conversations(root: Path) -> list[dict]:
         view = catalog.view(session, ReadOptions(tools=True))
         pairs = [(None, view.main)] if view.main is not None else []
         pairs += [(agent_id, t) for agent_id, t in view.agents.items()]
+        home = view.main.project_path if view.main is not None else None
         for agent_id, transcript in pairs:
-            edited = relative_paths([transcript.project_path], transcript.files_modified())
+            files = search_index.conversation_files(transcript, home)  # as the index keeps them
+            edited = [path for path, was_edited in files if was_edited]
             found.append(
                 {
                     "key": (session.id, agent_id),
@@ -77,9 +78,8 @@ def quality(root: Path, cache: Path) -> list[str]:
         if not relevant:
             continue
         cases += 1
-        task = recommendation.Task(
-            case["prompt"], sorted(case["edited"]), None, case["project"], ["leave-one-out"]
-        )
+        own = [p for p in case["edited"] if not p.startswith("/")]  # the project's files
+        task = recommendation.Task(case["prompt"], sorted(own), None, case["project"], ["case"])
         for label, text_only in (("combined", False), ("words alone", True)):
             ranked = recommendation.rank(
                 task, root, cache, threshold=0, limit=1000, update=False, text_only=text_only

@@ -297,7 +297,7 @@ def _body(transcript) -> str:
     return redact.redact(text).text
 
 
-def _files(transcript, session_project: str | None = None) -> list[tuple[str, int]]:
+def conversation_files(transcript, session_project: str | None = None) -> list[tuple[str, int]]:
     """The files a conversation edited (1) or only read (0), relative to its project when inside
     it, so that clones and worktrees of one repository compare, else as recorded. A subagent that
     moved into a sub-folder has its files relative to both (the session's project and its own)."""
@@ -427,7 +427,7 @@ def refresh(root: Path, cache: Path) -> dict[str, int]:
                         "INSERT INTO doc_files(doc, path, edited) VALUES (?,?,?)",
                         [
                             (cursor.lastrowid, path, edited)
-                            for path, edited in _files(transcript, doc["session_project"])
+                            for path, edited in conversation_files(transcript, doc["session_project"])
                         ],
                     )
                 connection.execute("INSERT INTO sessions VALUES (?,?)", (key, signature))
