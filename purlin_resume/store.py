@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -103,12 +104,21 @@ def write_output(target: Path, text: str) -> None:
     """Write a file the user asked for (``-o FILE``): replaced atomically, no lock file left beside it.
 
     Output files are written whole and never read back by us, so they need no lock.
+    A target that exists and is not a regular file (``/dev/null``, a FIFO, a terminal) is
+    written directly, never replaced; a folder is refused.
     """
     target = Path(target)
+    if target.is_dir():
+        raise PurlinError(f"cannot write {target}: it is a folder; give a file name")
     if not target.parent.is_dir():
         raise PurlinError(f"cannot write {target}: the folder {target.parent} does not exist")
+    data = text.encode("utf-8")
     try:
-        _replace(target, text.encode("utf-8"))
+        if target.exists() and not stat.S_ISREG(target.stat().st_mode):
+            with open(target, "wb") as out:  # a device or a pipe: keep it, write into it
+                out.write(data)
+            return
+        _replace(target, data)
     except OSError as exc:
         raise PurlinError(f"cannot write {target}: {exc.strerror or exc}") from None
 
