@@ -89,3 +89,67 @@ def test_overflow_folder_open_to_others_is_refused(cli, fixtures_copy, temp_root
     assert result.exit_code == 1
     assert "open to others (mode 777)" in result.stderr
     assert list(planted.iterdir()) == []
+
+
+# --- hooks in a deleted working directory --------------------------------------------------
+
+
+def _hook_in_deleted_cwd(event: str, payload: str, tmp_path: Path, **env: str):
+    import json
+    import subprocess
+    import sys
+
+    from tests.test_hooks import EXE
+
+    gone = tmp_path / "removed-worktree"
+    gone.mkdir()
+    environment = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    environment.update(PURLIN_HOOK_FOREGROUND="1", GONE=str(gone), **env)
+    return subprocess.run(
+        ["sh", "-c", f'cd "$GONE" && rmdir "$GONE" && exec "{EXE}" hook {event}'],
+        input=payload if isinstance(payload, str) else json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("event", "records"),
+    [
+        ("session-start", True),
+        ("pre-tool-use", True),
+        ("session-end", True),
+        ("pre-compact", False),
+        ("subagent-stop", False),
+    ],
+)
+def test_a_hook_whose_cwd_was_deleted_uses_the_payloads_cwd(repo, tmp_path, event, records):
+    import json
+
+    payload = {
+        "session_id": "s-1",
+        "cwd": str(repo),
+        "hook_event_name": event,
+        "source": "compact",
+        "tool_name": "Agent",
+        "tool_use_id": "toolu_X",
+        "tool_input": {"description": "write tests"},
+        "trigger": "manual",
+        "agent_id": "a1",
+    }
+    out = _hook_in_deleted_cwd(event, json.dumps(payload), tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    written = [p for p in (repo / ".purlin", repo / ".planning") if p.is_dir()]
+    assert bool(written) == records, "the project named by the payload got no record"
+    log = repo / ".purlin" / "cache" / "hook.log"
+    assert not log.exists(), log.read_text()
+
+
+@pytest.mark.parametrize("stdin", ["{not json", '{"cwd": "/no/such/folder"}', ""])
+def test_a_hook_with_a_deleted_cwd_and_no_usable_payload_still_exits_zero(tmp_path, stdin):
+    out = _hook_in_deleted_cwd("session-start", stdin, tmp_path)
+    assert out.returncode == 0
+    assert "Traceback" not in out.stderr
