@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from purlin_resume.errors import PurlinError
+from purlin_resume.terminal_text import neutralised
 
 TIMEOUT_SECONDS = 10
 
@@ -201,7 +202,10 @@ def inject(
     the text has arrived when its first line, or one of ``shown`` (how the program abbreviates a
     long paste, e.g. ``[Pasted text``), is on screen where it was not before. Only then is Enter
     sent, separately. An attempt that shows nothing is repeated, up to ``attempts`` times.
+    The text is ``terminal_text.neutralised`` first: nothing in it can end the paste or act as
+    a key.
     """
+    text = neutralised(text)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")[:60]
     needles = tuple(n for n in (first, *shown) if n)
     for attempt in range(1, attempts + 1):
