@@ -311,6 +311,11 @@ def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
         return []
     from pathlib import Path
 
+    from purlin_resume import ids
+
+    if not ids.RESURRECTION.valid(wanted):
+        raise ValueError(f"$PURLIN_RESURRECTION_ID: {ids.RESURRECTION.problem(wanted)}")
+
     from purlin_resume import resurrection_log
     from purlin_resume.claude import layout
 

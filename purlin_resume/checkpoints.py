@@ -11,19 +11,17 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from purlin_resume import checkpoint as checkpoint_format
-from purlin_resume import clock, gitrepo, store
+from purlin_resume import clock, gitrepo, ids, store
 from purlin_resume.checkpoint import Checkpoint
 from purlin_resume.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.project import Project
 
 PLAIN_NAME = "session_checkpoint.md"
-_SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 SESSION_ENV = ("PURLIN_SESSION_ID", "CLAUDE_SESSION_ID")
 
 
@@ -36,7 +34,7 @@ def session_id(explicit: str | None, env: Mapping[str, str] = os.environ) -> str
     )
     if value is None:
         return None
-    if not _SESSION.fullmatch(value) or value.endswith(".md"):
+    if not ids.SESSION.valid(value) or value.endswith(".md"):
         raise UsageError(
             f"session id '{value}' is not usable as a name: letters, digits, '.', '_' and '-' only"
         )

@@ -227,3 +227,100 @@ def test_a_planted_transcript_resurrected_into_tmux_runs_nothing(cli, repo, tmp_
     assert f"!touch {mark}" in received and "\x1b" not in received
     assert json.loads(result.stdout)["launch"]["attempts"] == [1]
     assert not mark.exists()
+
+
+# --- ids from a branch, a payload or the command line ----------------------------------------
+
+HOSTILE_ID = "a1$(touch {mark})"
+
+
+def test_a_committed_history_with_a_hostile_id_is_refused_in_one_line(repo, cli, tmp_path):
+    from tests.gsd_files import entry, write_history
+
+    mark = tmp_path / "ran"
+    path = write_history(repo, [entry(HOSTILE_ID.format(mark=mark), "interrupted")])
+    before = path.read_bytes()
+    for args in (("resume-task",), ("history", "list"), ("history", "fail", "a1")):
+        result = cli(*args)
+        assert result.exit_code == 1, (args, result.stdout)
+        [line] = result.stderr.strip().splitlines()
+        assert "agent-history.json" in line and "agent id" in line
+        assert "purlin-resume history fail" not in result.stdout
+    assert path.read_bytes() == before and not mark.exists()
+
+
+@pytest.mark.parametrize("bad", ["$(touch x)", "a\nb", "a;b", "-rf", "x" * 200, "a b"])
+def test_a_new_agent_id_outside_the_pattern_is_a_usage_error(repo, cli, bad):
+    result = cli(
+        "history", "spawn", "--agent-id", bad, "--task", "t", "--phase", "1", "--plan", "1"
+    )
+    assert result.exit_code == 2, result.stdout
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert (
+        not (repo / ".planning" / "agent-history.json").exists()
+        or bad not in (repo / ".planning" / "agent-history.json").read_text()
+    )
+
+
+@pytest.mark.parametrize("field", ["session_id", "tool_use_id"])
+def test_a_hook_payload_with_a_hostile_id_records_nothing(repo, field):
+    from tests.test_hooks import hook, log_lines
+
+    payload = {
+        "session_id": "s-1",
+        "cwd": str(repo),
+        "tool_name": "Agent",
+        "tool_use_id": "toolu_01",
+        "tool_input": {"description": "d"},
+    }
+    payload[field] = "x$(touch /tmp/purlin-pwned)\n"
+    out = hook("pre-tool-use", payload, repo)
+    assert out.returncode == 0
+    assert not (repo / ".planning" / "agent-history.json").exists()
+    [line] = log_lines(repo)
+    assert "is not valid" in line["error"]
+
+
+def test_a_hostile_resurrection_id_in_the_environment_is_logged(repo):
+    from tests.test_hooks import hook, log_lines
+
+    out = hook(
+        "session-start",
+        {"session_id": "s-2", "cwd": str(repo), "source": "startup"},
+        repo,
+        PURLIN_RESURRECTION_ID="res-1$(id)",
+    )
+    assert out.returncode == 0
+    [line] = log_lines(repo)
+    assert "resurrection id" in line["error"]
+
+
+@pytest.mark.parametrize("name", ["fine\n", "tab\there", "esc\x1b[31m", "$(id)"])
+def test_bookmark_names_with_control_characters_are_refused(cli, repo, fixtures_copy, name):
+    args = ["bookmark", "add", name, "--session", "4d56", "--claude-dir", str(fixtures_copy)]
+    result = cli(*args)
+    assert result.exit_code == 2, result.stdout
+    [line] = result.stderr.strip().splitlines()
+    assert "\x1b" not in line
+    assert not (repo / ".purlin" / "bookmarks.jsonl").exists()
+
+
+def test_values_in_printed_commands_are_quoted(tmp_path, cli, monkeypatch):
+    import json
+    import shlex
+
+    from tests.agents_setup import agent_record, write_registry
+    from tests.conftest import commit_file, git
+
+    root = tmp_path / "my project $(id)"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    commit_file(root, "README.md", "# demo\n")
+    monkeypatch.chdir(root)
+    write_registry(root, {"dead-1": agent_record(root, ended_at="2026-02-12T21:10:00Z")})
+    planned = json.loads(cli("revive", "dead-1", "--dry-run", "--json").stdout)
+    line = next(
+        x for x in planned["injections"][-1]["text"].splitlines() if "purlin-resume transcript" in x
+    )
+    argv = shlex.split(line.strip())
+    assert argv[-1] == str(root.resolve() / ".purlin" / "cache" / "revival-dead-1.md")
