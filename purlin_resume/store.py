@@ -4,6 +4,11 @@ Every write takes a lock file beside its target (``<name>.lock``), writes a temp
 the same folder, fsyncs it, replaces the target with ``os.replace`` and fsyncs the folder, so a
 reader sees either the old state or the new one, never a mix. JSONL logs are appended under the
 same lock with fsync. A target that does not parse is never overwritten.
+
+State lives in a project's ``.purlin`` or ``.planning`` folder, or in the Claude data folder's
+``history``. A state path (file, lock or folder on the way) that a symbolic link takes out of the
+folder holding that one (the project, the data folder) is refused before anything is read or
+written: a branch or a clone could otherwise point ``.purlin/cache`` at any file of the user's.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 from purlin_resume.errors import CorruptFile, NotFound, PurlinError
 
 LOCK_TIMEOUT_SECONDS = 30.0
+STATE_FOLDERS = frozenset({".purlin", ".planning", "history"})
 _MISSING: Any = object()
 _umask: int | None = None
 
@@ -30,12 +36,30 @@ def lock_path(target: Path) -> Path:
     return target.with_name(target.name + ".lock")
 
 
+def confined(*targets: Path) -> None:
+    """Refuse (PurlinError) a state path that a symbolic link takes out of the folder holding its
+    ``.purlin``, ``.planning`` or ``history`` folder; paths outside such a folder pass."""
+    for target in targets:
+        parts = Path(target).parts
+        anchors = [i for i, part in enumerate(parts[:-1]) if part in STATE_FOLDERS]
+        if not anchors:
+            continue
+        base = os.path.realpath(Path(*parts[: anchors[-1]]) if anchors[-1] else ".")
+        real = os.path.realpath(target)
+        if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
+            raise PurlinError(
+                f"refusing {target}: a symbolic link leads it to {real}, outside {base}; "
+                "remove the link"
+            )
+
+
 @contextmanager
 def locked(target: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
     """Hold the lock of ``target`` (creating its folder) for the duration of the block."""
     from filelock import FileLock, Timeout  # on first write: reads never lock
 
     target = Path(target)
+    confined(target, lock_path(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(lock_path(target)), timeout=timeout)
     try:
@@ -126,6 +150,7 @@ def write_output(target: Path, text: str) -> None:
 def read_text(target: Path) -> str:
     """The UTF-8 text of ``target``; NotFound when absent, CorruptFile when not text."""
     target = Path(target)
+    confined(target)
     try:
         return target.read_bytes().decode("utf-8")
     except FileNotFoundError:
@@ -223,6 +248,7 @@ def move(source: Path, destination: Path) -> Path:
     path the file now has.
     """
     source, destination = Path(source), Path(destination)
+    confined(destination)
     with locked(source):
         if not source.exists():
             raise NotFound(f"{source} does not exist")
@@ -309,6 +335,7 @@ def append_jsonl_sequenced(
         except FileNotFoundError:
             return b""
 
+    confined(counter)
     with locked(target):
         state = read_json(counter, None)
         record, new_state = make(state, tail)

@@ -324,3 +324,115 @@ def test_values_in_printed_commands_are_quoted(tmp_path, cli, monkeypatch):
     )
     argv = shlex.split(line.strip())
     assert argv[-1] == str(root.resolve() / ".purlin" / "cache" / "revival-dead-1.md")
+
+
+# --- symbolic links at state paths -------------------------------------------------------------
+
+SAVE = [
+    "save",
+    "--role",
+    "architect",
+    "--in-progress",
+    "the design",
+    "--spec-review",
+    "none",
+    "--next",
+    "n",
+]
+
+
+def _outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "precious.txt").write_text("keep me\n")
+    return folder
+
+
+def _refused(result, code: int = 1) -> str:
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    [line] = [x for x in result.stderr.splitlines() if not x.startswith("[warn]")]
+    assert "symbolic link" in line and "outside" in line
+    return line
+
+
+def _unchanged(folder: Path) -> None:
+    assert sorted(p.name for p in folder.iterdir()) == ["precious.txt"]
+    assert (folder / "precious.txt").read_text() == "keep me\n"
+
+
+def test_a_checkpoints_folder_linked_outside_the_project_is_refused(repo, cli, tmp_path):
+    outside = _outside(tmp_path)
+    (repo / ".purlin" / "cache").mkdir(parents=True)
+    (repo / ".purlin" / "cache" / "checkpoints").symlink_to(outside)
+    _refused(cli(*SAVE, "--session", "s-1"))
+    _unchanged(outside)
+
+
+def test_a_cache_folder_linked_outside_the_project_is_refused(repo, cli, tmp_path):
+    outside = _outside(tmp_path)
+    (repo / ".purlin").mkdir()
+    (repo / ".purlin" / "cache").symlink_to(outside)
+    _refused(cli(*SAVE))
+    _unchanged(outside)
+
+
+def test_an_archive_linked_outside_keeps_the_checkpoint_in_place(repo, cli, tmp_path):
+    outside = _outside(tmp_path)
+    assert cli(*SAVE).exit_code == 0
+    (repo / ".purlin" / "cache" / "archive").symlink_to(outside)
+    _refused(cli("restore", "architect"))
+    _unchanged(outside)
+    assert (repo / ".purlin" / "cache" / "session_checkpoint.md").is_file()
+
+
+def test_a_state_file_linked_outside_is_neither_read_nor_written(repo, cli, tmp_path):
+    outside = _outside(tmp_path)
+    (repo / ".planning").mkdir()
+    (repo / ".planning" / "agent-history.json").symlink_to(outside / "precious.txt")
+    _refused(cli("history", "list"))
+    _refused(
+        cli("history", "spawn", "--agent-id", "a1", "--task", "t", "--phase", "1", "--plan", "1")
+    )
+    _unchanged(outside)
+
+
+def test_a_lock_file_linked_outside_is_not_truncated(repo, cli, tmp_path):
+    outside = _outside(tmp_path)
+    (repo / ".purlin" / "cache").mkdir(parents=True)
+    (repo / ".purlin" / "cache" / "session_checkpoint.md.lock").symlink_to(outside / "precious.txt")
+    _refused(cli(*SAVE))
+    _unchanged(outside)
+
+
+def test_a_hook_log_linked_outside_gets_nothing(repo, tmp_path):
+    from tests.test_hooks import hook
+
+    outside = _outside(tmp_path)
+    (repo / ".purlin" / "cache").mkdir(parents=True)
+    (repo / ".purlin" / "cache" / "hook.log").symlink_to(outside / "precious.txt")
+    out = hook("pre-tool-use", "{not json", repo)
+    assert out.returncode == 0
+    _unchanged(outside)
+
+
+def test_the_resurrection_log_linked_outside_the_data_folder_is_refused(cli, repo, tmp_path):
+    from tests.resurrection_data import session
+
+    outside = _outside(tmp_path)
+    claude = tmp_path / "claude"
+    session(claude, "5e55-0001", "/srv/app", [("user", "hi"), ("agent", "I found the cause.")])
+    (claude / "history").mkdir()
+    (claude / "history" / "resurrection-log.jsonl").symlink_to(outside / "precious.txt")
+    result = cli("resurrect", "--session", "5e55-0001", "--yes", "--claude-dir", str(claude))
+    _refused(result)
+    _unchanged(outside)
+
+
+def test_links_that_stay_inside_the_project_and_a_linked_project_are_fine(repo, cli, tmp_path):
+    (repo / "state").mkdir()
+    (repo / ".purlin").mkdir()
+    (repo / ".purlin" / "cache").symlink_to(repo / "state")
+    link = tmp_path / "project-link"
+    link.symlink_to(repo)
+    assert cli(*SAVE, "--project", str(link)).exit_code == 0
+    assert (repo / "state" / "session_checkpoint.md").is_file()
