@@ -328,7 +328,7 @@ def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
 
 def briefing(project: Project, settings, payload: HookPayload, role: str | None) -> str | None:
     """The restore briefing a SessionStart should give, bounded and redacted; None when none is due."""
-    from purlin_resume import autosave, checkpoints, redact, restore
+    from purlin_resume import autosave, checkpoints, redact, restore, trust
     from purlin_resume.claude import hooks
 
     source = payload.source or "startup"
@@ -342,7 +342,12 @@ def briefing(project: Project, settings, payload: HookPayload, role: str | None)
     newest = own or (live[0] if live else None)
     chosen_role = role or (newest.checkpoint.role if newest else autosave.DEFAULT_ROLE)
     r = restore.prepare(
-        project, settings, chosen_role, f"SessionStart hook ({source})", session=session
+        project,
+        settings,
+        chosen_role,
+        f"SessionStart hook ({source})",
+        session=session,
+        run_status=trust.trusted(project, settings),  # code from the repo: never untrusted
     )
     if r.found is not None and r.found.session not in (None, session):
         owner = registry.load(project).get(r.found.session)

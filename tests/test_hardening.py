@@ -436,3 +436,98 @@ def test_links_that_stay_inside_the_project_and_a_linked_project_are_fine(repo, 
     link.symlink_to(repo)
     assert cli(*SAVE, "--project", str(link)).exit_code == 0
     assert (repo / "state" / "session_checkpoint.md").is_file()
+
+
+# --- a project's status command runs only once the project is trusted ------------------------
+
+
+@pytest.fixture
+def planted_status(repo, tmp_path, monkeypatch) -> Path:
+    """A cloned repository whose status script would run code; trust kept in a private folder."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    mark = tmp_path / "status-ran"
+    script = repo / "tools" / "cdd" / "status.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text(f"#!/bin/sh\necho ran >> '{mark}'\n")
+    script.chmod(0o755)
+    return mark
+
+
+def _compact(repo: Path):
+    import json
+
+    from tests.test_hooks import hook
+
+    out = hook("session-start", {"session_id": "s-1", "cwd": str(repo), "source": "compact"}, repo)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_session_start_never_runs_an_untrusted_status_command(repo, planted_status):
+    context = _compact(repo)
+    assert not planted_status.exists()
+    assert "not trusted yet; run 'purlin-resume trust'" in context
+
+
+def test_a_trusted_status_command_runs_until_it_changes(repo, cli, planted_status, tmp_path):
+    result = cli("trust")
+    assert result.exit_code == 0, result.stderr
+    assert "trusted" in result.stdout
+    assert (tmp_path / "data" / "purlin-resume" / "trust.json").is_file()
+    assert not list(repo.rglob("trust.json")), "trust is kept outside the repository"
+    assert "Ran tools/cdd/status.sh" in _compact(repo)
+    assert planted_status.read_text() == "ran\n"
+
+    script = repo / "tools" / "cdd" / "status.sh"
+    script.write_text(script.read_text() + "echo 'a branch changed me'\n")
+    assert "not trusted yet" in _compact(repo)
+    assert planted_status.read_text() == "ran\n", "a changed script is not run"
+
+
+def test_a_status_command_changed_in_the_config_needs_trust_again(repo, cli, planted_status):
+    import json
+
+    assert cli("trust").exit_code == 0
+    (repo / ".purlin").mkdir(exist_ok=True)
+    (repo / ".purlin" / "config.json").write_text(
+        json.dumps({"resume": {"status_command": f"touch {planted_status}"}})
+    )
+    assert "not trusted yet" in _compact(repo)
+    assert not planted_status.exists()
+
+
+def test_trust_can_be_revoked(repo, cli, planted_status):
+    assert cli("trust").exit_code == 0
+    result = cli("trust", "--revoke")
+    assert result.exit_code == 0 and "no longer trusted" in result.stdout
+    _compact(repo)
+    assert not planted_status.exists()
+
+
+def test_restore_by_hand_without_a_terminal_says_how_to_trust(repo, cli, planted_status):
+    result = cli("restore", "qa")
+    assert result.exit_code == 0, result.stderr
+    assert "run 'purlin-resume trust' in it" in result.stdout
+    assert not planted_status.exists()
+
+
+@pytest.mark.parametrize(("answer", "runs"), [("n", False), ("y", True)])
+def test_restore_at_a_terminal_asks_before_running_it(repo, planted_status, answer, runs):
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    root = Path(__file__).resolve().parents[1]
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "purlin_resume", "restore", "qa", "--keep"],
+        cwd=str(repo),
+        env={**os.environ, "PYTHONPATH": str(root), "TERM": "dumb"},
+        encoding="utf-8",
+        timeout=60,
+    )
+    child.expect(r"Run this project's status command 'tools/cdd/status.sh'\?.*\[y/N\]")
+    child.sendline(answer)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert planted_status.exists() == runs
