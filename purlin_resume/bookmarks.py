@@ -68,7 +68,7 @@ def _parse(path: Path, text: str | None) -> list[dict[str, Any]]:
             continue
         try:
             item = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise CorruptFile(path, f"line {number} is not JSON") from None
         if not isinstance(item, dict) or not isinstance(item.get("bookmark_id"), str):
             raise CorruptFile(path, f"line {number} is not a bookmark")

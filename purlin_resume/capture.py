@@ -261,7 +261,8 @@ def pre_compact(project: Project, payload: HookPayload) -> Outcome:
         root=project.root,
     )
     saved = checkpoints.save(project, cp)
-    return Outcome(f"checkpoint written: {saved}")
+    aside = f" (the unreadable one kept at {saved.kept_aside})" if saved.kept_aside else ""
+    return Outcome(f"checkpoint written: {saved.path}{aside}")
 
 
 def uncommitted(root: Path) -> list[str]:

@@ -90,6 +90,13 @@ class Settings:
 
 def _parse(path: Path) -> dict[str, Any]:
     text = store.read_text(path)
+    try:
+        return _parse_text(path, text)
+    except RecursionError:  # a hostile file: thousands of nested brackets
+        raise CorruptFile(path, "nested too deeply to read") from None
+
+
+def _parse_text(path: Path, text: str) -> dict[str, Any]:
     if path.suffix == ".json":
         try:
             data = json.loads(text) if text.strip() else {}

@@ -514,6 +514,8 @@ def parse_task_results(text: str | None) -> dict[str, Any] | None:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"--task-results is not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise UsageError("--task-results is nested too deeply") from None
     if not isinstance(value, dict):
         raise UsageError("--task-results must be a JSON object of per-task outcomes")
     return value

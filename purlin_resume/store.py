@@ -179,6 +179,8 @@ def read_json(target: Path, default: Any = _MISSING) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CorruptFile(target, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:  # a hostile file: thousands of nested brackets
+        raise CorruptFile(target, "JSON nested too deeply to read") from None
 
 
 def write_json(target: Path, data: Any) -> None:

@@ -129,6 +129,19 @@ def capture(server: Server, pane: str, lines: int = 200) -> str:
     return run(server, "capture-pane", "-p", "-J", "-t", pane, "-S", f"-{lines}")
 
 
+def capture_if_alive(server: Server, pane: str) -> str | None:
+    """``capture``, or None when the pane is gone, even when it died after a liveness check
+    (tmux then says "can't find pane" or "no current target")."""
+    if not pane_alive(server, pane):
+        return None
+    try:
+        return capture(server, pane)
+    except PurlinError:
+        if pane_alive(server, pane):
+            raise
+        return None
+
+
 def paste(server: Server, pane: str, text: str, buffer: str = "purlin-resume") -> None:
     """Put ``text`` into the pane as one unit: load a named buffer, paste it bracketed, delete it."""
     name = f"{buffer}-{os.getpid()}"
@@ -172,9 +185,9 @@ def wait_quiet(
     deadline = time.monotonic() + timeout
     previous, since = None, time.monotonic()
     while True:
-        if not pane_alive(server, pane):
+        screen = capture_if_alive(server, pane)
+        if screen is None:
             return False
-        screen = capture(server, pane)
         if screen != previous:
             previous, since = screen, time.monotonic()
         elif needle in screen and time.monotonic() - since >= settle:
@@ -209,9 +222,9 @@ def inject(
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")[:60]
     needles = tuple(n for n in (first, *shown) if n)
     for attempt in range(1, attempts + 1):
-        if not pane_alive(server, pane):
+        before = capture_if_alive(server, pane)
+        if before is None:
             raise PurlinError(f"tmux pane {pane} is gone; nothing was sent")
-        before = capture(server, pane)
         paste(server, pane, text)
         deadline = time.monotonic() + max(settle, 0.1) * 4
         time.sleep(settle)

@@ -531,3 +531,97 @@ def test_restore_at_a_terminal_asks_before_running_it(repo, planted_status, answ
     child.close()
     assert child.exitstatus == 0
     assert planted_status.exists() == runs
+
+
+# --- smaller ways in ------------------------------------------------------------------------
+
+
+def test_a_pane_dying_after_its_liveness_check_is_gone_not_an_error(
+    tmux_server, tmp_path, monkeypatch
+):
+    from purlin_resume import tmux
+
+    pane = tmux.new_session(tmux_server, "short-lived", tmp_path, "sleep 30")
+    real = tmux.pane_alive
+    calls = []
+
+    def dies_right_after_the_first_check(server, which):
+        calls.append(which)
+        if len(calls) == 1:
+            alive = real(server, which)
+            tmux.kill_pane(server, which)  # the agent exits between the check and the capture
+            return alive
+        return real(server, which)
+
+    monkeypatch.setattr(tmux, "pane_alive", dies_right_after_the_first_check)
+    assert tmux.wait_quiet(tmux_server, pane, "never", timeout=2, settle=0.1) is False
+    calls.clear()
+    with pytest.raises(Exception, match="is gone; nothing was sent"):
+        tmux.inject(tmux_server, pane, "hello", settle=0.1)
+
+
+def test_save_over_an_unparseable_checkpoint_archives_it_first(repo, cli):
+    broken = repo / ".purlin" / "cache" / "session_checkpoint.md"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("notes I typed by hand, not a checkpoint\n")
+    result = cli(*SAVE)
+    assert result.exit_code == 0, result.stderr
+    [kept] = (repo / ".purlin" / "cache" / "archive").glob("session_checkpoint-unreadable-*.md")
+    assert kept.read_text() == "notes I typed by hand, not a checkpoint\n"
+    assert str(kept.relative_to(repo)) in result.stderr
+    assert "**Role:** architect" in broken.read_text()
+
+
+NESTED = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("relative", "args"),
+    [
+        (".planning/agent-history.json", ("history", "list")),
+        (".purlin/agents.json", ("agents-status",)),
+        (".purlin/config.json", ("restore", "qa")),
+    ],
+)
+def test_deeply_nested_json_state_is_one_clear_line(repo, cli, relative, args):
+    path = repo / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(NESTED)
+    result = cli(*args)
+    assert result.exit_code == 1, result.stdout
+    [line] = result.stderr.strip().splitlines()
+    assert "nested too deeply" in line and relative in line
+    assert path.read_text() == NESTED
+
+
+def test_a_deeply_nested_hook_payload_is_logged_and_exits_zero(repo):
+    from tests.test_hooks import hook, log_lines
+
+    out = hook("session-start", '{"a": ' + NESTED + "}", repo)
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    assert "nested too deeply" in log_lines(repo)[0]["error"]
+
+
+def test_error_messages_are_one_line_whatever_the_input(repo, cli, tmp_path):
+    result = cli("history", "list", "--project", str(tmp_path / "no\nsuch\x1b[2J\rfolder"))
+    assert result.exit_code == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "\x1b" not in line and line.startswith("error: ")
+
+
+def test_resurrections_counts_the_lines_it_could_not_read(cli, tmp_path):
+    import json
+
+    claude = tmp_path / "claude"
+    log = claude / "history" / "resurrection-log.jsonl"
+    log.parent.mkdir(parents=True)
+    good = {"resurrection_id": "res-2026-01-01-001", "resurrected_at": "2026-01-01T00:00:00Z"}
+    log.write_text(json.dumps(good) + "\n{broken\n" + NESTED + "\n[1]\n")
+    result = cli("resurrections", "--claude-dir", str(claude))
+    assert result.exit_code == 0, result.stderr
+    assert "res-2026-01-01-001" in result.stdout
+    assert "3 line(s)" in result.stderr and "skipped" in result.stderr
+    data = json.loads(cli("resurrections", "--json", "--claude-dir", str(claude)).stdout)
+    assert data["skipped_lines"] == 3
+    stats = json.loads(cli("resurrections", "stats", "--json", "--claude-dir", str(claude)).stdout)
+    assert stats["skipped_lines"] == 3

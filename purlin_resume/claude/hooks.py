@@ -104,6 +104,8 @@ def parse(event: str, text: str) -> HookPayload:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise BadPayload(f"hook input is not JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise BadPayload("hook input is nested too deeply") from None
     if not isinstance(data, dict):
         raise BadPayload("hook input must be a JSON object")
     response = data.get("tool_response")

@@ -143,10 +143,16 @@ def save(
         uncommitted=_uncommitted(where.root),
         session=session_id,
     )
-    path = checkpoints.save(where, cp)
+    saved = checkpoints.save(where, cp)
+    path = saved.path
+    aside = where.relative(saved.kept_aside) if saved.kept_aside else None
     if as_json:
-        print_json({"path": where.relative(path), **checkpoint_format.as_dict(cp)})
+        print_json(
+            {"path": where.relative(path), "kept_aside": aside, **checkpoint_format.as_dict(cp)}
+        )
     else:
+        if aside:
+            typer.echo(f"warning: the unreadable checkpoint there was kept at {aside}", err=True)
         print_text(
             f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
         )

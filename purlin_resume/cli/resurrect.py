@@ -669,6 +669,11 @@ def _entries(claude_dir, since, agent, outcome, mode):
     return log, chosen, skipped
 
 
+def _warn_skipped(log, skipped: int) -> None:
+    if skipped:
+        typer.echo(f"warning: {skipped} line(s) of {log} did not parse and were skipped", err=True)
+
+
 @resurrections.callback()
 def resurrections_list(
     ctx: typer.Context,
@@ -690,6 +695,7 @@ def resurrections_list(
     if as_json:
         print_json({"log": str(log), "skipped_lines": skipped, "resurrections": chosen})
         return
+    _warn_skipped(log, skipped)
     if not chosen:
         print_text(f"No resurrections in {log}.\n")
         return
@@ -716,11 +722,12 @@ def resurrections_stats(
     from purlin_resume import resurrection_log
 
     since, agent, outcome, mode, parent_dir, parent_json = ctx.obj or (None,) * 6
-    log, chosen, _ = _entries(claude_dir or parent_dir, since, agent, outcome, mode)
+    log, chosen, skipped = _entries(claude_dir or parent_dir, since, agent, outcome, mode)
     figures = resurrection_log.stats(chosen)
     if as_json or parent_json:
-        print_json({"log": str(log), **figures})
+        print_json({"log": str(log), "skipped_lines": skipped, **figures})
         return
+    _warn_skipped(log, skipped)
     lines = [f"{figures['total']} resurrection(s) in {log}", "", "Most resurrected:"]
     lines += [f"  {t['resurrections']:4}  {t['agent']}" for t in figures["top_agents"]] or ["  -"]
     lines.append("Success rate by mode:")
