@@ -72,6 +72,14 @@ def _parse(path: Path, text: str | None) -> list[dict[str, Any]]:
             raise CorruptFile(path, f"line {number} is not JSON") from None
         if not isinstance(item, dict) or not isinstance(item.get("bookmark_id"), str):
             raise CorruptFile(path, f"line {number} is not a bookmark")
+        for kind, key in (
+            (ids.BOOKMARK, "bookmark_id"),
+            (ids.BOOKMARK_NAME, "name"),
+            (ids.SESSION, "session_id"),
+            (ids.AGENT, "agent_id"),
+        ):
+            if (key != "agent_id" or item.get(key) is not None) and not kind.valid(item.get(key)):
+                raise CorruptFile(path, f"line {number}: {kind.problem(item.get(key))}")
         items.append(item)
     return items
 

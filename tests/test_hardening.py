@@ -625,3 +625,20 @@ def test_resurrections_counts_the_lines_it_could_not_read(cli, tmp_path):
     assert data["skipped_lines"] == 3
     stats = json.loads(cli("resurrections", "stats", "--json", "--claude-dir", str(claude)).stdout)
     assert stats["skipped_lines"] == 3
+
+
+def test_a_committed_bookmark_file_with_a_hostile_name_is_refused(cli, repo, tmp_path):
+    import json
+
+    planted = {
+        "bookmark_id": "bmk-2026-01-01-001",
+        "name": "x\x1b]0;owned\x07",
+        "session_id": "s-1",
+    }
+    path = repo / ".purlin" / "bookmarks.jsonl"
+    path.parent.mkdir()
+    path.write_text(json.dumps(planted) + "\n")
+    result = cli("bookmark", "list", "--claude-dir", str(tmp_path / "claude"))
+    assert result.exit_code == 1, result.stdout
+    [line] = result.stderr.strip().splitlines()
+    assert "bookmark name" in line and "\x1b" not in line and "\x07" not in line
