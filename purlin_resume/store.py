@@ -128,8 +128,9 @@ def write_output(target: Path, text: str) -> None:
     """Write a file the user asked for (``-o FILE``): replaced atomically, no lock file left beside it.
 
     Output files are written whole and never read back by us, so they need no lock.
-    A target that exists and is not a regular file (``/dev/null``, a FIFO, a terminal) is
-    written directly, never replaced; a folder is refused.
+    A target that exists and is not a regular file (``/dev/null``, a FIFO, a terminal), or is a
+    symbolic link (``/dev/stdout``), is written through directly, never replaced; a folder is
+    refused.
     """
     target = Path(target)
     if target.is_dir():
@@ -138,8 +139,8 @@ def write_output(target: Path, text: str) -> None:
         raise PurlinError(f"cannot write {target}: the folder {target.parent} does not exist")
     data = text.encode("utf-8")
     try:
-        if target.exists() and not stat.S_ISREG(target.stat().st_mode):
-            with open(target, "wb") as out:  # a device or a pipe: keep it, write into it
+        if target.is_symlink() or (target.exists() and not stat.S_ISREG(target.stat().st_mode)):
+            with open(target, "wb") as out:  # a device, a pipe, a link: keep it, write into it
                 out.write(data)
             return
         _replace(target, data)

@@ -642,3 +642,13 @@ def test_a_committed_bookmark_file_with_a_hostile_name_is_refused(cli, repo, tmp
     assert result.exit_code == 1, result.stdout
     [line] = result.stderr.strip().splitlines()
     assert "bookmark name" in line and "\x1b" not in line and "\x07" not in line
+
+
+def test_output_through_a_symbolic_link_keeps_the_link(cli, fixtures_copy, tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("old\n")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    result = run(cli, fixtures_copy, "export", DOV_SESSION, "-o", str(link))
+    assert result.exit_code == 0, result.stderr
+    assert link.is_symlink() and '"conversation"' in real.read_text()
