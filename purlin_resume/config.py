@@ -5,7 +5,7 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 
 | setting | default | meaning |
 |---|---|---|
-| status_command | ``tools/cdd/status.sh`` | regenerates the Critic report on restore (path relative to the project) |
+| status_command | ``tools/cdd/status.sh`` | regenerates the Critic report on restore (path relative to the project); runs only in a trusted project (``trust``) |
 | status_timeout | 60 | seconds the status command may run |
 | critic_report | ``CRITIC_REPORT.md`` | the Critic report read on restore |
 | main_branches | ``["main", "master"]`` | branches that get the main-branch command table |
