@@ -34,7 +34,8 @@ class StatusRun:
 
 UNTRUSTED = (
     "Status command {command} not run: it is code from the repository and this project is not "
-    "trusted yet; run 'purlin-resume trust' in it to let restores and hooks run it."
+    "trusted yet; the user allows it by running 'purlin-resume trust' in the project, in their "
+    "own terminal."
 )
 
 

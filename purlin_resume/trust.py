@@ -6,7 +6,8 @@ branch could run anything through it, so hooks run it only for a project the use
 ``purlin-resume trust``, as direnv does with ``direnv allow``. Trust is kept in
 ``$XDG_DATA_HOME/purlin-resume/trust.json`` (else ``~/.local/share/…``), keyed by the project's
 real path and the hash of the command: the command line and, when it names a file in the
-project, that file's content. Change either and the project must be trusted again.
+project, that file's content. Change either and the project must be trusted again. An agent
+cannot trust for the user: ``trust`` refuses to run in Claude Code's shell (``$CLAUDECODE``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from purlin_resume.project import Project
 
 FILE_NAME = "trust.json"
 VERSION = 1
+AGENT_SHELL_ENV = "CLAUDECODE"  # set by Claude Code in the shell its agent runs commands in
 
 
 def path(env: Mapping[str, str] = os.environ) -> Path:

@@ -466,7 +466,7 @@ def _compact(repo: Path):
 def test_session_start_never_runs_an_untrusted_status_command(repo, planted_status):
     context = _compact(repo)
     assert not planted_status.exists()
-    assert "not trusted yet; run 'purlin-resume trust'" in context
+    assert "the user allows it by running 'purlin-resume trust'" in context
 
 
 def test_a_trusted_status_command_runs_until_it_changes(repo, cli, planted_status, tmp_path):
@@ -507,7 +507,7 @@ def test_trust_can_be_revoked(repo, cli, planted_status):
 def test_restore_by_hand_without_a_terminal_says_how_to_trust(repo, cli, planted_status):
     result = cli("restore", "qa")
     assert result.exit_code == 0, result.stderr
-    assert "run 'purlin-resume trust' in it" in result.stdout
+    assert "running 'purlin-resume trust' in the project" in result.stdout
     assert not planted_status.exists()
 
 
@@ -652,3 +652,13 @@ def test_output_through_a_symbolic_link_keeps_the_link(cli, fixtures_copy, tmp_p
     result = run(cli, fixtures_copy, "export", DOV_SESSION, "-o", str(link))
     assert result.exit_code == 0, result.stderr
     assert link.is_symlink() and '"conversation"' in real.read_text()
+
+
+def test_an_agent_cannot_trust_a_project_for_the_user(repo, cli, planted_status, monkeypatch):
+    monkeypatch.setenv("CLAUDECODE", "1")  # what Claude Code sets in its agent's shell
+    result = cli("trust")
+    assert result.exit_code == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "your own terminal" in line
+    _compact(repo)
+    assert not planted_status.exists()

@@ -178,6 +178,11 @@ def trust(
     from purlin_resume import trust as trust_mod
 
     where = project_for(project)
+    if not revoke and os.environ.get(trust_mod.AGENT_SHELL_ENV):
+        raise UsageError(
+            "trust is your decision, not an agent's: run 'purlin-resume trust' in your own "
+            f"terminal (this shell has ${trust_mod.AGENT_SHELL_ENV} set, so Claude Code runs it)"
+        )
     if revoke:
         was = trust_mod.revoke(where)
         if as_json:
