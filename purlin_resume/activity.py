@@ -467,9 +467,12 @@ def pane_signals(
     subject: Subject, now: datetime, server: tmux.Server, cache_dir: Path
 ) -> list[ActivitySignal]:
     """The pane's text changed since the previous sample (each call takes a new sample)."""
-    if subject.pane is None or not tmux.available() or not tmux.pane_alive(server, subject.pane):
+    if subject.pane is None or not tmux.available():
         return []
-    digest = screen_digest(tmux.capture(server, subject.pane))
+    screen = tmux.capture_if_alive(server, subject.pane)
+    if screen is None:  # gone, perhaps between the liveness check and the capture
+        return []
+    digest = screen_digest(screen)
     key = f"{server.socket or 'default'}:{subject.pane}:{subject.agent_id}"
     previous: dict[str, Any] = {}
 

@@ -17,11 +17,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import clock, store
+from purlin_resume import clock, ids, store
 from purlin_resume.errors import CorruptFile, NotFound, PurlinError, UsageError
 
 FILE_NAME = "bookmarks.jsonl"
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 RESERVED = frozenset({"find", "done", "list", "show"})
 ID = re.compile(r"^bmk-(\d{4}-\d{2}-\d{2})-(\d{3,})$")
 
@@ -54,10 +53,10 @@ class Bookmark:
 
 
 def check_name(name: str) -> str:
-    if not NAME.match(name) or name in RESERVED:
+    if not ids.BOOKMARK_NAME.valid(name) or name in RESERVED:
         raise UsageError(
-            f"bookmark name {name!r}: use letters, digits, '.', '_' or '-' (at most 80), "
-            f"starting with a letter or digit, and not one of {', '.join(sorted(RESERVED))}"
+            f"bookmark name {name!r}: use {ids.BOOKMARK_NAME.shape}, "
+            f"and not one of {', '.join(sorted(RESERVED))}"
         )
     return name
 
@@ -69,10 +68,18 @@ def _parse(path: Path, text: str | None) -> list[dict[str, Any]]:
             continue
         try:
             item = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise CorruptFile(path, f"line {number} is not JSON") from None
         if not isinstance(item, dict) or not isinstance(item.get("bookmark_id"), str):
             raise CorruptFile(path, f"line {number} is not a bookmark")
+        for kind, key in (
+            (ids.BOOKMARK, "bookmark_id"),
+            (ids.BOOKMARK_NAME, "name"),
+            (ids.SESSION, "session_id"),
+            (ids.AGENT, "agent_id"),
+        ):
+            if (key != "agent_id" or item.get(key) is not None) and not kind.valid(item.get(key)):
+                raise CorruptFile(path, f"line {number}: {kind.problem(item.get(key))}")
         items.append(item)
     return items
 

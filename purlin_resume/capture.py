@@ -261,7 +261,8 @@ def pre_compact(project: Project, payload: HookPayload) -> Outcome:
         root=project.root,
     )
     saved = checkpoints.save(project, cp)
-    return Outcome(f"checkpoint written: {saved}")
+    aside = f" (the unreadable one kept at {saved.kept_aside})" if saved.kept_aside else ""
+    return Outcome(f"checkpoint written: {saved.path}{aside}")
 
 
 def uncommitted(root: Path) -> list[str]:
@@ -306,7 +307,9 @@ def session_started(
     return Outcome("; ".join(notes) or "nothing to do", text)
 
 
-def recommendation_line(project: Project, settings, payload: HookPayload, notes: list[str]) -> str | None:
+def recommendation_line(
+    project: Project, settings, payload: HookPayload, notes: list[str]
+) -> str | None:
     """One line naming who worked on this before, when a candidate clears the threshold
     (``recommend_in_briefing``). It reads the search index as it is (never builds it: a hook
     stays fast), and a failure here costs only this line (named in the hook's notes)."""
@@ -346,6 +349,11 @@ def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
         return []
     from pathlib import Path
 
+    from purlin_resume import ids
+
+    if not ids.RESURRECTION.valid(wanted):
+        raise ValueError(f"$PURLIN_RESURRECTION_ID: {ids.RESURRECTION.problem(wanted)}")
+
     from purlin_resume import resurrection_log
     from purlin_resume.claude import layout
 
@@ -358,7 +366,7 @@ def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
 
 def briefing(project: Project, settings, payload: HookPayload, role: str | None) -> str | None:
     """The restore briefing a SessionStart should give, bounded and redacted; None when none is due."""
-    from purlin_resume import autosave, checkpoints, redact, restore
+    from purlin_resume import autosave, checkpoints, redact, restore, trust
     from purlin_resume.claude import hooks
 
     source = payload.source or "startup"
@@ -372,7 +380,12 @@ def briefing(project: Project, settings, payload: HookPayload, role: str | None)
     newest = own or (live[0] if live else None)
     chosen_role = role or (newest.checkpoint.role if newest else autosave.DEFAULT_ROLE)
     r = restore.prepare(
-        project, settings, chosen_role, f"SessionStart hook ({source})", session=session
+        project,
+        settings,
+        chosen_role,
+        f"SessionStart hook ({source})",
+        session=session,
+        run_status=trust.trusted(project, settings),  # code from the repo: never untrusted
     )
     if r.found is not None and r.found.session not in (None, session):
         owner = registry.load(project).get(r.found.session)

@@ -11,19 +11,17 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from purlin_resume import checkpoint as checkpoint_format
-from purlin_resume import clock, gitrepo, store
+from purlin_resume import clock, gitrepo, ids, store
 from purlin_resume.checkpoint import Checkpoint
 from purlin_resume.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.project import Project
 
 PLAIN_NAME = "session_checkpoint.md"
-_SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 SESSION_ENV = ("PURLIN_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
 
 
@@ -36,7 +34,7 @@ def session_id(explicit: str | None, env: Mapping[str, str] = os.environ) -> str
     )
     if value is None:
         return None
-    if not _SESSION.fullmatch(value) or value.endswith(".md"):
+    if not ids.SESSION.valid(value) or value.endswith(".md"):
         raise UsageError(
             f"session id '{value}' is not usable as a name: letters, digits, '.', '_' and '-' only"
         )
@@ -77,13 +75,36 @@ def read(path: Path) -> Checkpoint:
         raise CorruptFile(path, exc.message) from None
 
 
-def save(project: Project, cp: Checkpoint) -> Path:
-    """Write ``cp`` to its session's path (atomically) and keep the cache out of git."""
+@dataclass(frozen=True)
+class Saved:
+    """Where a checkpoint was written, and where an unreadable one it replaced was kept."""
+
+    path: Path
+    kept_aside: Path | None = None
+
+
+def save(project: Project, cp: Checkpoint) -> Saved:
+    """Write ``cp`` to its session's path (atomically) and keep the cache out of git.
+
+    A checkpoint already there that does not parse is moved into the archive first
+    (``<name>-unreadable-<time>.md``): whatever it held is never lost by saving over it.
+    """
     if gitrepo.toplevel(project.root) is not None:
         gitrepo.ensure_ignored(project.root, ".purlin/cache/")
     target = path_for(project, cp.session)
+    kept = None
+    if target.exists():
+        try:
+            read(target)
+        except CorruptFile:
+            kept = _archive(project, target, "-unreadable")
     store.write_text(target, checkpoint_format.render(cp))
-    return target
+    return Saved(target, kept)
+
+
+def _archive(project: Project, path: Path, label: str = "") -> Path:
+    stamp = clock.iso().replace(":", "").replace("-", "")
+    return store.move(path, archive_dir(project) / f"{path.stem}{label}-{stamp}.md")
 
 
 def _live_at(path: Path, session: str | None) -> LiveCheckpoint | None:
@@ -173,6 +194,4 @@ def _role_notice(found: LiveCheckpoint, role: str) -> list[str]:
 
 def consume(project: Project, found: LiveCheckpoint) -> Path:
     """Move a restored checkpoint into the archive; returns where it went."""
-    stamp = clock.iso().replace(":", "").replace("-", "")
-    name = f"{found.session or 'session_checkpoint'}-{stamp}.md"
-    return store.move(found.path, archive_dir(project) / name)
+    return _archive(project, found.path)

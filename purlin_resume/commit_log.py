@@ -80,7 +80,7 @@ def read(project: Project) -> list[dict[str, Any]]:
     for line in text.splitlines():
         try:
             value = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict):
             out.append(value)

@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import clock, gitrepo, store
+from purlin_resume import clock, gitrepo, ids, store
 from purlin_resume.errors import CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.project import Project
 
@@ -203,6 +203,13 @@ def check(path: Path, data: Any) -> dict[str, Any]:
             raise CorruptFile(path, f"entry {number} is not an object")
         if not isinstance(entry.get("agent_id"), str) or not entry["agent_id"]:
             raise CorruptFile(path, f"entry {number} has no agent_id")
+        found = ids.AGENT.problem(entry["agent_id"])
+        if found is None and entry.get("session_id") is not None:
+            found = ids.SESSION.problem(entry["session_id"])
+        for other in entry.get("depends_on") or []:
+            found = found or ids.AGENT.problem(other)
+        if found:
+            raise CorruptFile(path, f"entry {number}: {found}")
         if entry.get("status") not in STATUSES:
             raise CorruptFile(
                 path,
@@ -285,6 +292,8 @@ class NewAgent:
         """A complete new entry: every schema field, in schema order."""
         if not self.agent_id:
             raise UsageError("--agent-id must not be empty")
+        for wrong in filter(None, map(ids.AGENT.problem, (self.agent_id, *self.depends_on))):
+            raise UsageError(wrong)
         for option, value in (
             ("--task", self.task),
             ("--phase", self.phase),
@@ -505,6 +514,8 @@ def parse_task_results(text: str | None) -> dict[str, Any] | None:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"--task-results is not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise UsageError("--task-results is nested too deeply") from None
     if not isinstance(value, dict):
         raise UsageError("--task-results must be a JSON object of per-task outcomes")
     return value

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import clock, gitrepo, store
+from purlin_resume import clock, gitrepo, ids, store
 from purlin_resume.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.project import Project
 
@@ -90,6 +90,11 @@ def _checked(file: Path, data: Any) -> dict[str, Any]:
     for session_id, record in agents.items():
         if not isinstance(record, dict):
             raise CorruptFile(file, f"agent {session_id!r} must be an object")
+        wrong = ids.SESSION.problem(session_id)
+        if wrong is None and record.get("previous_agent_id") is not None:
+            wrong = ids.SESSION.problem(record["previous_agent_id"])
+        if wrong:
+            raise CorruptFile(file, wrong)
     return data
 
 
@@ -103,6 +108,9 @@ def load(project: Project) -> dict[str, RegisteredAgent]:
 def _update(project: Project, session_id: str, values: dict[str, Any]) -> RegisteredAgent:
     if not session_id:
         raise UsageError("a session id is required")
+    for value in (session_id, values.get("previous_agent_id")):
+        if value is not None and ids.SESSION.problem(value):
+            raise UsageError(ids.SESSION.problem(value))
     file = path(project)
     gitrepo.exclude_state_files(project.purlin_dir, FILE_NAME, FILE_NAME + ".lock")
 

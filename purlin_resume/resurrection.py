@@ -18,6 +18,7 @@ import getpass
 import hashlib
 import os
 import secrets
+import shlex
 import socket
 import time
 from dataclasses import dataclass, field
@@ -122,7 +123,7 @@ def by_bookmark(env: Environment, name: str) -> Candidate:
             "exists",
             f"no bookmark named {name!r} (looked in "
             f"{', '.join(str(p) for _, p in env.shelves.paths())})",
-            f"{hint}search instead with 'purlin-resume resurrect find \"{name}\"'",
+            f"{hint}search instead with 'purlin-resume resurrect find {shlex.quote(name)}'",
         )
     return Candidate(
         mark.session_id,
@@ -692,7 +693,6 @@ def agent_env(entry: dict[str, Any]) -> dict[str, str]:
 
 def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict[str, Any]:
     """Run the agent command in the foreground with the prompt; its end completes the log entry."""
-    import shlex
     import subprocess
 
     argv = [*shlex.split(env.settings.agent_command), prompt]

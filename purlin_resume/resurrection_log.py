@@ -116,7 +116,7 @@ def read(log: Path) -> tuple[list[dict[str, Any]], int]:
             continue
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             skipped += 1
             continue
         if isinstance(entry, dict) and isinstance(entry.get("resurrection_id"), str):
@@ -141,7 +141,7 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
                 continue
             try:
                 entry = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if entry.get("resurrection_id") != resurrection_id:
                 continue

@@ -317,7 +317,7 @@ def conversation_files(transcript, session_project: str | None = None) -> list[t
     cleaned = redact.redact("\n".join(paths)).text.split("\n")  # one pass for all of them
     if len(cleaned) != len(paths):  # a path with a line break in it
         cleaned = [redact.redact(path).text for path in paths]
-    return list(zip(cleaned, rows.values()))
+    return list(zip(cleaned, rows.values(), strict=True))
 
 
 def _one_line(text: str | None, limit: int = 120) -> str | None:
@@ -427,7 +427,9 @@ def refresh(root: Path, cache: Path) -> dict[str, int]:
                         "INSERT INTO doc_files(doc, path, edited) VALUES (?,?,?)",
                         [
                             (cursor.lastrowid, path, edited)
-                            for path, edited in conversation_files(transcript, doc["session_project"])
+                            for path, edited in conversation_files(
+                                transcript, doc["session_project"]
+                            )
                         ],
                     )
                 connection.execute("INSERT INTO sessions VALUES (?,?)", (key, signature))
@@ -633,7 +635,12 @@ def _forms(connection: sqlite3.Connection, word: str) -> list[str]:
     if len(word) < 4:
         return [word]
     marks = ",".join("?" * len(wanted))
-    held = {row[0] for row in connection.execute(f"SELECT term FROM vocab WHERE term IN ({marks})", tuple(wanted))}
+    held = {
+        row[0]
+        for row in connection.execute(
+            f"SELECT term FROM vocab WHERE term IN ({marks})", tuple(wanted)
+        )
+    }
     return [word, *sorted(held - {word})]
 
 

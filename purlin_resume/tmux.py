@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from purlin_resume.errors import PurlinError
+from purlin_resume.terminal_text import neutralised
 
 TIMEOUT_SECONDS = 10
 
@@ -128,6 +129,19 @@ def capture(server: Server, pane: str, lines: int = 200) -> str:
     return run(server, "capture-pane", "-p", "-J", "-t", pane, "-S", f"-{lines}")
 
 
+def capture_if_alive(server: Server, pane: str) -> str | None:
+    """``capture``, or None when the pane is gone, even when it died after a liveness check
+    (tmux then says "can't find pane" or "no current target")."""
+    if not pane_alive(server, pane):
+        return None
+    try:
+        return capture(server, pane)
+    except PurlinError:
+        if pane_alive(server, pane):
+            raise
+        return None
+
+
 def paste(server: Server, pane: str, text: str, buffer: str = "purlin-resume") -> None:
     """Put ``text`` into the pane as one unit: load a named buffer, paste it bracketed, delete it."""
     name = f"{buffer}-{os.getpid()}"
@@ -171,9 +185,9 @@ def wait_quiet(
     deadline = time.monotonic() + timeout
     previous, since = None, time.monotonic()
     while True:
-        if not pane_alive(server, pane):
+        screen = capture_if_alive(server, pane)
+        if screen is None:
             return False
-        screen = capture(server, pane)
         if screen != previous:
             previous, since = screen, time.monotonic()
         elif needle in screen and time.monotonic() - since >= settle:
@@ -201,13 +215,16 @@ def inject(
     the text has arrived when its first line, or one of ``shown`` (how the program abbreviates a
     long paste, e.g. ``[Pasted text``), is on screen where it was not before. Only then is Enter
     sent, separately. An attempt that shows nothing is repeated, up to ``attempts`` times.
+    The text is ``terminal_text.neutralised`` first: nothing in it can end the paste or act as
+    a key.
     """
+    text = neutralised(text)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")[:60]
     needles = tuple(n for n in (first, *shown) if n)
     for attempt in range(1, attempts + 1):
-        if not pane_alive(server, pane):
+        before = capture_if_alive(server, pane)
+        if before is None:
             raise PurlinError(f"tmux pane {pane} is gone; nothing was sent")
-        before = capture(server, pane)
         paste(server, pane, text)
         deadline = time.monotonic() + max(settle, 0.1) * 4
         time.sleep(settle)

@@ -52,7 +52,7 @@ def history(project: Project, agent_id: str) -> list[dict[str, Any]]:
     for line in store.read_text(path).splitlines():
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(entry, dict) and entry.get("agent_id") == agent_id:
             found.append(entry)

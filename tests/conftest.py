@@ -26,6 +26,7 @@ def _isolated_env(tmp_path_factory, monkeypatch):
         "CLAUDE_SESSION_ID",
         "PURLIN_SESSION_ID",
         "CLAUDE_CONFIG_DIR",
+        "CLAUDECODE",
         "TMUX",
         "TMUX_PANE",
     ):

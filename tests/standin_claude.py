@@ -5,10 +5,12 @@
 Writes ``started.json`` (argv, cwd, PURLIN_* environment) and appends every submitted input to
 ``prompts.jsonl`` in RECORD_DIR. Like Claude Code it asks the terminal for bracketed paste, shows
 a multi-line paste as ``[Pasted text #N +L lines]`` and shows ``? for shortcuts`` when idle.
+An input submitted with a leading ``!`` runs in ``sh`` (Claude Code's shell mode).
 """
 
 import json
 import os
+import subprocess
 import sys
 import termios
 import tty
@@ -64,6 +66,8 @@ def main() -> None:
                 if byte == b"\r":
                     with open(os.path.join(record, "prompts.jsonl"), "a") as handle:
                         handle.write(json.dumps({"text": buffer}) + "\n")
+                    if buffer.startswith("!"):  # Claude Code's shell mode
+                        subprocess.run(["sh", "-c", buffer[1:]], stdin=subprocess.DEVNULL)
                     out(f"\r\n* received {len(buffer)} characters\r\n" + READY)
                     buffer = ""
                 else:

@@ -111,6 +111,7 @@ def test_scenario_restore_without_checkpoint(repo, cli):
 {CRITIC_REPORT}EOF
     """,
     )
+    assert cli("trust").exit_code == 0  # the status command is code from the repository
     result = cli("restore", "builder")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
@@ -302,10 +303,12 @@ def test_missing_status_command_is_one_line_and_restore_goes_on(repo, cli):
 
 def test_failing_and_hanging_status_commands_are_reported(repo, cli):
     write_status_script(repo, "echo boom >&2\nexit 3\n")
+    cli("trust")
     assert "exited 3: boom" in cli("restore", "qa").stdout
     write_status_script(repo, "sleep 5\n")
     (repo / ".purlin").mkdir(exist_ok=True)
     (repo / ".purlin/config.json").write_text('{"resume": {"status_timeout": 0.3}}')
+    cli("trust")
     assert "timed out after 0.3 s" in cli("restore", "qa").stdout
 
 
@@ -328,6 +331,7 @@ def test_qa_sees_its_verification_queue(repo, cli):
         echo '{"features": [{"file": "features/x.md", "status": "TESTING"}, {"file": "features/y.md", "status": "TODO"}]}'
     """,
     )
+    cli("trust")
     out = cli("restore", "qa").stdout
     assert "Verification queue: 1 features in TESTING" in out
     assert "Features in TESTING: features/x.md" in out

@@ -149,7 +149,7 @@ def leading_summaries(path: Path) -> list[tuple[str | None, str]]:
                     break
                 try:
                     record = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     break
                 if isinstance(record, dict) and isinstance(record.get("summary"), str):
                     found.append((record.get("leafUuid"), record["summary"].strip()))
@@ -318,7 +318,7 @@ class Catalog:
                     if _INLINE_ROOT[0] in line and _INLINE_ROOT[1] in line:
                         try:
                             record = json.loads(line)
-                        except ValueError:
+                        except (ValueError, RecursionError):
                             continue
                         if (
                             isinstance(record, dict)

@@ -143,10 +143,16 @@ def save(
         uncommitted=_uncommitted(where.root),
         session=session_id,
     )
-    path = checkpoints.save(where, cp)
+    saved = checkpoints.save(where, cp)
+    path = saved.path
+    aside = where.relative(saved.kept_aside) if saved.kept_aside else None
     if as_json:
-        print_json({"path": where.relative(path), **checkpoint_format.as_dict(cp)})
+        print_json(
+            {"path": where.relative(path), "kept_aside": aside, **checkpoint_format.as_dict(cp)}
+        )
     else:
+        if aside:
+            typer.echo(f"warning: the unreadable checkpoint there was kept at {aside}", err=True)
         print_text(
             f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
         )
@@ -204,6 +210,7 @@ def restore_command(
     where = project_for(project)
     settings = config.load(where)
     session_id = checkpoints.session_id(session)
+    run_status = _may_run_status(where, settings, stdin_used=system_prompt == "-")
     r = restore.prepare(
         where,
         settings,
@@ -213,6 +220,7 @@ def restore_command(
         session_explicit=session is not None,
         system_prompt=prompt_text,
         reload_instructions=reload_instructions,
+        run_status=run_status,
     )
     if not keep:
         restore.consume(where, r)
@@ -220,6 +228,25 @@ def restore_command(
         print_json(restore.as_json(where, r))
     else:
         print_text(restore.briefing(where, r))
+
+
+def _may_run_status(where, settings, stdin_used: bool) -> bool:
+    """A trusted project's status command runs; otherwise a person at a terminal is asked
+    (once, for this restore), and without one the briefing says how to trust the project."""
+    from purlin_resume import project_state, trust
+
+    if trust.trusted(where, settings):
+        return True
+    if stdin_used or not sys.stdin.isatty():
+        return False
+    if project_state.run_status_command(where, settings).outcome != "untrusted":
+        return False  # none configured or not found: nothing to ask about
+    return typer.confirm(
+        f"Run this project's status command {settings.status_command.strip()!r}? It is code "
+        "from the repository ('purlin-resume trust' allows it for good)",
+        default=False,
+        err=True,
+    )
 
 
 def _read_prompt(source: str) -> str:

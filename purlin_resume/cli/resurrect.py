@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-import time
 import functools
 import inspect
+import sys
+import time
 from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
@@ -198,7 +198,9 @@ def delivered(form):
     ``options`` argument. Typer reads the command's parameters from its signature."""
     hints = get_type_hints(Delivery, include_extras=True)
     shared = [
-        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name]
+        )
         for f in fields(Delivery)
     ]
     own = [
@@ -453,7 +455,11 @@ def by_recommendation(
         chosen = listed[number - 1]
         agent = chosen.get("agent_id")
         mark = next(
-            (m for m in env.shelves.all() if (m.session_id, m.agent_id) == (chosen["session_id"], agent)),
+            (
+                m
+                for m in env.shelves.all()
+                if (m.session_id, m.agent_id) == (chosen["session_id"], agent)
+            ),
             None,
         )
         return [
@@ -580,7 +586,9 @@ def recommend_command(
     ] = None,
     file: Annotated[
         Optional[list[str]],
-        typer.Option("--file", help="A file in play, relative to the project (repeat).", show_default=False),
+        typer.Option(
+            "--file", help="A file in play, relative to the project (repeat).", show_default=False
+        ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="Recommendations shown.")] = 5,
     threshold: Annotated[
@@ -613,7 +621,11 @@ def recommend_command(
     if as_json:
         print_json(
             {
-                "task": {"summary": current.summary(), "words": current.words, "files": current.files},
+                "task": {
+                    "summary": current.summary(),
+                    "words": current.words,
+                    "files": current.files,
+                },
                 "threshold": env.settings.recommend_threshold if threshold is None else threshold,
                 "recommendations": [r.to_dict() for r in found],
             }
@@ -626,7 +638,9 @@ def recommend_command(
             "say it with --task"
         )
     elif not found:
-        lines.append("No earlier agent clears the threshold; lower it with --threshold, or search with 'purlin-resume find'.")
+        lines.append(
+            "No earlier agent clears the threshold; lower it with --threshold, or search with 'purlin-resume find'."
+        )
     for number, item in enumerate(found, 1):
         kind = f" ({item.agent_type})" if item.agent_type and item.agent_type != "main" else ""
         title = item.title if not item.title or len(item.title) <= 70 else item.title[:69] + "…"
@@ -817,6 +831,11 @@ def _entries(claude_dir, since, agent, outcome, mode):
     return log, chosen, skipped
 
 
+def _warn_skipped(log, skipped: int) -> None:
+    if skipped:
+        typer.echo(f"warning: {skipped} line(s) of {log} did not parse and were skipped", err=True)
+
+
 @resurrections.callback()
 def resurrections_list(
     ctx: typer.Context,
@@ -838,6 +857,7 @@ def resurrections_list(
     if as_json:
         print_json({"log": str(log), "skipped_lines": skipped, "resurrections": chosen})
         return
+    _warn_skipped(log, skipped)
     if not chosen:
         print_text(f"No resurrections in {log}.\n")
         return
@@ -864,11 +884,12 @@ def resurrections_stats(
     from purlin_resume import resurrection_log
 
     since, agent, outcome, mode, parent_dir, parent_json = ctx.obj or (None,) * 6
-    log, chosen, _ = _entries(claude_dir or parent_dir, since, agent, outcome, mode)
+    log, chosen, skipped = _entries(claude_dir or parent_dir, since, agent, outcome, mode)
     figures = resurrection_log.stats(chosen)
     if as_json or parent_json:
-        print_json({"log": str(log), **figures})
+        print_json({"log": str(log), "skipped_lines": skipped, **figures})
         return
+    _warn_skipped(log, skipped)
     lines = [f"{figures['total']} resurrection(s) in {log}", "", "Most resurrected:"]
     lines += [f"  {t['resurrections']:4}  {t['agent']}" for t in figures["top_agents"]] or ["  -"]
     lines.append("Success rate by mode:")

@@ -191,12 +191,14 @@ def _stdout_is_file() -> bool:
 
 
 def _overflow_path(identifier: str) -> Path:
+    import re
     import tempfile
 
+    from purlin_resume.path_safety import private_folder
+
     owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
-    folder = Path(tempfile.gettempdir()) / f"purlin-resume{owner}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return folder / f"transcript-{identifier}.md"
+    folder = private_folder(Path(tempfile.gettempdir()) / f"purlin-resume{owner}")
+    return folder / f"transcript-{re.sub(r'[^A-Za-z0-9_.-]', '_', identifier)}.md"
 
 
 def _write(path: Path, text: str) -> None:
