@@ -217,3 +217,138 @@ def test_a_sync_killed_midway_leaves_a_database_that_opens_and_a_sync_that_compl
     bob.ok("team", "sync")
     assert len(bob.ok("resurrections", "--team", "--json").json()["resurrections"]) == 3000
     assert alice.ok("team", "status", "--json").json()["queued"] == 0
+
+
+# bad input: one line each, local state untouched ------------------------------------------
+
+_DOLT_SCRIPT = """
+import sys
+from purlin_resume.team import engine, schema
+sqlite3 = engine.sqlite()
+action, path, remote = sys.argv[1:4]
+db = sqlite3.connect(path, isolation_level=None)
+if action == "newer-remote":  # a team database from a later purlin-resume
+    for statement in schema.statements(mysql=False):
+        db.execute(statement)
+    db.execute("INSERT INTO purlin_team VALUES ('schema_version', '99')")
+elif action == "foreign-remote":  # a Dolt database of something else
+    db.execute("CREATE TABLE stuff (x INT)")
+elif action == "bump":  # a teammate on a later version pushes its schema
+    db.execute("SELECT dolt_clone(?)", (remote,))
+    db.execute("UPDATE purlin_team SET value = '99' WHERE name = 'schema_version'")
+    db.execute("SELECT dolt_commit('-A', '-m', 'schema 99')")
+    db.execute("SELECT dolt_push('origin', 'main')")
+    sys.exit(0)
+db.execute("SELECT dolt_commit('-A', '-m', 'made')")
+db.execute("SELECT dolt_remote('add', 'origin', ?)", (remote,))
+db.execute("SELECT dolt_push('origin', 'main', '--force')")
+"""
+
+
+def _dolt(who: Teammate, action: str, path: Path, remote: str) -> None:
+    subprocess.run(
+        [sys.executable, "-c", _DOLT_SCRIPT, action, str(path), remote],
+        check=True, env=who.env(), cwd=ROOT, capture_output=True,
+    )
+
+
+def _untouched(who: Teammate) -> None:
+    assert not (who.history / "team" / "team.json").exists()
+    assert not (who.history / "team" / "purlin-team.db").exists()
+    assert [p.name for p in (who.history / "team").iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.mark.slow
+def test_init_refuses_bad_remotes_in_one_line_each(tmp_path):
+    dave = teammate(tmp_path, "dave", transcripts=False)
+    (tmp_path / "notes.db").write_text("not a database at all\n" * 100)
+    _dolt(dave, "newer-remote", tmp_path / "maker.db", f"file://{tmp_path}/newer.db")
+    _dolt(dave, "foreign-remote", tmp_path / "maker2.db", f"file://{tmp_path}/foreign.db")
+    cases = [
+        ("http://127.0.0.1:9/team.db", 1, "cannot reach"),
+        (f"file://{tmp_path}/notes.db", 1, "not a Dolt database"),
+        (f"file://{tmp_path}/newer.db", 1, "newer than this purlin-resume"),
+        (f"file://{tmp_path}/foreign.db", 1, "not a purlin-resume team database"),
+        (f"file://{tmp_path}/no/such/folder/team.db", 1, "folder does not exist"),
+        ("ftp://example.com/team.db", 2, "file:///"),
+        ("file://relative/team.db", 2, "absolute path"),
+        (f"file://{tmp_path}/x.db\n$(touch {tmp_path}/pwned)", 2, "control characters"),
+    ]
+    for url, code, words in cases:
+        done = dave("team", "init", "--remote", url)
+        assert done.code == code, (url, done.stderr)
+        assert words in done.error(), (url, done.stderr)
+        _untouched(dave)
+    assert not (tmp_path / "pwned").exists()
+    both = dave("team", "init", "--remote", "file:///x.db", "--dsn", "mysql://u@h/db")
+    assert both.code == 2 and "either" in both.error()
+    bad_dsn = dave("team", "init", "--dsn", "postgres://u:secretpw@h/db")
+    assert bad_dsn.code == 2 and "secretpw" not in bad_dsn.stderr
+
+
+@pytest.mark.slow
+def test_a_pulled_schema_from_a_newer_version_is_refused_and_undone(team, remote, tmp_path):
+    alice, bob = team
+    _work(bob)
+    bob.ok("team", "sync")
+    before = bob.ok("team", "status", "--json").json()
+    _dolt(alice, "bump", tmp_path / "later.db", remote)
+    refused = bob("team", "sync")
+    assert refused.code == 1 and "newer than this purlin-resume" in refused.error()
+    after = bob.ok("team", "status", "--json").json()
+    assert after["head"] == before["head"] and after["resurrections"] == before["resurrections"]
+    assert len(bob.log()) == 2  # the local log is the source of truth, untouched
+
+
+@pytest.mark.slow
+def test_a_second_init_and_a_corrupt_config_are_one_line(team, remote):
+    alice, _ = team
+    again = alice("team", "init", "--remote", remote)
+    assert again.code == 1 and "already in a team" in again.error()
+    (alice.history / "team" / "team.json").write_text("{not json")
+    broken = alice("team", "status")
+    assert broken.code == 1 and "corrupt" in broken.error()
+
+
+def test_without_the_team_extra_every_team_command_is_one_line(tmp_path):
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\nsys.modules['doltlite'] = None\nsys.modules['pymysql'] = None\n"
+    )
+    erin = teammate(tmp_path, "erin", transcripts=False)
+    erin.extra_env["PYTHONPATH"] = f"{hide}{os.pathsep}{ROOT}"
+    for args in (
+        ["team", "init", "--remote", f"file://{tmp_path}/t.db"],
+        ["team", "status"],
+        ["team", "sync"],
+        ["team", "log"],
+        ["resurrections", "--team"],
+        ["resurrections", "stats", "--team"],
+        ["bookmark", "list", "--team"],
+        ["find", "--team", "tmux"],
+        ["bookmark", "share", "tmux-expert"],
+        ["resurrect", "tmux-expert", "--team"],
+    ):
+        done = erin(*args)
+        assert done.code == 1, (args, done.stderr)
+        assert done.error() == (
+            "error: team sharing needs the team extra: pip install 'purlin-resume[team]'"
+        ), args
+    assert erin.ok("resurrections").stdout.startswith("No resurrections")
+    assert not (erin.history / "team").exists()
+
+
+def test_the_cli_and_the_hook_path_load_neither_sqlite_nor_doltlite():
+    code = (
+        "import sys\n"
+        "import purlin_resume.hook_entry, purlin_resume.cli, purlin_resume.capture\n"
+        "import purlin_resume.resurrection_log, purlin_resume.bookmarks\n"
+        "from purlin_resume.team import mirror, membership\n"
+        "print(sorted(m for m in ('sqlite3', '_sqlite3', 'doltlite', 'pymysql') "
+        "if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -159,7 +159,7 @@ _DSN = re.compile(r"^mysql://")
 
 def parse_dsn(dsn: str) -> dict[str, Any]:
     """``mysql://user[:password]@host[:port]/database[?unix_socket=PATH]`` as PyMySQL's keywords."""
-    if not _DSN.match(dsn or ""):
+    if not _DSN.match(dsn or "") or any(ord(ch) < 32 or ord(ch) == 127 for ch in dsn):
         raise UsageError(f"--dsn {shown_dsn(dsn)!r}: give mysql://user[:password]@host[:port]/db")
     parts = urlsplit(dsn)
     database = parts.path.lstrip("/")

@@ -306,6 +306,8 @@ def _import(db: Database, changes: list[dict[str, Any]], member: str) -> None:
 
 
 def _check_remote(remote: str) -> str:
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in remote):
+        raise UsageError("--remote: the URL holds control characters; give a plain URL")
     if remote.startswith("file://"):
         path = remote[len("file://") :]
         if not path.startswith("/"):
@@ -362,10 +364,15 @@ def _init_server(m: Membership, changes: list[dict[str, Any]]) -> dict[str, Any]
 
 
 def _init_embedded(m: Membership, changes: list[dict[str, Any]]) -> dict[str, Any]:
+    """Build the database in a folder of its own (doltlite leaves a lock file beside a
+    database even after it is closed), then move it into place."""
+    import shutil
+
     remote = str(m.remote)
-    building = m.database.with_name(f".{m.database.name}.init-{os.getpid()}")
-    _discard(building)
-    m.folder.mkdir(parents=True, exist_ok=True)
+    workshop = m.folder / f".init-{os.getpid()}"
+    shutil.rmtree(workshop, ignore_errors=True)
+    workshop.mkdir(parents=True, mode=0o700)
+    building = workshop / m.database.name
     db = Embedded(building, author(m.member))
     try:
         local_path = remote[len("file://") :] if remote.startswith("file://") else None
@@ -390,27 +397,12 @@ def _init_embedded(m: Membership, changes: list[dict[str, Any]]) -> dict[str, An
                 raise _remote_error(exc, remote) from None
             _pull_push(db, remote)
         figures = counts(db)
-    except BaseException:
         db.close()
-        _discard(building)
-        raise
-    db.close()
-    os.replace(building, m.database)
-    _discard(building)
+        os.replace(building, m.database)
+    finally:
+        db.close()
+        shutil.rmtree(workshop, ignore_errors=True)
     return {"created": created, **figures}
-
-
-def _discard(database: Path) -> None:
-    """A database file and the sidecars SQLite and doltlite keep beside it."""
-    for path in (
-        database,
-        database.with_name(database.name + "-journal"),
-        database.with_name(database.name + "-wal"),
-        database.with_name(database.name + "-shm"),
-        database.with_name(f".{database.name}-lock"),
-    ):
-        with contextlib.suppress(OSError):
-            path.unlink()
 
 
 # ---------------------------------------------------------------------------------------------
