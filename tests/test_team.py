@@ -74,8 +74,9 @@ def test_two_teammates_end_with_identical_tables_holding_every_row(team, first):
     assert log_a == log_b and marks_a == marks_b
     assert len(log_a) == 4 and len(marks_a) == 2
     ids = {e["resurrection_id"] for e in log_a}
-    members = {json.loads((w.history / "team" / "team.json").read_text())["member"]
-               for w in (alice, bob)}
+    members = {
+        json.loads((w.history / "team" / "team.json").read_text())["member"] for w in (alice, bob)
+    }
     assert ids == {f"{local}.{member}" for local in local_ids for member in members}
     assert {e["local_resurrection_id"] for e in log_a} == set(local_ids)
     done = [e for e in log_a if e["local_resurrection_id"] == local_ids[0]]
@@ -111,8 +112,9 @@ def test_a_shared_bookmark_is_found_and_resurrected_by_the_teammate(team):
     found = bob.ok("find", "--team", "tmux", "--json").json()["results"]
     assert [m["name"] for m in found] == ["tmux-expert"] and found[0]["shared"]
     assert bob.ok("find", "--team", "no-such-thing").stdout.startswith("No team bookmark")
-    result = bob.ok("resurrect", "tmux-expert", "--team", "--task", "Fix the flaky pane test",
-                    "--json").json()
+    result = bob.ok(
+        "resurrect", "tmux-expert", "--team", "--task", "Fix the flaky pane test", "--json"
+    ).json()
     prompt = result["prompt"]
     assert "a7be2f0" in prompt and prompt.rstrip().endswith("Fix the flaky pane test")
     assert SECRET not in prompt
@@ -144,7 +146,11 @@ def test_share_never_passes_secrets_and_refuses_no_redact(team):
     )
     pack = subprocess.run(
         [sys.executable, "-c", code, str(alice.history / "team" / "purlin-team.db")],
-        capture_output=True, text=True, check=True, env=alice.env(), cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=alice.env(),
+        cwd=ROOT,
     ).stdout
     context = json.loads(pack)
     assert context["agent_id"] == "a7be2f0" and context.get("transcript") in (None, "")
@@ -195,15 +201,27 @@ def test_a_sync_killed_midway_leaves_a_database_that_opens_and_a_sync_that_compl
     alice, bob = team
     queue = alice.history / "team" / "outbox.jsonl"
     entry = {
-        "resurrected_from_agent_id": "a7be2f0", "resurrected_from_session_id": "8463",
-        "resurrected_from_hostname": "h", "resurrected_from_project": "/p",
-        "resurrected_as_agent_id": "agent-x", "resurrected_at": "2026-02-09T15:00:00Z",
-        "resurrected_in_session": "s", "resurrected_in_project": "/q", "resurrected_by": "alice",
-        "resurrection_mode": "direct", "context_extraction_method": "hybrid", "outcome": "success",
+        "resurrected_from_agent_id": "a7be2f0",
+        "resurrected_from_session_id": "8463",
+        "resurrected_from_hostname": "h",
+        "resurrected_from_project": "/p",
+        "resurrected_as_agent_id": "agent-x",
+        "resurrected_at": "2026-02-09T15:00:00Z",
+        "resurrected_in_session": "s",
+        "resurrected_in_project": "/q",
+        "resurrected_by": "alice",
+        "resurrection_mode": "direct",
+        "context_extraction_method": "hybrid",
+        "outcome": "success",
     }
     lines = [
-        json.dumps({"kind": "resurrection", "op": "append",
-                    "record": {**entry, "resurrection_id": f"res-2026-02-09-{n:03d}"}})
+        json.dumps(
+            {
+                "kind": "resurrection",
+                "op": "append",
+                "record": {**entry, "resurrection_id": f"res-2026-02-09-{n:03d}"},
+            }
+        )
         for n in range(1, 3001)
     ]
     queue.write_text("\n".join(lines) + "\n")
@@ -248,7 +266,10 @@ db.execute("SELECT dolt_push('origin', 'main', '--force')")
 def _dolt(who: Teammate, action: str, path: Path, remote: str) -> None:
     subprocess.run(
         [sys.executable, "-c", _DOLT_SCRIPT, action, str(path), remote],
-        check=True, env=who.env(), cwd=ROOT, capture_output=True,
+        check=True,
+        env=who.env(),
+        cwd=ROOT,
+        capture_output=True,
     )
 
 

@@ -185,8 +185,8 @@ def parse_dsn(dsn: str) -> dict[str, Any]:
 
 
 def shown_dsn(dsn: str | None) -> str:
-    """A DSN fit to print: the password replaced."""
-    return re.sub(r"(//[^:/@]+):[^@]*@", r"\1:***@", dsn or "")
+    """A DSN fit to print: without its password."""
+    return re.sub(r"(//[^:/@]+):[^@]*@", r"\1@", dsn or "")
 
 
 def _iso(value: Any) -> Any:
@@ -220,9 +220,10 @@ class Server(Database):
                     f"{where}: access denied: check the user and password "
                     "(in the DSN or $PURLIN_TEAM_PASSWORD)"
                 ) from None
-            if code == 1049:
+            if code in (1044, 1049):
                 raise TeamError(
-                    f"{where}: no such database on that server; create it first"
+                    f"{where}: no such database on that server, or the user may not use it; "
+                    "create it and grant the user access"
                 ) from None
             raise TeamError(f"cannot reach {where}: {exc.args[-1] if exc.args else exc}") from None
         except (pymysql.err.MySQLError, OSError) as exc:

@@ -91,7 +91,8 @@ PACK_NAMES = tuple(name for name, _, _ in PACK_COLUMNS)
 
 def _table(name: str, columns, dialect: int, tail: list[str]) -> str:
     body = [f"    {column} {types[dialect - 1]}" for column, *types in columns]
-    return f"CREATE TABLE {name} (\n" + ",\n".join([*body, *tail]) + "\n)"
+    options = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4" if dialect == 2 else ""
+    return f"CREATE TABLE {name} (\n" + ",\n".join([*body, *tail]) + "\n)" + options
 
 
 def statements(mysql: bool) -> list[str]:
@@ -116,7 +117,8 @@ def statements(mysql: bool) -> list[str]:
         ]
     key = "VARCHAR(64) PRIMARY KEY" if mysql else "TEXT PRIMARY KEY"
     return [
-        f"CREATE TABLE {META} (name {key}, value TEXT NOT NULL)",
+        f"CREATE TABLE {META} (name {key}, value TEXT NOT NULL)"
+        + (" DEFAULT CHARSET=utf8mb4" if mysql else ""),
         _table("bookmarks", BOOKMARK_COLUMNS, dialect, mark_tail),
         _table("resurrection_log", LOG_COLUMNS, dialect, log_tail),
         _table("context_packs", PACK_COLUMNS, dialect, pack_tail),
