@@ -114,3 +114,21 @@ def teammate(base: Path, name: str, transcripts: bool = True) -> Teammate:
     git(project, "add", "README.md")
     git(project, "commit", "-q", "-m", "initial commit")
     return Teammate(name, home, project, {})
+
+
+def require_team_extra() -> None:
+    """Skip without the team extra on a developer machine; in CI its absence fails the run.
+    (doltlite is looked up, never imported: importing it here would re-execute pytest.)"""
+    import importlib.util
+
+    import pytest
+
+    missing = [n for n in ("doltlite", "pymysql") if importlib.util.find_spec(n) is None]
+    if not missing:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{', '.join(missing)} missing in CI: .ci/run installs '.[test,team]'")
+    pytest.skip(
+        f"the team extra is not installed ({', '.join(missing)}): pip install -e '.[team]'",
+        allow_module_level=True,
+    )

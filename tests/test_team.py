@@ -13,10 +13,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.team_setup import ROOT, Teammate, teammate
+from tests.team_setup import ROOT, Teammate, require_team_extra, teammate
 from tests.test_redact import PLANTED
 
-pytest.importorskip("doltlite", reason="the team extra is not installed (pip install -e '.[team]')")
+
+@pytest.fixture(autouse=True)
+def _team_extra():
+    require_team_extra()
+
 
 SECRET = PLANTED["github-token"]
 TMUX_EXPERT = ["bookmark", "add", "tmux-expert", "--session", "8463", "--agent", "a7be2f0"]

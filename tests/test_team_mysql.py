@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.team_setup import teammate
+from tests.team_setup import require_team_extra, teammate
 from tests.test_redact import PLANTED
 
-pymysql = pytest.importorskip("pymysql", reason="the team extra is not installed")
+require_team_extra()
+import pymysql  # noqa: E402
 
 PASSWORD = "Pw0rd-" + PLANTED["github-token"][-12:]
 TMUX_EXPERT = ["bookmark", "add", "tmux-expert", "--session", "8463", "--agent", "a7be2f0"]

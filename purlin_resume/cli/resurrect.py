@@ -687,14 +687,14 @@ SinceOption = Annotated[
 ]
 
 
-def _entries(claude_dir, since, agent, outcome, mode, team=False):
+def _entries(claude_dir, since, agent, outcome, mode, team=False, for_stats=False):
     from purlin_resume import resurrection_log
     from purlin_resume.claude import layout
 
     if team:
         from purlin_resume.cli import team as team_cli
 
-        log, entries = team_cli.team_entries(claude_dir)
+        log, entries = team_cli.team_entries(claude_dir, for_stats)
         skipped = 0
     else:
         log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
@@ -760,7 +760,7 @@ def resurrections_stats(
 
     since, agent, outcome, mode, parent_dir, parent_json, parent_team = ctx.obj or (None,) * 7
     log, chosen, _ = _entries(
-        claude_dir or parent_dir, since, agent, outcome, mode, team or parent_team
+        claude_dir or parent_dir, since, agent, outcome, mode, team or parent_team, True
     )
     figures = resurrection_log.stats(chosen)
     if as_json or parent_json:

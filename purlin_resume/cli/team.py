@@ -163,12 +163,13 @@ def team_log(
 # --team on the resurrection commands
 
 
-def team_entries(claude_dir: Path | None) -> tuple[str, list[dict[str, Any]]]:
+def team_entries(claude_dir: Path | None, for_stats: bool) -> tuple[str, list[dict[str, Any]]]:
     installed()
     from purlin_resume.team import reads, sync
 
     history = history_of(claude_dir)
-    return sync.where(sync.require(history)), reads.resurrections(history)
+    fields = reads.STATS_FIELDS if for_stats else None
+    return sync.where(sync.require(history)), reads.resurrections(history, fields)
 
 
 def bookmarks(claude_dir: Path | None, tag: str | None, as_json: bool) -> None:

@@ -126,6 +126,11 @@ class Embedded(Database):
             f"ON CONFLICT({key}) DO UPDATE SET {updates}"
         )
 
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
+        cursor = self.connection.execute(sql, tuple(params))
+        names = [d[0] for d in cursor.description or ()]
+        return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+
     def tables(self) -> set[str]:
         return {r["name"] for r in self.query("SELECT name FROM sqlite_master WHERE type='table'")}
 

@@ -17,15 +17,33 @@ from purlin_resume.errors import NotFound
 from purlin_resume.team import rows
 from purlin_resume.team.sync import flush_into, opened, require
 
-_LOG_SELECT = "SELECT * FROM resurrection_log ORDER BY resurrected_at, resurrection_id"
+STATS_FIELDS = (
+    # what resurrection_log.stats and select read
+    "resurrection_id",
+    "resurrected_at",
+    "resurrected_from_agent_id",
+    "resurrected_from_session_id",
+    "resurrected_as_agent_id",
+    "resurrected_from_project",
+    "resurrected_in_project",
+    "resurrected_from_agent_type",
+    "resurrection_mode",
+    "context_size_tokens",
+    "outcome",
+    "outcome_reason",
+    "latency_ms",
+)
 
 
-def resurrections(history: Path) -> list[dict[str, Any]]:
-    """Every teammate's resurrections, oldest first, shaped like local log entries."""
+def resurrections(history: Path, fields: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """Every teammate's resurrections, oldest first, shaped like local log entries (only
+    ``fields`` of them when given: the statistics read a few columns of many rows)."""
     m = require(history)
+    columns = ", ".join(fields) if fields else "*"
+    sql = f"SELECT {columns} FROM resurrection_log ORDER BY resurrected_at, resurrection_id"
     with opened(m) as db:
         flush_into(db, m)
-        return [rows.log_entry(row) for row in db.query(_LOG_SELECT)]
+        return [rows.log_entry(row) for row in db.query(sql)]
 
 
 _MARKS_SELECT = (

@@ -36,6 +36,31 @@ BOOKMARK_FIELDS = (
 )
 
 
+def _strings(value: Any, into: list[str]) -> list[str]:
+    if isinstance(value, str):
+        into.append(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str):
+                into.append(key)
+            if isinstance(item, str):
+                into.append(item)
+            elif isinstance(item, (dict, list, tuple)):
+                _strings(item, into)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _strings(item, into)
+    return into
+
+
+def redacted(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with every string redacted. One scan over all its strings at once finds
+    nothing in almost every record; only then is each value redacted on its own."""
+    if not redact.find("\n\n".join(_strings(record, []))):
+        return record
+    return redact.redact_data(record)[0]
+
+
 def team_id(local_id: str, member: str) -> str:
     """The team id of a local id; a team id (a teammate's bookmark) stays as it is."""
     return local_id if "." in local_id else f"{local_id}.{member}"
@@ -47,7 +72,7 @@ def _number(value: Any) -> int | None:
 
 def log_row(entry: dict[str, Any], member: str) -> dict[str, Any]:
     """The ``resurrection_log`` row of one local log entry."""
-    entry, _ = redact.redact_data(entry)
+    entry = redacted(entry)
     row: dict[str, Any] = {}
     for name in schema.LOG_NAMES:
         value = entry.get(name)
@@ -71,11 +96,11 @@ def log_row(entry: dict[str, Any], member: str) -> dict[str, Any]:
 
 def log_entry(row: dict[str, Any]) -> dict[str, Any]:
     """A ``resurrection_log`` row in the shape of a local log entry (team ids, ``member``)."""
-    entry = {name: row.get(name) for name in schema.LOG_NAMES if name != "extra"}
+    entry = dict(row)
+    extra = entry.pop("extra", None)
     for name in REQUIRED:
         if entry.get(name) == "":
             entry[name] = None
-    extra = row.get("extra")
     if extra:
         with contextlib.suppress(ValueError, AttributeError):
             entry.update({k: v for k, v in json.loads(extra).items() if k not in entry})
@@ -84,7 +109,7 @@ def log_entry(row: dict[str, Any]) -> dict[str, Any]:
 
 def bookmark_row(mark: dict[str, Any], member: str, scope: str | None) -> dict[str, Any]:
     """The ``bookmarks`` row of one local bookmark."""
-    mark, _ = redact.redact_data(mark)
+    mark = redacted(mark)
     row = {name: mark.get(name) for name in BOOKMARK_FIELDS}
     row["session_id"] = row["session_id"] or ""
     row["resurrection_count"] = _number(row["resurrection_count"]) or 0

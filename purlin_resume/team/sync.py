@@ -133,25 +133,33 @@ def message(change: dict[str, Any], member: str) -> str:
     return f"bookmark {op} {record.get('name')} ({ident})"
 
 
+def _write(db: Database, changes: list[dict[str, Any]], member: str) -> None:
+    """The rows of ``changes``, in one transaction: bookmarks first (the log refers to them),
+    each table in the order the changes came."""
+    tables: dict[str, list[dict[str, Any]]] = {"bookmarks": [], "resurrection_log": []}
+    for change in changes:
+        table, row = _change_rows(change, member)
+        tables[table].append(row)
+    db.begin()
+    try:
+        known = _known_bookmarks(db) | {row["bookmark_id"] for row in tables["bookmarks"]}
+        db.upsert("bookmarks", tables["bookmarks"])
+        db.upsert(
+            "resurrection_log",
+            [_with_known_bookmark(row, known) for row in tables["resurrection_log"]],
+        )
+        db.end()
+    except BaseException:
+        db.rollback()
+        raise
+
+
 def _apply(db: Database, changes: list[dict[str, Any]], member: str) -> int:
     """Write and commit ``changes``: one commit each, or one for a long queue."""
     groups = [changes] if len(changes) > BATCH else [[c] for c in changes]
     commits = 0
     for group in groups:
-        db.begin()
-        try:
-            known = _known_bookmarks(db)
-            for change in group:
-                table, row = _change_rows(change, member)
-                if table == "bookmarks":
-                    known.add(row["bookmark_id"])
-                else:
-                    row = _with_known_bookmark(row, known)
-                db.upsert(table, [row])
-            db.end()
-        except BaseException:
-            db.rollback()
-            raise
+        _write(db, group, member)
         if len(group) == 1:
             text = message(group[0], member)
         else:
@@ -287,20 +295,7 @@ def _local_records(history: Path, shelves: list[tuple[str, Path]]) -> list[dict[
 def _import(db: Database, changes: list[dict[str, Any]], member: str) -> None:
     if not changes:
         return
-    db.begin()
-    try:
-        known = _known_bookmarks(db)
-        for change in changes:
-            table, row = _change_rows(change, member)
-            if table == "bookmarks":
-                known.add(row["bookmark_id"])
-            else:
-                row = _with_known_bookmark(row, known)
-            db.upsert(table, [row])
-        db.end()
-    except BaseException:
-        db.rollback()
-        raise
+    _write(db, changes, member)
     marks = sum(1 for c in changes if c["kind"] == "bookmark")
     db.commit(f"import {len(changes) - marks} resurrections and {marks} bookmarks of {member}")
 
