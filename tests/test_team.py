@@ -377,3 +377,28 @@ def test_the_cli_and_the_hook_path_load_neither_sqlite_nor_doltlite():
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_bookmark_changes_are_mirrored_and_a_removal_keeps_the_row(team, tmp_path):
+    alice, bob = team
+    alice.ok(*TMUX_EXPERT, "--global")
+    alice.ok(
+        "bookmark", "update", "tmux-expert", "--global", "--description", "panes", "--tag", "t"
+    )
+    [mark] = alice.ok("bookmark", "list", "--team", "--json").json()["bookmarks"]
+    assert mark["description"] == "panes" and mark["tags"] == ["t"] and mark["scope"] == "global"
+    alice.ok("bookmark", "rm", "tmux-expert", "--global")
+    assert alice.ok("bookmark", "list", "--team", "--json").json()["bookmarks"] == []
+    alice.ok("team", "sync")
+    bob.ok("team", "sync")
+    assert bob.ok("bookmark", "list", "--team").stdout == "No team bookmarks.\n"
+    messages = [c["message"] for c in bob.ok("team", "log", "--json").json()["commits"]]
+    assert [m.split(" ")[1] for m in messages if m.startswith("bookmark ")][:3] == [
+        "remove",
+        "update",
+        "add",
+    ]
+    hostile = bob("resurrect", f"$(touch {tmp_path}/pwned)\n", "--team")
+    assert hostile.code == 1 and "no team bookmark" in hostile.error()
+    assert not (tmp_path / "pwned").exists()

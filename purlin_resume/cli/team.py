@@ -146,7 +146,7 @@ def team_log(
     installed()
     from purlin_resume.team import sync
 
-    commits = sync.history_of(history_of(claude_dir), limit)
+    commits = sync.commits(history_of(claude_dir), limit)
     if as_json:
         print_json({"commits": commits})
         return

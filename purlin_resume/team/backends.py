@@ -34,9 +34,18 @@ class Database:
         self.connection = connection
         self.author = author
 
-    # the dialect
+    # the dialect: how an insert that meets an existing key updates it
+    on_conflict = ""
+    incoming = ""
+
     def _upsert_sql(self, table: str, columns: Sequence[str]) -> str:
-        raise NotImplementedError
+        key = KEYS[table]
+        updates = ", ".join(f"{c} = {self.incoming.format(column=c)}" for c in columns if c != key)
+        marks = ", ".join("?" for _ in columns)
+        return (
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}) "
+            f"{self.on_conflict.format(key=key)} {updates}"
+        )
 
     def to_db(self, name: str, value: Any) -> Any:
         return value
@@ -117,14 +126,8 @@ class Embedded(Database):
         self.errors = sqlite3
         super().__init__(sqlite3.connect(str(path), timeout=30, isolation_level=None), author)
 
-    def _upsert_sql(self, table: str, columns: Sequence[str]) -> str:
-        key = KEYS[table]
-        updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != key)
-        marks = ", ".join("?" for _ in columns)
-        return (
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}) "
-            f"ON CONFLICT({key}) DO UPDATE SET {updates}"
-        )
+    on_conflict = "ON CONFLICT({key}) DO UPDATE SET"
+    incoming = "excluded.{column}"
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         cursor = self.connection.execute(sql, tuple(params))
@@ -241,14 +244,8 @@ class Server(Database):
         except pymysql.err.MySQLError:
             self.versioned = False
 
-    def _upsert_sql(self, table: str, columns: Sequence[str]) -> str:
-        key = KEYS[table]
-        updates = ", ".join(f"{c} = VALUES({c})" for c in columns if c != key)
-        marks = ", ".join("?" for _ in columns)
-        return (
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}) "
-            f"ON DUPLICATE KEY UPDATE {updates}"
-        )
+    on_conflict = "ON DUPLICATE KEY UPDATE"
+    incoming = "VALUES({column})"
 
     def to_db(self, name: str, value: Any) -> Any:
         if name in schema.DATETIMES and isinstance(value, str) and value:

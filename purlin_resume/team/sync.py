@@ -433,7 +433,7 @@ def status(history: Path) -> dict[str, Any]:
     return result
 
 
-def history_of(history: Path, limit: int = 20) -> list[dict[str, Any]]:
+def commits(history: Path, limit: int = 20) -> list[dict[str, Any]]:
     """The latest Dolt commits of the team database (queued changes committed first)."""
     m = require(history)
     with opened(m) as db:
