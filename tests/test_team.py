@@ -402,3 +402,18 @@ def test_bookmark_changes_are_mirrored_and_a_removal_keeps_the_row(team, tmp_pat
     hostile = bob("resurrect", f"$(touch {tmp_path}/pwned)\n", "--team")
     assert hostile.code == 1 and "no team bookmark" in hostile.error()
     assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.slow
+def test_a_change_is_committed_by_a_detached_flush_without_waiting(team):
+    alice, _ = team
+    alice.extra_env["PURLIN_TEAM_FOREGROUND"] = ""
+    alice.ok("resurrect", "--session", "4d56", "--agent", "agent-a2898e3", "--yes")
+    deadline = time.monotonic() + 90
+    while True:  # status reads without committing: only the detached flush can empty the queue
+        status = alice.ok("team", "status", "--json").json()
+        if status["queued"] == 0 and status["resurrections"] == 1:
+            break
+        assert time.monotonic() < deadline, status
+        time.sleep(0.5)
+    assert status["last_failure"] is None and status["pushed"] is False
