@@ -28,7 +28,7 @@ team = typer.Typer(
     name="team",
     help=(
         "Share the resurrection log and bookmarks with a team through Dolt "
-        "(needs: pip install 'purlin-resume[team]')."
+        "(needs the team extra of purlin-resume)."
     ),
     no_args_is_help=True,
 )
