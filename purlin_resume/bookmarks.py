@@ -122,7 +122,15 @@ def add(path: Path, bookmark: Bookmark) -> Bookmark:
         return _dump([*items, bookmark.to_dict()])
 
     store.update_text(path, change)
+    _shared(path, "add", bookmark.to_dict())
     return bookmark
+
+
+def _shared(path: Path, op: str, item: dict[str, Any]) -> None:
+    """Queue the change for the team database, if this user has joined one (never fails)."""
+    from purlin_resume.team import mirror
+
+    mirror.bookmark_changed(path, op, item)
 
 
 def _matches(item: dict[str, Any], key: str) -> bool:
@@ -153,6 +161,7 @@ def update(path: Path, key: str, changes: dict[str, Any]) -> Bookmark:
     if not path.is_file():
         raise NotFound(f"no bookmark {key!r}: {path} does not exist")
     store.update_text(path, change)
+    _shared(path, "update", found[0])
     return Bookmark.from_dict(found[0], "")
 
 
@@ -172,11 +181,14 @@ def remove(path: Path, key: str) -> Bookmark:
     if not path.is_file():
         raise NotFound(f"no bookmark {key!r}: {path} does not exist")
     store.update_text(path, change)
+    _shared(path, "remove", removed[0])
     return Bookmark.from_dict(removed[0], "")
 
 
 def record_resurrection(path: Path, bookmark_id: str, when: str) -> None:
     """Count one resurrection of a bookmark (FR-5): resurrection_count + 1, last_resurrected."""
+
+    counted: list[dict[str, Any]] = []
 
     def change(text: str | None) -> str:
         items = _parse(path, text)
@@ -184,9 +196,12 @@ def record_resurrection(path: Path, bookmark_id: str, when: str) -> None:
             if item.get("bookmark_id") == bookmark_id:
                 item["resurrection_count"] = int(item.get("resurrection_count") or 0) + 1
                 item["last_resurrected"] = when
+                counted.append(item)
         return _dump(items)
 
     store.update_text(path, change)
+    for item in counted:
+        _shared(path, "count", item)
 
 
 @dataclass(frozen=True)

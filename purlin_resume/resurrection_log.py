@@ -96,12 +96,21 @@ def append(log: Path, entry: dict[str, Any]) -> dict[str, Any]:
         return record, {"day": day, "last": last + 1}
 
     try:
-        return store.append_jsonl_sequenced(log, counter, make)
+        written = store.append_jsonl_sequenced(log, counter, make)
     except OSError as exc:
         raise PurlinError(
             f"cannot write the resurrection log {log}: {exc.strerror or exc}; "
             "check that its folder is writable (or pass --claude-dir)"
         ) from None
+    _shared(log, "append", written)
+    return written
+
+
+def _shared(log: Path, op: str, entry: dict[str, Any]) -> None:
+    """Queue the change for the team database, if this folder has joined one (never fails)."""
+    from purlin_resume.team import mirror
+
+    mirror.changed(log.parent, "resurrection", op, entry)
 
 
 def read(log: Path) -> tuple[list[dict[str, Any]], int]:
@@ -157,6 +166,7 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
     if not log.is_file():
         raise NotFound(f"no resurrection {resurrection_id}: {log} does not exist")
     store.update_text(log, change)
+    _shared(log, "complete", done[0])
     return done[0]
 
 

@@ -89,6 +89,9 @@ SocketOption = Annotated[
 NotesOption = Annotated[
     Optional[str], typer.Option("--notes", help="A note for the log.", show_default=False)
 ]
+TeamOption = Annotated[
+    bool, typer.Option("--team", help="The team database (see 'purlin-resume team').")
+]
 
 
 def _project_root(explicit: Path | None) -> Path | None:
@@ -352,12 +355,18 @@ app.add_typer(resurrect, name="resurrect", rich_help_panel="Resurrection")
 @delivered
 def by_name(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Bookmark name or id.")],
+    team: TeamOption = False,
     *,
     options: Delivery,
 ) -> None:
-    """Resurrect a bookmarked agent (local bookmarks first, then global)."""
+    """Resurrect a bookmarked agent (local bookmarks first, then global; --team: a teammate's
+    shared bookmark)."""
     from purlin_resume import resurrection
 
+    if team:
+        from purlin_resume.cli import team as team_cli
+
+        return team_cli.resurrect(name, options)
     _run("bookmark", name, lambda env: [resurrection.by_bookmark(env, name)], options)
 
 
@@ -529,13 +538,19 @@ def find_command(
     claude_dir: ClaudeDirOption = None,
     project: ProjectOption = None,
     as_json: JsonOption = False,
+    team: TeamOption = False,
 ) -> None:
-    """Find sessions and subagents of every project: ranked, with why each matched."""
+    """Find sessions and subagents of every project: ranked, with why each matched (--team:
+    the team's bookmarks)."""
     from purlin_resume import resurrection
 
     text = " ".join(query).strip()
     if not text:
         raise UsageError('give words to search for, e.g. find "tmux tests yesterday"')
+    if team:
+        from purlin_resume.cli import team as team_cli
+
+        return team_cli.find(claude_dir, text, limit, as_json)
     env = _environment(claude_dir, project)
     found = resurrection.by_search(env, text, limit)
     if as_json:
@@ -722,8 +737,13 @@ def bookmark_list(
     claude_dir: ClaudeDirOption = None,
     project: ProjectOption = None,
     as_json: JsonOption = False,
+    team: TeamOption = False,
 ) -> None:
-    """Every bookmark: the project's, then the global ones."""
+    """Every bookmark: the project's, then the global ones (--team: every teammate's)."""
+    if team:
+        from purlin_resume.cli import team as team_cli
+
+        return team_cli.bookmarks(claude_dir, tag, as_json)
     env = _environment(claude_dir, project)
     marks = [m for m in env.shelves.all() if tag is None or tag in m.tags]
     if as_json:
@@ -748,6 +768,20 @@ def bookmark_show(
         print_json(_mark_dict(mark))
         return
     print_text(_mark_text(mark))
+
+
+@bookmark.command("share")
+def bookmark_share(
+    key: KeyArgument,
+    no_redact: Annotated[bool, typer.Option("--no-redact", hidden=True)] = False,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Publish a bookmark and its redacted, compressed context to the team database."""
+    from purlin_resume.cli import team as team_cli
+
+    team_cli.share(key, no_redact, _environment(claude_dir, project), as_json)
 
 
 @bookmark.command("update")
@@ -815,12 +849,18 @@ SinceOption = Annotated[
 ]
 
 
-def _entries(claude_dir, since, agent, outcome, mode):
+def _entries(claude_dir, since, agent, outcome, mode, team=False, for_stats=False):
     from purlin_resume import resurrection_log
     from purlin_resume.claude import layout
 
-    log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
-    entries, skipped = resurrection_log.read(log)
+    if team:
+        from purlin_resume.cli import team as team_cli
+
+        log, entries = team_cli.team_entries(claude_dir, for_stats)
+        skipped = 0
+    else:
+        log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
+        entries, skipped = resurrection_log.read(log)
     chosen = resurrection_log.select(
         entries,
         resurrection_log.parse_since(since) if since else None,
@@ -847,12 +887,14 @@ def resurrections_list(
     mode: Annotated[Optional[Mode], typer.Option("--mode")] = None,
     claude_dir: ClaudeDirOption = None,
     as_json: JsonOption = False,
+    team: TeamOption = False,
 ) -> None:
-    """Recent resurrections, newest first (filters: --since --agent --outcome --mode)."""
-    ctx.obj = (since, agent, outcome, mode, claude_dir, as_json)
+    """Recent resurrections, newest first (filters: --since --agent --outcome --mode; --team:
+    every teammate's)."""
+    ctx.obj = (since, agent, outcome, mode, claude_dir, as_json, team)
     if ctx.invoked_subcommand is not None:
         return
-    log, chosen, skipped = _entries(claude_dir, since, agent, outcome, mode)
+    log, chosen, skipped = _entries(claude_dir, since, agent, outcome, mode, team)
     chosen = list(reversed(chosen))
     if as_json:
         print_json({"log": str(log), "skipped_lines": skipped, "resurrections": chosen})
@@ -879,12 +921,15 @@ def resurrections_stats(
     ctx: typer.Context,
     claude_dir: ClaudeDirOption = None,
     as_json: JsonOption = False,
+    team: TeamOption = False,
 ) -> None:
     """Top agents, success by mode, context size by agent type, cross-repo, latency, failures."""
     from purlin_resume import resurrection_log
 
-    since, agent, outcome, mode, parent_dir, parent_json = ctx.obj or (None,) * 6
-    log, chosen, skipped = _entries(claude_dir or parent_dir, since, agent, outcome, mode)
+    since, agent, outcome, mode, parent_dir, parent_json, parent_team = ctx.obj or (None,) * 7
+    log, chosen, skipped = _entries(
+        claude_dir or parent_dir, since, agent, outcome, mode, team or parent_team, True
+    )
     figures = resurrection_log.stats(chosen)
     if as_json or parent_json:
         print_json({"log": str(log), "skipped_lines": skipped, **figures})
