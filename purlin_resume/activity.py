@@ -470,7 +470,7 @@ def pane_signals(
     if subject.pane is None or not tmux.available() or not tmux.pane_alive(server, subject.pane):
         return []
     digest = screen_digest(tmux.capture(server, subject.pane))
-    key = f"{server.socket or 'default'}:{subject.pane}:{subject.agent_id}"
+    key = f"{server.label}:{subject.pane}:{subject.agent_id}"
     previous: dict[str, Any] = {}
 
     def change(data: Any) -> None:

@@ -290,6 +290,7 @@ def session_started(
             cwd=payload.cwd,
             transcript_path=payload.transcript_path,
             tmux_pane=env.get("TMUX_PANE") or None,
+            tmux_socket=_tmux_socket(env),
             role=role if role in ROLES else None,
             previous_agent_id=env.get("PURLIN_PREVIOUS_AGENT_ID") or None,
         )
@@ -301,6 +302,15 @@ def session_started(
         notes += [f"interrupted {d.entry['agent_id']}" for d in marked]
     text = briefing(project, settings, payload, role if role in ROLES else None)
     return Outcome("; ".join(notes) or "nothing to do", text)
+
+
+def _tmux_socket(env: Mapping[str, str]) -> str | None:
+    """The socket of the tmux server the session runs in (``$TMUX``): a pane id means nothing
+    without it."""
+    from purlin_resume.tmux import Server
+
+    server = Server.of_client(env)
+    return str(server.socket) if server is not None else None
 
 
 def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:

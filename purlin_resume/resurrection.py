@@ -22,7 +22,7 @@ import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from purlin_resume import archive, bookmarks, compress, path_safety, preflight, redact, store
 from purlin_resume import resurrection_log as log_mod
@@ -31,6 +31,9 @@ from purlin_resume.claude import layout
 from purlin_resume.config import Settings
 from purlin_resume.errors import NotFound, PurlinError
 from purlin_resume.preflight import FAIL, Check, PreflightFailed
+
+if TYPE_CHECKING:
+    from purlin_resume.tmux import Server
 
 TEMPLATE = "prompts/resurrection.md.j2"
 MODES = log_mod.MODES
@@ -720,39 +723,46 @@ def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict
 
 
 def launch_tmux(
-    env: Environment, entry: dict[str, Any], prompt: str, socket_path: Path | None
+    env: Environment, entry: dict[str, Any], prompt: str, server: Server | None
 ) -> dict[str, Any]:
     """Start the agent command in a new tmux window and, once it is ready, type the prompt.
 
-    When the agent does not get the prompt (its command exits, it never shows
-    ``agent_ready_text``, the paste never shows), the window is closed and the log entry records
-    the failure.
+    ``server`` is ``--tmux-socket``; None: the ``tmux_socket`` setting, else the current server.
+    The new agent reads the same Claude Code data folder (``CLAUDE_CONFIG_DIR``). When the agent
+    does not get the prompt (the server is not reachable, its command exits, it never shows
+    ``agent_ready_text``), the window is closed and the log entry records the failure. When the
+    prompt was pasted but the pane does not show it, the window stays open for a person to look,
+    and the entry is ``partial`` (the prompt is never typed twice).
     """
     from purlin_resume import injection, tmux
 
     settings = env.settings
-    socket = socket_path or (Path(settings.tmux_socket) if settings.tmux_socket else None)
-    server = tmux.Server(socket)
+    server = server or tmux.Server.parse(settings.tmux_socket)
     session = settings.tmux_session
-    if socket is None and tmux.inside_tmux():
+    if server == tmux.Server() and tmux.inside_tmux():
         session = tmux.current_session(server) or session
     cwd = env.project_root or Path.cwd()
-    pane = tmux.new_window(
-        server,
-        session,
-        cwd,
-        env.settings.agent_command,
-        agent_env(entry),
-        name=entry["resurrection_id"],
-    )
+    rid = entry["resurrection_id"]
+    child_env = {**agent_env(entry), "CLAUDE_CONFIG_DIR": str(env.claude_root.absolute())}
+    pane = None
     try:
-        attempts = injection.when_ready(
-            server, pane, [prompt], env.settings, env.settings.agent_command, who="the new agent"
+        pane = tmux.new_window(server, session, cwd, settings.agent_command, child_env, name=rid)
+        [delivery] = injection.when_ready(
+            server, pane, [prompt], settings, settings.agent_command, who="the new agent"
         )
     except PurlinError as exc:
-        tmux.kill_pane(server, pane)
-        log_mod.record_outcome(env.log, entry["resurrection_id"], "failure", reason=exc.message)
-        raise PurlinError(
-            f"{exc.message} (resurrection {entry['resurrection_id']}: window closed)"
-        ) from None
-    return {"spawned": "tmux", "session": session, "pane": pane, "attempts": attempts}
+        if pane is not None:
+            tmux.kill_pane(server, pane)
+        log_mod.record_outcome(env.log, rid, "failure", reason=exc.message)
+        closed = "window closed" if pane is not None else "no window was opened"
+        raise PurlinError(f"{exc.message} (resurrection {rid}: {closed})") from None
+    if not delivery.confirmed:
+        log_mod.record_outcome(env.log, rid, "partial", reason=delivery.detail)
+    return {
+        "spawned": "tmux",
+        "session": session,
+        "pane": pane,
+        "tmux_server": server.label,
+        "delivery": delivery.to_dict(),
+        "attempts": [delivery.attempts],
+    }

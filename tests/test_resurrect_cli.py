@@ -563,7 +563,7 @@ def test_spawn_tmux_waits_for_the_agent_then_types_the_prompt(
     data = json.loads(_ok(_spawn_tmux(cli, fixtures_copy, tmux_server)).stdout)
 
     [received] = prompts(record, 1)
-    assert received == data["prompt"]
+    assert received == data["prompt"].rstrip()  # a final newline is not typed
     assert received.startswith("You are a resurrection of")
     assert data["launch"]["attempts"] == [1]
     started = json.loads((record / "started.json").read_text())
@@ -911,6 +911,6 @@ def test_spawn_tmux_uses_the_tmux_settings_when_no_socket_is_given(
     args = ["resurrect", "--session", "short", "--yes", "--spawn", "tmux", "--json"]
     data = json.loads(_ok(cli(*args, "--claude-dir", str(fixtures_copy))).stdout)
     [received] = prompts(record, 1)
-    assert received == data["prompt"]
+    assert received == data["prompt"].rstrip()  # a final newline is not typed
     info = tmux.pane_info(tmux_server, data["launch"]["pane"])
     assert info is not None and info["session_name"] == "agents-here"

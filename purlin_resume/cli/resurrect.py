@@ -16,9 +16,11 @@ from purlin_resume.cli.common import (
     ClaudeDirOption,
     JsonOption,
     ProjectOption,
+    TmuxSocketOption,
     checked_output,
     print_json,
     print_text,
+    tmux_server,
 )
 from purlin_resume.errors import PurlinError, UsageError
 
@@ -76,14 +78,7 @@ OutputOption = Annotated[
     Optional[Path],
     typer.Option("-o", "--output", help="Write the prompt to this file.", show_default=False),
 ]
-SocketOption = Annotated[
-    Optional[Path],
-    typer.Option(
-        "--tmux-socket",
-        help="tmux server socket (default: the current server).",
-        show_default=False,
-    ),
-]
+SocketOption = TmuxSocketOption
 NotesOption = Annotated[
     Optional[str], typer.Option("--notes", help="A note for the log.", show_default=False)
 ]
@@ -184,7 +179,7 @@ class Delivery:
     no_redact: bool
     spawn: Spawn
     output: Path | None
-    tmux_socket: Path | None
+    tmux_socket: str | None
     notes: str | None
     claude_dir: Path | None
     project: Path | None
@@ -209,6 +204,7 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
         Output.redact = False
     started = time.monotonic()
     output = checked_output(output)
+    server = tmux_server(tmux_socket)
     interactive = _interactive(yes)
     env = _environment(claude_dir, project)
     chosen = None
@@ -274,7 +270,7 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
     if spawn is Spawn.claude:
         launched = resurrection.launch_process(env, entry, plan.prompt)
     elif spawn is Spawn.tmux:
-        launched = resurrection.launch_tmux(env, entry, plan.prompt, tmux_socket)
+        launched = resurrection.launch_tmux(env, entry, plan.prompt, server)
     if as_json:
         print_json(
             {
