@@ -13,7 +13,6 @@ from tests.agents_setup import (
     configure,
     dead_pid,
     prompts,
-    start_standin,
     write_registry,
 )
 
