@@ -248,9 +248,12 @@ def wait_quiet(
     deadline = time.monotonic() + timeout
     previous, since = None, time.monotonic()
     while True:
-        if not pane_alive(server, pane):
-            return False
-        screen = capture(server, pane)
+        try:
+            screen = capture(server, pane)
+        except PurlinError:
+            if not pane_alive(server, pane):  # it went away between two looks
+                return False
+            raise
         if screen != previous:
             previous, since = screen, time.monotonic()
         elif needle in screen and time.monotonic() - since >= settle:
