@@ -342,8 +342,9 @@ class Plan:
         return [c for c in self.checks if c.level == preflight.WARN]
 
     @property
-    def partial(self) -> bool:
-        return any(c.name == "complete" and c.level != preflight.OK for c in self.checks)
+    def outcome(self) -> tuple[str, str | None]:
+        """The outcome it is logged with, and why (``preflight.outcome``, the one rule)."""
+        return preflight.outcome(self.checks)
 
     def passed(self) -> list[str]:
         """What the new agent is given, in words (the SEC-3 preview)."""
@@ -579,11 +580,8 @@ def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, 
         "query": _clean(plan.query, plan.redacted),
         "context_extraction_method": plan.method,
         "context_size_tokens": plan.tokens,
-        "outcome": "partial" if plan.partial else "success",
-        "outcome_reason": next(
-            (c.message for c in plan.checks if c.name == "complete" and c.level != preflight.OK),
-            None,
-        ),
+        "outcome": plan.outcome[0],
+        "outcome_reason": _clean(plan.outcome[1], plan.redacted),
         "notes": _clean(notes, plan.redacted),
         "new_agent_duration_ms": None,
         "new_agent_tool_calls": None,

@@ -126,8 +126,18 @@ def read(log: Path) -> tuple[list[dict[str, Any]], int]:
     return entries, skipped
 
 
+def _joined(kept: Any, added: Any) -> Any:
+    """Notes accumulate: a new note is added after the ones already there (the decision note an
+    autonomous pick wrote stays), never twice."""
+    if not added or added == kept or (kept and str(kept).endswith(f"; {added}")):
+        return kept
+    if not kept:
+        return added
+    return f"{kept}; {added}"
+
+
 def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[str, Any]:
-    """Set the outcome (and agent id, duration, tool calls, notes) of one entry."""
+    """Set the outcome (and agent id, duration, tool calls) of one entry; add to its notes."""
     log = Path(log)
     if changes.get("outcome") is not None and changes["outcome"] not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}")
@@ -145,7 +155,7 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
                 continue
             if entry.get("resurrection_id") != resurrection_id:
                 continue
-            entry.update(changes)
+            entry.update(changes, notes=_joined(entry.get("notes"), changes.get("notes")))
             lines[index] = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
             done.append(entry)
             return "".join(lines)

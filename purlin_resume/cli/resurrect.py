@@ -691,15 +691,25 @@ def resurrections_list(
         return
     lines = []
     for entry in chosen:
-        source = entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
         lines.append(
             f"{entry['resurrection_id']}  {entry.get('resurrected_at')}  "
-            f"{entry.get('resurrection_mode')}  {source} → {entry.get('resurrected_as_agent_id')}  "
+            f"{entry.get('resurrection_mode')}  {_what_became(entry)}  "
             f"{entry.get('outcome')}"
             + (f" ({entry['outcome_reason']})" if entry.get("outcome_reason") else "")
             + f"  {entry.get('context_size_tokens') or '-'} tokens"
         )
     print_text("\n".join(lines) + "\n")
+
+
+def _what_became(entry: dict[str, Any]) -> str:
+    """``SOURCE → NEW AGENT``; for an entry without them (a failure before an agent was chosen
+    or made) the query and what did not happen."""
+    source = entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
+    target = entry.get("resurrected_as_agent_id")
+    if source and target:
+        return f"{source} → {target}"
+    asked = source or (repr(entry["query"]) if entry.get("query") else "?")
+    return f"{asked} (nothing resurrected)"
 
 
 @resurrections.command("stats")
