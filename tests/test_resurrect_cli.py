@@ -74,7 +74,8 @@ def test_direct_resurrection_prints_the_prompt_and_logs_every_field(cli, fixture
     assert entry["resurrected_from_agent_id"] == "a2898e3"
     assert entry["resurrected_from_session_id"].startswith("4d5611e5")
     assert entry["resurrected_in_project"] == str(repo) and entry["cross_repo"] is True
-    assert entry["outcome"] == "success" and entry["outcome_reason"] is None
+    # the fixtures' projects are on another machine: the context is the transcript alone
+    assert entry["outcome"] == "partial" and "is not on this machine" in entry["outcome_reason"]
     assert entry["resurrected_as_agent_id"].startswith("agent-")
     assert entry["context_size_tokens"] < entry["context_tokens_before"] / 2
     assert "autonomous" in entry["notes"]
@@ -671,6 +672,8 @@ def test_done_completes_an_entry(cli, fixtures_copy, repo):
 def test_resurrections_filters_and_stats(cli, fixtures_copy, repo):
     claude = str(fixtures_copy)
     _ok(cli("resurrect", "--session", "short", "--yes", "--claude-dir", claude))
+    first = _log(fixtures_copy)[0]["resurrection_id"]  # partial: its project is elsewhere
+    _ok(cli("resurrect", "done", first, "--outcome", "success", "--claude-dir", claude))
     _ok(cli("resurrect", "find", "tmux module", "--yes", "--claude-dir", claude))
     _fails(cli("resurrect", "--session", "nope", "--yes", "--claude-dir", claude), 1)
     listed = json.loads(_ok(cli("resurrections", "--json", "--claude-dir", claude)).stdout)
