@@ -521,6 +521,17 @@ def _shelf(env: Environment, global_: bool) -> Path:
     return env.shelves.local
 
 
+def _in_shelf(env: Environment, global_: bool, key: str, action):
+    """``action`` on the bookmark file ``--global`` chooses; a bookmark that is only in the
+    other file is an error naming the option that reaches it."""
+    from purlin_resume.errors import NotFound
+
+    try:
+        return action(_shelf(env, global_))
+    except NotFound:
+        raise env.shelves.not_in(key, "global" if global_ else "local") from None
+
+
 @bookmark.command("add")
 def bookmark_add(
     name: Annotated[str, typer.Argument(metavar="NAME")],
@@ -608,7 +619,7 @@ def bookmark_update(
     if not changes:
         raise UsageError("nothing to change: give --name, --description or --tag")
     env = _environment(claude_dir, project)
-    mark = bookmarks.update(_shelf(env, global_), key, changes)
+    mark = _in_shelf(env, global_, key, lambda path: bookmarks.update(path, key, changes))
     if as_json:
         print_json(mark.to_dict())
         return
@@ -627,7 +638,7 @@ def bookmark_rm(
     from purlin_resume import bookmarks
 
     env = _environment(claude_dir, project)
-    mark = bookmarks.remove(_shelf(env, global_), key)
+    mark = _in_shelf(env, global_, key, lambda path: bookmarks.remove(path, key))
     if as_json:
         print_json(mark.to_dict())
         return
