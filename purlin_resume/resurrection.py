@@ -495,7 +495,11 @@ def plan(
         checks.append(check)
     checks.append(preflight.completeness(known))
     checks.append(
-        preflight.project(known.get("project_path"), env.allowed, known.get("git_commit"))
+        preflight.project(
+            known.get("project_path"),
+            [*env.allowed, *path_safety.folders([env.project_root])],
+            known.get("git_commit"),
+        )
     )
     context = compress.Context.from_dict(extracted["context"])
     note = "partial: the agent did not end normally" if checks[-2].level != preflight.OK else None

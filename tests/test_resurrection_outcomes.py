@@ -13,7 +13,7 @@ from purlin_resume.preflight import Check
 from tests.claude_records import Conversation, text, write_jsonl
 from tests.conftest import commit_file, git
 from tests.resurrection_data import write_config
-from tests.test_resurrect_cli import _log, _ok
+from tests.test_resurrect_cli import _fails, _log, _ok
 
 EXISTS = Check("exists", preflight.OK, "agent a in session s")
 
@@ -155,3 +155,40 @@ def test_resurrections_name_what_a_failure_was_asked_for(cli, fixtures_copy, rep
     failed, done = listed.splitlines()[1], listed.splitlines()[0]
     assert "zzqx0000" in failed and "(nothing resurrected)  failure" in failed
     assert " → " in done and "short" in done
+
+
+def test_from_may_name_the_transcripts_own_project_outside_the_roots(cli, tmp_path, repo):
+    """Regression: ``--from`` set to the very project the transcript records was refused when
+    it lay outside ``allowed_roots`` (here: the home folder), though leaving it out went ahead."""
+    from tests.resurrection_data import session
+
+    claude = tmp_path / "claude"
+    session(claude, "ownproj", str(repo), [("user", "hi"), ("agent", "hello there, done")])
+    base = ["resurrect", "--session", "ownproj", "--yes", "--claude-dir", str(claude)]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    _ok(cli(*base))
+    _ok(cli(*base, "--from", str(repo)))
+    _ok(cli(*base, "--from", str(repo / ".")))
+
+    assert cli(*base, "--from", str(elsewhere)).exit_code == 2  # neither the project nor a root
+    _fails(cli(*base, "--from", f"{repo}/../project"), 2, "'..' is not allowed")
+    link = tmp_path / "link"
+    link.symlink_to(elsewhere)
+    _fails(cli(*base, "--from", str(link)), 2, "outside the allowed folders")
+
+
+def test_a_recorded_project_that_is_a_symlink_does_not_carry_the_permission(cli, tmp_path, repo):
+    from tests.resurrection_data import session
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "proj-link").symlink_to(outside)
+    claude = tmp_path / "claude"
+    session(claude, "linked", str(tmp_path / "proj-link"), [("user", "hi"), ("agent", "hello")])
+    base = ["resurrect", "--session", "linked", "--yes", "--claude-dir", str(claude)]
+
+    result = cli(*base, "--from", str(tmp_path / "proj-link"))
+
+    assert result.exit_code == 2 and "symbolic link leads to" in result.stderr

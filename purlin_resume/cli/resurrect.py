@@ -397,9 +397,10 @@ def by_ids(
     def candidates(env: Environment) -> list[Candidate]:
         candidate = resurrection.direct(session, agent)
         if from_path is not None:
-            wanted = path_safety.checked(from_path, env.allowed, "--from")
             source = resurrection.open_source(env, candidate)
             recorded = source.transcript.project_path
+            own = path_safety.folders([recorded, env.project_root])
+            wanted = path_safety.checked(from_path, [*env.allowed, *own], "--from")
             if not recorded or not (
                 recorded == str(wanted) or recorded.startswith(str(wanted).rstrip("/") + "/")
             ):
