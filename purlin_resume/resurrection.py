@@ -29,7 +29,7 @@ from purlin_resume import resurrection_log as log_mod
 from purlin_resume.bookmarks import Bookmark, Shelves
 from purlin_resume.claude import layout
 from purlin_resume.config import Settings
-from purlin_resume.errors import NotFound, PurlinError
+from purlin_resume.errors import NotFound, PurlinError, UsageError
 from purlin_resume.preflight import FAIL, Check, PreflightFailed
 
 if TYPE_CHECKING:
@@ -204,6 +204,35 @@ def direct(session: str, agent: str | None) -> Candidate:
     return Candidate(session.strip(), (agent or "").strip().removeprefix("agent-") or None)
 
 
+def by_agent(env: Environment, agent: str) -> Candidate:
+    """``--agent`` without ``--session``: the one subagent whose id is (or starts with) ``agent``
+    in the transcripts, else in a bookmark (its archive); several is an error listing them."""
+    wanted = agent.strip().removeprefix("agent-")
+    if not wanted:
+        raise UsageError("--agent needs an agent id (or give --session)")
+    found: dict[str, str] = {}  # agent id -> session id
+    catalog = env.live_catalog()
+    if catalog is not None:
+        for target in catalog.targets():
+            if target.kind in ("agent", "inline") and target.id.startswith(wanted):
+                found.setdefault(target.id, target.session.id if target.session else "")
+    for mark in env.shelves.all():
+        if mark.agent_id and mark.agent_id.startswith(wanted):
+            found.setdefault(mark.agent_id, mark.session_id)
+    exact = {aid: sid for aid, sid in found.items() if aid == wanted} or found
+    if not exact:
+        raise _fail(
+            "exists",
+            f"no agent {wanted} in {env.claude_root} or in a bookmark",
+            "'purlin-resume agents SESSION' lists a session's agents; or give --session",
+        )
+    if len(exact) > 1:
+        listed = ", ".join(f"{aid} (session {sid})" for aid, sid in sorted(exact.items())[:10])
+        raise UsageError(f"agent {wanted} is ambiguous: {listed}; give more of it or --session")
+    [(agent_id, session_id)] = exact.items()
+    return Candidate(session_id, agent_id)
+
+
 # ---------------------------------------------------------------------------------------------
 # opening the conversation
 
@@ -224,6 +253,33 @@ def _archives(env: Environment, session: str) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.glob("*.tar.gz") if p.name.startswith(session))
+
+
+def open_archived(env: Environment, identifier: str, options=None):
+    """The conversation ``identifier`` names (a session or agent id, or a prefix) read from the
+    archive of a bookmarked session, for when Claude Code has deleted its transcripts; None
+    when no bookmark of it has an archive. ``transcript`` and ``export`` read it as
+    ``resurrect`` does."""
+    from purlin_resume.claude.catalog import Catalog, open_target
+
+    wanted = identifier.strip().removeprefix("agent-")
+    if not wanted:
+        return None
+    sessions = dict.fromkeys(
+        mark.session_id
+        for mark in env.shelves.all()
+        if mark.session_id.startswith(wanted) or (mark.agent_id or "").startswith(wanted)
+    )
+    for session_id in sessions:
+        for path in _archives(env, session_id):
+            root = archive.unpack(path, env.cache / "archive")
+            try:
+                opened = open_target(Catalog(root), identifier, options)
+            except PurlinError:
+                continue
+            if opened.transcript is not None:
+                return opened
+    return None
 
 
 def _fail(name: str, message: str, suggestion: str | None = None) -> PreflightFailed:

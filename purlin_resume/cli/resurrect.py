@@ -367,8 +367,13 @@ def by_search(
 @resurrect.command("direct", hidden=True)
 def by_ids(
     session: Annotated[
-        str, typer.Option("--session", help="Session id (or a unique prefix).", show_default=False)
-    ],
+        Optional[str],
+        typer.Option(
+            "--session",
+            help="Session id (or a unique prefix); optional with --agent.",
+            show_default=False,
+        ),
+    ] = None,
     agent: Annotated[
         Optional[str],
         typer.Option(
@@ -394,8 +399,14 @@ def by_ids(
     """Resurrect an agent by its session and agent ids."""
     from purlin_resume import path_safety, resurrection
 
+    if session is None and agent is None:
+        raise UsageError("give --session, --agent or both")
+
     def candidates(env: Environment) -> list[Candidate]:
-        candidate = resurrection.direct(session, agent)
+        if session is None:
+            candidate = resurrection.by_agent(env, agent or "")
+        else:
+            candidate = resurrection.direct(session, agent)
         if from_path is not None:
             source = resurrection.open_source(env, candidate)
             recorded = source.transcript.project_path
