@@ -170,7 +170,7 @@ def by_search(env: Environment, query: str, limit: int = 10, now=None) -> list[C
     ]
     found += _archived_bookmarks(query, marks.values(), {(c.session_id, c.agent_id) for c in found})
     found.sort(key=lambda c: -(c.score or 0))
-    return found[:limit]
+    return hits.like(found[:limit])
 
 
 def _archived_bookmarks(query: str, marks, listed: set) -> list[Candidate]:

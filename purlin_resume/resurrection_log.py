@@ -205,7 +205,9 @@ def record_outcome(
 
 
 def parse_since(text: str) -> str:
-    """``7d``, ``12h``, ``30m`` or an ISO date/time, as the ISO moment entries must not precede."""
+    """``7d``, ``12h``, ``30m``, an ISO date/time, or the time words ``find`` knows (``today``,
+    ``yesterday``, ``this/last week``, ``this/last month``, ``3 days ago``, ``last 7 days``:
+    their start), as the ISO moment entries must not precede."""
     from datetime import timedelta
 
     match = re.fullmatch(r"(\d+)([dhm])", text.strip())
@@ -215,7 +217,15 @@ def parse_since(text: str) -> str:
         return clock.iso(clock.now() - timedelta(**{unit: amount}))
     moment = clock.parse(text)
     if moment is None:
-        raise PurlinError(f"--since {text!r}: give a date (2026-02-09), a time, or 7d / 12h / 30m")
+        from purlin_resume.search_index import parse_query
+
+        words = parse_query(text, clock.now())
+        moment = words.start if not words.words else None
+    if moment is None:
+        raise PurlinError(
+            f"--since {text!r}: give a date (2026-02-09), a time, 7d / 12h / 30m, "
+            "or yesterday / last week / 3 days ago"
+        )
     return clock.iso(moment)
 
 

@@ -211,11 +211,12 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
     try:
         candidates = candidates_of(env)
         if not candidates:
+            outside = getattr(candidates, "outside_note", lambda: None)()
             raise PreflightFailed(
                 resurrection.Check(
                     "exists",
                     "fail",
-                    f"nothing matches {query!r}",
+                    f"nothing matches {query!r}" + (f" ({outside})" if outside else ""),
                     "try other words, a date (2026-02-09) or 'yesterday'; "
                     "'purlin-resume sessions --all' lists everything",
                 )
@@ -489,11 +490,13 @@ def find_command(
         raise UsageError('give words to search for, e.g. find "tmux tests yesterday"')
     env = _environment(claude_dir, project)
     found = resurrection.by_search(env, text, limit)
+    outside = getattr(found, "outside_note", lambda: None)()
     if as_json:
-        print_json({"query": text, "results": [c.to_dict() for c in found]})
+        results = [c.to_dict() for c in found]
+        print_json({"query": text, "results": results, "outside_time": outside})
         return
     if not found:
-        print_text(f"Nothing matches {text!r}.\n")
+        print_text(f"Nothing matches {text!r}" + (f" ({outside})" if outside else "") + ".\n")
         return
     print_text("\n".join(_candidate_line(n, c) for n, c in enumerate(found, 1)) + "\n")
 
@@ -668,7 +671,11 @@ resurrections = typer.Typer(
 app.add_typer(resurrections, name="resurrections", rich_help_panel="Resurrection")
 SinceOption = Annotated[
     Optional[str],
-    typer.Option("--since", help="2026-02-09, or 7d / 12h / 30m.", show_default=False),
+    typer.Option(
+        "--since",
+        help="2026-02-09, 7d / 12h / 30m, or yesterday / last week / 3 days ago.",
+        show_default=False,
+    ),
 ]
 
 
