@@ -356,7 +356,10 @@ def test_a_bookmark_from_another_host_warns(cli, fixtures_copy, repo):
     path.write_text(json.dumps(mark) + "\n")
     result = _ok(cli("resurrect", "far", "--yes", "--claude-dir", str(fixtures_copy)))
     assert "[warn] accessible: bookmarked on host elsewhere.example" in result.stderr
-    assert _log(fixtures_copy)[0]["resurrected_from_hostname"] == "elsewhere.example"
+    [entry] = _log(fixtures_copy)
+    assert entry["resurrected_from_hostname"] == "elsewhere.example"
+    assert entry["outcome"] == "partial"  # it was logged success, against the README
+    assert "bookmarked on host elsewhere.example" in entry["outcome_reason"]
 
 
 def test_context_size_warns_and_asks_by_configured_thresholds(cli, fixtures_copy, repo):

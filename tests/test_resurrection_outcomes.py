@@ -113,20 +113,6 @@ def test_an_orphan_agent_with_a_final_answer_is_a_success(cli, repo, tmp_path):
     assert (entry["outcome"], entry["outcome_reason"]) == ("success", None)
 
 
-def test_a_bookmark_from_another_host_is_logged_partial(cli, fixtures_copy, repo):
-    _ok(cli("bookmark", "add", "far", "--session", "short", "--claude-dir", str(fixtures_copy)))
-    path = repo / ".purlin" / "bookmarks.jsonl"
-    mark = json.loads(path.read_text())
-    mark["hostname"] = "elsewhere.example"
-    path.write_text(json.dumps(mark) + "\n")
-
-    _ok(cli("resurrect", "far", "--yes", "--claude-dir", str(fixtures_copy)))
-
-    [entry] = _log(fixtures_copy)
-    assert entry["outcome"] == "partial"
-    assert "bookmarked on host elsewhere.example" in entry["outcome_reason"]
-
-
 def test_done_notes_are_added_to_the_autonomous_decision_note(cli, fixtures_copy, repo):
     """Regression: ``resurrect done ID --notes X`` replaced the note an autonomous pick wrote."""
     claude = ("--claude-dir", str(fixtures_copy))

@@ -196,3 +196,31 @@ def test_a_briefing_that_cannot_be_confirmed_is_partial_and_the_window_stays(
     successor = next(a for a in agents.values() if a.previous_agent_id == "dead-1")
     assert successor.ended_at is None
     assert lineage.liveness(successor, tmux_server).state == "alive"
+
+
+def test_the_transcript_command_survives_a_hostile_data_folder_name(repo, fixtures_copy, cli):
+    """The revival instruction's command, run by a shell as an agent would, reads the named
+    folder and runs nothing hidden in its name."""
+    import shutil
+    import subprocess
+    import sys
+
+    odd = fixtures_copy.parent / "data $(touch PWNED) 'q' `id`"
+    shutil.move(fixtures_copy, odd)
+    session = "4d5611e5-241a-462a-8d15-5122611a9569"
+    write_registry(repo, {session: agent_record(repo, ended_at="2026-02-12T21:10:00Z")})
+    planned = cli("revive", session[:8], "--claude-dir", str(odd), "--dry-run", "--json")
+    instruction = json.loads(planned.stdout)["injections"][-1]["text"]
+    line = next(x for x in instruction.splitlines() if "purlin-resume transcript" in x).strip()
+    (repo / ".purlin" / "cache").mkdir(parents=True)
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+
+    done = subprocess.run(
+        ["bash", "-c", line], cwd=repo, env={**os.environ, "PATH": path}, capture_output=True
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert (
+        (repo / ".purlin" / "cache" / f"revival-{session}.md").read_text().startswith("# Session")
+    )
+    assert not (repo / "PWNED").exists()

@@ -51,7 +51,9 @@ def agents_status_command(project: ProjectOption = None, as_json: JsonOption = F
             links.append(f"succeeded by {', '.join(status.successors)}")
         lines.append(
             f"{agent.session_id}  {status.liveness.state:<7}  {agent.role or '-'}  "
-            f"pane {agent.tmux_pane or '-'}  started {agent.started_at or '-'}\n"
+            f"pane {agent.tmux_pane or '-'}"
+            f"{f' (-S {agent.tmux_socket})' if agent.tmux_pane and agent.tmux_socket else ''}  "
+            f"started {agent.started_at or '-'}\n"
             f"    {status.liveness.why}{'; ' + '; '.join(links) if links else ''}\n"
         )
     print_text("".join(lines))
