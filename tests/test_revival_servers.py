@@ -224,3 +224,35 @@ def test_the_transcript_command_survives_a_hostile_data_folder_name(repo, fixtur
         (repo / ".purlin" / "cache" / f"revival-{session}.md").read_text().startswith("# Session")
     )
     assert not (repo / "PWNED").exists()
+
+
+@pytest.mark.parametrize("kind", ["paste", "lines"])
+def test_watch_nudges_an_agent_on_its_own_server_exactly_once(
+    repo, tmux_named_server, tmp_path, cli, kind
+):
+    """The stall watch finds a stalled agent's pane on the server it recorded (not the
+    configured one) and types the resume prompt into it once, whichever kind of agent it is."""
+    from tests.agents_setup import start_standin
+    from tests.test_stall import LONG_AGO, age_everything
+
+    record = tmp_path / "agent"
+    configure(repo, tmux.Server(socket=tmp_path / "configured.sock"), record)
+    pane = start_standin(tmux_named_server, repo, record, kind=kind)
+    socket = str(tmux.socket_path(tmux_named_server))
+    age_everything(repo, LONG_AGO)
+    write_registry(repo, {"w-1": agent_record(repo, tmux_pane=pane, tmux_socket=socket)})
+
+    result = cli("watch", "--once", "--json")
+
+    assert result.exit_code == 0, result.stderr
+    [decision] = json.loads(result.stdout)["decisions"]
+    assert decision["action"] == "nudged", decision
+    prompts(record, 1)
+    time.sleep(1)  # every line has arrived, and nothing more comes
+    received = [
+        json.loads(line)["text"] for line in (record / "prompts.jsonl").read_text().splitlines()
+    ]
+    text = "\n".join(received)
+    first = text.splitlines()[0]
+    assert first and text.count(first) == 1
+    assert len(received) == (1 if kind == "paste" else len(text.splitlines()))
