@@ -256,3 +256,17 @@ def test_watch_nudges_an_agent_on_its_own_server_exactly_once(
     first = text.splitlines()[0]
     assert first and text.count(first) == 1
     assert len(received) == (1 if kind == "paste" else len(text.splitlines()))
+
+
+def test_how_the_instruction_says_the_predecessor_stopped():
+    """Regression: it read "which tmux pane %4 died"."""
+    from purlin_resume import revival
+
+    ended = registry.RegisteredAgent("a", ended_at="2026-01-15T15:00:00Z")
+    running = registry.RegisteredAgent("b", tmux_pane="%4")
+    assert revival.stopped(ended, lineage.Liveness("dead", "ended at …")) == (
+        "which ended at 2026-01-15T15:00:00Z"
+    )
+    assert revival.stopped(running, lineage.Liveness("dead", "tmux pane %4 is gone")) == (
+        "which stopped: tmux pane %4 is gone"
+    )
