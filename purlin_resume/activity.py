@@ -473,7 +473,7 @@ def pane_signals(
     if screen is None:  # gone, perhaps between the liveness check and the capture
         return []
     digest = screen_digest(screen)
-    key = f"{server.socket or 'default'}:{subject.pane}:{subject.agent_id}"
+    key = f"{server.label}:{subject.pane}:{subject.agent_id}"
     previous: dict[str, Any] = {}
 
     def change(data: Any) -> None:

@@ -291,6 +291,7 @@ def session_started(
             cwd=payload.cwd,
             transcript_path=payload.transcript_path,
             tmux_pane=env.get("TMUX_PANE") or None,
+            tmux_socket=_tmux_socket(env),
             role=role if role in ROLES else None,
             previous_agent_id=env.get("PURLIN_PREVIOUS_AGENT_ID") or None,
         )
@@ -339,6 +340,15 @@ def recommendation_line(
         "Bring its expertise back with `purlin-resume resurrect --recommended 1`."
     )
     return redact.redact(line).text
+
+
+def _tmux_socket(env: Mapping[str, str]) -> str | None:
+    """The socket of the tmux server the session runs in (``$TMUX``): a pane id means nothing
+    without it."""
+    from purlin_resume.tmux import Server
+
+    server = Server.of_client(env)
+    return str(server.socket) if server is not None else None
 
 
 def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:

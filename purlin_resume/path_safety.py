@@ -3,7 +3,9 @@
 A path given on the command line (``--from``) or taken from a bookmark is refused when it holds
 a ``..`` component, when it lies outside every allowed root, or when it lies inside one only as
 written but a symbolic link takes it outside (the real path is what is checked). Allowed roots
-come from the ``allowed_roots`` setting (default: the home folder); ``~`` is expanded.
+come from the ``allowed_roots`` setting (default: the home folder); ``~`` is expanded. A
+resurrection also allows the project its transcript records and the current repository
+(``folders``): they are what the user works in, wherever they lie.
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ from purlin_resume.errors import UsageError
 def roots(configured: Iterable[str]) -> list[Path]:
     """The allowed roots, expanded and with their own symlinks resolved."""
     return [Path(os.path.realpath(os.path.expanduser(root))) for root in configured]
+
+
+def folders(known: Iterable[str | os.PathLike[str] | None]) -> list[Path]:
+    """Folders allowed besides the roots (the transcript's own project, the current repository),
+    taken as written: a symbolic link among them does not carry the permission elsewhere."""
+    return [Path(os.path.abspath(os.fspath(folder))) for folder in known if folder]
 
 
 def _inside(path: Path, allowed: list[Path]) -> bool:

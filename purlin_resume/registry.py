@@ -12,6 +12,7 @@ Format (version 1), one object per session id; unknown keys are kept as they are
           "ended_at": null,             # set when the session ends
           "transcript_path": null,      # its JSONL transcript, when known
           "tmux_pane": null,            # e.g. "%3"
+          "tmux_socket": null,          # the socket of that pane's server (from $TMUX)
           "role": null,                 # builder, qa, architect, ...
           "previous_agent_id": null     # the session this one succeeds
         }
@@ -50,6 +51,7 @@ class RegisteredAgent:
     ended_at: str | None = None
     transcript_path: str | None = None
     tmux_pane: str | None = None
+    tmux_socket: str | None = None
     role: str | None = None
     previous_agent_id: str | None = None
 
@@ -67,6 +69,7 @@ class RegisteredAgent:
                     "ended_at",
                     "transcript_path",
                     "tmux_pane",
+                    "tmux_socket",
                     "role",
                     "previous_agent_id",
                 )
@@ -131,6 +134,7 @@ def record_start(
     started_at: datetime | None = None,
     transcript_path: str | None = None,
     tmux_pane: str | None = None,
+    tmux_socket: str | None = None,
     role: str | None = None,
     previous_agent_id: str | None = None,
 ) -> RegisteredAgent:
@@ -145,6 +149,7 @@ def record_start(
             "ended_at": None,
             "transcript_path": transcript_path,
             "tmux_pane": tmux_pane,
+            "tmux_socket": tmux_socket if tmux_pane else None,
             "role": role,
             "previous_agent_id": previous_agent_id,
         },
@@ -196,6 +201,7 @@ def register_successor(
     pid: int | None,
     cwd: str,
     tmux_pane: str | None,
+    tmux_socket: str | None = None,
 ) -> RegisteredAgent:
     """Register the successor of ``predecessor`` before its own SessionStart hook fires.
 
@@ -208,6 +214,7 @@ def register_successor(
         pid=pid,
         cwd=cwd,
         tmux_pane=tmux_pane,
+        tmux_socket=tmux_socket,
         role=predecessor.role,
         previous_agent_id=predecessor.session_id,
     )

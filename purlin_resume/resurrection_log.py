@@ -135,8 +135,18 @@ def read(log: Path) -> tuple[list[dict[str, Any]], int]:
     return entries, skipped
 
 
+def _joined(kept: Any, added: Any) -> Any:
+    """Notes accumulate: a new note is added after the ones already there (the decision note an
+    autonomous pick wrote stays), never twice."""
+    if not added or added == kept or (kept and str(kept).endswith(f"; {added}")):
+        return kept
+    if not kept:
+        return added
+    return f"{kept}; {added}"
+
+
 def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[str, Any]:
-    """Set the outcome (and agent id, duration, tool calls, notes) of one entry."""
+    """Set the outcome (and agent id, duration, tool calls) of one entry; add to its notes."""
     log = Path(log)
     if changes.get("outcome") is not None and changes["outcome"] not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}")
@@ -154,7 +164,7 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
                 continue
             if entry.get("resurrection_id") != resurrection_id:
                 continue
-            entry.update(changes)
+            entry.update(changes, notes=_joined(entry.get("notes"), changes.get("notes")))
             lines[index] = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
             done.append(entry)
             return "".join(lines)
@@ -205,7 +215,9 @@ def record_outcome(
 
 
 def parse_since(text: str) -> str:
-    """``7d``, ``12h``, ``30m`` or an ISO date/time, as the ISO moment entries must not precede."""
+    """``7d``, ``12h``, ``30m``, an ISO date/time, or the time words ``find`` knows (``today``,
+    ``yesterday``, ``this/last week``, ``this/last month``, ``3 days ago``, ``last 7 days``:
+    their start), as the ISO moment entries must not precede."""
     from datetime import timedelta
 
     match = re.fullmatch(r"(\d+)([dhm])", text.strip())
@@ -215,7 +227,15 @@ def parse_since(text: str) -> str:
         return clock.iso(clock.now() - timedelta(**{unit: amount}))
     moment = clock.parse(text)
     if moment is None:
-        raise PurlinError(f"--since {text!r}: give a date (2026-02-09), a time, or 7d / 12h / 30m")
+        from purlin_resume.search_index import parse_query
+
+        words = parse_query(text, clock.now())
+        moment = words.start if not words.words else None
+    if moment is None:
+        raise PurlinError(
+            f"--since {text!r}: give a date (2026-02-09), a time, 7d / 12h / 30m, "
+            "or yesterday / last week / 3 days ago"
+        )
     return clock.iso(moment)
 
 

@@ -86,6 +86,17 @@ def fixtures_copy(tmp_path) -> Path:
     return target
 
 
+def _need_tmux() -> None:
+    """Skip without tmux on a developer's machine; in CI (``CI=true``) a missing tmux fails."""
+    import os
+    import shutil
+
+    if shutil.which("tmux") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("tmux is not installed (.ci/run installs it)")
+        pytest.skip("tmux is not installed")
+
+
 @pytest.fixture
 def tmux_server():
     """A private tmux server (own socket), killed after the test."""
@@ -94,10 +105,22 @@ def tmux_server():
 
     from purlin_resume import tmux
 
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
+    _need_tmux()
     folder = Path(tempfile.mkdtemp(prefix="prt-", dir="/tmp"))  # socket paths must stay short
     server = tmux.Server(folder / "sock")
     yield server
     tmux.kill_server(server)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def tmux_named_server():
+    """A private tmux server addressed by name (``tmux -L``), killed after the test."""
+    import uuid
+
+    from purlin_resume import tmux
+
+    _need_tmux()
+    server = tmux.Server(name=f"prt-{uuid.uuid4().hex[:10]}")
+    yield server
+    tmux.kill_server(server)

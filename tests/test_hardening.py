@@ -175,26 +175,26 @@ def test_the_stand_in_runs_a_pasted_break_out_when_nothing_neutralises_it(tmux_s
 
 
 def test_injected_text_cannot_break_out_of_the_paste(tmux_server, tmp_path):
-    from purlin_resume import tmux
+    from purlin_resume import injection
     from tests.agents_setup import prompts, start_standin
 
     mark = tmp_path / "ran"
     record = tmp_path / "agent"
     pane = start_standin(tmux_server, tmp_path, record)
-    tmux.inject(tmux_server, pane, BREAK_OUT.format(mark=mark), settle=0.2, shown=("[Pasted",))
+    injection.deliver(tmux_server, pane, BREAK_OUT.format(mark=mark), settle=0.2)
     [received] = prompts(record, 1)
     assert received == f"findings\n!touch {mark}\nmore 201~ end"
     assert not mark.exists()
 
 
 def test_a_leading_bang_never_reaches_the_shell_mode(tmux_server, tmp_path):
-    from purlin_resume import tmux
+    from purlin_resume import injection
     from tests.agents_setup import prompts, start_standin
 
     mark = tmp_path / "ran"
     record = tmp_path / "agent"
     pane = start_standin(tmux_server, tmp_path, record)
-    tmux.inject(tmux_server, pane, f"!touch {mark}", settle=0.2)
+    injection.deliver(tmux_server, pane, f"!touch {mark}", settle=0.2)
     assert prompts(record, 1) == [f" !touch {mark}"]
     assert not mark.exists()
 
@@ -539,7 +539,7 @@ def test_restore_at_a_terminal_asks_before_running_it(repo, planted_status, answ
 def test_a_pane_dying_after_its_liveness_check_is_gone_not_an_error(
     tmux_server, tmp_path, monkeypatch
 ):
-    from purlin_resume import tmux
+    from purlin_resume import injection, tmux
 
     pane = tmux.new_session(tmux_server, "short-lived", tmp_path, "sleep 30")
     real = tmux.pane_alive
@@ -557,7 +557,7 @@ def test_a_pane_dying_after_its_liveness_check_is_gone_not_an_error(
     assert tmux.wait_quiet(tmux_server, pane, "never", timeout=2, settle=0.1) is False
     calls.clear()
     with pytest.raises(Exception, match="is gone; nothing was sent"):
-        tmux.inject(tmux_server, pane, "hello", settle=0.1)
+        injection.deliver(tmux_server, pane, "hello", settle=0.1)
 
 
 def test_save_over_an_unparseable_checkpoint_archives_it_first(repo, cli):

@@ -8,7 +8,16 @@ from typing import Annotated, Optional
 import typer
 
 from purlin_resume.cli.app import app
-from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
+from purlin_resume.cli.common import (
+    ClaudeDirOption,
+    JsonOption,
+    ProjectOption,
+    TmuxSocketOption,
+    print_json,
+    print_text,
+    project_for,
+    tmux_server,
+)
 
 AgentArgument = Annotated[
     str,
@@ -42,7 +51,9 @@ def agents_status_command(project: ProjectOption = None, as_json: JsonOption = F
             links.append(f"succeeded by {', '.join(status.successors)}")
         lines.append(
             f"{agent.session_id}  {status.liveness.state:<7}  {agent.role or '-'}  "
-            f"pane {agent.tmux_pane or '-'}  started {agent.started_at or '-'}\n"
+            f"pane {agent.tmux_pane or '-'}"
+            f"{f' (-S {agent.tmux_socket})' if agent.tmux_pane and agent.tmux_socket else ''}  "
+            f"started {agent.started_at or '-'}\n"
             f"    {status.liveness.why}{'; ' + '; '.join(links) if links else ''}\n"
         )
     print_text("".join(lines))
@@ -54,15 +65,18 @@ def revive_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show what would be started and sent; do nothing.")
     ] = False,
+    tmux_socket: TmuxSocketOption = None,
+    claude_dir: ClaudeDirOption = None,
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Start a successor for a dead agent in a new tmux window and brief it from the transcript."""
     from purlin_resume import config, revival
 
+    server = tmux_server(tmux_socket)
     found = project_for(project)
     settings = config.load(found)
-    planned = revival.plan(found, agent_id, settings)
+    planned = revival.plan(found, agent_id, settings, claude_dir=claude_dir, tmux_server=server)
     if dry_run:
         if as_json:
             print_json({"dry_run": True, **planned.to_dict()})
@@ -70,7 +84,7 @@ def revive_command(
         parts = [
             f"Would revive {planned.predecessor.session_id} as {planned.successor_id}\n",
             f"  command: {planned.command}\n  folder:  {planned.cwd}\n",
-            f"  tmux session: {planned.session}\n",
+            f"  tmux session: {planned.session} on {planned.server.label}\n",
             *(f"  env: {key}={value}\n" for key, value in planned.env.items()),
         ]
         for injection in planned.injections:
@@ -82,9 +96,12 @@ def revive_command(
         print_json({"dry_run": False, **done.to_dict()})
         return
     kinds = " then ".join(i.kind for i in planned.injections)
+    if done.outcome != revival.SUCCESS:
+        typer.echo(f"partial: {done.problem}", err=True)
     print_text(
         f"Revived {planned.predecessor.session_id} as {planned.successor_id} in tmux pane "
-        f"{done.pane} ({kinds} injected).\n"
+        f"{done.pane} on {planned.server.label} ({kinds} "
+        f"{'injected' if done.outcome == revival.SUCCESS else 'not all confirmed'}).\n"
     )
 
 

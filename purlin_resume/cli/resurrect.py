@@ -18,9 +18,11 @@ from purlin_resume.cli.common import (
     ClaudeDirOption,
     JsonOption,
     ProjectOption,
+    TmuxSocketOption,
     checked_output,
     print_json,
     print_text,
+    tmux_server,
 )
 from purlin_resume.errors import PurlinError, UsageError
 
@@ -78,14 +80,7 @@ OutputOption = Annotated[
     Optional[Path],
     typer.Option("-o", "--output", help="Write the prompt to this file.", show_default=False),
 ]
-SocketOption = Annotated[
-    Optional[Path],
-    typer.Option(
-        "--tmux-socket",
-        help="tmux server socket (default: the current server).",
-        show_default=False,
-    ),
-]
+SocketOption = TmuxSocketOption
 NotesOption = Annotated[
     Optional[str], typer.Option("--notes", help="A note for the log.", show_default=False)
 ]
@@ -233,17 +228,19 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
         Output.redact = False
     started = time.monotonic()
     output = checked_output(output)
+    server = tmux_server(tmux_socket)
     interactive = _interactive(yes)
     env = _environment(claude_dir, project)
     chosen = None
     try:
         candidates = candidates_of(env)
         if not candidates:
+            outside = getattr(candidates, "outside_note", lambda: None)()
             raise PreflightFailed(
                 resurrection.Check(
                     "exists",
                     "fail",
-                    f"nothing matches {query!r}",
+                    f"nothing matches {query!r}" + (f" ({outside})" if outside else ""),
                     "try other words, a date (2026-02-09) or 'yesterday'; "
                     "'purlin-resume sessions --all' lists everything",
                 )
@@ -298,7 +295,7 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
     if spawn is Spawn.claude:
         launched = resurrection.launch_process(env, entry, plan.prompt)
     elif spawn is Spawn.tmux:
-        launched = resurrection.launch_tmux(env, entry, plan.prompt, tmux_socket)
+        launched = resurrection.launch_tmux(env, entry, plan.prompt, server)
     if as_json:
         print_json(
             {
@@ -391,8 +388,13 @@ def by_search(
 @delivered
 def by_ids(
     session: Annotated[
-        str, typer.Option("--session", help="Session id (or a unique prefix).", show_default=False)
-    ],
+        Optional[str],
+        typer.Option(
+            "--session",
+            help="Session id (or a unique prefix); optional with --agent.",
+            show_default=False,
+        ),
+    ] = None,
     agent: Annotated[
         Optional[str],
         typer.Option(
@@ -409,12 +411,19 @@ def by_ids(
     """Resurrect an agent by its session and agent ids."""
     from purlin_resume import path_safety, resurrection
 
+    if session is None and agent is None:
+        raise UsageError("give --session, --agent or both")
+
     def candidates(env: Environment) -> list[Candidate]:
-        candidate = resurrection.direct(session, agent)
+        if session is None:
+            candidate = resurrection.by_agent(env, agent or "")
+        else:
+            candidate = resurrection.direct(session, agent)
         if from_path is not None:
-            wanted = path_safety.checked(from_path, env.allowed, "--from")
             source = resurrection.open_source(env, candidate)
             recorded = source.transcript.project_path
+            own = path_safety.folders([recorded, env.project_root])
+            wanted = path_safety.checked(from_path, [*env.allowed, *own], "--from")
             if not recorded or not (
                 recorded == str(wanted) or recorded.startswith(str(wanted).rstrip("/") + "/")
             ):
@@ -553,11 +562,13 @@ def find_command(
         return team_cli.find(claude_dir, text, limit, as_json)
     env = _environment(claude_dir, project)
     found = resurrection.by_search(env, text, limit)
+    outside = getattr(found, "outside_note", lambda: None)()
     if as_json:
-        print_json({"query": text, "results": [c.to_dict() for c in found]})
+        results = [c.to_dict() for c in found]
+        print_json({"query": text, "results": results, "outside_time": outside})
         return
     if not found:
-        print_text(f"Nothing matches {text!r}.\n")
+        print_text(f"Nothing matches {text!r}" + (f" ({outside})" if outside else "") + ".\n")
         return
     print_text("\n".join(_candidate_line(n, c) for n, c in enumerate(found, 1)) + "\n")
 
@@ -702,6 +713,17 @@ def _shelf(env: Environment, global_: bool) -> Path:
     return env.shelves.local
 
 
+def _in_shelf(env: Environment, global_: bool, key: str, action):
+    """``action`` on the bookmark file ``--global`` chooses; a bookmark that is only in the
+    other file is an error naming the option that reaches it."""
+    from purlin_resume.errors import NotFound
+
+    try:
+        return action(_shelf(env, global_))
+    except NotFound:
+        raise env.shelves.not_in(key, "global" if global_ else "local") from None
+
+
 @bookmark.command("add")
 def bookmark_add(
     name: Annotated[str, typer.Argument(metavar="NAME")],
@@ -808,7 +830,7 @@ def bookmark_update(
     if not changes:
         raise UsageError("nothing to change: give --name, --description or --tag")
     env = _environment(claude_dir, project)
-    mark = bookmarks.update(_shelf(env, global_), key, changes)
+    mark = _in_shelf(env, global_, key, lambda path: bookmarks.update(path, key, changes))
     if as_json:
         print_json(mark.to_dict())
         return
@@ -827,7 +849,7 @@ def bookmark_rm(
     from purlin_resume import bookmarks
 
     env = _environment(claude_dir, project)
-    mark = bookmarks.remove(_shelf(env, global_), key)
+    mark = _in_shelf(env, global_, key, lambda path: bookmarks.remove(path, key))
     if as_json:
         print_json(mark.to_dict())
         return
@@ -845,7 +867,11 @@ resurrections = typer.Typer(
 app.add_typer(resurrections, name="resurrections", rich_help_panel="Resurrection")
 SinceOption = Annotated[
     Optional[str],
-    typer.Option("--since", help="2026-02-09, or 7d / 12h / 30m.", show_default=False),
+    typer.Option(
+        "--since",
+        help="2026-02-09, 7d / 12h / 30m, or yesterday / last week / 3 days ago.",
+        show_default=False,
+    ),
 ]
 
 
@@ -905,15 +931,25 @@ def resurrections_list(
         return
     lines = []
     for entry in chosen:
-        source = entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
         lines.append(
             f"{entry['resurrection_id']}  {entry.get('resurrected_at')}  "
-            f"{entry.get('resurrection_mode')}  {source} → {entry.get('resurrected_as_agent_id')}  "
+            f"{entry.get('resurrection_mode')}  {_what_became(entry)}  "
             f"{entry.get('outcome')}"
             + (f" ({entry['outcome_reason']})" if entry.get("outcome_reason") else "")
             + f"  {entry.get('context_size_tokens') or '-'} tokens"
         )
     print_text("\n".join(lines) + "\n")
+
+
+def _what_became(entry: dict[str, Any]) -> str:
+    """``SOURCE → NEW AGENT``; for an entry without them (a failure before an agent was chosen
+    or made) the query and what did not happen."""
+    source = entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
+    target = entry.get("resurrected_as_agent_id")
+    if source and target:
+        return f"{source} → {target}"
+    asked = source or (repr(entry["query"]) if entry.get("query") else "?")
+    return f"{asked} (nothing resurrected)"
 
 
 @resurrections.command("stats")
