@@ -38,7 +38,9 @@ SESSION = Kind(  # Claude Code session ids are UUIDs; tests and users name them 
 RESURRECTION = Kind(
     "resurrection id", re.compile(r"res-\d{4}-\d{2}-\d{2}-\d{3,}"), "res-YYYY-MM-DD-NNN"
 )
-BOOKMARK = Kind("bookmark id", re.compile(r"bmk-\d{4}-\d{2}-\d{2}-\d{3,}"), "bmk-YYYY-MM-DD-NNN")
+BOOKMARK = Kind(
+    "bookmark id", re.compile(r"bmk-\d{4}-\d{2}-\d{2}-g?\d{3,}"), "bmk-YYYY-MM-DD-NNN, or -gNNN"
+)
 BOOKMARK_NAME = Kind(
     "bookmark name",
     re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}"),
