@@ -37,7 +37,9 @@ from purlin_resume.roles import ROLES
 _PHASE_PLAN = re.compile(r"\b(\d{1,3}(?:\.\d+)?)-(\d{1,3})\b")
 TOOL_USE_PREFIX = "toolu_"
 NONE = "none"
+INTERRUPTED_MARK = "[Request interrupted by user"
 ASYNC_LAUNCHED = "async_launched"
+PROMPT_CHARS = 20_000  # a task prompt is kept whole up to here
 SPAWN_WAIT_SECONDS = 2.0  # the PreToolUse hook records in the background: allow it to land
 
 
@@ -73,21 +75,78 @@ def phase_and_plan(*texts: str | None) -> tuple[str, str]:
 
 
 def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
-    """PreToolUse on Agent/Task: record the spawn under its tool_use_id."""
+    """PreToolUse on Agent/Task: record the spawn under its tool_use_id, with the whole prompt
+    (redacted) and, when the same assistant message spawns others, their parallel group."""
     if not payload.spawns_agent or not payload.tool_use_id:
         return Outcome("not an agent spawn")
     tool_input = payload.tool_input
-    description = (
-        tool_input.get("description") if isinstance(tool_input.get("description"), str) else None
-    )
-    prompt = tool_input.get("prompt") if isinstance(tool_input.get("prompt"), str) else None
+    description = _text_input(tool_input, "description")
+    prompt = _text_input(tool_input, "prompt")
     phase, plan = phase_and_plan(description, prompt)
     task = " ".join((description or prompt or payload.tool_name or "agent").split())[:300]
+    batch = _spawn_batch(payload)
+    group = _group_of(project, batch, phase, plan) if batch else None
     if _recorded(project, payload.tool_use_id):  # a spooled payload recorded twice
         return Outcome(f"{payload.tool_use_id} already recorded")
-    request = history.NewAgent(agent_id=payload.tool_use_id, task=task, phase=phase, plan=plan)
+    request = history.NewAgent(
+        agent_id=payload.tool_use_id,
+        task=task,
+        phase=phase,
+        plan=plan,
+        mode="parallel" if group else None,
+        group=group,
+        prompt=_stored_prompt(prompt),
+        tool_use_id=payload.tool_use_id,
+    )
     tracking.spawn(project, request, payload.session_id)
+    if group:
+        tracking.join_group(project, batch.tool_use_ids, group)
+        return Outcome(f"spawned {payload.tool_use_id} in parallel group {group}")
     return Outcome(f"spawned {payload.tool_use_id}")
+
+
+def _text_input(tool_input: dict, name: str) -> str | None:
+    value = tool_input.get(name)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _stored_prompt(prompt: str | None) -> str | None:
+    """The prompt as the history keeps it: redacted, at most ``PROMPT_CHARS``."""
+    if not prompt:
+        return None
+    from purlin_resume import redact
+
+    text = redact.redact(prompt).text
+    if len(text) > PROMPT_CHARS:
+        text = text[:PROMPT_CHARS].rstrip() + f"\n[... prompt cut at {PROMPT_CHARS} characters]"
+    return text
+
+
+def _spawn_batch(payload: HookPayload):
+    """The spawns of the assistant message this call belongs to, when it holds several."""
+    if not payload.transcript_path:
+        return None
+    from purlin_resume.claude import records
+
+    batch = records.spawn_batch(Path(payload.transcript_path), payload.tool_use_id)
+    return batch if batch is not None and len(batch.tool_use_ids) > 1 else None
+
+
+def _group_of(project: Project, batch, phase: str, plan: str) -> str:
+    """The parallel group of ``batch``: the one a sibling already got, else a new one in the GSD
+    format (``phase-PHASE-batch-UNIX``, then the end of the message id, so two batches started
+    in the same second by different sessions stay apart)."""
+    from purlin_resume import clock
+
+    if history.path(project).exists():
+        siblings = set(batch.tool_use_ids)
+        for entry in history.load(project).entries:
+            ids = {entry.agent_id, entry.data.get("tool_use_id")}
+            if ids & siblings and entry.parallel_group:
+                return entry.parallel_group
+    moment = clock.parse(batch.timestamp) or clock.now()
+    tail = "".join(c for c in batch.message_id if c.isalnum())[-6:]
+    return f"{history.group_id('plan', phase, plan, moment)}-{tail}"
 
 
 def _recorded(project: Project, tool_use_id: str) -> bool:
@@ -124,24 +183,43 @@ def _read_agent(path: Path | None):
     return transcript.read(path, path.stem, split_sidechains=False).main
 
 
-def _finished_status(agent) -> str:
-    """completed, or failed when the agent's transcript ends interrupted or without an answer."""
+def _finished_status(agent, said_interrupted: bool = False) -> str:
+    """completed; interrupted when the user stopped the agent (its transcript ends with the
+    interruption, or the hook payload says so); failed when it ended without an answer."""
     from purlin_resume.claude.transcript import INTERRUPTION
 
+    if said_interrupted:
+        return history.INTERRUPTED
     if agent is None:
         return history.COMPLETED
     last = next((t for t in reversed(agent.turns) if t.counts or t.kind == INTERRUPTION), None)
-    if last is None or last.kind == INTERRUPTION or not agent.final_output:
+    if last is not None and last.kind == INTERRUPTION:
+        return history.INTERRUPTED
+    if last is None or not agent.final_output:
         return history.FAILED
     return history.COMPLETED
+
+
+def interrupted_text(value) -> bool:
+    """Whether a hook payload value (text, blocks, a tool response) carries Claude Code's
+    ``[Request interrupted by user…]`` marker or an interrupted status."""
+    if isinstance(value, str):
+        return INTERRUPTED_MARK in value
+    if isinstance(value, dict):
+        if value.get("status") in ("interrupted", "cancelled", "canceled", "killed"):
+            return True
+        return any(interrupted_text(value.get(key)) for key in ("content", "text", "error"))
+    if isinstance(value, list):
+        return any(interrupted_text(item) for item in value[:50])
+    return False
 
 
 def _finish(project: Project, agent_id: str, status: str, agent) -> str:
     files = []
     if agent is not None:
-        from purlin_resume.project import relative_paths
+        from purlin_resume.project import project_files
 
-        files = relative_paths([project.root, agent.project_path], agent.files_modified())
+        files = project_files([project.root, agent.project_path], agent.files_modified())
     current = {e.agent_id: e for e in history.load(project).latest()}.get(agent_id)
     if current is None or current.status not in history.RUNNING_STATUSES:
         return f"{agent_id} already {current.status if current else 'unknown'}"
@@ -162,7 +240,9 @@ def agent_returned(project: Project, payload: HookPayload) -> Outcome:
     if response.get("status") == ASYNC_LAUNCHED:
         return Outcome(f"{agent_id} launched in the background, still running")
     agent = _read_agent(_agent_transcript(payload, agent_id))
-    return Outcome(_finish(project, agent_id, history.COMPLETED, agent))
+    stopped = interrupted_text(response) or _finished_status(agent) == history.INTERRUPTED
+    status = history.INTERRUPTED if stopped else history.COMPLETED
+    return Outcome(_finish(project, agent_id, status, agent))
 
 
 def _identified(project: Project, tool_use_id: str, agent_id: str):
@@ -224,7 +304,8 @@ def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
         return Outcome(f"{agent_id}: no recorded spawn to match")
     if found != agent_id:
         tracking.identify(project, found, agent_id)
-    return Outcome(_finish(project, agent_id, _finished_status(agent), agent))
+    said = interrupted_text(payload.data.get("last_assistant_message"))
+    return Outcome(_finish(project, agent_id, _finished_status(agent, said), agent))
 
 
 # --- checkpoints ---------------------------------------------------------------------------------
@@ -239,20 +320,15 @@ def pre_compact(project: Project, payload: HookPayload) -> Outcome:
     if path is None or not path.is_file():
         return Outcome("no transcript to checkpoint")
     session = checkpoints.session_id(payload.session_id, env={})
-    existing = checkpoints.path_for(project, session)
-    if existing.exists():
-        try:
-            own = checkpoints.read(existing)
-        except Exception:  # an unreadable checkpoint is the agent's: leave it
-            own = None
-        if not autosave.is_automatic(own):
-            return Outcome(f"kept the checkpoint the agent saved: {existing}")
+    saved_by_agent = _saved_by_agent(project, session)
+    if saved_by_agent is not None:
+        return Outcome(f"kept the checkpoint the agent saved: {saved_by_agent}")
     agent = registry.load(project).get(payload.session_id or "")
     reading = transcript.read(path, path.stem, autosave.READ_OPTIONS)
     in_git = gitrepo.toplevel(project.root) is not None
     cp = autosave.build(
         reading.main,
-        role=autosave.role_for(agent.role if agent else None),
+        role=session_role(project, session, agent.role if agent else None),
         timestamp=clock.iso(),
         branch=gitrepo.branch(project.root) if in_git else "",
         uncommitted=uncommitted(project.root) if in_git else [],
@@ -262,6 +338,36 @@ def pre_compact(project: Project, payload: HookPayload) -> Outcome:
     )
     saved = checkpoints.save(project, cp)
     return Outcome(f"checkpoint written: {saved}")
+
+
+def _saved_by_agent(project: Project, session: str | None) -> Path | None:
+    """This session's live checkpoint that the agent saved itself (an unreadable one counts:
+    it is the agent's to fix), else None. The single-agent file is the session's when it names
+    the session, or when there is no session."""
+    from purlin_resume import autosave, checkpoints
+
+    for found in checkpoints.live(project):
+        if found.session != session and not (
+            found.session is None and found.checkpoint and found.checkpoint.session == session
+        ):
+            continue
+        if found.checkpoint is None or not autosave.is_automatic(found.checkpoint):
+            return found.path
+    return None
+
+
+def session_role(project: Project, session: str | None, registered: str | None) -> str:
+    """The role of a session: the one it was started with, else the role of its own newest
+    checkpoint (saved or automatic, live or consumed), else the default."""
+    from purlin_resume import autosave, checkpoints
+
+    if registered in ROLES:
+        return registered
+    if session:
+        own = checkpoints.of_session(project, session)
+        if own and own[0].role in ROLES:
+            return own[0].role
+    return autosave.DEFAULT_ROLE
 
 
 def uncommitted(root: Path) -> list[str]:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 from collections.abc import Mapping
@@ -17,23 +18,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from purlin_resume import checkpoint as checkpoint_format
-from purlin_resume import clock, gitrepo, store
+from purlin_resume import clock, current_session, gitrepo, store
 from purlin_resume.checkpoint import Checkpoint
 from purlin_resume.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.project import Project
 
 PLAIN_NAME = "session_checkpoint.md"
 _SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-SESSION_ENV = ("PURLIN_SESSION_ID", "CLAUDE_SESSION_ID")
 
 
 def session_id(explicit: str | None, env: Mapping[str, str] = os.environ) -> str | None:
-    """``--session``, else ``$PURLIN_SESSION_ID``, else ``$CLAUDE_SESSION_ID``; checked to be a safe name."""
-    value = (
-        explicit
-        if explicit is not None
-        else next((env[k] for k in SESSION_ENV if env.get(k)), None)
-    )
+    """``--session``, else the session the environment names (see ``current_session``);
+    checked to be a safe name. An empty ``--session ""`` (a slash command whose
+    ``${CLAUDE_SESSION_ID}`` was not filled in) counts as not given."""
+    value = explicit if explicit else current_session.from_environment(env)
     if value is None:
         return None
     if not _SESSION.fullmatch(value) or value.endswith(".md"):
@@ -169,6 +167,28 @@ def _role_notice(found: LiveCheckpoint, role: str) -> list[str]:
     if found.checkpoint and found.checkpoint.role != role:
         return [f"This checkpoint was saved by a {found.checkpoint.role}, restored as {role}."]
     return []
+
+
+def of_session(project: Project, session: str, *, include_archive: bool = True) -> list[Checkpoint]:
+    """Every readable checkpoint ``session`` wrote, live or consumed, newest first."""
+    paths = [path_for(project, session), path_for(project, None)]
+    if include_archive and archive_dir(project).is_dir():
+        paths += archive_dir(project).glob(f"{glob.escape(session)}-*.md")
+        paths += archive_dir(project).glob("session_checkpoint-*.md")
+    found = []
+    for path in paths:
+        try:
+            cp = read(path)
+        except (CorruptFile, NotFound, OSError):
+            continue
+        if cp.session == session:
+            found.append(cp)
+    return sorted(found, key=_written_at, reverse=True)
+
+
+def _written_at(cp: Checkpoint) -> float:
+    moment = clock.parse(cp.timestamp)
+    return moment.timestamp() if moment else 0.0
 
 
 def consume(project: Project, found: LiveCheckpoint) -> Path:

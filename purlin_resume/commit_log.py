@@ -7,7 +7,8 @@ The post-commit git hook appends one object per commit (JSON Lines, newest last)
      "pid": 4242, "files": ["src/a.py"]}
 
 The session is the registered Claude Code process the commit ran under (its pid is an ancestor
-of the hook), else ``$PURLIN_SESSION_ID`` / ``$CLAUDE_SESSION_ID``, else the registered running
+of the hook), else the environment's session (``$PURLIN_SESSION_ID``,
+``$CLAUDE_CODE_SESSION_ID``, ``$CLAUDE_SESSION_ID``), else the registered running
 session in the same tmux pane; null when the commit was made by a person. This module is the
 only reader and writer of the file.
 """
@@ -20,12 +21,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import registry, store
+from purlin_resume import current_session, registry, store
 from purlin_resume.errors import NotFound
 from purlin_resume.project import Project
 
 FILE_NAME = "commits.jsonl"
-SESSION_ENV = ("PURLIN_SESSION_ID", "CLAUDE_SESSION_ID")
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,9 @@ def author_session(
     for pid in ancestor_pids:
         if pid in running:
             return running[pid]
-    for name in SESSION_ENV:
-        session = env.get(name)
-        if session:
-            return agents.get(session) or registry.RegisteredAgent(session)
+    session = current_session.from_environment(env)
+    if session:
+        return agents.get(session) or registry.RegisteredAgent(session)
     pane = env.get("TMUX_PANE")
     if pane:
         in_pane = [a for a in agents.values() if a.tmux_pane == pane and a.ended_at is None]

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from purlin_resume import gitrepo
 from purlin_resume.errors import PurlinError
 from purlin_resume.history import HistoryEntry
-from purlin_resume.project import Project, relative_paths
+from purlin_resume.project import Project, project_files
 
 CLEAN, CONFLICT, UNVERIFIED = "clean", "conflict", "unverified"
 
@@ -146,8 +146,6 @@ def check(
 def transcript_files(project: Project, agent_id: str) -> list[str]:
     """Files inside the project that the agent's own transcript shows it edited; [] when its
     transcript cannot be found (Claude data folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``)."""
-    from pathlib import Path
-
     from purlin_resume.claude import catalog, layout
 
     try:
@@ -156,8 +154,7 @@ def transcript_files(project: Project, agent_id: str) -> list[str]:
         return []
     if opened.target.kind not in ("agent", "inline") or opened.transcript is None:
         return []
-    found = relative_paths([project.root], opened.transcript.files_modified())
-    return [name for name in found if not Path(name).is_absolute()]
+    return project_files([project.root], opened.transcript.files_modified())
 
 
 def _note(report: ConflictReport, note: str) -> ConflictReport:

@@ -240,6 +240,8 @@ class NewAgent:
     granularity: str | None = None
     depends_on: tuple[str, ...] = ()
     work_ref: str | None = None
+    prompt: str | None = None
+    tool_use_id: str | None = None
 
     def described(self) -> dict[str, Any]:
         """The schema fields this request sets (checked), in schema order."""
@@ -278,8 +280,9 @@ class NewAgent:
             entry["parallel_group"] = group_id(
                 entry.get("granularity", "plan"), entry.get("phase"), entry.get("plan"), moment
             )
-        if self.work_ref:
-            entry["work_ref"] = self.work_ref
+        for name in ("work_ref", "prompt", "tool_use_id"):
+            if getattr(self, name):
+                entry[name] = getattr(self, name)
 
     def entry(self, status: str, moment: datetime) -> dict[str, Any]:
         """A complete new entry: every schema field, in schema order."""

@@ -549,7 +549,9 @@ def _user() -> str:
 
 
 def _session_here() -> str | None:
-    return os.environ.get("PURLIN_SESSION_ID") or os.environ.get("CLAUDE_SESSION_ID") or None
+    from purlin_resume import current_session
+
+    return current_session.from_environment()
 
 
 def _clean(value: str | None, redacting: bool) -> str | None:

@@ -146,6 +146,22 @@ def scan(project: Project, settings: Settings, now: datetime | None = None) -> l
     return history.update(project, change)
 
 
+def join_group(project: Project, tool_use_ids: Iterable[str], group: str) -> list[str]:
+    """Put the running agents spawned by ``tool_use_ids`` (one assistant message) into parallel
+    group ``group``, unless they have one; the agent ids that joined."""
+    wanted = set(tool_use_ids)
+
+    def change(doc: AgentHistory) -> list[str]:
+        joined = []
+        for entry in doc.latest_with(*history.RUNNING_STATUSES):
+            if {entry.agent_id, entry.data.get("tool_use_id")} & wanted and not entry.parallel_group:
+                entry.data.update(parallel_group=group, execution_mode="parallel")
+                joined.append(entry.agent_id)
+        return joined
+
+    return history.update(project, change)
+
+
 def identify(project: Project, tool_use_id: str, agent_id: str) -> Recorded | None:
     """Give the agent spawned by tool call ``tool_use_id`` its real id, once Claude Code names it.
 

@@ -242,7 +242,7 @@ def test_subagent_stop_records_the_files_the_agent_changed_and_post_tool_use_nam
     assert hook("subagent-stop", stop, repo).returncode == 0
     entry = history.load(Project(repo)).find("abc1234").data
     assert entry["status"] == "completed"
-    assert entry["files_modified"] == ["src/a.py", "docs/b.md", "/elsewhere/c.txt"]
+    assert entry["files_modified"] == ["src/a.py", "docs/b.md"]  # project files only
     assert (entry["phase"], entry["plan"]) == ("03", "02")
     post = {
         "session_id": "s-1",
@@ -259,7 +259,7 @@ def test_subagent_stop_records_the_files_the_agent_changed_and_post_tool_use_nam
     assert log_lines(repo) == []
 
 
-def test_an_interrupted_subagent_is_recorded_failed(repo, tmp_path):
+def test_an_interrupted_subagent_is_recorded_interrupted_and_can_be_resumed(repo, tmp_path, cli):
     _spawn(repo, "toolu_B")
     agent_file = agent_transcript(tmp_path / "agent-b.jsonl", "bbb", "prompt of toolu_B", [], None)
     stop = {
@@ -269,7 +269,10 @@ def test_an_interrupted_subagent_is_recorded_failed(repo, tmp_path):
         "agent_transcript_path": str(agent_file),
     }
     hook("subagent-stop", stop, repo)
-    assert history.load(Project(repo)).find("bbb").status == "failed"
+    assert history.load(Project(repo)).find("bbb").status == "interrupted"
+    resumed = cli("resume-task", "bbb")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert history.load(Project(repo)).find("bbb").status == "resumed"
 
 
 def test_two_agents_stopping_are_told_apart_by_the_session_transcript(repo, tmp_path):

@@ -17,7 +17,7 @@ SessionOption = Annotated[
     str | None,
     typer.Option(
         "--session",
-        help="Session the checkpoint belongs to (default: $PURLIN_SESSION_ID, else $CLAUDE_SESSION_ID).",
+        help="Session the checkpoint belongs to (default: $PURLIN_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else $CLAUDE_SESSION_ID).",
         show_default=False,
     ),
 ]

@@ -52,7 +52,7 @@ Session = Annotated[
     Optional[str],
     typer.Option(
         "--session",
-        help="Session id (default: $PURLIN_SESSION_ID, else $CLAUDE_SESSION_ID).",
+        help="Session id (default: $PURLIN_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else $CLAUDE_SESSION_ID).",
         show_default=False,
     ),
 ]
@@ -71,12 +71,9 @@ AgentId = Annotated[str, typer.Argument(help="Agent id, or a unique prefix of it
 
 
 def _session(explicit: str | None) -> str | None:
-    return (
-        explicit
-        or os.environ.get("PURLIN_SESSION_ID")
-        or os.environ.get("CLAUDE_SESSION_ID")
-        or None
-    )
+    from purlin_resume import current_session
+
+    return current_session.resolve(explicit)
 
 
 def _warn(text: str | None) -> None:
