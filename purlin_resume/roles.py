@@ -28,7 +28,13 @@ def parse_role(value: str) -> str:
     return role
 
 
+def markers_in(text: str) -> list[str]:
+    """The roles that identity markers in a system prompt name, in role order."""
+    found = {match.lower() for match in _MARKER.findall(text)}
+    return [role for role in ROLES if role in found]
+
+
 def detect_from_system_prompt(text: str) -> str | None:
     """The role named by identity markers in a system prompt; None when absent or ambiguous."""
-    found = {match.lower() for match in _MARKER.findall(text)}
-    return found.pop() if len(found) == 1 else None
+    found = markers_in(text)
+    return found[0] if len(found) == 1 else None
