@@ -45,7 +45,6 @@ NOISE_MARKERS = (
     "#no-reply",
     "#progress-only",
 )
-TRAILER = "Agent-Id"
 WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 SKIPPED_DIRS = frozenset(
     {
@@ -243,8 +242,9 @@ def files_touched(subject: Subject) -> set[str]:
 
 
 def _trailer_names(message: str, agent_id: str) -> bool:
-    pattern = re.compile(rf"^{TRAILER}:\s*{re.escape(agent_id)}\s*$", re.M | re.I)
-    return bool(pattern.search(message))
+    from purlin_resume import commit_log
+
+    return agent_id.lower() in {name.lower() for name in commit_log.trailer_agents(message)}
 
 
 def attribution(commit: gitrepo.Commit, agent_id: str, touched: set[str]) -> list[str]:

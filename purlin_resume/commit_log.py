@@ -16,6 +16,7 @@ only reader and writer of the file.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -63,6 +64,24 @@ def author_session(
         if len(in_pane) == 1:
             return in_pane[0]
     return None
+
+
+TRAILER = "Agent-Id"
+_TRAILER = re.compile(rf"^{TRAILER}:[ \t]*(\S+)[ \t]*$", re.M | re.I)
+
+
+def trailer_agents(message: str) -> list[str]:
+    """The agent ids named by ``Agent-Id:`` trailers of a commit message."""
+    return _TRAILER.findall(message or "")
+
+
+def sessions_by_commit(project: Project) -> dict[str, str]:
+    """Full commit hash -> the session that made it, for the commits recorded with one."""
+    return {
+        r["commit"]: r["session_id"]
+        for r in read(project)
+        if isinstance(r.get("commit"), str) and isinstance(r.get("session_id"), str)
+    }
 
 
 def record(project: Project, entry: CommitRecord) -> None:
