@@ -2,20 +2,18 @@
 
 | event | what happens |
 |---|---|
-| PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description |
-| PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed, or kept running when ``status`` is ``async_launched`` |
-| SubagentStop | the agent's entry is completed (failed when its transcript ends interrupted or without an answer) with the files it changed |
-| PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``) |
-| SessionStart | the session is registered; agents of sessions that are over are marked interrupted; after ``compact``, ``resume`` and ``clear`` (and on ``startup`` when a checkpoint is live) the restore briefing is returned as context |
+| PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description, the whole ``prompt`` kept (redacted); spawns of one assistant message share a ``parallel_group`` |
+| PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed (interrupted when the response says the user stopped it), or kept running when ``status`` is ``async_launched`` |
+| SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer; with the project files it changed |
+| PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``), unless the agent saved one itself |
+| SessionStart | the session is registered; agents of sessions that are over are marked interrupted; the briefing of ``session_briefing`` is returned as context |
 | SessionEnd | the session is registered as ended |
 
 Phase and plan of a spawned agent come from a GSD ``PHASE-PLAN`` number in its description or
 prompt (``Execute plan 02-01``), else ``none``.
 
-Briefings: the role is the session's (``$PURLIN_ROLE``), else that of its own checkpoint, else
-that of the newest live one. The checkpoint shown is consumed (moved to the archive, never
-deleted) only when it is an automatic one; a checkpoint the agent saved itself stays live for
-``/pl-resume``. A checkpoint of another session that is still running is never briefed.
+Roles: a session's role is the one it started with (``$PURLIN_ROLE``, kept in the registry), else
+that of its own newest checkpoint; an automatic checkpoint never replaces one the agent saved.
 
 Every handler returns the text to print (SessionStart only) or None; the hook shell turns any
 failure into a line in ``.purlin/cache/hook.log`` and exit code 0.
@@ -384,7 +382,8 @@ def session_started(
     project: Project, payload: HookPayload, env: Mapping[str, str] = os.environ
 ) -> Outcome:
     """Register the session, mark orphaned agents interrupted, return the briefing if one is due."""
-    from purlin_resume import config, processes
+    from purlin_resume import checkpoints, config, processes, session_briefing
+    from purlin_resume.errors import PurlinError
 
     notes = []
     role = env.get("PURLIN_ROLE", "").strip().lower() or None
@@ -401,12 +400,36 @@ def session_started(
         )
         notes.append(f"registered {payload.session_id}")
         notes += _resurrection_started(payload.session_id, env)
-    settings = config.load(project)
+    settings, settings_note = config.load_or_defaults(project)
     if history.path(project).exists():
-        marked = tracking.scan(project, settings)
-        notes += [f"interrupted {d.entry['agent_id']}" for d in marked]
-    text = briefing(project, settings, payload, role if role in ROLES else None)
-    return Outcome("; ".join(notes) or "nothing to do", text)
+        try:
+            marked = tracking.scan(project, settings)
+            notes += [f"interrupted {d.entry['agent_id']}" for d in marked]
+        except PurlinError as exc:  # the briefing says so in its subagents part
+            notes.append(f"agent history not scanned: {exc.message}")
+    session = checkpoints.session_id(payload.session_id, env={}) if payload.session_id else None
+    request = session_briefing.Request(
+        source=payload.source or "startup",
+        session=session,
+        role=role if role in ROLES else _chosen_role(project, payload.session_id, session),
+        settings=settings,
+        settings_note=settings_note,
+    )
+    return Outcome("; ".join(notes) or "nothing to do", session_briefing.compose(project, request))
+
+
+def _chosen_role(project: Project, session_id: str | None, session: str | None) -> str | None:
+    """The role this session was given: in the registry, else in a checkpoint it saved itself
+    (live or consumed); None when it never had one."""
+    from purlin_resume import autosave, checkpoints
+
+    agent = registry.load(project).get(session_id or "")
+    if agent and agent.role in ROLES:
+        return agent.role
+    if not session:
+        return None
+    saved = [c for c in checkpoints.of_session(project, session) if not autosave.is_automatic(c)]
+    return saved[0].role if saved and saved[0].role in ROLES else None
 
 
 def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
@@ -425,35 +448,6 @@ def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
     log = folder / "history" / resurrection_log.FILE_NAME
     resurrection_log.complete(log, wanted, {"resurrected_as_agent_id": session_id})
     return [f"resurrection {wanted} started as {session_id}"]
-
-
-def briefing(project: Project, settings, payload: HookPayload, role: str | None) -> str | None:
-    """The restore briefing a SessionStart should give, bounded and redacted; None when none is due."""
-    from purlin_resume import autosave, checkpoints, redact, restore
-    from purlin_resume.claude import hooks
-
-    source = payload.source or "startup"
-    live = [c for c in checkpoints.live(project) if c.checkpoint is not None]
-    if source == "startup" and not live:
-        return None
-    if source not in hooks.SESSION_SOURCES:
-        return None
-    session = checkpoints.session_id(payload.session_id, env={}) if payload.session_id else None
-    own = next((c for c in live if session and c.session == session), None)
-    newest = own or (live[0] if live else None)
-    chosen_role = role or (newest.checkpoint.role if newest else autosave.DEFAULT_ROLE)
-    r = restore.prepare(
-        project, settings, chosen_role, f"SessionStart hook ({source})", session=session
-    )
-    if r.found is not None and r.found.session not in (None, session):
-        owner = registry.load(project).get(r.found.session)
-        if registry.session_state(owner) == registry.RUNNING:
-            return None  # another agent's checkpoint, and that agent is still at work
-    if r.found is not None and autosave.is_automatic(r.checkpoint):
-        restore.consume(project, r)
-    tail = f"Run `purlin-resume restore {chosen_role} --keep` to read the whole briefing."
-    text = redact.redact(restore.briefing(project, r)).text
-    return hooks.bounded(text, tail=tail)
 
 
 def session_ended(project: Project, payload: HookPayload) -> Outcome:

@@ -155,3 +155,12 @@ def load(project: Project) -> Settings:
                 raise PurlinError(f"{path}: 'resume' must be an object of settings")
             return Settings(**_check(path, section), source=path, raw=raw)
     return Settings()
+
+
+def load_or_defaults(project: Project) -> tuple[Settings, str | None]:
+    """The settings, or the defaults with one line saying why the config could not be used:
+    for what must fail open (hooks, the stall watch), never for a command the user runs."""
+    try:
+        return load(project), None
+    except PurlinError as exc:
+        return Settings(), f"{exc.message}; using the default settings"
