@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from purlin_resume import clock, gitrepo, redact, registry, store, tmux
+from purlin_resume import activity, clock, gitrepo, redact, registry, store, tmux
 from purlin_resume import config as config_mod
 from purlin_resume.errors import PurlinError
 from purlin_resume.injection import PASTE_MARKERS
@@ -130,6 +130,9 @@ def watch_once(
                     prompt,
                     settle=settings.inject_settle_seconds,
                     shown=PASTE_MARKERS,
+                )
+                activity.pane_injected(
+                    server, agent.tmux_pane, agent.session_id, moment, project.cache_dir
                 )
                 decision = Decision(stamp, agent.session_id, NUDGED, f"stalled ({why})", **extra)
             except PurlinError as exc:
