@@ -22,6 +22,7 @@ from purlin_resume import clock, current_session, gitrepo, store
 from purlin_resume.checkpoint import Checkpoint
 from purlin_resume.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.project import Project
+from purlin_resume.roles import display_name, with_article
 
 PLAIN_NAME = "session_checkpoint.md"
 _SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -165,7 +166,8 @@ def _checked(found: LiveCheckpoint) -> LiveCheckpoint:
 
 def _role_notice(found: LiveCheckpoint, role: str) -> list[str]:
     if found.checkpoint and found.checkpoint.role != role:
-        return [f"This checkpoint was saved by a {found.checkpoint.role}, restored as {role}."]
+        saver, restorer = with_article(found.checkpoint.role), display_name(role)
+        return [f"This checkpoint was saved by {saver}, restored as {restorer}."]
     return []
 
 

@@ -18,6 +18,12 @@ def display_name(role: str) -> str:
     return "QA" if role == "qa" else role.capitalize()
 
 
+def with_article(role: str) -> str:
+    """``an Architect``, ``a Builder``, ``a QA``: a role's name as it reads in a sentence."""
+    name = display_name(role)
+    return f"{'an' if name[:1].lower() in 'aeio' else 'a'} {name}"
+
+
 def parse_role(value: str) -> str:
     """A role name as given on the command line; anything else is a usage error."""
     role = value.strip().lower()

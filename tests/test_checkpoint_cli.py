@@ -412,12 +412,12 @@ def test_resaving_replaces_the_sessions_checkpoint(repo, cli):
         ),
         (
             ["save", "--role", "builder"],
-            "missing required fields for a builder checkpoint: in_progress",
+            "missing required fields for a Builder checkpoint: in_progress",
         ),
         (["save", *BUILDER_FIELDS[:-2], "--step", "9"], "protocol step must be 0-4"),
         (
             ["save", *BUILDER_FIELDS, "--discovery", "x"],
-            "not fields of a builder checkpoint: discoveries",
+            "not fields of a Builder checkpoint: discoveries",
         ),
         (["save", *BUILDER_FIELDS, "--session", "../escape"], "is not usable as a name"),
         (["save", "--from", "missing.yaml"], "--from missing.yaml: no such file"),
