@@ -329,7 +329,7 @@ def pre_compact(project: Project, payload: HookPayload) -> Outcome:
         role=session_role(project, session, agent.role if agent else None),
         timestamp=clock.iso(),
         branch=gitrepo.branch(project.root) if in_git else "",
-        uncommitted=uncommitted(project.root) if in_git else [],
+        uncommitted=checkpoints.uncommitted(project),
         session=session,
         trigger=payload.text("trigger"),
         root=project.root,
@@ -366,13 +366,6 @@ def session_role(project: Project, session: str | None, registered: str | None) 
         if own and own[0].role in ROLES:
             return own[0].role
     return autosave.DEFAULT_ROLE
-
-
-def uncommitted(root: Path) -> list[str]:
-    """``XY path`` lines of the work tree's changes, as a checkpoint lists them."""
-    from purlin_resume import gitrepo
-
-    return [f"{line[:2].strip()} {line[3:]}" for line in gitrepo.status_lines(root)]
 
 
 # --- sessions -----------------------------------------------------------------------------------

@@ -76,6 +76,15 @@ def read(path: Path) -> Checkpoint:
         raise CorruptFile(path, exc.message) from None
 
 
+def uncommitted(project: Project) -> list[str]:
+    """``XY path`` lines of the work tree's changes, as a checkpoint lists them. The cache is
+    made ignored first, so a first checkpoint never lists the folder it is written to."""
+    if gitrepo.toplevel(project.root) is None:
+        return []
+    gitrepo.ensure_ignored(project.root, ".purlin/cache/")
+    return [f"{line[:2].strip()} {line[3:]}" for line in gitrepo.status_lines(project.root)]
+
+
 def save(project: Project, cp: Checkpoint) -> Path:
     """Write ``cp`` to its session's path (atomically) and keep the cache out of git."""
     if gitrepo.toplevel(project.root) is not None:

@@ -534,3 +534,25 @@ def test_secrets_in_a_checkpoint_never_reach_the_briefing(repo, cli):
     assert secret not in as_json
     raw = cli("--no-redact", "restore", "builder", "--session", "s1", "--keep")
     assert secret in raw.stdout and raw.stderr == ""
+
+
+def test_the_first_save_does_not_list_its_own_cache(repo, cli):
+    (repo / ".purlin" / "cache").mkdir(parents=True)
+    (repo / ".purlin" / "cache" / "hook.log").write_text("")  # a hook ran before
+    (repo / "src.py").write_text("work\n")
+    assert cli("save", *BUILDER_FIELDS).exit_code == 0
+    text = (repo / PLAIN).read_text()
+    listed = text.split("## Uncommitted Changes")[1].split("##")[0]
+    assert "src.py" in listed
+    assert ".purlin" not in listed
+
+
+def test_consumed_checkpoints_leave_no_lock_files_behind(repo, cli):
+    for n in range(3):
+        assert cli("save", *BUILDER_FIELDS, "--session", f"s-{n}").exit_code == 0
+        assert cli("restore", "builder", "--session", f"s-{n}").exit_code == 0
+    assert cli("save", *BUILDER_FIELDS).exit_code == 0
+    assert cli("restore", "builder").exit_code == 0
+    cache = repo / ".purlin" / "cache"
+    assert sorted(p.name for p in cache.rglob("*.lock")) == []
+    assert len(list((cache / "archive").glob("*.md"))) == 4

@@ -723,3 +723,15 @@ def test_a_spawn_recorded_twice_is_one_entry(repo):
     hook("pre-tool-use", payload, repo)
     entries = [e for e in history.load(Project(repo)).entries if e.agent_id == "toolu_TWICE"]
     assert len(entries) == 1
+
+
+def test_tests_never_see_the_developers_xdg_folders():
+    """conftest points HOME and every XDG folder into a temporary home: a developer's
+    XDG_CACHE_HOME (where the hook spool lives) never leaks into a test."""
+    from purlin_resume import hook_entry
+
+    home = Path(os.environ["HOME"])
+    for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        assert Path(os.environ[name]).is_relative_to(home), name
+    assert Path(hook_entry.spool_dir()).is_relative_to(home)
+    assert "CLAUDE_CODE_SESSION_ID" not in os.environ

@@ -140,7 +140,7 @@ def save(
         values,
         timestamp=clock.iso(),
         branch=gitrepo.branch(where.root),
-        uncommitted=_uncommitted(where.root),
+        uncommitted=checkpoints.uncommitted(where),
         session=session_id,
     )
     path = checkpoints.save(where, cp)
@@ -150,12 +150,6 @@ def save(
         print_text(
             f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
         )
-
-
-def _uncommitted(root: Path) -> list[str]:
-    from purlin_resume import gitrepo
-
-    return [f"{line[:2].strip()} {line[3:]}" for line in gitrepo.status_lines(root)]
 
 
 @app.command(name="restore", rich_help_panel="Checkpoints")
