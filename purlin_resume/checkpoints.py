@@ -25,6 +25,7 @@ from purlin_resume.project import Project
 from purlin_resume.roles import display_name, with_article
 
 PLAIN_NAME = "session_checkpoint.md"
+CACHE = ".purlin/cache/"
 _SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -77,18 +78,25 @@ def read(path: Path) -> Checkpoint:
 
 
 def uncommitted(project: Project) -> list[str]:
-    """``XY path`` lines of the work tree's changes, as a checkpoint lists them. The cache is
-    made ignored first, so a first checkpoint never lists the folder it is written to."""
+    """``XY path`` lines of the work tree's changes, as a checkpoint lists them, without our own
+    cache (before the first ``save`` has it ignored, git lists it as untracked)."""
     if gitrepo.toplevel(project.root) is None:
         return []
-    gitrepo.ensure_ignored(project.root, ".purlin/cache/")
-    return [f"{line[:2].strip()} {line[3:]}" for line in gitrepo.status_lines(project.root)]
+    folder = project.purlin_dir
+    ours_only = not folder.is_dir() or {p.name for p in folder.iterdir()} <= {"cache"}
+    lines = []
+    for line in gitrepo.status_lines(project.root):
+        path = line[3:].strip('"')
+        if path.startswith(CACHE) or (path == ".purlin/" and ours_only):
+            continue
+        lines.append(f"{line[:2].strip()} {line[3:]}")
+    return lines
 
 
 def save(project: Project, cp: Checkpoint) -> Path:
     """Write ``cp`` to its session's path (atomically) and keep the cache out of git."""
     if gitrepo.toplevel(project.root) is not None:
-        gitrepo.ensure_ignored(project.root, ".purlin/cache/")
+        gitrepo.ensure_ignored(project.root, CACHE)
     target = path_for(project, cp.session)
     store.write_text(target, checkpoint_format.render(cp))
     return target

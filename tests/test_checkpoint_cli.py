@@ -329,7 +329,7 @@ def test_qa_sees_its_verification_queue(repo, cli):
     """,
     )
     out = cli("restore", "qa").stdout
-    assert "Verification queue: 1 features in TESTING" in out
+    assert "Verification queue: 1 feature in TESTING" in out
     assert "Features in TESTING: features/x.md" in out
 
 
