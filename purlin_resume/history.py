@@ -291,11 +291,17 @@ class NewAgent:
             raise UsageError("--agent-id must not be empty")
         missing = [
             option
-            for option, value in (("--task", self.task), ("--phase", self.phase), ("--plan", self.plan))
+            for option, value in (
+                ("--task", self.task),
+                ("--phase", self.phase),
+                ("--plan", self.plan),
+            )
             if not value
         ]
         if missing:
-            names = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
+            names = (
+                ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
+            )
             verb = "are" if len(missing) > 1 else "is"
             raise UsageError(f"{names} {verb} required for a new agent (one not queued before)")
         entry: dict[str, Any] = {name: None for name in SCHEMA_FIELDS}

@@ -148,7 +148,7 @@ def scan(project: Project, settings: Settings, now: datetime | None = None) -> l
 
 
 def abandon(project: Project, wanted: str, now: datetime | None = None) -> list[dict[str, Any]]:
-    """"Start fresh": close the interrupted agent ``wanted`` (an id or unique prefix), or every
+    """ "Start fresh": close the interrupted agent ``wanted`` (an id or unique prefix), or every
     interrupted agent of the parallel group ``wanted``, as ``failed`` with ``abandoned_at``, so
     it no longer waits for a resume and pruning may remove it. The entries as written."""
     moment = clock.iso(now or clock.now())
@@ -180,7 +180,10 @@ def join_group(project: Project, tool_use_ids: Iterable[str], group: str) -> lis
     def change(doc: AgentHistory) -> list[str]:
         joined = []
         for entry in doc.latest_with(*history.RUNNING_STATUSES):
-            if {entry.agent_id, entry.data.get("tool_use_id")} & wanted and not entry.parallel_group:
+            if {
+                entry.agent_id,
+                entry.data.get("tool_use_id"),
+            } & wanted and not entry.parallel_group:
                 entry.data.update(parallel_group=group, execution_mode="parallel")
                 joined.append(entry.agent_id)
         return joined

@@ -456,7 +456,7 @@ def test_install_then_uninstall_keeps_the_users_formatting(repo, cli, text):
 
 
 def test_the_layout_keeping_writer_survives_odd_but_valid_json():
-    for text in ('{ }', '[]', '{"a" : [ 1 , 2 ] ,"b":{}}', '\t{"x": "\\u00e9"}\n'):
+    for text in ("{ }", "[]", '{"a" : [ 1 , 2 ] ,"b":{}}', '\t{"x": "\\u00e9"}\n'):
         data = json.loads(text)
         if not isinstance(data, dict):
             continue

@@ -93,7 +93,9 @@ def test_a_commit_with_the_agents_trailer_is_its_own(repo, cli, interrupted):
 
 def test_a_commit_recorded_from_the_agents_session_is_its_own(repo, cli, interrupted):
     sha = commit_file(repo, "src/app.py", "one\nTWO\nTHREE\n", "refactor app")
-    record = commit_log.CommitRecord("2026-01-01T00:00:00Z", sha, "main", SESSION, files=["src/app.py"])
+    record = commit_log.CommitRecord(
+        "2026-01-01T00:00:00Z", sha, "main", SESSION, files=["src/app.py"]
+    )
     commit_log.record(Project(repo), record)
     result = resume(cli, interrupted)
     assert result.exit_code == 0, result.stderr
@@ -114,9 +116,7 @@ def test_a_person_commit_from_no_session_is_not_the_agents(repo, cli, interrupte
     assert resume(cli, interrupted).exit_code == 1
 
 
-def test_uncommitted_edits_to_a_file_another_agent_records_are_not_its_own(
-    repo, cli, interrupted
-):
+def test_uncommitted_edits_to_a_file_another_agent_records_are_not_its_own(repo, cli, interrupted):
     spawned = cli(
         "history", "spawn", "--agent-id", "agent_other", "--task", "t", "--phase", "1",
         "--plan", "1",

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from purlin_resume import clock
-
 from tests.claude_records import Conversation, text, write_jsonl
 from tests.gsd_files import entry, write_history
 from tests.test_hooks import hook, log_lines
@@ -86,7 +85,10 @@ def test_after_clear_interrupted_and_running_subagents_are_listed(repo):
             entry("agent_p1", "interrupted", parallel_group=group, execution_mode="parallel"),
             entry("agent_p2", "interrupted", parallel_group=group, execution_mode="parallel"),
             entry(
-                "agent_run", "spawned", task_description="Write the migration", timestamp=clock.iso()
+                "agent_run",
+                "spawned",
+                task_description="Write the migration",
+                timestamp=clock.iso(),
             ),
             entry("agent_done", "completed"),
         ],

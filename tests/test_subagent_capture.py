@@ -108,7 +108,11 @@ def test_spawns_in_separate_messages_are_sequential(repo, tmp_path):
     second = tool("toolu_01Seq2", "Agent", description="two", prompt="second task")
     transcript = write_jsonl(
         tmp_path / f"{SESSION}.jsonl",
-        [talk.assistant("msg_A", first), talk.result(first["id"], "ok"), talk.assistant("msg_B", second)],
+        [
+            talk.assistant("msg_A", first),
+            talk.result(first["id"], "ok"),
+            talk.assistant("msg_B", second),
+        ],
     )
     for call in (first, second):
         hook("pre-tool-use", spawn_payload(repo, transcript, call), repo)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
@@ -24,9 +23,7 @@ history = typer.Typer(
 app.add_typer(history, name="history", rich_help_panel="Agent history")
 
 NEW_AGENT = " Required for a new agent (not for one queued before)."
-Task = Annotated[
-    Optional[str], typer.Option("--task", help="What the agent executes." + NEW_AGENT)
-]
+Task = Annotated[Optional[str], typer.Option("--task", help="What the agent executes." + NEW_AGENT)]
 Phase = Annotated[
     Optional[str], typer.Option("--phase", help='Phase number, e.g. "02".' + NEW_AGENT)
 ]
