@@ -153,6 +153,21 @@ def _spawned(repo: Path, tmp_path: Path, tool_use_id: str = "toolu_01Int") -> di
     return call
 
 
+def stop_payload(root: Path, tmp_path: Path, agent_id: str, **fields) -> dict:
+    """SubagentStop as Claude Code sends it (2.1: with agent_id, agent_type and, when there is
+    one, agent_transcript_path and last_assistant_message)."""
+    return {
+        "session_id": SESSION,
+        "transcript_path": str(tmp_path / f"{SESSION}.jsonl"),
+        "cwd": str(root),
+        "hook_event_name": "SubagentStop",
+        "stop_hook_active": False,
+        "agent_id": agent_id,
+        "agent_type": "general-purpose",
+        **fields,
+    }
+
+
 def test_an_agent_stopped_by_the_user_is_interrupted_per_its_transcript(repo, tmp_path, cli):
     _spawned(repo, tmp_path)
     agent_file = agent_transcript(
@@ -162,16 +177,7 @@ def test_an_agent_stopped_by_the_user_is_interrupted_per_its_transcript(repo, tm
         [str(repo / "src" / "parse.py")],
         None,  # ends with "[Request interrupted by user for tool use]"
     )
-    stop = {
-        "session_id": SESSION,
-        "transcript_path": str(tmp_path / f"{SESSION}.jsonl"),
-        "cwd": str(repo),
-        "hook_event_name": "SubagentStop",
-        "stop_hook_active": False,
-        "agent_id": "a1b2c3d4e5f6a7b8c",
-        "agent_type": "general-purpose",
-        "agent_transcript_path": str(agent_file),
-    }
+    stop = stop_payload(repo, tmp_path, "a1b2c3d4e5f6a7b8c", agent_transcript_path=str(agent_file))
     hook("subagent-stop", stop, repo)
     entry = entries(repo)["a1b2c3d4e5f6a7b8c"]
     assert entry["status"] == "interrupted"
@@ -181,16 +187,9 @@ def test_an_agent_stopped_by_the_user_is_interrupted_per_its_transcript(repo, tm
 
 def test_subagent_stop_saying_interrupted_is_interrupted(repo, tmp_path):
     _spawned(repo, tmp_path)
-    stop = {
-        "session_id": SESSION,
-        "transcript_path": str(tmp_path / f"{SESSION}.jsonl"),
-        "cwd": str(repo),
-        "hook_event_name": "SubagentStop",
-        "stop_hook_active": False,
-        "agent_id": "a0000000000000001",
-        "agent_type": "general-purpose",
-        "last_assistant_message": "[Request interrupted by user]",
-    }
+    stop = stop_payload(
+        repo, tmp_path, "a0000000000000001", last_assistant_message="[Request interrupted by user]"
+    )
     hook("subagent-stop", stop, repo)
     assert entries(repo)["a0000000000000001"]["status"] == "interrupted"
 
@@ -225,15 +224,13 @@ def test_a_completed_agent_keeps_only_project_files(repo, tmp_path):
         ["/etc/hosts", str(repo / "src" / "parse.py"), str(outside), str(repo / ".." / "x.py")],
         "Done: parser fixed.",
     )
-    stop = {
-        "session_id": SESSION,
-        "transcript_path": str(tmp_path / f"{SESSION}.jsonl"),
-        "cwd": str(repo),
-        "hook_event_name": "SubagentStop",
-        "agent_id": "a0000000000000003",
-        "agent_transcript_path": str(agent_file),
-        "last_assistant_message": "Done: parser fixed.",
-    }
+    stop = stop_payload(
+        repo,
+        tmp_path,
+        "a0000000000000003",
+        agent_transcript_path=str(agent_file),
+        last_assistant_message="Done: parser fixed.",
+    )
     hook("subagent-stop", stop, repo)
     entry = entries(repo)["a0000000000000003"]
     assert (entry["status"], entry["files_modified"]) == ("completed", ["src/parse.py"])
