@@ -1,0 +1,72 @@
+"""Scenarios 1 and 2: subagents spawned by the real Claude Code, as the product records them."""
+
+from __future__ import annotations
+
+import json
+
+from tests.field.scripted_model import agent, bash, conversation, text
+
+
+def test_a_completed_subagent_is_recorded_and_read_in_full(field):
+    model = field.model
+    model.reply(conversation("S1-MAIN"), text("Looking around."), bash("ls"))
+    model.reply(conversation("S1-MAIN"), agent("Summarise the readme", "S1-SUB summarise README.md"))
+    model.reply(conversation("S1-SUB"), bash("cat README.md", "Read the readme"))
+    model.reply(conversation("S1-SUB"), text("The readme names the field project."))
+    model.reply(conversation("S1-MAIN"), text("Started the summary."))
+
+    run = field.claude("S1-MAIN look at the project")
+    assert run.returncode == 0, run.stderr
+    session = run.session_id
+    assert not model.unused()
+
+    # the agent id is what Claude Code wrote: 17 hex characters, in the subagents/ layout
+    (agent_file,) = field.agent_files(session)
+    agent_id = agent_file.stem.removeprefix("agent-")
+    assert len(agent_id) == 17 and int(agent_id, 16) >= 0
+    assert agent_file.with_suffix(".meta.json").exists()
+
+    # the history entry, keyed by the real session, completed
+    (entry,) = field.history()["entries"]
+    assert entry["agent_id"] == agent_id
+    assert entry["session_id"] == session
+    assert entry["task_description"] == "Summarise the readme"
+    assert entry["status"] == "completed"
+    assert entry["completion_timestamp"]
+
+    # the real hook payloads: SubagentStop names the agent and its transcript
+    (stop,) = field.hooks("SubagentStop")
+    assert stop.payload["agent_id"] == agent_id
+    assert stop.payload["agent_transcript_path"] == str(agent_file)
+    assert stop.env_session_id == session
+
+    # agents: one completed subagent, with its type and description
+    shown = field.purlin("agents", session, "--json")
+    assert shown.returncode == 0, shown.stderr
+    (node,) = json.loads(shown.stdout)["subagents"]
+    assert (node["id"], node["status"], node["type"]) == (agent_id, "completed", "general-purpose")
+    assert node["description"] == "Summarise the readme"
+
+    # sessions: every record type this version writes is understood
+    listed = json.loads(field.purlin("sessions", "--json").stdout)["sessions"]
+    (row,) = [s for s in listed if s["id"] == session]
+    assert row["unknown_records"] == 0 and row["malformed_lines"] == 0
+    assert row["subagents"] == 1
+
+    # transcript of the session and of the agent: content rendered, nothing reported as unknown
+    whole = field.purlin("transcript", session)
+    assert whole.returncode == 0, whole.stderr
+    assert "S1-MAIN look at the project" in whole.stdout
+    assert "Started the summary." in whole.stdout
+    assert "unknown" not in whole.stdout.lower()
+    sub = field.purlin("transcript", agent_id)
+    assert sub.returncode == 0, sub.stderr
+    assert "S1-SUB summarise README.md" in sub.stdout
+    assert "The readme names the field project." in sub.stdout
+    assert "unknown" not in sub.stdout.lower()
+
+    # export: the TR-3 document of the agent
+    exported = field.purlin("export", agent_id)
+    assert exported.returncode == 0, exported.stderr
+    document = json.loads(exported.stdout)
+    assert "The readme names the field project." in json.dumps(document)
