@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.field.scripted_model import agent, bash, conversation, text
 
 
@@ -70,3 +72,32 @@ def test_a_completed_subagent_is_recorded_and_read_in_full(field):
     assert exported.returncode == 0, exported.stderr
     document = json.loads(exported.stdout)
     assert "The readme names the field project." in json.dumps(document)
+
+
+@pytest.mark.xfail(strict=True, reason="needs issue-13: parallel groups inferred from one message")
+def test_two_agents_in_one_message_are_one_parallel_group(field):
+    model = field.model
+    model.reply(
+        conversation("S2-MAIN"),
+        text("Two at once."),
+        agent("Check the readme", "S2-LEFT read README.md"),
+        agent("Check the history", "S2-RIGHT run git log"),
+    )
+    model.reply(conversation("S2-LEFT"), text("Readme checked."))
+    model.reply(conversation("S2-RIGHT"), text("History checked."))
+    model.reply(conversation("S2-MAIN"), text("Both started."))
+
+    run = field.claude("S2-MAIN check both")
+    assert run.returncode == 0, run.stderr
+    assert not model.unused()
+
+    entries = field.history()["entries"]
+    assert sorted(e["task_description"] for e in entries) == ["Check the history", "Check the readme"]
+    assert {e["session_id"] for e in entries} == {run.session_id}
+    groups = {e["parallel_group"] for e in entries}
+    assert len(groups) == 1 and None not in groups, entries
+    assert {e["execution_mode"] for e in entries} == {"parallel"}
+    assert {e["status"] for e in entries} == {"completed"}
+
+    shown = json.loads(field.purlin("agents", run.session_id, "--json").stdout)["subagents"]
+    assert sorted(n["status"] for n in shown) == ["completed", "completed"]
