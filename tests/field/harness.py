@@ -117,11 +117,11 @@ class Field:
         self.binary = binary
         self.model = model
         self.home = root / "home"
-        self.project = root / "project"
+        self.project = self.home / "src" / "project"  # projects live in the user's home
         self.claude_dir = self.home / ".claude"
         self.calls_dir = root / "hook-calls"
         self.bin_dir = root / "bin"
-        for folder in (self.home, self.project, self.calls_dir, self.bin_dir):
+        for folder in (self.project, self.calls_dir, self.bin_dir):
             folder.mkdir(parents=True, exist_ok=True)
         real = Path(sys.executable).parent / "purlin-resume"
         shim = self.bin_dir / "purlin-resume"
@@ -228,13 +228,9 @@ class Field:
         return sorted(self.projects_dir().glob(f"*/{session_id}/subagents/agent-*.jsonl"))
 
     def written_files(self) -> list[Path]:
-        """Every file under HOME and the project except Claude Code's own and git's objects."""
-        out = []
-        for base in (self.home, self.project):
-            for path in base.rglob("*"):
-                if path.is_file() and ".git" not in path.relative_to(base).parts[:1]:
-                    out.append(path)
-        return out
+        """Every file under HOME (the project too) except the project's ``.git``."""
+        git = self.project / ".git"
+        return [p for p in self.home.rglob("*") if p.is_file() and git not in p.parents]
 
     @staticmethod
     def records(path: Path) -> list[dict[str, Any]]:
