@@ -101,3 +101,46 @@ def test_two_agents_in_one_message_are_one_parallel_group(field):
 
     shown = json.loads(field.purlin("agents", run.session_id, "--json").stdout)["subagents"]
     assert sorted(n["status"] for n in shown) == ["completed", "completed"]
+
+
+def interrupted_subagent(field) -> dict:
+    """A session stopped by the user while its subagent waits for the model; its history entry."""
+    model = field.model
+    model.reply(
+        conversation("S3-MAIN"),
+        agent("Migrate the schema", "S3-SUB migrate the schema of table orders to version 7"),
+    )
+    model.reply(conversation("S3-SUB"), bash("ls", "List the files"))
+    model.reply(conversation("S3-SUB"), text("never sent"), hang=True)  # the slow subagent
+    model.reply(conversation("S3-MAIN"), text("The migration is running."))
+
+    process = field.start("S3-MAIN migrate the schema")
+    assert model.wait_hung(90), (field.root / "claude.err").read_text()
+    field.stop(process)  # the user stops claude while the subagent works
+    model.release()
+    field.purlin("history", "scan")  # what the next session start does
+    (entry,) = field.history()["entries"]
+    return entry
+
+
+def test_an_interrupted_subagent_is_recorded_interrupted(field):
+    entry = interrupted_subagent(field)
+    (spawn,) = field.hooks("PreToolUse")
+    session = spawn.payload["session_id"]
+    assert entry["task_description"] == "Migrate the schema"
+    assert entry["session_id"] == session
+    assert entry["status"] == "interrupted", entry
+    assert entry["completion_timestamp"] is None
+    agent_id = entry["agent_id"]
+    assert len(agent_id) == 17, agent_id  # the agent's own id, not the tool_use id
+
+    (node,) = json.loads(field.purlin("agents", session, "--json").stdout)["subagents"]
+    assert (node["id"], node["status"]) == (agent_id, "unfinished")
+
+
+@pytest.mark.xfail(strict=True, reason="needs issue-13: the resume briefing holds the agent's prompt")
+def test_resume_task_briefs_an_interrupted_subagent_with_its_prompt(field):
+    entry = interrupted_subagent(field)
+    resumed = field.purlin("resume-task", entry["agent_id"])
+    assert resumed.returncode == 0, resumed.stderr
+    assert "S3-SUB migrate the schema of table orders to version 7" in resumed.stdout
