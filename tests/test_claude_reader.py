@@ -573,6 +573,7 @@ def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known
             {"type": "atis-latch", "atis": "", "sessionId": session_id},
             c.user(notification),
             {"type": "cost-state", "sessionId": session_id, "totalCostUSD": 0.1},
+            {"type": "mode", "mode": "normal", "sessionId": session_id},
         ],
     )
     sub = folder / session_id / "subagents"

@@ -174,10 +174,12 @@ class Field:
         return argv
 
     def claude(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS,
-               timeout: float = 120) -> ClaudeRun:
-        """``claude -p PROMPT ARGS`` in the project; waits for it to end."""
+               timeout: float = 120, env: dict | None = None) -> ClaudeRun:
+        """``claude -p PROMPT ARGS`` in the project; waits for it to end. ``env``: added
+        variables (PURLIN_ROLE...)."""
         argv = self.claude_args(prompt, *args, tools=tools)
-        done = subprocess.run(argv, cwd=self.project, env=self.env, capture_output=True,
+        done = subprocess.run(argv, cwd=self.project, env={**self.env, **(env or {})},
+                              capture_output=True,
                               text=True, timeout=timeout, stdin=subprocess.DEVNULL)
         return ClaudeRun(argv, done.returncode, done.stdout, done.stderr)
 
