@@ -6,7 +6,9 @@ binary fails the run (``.ci/run`` installs it).
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -28,6 +30,17 @@ def claude_code():
 
 
 @pytest.fixture
-def field(claude_code, tmp_path):
+def field(claude_code, tmp_path, request):
+    """A fresh HOME and project with the scripted model; see ``tests/field/harness.py``.
+
+    With ``$PURLIN_FIELD_OBSERVE`` set to a folder, what each test saw of Claude Code is written
+    there as ``<test>.json`` (``tests/field/latest`` compares versions with it).
+    """
     with ScriptedModel() as model:
-        yield Field(tmp_path / "field", claude_code, model)
+        field = Field(tmp_path / "field", claude_code, model)
+        yield field
+        folder = os.environ.get("PURLIN_FIELD_OBSERVE")
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            out = Path(folder) / f"{request.node.name}.json"
+            out.write_text(json.dumps(field.observe(), indent=1))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -240,6 +241,44 @@ class Field:
 
     def history(self) -> dict[str, Any]:
         return json.loads((self.project / ".planning" / "agent-history.json").read_text())
+
+    def observe(self) -> dict[str, Any]:
+        """What this Claude Code version showed us: record types, hook payload keys, request
+        keys, files and meta keys (``tests/field/latest`` compares them between versions)."""
+        kinds, files, meta = set(), set(), set()
+        sessions = {p.stem for p in self.projects_dir().glob("*/*.jsonl")}
+        for path in self.projects_dir().rglob("*"):
+            if not path.is_file():
+                continue
+            name = path.relative_to(self.projects_dir()).as_posix().split("/", 1)[1]
+            for session in sessions:
+                name = name.replace(session, "<session>")
+            name = re.sub(r"agent-[0-9a-f]+", lambda m: "agent-<%d hex>" % (len(m[0]) - 6), name)
+            files.add(name)
+            if path.suffix == ".jsonl":
+                for line in path.read_text(errors="replace").splitlines():
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        kinds.add("(malformed)")
+                        continue
+                    sub = record.get("subtype") or (record.get("attachment") or {}).get("type")
+                    kinds.add(f"{record.get('type')}/{sub}" if sub else str(record.get("type")))
+            elif path.name.endswith(".meta.json"):
+                meta.update(json.loads(path.read_text()))
+        hooks: dict[str, set] = {}
+        for call in self.hooks():
+            hooks.setdefault(call.hook_event_name or call.event, set()).update(call.payload)
+        requests = set()
+        for request in self.model.messages:
+            requests.update(request.body)
+        return {
+            "record_types": sorted(kinds),
+            "files": sorted(files),
+            "meta_keys": sorted(meta),
+            "hook_payload_keys": {event: sorted(keys) for event, keys in sorted(hooks.items())},
+            "request_keys": sorted(requests),
+        }
 
     def wait_for(self, condition, timeout: float = 60, what: str = "condition") -> Any:
         deadline = time.monotonic() + timeout
