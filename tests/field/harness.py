@@ -128,6 +128,7 @@ class Field:
         shim = self.bin_dir / "purlin-resume"
         shim.write_text(_SHIM.format(real=real, calls=self.calls_dir))
         shim.chmod(0o755)
+        (self.bin_dir / "claude").symlink_to(binary)  # what revive and resurrect start
         self.env = {
             key: value
             for key, value in os.environ.items()
@@ -201,6 +202,23 @@ class Field:
         except subprocess.TimeoutExpired:
             process.kill()
             return process.wait(10)
+
+    def settle_interactive(self, tmux_socket: Path) -> None:
+        """Make the interactive client start straight at its prompt, as for a user who has used
+        it before: onboarding done, this project trusted, the API key approved (all in
+        ``~/.claude.json``); and point revive and resurrect at the private tmux server."""
+        state_path = self.home / ".claude.json"
+        state = json.loads(state_path.read_text()) if state_path.exists() else {}
+        state.update(hasCompletedOnboarding=True, theme="dark")
+        state["customApiKeyResponses"] = {"approved": [self.env["ANTHROPIC_API_KEY"][-20:]],
+                                          "rejected": []}
+        project = state.setdefault("projects", {}).setdefault(str(self.project), {})
+        project.update(hasTrustDialogAccepted=True, hasCompletedProjectOnboarding=True)
+        state_path.write_text(json.dumps(state, indent=2))
+        config = self.project / ".purlin" / "config.json"
+        config.parent.mkdir(exist_ok=True)
+        config.write_text(json.dumps({"resume": {"tmux_socket": str(tmux_socket),
+                                                 "agent_ready_timeout": 90}}))
 
     # what was recorded -------------------------------------------------------------------------
     def hooks(self, event: str | None = None) -> list[HookCall]:

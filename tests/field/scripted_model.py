@@ -53,6 +53,19 @@ def user_texts(request: Request) -> list[str]:
     ]
 
 
+def typed(request: Request) -> str:
+    """What the user typed in the newest user message: its text blocks except the
+    ``<system-reminder>`` context Claude Code adds."""
+    messages = [m for m in request.get("messages", []) if m.get("role") == "user"]
+    if not messages:
+        return ""
+    content = messages[-1].get("content")
+    blocks = [content] if isinstance(content, str) else [
+        b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"
+    ]
+    return "\n".join(b for b in blocks if not b.lstrip().startswith("<system-reminder>"))
+
+
 def request_text(request: Request) -> str:
     """Everything a request shows the model: system prompt and every message's text."""
     system = request.get("system")
