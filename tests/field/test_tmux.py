@@ -51,3 +51,22 @@ def test_revive_types_the_briefing_into_the_real_client_once(field, tmux_server)
         assert request.session_id == done["successor"]
         assert submitted(request) == injection["text"].strip()
     assert not field.model.unused()
+
+
+def test_resurrect_in_tmux_types_the_prompt_into_the_real_client_once(field, tmux_server):
+    origin = dead_agent(field, "S7-ORIGIN")
+    field.settle_interactive(tmux_server.socket)
+    field.model.reply(last_user("S7-TASK"), text("Back, with the migration's context."))
+
+    spawned = field.purlin("resurrect", "--session", origin, "--yes", "--spawn", "tmux",
+                           "--task", "S7-TASK check the migration")
+    assert spawned.returncode == 0, spawned.stderr
+    (request,) = field.wait_for(lambda: prompts_holding(field.model, "S7-TASK"), 60, "the prompt")
+    prompt = submitted(request)
+    assert prompt.count("S7-TASK check the migration") == 1
+    assert "Schema migrated to version 7." in prompt  # the origin's context came along
+    assert request.session_id != origin
+    assert not field.model.unused()
+    (entry,) = [json.loads(line) for line in
+                (field.home / ".claude" / "history" / "resurrection-log.jsonl").read_text().splitlines()]
+    assert entry["resurrected_from_session_id"] == origin
