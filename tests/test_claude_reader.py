@@ -583,7 +583,9 @@ def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known
         ("c0123456789abcdef", "P3", None),
     ):
         a = Conversation(session_id, version="2.1.330")
-        write_jsonl(sub / f"agent-{agent_id}.jsonl", [a.user(prompt, isSidechain=True, agentId=agent_id)])
+        write_jsonl(
+            sub / f"agent-{agent_id}.jsonl", [a.user(prompt, isSidechain=True, agentId=agent_id)]
+        )
         meta = {"agentType": "general-purpose", "requestShape": "background"}
         if finished is not None:
             meta["finished"] = finished

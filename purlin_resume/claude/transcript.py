@@ -35,8 +35,11 @@ _NOTIFICATION_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
 _NOTIFICATION_FIELD = re.compile(
     r"<(tool-use-id|status|subagent_tokens|tool_uses|duration_ms)>\s*(.*?)\s*</\1>", re.S
 )
-_NOTIFIED = {"subagent_tokens": "totalTokens", "tool_uses": "totalToolUseCount",
-             "duration_ms": "totalDurationMs"}
+_NOTIFIED = {
+    "subagent_tokens": "totalTokens",
+    "tool_uses": "totalToolUseCount",
+    "duration_ms": "totalDurationMs",
+}
 _AGENT_TRAILER = re.compile(r"agentId: ([A-Za-z0-9_-]+)")
 _GIT_COMMIT = re.compile(r"^\[([^\s\]]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
 _SKIPPED_USER_TEXT = (

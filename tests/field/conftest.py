@@ -20,9 +20,7 @@ from tests.field.scripted_model import ScriptedModel
 def claude_code():
     binary = claude_binary()
     if binary is None or not binary.exists():
-        message = (
-            f"Claude Code {PINNED} is not installed: run .ci/run, or set PURLIN_FIELD_CLAUDE"
-        )
+        message = f"Claude Code {PINNED} is not installed: run .ci/run, or set PURLIN_FIELD_CLAUDE"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)

@@ -155,16 +155,28 @@ class Field:
 
     # running things ----------------------------------------------------------------------------
     def git(self, *args: str) -> str:
-        env = {**self.env, "GIT_AUTHOR_NAME": "Field", "GIT_AUTHOR_EMAIL": "field@example.com",
-               "GIT_COMMITTER_NAME": "Field", "GIT_COMMITTER_EMAIL": "field@example.com"}
-        return subprocess.run(["git", *args], cwd=self.project, env=env, check=True,
-                              capture_output=True, text=True).stdout
+        env = {
+            **self.env,
+            "GIT_AUTHOR_NAME": "Field",
+            "GIT_AUTHOR_EMAIL": "field@example.com",
+            "GIT_COMMITTER_NAME": "Field",
+            "GIT_COMMITTER_EMAIL": "field@example.com",
+        }
+        return subprocess.run(
+            ["git", *args], cwd=self.project, env=env, check=True, capture_output=True, text=True
+        ).stdout
 
     def purlin(self, *args: str, input: str | None = None, env: dict | None = None):
         """``purlin-resume ARGS`` in the project, as the user would run it."""
-        return subprocess.run([str(self.bin_dir / "purlin-resume"), *args], cwd=self.project,
-                              env={**self.env, **(env or {})}, input=input, capture_output=True,
-                              text=True, timeout=120)
+        return subprocess.run(
+            [str(self.bin_dir / "purlin-resume"), *args],
+            cwd=self.project,
+            env={**self.env, **(env or {})},
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     def claude_args(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS) -> list[str]:
         argv = [str(self.binary), "-p", "--output-format", "json"]
@@ -175,23 +187,40 @@ class Field:
             argv += ["--", prompt]
         return argv
 
-    def claude(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS,
-               timeout: float = 120, env: dict | None = None) -> ClaudeRun:
+    def claude(
+        self,
+        prompt: str | None,
+        *args: str,
+        tools: str = DEFAULT_TOOLS,
+        timeout: float = 120,
+        env: dict | None = None,
+    ) -> ClaudeRun:
         """``claude -p PROMPT ARGS`` in the project; waits for it to end. ``env``: added
         variables (PURLIN_ROLE...)."""
         argv = self.claude_args(prompt, *args, tools=tools)
-        done = subprocess.run(argv, cwd=self.project, env={**self.env, **(env or {})},
-                              capture_output=True,
-                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv,
+            cwd=self.project,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
         return ClaudeRun(argv, done.returncode, done.stdout, done.stderr)
 
     def start(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS) -> subprocess.Popen:
         """``claude -p`` without waiting (to stop it mid-way); output goes to files under root."""
         argv = self.claude_args(prompt, *args, tools=tools)
-        return subprocess.Popen(argv, cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
-                                stdout=open(self.root / "claude.out", "w"),  # noqa: SIM115
-                                stderr=open(self.root / "claude.err", "w"),  # noqa: SIM115
-                                start_new_session=True)
+        return subprocess.Popen(
+            argv,
+            cwd=self.project,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=open(self.root / "claude.out", "w"),  # noqa: SIM115
+            stderr=open(self.root / "claude.err", "w"),  # noqa: SIM115
+            start_new_session=True,
+        )
 
     @staticmethod
     def stop(process: subprocess.Popen, sig: int = signal.SIGINT, timeout: float = 30) -> int:
@@ -210,15 +239,18 @@ class Field:
         state_path = self.home / ".claude.json"
         state = json.loads(state_path.read_text()) if state_path.exists() else {}
         state.update(hasCompletedOnboarding=True, theme="dark")
-        state["customApiKeyResponses"] = {"approved": [self.env["ANTHROPIC_API_KEY"][-20:]],
-                                          "rejected": []}
+        state["customApiKeyResponses"] = {
+            "approved": [self.env["ANTHROPIC_API_KEY"][-20:]],
+            "rejected": [],
+        }
         project = state.setdefault("projects", {}).setdefault(str(self.project), {})
         project.update(hasTrustDialogAccepted=True, hasCompletedProjectOnboarding=True)
         state_path.write_text(json.dumps(state, indent=2))
         config = self.project / ".purlin" / "config.json"
         config.parent.mkdir(exist_ok=True)
-        config.write_text(json.dumps({"resume": {"tmux_socket": str(tmux_socket),
-                                                 "agent_ready_timeout": 90}}))
+        config.write_text(
+            json.dumps({"resume": {"tmux_socket": str(tmux_socket), "agent_ready_timeout": 90}})
+        )
 
     # what was recorded -------------------------------------------------------------------------
     def hooks(self, event: str | None = None) -> list[HookCall]:
@@ -231,8 +263,12 @@ class Field:
             except (OSError, ValueError):
                 payload = {}
             out = folder / "stdout"
-            call = HookCall(name, payload, out.read_text() if out.exists() else "",
-                            (folder / "env_session_id").read_text() or None)
+            call = HookCall(
+                name,
+                payload,
+                out.read_text() if out.exists() else "",
+                (folder / "env_session_id").read_text() or None,
+            )
             if event in (None, call.event, call.hook_event_name):
                 calls.append(call)
         return calls
@@ -271,7 +307,7 @@ class Field:
             name = path.relative_to(self.projects_dir()).as_posix().split("/", 1)[1]
             for session in sessions:
                 name = name.replace(session, "<session>")
-            name = re.sub(r"agent-[0-9a-f]+", lambda m: "agent-<%d hex>" % (len(m[0]) - 6), name)
+            name = re.sub(r"agent-[0-9a-f]+", lambda m: f"agent-<{len(m[0]) - 6} hex>", name)
             files.add(name)
             if path.suffix == ".jsonl":
                 for line in path.read_text(errors="replace").splitlines():

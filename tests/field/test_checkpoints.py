@@ -100,13 +100,18 @@ def test_compaction_checkpoints_and_rebriefs_the_same_role(field):
     assert "S5-SUMMARY" in request.text
 
     # the product reads the compaction as one, and its run is no subagent
-    (row,) = [s for s in json.loads(field.purlin("sessions", "--json").stdout)["sessions"]
-              if s["id"] == session]
+    (row,) = [
+        s
+        for s in json.loads(field.purlin("sessions", "--json").stdout)["sessions"]
+        if s["id"] == session
+    ]
     assert row["compactions"] == 1 and row["subagents"] == 0 and row["unknown_records"] == 0
     assert field.history()["entries"] == []
 
 
-@pytest.mark.xfail(strict=True, reason="needs issue-13: the role comes from the agent's own checkpoint")
+@pytest.mark.xfail(
+    strict=True, reason="needs issue-13: the role comes from the agent's own checkpoint"
+)
 def test_compaction_after_a_save_rebriefs_the_saved_role(field):
     """A QA agent that saved its checkpoint (role qa) comes back as QA after compaction."""
     first = save_through_bash(field, "S5-SAVE")  # the checkpoint says role: builder

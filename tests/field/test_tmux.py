@@ -7,7 +7,6 @@ import re
 
 from tests.field.scripted_model import Logged, conversation, last_user, text, typed, user_texts
 
-
 _PASTED = re.compile(r'\s*<pasted_content id="(\w+)">\n(.*)\n</pasted_content id="\1">\s*', re.S)
 
 
@@ -30,7 +29,9 @@ def dead_agent(field, mark: str) -> str:
     run = field.claude(f"{mark} migrate the schema", env={"PURLIN_ROLE": "qa"})
     assert run.returncode == 0, run.stderr
     agents = json.loads(field.purlin("agents-status", "--json").stdout)["agents"]
-    assert [(a["agent_id"], a["state"], a["role"]) for a in agents] == [(run.session_id, "dead", "qa")]
+    assert [(a["agent_id"], a["state"], a["role"]) for a in agents] == [
+        (run.session_id, "dead", "qa")
+    ]
     return run.session_id
 
 
@@ -46,7 +47,9 @@ def test_revive_types_the_briefing_into_the_real_client_once(field, tmux_server)
     assert [i["kind"] for i in done["injections"]] == ["persona", "revival"]
     for injection in done["injections"]:
         first_line = injection["text"].splitlines()[0]
-        arrived = field.wait_for(lambda: prompts_holding(field.model, first_line), 60, first_line)
+        arrived = field.wait_for(
+            lambda line=first_line: prompts_holding(field.model, line), 60, first_line
+        )
         (request,) = arrived  # submitted once, as one user message
         assert request.session_id == done["successor"]
         assert submitted(request) == injection["text"].strip()
@@ -58,8 +61,16 @@ def test_resurrect_in_tmux_types_the_prompt_into_the_real_client_once(field, tmu
     field.settle_interactive(tmux_server.socket)
     field.model.reply(last_user("S7-TASK"), text("Back, with the migration's context."))
 
-    spawned = field.purlin("resurrect", "--session", origin, "--yes", "--spawn", "tmux",
-                           "--task", "S7-TASK check the migration")
+    spawned = field.purlin(
+        "resurrect",
+        "--session",
+        origin,
+        "--yes",
+        "--spawn",
+        "tmux",
+        "--task",
+        "S7-TASK check the migration",
+    )
     assert spawned.returncode == 0, spawned.stderr
     (request,) = field.wait_for(lambda: prompts_holding(field.model, "S7-TASK"), 60, "the prompt")
     prompt = submitted(request)
@@ -67,6 +78,10 @@ def test_resurrect_in_tmux_types_the_prompt_into_the_real_client_once(field, tmu
     assert "Schema migrated to version 7." in prompt  # the origin's context came along
     assert request.session_id != origin
     assert not field.model.unused()
-    (entry,) = [json.loads(line) for line in
-                (field.home / ".claude" / "history" / "resurrection-log.jsonl").read_text().splitlines()]
+    (entry,) = [
+        json.loads(line)
+        for line in (field.home / ".claude" / "history" / "resurrection-log.jsonl")
+        .read_text()
+        .splitlines()
+    ]
     assert entry["resurrected_from_session_id"] == origin
