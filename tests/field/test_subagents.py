@@ -121,6 +121,13 @@ def interrupted_subagent(field) -> dict:
 
     process = field.start("S3-MAIN migrate the schema")
     assert model.wait_hung(90), (field.root / "claude.err").read_text()
+    # the spawn is recorded under the agent's own id once PostToolUse has run (on a busy machine
+    # that can be after the subagent's next request)
+    field.wait_for(
+        lambda: [e for e in field.history()["entries"] if not e["agent_id"].startswith("toolu_")],
+        60,
+        "PostToolUse to name the agent",
+    )
     field.stop(process)  # the user stops claude while the subagent works
     model.release()
     field.purlin("history", "scan")  # what the next session start does
