@@ -147,7 +147,9 @@ def test_an_interrupted_subagent_is_recorded_interrupted(field):
     assert len(agent_id) == 17, agent_id  # the agent's own id, not the tool_use id
 
     (node,) = json.loads(field.purlin("agents", session, "--json").stdout)["subagents"]
-    assert (node["id"], node["status"]) == (agent_id, "unfinished")
+    # stopped before the Agent call returned: the call reads interrupted; after it returned
+    # (a background agent) no end was ever notified: unfinished. Never completed nor failed.
+    assert node["id"] == agent_id and node["status"] in ("interrupted", "unfinished"), node
 
 
 @pytest.mark.xfail(
