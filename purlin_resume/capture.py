@@ -75,13 +75,16 @@ def phase_and_plan(*texts: str | None) -> tuple[str, str]:
 def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
     """PreToolUse on Agent/Task: record the spawn under its tool_use_id, with the whole prompt
     (redacted) and, when the same assistant message spawns others, their parallel group."""
+    from purlin_resume import redact
+
     if not payload.spawns_agent or not payload.tool_use_id:
         return Outcome("not an agent spawn")
     tool_input = payload.tool_input
     description = _text_input(tool_input, "description")
     prompt = _text_input(tool_input, "prompt")
     phase, plan = phase_and_plan(description, prompt)
-    task = " ".join((description or prompt or payload.tool_name or "agent").split())[:300]
+    task = " ".join((description or prompt or payload.tool_name or "agent").split())
+    task = redact.redact(task).text[:300]  # the history is committed: no secret goes into it
     batch = _spawn_batch(payload)
     group = _group_of(project, batch, phase, plan) if batch else None
     if _recorded(project, payload.tool_use_id):  # a spooled payload recorded twice
