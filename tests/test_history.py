@@ -534,3 +534,15 @@ def test_spawn_names_every_missing_option_at_once_and_help_says_they_are_require
     assert not history_path(repo).exists()
     helped = cli("history", "spawn", "--help").stdout
     assert helped.count("Required for a new agent") == 3
+
+
+def test_counts_agree_with_their_nouns(repo, cli):
+    group = "phase-05-batch-1736676000"
+    write_history(
+        repo,
+        [entry("agent_1", "interrupted", parallel_group=group, execution_mode="parallel")],
+    )
+    result = cli("resume-task", "--batch")
+    assert result.exit_code == 0, result.stderr
+    assert "1 agent of this group was interrupted together" in result.stdout
+    assert "1 agents" not in result.stdout
