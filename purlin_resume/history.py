@@ -12,6 +12,7 @@ fail)::
     queued -> spawned -> completed
               spawned -> interrupted -> resumed -> completed
               spawned -> failed
+              spawned -> interrupted -> failed       (abandoned: "start fresh")
 
 An agent id can occur in several entries (the interrupted one, then the resumed one): the last
 entry of an id is that agent's current state.
@@ -43,7 +44,7 @@ STATUSES = (QUEUED, SPAWNED, COMPLETED, INTERRUPTED, RESUMED, FAILED)
 TRANSITIONS: dict[str, tuple[str, ...]] = {
     QUEUED: (SPAWNED,),
     SPAWNED: (COMPLETED, INTERRUPTED, FAILED),
-    INTERRUPTED: (RESUMED,),
+    INTERRUPTED: (RESUMED, FAILED),  # failed: abandoned, "start fresh"
     RESUMED: (COMPLETED, INTERRUPTED, FAILED),
     COMPLETED: (),
     FAILED: (),
@@ -247,6 +248,8 @@ class NewAgent:
     granularity: str | None = None
     depends_on: tuple[str, ...] = ()
     work_ref: str | None = None
+    prompt: str | None = None
+    tool_use_id: str | None = None
 
     def described(self) -> dict[str, Any]:
         """The schema fields this request sets (checked), in schema order."""
@@ -285,8 +288,9 @@ class NewAgent:
             entry["parallel_group"] = group_id(
                 entry.get("granularity", "plan"), entry.get("phase"), entry.get("plan"), moment
             )
-        if self.work_ref:
-            entry["work_ref"] = self.work_ref
+        for name in ("work_ref", "prompt", "tool_use_id"):
+            if getattr(self, name):
+                entry[name] = getattr(self, name)
 
     def entry(self, status: str, moment: datetime) -> dict[str, Any]:
         """A complete new entry: every schema field, in schema order."""
@@ -294,13 +298,21 @@ class NewAgent:
             raise UsageError("--agent-id must not be empty")
         for wrong in filter(None, map(ids.AGENT.problem, (self.agent_id, *self.depends_on))):
             raise UsageError(wrong)
-        for option, value in (
-            ("--task", self.task),
-            ("--phase", self.phase),
-            ("--plan", self.plan),
-        ):
-            if not value:
-                raise UsageError(f"{option} is required for a new agent")
+        missing = [
+            option
+            for option, value in (
+                ("--task", self.task),
+                ("--phase", self.phase),
+                ("--plan", self.plan),
+            )
+            if not value
+        ]
+        if missing:
+            names = (
+                ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
+            )
+            verb = "are" if len(missing) > 1 else "is"
+            raise UsageError(f"{names} {verb} required for a new agent (one not queued before)")
         entry: dict[str, Any] = {name: None for name in SCHEMA_FIELDS}
         entry.update(
             agent_id=self.agent_id,
@@ -463,16 +475,18 @@ def load(project: Project) -> AgentHistory:
     return AgentHistory(file, check(file, data))
 
 
-def init(project: Project) -> bool:
-    """Create the history from the template when absent; True when it was created.
-
-    An existing file is never touched; a broken one is reported.
+def init(project: Project) -> tuple[bool, PruneResult | None]:
+    """Create the history from the template when absent (True), else prune it when it holds
+    more than ``max_entries`` (GSD prunes while it initialises tracking): what pruning did, or
+    None when there was nothing to prune. A broken file is reported, never rewritten.
     """
     _keep_locks_out_of_git(project)
     if store.create_json(path(project), template()):
-        return True
-    load(project)
-    return False
+        return True, None
+    doc = load(project)
+    if len(doc.data["entries"]) <= doc.max_entries:
+        return False, None
+    return False, update(project, lambda current: prune(current.data))
 
 
 def update(project: Project, change: Callable[[AgentHistory], Any], create: bool = False) -> Any:

@@ -405,25 +405,27 @@ class Plan:
 
     def passed(self) -> list[str]:
         """What the new agent is given, in words (the SEC-3 preview)."""
+        from purlin_resume.templating import counted as n
+
         c = self.context
         items = ["metadata (agent, session, project, branch, time, tool counts)"]
         if c.original_prompt:
             items.append("the original task")
         if c.transcript:
-            items.append(f"the whole conversation ({c.turns} turns, tool inputs and results)")
+            items.append(f"the whole conversation ({n(c.turns, 'turn')}, tool inputs and results)")
         if c.head and c.digest:
-            items.append(f"the first {len(c.head)} and last {len(c.tail)} messages whole")
+            items.append(f"the first {len(c.head)} and last {n(len(c.tail), 'message')} whole")
         elif c.head:
-            items.append(f"all {len(c.head)} messages whole")
+            items.append(f"all {n(len(c.head), 'message')} whole")
         if c.digest:
             d = c.digest
             items.append(
-                f"a digest of {d.messages} messages: {sum(d.tools.values())} tool calls, "
-                f"{len(d.files_read)} files read, {len(d.files_changed)} changed, "
-                f"{len(d.errors)} errors, {len(d.findings)} findings"
+                f"a digest of {n(d.messages, 'message')}: {n(sum(d.tools.values()), 'tool call')}, "
+                f"{n(len(d.files_read), 'file')} read, {len(d.files_changed)} changed, "
+                f"{n(len(d.errors), 'error')}, {n(len(d.findings), 'finding')}"
             )
         if c.files_analyzed:
-            items.append(f"{len(c.files_analyzed)} file paths")
+            items.append(n(len(c.files_analyzed), "file path"))
         items.append("the final output" if c.final_output else "no final output (none left)")
         return items
 
@@ -614,7 +616,9 @@ def _user() -> str:
 
 
 def _session_here() -> str | None:
-    return os.environ.get("PURLIN_SESSION_ID") or os.environ.get("CLAUDE_SESSION_ID") or None
+    from purlin_resume import current_session
+
+    return current_session.from_environment()
 
 
 def _clean(value: str | None, redacting: bool) -> str | None:

@@ -269,6 +269,7 @@ def move(source: Path, destination: Path) -> Path:
         _fsync_dir(final.parent)
         if final.parent != source.parent:
             _fsync_dir(source.parent)
+    _drop_lock(source)  # the file is gone: its lock file must not pile up beside the others
     return final
 
 

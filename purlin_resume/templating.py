@@ -27,7 +27,13 @@ def environment() -> jinja2.Environment:
     )
     # every value printed inside a command a reader may run goes through ``|shell``
     env.filters["shell"] = lambda value: shlex.quote(str(value))
+    env.filters["count"] = counted
     return env
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``1 item``, ``2 items``: a number with its noun (``{{ n | count("item") }}``)."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def render(name: str, **context: Any) -> str:

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from purlin_resume import clock, gitrepo, injection, redact, registry, store, tmux
+from purlin_resume import activity, clock, gitrepo, injection, redact, registry, store, tmux
 from purlin_resume import config as config_mod
 from purlin_resume.errors import PurlinError
 from purlin_resume.lineage import ALIVE, liveness, server_for
@@ -127,6 +127,9 @@ def watch_once(
             try:
                 sent = injection.deliver(
                     own, agent.tmux_pane, prompt, settle=settings.inject_settle_seconds
+                )
+                activity.pane_injected(
+                    own, agent.tmux_pane, agent.session_id, moment, project.cache_dir
                 )
                 reason = f"stalled ({why})" + ("" if sent.confirmed else f"; {sent.detail}")
                 decision = Decision(stamp, agent.session_id, NUDGED, reason, **extra)

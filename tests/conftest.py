@@ -17,6 +17,13 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     """No test sees the developer's home, git identity or agent session."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    for name, folder in (
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_CONFIG_HOME", ".config"),
+    ):
+        monkeypatch.setenv(name, str(home / folder))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
@@ -24,7 +31,10 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "author@example.com")
     for name in (
         "CLAUDE_SESSION_ID",
+        "CLAUDE_CODE_SESSION_ID",
         "PURLIN_SESSION_ID",
+        "PURLIN_ROLE",
+        "CLAUDE_PROJECT_DIR",
         "CLAUDE_CONFIG_DIR",
         "CLAUDECODE",
         "TMUX",

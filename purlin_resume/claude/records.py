@@ -27,8 +27,26 @@ KNOWN_TYPES = frozenset(
         "custom-title",
         "ai-title",
         "agent-name",
+        "attachment",
     }
 )
+# The client's own book-keeping since 2.1.x (the request it sent, what it cost, which prompt was
+# last, which tools ran): known, but nothing of the conversation is in them, and the request
+# blobs are the biggest lines of a session. They are counted without being parsed when the line
+# starts with its type, as Claude Code writes them.
+BOOKKEEPING_TYPES = frozenset(
+    {
+        "last-prompt",
+        "atis-latch",
+        "api-request",
+        "api-request-shape",
+        "api-request-blob",
+        "tools-used",
+        "cost-state",
+        "mode",
+    }
+)
+_TYPE_FIRST = b'{"type":"'
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})  # "Agent" since Claude Code 2.1.63
 
 # Progress records carry hook and shell output and make up most lines of a 2.x session; only
@@ -108,6 +126,9 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
             if _PROGRESS_MARK in line and line.endswith(_CLOSED):
                 stats.records += 1  # hook, shell or task-wait progress: nothing to read in it
                 continue
+            if _bookkeeping(line):
+                stats.records += 1
+                continue
             try:
                 record = loads(line)
             except (ValueError, RecursionError):
@@ -123,7 +144,10 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
                 continue
             kind = record.get("type")
             if kind not in KNOWN_TYPES:
-                stats.unknown_types[str(kind)] += 1
+                if kind in BOOKKEEPING_TYPES:
+                    stats.records += 1
+                else:
+                    stats.unknown_types[str(kind)] += 1
                 continue
             uuid = record.get("uuid")
             if uuid is not None:
@@ -133,6 +157,14 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
                 seen.add(uuid)
             stats.records += 1
             yield record
+
+
+def _bookkeeping(line: bytes) -> bool:
+    """A complete line that starts with a book-keeping type (see ``BOOKKEEPING_TYPES``)."""
+    if not line.startswith(_TYPE_FIRST) or not line.endswith(_CLOSED):
+        return False
+    end = line.find(b'"', len(_TYPE_FIRST))
+    return end > 0 and line[len(_TYPE_FIRST) : end].decode("ascii", "replace") in BOOKKEEPING_TYPES
 
 
 def first_record(path: Path, wanted: tuple[str, ...] = ("cwd",), limit: int = 50) -> dict[str, Any]:
@@ -211,8 +243,8 @@ def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
         lines = lines[1:]  # the first line is cut
     found = []
     for line in lines:
-        if not line.strip() or _PROGRESS_MARK in line:
-            continue  # blank, or hook and shell progress, as ``read`` skips them
+        if not line.strip() or _PROGRESS_MARK in line or _bookkeeping(line):
+            continue  # blank, hook and shell progress, book-keeping: as ``read`` skips them
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):
@@ -220,3 +252,43 @@ def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
         if isinstance(record, dict) and record.get("type") in KNOWN_TYPES:
             found.append(record)
     return found
+
+
+@dataclass(frozen=True)
+class SpawnBatch:
+    """The subagent spawns of one assistant message: Claude Code runs them in parallel."""
+
+    message_id: str
+    timestamp: str | None
+    tool_use_ids: tuple[str, ...]
+
+
+def spawn_batch(path: Path, tool_use_id: str, max_bytes: int = 1024 * 1024) -> SpawnBatch | None:
+    """The assistant message of ``path`` holding the Agent/Task call ``tool_use_id``, with every
+    Agent/Task call of that message (one API message is split over several lines sharing
+    ``message.id``); None when the call is not in the last ``max_bytes``."""
+    calls: dict[str, list[str]] = {}
+    stamps: dict[str, str | None] = {}
+    wanted = None
+    for record in tail(path, max_bytes):
+        message = record.get("message")
+        if record.get("type") != "assistant" or not isinstance(message, dict):
+            continue
+        key = message.get("id") or record.get("uuid")
+        content = message.get("content")
+        if not isinstance(key, str) or not isinstance(content, list):
+            continue
+        for block in content:
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "tool_use"
+                and block.get("name") in SUBAGENT_TOOLS
+                and isinstance(block.get("id"), str)
+            ):
+                calls.setdefault(key, []).append(block["id"])
+                stamps.setdefault(key, utc(record.get("timestamp")))
+                if block["id"] == tool_use_id:
+                    wanted = key
+    if wanted is None:
+        return None
+    return SpawnBatch(wanted, stamps.get(wanted), tuple(dict.fromkeys(calls[wanted])))

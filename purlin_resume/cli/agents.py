@@ -23,6 +23,7 @@ AgentArgument = Annotated[
     str,
     typer.Argument(metavar="AGENT_ID", help="Registered agent (session) id or a unique prefix."),
 ]
+STALLED_EXIT = 3  # `stall check`: 0 active, 3 stalled, so scripts can tell them from errors
 stall_app = typer.Typer(help="Stall detection for registered agents.", no_args_is_help=True)
 app.add_typer(stall_app, name="stall", rich_help_panel="Revival and stall watch")
 
@@ -154,7 +155,7 @@ def stall_check_command(
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Is the agent active? Confidence, level, last activity, signals, reasons."""
+    """Is the agent active? Confidence, level, last activity, signals, reasons, and the sources that could not be read. Exit code: 0 active, 3 stalled (1 error, 2 usage)."""
     from purlin_resume import stall
     from purlin_resume.errors import UsageError
 
@@ -163,7 +164,7 @@ def stall_check_command(
     result = stall.detect(project_for(project), agent_id, lookback)
     if as_json:
         print_json(result.to_dict())
-        return
+        raise typer.Exit(0 if result.is_active else STALLED_EXIT)
     verdict = "active" if result.is_active else "stalled"
     last = result.to_dict()["last_activity"] or "never"
     lines = [
@@ -178,6 +179,7 @@ def stall_check_command(
     lines += [f"  reason: {reason}" for reason in result.reasons]
     lines += [f"  note: {note}" for note in result.notes]
     print_text("\n".join(lines) + "\n")
+    raise typer.Exit(0 if result.is_active else STALLED_EXIT)
 
 
 @app.command("watch", rich_help_panel="Revival and stall watch")
@@ -201,7 +203,9 @@ def watch_command(
     if interval is not None and interval <= 0:
         raise UsageError("--interval must be a positive number of seconds")
     found = project_for(project)
-    settings = config.load(found)
+    settings, unusable = config.load_or_defaults(found)  # the watch fails open
+    if unusable:
+        typer.echo(f"warning: {unusable}", err=True)
     pause = interval if interval is not None else settings.watch_interval
     while True:
         decisions = watch.watch_once(found, settings)

@@ -17,7 +17,7 @@ SessionOption = Annotated[
     str | None,
     typer.Option(
         "--session",
-        help="Session the checkpoint belongs to (default: $PURLIN_SESSION_ID, else $CLAUDE_SESSION_ID).",
+        help="Session the checkpoint belongs to (default: $PURLIN_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else $CLAUDE_SESSION_ID).",
         show_default=False,
     ),
 ]
@@ -140,7 +140,7 @@ def save(
         values,
         timestamp=clock.iso(),
         branch=gitrepo.branch(where.root),
-        uncommitted=_uncommitted(where.root),
+        uncommitted=checkpoints.uncommitted(where),
         session=session_id,
     )
     saved = checkpoints.save(where, cp)
@@ -156,12 +156,6 @@ def save(
         print_text(
             f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
         )
-
-
-def _uncommitted(root: Path) -> list[str]:
-    from purlin_resume import gitrepo
-
-    return [f"{line[:2].strip()} {line[3:]}" for line in gitrepo.status_lines(root)]
 
 
 @app.command(name="restore", rich_help_panel="Checkpoints")
@@ -202,14 +196,18 @@ def restore_command(
     prompt_text = None
     if system_prompt is not None:
         prompt_text = sys.stdin.read() if system_prompt == "-" else _read_prompt(system_prompt)
+    where = project_for(project)
+    session_id = checkpoints.session_id(session)
     source = "argument"
+    if chosen is None and session_id:
+        own = checkpoints.of_session(where, session_id, include_archive=False)
+        chosen, source = (own[0].role, "session's own checkpoint") if own else (None, source)
     if chosen is None and prompt_text:
         chosen, source = roles.detect_from_system_prompt(prompt_text), "system prompt"
     if chosen is None:
-        chosen, source = _ask_role(stdin_used=system_prompt == "-"), "answer"
-    where = project_for(project)
+        markers = roles.markers_in(prompt_text) if prompt_text else []
+        chosen, source = _ask_role(system_prompt == "-", markers), "answer"
     settings = config.load(where)
-    session_id = checkpoints.session_id(session)
     run_status = _may_run_status(where, settings, stdin_used=system_prompt == "-")
     r = restore.prepare(
         where,
@@ -217,7 +215,7 @@ def restore_command(
         chosen,
         source,
         session=session_id,
-        session_explicit=session is not None,
+        session_explicit=bool(session),
         system_prompt=prompt_text,
         reload_instructions=reload_instructions,
         run_status=run_status,
@@ -256,12 +254,17 @@ def _read_prompt(source: str) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def _ask_role(stdin_used: bool) -> str:
+def _ask_role(stdin_used: bool, markers: list[str]) -> str:
     from purlin_resume import roles
 
     if stdin_used or not sys.stdin.isatty():
+        found = (
+            f"the system prompt names {len(markers)} roles ({' and '.join(markers)})"
+            if len(markers) > 1
+            else "none found in the system prompt"
+        )
         raise UsageError(
-            "no role given and none found in the system prompt: run 'purlin-resume restore ROLE' "
+            f"no role given and {found}: run 'purlin-resume restore ROLE' "
             f"with ROLE one of {', '.join(roles.ROLES)}"
         )
     answer = typer.prompt(f"Which role are you resuming? ({', '.join(roles.ROLES)})")

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 
 PANEL = "Claude Code and git"
 UserOption = Annotated[
-    bool, typer.Option("--user", help="Install into the user's Claude Code folder (~/.claude).")
+    bool,
+    typer.Option(
+        "--user", help="The user's Claude Code folder (~/.claude) instead of the project's."
+    ),
 ]
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Print the diff of what would change; change nothing.")
