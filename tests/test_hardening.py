@@ -443,8 +443,11 @@ def test_links_that_stay_inside_the_project_and_a_linked_project_are_fine(repo, 
 
 @pytest.fixture
 def planted_status(repo, tmp_path, monkeypatch) -> Path:
-    """A cloned repository whose status script would run code; trust kept in a private folder."""
+    """A cloned Purlin repository (it has instructions/) whose status script would run code;
+    trust kept in a private folder."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    (repo / "instructions").mkdir()
+    (repo / "instructions" / "HOW_WE_WORK_BASE.md").write_text("# How we work\n")
     mark = tmp_path / "status-ran"
     script = repo / "tools" / "cdd" / "status.sh"
     script.parent.mkdir(parents=True)

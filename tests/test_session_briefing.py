@@ -108,9 +108,14 @@ def test_startup_briefs_when_subagents_wait_even_without_a_checkpoint(repo):
     assert "resume-task agent_x" in context(start(repo, "startup"))
 
 
-def test_an_id_that_is_not_shell_safe_is_quoted_in_the_command(repo):
+def test_an_id_that_is_not_shell_safe_never_reaches_a_command(repo):
+    # a branch can carry a hostile id in the committed history: it is refused where it enters,
+    # the subagents part is one line naming the file, and no command holding it is printed
     write_history(repo, [entry("x; rm -rf ~", "interrupted")])
-    assert "`purlin-resume resume-task 'x; rm -rf ~'`" in context(start(repo, "clear"))
+    brief = context(start(repo, "clear"))
+    broken = [line for line in brief.splitlines() if "subagents unavailable" in line]
+    assert len(broken) == 1 and "agent-history.json" in broken[0]
+    assert "resume-task" not in brief
 
 
 def test_a_corrupt_agent_history_costs_one_line_not_the_briefing(repo, tmp_path):

@@ -634,7 +634,7 @@ def test_stall_check_exits_3_when_stalled_and_names_what_it_could_not_read(
     assert result.exit_code == 3, result.stderr
     assert result.stdout.startswith("agent-1: stalled")
     assert f"note: transcript: not read ({gone} does not exist" in result.stdout
-    assert "note: pane: not read (tmux pane %999 is not reachable on server" in result.stdout
+    assert "note: pane: not read (tmux pane %999 is not reachable on -S" in result.stdout
     assert as_json.exit_code == 3
     assert len(json.loads(as_json.stdout)["notes"]) == 2
     (repo / "work.txt").write_text("fresh\n")
