@@ -56,7 +56,6 @@ class Guard:
     host: str
     port: int
     token: str = field(default_factory=new_token)
-    extra_hosts: tuple[str, ...] = ()  # e.g. "testserver" for the ASGI test client
 
     def host_allowed(self, header: str | None) -> bool:
         if not header:
@@ -66,8 +65,6 @@ class Guard:
             name, port = (split.hostname or ""), split.port
         except ValueError:
             return False
-        if name in self.extra_hosts and port is None:
-            return True
         if port is not None and port != self.port:
             return False
         if port is None and self.port != 80:

@@ -34,8 +34,7 @@ class Scope:
 
 def checked_id(value: str, what: str = "agent id") -> str:
     """An id from a URL: printable, no separators, not absurdly long (as the CLI's ids)."""
-    value = value.strip()
-    if not value:
+    if not value.strip():
         raise UsageError(f"an {what} is required")
     if len(value) > MAX_ID_LENGTH or not _ID.fullmatch(value):
         raise UsageError(f"{what} {value[:40]!r} is not valid: letters, digits, . _ : @ + - only")
