@@ -53,16 +53,21 @@ def work_folder(project: Project, agent: RegisteredAgent) -> Path:
     return folder if folder.is_dir() else project.root
 
 
-def _pane_gone(server: tmux.Server, pane: str) -> bool:
+def _pane_gone(server: tmux.Server, pane: str, panes: set[str] | None) -> bool:
+    if panes is not None:
+        return pane not in panes
     return tmux.available() and not tmux.pane_alive(server, pane)
 
 
-def liveness(agent: RegisteredAgent, server: tmux.Server) -> Liveness:
+def liveness(
+    agent: RegisteredAgent, server: tmux.Server, panes: set[str] | None = None
+) -> Liveness:
+    """``panes``: the live panes of ``server`` when already listed (``tmux.live_panes``)."""
     if agent.ended_at:
         return Liveness(DEAD, f"ended at {agent.ended_at}")
     if agent.pid is not None and not registry.pid_alive(agent.pid):
         return Liveness(DEAD, f"process {agent.pid} is gone")
-    if agent.tmux_pane and _pane_gone(server, agent.tmux_pane):
+    if agent.tmux_pane and _pane_gone(server, agent.tmux_pane, panes):
         return Liveness(DEAD, f"tmux pane {agent.tmux_pane} is gone")
     if agent.pid is not None:
         return Liveness(ALIVE, f"process {agent.pid} runs")
@@ -79,10 +84,16 @@ def successors(agents: dict[str, RegisteredAgent], agent_id: str) -> list[str]:
 
 
 def statuses(agents: dict[str, RegisteredAgent], server: tmux.Server) -> list[AgentStatus]:
-    """Every registered agent, oldest start first."""
+    """Every registered agent, oldest start first (tmux is asked once, not once per pane)."""
     ordered = sorted(agents.values(), key=lambda a: (a.started_at or "", a.session_id))
+    children: dict[str, list[str]] = {}
+    for agent in ordered:
+        if agent.previous_agent_id:
+            children.setdefault(agent.previous_agent_id, []).append(agent.session_id)
+    asks = any(agent.tmux_pane and not agent.ended_at for agent in ordered)
+    panes = tmux.live_panes(server) if asks else None
     return [
-        AgentStatus(agent, liveness(agent, server), successors(agents, agent.session_id))
+        AgentStatus(agent, liveness(agent, server, panes), children.get(agent.session_id, []))
         for agent in ordered
     ]
 

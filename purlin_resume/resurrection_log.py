@@ -51,6 +51,7 @@ FIELDS = (
     "new_agent_duration_ms",
     "new_agent_tool_calls",
 )
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ID = re.compile(rb'"resurrection_id":\s*"res-(\d{4}-\d{2}-\d{2})-(\d{3,})"')
 
 
@@ -307,7 +308,7 @@ def frequency(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     days: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for entry in entries:
         moment = entry.get("resurrected_at")
-        if not isinstance(moment, str) or not re.match(r"\d{4}-\d{2}-\d{2}", moment):
+        if not isinstance(moment, str) or not _DAY.match(moment):
             continue
         day = days[moment[:10]]
         day[0] += 1

@@ -516,7 +516,7 @@ def test_resurrection_charts_are_svg_with_a_bar_per_value(repo, claude):
     ):
         assert f'<svg class="chart" data-chart="{name}"' in page, name
     frequency = page.split('data-chart="frequency"')[1].split("</svg>")[0]
-    assert frequency.count('<rect class="bar" ') == 3
+    assert frequency.count('<rect class="bar total" ') == 3
     modes = page.split('data-chart="success-by-mode"')[1].split("</svg>")[0]
     assert 'data-value="0.0"' in modes and 'data-value="1.0"' in modes
     assert "transcript file is gone" in page
@@ -657,3 +657,30 @@ def test_the_command_rejects_a_busy_port_and_an_unknown_host(repo, cli):
     assert unknown.exit_code == 1
     assert unknown.stderr.startswith("error: --host no-such-host.invalid: not an address")
     assert bad_port.exit_code == 2
+
+
+def test_a_long_registry_shows_every_live_agent_and_the_newest_dead_ones(repo, claude):
+    from purlin_resume.web import views
+
+    many = {
+        f"old-{n:04d}": agent_record(
+            repo,
+            ended_at=ENDED,
+            started_at=f"2026-01-{1 + n // 100:02d}T{n % 24:02d}:{n % 60:02d}:00Z",
+        )
+        for n in range(views.AGENTS_SHOWN + 20)
+    }
+    many["live-1"] = agent_record(repo, pid=os.getpid(), started_at="2025-12-01T00:00:00Z")
+    write_registry(repo, many)
+    client, guard = board(repo, claude)
+
+    page = client.get("/agents", headers=_auth(guard)).text
+    everything = client.get("/agents?all=1", headers=_auth(guard)).text
+    api = client.get("/api/agents", headers=_auth(guard)).json()
+
+    assert page.count('<article class="card') == views.AGENTS_SHOWN
+    assert 'data-agent-id="live-1"' in page  # the oldest, but alive
+    assert f"{views.AGENTS_SHOWN} of {views.AGENTS_SHOWN + 21} agents shown" in page
+    assert 'data-poll="/agents/cards?all=1"' in everything
+    assert everything.count('<article class="card') == views.AGENTS_SHOWN + 21
+    assert api["total"] == len(api["agents"]) == views.AGENTS_SHOWN + 21

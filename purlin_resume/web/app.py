@@ -120,18 +120,21 @@ class Dashboard:
 
     # -- agents ---------------------------------------------------------------------------
 
+    def _cards(self, request: Request) -> dict[str, Any]:
+        everything = request.query_params.get("all") == "1"
+        limit = None if everything else views.AGENTS_SHOWN
+        return views.panel(lambda: views.agents(self.scope, limit))
+
     def agents_page(self, request: Request) -> Response:
-        return self.page(request, "agents", agents=views.panel(lambda: views.agents(self.scope)))
+        everything = request.query_params.get("all") == "1"
+        return self.page(request, "agents", agents=self._cards(request), everything=everything)
 
     def agent_cards(self, request: Request) -> Response:
-        cards = views.panel(lambda: views.agents(self.scope))
-        html = _templates().get_template("cards.html.j2").render(agents=cards)
+        html = _templates().get_template("cards.html.j2").render(agents=self._cards(request))
         return HTMLResponse(html)
 
     def agents_api(self, request: Request) -> Response:
-        return JSONResponse(
-            {"project": str(self.scope.project.root), "agents": views.agents(self.scope)}
-        )
+        return JSONResponse({"project": str(self.scope.project.root), **views.agents(self.scope)})
 
     def agent_page(self, request: Request) -> Response:
         detail = views.agent_detail(self.scope, request.path_params["agent_id"])

@@ -83,7 +83,7 @@ def columns(
         inner = COLUMN_AREA * part / top
         tip = f"{label}: {_number(total)} ({legend[1]} {_number(part)})"
         parts.append(
-            f'<rect class="bar" x="{x:.1f}" y="{base - high:.1f}" width="{width:.1f}" '
+            f'<rect class="bar total" x="{x:.1f}" y="{base - high:.1f}" width="{width:.1f}" '
             f'height="{high:.1f}" data-value="{total}"><title>{escape(tip)}</title></rect>'
             f'<rect class="bar part" x="{x:.1f}" y="{base - inner:.1f}" width="{width:.1f}" '
             f'height="{inner:.1f}" data-value="{part}"><title>{escape(tip)}</title></rect>'
@@ -96,7 +96,7 @@ def columns(
             f"{escape(last)}</text>"
         )
     parts.append(
-        f'<rect x="55" y="{base + 26}" width="10" height="10" class="bar"/>'
+        f'<rect x="55" y="{base + 26}" width="10" height="10" class="bar total"/>'
         f'<text x="70" y="{base + 35}" class="label">{escape(legend[0])}</text>'
         f'<rect x="175" y="{base + 26}" width="10" height="10" class="bar part"/>'
         f'<text x="190" y="{base + 35}" class="label">{escape(legend[1])}</text></svg>'

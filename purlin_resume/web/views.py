@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ from purlin_resume.project import Project
 
 MAX_ID_LENGTH = 200
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]*")
-RESURRECTIONS_SHOWN = 200
+RESURRECTIONS_SHOWN = 100
+AGENTS_SHOWN = 100
 SEARCH_LIMIT = 20
 
 
@@ -74,13 +76,22 @@ def card(status) -> dict[str, Any]:
     return data
 
 
-def agents(scope: Scope) -> list[dict[str, Any]]:
-    """Every registered agent, newest start first."""
+def agents(scope: Scope, limit: int | None = None) -> dict[str, Any]:
+    """The registered agents, newest start first: with a ``limit``, every one not known dead
+    and the newest dead ones up to it; ``total`` counts them all."""
     from purlin_resume import lineage, registry
 
     _, server = _settings_and_server(scope)
-    statuses = lineage.statuses(registry.load(scope.project), server)
-    return clean([card(s) for s in reversed(statuses)])
+    statuses = lineage.statuses(registry.load(scope.project), server)[::-1]
+    chosen = statuses
+    if limit is not None and len(statuses) > limit:
+        room = limit - sum(1 for s in statuses if s.liveness.state != lineage.DEAD)
+        chosen = []
+        for status in statuses:
+            if status.liveness.state != lineage.DEAD or room > 0:
+                room -= status.liveness.state == lineage.DEAD
+                chosen.append(status)
+    return {"agents": clean([card(s) for s in chosen]), "total": len(statuses)}
 
 
 def agent_card(scope: Scope, agent_id: str) -> dict[str, Any]:
@@ -196,8 +207,20 @@ def subagents(scope: Scope) -> dict[str, Any]:
     if not history.path(scope.project).exists():
         return {"path": str(history.path(scope.project)), "groups": {}}
     doc = history.load(scope.project)
+    latest = doc.latest()
+    waiting = [entry for entry in latest if entry.status == history.INTERRUPTED]
+
+    def check(entry) -> dict[str, Any]:
+        return panel(
+            lambda: _conflict_summary(
+                conflicts.check(scope.project, entry, ignore=history.state_files())
+            )
+        )
+
+    with ThreadPoolExecutor(max_workers=4) as pool:  # each check waits on git
+        checks = dict(zip([e.agent_id for e in waiting], pool.map(check, waiting), strict=True))
     groups: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for entry in doc.latest():
+    for entry in latest:
         item = {
             "agent_id": entry.agent_id,
             "status": entry.status,
@@ -205,13 +228,9 @@ def subagents(scope: Scope) -> dict[str, Any]:
             "timestamp": entry.timestamp,
             "files_modified": entry.files_modified,
         }
-        if entry.status == history.INTERRUPTED:
+        if entry.agent_id in checks:
             item["resume_command"] = f"/gsd:resume-task {entry.agent_id}"
-            item["conflicts"] = panel(
-                lambda entry=entry: _conflict_summary(
-                    conflicts.check(scope.project, entry, ignore=history.state_files())
-                )
-            )
+            item["conflicts"] = checks[entry.agent_id]
         group = entry.parallel_group or "(no parallel group)"
         groups.setdefault(group, {}).setdefault(entry.status, []).append(item)
     return clean({"path": str(doc.path), "groups": groups})
@@ -264,13 +283,31 @@ class ResurrectionFilter:
         }
 
 
+_LOG_CACHE: dict[Path, tuple[tuple[int, int], tuple[list[dict[str, Any]], int]]] = {}
+
+
+def _read_log(log: Path) -> tuple[list[dict[str, Any]], int]:
+    """``resurrection_log.read``, read again only when the file's size or time changed."""
+    from purlin_resume import resurrection_log
+
+    try:
+        info = log.stat()
+    except OSError:
+        return resurrection_log.read(log)
+    key = (info.st_size, info.st_mtime_ns)
+    cached = _LOG_CACHE.get(log)
+    if cached is None or cached[0] != key:
+        cached = _LOG_CACHE[log] = (key, resurrection_log.read(log))
+    return cached[1]
+
+
 def resurrections(scope: Scope, chosen: ResurrectionFilter) -> dict[str, Any]:
     """The log, filtered, newest first (the first few hundred), and the seed's metrics."""
     from purlin_resume import resurrection_log
     from purlin_resume.claude import layout
 
     log = layout.history_dir(scope.claude_dir) / resurrection_log.FILE_NAME
-    entries, skipped = resurrection_log.read(log)
+    entries, skipped = _read_log(log)
     selected = resurrection_log.select(
         entries, chosen.since, chosen.agent, chosen.outcome, chosen.mode
     )

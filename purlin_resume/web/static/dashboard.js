@@ -26,8 +26,10 @@
       const holder = document.getElementById("revived");
       const html = document.createElement("template");
       html.innerHTML = body.card_html.trim();
-      if (holder) holder.replaceChildren(html.content);
-      else card.after(html.content);
+      const added = html.content.firstElementChild;
+      if (holder) holder.replaceChildren(added);
+      else card.after(added);
+      loadActivity(added);
     } catch (failure) {
       status.className = "revive-status error";
       status.textContent = String(failure.message || failure).split("\n")[0];
