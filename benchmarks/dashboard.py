@@ -88,7 +88,7 @@ def build(agents: int, log_lines: int) -> tuple[Path, Path]:
                 parallel_group=f"grp-{n // 10}",
                 spawn_commit=spawn,
                 files_modified=[f"src/m{n}.py"],
-            )  # fmt: skip
+            )
         )
     write_history(project, entries, max_entries=500)
     (claude / "projects").mkdir(parents=True)

@@ -424,14 +424,14 @@ def test_subagents_by_group_and_status_with_resume_command_and_conflict_check(re
                 parallel_group="grp-1",
                 spawn_commit=spawn,
                 files_modified=["src/api.py"],
-            ),  # fmt: skip
+            ),
             entry(
                 "agent-a2",
                 "interrupted",
                 parallel_group="grp-1",
                 spawn_commit=spawn,
                 files_modified=["src/other.py"],
-            ),  # fmt: skip
+            ),
             entry("agent-a3", "completed", parallel_group="grp-1"),
             entry("agent-b1", "spawned", task_description=f"deploy with {GITHUB_TOKEN}"),
         ],

@@ -28,8 +28,12 @@ from purlin_resume.web import charts, views
 from purlin_resume.web.security import SAFE_METHODS, TOKEN_HEADER, Guard
 
 STATIC = Path(__file__).resolve().parent / "static"
-PAGES = (("agents", "Agents"), ("subagents", "Subagents"), ("resurrections", "Resurrections"),
-         ("sessions", "Sessions"))  # fmt: skip
+PAGES = (
+    ("agents", "Agents"),
+    ("subagents", "Subagents"),
+    ("resurrections", "Resurrections"),
+    ("sessions", "Sessions"),
+)
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
     "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
