@@ -684,3 +684,25 @@ def test_a_long_registry_shows_every_live_agent_and_the_newest_dead_ones(repo, c
     assert 'data-poll="/agents/cards?all=1"' in everything
     assert everything.count('<article class="card') == views.AGENTS_SHOWN + 21
     assert api["total"] == len(api["agents"]) == views.AGENTS_SHOWN + 21
+
+
+def test_two_revivals_of_one_agent_at_once_start_one_successor(repo, claude, tmux_server, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from purlin_resume import registry
+    from purlin_resume.project import Project
+
+    configure(repo, tmux_server, tmp_path / "agent")
+    write_registry(repo, {"dead-1": agent_record(repo, ended_at=ENDED)})
+    client, guard = board(repo, claude)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        answers = list(
+            pool.map(lambda _: _post(client, guard, "/api/agents/dead-1/revive"), range(2))
+        )
+
+    assert sorted(a.status_code for a in answers) == [201, 409]
+    refused = next(a for a in answers if a.status_code == 409)
+    assert "already has a live successor" in refused.json()["error"]
+    successors = [a for a in registry.load(Project(repo)).values() if a.previous_agent_id]
+    assert len(successors) == 1

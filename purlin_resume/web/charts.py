@@ -104,9 +104,12 @@ def columns(
     return Markup("".join(parts))
 
 
+def _percent(value: float) -> str:
+    return f"{value * 100:.0f}%"
+
+
 def resurrection_charts(stats: dict, frequency: list[dict]) -> dict[str, Markup]:
     """The seed's metrics (000, "Metrics & Analytics"), one chart each."""
-    percent = lambda value: f"{value * 100:.0f}%"  # noqa: E731
     latency = stats["latency_ms"]
     cross = stats["cross_repo"]
     return {
@@ -125,7 +128,7 @@ def resurrection_charts(stats: dict, frequency: list[dict]) -> dict[str, Markup]
             "success-by-mode",
             "Success rate by mode",
             [(mode, v["rate"]) for mode, v in stats["success_rate_by_mode"].items()],
-            percent,
+            _percent,
             maximum=1,
         ),
         "Average context tokens by agent type": bars(
