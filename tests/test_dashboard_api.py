@@ -706,3 +706,26 @@ def test_two_revivals_of_one_agent_at_once_start_one_successor(repo, claude, tmu
     assert "already has a live successor" in refused.json()["error"]
     successors = [a for a in registry.load(Project(repo)).values() if a.previous_agent_id]
     assert len(successors) == 1
+
+
+def test_hostile_transcript_text_and_a_huge_query_stay_harmless(repo, claude):
+    sid = "5e55a1b2-0000-4000-8000-00000000bad1"
+    session(
+        claude,
+        sid,
+        str(repo),
+        [
+            ("user", "[click me](javascript:alert(1)) $(rm -rf ~) \x1b[31mred\x1b[0m"),
+            ("agent", "<script>alert(2)</script>" + "{" * 5000),
+        ],
+    )
+    client, guard = board(repo, claude)
+
+    page = client.get(f"/transcripts/{sid}", headers=_auth(guard))
+    huge = client.get("/sessions?q=" + "tmux%20" * 8000, headers=_auth(guard))
+
+    assert page.status_code == 200
+    assert 'href="javascript:' not in page.text
+    assert "<script>alert(2)</script>" not in page.text
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in page.text
+    assert huge.status_code == 200 and "Nothing matches" in huge.text
