@@ -729,3 +729,17 @@ def test_hostile_transcript_text_and_a_huge_query_stay_harmless(repo, claude):
     assert "<script>alert(2)</script>" not in page.text
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in page.text
     assert huge.status_code == 200 and "Nothing matches" in huge.text
+
+
+def test_an_entry_appended_to_the_log_shows_at_the_next_look(repo, claude):
+    from purlin_resume import resurrection_log
+
+    log = sample_log(claude)
+    client, guard = board(repo, claude)
+    assert client.get("/api/resurrections", headers=_auth(guard)).json()["total"] == 4
+
+    resurrection_log.append(log, resurrection(9, "2026-02-10"))
+
+    again = client.get("/api/resurrections", headers=_auth(guard)).json()
+    assert again["total"] == 5
+    assert again["stats"]["total"] == 5

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -274,50 +275,40 @@ class ResurrectionFilter:
                 raise UsageError(exc.message.replace("--since", "since")) from None
         return chosen
 
-    def to_dict(self) -> dict[str, str | None]:
-        return {
-            "mode": self.mode,
-            "outcome": self.outcome,
-            "agent": self.agent,
-            "since": self.since,
-        }
-
-
-_LOG_CACHE: dict[Path, tuple[tuple[int, int], tuple[list[dict[str, Any]], int]]] = {}
-
-
-def _read_log(log: Path) -> tuple[list[dict[str, Any]], int]:
-    """``resurrection_log.read``, read again only when the file's size or time changed."""
-    from purlin_resume import resurrection_log
-
-    try:
-        info = log.stat()
-    except OSError:
-        return resurrection_log.read(log)
-    key = (info.st_size, info.st_mtime_ns)
-    cached = _LOG_CACHE.get(log)
-    if cached is None or cached[0] != key:
-        cached = _LOG_CACHE[log] = (key, resurrection_log.read(log))
-    return cached[1]
-
 
 def resurrections(scope: Scope, chosen: ResurrectionFilter) -> dict[str, Any]:
-    """The log, filtered, newest first (the first few hundred), and the seed's metrics."""
+    """The log, filtered, newest first (the first hundred), and the seed's metrics."""
     from purlin_resume import resurrection_log
     from purlin_resume.claude import layout
 
     log = layout.history_dir(scope.claude_dir) / resurrection_log.FILE_NAME
-    entries, skipped = _read_log(log)
-    selected = resurrection_log.select(
-        entries, chosen.since, chosen.agent, chosen.outcome, chosen.mode
-    )
-    shown = selected[::-1][:RESURRECTIONS_SHOWN]
+    try:
+        info = log.stat()
+        version = (info.st_size, info.st_mtime_ns)
+    except OSError:
+        version = None
+    return _summary(log, version, chosen.since, chosen.agent, chosen.outcome, chosen.mode)
+
+
+@lru_cache(maxsize=16)
+def _summary(
+    log: Path,
+    version: tuple[int, int] | None,  # the log is read again when its size or time changes
+    since: str | None,
+    agent: str | None,
+    outcome: str | None,
+    mode: str | None,
+) -> dict[str, Any]:
+    from purlin_resume import resurrection_log
+
+    entries, skipped = resurrection_log.read(log)
+    selected = resurrection_log.select(entries, since, agent, outcome, mode)
     return {
         "log": str(log),
         "skipped_lines": skipped,
         "total": len(selected),
-        "filters": chosen.to_dict(),
-        "resurrections": clean(shown),
+        "filters": {"mode": mode, "outcome": outcome, "agent": agent, "since": since},
+        "resurrections": clean(selected[::-1][:RESURRECTIONS_SHOWN]),
         "stats": clean(resurrection_log.stats(selected)),
         "frequency": resurrection_log.frequency(selected),
     }
