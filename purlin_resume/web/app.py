@@ -101,7 +101,7 @@ class Dashboard:
                 pages=PAGES,
                 current=context.pop("current", name),
                 token=self.guard.token,
-                project=str(self.scope.project.root),
+                project=redact.redact(str(self.scope.project.root)).text,
                 **context,
             )
         )
@@ -142,7 +142,8 @@ class Dashboard:
         return HTMLResponse(html)
 
     def agents_api(self, request: Request) -> Response:
-        return JSONResponse({"project": str(self.scope.project.root), **views.agents(self.scope)})
+        root = views.clean(str(self.scope.project.root))
+        return JSONResponse({"project": root, **views.agents(self.scope)})
 
     def agent_page(self, request: Request) -> Response:
         detail = views.agent_detail(self.scope, request.path_params["agent_id"])

@@ -36,7 +36,8 @@ class Scope:
 
 
 def checked_id(value: str, what: str = "agent id") -> str:
-    """An id from a URL: printable, no separators, not absurdly long (as the CLI's ids)."""
+    """An id from a URL as session, agent and subagent ids are: letters, digits and a few
+    marks, no separators or control characters, not absurdly long."""
     if not value.strip():
         raise UsageError(f"an {what} is required")
     if len(value) > MAX_ID_LENGTH or not _ID.fullmatch(value):
@@ -61,12 +62,12 @@ def panel(gather: Callable[[], Any]) -> dict[str, Any]:
 # agents
 
 
-def _settings_and_server(scope: Scope):
+def _server(scope: Scope):
+    """The tmux server the project's agents run on (its ``tmux_socket`` setting)."""
     from purlin_resume import config
     from purlin_resume.stall import server_of
 
-    settings = config.load(scope.project)
-    return settings, server_of(settings)
+    return server_of(config.load(scope.project))
 
 
 def card(status) -> dict[str, Any]:
@@ -82,7 +83,7 @@ def agents(scope: Scope, limit: int | None = None) -> dict[str, Any]:
     and the newest dead ones up to it; ``total`` counts them all."""
     from purlin_resume import lineage, registry
 
-    _, server = _settings_and_server(scope)
+    server = _server(scope)
     statuses = lineage.statuses(registry.load(scope.project), server)[::-1]
     chosen = statuses
     if limit is not None and len(statuses) > limit:
@@ -98,7 +99,7 @@ def agents(scope: Scope, limit: int | None = None) -> dict[str, Any]:
 def agent_card(scope: Scope, agent_id: str) -> dict[str, Any]:
     from purlin_resume import lineage, registry
 
-    _, server = _settings_and_server(scope)
+    server = _server(scope)
     found = registry.load(scope.project)
     agent = registry.resolve(found, checked_id(agent_id))
     status = lineage.AgentStatus(
