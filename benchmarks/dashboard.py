@@ -189,10 +189,15 @@ def main() -> int:
         "/api/resurrections",
         "/api/sessions?q=tmux+injection",
     ]
+    # The resurrection figures are kept per version of the log: the "log changed" rows drop
+    # them before each request, as an append to the log does.
+    cold = [("/resurrections", "log changed"), ("/api/resurrections", "log changed")]
     worst = 0.0
-    for path in pages:
+    for path, label in [(p, "") for p in pages] + cold:
 
-        def fetch(path=path) -> None:
+        def fetch(path=path, label=label) -> None:
+            if label:
+                views._summary.cache_clear()
             answer = client.get(path, headers=headers)
             assert answer.status_code == 200, (path, answer.status_code, answer.text[:200])
 
@@ -201,7 +206,8 @@ def main() -> int:
         if page:
             worst = max(worst, took)
         verdict = "ok" if took <= TARGET_MS else "OVER"
-        print(f"{path:60} {took:8.1f} ms  {took / floor:6.1f}x anchor  {verdict}")
+        name = f"{path} ({label})" if label else path
+        print(f"{name:60} {took:8.1f} ms  {took / floor:6.1f}x anchor  {verdict}")
     print(f"slowest page {worst:.1f} ms (target <= {TARGET_MS:.0f} ms)")
     return 0 if worst <= TARGET_MS else 1
 
