@@ -743,3 +743,31 @@ def test_an_entry_appended_to_the_log_shows_at_the_next_look(repo, claude):
     again = client.get("/api/resurrections", headers=_auth(guard)).json()
     assert again["total"] == 5
     assert again["stats"]["total"] == 5
+
+
+def test_another_host_warns_and_still_needs_the_token(repo):
+    import urllib.error
+    import urllib.request
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "purlin_resume", "dashboard", "--host", "0.0.0.0", "--port", "0"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        lines = [process.stdout.readline() for _ in range(3)]
+        assert lines[0].startswith("warning: the dashboard listens on 0.0.0.0, reachable from")
+        url = lines[2].removeprefix("open ").strip()
+        assert lines[2].startswith("open http://127.0.0.1:")
+        base, token = url.split("/agents?token=")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{base}/api/agents", timeout=10)
+        assert refused.value.code == 401
+        request = urllib.request.Request(f"{base}/api/agents", headers={"X-Purlin-Token": token})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert json.loads(answer.read())["agents"] == []
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
