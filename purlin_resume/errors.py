@@ -32,6 +32,10 @@ class NotFound(PurlinError):
     """Something the command needs does not exist (file, checkpoint, agent)."""
 
 
+class Conflict(PurlinError):
+    """The operation does not fit the current state (reviving a live agent, for one)."""
+
+
 class CorruptFile(PurlinError):
     """A state file does not parse; it is kept untouched and named."""
 

@@ -61,7 +61,10 @@ def server_for(agent: RegisteredAgent, configured: tmux.Server) -> tmux.Server:
     return tmux.Server(socket=Path(agent.tmux_socket)) if agent.tmux_socket else configured
 
 
-def liveness(agent: RegisteredAgent, server: tmux.Server) -> Liveness:
+def liveness(
+    agent: RegisteredAgent, server: tmux.Server, panes: set[str] | None = None
+) -> Liveness:
+    """``panes``: the live panes of ``server`` when already listed (``tmux.live_panes``)."""
     if agent.ended_at:
         return Liveness(DEAD, f"ended at {agent.ended_at}")
     if agent.pid is not None:
@@ -70,9 +73,14 @@ def liveness(agent: RegisteredAgent, server: tmux.Server) -> Liveness:
         return Liveness(ALIVE, f"process {agent.pid} runs")
     if agent.tmux_pane and tmux.available():
         own = server_for(agent, server)
-        if tmux.pane_alive(own, agent.tmux_pane):
+        listed = panes if panes is not None and own == server else None
+        if (
+            agent.tmux_pane in listed
+            if listed is not None
+            else tmux.pane_alive(own, agent.tmux_pane)
+        ):
             return Liveness(ALIVE, f"tmux pane {agent.tmux_pane} is open")
-        if tmux.reachable(own):
+        if listed is not None or tmux.reachable(own):
             return Liveness(DEAD, f"tmux pane {agent.tmux_pane} is gone")
         if agent.tmux_socket and not Path(agent.tmux_socket).exists():
             return Liveness(DEAD, f"its tmux server {own.label} is gone")
@@ -90,10 +98,16 @@ def successors(agents: dict[str, RegisteredAgent], agent_id: str) -> list[str]:
 
 
 def statuses(agents: dict[str, RegisteredAgent], server: tmux.Server) -> list[AgentStatus]:
-    """Every registered agent, oldest start first."""
+    """Every registered agent, oldest start first (tmux is asked once, not once per pane)."""
     ordered = sorted(agents.values(), key=lambda a: (a.started_at or "", a.session_id))
+    children: dict[str, list[str]] = {}
+    for agent in ordered:
+        if agent.previous_agent_id:
+            children.setdefault(agent.previous_agent_id, []).append(agent.session_id)
+    asks = any(agent.tmux_pane and not agent.ended_at for agent in ordered)
+    panes = tmux.live_panes(server) if asks else None
     return [
-        AgentStatus(agent, liveness(agent, server), successors(agents, agent.session_id))
+        AgentStatus(agent, liveness(agent, server, panes), children.get(agent.session_id, []))
         for agent in ordered
     ]
 

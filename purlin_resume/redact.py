@@ -221,11 +221,15 @@ def redact(text: str) -> Redacted:
 def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     """Redact every string inside a JSON-like structure (keys included); returns (copy, counts)."""
     counts: Counter[str] = Counter()
+    seen: dict[str, Redacted] = {}  # keys and values repeat (a list of records): look once
 
     def walk(value: Any) -> Any:
         if isinstance(value, str):
-            done = redact(value)
-            counts.update(done.counts)
+            done = seen.get(value)
+            if done is None:
+                done = seen[value] = redact(value)
+            if done.counts:
+                counts.update(done.counts)
             return done.text
         if isinstance(value, dict):
             return {walk(k): walk(v) for k, v in value.items()}

@@ -51,6 +51,7 @@ FIELDS = (
     "new_agent_duration_ms",
     "new_agent_tool_calls",
 )
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ID = re.compile(rb'"resurrection_id":\s*"res-(\d{4}-\d{2}-\d{2})-(\d{3,})"')
 
 
@@ -339,3 +340,21 @@ def stats(entries: list[dict[str, Any]]) -> dict[str, Any]:
             {"reason": reason, "count": count} for reason, count in failures.most_common(5)
         ],
     }
+
+
+def frequency(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Resurrections per UTC day, oldest first, with the successes among them (the seed's
+    "resurrection frequency over time"); days without one are left out."""
+    days: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for entry in entries:
+        moment = entry.get("resurrected_at")
+        if not isinstance(moment, str) or not _DAY.match(moment):
+            continue
+        day = days[moment[:10]]
+        day[0] += 1
+        if entry.get("outcome") == "success":
+            day[1] += 1
+    return [
+        {"day": day, "resurrections": total, "success": ok}
+        for day, (total, ok) in sorted(days.items())
+    ]

@@ -27,7 +27,7 @@ from typing import Any
 from purlin_resume import clock, injection, redact, registry, store, templating, tmux
 from purlin_resume import config as config_mod
 from purlin_resume.claude import layout
-from purlin_resume.errors import PurlinError
+from purlin_resume.errors import Conflict, PurlinError
 from purlin_resume.lineage import (
     ALIVE,
     DEAD,
@@ -149,17 +149,17 @@ def plan(
     agent = registry.resolve(agents, agent_query)
     state = liveness(agent, server)
     if state.state == ALIVE:
-        raise PurlinError(
+        raise Conflict(
             f"agent {agent.session_id} is alive ({state.why}); only a dead agent can be revived"
         )
     if state.state != DEAD:
-        raise PurlinError(
+        raise Conflict(
             f"cannot tell whether agent {agent.session_id} is dead ({state.why}); "
             "end it first (its SessionEnd hook records ended_at)"
         )
     for child in successors(agents, agent.session_id):
         if liveness(agents[child], server).state == ALIVE:
-            raise PurlinError(
+            raise Conflict(
                 f"agent {agent.session_id} already has a live successor {child}; "
                 "revive that one when it dies"
             )

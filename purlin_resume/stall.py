@@ -162,12 +162,15 @@ def subject_of(
     server: tmux.Server,
 ) -> activity.Subject:
     worktree = work_folder(project, agent).resolve()
-    shared = any(
-        other.session_id != agent.session_id
-        and work_folder(project, other).resolve() == worktree
-        and liveness(other, server).state == ALIVE
+    others = [
+        other
         for other in agents.values()
-    )
+        if other.session_id != agent.session_id
+        and not other.ended_at
+        and work_folder(project, other).resolve() == worktree
+    ]
+    panes = tmux.live_panes(server) if any(other.tmux_pane for other in others) else None
+    shared = any(liveness(other, server, panes).state == ALIVE for other in others)
     return activity.Subject(
         agent_id=agent.session_id,
         project_root=project.root,

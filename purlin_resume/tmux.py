@@ -193,6 +193,26 @@ def pane_info(server: Server, pane: str) -> dict[str, str] | None:
     return values if values.get("pane_id") == pane else None
 
 
+def live_panes(server: Server) -> set[str] | None:
+    """The ids of every pane of the server whose command still runs, in one call; None when
+    tmux cannot tell (not installed, an error other than no server running)."""
+    if not available():
+        return None
+    done = subprocess.run(
+        server.argv("list-panes", "-a", "-F", "#{pane_id}\t#{pane_dead}"),
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        no_server = "no server running" in done.stderr or "error connecting" in done.stderr
+        return set() if no_server else None
+    return {
+        pane
+        for pane, _, dead in (line.partition("\t") for line in done.stdout.splitlines())
+        if dead != "1"
+    }
+
+
 def pane_alive(server: Server, pane: str) -> bool:
     info = pane_info(server, pane)
     return info is not None and info.get("pane_dead") != "1"

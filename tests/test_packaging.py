@@ -31,6 +31,9 @@ def test_wheel_installed_in_a_fresh_venv_runs_save_and_restore(tmp_path):
         "purlin_resume/_data/templates/claude/commands/pl-resume.md",
         "purlin_resume/_data/instructions/HOW_WE_WORK_BASE.md",
         "purlin_resume/_data/instructions/references/qa_commands.md",
+        "purlin_resume/_data/templates/web/agents.html.j2",
+        "purlin_resume/web/static/dashboard.js",
+        "purlin_resume/web/static/dashboard.css",
     ):
         assert shipped in names
 
@@ -80,3 +83,10 @@ def test_wheel_installed_in_a_fresh_venv_runs_save_and_restore(tmp_path):
     assert "Checkpoint:     found" in out
     assert "QA -- Ready" in out, "the shipped command table"
     assert "Prohibitions:" in out, "the shipped instruction layers"
+    without_web = subprocess.run(
+        [exe, "dashboard"], cwd=project, env=env, capture_output=True, text=True
+    )
+    assert without_web.returncode == 1
+    assert without_web.stderr.strip() == (
+        "error: the dashboard needs the web extra: pip install 'purlin-resume[web]'"
+    )

@@ -62,3 +62,13 @@ def test_a_tmux_failure_is_one_line(tmux_server):
         tmux.capture(tmux_server, "%12345")
     assert caught.value.message.startswith("tmux capture-pane failed: ")
     assert "\n" not in caught.value.message
+
+
+def test_live_panes_lists_every_running_pane_in_one_call(tmux_server, tmp_path):
+    assert tmux.live_panes(tmux_server) == set()  # no server yet: nothing runs
+    first = tmux.new_session(tmux_server, "one", tmp_path, "sleep 60")
+    second = tmux.new_window(tmux_server, "one", tmp_path, "sleep 60")
+
+    assert tmux.live_panes(tmux_server) == {first, second}
+    tmux.kill_pane(tmux_server, second)
+    assert tmux.live_panes(tmux_server) == {first}

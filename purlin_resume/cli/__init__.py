@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "resurrect",
     "team",
     "agents",
+    "dashboard",
     "integration",
 )
 for _name in COMMAND_MODULES:

@@ -1,0 +1,216 @@
+"""Server time of every dashboard page and API answer with 1,000 registered agents and a
+10,000-line resurrection log.
+
+    .venv/bin/python benchmarks/dashboard.py [--runs 7] [--agents 1000] [--log-lines 10000]
+
+Builds (under benchmarks/.work/dashboard/, never committed) a git project whose registry holds
+``--agents`` agents (nine in ten ended, every other one the successor of the one before, the
+rest alive: this process), an agent history of 200 subagents in 20 parallel groups (three
+interrupted, each with its conflict check), a Claude data folder with 50 sessions of this
+project, and a resurrection log of ``--log-lines`` entries over 90 days. Each request goes
+through the whole app (token and Host checks, redaction, templates) in-process with Starlette's
+test client after one warm-up; medians of ``--runs`` runs are printed with their ratio to
+the anchor.
+
+Anchor: ``json.loads`` of the registry plus every line of the log (the least any page over
+those files must do), on ``sys.executable``. Target: every page <= 300 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+WORK = HERE / ".work" / "dashboard"
+TARGET_MS = 300.0
+sys.path.insert(0, str(REPO))
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def build(agents: int, log_lines: int) -> tuple[Path, Path]:
+    import os
+
+    from tests.gsd_files import entry, write_history
+    from tests.resurrection_data import session
+
+    shutil.rmtree(WORK, ignore_errors=True)
+    project, claude = WORK / "project", WORK / "claude"
+    project.mkdir(parents=True)
+    _git(project, "init", "-q", "-b", "main")
+    (project / "README.md").write_text("# bench\n")
+    _git(project, "add", "README.md")
+    _git(project, "-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-qm", "init")
+    spawn = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=project, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    registry = {}
+    for n in range(agents):
+        began = start + timedelta(minutes=7 * n)
+        alive = n % 10 == 9
+        registry[f"agent-{n:05d}"] = {
+            "pid": os.getpid() if alive else None,
+            "cwd": str(project),
+            "started_at": began.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "ended_at": None
+            if alive
+            else (began + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "transcript_path": None,
+            "tmux_pane": f"%{n}",
+            "role": ("builder", "qa", "architect", None)[n % 4],
+            "previous_agent_id": f"agent-{n - 1:05d}" if n % 2 else None,
+        }
+    (project / ".purlin").mkdir()
+    (project / ".purlin" / "agents.json").write_text(
+        json.dumps({"version": 1, "agents": registry}, indent=2)
+    )
+    entries = []
+    for n in range(200):
+        status = "interrupted" if n in (5, 77, 150) else ("completed", "spawned", "failed")[n % 3]
+        entries.append(
+            entry(
+                f"sub-{n:04d}",
+                status,
+                parallel_group=f"grp-{n // 10}",
+                spawn_commit=spawn,
+                files_modified=[f"src/m{n}.py"],
+            )
+        )
+    write_history(project, entries, max_entries=500)
+    (claude / "projects").mkdir(parents=True)
+    for n in range(50):
+        session(
+            claude,
+            f"b0000000-0000-4000-8000-{n:012d}",
+            str(project),
+            [("user", f"task {n}: tune the tmux injection"), ("agent", "done " * 50)] * 5,
+        )
+    rng = random.Random(7)
+    log = claude / "history" / "resurrection-log.jsonl"
+    log.parent.mkdir(parents=True)
+    with log.open("w") as out:
+        for n in range(log_lines):
+            moment = start + timedelta(minutes=13 * n * 90 * 24 * 60 // (13 * log_lines))
+            outcome = rng.choice(("success", "success", "success", "failure", "partial"))
+            out.write(
+                json.dumps(
+                    {
+                        "resurrection_id": f"res-{moment:%Y-%m-%d}-{n:03d}",
+                        "resurrected_from_agent_id": f"agent-{rng.randrange(300):05d}",
+                        "resurrected_from_session_id": f"s-{n}",
+                        "resurrected_from_project": rng.choice(("/srv/a", "/srv/b")),
+                        "resurrected_in_project": "/srv/a",
+                        "resurrected_as_agent_id": f"new-{n}",
+                        "resurrected_at": moment.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+                        "resurrection_mode": rng.choice(("bookmark", "fuzzy", "direct")),
+                        "context_extraction_method": "hybrid",
+                        "context_size_tokens": rng.randrange(500, 20000),
+                        "outcome": outcome,
+                        "outcome_reason": None
+                        if outcome == "success"
+                        else rng.choice(("transcript gone", "too large", "agent crashed")),
+                        "resurrected_from_agent_type": rng.choice(("builder", "qa", "architect")),
+                        "latency_ms": rng.randrange(200, 5000),
+                    }
+                )
+                + "\n"
+            )
+    return project, claude
+
+
+def median_ms(action, runs: int) -> float:
+    action()  # warm-up: imports, template compilation, the search index
+    times = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        action()
+        times.append((time.perf_counter() - began) * 1000)
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--agents", type=int, default=1000)
+    parser.add_argument("--log-lines", type=int, default=10000)
+    options = parser.parse_args()
+
+    project, claude = build(options.agents, options.log_lines)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    from purlin_resume.project import Project
+    from purlin_resume.web import security, views
+    from purlin_resume.web.app import create_app
+
+    guard = security.Guard("127.0.0.1", 8765)
+    client = TestClient(
+        create_app(views.Scope(Project(project), claude), guard), base_url="http://127.0.0.1:8765"
+    )
+    headers = {"x-purlin-token": guard.token}
+
+    def anchor() -> None:
+        json.loads((project / ".purlin" / "agents.json").read_text())
+        for line in (claude / "history" / "resurrection-log.jsonl").read_text().splitlines():
+            json.loads(line)
+
+    floor = median_ms(anchor, options.runs)
+    print(f"{options.agents} agents, {options.log_lines} log lines; medians of {options.runs} runs")
+    print(f"anchor: json.loads of registry + log  {floor:8.1f} ms")
+    pages = [
+        "/agents",
+        "/agents/cards",
+        "/agents/agent-00500",
+        "/subagents",
+        "/resurrections",
+        "/resurrections?mode=fuzzy&outcome=failure&since=2026-02-01",
+        "/sessions",
+        "/sessions?q=tmux+injection",
+        "/transcripts/b0000000-0000-4000-8000-000000000007",
+        "/api/agents",
+        "/api/agents/agent-00500",
+        "/api/agents/agent-00009/activity",
+        "/api/subagents",
+        "/api/resurrections",
+        "/api/sessions?q=tmux+injection",
+    ]
+    # The resurrection figures are kept per version of the log: the "log changed" rows drop
+    # them before each request, as an append to the log does.
+    cold = [("/resurrections", "log changed"), ("/api/resurrections", "log changed")]
+    worst = 0.0
+    for path, label in [(p, "") for p in pages] + cold:
+
+        def fetch(path=path, label=label) -> None:
+            if label:
+                views._summary.cache_clear()
+            answer = client.get(path, headers=headers)
+            assert answer.status_code == 200, (path, answer.status_code, answer.text[:200])
+
+        took = median_ms(fetch, options.runs)
+        page = not path.startswith("/api/")
+        if page:
+            worst = max(worst, took)
+        verdict = "ok" if took <= TARGET_MS else "OVER"
+        name = f"{path} ({label})" if label else path
+        print(f"{name:60} {took:8.1f} ms  {took / floor:6.1f}x anchor  {verdict}")
+    print(f"slowest page {worst:.1f} ms (target <= {TARGET_MS:.0f} ms)")
+    return 0 if worst <= TARGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,318 @@
+"""The dashboard's routes: each page at ``/<page>`` and as JSON at ``/api/<page>``.
+
+Expected failures answer with one line: an unknown id 404, a bad id or filter 400, reviving an
+agent that is not dead 409 (the reason ``purlin-resume revive`` gives), a corrupt state file 500
+for the API call that needs it (a page shows it in the panel it breaks and the rest still works).
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from purlin_resume import redact
+from purlin_resume.errors import Conflict, NotFound, PurlinError, UsageError
+from purlin_resume.resources import data_dir
+from purlin_resume.web import charts, views
+from purlin_resume.web.security import SAFE_METHODS, TOKEN_HEADER, Guard
+
+STATIC = Path(__file__).resolve().parent / "static"
+PAGES = (
+    ("agents", "Agents"),
+    ("subagents", "Subagents"),
+    ("resurrections", "Resurrections"),
+    ("sessions", "Sessions"),
+)
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+def status_of(exc: PurlinError) -> int:
+    if isinstance(exc, NotFound):
+        return 404
+    if isinstance(exc, UsageError):
+        return 400
+    if isinstance(exc, Conflict):
+        return 409
+    return 500
+
+
+@lru_cache(maxsize=1)
+def _templates():
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates") / "web")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["markdown"] = to_html
+    return env
+
+
+@lru_cache(maxsize=1)
+def _markdown():
+    from markdown_it import MarkdownIt
+
+    # Raw HTML in a transcript is shown as text; links with javascript: and the like are dropped.
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+
+def to_html(markdown: str) -> Markup:
+    return Markup(_markdown().render(markdown))
+
+
+class Dashboard:
+    """One run: what it shows (``scope``) and who may see it (``guard``)."""
+
+    def __init__(self, scope: views.Scope, guard: Guard):
+        self.scope = scope
+        self.guard = guard
+        # One revival at a time: a second click (another tab) finds the first one's successor
+        # registered and gets the CLI's answer (409) instead of a second successor.
+        self.reviving = threading.Lock()
+
+    # -- responses ------------------------------------------------------------------------
+
+    def page(self, request: Request, name: str, code: int = 200, **context: Any) -> Response:
+        html = (
+            _templates()
+            .get_template(f"{name}.html.j2")
+            .render(
+                pages=PAGES,
+                current=context.pop("current", name),
+                token=self.guard.token,
+                project=redact.redact(str(self.scope.project.root)).text,
+                **context,
+            )
+        )
+        return HTMLResponse(html, status_code=code)
+
+    def error(self, request: Request, exc: PurlinError) -> Response:
+        message = redact.redact(exc.message).text
+        status = status_of(exc)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message}, status_code=status)
+        return self.page(request, "error", status, message=message, status=status, current="")
+
+    def guarded(self, handler):
+        """``handler(request)`` with expected failures turned into their one-line answers."""
+
+        def run(request: Request) -> Response:
+            try:
+                return handler(request)
+            except PurlinError as exc:
+                return self.error(request, exc)
+
+        run.__name__ = handler.__name__
+        return run
+
+    # -- agents ---------------------------------------------------------------------------
+
+    def _cards(self, request: Request) -> dict[str, Any]:
+        everything = request.query_params.get("all") == "1"
+        limit = None if everything else views.AGENTS_SHOWN
+        return views.panel(lambda: views.agents(self.scope, limit))
+
+    def agents_page(self, request: Request) -> Response:
+        everything = request.query_params.get("all") == "1"
+        return self.page(request, "agents", agents=self._cards(request), everything=everything)
+
+    def agent_cards(self, request: Request) -> Response:
+        html = _templates().get_template("cards.html.j2").render(agents=self._cards(request))
+        return HTMLResponse(html)
+
+    def agents_api(self, request: Request) -> Response:
+        root = views.clean(str(self.scope.project.root))
+        return JSONResponse({"project": root, **views.agents(self.scope)})
+
+    def agent_page(self, request: Request) -> Response:
+        detail = views.agent_detail(self.scope, request.path_params["agent_id"])
+        return self.page(request, "agent", current="agents", **detail)
+
+    def agent_api(self, request: Request) -> Response:
+        detail = views.agent_detail(self.scope, request.path_params["agent_id"])
+        return JSONResponse(detail)
+
+    def activity_api(self, request: Request) -> Response:
+        return JSONResponse(views.activity(self.scope, request.path_params["agent_id"]))
+
+    def revive_api(self, request: Request) -> Response:
+        with self.reviving:
+            done = views.revive(self.scope, request.path_params["agent_id"])
+        card = _templates().get_template("card.html.j2").render(agent=done["card"])
+        return JSONResponse({**done, "card_html": card}, status_code=201)
+
+    # -- subagents, resurrections, sessions ---------------------------------------------------
+
+    def subagents_page(self, request: Request) -> Response:
+        return self.page(
+            request, "subagents", history=views.panel(lambda: views.subagents(self.scope))
+        )
+
+    def subagents_api(self, request: Request) -> Response:
+        return JSONResponse(views.subagents(self.scope))
+
+    def resurrections_page(self, request: Request) -> Response:
+        chosen = views.ResurrectionFilter.of(request.query_params)
+        found = views.panel(lambda: views.resurrections(self.scope, chosen))
+        drawn = (
+            charts.resurrection_charts(found["data"]["stats"], found["data"]["frequency"])
+            if "data" in found
+            else {}
+        )
+        return self.page(
+            request,
+            "resurrections",
+            log=found,
+            charts=drawn,
+            filters=chosen,
+            modes=views_modes(),
+        )
+
+    def resurrections_api(self, request: Request) -> Response:
+        chosen = views.ResurrectionFilter.of(request.query_params)
+        return JSONResponse(views.resurrections(self.scope, chosen))
+
+    def sessions_page(self, request: Request) -> Response:
+        query = request.query_params.get("q", "")
+        if query.strip():
+            found = views.panel(lambda: views.search(self.scope, query))
+            return self.page(request, "sessions", query=query, results=found, sessions=None)
+        listed = views.panel(lambda: views.sessions(self.scope))
+        return self.page(request, "sessions", query="", results=None, sessions=listed)
+
+    def sessions_api(self, request: Request) -> Response:
+        query = request.query_params.get("q", "")
+        if query.strip():
+            return JSONResponse({"query": query, "results": views.search(self.scope, query)})
+        return JSONResponse({"sessions": views.sessions(self.scope)})
+
+    def transcript_page(self, request: Request) -> Response:
+        shown = views.conversation(self.scope, request.path_params["identifier"])
+        return self.page(request, "transcript", current="sessions", conversation=shown)
+
+    def transcript_api(self, request: Request) -> Response:
+        return JSONResponse(views.conversation(self.scope, request.path_params["identifier"]))
+
+    def home(self, request: Request) -> Response:
+        return RedirectResponse("/agents", status_code=303)
+
+
+def views_modes() -> dict[str, tuple[str, ...]]:
+    from purlin_resume import resurrection_log
+
+    return {"mode": resurrection_log.MODES, "outcome": resurrection_log.OUTCOMES}
+
+
+class Gate(BaseHTTPMiddleware):
+    """The checks of ``security``: Host, token, Origin; and the headers every answer carries."""
+
+    def __init__(self, app, guard: Guard):
+        super().__init__(app)
+        self.guard = guard
+
+    @property
+    def cookie(self) -> str:
+        return f"purlin_dashboard_{self.guard.port}"
+
+    def _refuse(self, request: Request, status: int, message: str) -> Response:
+        if request.url.path.startswith("/api/") or request.method not in SAFE_METHODS:
+            answer: Response = JSONResponse({"error": message}, status_code=status)
+        else:
+            answer = HTMLResponse(
+                f"<!doctype html><title>purlin-resume dashboard</title><p>{message}</p>",
+                status_code=status,
+            )
+        answer.headers.update(HEADERS)
+        return answer
+
+    async def dispatch(self, request: Request, call_next) -> Response:
+        guard = self.guard
+        host = request.headers.get("host")
+        if not guard.host_allowed(host):
+            return self._refuse(
+                request, 403, "this Host is not the dashboard's address (DNS rebinding?)"
+            )
+        if request.url.path.startswith("/static/"):
+            return await call_next(request)
+        in_url = request.query_params.get("token")
+        header = request.headers.get(TOKEN_HEADER)
+        if request.method in SAFE_METHODS:
+            if (
+                in_url is not None
+                and guard.token_matches(in_url)
+                and not (request.url.path.startswith("/api/"))
+            ):
+                rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+                target = request.url.path + (f"?{urlencode(rest)}" if rest else "")
+                answer: Response = RedirectResponse(target, status_code=303)
+                answer.set_cookie(
+                    self.cookie, guard.token, httponly=True, samesite="strict", path="/"
+                )
+                answer.headers.update(HEADERS)
+                return answer
+            allowed = any(
+                guard.token_matches(given)
+                for given in (in_url, header, request.cookies.get(self.cookie))
+            )
+        else:
+            allowed = guard.token_matches(header)
+            if allowed and not guard.origin_allowed(request.headers.get("origin"), host):
+                return self._refuse(
+                    request, 403, "this request's Origin is not the dashboard; nothing was done"
+                )
+        if not allowed:
+            return self._refuse(
+                request,
+                401,
+                "the dashboard token is missing or wrong: open the URL that "
+                "'purlin-resume dashboard' printed (it carries ?token=...)",
+            )
+        answer = await call_next(request)
+        answer.headers.update(HEADERS)
+        return answer
+
+
+def create_app(scope: views.Scope, guard: Guard) -> Starlette:
+    board = Dashboard(scope, guard)
+    g = board.guarded
+    routes = [
+        Route("/", board.home),
+        Route("/agents", g(board.agents_page)),
+        Route("/agents/cards", g(board.agent_cards)),
+        Route("/agents/{agent_id}", g(board.agent_page)),
+        Route("/subagents", g(board.subagents_page)),
+        Route("/resurrections", g(board.resurrections_page)),
+        Route("/sessions", g(board.sessions_page)),
+        Route("/transcripts/{identifier}", g(board.transcript_page)),
+        Route("/api/agents", g(board.agents_api)),
+        Route("/api/agents/{agent_id}", g(board.agent_api)),
+        Route("/api/agents/{agent_id}/activity", g(board.activity_api)),
+        Route("/api/agents/{agent_id}/revive", g(board.revive_api), methods=["POST"]),
+        Route("/api/subagents", g(board.subagents_api)),
+        Route("/api/resurrections", g(board.resurrections_api)),
+        Route("/api/sessions", g(board.sessions_api)),
+        Route("/api/transcripts/{identifier}", g(board.transcript_api)),
+        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+    ]
+    return Starlette(routes=routes, middleware=[Middleware(Gate, guard=guard)])

@@ -1,0 +1,88 @@
+// purlin-resume dashboard: revive buttons, live agent list, activity of live agents.
+// Plain browser JavaScript, no library. Every change is a POST with the run's token header.
+"use strict";
+(function () {
+  const token = document.querySelector('meta[name="purlin-token"]').content;
+  let pending = 0;
+  const activitySeen = new Map();
+
+  async function revive(button) {
+    const id = button.dataset.revive;
+    const card = button.closest(".card");
+    const status = card.querySelector(".revive-status");
+    button.disabled = true;
+    pending += 1;
+    status.className = "revive-status busy";
+    status.textContent = "Reviving…";
+    try {
+      const answer = await fetch("/api/agents/" + encodeURIComponent(id) + "/revive", {
+        method: "POST",
+        headers: { "X-Purlin-Token": token },
+      });
+      const body = await answer.json().catch(() => ({ error: "the dashboard gave no answer" }));
+      if (!answer.ok) throw new Error(body.error || answer.statusText);
+      status.className = "revive-status done";
+      status.textContent = "Revived as " + body.successor;
+      const holder = document.getElementById("revived");
+      const html = document.createElement("template");
+      html.innerHTML = body.card_html.trim();
+      const added = html.content.firstElementChild;
+      if (holder) holder.replaceChildren(added);
+      else card.after(added);
+      loadActivity(added);
+    } catch (failure) {
+      status.className = "revive-status error";
+      status.textContent = String(failure.message || failure).split("\n")[0];
+      button.disabled = false;
+    } finally {
+      pending -= 1;
+    }
+  }
+
+  async function loadActivity(root) {
+    for (const cell of root.querySelectorAll("[data-activity]")) {
+      const id = cell.dataset.activity;
+      const known = activitySeen.get(id);
+      if (known && Date.now() - known.at < 30000) { cell.textContent = known.text; continue; }
+      try {
+        const answer = await fetch("/api/agents/" + encodeURIComponent(id) + "/activity");
+        const body = await answer.json();
+        const text = answer.ok
+          ? (body.is_active ? "active" : "stalled") + " · confidence " + body.confidence.toFixed(2) +
+            " (" + body.level + ") · last " + (body.last_activity || "never")
+          : body.error;
+        activitySeen.set(id, { at: Date.now(), text: text });
+        cell.textContent = text;
+      } catch (failure) {
+        cell.textContent = "unknown";
+      }
+    }
+  }
+
+  async function poll(section) {
+    if (pending === 0) {
+      try {
+        const answer = await fetch(section.dataset.poll);
+        if (answer.ok) {
+          const html = await answer.text();
+          if (pending === 0 && html !== section.dataset.last) {
+            section.dataset.last = html;
+            section.innerHTML = html;
+            loadActivity(section);
+          }
+        }
+      } catch (failure) { /* the server is gone or restarting: try again later */ }
+    }
+    setTimeout(() => poll(section), 3000);
+  }
+
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-revive]");
+    if (button && !button.disabled) revive(button);
+  });
+  document.addEventListener("DOMContentLoaded", () => {
+    loadActivity(document);
+    const live = document.querySelector("[data-poll]");
+    if (live) setTimeout(() => poll(live), 3000);
+  });
+})();
