@@ -216,7 +216,7 @@ class Source:
     archived: bool
 
 
-def _archives(env: Environment, session: str) -> list[Path]:
+def archives(env: Environment, session: str) -> list[Path]:
     folder = env.history / archive.FOLDER
     if not folder.is_dir():
         return []
@@ -292,7 +292,7 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
         source, failure = _open_in(catalog, candidate, options)
         if source is not None:
             return source
-    for path in _archives(env, candidate.session_id):
+    for path in archives(env, candidate.session_id):
         root = archive.unpack(path, env.cache / "archive")
         source, _ = _open_in(Catalog(root), candidate, options)
         if source is not None:

@@ -2,8 +2,9 @@
 
     python standin_claude.py RECORD_DIR [args...]
 
-Writes ``started.json`` (argv, cwd, PURLIN_* environment) and appends every submitted input to
-``prompts.jsonl`` in RECORD_DIR. Like Claude Code it asks the terminal for bracketed paste, shows
+Writes ``started.json`` (argv, cwd, the PURLIN_* and CLAUDE_* environment) and appends every
+submitted input to ``prompts.jsonl`` in RECORD_DIR. Without a terminal on stdin (run by exec from
+a test) it records and exits. Like Claude Code it asks the terminal for bracketed paste, shows
 a multi-line paste as ``[Pasted text #N +L lines]`` and shows ``? for shortcuts`` when idle.
 """
 
@@ -23,10 +24,12 @@ def out(text: str) -> None:
 
 def main() -> None:
     record = sys.argv[1]
-    env = {k: v for k, v in os.environ.items() if k.startswith("PURLIN_")}
+    env = {k: v for k, v in os.environ.items() if k.startswith(("PURLIN_", "CLAUDE_"))}
     with open(os.path.join(record, "started.json"), "w") as handle:
         json.dump({"argv": sys.argv[2:], "cwd": os.getcwd(), "env": env}, handle)
     fd = sys.stdin.fileno()
+    if not os.isatty(fd):
+        return
     saved = termios.tcgetattr(fd)
     tty.setraw(fd)
     pastes = 0

@@ -8,7 +8,15 @@ from purlin_resume.cli.app import app
 
 # Each module registers its commands on ``app`` when imported; this order is the order of the
 # panels in ``purlin-resume --help``.
-COMMAND_MODULES = ("checkpoint", "history", "transcripts", "resurrect", "agents", "integration")
+COMMAND_MODULES = (
+    "checkpoint",
+    "history",
+    "transcripts",
+    "resurrect",
+    "native",
+    "agents",
+    "integration",
+)
 for _name in COMMAND_MODULES:
     import_module(f"purlin_resume.cli.{_name}")
 
