@@ -86,6 +86,22 @@ def save(project: Project, cp: Checkpoint) -> Path:
     return target
 
 
+def take(
+    project: Project, role: str, values: Mapping[str, object], session: str | None
+) -> tuple[Path, Checkpoint]:
+    """Save a checkpoint of ``role`` from ``values``; branch and uncommitted changes from git."""
+    uncommitted = [f"{line[:2].strip()} {line[3:]}" for line in gitrepo.status_lines(project.root)]
+    cp = checkpoint_format.from_fields(
+        role,
+        dict(values),
+        timestamp=clock.iso(),
+        branch=gitrepo.branch(project.root),
+        uncommitted=uncommitted,
+        session=session,
+    )
+    return save(project, cp), cp
+
+
 def _live_at(path: Path, session: str | None) -> LiveCheckpoint | None:
     try:
         modified = path.stat().st_mtime

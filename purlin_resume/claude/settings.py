@@ -195,6 +195,22 @@ def dump(settings: dict[str, Any], like: str | None = None) -> str:
     return json.dumps(settings, indent=indent_of(like) if like else 2, ensure_ascii=False) + "\n"
 
 
+PLUGIN = "purlin-resume"  # our Claude Code plugin's name (plugin/.claude-plugin/plugin.json)
+
+
+def plugin_enabled(settings: dict[str, Any]) -> str | None:
+    """The id (``purlin-resume@MARKETPLACE``) under which ``enabledPlugins`` turns our plugin on,
+    else None. A value is ``true`` or a list of versions; ``false`` turns it off."""
+    enabled = settings.get("enabledPlugins")
+    if not isinstance(enabled, dict):
+        return None
+    for key, value in enabled.items():
+        if isinstance(key, str) and key.partition("@")[0] == PLUGIN and value not in (False, None):
+            if value is True or (isinstance(value, list) and value):
+                return key
+    return None
+
+
 def cleanup_period_days(settings: dict[str, Any]) -> int | None:
     value = settings.get("cleanupPeriodDays")
     return value if isinstance(value, int) and not isinstance(value, bool) else None

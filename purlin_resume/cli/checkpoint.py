@@ -105,7 +105,7 @@ def save(
 ) -> None:
     """Save a checkpoint of this session (what /pl-resume save runs). Branch and uncommitted changes come from git."""
     from purlin_resume import checkpoint as checkpoint_format
-    from purlin_resume import checkpoints, clock, gitrepo, roles
+    from purlin_resume import checkpoints, roles
 
     given = {
         "feature": feature,
@@ -135,27 +135,13 @@ def save(
         raise UsageError(f"--role {chosen_role}: valid roles are {', '.join(roles.ROLES)}")
     session_id = checkpoints.session_id(session)
     where = project_for(project)
-    cp = checkpoint_format.from_fields(
-        chosen_role,
-        values,
-        timestamp=clock.iso(),
-        branch=gitrepo.branch(where.root),
-        uncommitted=_uncommitted(where.root),
-        session=session_id,
-    )
-    path = checkpoints.save(where, cp)
+    path, cp = checkpoints.take(where, chosen_role, values, session_id)
     if as_json:
         print_json({"path": where.relative(path), **checkpoint_format.as_dict(cp)})
     else:
         print_text(
             f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
         )
-
-
-def _uncommitted(root: Path) -> list[str]:
-    from purlin_resume import gitrepo
-
-    return [f"{line[:2].strip()} {line[3:]}" for line in gitrepo.status_lines(root)]
 
 
 @app.command(name="restore", rich_help_panel="Checkpoints")
