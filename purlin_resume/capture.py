@@ -323,12 +323,12 @@ def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
 
 def briefing(project: Project, settings, payload: HookPayload, role: str | None) -> str | None:
     """The restore briefing a SessionStart should give, bounded and redacted; None when none is due."""
-    from purlin_resume import autosave, checkpoints, redact, restore
+    from purlin_resume import autosave, checkpoints, gsd_handoff, redact, restore
     from purlin_resume.claude import hooks
 
     source = payload.source or "startup"
     live = [c for c in checkpoints.live(project) if c.checkpoint is not None]
-    if source == "startup" and not live:
+    if source == "startup" and not live and not gsd_handoff.read(project).present:
         return None
     if source not in hooks.SESSION_SOURCES:
         return None

@@ -99,6 +99,14 @@ def save(
     from_: Annotated[
         str | None, _opt("--from", help="Read the fields from a YAML/JSON file, or - for stdin.")
     ] = None,
+    gsd_handoff: Annotated[
+        bool,
+        typer.Option(
+            "--gsd-handoff",
+            help="Also write GSD's hand-off (.planning/HANDOFF.json and the current phase's "
+            ".continue-here.md) for /gsd:resume-work.",
+        ),
+    ] = False,
     session: SessionOption = None,
     project: ProjectOption = None,
     as_json: JsonOption = False,
@@ -136,12 +144,31 @@ def save(
     session_id = checkpoints.session_id(session)
     where = project_for(project)
     path, cp = checkpoints.take(where, chosen_role, values, session_id)
+    handed = _gsd_handoff(where, cp) if gsd_handoff else []
     if as_json:
-        print_json({"path": where.relative(path), **checkpoint_format.as_dict(cp)})
+        extra = {"gsd_handoff": handed} if gsd_handoff else {}
+        print_json({"path": where.relative(path), **checkpoint_format.as_dict(cp), **extra})
     else:
         print_text(
             f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
+            + "".join(f"\nGSD hand-off: {name}" for name in handed)
         )
+
+
+def _gsd_handoff(where, cp) -> list[str]:
+    """``--gsd-handoff``: the checkpoint written again as GSD's hand-off; the files written."""
+    from purlin_resume import gsd_handoff
+
+    phase = gsd_handoff.current_phase_dir(where)
+    data = gsd_handoff.from_checkpoint(where, cp, phase)
+    written = [where.relative(p) for p in gsd_handoff.write(where, data, phase)]
+    if phase is None:
+        typer.echo(
+            "note: no phase folder with a PLAN.md under .planning/phases: "
+            "only HANDOFF.json was written",
+            err=True,
+        )
+    return written
 
 
 @app.command(name="restore", rich_help_panel="Checkpoints")
