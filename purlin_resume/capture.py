@@ -74,6 +74,8 @@ def phase_and_plan(*texts: str | None) -> tuple[str, str]:
 
 def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
     """PreToolUse on Agent/Task: record the spawn under its tool_use_id."""
+    from purlin_resume import redact
+
     if not payload.spawns_agent or not payload.tool_use_id:
         return Outcome("not an agent spawn")
     tool_input = payload.tool_input
@@ -82,7 +84,8 @@ def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
     )
     prompt = tool_input.get("prompt") if isinstance(tool_input.get("prompt"), str) else None
     phase, plan = phase_and_plan(description, prompt)
-    task = " ".join((description or prompt or payload.tool_name or "agent").split())[:300]
+    task = " ".join((description or prompt or payload.tool_name or "agent").split())
+    task = redact.redact(task).text[:300]  # the history is committed: no secret goes into it
     if _recorded(project, payload.tool_use_id):  # a spooled payload recorded twice
         return Outcome(f"{payload.tool_use_id} already recorded")
     request = history.NewAgent(agent_id=payload.tool_use_id, task=task, phase=phase, plan=plan)

@@ -534,3 +534,66 @@ def test_progress_lines_are_skipped_but_a_prompt_quoting_one_is_kept(tmp_path):
     main = read(path, "s").main
     assert [turn.text for turn in main.turns] == [quoted]
     assert main.stats.records == 2 and main.stats.malformed == 0
+
+
+def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known(tmp_path):
+    """Claude Code 2.1.330: Agent runs in the background (its call says async_launched), its end
+    comes as a <task-notification>; book-keeping records sit between the turns."""
+    root = _claude(tmp_path)
+    folder = root / "projects" / "-work-demo"
+    session_id = "88888888-aaaa-4000-8000-000000000001"
+    c = Conversation(session_id, version="2.1.330")
+    launched = {"isAsync": True, "status": "async_launched"}
+    notification = (
+        "<task-notification>\n<task-id>a0123456789abcdef</task-id>\n"
+        "<tool-use-id>c1</tool-use-id>\n<status>completed</status>\n"
+        '<summary>Agent "Plan it" finished</summary>\n<result>Planned.</result>\n'
+        "<usage><subagent_tokens>321</subagent_tokens><tool_uses>4</tool_uses>"
+        "<duration_ms>1500</duration_ms></usage>\n</task-notification>"
+    )
+    write_jsonl(
+        folder / f"{session_id}.jsonl",
+        [
+            {"type": "queue-operation", "operation": "enqueue", "sessionId": session_id},
+            c.user("Go"),
+            {**c._base("attachment"), "attachment": {"type": "date", "date": "2026-11-22"}},
+            {"type": "api-request-blob", "sessionId": session_id, "message": {"role": "user"}},
+            {"type": "api-request", "sessionId": session_id, "params": {}},
+            c.assistant(
+                "m1",
+                tool("c1", "Agent", description="Plan it", prompt="P1"),
+                tool("c2", "Agent", description="Explore", prompt="P2"),
+                tool("c3", "Agent", description="Review", prompt="P3"),
+            ),
+            c.result("c1", "Async agent launched.", {**launched, "agentId": "a0123456789abcdef"}),
+            c.result("c2", "Async agent launched.", {**launched, "agentId": "b0123456789abcdef"}),
+            c.result("c3", "Async agent launched.", {**launched, "agentId": "c0123456789abcdef"}),
+            {"type": "tools-used", "tools": ["Agent"], "sessionId": session_id},
+            {"type": "last-prompt", "lastPrompt": "Go", "sessionId": session_id},
+            {"type": "atis-latch", "atis": "", "sessionId": session_id},
+            c.user(notification),
+            {"type": "cost-state", "sessionId": session_id, "totalCostUSD": 0.1},
+        ],
+    )
+    sub = folder / session_id / "subagents"
+    for agent_id, prompt, finished in (
+        ("a0123456789abcdef", "P1", False),
+        ("b0123456789abcdef", "P2", True),
+        ("c0123456789abcdef", "P3", None),
+    ):
+        a = Conversation(session_id, version="2.1.330")
+        write_jsonl(sub / f"agent-{agent_id}.jsonl", [a.user(prompt, isSidechain=True, agentId=agent_id)])
+        meta = {"agentType": "general-purpose", "requestShape": "background"}
+        if finished is not None:
+            meta["finished"] = finished
+        (sub / f"agent-{agent_id}.meta.json").write_text(json.dumps(meta))
+    catalog = Catalog(root)
+    (session,) = catalog.sessions()
+    assert session.stats.unknown == 0 and session.stats.malformed == 0
+    view = open_target(catalog, session_id[:8]).view
+    nodes = {n.id: n for n in view.all_subagents()}
+    assert nodes["a0123456789abcdef"].status == "completed"  # the notification says so
+    assert nodes["a0123456789abcdef"].tokens == 321
+    assert nodes["a0123456789abcdef"].duration_ms == 1500
+    assert nodes["b0123456789abcdef"].status == "completed"  # its meta.json says finished
+    assert nodes["c0123456789abcdef"].status == "unfinished"  # no end was ever recorded

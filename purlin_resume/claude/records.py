@@ -27,8 +27,25 @@ KNOWN_TYPES = frozenset(
         "custom-title",
         "ai-title",
         "agent-name",
+        "attachment",
     }
 )
+# The client's own book-keeping since 2.1.x (the request it sent, what it cost, which prompt was
+# last, which tools ran): known, but nothing of the conversation is in them, and the request
+# blobs are the biggest lines of a session. They are counted without being parsed when the line
+# starts with its type, as Claude Code writes them.
+BOOKKEEPING_TYPES = frozenset(
+    {
+        "last-prompt",
+        "atis-latch",
+        "api-request",
+        "api-request-shape",
+        "api-request-blob",
+        "tools-used",
+        "cost-state",
+    }
+)
+_TYPE_FIRST = b'{"type":"'
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})  # "Agent" since Claude Code 2.1.63
 
 # Progress records carry hook and shell output and make up most lines of a 2.x session; only
@@ -108,6 +125,9 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
             if _PROGRESS_MARK in line and line.endswith(_CLOSED):
                 stats.records += 1  # hook, shell or task-wait progress: nothing to read in it
                 continue
+            if _bookkeeping(line):
+                stats.records += 1
+                continue
             try:
                 record = loads(line)
             except (ValueError, RecursionError):
@@ -123,7 +143,10 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
                 continue
             kind = record.get("type")
             if kind not in KNOWN_TYPES:
-                stats.unknown_types[str(kind)] += 1
+                if kind in BOOKKEEPING_TYPES:
+                    stats.records += 1
+                else:
+                    stats.unknown_types[str(kind)] += 1
                 continue
             uuid = record.get("uuid")
             if uuid is not None:
@@ -133,6 +156,14 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
                 seen.add(uuid)
             stats.records += 1
             yield record
+
+
+def _bookkeeping(line: bytes) -> bool:
+    """A complete line that starts with a book-keeping type (see ``BOOKKEEPING_TYPES``)."""
+    if not line.startswith(_TYPE_FIRST) or not line.endswith(_CLOSED):
+        return False
+    end = line.find(b'"', len(_TYPE_FIRST))
+    return end > 0 and line[len(_TYPE_FIRST) : end].decode("ascii", "replace") in BOOKKEEPING_TYPES
 
 
 def first_record(path: Path, wanted: tuple[str, ...] = ("cwd",), limit: int = 50) -> dict[str, Any]:
@@ -211,8 +242,8 @@ def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
         lines = lines[1:]  # the first line is cut
     found = []
     for line in lines:
-        if not line.strip() or _PROGRESS_MARK in line:
-            continue  # blank, or hook and shell progress, as ``read`` skips them
+        if not line.strip() or _PROGRESS_MARK in line or _bookkeeping(line):
+            continue  # blank, hook and shell progress, book-keeping: as ``read`` skips them
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):

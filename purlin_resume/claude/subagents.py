@@ -6,7 +6,9 @@ Three layouts hold a subagent's own turns: inline ``isSidechain`` records in the
 (2.1.2+). A call names its agent in ``toolUseResult.agentId``, in the result's "agentId: …"
 trailer, or through ``agent_progress`` records; ``agent-<id>.meta.json`` may add the type and
 description; the agent's first prompt matching the call's prompt is the last resort.
-``acompact-*`` runs are compactions, not agents.
+``acompact-*`` runs are compactions, not agents. A background agent's call (2.1.x) only says
+``async_launched``; its end is the ``<task-notification>`` the session receives later, else the
+``finished`` flag of its ``.meta.json``, else it is unfinished.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from purlin_resume.claude.transcript import Compaction, ToolCall, Transcript
 
 INLINE = "inline"
 COMPLETED, FAILED, UNFINISHED, UNKNOWN = "completed", "failed", "unfinished", "unknown"
+ASYNC_LAUNCHED = "async_launched"  # a background agent's call result; its end comes later
 
 
 @dataclass
@@ -184,6 +187,8 @@ def link(
             _, call, how = claimed[transcript.id]
             _apply_call(node, call)
             node.linked_by = how
+            if node.status == ASYNC_LAUNCHED:  # a background agent whose end was not notified
+                node.status = COMPLETED if run.meta.get("finished") is True else UNFINISHED
             call.agent_id = call.agent_id or transcript.id  # the call now names its agent
         nodes[transcript.id] = node
     top: list[Subagent] = []

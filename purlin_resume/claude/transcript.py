@@ -32,6 +32,11 @@ _COMMAND_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
 _COMMAND_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.S)
 _BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
 _NOTIFICATION_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
+_NOTIFICATION_FIELD = re.compile(
+    r"<(tool-use-id|status|subagent_tokens|tool_uses|duration_ms)>\s*(.*?)\s*</\1>", re.S
+)
+_NOTIFIED = {"subagent_tokens": "totalTokens", "tool_uses": "totalToolUseCount",
+             "duration_ms": "totalDurationMs"}
 _AGENT_TRAILER = re.compile(r"agentId: ([A-Za-z0-9_-]+)")
 _GIT_COMMIT = re.compile(r"^\[([^\s\]]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
 _SKIPPED_USER_TEXT = (
@@ -352,7 +357,21 @@ class _Assembly:
         if classified is None:
             return
         kind, text = classified
+        if kind == NOTIFICATION:
+            self._task_notification(_blocks_text(content))
         self.transcript.turns.append(Turn("user", kind, timestamp, text, uuid=record.get("uuid")))
+
+    def _task_notification(self, text: str) -> None:
+        """A background agent's end (its call's result only said "async_launched"): its status
+        and usage, from the ``<task-notification>`` Claude Code sends when it stops."""
+        found = dict(_NOTIFICATION_FIELD.findall(text))
+        call = self.calls.get(found.get("tool-use-id", ""))
+        if call is None or not call.spawns_agent or not found.get("status"):
+            return
+        call.outcome["status"] = found["status"]
+        for name, key in _NOTIFIED.items():
+            if found.get(name, "").isdigit():
+                call.outcome[key] = int(found[name])
 
     def _tool_result(self, block: dict[str, Any], outcome: Any) -> None:
         call = self.calls.get(str(block.get("tool_use_id") or ""))

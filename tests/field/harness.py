@@ -1,0 +1,249 @@
+"""Run the real Claude Code against the scripted model, in a private HOME and git project.
+
+``Field`` is what the ``field`` fixture hands a test::
+
+    field.model.reply(conversation("MARK"), bash("ls"))   # script the model
+    run = field.claude("MARK list the files")                 # claude -p, waits for the end
+    run.session_id, run.result                                # from --output-format json
+    field.hooks(event="SessionStart")                         # every hook call: payload, stdout
+    field.purlin("agents", run.session_id, "--json")          # the product, as a subprocess
+    field.session_file(run.session_id), field.agent_files(run.session_id)
+
+Each test gets a fresh HOME (``field.home``; Claude Code's folder is ``field.claude_dir``) and a
+git project (``field.project``) with ``purlin-resume install`` applied. ``purlin-resume`` runs
+through a shim that keeps, per hook call, the payload Claude Code sent, what our hook printed,
+and the ``CLAUDE_CODE_SESSION_ID`` it saw. The binary is the pinned Claude Code version
+(``CLAUDE_CODE_VERSION`` beside this file), found at ``$PURLIN_FIELD_CLAUDE`` or in the cache
+that ``.ci/run`` fills.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.field.scripted_model import ScriptedModel
+
+HERE = Path(__file__).resolve().parent
+PINNED = (HERE / "CLAUDE_CODE_VERSION").read_text().strip()
+# Read once at import, before any test points HOME at a temp folder.
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "purlin-field"
+DEFAULT_TOOLS = "Bash Agent Read Write Edit"
+
+
+def cached_binary(version: str) -> Path:
+    return CACHE / f"claude-code-{version}" / "bin" / "claude"
+
+
+def claude_binary(version: str = PINNED) -> Path | None:
+    """The Claude Code binary to test: ``$PURLIN_FIELD_CLAUDE``, else the cached ``version``."""
+    explicit = os.environ.get("PURLIN_FIELD_CLAUDE")
+    if explicit:
+        return Path(explicit)
+    path = cached_binary(version)
+    return path if path.exists() else None
+
+
+def binary_version(binary: Path) -> str:
+    out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60)
+    return out.stdout.split()[0] if out.stdout.split() else ""
+
+
+@dataclass
+class HookCall:
+    """One call Claude Code made to our hook: what it sent, what we printed."""
+
+    event: str  # our hook name, e.g. "session-start"
+    payload: dict[str, Any]
+    stdout: str
+    env_session_id: str | None  # CLAUDE_CODE_SESSION_ID as the hook saw it
+
+    @property
+    def hook_event_name(self) -> str | None:
+        return self.payload.get("hook_event_name")
+
+
+@dataclass
+class ClaudeRun:
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> dict[str, Any]:
+        """The ``--output-format json`` result document ({} when there is none)."""
+        for line in reversed(self.stdout.splitlines()):
+            try:
+                data = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and data.get("type") == "result":
+                return data
+        return {}
+
+    @property
+    def session_id(self) -> str | None:
+        return self.output.get("session_id")
+
+    @property
+    def result(self) -> str | None:
+        return self.output.get("result")
+
+
+_SHIM = """#!/usr/bin/env bash
+# purlin-resume, keeping a copy of every hook call's payload and output for the field tests.
+if [ "$1" != hook ]; then exec {real} "$@"; fi
+dir={calls}/$(date +%s%N)-$$-$2
+mkdir -p "$dir"
+printf '%s' "${{CLAUDE_CODE_SESSION_ID-}}" > "$dir/env_session_id"
+tee "$dir/payload.json" | {real} "$@" | tee "$dir/stdout"
+exit "${{PIPESTATUS[1]}}"
+"""
+
+
+class Field:
+    """A private HOME, a git project with our install, the scripted model and the real claude."""
+
+    def __init__(self, root: Path, binary: Path, model: ScriptedModel):
+        self.root = root
+        self.binary = binary
+        self.model = model
+        self.home = root / "home"
+        self.project = self.home / "src" / "project"  # projects live in the user's home
+        self.claude_dir = self.home / ".claude"
+        self.calls_dir = root / "hook-calls"
+        self.bin_dir = root / "bin"
+        for folder in (self.project, self.calls_dir, self.bin_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+        real = Path(sys.executable).parent / "purlin-resume"
+        shim = self.bin_dir / "purlin-resume"
+        shim.write_text(_SHIM.format(real=real, calls=self.calls_dir))
+        shim.chmod(0o755)
+        self.env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("CLAUDE", "ANTHROPIC", "PURLIN_", "TMUX"))
+        }
+        self.env.update(
+            HOME=str(self.home),
+            PATH=f"{self.bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            ANTHROPIC_BASE_URL=model.url,
+            ANTHROPIC_API_KEY="sk-ant-field-test-key",
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_TELEMETRY="1",
+            DISABLE_ERROR_REPORTING="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )
+        self.git("init", "-q", "-b", "main")
+        (self.project / "README.md").write_text("# field project\n")
+        self.git("add", "README.md")
+        self.git("commit", "-q", "-m", "initial commit")
+        installed = self.purlin("install")
+        assert installed.returncode == 0, installed.stderr
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "install purlin-resume")
+
+    # running things ----------------------------------------------------------------------------
+    def git(self, *args: str) -> str:
+        env = {**self.env, "GIT_AUTHOR_NAME": "Field", "GIT_AUTHOR_EMAIL": "field@example.com",
+               "GIT_COMMITTER_NAME": "Field", "GIT_COMMITTER_EMAIL": "field@example.com"}
+        return subprocess.run(["git", *args], cwd=self.project, env=env, check=True,
+                              capture_output=True, text=True).stdout
+
+    def purlin(self, *args: str, input: str | None = None, env: dict | None = None):
+        """``purlin-resume ARGS`` in the project, as the user would run it."""
+        return subprocess.run([str(self.bin_dir / "purlin-resume"), *args], cwd=self.project,
+                              env={**self.env, **(env or {})}, input=input, capture_output=True,
+                              text=True, timeout=120)
+
+    def claude_args(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS) -> list[str]:
+        argv = [str(self.binary), "-p", "--output-format", "json"]
+        if tools:
+            argv += ["--allowedTools", tools]
+        argv += list(args)
+        if prompt is not None:
+            argv += ["--", prompt]
+        return argv
+
+    def claude(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS,
+               timeout: float = 120) -> ClaudeRun:
+        """``claude -p PROMPT ARGS`` in the project; waits for it to end."""
+        argv = self.claude_args(prompt, *args, tools=tools)
+        done = subprocess.run(argv, cwd=self.project, env=self.env, capture_output=True,
+                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        return ClaudeRun(argv, done.returncode, done.stdout, done.stderr)
+
+    def start(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS) -> subprocess.Popen:
+        """``claude -p`` without waiting (to stop it mid-way); output goes to files under root."""
+        argv = self.claude_args(prompt, *args, tools=tools)
+        return subprocess.Popen(argv, cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
+                                stdout=open(self.root / "claude.out", "w"),  # noqa: SIM115
+                                stderr=open(self.root / "claude.err", "w"),  # noqa: SIM115
+                                start_new_session=True)
+
+    @staticmethod
+    def stop(process: subprocess.Popen, sig: int = signal.SIGINT, timeout: float = 30) -> int:
+        """Stop a started claude as a user would (Ctrl-C by default); kill it if it lingers."""
+        process.send_signal(sig)
+        try:
+            return process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            return process.wait(10)
+
+    # what was recorded -------------------------------------------------------------------------
+    def hooks(self, event: str | None = None) -> list[HookCall]:
+        """Every hook call so far, in order; only ``event`` (our name or Claude Code's) if given."""
+        calls = []
+        for folder in sorted(self.calls_dir.iterdir(), key=lambda p: int(p.name.split("-")[0])):
+            name = folder.name.split("-", 2)[2]
+            try:
+                payload = json.loads((folder / "payload.json").read_text() or "{}")
+            except (OSError, ValueError):
+                payload = {}
+            out = folder / "stdout"
+            call = HookCall(name, payload, out.read_text() if out.exists() else "",
+                            (folder / "env_session_id").read_text() or None)
+            if event in (None, call.event, call.hook_event_name):
+                calls.append(call)
+        return calls
+
+    def projects_dir(self) -> Path:
+        return self.claude_dir / "projects"
+
+    def session_file(self, session_id: str) -> Path:
+        found = list(self.projects_dir().glob(f"*/{session_id}.jsonl"))
+        assert found, f"no transcript for {session_id} under {self.projects_dir()}"
+        return found[0]
+
+    def agent_files(self, session_id: str) -> list[Path]:
+        return sorted(self.projects_dir().glob(f"*/{session_id}/subagents/agent-*.jsonl"))
+
+    def written_files(self) -> list[Path]:
+        """Every file under HOME (the project too) except the project's ``.git``."""
+        git = self.project / ".git"
+        return [p for p in self.home.rglob("*") if p.is_file() and git not in p.parents]
+
+    @staticmethod
+    def records(path: Path) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+    def history(self) -> dict[str, Any]:
+        return json.loads((self.project / ".planning" / "agent-history.json").read_text())
+
+    def wait_for(self, condition, timeout: float = 60, what: str = "condition") -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = condition()
+            if value:
+                return value
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what}")

@@ -1,0 +1,146 @@
+"""Scenarios 1 and 2: subagents spawned by the real Claude Code, as the product records them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.field.scripted_model import agent, bash, conversation, text
+
+
+def test_a_completed_subagent_is_recorded_and_read_in_full(field):
+    model = field.model
+    model.reply(conversation("S1-MAIN"), text("Looking around."), bash("ls"))
+    model.reply(conversation("S1-MAIN"), agent("Summarise the readme", "S1-SUB summarise README.md"))
+    model.reply(conversation("S1-SUB"), bash("cat README.md", "Read the readme"))
+    model.reply(conversation("S1-SUB"), text("The readme names the field project."))
+    model.reply(conversation("S1-MAIN"), text("Started the summary."))
+
+    run = field.claude("S1-MAIN look at the project")
+    assert run.returncode == 0, run.stderr
+    session = run.session_id
+    assert not model.unused()
+
+    # the agent id is what Claude Code wrote: 17 hex characters, in the subagents/ layout
+    (agent_file,) = field.agent_files(session)
+    agent_id = agent_file.stem.removeprefix("agent-")
+    assert len(agent_id) == 17 and int(agent_id, 16) >= 0
+    assert agent_file.with_suffix(".meta.json").exists()
+
+    # the history entry, keyed by the real session, completed
+    (entry,) = field.history()["entries"]
+    assert entry["agent_id"] == agent_id
+    assert entry["session_id"] == session
+    assert entry["task_description"] == "Summarise the readme"
+    assert entry["status"] == "completed"
+    assert entry["completion_timestamp"]
+
+    # the real hook payloads: SubagentStop names the agent and its transcript
+    (stop,) = field.hooks("SubagentStop")
+    assert stop.payload["agent_id"] == agent_id
+    assert stop.payload["agent_transcript_path"] == str(agent_file)
+    assert stop.env_session_id == session
+
+    # agents: one completed subagent, with its type and description
+    shown = field.purlin("agents", session, "--json")
+    assert shown.returncode == 0, shown.stderr
+    (node,) = json.loads(shown.stdout)["subagents"]
+    assert (node["id"], node["status"], node["type"]) == (agent_id, "completed", "general-purpose")
+    assert node["description"] == "Summarise the readme"
+
+    # sessions: every record type this version writes is understood
+    listed = json.loads(field.purlin("sessions", "--json").stdout)["sessions"]
+    (row,) = [s for s in listed if s["id"] == session]
+    assert row["unknown_records"] == 0 and row["malformed_lines"] == 0
+    assert row["subagents"] == 1
+
+    # transcript of the session and of the agent: content rendered, nothing reported as unknown
+    whole = field.purlin("transcript", session)
+    assert whole.returncode == 0, whole.stderr
+    assert "S1-MAIN look at the project" in whole.stdout
+    assert "Started the summary." in whole.stdout
+    assert "unknown" not in whole.stdout.lower()
+    sub = field.purlin("transcript", agent_id)
+    assert sub.returncode == 0, sub.stderr
+    assert "S1-SUB summarise README.md" in sub.stdout
+    assert "The readme names the field project." in sub.stdout
+    assert "unknown" not in sub.stdout.lower()
+
+    # export: the TR-3 document of the agent
+    exported = field.purlin("export", agent_id)
+    assert exported.returncode == 0, exported.stderr
+    document = json.loads(exported.stdout)
+    assert "The readme names the field project." in json.dumps(document)
+
+
+@pytest.mark.xfail(strict=True, reason="needs issue-13: parallel groups inferred from one message")
+def test_two_agents_in_one_message_are_one_parallel_group(field):
+    model = field.model
+    model.reply(
+        conversation("S2-MAIN"),
+        text("Two at once."),
+        agent("Check the readme", "S2-LEFT read README.md"),
+        agent("Check the history", "S2-RIGHT run git log"),
+    )
+    model.reply(conversation("S2-LEFT"), text("Readme checked."))
+    model.reply(conversation("S2-RIGHT"), text("History checked."))
+    model.reply(conversation("S2-MAIN"), text("Both started."))
+
+    run = field.claude("S2-MAIN check both")
+    assert run.returncode == 0, run.stderr
+    assert not model.unused()
+
+    entries = field.history()["entries"]
+    assert sorted(e["task_description"] for e in entries) == ["Check the history", "Check the readme"]
+    assert {e["session_id"] for e in entries} == {run.session_id}
+    groups = {e["parallel_group"] for e in entries}
+    assert len(groups) == 1 and None not in groups, entries
+    assert {e["execution_mode"] for e in entries} == {"parallel"}
+    assert {e["status"] for e in entries} == {"completed"}
+
+    shown = json.loads(field.purlin("agents", run.session_id, "--json").stdout)["subagents"]
+    assert sorted(n["status"] for n in shown) == ["completed", "completed"]
+
+
+def interrupted_subagent(field) -> dict:
+    """A session stopped by the user while its subagent waits for the model; its history entry."""
+    model = field.model
+    model.reply(
+        conversation("S3-MAIN"),
+        agent("Migrate the schema", "S3-SUB migrate the schema of table orders to version 7"),
+    )
+    model.reply(conversation("S3-SUB"), bash("ls", "List the files"))
+    model.reply(conversation("S3-SUB"), text("never sent"), hang=True)  # the slow subagent
+    model.reply(conversation("S3-MAIN"), text("The migration is running."))
+
+    process = field.start("S3-MAIN migrate the schema")
+    assert model.wait_hung(90), (field.root / "claude.err").read_text()
+    field.stop(process)  # the user stops claude while the subagent works
+    model.release()
+    field.purlin("history", "scan")  # what the next session start does
+    (entry,) = field.history()["entries"]
+    return entry
+
+
+def test_an_interrupted_subagent_is_recorded_interrupted(field):
+    entry = interrupted_subagent(field)
+    (spawn,) = field.hooks("PreToolUse")
+    session = spawn.payload["session_id"]
+    assert entry["task_description"] == "Migrate the schema"
+    assert entry["session_id"] == session
+    assert entry["status"] == "interrupted", entry
+    assert entry["completion_timestamp"] is None
+    agent_id = entry["agent_id"]
+    assert len(agent_id) == 17, agent_id  # the agent's own id, not the tool_use id
+
+    (node,) = json.loads(field.purlin("agents", session, "--json").stdout)["subagents"]
+    assert (node["id"], node["status"]) == (agent_id, "unfinished")
+
+
+@pytest.mark.xfail(strict=True, reason="needs issue-13: the resume briefing holds the agent's prompt")
+def test_resume_task_briefs_an_interrupted_subagent_with_its_prompt(field):
+    entry = interrupted_subagent(field)
+    resumed = field.purlin("resume-task", entry["agent_id"])
+    assert resumed.returncode == 0, resumed.stderr
+    assert "S3-SUB migrate the schema of table orders to version 7" in resumed.stdout
