@@ -1,31 +1,26 @@
 """The real Claude Code client for the tests that need it (``claude plugin validate``, install).
 
-``.ci/run`` installs the pinned version into ``.ci/node``; ``PURLIN_TEST_CLAUDE`` names another
-binary. Without one a test skips on a developer machine and fails in CI (``CI=true``).
+The same pinned binary the field tests run (``tests/field/CLAUDE_CODE_VERSION``, installed by
+``.ci/run``; ``PURLIN_FIELD_CLAUDE`` names another). Without it a test skips on a developer
+machine and fails in CI (``CI=true``).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-PINNED = (ROOT / ".ci" / "claude-code-version").read_text().strip()
+from tests.field.harness import PINNED, claude_binary
 
 
 def binary() -> str:
-    for candidate in (
-        os.environ.get("PURLIN_TEST_CLAUDE"),
-        str(ROOT / ".ci" / "node" / "bin" / "claude"),
-        shutil.which("claude"),
-    ):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    message = f"Claude Code {PINNED} is not installed (run .ci/run, or set PURLIN_TEST_CLAUDE)"
+    found = claude_binary()
+    if found is not None and found.is_file() and os.access(found, os.X_OK):
+        return str(found)
+    message = f"Claude Code {PINNED} is not installed (run .ci/run, or set PURLIN_FIELD_CLAUDE)"
     if os.environ.get("CI") == "true":
         pytest.fail(message)
     pytest.skip(message)
