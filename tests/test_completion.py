@@ -15,8 +15,14 @@ SCRIPT = Path(sys.executable).parent / "purlin-resume"  # the console script, as
 
 def _run(args: list[str], home: Path, extra: dict | None = None, stdin: str = ""):
     env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT), "SHELL": "/bin/bash"}
-    return subprocess.run([str(SCRIPT), *args], env={**env, **(extra or {})},
-                          input=stdin, capture_output=True, text=True, cwd=home)
+    return subprocess.run(
+        [str(SCRIPT), *args],
+        env={**env, **(extra or {})},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=home,
+    )
 
 
 def test_install_completion_writes_the_bash_script(tmp_path):
@@ -29,8 +35,15 @@ def test_install_completion_writes_the_bash_script(tmp_path):
 
 
 def test_completing_a_command_name(tmp_path):
-    done = _run([], tmp_path, {"_PURLIN_RESUME_COMPLETE": "complete_bash",
-                               "COMP_WORDS": "purlin-resume op", "COMP_CWORD": "1"})
+    done = _run(
+        [],
+        tmp_path,
+        {
+            "_PURLIN_RESUME_COMPLETE": "complete_bash",
+            "COMP_WORDS": "purlin-resume op",
+            "COMP_CWORD": "1",
+        },
+    )
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["open"]
@@ -45,8 +58,9 @@ def test_the_hook_path_loads_no_typer(tmp_path):
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click', 'rich')))"
     )
     env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, cwd=tmp_path
+    )
 
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().replace("'", '"')) == []

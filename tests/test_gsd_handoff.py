@@ -113,11 +113,29 @@ def test_save_gsd_handoff_writes_both_files_in_gsds_shape(repo, cli):
     (repo / "src" / "a.py").write_text("x = 2\n")
 
     result = cli(
-        "save", "--role", "builder", "--step", "2", "--feature", "features/auth.md",
-        "--in-progress", "token refresh", "--done", "session store", "--done", "login route",
-        "--next", "logout route", "--next", "rate limit",
-        "--pending-decision", "JWT over sessions", "--notes", f"uses {SECRET}",
-        "--gsd-handoff", "--json",
+        "save",
+        "--role",
+        "builder",
+        "--step",
+        "2",
+        "--feature",
+        "features/auth.md",
+        "--in-progress",
+        "token refresh",
+        "--done",
+        "session store",
+        "--done",
+        "login route",
+        "--next",
+        "logout route",
+        "--next",
+        "rate limit",
+        "--pending-decision",
+        "JWT over sessions",
+        "--notes",
+        f"uses {SECRET}",
+        "--gsd-handoff",
+        "--json",
     )
 
     assert result.exit_code == 0, result.stderr
@@ -141,8 +159,15 @@ def test_save_gsd_handoff_writes_both_files_in_gsds_shape(repo, cli):
     assert SECRET not in json.dumps(data)
     note = (phase / ".continue-here.md").read_text()
     assert note.startswith("---\nphase: 03-auth-module\ntask: 3\ntotal_tasks: 5\n")
-    for section in ("current_state", "completed_work", "remaining_work", "decisions_made",
-                    "blockers", "context", "next_action"):
+    for section in (
+        "current_state",
+        "completed_work",
+        "remaining_work",
+        "decisions_made",
+        "blockers",
+        "context",
+        "next_action",
+    ):
         assert f"<{section}>" in note and f"</{section}>" in note
     assert "- Task 1: session store - Done" in note
     assert "Start with: logout route" in note
@@ -153,9 +178,20 @@ def test_save_gsd_handoff_writes_both_files_in_gsds_shape(repo, cli):
 
 
 def test_save_gsd_handoff_without_a_phase_writes_only_the_json(repo, cli):
-    result = cli("save", "--role", "qa", "--scenario-progress", "1 of 2",
-                 "--current-scenario", "one", "--in-progress", "checking", "--next", "two",
-                 "--gsd-handoff")
+    result = cli(
+        "save",
+        "--role",
+        "qa",
+        "--scenario-progress",
+        "1 of 2",
+        "--current-scenario",
+        "one",
+        "--in-progress",
+        "checking",
+        "--next",
+        "two",
+        "--gsd-handoff",
+    )
 
     assert result.exit_code == 0, result.stderr
     assert "only HANDOFF.json was written" in result.stderr

@@ -124,8 +124,12 @@ def test_lists_the_seven_tools_and_each_call_answers(world):
             ("list_interrupted_subagents", {}),
             (
                 "save_checkpoint",
-                {"role": "builder", "in_progress": "exporter", "next": ["test"],
-                 "fields": {"step": "2"}},
+                {
+                    "role": "builder",
+                    "in_progress": "exporter",
+                    "next": ["test"],
+                    "fields": {"step": "2"},
+                },
             ),
             ("agents_status", {}),
             ("resume_task_briefing", {"agent_id": "agent-cut-1"}),
@@ -193,7 +197,9 @@ def test_bad_arguments_are_mcp_errors_and_the_server_keeps_answering(world, tmp_
 def test_without_the_sdk_the_command_says_how_to_get_it():
     import subprocess
 
-    block = "import sys; sys.modules['mcp'] = None; from purlin_resume.hook_entry import main; main()"
+    block = (
+        "import sys; sys.modules['mcp'] = None; from purlin_resume.hook_entry import main; main()"
+    )
     done = subprocess.run(
         [sys.executable, "-c", block, "mcp"],
         env={**os.environ, "PYTHONPATH": str(ROOT)},

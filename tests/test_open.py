@@ -77,8 +77,15 @@ def test_open_exec_replaces_the_process_with_claude_in_the_folder(world):
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(world["claude"])}
 
     done = subprocess.run(
-        [sys.executable, "-c", "from purlin_resume.hook_entry import main; main()", "open",
-         SESSION, "--spawn", "exec"],
+        [
+            sys.executable,
+            "-c",
+            "from purlin_resume.hook_entry import main; main()",
+            "open",
+            SESSION,
+            "--spawn",
+            "exec",
+        ],
         cwd=world["repo"],
         env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
         capture_output=True,
@@ -93,9 +100,7 @@ def test_open_exec_replaces_the_process_with_claude_in_the_folder(world):
     assert started["env"]["CLAUDE_CONFIG_DIR"] == str(world["claude"])
 
 
-def test_open_in_tmux_starts_claude_in_a_window_of_the_configured_session(
-    world, tmux_server, cli
-):
+def test_open_in_tmux_starts_claude_in_a_window_of_the_configured_session(world, tmux_server, cli):
     configure(world["repo"], tmux_server, world["record"], tmux_session="agents")
 
     result = cli("open", SESSION, "--spawn", "tmux", "--json")

@@ -33,21 +33,49 @@ MARKETPLACE = ROOT / ".claude-plugin" / "marketplace.json"
 KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 SEMVER = re.compile(r"^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
 MANIFEST_KEYS = {
-    "name", "version", "description", "author", "homepage", "repository", "license",
-    "keywords", "commands", "agents", "skills", "hooks", "mcpServers", "outputStyles",
-    "lspServers", "userConfig", "$schema",
+    "name",
+    "version",
+    "description",
+    "author",
+    "homepage",
+    "repository",
+    "license",
+    "keywords",
+    "commands",
+    "agents",
+    "skills",
+    "hooks",
+    "mcpServers",
+    "outputStyles",
+    "lspServers",
+    "userConfig",
+    "$schema",
 }
 PATH_KEYS = ("commands", "agents", "skills", "hooks", "mcpServers", "outputStyles")
 # Hooks reference: the events a hooks file may name; a plugin's hooks file wraps them in "hooks".
 HOOK_EVENTS = {
-    "PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification", "UserPromptSubmit",
-    "Stop", "SubagentStart", "SubagentStop", "PreCompact", "SessionStart", "SessionEnd",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Notification",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "SessionStart",
+    "SessionEnd",
     "PermissionRequest",
 }
 # Marketplace reference: names reserved for official marketplaces.
 RESERVED = {
-    "claude-code-marketplace", "claude-code-plugins", "claude-plugins-official",
-    "anthropic-marketplace", "anthropic-plugins", "agent-skills", "anthropic-agent-skills",
+    "claude-code-marketplace",
+    "claude-code-plugins",
+    "claude-plugins-official",
+    "anthropic-marketplace",
+    "anthropic-plugins",
+    "agent-skills",
+    "anthropic-agent-skills",
 }
 
 
@@ -68,11 +96,14 @@ def manifest_problems(data: Any) -> list[str]:
     problems = [f"plugin.json: unknown key {k}" for k in data if k not in MANIFEST_KEYS]
     if not isinstance(data.get("name"), str) or not KEBAB.match(data["name"]):
         problems.append("plugin.json: name is required, kebab-case")
-    if "version" in data and not (isinstance(data["version"], str) and SEMVER.match(data["version"])):
+    if "version" in data and not (
+        isinstance(data["version"], str) and SEMVER.match(data["version"])
+    ):
         problems.append("plugin.json: version must be semantic (MAJOR.MINOR.PATCH)")
     author = data.get("author")
     if author is not None and not (
-        isinstance(author, str) or (isinstance(author, dict) and isinstance(author.get("name"), str))
+        isinstance(author, str)
+        or (isinstance(author, dict) and isinstance(author.get("name"), str))
     ):
         problems.append("plugin.json: author is a string or an object with a name")
     if "keywords" in data and not all(isinstance(k, str) for k in data["keywords"]):
@@ -254,8 +285,9 @@ def test_the_plugin_commands_are_the_ones_install_writes(repo, cli):
         p.relative_to(repo / ".claude" / "commands").as_posix()
         for p in (repo / ".claude" / "commands").rglob("*.md")
     )
-    shipped = sorted(p.relative_to(PLUGIN / "commands").as_posix()
-                     for p in (PLUGIN / "commands").rglob("*.md"))
+    shipped = sorted(
+        p.relative_to(PLUGIN / "commands").as_posix() for p in (PLUGIN / "commands").rglob("*.md")
+    )
     assert installed == shipped == ["gsd/resume-task.md", "pl-resume.md", "resurrect.md"]
 
 
@@ -270,9 +302,7 @@ def test_the_real_client_validates_plugin_and_marketplace(tmp_path):
 
     plugin = claude_code.run(home, "plugin", "validate", str(PLUGIN), "--strict")
     market = claude_code.run(home, "plugin", "validate", str(MARKETPLACE), "--strict")
-    report = json.loads(
-        claude_code.run(home, "plugin", "validate", str(PLUGIN), "--json").stdout
-    )
+    report = json.loads(claude_code.run(home, "plugin", "validate", str(PLUGIN), "--json").stdout)
 
     assert plugin.returncode == 0, plugin.stdout + plugin.stderr
     assert market.returncode == 0, market.stdout + market.stderr
@@ -304,7 +334,10 @@ def _clone_like(tmp_path: Path) -> Path:
     """What a clone of this repository holds: its tracked and new, unignored files."""
     listed = subprocess.run(
         ["git", "ls-files", "-co", "--exclude-standard", "-z"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split("\0")
     clone = tmp_path / "clone"
     for name in filter(None, listed):
@@ -316,8 +349,9 @@ def _clone_like(tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_two_commands_install_the_plugin_and_doctor_and_install_see_it(tmp_path, repo, cli,
-                                                                      monkeypatch):
+def test_two_commands_install_the_plugin_and_doctor_and_install_see_it(
+    tmp_path, repo, cli, monkeypatch
+):
     home = tmp_path / "home"
     home.mkdir()
     clone = _clone_like(tmp_path)

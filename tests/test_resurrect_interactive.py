@@ -39,7 +39,9 @@ def test_pick_a_candidate_preview_and_confirm(fixtures_copy, repo):
     )
     child.expect("Candidates:")
     child.expect(r"why: word tmux")
-    child.expect(r"Which one\? \[1-\d+, o1-o\d+ to continue it in Claude Code \(open\), q to cancel\]")
+    child.expect(
+        r"Which one\? \[1-\d+, o1-o\d+ to continue it in Claude Code \(open\), q to cancel\]"
+    )
     child.sendline("1")
     child.expect("Resurrecting agent a7be2f0")
     child.expect(r"Context: hybrid, \d+ tokens \(full: \d+\)")
@@ -108,9 +110,9 @@ def test_declining_starts_and_logs_nothing(fixtures_copy, repo):
 
 def test_the_picker_offers_to_continue_a_session_in_claude_code(repo, tmp_path):
     """``oN`` in the picker runs ``open`` on candidate N: Claude Code resumes it in its folder."""
+    from purlin_resume import native_resume, tmux
     from tests.agents_setup import configure
     from tests.claude_records import Conversation, text, write_jsonl
-    from purlin_resume import native_resume, tmux
 
     claude = tmp_path / "claude-data"
     for number in (1, 2):

@@ -205,9 +205,9 @@ def plugin_enabled(settings: dict[str, Any]) -> str | None:
     if not isinstance(enabled, dict):
         return None
     for key, value in enabled.items():
-        if isinstance(key, str) and key.partition("@")[0] == PLUGIN and value not in (False, None):
-            if value is True or (isinstance(value, list) and value):
-                return key
+        turned_on = value is True or (isinstance(value, list) and bool(value))
+        if isinstance(key, str) and key.partition("@")[0] == PLUGIN and turned_on:
+            return key
     return None
 
 

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from purlin_resume.cli.app import app
-from purlin_resume.cli.common import ClaudeDirOption, JsonOption, ProjectOption, print_json, print_text
+from purlin_resume.cli.common import (
+    ClaudeDirOption,
+    JsonOption,
+    ProjectOption,
+    print_json,
+    print_text,
+)
 
 if TYPE_CHECKING:
     from purlin_resume.resurrection import Environment
@@ -82,7 +88,9 @@ def open_command(
     ],
     fork: Annotated[
         bool,
-        typer.Option("--fork", help="Resume into a new session (--fork-session); the old one stays."),
+        typer.Option(
+            "--fork", help="Resume into a new session (--fork-session); the old one stays."
+        ),
     ] = False,
     spawn: Annotated[
         Optional[OpenSpawn],
@@ -95,8 +103,11 @@ def open_command(
     ] = None,
     tmux_socket: Annotated[
         Optional[Path],
-        typer.Option("--tmux-socket", help="tmux server socket (default: resume.tmux_socket).",
-                     show_default=False),
+        typer.Option(
+            "--tmux-socket",
+            help="tmux server socket (default: resume.tmux_socket).",
+            show_default=False,
+        ),
     ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="For a search: take the best match, ask nothing.")

@@ -150,7 +150,12 @@ def _choose(candidates: list[Candidate], interactive: bool, offer_open: bool = T
         if answer.isdigit() and 1 <= int(answer) <= count:
             return candidates[int(answer) - 1]
         number = answer[1:].strip()
-        if offer_open and answer[:1].lower() == "o" and number.isdigit() and 1 <= int(number) <= count:
+        if (
+            offer_open
+            and answer[:1].lower() == "o"
+            and number.isdigit()
+            and 1 <= int(number) <= count
+        ):
             raise OpenInstead(candidates[int(number) - 1])
         _say(f"Give a number from 1 to {count}.")
 

@@ -31,7 +31,10 @@ def test_the_model_calls_an_mcp_tool_and_receives_its_result(field):
     installed = field.purlin("install", "--mcp")
     assert installed.returncode == 0, installed.stderr
     registered = json.loads((field.project / ".mcp.json").read_text())
-    assert registered["mcpServers"]["purlin-resume"] == {"command": "purlin-resume", "args": ["mcp"]}
+    assert registered["mcpServers"]["purlin-resume"] == {
+        "command": "purlin-resume",
+        "args": ["mcp"],
+    }
     # The user trusts the folder and approves its .mcp.json server, as Claude Code asks them to
     # on the first interactive start (it keeps both answers in ~/.claude.json).
     (field.home / ".claude.json").write_text(
@@ -47,8 +50,9 @@ def test_the_model_calls_an_mcp_tool_and_receives_its_result(field):
         )
     )
     # Claude Code defers MCP tools: the model fetches the schema with ToolSearch, then calls it.
-    field.model.reply(conversation("MCP-1"), tool_use("ToolSearch", query=f"select:{TOOL}",
-                                                      max_results=1))
+    field.model.reply(
+        conversation("MCP-1"), tool_use("ToolSearch", query=f"select:{TOOL}", max_results=1)
+    )
     field.model.reply(conversation("MCP-1"), tool_use(TOOL))
     field.model.reply(conversation("MCP-1"), text("The agents are listed."))
 
