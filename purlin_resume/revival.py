@@ -322,3 +322,20 @@ def perform_all(project: Project, sweep: Sweep, settings: config_mod.Settings) -
         except PurlinError as exc:
             sweep.failed.append((each.predecessor.session_id, exc.message))
     return sweep
+
+
+SWEEP_LOCK_SECONDS = 600  # a sweep waits for a running one (each revival waits for its agent)
+
+
+def sweep(
+    project: Project,
+    settings: config_mod.Settings,
+    native: bool = False,
+    claude_dir: Path | None = None,
+    dry_run: bool = False,
+) -> Sweep:
+    """``revive --all``: plan, then (unless ``dry_run``) carry out, under one lock, so two
+    sweeps at once never revive an agent twice: the second one sees the first one's successors."""
+    with store.locked(project.cache_dir / "revive-all", timeout=SWEEP_LOCK_SECONDS):
+        found = plan_all(project, settings, native=native, claude_dir=claude_dir)
+        return found if dry_run else perform_all(project, found, settings)

@@ -140,3 +140,36 @@ def test_revive_needs_one_agent_or_all(repo, cli):
 
     assert neither.exit_code == 2 and "give one AGENT_ID or --all" in neither.stderr
     assert both.exit_code == 2
+
+
+def test_two_sweeps_at_once_revive_each_agent_once(repo, tmux_server, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record, tmux_session="crew")
+    write_registry(repo, {"crashed": agent_record(repo, pid=dead_pid(), tmux_pane="%950")})
+    root = Path(__file__).resolve().parents[1]
+    command = [
+        sys.executable,
+        "-c",
+        "from purlin_resume.hook_entry import main; main()",
+        "revive",
+        "--all",
+        "--json",
+    ]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    runs = [
+        subprocess.Popen(
+            command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=120) for run in runs]
+
+    assert all(run.returncode == 0 for run in runs), outputs
+    revived = [len(json.loads(out)["revived"]) for out, _ in outputs]
+    assert sorted(revived) == [0, 1]
+    agents = registry.load(Project(repo))
+    assert sum(1 for a in agents.values() if a.previous_agent_id == "crashed") == 1

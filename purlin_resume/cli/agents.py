@@ -97,10 +97,8 @@ def revive_command(
     found = project_for(project)
     settings = config.load(found)
     if every:
-        sweep = revival.plan_all(found, settings, native=native, claude_dir=claude_dir)
-        if not dry_run:
-            revival.perform_all(found, sweep, settings)
-        _report_sweep(sweep, dry_run, as_json)
+        swept = revival.sweep(found, settings, native, claude_dir, dry_run)
+        _report_sweep(swept, dry_run, as_json)
         return
     if native:
         planned = revival.plan_native(found, agent_id, settings, claude_dir=claude_dir)
