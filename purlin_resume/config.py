@@ -12,7 +12,7 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 | interrupt_after_minutes | 120 | age after which a spawned agent whose session cannot be checked counts as interrupted |
 | agent_command | ``claude`` | the command that starts a new agent (revival, resurrection) |
 | agent_session_flag | ``--session-id`` | option that hands a revived agent its new session id (empty: none) |
-| agent_ready_text | ``? for shortcuts`` | text the agent shows when it waits for input (revival waits for it) |
+| agent_ready_text | ``? for shortcuts`` or ``shift+tab to cycle`` | text the agent shows when it waits for input (revival waits for it); texts separated by a bar: any of them |
 | agent_ready_timeout | 60 | seconds a new agent may take to show ``agent_ready_text`` |
 | inject_settle_seconds | 0.5 | pause between pasting text into a pane and pressing Enter |
 | tmux_socket | ``""`` | tmux server socket for agents (empty: the default server) |
@@ -59,7 +59,9 @@ class Settings:
     interrupt_after_minutes: float = 120.0
     agent_command: str = "claude"
     agent_session_flag: str = "--session-id"
-    agent_ready_text: str = "? for shortcuts"
+    # Claude Code's idle footer: "? for shortcuts" in manual mode, "(shift+tab to cycle)" in the
+    # other modes (auto mode is the default since 2.1.x)
+    agent_ready_text: str = "? for shortcuts|shift+tab to cycle"
     agent_ready_timeout: float = 60.0
     inject_settle_seconds: float = 0.5
     tmux_socket: str = ""

@@ -167,7 +167,8 @@ def wait_quiet(
     server: Server, pane: str, needle: str, timeout: float, settle: float, interval: float = 0.1
 ) -> bool:
     """Wait until ``needle`` shows and the pane stays unchanged for ``settle`` seconds (True);
-    False when ``timeout`` seconds pass or the pane goes away."""
+    False when ``timeout`` seconds pass or the pane goes away. ``a|b`` waits for either text."""
+    needles = [part.strip() for part in needle.split("|") if part.strip()] or [needle]
     deadline = time.monotonic() + timeout
     previous, since = None, time.monotonic()
     while True:
@@ -176,7 +177,7 @@ def wait_quiet(
         screen = capture(server, pane)
         if screen != previous:
             previous, since = screen, time.monotonic()
-        elif needle in screen and time.monotonic() - since >= settle:
+        elif any(n in screen for n in needles) and time.monotonic() - since >= settle:
             return True
         if time.monotonic() >= deadline:
             return False

@@ -573,6 +573,7 @@ def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known
             {"type": "atis-latch", "atis": "", "sessionId": session_id},
             c.user(notification),
             {"type": "cost-state", "sessionId": session_id, "totalCostUSD": 0.1},
+            {"type": "mode", "mode": "normal", "sessionId": session_id},
         ],
     )
     sub = folder / session_id / "subagents"
@@ -582,7 +583,9 @@ def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known
         ("c0123456789abcdef", "P3", None),
     ):
         a = Conversation(session_id, version="2.1.330")
-        write_jsonl(sub / f"agent-{agent_id}.jsonl", [a.user(prompt, isSidechain=True, agentId=agent_id)])
+        write_jsonl(
+            sub / f"agent-{agent_id}.jsonl", [a.user(prompt, isSidechain=True, agentId=agent_id)]
+        )
         meta = {"agentType": "general-purpose", "requestShape": "background"}
         if finished is not None:
             meta["finished"] = finished
@@ -597,3 +600,41 @@ def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known
     assert nodes["a0123456789abcdef"].duration_ms == 1500
     assert nodes["b0123456789abcdef"].status == "completed"  # its meta.json says finished
     assert nodes["c0123456789abcdef"].status == "unfinished"  # no end was ever recorded
+
+
+def test_a_hostile_task_notification_changes_nothing_it_may_not(tmp_path):
+    """A notification is text in the transcript: it may name another tool's call, carry escape
+    sequences as its status or non-ASCII digits as its usage; none of it is taken."""
+    root = _claude(tmp_path)
+    session_id = "99999999-aaaa-4000-8000-000000000001"
+    c = Conversation(session_id, version="2.1.330")
+    launched = {"isAsync": True, "status": "async_launched", "agentId": "d0123456789abcdef"}
+
+    def notify(tool_use_id: str, status: str, tokens: str = "5") -> dict:
+        return c.user(
+            f"<task-notification>\n<tool-use-id>{tool_use_id}</tool-use-id>\n"
+            f"<status>{status}</status>\n<usage><subagent_tokens>{tokens}</subagent_tokens>"
+            "</usage>\n</task-notification>"
+        )
+
+    write_jsonl(
+        root / "projects" / "-work-demo" / f"{session_id}.jsonl",
+        [
+            c.user("Go"),
+            c.assistant("m1", tool("b1", "Bash", command="ls"), tool("c1", "Agent", prompt="P")),
+            c.result("b1", "README.md"),
+            c.result("c1", "Async agent launched.", launched),
+            notify("b1", "completed"),
+            notify("c1", "\x1b]0;owned\x07completed"),
+            notify("c1", "killed", tokens="\u00b2\u00b3"),
+        ],
+    )
+    sub = root / "projects" / "-work-demo" / session_id / "subagents"
+    write_jsonl(
+        sub / "agent-d0123456789abcdef.jsonl",
+        [Conversation(session_id).user("P", isSidechain=True)],
+    )
+    view = open_target(Catalog(root), session_id[:8]).view
+    (node,) = view.all_subagents()
+    assert node.status == "killed"
+    assert node.tokens is None  # "²³" is no count

@@ -577,7 +577,10 @@ def test_spawn_tmux_waits_for_the_agent_then_types_the_prompt(
 @pytest.mark.parametrize(
     ("command", "words"),
     [
-        ("sh -c 'echo starting; exec cat'", ("did not show '? for shortcuts' within 1 s",)),
+        (
+            "sh -c 'echo starting; exec cat'",
+            ("did not show '? for shortcuts|shift+tab to cycle' within 1 s",),
+        ),
         ("false", ("the new agent's command exited", "resume.agent_command")),
     ],
 )

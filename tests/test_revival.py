@@ -215,7 +215,7 @@ def test_a_successor_that_never_gets_ready_is_an_error(repo, tmux_server, tmp_pa
     result = cli("revive", "dead-1")
 
     assert result.exit_code == 1
-    assert "did not show '? for shortcuts' within 1 s" in result.stderr
+    assert "did not show '? for shortcuts|shift+tab to cycle' within 1 s" in result.stderr
     assert result.stderr.strip().endswith("(revival undone: window closed)")
     agents = registry.load(Project(repo))
     successor = next(a for a in agents.values() if a.previous_agent_id == "dead-1")

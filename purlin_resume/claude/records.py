@@ -43,6 +43,7 @@ BOOKKEEPING_TYPES = frozenset(
         "api-request-blob",
         "tools-used",
         "cost-state",
+        "mode",
     }
 )
 _TYPE_FIRST = b'{"type":"'

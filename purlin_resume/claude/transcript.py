@@ -35,8 +35,13 @@ _NOTIFICATION_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
 _NOTIFICATION_FIELD = re.compile(
     r"<(tool-use-id|status|subagent_tokens|tool_uses|duration_ms)>\s*(.*?)\s*</\1>", re.S
 )
-_NOTIFIED = {"subagent_tokens": "totalTokens", "tool_uses": "totalToolUseCount",
-             "duration_ms": "totalDurationMs"}
+_NOTIFIED = {
+    "subagent_tokens": "totalTokens",
+    "tool_uses": "totalToolUseCount",
+    "duration_ms": "totalDurationMs",
+}
+_STATUS_WORD = re.compile(r"[a-z_]{1,40}")
+_COUNT = re.compile(r"[0-9]{1,15}")
 _AGENT_TRAILER = re.compile(r"agentId: ([A-Za-z0-9_-]+)")
 _GIT_COMMIT = re.compile(r"^\[([^\s\]]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
 _SKIPPED_USER_TEXT = (
@@ -366,11 +371,12 @@ class _Assembly:
         and usage, from the ``<task-notification>`` Claude Code sends when it stops."""
         found = dict(_NOTIFICATION_FIELD.findall(text))
         call = self.calls.get(found.get("tool-use-id", ""))
-        if call is None or not call.spawns_agent or not found.get("status"):
-            return
-        call.outcome["status"] = found["status"]
+        status = found.get("status", "")
+        if call is None or not call.spawns_agent or not _STATUS_WORD.fullmatch(status):
+            return  # not one of our calls, or a status that is no plain word: keep what we had
+        call.outcome["status"] = status
         for name, key in _NOTIFIED.items():
-            if found.get(name, "").isdigit():
+            if _COUNT.fullmatch(found.get(name, "")):
                 call.outcome[key] = int(found[name])
 
     def _tool_result(self, block: dict[str, Any], outcome: Any) -> None:

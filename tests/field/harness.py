@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -127,6 +128,7 @@ class Field:
         shim = self.bin_dir / "purlin-resume"
         shim.write_text(_SHIM.format(real=real, calls=self.calls_dir))
         shim.chmod(0o755)
+        (self.bin_dir / "claude").symlink_to(binary)  # what revive and resurrect start
         self.env = {
             key: value
             for key, value in os.environ.items()
@@ -153,16 +155,28 @@ class Field:
 
     # running things ----------------------------------------------------------------------------
     def git(self, *args: str) -> str:
-        env = {**self.env, "GIT_AUTHOR_NAME": "Field", "GIT_AUTHOR_EMAIL": "field@example.com",
-               "GIT_COMMITTER_NAME": "Field", "GIT_COMMITTER_EMAIL": "field@example.com"}
-        return subprocess.run(["git", *args], cwd=self.project, env=env, check=True,
-                              capture_output=True, text=True).stdout
+        env = {
+            **self.env,
+            "GIT_AUTHOR_NAME": "Field",
+            "GIT_AUTHOR_EMAIL": "field@example.com",
+            "GIT_COMMITTER_NAME": "Field",
+            "GIT_COMMITTER_EMAIL": "field@example.com",
+        }
+        return subprocess.run(
+            ["git", *args], cwd=self.project, env=env, check=True, capture_output=True, text=True
+        ).stdout
 
     def purlin(self, *args: str, input: str | None = None, env: dict | None = None):
         """``purlin-resume ARGS`` in the project, as the user would run it."""
-        return subprocess.run([str(self.bin_dir / "purlin-resume"), *args], cwd=self.project,
-                              env={**self.env, **(env or {})}, input=input, capture_output=True,
-                              text=True, timeout=120)
+        return subprocess.run(
+            [str(self.bin_dir / "purlin-resume"), *args],
+            cwd=self.project,
+            env={**self.env, **(env or {})},
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     def claude_args(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS) -> list[str]:
         argv = [str(self.binary), "-p", "--output-format", "json"]
@@ -173,21 +187,40 @@ class Field:
             argv += ["--", prompt]
         return argv
 
-    def claude(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS,
-               timeout: float = 120) -> ClaudeRun:
-        """``claude -p PROMPT ARGS`` in the project; waits for it to end."""
+    def claude(
+        self,
+        prompt: str | None,
+        *args: str,
+        tools: str = DEFAULT_TOOLS,
+        timeout: float = 120,
+        env: dict | None = None,
+    ) -> ClaudeRun:
+        """``claude -p PROMPT ARGS`` in the project; waits for it to end. ``env``: added
+        variables (PURLIN_ROLE...)."""
         argv = self.claude_args(prompt, *args, tools=tools)
-        done = subprocess.run(argv, cwd=self.project, env=self.env, capture_output=True,
-                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv,
+            cwd=self.project,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
         return ClaudeRun(argv, done.returncode, done.stdout, done.stderr)
 
     def start(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS) -> subprocess.Popen:
         """``claude -p`` without waiting (to stop it mid-way); output goes to files under root."""
         argv = self.claude_args(prompt, *args, tools=tools)
-        return subprocess.Popen(argv, cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
-                                stdout=open(self.root / "claude.out", "w"),  # noqa: SIM115
-                                stderr=open(self.root / "claude.err", "w"),  # noqa: SIM115
-                                start_new_session=True)
+        return subprocess.Popen(
+            argv,
+            cwd=self.project,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=open(self.root / "claude.out", "w"),  # noqa: SIM115
+            stderr=open(self.root / "claude.err", "w"),  # noqa: SIM115
+            start_new_session=True,
+        )
 
     @staticmethod
     def stop(process: subprocess.Popen, sig: int = signal.SIGINT, timeout: float = 30) -> int:
@@ -198,6 +231,26 @@ class Field:
         except subprocess.TimeoutExpired:
             process.kill()
             return process.wait(10)
+
+    def settle_interactive(self, tmux_socket: Path) -> None:
+        """Make the interactive client start straight at its prompt, as for a user who has used
+        it before: onboarding done, this project trusted, the API key approved (all in
+        ``~/.claude.json``); and point revive and resurrect at the private tmux server."""
+        state_path = self.home / ".claude.json"
+        state = json.loads(state_path.read_text()) if state_path.exists() else {}
+        state.update(hasCompletedOnboarding=True, theme="dark")
+        state["customApiKeyResponses"] = {
+            "approved": [self.env["ANTHROPIC_API_KEY"][-20:]],
+            "rejected": [],
+        }
+        project = state.setdefault("projects", {}).setdefault(str(self.project), {})
+        project.update(hasTrustDialogAccepted=True, hasCompletedProjectOnboarding=True)
+        state_path.write_text(json.dumps(state, indent=2))
+        config = self.project / ".purlin" / "config.json"
+        config.parent.mkdir(exist_ok=True)
+        config.write_text(
+            json.dumps({"resume": {"tmux_socket": str(tmux_socket), "agent_ready_timeout": 90}})
+        )
 
     # what was recorded -------------------------------------------------------------------------
     def hooks(self, event: str | None = None) -> list[HookCall]:
@@ -210,8 +263,12 @@ class Field:
             except (OSError, ValueError):
                 payload = {}
             out = folder / "stdout"
-            call = HookCall(name, payload, out.read_text() if out.exists() else "",
-                            (folder / "env_session_id").read_text() or None)
+            call = HookCall(
+                name,
+                payload,
+                out.read_text() if out.exists() else "",
+                (folder / "env_session_id").read_text() or None,
+            )
             if event in (None, call.event, call.hook_event_name):
                 calls.append(call)
         return calls
@@ -238,6 +295,44 @@ class Field:
 
     def history(self) -> dict[str, Any]:
         return json.loads((self.project / ".planning" / "agent-history.json").read_text())
+
+    def observe(self) -> dict[str, Any]:
+        """What this Claude Code version showed us: record types, hook payload keys, request
+        keys, files and meta keys (``tests/field/latest`` compares them between versions)."""
+        kinds, files, meta = set(), set(), set()
+        sessions = {p.stem for p in self.projects_dir().glob("*/*.jsonl")}
+        for path in self.projects_dir().rglob("*"):
+            if not path.is_file():
+                continue
+            name = path.relative_to(self.projects_dir()).as_posix().split("/", 1)[1]
+            for session in sessions:
+                name = name.replace(session, "<session>")
+            name = re.sub(r"agent-[0-9a-f]+", lambda m: f"agent-<{len(m[0]) - 6} hex>", name)
+            files.add(name)
+            if path.suffix == ".jsonl":
+                for line in path.read_text(errors="replace").splitlines():
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        kinds.add("(malformed)")
+                        continue
+                    sub = record.get("subtype") or (record.get("attachment") or {}).get("type")
+                    kinds.add(f"{record.get('type')}/{sub}" if sub else str(record.get("type")))
+            elif path.name.endswith(".meta.json"):
+                meta.update(json.loads(path.read_text()))
+        hooks: dict[str, set] = {}
+        for call in self.hooks():
+            hooks.setdefault(call.hook_event_name or call.event, set()).update(call.payload)
+        requests = set()
+        for request in self.model.messages:
+            requests.update(request.body)
+        return {
+            "record_types": sorted(kinds),
+            "files": sorted(files),
+            "meta_keys": sorted(meta),
+            "hook_payload_keys": {event: sorted(keys) for event, keys in sorted(hooks.items())},
+            "request_keys": sorted(requests),
+        }
 
     def wait_for(self, condition, timeout: float = 60, what: str = "condition") -> Any:
         deadline = time.monotonic() + timeout

@@ -53,6 +53,25 @@ def user_texts(request: Request) -> list[str]:
     ]
 
 
+def typed(request: Request) -> str:
+    """What the user typed in the newest user message: its text blocks except the
+    ``<system-reminder>`` context Claude Code adds."""
+    messages = [m for m in request.get("messages", []) if m.get("role") == "user"]
+    if not messages:
+        return ""
+    content = messages[-1].get("content")
+    blocks = (
+        [content]
+        if isinstance(content, str)
+        else [
+            b.get("text", "")
+            for b in content or []
+            if isinstance(b, dict) and b.get("type") == "text"
+        ]
+    )
+    return "\n".join(b for b in blocks if not b.lstrip().startswith("<system-reminder>"))
+
+
 def request_text(request: Request) -> str:
     """Everything a request shows the model: system prompt and every message's text."""
     system = request.get("system")
@@ -99,7 +118,12 @@ _tool_ids = itertools.count(1)
 
 
 def tool_use(name: str, **input: Any) -> dict:
-    return {"type": "tool_use", "id": f"toolu_field{next(_tool_ids):08d}", "name": name, "input": input}
+    return {
+        "type": "tool_use",
+        "id": f"toolu_field{next(_tool_ids):08d}",
+        "name": name,
+        "input": input,
+    }
 
 
 def bash(command: str, description: str = "Run a command") -> dict:
@@ -221,7 +245,9 @@ class ScriptedModel:
                 pass
 
             def do_GET(self):
-                self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": "none"}})
+                self._json(
+                    404, {"type": "error", "error": {"type": "not_found_error", "message": "none"}}
+                )
 
             do_HEAD = do_GET
 
@@ -242,7 +268,10 @@ class ScriptedModel:
                 with model._lock:
                     model.log.append(Logged(self.path, headers, body, index))
                 if path != "/v1/messages":
-                    return self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": path}})
+                    return self._json(
+                        404,
+                        {"type": "error", "error": {"type": "not_found_error", "message": path}},
+                    )
                 step = model.steps[index] if index is not None else Step(any_request, [text("OK.")])
                 if step.hang:
                     model._hung.set()
@@ -295,14 +324,25 @@ def _stop_reason(content: list[dict]) -> str:
 
 
 def _usage(output: int) -> dict:
-    return {"input_tokens": 50, "output_tokens": output, "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0}
+    return {
+        "input_tokens": 50,
+        "output_tokens": output,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
 
 
 def _message(message_id: str, model_name: str, content: list[dict]) -> dict:
-    return {"id": message_id, "type": "message", "role": "assistant", "model": model_name,
-            "content": content, "stop_reason": _stop_reason(content), "stop_sequence": None,
-            "usage": _usage(10)}
+    return {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model_name,
+        "content": content,
+        "stop_reason": _stop_reason(content),
+        "stop_sequence": None,
+        "usage": _usage(10),
+    }
 
 
 def _events(message_id: str, model_name: str, content: list[dict]):
@@ -311,15 +351,31 @@ def _events(message_id: str, model_name: str, content: list[dict]):
     yield {"type": "message_start", "message": start}
     for index, block in enumerate(content):
         if block["type"] == "text":
-            yield {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
-            yield {"type": "content_block_delta", "index": index,
-                   "delta": {"type": "text_delta", "text": block["text"]}}
+            yield {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "text", "text": ""},
+            }
+            yield {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "text_delta", "text": block["text"]},
+            }
         else:
-            yield {"type": "content_block_start", "index": index,
-                   "content_block": {**block, "input": {}}}
-            yield {"type": "content_block_delta", "index": index,
-                   "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}}
+            yield {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {**block, "input": {}},
+            }
+            yield {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+            }
         yield {"type": "content_block_stop", "index": index}
-    yield {"type": "message_delta", "delta": {"stop_reason": _stop_reason(content), "stop_sequence": None},
-           "usage": {"output_tokens": 10}}
+    yield {
+        "type": "message_delta",
+        "delta": {"stop_reason": _stop_reason(content), "stop_sequence": None},
+        "usage": {"output_tokens": 10},
+    }
     yield {"type": "message_stop"}

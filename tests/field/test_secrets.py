@@ -69,7 +69,8 @@ def test_a_secret_from_a_tool_result_is_redacted_everywhere(field):
     written = [p for p, t in after.items() if before.get(p) != t]
     written += [p for p in field.project.rglob("*") if p.is_file() and ".git" not in p.parts]
     ours = [
-        p for p in set(written)
+        p
+        for p in set(written)
         if p != field.project / ".env" and field.projects_dir() not in p.parents
     ]
     assert any(p.name == "agent-history.json" for p in ours)

@@ -12,7 +12,9 @@ from tests.field.scripted_model import agent, bash, conversation, text
 def test_a_completed_subagent_is_recorded_and_read_in_full(field):
     model = field.model
     model.reply(conversation("S1-MAIN"), text("Looking around."), bash("ls"))
-    model.reply(conversation("S1-MAIN"), agent("Summarise the readme", "S1-SUB summarise README.md"))
+    model.reply(
+        conversation("S1-MAIN"), agent("Summarise the readme", "S1-SUB summarise README.md")
+    )
     model.reply(conversation("S1-SUB"), bash("cat README.md", "Read the readme"))
     model.reply(conversation("S1-SUB"), text("The readme names the field project."))
     model.reply(conversation("S1-MAIN"), text("Started the summary."))
@@ -92,7 +94,10 @@ def test_two_agents_in_one_message_are_one_parallel_group(field):
     assert not model.unused()
 
     entries = field.history()["entries"]
-    assert sorted(e["task_description"] for e in entries) == ["Check the history", "Check the readme"]
+    assert sorted(e["task_description"] for e in entries) == [
+        "Check the history",
+        "Check the readme",
+    ]
     assert {e["session_id"] for e in entries} == {run.session_id}
     groups = {e["parallel_group"] for e in entries}
     assert len(groups) == 1 and None not in groups, entries
@@ -116,6 +121,13 @@ def interrupted_subagent(field) -> dict:
 
     process = field.start("S3-MAIN migrate the schema")
     assert model.wait_hung(90), (field.root / "claude.err").read_text()
+    # the spawn is recorded under the agent's own id once PostToolUse has run (on a busy machine
+    # that can be after the subagent's next request)
+    field.wait_for(
+        lambda: [e for e in field.history()["entries"] if not e["agent_id"].startswith("toolu_")],
+        60,
+        "PostToolUse to name the agent",
+    )
     field.stop(process)  # the user stops claude while the subagent works
     model.release()
     field.purlin("history", "scan")  # what the next session start does
@@ -135,10 +147,14 @@ def test_an_interrupted_subagent_is_recorded_interrupted(field):
     assert len(agent_id) == 17, agent_id  # the agent's own id, not the tool_use id
 
     (node,) = json.loads(field.purlin("agents", session, "--json").stdout)["subagents"]
-    assert (node["id"], node["status"]) == (agent_id, "unfinished")
+    # stopped before the Agent call returned: the call reads interrupted; after it returned
+    # (a background agent) no end was ever notified: unfinished. Never completed nor failed.
+    assert node["id"] == agent_id and node["status"] in ("interrupted", "unfinished"), node
 
 
-@pytest.mark.xfail(strict=True, reason="needs issue-13: the resume briefing holds the agent's prompt")
+@pytest.mark.xfail(
+    strict=True, reason="needs issue-13: the resume briefing holds the agent's prompt"
+)
 def test_resume_task_briefs_an_interrupted_subagent_with_its_prompt(field):
     entry = interrupted_subagent(field)
     resumed = field.purlin("resume-task", entry["agent_id"])

@@ -1,0 +1,87 @@
+"""Scenario 7: revive and resurrect type into the real interactive Claude Code in tmux."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.field.scripted_model import Logged, conversation, last_user, text, typed, user_texts
+
+_PASTED = re.compile(r'\s*<pasted_content id="(\w+)">\n(.*)\n</pasted_content id="\1">\s*', re.S)
+
+
+def submitted(request: Logged) -> str:
+    """The text the user submitted in the newest message; a paste is unwrapped from the
+    ``<pasted_content>`` marks the client puts around it."""
+    said = typed(request.body)
+    pasted = _PASTED.fullmatch(said)
+    return pasted.group(2) if pasted else said.strip()
+
+
+def prompts_holding(model, mark: str) -> list[Logged]:
+    """Requests whose newest user message holds ``mark``: one per time it was submitted."""
+    return [r for r in model.messages if user_texts(r.body) and mark in user_texts(r.body)[-1]]
+
+
+def dead_agent(field, mark: str) -> str:
+    """A session that ran and ended (registered by our hooks): the agent to bring back."""
+    field.model.reply(conversation(mark), text("Schema migrated to version 7."))
+    run = field.claude(f"{mark} migrate the schema", env={"PURLIN_ROLE": "qa"})
+    assert run.returncode == 0, run.stderr
+    agents = json.loads(field.purlin("agents-status", "--json").stdout)["agents"]
+    assert [(a["agent_id"], a["state"], a["role"]) for a in agents] == [
+        (run.session_id, "dead", "qa")
+    ]
+    return run.session_id
+
+
+def test_revive_types_the_briefing_into_the_real_client_once(field, tmux_server):
+    predecessor = dead_agent(field, "S7-DEAD")
+    field.settle_interactive(tmux_server.socket)
+    field.model.reply(last_user("Persona:"), text("I am the QA agent."))
+    field.model.reply(last_user("Revival:"), text("Taking over from my predecessor."))
+
+    revived = field.purlin("revive", predecessor, "--json")
+    assert revived.returncode == 0, revived.stderr
+    done = json.loads(revived.stdout)
+    assert [i["kind"] for i in done["injections"]] == ["persona", "revival"]
+    for injection in done["injections"]:
+        first_line = injection["text"].splitlines()[0]
+        arrived = field.wait_for(
+            lambda line=first_line: prompts_holding(field.model, line), 60, first_line
+        )
+        (request,) = arrived  # submitted once, as one user message
+        assert request.session_id == done["successor"]
+        assert submitted(request) == injection["text"].strip()
+    assert not field.model.unused()
+
+
+def test_resurrect_in_tmux_types_the_prompt_into_the_real_client_once(field, tmux_server):
+    origin = dead_agent(field, "S7-ORIGIN")
+    field.settle_interactive(tmux_server.socket)
+    field.model.reply(last_user("S7-TASK"), text("Back, with the migration's context."))
+
+    spawned = field.purlin(
+        "resurrect",
+        "--session",
+        origin,
+        "--yes",
+        "--spawn",
+        "tmux",
+        "--task",
+        "S7-TASK check the migration",
+    )
+    assert spawned.returncode == 0, spawned.stderr
+    (request,) = field.wait_for(lambda: prompts_holding(field.model, "S7-TASK"), 60, "the prompt")
+    prompt = submitted(request)
+    assert prompt.count("S7-TASK check the migration") == 1
+    assert "Schema migrated to version 7." in prompt  # the origin's context came along
+    assert request.session_id != origin
+    assert not field.model.unused()
+    (entry,) = [
+        json.loads(line)
+        for line in (field.home / ".claude" / "history" / "resurrection-log.jsonl")
+        .read_text()
+        .splitlines()
+    ]
+    assert entry["resurrected_from_session_id"] == origin
