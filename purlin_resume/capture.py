@@ -303,7 +303,42 @@ def session_started(
         marked = tracking.scan(project, settings)
         notes += [f"interrupted {d.entry['agent_id']}" for d in marked]
     text = briefing(project, settings, payload, role if role in ROLES else None)
+    line = recommendation_line(project, settings, payload, notes)
+    if line:
+        text = f"{text}\n\n{line}" if text else line
     return Outcome("; ".join(notes) or "nothing to do", text)
+
+
+def recommendation_line(project: Project, settings, payload: HookPayload, notes: list[str]) -> str | None:
+    """One line naming who worked on this before, when a candidate clears the threshold
+    (``recommend_in_briefing``). It reads the search index as it is (never builds it: a hook
+    stays fast), and a failure here costs only this line (named in the hook's notes)."""
+    if not settings.recommend_in_briefing:
+        return None
+    from purlin_resume import recommendation, resurrection
+
+    try:
+        env = resurrection.environment(None, project.root, settings)
+        task = recommendation.gather(
+            project.root, env.claude_root, payload.session_id, settings.main_branches
+        )
+        found = recommendation.recommend(env, task, limit=3, update=False)
+        if found:
+            recommendation.remember(env.cache, task, found)
+    except Exception as exc:  # noqa: BLE001 - one part of a briefing never silences the rest
+        notes.append(f"no recommendation: {' '.join(str(exc).split())}")
+        return None
+    if not found:
+        return None
+    best = found[0]
+    from purlin_resume import redact
+
+    what = f"{best.label()}" + (f" ({best.title})" if best.title else "")
+    line = (
+        f"Worked on this before: {what}: {best.why}. "
+        "Bring its expertise back with `purlin-resume resurrect --recommended 1`."
+    )
+    return redact.redact(line).text
 
 
 def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:

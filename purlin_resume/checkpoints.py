@@ -24,7 +24,7 @@ from purlin_resume.project import Project
 
 PLAIN_NAME = "session_checkpoint.md"
 _SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-SESSION_ENV = ("PURLIN_SESSION_ID", "CLAUDE_SESSION_ID")
+SESSION_ENV = ("PURLIN_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
 
 
 def session_id(explicit: str | None, env: Mapping[str, str] = os.environ) -> str | None:

@@ -80,6 +80,8 @@ class Settings:
     context_confirm_tokens: int = 20000
     full_context_turns: int = 10
     context_cache_seconds: int = 300
+    recommend_threshold: float = 35.0
+    recommend_in_briefing: bool = True
     source: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 

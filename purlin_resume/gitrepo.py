@@ -182,6 +182,15 @@ def changed_between(root: Path, base: str, tip: str = "HEAD") -> list[str]:
     return _paths(_run(root, "diff", "--name-only", "--no-renames", "-z", f"{base}..{tip}"))
 
 
+def changed_since_fork(root: Path, bases: tuple[str, ...]) -> list[str]:
+    """Paths the current branch changed since it left the first of ``bases`` that exists
+    (``git diff --name-only BASE...HEAD``); none when no base exists or HEAD is the base."""
+    for base in bases:
+        if commit_exists(root, base):
+            return _paths(_run(root, "diff", "--name-only", "--no-renames", "-z", f"{base}...HEAD"))
+    return []
+
+
 def commits_between(root: Path, base: str, tip: str = "HEAD", count: int = 20) -> list[str]:
     """``git log --oneline BASE..TIP`` lines, newest first, at most ``count``."""
     out = _run(root, "log", "--oneline", f"-{count}", f"{base}..{tip}")

@@ -239,6 +239,16 @@ def select(
     return chosen
 
 
+def outcomes_by_source(entries: Iterable[dict[str, Any]]) -> dict[tuple, Counter]:
+    """How each resurrected conversation fared: (session id, agent id or None) -> outcomes."""
+    found: dict[tuple, Counter] = defaultdict(Counter)
+    for entry in entries:
+        session = entry.get("resurrected_from_session_id")
+        if session and entry.get("outcome") in OUTCOMES:
+            found[(session, entry.get("resurrected_from_agent_id"))][entry["outcome"]] += 1
+    return dict(found)
+
+
 def _percentile(values: list[float], share: float) -> float | None:
     """Nearest-rank percentile."""
     if not values:

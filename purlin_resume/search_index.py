@@ -35,7 +35,7 @@ from purlin_resume import redact
 from purlin_resume.claude import layout
 from purlin_resume.errors import PurlinError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 BODY_LIMIT = 2_000_000
 FUZZY_MIN = 80
 TYPO_MIN = 75  # a query word and an index word this close (rapidfuzz ratio) are one word
@@ -197,6 +197,9 @@ CREATE INDEX IF NOT EXISTS docs_session ON docs(session_path);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
     title, project, body, tokenize = 'unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(docs_fts, 'row');
+CREATE TABLE IF NOT EXISTS doc_files(doc INTEGER NOT NULL, path TEXT NOT NULL, edited INTEGER);
+CREATE INDEX IF NOT EXISTS doc_files_path ON doc_files(path);
+CREATE INDEX IF NOT EXISTS doc_files_doc ON doc_files(doc);
 """
 
 
@@ -294,6 +297,29 @@ def _body(transcript) -> str:
     return redact.redact(text).text
 
 
+def conversation_files(transcript, session_project: str | None = None) -> list[tuple[str, int]]:
+    """The files a conversation edited (1) or only read (0), relative to its project when inside
+    it, so that clones and worktrees of one repository compare, else as recorded. A subagent that
+    moved into a sub-folder has its files relative to both (the session's project and its own)."""
+    roots = [r for r in dict.fromkeys([session_project, transcript.project_path]) if r]
+    rows: dict[str, int] = {}
+    for edited, names in ((0, transcript.files_touched()), (1, transcript.files_modified())):
+        for name in names:
+            path = Path(name)
+            forms = [
+                path.relative_to(root).as_posix()
+                for root in roots
+                if path.is_absolute() and path.is_relative_to(root)
+            ] or [name]
+            for form in forms:
+                rows[form] = max(rows.get(form, 0), edited)
+    paths = list(rows)
+    cleaned = redact.redact("\n".join(paths)).text.split("\n")  # one pass for all of them
+    if len(cleaned) != len(paths):  # a path with a line break in it
+        cleaned = [redact.redact(path).text for path in paths]
+    return list(zip(cleaned, rows.values()))
+
+
 def _one_line(text: str | None, limit: int = 120) -> str | None:
     if not text:
         return None
@@ -317,6 +343,7 @@ def _documents(view) -> Iterable[dict[str, Any]]:
             "transcript": main,
             "title": _one_line(redact.redact(title).text if title else None),
             "agent_type": "main",
+            "session_project": main.project_path,
         }
     for node in view.all_subagents():
         transcript = view.agents.get(node.id) if node.id else None
@@ -331,6 +358,7 @@ def _documents(view) -> Iterable[dict[str, Any]]:
                 redact.redact(node.description or transcript.first_prompt or "").text
             ),
             "agent_type": node.agent_type,
+            "session_project": main.project_path if main is not None else None,
         }
 
 
@@ -360,6 +388,7 @@ def refresh(root: Path, cache: Path) -> dict[str, int]:
                     )
                 ]
                 connection.executemany("DELETE FROM docs_fts WHERE rowid=?", [(r,) for r in rows])
+                connection.executemany("DELETE FROM doc_files WHERE doc=?", [(r,) for r in rows])
                 connection.execute("DELETE FROM docs WHERE session_path=?", (key,))
                 connection.execute("DELETE FROM sessions WHERE path=?", (key,))
             for key in changed:
@@ -393,6 +422,13 @@ def refresh(root: Path, cache: Path) -> dict[str, int]:
                             transcript.project_path or "",
                             _body(transcript),
                         ),
+                    )
+                    connection.executemany(
+                        "INSERT INTO doc_files(doc, path, edited) VALUES (?,?,?)",
+                        [
+                            (cursor.lastrowid, path, edited)
+                            for path, edited in conversation_files(transcript, doc["session_project"])
+                        ],
                     )
                 connection.execute("INSERT INTO sessions VALUES (?,?)", (key, signature))
             connection.execute("COMMIT")
@@ -579,5 +615,96 @@ def search(
                 ).fetchone()
                 hits[rowid].snippet = " ".join(snippet[0].split()) if snippet else None
         return [hits[rowid] for rowid in ranked]
+    finally:
+        connection.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# related work (what ``recommend`` ranks)
+
+
+_ENDINGS = ("s", "es", "ed", "ing", "er", "ers", "ion", "ions")
+
+
+def _forms(connection: sqlite3.Connection, word: str) -> list[str]:
+    """``word`` and those of its plain inflections (overflows, rendering) the index holds."""
+    stem = word[:-1] if word.endswith("s") and len(word) > 4 else word
+    wanted = {word, stem, *(stem + ending for ending in _ENDINGS)}
+    if len(word) < 4:
+        return [word]
+    marks = ",".join("?" * len(wanted))
+    held = {row[0] for row in connection.execute(f"SELECT term FROM vocab WHERE term IN ({marks})", tuple(wanted))}
+    return [word, *sorted(held - {word})]
+
+
+@dataclass
+class Related:
+    """A conversation related to a task: by its words, by the files it edited or read, or both."""
+
+    hit: Hit
+    text: float = 0.0  # bm25, relative to the best match of the task's words (0..1)
+    words: list[str] = field(default_factory=list)  # the task's words it contains
+    edited: list[str] = field(default_factory=list)  # the task's files it edited
+    read: list[str] = field(default_factory=list)  # the task's files it only read
+
+
+def related(
+    root: Path,
+    cache: Path,
+    words: list[str],
+    files: list[str],
+    *,
+    exclude_session: str | None = None,
+    pool: int = 200,
+    update: bool = True,
+) -> list[Related]:
+    """The conversations that share words or files with a task (unranked, at most ``pool`` by
+    words plus every one that touched one of ``files``), those of ``exclude_session`` left
+    out. A word matches its plain inflections too (overflow: overflows). ``update=False`` reads the index as it
+    is, without looking at the transcripts (and finds nothing when there is no index yet)."""
+    path = index_path(root, cache)
+    if update:
+        refresh(root, cache)
+    elif not path.exists():
+        return []
+    connection = _connect(path)
+    try:
+        found: dict[int, Related] = {}
+        words = [w for w in dict.fromkeys(words) if w]
+        terms = {w: " OR ".join(_fts_phrase(t) for t in _forms(connection, w)) for w in words}
+        if words:
+            match = " OR ".join(terms.values())
+            rows = connection.execute(
+                f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, bm25(docs_fts, 4.0, 2.0, 1.0)"
+                " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
+                " WHERE docs_fts MATCH ? AND d.session_id IS NOT ?"
+                " ORDER BY bm25(docs_fts, 4.0, 2.0, 1.0) LIMIT ?",
+                (match, exclude_session, pool),
+            ).fetchall()
+            best = min((row[-1] for row in rows), default=-1.0) or -1.0
+            for row in rows:
+                rowid, hit = _hit(row[:-1])
+                found[rowid] = Related(hit, text=row[-1] / best if best < 0 else 0.0)
+            if found:
+                marks = ",".join("?" * len(found))
+                for word in words:
+                    for (rowid,) in connection.execute(
+                        f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({marks})",
+                        (terms[word], *found),
+                    ):
+                        found[rowid].words.append(word)
+        for chunk in range(0, len(files), 500):
+            part = files[chunk : chunk + 500]
+            rows = connection.execute(
+                f"SELECT f.path, f.edited, {', '.join('d.' + c for c in _COLUMNS.split(', '))}"
+                " FROM doc_files f JOIN docs d ON d.rowid = f.doc"
+                f" WHERE f.path IN ({','.join('?' * len(part))}) AND d.session_id IS NOT ?",
+                (*part, exclude_session),
+            ).fetchall()
+            for file_path, edited, *columns in rows:
+                rowid, hit = _hit(columns)
+                entry = found.setdefault(rowid, Related(hit))
+                (entry.edited if edited else entry.read).append(file_path)
+        return list(found.values())
     finally:
         connection.close()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 import time
+import functools
+import inspect
 from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional, get_type_hints
 
 import typer
 
@@ -204,24 +206,41 @@ def _preview(plan: Plan, lines: int = 40) -> str:
 
 @dataclass(frozen=True)
 class Delivery:
-    """The options every form of ``resurrect`` shares."""
+    """The options every form of ``resurrect`` shares (``delivered`` adds them to each form)."""
 
-    method: Method
-    task: str | None
-    yes: bool
-    no_redact: bool
-    spawn: Spawn
-    output: Path | None
-    tmux_socket: Path | None
-    notes: str | None
-    claude_dir: Path | None
-    project: Path | None
-    as_json: bool
+    method: MethodOption = Method.hybrid
+    task: TaskOption = None
+    yes: YesOption = False
+    no_redact: NoRedactOption = False
+    spawn: SpawnOption = Spawn.none
+    output: OutputOption = None
+    tmux_socket: SocketOption = None
+    notes: NotesOption = None
+    claude_dir: ClaudeDirOption = None
+    project: ProjectOption = None
+    as_json: JsonOption = False
 
-    @classmethod
-    def of(cls, values: dict[str, Any]) -> Delivery:
-        """From a command's parameters (its ``locals()``)."""
-        return cls(**{f.name: values[f.name] for f in fields(cls)})
+
+def delivered(form):
+    """A ``resurrect`` form: its own parameters, then Delivery's options, which reach it as one
+    ``options`` argument. Typer reads the command's parameters from its signature."""
+    hints = get_type_hints(Delivery, include_extras=True)
+    shared = [
+        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
+        for f in fields(Delivery)
+    ]
+    own = [
+        p for p in inspect.signature(form, eval_str=True).parameters.values() if p.name != "options"
+    ]
+
+    @functools.wraps(form)
+    def command(**values: Any) -> None:
+        options = Delivery(**{f.name: values.pop(f.name) for f in fields(Delivery)})
+        form(**values, options=options)
+
+    command.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in own + shared}
+    return command
 
 
 def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None:
@@ -344,7 +363,11 @@ class ResurrectGroup(PurlinGroup):
 
     def parse_args(self, ctx, args):
         if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
-            args = (["direct"] if args[0].startswith("-") else ["name"]) + list(args)
+            if args[0].split("=")[0] == "--recommended":
+                form = "recommended"
+            else:
+                form = "direct" if args[0].startswith("-") else "name"
+            args = [form, *args]
         return super().parse_args(ctx, args)
 
 
@@ -354,7 +377,8 @@ resurrect = typer.Typer(
     help=(
         "Bring an earlier agent's expertise back as a new agent. "
         "'resurrect NAME' (a bookmark), 'resurrect find \"QUERY\"' (search), "
-        "'resurrect --session S [--agent A] [--from PATH]' (ids), 'resurrect done RES_ID' "
+        "'resurrect --session S [--agent A] [--from PATH]' (ids), "
+        "'resurrect --recommended N' (the Nth of 'purlin-resume recommend'), 'resurrect done RES_ID' "
         "(record the outcome). The options of each form: 'resurrect NAME --help', "
         "'resurrect --session S --help'."
     ),
@@ -364,41 +388,25 @@ app.add_typer(resurrect, name="resurrect", rich_help_panel="Resurrection")
 
 
 @resurrect.command("name", hidden=True)
+@delivered
 def by_name(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Bookmark name or id.")],
-    method: MethodOption = Method.hybrid,
-    task: TaskOption = None,
-    yes: YesOption = False,
-    no_redact: NoRedactOption = False,
-    spawn: SpawnOption = Spawn.none,
-    output: OutputOption = None,
-    tmux_socket: SocketOption = None,
-    notes: NotesOption = None,
-    claude_dir: ClaudeDirOption = None,
-    project: ProjectOption = None,
-    as_json: JsonOption = False,
+    *,
+    options: Delivery,
 ) -> None:
     """Resurrect a bookmarked agent (local bookmarks first, then global)."""
     from purlin_resume import resurrection
 
-    _run("bookmark", name, lambda env: [resurrection.by_bookmark(env, name)], Delivery.of(locals()))
+    _run("bookmark", name, lambda env: [resurrection.by_bookmark(env, name)], options)
 
 
 @resurrect.command("find")
+@delivered
 def by_search(
     query: Annotated[list[str], typer.Argument(metavar="QUERY", help="What the agent did.")],
     limit: Annotated[int, typer.Option("--limit", min=1, help="Candidates shown.")] = 5,
-    method: MethodOption = Method.hybrid,
-    task: TaskOption = None,
-    yes: YesOption = False,
-    no_redact: NoRedactOption = False,
-    spawn: SpawnOption = Spawn.none,
-    output: OutputOption = None,
-    tmux_socket: SocketOption = None,
-    notes: NotesOption = None,
-    claude_dir: ClaudeDirOption = None,
-    project: ProjectOption = None,
-    as_json: JsonOption = False,
+    *,
+    options: Delivery,
 ) -> None:
     """Resurrect the agent a search finds (interactive: pick from the ranked matches)."""
     from purlin_resume import resurrection
@@ -406,10 +414,11 @@ def by_search(
     text = " ".join(query).strip()
     if not text:
         raise UsageError('give words to search for, e.g. resurrect find "tmux tests yesterday"')
-    _run("fuzzy", text, lambda env: resurrection.by_search(env, text, limit), Delivery.of(locals()))
+    _run("fuzzy", text, lambda env: resurrection.by_search(env, text, limit), options)
 
 
 @resurrect.command("direct", hidden=True)
+@delivered
 def by_ids(
     session: Annotated[
         str, typer.Option("--session", help="Session id (or a unique prefix).", show_default=False)
@@ -424,17 +433,8 @@ def by_ids(
         Optional[Path],
         typer.Option("--from", help="The project the agent worked in.", show_default=False),
     ] = None,
-    method: MethodOption = Method.hybrid,
-    task: TaskOption = None,
-    yes: YesOption = False,
-    no_redact: NoRedactOption = False,
-    spawn: SpawnOption = Spawn.none,
-    output: OutputOption = None,
-    tmux_socket: SocketOption = None,
-    notes: NotesOption = None,
-    claude_dir: ClaudeDirOption = None,
-    project: ProjectOption = None,
-    as_json: JsonOption = False,
+    *,
+    options: Delivery,
 ) -> None:
     """Resurrect an agent by its session and agent ids."""
     from purlin_resume import path_safety, resurrection
@@ -460,7 +460,58 @@ def by_ids(
         return [candidate]
 
     query = " ".join(filter(None, [session, agent]))
-    _run("direct", query, candidates, Delivery.of(locals()))
+    _run("direct", query, candidates, options)
+
+
+@resurrect.command("recommended", hidden=True)
+@delivered
+def by_recommendation(
+    number: Annotated[
+        int,
+        typer.Option(
+            "--recommended",
+            min=1,
+            help="The Nth of the last 'purlin-resume recommend' list (made now if there is none).",
+        ),
+    ],
+    *,
+    options: Delivery,
+) -> None:
+    """Resurrect an agent that 'purlin-resume recommend' named."""
+    from purlin_resume import recommendation, resurrection
+
+    def candidates(env: Environment) -> list[Candidate]:
+        here = str(env.project_root) if env.project_root is not None else None
+        listed = recommendation.remembered(env.cache, here)
+        if listed is None:
+            _, found = _recommendations(env, None, [], None, max(number, 5), None)
+            listed = [r.to_dict() for r in found]
+        if number > len(listed):
+            raise UsageError(
+                f"--recommended {number}: the last recommendations hold {len(listed)}; "
+                "run 'purlin-resume recommend' to see them"
+            )
+        chosen = listed[number - 1]
+        agent = chosen.get("agent_id")
+        mark = next(
+            (m for m in env.shelves.all() if (m.session_id, m.agent_id) == (chosen["session_id"], agent)),
+            None,
+        )
+        return [
+            resurrection.Candidate(
+                chosen["session_id"],
+                agent,
+                title=chosen.get("title"),
+                project=chosen.get("project"),
+                score=chosen.get("score"),
+                reasons=[chosen.get("why") or "recommended"],
+                bookmark=mark,
+                agent_type=chosen.get("agent_type"),
+                ended_at=chosen.get("ended_at"),
+            )
+        ]
+
+    _run("fuzzy", f"recommended #{number}", candidates, options)
 
 
 @resurrect.command("done")
@@ -534,6 +585,103 @@ def find_command(
         print_text(f"Nothing matches {text!r}.\n")
         return
     print_text("\n".join(_candidate_line(n, c) for n, c in enumerate(found, 1)) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# recommend
+
+
+def _recommendations(env, task_text, files, session, limit, threshold):
+    from purlin_resume import checkpoints, recommendation
+
+    session = checkpoints.session_id(session)
+    if task_text is not None:
+        here = str(env.project_root) if env.project_root else None
+        task = recommendation.Task.told(task_text, files, session, here)
+    else:
+        task = recommendation.gather(
+            env.project_root, env.claude_root, session, env.settings.main_branches
+        )
+        task.files += [f for f in files if f not in task.files]
+    if env.live_catalog() is None and not env.shelves.all():
+        raise PurlinError(
+            f"no Claude Code transcripts in {env.claude_root} and no bookmarks: nothing to "
+            "recommend; pass --claude-dir or set CLAUDE_CONFIG_DIR"
+        )
+    found = recommendation.recommend(env, task, limit=limit, threshold=threshold)
+    recommendation.remember(env.cache, task, found)
+    return task, found
+
+
+@app.command("recommend", rich_help_panel="Resurrection")
+def recommend_command(
+    task: Annotated[
+        Optional[str],
+        typer.Option(
+            "--task",
+            help="What you are working on (default: this session's first prompt, the branch, "
+            "the changed files and a live checkpoint's feature).",
+            show_default=False,
+        ),
+    ] = None,
+    file: Annotated[
+        Optional[list[str]],
+        typer.Option("--file", help="A file in play, relative to the project (repeat).", show_default=False),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Recommendations shown.")] = 5,
+    threshold: Annotated[
+        Optional[float],
+        typer.Option(
+            "--threshold",
+            min=0,
+            max=100,
+            help="Lowest score recommended (default: the recommend_threshold setting, 35).",
+            show_default=False,
+        ),
+    ] = None,
+    session: Annotated[
+        Optional[str],
+        typer.Option(
+            "--session",
+            help="The current session (default: $PURLIN_SESSION_ID, $CLAUDE_CODE_SESSION_ID).",
+            show_default=False,
+        ),
+    ] = None,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Who worked on this before: earlier agents ranked by the current task, with why."""
+    if task is not None and not task.strip():
+        raise UsageError("--task is empty: say what you are working on, or leave --task out")
+    env = _environment(claude_dir, project)
+    current, found = _recommendations(env, task, file or [], session, limit, threshold)
+    if as_json:
+        print_json(
+            {
+                "task": {"summary": current.summary(), "words": current.words, "files": current.files},
+                "threshold": env.settings.recommend_threshold if threshold is None else threshold,
+                "recommendations": [r.to_dict() for r in found],
+            }
+        )
+        return
+    lines = [f"Task: {current.summary()}"]
+    if not current.words and not current.files:
+        lines.append(
+            "Nothing to go on: no session prompt, branch, changed files or checkpoint; "
+            "say it with --task"
+        )
+    elif not found:
+        lines.append("No earlier agent clears the threshold; lower it with --threshold, or search with 'purlin-resume find'.")
+    for number, item in enumerate(found, 1):
+        kind = f" ({item.agent_type})" if item.agent_type and item.agent_type != "main" else ""
+        title = item.title if not item.title or len(item.title) <= 70 else item.title[:69] + "…"
+        lines.append(f"{number:2}. {item.score:5.1f}  {item.label()}{kind}  {title or ''}".rstrip())
+        where = item.project or "?"
+        lines.append(f"      {where}" + ("  [other repository]" if item.cross_repo else ""))
+        lines.append(f"      why: {item.why}")
+        lines.append(f"      purlin-resume resurrect --recommended {number}")
+    print_text("\n".join(lines) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------
