@@ -73,7 +73,9 @@ def quality(root: Path, cache: Path) -> list[str]:
     for case in everyone:
         if not case["edited"] or not case["started"]:
             continue
-        earlier = {c["key"]: c for c in everyone if c["started"] < case["started"] and c is not case}
+        earlier = {
+            c["key"]: c for c in everyone if c["started"] < case["started"] and c is not case
+        }
         relevant = {k for k, c in earlier.items() if c["edited"] & case["edited"]}
         if not relevant:
             continue
@@ -84,7 +86,9 @@ def quality(root: Path, cache: Path) -> list[str]:
             ranked = recommendation.rank(
                 task, root, cache, threshold=0, limit=1000, update=False, text_only=text_only
             )
-            keys = [(r.session_id, r.agent_id) for r in ranked if (r.session_id, r.agent_id) in earlier]
+            keys = [
+                (r.session_id, r.agent_id) for r in ranked if (r.session_id, r.agent_id) in earlier
+            ]
             rank = next((n for n, key in enumerate(keys, 1) if key in relevant), None)
             scores[label].append(rank)
     lines = [f"ranking quality, leave-one-out over {root}: {cases} case(s)"]
@@ -98,9 +102,7 @@ def quality(root: Path, cache: Path) -> list[str]:
         lines.append(f"  {label:12} hit@3 {hit3:.2f}   MRR {mrr:.3f}   ranks {ranks}")
     (c3, cm), (b3, bm) = figures["combined"], figures["words alone"]
     verdict = "ahead" if (c3, cm) > (b3, bm) else ("level" if (c3, cm) == (b3, bm) else "BEHIND")
-    lines.append(
-        f"  combined vs words alone: hit@3 {c3 - b3:+.2f}, MRR {cm - bm:+.3f} ({verdict})"
-    )
+    lines.append(f"  combined vs words alone: hit@3 {c3 - b3:+.2f}, MRR {cm - bm:+.3f} ({verdict})")
     return lines
 
 
@@ -109,11 +111,19 @@ def speed(runs: int, count: int, scratch: Path) -> list[str]:
     env = {**os.environ, "XDG_CACHE_HOME": str(scratch / "xdg"), "PYTHONPATH": str(REPO)}
     env.pop("CLAUDE_CODE_SESSION_ID", None)
     argv = [
-        sys.executable, "-m", "purlin_resume", "recommend", "--json",
-        "--task", "transcript renderer for subagents",
-        "--file", "lib/spotter/services/transcript_renderer.ex",
-        "--file", "lib/spotter_web/live/session_live.ex",
-        "--claude-dir", str(root),
+        sys.executable,
+        "-m",
+        "purlin_resume",
+        "recommend",
+        "--json",
+        "--task",
+        "transcript renderer for subagents",
+        "--file",
+        "lib/spotter/services/transcript_renderer.ex",
+        "--file",
+        "lib/spotter_web/live/session_live.ex",
+        "--claude-dir",
+        str(root),
     ]
 
     def process():
@@ -123,9 +133,7 @@ def speed(runs: int, count: int, scratch: Path) -> list[str]:
     process()  # builds the index
     cold = time.perf_counter() - started
     warm = median(process, runs)
-    anchor = median(
-        lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), runs
-    )
+    anchor = median(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), runs)
     cache = scratch / "xdg" / "purlin-resume"
     task = recommendation.Task(
         "transcript renderer for subagents",

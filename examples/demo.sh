@@ -15,6 +15,11 @@ echo
 echo "== purlin-resume checkpoints"
 purlin-resume checkpoints
 echo
+echo "== purlin-resume trust (the sample's tools/cdd/status.sh may run; kept in a temp folder here)"
+XDG_DATA_HOME=$(mktemp -d)
+export XDG_DATA_HOME
+purlin-resume trust
+echo
 echo "== purlin-resume restore builder"
 purlin-resume restore builder
 echo

@@ -45,7 +45,6 @@ NOISE_MARKERS = (
     "#no-reply",
     "#progress-only",
 )
-TRAILER = "Agent-Id"
 WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 SKIPPED_DIRS = frozenset(
     {
@@ -192,8 +191,10 @@ def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
     """The last record of the transcript that is not noise."""
     from purlin_resume.claude import records
 
-    if subject.transcript is None or not subject.transcript.is_file():
+    if subject.transcript is None:
         return []
+    if not subject.transcript.is_file():
+        raise PurlinError(f"{subject.transcript} does not exist or is not a file")
     for record in reversed(records.tail(subject.transcript)):
         if record.get("type") not in ("user", "assistant", "system"):
             continue
@@ -243,8 +244,9 @@ def files_touched(subject: Subject) -> set[str]:
 
 
 def _trailer_names(message: str, agent_id: str) -> bool:
-    pattern = re.compile(rf"^{TRAILER}:\s*{re.escape(agent_id)}\s*$", re.M | re.I)
-    return bool(pattern.search(message))
+    from purlin_resume import commit_log
+
+    return agent_id.lower() in {name.lower() for name in commit_log.trailer_agents(message)}
 
 
 def attribution(commit: gitrepo.Commit, agent_id: str, touched: set[str]) -> list[str]:
@@ -463,14 +465,23 @@ def screen_digest(screen: str) -> str:
     return hashlib.sha256("\n".join(kept).encode()).hexdigest()
 
 
+def _pane_key(server: tmux.Server, pane: str, agent_id: str) -> str:
+    return f"{server.label}:{pane}:{agent_id}"
+
+
 def pane_signals(
     subject: Subject, now: datetime, server: tmux.Server, cache_dir: Path
 ) -> list[ActivitySignal]:
     """The pane's text changed since the previous sample (each call takes a new sample)."""
-    if subject.pane is None or not tmux.available() or not tmux.pane_alive(server, subject.pane):
+    if subject.pane is None:
         return []
-    digest = screen_digest(tmux.capture(server, subject.pane))
-    key = f"{server.socket or 'default'}:{subject.pane}:{subject.agent_id}"
+    if not tmux.available():
+        raise PurlinError("tmux is not installed")
+    screen = tmux.capture_if_alive(server, subject.pane)
+    if screen is None:  # gone, perhaps between the liveness check and the capture
+        raise PurlinError(f"tmux pane {subject.pane} is not reachable on {server.label}")
+    digest = screen_digest(screen)
+    key = _pane_key(server, subject.pane, subject.agent_id)
     previous: dict[str, Any] = {}
 
     def change(data: Any) -> None:
@@ -484,6 +495,22 @@ def pane_signals(
     if previous.get("digest") and previous["digest"] != digest:
         return [ActivitySignal(Source.PANE, now, 0.4, "pane text changed since the last sample")]
     return []
+
+
+def pane_injected(
+    server: tmux.Server, pane: str, agent_id: str, now: datetime, cache_dir: Path
+) -> None:
+    """Our own text went into the pane (a nudge): the next sample is a new baseline, so the
+    change the injection made is never taken for the agent's activity."""
+    key = _pane_key(server, pane, agent_id)
+
+    def change(data: Any) -> None:
+        if not isinstance(data, dict):
+            raise CorruptFile(cache_dir / PANE_SAMPLES, "the top level must be an object")
+        data[key] = {"digest": None, "injected_at": clock.iso(now)}
+
+    gitrepo.exclude_state_files(cache_dir, PANE_SAMPLES, PANE_SAMPLES + ".lock")
+    store.update_json(cache_dir / PANE_SAMPLES, change, default={})
 
 
 # -- all together -------------------------------------------------------------------------

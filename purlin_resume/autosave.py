@@ -11,7 +11,8 @@ transcript rather than from the model's memory:
 | Notes | the files the session changed (Edit, Write, MultiEdit, NotebookEdit), then the last assistant message |
 | Source | ``PreCompact hook (auto compaction)`` or ``PreCompact hook (manual /compact)`` |
 
-Role: the session's role in the registry, else ``builder`` (the role of a coding session; its
+Role: the session's role in the registry, else the role of the session's own newest checkpoint
+(a QA agent that saved once stays QA), else ``builder`` (the role of a coding session; its
 protocol step is marked as not recorded). Everything taken from the transcript is redacted.
 A checkpoint the agent saved itself for the same session is never overwritten by one of these.
 """
@@ -25,7 +26,6 @@ from purlin_resume import redact
 from purlin_resume.checkpoint import Checkpoint, fold
 from purlin_resume.claude.transcript import COMMAND, PROMPT, ReadOptions, Transcript
 from purlin_resume.project import relative_paths
-from purlin_resume.roles import ROLES
 
 SOURCE_PREFIX = "PreCompact hook"
 DEFAULT_ROLE = "builder"
@@ -43,10 +43,6 @@ def source_for(trigger: str | None) -> str:
 
 def is_automatic(cp: Checkpoint | None) -> bool:
     return cp is not None and (cp.source or "").startswith(SOURCE_PREFIX)
-
-
-def role_for(registered: str | None) -> str:
-    return registered if registered in ROLES else DEFAULT_ROLE
 
 
 def _cut(text: str, limit: int) -> str:

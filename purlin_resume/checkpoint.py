@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from purlin_resume import templating
 from purlin_resume.errors import UsageError
-from purlin_resume.roles import ROLES
+from purlin_resume.roles import ROLES, with_article
 
 Kind = Literal["line", "list", "numbered", "text"]
 NONE = "None"
@@ -44,6 +44,11 @@ class Field:
     roles: tuple[str, ...] = ROLES
     required: bool = False
     help: str = ""
+    option: str = ""  # the ``save`` option, when it is not ``--KEY`` (repeatable ones are singular)
+
+    @property
+    def flag(self) -> str:
+        return self.option or "--" + self.key.replace("_", "-")
 
 
 FIELDS: tuple[Field, ...] = (
@@ -77,6 +82,7 @@ FIELDS: tuple[Field, ...] = (
         "list",
         ("builder",),
         help="decisions not yet recorded (repeatable)",
+        option="--pending-decision",
     ),
     Field(
         "discoveries",
@@ -84,6 +90,7 @@ FIELDS: tuple[Field, ...] = (
         "list",
         ("qa",),
         help="discoveries recorded this session (repeatable)",
+        option="--discovery",
     ),
     Field(
         "verification_queue",
@@ -99,6 +106,7 @@ FIELDS: tuple[Field, ...] = (
         ("architect",),
         True,
         "spec reviews in progress (repeatable)",
+        option="--spec-review",
     ),
     Field(
         "discovery_processing",
@@ -336,14 +344,14 @@ def from_fields(
     foreign = sorted(k for k, v in values.items() if k not in allowed and v not in (None, [], ()))
     if foreign:
         raise UsageError(
-            f"not fields of a {role} checkpoint: {', '.join(foreign)} "
+            f"not fields of {with_article(role)} checkpoint: {', '.join(foreign)} "
             f"(its fields: {', '.join(sorted(allowed))})"
         )
     missing = missing_fields(role, values)
     if missing:
         raise UsageError(
-            f"missing required fields for a {role} checkpoint: "
-            + ", ".join(f"{f.key} (--{f.key.replace('_', '-')})" for f in missing)
+            f"missing required fields for {with_article(role)} checkpoint: "
+            + ", ".join(f"{f.key} ({f.flag})" for f in missing)
         )
     data: dict[str, Any] = {}
     for f in fields_for(role):

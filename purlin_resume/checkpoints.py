@@ -10,33 +10,31 @@
 
 from __future__ import annotations
 
+import glob
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from purlin_resume import checkpoint as checkpoint_format
-from purlin_resume import clock, gitrepo, store
+from purlin_resume import clock, current_session, gitrepo, ids, store
 from purlin_resume.checkpoint import Checkpoint
 from purlin_resume.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.project import Project
+from purlin_resume.roles import display_name, with_article
 
 PLAIN_NAME = "session_checkpoint.md"
-_SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-SESSION_ENV = ("PURLIN_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
+CACHE = ".purlin/cache/"
 
 
 def session_id(explicit: str | None, env: Mapping[str, str] = os.environ) -> str | None:
-    """``--session``, else ``$PURLIN_SESSION_ID``, else ``$CLAUDE_SESSION_ID``; checked to be a safe name."""
-    value = (
-        explicit
-        if explicit is not None
-        else next((env[k] for k in SESSION_ENV if env.get(k)), None)
-    )
+    """``--session``, else the session the environment names (see ``current_session``);
+    checked to be a safe name. An empty ``--session ""`` (a slash command whose
+    ``${CLAUDE_SESSION_ID}`` was not filled in) counts as not given."""
+    value = explicit if explicit else current_session.from_environment(env)
     if value is None:
         return None
-    if not _SESSION.fullmatch(value) or value.endswith(".md"):
+    if not ids.SESSION.valid(value) or value.endswith(".md"):
         raise UsageError(
             f"session id '{value}' is not usable as a name: letters, digits, '.', '_' and '-' only"
         )
@@ -77,26 +75,64 @@ def read(path: Path) -> Checkpoint:
         raise CorruptFile(path, exc.message) from None
 
 
-def save(project: Project, cp: Checkpoint) -> Path:
-    """Write ``cp`` to its session's path (atomically) and keep the cache out of git."""
+def uncommitted(project: Project) -> list[str]:
+    """``XY path`` lines of the work tree's changes, as a checkpoint lists them, without our own
+    cache (before the first ``save`` has it ignored, git lists it as untracked)."""
+    if gitrepo.toplevel(project.root) is None:
+        return []
+    folder = project.purlin_dir
+    ours_only = not folder.is_dir() or {p.name for p in folder.iterdir()} <= {"cache"}
+    lines = []
+    for line in gitrepo.status_lines(project.root):
+        path = line[3:].strip('"')
+        if path.startswith(CACHE) or (path == ".purlin/" and ours_only):
+            continue
+        lines.append(f"{line[:2].strip()} {line[3:]}")
+    return lines
+
+
+@dataclass(frozen=True)
+class Saved:
+    """Where a checkpoint was written, and where an unreadable one it replaced was kept."""
+
+    path: Path
+    kept_aside: Path | None = None
+
+
+def save(project: Project, cp: Checkpoint) -> Saved:
+    """Write ``cp`` to its session's path (atomically) and keep the cache out of git.
+
+    A checkpoint already there that does not parse is moved into the archive first
+    (``<name>-unreadable-<time>.md``): whatever it held is never lost by saving over it.
+    """
     if gitrepo.toplevel(project.root) is not None:
-        gitrepo.ensure_ignored(project.root, ".purlin/cache/")
+        gitrepo.ensure_ignored(project.root, CACHE)
     target = path_for(project, cp.session)
+    kept = None
+    if target.exists():
+        try:
+            read(target)
+        except CorruptFile:
+            kept = _archive(project, target, "-unreadable")
     store.write_text(target, checkpoint_format.render(cp))
-    return target
+    return Saved(target, kept)
+
+
+def _archive(project: Project, path: Path, label: str = "") -> Path:
+    stamp = clock.iso().replace(":", "").replace("-", "")
+    return store.move(path, archive_dir(project) / f"{path.stem}{label}-{stamp}.md")
 
 
 def take(
     project: Project, role: str, values: Mapping[str, object], session: str | None
-) -> tuple[Path, Checkpoint]:
+) -> tuple[Saved, Checkpoint]:
     """Save a checkpoint of ``role`` from ``values``; branch and uncommitted changes from git."""
-    uncommitted = [f"{line[:2].strip()} {line[3:]}" for line in gitrepo.status_lines(project.root)]
     cp = checkpoint_format.from_fields(
         role,
         dict(values),
         timestamp=clock.iso(),
         branch=gitrepo.branch(project.root),
-        uncommitted=uncommitted,
+        uncommitted=uncommitted(project),
         session=session,
     )
     return save(project, cp), cp
@@ -183,12 +219,33 @@ def _checked(found: LiveCheckpoint) -> LiveCheckpoint:
 
 def _role_notice(found: LiveCheckpoint, role: str) -> list[str]:
     if found.checkpoint and found.checkpoint.role != role:
-        return [f"This checkpoint was saved by a {found.checkpoint.role}, restored as {role}."]
+        saver, restorer = with_article(found.checkpoint.role), display_name(role)
+        return [f"This checkpoint was saved by {saver}, restored as {restorer}."]
     return []
+
+
+def of_session(project: Project, session: str, *, include_archive: bool = True) -> list[Checkpoint]:
+    """Every readable checkpoint ``session`` wrote, live or consumed, newest first."""
+    paths = [path_for(project, session), path_for(project, None)]
+    if include_archive and archive_dir(project).is_dir():
+        paths += archive_dir(project).glob(f"{glob.escape(session)}-*.md")
+        paths += archive_dir(project).glob("session_checkpoint-*.md")
+    found = []
+    for path in paths:
+        try:
+            cp = read(path)
+        except (CorruptFile, NotFound, OSError):
+            continue
+        if cp.session == session:
+            found.append(cp)
+    return sorted(found, key=_written_at, reverse=True)
+
+
+def _written_at(cp: Checkpoint) -> float:
+    moment = clock.parse(cp.timestamp)
+    return moment.timestamp() if moment else 0.0
 
 
 def consume(project: Project, found: LiveCheckpoint) -> Path:
     """Move a restored checkpoint into the archive; returns where it went."""
-    stamp = clock.iso().replace(":", "").replace("-", "")
-    name = f"{found.session or 'session_checkpoint'}-{stamp}.md"
-    return store.move(found.path, archive_dir(project) / name)
+    return _archive(project, found.path)

@@ -7,7 +7,8 @@ The post-commit git hook appends one object per commit (JSON Lines, newest last)
      "pid": 4242, "files": ["src/a.py"]}
 
 The session is the registered Claude Code process the commit ran under (its pid is an ancestor
-of the hook), else ``$PURLIN_SESSION_ID`` / ``$CLAUDE_SESSION_ID``, else the registered running
+of the hook), else the environment's session (``$PURLIN_SESSION_ID``,
+``$CLAUDE_CODE_SESSION_ID``, ``$CLAUDE_SESSION_ID``), else the registered running
 session in the same tmux pane; null when the commit was made by a person. This module is the
 only reader and writer of the file.
 """
@@ -15,17 +16,17 @@ only reader and writer of the file.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import registry, store
+from purlin_resume import current_session, registry, store
 from purlin_resume.errors import NotFound
 from purlin_resume.project import Project
 
 FILE_NAME = "commits.jsonl"
-SESSION_ENV = ("PURLIN_SESSION_ID", "CLAUDE_SESSION_ID")
 
 
 @dataclass(frozen=True)
@@ -54,16 +55,33 @@ def author_session(
     for pid in ancestor_pids:
         if pid in running:
             return running[pid]
-    for name in SESSION_ENV:
-        session = env.get(name)
-        if session:
-            return agents.get(session) or registry.RegisteredAgent(session)
+    session = current_session.from_environment(env)
+    if session:
+        return agents.get(session) or registry.RegisteredAgent(session)
     pane = env.get("TMUX_PANE")
     if pane:
         in_pane = [a for a in agents.values() if a.tmux_pane == pane and a.ended_at is None]
         if len(in_pane) == 1:
             return in_pane[0]
     return None
+
+
+TRAILER = "Agent-Id"
+_TRAILER = re.compile(rf"^{TRAILER}:[ \t]*(\S+)[ \t]*$", re.M | re.I)
+
+
+def trailer_agents(message: str) -> list[str]:
+    """The agent ids named by ``Agent-Id:`` trailers of a commit message."""
+    return _TRAILER.findall(message or "")
+
+
+def sessions_by_commit(project: Project) -> dict[str, str]:
+    """Full commit hash -> the session that made it, for the commits recorded with one."""
+    return {
+        r["commit"]: r["session_id"]
+        for r in read(project)
+        if isinstance(r.get("commit"), str) and isinstance(r.get("session_id"), str)
+    }
 
 
 def record(project: Project, entry: CommitRecord) -> None:
@@ -80,7 +98,7 @@ def read(project: Project) -> list[dict[str, Any]]:
     for line in text.splitlines():
         try:
             value = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict):
             out.append(value)

@@ -12,7 +12,11 @@ their counts, the files read and the files changed, the errors hit (a tool call 
 API error), and the decisions and conclusions the agent stated (its sentences that say it decided,
 concluded, found, fixed, confirmed, implemented or recommends something, or that tests pass).
 
-Every method keeps the metadata, the original task and the final output.
+Every method keeps the metadata, the original task, the findings and the final output, each
+once: the message that is the original task and the one that is the final output are left out of
+the conversation parts, since they have sections of their own. The findings are the agent's own
+conclusions: its sentences of decisions and results (as in the digest) over the whole
+conversation, then its last substantive messages, condensed; never the final output again.
 
 Token counts are an estimate, the same on every machine: one token per 4 characters of the text
 (rounded up), the usual rule of thumb for English and code with Claude's tokenizer. It is used
@@ -22,11 +26,11 @@ to compare methods and to warn about size, not to bill.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from purlin_resume import rendering
-from purlin_resume.claude.transcript import COMPACTION, Transcript, Turn
+from purlin_resume.claude.transcript import COMMAND, COMPACTION, PROMPT, Transcript, Turn
 
 METHODS = ("full", "summarized", "hybrid")
 DEFAULT_METHOD = "hybrid"
@@ -35,6 +39,8 @@ KEEP_TAIL = 3
 SHORT_CONVERSATION = 10
 CHARS_PER_TOKEN = 4
 MAX_FINDINGS = 25
+LAST_TEXTS = 3  # the agent's last substantive messages, added to the findings
+SUBSTANTIVE = 40  # characters a message needs to count as substantive
 MAX_ERRORS = 10
 FINDING_LENGTH = 240
 READ_TOOLS = frozenset({"Read", "NotebookRead"})
@@ -102,6 +108,7 @@ class Context:
     digest: Digest | None = None
     tail: list[str] = field(default_factory=list)
     transcript: str | None = None  # the full method: the whole conversation as Markdown
+    findings: list[str] = field(default_factory=list)  # the agent's conclusions (module doc)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -125,6 +132,60 @@ def _first_line(text: str | None, limit: int = 160) -> str:
     lines = [part.strip() for part in text.splitlines() if part.strip()][:2]
     line = " ".join(lines) if len(lines) == 2 and lines[0].endswith(":") else "".join(lines[:1])
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _condensed(text: str) -> str:
+    text = " ".join(text.split()).lstrip("-*# ")
+    return text if len(text) <= FINDING_LENGTH else text[: FINDING_LENGTH - 1] + "…"
+
+
+def _conclusions(text: str) -> list[str]:
+    """The sentences of ``text`` that state a decision, a cause, a fix or a result."""
+    found = []
+    for sentence in _SENTENCE.split(text):
+        sentence = _condensed(sentence)
+        if len(sentence) > 20 and _FINDING.search(sentence):
+            found.append(sentence)
+    return found
+
+
+def findings(turns: list[Turn]) -> list[str]:
+    """The agent's conclusions in ``turns``: its decision and result sentences (the latest
+    ``MAX_FINDINGS``, less those its last messages hold), then its last ``LAST_TEXTS``
+    substantive messages, condensed."""
+    said = [
+        turn.text
+        for turn in turns
+        if turn.role == "agent"
+        and turn.text.strip()
+        and not turn.text.lstrip().startswith("API Error")
+    ]
+    found: dict[str, None] = {}
+    for text in said:
+        for sentence in _conclusions(text):
+            found.setdefault(sentence, None)
+    last = [_condensed(text) for text in said if len(text.strip()) >= SUBSTANTIVE][-LAST_TEXTS:]
+    kept = [s for s in found if not any(s in text for text in last)][-MAX_FINDINGS:]
+    return list(dict.fromkeys([*kept, *last]))
+
+
+def _conversation(transcript: Transcript) -> list[Turn]:
+    """The messages the conversation parts show: all but the first prompt (the original task)
+    and the text of the agent's last message (its final output), which have sections of their
+    own. A last message that also called tools keeps its calls."""
+    messages = _messages(transcript)
+    first = next((t for t in messages if t.kind in (PROMPT, COMMAND) and t.text.strip()), None)
+    last = next((t for t in reversed(messages) if t.role == "agent" and t.text.strip()), None)
+    shown = []
+    for turn in messages:
+        if turn is first:
+            continue
+        if turn is last:
+            if not turn.tool_calls:
+                continue
+            turn = replace(turn, text="")
+        shown.append(turn)
+    return shown
 
 
 def digest(turns: list[Turn]) -> Digest:
@@ -151,14 +212,10 @@ def digest(turns: list[Turn]) -> Digest:
         if turn.text.lstrip().startswith("API Error") and len(errors) < MAX_ERRORS:
             errors.setdefault(_first_line(turn.text), None)
             continue
-        for sentence in _SENTENCE.split(turn.text):
-            sentence = " ".join(sentence.split()).lstrip("-*# ")
+        for sentence in _conclusions(turn.text):
             if len(findings) >= MAX_FINDINGS:
                 break
-            if len(sentence) > 20 and _FINDING.search(sentence):
-                if len(sentence) > FINDING_LENGTH:
-                    sentence = sentence[: FINDING_LENGTH - 1] + "…"
-                findings.setdefault(sentence, None)
+            findings.setdefault(sentence, None)
     result.tools = dict(sorted(tools.items(), key=lambda item: (-item[1], item[0])))
     result.files_read = [path for path in read if path not in changed]
     result.files_changed = list(changed)
@@ -194,7 +251,8 @@ def compress(transcript: Transcript, document: dict[str, Any], method: str) -> C
         tool_usage=dict(document.get("tool_calls_summary") or {}),
         turns=transcript.turn_count,
     )
-    messages = _messages(transcript)
+    messages = _conversation(transcript)
+    context.findings = findings(messages)
     if method == "full":
         options = rendering.MarkdownOptions(tools=True)
         context.transcript = "".join(

@@ -5,7 +5,7 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 
 | setting | default | meaning |
 |---|---|---|
-| status_command | ``tools/cdd/status.sh`` | regenerates the Critic report on restore (path relative to the project) |
+| status_command | ``tools/cdd/status.sh`` | regenerates the Critic report on restore (path relative to the project); runs only in a trusted project (``trust``) |
 | status_timeout | 60 | seconds the status command may run |
 | critic_report | ``CRITIC_REPORT.md`` | the Critic report read on restore |
 | main_branches | ``["main", "master"]`` | branches that get the main-branch command table |
@@ -94,6 +94,13 @@ class Settings:
 
 def _parse(path: Path) -> dict[str, Any]:
     text = store.read_text(path)
+    try:
+        return _parse_text(path, text)
+    except RecursionError:  # a hostile file: thousands of nested brackets
+        raise CorruptFile(path, "nested too deeply to read") from None
+
+
+def _parse_text(path: Path, text: str) -> dict[str, Any]:
     if path.suffix == ".json":
         try:
             data = json.loads(text) if text.strip() else {}
@@ -159,3 +166,12 @@ def load(project: Project) -> Settings:
                 raise PurlinError(f"{path}: 'resume' must be an object of settings")
             return Settings(**_check(path, section), source=path, raw=raw)
     return Settings()
+
+
+def load_or_defaults(project: Project) -> tuple[Settings, str | None]:
+    """The settings, or the defaults with one line saying why the config could not be used:
+    for what must fail open (hooks, the stall watch), never for a command the user runs."""
+    try:
+        return load(project), None
+    except PurlinError as exc:
+        return Settings(), f"{exc.message}; using the default settings"

@@ -1,10 +1,18 @@
 """Conflict detection before an agent is resumed.
 
-What changed since the agent was spawned (``git diff --name-only SPAWN..HEAD`` plus the work
-tree's uncommitted changes) is intersected with the files the agent modifies: its
-``files_modified``, else the files its work ref (the branch holding its work) changed since the
-spawn, else the files its own Claude Code transcript shows it edited (Edit, Write, MultiEdit,
-NotebookEdit). Each file in both is:
+What other agents (or people) changed since the agent was spawned is intersected with the files
+the agent modifies: its ``files_modified``, else the files its work ref (the branch holding its
+work) changed since the spawn, else the files its own Claude Code transcript shows it edited
+(Edit, Write, MultiEdit, NotebookEdit).
+
+The agent's own changes are not collisions. A commit since the spawn is the agent's own when an
+``Agent-Id:`` trailer names it, or when ``.purlin/cache/commits.jsonl`` records it from the
+agent's session and no trailer names another agent. An uncommitted change to one of the agent's
+files is its work in progress unless another agent of the history recorded that file too. So an
+interrupted agent that left work in progress resumes without ``--force``. (An agent with a work
+ref worked in its own checkout: uncommitted changes here are someone else's.)
+
+Each file the agent modifies that others changed is:
 
 - ``clean``: its work ref and the current state merge without conflict (``git merge-tree
   --write-tree``); both changes can stay;
@@ -20,10 +28,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
-from purlin_resume import gitrepo
+from purlin_resume import commit_log, gitrepo
 from purlin_resume.errors import PurlinError
 from purlin_resume.history import HistoryEntry
-from purlin_resume.project import Project, relative_paths
+from purlin_resume.project import Project, project_files
 
 CLEAN, CONFLICT, UNVERIFIED = "clean", "conflict", "unverified"
 
@@ -46,6 +54,8 @@ class ConflictReport:
     uncommitted: tuple[str, ...] = ()
     agent_files: tuple[str, ...] = ()
     agent_files_from: str | None = None
+    own_commits: tuple[str, ...] = ()
+    own_uncommitted: tuple[str, ...] = ()
     overlaps: tuple[Overlap, ...] = ()
     note: str | None = None
     blocking: tuple[Overlap, ...] = field(init=False)
@@ -107,10 +117,18 @@ def check(
             "pass --ref with the branch that holds its work"
         )
     skip = set(ignore)
-    changed = [p for p in gitrepo.changed_between(root, spawn) if p not in skip]
-    uncommitted = [p for p in gitrepo.uncommitted_paths(root) if p not in skip]
     ref_changed = gitrepo.changed_between(root, spawn, ref) if ref else []
     agent_files = entry.files_modified or ref_changed or transcript_files(project, entry.agent_id)
+    history_commits = gitrepo.commits_in(root, spawn)
+    sessions = commit_log.sessions_by_commit(project)
+    own = [c for c in history_commits if _is_own(c, entry, sessions.get(c.sha))]
+    others_committed = {f for c in history_commits if c not in own for f in c.files} - skip
+    uncommitted = [p for p in gitrepo.uncommitted_paths(root) if p not in skip]
+    claimed = claimed_by_others(project, entry)
+    # an agent with a work ref worked elsewhere: this work tree's edits are someone else's
+    mine = set() if ref else set(agent_files) - claimed
+    own_uncommitted = [p for p in uncommitted if p in mine]
+    others = sorted(others_committed | (set(uncommitted) - set(own_uncommitted)))
     merged = None
     if ref is not None:
         merged = gitrepo.merge_conflicts(root, gitrepo.work_tree_commit(root), ref)
@@ -121,7 +139,7 @@ def check(
         spawn_commit=spawn,
         work_ref=ref,
         commits=tuple(gitrepo.commits_between(root, spawn)),
-        changed=tuple(changed),
+        changed=tuple(p for p in gitrepo.changed_between(root, spawn) if p not in skip),
         uncommitted=tuple(uncommitted),
         agent_files=tuple(agent_files),
         agent_files_from=(
@@ -133,21 +151,42 @@ def check(
             if agent_files
             else None
         ),
-        overlaps=classify(
-            [*changed, *uncommitted],
-            agent_files,
-            merged,
-            ref_changed,
-            gitrepo.untracked_paths(root),
-        ),
+        own_commits=tuple(_oneline(c) for c in own),
+        own_uncommitted=tuple(own_uncommitted),
+        overlaps=classify(others, agent_files, merged, ref_changed, gitrepo.untracked_paths(root)),
     )
+
+
+def _oneline(commit: gitrepo.Commit) -> str:
+    subject = commit.message.splitlines()[0] if commit.message else ""
+    return f"{commit.sha[:12]} {subject}".strip()
+
+
+def _is_own(commit: gitrepo.Commit, entry: HistoryEntry, session: str | None) -> bool:
+    """Whether ``commit`` is the agent's: a trailer names it (or its tool call), or it was made
+    from the agent's session and names no other agent."""
+    named = commit_log.trailer_agents(commit.message)
+    mine = {entry.agent_id, entry.data.get("tool_use_id")} - {None}
+    if named:
+        return bool(mine & set(named))
+    return session is not None and session == entry.session_id
+
+
+def claimed_by_others(project: Project, entry: HistoryEntry) -> set[str]:
+    """Files other agents of the history record as theirs (their ``files_modified``)."""
+    from purlin_resume import history
+
+    try:
+        doc = history.load(project)
+    except PurlinError:
+        return set()
+    mine = entry.agent_id
+    return {f for e in doc.latest() if e.agent_id != mine for f in e.files_modified}
 
 
 def transcript_files(project: Project, agent_id: str) -> list[str]:
     """Files inside the project that the agent's own transcript shows it edited; [] when its
     transcript cannot be found (Claude data folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``)."""
-    from pathlib import Path
-
     from purlin_resume.claude import catalog, layout
 
     try:
@@ -156,8 +195,7 @@ def transcript_files(project: Project, agent_id: str) -> list[str]:
         return []
     if opened.target.kind not in ("agent", "inline") or opened.transcript is None:
         return []
-    found = relative_paths([project.root], opened.transcript.files_modified())
-    return [name for name in found if not Path(name).is_absolute()]
+    return project_files([project.root], opened.transcript.files_modified())
 
 
 def _note(report: ConflictReport, note: str) -> ConflictReport:
@@ -173,7 +211,7 @@ def describe(reports: Iterable[ConflictReport]) -> str:
     ]
     unverified = any(o.kind == UNVERIFIED for r in reports for o in r.blocking)
     return (
-        "resume stopped, files changed since the spawn collide with the agent's own: "
+        "resume stopped, files other agents changed since the spawn collide with the agent's own: "
         + "; ".join(parts)
         + (
             " (unverified: the agent's own version is unknown; --ref BRANCH with its work checks them)"

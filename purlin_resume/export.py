@@ -139,3 +139,33 @@ def document(
             "duplicate_records": stats.duplicates,
         },
     }
+
+
+def no_conversation(
+    target_id: str, kind: str, session_id: str | None, subagent: Subagent | None, message: str
+) -> dict[str, Any]:
+    """The TR-3 document of a conversation whose transcript is gone: every key of ``document``,
+    empty, and a ``message`` saying why."""
+    return {
+        "agent_id": None if kind == "session" else target_id,
+        "session_id": session_id if kind != "session" else target_id,
+        "project_path": None,
+        "started_at": None,
+        "completed_at": None,
+        "duration_ms": subagent.duration_ms if subagent is not None else None,
+        "agent_type": "main" if kind == "session" else (subagent.agent_type if subagent else None),
+        "description": subagent.description if subagent is not None else None,
+        "status": subagent.status if subagent is not None else None,
+        "original_prompt": subagent.prompt if subagent is not None else None,
+        "conversation": [],
+        "final_output": None,
+        "files_analyzed": [],
+        "tool_calls_summary": {"total": 0, "by_tool": {}},
+        "git_branch": None,
+        "git_commit": None,
+        "claude_code_version": None,
+        "turns": 0,
+        "compactions": 0,
+        "skipped": {"malformed_lines": 0, "unknown_records": 0, "duplicate_records": 0},
+        "message": message,
+    }

@@ -267,11 +267,20 @@ def commits_since(root: Path, since_epoch: int) -> list[Commit]:
     """Commits reachable from HEAD committed after ``since_epoch``, newest first, with their paths."""
     if not has_commits(root):
         return []
+    # "@N +0000" is git's raw date; a bare "@N" is guessed at, and "@0" comes out as now.
+    return _log(root, f"--since=@{int(since_epoch)} +0000")
+
+
+def commits_in(root: Path, base: str, tip: str = "HEAD") -> list[Commit]:
+    """The commits of ``BASE..TIP``, newest first, with their messages and paths."""
+    return _log(root, f"{base}..{tip}")
+
+
+def _log(root: Path, *selection: str) -> list[Commit]:
     out = _run(
         root,
         "log",
-        # "@N +0000" is git's raw date; a bare "@N" is guessed at, and "@0" comes out as now.
-        f"--since=@{int(since_epoch)} +0000",
+        *selection,
         "--no-renames",
         "--name-only",
         "-z",

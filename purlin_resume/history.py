@@ -12,6 +12,7 @@ fail)::
     queued -> spawned -> completed
               spawned -> interrupted -> resumed -> completed
               spawned -> failed
+              spawned -> interrupted -> failed       (abandoned: "start fresh")
 
 An agent id can occur in several entries (the interrupted one, then the resumed one): the last
 entry of an id is that agent's current state.
@@ -28,7 +29,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import clock, gitrepo, store
+from purlin_resume import clock, gitrepo, ids, store
 from purlin_resume.errors import CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.project import Project
 
@@ -43,7 +44,7 @@ STATUSES = (QUEUED, SPAWNED, COMPLETED, INTERRUPTED, RESUMED, FAILED)
 TRANSITIONS: dict[str, tuple[str, ...]] = {
     QUEUED: (SPAWNED,),
     SPAWNED: (COMPLETED, INTERRUPTED, FAILED),
-    INTERRUPTED: (RESUMED,),
+    INTERRUPTED: (RESUMED, FAILED),  # failed: abandoned, "start fresh"
     RESUMED: (COMPLETED, INTERRUPTED, FAILED),
     COMPLETED: (),
     FAILED: (),
@@ -203,6 +204,13 @@ def check(path: Path, data: Any) -> dict[str, Any]:
             raise CorruptFile(path, f"entry {number} is not an object")
         if not isinstance(entry.get("agent_id"), str) or not entry["agent_id"]:
             raise CorruptFile(path, f"entry {number} has no agent_id")
+        found = ids.AGENT.problem(entry["agent_id"])
+        if found is None and entry.get("session_id") is not None:
+            found = ids.SESSION.problem(entry["session_id"])
+        for other in entry.get("depends_on") or []:
+            found = found or ids.AGENT.problem(other)
+        if found:
+            raise CorruptFile(path, f"entry {number}: {found}")
         if entry.get("status") not in STATUSES:
             raise CorruptFile(
                 path,
@@ -240,6 +248,8 @@ class NewAgent:
     granularity: str | None = None
     depends_on: tuple[str, ...] = ()
     work_ref: str | None = None
+    prompt: str | None = None
+    tool_use_id: str | None = None
 
     def described(self) -> dict[str, Any]:
         """The schema fields this request sets (checked), in schema order."""
@@ -278,20 +288,31 @@ class NewAgent:
             entry["parallel_group"] = group_id(
                 entry.get("granularity", "plan"), entry.get("phase"), entry.get("plan"), moment
             )
-        if self.work_ref:
-            entry["work_ref"] = self.work_ref
+        for name in ("work_ref", "prompt", "tool_use_id"):
+            if getattr(self, name):
+                entry[name] = getattr(self, name)
 
     def entry(self, status: str, moment: datetime) -> dict[str, Any]:
         """A complete new entry: every schema field, in schema order."""
         if not self.agent_id:
             raise UsageError("--agent-id must not be empty")
-        for option, value in (
-            ("--task", self.task),
-            ("--phase", self.phase),
-            ("--plan", self.plan),
-        ):
-            if not value:
-                raise UsageError(f"{option} is required for a new agent")
+        for wrong in filter(None, map(ids.AGENT.problem, (self.agent_id, *self.depends_on))):
+            raise UsageError(wrong)
+        missing = [
+            option
+            for option, value in (
+                ("--task", self.task),
+                ("--phase", self.phase),
+                ("--plan", self.plan),
+            )
+            if not value
+        ]
+        if missing:
+            names = (
+                ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
+            )
+            verb = "are" if len(missing) > 1 else "is"
+            raise UsageError(f"{names} {verb} required for a new agent (one not queued before)")
         entry: dict[str, Any] = {name: None for name in SCHEMA_FIELDS}
         entry.update(
             agent_id=self.agent_id,
@@ -454,16 +475,18 @@ def load(project: Project) -> AgentHistory:
     return AgentHistory(file, check(file, data))
 
 
-def init(project: Project) -> bool:
-    """Create the history from the template when absent; True when it was created.
-
-    An existing file is never touched; a broken one is reported.
+def init(project: Project) -> tuple[bool, PruneResult | None]:
+    """Create the history from the template when absent (True), else prune it when it holds
+    more than ``max_entries`` (GSD prunes while it initialises tracking): what pruning did, or
+    None when there was nothing to prune. A broken file is reported, never rewritten.
     """
     _keep_locks_out_of_git(project)
     if store.create_json(path(project), template()):
-        return True
-    load(project)
-    return False
+        return True, None
+    doc = load(project)
+    if len(doc.data["entries"]) <= doc.max_entries:
+        return False, None
+    return False, update(project, lambda current: prune(current.data))
 
 
 def update(project: Project, change: Callable[[AgentHistory], Any], create: bool = False) -> Any:
@@ -505,6 +528,8 @@ def parse_task_results(text: str | None) -> dict[str, Any] | None:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"--task-results is not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise UsageError("--task-results is nested too deeply") from None
     if not isinstance(value, dict):
         raise UsageError("--task-results must be a JSON object of per-task outcomes")
     return value

@@ -34,24 +34,40 @@ PROJECT_ENV = "CLAUDE_PROJECT_DIR"
 STALE_SECONDS = 60  # a spooled payload this old has no child working on it any more
 
 
-def project_root(cwd: str | None, env: Mapping[str, str]) -> Path:
-    """The project a hook call belongs to."""
+def _process_cwd() -> str | None:
+    """The process's working directory; None when it was deleted (a worktree removed under a
+    live session)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+def project_root(cwd: str | None, env: Mapping[str, str]) -> Path | None:
+    """The project a hook call belongs to; the process's own working directory only when
+    neither ``$CLAUDE_PROJECT_DIR`` nor the payload names a folder. None when none exists."""
     from pathlib import Path
 
     from purlin_resume import gitrepo
 
-    for candidate in (env.get("CLAUDE_PROJECT_DIR"), cwd, os.getcwd()):
+    named = [c for c in (env.get(PROJECT_ENV), cwd) if c and os.path.isabs(c)]
+    for candidate in named or [_process_cwd()]:
         if candidate and Path(candidate).is_dir():
             folder = Path(candidate).resolve()
             return gitrepo.work_tree_root(folder) or folder
-    return Path.cwd()
+    return None
 
 
-def log_failure(root: Path, event: str, payload_session: str | None, exc: BaseException) -> None:
-    """One redacted line in ``.purlin/cache/hook.log``; a failure to log is swallowed."""
+def log_failure(
+    root: Path | None, event: str, payload_session: str | None, exc: BaseException
+) -> None:
+    """One redacted line in ``.purlin/cache/hook.log`` (none without a project); a failure to
+    log is swallowed."""
     from contextlib import suppress
     from pathlib import Path
 
+    if root is None:
+        return
     with suppress(Exception):  # the hook must exit 0 whatever happens
         import traceback
 
@@ -78,7 +94,6 @@ def run(
 ) -> int:
     """Handle one hook call; always 0."""
     from contextlib import suppress
-    from pathlib import Path
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
@@ -98,6 +113,8 @@ def run(
             raise
         session = payload.session_id
         root = project_root(payload.cwd, env)
+        if root is None:
+            raise FileNotFoundError(f"no project folder: the payload's cwd {payload.cwd!r} is gone")
         handler = capture.HANDLERS[payload.event]
         if payload.event == "SessionStart":
             outcome = handler(Project(root), payload, env)
@@ -107,9 +124,12 @@ def run(
             stdout.write(hooks.session_context(outcome.output) + "\n")
             stdout.flush()
     except Exception as exc:  # noqa: BLE001 -- logged, never raised into Claude Code
-        log_failure(root or Path.cwd(), event, session, exc)
+        log_failure(root, event, session, exc)
         with suppress(Exception):
-            sys.stderr.write(f"purlin-resume hook {event}: {exc} (see .purlin/cache/{LOG_NAME})\n")
+            message = " ".join(str(getattr(exc, "message", None) or exc).split())
+            sys.stderr.write(
+                f"purlin-resume hook {event}: {message} (see .purlin/cache/{LOG_NAME})\n"
+            )
     return 0
 
 

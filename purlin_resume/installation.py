@@ -133,6 +133,8 @@ def read_settings(path: Path) -> tuple[str | None, dict]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CorruptFile(path, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise CorruptFile(path, "JSON nested too deeply to read") from None
     try:
         return text, claude_settings.check(data)
     except claude_settings.NotSettings as exc:

@@ -1,8 +1,10 @@
 """Registered agents alive or dead, and who succeeds whom (``previous_agent_id``).
 
-An agent is dead when its session ended (``ended_at``), its process is gone, or its tmux pane is
-gone; alive when its process runs (and its pane, if it has one, is there); unknown when the
-registry gives nothing to tell by (no process id, no pane, not ended).
+An agent is dead when its session ended (``ended_at``) or its process is gone; alive while its
+process runs, whatever its pane looks like. Only for an agent without a process id does the pane
+decide: open on its server is alive, gone from a running server is dead. A pane id is looked up
+on the server the agent recorded with it (``tmux_socket``), else on the configured one; a pane
+on a server that is not reachable proves nothing either way. Unknown: nothing to tell by.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class AgentStatus:
             "role": agent.role,
             "pid": agent.pid,
             "tmux_pane": agent.tmux_pane,
+            "tmux_socket": agent.tmux_socket,
             "cwd": agent.cwd,
             "started_at": agent.started_at,
             "ended_at": agent.ended_at,
@@ -53,21 +56,29 @@ def work_folder(project: Project, agent: RegisteredAgent) -> Path:
     return folder if folder.is_dir() else project.root
 
 
-def _pane_gone(server: tmux.Server, pane: str) -> bool:
-    return tmux.available() and not tmux.pane_alive(server, pane)
+def server_for(agent: RegisteredAgent, configured: tmux.Server) -> tmux.Server:
+    """The tmux server of ``agent``'s pane: the one it recorded, else the configured one."""
+    return tmux.Server(socket=Path(agent.tmux_socket)) if agent.tmux_socket else configured
 
 
 def liveness(agent: RegisteredAgent, server: tmux.Server) -> Liveness:
     if agent.ended_at:
         return Liveness(DEAD, f"ended at {agent.ended_at}")
-    if agent.pid is not None and not registry.pid_alive(agent.pid):
-        return Liveness(DEAD, f"process {agent.pid} is gone")
-    if agent.tmux_pane and _pane_gone(server, agent.tmux_pane):
-        return Liveness(DEAD, f"tmux pane {agent.tmux_pane} is gone")
     if agent.pid is not None:
+        if not registry.pid_alive(agent.pid):
+            return Liveness(DEAD, f"process {agent.pid} is gone")
         return Liveness(ALIVE, f"process {agent.pid} runs")
     if agent.tmux_pane and tmux.available():
-        return Liveness(ALIVE, f"tmux pane {agent.tmux_pane} is open")
+        own = server_for(agent, server)
+        if tmux.pane_alive(own, agent.tmux_pane):
+            return Liveness(ALIVE, f"tmux pane {agent.tmux_pane} is open")
+        if tmux.reachable(own):
+            return Liveness(DEAD, f"tmux pane {agent.tmux_pane} is gone")
+        if agent.tmux_socket and not Path(agent.tmux_socket).exists():
+            return Liveness(DEAD, f"its tmux server {own.label} is gone")
+        return Liveness(
+            UNKNOWN, f"tmux server {own.label} of pane {agent.tmux_pane} is not reachable"
+        )
     return Liveness(UNKNOWN, "no process id or tmux pane recorded")
 
 

@@ -11,6 +11,8 @@ failure, with its own message and what to do instead.
 5. meaningful: it holds a conversation (empty: a failure);
 6. size: over ``context_warn_tokens`` a warning, over ``context_confirm_tokens`` a question
    (``--method summarized`` is offered); the full method on a long agent: a warning.
+
+``outcome`` turns the checks into the outcome a resurrection is logged with (the one rule).
 """
 
 from __future__ import annotations
@@ -22,6 +24,11 @@ from typing import Any
 from purlin_resume.errors import NotFound
 
 OK, WARN, ASK, FAIL = "ok", "warn", "ask", "fail"
+SUCCESS, PARTIAL, FAILURE = "success", "partial", "failure"
+# The checks about the context itself: a warning from one of them means the new agent gets less
+# than the original agent had, or gets it from somewhere else. Size warnings do not: the context
+# is whole, only large.
+ABOUT_THE_CONTEXT = ("accessible", "extractable", "complete", "project")
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,25 @@ class PreflightFailed(NotFound):
         super().__init__(f"pre-flight {check.name}: {message}")
 
 
+def outcome(checks: list[Check]) -> tuple[str, str | None]:
+    """The outcome a resurrection is logged with, and why.
+
+    - ``failure``: a check failed (the resurrection did not happen);
+    - ``partial``: a check about the context warned: bookmarked on another host, the original
+      transcript gone (the archive is read), lines that did not parse, the agent crashed, hit
+      an API error, was interrupted or did not complete, its project is not on this machine
+      (or names none) or has moved on from the recorded commit;
+    - ``success``: otherwise, size warnings and questions included.
+
+    The reason names every check that made it so, in the order they ran.
+    """
+    failed = [c.message for c in checks if c.level == FAIL]
+    if failed:
+        return FAILURE, "; ".join(failed)
+    warned = [c.message for c in checks if c.name in ABOUT_THE_CONTEXT and c.level == WARN]
+    return (PARTIAL, "; ".join(warned)) if warned else (SUCCESS, None)
+
+
 def facts(transcript, subagent, document: dict[str, Any]) -> dict[str, Any]:
     """What the checks need to know about a conversation (cached with its context)."""
     from purlin_resume.claude.transcript import INTERRUPTION
@@ -60,6 +86,7 @@ def facts(transcript, subagent, document: dict[str, Any]) -> dict[str, Any]:
         "status": subagent.status if subagent is not None else None,
         "interrupted": last is not None and last.kind == INTERRUPTION,
         "api_error": final.lstrip().startswith("API Error"),
+        "answered": bool(final.strip()),
         "truncated": stats.truncated,
         "binary": stats.binary,
         "unreadable": stats.unreadable,
@@ -86,6 +113,10 @@ def completeness(known: dict[str, Any]) -> Check:
         return Check(
             "complete", WARN, "the agent was interrupted by the user", "its partial context is used"
         )
+    if status == "unknown" and known.get("answered", True):
+        # Its parent session's file is gone, so no record says how it ended; it was not cut
+        # short and it gave a final answer, which is how an agent completes.
+        return Check("complete", OK, "ended with a final answer (its status is not recorded)")
     if status not in (None, "completed"):
         return Check(
             "complete",

@@ -61,3 +61,15 @@ def relative_paths(roots: list[Path | str | None], files: list[str]) -> list[str
         else:
             out.append(name)
     return out
+
+
+def project_files(roots: list[Path | str | None], files: list[str]) -> list[str]:
+    """The paths of ``files`` inside one of ``roots`` (the project, the session's cwd), relative
+    to it; paths elsewhere (``/etc/hosts``, another checkout, ``../x``) are left out."""
+    roots = [r for r in roots if r and Path(r).parent != Path(r)]  # "/" holds everything
+    inside = []
+    for name in relative_paths(roots, files):
+        path = Path(name)
+        if not path.is_absolute() and ".." not in path.parts and name.strip():
+            inside.append(path.as_posix())
+    return list(dict.fromkeys(inside))

@@ -32,8 +32,16 @@ class StatusRun:
     output: str = ""
 
 
-def run_status_command(project: Project, settings: Settings) -> StatusRun:
-    """Run the configured status command in the project (it regenerates the Critic report)."""
+UNTRUSTED = (
+    "Status command {command} not run: it is code from the repository and this project is not "
+    "trusted yet; the user allows it by running 'purlin-resume trust' in the project, in their "
+    "own terminal."
+)
+
+
+def run_status_command(project: Project, settings: Settings, allowed: bool = False) -> StatusRun:
+    """Run the configured status command in the project (it regenerates the Critic report);
+    only when ``allowed`` (the user trusted the project, see ``trust``), else say how."""
     command = settings.status_command.strip()
     if not command:
         return StatusRun(
@@ -56,6 +64,8 @@ def run_status_command(project: Project, settings: Settings) -> StatusRun:
             "missing",
             f"Status command {argv[0]} not found -- continuing without regenerating the Critic report.",
         )
+    if not allowed:
+        return StatusRun(command, "untrusted", UNTRUSTED.format(command=shlex.quote(command)))
     try:
         done = subprocess.run(
             argv,
@@ -226,9 +236,12 @@ class ProjectState:
     testing_features: list[str] = field(default_factory=list)
 
 
-def gather(project: Project, settings: Settings, role: str) -> ProjectState:
-    """Step 5 of a restore: everything the agent needs to know about the project right now."""
-    status = run_status_command(project, settings)
+def gather(
+    project: Project, settings: Settings, role: str, run_status: bool = False
+) -> ProjectState:
+    """Step 5 of a restore: everything the agent needs to know about the project right now.
+    The status command runs only when ``run_status`` (the project is trusted)."""
+    status = run_status_command(project, settings, run_status)
     report_path = project.root / settings.critic_report
     report = (
         report_path.read_text(encoding="utf-8", errors="replace") if report_path.is_file() else ""

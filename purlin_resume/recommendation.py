@@ -41,7 +41,6 @@ BRANCH_NOISE = frozenset(
     {"main", "master", "head", "feature", "feat", "fix", "bugfix", "hotfix", "chore", "wip", "dev"}
 )
 STATE_FOLDERS = (".purlin/", ".planning/", ".claude/")
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")  # a title is shown on a terminal: one plain line
 HALF_LIFE_DAYS = 30.0
 READ_WEIGHT = 0.4
 
@@ -91,7 +90,10 @@ def task_words(text: str) -> list[str]:
 
 
 def _one_line(text: str, limit: int = 80) -> str:
-    line = " ".join(CONTROL.sub(" ", text).split())
+    """One plain line (a title is shown on a terminal): escapes and control characters gone."""
+    from purlin_resume.terminal_text import one_line
+
+    line = one_line(text)
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
@@ -142,9 +144,7 @@ def gather(
         if branch_words:
             parts.append(" ".join(branch_words))
             sources.append(f"branch {branch}")
-        files = [
-            path for path in dict.fromkeys(changed) if not path.startswith(STATE_FOLDERS)
-        ]
+        files = [path for path in dict.fromkeys(changed) if not path.startswith(STATE_FOLDERS)]
         if files:
             sources.append(f"{len(files)} changed file{'s' if len(files) != 1 else ''}")
         live = [c for c in checkpoints.live(Project(project_root)) if c.checkpoint is not None]
@@ -301,9 +301,7 @@ def _score(
         reasons.append(f"mentions {shown}")
     if mark is not None:
         parts["bookmark"] = 5 + min(10, 5 * len(tags))
-        reasons.append(
-            f"bookmarked as {mark.name}" + (f" (tag {', '.join(tags)})" if tags else "")
-        )
+        reasons.append(f"bookmarked as {mark.name}" + (f" (tag {', '.join(tags)})" if tags else ""))
     said = outcome_text(outcomes)
     if said:
         parts["outcomes"] = min(10, 5 * outcomes.get("success", 0)) - min(
@@ -384,8 +382,17 @@ def rank(
         ranked = sorted(evidence.values(), key=lambda e: -e.text)
         return [
             Recommendation(
-                e.kind, e.session_id, e.agent_id, e.title, e.project, e.agent_type, e.ended_at,
-                round(100 * e.text, 1), "", {"text": round(100 * e.text, 1)}, False,
+                e.kind,
+                e.session_id,
+                e.agent_id,
+                e.title,
+                e.project,
+                e.agent_type,
+                e.ended_at,
+                round(100 * e.text, 1),
+                "",
+                {"text": round(100 * e.text, 1)},
+                False,
             )
             for e in ranked[:limit]
         ]

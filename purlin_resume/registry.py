@@ -12,6 +12,7 @@ Format (version 1), one object per session id; unknown keys are kept as they are
           "ended_at": null,             # set when the session ends
           "transcript_path": null,      # its JSONL transcript, when known
           "tmux_pane": null,            # e.g. "%3"
+          "tmux_socket": null,          # the socket of that pane's server (from $TMUX)
           "role": null,                 # builder, qa, architect, ...
           "previous_agent_id": null     # the session this one succeeds
         }
@@ -30,7 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import clock, gitrepo, store
+from purlin_resume import clock, gitrepo, ids, store
 from purlin_resume.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.project import Project
 
@@ -50,6 +51,7 @@ class RegisteredAgent:
     ended_at: str | None = None
     transcript_path: str | None = None
     tmux_pane: str | None = None
+    tmux_socket: str | None = None
     role: str | None = None
     previous_agent_id: str | None = None
 
@@ -67,6 +69,7 @@ class RegisteredAgent:
                     "ended_at",
                     "transcript_path",
                     "tmux_pane",
+                    "tmux_socket",
                     "role",
                     "previous_agent_id",
                 )
@@ -90,6 +93,11 @@ def _checked(file: Path, data: Any) -> dict[str, Any]:
     for session_id, record in agents.items():
         if not isinstance(record, dict):
             raise CorruptFile(file, f"agent {session_id!r} must be an object")
+        wrong = ids.SESSION.problem(session_id)
+        if wrong is None and record.get("previous_agent_id") is not None:
+            wrong = ids.SESSION.problem(record["previous_agent_id"])
+        if wrong:
+            raise CorruptFile(file, wrong)
     return data
 
 
@@ -103,6 +111,9 @@ def load(project: Project) -> dict[str, RegisteredAgent]:
 def _update(project: Project, session_id: str, values: dict[str, Any]) -> RegisteredAgent:
     if not session_id:
         raise UsageError("a session id is required")
+    for value in (session_id, values.get("previous_agent_id")):
+        if value is not None and ids.SESSION.problem(value):
+            raise UsageError(ids.SESSION.problem(value))
     file = path(project)
     gitrepo.exclude_state_files(project.purlin_dir, FILE_NAME, FILE_NAME + ".lock")
 
@@ -123,6 +134,7 @@ def record_start(
     started_at: datetime | None = None,
     transcript_path: str | None = None,
     tmux_pane: str | None = None,
+    tmux_socket: str | None = None,
     role: str | None = None,
     previous_agent_id: str | None = None,
 ) -> RegisteredAgent:
@@ -137,6 +149,7 @@ def record_start(
             "ended_at": None,
             "transcript_path": transcript_path,
             "tmux_pane": tmux_pane,
+            "tmux_socket": tmux_socket if tmux_pane else None,
             "role": role,
             "previous_agent_id": previous_agent_id,
         },
@@ -188,6 +201,7 @@ def register_successor(
     pid: int | None,
     cwd: str,
     tmux_pane: str | None,
+    tmux_socket: str | None = None,
 ) -> RegisteredAgent:
     """Register the successor of ``predecessor`` before its own SessionStart hook fires.
 
@@ -200,6 +214,7 @@ def register_successor(
         pid=pid,
         cwd=cwd,
         tmux_pane=tmux_pane,
+        tmux_socket=tmux_socket,
         role=predecessor.role,
         previous_agent_id=predecessor.session_id,
     )

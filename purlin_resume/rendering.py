@@ -24,6 +24,7 @@ from purlin_resume.claude.transcript import (
     Transcript,
     Turn,
 )
+from purlin_resume.templating import counted
 
 HEADING_LENGTH = 100
 _BACKTICKS = re.compile(r"`{3,}")
@@ -250,7 +251,7 @@ def digest(
     index_budget = budget * 2 // 5
     lines = [
         f"{number}. line {section.line} · {section.timestamp or '-'} · {section.heading} "
-        f"({section.turns} turns)\n"
+        f"({counted(section.turns, 'turn')})\n"
         for number, section in enumerate(sections, 1)
     ]
     index = ""

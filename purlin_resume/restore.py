@@ -46,12 +46,14 @@ def prepare(
     session_explicit: bool = False,
     system_prompt: str | None = None,
     reload_instructions: bool = False,
+    run_status: bool = False,
 ) -> Restoration:
-    """Steps 2 to 5: everything a restore presents. Reads only; nothing is moved yet."""
+    """Steps 2 to 5: everything a restore presents. Reads only; nothing is moved yet. The
+    project's status command runs only when ``run_status`` (see ``trust``)."""
     choice = checkpoints.choose(project, role, session, session_explicit)
     layers = instructions.layers(project, role)
     reload = reload_instructions or not instructions.launcher_loaded(system_prompt, layers[1])
-    state = project_state.gather(project, settings, role)
+    state = project_state.gather(project, settings, role, run_status)
     commands = instructions.command_table(project, role, state.branch, settings.main_branches)
     notices = list(choice.notices)
     if commands is None:

@@ -8,6 +8,7 @@ the same agent id is added with status ``resumed``.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -67,7 +68,8 @@ def _not_resumable(entry: HistoryEntry) -> PurlinError:
     if entry.status in history.RUNNING_STATUSES:
         return PurlinError(
             f"agent {entry.agent_id} is {entry.status} and its session may still be running; "
-            f"if it stopped, run 'purlin-resume history interrupt {entry.agent_id}' first"
+            f"if it stopped, run 'purlin-resume history interrupt {shlex.quote(entry.agent_id)}' "
+            "first"
         )
     return PurlinError(
         f"agent {entry.agent_id} is {entry.status}: only an interrupted agent can be resumed"

@@ -18,19 +18,23 @@ import getpass
 import hashlib
 import os
 import secrets
+import shlex
 import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from purlin_resume import archive, bookmarks, compress, path_safety, preflight, redact, store
 from purlin_resume import resurrection_log as log_mod
 from purlin_resume.bookmarks import Bookmark, Shelves
 from purlin_resume.claude import layout
 from purlin_resume.config import Settings
-from purlin_resume.errors import NotFound, PurlinError
+from purlin_resume.errors import NotFound, PurlinError, UsageError
 from purlin_resume.preflight import FAIL, Check, PreflightFailed
+
+if TYPE_CHECKING:
+    from purlin_resume.tmux import Server
 
 TEMPLATE = "prompts/resurrection.md.j2"
 MODES = log_mod.MODES
@@ -122,7 +126,7 @@ def by_bookmark(env: Environment, name: str) -> Candidate:
             "exists",
             f"no bookmark named {name!r} (looked in "
             f"{', '.join(str(p) for _, p in env.shelves.paths())})",
-            f"{hint}search instead with 'purlin-resume resurrect find \"{name}\"'",
+            f"{hint}search instead with 'purlin-resume resurrect find {shlex.quote(name)}'",
         )
     return Candidate(
         mark.session_id,
@@ -167,7 +171,7 @@ def by_search(env: Environment, query: str, limit: int = 10, now=None) -> list[C
     ]
     found += _archived_bookmarks(query, marks.values(), {(c.session_id, c.agent_id) for c in found})
     found.sort(key=lambda c: -(c.score or 0))
-    return found[:limit]
+    return hits.like(found[:limit])
 
 
 def _archived_bookmarks(query: str, marks, listed: set) -> list[Candidate]:
@@ -201,6 +205,35 @@ def direct(session: str, agent: str | None) -> Candidate:
     return Candidate(session.strip(), (agent or "").strip().removeprefix("agent-") or None)
 
 
+def by_agent(env: Environment, agent: str) -> Candidate:
+    """``--agent`` without ``--session``: the one subagent whose id is (or starts with) ``agent``
+    in the transcripts, else in a bookmark (its archive); several is an error listing them."""
+    wanted = agent.strip().removeprefix("agent-")
+    if not wanted:
+        raise UsageError("--agent needs an agent id (or give --session)")
+    found: dict[str, str] = {}  # agent id -> session id
+    catalog = env.live_catalog()
+    if catalog is not None:
+        for target in catalog.targets():
+            if target.kind in ("agent", "inline") and target.id.startswith(wanted):
+                found.setdefault(target.id, target.session.id if target.session else "")
+    for mark in env.shelves.all():
+        if mark.agent_id and mark.agent_id.startswith(wanted):
+            found.setdefault(mark.agent_id, mark.session_id)
+    exact = {aid: sid for aid, sid in found.items() if aid == wanted} or found
+    if not exact:
+        raise _fail(
+            "exists",
+            f"no agent {wanted} in {env.claude_root} or in a bookmark",
+            "'purlin-resume agents SESSION' lists a session's agents; or give --session",
+        )
+    if len(exact) > 1:
+        listed = ", ".join(f"{aid} (session {sid})" for aid, sid in sorted(exact.items())[:10])
+        raise UsageError(f"agent {wanted} is ambiguous: {listed}; give more of it or --session")
+    [(agent_id, session_id)] = exact.items()
+    return Candidate(session_id, agent_id)
+
+
 # ---------------------------------------------------------------------------------------------
 # opening the conversation
 
@@ -221,6 +254,33 @@ def archives(env: Environment, session: str) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.glob("*.tar.gz") if p.name.startswith(session))
+
+
+def open_archived(env: Environment, identifier: str, options=None):
+    """The conversation ``identifier`` names (a session or agent id, or a prefix) read from the
+    archive of a bookmarked session, for when Claude Code has deleted its transcripts; None
+    when no bookmark of it has an archive. ``transcript`` and ``export`` read it as
+    ``resurrect`` does."""
+    from purlin_resume.claude.catalog import Catalog, open_target
+
+    wanted = identifier.strip().removeprefix("agent-")
+    if not wanted:
+        return None
+    sessions = dict.fromkeys(
+        mark.session_id
+        for mark in env.shelves.all()
+        if mark.session_id.startswith(wanted) or (mark.agent_id or "").startswith(wanted)
+    )
+    for session_id in sessions:
+        for path in archives(env, session_id):
+            root = archive.unpack(path, env.cache / "archive")
+            try:
+                opened = open_target(Catalog(root), identifier, options)
+            except PurlinError:
+                continue
+            if opened.transcript is not None:
+                return opened
+    return None
 
 
 def _fail(name: str, message: str, suggestion: str | None = None) -> PreflightFailed:
@@ -339,30 +399,33 @@ class Plan:
         return [c for c in self.checks if c.level == preflight.WARN]
 
     @property
-    def partial(self) -> bool:
-        return any(c.name == "complete" and c.level != preflight.OK for c in self.checks)
+    def outcome(self) -> tuple[str, str | None]:
+        """The outcome it is logged with, and why (``preflight.outcome``, the one rule)."""
+        return preflight.outcome(self.checks)
 
     def passed(self) -> list[str]:
         """What the new agent is given, in words (the SEC-3 preview)."""
+        from purlin_resume.templating import counted as n
+
         c = self.context
         items = ["metadata (agent, session, project, branch, time, tool counts)"]
         if c.original_prompt:
             items.append("the original task")
         if c.transcript:
-            items.append(f"the whole conversation ({c.turns} turns, tool inputs and results)")
+            items.append(f"the whole conversation ({n(c.turns, 'turn')}, tool inputs and results)")
         if c.head and c.digest:
-            items.append(f"the first {len(c.head)} and last {len(c.tail)} messages whole")
+            items.append(f"the first {len(c.head)} and last {n(len(c.tail), 'message')} whole")
         elif c.head:
-            items.append(f"all {len(c.head)} messages whole")
+            items.append(f"all {n(len(c.head), 'message')} whole")
         if c.digest:
             d = c.digest
             items.append(
-                f"a digest of {d.messages} messages: {sum(d.tools.values())} tool calls, "
-                f"{len(d.files_read)} files read, {len(d.files_changed)} changed, "
-                f"{len(d.errors)} errors, {len(d.findings)} findings"
+                f"a digest of {n(d.messages, 'message')}: {n(sum(d.tools.values()), 'tool call')}, "
+                f"{n(len(d.files_read), 'file')} read, {len(d.files_changed)} changed, "
+                f"{n(len(d.errors), 'error')}, {n(len(d.findings), 'finding')}"
             )
         if c.files_analyzed:
-            items.append(f"{len(c.files_analyzed)} file paths")
+            items.append(n(len(c.files_analyzed), "file path"))
         items.append("the final output" if c.final_output else "no final output (none left)")
         return items
 
@@ -491,7 +554,11 @@ def plan(
         checks.append(check)
     checks.append(preflight.completeness(known))
     checks.append(
-        preflight.project(known.get("project_path"), env.allowed, known.get("git_commit"))
+        preflight.project(
+            known.get("project_path"),
+            [*env.allowed, *path_safety.folders([env.project_root])],
+            known.get("git_commit"),
+        )
     )
     context = compress.Context.from_dict(extracted["context"])
     note = "partial: the agent did not end normally" if checks[-2].level != preflight.OK else None
@@ -549,7 +616,9 @@ def _user() -> str:
 
 
 def _session_here() -> str | None:
-    return os.environ.get("PURLIN_SESSION_ID") or os.environ.get("CLAUDE_SESSION_ID") or None
+    from purlin_resume import current_session
+
+    return current_session.from_environment()
 
 
 def _clean(value: str | None, redacting: bool) -> str | None:
@@ -576,11 +645,8 @@ def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, 
         "query": _clean(plan.query, plan.redacted),
         "context_extraction_method": plan.method,
         "context_size_tokens": plan.tokens,
-        "outcome": "partial" if plan.partial else "success",
-        "outcome_reason": next(
-            (c.message for c in plan.checks if c.name == "complete" and c.level != preflight.OK),
-            None,
-        ),
+        "outcome": plan.outcome[0],
+        "outcome_reason": _clean(plan.outcome[1], plan.redacted),
         "notes": _clean(notes, plan.redacted),
         "new_agent_duration_ms": None,
         "new_agent_tool_calls": None,
@@ -692,7 +758,6 @@ def agent_env(entry: dict[str, Any]) -> dict[str, str]:
 
 def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict[str, Any]:
     """Run the agent command in the foreground with the prompt; its end completes the log entry."""
-    import shlex
     import subprocess
 
     argv = [*shlex.split(env.settings.agent_command), prompt]
@@ -720,39 +785,46 @@ def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict
 
 
 def launch_tmux(
-    env: Environment, entry: dict[str, Any], prompt: str, socket_path: Path | None
+    env: Environment, entry: dict[str, Any], prompt: str, server: Server | None
 ) -> dict[str, Any]:
     """Start the agent command in a new tmux window and, once it is ready, type the prompt.
 
-    When the agent does not get the prompt (its command exits, it never shows
-    ``agent_ready_text``, the paste never shows), the window is closed and the log entry records
-    the failure.
+    ``server`` is ``--tmux-socket``; None: the ``tmux_socket`` setting, else the current server.
+    The new agent reads the same Claude Code data folder (``CLAUDE_CONFIG_DIR``). When the agent
+    does not get the prompt (the server is not reachable, its command exits, it never shows
+    ``agent_ready_text``), the window is closed and the log entry records the failure. When the
+    prompt was pasted but the pane does not show it, the window stays open for a person to look,
+    and the entry is ``partial`` (the prompt is never typed twice).
     """
     from purlin_resume import injection, tmux
 
     settings = env.settings
-    socket = socket_path or (Path(settings.tmux_socket) if settings.tmux_socket else None)
-    server = tmux.Server(socket)
+    server = server or tmux.Server.parse(settings.tmux_socket)
     session = settings.tmux_session
-    if socket is None and tmux.inside_tmux():
+    if server == tmux.Server() and tmux.inside_tmux():
         session = tmux.current_session(server) or session
     cwd = env.project_root or Path.cwd()
-    pane = tmux.new_window(
-        server,
-        session,
-        cwd,
-        env.settings.agent_command,
-        agent_env(entry),
-        name=entry["resurrection_id"],
-    )
+    rid = entry["resurrection_id"]
+    child_env = {**agent_env(entry), "CLAUDE_CONFIG_DIR": str(env.claude_root.absolute())}
+    pane = None
     try:
-        attempts = injection.when_ready(
-            server, pane, [prompt], env.settings, env.settings.agent_command, who="the new agent"
+        pane = tmux.new_window(server, session, cwd, settings.agent_command, child_env, name=rid)
+        [delivery] = injection.when_ready(
+            server, pane, [prompt], settings, settings.agent_command, who="the new agent"
         )
     except PurlinError as exc:
-        tmux.kill_pane(server, pane)
-        log_mod.record_outcome(env.log, entry["resurrection_id"], "failure", reason=exc.message)
-        raise PurlinError(
-            f"{exc.message} (resurrection {entry['resurrection_id']}: window closed)"
-        ) from None
-    return {"spawned": "tmux", "session": session, "pane": pane, "attempts": attempts}
+        if pane is not None:
+            tmux.kill_pane(server, pane)
+        log_mod.record_outcome(env.log, rid, "failure", reason=exc.message)
+        closed = "window closed" if pane is not None else "no window was opened"
+        raise PurlinError(f"{exc.message} (resurrection {rid}: {closed})") from None
+    if not delivery.confirmed:
+        log_mod.record_outcome(env.log, rid, "partial", reason=delivery.detail)
+    return {
+        "spawned": "tmux",
+        "session": session,
+        "pane": pane,
+        "tmux_server": server.label,
+        "delivery": delivery.to_dict(),
+        "attempts": [delivery.attempts],
+    }

@@ -96,12 +96,21 @@ def append(log: Path, entry: dict[str, Any]) -> dict[str, Any]:
         return record, {"day": day, "last": last + 1}
 
     try:
-        return store.append_jsonl_sequenced(log, counter, make)
+        written = store.append_jsonl_sequenced(log, counter, make)
     except OSError as exc:
         raise PurlinError(
             f"cannot write the resurrection log {log}: {exc.strerror or exc}; "
             "check that its folder is writable (or pass --claude-dir)"
         ) from None
+    _shared(log, "append", written)
+    return written
+
+
+def _shared(log: Path, op: str, entry: dict[str, Any]) -> None:
+    """Queue the change for the team database, if this folder has joined one (never fails)."""
+    from purlin_resume.team import mirror
+
+    mirror.changed(log.parent, "resurrection", op, entry)
 
 
 def read(log: Path) -> tuple[list[dict[str, Any]], int]:
@@ -116,7 +125,7 @@ def read(log: Path) -> tuple[list[dict[str, Any]], int]:
             continue
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             skipped += 1
             continue
         if isinstance(entry, dict) and isinstance(entry.get("resurrection_id"), str):
@@ -126,8 +135,18 @@ def read(log: Path) -> tuple[list[dict[str, Any]], int]:
     return entries, skipped
 
 
+def _joined(kept: Any, added: Any) -> Any:
+    """Notes accumulate: a new note is added after the ones already there (the decision note an
+    autonomous pick wrote stays), never twice."""
+    if not added or added == kept or (kept and str(kept).endswith(f"; {added}")):
+        return kept
+    if not kept:
+        return added
+    return f"{kept}; {added}"
+
+
 def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[str, Any]:
-    """Set the outcome (and agent id, duration, tool calls, notes) of one entry."""
+    """Set the outcome (and agent id, duration, tool calls) of one entry; add to its notes."""
     log = Path(log)
     if changes.get("outcome") is not None and changes["outcome"] not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}")
@@ -141,11 +160,11 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
                 continue
             try:
                 entry = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if entry.get("resurrection_id") != resurrection_id:
                 continue
-            entry.update(changes)
+            entry.update(changes, notes=_joined(entry.get("notes"), changes.get("notes")))
             lines[index] = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
             done.append(entry)
             return "".join(lines)
@@ -157,6 +176,7 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
     if not log.is_file():
         raise NotFound(f"no resurrection {resurrection_id}: {log} does not exist")
     store.update_text(log, change)
+    _shared(log, "complete", done[0])
     return done[0]
 
 
@@ -195,7 +215,9 @@ def record_outcome(
 
 
 def parse_since(text: str) -> str:
-    """``7d``, ``12h``, ``30m`` or an ISO date/time, as the ISO moment entries must not precede."""
+    """``7d``, ``12h``, ``30m``, an ISO date/time, or the time words ``find`` knows (``today``,
+    ``yesterday``, ``this/last week``, ``this/last month``, ``3 days ago``, ``last 7 days``:
+    their start), as the ISO moment entries must not precede."""
     from datetime import timedelta
 
     match = re.fullmatch(r"(\d+)([dhm])", text.strip())
@@ -205,7 +227,15 @@ def parse_since(text: str) -> str:
         return clock.iso(clock.now() - timedelta(**{unit: amount}))
     moment = clock.parse(text)
     if moment is None:
-        raise PurlinError(f"--since {text!r}: give a date (2026-02-09), a time, or 7d / 12h / 30m")
+        from purlin_resume.search_index import parse_query
+
+        words = parse_query(text, clock.now())
+        moment = words.start if not words.words else None
+    if moment is None:
+        raise PurlinError(
+            f"--since {text!r}: give a date (2026-02-09), a time, 7d / 12h / 30m, "
+            "or yesterday / last week / 3 days ago"
+        )
     return clock.iso(moment)
 
 

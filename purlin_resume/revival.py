@@ -5,8 +5,15 @@ composes everything: the successor's session id, the command, its folder and env
 the injections. A persona agent (one whose registry ``role`` is set) first gets its persona: the
 file ``<persona_dir>/<role>.md`` when the project has one, else a short one naming the role;
 then the revival instruction. An anonymous agent gets only the revival instruction. ``perform``
-carries a plan out: window, registration of the successor (``previous_agent_id``), waiting until
-the agent shows it is ready, then each injection (``injection.when_ready``).
+carries a plan out: window, registration of the successor (``previous_agent_id``, and the pane
+with its server's socket), waiting until the agent shows it is ready, then each injection
+(``injection.when_ready``). An injection that cannot be confirmed leaves the window open and is
+logged ``partial``; one that fails closes the window.
+
+Where the successor opens: ``--tmux-socket`` when given, else the predecessor's own tmux server
+(recorded with its pane) while it is reachable, else the ``tmux_socket`` setting. The successor
+reads the same Claude Code data folder as this command (``CLAUDE_CONFIG_DIR`` in its environment
+and ``--claude-dir`` in the command its instruction gives it).
 """
 
 from __future__ import annotations
@@ -19,14 +26,24 @@ from typing import Any
 
 from purlin_resume import clock, injection, redact, registry, store, templating, tmux
 from purlin_resume import config as config_mod
+from purlin_resume.claude import layout
 from purlin_resume.errors import PurlinError
-from purlin_resume.lineage import ALIVE, DEAD, liveness, successors, work_folder
+from purlin_resume.lineage import (
+    ALIVE,
+    DEAD,
+    Liveness,
+    liveness,
+    server_for,
+    successors,
+    work_folder,
+)
 from purlin_resume.project import Project
 from purlin_resume.registry import RegisteredAgent
 from purlin_resume.roles import display_name
 from purlin_resume.stall import server_of
 
 LOG_NAME = "revivals.jsonl"
+SUCCESS, PARTIAL = "success", "partial"
 
 
 @dataclass(frozen=True)
@@ -45,6 +62,7 @@ class Plan:
     session: str
     injections: list[Injection]
     transcript_file: str
+    server: tmux.Server = field(default_factory=tmux.Server)
     native: bool = False  # the successor resumes the predecessor's own conversation
 
     def to_dict(self) -> dict[str, Any]:
@@ -57,6 +75,7 @@ class Plan:
             "cwd": str(self.cwd),
             "env": self.env,
             "tmux_session": self.session,
+            "tmux_server": self.server.label,
             "injections": [{"kind": i.kind, "text": i.text} for i in self.injections],
             "transcript_file": self.transcript_file,
         }
@@ -66,10 +85,42 @@ class Plan:
 class Revival:
     plan: Plan
     pane: str
-    attempts: list[int] = field(default_factory=list)
+    deliveries: list[injection.Delivery] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> str:
+        """``success`` when every injection was confirmed, else ``partial`` (window left open)."""
+        confirmed = [d for d in self.deliveries if d.confirmed]
+        return SUCCESS if len(confirmed) == len(self.plan.injections) else PARTIAL
+
+    @property
+    def problem(self) -> str:
+        return next((d.detail for d in self.deliveries if not d.confirmed), "")
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.plan.to_dict(), "tmux_pane": self.pane, "attempts": self.attempts}
+        return {
+            **self.plan.to_dict(),
+            "tmux_pane": self.pane,
+            "outcome": self.outcome,
+            "deliveries": [d.to_dict() for d in self.deliveries],
+            "problem": self.problem or None,
+        }
+
+
+def stopped(agent: RegisteredAgent, state: Liveness) -> str:
+    """How the revival instruction says the predecessor stopped."""
+    return f"which ended at {agent.ended_at}" if agent.ended_at else f"which stopped: {state.why}"
+
+
+def successor_server(
+    agent: RegisteredAgent, settings: config_mod.Settings, explicit: tmux.Server | None
+) -> tmux.Server:
+    """``--tmux-socket``, else the predecessor's own server while it runs, else the setting."""
+    if explicit is not None:
+        return explicit
+    configured = server_of(settings)
+    own = server_for(agent, configured)
+    return own if own != configured and tmux.reachable(own) else configured
 
 
 def persona_text(project: Project, settings: config_mod.Settings, role: str) -> str:
@@ -86,8 +137,14 @@ def plan(
     agent_query: str,
     settings: config_mod.Settings | None = None,
     successor_id: str | None = None,
+    *,
+    claude_dir: Path | None = None,
+    tmux_server: tmux.Server | None = None,
 ) -> Plan:
-    """Everything a revival of ``agent_query`` would do, checked; nothing is started or written."""
+    """Everything a revival of ``agent_query`` would do, checked; nothing is started or written.
+
+    ``claude_dir`` is ``--claude-dir`` (None: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``);
+    ``tmux_server`` is ``--tmux-socket`` (None: see ``successor_server``)."""
     settings = settings or config_mod.load(project)
     server = server_of(settings)
     agents = registry.load(project)
@@ -113,12 +170,16 @@ def plan(
     command = settings.agent_command
     if settings.agent_session_flag:
         command += f" {shlex.quote(settings.agent_session_flag)} {shlex.quote(successor)}"
-    env = {"PURLIN_PREVIOUS_AGENT_ID": agent.session_id, "PURLIN_AGENT_ID": successor}
+    data_folder = layout.config_dir(claude_dir)[0].absolute()
+    env = {
+        "PURLIN_PREVIOUS_AGENT_ID": agent.session_id,
+        "PURLIN_AGENT_ID": successor,
+        "CLAUDE_CONFIG_DIR": str(data_folder),
+    }
     if agent.role:
         env["PURLIN_AGENT_ROLE"] = agent.role
     # Absolute: the successor may work in a subfolder of the project.
     transcript_file = str(project.cache_dir / f"revival-{agent.session_id}.md")
-    ended = f"ended at {agent.ended_at}" if agent.ended_at else state.why.replace("is gone", "died")
     injections = []
     if agent.role:
         injections.append(Injection("persona", persona_text(project, settings, agent.role)))
@@ -127,23 +188,38 @@ def plan(
         predecessor_id=agent.session_id,
         successor_id=successor,
         role=agent.role,
-        ended=ended,
+        stopped=stopped(agent, state),
         cwd=str(cwd),
+        transcript_command=shlex.join(
+            [
+                "purlin-resume",
+                "transcript",
+                agent.session_id,
+                "--claude-dir",
+                str(data_folder),
+                "-o",
+                transcript_file,
+            ]
+        ),
         transcript_file=transcript_file,
     )
     injections.append(Injection("revival", instruction))
     injections = [Injection(i.kind, redact.redact(i.text).text.strip()) for i in injections]
+    target = successor_server(agent, settings, tmux_server)
     session = settings.tmux_session
-    if not settings.tmux_socket and tmux.inside_tmux():
-        session = tmux.current_session(server) or session
-    return Plan(agent, successor, command, cwd, env, session, injections, transcript_file)
+    if target == tmux.Server() and tmux.inside_tmux():
+        session = tmux.current_session(target) or session
+    return Plan(agent, successor, command, cwd, env, session, injections, transcript_file, target)
 
 
 def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings) -> Revival:
-    """Start the successor, register it, wait until it is ready, inject, log the revival."""
+    """Start the successor, register it, wait until it is ready, inject, log the revival.
+
+    Raises PurlinError when nothing reached the successor (its window is closed again); an
+    injection that cannot be confirmed is a ``partial`` revival with its window left open."""
     from purlin_resume import gitrepo
 
-    server = server_of(settings)
+    server = revival_plan.server
     gitrepo.ensure_ignored(project.root, ".purlin/cache/")
     project.cache_dir.mkdir(
         parents=True, exist_ok=True
@@ -159,6 +235,7 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
     )
     info = tmux.pane_info(server, pane) or {}
     pid = info.get("pane_pid")
+    socket = tmux.socket_path(server)
     registry.register_successor(
         project,
         revival_plan.successor_id,
@@ -166,10 +243,11 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
         pid=int(pid) if pid and pid.isdigit() else None,
         cwd=str(revival_plan.cwd),
         tmux_pane=pane,
+        tmux_socket=str(socket) if socket else None,
     )
     result = Revival(revival_plan, pane)
     try:
-        result.attempts += injection.when_ready(
+        result.deliveries += injection.when_ready(
             server,
             pane,
             [i.text for i in revival_plan.injections],
@@ -190,7 +268,10 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
             "successor": revival_plan.successor_id,
             "role": revival_plan.predecessor.role,
             "tmux_pane": pane,
+            "tmux_socket": str(socket) if socket else None,
             "injections": [i.kind for i in revival_plan.injections],
+            "outcome": result.outcome,
+            "reason": result.problem or None,
         },
     )
     return result
@@ -217,7 +298,9 @@ def plan_native(
     agent_query: str,
     settings: config_mod.Settings | None = None,
     successor_id: str | None = None,
+    *,
     claude_dir: Path | None = None,
+    tmux_server: tmux.Server | None = None,
 ) -> Plan:
     """A revival that resumes the dead agent's own conversation (``claude --resume OLD
     --fork-session --session-id NEW``): full context, a new session id, the same lineage and
@@ -227,7 +310,14 @@ def plan_native(
     from purlin_resume import native_resume
 
     settings = settings or config_mod.load(project)
-    base = plan(project, agent_query, settings, successor_id)
+    base = plan(
+        project,
+        agent_query,
+        settings,
+        successor_id,
+        claude_dir=claude_dir,
+        tmux_server=tmux_server,
+    )
     agent = base.predecessor
     if own_transcript(agent, claude_dir) is None:
         raise PurlinError(
@@ -260,6 +350,7 @@ def plan_native(
         base.session,
         [],
         base.transcript_file,
+        server=base.server,
         native=True,
     )
 
@@ -287,6 +378,7 @@ def plan_all(
     settings: config_mod.Settings | None = None,
     native: bool = False,
     claude_dir: Path | None = None,
+    tmux_server: tmux.Server | None = None,
 ) -> Sweep:
     """Every registered agent that died without ending (its process and its pane are gone)
     and has no successor yet; each one once, however often this runs."""
@@ -307,8 +399,15 @@ def plan_all(
         else:
             try:
                 planner = plan_native if native else plan
-                extra = {"claude_dir": claude_dir} if native else {}
-                plans.append(planner(project, agent.session_id, settings, **extra))
+                plans.append(
+                    planner(
+                        project,
+                        agent.session_id,
+                        settings,
+                        claude_dir=claude_dir,
+                        tmux_server=tmux_server,
+                    )
+                )
             except PurlinError as exc:
                 skipped.append((agent.session_id, exc.message))
     return Sweep(plans, skipped)
@@ -333,9 +432,10 @@ def sweep(
     native: bool = False,
     claude_dir: Path | None = None,
     dry_run: bool = False,
+    tmux_server: tmux.Server | None = None,
 ) -> Sweep:
     """``revive --all``: plan, then (unless ``dry_run``) carry out, under one lock, so two
     sweeps at once never revive an agent twice: the second one sees the first one's successors."""
     with store.locked(project.cache_dir / "revive-all", timeout=SWEEP_LOCK_SECONDS):
-        found = plan_all(project, settings, native=native, claude_dir=claude_dir)
+        found = plan_all(project, settings, native, claude_dir, tmux_server)
         return found if dry_run else perform_all(project, found, settings)

@@ -317,7 +317,7 @@ def conversation_files(transcript, session_project: str | None = None) -> list[t
     cleaned = redact.redact("\n".join(paths)).text.split("\n")  # one pass for all of them
     if len(cleaned) != len(paths):  # a path with a line break in it
         cleaned = [redact.redact(path).text for path in paths]
-    return list(zip(cleaned, rows.values()))
+    return list(zip(cleaned, rows.values(), strict=True))
 
 
 def _one_line(text: str | None, limit: int = 120) -> str | None:
@@ -427,7 +427,9 @@ def refresh(root: Path, cache: Path) -> dict[str, int]:
                         "INSERT INTO doc_files(doc, path, edited) VALUES (?,?,?)",
                         [
                             (cursor.lastrowid, path, edited)
-                            for path, edited in conversation_files(transcript, doc["session_project"])
+                            for path, edited in conversation_files(
+                                transcript, doc["session_project"]
+                            )
                         ],
                     )
                 connection.execute("INSERT INTO sessions VALUES (?,?)", (key, signature))
@@ -494,6 +496,26 @@ def _fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+class Matches(list):
+    """Search results, best first, and how many more matched the words but lay outside the
+    query's time words (``outside_time``, ``time_label``): "3 matches outside 'last week'"."""
+
+    def __init__(self, items=(), outside_time: int = 0, time_label: str | None = None):
+        super().__init__(items)
+        self.outside_time = outside_time
+        self.time_label = time_label
+
+    def like(self, items) -> Matches:
+        """Other items with the same account of what the time words left out."""
+        return Matches(items, self.outside_time, self.time_label)
+
+    def outside_note(self) -> str | None:
+        if not self.outside_time:
+            return None
+        plural = "es" if self.outside_time != 1 else ""
+        return f"{self.outside_time} match{plural} outside {self.time_label!r}"
+
+
 def _overlaps(hit: Hit, query: Query) -> bool:
     if query.start is None or query.end is None:
         return True
@@ -514,7 +536,7 @@ def search(
     limit: int = 10,
     now: datetime | None = None,
     update: bool = True,
-) -> list[Hit]:
+) -> Matches:
     """The conversations of ``root`` that best match ``text``, best first."""
     from rapidfuzz import fuzz
 
@@ -552,6 +574,7 @@ def search(
                         shown = word if terms == [word] else f"{word}~{'/'.join(terms)}"
                         hits[rowid].reasons.append(f"word {shown}")
         everything = [_hit(row) for row in connection.execute(f"SELECT {_COLUMNS} FROM docs")]
+        outside = 0
         scores: dict[int, float] = {}
         title_ratio: dict[str, float] = {}
         project_ratio: dict[str, float] = {}
@@ -596,6 +619,7 @@ def search(
                     hit.bookmark = mark.name
             if query.start is not None:
                 if not _overlaps(hit, query):
+                    outside += score > 0
                     continue
                 score += 10 if words else 50
                 hit.reasons.append(f"time {query.time_label}")
@@ -614,7 +638,7 @@ def search(
                     (" OR ".join(_fts_phrase(t) for ts in expanded.values() for t in ts), rowid),
                 ).fetchone()
                 hits[rowid].snippet = " ".join(snippet[0].split()) if snippet else None
-        return [hits[rowid] for rowid in ranked]
+        return Matches([hits[rowid] for rowid in ranked], outside, query.time_label)
     finally:
         connection.close()
 
@@ -633,7 +657,12 @@ def _forms(connection: sqlite3.Connection, word: str) -> list[str]:
     if len(word) < 4:
         return [word]
     marks = ",".join("?" * len(wanted))
-    held = {row[0] for row in connection.execute(f"SELECT term FROM vocab WHERE term IN ({marks})", tuple(wanted))}
+    held = {
+        row[0]
+        for row in connection.execute(
+            f"SELECT term FROM vocab WHERE term IN ({marks})", tuple(wanted)
+        )
+    }
     return [word, *sorted(held - {word})]
 
 

@@ -27,7 +27,7 @@ from purlin_resume import activity, clock, registry, store, tmux
 from purlin_resume import config as config_mod
 from purlin_resume.activity import ActivitySignal
 from purlin_resume.errors import NotFound, PurlinError
-from purlin_resume.lineage import ALIVE, liveness, work_folder
+from purlin_resume.lineage import ALIVE, liveness, server_for, work_folder
 from purlin_resume.project import Project
 from purlin_resume.registry import RegisteredAgent
 
@@ -146,7 +146,8 @@ def assess(
 
 
 def server_of(settings: config_mod.Settings) -> tmux.Server:
-    return tmux.Server(Path(settings.tmux_socket) if settings.tmux_socket else None)
+    """The configured tmux server (``tmux_socket``: a name or a path; empty: the default)."""
+    return tmux.Server.parse(settings.tmux_socket)
 
 
 def workspace_of(project: Project, settings: config_mod.Settings, agent_id: str) -> Path:
@@ -195,7 +196,7 @@ def detect(
     agent = registry.resolve(agents, agent_query)
     server = server_of(settings)
     subject = subject_of(project, agent, agents, settings, server)
-    observation = activity.observe(subject, now, server, project.cache_dir)
+    observation = activity.observe(subject, now, server_for(agent, server), project.cache_dir)
     result = assess(agent.session_id, observation.signals, now, lookback, settings.stall_threshold)
     result.notes = observation.notes
     return result

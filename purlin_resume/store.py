@@ -4,6 +4,11 @@ Every write takes a lock file beside its target (``<name>.lock``), writes a temp
 the same folder, fsyncs it, replaces the target with ``os.replace`` and fsyncs the folder, so a
 reader sees either the old state or the new one, never a mix. JSONL logs are appended under the
 same lock with fsync. A target that does not parse is never overwritten.
+
+State lives in a project's ``.purlin`` or ``.planning`` folder, or in the Claude data folder's
+``history``. A state path (file, lock or folder on the way) that a symbolic link takes out of the
+folder holding that one (the project, the data folder) is refused before anything is read or
+written: a branch or a clone could otherwise point ``.purlin/cache`` at any file of the user's.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -20,6 +26,7 @@ from typing import Any
 from purlin_resume.errors import CorruptFile, NotFound, PurlinError
 
 LOCK_TIMEOUT_SECONDS = 30.0
+STATE_FOLDERS = frozenset({".purlin", ".planning", "history"})
 _MISSING: Any = object()
 _umask: int | None = None
 
@@ -29,12 +36,30 @@ def lock_path(target: Path) -> Path:
     return target.with_name(target.name + ".lock")
 
 
+def confined(*targets: Path) -> None:
+    """Refuse (PurlinError) a state path that a symbolic link takes out of the folder holding its
+    ``.purlin``, ``.planning`` or ``history`` folder; paths outside such a folder pass."""
+    for target in targets:
+        parts = Path(target).parts
+        anchors = [i for i, part in enumerate(parts[:-1]) if part in STATE_FOLDERS]
+        if not anchors:
+            continue
+        base = os.path.realpath(Path(*parts[: anchors[-1]]) if anchors[-1] else ".")
+        real = os.path.realpath(target)
+        if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
+            raise PurlinError(
+                f"refusing {target}: a symbolic link leads it to {real}, outside {base}; "
+                "remove the link"
+            )
+
+
 @contextmanager
 def locked(target: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
     """Hold the lock of ``target`` (creating its folder) for the duration of the block."""
     from filelock import FileLock, Timeout  # on first write: reads never lock
 
     target = Path(target)
+    confined(target, lock_path(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(lock_path(target)), timeout=timeout)
     try:
@@ -103,12 +128,22 @@ def write_output(target: Path, text: str) -> None:
     """Write a file the user asked for (``-o FILE``): replaced atomically, no lock file left beside it.
 
     Output files are written whole and never read back by us, so they need no lock.
+    A target that exists and is not a regular file (``/dev/null``, a FIFO, a terminal), or is a
+    symbolic link (``/dev/stdout``), is written through directly, never replaced; a folder is
+    refused.
     """
     target = Path(target)
+    if target.is_dir():
+        raise PurlinError(f"cannot write {target}: it is a folder; give a file name")
     if not target.parent.is_dir():
         raise PurlinError(f"cannot write {target}: the folder {target.parent} does not exist")
+    data = text.encode("utf-8")
     try:
-        _replace(target, text.encode("utf-8"))
+        if target.is_symlink() or (target.exists() and not stat.S_ISREG(target.stat().st_mode)):
+            with open(target, "wb") as out:  # a device, a pipe, a link: keep it, write into it
+                out.write(data)
+            return
+        _replace(target, data)
     except OSError as exc:
         raise PurlinError(f"cannot write {target}: {exc.strerror or exc}") from None
 
@@ -116,6 +151,7 @@ def write_output(target: Path, text: str) -> None:
 def read_text(target: Path) -> str:
     """The UTF-8 text of ``target``; NotFound when absent, CorruptFile when not text."""
     target = Path(target)
+    confined(target)
     try:
         return target.read_bytes().decode("utf-8")
     except FileNotFoundError:
@@ -144,6 +180,8 @@ def read_json(target: Path, default: Any = _MISSING) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CorruptFile(target, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:  # a hostile file: thousands of nested brackets
+        raise CorruptFile(target, "JSON nested too deeply to read") from None
 
 
 def write_json(target: Path, data: Any) -> None:
@@ -213,6 +251,7 @@ def move(source: Path, destination: Path) -> Path:
     path the file now has.
     """
     source, destination = Path(source), Path(destination)
+    confined(destination)
     with locked(source):
         if not source.exists():
             raise NotFound(f"{source} does not exist")
@@ -230,6 +269,7 @@ def move(source: Path, destination: Path) -> Path:
         _fsync_dir(final.parent)
         if final.parent != source.parent:
             _fsync_dir(source.parent)
+    _drop_lock(source)  # the file is gone: its lock file must not pile up beside the others
     return final
 
 
@@ -299,6 +339,7 @@ def append_jsonl_sequenced(
         except FileNotFoundError:
             return b""
 
+    confined(counter)
     with locked(target):
         state = read_json(counter, None)
         record, new_state = make(state, tail)

@@ -13,9 +13,11 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
+    import shlex
+
     import jinja2  # on first render: most commands render nothing
 
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -23,6 +25,15 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
+    # every value printed inside a command a reader may run goes through ``|shell``
+    env.filters["shell"] = lambda value: shlex.quote(str(value))
+    env.filters["count"] = counted
+    return env
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``1 item``, ``2 items``: a number with its noun (``{{ n | count("item") }}``)."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def render(name: str, **context: Any) -> str:

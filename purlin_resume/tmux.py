@@ -1,9 +1,12 @@
 """The only code that talks to tmux (its real binary).
 
-A ``Server`` names the tmux server to use: the default one (the user's, ``$TMUX``), or a private
-one by socket path (tests, isolated runs). Text goes into a pane through a named buffer pasted as
-one unit (bracketed paste), never through ``send-keys`` of the text itself, which splits and cuts
-long multi-line input.
+A ``Server`` names the tmux server to use: the default one, one by name (``tmux -L NAME``) or
+one by socket path (``tmux -S PATH``). ``Server.parse`` reads the ``tmux_socket`` setting and
+``--tmux-socket`` (a value with a ``/`` is a path, else a name); ``Server.of_client`` reads
+``$TMUX``, which names the socket of the server a program runs in. Text goes into a pane through
+a named buffer pasted as one unit (bracketed paste), never through ``send-keys`` of the text
+itself, which splits and cuts long multi-line input; ``paste`` is the only way text enters a pane
+(``injection.deliver`` is its caller).
 """
 
 from __future__ import annotations
@@ -23,10 +26,40 @@ TIMEOUT_SECONDS = 10
 
 @dataclass(frozen=True)
 class Server:
-    socket: Path | None = None  # -S path; None: the default server
+    socket: Path | None = None  # -S path
+    name: str | None = None  # -L name; neither: the default server
 
     def argv(self, *args: str) -> list[str]:
-        return ["tmux", *(["-S", str(self.socket)] if self.socket else []), *args]
+        if self.socket is not None:
+            return ["tmux", "-S", str(self.socket), *args]
+        return ["tmux", *(["-L", self.name] if self.name else []), *args]
+
+    @property
+    def label(self) -> str:
+        """How a message names this server: ``-S PATH``, ``-L NAME`` or ``the default server``."""
+        if self.socket is not None:
+            return f"-S {self.socket}"
+        return f"-L {self.name}" if self.name else "the default server"
+
+    @classmethod
+    def parse(cls, spec: str | Path | None) -> Server:
+        """A server from a setting or option: empty is the default server, a value with a ``/``
+        (or starting with ``~``) a socket path, anything else a socket name."""
+        text = str(spec or "").strip()
+        if not text:
+            return cls()
+        if any(ord(c) < 32 or ord(c) == 127 for c in text):
+            raise PurlinError(f"tmux socket {text!r} holds control characters")
+        if "/" in text or text.startswith("~"):
+            return cls(socket=Path(text).expanduser())
+        return cls(name=text)
+
+    @classmethod
+    def of_client(cls, environ: Mapping[str, str] = os.environ) -> Server | None:
+        """The server this process runs inside (``$TMUX`` is ``SOCKET,PID,SESSION``), else None."""
+        value = environ.get("TMUX", "")
+        socket = value.rsplit(",", 2)[0] if value.count(",") >= 2 else value
+        return cls(socket=Path(socket)) if socket.startswith("/") else None
 
 
 def available() -> bool:
@@ -59,6 +92,37 @@ def inside_tmux(environ: Mapping[str, str] = os.environ) -> bool:
     return bool(environ.get("TMUX"))
 
 
+def reachable(server: Server) -> bool:
+    """True when a tmux server answers on ``server``'s socket."""
+    if not available():
+        return False
+    done = subprocess.run(
+        server.argv("list-sessions"), capture_output=True, timeout=TIMEOUT_SECONDS
+    )
+    return done.returncode == 0
+
+
+def socket_path(server: Server) -> Path | None:
+    """The socket file of a running server (what ``$TMUX`` names), else None."""
+    done = subprocess.run(
+        server.argv("display-message", "-p", "#{socket_path}"),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_SECONDS,
+    )
+    found = done.stdout.strip()
+    return Path(found) if done.returncode == 0 and found.startswith("/") else None
+
+
+def unreachable(server: Server, reason: str = "") -> PurlinError:
+    """The one error for a server that cannot be reached (nothing was opened or sent)."""
+    why = f" ({reason})" if reason else ""
+    return PurlinError(
+        f"the tmux server {server.label} is not reachable{why}; nothing was opened or sent "
+        "(check --tmux-socket or resume.tmux_socket)"
+    )
+
+
 def session_exists(server: Server, name: str) -> bool:
     done = subprocess.run(server.argv("has-session", "-t", f"={name}"), capture_output=True)
     return done.returncode == 0
@@ -84,7 +148,18 @@ def new_session(
         "#{pane_id}",
         *_env_args(env),
     ]
-    return run(server, *args, *([command] if command else [])).strip()
+    return _pane_id(server, run(server, *args, *([command] if command else [])))
+
+
+def _pane_id(server: Server, output: str) -> str:
+    """The ``%N`` tmux printed for a new pane. A server that could not start (its socket folder is
+    missing, say) still lets the client exit 0 with nothing printed: that is an unreachable server."""
+    pane = output.strip()
+    if not (pane.startswith("%") and pane[1:].isdigit()):
+        where = server.socket.parent if server.socket is not None else None
+        reason = f"{where} does not exist" if where is not None and not where.is_dir() else ""
+        raise unreachable(server, reason or "tmux opened no pane")
+    return pane
 
 
 def new_window(
@@ -100,7 +175,7 @@ def new_window(
         return new_session(server, session, cwd, command, env)
     args = ["new-window", "-d", "-t", f"={session}:", "-c", str(cwd), "-P", "-F", "#{pane_id}"]
     args += [*(["-n", name] if name else []), *_env_args(env)]
-    return run(server, *args, *([command] if command else [])).strip()
+    return _pane_id(server, run(server, *args, *([command] if command else [])))
 
 
 def pane_info(server: Server, pane: str) -> dict[str, str] | None:
@@ -123,9 +198,24 @@ def pane_alive(server: Server, pane: str) -> bool:
     return info is not None and info.get("pane_dead") != "1"
 
 
-def capture(server: Server, pane: str, lines: int = 200) -> str:
-    """The visible text of a pane plus ``lines`` of history, wrapped lines joined."""
-    return run(server, "capture-pane", "-p", "-J", "-t", pane, "-S", f"-{lines}")
+def capture(server: Server, pane: str, lines: int | None = 200) -> str:
+    """The visible text of a pane plus ``lines`` of history (None: all of it), wrapped lines
+    joined."""
+    start = "-" if lines is None else f"-{lines}"
+    return run(server, "capture-pane", "-p", "-J", "-t", pane, "-S", start)
+
+
+def capture_if_alive(server: Server, pane: str, lines: int | None = 200) -> str | None:
+    """``capture``, or None when the pane is gone, even when it died after a liveness check
+    (tmux then says "can't find pane" or "no current target")."""
+    if not pane_alive(server, pane):
+        return None
+    try:
+        return capture(server, pane, lines)
+    except PurlinError:
+        if pane_alive(server, pane):
+            raise
+        return None
 
 
 def paste(server: Server, pane: str, text: str, buffer: str = "purlin-resume") -> None:
@@ -172,9 +262,9 @@ def wait_quiet(
     deadline = time.monotonic() + timeout
     previous, since = None, time.monotonic()
     while True:
-        if not pane_alive(server, pane):
+        screen = capture_if_alive(server, pane)
+        if screen is None:
             return False
-        screen = capture(server, pane)
         if screen != previous:
             previous, since = screen, time.monotonic()
         elif any(n in screen for n in needles) and time.monotonic() - since >= settle:
@@ -182,49 +272,6 @@ def wait_quiet(
         if time.monotonic() >= deadline:
             return False
         time.sleep(interval)
-
-
-ATTEMPTS = 3
-
-
-def inject(
-    server: Server,
-    pane: str,
-    text: str,
-    *,
-    settle: float = 0.5,
-    shown: tuple[str, ...] = (),
-    attempts: int = ATTEMPTS,
-) -> int:
-    """Type ``text`` into the program in ``pane`` and submit it; returns the attempt that worked.
-
-    Each attempt pastes the text as one unit, waits ``settle`` seconds, and captures the pane:
-    the text has arrived when its first line, or one of ``shown`` (how the program abbreviates a
-    long paste, e.g. ``[Pasted text``), is on screen where it was not before. Only then is Enter
-    sent, separately. An attempt that shows nothing is repeated, up to ``attempts`` times.
-    """
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")[:60]
-    needles = tuple(n for n in (first, *shown) if n)
-    for attempt in range(1, attempts + 1):
-        if not pane_alive(server, pane):
-            raise PurlinError(f"tmux pane {pane} is gone; nothing was sent")
-        before = capture(server, pane)
-        paste(server, pane, text)
-        deadline = time.monotonic() + max(settle, 0.1) * 4
-        time.sleep(settle)
-        while True:
-            after = capture(server, pane)
-            if any(after.count(n) > before.count(n) for n in needles):
-                send_enter(server, pane)
-                return attempt
-            if time.monotonic() >= deadline:
-                break
-            time.sleep(0.1)
-    last = next((line for line in reversed(capture(server, pane).splitlines()) if line.strip()), "")
-    raise PurlinError(
-        f"the text did not show in tmux pane {pane} after {attempts} attempts "
-        f"(the pane ends with {last.strip()[:60]!r}); look at the pane and send it by hand"
-    )
 
 
 def kill_pane(server: Server, pane: str) -> None:

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from purlin_resume import clock, gitrepo, history, registry
+from purlin_resume.errors import PurlinError
 from purlin_resume.history import AgentHistory, NewAgent, PruneResult
 from purlin_resume.project import Project
 
@@ -142,6 +143,50 @@ def scan(project: Project, settings: Settings, now: datetime | None = None) -> l
                 history.transition(entry, history.INTERRUPTED)
                 marked.append(Detection(dict(entry.data), reason))
         return marked
+
+    return history.update(project, change)
+
+
+def abandon(project: Project, wanted: str, now: datetime | None = None) -> list[dict[str, Any]]:
+    """ "Start fresh": close the interrupted agent ``wanted`` (an id or unique prefix), or every
+    interrupted agent of the parallel group ``wanted``, as ``failed`` with ``abandoned_at``, so
+    it no longer waits for a resume and pruning may remove it. The entries as written."""
+    moment = clock.iso(now or clock.now())
+
+    def change(doc: AgentHistory) -> list[dict[str, Any]]:
+        waiting = doc.latest_with(history.INTERRUPTED)
+        chosen = [e for e in waiting if e.parallel_group == wanted]
+        if not chosen:
+            entry = doc.find(wanted)
+            if entry.status != history.INTERRUPTED:
+                raise PurlinError(
+                    f"agent {entry.agent_id} is {entry.status}: only an interrupted agent "
+                    "(or a parallel group of them) can be abandoned"
+                )
+            chosen = [entry]
+        for entry in chosen:
+            history.transition(entry, history.FAILED)
+            entry.data.update(completion_timestamp=moment, abandoned_at=moment)
+        return [dict(e.data) for e in chosen]
+
+    return history.update(project, change)
+
+
+def join_group(project: Project, tool_use_ids: Iterable[str], group: str) -> list[str]:
+    """Put the running agents spawned by ``tool_use_ids`` (one assistant message) into parallel
+    group ``group``, unless they have one; the agent ids that joined."""
+    wanted = set(tool_use_ids)
+
+    def change(doc: AgentHistory) -> list[str]:
+        joined = []
+        for entry in doc.latest_with(*history.RUNNING_STATUSES):
+            if {
+                entry.agent_id,
+                entry.data.get("tool_use_id"),
+            } & wanted and not entry.parallel_group:
+                entry.data.update(parallel_group=group, execution_mode="parallel")
+                joined.append(entry.agent_id)
+        return joined
 
     return history.update(project, change)
 

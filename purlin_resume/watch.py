@@ -13,11 +13,10 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from purlin_resume import clock, gitrepo, redact, registry, store, tmux
+from purlin_resume import activity, clock, gitrepo, injection, redact, registry, store, tmux
 from purlin_resume import config as config_mod
 from purlin_resume.errors import PurlinError
-from purlin_resume.injection import PASTE_MARKERS
-from purlin_resume.lineage import ALIVE, liveness
+from purlin_resume.lineage import ALIVE, liveness, server_for
 from purlin_resume.project import Project
 from purlin_resume.stall import resume_prompt, server_of, should_send_resume
 
@@ -52,7 +51,7 @@ def history(project: Project, agent_id: str) -> list[dict[str, Any]]:
     for line in store.read_text(path).splitlines():
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(entry, dict) and entry.get("agent_id") == agent_id:
             found.append(entry)
@@ -111,7 +110,9 @@ def watch_once(
         if not send:
             action = ACTIVE if result is not None and result.is_active else HELD
             decision = Decision(stamp, agent.session_id, action, why, **extra)
-        elif not agent.tmux_pane or not tmux.pane_alive(server, agent.tmux_pane):
+        elif not agent.tmux_pane or not tmux.pane_alive(
+            own := server_for(agent, server), agent.tmux_pane
+        ):
             decision = Decision(
                 stamp,
                 agent.session_id,
@@ -124,14 +125,14 @@ def watch_once(
         else:
             prompt = resume_prompt(project, agent, settings, result, moment)
             try:
-                tmux.inject(
-                    server,
-                    agent.tmux_pane,
-                    prompt,
-                    settle=settings.inject_settle_seconds,
-                    shown=PASTE_MARKERS,
+                sent = injection.deliver(
+                    own, agent.tmux_pane, prompt, settle=settings.inject_settle_seconds
                 )
-                decision = Decision(stamp, agent.session_id, NUDGED, f"stalled ({why})", **extra)
+                activity.pane_injected(
+                    own, agent.tmux_pane, agent.session_id, moment, project.cache_dir
+                )
+                reason = f"stalled ({why})" + ("" if sent.confirmed else f"; {sent.detail}")
+                decision = Decision(stamp, agent.session_id, NUDGED, reason, **extra)
             except PurlinError as exc:
                 decision = Decision(
                     stamp,

@@ -4,6 +4,7 @@ the stand-in ``claude``."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import time
@@ -12,14 +13,30 @@ from pathlib import Path
 from purlin_resume import tmux
 
 STANDIN = Path(__file__).resolve().parent / "standin_claude.py"
+KINDS = ("paste", "lines")  # the stand-in showing a paste placeholder, the one echoing lines
 
 
-def configure(root: Path, server: tmux.Server, record: Path, **extra) -> None:
+SESSION_START = f"{sys.executable} -m purlin_resume hook session-start"
+
+
+def standin_command(record: Path, kind: str = "paste", hooks: bool = False) -> str:
+    """The command line of the stand-in agent of ``kind`` recording into ``record``; with
+    ``hooks`` it runs our SessionStart hook first, as an installed Claude Code does."""
+    mode = " --echo-lines" if kind == "lines" else ""
+    hook = f" --hook={shlex.quote(SESSION_START)}" if hooks else ""
+    return f"{sys.executable} {STANDIN}{mode}{hook} {record}"
+
+
+def socket_setting(server: tmux.Server) -> str:
+    return str(server.socket) if server.socket is not None else server.name or ""
+
+
+def configure(root: Path, server: tmux.Server, record: Path, kind: str = "paste", **extra) -> None:
     """Point the project's settings at the private tmux server and the stand-in agent."""
     record.mkdir(parents=True, exist_ok=True)
     settings = {
-        "tmux_socket": str(server.socket),
-        "agent_command": f"{sys.executable} {STANDIN} {record}",
+        "tmux_socket": socket_setting(server),
+        "agent_command": standin_command(record, kind),
         "agent_ready_timeout": 15,
         "inject_settle_seconds": 0.2,
         **extra,
@@ -72,9 +89,11 @@ def prompts(record: Path, count: int, timeout: float = 15) -> list[str]:
     raise AssertionError(f"expected {count} inputs, the stand-in received {len(found)}")
 
 
-def start_standin(server: tmux.Server, root: Path, record: Path, session: str = "agents") -> str:
+def start_standin(
+    server: tmux.Server, root: Path, record: Path, session: str = "agents", kind: str = "paste"
+) -> str:
     """A stand-in agent in its own pane, ready for input; returns the pane id."""
     record.mkdir(parents=True, exist_ok=True)
-    pane = tmux.new_window(server, session, root, f"{sys.executable} {STANDIN} {record}")
+    pane = tmux.new_window(server, session, root, standin_command(record, kind))
     assert tmux.wait_for(server, pane, "? for shortcuts", timeout=15)
     return pane

@@ -17,6 +17,13 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     """No test sees the developer's home, git identity or agent session."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    for name, folder in (
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_CONFIG_HOME", ".config"),
+    ):
+        monkeypatch.setenv(name, str(home / folder))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
@@ -24,8 +31,12 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "author@example.com")
     for name in (
         "CLAUDE_SESSION_ID",
+        "CLAUDE_CODE_SESSION_ID",
         "PURLIN_SESSION_ID",
+        "PURLIN_ROLE",
+        "CLAUDE_PROJECT_DIR",
         "CLAUDE_CONFIG_DIR",
+        "CLAUDECODE",
         "TMUX",
         "TMUX_PANE",
     ):
@@ -85,6 +96,17 @@ def fixtures_copy(tmp_path) -> Path:
     return target
 
 
+def _need_tmux() -> None:
+    """Skip without tmux on a developer's machine; in CI (``CI=true``) a missing tmux fails."""
+    import os
+    import shutil
+
+    if shutil.which("tmux") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("tmux is not installed (.ci/run installs it)")
+        pytest.skip("tmux is not installed")
+
+
 @pytest.fixture
 def tmux_server():
     """A private tmux server (own socket), killed after the test."""
@@ -93,10 +115,22 @@ def tmux_server():
 
     from purlin_resume import tmux
 
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
+    _need_tmux()
     folder = Path(tempfile.mkdtemp(prefix="prt-", dir="/tmp"))  # socket paths must stay short
     server = tmux.Server(folder / "sock")
     yield server
     tmux.kill_server(server)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def tmux_named_server():
+    """A private tmux server addressed by name (``tmux -L``), killed after the test."""
+    import uuid
+
+    from purlin_resume import tmux
+
+    _need_tmux()
+    server = tmux.Server(name=f"prt-{uuid.uuid4().hex[:10]}")
+    yield server
+    tmux.kill_server(server)

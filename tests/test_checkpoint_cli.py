@@ -111,6 +111,7 @@ def test_scenario_restore_without_checkpoint(repo, cli):
 {CRITIC_REPORT}EOF
     """,
     )
+    assert cli("trust").exit_code == 0  # the status command is code from the repository
     result = cli("restore", "builder")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
@@ -302,10 +303,12 @@ def test_missing_status_command_is_one_line_and_restore_goes_on(repo, cli):
 
 def test_failing_and_hanging_status_commands_are_reported(repo, cli):
     write_status_script(repo, "echo boom >&2\nexit 3\n")
+    cli("trust")
     assert "exited 3: boom" in cli("restore", "qa").stdout
     write_status_script(repo, "sleep 5\n")
     (repo / ".purlin").mkdir(exist_ok=True)
     (repo / ".purlin/config.json").write_text('{"resume": {"status_timeout": 0.3}}')
+    cli("trust")
     assert "timed out after 0.3 s" in cli("restore", "qa").stdout
 
 
@@ -328,8 +331,9 @@ def test_qa_sees_its_verification_queue(repo, cli):
         echo '{"features": [{"file": "features/x.md", "status": "TESTING"}, {"file": "features/y.md", "status": "TODO"}]}'
     """,
     )
+    cli("trust")
     out = cli("restore", "qa").stdout
-    assert "Verification queue: 1 features in TESTING" in out
+    assert "Verification queue: 1 feature in TESTING" in out
     assert "Features in TESTING: features/x.md" in out
 
 
@@ -412,12 +416,12 @@ def test_resaving_replaces_the_sessions_checkpoint(repo, cli):
         ),
         (
             ["save", "--role", "builder"],
-            "missing required fields for a builder checkpoint: in_progress",
+            "missing required fields for a Builder checkpoint: in_progress",
         ),
         (["save", *BUILDER_FIELDS[:-2], "--step", "9"], "protocol step must be 0-4"),
         (
             ["save", *BUILDER_FIELDS, "--discovery", "x"],
-            "not fields of a builder checkpoint: discoveries",
+            "not fields of a Builder checkpoint: discoveries",
         ),
         (["save", *BUILDER_FIELDS, "--session", "../escape"], "is not usable as a name"),
         (["save", "--from", "missing.yaml"], "--from missing.yaml: no such file"),
@@ -534,3 +538,25 @@ def test_secrets_in_a_checkpoint_never_reach_the_briefing(repo, cli):
     assert secret not in as_json
     raw = cli("--no-redact", "restore", "builder", "--session", "s1", "--keep")
     assert secret in raw.stdout and raw.stderr == ""
+
+
+def test_the_first_save_does_not_list_its_own_cache(repo, cli):
+    (repo / ".purlin" / "cache").mkdir(parents=True)
+    (repo / ".purlin" / "cache" / "hook.log").write_text("")  # a hook ran before
+    (repo / "src.py").write_text("work\n")
+    assert cli("save", *BUILDER_FIELDS).exit_code == 0
+    text = (repo / PLAIN).read_text()
+    listed = text.split("## Uncommitted Changes")[1].split("##")[0]
+    assert "src.py" in listed
+    assert ".purlin" not in listed
+
+
+def test_consumed_checkpoints_leave_no_lock_files_behind(repo, cli):
+    for n in range(3):
+        assert cli("save", *BUILDER_FIELDS, "--session", f"s-{n}").exit_code == 0
+        assert cli("restore", "builder", "--session", f"s-{n}").exit_code == 0
+    assert cli("save", *BUILDER_FIELDS).exit_code == 0
+    assert cli("restore", "builder").exit_code == 0
+    cache = repo / ".purlin" / "cache"
+    assert sorted(p.name for p in cache.rglob("*.lock")) == []
+    assert len(list((cache / "archive").glob("*.md"))) == 4

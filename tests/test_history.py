@@ -198,6 +198,7 @@ ALLOWED = {
     ("spawned", "interrupted"),
     ("spawned", "failed"),
     ("interrupted", "resumed"),
+    ("interrupted", "failed"),  # abandoned: "start fresh"
     ("resumed", "completed"),
     ("resumed", "interrupted"),
     ("resumed", "failed"),
@@ -450,3 +451,98 @@ def test_project_option_and_a_folder_outside_git(tmp_path, cli, monkeypatch):
     assert statuses(folder) == [("a1", "interrupted"), ("a1", "resumed")]
     outside = cli("history", "list")
     assert outside.exit_code == 1 and "not inside a git repository" in one_error_line(outside)
+
+
+# --- start fresh, pruning on init, the spawn options ---------------------------------------------
+
+
+def test_abandon_closes_an_interrupted_agent_so_it_no_longer_waits(repo, cli):
+    write_history(repo, [entry("agent_a", "interrupted"), entry("agent_b", "interrupted")])
+    result = cli("history", "abandon", "agent_a")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("abandoned agent_a failed")
+    closed = read_history(repo)["entries"][0]
+    assert closed["status"] == "failed" and closed["abandoned_at"] == closed["completion_timestamp"]
+    waiting = cli("resume-task", "--json")  # the most recent interrupted one is now agent_b
+    assert json.loads(waiting.stdout)["agents"][0]["agent_id"] == "agent_b"
+
+
+def test_abandon_a_parallel_group_closes_its_interrupted_agents_only(repo, cli):
+    group = "phase-05-batch-1736676000"
+    write_history(
+        repo,
+        [
+            entry("agent_1", "interrupted", parallel_group=group, execution_mode="parallel"),
+            entry("agent_2", "interrupted", parallel_group=group, execution_mode="parallel"),
+            entry("agent_3", "completed", parallel_group=group, execution_mode="parallel"),
+            entry("agent_4", "interrupted"),
+        ],
+    )
+    result = cli("history", "abandon", group, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert [e["agent_id"] for e in json.loads(result.stdout)["abandoned"]] == ["agent_1", "agent_2"]
+    assert statuses(repo) == [
+        ("agent_1", "failed"),
+        ("agent_2", "failed"),
+        ("agent_3", "completed"),
+        ("agent_4", "interrupted"),
+    ]
+
+
+@pytest.mark.parametrize("status", ["spawned", "completed", "resumed"])
+def test_abandon_refuses_what_is_not_interrupted(repo, cli, status):
+    write_history(repo, [entry("agent_a", status)])
+    before = snapshot(repo)
+    result = cli("history", "abandon", "agent_a")
+    assert result.exit_code == 1
+    assert "only an interrupted agent" in one_error_line(result)
+    assert snapshot(repo) == before
+
+
+def test_abandoned_agents_are_pruned_before_waiting_ones(repo, cli):
+    write_history(
+        repo,
+        [entry("agent_old", "interrupted"), *(entry(f"agent_{n}") for n in range(3))],
+        max_entries=3,
+    )
+    assert cli("history", "abandon", "agent_old").exit_code == 0
+    result = cli("history", "init")
+    assert result.exit_code == 0, result.stderr
+    assert "pruned 1 entry: agent_old" in result.stdout
+    assert [a for a, _ in statuses(repo)] == ["agent_0", "agent_1", "agent_2"]
+
+
+def test_init_prunes_an_over_full_history(repo, cli):
+    write_history(
+        repo,
+        [entry(f"done_{n}", "completed") for n in range(4)] + [entry("running")],
+        max_entries=2,
+    )
+    result = cli("history", "init", "--json")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert (out["created"], out["pruned"]) == (False, ["done_0", "done_1", "done_2"])
+    assert [a for a, _ in statuses(repo)] == ["done_3", "running"]
+    again = cli("history", "init", "--json")
+    assert json.loads(again.stdout)["pruned"] == []
+
+
+def test_spawn_names_every_missing_option_at_once_and_help_says_they_are_required(repo, cli):
+    result = cli("history", "spawn", "--agent-id", "agent_x")
+    assert result.exit_code == 2
+    assert "--task, --phase and --plan are required for a new agent" in one_error_line(result)
+    assert not history_path(repo).exists()
+    helped = cli("history", "spawn", "--help").stdout
+    assert helped.count("Required for a new agent") == 3
+
+
+def test_counts_agree_with_their_nouns(repo, cli):
+    group = "phase-05-batch-1736676000"
+    write_history(
+        repo,
+        [entry("agent_1", "interrupted", parallel_group=group, execution_mode="parallel")],
+    )
+    result = cli("resume-task", "--batch")
+    assert result.exit_code == 0, result.stderr
+    assert "1 agent of this group was interrupted together" in result.stdout
+    assert "1 agents" not in result.stdout

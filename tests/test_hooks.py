@@ -242,7 +242,7 @@ def test_subagent_stop_records_the_files_the_agent_changed_and_post_tool_use_nam
     assert hook("subagent-stop", stop, repo).returncode == 0
     entry = history.load(Project(repo)).find("abc1234").data
     assert entry["status"] == "completed"
-    assert entry["files_modified"] == ["src/a.py", "docs/b.md", "/elsewhere/c.txt"]
+    assert entry["files_modified"] == ["src/a.py", "docs/b.md"]  # project files only
     assert (entry["phase"], entry["plan"]) == ("03", "02")
     post = {
         "session_id": "s-1",
@@ -259,7 +259,7 @@ def test_subagent_stop_records_the_files_the_agent_changed_and_post_tool_use_nam
     assert log_lines(repo) == []
 
 
-def test_an_interrupted_subagent_is_recorded_failed(repo, tmp_path):
+def test_an_interrupted_subagent_is_recorded_interrupted_and_can_be_resumed(repo, tmp_path, cli):
     _spawn(repo, "toolu_B")
     agent_file = agent_transcript(tmp_path / "agent-b.jsonl", "bbb", "prompt of toolu_B", [], None)
     stop = {
@@ -269,7 +269,10 @@ def test_an_interrupted_subagent_is_recorded_failed(repo, tmp_path):
         "agent_transcript_path": str(agent_file),
     }
     hook("subagent-stop", stop, repo)
-    assert history.load(Project(repo)).find("bbb").status == "failed"
+    assert history.load(Project(repo)).find("bbb").status == "interrupted"
+    resumed = cli("resume-task", "bbb")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert history.load(Project(repo)).find("bbb").status == "resumed"
 
 
 def test_two_agents_stopping_are_told_apart_by_the_session_transcript(repo, tmp_path):
@@ -720,3 +723,15 @@ def test_a_spawn_recorded_twice_is_one_entry(repo):
     hook("pre-tool-use", payload, repo)
     entries = [e for e in history.load(Project(repo)).entries if e.agent_id == "toolu_TWICE"]
     assert len(entries) == 1
+
+
+def test_tests_never_see_the_developers_xdg_folders():
+    """conftest points HOME and every XDG folder into a temporary home: a developer's
+    XDG_CACHE_HOME (where the hook spool lives) never leaks into a test."""
+    from purlin_resume import hook_entry
+
+    home = Path(os.environ["HOME"])
+    for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+        assert Path(os.environ[name]).is_relative_to(home), name
+    assert Path(hook_entry.spool_dir()).is_relative_to(home)
+    assert "CLAUDE_CODE_SESSION_ID" not in os.environ

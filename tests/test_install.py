@@ -422,3 +422,47 @@ def test_doctor_names_a_corrupt_bookmark_file(repo, cli, tmp_path, monkeypatch):
     assert state["status"] == "error" and "bookmarks.jsonl" in state["message"] and state["fix"]
     assert [f["status"] for f in report["findings"] if f["check"] == "cleanup"] == ["ok"]
     assert local.read_text() == "{not json\n"
+
+
+HAND_WRITTEN = """{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {"allow": ["Bash(npm test:*)", "Read(~/.zshrc)"], "deny": []},
+  "env": {"DEBUG": "1"},
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "notify-send done"}]}
+    ]
+  },
+  "model": "opus"
+}
+"""
+
+
+@pytest.mark.parametrize("text", [HAND_WRITTEN, '{"model": "opus", "env": {"A": "1"}}\n'])
+def test_install_then_uninstall_keeps_the_users_formatting(repo, cli, text):
+    path = repo / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    assert cli("install").exit_code == 0
+    installed = path.read_text()
+    unchanged = [line for line in text.splitlines() if '"permissions"' in line or '"env"' in line]
+    if "\n" in text.strip():  # a multi-line file: its one-line members stay as they were
+        assert len(unchanged) == 2 and all(line in installed for line in unchanged)
+    assert len(ours(json.loads(installed))) == 6
+    assert cli("install").exit_code == 0 and path.read_text() == installed  # idempotent
+    assert cli("uninstall").exit_code == 0
+    assert path.read_text() == text  # byte for byte
+
+
+def test_the_layout_keeping_writer_survives_odd_but_valid_json():
+    for text in ("{ }", "[]", '{"a" : [ 1 , 2 ] ,"b":{}}', '\t{"x": "\\u00e9"}\n'):
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            continue
+        merged = claude_settings.merged(data)
+        written = claude_settings.dump(merged, like=text)
+        assert json.loads(written) == merged
+        assert json.loads(claude_settings.dump(claude_settings.removed(merged), like=written)) == (
+            data
+        )

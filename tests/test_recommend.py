@@ -44,7 +44,9 @@ def earlier_agent(
     records = [talk.user(prompt)]
     for number, name in enumerate(reads):
         use = f"toolu_r{number}"
-        records.append(talk.assistant(f"msg_r{number}", tool(use, "Read", file_path=f"{cwd}/{name}")))
+        records.append(
+            talk.assistant(f"msg_r{number}", tool(use, "Read", file_path=f"{cwd}/{name}"))
+        )
         records.append(talk.result(use, "file contents"))
     for number, name in enumerate(edits):
         use = f"toolu_e{number}"
@@ -101,9 +103,16 @@ def ids(found: dict) -> list[str]:
 def test_an_agent_that_edited_the_files_ranks_above_one_that_only_mentioned_the_words(
     cli, work, claude
 ):
-    earlier_agent(claude, "talker", work, "parser cache parser cache: how do the parser and the cache work?",
-                  says="The parser feeds the cache; the cache keys on the parser's output.")
-    earlier_agent(claude, "editor", work, "speed up loading", edits=("src/parser.py", "src/cache.py"))
+    earlier_agent(
+        claude,
+        "talker",
+        work,
+        "parser cache parser cache: how do the parser and the cache work?",
+        says="The parser feeds the cache; the cache keys on the parser's output.",
+    )
+    earlier_agent(
+        claude, "editor", work, "speed up loading", edits=("src/parser.py", "src/cache.py")
+    )
     found = recommend(cli, claude, "--threshold", "0")
     assert ids(found)[:2] == ["editor", "talker"]
     best = found["recommendations"][0]
@@ -183,8 +192,14 @@ def test_recency_alone_recommends_no_one(cli, work, claude):
 
 def test_the_current_session_prompt_is_the_task_and_is_never_recommended(cli, repo, claude):
     earlier_agent(claude, "current", repo, "fix the tokenizer overflow in the lexer", days_ago=0)
-    earlier_agent(claude, "before", repo, "the tokenizer overflows on long lexer input",
-                  says="The lexer tokenizer buffer overflows at 64 KB.", days_ago=20)
+    earlier_agent(
+        claude,
+        "before",
+        repo,
+        "the tokenizer overflows on long lexer input",
+        says="The lexer tokenizer buffer overflows at 64 KB.",
+        days_ago=20,
+    )
     earlier_agent(claude, "other", repo, "write the changelog", days_ago=1)
     found = recommend(cli, claude, env={"CLAUDE_CODE_SESSION_ID": "current"})
     assert ids(found) == ["before"]
@@ -194,14 +209,27 @@ def test_the_current_session_prompt_is_the_task_and_is_never_recommended(cli, re
     # --session names it too; PURLIN_SESSION_ID wins over CLAUDE_CODE_SESSION_ID
     assert ids(recommend(cli, claude, "--session", "current")) == ["before"]
     env = {"PURLIN_SESSION_ID": "other", "CLAUDE_CODE_SESSION_ID": "current"}
-    assert "first prompt 'write the changelog'" in recommend(cli, claude, env=env)["task"]["summary"]
+    assert (
+        "first prompt 'write the changelog'" in recommend(cli, claude, env=env)["task"]["summary"]
+    )
 
 
 def test_a_live_checkpoint_feature_is_part_of_the_task(cli, repo, claude):
     earlier_agent(claude, "spec", repo, "write the billing export spec", days_ago=2)
     assert recommend(cli, claude)["recommendations"] == []
-    saved = cli("save", "--role", "builder", "--feature", "features/billing_export.md",
-                "--in-progress", "x", "--next", "y", "--step", "1")
+    saved = cli(
+        "save",
+        "--role",
+        "builder",
+        "--feature",
+        "features/billing_export.md",
+        "--in-progress",
+        "x",
+        "--next",
+        "y",
+        "--step",
+        "1",
+    )
     assert saved.exit_code == 0, saved.stderr
     found = recommend(cli, claude)
     assert ids(found) == ["spec"]
@@ -213,8 +241,17 @@ def test_bookmark_tags_raise_a_candidate_and_archived_bookmarks_are_candidates(
 ):
     earlier_agent(claude, "plain", work, "parser speed", edits=("src/parser.py",))
     earlier_agent(claude, "marked", work, "parser speed", edits=("src/parser.py",))
-    added = cli("bookmark", "add", "parser-guru", "--session", "marked", "--tag", "parser",
-                "--claude-dir", str(claude))
+    added = cli(
+        "bookmark",
+        "add",
+        "parser-guru",
+        "--session",
+        "marked",
+        "--tag",
+        "parser",
+        "--claude-dir",
+        str(claude),
+    )
     assert added.exit_code == 0, added.stderr
     found = recommend(cli, claude, "--threshold", "0")
     assert ids(found)[:2] == ["marked", "plain"]
@@ -235,7 +272,12 @@ def test_on_the_real_fixtures_the_sibling_worktree_ranks_first(cli, repo, fixtur
         "priv/static/assets/spotter.css",
         "lib/spotter_web/live/session_live.ex",
     ]
-    args = ["--task", "transcript rendering of subagents", "--session", "4d5611e5-241a-462a-8d15-5122611a9569"]
+    args = [
+        "--task",
+        "transcript rendering of subagents",
+        "--session",
+        "4d5611e5-241a-462a-8d15-5122611a9569",
+    ]
     for name in files:
         args += ["--file", name]
     found = recommend(cli, fixtures_copy, *args)
@@ -293,7 +335,9 @@ def test_a_corrupt_remembered_list_is_ranked_again(cli, work, claude):
 # the SessionStart line -----------------------------------------------------------------------
 
 
-def session_start(root: Path, claude: Path, session_id: str = "new-session") -> subprocess.CompletedProcess:
+def session_start(
+    root: Path, claude: Path, session_id: str = "new-session"
+) -> subprocess.CompletedProcess:
     payload = {
         "session_id": session_id,
         "transcript_path": str(claude / "projects" / "x" / f"{session_id}.jsonl"),
@@ -301,10 +345,22 @@ def session_start(root: Path, claude: Path, session_id: str = "new-session") -> 
         "hook_event_name": "SessionStart",
         "source": "startup",
     }
-    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(claude), "CLAUDE_PROJECT_DIR": str(root),
-           "PURLIN_HOOK_FOREGROUND": "1", "CLAUDE_CODE_SESSION_ID": session_id}
-    return subprocess.run([str(EXE), "hook", "session-start"], input=json.dumps(payload),
-                          capture_output=True, text=True, env=env, cwd=root, check=False)
+    env = {
+        **os.environ,
+        "CLAUDE_CONFIG_DIR": str(claude),
+        "CLAUDE_PROJECT_DIR": str(root),
+        "PURLIN_HOOK_FOREGROUND": "1",
+        "CLAUDE_CODE_SESSION_ID": session_id,
+    }
+    return subprocess.run(
+        [str(EXE), "hook", "session-start"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        check=False,
+    )
 
 
 def context_of(out: subprocess.CompletedProcess) -> str:
@@ -337,8 +393,9 @@ def test_session_start_line_has_an_off_switch_and_a_threshold(cli, work, claude)
 def test_a_failing_recommendation_costs_only_its_line(cli, work, claude):
     earlier_agent(claude, "editor", work, "parser", edits=("src/parser.py",))
     recommend(cli, claude)
-    saved = cli("save", "--role", "builder", "--in-progress", "parsing", "--next", "tests",
-                "--step", "2")
+    saved = cli(
+        "save", "--role", "builder", "--in-progress", "parsing", "--next", "tests", "--step", "2"
+    )
     assert saved.exit_code == 0, saved.stderr
     (work / ".purlin" / "bookmarks.jsonl").write_text("{broken\n")
     context = context_of(session_start(work, claude))
@@ -362,12 +419,26 @@ def test_hostile_transcript_text_is_shown_as_one_plain_line(cli, work, claude):
 
 def test_secrets_in_the_task_and_in_transcripts_never_reach_any_output(cli, work, claude):
     secrets = list(PLANTED.values())[:6]
-    earlier_agent(claude, "leaky", work, "parser " + " ".join(secrets), edits=("src/parser.py",),
-                  says="Used " + secrets[0])
+    earlier_agent(
+        claude,
+        "leaky",
+        work,
+        "parser " + " ".join(secrets),
+        edits=("src/parser.py",),
+        says="Used " + secrets[0],
+    )
     task = "parser " + " ".join(secrets)
     shown = cli("recommend", "--claude-dir", str(claude), "--task", task, "--file", "src/parser.py")
-    as_json = cli("recommend", "--json", "--claude-dir", str(claude), "--task", task,
-                  "--file", "src/parser.py")
+    as_json = cli(
+        "recommend",
+        "--json",
+        "--claude-dir",
+        str(claude),
+        "--task",
+        task,
+        "--file",
+        "src/parser.py",
+    )
     assert "session leaky" in shown.stdout
     cache = Path(os.environ["HOME"]) / ".cache" / "purlin-resume"
     on_disk = "".join(p.read_text(errors="replace") for p in cache.glob("recommendations-*.json"))
@@ -412,8 +483,14 @@ def test_corrupt_log_lines_are_skipped_and_a_corrupt_bookmark_file_is_named(cli,
 
 
 def test_a_huge_prompt_and_outside_paths_are_bounded(cli, work, claude):
-    earlier_agent(claude, "huge", work, "parser " + "word " * 200_000 + " ".join(f"w{i}x" for i in range(5000)),
-                  edits=("src/parser.py",), reads=("../../etc/passwd",))
+    earlier_agent(
+        claude,
+        "huge",
+        work,
+        "parser " + "word " * 200_000 + " ".join(f"w{i}x" for i in range(5000)),
+        edits=("src/parser.py",),
+        reads=("../../etc/passwd",),
+    )
     earlier_agent(claude, "outside", "/etc", "hosts", edits=("hosts",))
     found = recommend(cli, claude, env={"CLAUDE_CODE_SESSION_ID": "huge"})
     assert len(found["task"]["words"]) <= recommendation.MAX_WORDS
@@ -433,7 +510,10 @@ def test_outcome_and_age_wording():
         == "resurrected 3 times: 2 successes, 1 failure"
     )
     now = datetime(2026, 3, 1, tzinfo=timezone.utc)
-    ages = {days: recommendation.age_text(now - timedelta(days=days), now) for days in (0.2, 1.5, 5, 21, 70, 800)}
+    ages = {
+        days: recommendation.age_text(now - timedelta(days=days), now)
+        for days in (0.2, 1.5, 5, 21, 70, 800)
+    }
     assert ages == {
         0.2: "from today",
         1.5: "from yesterday",

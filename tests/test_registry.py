@@ -24,6 +24,7 @@ def test_start_then_end_writes_the_documented_format(repo):
         started_at=started,
         transcript_path="/t/sess-1.jsonl",
         tmux_pane="%3",
+        tmux_socket="/tmp/tmux-1000/work",
         role="builder",
         previous_agent_id="sess-0",
     )
@@ -38,6 +39,7 @@ def test_start_then_end_writes_the_documented_format(repo):
                 "ended_at": None,
                 "transcript_path": "/t/sess-1.jsonl",
                 "tmux_pane": "%3",
+                "tmux_socket": "/tmp/tmux-1000/work",
                 "role": "builder",
                 "previous_agent_id": "sess-0",
             }

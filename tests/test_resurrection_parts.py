@@ -70,7 +70,63 @@ def test_a_short_conversation_is_kept_whole_by_hybrid(fixtures_copy):
     transcript, doc = _opened(fixtures_copy, "short")
     context = compress.compress(transcript, doc, "hybrid")
     assert context.digest is None and context.tail == []
-    assert len(context.head) == len([t for t in transcript.turns if t.text.strip() or t.tool_calls])
+    messages = [t for t in transcript.turns if t.text.strip() or t.tool_calls]
+    assert len(context.head) == len(messages) - 1  # the original task has its own section
+    assert transcript.first_prompt not in "".join(context.head)
+
+
+@pytest.mark.parametrize("method", compress.METHODS)
+@pytest.mark.parametrize("ident", ["4d56", "8463", "a7be2f0", "short"])
+def test_each_part_of_a_prompt_is_there_once(fixtures_copy, ident, method):
+    """Regression: hybrid and full prompts held the final output twice (a third of one prompt),
+    and the findings could be a mere pointer to the conversation."""
+    from purlin_resume.resurrection import render_prompt
+
+    transcript, doc = _opened(fixtures_copy, ident)
+    context = compress.compress(transcript, doc, method)
+    prompt = render_prompt(context, None)
+
+    from purlin_resume import rendering
+
+    final = transcript.final_output.strip()
+    assert prompt.count(final) == 1, "the final output is shown once"
+    first = next(t for t in transcript.turns if t.text.strip() == transcript.first_prompt.strip())
+    assert f"### Original task\n\n{first.text.strip()}" in prompt
+    assert rendering.turn_markdown(first).strip() not in prompt, "and not again as a message"
+    findings = prompt.split("## Original agent's findings", 1)[1].split("## Original agent's")[0]
+    assert "conversation above" not in findings and "final output below" not in findings
+    said = [t for t in transcript.turns if t.role == "agent" and t.text.strip()]
+    if len(said) == 1:  # "short": its only words are its final output
+        assert context.findings == [] and "stated nothing besides its final output" in findings
+    else:
+        assert context.findings and all(f"- {f}" in findings for f in context.findings)
+    assert all(finding not in final for finding in context.findings)
+
+
+def test_findings_are_the_agents_conclusions_then_its_last_words(tmp_path):
+    from tests.resurrection_data import session
+
+    claude = tmp_path / "claude"
+    session(
+        claude,
+        "concl",
+        "/srv/concl",
+        [
+            ("user", "Why does the build fail on CI?"),
+            ("agent", "Looking at the logs now."),
+            ("agent", "The root cause is a stale lock file in the cache folder. Removing it."),
+            ("agent", "Checked the three workflows; only the nightly one restores that cache."),
+            ("agent", "Done: the nightly workflow no longer restores the cache; CI is green."),
+        ],
+    )
+    transcript, doc = _opened(claude, "concl")
+
+    context = compress.compress(transcript, doc, "hybrid")
+
+    assert context.findings == [
+        "The root cause is a stale lock file in the cache folder. Removing it.",
+        "Checked the three workflows; only the nightly one restores that cache.",
+    ]
 
 
 def test_digest_finds_files_errors_and_conclusions(tmp_path):
@@ -81,7 +137,9 @@ def test_digest_finds_files_errors_and_conclusions(tmp_path):
     context = compress.compress(transcript, doc, "summarized")
     assert context.digest.tools == {"Bash": 1}
     assert any("ImportError" in error for error in context.digest.errors)
-    assert any("root cause" in finding for finding in context.digest.findings)
+    # its conclusion is its final output, shown on its own and not again among the findings
+    assert "the root cause is a typo" in context.final_output
+    assert not any("root cause" in finding for finding in context.findings)
 
 
 def test_token_estimate_is_four_characters_per_token():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from purlin_resume import registry, tmux
 from purlin_resume.project import Project
@@ -12,7 +13,6 @@ from tests.agents_setup import (
     configure,
     dead_pid,
     prompts,
-    start_standin,
     write_registry,
 )
 
@@ -47,13 +47,15 @@ def test_reviving_a_persona_agent_injects_persona_then_revival(repo, tmux_server
     assert "You build features test-first" in received[0]
     assert received[1].startswith("Revival: you succeed agent dead-1 (builder)")
     target = repo / ".purlin" / "cache" / "revival-dead-1.md"
-    assert f"purlin-resume transcript dead-1 -o {target}" in received[1]
+    claude = Path.home() / ".claude"  # neither --claude-dir nor CLAUDE_CONFIG_DIR: the default
+    assert f"purlin-resume transcript dead-1 --claude-dir {claude} -o {target}" in received[1]
     assert target.parent.is_dir()
     started = _started(record)
     assert started["argv"] == ["--session-id", successor]
     assert os.path.realpath(started["cwd"]) == os.path.realpath(repo)
     assert started["env"]["PURLIN_PREVIOUS_AGENT_ID"] == "dead-1"
     assert started["env"]["PURLIN_AGENT_ID"] == successor
+    assert started["env"]["CLAUDE_CONFIG_DIR"] == str(claude)
     agents = registry.load(Project(repo))
     assert agents[successor].previous_agent_id == "dead-1"
     assert agents[successor].role == "builder"
@@ -74,7 +76,7 @@ def test_reviving_an_anonymous_agent_injects_only_the_revival(repo, tmux_server,
     assert "Revived anon-1 as " in result.stdout
     received = prompts(record, 1)
     assert len(received) == 1
-    assert received[0].startswith("Revival: you succeed agent anon-1, which process")
+    assert received[0].startswith("Revival: you succeed agent anon-1, which stopped: process ")
     assert "PURLIN_AGENT_ROLE" not in _started(record)["env"]
 
 
@@ -240,55 +242,6 @@ def test_regression_unused_windows_a_failed_revival_leaves_none(repo, tmux_serve
     assert second.exit_code == 0, second.stderr
 
 
-def test_a_long_multiline_instruction_arrives_whole(tmux_server, tmp_path):
-    record = tmp_path / "agent"
-    pane = start_standin(tmux_server, tmp_path, record)
-    lines = [
-        f"step {n:03d}: " + "y" * (n % 60) + " [brackets] $HOME `ticks` 'quotes' \"dq\" ~tilde"
-        for n in range(110)
-    ]
-    text = "\n".join(lines)
-    assert len(text) >= 5000
-
-    attempt = tmux.inject(tmux_server, pane, text, settle=0.2, shown=("[Pasted text",))
-
-    assert attempt == 1
-    assert prompts(record, 1) == [text]
-
-
-def test_injection_into_a_gone_pane_fails_with_one_line(tmux_server, tmp_path):
-    from purlin_resume.errors import PurlinError
-
-    try:
-        tmux.inject(tmux_server, "%4242", "hello", settle=0.1)
-    except PurlinError as exc:
-        assert exc.message == "tmux pane %4242 is gone; nothing was sent"
-    else:
-        raise AssertionError("injecting into a missing pane must fail")
-
-
-def test_injection_that_never_shows_is_retried_three_times(tmux_server, tmp_path):
-    from purlin_resume.errors import PurlinError
-
-    # A program that takes its input without showing it: every paste arrives, none shows,
-    # so each attempt pastes again and Enter is never pressed.
-    received = tmp_path / "received"
-    pane = tmux.new_session(
-        tmux_server, "deaf", tmp_path, f"sh -c 'stty -echo -icanon; echo READY; cat > {received}'"
-    )
-    assert tmux.wait_for(tmux_server, pane, "READY", timeout=5), (
-        "echo is off before anything is sent"
-    )
-    try:
-        tmux.inject(tmux_server, pane, "never seen", settle=0.1)
-    except PurlinError as exc:
-        assert "did not show in tmux pane" in exc.message
-        assert "after 3 attempts" in exc.message
-    else:
-        raise AssertionError("an injection that never shows must fail")
-    assert received.read_text() == "never seen" * 3
-
-
 def test_lineage_lists_predecessors_and_successors(repo, cli):
     write_registry(
         repo,
@@ -382,13 +335,16 @@ def test_the_command_in_the_revival_instruction_works_as_written(repo, fixtures_
 
     session = "4d5611e5-241a-462a-8d15-5122611a9569"  # a real Claude Code session
     write_registry(repo, {session: agent_record(repo, ended_at="2026-02-12T21:10:00Z")})
-    planned = json.loads(cli("revive", session[:8], "--dry-run", "--json").stdout)
+    args = ("revive", session[:8], "--claude-dir", str(fixtures_copy), "--dry-run", "--json")
+    planned = json.loads(cli(*args).stdout)
+    assert planned["env"]["CLAUDE_CONFIG_DIR"] == str(fixtures_copy)
     instruction = planned["injections"][-1]["text"]
     line = next(x for x in instruction.splitlines() if "purlin-resume transcript" in x)
     argv = shlex.split(line.strip())
     (repo / ".purlin" / "cache").mkdir(parents=True)
 
-    result = cli(*argv[1:], env={"CLAUDE_CONFIG_DIR": str(fixtures_copy)})
+    # The successor's shell may point elsewhere: the command names the data folder itself.
+    result = cli(*argv[1:], env={"CLAUDE_CONFIG_DIR": str(repo / "elsewhere")})
 
     assert result.exit_code == 0, result.stderr
     written = (repo / ".purlin" / "cache" / f"revival-{session}.md").read_text()

@@ -615,3 +615,58 @@ def test_an_old_real_transcript_is_no_evidence(repo, fixtures_copy):
 
     assert sources(result) == [] and result.notes == []
     assert result.to_dict()["signals"] == wide.to_dict()["signals"]
+
+
+# -- what a script and the watch can rely on ------------------------------------------------
+
+
+def test_stall_check_exits_3_when_stalled_and_names_what_it_could_not_read(
+    repo, cli, tmux_server, tmp_path
+):
+    configure(repo, tmux_server, tmp_path / "rec")
+    age_everything(repo, LONG_AGO)
+    gone = tmp_path / "sessions" / "deleted.jsonl"
+    register(repo, pid=os.getpid(), transcript_path=str(gone), tmux_pane="%999")
+
+    result = cli("stall", "check", "agent-1")
+    as_json = cli("stall", "check", "agent-1", "--json")
+
+    assert result.exit_code == 3, result.stderr
+    assert result.stdout.startswith("agent-1: stalled")
+    assert f"note: transcript: not read ({gone} does not exist" in result.stdout
+    assert "note: pane: not read (tmux pane %999 is not reachable on server" in result.stdout
+    assert as_json.exit_code == 3
+    assert len(json.loads(as_json.stdout)["notes"]) == 2
+    (repo / "work.txt").write_text("fresh\n")
+    assert cli("stall", "check", "agent-1").exit_code == 0
+
+
+def test_watch_once_with_a_corrupt_config_fails_open_and_says_so(repo, cli):
+    age_everything(repo, LONG_AGO)
+    register(repo, "paneless", pid=os.getpid())
+    (repo / ".purlin" / "config.json").write_text("{ this is not json")
+
+    result = cli("watch", "--once", "--json")
+
+    assert result.exit_code == 0, result.stderr
+    assert "config.json" in result.stderr and "using the default settings" in result.stderr
+    decisions = json.loads(result.stdout)["decisions"]
+    assert [(d["agent_id"], d["action"]) for d in decisions] == [("paneless", "held")]
+    assert (repo / ".purlin" / "config.json").read_text() == "{ this is not json"
+
+
+def test_our_own_nudge_never_counts_as_the_agents_activity(repo, watched):
+    from purlin_resume import config, watch
+
+    record, _ = watched
+    project = Project(repo)
+    settings = config.load(project)
+    now = clock.now()
+    first = watch.watch_once(project, settings, now)
+    prompts(record, 1)  # the stand-in shows the paste: the pane changed
+    second = watch.watch_once(project, settings, now + timedelta(hours=1))
+
+    assert [d.action for d in first + second] == ["nudged", "nudged"]
+    assert all("pane" not in d.reason for d in second)
+    texts = prompts(record, 2)
+    assert "for 0 minutes" not in texts[1]

@@ -149,7 +149,7 @@ def leading_summaries(path: Path) -> list[tuple[str | None, str]]:
                     break
                 try:
                     record = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     break
                 if isinstance(record, dict) and isinstance(record.get("summary"), str):
                     found.append((record.get("leafUuid"), record["summary"].strip()))
@@ -319,7 +319,7 @@ class Catalog:
                     if _INLINE_ROOT[0] in line and _INLINE_ROOT[1] in line:
                         try:
                             record = json.loads(line)
-                        except ValueError:
+                        except (ValueError, RecursionError):
                             continue
                         if (
                             isinstance(record, dict)
@@ -368,6 +368,8 @@ class Catalog:
             named += [t for t in self._inline_roots() if t.id.startswith(query)]
             exact = [t for t in named if t.id == query]
         matches = exact or [t for t in named if t.id.startswith(query)]
+        if not matches and (kinds is None or "session" in kinds):
+            matches = self._by_recorded_id(query)
         what = "session" if kinds == ("session",) else "session or agent"
         if not matches:
             raise NotFound(
@@ -381,6 +383,20 @@ class Catalog:
                 f"'{query}' is ambiguous: it matches {shown}{more}; give more characters"
             )
         return matches[0]
+
+    def _by_recorded_id(self, query: str) -> list[Target]:
+        """Sessions whose records carry ``query`` (or an id starting with it) as ``sessionId``
+        in a file named otherwise (a copy such as ``subagent.jsonl``). Read only when no file
+        name matched: one first record per such file."""
+        found: dict[str, Target] = {}
+        for session in self.session_files():
+            if not session.exists or session.id.startswith(query):
+                continue
+            recorded = records.first_record(session.path, ("sessionId",)).get("sessionId")
+            if isinstance(recorded, str) and recorded != session.id and recorded.startswith(query):
+                renamed = SessionFile(recorded, session.folder, stem=session.id)
+                found.setdefault(f"{recorded} {session.path}", Target("session", recorded, renamed))
+        return list(found.values())
 
 
 @dataclass

@@ -16,7 +16,7 @@ A SessionStart hook gives the model context by printing
 ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT}}``.
 Exit code 2 is the only code that blocks anything; purlin-resume hooks always exit 0.
 
-This module is pure (json only) so the hook entry point stays light.
+This module is pure (json and the id patterns only) so the hook entry point stays light.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from purlin_resume import ids
 from purlin_resume.claude.records import SUBAGENT_TOOLS
 
 # command-line name -> Claude Code event name
@@ -103,8 +104,19 @@ def parse(event: str, text: str) -> HookPayload:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise BadPayload(f"hook input is not JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise BadPayload("hook input is nested too deeply") from None
     if not isinstance(data, dict):
         raise BadPayload("hook input must be a JSON object")
+    response = data.get("tool_response")
+    for kind, value in (
+        (ids.SESSION, data.get("session_id")),
+        (ids.AGENT, data.get("tool_use_id")),
+        (ids.AGENT, data.get("agent_id")),
+        (ids.AGENT, response.get("agentId") if isinstance(response, dict) else None),
+    ):
+        if isinstance(value, str) and value and not kind.valid(value):
+            raise BadPayload(f"hook input: {kind.problem(value)}")
     return HookPayload(name, data)
 
 

@@ -60,10 +60,11 @@ class SessionFile:
 
     id: str
     folder: Path
+    stem: str | None = None  # the file's name when it is not the session id (a renamed copy)
 
     @property
     def path(self) -> Path:
-        return self.folder / f"{self.id}{SUFFIX}"
+        return self.folder / f"{self.stem or self.id}{SUFFIX}"
 
     @property
     def subagents_dir(self) -> Path:

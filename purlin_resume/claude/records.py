@@ -252,3 +252,43 @@ def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
         if isinstance(record, dict) and record.get("type") in KNOWN_TYPES:
             found.append(record)
     return found
+
+
+@dataclass(frozen=True)
+class SpawnBatch:
+    """The subagent spawns of one assistant message: Claude Code runs them in parallel."""
+
+    message_id: str
+    timestamp: str | None
+    tool_use_ids: tuple[str, ...]
+
+
+def spawn_batch(path: Path, tool_use_id: str, max_bytes: int = 1024 * 1024) -> SpawnBatch | None:
+    """The assistant message of ``path`` holding the Agent/Task call ``tool_use_id``, with every
+    Agent/Task call of that message (one API message is split over several lines sharing
+    ``message.id``); None when the call is not in the last ``max_bytes``."""
+    calls: dict[str, list[str]] = {}
+    stamps: dict[str, str | None] = {}
+    wanted = None
+    for record in tail(path, max_bytes):
+        message = record.get("message")
+        if record.get("type") != "assistant" or not isinstance(message, dict):
+            continue
+        key = message.get("id") or record.get("uuid")
+        content = message.get("content")
+        if not isinstance(key, str) or not isinstance(content, list):
+            continue
+        for block in content:
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "tool_use"
+                and block.get("name") in SUBAGENT_TOOLS
+                and isinstance(block.get("id"), str)
+            ):
+                calls.setdefault(key, []).append(block["id"])
+                stamps.setdefault(key, utc(record.get("timestamp")))
+                if block["id"] == tool_use_id:
+                    wanted = key
+    if wanted is None:
+        return None
+    return SpawnBatch(wanted, stamps.get(wanted), tuple(dict.fromkeys(calls[wanted])))

@@ -191,8 +191,120 @@ def indent_of(text: str) -> int | str:
 
 
 def dump(settings: dict[str, Any], like: str | None = None) -> str:
-    """``settings`` as JSON in the layout of ``like`` (the file's previous text)."""
-    return json.dumps(settings, indent=indent_of(like) if like else 2, ensure_ascii=False) + "\n"
+    """``settings`` as JSON in the layout of ``like`` (the file's previous text): every value
+    that did not change keeps its text as the user wrote it (one-line arrays stay on one line);
+    only what changed is written anew, indented like its surroundings."""
+    unit = indent_of(like) if like else 2
+    if like:
+        try:
+            old = json.loads(like)
+            start = len(like) - len(like.lstrip())
+            value, end = _DECODER.raw_decode(like, start)
+        except ValueError:
+            old = None
+        if isinstance(old, dict):
+            return like[:start] + _spliced(like, start, end, old, settings, unit) + like[end:]
+    return json.dumps(settings, indent=unit, ensure_ascii=False) + "\n"
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"\s*")
+
+
+def _skip(text: str, at: int) -> int:
+    return _SPACE.match(text, at).end()
+
+
+def _members(text: str, start: int, end: int) -> list[tuple[Any, int, int, int]]:
+    """The members of the object or array ``text[start:end]``: (key or index, where the member
+    starts, where its value starts, where it ends)."""
+    found = []
+    at = _skip(text, start + 1)
+    index = 0
+    while at < end - 1 and text[at] not in "]}":
+        begin = at
+        if text[start] == "{":
+            key, at = _DECODER.raw_decode(text, at)
+            at = _skip(text, _skip(text, at) + 1)  # past the colon
+        else:
+            key, index = index, index + 1
+        value_at = at
+        _, at = _DECODER.raw_decode(text, at)
+        found.append((key, begin, value_at, at))
+        at = _skip(text, at)
+        if text[at] == ",":
+            at = _skip(text, at + 1)
+    return found
+
+
+def _indent_before(text: str, at: int) -> str:
+    line_start = text.rfind("\n", 0, at) + 1
+    lead = text[line_start:at]
+    return lead if not lead.strip() else ""
+
+
+def _fresh(value: Any, key: Any, unit: int | str, indent: str, one_line: bool) -> str:
+    """A member written anew, indented like its siblings (or on one line among one-liners)."""
+    body = json.dumps(value, ensure_ascii=False, indent=None if one_line else unit)
+    if not one_line:
+        body = body.replace("\n", "\n" + indent)
+    return (json.dumps(key, ensure_ascii=False) + ": " if isinstance(key, str) else "") + body
+
+
+def _spliced(text: str, start: int, end: int, old: Any, new: Any, unit: int | str) -> str:
+    """``new`` written over ``text[start:end]`` (which holds ``old``), changing only what changed:
+    members that stay keep their text and the separators between them."""
+    if old == new:
+        return text[start:end]
+    objects = isinstance(old, dict) and isinstance(new, dict)
+    arrays = isinstance(old, list) and isinstance(new, list)
+    if not (objects or arrays) or not old:
+        indent = _indent_before(text, start)
+        return json.dumps(new, ensure_ascii=False, indent=unit).replace("\n", "\n" + indent)
+    members = _members(text, start, end)
+    one_line = "\n" not in text[start:end]
+    indent = "" if one_line else _indent_before(text, members[0][1])
+    separator = ", " if one_line else ",\n" + indent
+    parts: list[str] = []
+    previous = kept = None
+    for item in _plan(old, new, objects):
+        if item[0] == "old":
+            number, value = item[1], item[2]
+            key, begin, value_at, finish = members[number]
+            if parts:
+                parts.append(text[previous:begin] if number == kept + 1 else separator)
+            spliced = _spliced(text, value_at, finish, old[key], value, unit)
+            parts.append(text[begin:value_at] + spliced)
+            previous, kept = finish, number
+        else:
+            parts += [separator] if parts else []
+            parts.append(_fresh(item[2], item[1], unit, indent, one_line))
+            kept = -2  # what follows takes a fresh separator
+    if not parts:
+        return text[start] + text[end - 1]
+    opening = text[start + 1 : members[0][1]]
+    closing = text[members[-1][3] : end - 1].lstrip(",")
+    return text[start] + opening + "".join(parts) + closing + text[end - 1]
+
+
+def _plan(old: Any, new: Any, objects: bool) -> list[tuple[str, Any, Any]]:
+    """The members of ``new`` in order: ("old", index of the member of ``old`` it continues,
+    value) or ("new", key or None, value)."""
+    if objects:
+        keys = list(old)
+        plan = [("old", keys.index(k), v) for k, v in new.items() if k in old]
+        return plan + [("new", k, v) for k, v in new.items() if k not in old]
+    from difflib import SequenceMatcher
+
+    canonical = lambda items: [json.dumps(i, sort_keys=True) for i in items]  # noqa: E731
+    plan: list[tuple[str, Any, Any]] = []
+    matcher = SequenceMatcher(None, canonical(old), canonical(new), autojunk=False)
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "equal" or (op == "replace" and a2 - a1 == b2 - b1):
+            plan += [("old", a1 + n, new[b1 + n]) for n in range(b2 - b1)]
+        else:
+            plan += [("new", None, value) for value in new[b1:b2]]
+    return plan
 
 
 PLUGIN = "purlin-resume"  # our Claude Code plugin's name (plugin/.claude-plugin/plugin.json)

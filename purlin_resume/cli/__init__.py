@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "transcripts",
     "resurrect",
     "native",
+    "team",
     "agents",
     "integration",
 )

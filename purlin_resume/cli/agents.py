@@ -12,15 +12,18 @@ from purlin_resume.cli.common import (
     ClaudeDirOption,
     JsonOption,
     ProjectOption,
+    TmuxSocketOption,
     print_json,
     print_text,
     project_for,
+    tmux_server,
 )
 
 AgentArgument = Annotated[
     str,
     typer.Argument(metavar="AGENT_ID", help="Registered agent (session) id or a unique prefix."),
 ]
+STALLED_EXIT = 3  # `stall check`: 0 active, 3 stalled, so scripts can tell them from errors
 stall_app = typer.Typer(help="Stall detection for registered agents.", no_args_is_help=True)
 app.add_typer(stall_app, name="stall", rich_help_panel="Revival and stall watch")
 
@@ -49,7 +52,9 @@ def agents_status_command(project: ProjectOption = None, as_json: JsonOption = F
             links.append(f"succeeded by {', '.join(status.successors)}")
         lines.append(
             f"{agent.session_id}  {status.liveness.state:<7}  {agent.role or '-'}  "
-            f"pane {agent.tmux_pane or '-'}  started {agent.started_at or '-'}\n"
+            f"pane {agent.tmux_pane or '-'}"
+            f"{f' (-S {agent.tmux_socket})' if agent.tmux_pane and agent.tmux_socket else ''}  "
+            f"started {agent.started_at or '-'}\n"
             f"    {status.liveness.why}{'; ' + '; '.join(links) if links else ''}\n"
         )
     print_text("".join(lines))
@@ -84,6 +89,7 @@ def revive_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show what would be started and sent; do nothing.")
     ] = False,
+    tmux_socket: TmuxSocketOption = None,
     claude_dir: ClaudeDirOption = None,
     project: ProjectOption = None,
     as_json: JsonOption = False,
@@ -94,16 +100,15 @@ def revive_command(
 
     if every == (agent_id is not None):
         raise UsageError("give one AGENT_ID or --all")
+    server = tmux_server(tmux_socket)
     found = project_for(project)
     settings = config.load(found)
     if every:
-        swept = revival.sweep(found, settings, native, claude_dir, dry_run)
+        swept = revival.sweep(found, settings, native, claude_dir, dry_run, server)
         _report_sweep(swept, dry_run, as_json)
         return
-    if native:
-        planned = revival.plan_native(found, agent_id, settings, claude_dir=claude_dir)
-    else:
-        planned = revival.plan(found, agent_id, settings)
+    planner = revival.plan_native if native else revival.plan
+    planned = planner(found, agent_id, settings, claude_dir=claude_dir, tmux_server=server)
     if dry_run:
         if as_json:
             print_json({"dry_run": True, **planned.to_dict()})
@@ -114,6 +119,8 @@ def revive_command(
     if as_json:
         print_json({"dry_run": False, **done.to_dict()})
         return
+    if done.outcome != revival.SUCCESS:
+        typer.echo(f"partial: {done.problem}", err=True)
     print_text(_revived_line(done))
 
 
@@ -122,7 +129,7 @@ def _plan_text(planned) -> str:
     parts = [
         f"Would revive {planned.predecessor.session_id} as {planned.successor_id}{how}\n",
         f"  command: {planned.command}\n  folder:  {planned.cwd}\n",
-        f"  tmux session: {planned.session}\n",
+        f"  tmux session: {planned.session} on {planned.server.label}\n",
         *(f"  env: {key}={value}\n" for key, value in planned.env.items()),
     ]
     for injection in planned.injections:
@@ -131,14 +138,18 @@ def _plan_text(planned) -> str:
 
 
 def _revived_line(done) -> str:
+    from purlin_resume import revival
+
     planned = done.plan
     if planned.native:
         how = "resuming its own conversation"
     else:
-        how = " then ".join(i.kind for i in planned.injections) + " injected"
+        kinds = " then ".join(i.kind for i in planned.injections)
+        confirmed = done.outcome == revival.SUCCESS
+        how = f"{kinds} {'injected' if confirmed else 'not all confirmed'}"
     return (
         f"Revived {planned.predecessor.session_id} as {planned.successor_id} in tmux pane "
-        f"{done.pane} ({how}).\n"
+        f"{done.pane} on {planned.server.label} ({how}).\n"
     )
 
 
@@ -210,7 +221,7 @@ def stall_check_command(
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Is the agent active? Confidence, level, last activity, signals, reasons."""
+    """Is the agent active? Confidence, level, last activity, signals, reasons, and the sources that could not be read. Exit code: 0 active, 3 stalled (1 error, 2 usage)."""
     from purlin_resume import stall
     from purlin_resume.errors import UsageError
 
@@ -219,7 +230,7 @@ def stall_check_command(
     result = stall.detect(project_for(project), agent_id, lookback)
     if as_json:
         print_json(result.to_dict())
-        return
+        raise typer.Exit(0 if result.is_active else STALLED_EXIT)
     verdict = "active" if result.is_active else "stalled"
     last = result.to_dict()["last_activity"] or "never"
     lines = [
@@ -234,6 +245,7 @@ def stall_check_command(
     lines += [f"  reason: {reason}" for reason in result.reasons]
     lines += [f"  note: {note}" for note in result.notes]
     print_text("\n".join(lines) + "\n")
+    raise typer.Exit(0 if result.is_active else STALLED_EXIT)
 
 
 @app.command("watch", rich_help_panel="Revival and stall watch")
@@ -257,7 +269,9 @@ def watch_command(
     if interval is not None and interval <= 0:
         raise UsageError("--interval must be a positive number of seconds")
     found = project_for(project)
-    settings = config.load(found)
+    settings, unusable = config.load_or_defaults(found)  # the watch fails open
+    if unusable:
+        typer.echo(f"warning: {unusable}", err=True)
     pause = interval if interval is not None else settings.watch_interval
     while True:
         decisions = watch.watch_once(found, settings)

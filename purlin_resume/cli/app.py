@@ -10,7 +10,11 @@ from purlin_resume.errors import USAGE, PurlinError
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    """One line on stderr, whatever the message holds (a path or an id with a newline, escape
+    sequences from a file name)."""
+    from purlin_resume.terminal_text import one_line
+
+    typer.echo(f"error: {one_line(message)}", err=True)
     return typer.Exit(code)
 
 

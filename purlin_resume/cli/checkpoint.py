@@ -17,7 +17,7 @@ SessionOption = Annotated[
     str | None,
     typer.Option(
         "--session",
-        help="Session the checkpoint belongs to (default: $PURLIN_SESSION_ID, else $CLAUDE_SESSION_ID).",
+        help="Session the checkpoint belongs to (default: $PURLIN_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else $CLAUDE_SESSION_ID).",
         show_default=False,
     ),
 ]
@@ -143,12 +143,23 @@ def save(
         raise UsageError(f"--role {chosen_role}: valid roles are {', '.join(roles.ROLES)}")
     session_id = checkpoints.session_id(session)
     where = project_for(project)
-    path, cp = checkpoints.take(where, chosen_role, values, session_id)
+    saved, cp = checkpoints.take(where, chosen_role, values, session_id)
+    path = saved.path
+    aside = where.relative(saved.kept_aside) if saved.kept_aside else None
     handed = _gsd_handoff(where, cp) if gsd_handoff else []
     if as_json:
         extra = {"gsd_handoff": handed} if gsd_handoff else {}
-        print_json({"path": where.relative(path), **checkpoint_format.as_dict(cp), **extra})
+        print_json(
+            {
+                "path": where.relative(path),
+                "kept_aside": aside,
+                **checkpoint_format.as_dict(cp),
+                **extra,
+            }
+        )
     else:
+        if aside:
+            typer.echo(f"warning: the unreadable checkpoint there was kept at {aside}", err=True)
         print_text(
             f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
             + "".join(f"\nGSD hand-off: {name}" for name in handed)
@@ -209,23 +220,29 @@ def restore_command(
     prompt_text = None
     if system_prompt is not None:
         prompt_text = sys.stdin.read() if system_prompt == "-" else _read_prompt(system_prompt)
+    where = project_for(project)
+    session_id = checkpoints.session_id(session)
     source = "argument"
+    if chosen is None and session_id:
+        own = checkpoints.of_session(where, session_id, include_archive=False)
+        chosen, source = (own[0].role, "session's own checkpoint") if own else (None, source)
     if chosen is None and prompt_text:
         chosen, source = roles.detect_from_system_prompt(prompt_text), "system prompt"
     if chosen is None:
-        chosen, source = _ask_role(stdin_used=system_prompt == "-"), "answer"
-    where = project_for(project)
+        markers = roles.markers_in(prompt_text) if prompt_text else []
+        chosen, source = _ask_role(system_prompt == "-", markers), "answer"
     settings = config.load(where)
-    session_id = checkpoints.session_id(session)
+    run_status = _may_run_status(where, settings, stdin_used=system_prompt == "-")
     r = restore.prepare(
         where,
         settings,
         chosen,
         source,
         session=session_id,
-        session_explicit=session is not None,
+        session_explicit=bool(session),
         system_prompt=prompt_text,
         reload_instructions=reload_instructions,
+        run_status=run_status,
     )
     if not keep:
         restore.consume(where, r)
@@ -235,6 +252,25 @@ def restore_command(
         print_text(restore.briefing(where, r))
 
 
+def _may_run_status(where, settings, stdin_used: bool) -> bool:
+    """A trusted project's status command runs; otherwise a person at a terminal is asked
+    (once, for this restore), and without one the briefing says how to trust the project."""
+    from purlin_resume import project_state, trust
+
+    if trust.trusted(where, settings):
+        return True
+    if stdin_used or not sys.stdin.isatty():
+        return False
+    if project_state.run_status_command(where, settings).outcome != "untrusted":
+        return False  # none configured or not found: nothing to ask about
+    return typer.confirm(
+        f"Run this project's status command {settings.status_command.strip()!r}? It is code "
+        "from the repository ('purlin-resume trust' allows it for good)",
+        default=False,
+        err=True,
+    )
+
+
 def _read_prompt(source: str) -> str:
     path = Path(source)
     if not path.is_file():
@@ -242,12 +278,17 @@ def _read_prompt(source: str) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def _ask_role(stdin_used: bool) -> str:
+def _ask_role(stdin_used: bool, markers: list[str]) -> str:
     from purlin_resume import roles
 
     if stdin_used or not sys.stdin.isatty():
+        found = (
+            f"the system prompt names {len(markers)} roles ({' and '.join(markers)})"
+            if len(markers) > 1
+            else "none found in the system prompt"
+        )
         raise UsageError(
-            "no role given and none found in the system prompt: run 'purlin-resume restore ROLE' "
+            f"no role given and {found}: run 'purlin-resume restore ROLE' "
             f"with ROLE one of {', '.join(roles.ROLES)}"
         )
     answer = typer.prompt(f"Which role are you resuming? ({', '.join(roles.ROLES)})")

@@ -31,6 +31,28 @@ ClaudeDirOption = Annotated[
         show_default=False,
     ),
 ]
+TmuxSocketOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tmux-socket",
+        help="tmux server: a socket name (as tmux -L) or a path (as tmux -S); "
+        "default: the tmux_socket setting, else the current server.",
+        show_default=False,
+    ),
+]
+
+
+def tmux_server(spec: str | None):
+    """``--tmux-socket`` as a ``tmux.Server``; None when not given."""
+    from purlin_resume import tmux
+    from purlin_resume.errors import PurlinError
+
+    if spec is None:
+        return None
+    try:
+        return tmux.Server.parse(spec)
+    except PurlinError as exc:
+        raise UsageError(f"--tmux-socket: {exc.message}") from None
 
 
 def checked_output(path: Path | None) -> Path | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
@@ -23,9 +22,12 @@ history = typer.Typer(
 )
 app.add_typer(history, name="history", rich_help_panel="Agent history")
 
-Task = Annotated[Optional[str], typer.Option("--task", help="What the agent executes.")]
-Phase = Annotated[Optional[str], typer.Option("--phase", help='Phase number, e.g. "02".')]
-Plan = Annotated[Optional[str], typer.Option("--plan", help='Plan number, e.g. "01".')]
+NEW_AGENT = " Required for a new agent (not for one queued before)."
+Task = Annotated[Optional[str], typer.Option("--task", help="What the agent executes." + NEW_AGENT)]
+Phase = Annotated[
+    Optional[str], typer.Option("--phase", help='Phase number, e.g. "02".' + NEW_AGENT)
+]
+Plan = Annotated[Optional[str], typer.Option("--plan", help='Plan number, e.g. "01".' + NEW_AGENT)]
 Segment = Annotated[
     Optional[int], typer.Option("--segment", min=1, help="Segment of a segmented plan.")
 ]
@@ -52,7 +54,7 @@ Session = Annotated[
     Optional[str],
     typer.Option(
         "--session",
-        help="Session id (default: $PURLIN_SESSION_ID, else $CLAUDE_SESSION_ID).",
+        help="Session id (default: $PURLIN_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else $CLAUDE_SESSION_ID).",
         show_default=False,
     ),
 ]
@@ -71,12 +73,9 @@ AgentId = Annotated[str, typer.Argument(help="Agent id, or a unique prefix of it
 
 
 def _session(explicit: str | None) -> str | None:
-    return (
-        explicit
-        or os.environ.get("PURLIN_SESSION_ID")
-        or os.environ.get("CLAUDE_SESSION_ID")
-        or None
-    )
+    from purlin_resume import current_session
+
+    return current_session.resolve(explicit)
 
 
 def _warn(text: str | None) -> None:
@@ -115,23 +114,57 @@ def _report(recorded: tracking.Recorded, as_json: bool) -> None:
             line += f" at commit {recorded.entry['spawn_commit'][:12]}"
         print_text(line)
         if pruned and pruned.removed:
-            print_text(f"pruned {len(pruned.removed)} entries: {', '.join(pruned.removed)}")
+            print_text(_pruned_line(pruned))
     if pruned:
         _warn(pruned.warning())
 
 
 @history.command("init")
 def init_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
-    """Create .planning/agent-history.json from the template when it is absent."""
+    """Create .planning/agent-history.json from the template when it is absent; prune it when it holds more than max_entries."""
     from purlin_resume import history as agent_history
 
     where = project_for(project)
-    created = agent_history.init(where)
+    created, pruned = agent_history.init(where)
     file = agent_history.path(where)
     if as_json:
-        print_json({"path": str(file), "created": created})
+        print_json(
+            {
+                "path": str(file),
+                "created": created,
+                "pruned": list(pruned.removed) if pruned else [],
+            }
+        )
     else:
         print_text(f"{'created' if created else 'kept the existing'} {file}")
+        if pruned and pruned.removed:
+            print_text(_pruned_line(pruned))
+    if pruned:
+        _warn(pruned.warning())
+
+
+def _pruned_line(pruned) -> str:
+    n = len(pruned.removed)
+    return f"pruned {n} {'entry' if n == 1 else 'entries'}: {', '.join(pruned.removed)}"
+
+
+@history.command("abandon")
+def abandon_command(
+    wanted: Annotated[
+        str, typer.Argument(help="Interrupted agent id (or unique prefix), or a parallel group id.")
+    ],
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Start fresh: close an interrupted agent (or its whole parallel group) as failed, so it no longer waits for a resume."""
+    from purlin_resume import tracking
+
+    closed = tracking.abandon(project_for(project), wanted)
+    if as_json:
+        print_json({"abandoned": closed})
+        return
+    for entry in closed:
+        print_text(f"abandoned {_summary(entry)}")
 
 
 def _entry_command(name: str, doc: str, agent_id_parameter: Any) -> None:

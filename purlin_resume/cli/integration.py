@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 PANEL = "Claude Code and git"
 UserOption = Annotated[
-    bool, typer.Option("--user", help="Install into the user's Claude Code folder (~/.claude).")
+    bool,
+    typer.Option(
+        "--user", help="The user's Claude Code folder (~/.claude) instead of the project's."
+    ),
 ]
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Print the diff of what would change; change nothing.")
@@ -191,3 +194,51 @@ def doctor(project: ProjectOption = None, as_json: JsonOption = False) -> None:
             )
     if failed:
         raise typer.Exit(1)
+
+
+@app.command(rich_help_panel=PANEL)
+def trust(
+    revoke: Annotated[
+        bool, typer.Option("--revoke", help="Forget the trust: hooks stop running the command.")
+    ] = False,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Let hooks and restores run this project's status command (code from the repository).
+
+    Kept outside the repository, keyed by the project's path and the command's hash: a changed
+    command or script must be trusted again.
+    """
+    from purlin_resume import config
+    from purlin_resume import trust as trust_mod
+
+    where = project_for(project)
+    if not revoke and os.environ.get(trust_mod.AGENT_SHELL_ENV):
+        raise UsageError(
+            "trust is your decision, not an agent's: run 'purlin-resume trust' in your own "
+            f"terminal (this shell has ${trust_mod.AGENT_SHELL_ENV} set, so Claude Code runs it)"
+        )
+    if revoke:
+        was = trust_mod.revoke(where)
+        if as_json:
+            print_json({"project": str(where.root), "trusted": False, "was_trusted": was})
+        else:
+            print_text(f"{where.root}: {'no longer trusted' if was else 'was not trusted'}\n")
+        return
+    command = trust_mod.allow(where, config.load(where))
+    if as_json:
+        print_json(
+            {
+                "project": str(where.root),
+                "trusted": True,
+                "status_command": command.text,
+                "sha256": command.digest,
+                "file": str(trust_mod.path()),
+            }
+        )
+        return
+    shown = command.text or "(none configured)"
+    print_text(
+        f"{where.root}: trusted; hooks and restores run its status command {shown} "
+        f"(sha256 {command.digest[:12]}) until it changes\n"
+    )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-import time
 import functools
 import inspect
+import sys
+import time
 from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
@@ -18,9 +18,11 @@ from purlin_resume.cli.common import (
     ClaudeDirOption,
     JsonOption,
     ProjectOption,
+    TmuxSocketOption,
     checked_output,
     print_json,
     print_text,
+    tmux_server,
 )
 from purlin_resume.errors import PurlinError, UsageError
 
@@ -78,16 +80,12 @@ OutputOption = Annotated[
     Optional[Path],
     typer.Option("-o", "--output", help="Write the prompt to this file.", show_default=False),
 ]
-SocketOption = Annotated[
-    Optional[Path],
-    typer.Option(
-        "--tmux-socket",
-        help="tmux server socket (default: the current server).",
-        show_default=False,
-    ),
-]
+SocketOption = TmuxSocketOption
 NotesOption = Annotated[
     Optional[str], typer.Option("--notes", help="A note for the log.", show_default=False)
+]
+TeamOption = Annotated[
+    bool, typer.Option("--team", help="The team database (see 'purlin-resume team').")
 ]
 
 
@@ -226,7 +224,9 @@ def delivered(form):
     ``options`` argument. Typer reads the command's parameters from its signature."""
     hints = get_type_hints(Delivery, include_extras=True)
     shared = [
-        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name]
+        )
         for f in fields(Delivery)
     ]
     own = [
@@ -256,17 +256,19 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
         Output.redact = False
     started = time.monotonic()
     output = checked_output(output)
+    server = tmux_server(tmux_socket)
     interactive = _interactive(yes)
     env = _environment(claude_dir, project)
     chosen = None
     try:
         candidates = candidates_of(env)
         if not candidates:
+            outside = getattr(candidates, "outside_note", lambda: None)()
             raise PreflightFailed(
                 resurrection.Check(
                     "exists",
                     "fail",
-                    f"nothing matches {query!r}",
+                    f"nothing matches {query!r}" + (f" ({outside})" if outside else ""),
                     "try other words, a date (2026-02-09) or 'yesterday'; "
                     "'purlin-resume sessions --all' lists everything",
                 )
@@ -334,7 +336,7 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
     if spawn is Spawn.claude:
         launched = resurrection.launch_process(env, entry, plan.prompt)
     elif spawn is Spawn.tmux:
-        launched = resurrection.launch_tmux(env, entry, plan.prompt, tmux_socket)
+        launched = resurrection.launch_tmux(env, entry, plan.prompt, server)
     if as_json:
         print_json(
             {
@@ -391,12 +393,18 @@ app.add_typer(resurrect, name="resurrect", rich_help_panel="Resurrection")
 @delivered
 def by_name(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Bookmark name or id.")],
+    team: TeamOption = False,
     *,
     options: Delivery,
 ) -> None:
-    """Resurrect a bookmarked agent (local bookmarks first, then global)."""
+    """Resurrect a bookmarked agent (local bookmarks first, then global; --team: a teammate's
+    shared bookmark)."""
     from purlin_resume import resurrection
 
+    if team:
+        from purlin_resume.cli import team as team_cli
+
+        return team_cli.resurrect(name, options)
     _run("bookmark", name, lambda env: [resurrection.by_bookmark(env, name)], options)
 
 
@@ -421,8 +429,13 @@ def by_search(
 @delivered
 def by_ids(
     session: Annotated[
-        str, typer.Option("--session", help="Session id (or a unique prefix).", show_default=False)
-    ],
+        Optional[str],
+        typer.Option(
+            "--session",
+            help="Session id (or a unique prefix); optional with --agent.",
+            show_default=False,
+        ),
+    ] = None,
     agent: Annotated[
         Optional[str],
         typer.Option(
@@ -439,12 +452,19 @@ def by_ids(
     """Resurrect an agent by its session and agent ids."""
     from purlin_resume import path_safety, resurrection
 
+    if session is None and agent is None:
+        raise UsageError("give --session, --agent or both")
+
     def candidates(env: Environment) -> list[Candidate]:
-        candidate = resurrection.direct(session, agent)
+        if session is None:
+            candidate = resurrection.by_agent(env, agent or "")
+        else:
+            candidate = resurrection.direct(session, agent)
         if from_path is not None:
-            wanted = path_safety.checked(from_path, env.allowed, "--from")
             source = resurrection.open_source(env, candidate)
             recorded = source.transcript.project_path
+            own = path_safety.folders([recorded, env.project_root])
+            wanted = path_safety.checked(from_path, [*env.allowed, *own], "--from")
             if not recorded or not (
                 recorded == str(wanted) or recorded.startswith(str(wanted).rstrip("/") + "/")
             ):
@@ -494,7 +514,11 @@ def by_recommendation(
         chosen = listed[number - 1]
         agent = chosen.get("agent_id")
         mark = next(
-            (m for m in env.shelves.all() if (m.session_id, m.agent_id) == (chosen["session_id"], agent)),
+            (
+                m
+                for m in env.shelves.all()
+                if (m.session_id, m.agent_id) == (chosen["session_id"], agent)
+            ),
             None,
         )
         return [
@@ -564,25 +588,28 @@ def find_command(
     claude_dir: ClaudeDirOption = None,
     project: ProjectOption = None,
     as_json: JsonOption = False,
+    team: TeamOption = False,
 ) -> None:
-    """Find sessions and subagents of every project: ranked, with why each matched."""
+    """Find sessions and subagents of every project: ranked, with why each matched (--team:
+    the team's bookmarks)."""
     from purlin_resume import resurrection
 
     text = " ".join(query).strip()
     if not text:
         raise UsageError('give words to search for, e.g. find "tmux tests yesterday"')
+    if team:
+        from purlin_resume.cli import team as team_cli
+
+        return team_cli.find(claude_dir, text, limit, as_json)
     env = _environment(claude_dir, project)
     found = resurrection.by_search(env, text, limit)
+    outside = getattr(found, "outside_note", lambda: None)()
     if as_json:
-        print_json(
-            {
-                "query": text,
-                "results": [{**c.to_dict(), "open": open_command(c)} for c in found],
-            }
-        )
+        results = [{**c.to_dict(), "open": open_command(c)} for c in found]
+        print_json({"query": text, "results": results, "outside_time": outside})
         return
     if not found:
-        print_text(f"Nothing matches {text!r}.\n")
+        print_text(f"Nothing matches {text!r}" + (f" ({outside})" if outside else "") + ".\n")
         return
     print_text("\n".join(_candidate_line(n, c) for n, c in enumerate(found, 1)) + "\n")
 
@@ -626,7 +653,9 @@ def recommend_command(
     ] = None,
     file: Annotated[
         Optional[list[str]],
-        typer.Option("--file", help="A file in play, relative to the project (repeat).", show_default=False),
+        typer.Option(
+            "--file", help="A file in play, relative to the project (repeat).", show_default=False
+        ),
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="Recommendations shown.")] = 5,
     threshold: Annotated[
@@ -659,7 +688,11 @@ def recommend_command(
     if as_json:
         print_json(
             {
-                "task": {"summary": current.summary(), "words": current.words, "files": current.files},
+                "task": {
+                    "summary": current.summary(),
+                    "words": current.words,
+                    "files": current.files,
+                },
                 "threshold": env.settings.recommend_threshold if threshold is None else threshold,
                 "recommendations": [r.to_dict() for r in found],
             }
@@ -672,7 +705,9 @@ def recommend_command(
             "say it with --task"
         )
     elif not found:
-        lines.append("No earlier agent clears the threshold; lower it with --threshold, or search with 'purlin-resume find'.")
+        lines.append(
+            "No earlier agent clears the threshold; lower it with --threshold, or search with 'purlin-resume find'."
+        )
     for number, item in enumerate(found, 1):
         kind = f" ({item.agent_type})" if item.agent_type and item.agent_type != "main" else ""
         title = item.title if not item.title or len(item.title) <= 70 else item.title[:69] + "…"
@@ -719,6 +754,17 @@ def _shelf(env: Environment, global_: bool) -> Path:
     return env.shelves.local
 
 
+def _in_shelf(env: Environment, global_: bool, key: str, action):
+    """``action`` on the bookmark file ``--global`` chooses; a bookmark that is only in the
+    other file is an error naming the option that reaches it."""
+    from purlin_resume.errors import NotFound
+
+    try:
+        return action(_shelf(env, global_))
+    except NotFound:
+        raise env.shelves.not_in(key, "global" if global_ else "local") from None
+
+
 @bookmark.command("add")
 def bookmark_add(
     name: Annotated[str, typer.Argument(metavar="NAME")],
@@ -754,8 +800,13 @@ def bookmark_list(
     claude_dir: ClaudeDirOption = None,
     project: ProjectOption = None,
     as_json: JsonOption = False,
+    team: TeamOption = False,
 ) -> None:
-    """Every bookmark: the project's, then the global ones."""
+    """Every bookmark: the project's, then the global ones (--team: every teammate's)."""
+    if team:
+        from purlin_resume.cli import team as team_cli
+
+        return team_cli.bookmarks(claude_dir, tag, as_json)
     env = _environment(claude_dir, project)
     marks = [m for m in env.shelves.all() if tag is None or tag in m.tags]
     if as_json:
@@ -782,6 +833,20 @@ def bookmark_show(
     print_text(_mark_text(mark))
 
 
+@bookmark.command("share")
+def bookmark_share(
+    key: KeyArgument,
+    no_redact: Annotated[bool, typer.Option("--no-redact", hidden=True)] = False,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Publish a bookmark and its redacted, compressed context to the team database."""
+    from purlin_resume.cli import team as team_cli
+
+    team_cli.share(key, no_redact, _environment(claude_dir, project), as_json)
+
+
 @bookmark.command("update")
 def bookmark_update(
     key: KeyArgument,
@@ -806,7 +871,7 @@ def bookmark_update(
     if not changes:
         raise UsageError("nothing to change: give --name, --description or --tag")
     env = _environment(claude_dir, project)
-    mark = bookmarks.update(_shelf(env, global_), key, changes)
+    mark = _in_shelf(env, global_, key, lambda path: bookmarks.update(path, key, changes))
     if as_json:
         print_json(mark.to_dict())
         return
@@ -825,7 +890,7 @@ def bookmark_rm(
     from purlin_resume import bookmarks
 
     env = _environment(claude_dir, project)
-    mark = bookmarks.remove(_shelf(env, global_), key)
+    mark = _in_shelf(env, global_, key, lambda path: bookmarks.remove(path, key))
     if as_json:
         print_json(mark.to_dict())
         return
@@ -843,16 +908,26 @@ resurrections = typer.Typer(
 app.add_typer(resurrections, name="resurrections", rich_help_panel="Resurrection")
 SinceOption = Annotated[
     Optional[str],
-    typer.Option("--since", help="2026-02-09, or 7d / 12h / 30m.", show_default=False),
+    typer.Option(
+        "--since",
+        help="2026-02-09, 7d / 12h / 30m, or yesterday / last week / 3 days ago.",
+        show_default=False,
+    ),
 ]
 
 
-def _entries(claude_dir, since, agent, outcome, mode):
+def _entries(claude_dir, since, agent, outcome, mode, team=False, for_stats=False):
     from purlin_resume import resurrection_log
     from purlin_resume.claude import layout
 
-    log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
-    entries, skipped = resurrection_log.read(log)
+    if team:
+        from purlin_resume.cli import team as team_cli
+
+        log, entries = team_cli.team_entries(claude_dir, for_stats)
+        skipped = 0
+    else:
+        log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
+        entries, skipped = resurrection_log.read(log)
     chosen = resurrection_log.select(
         entries,
         resurrection_log.parse_since(since) if since else None,
@@ -861,6 +936,11 @@ def _entries(claude_dir, since, agent, outcome, mode):
         mode.value if mode else None,
     )
     return log, chosen, skipped
+
+
+def _warn_skipped(log, skipped: int) -> None:
+    if skipped:
+        typer.echo(f"warning: {skipped} line(s) of {log} did not parse and were skipped", err=True)
 
 
 @resurrections.callback()
@@ -874,25 +954,27 @@ def resurrections_list(
     mode: Annotated[Optional[Mode], typer.Option("--mode")] = None,
     claude_dir: ClaudeDirOption = None,
     as_json: JsonOption = False,
+    team: TeamOption = False,
 ) -> None:
-    """Recent resurrections, newest first (filters: --since --agent --outcome --mode)."""
-    ctx.obj = (since, agent, outcome, mode, claude_dir, as_json)
+    """Recent resurrections, newest first (filters: --since --agent --outcome --mode; --team:
+    every teammate's)."""
+    ctx.obj = (since, agent, outcome, mode, claude_dir, as_json, team)
     if ctx.invoked_subcommand is not None:
         return
-    log, chosen, skipped = _entries(claude_dir, since, agent, outcome, mode)
+    log, chosen, skipped = _entries(claude_dir, since, agent, outcome, mode, team)
     chosen = list(reversed(chosen))
     if as_json:
         print_json({"log": str(log), "skipped_lines": skipped, "resurrections": chosen})
         return
+    _warn_skipped(log, skipped)
     if not chosen:
         print_text(f"No resurrections in {log}.\n")
         return
     lines = []
     for entry in chosen:
-        source = entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
         lines.append(
             f"{entry['resurrection_id']}  {entry.get('resurrected_at')}  "
-            f"{entry.get('resurrection_mode')}  {source} → {entry.get('resurrected_as_agent_id')}  "
+            f"{entry.get('resurrection_mode')}  {_what_became(entry)}  "
             f"{entry.get('outcome')}"
             + (f" ({entry['outcome_reason']})" if entry.get("outcome_reason") else "")
             + f"  {entry.get('context_size_tokens') or '-'} tokens"
@@ -900,21 +982,36 @@ def resurrections_list(
     print_text("\n".join(lines) + "\n")
 
 
+def _what_became(entry: dict[str, Any]) -> str:
+    """``SOURCE → NEW AGENT``; for an entry without them (a failure before an agent was chosen
+    or made) the query and what did not happen."""
+    source = entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
+    target = entry.get("resurrected_as_agent_id")
+    if source and target:
+        return f"{source} → {target}"
+    asked = source or (repr(entry["query"]) if entry.get("query") else "?")
+    return f"{asked} (nothing resurrected)"
+
+
 @resurrections.command("stats")
 def resurrections_stats(
     ctx: typer.Context,
     claude_dir: ClaudeDirOption = None,
     as_json: JsonOption = False,
+    team: TeamOption = False,
 ) -> None:
     """Top agents, success by mode, context size by agent type, cross-repo, latency, failures."""
     from purlin_resume import resurrection_log
 
-    since, agent, outcome, mode, parent_dir, parent_json = ctx.obj or (None,) * 6
-    log, chosen, _ = _entries(claude_dir or parent_dir, since, agent, outcome, mode)
+    since, agent, outcome, mode, parent_dir, parent_json, parent_team = ctx.obj or (None,) * 7
+    log, chosen, skipped = _entries(
+        claude_dir or parent_dir, since, agent, outcome, mode, team or parent_team, True
+    )
     figures = resurrection_log.stats(chosen)
     if as_json or parent_json:
-        print_json({"log": str(log), **figures})
+        print_json({"log": str(log), "skipped_lines": skipped, **figures})
         return
+    _warn_skipped(log, skipped)
     lines = [f"{figures['total']} resurrection(s) in {log}", "", "Most resurrected:"]
     lines += [f"  {t['resurrections']:4}  {t['agent']}" for t in figures["top_agents"]] or ["  -"]
     lines.append("Success rate by mode:")

@@ -163,12 +163,34 @@ def agents_command(
 
 
 def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool) -> Opened:
+    """The conversation ``identifier`` names; when its transcript is gone (or Claude Code's
+    folder is), the archive a bookmark of it keeps."""
     from purlin_resume.claude.catalog import open_target
     from purlin_resume.claude.transcript import ReadOptions
+    from purlin_resume.errors import NotFound
 
-    return open_target(
-        _catalog(claude_dir), identifier, ReadOptions(tools=tools, thinking=thinking)
-    )
+    options = ReadOptions(tools=tools, thinking=thinking)
+    try:
+        opened = open_target(_catalog(claude_dir), identifier, options)
+    except NotFound:
+        archived = _archived(claude_dir, identifier, options)
+        if archived is None:
+            raise
+        return archived
+    if opened.transcript is None:
+        return _archived(claude_dir, identifier, options) or opened
+    return opened
+
+
+def _archived(claude_dir: Path | None, identifier: str, options) -> Opened | None:
+    from purlin_resume import gitrepo, resurrection
+
+    env = resurrection.environment(claude_dir, gitrepo.toplevel(Path.cwd()))
+    opened = resurrection.open_archived(env, identifier, options)
+    if opened is not None:
+        session = opened.target.session.id if opened.target.session else identifier
+        typer.echo(f"the transcript is gone: read from the archive of session {session}", err=True)
+    return opened
 
 
 def _document(opened: Opened, tools: bool, thinking: bool) -> dict:
@@ -176,8 +198,14 @@ def _document(opened: Opened, tools: bool, thinking: bool) -> dict:
     from purlin_resume import rendering
 
     if opened.transcript is None:
-        message = rendering.no_history(opened.target.id).strip()
-        return {"agent_id": opened.target.id, "conversation": [], "message": message}
+        session = opened.target.session.id if opened.target.session else None
+        return export_mod.no_conversation(
+            opened.target.id,
+            _kind(opened),
+            session,
+            opened.subagent,
+            rendering.no_history(opened.target.id).strip(),
+        )
     return export_mod.document(
         opened.transcript, opened.subagent, tools=tools, thinking=thinking, kind=_kind(opened)
     )
@@ -191,12 +219,14 @@ def _stdout_is_file() -> bool:
 
 
 def _overflow_path(identifier: str) -> Path:
+    import re
     import tempfile
 
+    from purlin_resume.path_safety import private_folder
+
     owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
-    folder = Path(tempfile.gettempdir()) / f"purlin-resume{owner}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return folder / f"transcript-{identifier}.md"
+    folder = private_folder(Path(tempfile.gettempdir()) / f"purlin-resume{owner}")
+    return folder / f"transcript-{re.sub(r'[^A-Za-z0-9_.-]', '_', identifier)}.md"
 
 
 def _write(path: Path, text: str) -> None:

@@ -263,8 +263,11 @@ def build(claude_dir: Path | None = None) -> MCPServer:
             session = checkpoints.session_id(session_id)
             values = {**extra, **given, "next": next}
             values = {k: v for k, v in values.items() if v not in (None, [])}
-            path, cp = checkpoints.take(where, role, values, session)
-            return _out({"path": where.relative(path), **checkpoint.as_dict(cp)})
+            saved, cp = checkpoints.take(where, role, values, session)
+            aside = where.relative(saved.kept_aside) if saved.kept_aside else None
+            return _out(
+                {"path": where.relative(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}
+            )
 
         return _guard(work)
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from tests.field.scripted_model import agent, bash, conversation, text
+from tests.field.scripted_model import agent, bash, conversation, last_user, text
 
 
 def test_a_completed_subagent_is_recorded_and_read_in_full(field):
@@ -76,7 +74,6 @@ def test_a_completed_subagent_is_recorded_and_read_in_full(field):
     assert "The readme names the field project." in json.dumps(document)
 
 
-@pytest.mark.xfail(strict=True, reason="needs issue-13: parallel groups inferred from one message")
 def test_two_agents_in_one_message_are_one_parallel_group(field):
     model = field.model
     model.reply(
@@ -152,11 +149,25 @@ def test_an_interrupted_subagent_is_recorded_interrupted(field):
     assert node["id"] == agent_id and node["status"] in ("interrupted", "unfinished"), node
 
 
-@pytest.mark.xfail(
-    strict=True, reason="needs issue-13: the resume briefing holds the agent's prompt"
-)
 def test_resume_task_briefs_an_interrupted_subagent_with_its_prompt(field):
     entry = interrupted_subagent(field)
     resumed = field.purlin("resume-task", entry["agent_id"])
     assert resumed.returncode == 0, resumed.stderr
     assert "S3-SUB migrate the schema of table orders to version 7" in resumed.stdout
+
+
+def test_the_next_session_is_told_about_the_interrupted_subagent(field):
+    """After the stop, the next session's SessionStart lists the agent with its resume command,
+    and, the project having no Purlin roles, names no role."""
+    entry = interrupted_subagent(field)
+    field.model.reply(last_user("S3-NEXT"), text("Noted."))
+    run = field.claude("S3-NEXT what is waiting?")
+    assert run.returncode == 0, run.stderr
+    (start,) = [c for c in field.hooks("SessionStart") if c.payload["session_id"] == run.session_id]
+    context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert f"`purlin-resume resume-task {entry['agent_id']}`" in context
+    assert "Migrate the schema" in context
+    for persona in ("Builder", "Role Compact", "/pl-"):
+        assert persona not in context
+    (request,) = [r for r in field.model.messages if "S3-NEXT" in r.text]
+    assert f"resume-task {entry['agent_id']}" in request.text  # it reached the model

@@ -1,0 +1,48 @@
+"""What each kind of id may look like, checked where the id enters (argument, payload, file).
+
+Ids come from places we do not control: a hook payload, a committed ``agent-history.json`` on a
+branch, an environment variable. They end up in file names and in commands we print for the
+agent to run, so each kind has one pattern, and a value outside it is refused where it enters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    pattern: re.Pattern[str]
+    shape: str  # what a valid one looks like, for the error message
+
+    def valid(self, value: object) -> bool:
+        return isinstance(value, str) and self.pattern.fullmatch(value) is not None
+
+    def problem(self, value: object) -> str | None:
+        """None when ``value`` is a valid id of this kind, else one line saying why not."""
+        if self.valid(value):
+            return None
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        return f"{self.name} {shown} is not valid ({self.shape})"
+
+
+_WORD = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
+AGENT = Kind(  # GSD and Claude Code agent ids (a2898e3), tool use ids (toolu_…), successors
+    "agent id", re.compile(_WORD), "letters, digits, '.', '_' and '-', at most 128"
+)
+SESSION = Kind(  # Claude Code session ids are UUIDs; tests and users name them freely
+    "session id", re.compile(_WORD), "letters, digits, '.', '_' and '-', at most 128"
+)
+RESURRECTION = Kind(
+    "resurrection id", re.compile(r"res-\d{4}-\d{2}-\d{2}-\d{3,}"), "res-YYYY-MM-DD-NNN"
+)
+BOOKMARK = Kind(
+    "bookmark id", re.compile(r"bmk-\d{4}-\d{2}-\d{2}-g?\d{3,}"), "bmk-YYYY-MM-DD-NNN, or -gNNN"
+)
+BOOKMARK_NAME = Kind(
+    "bookmark name",
+    re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}"),
+    "letters, digits, '.', '_' or '-', at most 80, starting with a letter or digit",
+)

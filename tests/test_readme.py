@@ -1,0 +1,61 @@
+"""The README's examples run on a fresh clone: every block marked ``<!-- runnable -->`` is run
+with bash in a folder holding a copy of ``examples/``, and no example reaches outside the clone."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+MARK = "<!-- runnable -->"
+
+
+def runnable_blocks(text: str) -> list[tuple[int, str]]:
+    """(line number, code) of each fenced block right after the runnable mark."""
+    blocks = []
+    for found in re.finditer(re.escape(MARK) + r"\n```(\w*)\n(.*?)\n```", text, re.S):
+        line = text.count("\n", 0, found.start()) + 1
+        blocks.append((line, found.group(2)))
+    return blocks
+
+
+def test_blocks_are_found_and_nothing_points_outside_the_clone():
+    text = README.read_text()
+    assert len(runnable_blocks(text)) >= 4
+    assert text.count(MARK) == len(runnable_blocks(text)), "every mark precedes a code block"
+    assert "../shared" not in text
+
+
+@pytest.mark.parametrize(("line", "code"), runnable_blocks(README.read_text()))
+def test_the_readme_block_runs(tmp_path, line, code):
+    if shutil.which("jq") is None and "jq " in code:
+        if os.environ.get("CI") == "true":
+            pytest.fail("jq is not installed (.ci/run installs it)")
+        pytest.skip("jq is not installed")
+    work = tmp_path / "clone"
+    shutil.copytree(ROOT / "examples", work / "examples")
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    env.pop("CLAUDE_CONFIG_DIR", None)
+
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", code],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+    assert done.returncode == 0, f"README line {line}:\n{done.stderr[-2000:]}"
+    assert "Traceback" not in done.stderr
