@@ -123,6 +123,21 @@ def _archive(project: Project, path: Path, label: str = "") -> Path:
     return store.move(path, archive_dir(project) / f"{path.stem}{label}-{stamp}.md")
 
 
+def take(
+    project: Project, role: str, values: Mapping[str, object], session: str | None
+) -> tuple[Saved, Checkpoint]:
+    """Save a checkpoint of ``role`` from ``values``; branch and uncommitted changes from git."""
+    cp = checkpoint_format.from_fields(
+        role,
+        dict(values),
+        timestamp=clock.iso(),
+        branch=gitrepo.branch(project.root),
+        uncommitted=uncommitted(project),
+        session=session,
+    )
+    return save(project, cp), cp
+
+
 def _live_at(path: Path, session: str | None) -> LiveCheckpoint | None:
     try:
         modified = path.stat().st_mtime

@@ -1,7 +1,9 @@
 """``purlin-resume doctor``: is everything in place for capture to happen by itself?
 
 Each finding names a check, its status (``ok``, ``warn`` or ``error``), what was found and how
-to fix it. Checks: slash commands and hooks installed and current (project or user level), the
+to fix it. Checks: slash commands and hooks installed and current (project or user level), or
+carried by the enabled purlin-resume plugin (hooks in a settings file as well are reported: they
+would record every event twice), the
 subagent matchers cover ``Agent`` and ``Task``, Claude Code's ``cleanupPeriodDays`` against the
 age of interrupted agents and of bookmarked agents with no archive (their transcripts are deleted
 after that many days; a bookmark whose archive exists is safe; a transcript file's age is its
@@ -89,7 +91,42 @@ def _commands(project: Project) -> list[Finding]:
     return findings
 
 
+def _plugin(parsed: dict[str, dict]) -> tuple[str, str] | None:
+    """(plugin id, where) when our Claude Code plugin is enabled in some settings file."""
+    for where, data in parsed.items():
+        found = claude_settings.plugin_enabled(data)
+        if found:
+            return found, where
+    return None
+
+
+def _plugin_hooks(parsed: dict[str, dict], plugin: tuple[str, str]) -> list[Finding]:
+    """With the plugin enabled its hooks run; ours in a settings file as well would record
+    every event twice."""
+    twice = [
+        where
+        for where, data in parsed.items()
+        if any(g is not None for g in claude_settings.installed(data).values())
+    ]
+    if twice:
+        user = " --user" if twice == ["user"] else ""
+        return [
+            Finding(
+                "hooks",
+                WARN,
+                f"hooks registered twice: by the plugin {plugin[0]} and in the "
+                f"{', '.join(twice)} settings, so every event is recorded twice",
+                f"take them out of settings.json with 'purlin-resume uninstall{user}' "
+                "(the plugin keeps its own)",
+            )
+        ]
+    return [Finding("hooks", OK, f"hooks come from the plugin {plugin[0]} ({plugin[1]} settings)")]
+
+
 def _hooks(project: Project, parsed: dict[str, dict]) -> list[Finding]:
+    plugin = _plugin(parsed)
+    if plugin is not None:
+        return _plugin_hooks(parsed, plugin)
     findings = []
     for ours in claude_settings.HOOKS:
         groups = [
@@ -344,8 +381,14 @@ def examine(project: Project, now: datetime | None = None) -> list[Finding]:
             continue
         if text is not None:
             parsed[where] = data
+    plugin = _plugin(parsed)
+    commands = (
+        [Finding("commands", OK, f"slash commands come from the plugin {plugin[0]}")]
+        if plugin is not None
+        else _commands(project)
+    )
     return [
-        *_commands(project),
+        *commands,
         *_hooks(project, parsed),
         *_cleanup(project, parsed, moment),
         *_tools(),

@@ -3,7 +3,7 @@
 What ``install`` writes, under the target folder (``<project>/.claude`` or the Claude Code
 folder, ``$CLAUDE_CONFIG_DIR`` else ``~/.claude``):
 
-- ``commands/<name>.md`` for every command template shipped in ``templates/claude/commands/``;
+- ``commands/<name>.md`` for every slash command of the Claude Code plugin (``plugin/commands/``);
 - our hooks merged into ``settings.json`` (see ``claude.settings``);
 - for a project also: ``/.purlin/cache/`` in ``.gitignore`` and ``.planning/agent-history.json``.
 
@@ -108,7 +108,7 @@ class Plan:
 
 def command_templates() -> dict[str, str]:
     """Every shipped slash command: path under ``commands/`` -> text."""
-    folder = resources.data_dir("templates") / "claude" / "commands"
+    folder = resources.commands_dir()
     return {
         p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
         for p in sorted(folder.rglob("*.md"))
@@ -141,9 +141,15 @@ def read_settings(path: Path) -> tuple[str | None, dict]:
         raise CorruptFile(path, str(exc)) from None
 
 
-def _settings_change(target: Target, transform: Callable[[dict], dict]) -> Change | None:
-    path = target.settings_path
-    before, data = read_settings(path)
+def _document_change(
+    target: Target,
+    path: Path,
+    read: Callable[[Path], tuple[str | None, dict]],
+    transform: Callable[[dict], dict],
+) -> Change | None:
+    """The change ``transform`` makes to the JSON document at ``path`` (None: none). Written
+    under the file's lock from what the file holds then; emptied by us, it is deleted."""
+    before, data = read(path)
     new = transform(data)
     if new == data and before is not None:
         return None
@@ -153,18 +159,84 @@ def _settings_change(target: Target, transform: Callable[[dict], dict]) -> Chang
 
     def write() -> None:
         if target.project is not None:
-            gitrepo.exclude_state_files(target.claude_dir, path.name + ".lock")
+            gitrepo.exclude_state_files(path.parent, path.name + ".lock")
 
         def change(text: str | None) -> str | None:
-            data = read_settings(path)[1] if text is not None else {}
+            data = read(path)[1] if text is not None else {}
             new = transform(data)
-            if not new:  # emptied by us (it held only our hooks): delete it; else leave it be
+            if not new:  # emptied by us (it held only our part): delete it; else leave it be
                 return None if data else text
             return claude_settings.dump(new, like=text)
 
         store.update_text(path, change)
 
     return Change(path, before, after, write)
+
+
+def _settings_change(target: Target, transform: Callable[[dict], dict]) -> Change | None:
+    return _document_change(target, target.settings_path, read_settings, transform)
+
+
+# ---------------------------------------------------------------------------------------------
+# the MCP server registration (``install --mcp``) and the plugin
+
+MCP_SERVER = "purlin-resume"
+MCP_ENTRY = {"command": claude_settings.COMMAND, "args": ["mcp"]}  # as plugin/.mcp.json has it
+
+
+def mcp_path(target: Target) -> Path:
+    """Where Claude Code reads MCP servers: the project's ``.mcp.json`` (project scope), or the
+    user's ``.claude.json`` (in ``$CLAUDE_CONFIG_DIR`` when set, else the home folder)."""
+    if target.project is not None:
+        return target.project.root / ".mcp.json"
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(configured).expanduser() if configured else Path.home()) / ".claude.json"
+
+
+def read_mcp(path: Path) -> tuple[str | None, dict]:
+    """(text, parsed) of a ``.mcp.json`` / ``.claude.json``; CorruptFile when broken."""
+    text = _read(path)
+    if text is None or not text.strip():
+        return text, {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CorruptFile(path, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
+        raise CorruptFile(path, "expected an object whose 'mcpServers' is an object")
+    return text, data
+
+
+def with_mcp(data: dict) -> dict:
+    servers = dict(data.get("mcpServers") or {})
+    servers[MCP_SERVER] = dict(MCP_ENTRY)
+    return {**data, "mcpServers": servers}
+
+
+def without_mcp(data: dict) -> dict:
+    servers = dict(data.get("mcpServers") or {})
+    if servers.get(MCP_SERVER) is None:
+        return data
+    del servers[MCP_SERVER]
+    rest = {k: v for k, v in data.items() if k != "mcpServers"}
+    return {**rest, "mcpServers": servers} if servers else rest
+
+
+def enabled_plugin(target: Target) -> tuple[str, Path] | None:
+    """(plugin id, settings file) when our Claude Code plugin is enabled where the target's
+    Claude Code reads settings (for a project also the user's); it then carries the hooks."""
+    paths = [target.settings_path]
+    if target.project is not None:
+        paths += [target.claude_dir / "settings.local.json", user_target().settings_path]
+    for path in paths:
+        try:
+            data = read_settings(path)[1]
+        except PurlinError:
+            continue
+        found = claude_settings.plugin_enabled(data)
+        if found:
+            return found, path
+    return None
 
 
 def _project_changes(project: Project) -> list[Change]:
@@ -196,7 +268,9 @@ def _project_changes(project: Project) -> list[Change]:
     return changes
 
 
-def plan_install(target: Target, executable: str = claude_settings.COMMAND) -> Plan:
+def plan_install(
+    target: Target, executable: str = claude_settings.COMMAND, mcp: bool = False
+) -> Plan:
     plan = Plan(target)
     for name, text in command_templates().items():
         path = target.commands_dir / name
@@ -205,9 +279,20 @@ def plan_install(target: Target, executable: str = claude_settings.COMMAND) -> P
             plan.changes.append(
                 Change(path, before, text, lambda p=path, t=text: _write_command(p, t))
             )
-    change = _settings_change(target, lambda data: claude_settings.merged(data, executable))
-    if change is not None:
-        plan.changes.append(change)
+    plugin = enabled_plugin(target)
+    if plugin is not None:  # the plugin's hooks already run: ours twice would record twice
+        plan.left.append(
+            f"hooks: the plugin {plugin[0]} is enabled ({plugin[1]}) and carries them; "
+            "not written to settings.json"
+        )
+    else:
+        change = _settings_change(target, lambda data: claude_settings.merged(data, executable))
+        if change is not None:
+            plan.changes.append(change)
+    if mcp:
+        change = _document_change(target, mcp_path(target), read_mcp, with_mcp)
+        if change is not None:
+            plan.changes.append(change)
     if target.project is not None:
         plan.changes += _project_changes(target.project)
     return plan
@@ -232,6 +317,9 @@ def plan_uninstall(target: Target) -> Plan:
             Change(path, before, None, lambda p=path: store.remove(p, up_to=target.claude_dir))
         )
     change = _settings_change(target, claude_settings.removed)
+    if change is not None:
+        plan.changes.append(change)
+    change = _document_change(target, mcp_path(target), read_mcp, without_mcp)
     if change is not None:
         plan.changes.append(change)
     return plan

@@ -1,4 +1,5 @@
-"""Where the shipped templates/ and instructions/ are: in the wheel, or in a source checkout."""
+"""Where the shipped templates/, instructions/ and slash commands are: in the wheel, or in a source
+checkout."""
 
 from __future__ import annotations
 
@@ -13,3 +14,12 @@ def data_dir(name: str) -> Path:
     if installed.is_dir():
         return installed
     return _PACKAGE.parent / name
+
+
+def commands_dir() -> Path:
+    """The slash commands: the wheel's copy, else the checkout's Claude Code plugin (``plugin/``,
+    which the plugin and ``install`` share)."""
+    installed = _PACKAGE / "_data" / "templates" / "claude" / "commands"
+    if installed.is_dir():
+        return installed
+    return _PACKAGE.parent / "plugin" / "commands"

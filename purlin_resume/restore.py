@@ -130,10 +130,16 @@ def summary_block(project: Project, r: Restoration) -> str:
 
 
 def briefing(project: Project, r: Restoration) -> str:
-    """The whole restore as Markdown for the agent: steps 1 to 7 in order."""
-    return templating.render(
+    """The whole restore as Markdown for the agent: steps 1 to 7 in order, then a present GSD
+    hand-off (``.planning/HANDOFF.json``, ``.continue-here.md``) before the closing question."""
+    from purlin_resume import gsd_handoff
+
+    text = templating.render(
         "restore/briefing.md.j2", summary=summary_block(project, r), **_context(project, r)
     )
+    part = gsd_handoff.briefing_part(project)
+    head, question, tail = text.rpartition(READY)
+    return f"{head}{part}\n{question}{tail}" if part and question else text + part
 
 
 def as_json(project: Project, r: Restoration) -> dict[str, Any]:
@@ -206,5 +212,13 @@ def as_json(project: Project, r: Restoration) -> dict[str, Any]:
             "uncommitted": uncommitted_summary(s.git_status),
         },
         "summary": summary_block(project, r),
+        "gsd_handoff": _gsd_handoff(project),
         "question": READY,
     }
+
+
+def _gsd_handoff(project: Project) -> dict[str, Any] | None:
+    from purlin_resume import gsd_handoff
+
+    found = gsd_handoff.read(project)
+    return gsd_handoff.summary(project, found) if found.present else None

@@ -249,7 +249,7 @@ class Source:
     archived: bool
 
 
-def _archives(env: Environment, session: str) -> list[Path]:
+def archives(env: Environment, session: str) -> list[Path]:
     folder = env.history / archive.FOLDER
     if not folder.is_dir():
         return []
@@ -272,7 +272,7 @@ def open_archived(env: Environment, identifier: str, options=None):
         if mark.session_id.startswith(wanted) or (mark.agent_id or "").startswith(wanted)
     )
     for session_id in sessions:
-        for path in _archives(env, session_id):
+        for path in archives(env, session_id):
             root = archive.unpack(path, env.cache / "archive")
             try:
                 opened = open_target(Catalog(root), identifier, options)
@@ -352,7 +352,7 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
         source, failure = _open_in(catalog, candidate, options)
         if source is not None:
             return source
-    for path in _archives(env, candidate.session_id):
+    for path in archives(env, candidate.session_id):
         root = archive.unpack(path, env.cache / "archive")
         source, _ = _open_in(Catalog(root), candidate, options)
         if source is not None:

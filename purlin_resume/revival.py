@@ -63,9 +63,11 @@ class Plan:
     injections: list[Injection]
     transcript_file: str
     server: tmux.Server = field(default_factory=tmux.Server)
+    native: bool = False  # the successor resumes the predecessor's own conversation
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "native": self.native,
             "predecessor": self.predecessor.session_id,
             "successor": self.successor_id,
             "role": self.predecessor.role,
@@ -273,3 +275,167 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
         },
     )
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# native revival and reviving every dead agent at once
+
+
+def own_transcript(agent: RegisteredAgent, claude_dir: Path | None = None) -> Path | None:
+    """The agent's own session transcript, when Claude Code still has it."""
+    from purlin_resume.claude import layout
+
+    if agent.transcript_path and Path(agent.transcript_path).is_file():
+        return Path(agent.transcript_path)
+    root = layout.config_dir(claude_dir)[0] / "projects"
+    if not root.is_dir():
+        return None
+    return next((p for p in root.glob(f"*/{agent.session_id}.jsonl") if p.is_file()), None)
+
+
+def plan_native(
+    project: Project,
+    agent_query: str,
+    settings: config_mod.Settings | None = None,
+    successor_id: str | None = None,
+    *,
+    claude_dir: Path | None = None,
+    tmux_server: tmux.Server | None = None,
+) -> Plan:
+    """A revival that resumes the dead agent's own conversation (``claude --resume OLD
+    --fork-session --session-id NEW``): full context, a new session id, the same lineage and
+    registry entry as a briefed successor, nothing to inject."""
+    import os
+
+    from purlin_resume import native_resume
+
+    settings = settings or config_mod.load(project)
+    base = plan(
+        project,
+        agent_query,
+        settings,
+        successor_id,
+        claude_dir=claude_dir,
+        tmux_server=tmux_server,
+    )
+    agent = base.predecessor
+    if own_transcript(agent, claude_dir) is None:
+        raise PurlinError(
+            f"the transcript of agent {agent.session_id} is gone, so Claude Code cannot resume "
+            f"it; revive it without --native (a successor briefed from what is left)"
+        )
+    if not agent.cwd or not Path(agent.cwd).is_dir():
+        raise PurlinError(
+            f"the folder agent {agent.session_id} worked in is gone ({agent.cwd or 'none recorded'});"
+            " Claude Code resumes a session only from its own folder: revive it without --native"
+        )
+    flags = [
+        native_resume.RESUME_FLAG,
+        agent.session_id,
+        native_resume.FORK_FLAG,
+        native_resume.SESSION_FLAG,
+        base.successor_id,
+    ]
+    env = dict(base.env)
+    if os.environ.get("CLAUDE_CONFIG_DIR") or claude_dir is not None:
+        from purlin_resume.claude import layout
+
+        env["CLAUDE_CONFIG_DIR"] = str(layout.config_dir(claude_dir)[0])
+    return Plan(
+        agent,
+        base.successor_id,
+        " ".join([settings.agent_command, *(shlex.quote(f) for f in flags)]),
+        Path(agent.cwd),
+        env,
+        base.session,
+        [],
+        base.transcript_file,
+        server=base.server,
+        native=True,
+    )
+
+
+@dataclass
+class Sweep:
+    """What ``revive --all`` found: a plan per agent to revive, and why the others are left."""
+
+    plans: list[Plan]
+    skipped: list[tuple[str, str]]  # (agent id, why)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    done: list[Revival] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "revive": [p.to_dict() for p in self.plans],
+            "revived": [r.to_dict() for r in self.done],
+            "skipped": [{"agent_id": a, "why": why} for a, why in self.skipped],
+            "failed": [{"agent_id": a, "error": why} for a, why in self.failed],
+        }
+
+
+def plan_all(
+    project: Project,
+    settings: config_mod.Settings | None = None,
+    native: bool = False,
+    claude_dir: Path | None = None,
+    tmux_server: tmux.Server | None = None,
+) -> Sweep:
+    """Every registered agent that died without ending (its process and its pane are gone)
+    and has no successor yet; each one once, however often this runs."""
+    settings = settings or config_mod.load(project)
+    server = server_of(settings)
+    agents = registry.load(project)
+    plans: list[Plan] = []
+    skipped: list[tuple[str, str]] = []
+    for agent in sorted(agents.values(), key=lambda a: (a.started_at or "", a.session_id)):
+        state = liveness(agent, server)
+        after = successors(agents, agent.session_id)
+        if agent.ended_at:
+            skipped.append((agent.session_id, f"ended at {agent.ended_at}"))
+        elif state.state != DEAD:
+            skipped.append((agent.session_id, state.why))
+        elif after:
+            skipped.append((agent.session_id, f"already succeeded by {', '.join(after)}"))
+        else:
+            try:
+                planner = plan_native if native else plan
+                plans.append(
+                    planner(
+                        project,
+                        agent.session_id,
+                        settings,
+                        claude_dir=claude_dir,
+                        tmux_server=tmux_server,
+                    )
+                )
+            except PurlinError as exc:
+                skipped.append((agent.session_id, exc.message))
+    return Sweep(plans, skipped)
+
+
+def perform_all(project: Project, sweep: Sweep, settings: config_mod.Settings) -> Sweep:
+    """Carry out every plan of ``sweep``, each in its own window; one failure stops no other."""
+    for each in sweep.plans:
+        try:
+            sweep.done.append(perform(project, each, settings))
+        except PurlinError as exc:
+            sweep.failed.append((each.predecessor.session_id, exc.message))
+    return sweep
+
+
+SWEEP_LOCK_SECONDS = 600  # a sweep waits for a running one (each revival waits for its agent)
+
+
+def sweep(
+    project: Project,
+    settings: config_mod.Settings,
+    native: bool = False,
+    claude_dir: Path | None = None,
+    dry_run: bool = False,
+    tmux_server: tmux.Server | None = None,
+) -> Sweep:
+    """``revive --all``: plan, then (unless ``dry_run``) carry out, under one lock, so two
+    sweeps at once never revive an agent twice: the second one sees the first one's successors."""
+    with store.locked(project.cache_dir / "revive-all", timeout=SWEEP_LOCK_SECONDS):
+        found = plan_all(project, settings, native, claude_dir, tmux_server)
+        return found if dry_run else perform_all(project, found, settings)

@@ -9,6 +9,7 @@ given.
 | checkpoint | with Purlin roles: the restore briefing of the role (checkpoint, Role Compact, commands, project state); without: the checkpoint's own content only |
 | subagents | interrupted agents of the agent history, with the command that resumes each (or its parallel group), and agents still marked running |
 | git | without Purlin roles: branch, uncommitted changes and recent commits (with roles, the restore briefing has them) |
+| GSD hand-off | a present ``.planning/HANDOFF.json`` / ``.continue-here.md`` (``gsd_handoff``; with roles, inside the restore briefing); due on ``startup`` too |
 
 A project uses Purlin roles when the session has a role (``$PURLIN_ROLE``, the registry), the
 project has an ``instructions/`` folder, role overrides in ``.purlin/``, or ``agents`` settings
@@ -78,7 +79,8 @@ def compose(project: Project, request: Request) -> str | None:
     broken = chosen if isinstance(chosen, str) else None  # unreadable: said, and the rest goes on
     chosen = None if broken else chosen
     waiting = _part("subagents", lambda: _subagents(project))
-    if request.source == "startup" and not (chosen or waiting or broken):
+    gsd = _part("GSD hand-off", lambda: _gsd_handoff(project))
+    if request.source == "startup" and not (chosen or waiting or broken or gsd):
         return None
     saved_by_agent = chosen is not None and not autosave.is_automatic(chosen.checkpoint)
     if saved_by_agent or uses_roles(project, request.settings, request.role):
@@ -91,6 +93,7 @@ def compose(project: Project, request: Request) -> str | None:
             f"# Resuming this session ({request.source})",
             _part("checkpoint", lambda: _neutral_checkpoint(project, chosen)),
             _part("git", lambda: _git_state(project)),
+            gsd,  # the restore briefing of the role path has it already
         ]
         tail = "Run `purlin-resume checkpoints` to list the live checkpoints."
     parts += [broken, waiting, request.settings_note and f"Note: {request.settings_note}"]
@@ -226,3 +229,9 @@ def _described(entry: history.HistoryEntry) -> str:
     task = " ".join(str(entry.data.get("task_description") or "").split())[:120]
     spawned = f", spawned {entry.timestamp}" if entry.timestamp else ""
     return f"`{entry.agent_id}` {task or '(no task recorded)'}{spawned}"
+
+
+def _gsd_handoff(project: Project) -> str | None:
+    from purlin_resume import gsd_handoff
+
+    return gsd_handoff.briefing_part(project).strip() or None

@@ -4,7 +4,8 @@
 
 Writes ``started.json`` (argv, cwd, PURLIN_* and CLAUDE_CONFIG_DIR environment) and appends every
 submitted input to ``prompts.jsonl`` in RECORD_DIR. It shows ``? for shortcuts`` when idle. An
-input submitted with a leading ``!`` runs in ``sh`` (Claude Code's shell mode).
+input submitted with a leading ``!`` runs in ``sh`` (Claude Code's shell mode). Without a
+terminal on stdin (run by exec from a test) it records and exits.
 With ``--hook``, it first runs COMMAND through ``sh -c`` with a SessionStart payload on stdin, as
 Claude Code runs its SessionStart hooks (the session id is ``--session-id``'s, else a new one).
 
@@ -125,6 +126,8 @@ def main() -> None:
     with open(os.path.join(record, "started.json"), "w") as handle:
         json.dump({"argv": args[1:], "cwd": os.getcwd(), "env": env}, handle)
     fd = sys.stdin.fileno()
+    if not os.isatty(fd):  # started by exec from a test, not in a terminal: recorded, done
+        return
     saved = termios.tcgetattr(fd)
     tty.setraw(fd)
     try:

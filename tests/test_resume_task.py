@@ -373,9 +373,9 @@ def test_a_corrupt_registry_is_named_and_nothing_is_marked(repo, cli):
 def test_the_gsd_slash_command_calls_the_cli_with_its_arguments():
     import yaml
 
-    from purlin_resume.resources import data_dir
+    from purlin_resume.resources import commands_dir
 
-    text = (data_dir("templates") / "claude/commands/gsd/resume-task.md").read_text()
+    text = (commands_dir() / "gsd/resume-task.md").read_text()
     _, front, body = text.split("---\n", 2)
     meta = yaml.safe_load(front)
     assert meta["allowed-tools"] == "Bash(purlin-resume:*)"

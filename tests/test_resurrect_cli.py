@@ -813,7 +813,7 @@ def test_bookmark_commands_and_bad_input(cli, fixtures_copy, repo, tmp_path):
 
 
 def test_the_slash_command_calls_the_cli_with_its_arguments():
-    text = (ROOT / "templates" / "claude" / "commands" / "resurrect.md").read_text()
+    text = (ROOT / "plugin" / "commands" / "resurrect.md").read_text()
     assert "purlin-resume resurrect $ARGUMENTS" in text
 
 

@@ -39,7 +39,9 @@ def test_pick_a_candidate_preview_and_confirm(fixtures_copy, repo):
     )
     child.expect("Candidates:")
     child.expect(r"why: word tmux")
-    child.expect(r"Which one\? \[1-\d+, q to cancel\]")
+    child.expect(
+        r"Which one\? \[1-\d+, o1-o\d+ to continue it in Claude Code \(open\), q to cancel\]"
+    )
     child.sendline("1")
     child.expect("Resurrecting agent a7be2f0")
     child.expect(r"Context: hybrid, \d+ tokens \(full: \d+\)")
@@ -104,3 +106,35 @@ def test_declining_starts_and_logs_nothing(fixtures_copy, repo):
         fixtures_copy
     )
     assert json.dumps(_log(fixtures_copy)) == "[]"
+
+
+def test_the_picker_offers_to_continue_a_session_in_claude_code(repo, tmp_path):
+    """``oN`` in the picker runs ``open`` on candidate N: Claude Code resumes it in its folder."""
+    from purlin_resume import native_resume, tmux
+    from tests.agents_setup import configure
+    from tests.claude_records import Conversation, text, write_jsonl
+
+    claude = tmp_path / "claude-data"
+    for number in (1, 2):
+        work = tmp_path / f"work{number}"
+        work.mkdir()
+        session = f"0{number}c0ffee-0000-4000-8000-000000000000"
+        chat = Conversation(session, cwd=str(work))
+        write_jsonl(
+            claude / "projects" / native_resume.project_folder_name(str(work)) / f"{session}.jsonl",
+            [chat.user(f"tidy the tmux module {number}"), chat.assistant("m", text("tidied"))],
+        )
+    record = tmp_path / "record"
+    configure(repo, tmux.Server(None), record)
+    child = _spawn(["resurrect", "find", "tmux", "module", "--claude-dir", str(claude)], repo)
+    child.expect(r"continue it: purlin-resume open 0\dc0ffee")
+    child.expect(r"Which one\?")
+    child.sendline("o2")
+    child.expect("for shortcuts")  # the stand-in Claude Code, started in place of the picker
+    started = json.loads((record / "started.json").read_text())
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    assert started["argv"][0] == "--resume"
+    resumed = started["argv"][1]
+    assert os.path.realpath(started["cwd"]) == os.path.realpath(tmp_path / f"work{resumed[1]}")
+    assert not (claude / "history" / resurrection_log.FILE_NAME).exists()

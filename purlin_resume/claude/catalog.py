@@ -230,7 +230,7 @@ class Catalog:
         for folder in self.folders:
             files = [s for s in self.session_files() if s.folder == folder]
             if wanted is not None:
-                files = [s for s in files if _inside(self._project_of(s), wanted)]
+                files = [s for s in files if _inside(self.project_of(s), wanted)]
             if not files:
                 continue
             summaries = [item for s in files if s.exists for item in leading_summaries(s.path)]
@@ -254,7 +254,8 @@ class Catalog:
         listed.sort(key=lambda s: (s.started_at or "", s.id))
         return listed
 
-    def _project_of(self, session: SessionFile) -> str | None:
+    def project_of(self, session: SessionFile) -> str | None:
+        """The folder a session worked in: the ``cwd`` of its (or its agents') first record."""
         if session.exists:
             first = records.first_record(session.path)
             if first:

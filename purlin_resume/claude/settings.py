@@ -307,6 +307,22 @@ def _plan(old: Any, new: Any, objects: bool) -> list[tuple[str, Any, Any]]:
     return plan
 
 
+PLUGIN = "purlin-resume"  # our Claude Code plugin's name (plugin/.claude-plugin/plugin.json)
+
+
+def plugin_enabled(settings: dict[str, Any]) -> str | None:
+    """The id (``purlin-resume@MARKETPLACE``) under which ``enabledPlugins`` turns our plugin on,
+    else None. A value is ``true`` or a list of versions; ``false`` turns it off."""
+    enabled = settings.get("enabledPlugins")
+    if not isinstance(enabled, dict):
+        return None
+    for key, value in enabled.items():
+        turned_on = value is True or (isinstance(value, list) and bool(value))
+        if isinstance(key, str) and key.partition("@")[0] == PLUGIN and turned_on:
+            return key
+    return None
+
+
 def cleanup_period_days(settings: dict[str, Any]) -> int | None:
     value = settings.get("cleanupPeriodDays")
     return value if isinstance(value, int) and not isinstance(value, bool) else None

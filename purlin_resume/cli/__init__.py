@@ -13,6 +13,7 @@ COMMAND_MODULES = (
     "history",
     "transcripts",
     "resurrect",
+    "native",
     "team",
     "agents",
     "dashboard",

@@ -62,7 +62,30 @@ def agents_status_command(project: ProjectOption = None, as_json: JsonOption = F
 
 @app.command("revive", rich_help_panel="Revival and stall watch")
 def revive_command(
-    agent_id: AgentArgument,
+    agent_id: Annotated[
+        Optional[str],  # noqa: UP045 - Typer reads the annotation at runtime on Python 3.10
+        typer.Argument(
+            metavar="AGENT_ID",
+            help="Registered agent (session) id or a unique prefix.",
+            show_default=False,
+        ),
+    ] = None,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Every registered agent whose process and pane are gone (after a reboot or a "
+            "killed tmux server), each in its own window; agents already revived are left.",
+        ),
+    ] = False,
+    native: Annotated[
+        bool,
+        typer.Option(
+            "--native",
+            help="Resume the agent's own conversation (claude --resume, full context) instead "
+            "of briefing a fresh successor; needs its transcript.",
+        ),
+    ] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show what would be started and sent; do nothing.")
     ] = False,
@@ -73,37 +96,80 @@ def revive_command(
 ) -> None:
     """Start a successor for a dead agent in a new tmux window and brief it from the transcript."""
     from purlin_resume import config, revival
+    from purlin_resume.errors import UsageError
 
+    if every == (agent_id is not None):
+        raise UsageError("give one AGENT_ID or --all")
     server = tmux_server(tmux_socket)
     found = project_for(project)
     settings = config.load(found)
-    planned = revival.plan(found, agent_id, settings, claude_dir=claude_dir, tmux_server=server)
+    if every:
+        swept = revival.sweep(found, settings, native, claude_dir, dry_run, server)
+        _report_sweep(swept, dry_run, as_json)
+        return
+    planner = revival.plan_native if native else revival.plan
+    planned = planner(found, agent_id, settings, claude_dir=claude_dir, tmux_server=server)
     if dry_run:
         if as_json:
             print_json({"dry_run": True, **planned.to_dict()})
             return
-        parts = [
-            f"Would revive {planned.predecessor.session_id} as {planned.successor_id}\n",
-            f"  command: {planned.command}\n  folder:  {planned.cwd}\n",
-            f"  tmux session: {planned.session} on {planned.server.label}\n",
-            *(f"  env: {key}={value}\n" for key, value in planned.env.items()),
-        ]
-        for injection in planned.injections:
-            parts.append(f"\n--- {injection.kind} injection ---\n{injection.text}")
-        print_text("".join(parts))
+        print_text(_plan_text(planned))
         return
     done = revival.perform(found, planned, settings)
     if as_json:
         print_json({"dry_run": False, **done.to_dict()})
         return
-    kinds = " then ".join(i.kind for i in planned.injections)
     if done.outcome != revival.SUCCESS:
         typer.echo(f"partial: {done.problem}", err=True)
-    print_text(
+    print_text(_revived_line(done))
+
+
+def _plan_text(planned) -> str:
+    how = " (resuming its own conversation)" if planned.native else ""
+    parts = [
+        f"Would revive {planned.predecessor.session_id} as {planned.successor_id}{how}\n",
+        f"  command: {planned.command}\n  folder:  {planned.cwd}\n",
+        f"  tmux session: {planned.session} on {planned.server.label}\n",
+        *(f"  env: {key}={value}\n" for key, value in planned.env.items()),
+    ]
+    for injection in planned.injections:
+        parts.append(f"\n--- {injection.kind} injection ---\n{injection.text}")
+    return "".join(parts)
+
+
+def _revived_line(done) -> str:
+    from purlin_resume import revival
+
+    planned = done.plan
+    if planned.native:
+        how = "resuming its own conversation"
+    else:
+        kinds = " then ".join(i.kind for i in planned.injections)
+        confirmed = done.outcome == revival.SUCCESS
+        how = f"{kinds} {'injected' if confirmed else 'not all confirmed'}"
+    return (
         f"Revived {planned.predecessor.session_id} as {planned.successor_id} in tmux pane "
-        f"{done.pane} on {planned.server.label} ({kinds} "
-        f"{'injected' if done.outcome == revival.SUCCESS else 'not all confirmed'}).\n"
+        f"{done.pane} on {planned.server.label} ({how}).\n"
     )
+
+
+def _report_sweep(sweep, dry_run: bool, as_json: bool) -> None:
+    from purlin_resume.errors import PurlinError
+
+    if as_json:
+        print_json({"dry_run": dry_run, **sweep.to_dict()})
+    else:
+        if dry_run:
+            lines = [_plan_text(p) for p in sweep.plans] or ["No dead agent to revive.\n"]
+        else:
+            lines = [_revived_line(d) for d in sweep.done]
+            lines += [f"Failed {agent}: {why}\n" for agent, why in sweep.failed]
+            if not sweep.plans:
+                lines.append("No dead agent to revive.\n")
+        lines += [f"Left {agent}: {why}\n" for agent, why in sweep.skipped]
+        print_text("".join(lines))
+    if sweep.failed:
+        raise PurlinError(f"{len(sweep.failed)} of {len(sweep.plans)} revivals failed")
 
 
 @app.command("lineage", rich_help_panel="Revival and stall watch")

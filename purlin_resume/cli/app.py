@@ -42,7 +42,7 @@ app = typer.Typer(
     name="purlin-resume",
     help="Continuity for AI coding agents: checkpoints, agent history, transcripts and revival.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )

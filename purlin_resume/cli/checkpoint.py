@@ -99,13 +99,21 @@ def save(
     from_: Annotated[
         str | None, _opt("--from", help="Read the fields from a YAML/JSON file, or - for stdin.")
     ] = None,
+    gsd_handoff: Annotated[
+        bool,
+        typer.Option(
+            "--gsd-handoff",
+            help="Also write GSD's hand-off (.planning/HANDOFF.json and the current phase's "
+            ".continue-here.md) for /gsd:resume-work.",
+        ),
+    ] = False,
     session: SessionOption = None,
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Save a checkpoint of this session (what /pl-resume save runs). Branch and uncommitted changes come from git."""
     from purlin_resume import checkpoint as checkpoint_format
-    from purlin_resume import checkpoints, clock, gitrepo, roles
+    from purlin_resume import checkpoints, roles
 
     given = {
         "feature": feature,
@@ -135,27 +143,43 @@ def save(
         raise UsageError(f"--role {chosen_role}: valid roles are {', '.join(roles.ROLES)}")
     session_id = checkpoints.session_id(session)
     where = project_for(project)
-    cp = checkpoint_format.from_fields(
-        chosen_role,
-        values,
-        timestamp=clock.iso(),
-        branch=gitrepo.branch(where.root),
-        uncommitted=checkpoints.uncommitted(where),
-        session=session_id,
-    )
-    saved = checkpoints.save(where, cp)
+    saved, cp = checkpoints.take(where, chosen_role, values, session_id)
     path = saved.path
     aside = where.relative(saved.kept_aside) if saved.kept_aside else None
+    handed = _gsd_handoff(where, cp) if gsd_handoff else []
     if as_json:
+        extra = {"gsd_handoff": handed} if gsd_handoff else {}
         print_json(
-            {"path": where.relative(path), "kept_aside": aside, **checkpoint_format.as_dict(cp)}
+            {
+                "path": where.relative(path),
+                "kept_aside": aside,
+                **checkpoint_format.as_dict(cp),
+                **extra,
+            }
         )
     else:
         if aside:
             typer.echo(f"warning: the unreadable checkpoint there was kept at {aside}", err=True)
         print_text(
             f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
+            + "".join(f"\nGSD hand-off: {name}" for name in handed)
         )
+
+
+def _gsd_handoff(where, cp) -> list[str]:
+    """``--gsd-handoff``: the checkpoint written again as GSD's hand-off; the files written."""
+    from purlin_resume import gsd_handoff
+
+    phase = gsd_handoff.current_phase_dir(where)
+    data = gsd_handoff.from_checkpoint(where, cp, phase)
+    written = [where.relative(p) for p in gsd_handoff.write(where, data, phase)]
+    if phase is None:
+        typer.echo(
+            "note: no phase folder with a PLAN.md under .planning/phases: "
+            "only HANDOFF.json was written",
+            err=True,
+        )
+    return written
 
 
 @app.command(name="restore", rich_help_panel="Checkpoints")

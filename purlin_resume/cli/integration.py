@@ -10,7 +10,14 @@ import typer
 
 from purlin_resume.claude.hooks import EVENTS
 from purlin_resume.cli.app import app
-from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
+from purlin_resume.cli.common import (
+    ClaudeDirOption,
+    JsonOption,
+    ProjectOption,
+    print_json,
+    print_text,
+    project_for,
+)
 from purlin_resume.errors import UsageError
 from purlin_resume.githook_names import NAMES as GIT_HOOKS
 
@@ -76,13 +83,24 @@ def _carry_out(
 def install(
     project: ProjectOption = None,
     user: UserOption = False,
+    mcp: Annotated[
+        bool,
+        typer.Option(
+            "--mcp",
+            help="Also register the MCP server (purlin-resume mcp): the project's .mcp.json, "
+            "or with --user the user's .claude.json.",
+        ),
+    ] = False,
     dry_run: DryRunOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Install the slash commands and the hooks into Claude Code (project by default)."""
+    """Install the slash commands and the hooks into Claude Code (project by default; no hooks while the plugin is enabled)."""
     from purlin_resume import installation
 
-    _carry_out(installation.plan_install, _target(project, user), dry_run, as_json, "Installed")
+    def planner(target: installation.Target) -> installation.Plan:
+        return installation.plan_install(target, mcp=mcp)
+
+    _carry_out(planner, _target(project, user), dry_run, as_json, "Installed")
 
 
 @app.command(rich_help_panel=PANEL)
@@ -143,6 +161,20 @@ def git_hook(
         typer.echo(problem, err=True)
     if not verdict.ok:
         raise typer.Exit(1)
+
+
+@app.command(name="mcp", rich_help_panel=PANEL)
+def mcp_command(claude_dir: ClaudeDirOption = None) -> None:
+    """Serve the MCP tools on stdin/stdout (Claude Code starts it; needs the mcp extra)."""
+    try:
+        from purlin_resume.mcp import server
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "mcp":
+            raise
+        raise UsageError(
+            "the MCP server needs the official MCP SDK: pip install 'purlin-resume[mcp]'"
+        ) from None
+    server.serve(claude_dir)
 
 
 @app.command(rich_help_panel=PANEL)

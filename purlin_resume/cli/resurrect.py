@@ -123,21 +123,41 @@ def _interactive(yes: bool) -> bool:
     return True
 
 
-def _choose(candidates: list[Candidate], interactive: bool) -> Candidate:
+class OpenInstead(Exception):
+    """The user picked a candidate to continue in Claude Code itself rather than resurrect."""
+
+    def __init__(self, candidate: Candidate):
+        super().__init__(candidate.session_id)
+        self.candidate = candidate
+
+
+def _choose(candidates: list[Candidate], interactive: bool, offer_open: bool = True) -> Candidate:
+    """The candidate the user picks (the best one when not interactive). With ``offer_open``,
+    ``oN`` continues candidate N's session in Claude Code instead (``OpenInstead``)."""
     if not interactive or len(candidates) == 1:
         return candidates[0]
     _say("Candidates:")
     for number, candidate in enumerate(candidates, 1):
         _say(_candidate_line(number, candidate))
+    count = len(candidates)
+    offer = f", o1-o{count} to continue it in Claude Code (open)" if offer_open else ""
     while True:
         answer = typer.prompt(
-            f"Which one? [1-{len(candidates)}, q to cancel]", default="1", err=True
+            f"Which one? [1-{count}{offer}, q to cancel]", default="1", err=True
         ).strip()
         if answer.lower() in ("q", "quit", "cancel"):
             raise PurlinError("cancelled: nothing was resurrected")
-        if answer.isdigit() and 1 <= int(answer) <= len(candidates):
+        if answer.isdigit() and 1 <= int(answer) <= count:
             return candidates[int(answer) - 1]
-        _say(f"Give a number from 1 to {len(candidates)}.")
+        number = answer[1:].strip()
+        if (
+            offer_open
+            and answer[:1].lower() == "o"
+            and number.isdigit()
+            and 1 <= int(number) <= count
+        ):
+            raise OpenInstead(candidates[int(number) - 1])
+        _say(f"Give a number from 1 to {count}.")
 
 
 def _candidate_line(number: int, candidate: Candidate) -> str:
@@ -149,7 +169,15 @@ def _candidate_line(number: int, candidate: Candidate) -> str:
     lines.append(f"      {' · '.join(d for d in details if d)}")
     if candidate.reasons:
         lines.append(f"      why: {', '.join(candidate.reasons)}")
+    lines.append(f"      continue it: {open_command(candidate)}")
     return "\n".join(lines)
+
+
+def open_command(candidate: Candidate) -> str:
+    """The ``open`` command that continues a candidate's session in Claude Code."""
+    import shlex
+
+    return f"purlin-resume open {shlex.quote(candidate.session_id)}"
 
 
 def _preview(plan: Plan, lines: int = 40) -> str:
@@ -245,7 +273,20 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
                     "'purlin-resume sessions --all' lists everything",
                 )
             )
-        chosen = _choose(candidates, interactive)
+        try:
+            chosen = _choose(candidates, interactive)
+        except OpenInstead as picked:
+            from purlin_resume.cli.native import carry_out, default_spawn
+
+            carry_out(
+                env,
+                picked.candidate.session_id,
+                fork=False,
+                spawn=default_spawn(),
+                claude_dir_given=claude_dir is not None,
+                tmux_socket=tmux_socket,
+            )
+            return
         plan = resurrection.plan(
             env, chosen, mode, query, method.value, task, not no_redact, started
         )
@@ -564,7 +605,7 @@ def find_command(
     found = resurrection.by_search(env, text, limit)
     outside = getattr(found, "outside_note", lambda: None)()
     if as_json:
-        results = [c.to_dict() for c in found]
+        results = [{**c.to_dict(), "open": open_command(c)} for c in found]
         print_json({"query": text, "results": results, "outside_time": outside})
         return
     if not found:

@@ -1,0 +1,293 @@
+"""The MCP tools, over the library: search, read, resurrect, resume, checkpoint, agents.
+
+Every result is a JSON object whose text values are redacted one by one before it leaves
+(``redact.redact_data``); a transcript is redacted before it is cut into pages, so a page never
+holds half a secret. Expected failures (unknown id, corrupt file, bad argument) come back as
+MCP tool errors with the same one line the CLI prints; nothing is written on a failure.
+
+Paths: the only path argument is ``project``; it gets the CLI's ``--project`` checks (an existing
+folder) and refuses control characters. Without it the project is ``$CLAUDE_PROJECT_DIR`` (what
+Claude Code sets for the servers it starts), else the git top-level of the working directory.
+The Claude data folder is the server's (``--claude-dir``, else ``$CLAUDE_CONFIG_DIR``, else
+``~/.claude``), never an argument.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from purlin_resume import __version__, redact
+from purlin_resume.errors import PurlinError
+from purlin_resume.project import Project
+
+T = TypeVar("T")
+MAX_TEXT = 2000  # a query, an id or a field the model passes
+PAGE_CHARS = 20_000
+MAX_PAGE_CHARS = 50_000
+MIN_PAGE_CHARS = 1_000
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+INSTRUCTIONS = (
+    "purlin-resume gives continuity to Claude Code agents. search_sessions finds earlier "
+    "sessions by what happened in them; get_transcript reads one page by page; "
+    "resurrection_context gives the briefing that brings an earlier agent's knowledge back; "
+    "list_interrupted_subagents and resume_task_briefing resume subagents cut off mid-task; "
+    "save_checkpoint saves where this session stands before its context runs out; "
+    "agents_status shows the registered agents. Results are redacted."
+)
+
+
+def _out(data: Any) -> dict[str, Any]:
+    """``data`` as plain JSON with every text value redacted."""
+    plain = json.loads(json.dumps(data, default=str))
+    return redact.redact_data(plain)[0]
+
+
+def _guard(work: Callable[[], T]) -> T:
+    try:
+        return work()
+    except PurlinError as exc:
+        raise ToolError(redact.redact(exc.message).text) from None
+
+
+def _text(value: str | None, name: str) -> str | None:
+    if value is None:
+        return None
+    if len(value) > MAX_TEXT:
+        raise ToolError(f"{name}: at most {MAX_TEXT} characters")
+    if _CONTROL.search(value):
+        raise ToolError(f"{name}: control characters are not allowed")
+    return value
+
+
+def _project(project: str | None) -> Project:
+    from purlin_resume.project import locate
+
+    if project is not None:
+        _text(project, "project")
+        return locate(Path(project))
+    given = os.environ.get("CLAUDE_PROJECT_DIR")
+    if given and Path(given).is_dir():
+        return locate(cwd=Path(given))
+    return locate()
+
+
+def build(claude_dir: Path | None = None) -> MCPServer:
+    """The server with its seven tools; ``claude_dir`` is where it reads transcripts."""
+    server = MCPServer("purlin-resume", instructions=INSTRUCTIONS, version=__version__)
+
+    def environment(project: str | None):
+        from purlin_resume import config, resurrection
+
+        try:
+            found = _project(project)
+        except PurlinError:
+            if project is not None:
+                raise
+            found = None  # searching needs no project
+        settings = config.load(found) if found else config.Settings()
+        return resurrection.environment(claude_dir, found.root if found else None, settings)
+
+    @server.tool()
+    def search_sessions(query: str, limit: int = 10, project: str | None = None) -> dict[str, Any]:
+        """Find earlier Claude Code sessions and subagents of every project by what happened in
+        them (words, file names, branch, time words such as 'yesterday'), ranked, with why each
+        matched and the command that continues it in Claude Code."""
+        _text(query, "query")
+        if not query.strip():
+            raise ToolError("query: give words to search for")
+        if not 1 <= limit <= 50:
+            raise ToolError("limit: between 1 and 50")
+
+        def work():
+            from purlin_resume import resurrection
+
+            found = resurrection.by_search(environment(project), query, limit)
+            results = [{**c.to_dict(), "open": f"purlin-resume open {c.session_id}"} for c in found]
+            return _out({"query": query, "results": results})
+
+        return _guard(work)
+
+    @server.tool()
+    def get_transcript(
+        id: str, page: int = 1, page_chars: int = PAGE_CHARS, include_tools: bool = False
+    ) -> dict[str, Any]:
+        """One page of a session's or subagent's conversation as Markdown (redacted). Give the
+        session or agent id (or a unique prefix); ask for page 2, 3, ... while page < pages."""
+        _text(id, "id")
+        if page < 1:
+            raise ToolError("page: 1 or more")
+        if not MIN_PAGE_CHARS <= page_chars <= MAX_PAGE_CHARS:
+            raise ToolError(f"page_chars: between {MIN_PAGE_CHARS} and {MAX_PAGE_CHARS}")
+
+        def work():
+            from purlin_resume import rendering
+            from purlin_resume.claude import layout
+            from purlin_resume.claude.catalog import Catalog, open_target
+            from purlin_resume.claude.transcript import ReadOptions
+
+            catalog = Catalog(layout.claude_dir(claude_dir))
+            opened = open_target(catalog, id, ReadOptions(tools=include_tools))
+            options = rendering.MarkdownOptions(tools=include_tools)
+            kind = {"inline": "agent"}.get(opened.target.kind, opened.target.kind)
+            if not rendering.has_history(opened.transcript, options):
+                markdown = rendering.no_history(opened.target.id)
+            else:
+                markdown = rendering.render(opened.transcript, options, opened.subagent, kind)[0]
+            done = redact.redact(markdown)
+            pages = max(1, math.ceil(len(done.text) / page_chars))
+            if page > pages:
+                raise ToolError(f"page: the transcript has {pages} page(s)")
+            start = (page - 1) * page_chars
+            return _out(
+                {
+                    "id": opened.target.id,
+                    "kind": kind,
+                    "page": page,
+                    "pages": pages,
+                    "chars": len(done.text),
+                    "redactions": done.counts,
+                    "text": done.text[start : start + page_chars],
+                }
+            )
+
+        return _guard(work)
+
+    @server.tool()
+    def resurrection_context(
+        session_id: str,
+        agent_id: str | None = None,
+        method: Literal["full", "summarized", "hybrid"] = "hybrid",
+        task: str | None = None,
+        project: str | None = None,
+    ) -> dict[str, Any]:
+        """The briefing that brings an earlier agent's knowledge back (its context, compressed
+        and redacted), for a new agent to start from; nothing is started or logged."""
+        _text(session_id, "session_id")
+        _text(agent_id, "agent_id")
+        _text(task, "task")
+
+        def work():
+            from purlin_resume import resurrection
+
+            env = environment(project)
+            candidate = resurrection.direct(session_id, agent_id)
+            planned = resurrection.plan(env, candidate, "direct", session_id, method, task, True)
+            start = f"purlin-resume resurrect --session {planned.source_session}" + (
+                f" --agent {planned.source_agent}" if planned.source_agent else ""
+            )
+            return _out({**planned.to_dict(), "prompt": planned.prompt, "start_with": start})
+
+        return _guard(work)
+
+    @server.tool()
+    def list_interrupted_subagents(project: str | None = None) -> dict[str, Any]:
+        """Subagents cut off mid-task (.planning/agent-history.json, status interrupted)."""
+
+        def work():
+            from purlin_resume import history
+
+            doc = history.load(_project(project))
+            chosen = history.select(doc, "interrupted", None, False)
+            return _out({"path": str(doc.path), "interrupted": [e.data for e in chosen]})
+
+        return _guard(work)
+
+    @server.tool()
+    def resume_task_briefing(
+        agent_id: str | None = None, project: str | None = None
+    ) -> dict[str, Any]:
+        """Resume an interrupted subagent (the most recent one when no id is given): records it
+        as resumed and returns the briefing for the agent that takes the task over, with the
+        files changed since it was spawned."""
+        _text(agent_id, "agent_id")
+
+        def work():
+            from purlin_resume import config, resumption
+
+            where = _project(project)
+            done = resumption.resume(
+                where, config.load(where), wanted=agent_id, batch=False, force=False
+            )
+            return _out(done.to_dict())
+
+        return _guard(work)
+
+    @server.tool()
+    def save_checkpoint(
+        role: Literal["architect", "builder", "qa"],
+        in_progress: str | None = None,
+        done: list[str] | None = None,
+        next: list[str] | None = None,
+        feature: str | None = None,
+        notes: str | None = None,
+        fields: dict[str, str | list[str]] | None = None,
+        session_id: str | None = None,
+        project: str | None = None,
+    ) -> dict[str, Any]:
+        """Save where this session stands (what is in progress, done, next) before its context
+        runs out; the next session's start or /pl-resume restores it. ``fields`` holds the
+        role's own fields: builder step (0-4), delivery_plan, work_queue, pending_decisions;
+        qa scenario_progress, current_scenario, discoveries, verification_queue; architect
+        spec_reviews, discovery_processing."""
+        from purlin_resume import checkpoint
+
+        extra = dict(fields or {})
+        unknown = sorted(set(extra) - set(checkpoint.FIELDS_BY_KEY))
+        if unknown:
+            raise ToolError(
+                f"fields: unknown {', '.join(unknown)} (known: "
+                f"{', '.join(sorted(checkpoint.FIELDS_BY_KEY))})"
+            )
+        given = {"in_progress": in_progress, "feature": feature, "notes": notes, "done": done}
+        for name, value in [*given.items(), ("next", next), *extra.items()]:
+            items = value if isinstance(value, list) else [value]
+            if len(items) > 100:
+                raise ToolError(f"{name}: at most 100 items")
+            for item in items:
+                _text(item, name)
+
+        def work():
+            from purlin_resume import checkpoints
+
+            where = _project(project)
+            session = checkpoints.session_id(session_id)
+            values = {**extra, **given, "next": next}
+            values = {k: v for k, v in values.items() if v not in (None, [])}
+            saved, cp = checkpoints.take(where, role, values, session)
+            aside = where.relative(saved.kept_aside) if saved.kept_aside else None
+            return _out(
+                {"path": where.relative(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}
+            )
+
+        return _guard(work)
+
+    @server.tool()
+    def agents_status(project: str | None = None) -> dict[str, Any]:
+        """The registered agents of the project: alive or dead and why, role, lineage."""
+
+        def work():
+            from purlin_resume import config, lineage, registry
+            from purlin_resume.stall import server_of
+
+            where = _project(project)
+            statuses = lineage.statuses(registry.load(where), server_of(config.load(where)))
+            return _out({"project": str(where.root), "agents": [s.to_dict() for s in statuses]})
+
+        return _guard(work)
+
+    return server
+
+
+def serve(claude_dir: Path | None = None) -> None:
+    """Answer MCP requests on stdin/stdout until the client closes them."""
+    build(claude_dir).run("stdio")
