@@ -51,6 +51,7 @@ class Environment:
     settings: Settings
     project_root: Path | None  # the project the new agent works in
     host: str = field(default_factory=socket.gethostname)
+    data_env: dict[str, str] = field(default_factory=dict)  # layout.child_environment
 
     @property
     def log(self) -> Path:
@@ -74,7 +75,13 @@ def environment(
     local = project_root / ".purlin" / bookmarks.FILE_NAME if project_root else None
     shelves = Shelves(local, history / bookmarks.FILE_NAME)
     return Environment(
-        root, history, archive.cache_dir(), shelves, settings or Settings(), project_root
+        root,
+        history,
+        archive.cache_dir(),
+        shelves,
+        settings or Settings(),
+        project_root,
+        data_env=layout.child_environment(claude_dir),
     )
 
 
@@ -764,7 +771,8 @@ def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict
     cwd = env.project_root or Path.cwd()
     began = time.monotonic()
     try:
-        done = subprocess.run(argv, cwd=cwd, env={**os.environ, **agent_env(entry)}, check=False)
+        child_env = {**os.environ, **agent_env(entry), **env.data_env}
+        done = subprocess.run(argv, cwd=cwd, env=child_env, check=False)
     except OSError as exc:
         reason = f"agent command {argv[0]!r} could not start: {exc.strerror or exc}"
         log_mod.record_outcome(env.log, entry["resurrection_id"], "failure", reason=reason)
@@ -805,7 +813,7 @@ def launch_tmux(
         session = tmux.current_session(server) or session
     cwd = env.project_root or Path.cwd()
     rid = entry["resurrection_id"]
-    child_env = {**agent_env(entry), "CLAUDE_CONFIG_DIR": str(env.claude_root.absolute())}
+    child_env = {**agent_env(entry), **env.data_env}
     pane = None
     try:
         pane = tmux.new_window(server, session, cwd, settings.agent_command, child_env, name=rid)

@@ -174,7 +174,7 @@ def plan(
     env = {
         "PURLIN_PREVIOUS_AGENT_ID": agent.session_id,
         "PURLIN_AGENT_ID": successor,
-        "CLAUDE_CONFIG_DIR": str(data_folder),
+        **layout.child_environment(claude_dir),
     }
     if agent.role:
         env["PURLIN_AGENT_ROLE"] = agent.role
@@ -305,7 +305,6 @@ def plan_native(
     """A revival that resumes the dead agent's own conversation (``claude --resume OLD
     --fork-session --session-id NEW``): full context, a new session id, the same lineage and
     registry entry as a briefed successor, nothing to inject."""
-    import os
 
     from purlin_resume import native_resume
 
@@ -336,11 +335,7 @@ def plan_native(
         native_resume.SESSION_FLAG,
         base.successor_id,
     ]
-    env = dict(base.env)
-    if os.environ.get("CLAUDE_CONFIG_DIR") or claude_dir is not None:
-        from purlin_resume.claude import layout
-
-        env["CLAUDE_CONFIG_DIR"] = str(layout.config_dir(claude_dir)[0])
+    env = {**base.env, **layout.child_environment(claude_dir)}
     return Plan(
         agent,
         base.successor_id,

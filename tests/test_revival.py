@@ -55,7 +55,9 @@ def test_reviving_a_persona_agent_injects_persona_then_revival(repo, tmux_server
     assert os.path.realpath(started["cwd"]) == os.path.realpath(repo)
     assert started["env"]["PURLIN_PREVIOUS_AGENT_ID"] == "dead-1"
     assert started["env"]["PURLIN_AGENT_ID"] == successor
-    assert started["env"]["CLAUDE_CONFIG_DIR"] == str(claude)
+    # the default data folder is left unnamed: naming it would move Claude Code's own settings
+    # (login, onboarding) into it, and the successor would start as a fresh install
+    assert "CLAUDE_CONFIG_DIR" not in started["env"]
     agents = registry.load(Project(repo))
     assert agents[successor].previous_agent_id == "dead-1"
     assert agents[successor].role == "builder"

@@ -38,6 +38,16 @@ def config_dir(explicit: Path | None = None) -> tuple[Path, str]:
     return Path.home() / ".claude", "the default"
 
 
+def child_environment(explicit: Path | None = None) -> dict[str, str]:
+    """What an agent we start must be told to read the same data folder: ``CLAUDE_CONFIG_DIR``
+    when the folder was named (``--claude-dir`` or ``$CLAUDE_CONFIG_DIR``), nothing when it is the
+    default. Naming the default is not the same as leaving it unset: Claude Code then reads its
+    own settings (``.claude.json``: the login, onboarding, trusted folders) from inside that
+    folder instead of the home folder, and starts as if it had never been set up."""
+    folder, source = config_dir(explicit)
+    return {} if source == "the default" else {"CLAUDE_CONFIG_DIR": str(folder.absolute())}
+
+
 def claude_dir(explicit: Path | None = None) -> Path:
     """``--claude-dir``, else ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``; it must hold projects/."""
     folder, source = config_dir(explicit)
