@@ -54,11 +54,15 @@ class Bookmark:
 
 
 def check_name(name: str) -> str:
+    from purlin_resume import redact
+
     if not NAME.match(name) or name in RESERVED:
         raise UsageError(
             f"bookmark name {name!r}: use letters, digits, '.', '_' or '-' (at most 80), "
             f"starting with a letter or digit, and not one of {', '.join(sorted(RESERVED))}"
         )
+    if found := redact.find(name):
+        raise UsageError(f"that bookmark name holds a secret ({found[0].kind}); choose another")
     return name
 
 
@@ -78,6 +82,13 @@ def _parse(path: Path, text: str | None) -> list[dict[str, Any]]:
 
 
 def _dump(items: list[dict[str, Any]]) -> str:
+    """The file's text; descriptions and tags pass through redaction on every write."""
+    from purlin_resume import redact
+
+    for item in items:
+        for key in ("description", "tags"):
+            if item.get(key):
+                item[key] = redact.redact_data(item[key])[0]
     return "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items)
 
 
@@ -114,7 +125,7 @@ def add(path: Path, bookmark: Bookmark) -> Bookmark:
         bookmark.created_at = bookmark.created_at or clock.iso(moment)
         return _dump([*items, bookmark.to_dict()])
 
-    store.update_text(path, change)
+    store.update_text(path, change, private=True)
     return bookmark
 
 
@@ -145,7 +156,7 @@ def update(path: Path, key: str, changes: dict[str, Any]) -> Bookmark:
 
     if not path.is_file():
         raise NotFound(f"no bookmark {key!r}: {path} does not exist")
-    store.update_text(path, change)
+    store.update_text(path, change, private=True)
     return Bookmark.from_dict(found[0], "")
 
 
@@ -164,7 +175,7 @@ def remove(path: Path, key: str) -> Bookmark:
 
     if not path.is_file():
         raise NotFound(f"no bookmark {key!r}: {path} does not exist")
-    store.update_text(path, change)
+    store.update_text(path, change, private=True)
     return Bookmark.from_dict(removed[0], "")
 
 
@@ -179,7 +190,7 @@ def record_resurrection(path: Path, bookmark_id: str, when: str) -> None:
                 item["last_resurrected"] = when
         return _dump(items)
 
-    store.update_text(path, change)
+    store.update_text(path, change, private=True)
 
 
 @dataclass(frozen=True)

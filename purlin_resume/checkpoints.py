@@ -82,6 +82,7 @@ def save(project: Project, cp: Checkpoint) -> Path:
     if gitrepo.toplevel(project.root) is not None:
         gitrepo.ensure_ignored(project.root, ".purlin/cache/")
     target = path_for(project, cp.session)
+    store.private_folder(target.parent)  # checkpoints hold conversation content
     store.write_text(target, checkpoint_format.render(cp))
     return target
 
@@ -175,4 +176,4 @@ def consume(project: Project, found: LiveCheckpoint) -> Path:
     """Move a restored checkpoint into the archive; returns where it went."""
     stamp = clock.iso().replace(":", "").replace("-", "")
     name = f"{found.session or 'session_checkpoint'}-{stamp}.md"
-    return store.move(found.path, archive_dir(project) / name)
+    return store.move(found.path, store.private_folder(archive_dir(project)) / name)

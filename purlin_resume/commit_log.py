@@ -67,6 +67,7 @@ def author_session(
 
 
 def record(project: Project, entry: CommitRecord) -> None:
+    store.private_folder(project.cache_dir)
     store.append_jsonl(path(project), asdict(entry))
 
 

@@ -428,6 +428,7 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     }
     if redacting:  # an unredacted context is never kept on disk
         with contextlib.suppress(OSError, PurlinError):  # a cache that cannot be written is skipped
+            store.private_folder(path.parent)
             store.write_json(path, entry)
     return entry
 

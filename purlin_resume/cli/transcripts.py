@@ -18,6 +18,7 @@ from purlin_resume.cli.common import (
     checked_output,
     print_json,
     print_text,
+    redacted,
 )
 from purlin_resume.errors import UsageError
 
@@ -163,11 +164,18 @@ def agents_command(
 
 
 def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool) -> Opened:
+    """The conversation ``identifier`` names, its text values redacted before any rendering."""
+    import dataclasses
+
     from purlin_resume.claude.catalog import open_target
     from purlin_resume.claude.transcript import ReadOptions
+    from purlin_resume.cli.common import redacted
 
-    return open_target(
+    opened = open_target(
         _catalog(claude_dir), identifier, ReadOptions(tools=tools, thinking=thinking)
+    )
+    return dataclasses.replace(
+        opened, transcript=redacted(opened.transcript), subagent=redacted(opened.subagent)
     )
 
 
@@ -288,7 +296,7 @@ def export_command(
         else:
             text = rendering.no_history(opened.target.id)
     else:
-        text = store.dump_json(_document(opened, include_tools, include_thinking))
+        text = store.dump_json(redacted(_document(opened, include_tools, include_thinking)))
     if output is not None:
         _write(output, text)
         print_text(f"wrote {output} ({len(text)} characters)\n")
