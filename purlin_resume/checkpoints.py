@@ -82,7 +82,8 @@ def save(project: Project, cp: Checkpoint) -> Path:
     if gitrepo.toplevel(project.root) is not None:
         gitrepo.ensure_ignored(project.root, ".purlin/cache/")
     target = path_for(project, cp.session)
-    store.private_folder(target.parent)  # checkpoints hold conversation content
+    store.private_folder(project.cache_dir)  # checkpoints hold conversation content
+    store.private_folder(target.parent)
     store.write_text(target, checkpoint_format.render(cp))
     return target
 

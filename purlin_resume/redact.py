@@ -211,7 +211,8 @@ _TOKEN_KEYS = (
     "accountkey", "auth", "authorization", "key_base", "signing_key", "encryption_key",
     "master_key", "client_key", "sharedaccesskey",
 )  # fmt: skip
-_CLOSERS = ("", '"', "'", " ", '" ', "' ", '\\"', "\\'", "`", "  ", "] ")
+# what may stand between a key and its operator: quotes, escaped once or twice (JSON inside JSON)
+_CLOSERS = ("", '"', "'", " ", '" ', "' ", '\\"', "\\'", '\\\\\\"', "`", "  ", "] ", '\\" ')
 _FLAG_KEYS = ("password", "passwd", "token", "secret", "api-key", "apikey", "auth-token", "access-token", "client-secret")
 
 
@@ -236,9 +237,9 @@ def _reverse_trie(tails: set[str], depth: int = 0) -> str:
 
 
 _KEY_TAILS = {key + closer for key in _STRONG_KEYS + _TOKEN_KEYS for closer in _CLOSERS}
-_CONTINUATION = r"(?:\\(?:\r?\n|\\n)[ \t]*)?"  # a shell line continuation, raw or escaped
+_CONTINUATION = r"(?:(?:\\+\r?\n|\\{2,}n)[ \t]*)?"  # a shell line continuation, raw or escaped
 _VALUE = (
-    r"(?:(?P<q>\\?[\"'`])(?P<qv>[^\s\"'`\\]{1,256})"
+    r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>[^\s\"'`\\]{1,256})"
     r"|(?P<uv>[^\s\"'`\\<>(){}\[\],;|]{1,256}))"
 )
 _ASSIGNMENT = (
@@ -259,8 +260,11 @@ _PLACEHOLDER_VALUE = re.compile(
     r"(?:your|my|the|an?|some|insert|enter|replace|put|add)[_\- ].*|.*_here|.*[_-]placeholder)$",
     re.I,
 )
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*[?!]?")
-_MYSQL = re.compile(r"\b(?:mysql\w*|mariadb\w*)\b")
+# how code names things: snake_case, camelCase, PascalCase, attribute paths, `self.x`, `@x`
+_WORD = r"(?:[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+|[A-Z][A-Z0-9_]*)"
+_IDENTIFIER = re.compile(rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?")
+_SECRET_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.I)
+_MYSQL = re.compile(r"mysql|mariadb")
 _SCHEMES = {"basic": "basic-auth", "bearer": "bearer-token"}
 _KEY_BEFORE = re.compile(r"([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
 
@@ -285,8 +289,14 @@ def _assigned_value_is_secret(key: str, value: str, quoted: bool, after: str, sp
     if not quoted:
         if after in "([.{" and after:  # a call, subscript or attribute: code
             return False
-        if _IDENTIFIER.fullmatch(value) and (spaced or not value.isupper()):
-            return False  # a variable, a type, an attribute path
+        if _IDENTIFIER.fullmatch(value) and (
+            spaced
+            or "_" in value
+            or "." in value
+            or _SECRET_WORD.search(value)
+            or (not strong and len(value) < 16)
+        ):
+            return False  # code: a variable, a type, an attribute path (``KEY=value``: a value)
         if value.isdigit() and len(value) < 6:
             return False
     if strong:
@@ -352,8 +362,8 @@ class Scanner:
         for op in ":=":
             self._add(op, _ASSIGNMENT, _Branch("assign", "assigned-secret", 0, None))
             free[op].append(_no_groups(_ASSIGNMENT))
-        self._add("-", _FLAG, _Branch("flag", "assigned-secret", 0, None))
-        free["-"].append(_no_groups(_FLAG))
+        self._add("-", _FLAG[1:], _Branch("flag", "assigned-secret", 0, None))
+        free["-"].append(_no_groups(_FLAG[1:]))
         for rule in RULES:
             for prefix in rule.prefixes:
                 at = _anchor(prefix)
@@ -420,7 +430,7 @@ class Scanner:
         if _INSIDE_PLACEHOLDER.search(before):
             return None
         after = text[end : end + 1]
-        if quote and not (after == quote[-1] or text[end : end + 2] == "\\" + quote[-1]):
+        if quote and text[end : end + 4].lstrip("\\")[:1] != quote[-1]:
             return None  # a quote that does not close right after one word: prose
         if name == "flag":
             key = "password" if match.group()[1] == "p" else "token"
