@@ -183,7 +183,9 @@ def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
         raise PurlinError(
             f"{path}: unknown setting resume.{unknown[0]} (known: {', '.join(sorted([*defaults, 'redact']))})"
         )
-    return {key: _value(path, key, defaults[key], value) for key, value in values.items()} | redaction
+    return {
+        key: _value(path, key, defaults[key], value) for key, value in values.items()
+    } | redaction
 
 
 def load(project: Project) -> Settings:

@@ -109,12 +109,21 @@ RULES: tuple[Rule, ...] = (
     _r(
         "google-api-key",
         "AIza",
-        rf"[0-9A-Za-z_-]{{35}}(?![0-9A-Za-z_-])",
+        r"[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
         source="gitleaks gcp-api-key",
     ),
-    _r("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), rf"[a-f0-9]{{64}}{_END}",
-       source="gitleaks digitalocean-pat"),
-    _r("alibaba-access-key", "LTAI", rf"[a-zA-Z0-9]{{20}}{_END}", source="gitleaks alibaba-access-key-id"),
+    _r(
+        "digitalocean-token",
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
+        rf"[a-f0-9]{{64}}{_END}",
+        source="gitleaks digitalocean-pat",
+    ),
+    _r(
+        "alibaba-access-key",
+        "LTAI",
+        rf"[a-zA-Z0-9]{{20}}{_END}",
+        source="gitleaks alibaba-access-key-id",
+    ),
     _r(
         "azure-storage-key",
         ("AccountKey=", "SharedAccessKey=", "accountkey="),
@@ -129,8 +138,12 @@ RULES: tuple[Rule, ...] = (
         rf"[A-Za-z0-9]{{36,255}}{_END}",
         source="gitleaks github-pat, github-oauth, github-app-token, github-refresh-token",
     ),
-    _r("github-token", "github_pat_", rf"[A-Za-z0-9_]{{22,255}}{_END}",
-       source="gitleaks github-fine-grained-pat"),
+    _r(
+        "github-token",
+        "github_pat_",
+        rf"[A-Za-z0-9_]{{22,255}}{_END}",
+        source="gitleaks github-fine-grained-pat",
+    ),
     _r(
         "gitlab-token",
         ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-"),
@@ -138,47 +151,144 @@ RULES: tuple[Rule, ...] = (
         source="gitleaks gitlab-pat and the other gitlab-* rules",
     ),
     # chat
-    _r("slack-token", ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"),
-       r"(?:\d+-)?[A-Za-z0-9-]{10,}", source="gitleaks slack-bot-token, slack-user-token, slack-app-token"),
-    _r("slack-webhook", "://hooks.slack.com/", r"(?P<s>(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,})",
-       word_start=False, source="gitleaks slack-webhook-url"),
-    _r("discord-webhook", ("://discord.com/api/webhooks/", "://discordapp.com/api/webhooks/"),
-       r"(?P<s>\d{5,30}/[A-Za-z0-9_-]{60,80})", word_start=False, source="gitleaks discord-webhook"),
-    _r("telegram-bot-token", ":AA", r"[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])",
-       word_start=False, source="gitleaks telegram-bot-api-token"),
-    _r("twilio-key", "SK", rf"[0-9a-fA-F]{{32}}{_END}", source="gitleaks twilio-api-key; detect-secrets TwilioKeyDetector"),
-    _r("sendgrid-key", "SG.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", source="gitleaks sendgrid-api-token; detect-secrets SendGridDetector"),
-    _r("mailgun-key", "key-", rf"[a-f0-9]{{32}}{_END}", context=("mailgun",), source="gitleaks mailgun-private-api-token"),
+    _r(
+        "slack-token",
+        ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"),
+        r"(?:\d+-)?[A-Za-z0-9-]{10,}",
+        source="gitleaks slack-bot-token, slack-user-token, slack-app-token",
+    ),
+    _r(
+        "slack-webhook",
+        "://hooks.slack.com/",
+        r"(?P<s>(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,})",
+        word_start=False,
+        source="gitleaks slack-webhook-url",
+    ),
+    _r(
+        "discord-webhook",
+        ("://discord.com/api/webhooks/", "://discordapp.com/api/webhooks/"),
+        r"(?P<s>\d{5,30}/[A-Za-z0-9_-]{60,80})",
+        word_start=False,
+        source="gitleaks discord-webhook",
+    ),
+    _r(
+        "telegram-bot-token",
+        ":AA",
+        r"[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])",
+        word_start=False,
+        source="gitleaks telegram-bot-api-token",
+    ),
+    _r(
+        "twilio-key",
+        "SK",
+        rf"[0-9a-fA-F]{{32}}{_END}",
+        source="gitleaks twilio-api-key; detect-secrets TwilioKeyDetector",
+    ),
+    _r(
+        "sendgrid-key",
+        "SG.",
+        r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+        source="gitleaks sendgrid-api-token; detect-secrets SendGridDetector",
+    ),
+    _r(
+        "mailgun-key",
+        "key-",
+        rf"[a-f0-9]{{32}}{_END}",
+        context=("mailgun",),
+        source="gitleaks mailgun-private-api-token",
+    ),
     # payment
-    _r("stripe-key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"), r"[A-Za-z0-9]{20,}",
-       source="gitleaks stripe-access-token; detect-secrets StripeDetector"),
-    _r("square-token", ("sq0atp-", "sq0csp-", "EAAA"), r"[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])",
-       source="gitleaks square-access-token, square-secret"),
-    _r("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"), rf"[a-fA-F0-9]{{32}}{_END}",
-       source="gitleaks shopify-access-token, shopify-shared-secret"),
-    _r("braintree-token", "access_token$production$", r"[a-z0-9]{16}\$[a-f0-9]{32}",
-       word_start=False, source="gitleaks (paypal) braintree access token"),
+    _r(
+        "stripe-key",
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+        r"[A-Za-z0-9]{20,}",
+        source="gitleaks stripe-access-token; detect-secrets StripeDetector",
+    ),
+    _r(
+        "square-token",
+        ("sq0atp-", "sq0csp-", "EAAA"),
+        r"[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])",
+        source="gitleaks square-access-token, square-secret",
+    ),
+    _r(
+        "shopify-token",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        rf"[a-fA-F0-9]{{32}}{_END}",
+        source="gitleaks shopify-access-token, shopify-shared-secret",
+    ),
+    _r(
+        "braintree-token",
+        "access_token$production$",
+        r"[a-z0-9]{16}\$[a-f0-9]{32}",
+        word_start=False,
+        source="gitleaks (paypal) braintree access token",
+    ),
     # AI providers
-    _r("anthropic-key", ("sk-ant-api", "sk-ant-admin", "sk-ant-oat", "sk-ant-sid"),
-       r"\d{0,2}-[A-Za-z0-9_-]{20,}", source="gitleaks anthropic-api-key, anthropic-admin-api-key"),
+    _r(
+        "anthropic-key",
+        ("sk-ant-api", "sk-ant-admin", "sk-ant-oat", "sk-ant-sid"),
+        r"\d{0,2}-[A-Za-z0-9_-]{20,}",
+        source="gitleaks anthropic-api-key, anthropic-admin-api-key",
+    ),
     _r(
         "openai-key",
         ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"),
         r"[A-Za-z0-9_-]{20,}",
         source="gitleaks openai-api-key",
     ),
-    _r("openai-key", "sk-", r"(?:[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{48}" + _END + ")",
-       source="gitleaks openai-api-key"),
-    _r("huggingface-token", ("hf_", "api_org_"), rf"[A-Za-z]{{34}}{_END}", source="gitleaks huggingface-access-token, huggingface-organization-api-token"),
-    _r("replicate-token", "r8_", rf"[A-Za-z0-9]{{37}}{_END}", source="gitleaks (replicate) r8_ token"),
+    _r(
+        "openai-key",
+        "sk-",
+        r"(?:[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{48}" + _END + ")",
+        source="gitleaks openai-api-key",
+    ),
+    _r(
+        "huggingface-token",
+        ("hf_", "api_org_"),
+        rf"[A-Za-z]{{34}}{_END}",
+        source="gitleaks huggingface-access-token, huggingface-organization-api-token",
+    ),
+    _r(
+        "replicate-token",
+        "r8_",
+        rf"[A-Za-z0-9]{{37}}{_END}",
+        source="gitleaks (replicate) r8_ token",
+    ),
     _r("groq-key", "gsk_", rf"[A-Za-z0-9]{{52}}{_END}", source="gitleaks (groq) gsk_ key"),
-    _r("perplexity-key", "pplx-", rf"[A-Za-z0-9]{{48}}{_END}", source="gitleaks perplexity-api-key"),
-    _r("databricks-token", "dapi", rf"[a-f0-9]{{32}}(?:-\d)?{_END}", source="gitleaks databricks-api-token"),
+    _r(
+        "perplexity-key", "pplx-", rf"[A-Za-z0-9]{{48}}{_END}", source="gitleaks perplexity-api-key"
+    ),
+    _r(
+        "databricks-token",
+        "dapi",
+        rf"[a-f0-9]{{32}}(?:-\d)?{_END}",
+        source="gitleaks databricks-api-token",
+    ),
     # package registries
-    _r("npm-token", "npm_", rf"[A-Za-z0-9]{{36}}{_END}", source="gitleaks npm-access-token; detect-secrets NpmDetector"),
-    _r("pypi-token", "pypi-AgE", r"[A-Za-z0-9_-]{50,}", source="gitleaks pypi-upload-token; detect-secrets PypiTokenDetector"),
-    _r("rubygems-token", "rubygems_", rf"[a-f0-9]{{48}}{_END}", source="gitleaks rubygems-api-token"),
-    _r("dockerhub-token", ("dckr_pat_", "dckr_oat_"), r"[A-Za-z0-9_-]{27,}", source="gitleaks (docker) dckr_pat_ token"),
+    _r(
+        "npm-token",
+        "npm_",
+        rf"[A-Za-z0-9]{{36}}{_END}",
+        source="gitleaks npm-access-token; detect-secrets NpmDetector",
+    ),
+    _r(
+        "pypi-token",
+        "pypi-AgE",
+        r"[A-Za-z0-9_-]{50,}",
+        source="gitleaks pypi-upload-token; detect-secrets PypiTokenDetector",
+    ),
+    _r(
+        "rubygems-token",
+        "rubygems_",
+        rf"[a-f0-9]{{48}}{_END}",
+        source="gitleaks rubygems-api-token",
+    ),
+    _r(
+        "dockerhub-token",
+        ("dckr_pat_", "dckr_oat_"),
+        r"[A-Za-z0-9_-]{27,}",
+        source="gitleaks (docker) dckr_pat_ token",
+    ),
     # keys and tokens of any origin
     _r(
         "private-key",
@@ -188,8 +298,12 @@ RULES: tuple[Rule, ...] = (
         word_start=False,
         source="gitleaks private-key; detect-secrets PrivateKeyDetector",
     ),
-    _r("jwt", "eyJ", r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-       source="gitleaks jwt; detect-secrets JwtTokenDetector"),
+    _r(
+        "jwt",
+        "eyJ",
+        r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        source="gitleaks jwt; detect-secrets JwtTokenDetector",
+    ),
     _r(
         "url-credentials",
         "://",
@@ -197,14 +311,28 @@ RULES: tuple[Rule, ...] = (
         word_start=False,
         source="detect-secrets BasicAuthDetector; gitleaks generic URL credentials",
     ),
-    _r("bearer-token", ("Bearer", "BEARER"), r"[ \t]+(?P<s>[A-Za-z0-9._~+/-]{16,}=*)",
-       source="gitleaks (authorization header) bearer token"),
+    _r(
+        "bearer-token",
+        ("Bearer", "BEARER"),
+        r"[ \t]+(?P<s>[A-Za-z0-9._~+/-]{16,}=*)",
+        source="gitleaks (authorization header) bearer token",
+    ),
 )
 
 # Keys whose values are secrets, matched at the end of the key's name (any case, so also
 # DB_PASSWORD, clientSecret, SecretAccessKey). Strong keys: any value that is not a placeholder
 # or code is a secret. The others also need a value that looks like a token.
-_STRONG_KEYS = ("password", "passwd", "passphrase", "pwd", "_pass", "-pass", "secret", "credentials", "credential")
+_STRONG_KEYS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "_pass",
+    "-pass",
+    "secret",
+    "credentials",
+    "credential",
+)
 _TOKEN_KEYS = (
     "token", "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key",
     "secret_key", "secretkey", "private_key", "privatekey", "private-key", "account_key",
@@ -213,7 +341,17 @@ _TOKEN_KEYS = (
 )  # fmt: skip
 # what may stand between a key and its operator: quotes, escaped once or twice (JSON inside JSON)
 _CLOSERS = ("", '"', "'", " ", '" ', "' ", '\\"', "\\'", '\\\\\\"', "`", "  ", "] ", '\\" ')
-_FLAG_KEYS = ("password", "passwd", "token", "secret", "api-key", "apikey", "auth-token", "access-token", "client-secret")
+_FLAG_KEYS = (
+    "password",
+    "passwd",
+    "token",
+    "secret",
+    "api-key",
+    "apikey",
+    "auth-token",
+    "access-token",
+    "client-secret",
+)
 
 
 def _reverse_trie(tails: set[str], depth: int = 0) -> str:
@@ -247,7 +385,7 @@ _ASSIGNMENT = (
     rf"(?:(?P<scheme>Basic|Bearer|bearer|BEARER|Token|token|Bot)[ \t]+)?{_VALUE}"
 )
 _FLAG = (
-    r"-(?:(?<=\s-)|(?<=[\"']-)|(?<=^-))"
+    r"-(?<![^\s\"']-)"  # a flag: after a space or a quote, or first
     rf"(?:-(?i:{'|'.join(re.escape(k) for k in _FLAG_KEYS)})(?:=|[ \t]+{_CONTINUATION})"
     r"|p(?=[^\s\"'-]))"
     rf"{_VALUE}"
@@ -302,13 +440,15 @@ def _assigned_value_is_secret(key: str, value: str, quoted: bool, after: str, sp
     if strong:
         return len(value) >= 3
     return len(value) >= 8 and (
-        (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)) or entropy(value) >= 3.5
+        (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+        or entropy(value) >= 3.5
     )
 
 
 # ---------------------------------------------------------------------------------------------
 # the scanner
 
+_COMMON = "d_-=:.$"  # of the characters alternatives start with, the most frequent in transcripts
 _RARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_-:$=")
 
 
@@ -371,7 +511,8 @@ class Scanner:
                 self._add(prefix[at], rest, _Branch("rule", rule.kind, at, rule))
                 prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
         alternatives = []
-        for char in sorted(set(free) | set(prefixed)):
+        # the most frequent characters first: each place found tries the alternatives in order
+        for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
             options = list(free[char])
             heads = {head for head, _ in prefixed[char]}
             if heads:
@@ -399,7 +540,9 @@ class Scanner:
                 return found
         return None
 
-    def _branch_findings(self, text: str, match: re.Match[str], branch: _Branch) -> list[Finding] | None:
+    def _branch_findings(
+        self, text: str, match: re.Match[str], branch: _Branch
+    ) -> list[Finding] | None:
         rule = branch.rule
         if rule is None:
             return self._assigned(text, match, branch.name)
@@ -477,8 +620,11 @@ class Scanner:
     def _with_extra(self, text: str, found: list[Finding]) -> list[Finding]:
         """Add the matches of the config's own patterns that overlap no finding."""
         more = [
-            Finding(kind, *m.span("s" if "s" in pattern.groupindex else 0), m.group(
-                "s" if "s" in pattern.groupindex else 0))
+            Finding(
+                kind,
+                *m.span("s" if "s" in pattern.groupindex else 0),
+                m.group("s" if "s" in pattern.groupindex else 0),
+            )
             for kind, pattern in self.extra
             for m in pattern.finditer(text)
             if m.end() > m.start()
@@ -511,22 +657,26 @@ class Finding:
         return f"[REDACTED:{self.kind}:{digest}]"
 
 
-_scanner: Scanner | None = None
+_scanner: Scanner | None = None  # with a config's own patterns
+_builtin: Scanner | None = None
 
 
 def scanner() -> Scanner:
     """The scanner in use: the built-in rules plus whatever ``configure`` added."""
-    global _scanner
-    if _scanner is None:
-        _scanner = Scanner()
-    return _scanner
+    global _builtin
+    if _scanner is not None:
+        return _scanner
+    if _builtin is None:
+        _builtin = Scanner()
+    return _builtin
 
 
 def configure(extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()) -> None:
     """Add a config's extra patterns ``(kind, regex)`` and allow-list (regexes a secret may
-    fully match to be left alone) to the rules used from now on."""
+    fully match to be left alone) to the rules used from now on; none: the built-in rules."""
     global _scanner
-    _scanner = Scanner(extra, allow)
+    extra, allow = tuple(extra), tuple(allow)
+    _scanner = Scanner(extra, allow) if (extra or allow) else None
 
 
 def find(text: str) -> list[Finding]:
@@ -581,7 +731,9 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
         if isinstance(value, tuple):
             return tuple(walk(v) for v in value)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            changes = {f.name: walk(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+            changes = {
+                f.name: walk(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init
+            }
             return dataclasses.replace(value, **changes)
         return value
 

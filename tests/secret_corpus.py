@@ -63,7 +63,11 @@ def corpus(seed: int) -> list[Planted]:
             f"DefaultEndpointsProtocol=https;AccountName=files;AccountKey={azure};"
             "EndpointSuffix=core.windows.net",
         ),
-        ("azure-storage-key", s := chars(43, B64) + "=", f"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=all;SharedAccessKey={s}"),
+        (
+            "azure-storage-key",
+            s := chars(43, B64) + "=",
+            f"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=all;SharedAccessKey={s}",
+        ),
         ("github-token", s := "ghp_" + chars(36), f"git clone https://{s}@github.com/o/r"),
         ("github-token", s := "github_pat_" + chars(82, ALNUM + "_"), s),
         ("gitlab-token", s := "glpat-" + chars(20), f"GITLAB token {s}"),
@@ -78,17 +82,33 @@ def corpus(seed: int) -> list[Planted]:
             s := f"{chars(18, string.digits)}/{chars(68, ALNUM + '_-')}",
             f"https://discord.com/api/webhooks/{s}",
         ),
-        ("telegram-bot-token", s := f"{chars(9, string.digits)}:AA{chars(33, ALNUM + '_-')}", f"bot {s}"),
+        (
+            "telegram-bot-token",
+            s := f"{chars(9, string.digits)}:AA{chars(33, ALNUM + '_-')}",
+            f"bot {s}",
+        ),
         ("twilio-key", s := "SK" + chars(32, HEX), f"twilio api key {s}"),
         ("sendgrid-key", s := f"SG.{chars(22, ALNUM + '_-')}.{chars(43, ALNUM + '_-')}", s),
         ("mailgun-key", s := "key-" + chars(32, HEX), f"mailgun api: {s}"),
         ("stripe-key", s := "sk_" + "live_" + chars(24), f"Stripe.api_key = '{s}'"),
         ("square-token", s := "sq0atp-" + chars(22, ALNUM + "_-"), f"square {s}"),
         ("shopify-token", s := "shpat_" + chars(32, HEX), f"X-Shopify-Access-Token: {s}"),
-        ("anthropic-key", s := "sk-ant-api03-" + chars(93, ALNUM + "_-") + "AA", f"ANTHROPIC_API_KEY={s}"),
-        ("openai-key", s := "sk-proj-" + chars(48, ALNUM + "_-"), f"client = OpenAI(api_key=\"{s}\")"),
+        (
+            "anthropic-key",
+            s := "sk-ant-api03-" + chars(93, ALNUM + "_-") + "AA",
+            f"ANTHROPIC_API_KEY={s}",
+        ),
+        (
+            "openai-key",
+            s := "sk-proj-" + chars(48, ALNUM + "_-"),
+            f'client = OpenAI(api_key="{s}")',
+        ),
         ("openai-key", s := "sk-" + chars(20) + "T3BlbkFJ" + chars(20), f"key {s}"),
-        ("huggingface-token", s := "hf_" + chars(34, string.ascii_letters), f"huggingface-cli login --token {s}"),
+        (
+            "huggingface-token",
+            s := "hf_" + chars(34, string.ascii_letters),
+            f"huggingface-cli login --token {s}",
+        ),
         ("replicate-token", s := "r8_" + chars(37), f"REPLICATE {s}"),
         ("groq-key", s := "gsk_" + chars(52), f"groq {s}"),
         ("perplexity-key", s := "pplx-" + chars(48), f"pplx {s}"),
@@ -97,8 +117,16 @@ def corpus(seed: int) -> list[Planted]:
         ("npm-token", s := "npm_" + chars(36), f"the token is {s}"),
         ("pypi-token", s := "pypi-AgEIcHlwaS5vcmc" + chars(60, ALNUM + "_-"), f"password = {s}"),
         ("rubygems-token", s := "rubygems_" + chars(48, HEX), f"GEM_HOST_API_KEY: {s}"),
-        ("dockerhub-token", s := "dckr_pat_" + chars(27, ALNUM + "_-"), f"docker login -u me -p {s}"),
-        ("auth-credential", docker, f'{{"auths": {{"registry.example.com": {{"auth": "{docker}"}}}}}}'),
+        (
+            "dockerhub-token",
+            s := "dckr_pat_" + chars(27, ALNUM + "_-"),
+            f"docker login -u me -p {s}",
+        ),
+        (
+            "auth-credential",
+            docker,
+            f'{{"auths": {{"registry.example.com": {{"auth": "{docker}"}}}}}}',
+        ),
         (
             "private-key",
             key_body,
@@ -115,9 +143,17 @@ def corpus(seed: int) -> list[Planted]:
             ),
         ),
         ("jwt", s := f"eyJ{chars(20)}.eyJ{chars(40)}.{chars(43, ALNUM + '_-')}", f"token: {s}"),
-        ("url-credentials", s := chars(16), f"DATABASE_URL=postgres://app:{s}@db.internal:5432/app"),
+        (
+            "url-credentials",
+            s := chars(16),
+            f"DATABASE_URL=postgres://app:{s}@db.internal:5432/app",
+        ),
         ("url-credentials", s := chars(14), f"redis-cli -u redis://:{s}@cache:6379"),
-        ("bearer-token", s := chars(40), f'curl -H "Authorization: Bearer {s}" https://api.example.com'),
+        (
+            "bearer-token",
+            s := chars(40),
+            f'curl -H "Authorization: Bearer {s}" https://api.example.com',
+        ),
         ("basic-auth", basic, f"Authorization: Basic {basic}"),
         ("assigned-secret", hunter, f"PASSWORD={hunter}"),
         ("assigned-secret", s := chars(12), f"DB_PASSWORD={s}"),
@@ -126,7 +162,7 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(10), f"mysql -u root -p{s} app"),
         ("assigned-secret", s := chars(15), f"vault login --password {s}"),
         ("assigned-secret", s := chars(24), f"export API_TOKEN=\\\n    {s}"),
-        ("assigned-secret", s := chars(20), f"config :app, secret_key_base: \"{s}\""),
+        ("assigned-secret", s := chars(20), f'config :app, secret_key_base: "{s}"'),
     ]
     return [Planted(kind, secret, line) for kind, secret, line in items]
 
@@ -144,10 +180,28 @@ def planted_session(claude: Path, items_by_place: dict[str, list[Planted]], esca
     """Append records carrying the secrets to the copy of the real ``tool_heavy`` session."""
     path = claude / SESSION_FILE
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    user = copy.deepcopy(next(r for r in records if r.get("type") == "user" and isinstance(r["message"]["content"], str)))
-    call = copy.deepcopy(next(r for r in records if r.get("type") == "assistant" and r["message"]["content"][0]["type"] == "tool_use"))
+    user = copy.deepcopy(
+        next(
+            r
+            for r in records
+            if r.get("type") == "user" and isinstance(r["message"]["content"], str)
+        )
+    )
+    call = copy.deepcopy(
+        next(
+            r
+            for r in records
+            if r.get("type") == "assistant" and r["message"]["content"][0]["type"] == "tool_use"
+        )
+    )
     result = copy.deepcopy(next(r for r in records if "toolUseResult" in r))
-    says = copy.deepcopy(next(r for r in records if r.get("type") == "assistant" and r["message"]["content"][0]["type"] == "text"))
+    says = copy.deepcopy(
+        next(
+            r
+            for r in records
+            if r.get("type") == "assistant" and r["message"]["content"][0]["type"] == "text"
+        )
+    )
     rng = random.Random(5)
     parent = next(r["uuid"] for r in reversed(records) if r.get("uuid"))
     added = []
@@ -168,23 +222,38 @@ def planted_session(claude: Path, items_by_place: dict[str, list[Planted]], esca
         tool_id = f"toolu_01{rng.getrandbits(64):016x}"
         use = chain(copy.deepcopy(call))
         use["message"]["id"] = f"msg_01{rng.getrandbits(64):016x}"
-        command = _text(lines("tool input"), escaped) if place == "tool input" else "cat config.json"
-        use["message"]["content"][0].update(id=tool_id, name="Bash", input={"command": command, "description": "configure"})
+        command = (
+            _text(lines("tool input"), escaped) if place == "tool input" else "cat config.json"
+        )
+        use["message"]["content"][0].update(
+            id=tool_id, name="Bash", input={"command": command, "description": "configure"}
+        )
         answer = chain(copy.deepcopy(result))
         if place == "nested json":
-            output = json.dumps({"config": {"env": lines(place), "note": _text(lines(place), escaped)}})
+            output = json.dumps(
+                {"config": {"env": lines(place), "note": _text(lines(place), escaped)}}
+            )
         elif place == "tool result":
             output = _text(lines(place), escaped)
         else:
             output = "done"
-        answer["message"]["content"] = [{"tool_use_id": tool_id, "type": "tool_result", "content": output, "is_error": False}]
-        answer["toolUseResult"] = {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}
+        answer["message"]["content"] = [
+            {"tool_use_id": tool_id, "type": "tool_result", "content": output, "is_error": False}
+        ]
+        answer["toolUseResult"] = {
+            "stdout": output,
+            "stderr": "",
+            "interrupted": False,
+            "isImage": False,
+        }
         answer["sourceToolAssistantUUID"] = use["uuid"]
     ask = chain(copy.deepcopy(user))
     ask["message"]["content"] = _text(["and keep these for later:", *lines("user text")], escaped)
     final = chain(copy.deepcopy(says))
     final["message"]["id"] = f"msg_01{rng.getrandbits(64):016x}"
-    final["message"]["content"] = [{"type": "text", "text": _text(["Configured with:", *lines("assistant text")], escaped)}]
+    final["message"]["content"] = [
+        {"type": "text", "text": _text(["Configured with:", *lines("assistant text")], escaped)}
+    ]
     with path.open("a") as handle:
         for record in added:
             handle.write(json.dumps(record) + "\n")

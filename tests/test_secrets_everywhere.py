@@ -58,12 +58,40 @@ def _outputs(cli, claude: Path, out: Path) -> dict[str, str]:
         run(f"transcript -o{tag}", "transcript", SESSION, "-o", str(out / f"t{tag}.md"), *extra)
         for fmt in ("json", "md"):
             run(f"export {fmt}{tag}", "export", SESSION, "--format", fmt, *extra)
-            run(f"export -o {fmt}{tag}", "export", SESSION, "--format", fmt, "-o", str(out / f"e{tag}.{fmt}"), *extra)
+            run(
+                f"export -o {fmt}{tag}",
+                "export",
+                SESSION,
+                "--format",
+                fmt,
+                "-o",
+                str(out / f"e{tag}.{fmt}"),
+                *extra,
+            )
     run("transcript digest", "transcript", SESSION, "--include-tools", "--max-chars", "2000")
     for method in ("full", "summarized", "hybrid"):
         run(f"resurrect {method}", "resurrect", "--session", SESSION, "--method", method, "--yes")
-        run(f"resurrect {method} --json", "resurrect", "--session", SESSION, "--method", method, "--yes", "--json")
-        run(f"resurrect {method} -o", "resurrect", "--session", SESSION, "--method", method, "--yes", "-o", str(out / f"r-{method}.md"))
+        run(
+            f"resurrect {method} --json",
+            "resurrect",
+            "--session",
+            SESSION,
+            "--method",
+            method,
+            "--yes",
+            "--json",
+        )
+        run(
+            f"resurrect {method} -o",
+            "resurrect",
+            "--session",
+            SESSION,
+            "--method",
+            method,
+            "--yes",
+            "-o",
+            str(out / f"r-{method}.md"),
+        )
     run("redact report", "redact", "report", SESSION)
     run("redact report --json", "redact", "report", SESSION, "--json")
     for path in sorted(out.iterdir()):
@@ -99,36 +127,56 @@ def _hook(event: str, payload: dict | str, root: Path) -> subprocess.CompletedPr
 
 
 @pytest.mark.parametrize("escaped", [False, True], ids=["plain", "escaped"])
-def test_no_planted_secret_reaches_any_file_or_sink(cli, fixtures_copy, repo, tmp_path, monkeypatch, escaped):
+def test_no_planted_secret_reaches_any_file_or_sink(
+    cli, fixtures_copy, repo, tmp_path, monkeypatch, escaped
+):
     cache = tmp_path / "xdg-cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     session_file = planted_session(fixtures_copy, spread(ITEMS), escaped)
     where = ["--claude-dir", str(fixtures_copy)]
     printed = []
     # find results and the search index on disk
-    printed.append(_ok(cli("resurrect", "find", "configured with please set", "--yes", *where)).stdout)
+    printed.append(
+        _ok(cli("resurrect", "find", "configured with please set", "--yes", *where)).stdout
+    )
     # bookmarks: description and tags; the resurrection log: query and notes
     secret = next(i for i in ITEMS if i.kind == "github-token").secret
     printed.append(_ok(cli("bookmark", "add", "keys", "--session", SESSION, "--description", f"has {secret}",
                            "--tag", f"token={secret}", *where)).stdout)  # fmt: skip
     printed.append(_ok(cli("bookmark", "list", "--json", *where)).stdout)
-    printed.append(_ok(cli("resurrect", "keys", "--yes", "--notes", f"used {secret}", *where)).stdout)
+    printed.append(
+        _ok(cli("resurrect", "keys", "--yes", "--notes", f"used {secret}", *where)).stdout
+    )
     printed.append(_ok(cli("resurrections", "--json", *where)).stdout)
     # hook-written checkpoints and the briefing that restores them
     payload = {"session_id": "hooked", "transcript_path": str(session_file), "cwd": str(repo)}
-    compact = _hook("pre-compact", {**payload, "hook_event_name": "PreCompact", "trigger": "auto"}, repo)
+    compact = _hook(
+        "pre-compact", {**payload, "hook_event_name": "PreCompact", "trigger": "auto"}, repo
+    )
     assert compact.returncode == 0, compact.stderr
     checkpoint = repo / ".purlin" / "cache" / "checkpoints" / "hooked.md"
     assert checkpoint.is_file()
-    start = _hook("session-start", {**payload, "hook_event_name": "SessionStart", "source": "compact"}, repo)
+    start = _hook(
+        "session-start", {**payload, "hook_event_name": "SessionStart", "source": "compact"}, repo
+    )
     assert start.returncode == 0 and "additionalContext" in start.stdout
     printed.append(start.stdout)
     # a hook that fails logs a line, redacted
     bad = _hook("pre-compact", '{"session_id": "x", "cwd": "' + str(repo) + '", ' + secret, repo)
     assert bad.returncode == 0 and (repo / ".purlin" / "cache" / "hook.log").is_file()
-    overflow = Path(tempfile.gettempdir()) / f"purlin-resume-{os.getuid()}" / f"transcript-{SESSION}.md"
-    files = _files(cache, fixtures_copy / "history", repo / ".purlin") + [overflow] * overflow.exists()
-    raw = [p for p in files if p.name.endswith(".tar.gz") or "/archive/" in p.as_posix() and "/projects/" in p.as_posix()]
+    overflow = (
+        Path(tempfile.gettempdir()) / f"purlin-resume-{os.getuid()}" / f"transcript-{SESSION}.md"
+    )
+    files = (
+        _files(cache, fixtures_copy / "history", repo / ".purlin") + [overflow] * overflow.exists()
+    )
+    raw = [
+        p
+        for p in files
+        if p.name.endswith(".tar.gz")
+        or "/archive/" in p.as_posix()
+        and "/projects/" in p.as_posix()
+    ]
     assert any(p.name.endswith(".tar.gz") for p in raw)  # the archive keeps the raw transcripts...
     written = {str(p): p.read_bytes().decode("utf-8", "replace") for p in files if p not in raw}
     assert any(p.endswith(".sqlite") for p in written), sorted(written)  # the search index
@@ -171,10 +219,20 @@ def test_files_with_conversation_content_are_private_whatever_the_umask(
     _ok(cli("resurrect", "mine", "--yes", *where))
     session_file = next(fixtures_copy.glob("projects/*/short.jsonl"))
     payload = {"session_id": "s1", "transcript_path": str(session_file), "cwd": str(repo)}
-    assert _hook("pre-compact", {**payload, "hook_event_name": "PreCompact", "trigger": "auto"}, repo).returncode == 0
+    assert (
+        _hook(
+            "pre-compact", {**payload, "hook_event_name": "PreCompact", "trigger": "auto"}, repo
+        ).returncode
+        == 0
+    )
     assert _hook("pre-compact", "{not json", repo).returncode == 0  # logged in hook.log
     private = _files(cache, fixtures_copy / "history", log_dir)
-    assert {p.name for p in private} >= {"hook.log", "resurrection-log.jsonl", "bookmarks.jsonl", "s1.md"}
+    assert {p.name for p in private} >= {
+        "hook.log",
+        "resurrection-log.jsonl",
+        "bookmarks.jsonl",
+        "s1.md",
+    }
     assert any(p.name.endswith(".tar.gz") for p in private)
     assert any(p.suffix == ".sqlite" for p in private)
     assert any(p.parent.name == "contexts" for p in private)
@@ -221,7 +279,9 @@ def test_real_transcripts_rendered_have_no_false_positives(cli, fixtures_copy):
     """Measured on what users see: every session and agent, rendered with tools and thinking."""
     from tests.test_redact import PHOENIX_SECRET
 
-    listed = json.loads(_ok(cli("sessions", "--all", "--json", "--claude-dir", str(fixtures_copy))).stdout)
+    listed = json.loads(
+        _ok(cli("sessions", "--all", "--json", "--claude-dir", str(fixtures_copy))).stdout
+    )
     ids = [s["id"] for s in listed["sessions"]]
     assert len(ids) >= 5
     for session in ids:
@@ -233,8 +293,16 @@ def test_real_transcripts_rendered_have_no_false_positives(cli, fixtures_copy):
 
 
 def test_the_no_secrets_git_hook_catches_planted_secrets_in_agent_history(repo):
-    planted = [i for i in ITEMS if i.kind in ("assigned-secret", "url-credentials", "aws-secret-key", "private-key", "bearer-token")][:5]
-    entries = [{"agent_id": f"a{n}", "task_description": item.line, "status": "spawned"} for n, item in enumerate(planted)]
+    planted = [
+        i
+        for i in ITEMS
+        if i.kind
+        in ("assigned-secret", "url-credentials", "aws-secret-key", "private-key", "bearer-token")
+    ][:5]
+    entries = [
+        {"agent_id": f"a{n}", "task_description": item.line, "status": "spawned"}
+        for n, item in enumerate(planted)
+    ]
     history = repo / ".planning" / "agent-history.json"
     history.parent.mkdir()
     history.write_text(json.dumps({"version": "1.2", "entries": entries}, indent=2))
@@ -251,12 +319,17 @@ def test_config_adds_patterns_and_an_allow_list(cli, fixtures_copy, repo):
     }}}))  # fmt: skip
     from tests.resurrection_data import session
 
-    session(fixtures_copy, "cfg", str(repo), [("user", "ACME-123456 corp_abcdefghijkl AKIAIOSFODNN7EXAMPLE")])
+    session(
+        fixtures_copy,
+        "cfg",
+        str(repo),
+        [("user", "ACME-123456 corp_abcdefghijkl AKIAIOSFODNN7EXAMPLE")],
+    )
     out = _ok(cli("transcript", "cfg", "--claude-dir", str(fixtures_copy))).stdout
     assert "ACME-123456" not in out and "[REDACTED:internal-ticket:" in out
     assert "abcdefghijkl" not in out and "corp_[REDACTED:custom:" in out
     assert "AKIAIOSFODNN7EXAMPLE" in out  # allowed: the documented example key
-    (repo / ".purlin" / "config.json").write_text('{"resume": {"redact": {"extra": ["("]}}')
+    (repo / ".purlin" / "config.json").write_text('{"resume": {"redact": {"extra": ["("]}}}')
     bad = cli("transcript", "cfg", "--claude-dir", str(fixtures_copy))
     assert bad.exit_code == 1 and "resume.redact.extra[0]" in bad.stderr
     redact.configure()
@@ -264,7 +337,9 @@ def test_config_adds_patterns_and_an_allow_list(cli, fixtures_copy, repo):
 
 def test_redact_report_names_kind_place_and_line_and_hides_the_secret(cli, fixtures_copy, repo):
     planted_session(fixtures_copy, spread(ITEMS[:3]), escaped=False)
-    report = json.loads(_ok(cli("redact", "report", SESSION, "--json", "--claude-dir", str(fixtures_copy))).stdout)
+    report = json.loads(
+        _ok(cli("redact", "report", SESSION, "--json", "--claude-dir", str(fixtures_copy))).stdout
+    )
     assert report["by_place"].keys() >= {"user text", "tool input", "tool result", "assistant text"}
     assert report["by_kind"]["aws-access-key"] >= 5
     assert all(f["line"] > 1 and len(f["hint"]) == 5 for f in report["findings"])
@@ -275,6 +350,10 @@ def test_redact_report_names_kind_place_and_line_and_hides_the_secret(cli, fixtu
 
 
 def test_a_huge_value_is_scanned_in_time_and_large_strings_are_not_slower():
-    text = (FIXTURES / "projects").rglob("*.jsonl").__next__().read_text() if FIXTURES.is_dir() else "x = 1\n" * 100_000
+    text = (
+        (FIXTURES / "projects").rglob("*.jsonl").__next__().read_text()
+        if FIXTURES.is_dir()
+        else "x = 1\n" * 100_000
+    )
     big = (text * (2_000_000 // max(len(text), 1) + 1))[:2_000_000] + "\nPASSWORD=hunter2xyz\n"
     assert redact.redact(big).counts.get("assigned-secret", 0) >= 1

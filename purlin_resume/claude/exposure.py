@@ -115,7 +115,7 @@ def report(catalog: Catalog, identifier: str) -> Report:
     """What redaction finds in the files of the session or agent ``identifier``."""
     name, paths = _files(catalog, identifier)
     found = Report(name, [path.relative_to(catalog.root).as_posix() for path in paths])
-    for path, shown in zip(paths, found.files):
+    for path, shown in zip(paths, found.files, strict=True):
         if path.suffix != ".jsonl":
             continue
         stats = records.ReadStats()

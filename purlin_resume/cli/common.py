@@ -67,6 +67,7 @@ def _redaction():
         from purlin_resume import config, gitrepo
         from purlin_resume.project import Project
 
+        redact.configure()  # the built-in rules, until a config adds its own
         root = gitrepo.toplevel(Path.cwd())
         if root is not None:
             config.load(Project(root))  # a config's resume.redact section takes effect here
@@ -91,7 +92,9 @@ def redacted(data: Any) -> Any:
 
 def print_json(data: Any) -> None:
     """One JSON document: values redacted before serialising, the document checked again."""
-    text = json.dumps(redacted(json.loads(json.dumps(data, default=str))), indent=2, ensure_ascii=False)
+    text = json.dumps(
+        redacted(json.loads(json.dumps(data, default=str))), indent=2, ensure_ascii=False
+    )
     typer.echo(outgoing(text))
 
 

@@ -331,5 +331,7 @@ def redact_report_command(
     lines = [f"{len(found.exposures)} secret(s) in {found.target}, redacted on every output:"]
     lines.append("by kind:  " + ", ".join(f"{k} {n}" for k, n in found.by_kind.items()))
     lines.append("by place: " + ", ".join(f"{k} {n}" for k, n in found.by_place.items()))
-    lines += [f"  {e.file}:{e.line}  {e.place:<14}  {e.kind:<22}  {e.hint}" for e in found.exposures]
+    lines += [
+        f"  {e.file}:{e.line}  {e.place:<14}  {e.kind:<22}  {e.hint}" for e in found.exposures
+    ]
     print_text("\n".join(lines) + "\n")
