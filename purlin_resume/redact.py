@@ -657,6 +657,7 @@ class Finding:
         return f"[REDACTED:{self.kind}:{digest}]"
 
 
+_SHORTEST = 7  # no rule matches less: ``pwd=abc``
 _scanner: Scanner | None = None  # with a config's own patterns
 _builtin: Scanner | None = None
 
@@ -697,7 +698,7 @@ class Redacted:
 def redact(text: str) -> Redacted:
     """``text`` with every secret replaced by its placeholder, and the counts by kind."""
     current = scanner()
-    if current.pattern.search(text) is None:
+    if not current.extra and current.pattern.search(text) is None:
         return Redacted(text)
     findings = current.find(text)
     if not findings:
@@ -715,11 +716,13 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     """Redact every string inside a JSON-like structure (keys included), or inside dataclasses
     such as a read transcript, before it is rendered or serialised; returns (copy, counts)."""
     counts: Counter[str] = Counter()
-    search = scanner().pattern.search
+    current = scanner()
+    search = current.pattern.search
+    shortest = 0 if current.extra else _SHORTEST
 
     def walk(value: Any) -> Any:
         if isinstance(value, str):
-            if search(value) is None:
+            if len(value) < shortest or (search(value) is None and not current.extra):
                 return value
             done = redact(value)
             counts.update(done.counts)

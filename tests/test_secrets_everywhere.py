@@ -323,12 +323,13 @@ def test_config_adds_patterns_and_an_allow_list(cli, fixtures_copy, repo):
         fixtures_copy,
         "cfg",
         str(repo),
-        [("user", "ACME-123456 corp_abcdefghijkl AKIAIOSFODNN7EXAMPLE")],
+        [("user", "ACME-123456 corp_abcdefghijkl AKIAIOSFODNN7EXAMPLE"), ("agent", "ACME-654321")],
     )
     out = _ok(cli("transcript", "cfg", "--claude-dir", str(fixtures_copy))).stdout
     assert "ACME-123456" not in out and "[REDACTED:internal-ticket:" in out
     assert "abcdefghijkl" not in out and "corp_[REDACTED:custom:" in out
     assert "AKIAIOSFODNN7EXAMPLE" in out  # allowed: the documented example key
+    assert "ACME-654321" not in out  # a text the built-in rules find nothing in
     (repo / ".purlin" / "config.json").write_text('{"resume": {"redact": {"extra": ["("]}}}')
     bad = cli("transcript", "cfg", "--claude-dir", str(fixtures_copy))
     assert bad.exit_code == 1 and "resume.redact.extra[0]" in bad.stderr
