@@ -293,7 +293,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "private-key",
         "-----BEGIN",
-        r"[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,16384}?"
+        r"[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----)){0,16384}?"
         r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----",
         word_start=False,
         source="gitleaks private-key; detect-secrets PrivateKeyDetector",
@@ -354,9 +354,10 @@ _FLAG_KEYS = (
 )
 
 
-def _reverse_trie(tails: set[str], depth: int = 0) -> str:
+def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0) -> str:
     """A look-behind test, placed right after a one-character operator, that succeeds when the
-    text before the operator ends with one of ``tails`` (letters in any case)."""
+    text ``skip`` characters before the operator ends with one of ``tails`` (letters in any
+    case)."""
     if any(len(tail) == depth for tail in tails):
         return ""
     groups: dict[str, set[str]] = defaultdict(set)
@@ -364,24 +365,38 @@ def _reverse_trie(tails: set[str], depth: int = 0) -> str:
         groups[tail[-(depth + 1)]].add(tail)
     alternatives = []
     chars = ""
+    after = "." * (depth + 1 + skip)
     for char, group in sorted(groups.items()):
         one = f"[{char}{char.upper()}]" if char.isalpha() else re.escape(char)
         chars += char + char.upper() if char.isalpha() else re.escape(char)
-        alternatives.append(f"(?<={one}{'.' * (depth + 1)})" + _reverse_trie(group, depth + 1))
+        alternatives.append(f"(?<={one}{after})" + _reverse_trie(group, depth + 1, skip))
     if len(alternatives) == 1:
         return alternatives[0]
     # one class test first: most places fail it, and never try the alternatives
-    return f"(?<=[{chars}]{'.' * (depth + 1)})(?:" + "|".join(alternatives) + ")"
+    return f"(?<=[{chars}]{after})(?:" + "|".join(alternatives) + ")"
 
 
-_KEY_TAILS = {key + closer for key in _STRONG_KEYS + _TOKEN_KEYS for closer in _CLOSERS}
+def _key_test() -> str:
+    """The look-behind test for a secret-named key before the operator, then any closer."""
+    keys = set(_STRONG_KEYS + _TOKEN_KEYS)
+    by_length: dict[int, list[str]] = defaultdict(list)
+    for closer in _CLOSERS:
+        by_length[len(closer)].append(closer)
+    options = []
+    for length, closers in sorted(by_length.items()):
+        test = "|".join(re.escape(closer) for closer in closers)
+        before = f"(?<=(?:{test}).)" if length else ""
+        options.append(before + _reverse_trie(keys, skip=length))
+    return "(?:" + "|".join(options) + ")"
+
+
 _CONTINUATION = r"(?:(?:\\+\r?\n|\\{2,}n)[ \t]*)?"  # a shell line continuation, raw or escaped
 _VALUE = (
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>[^\s\"'`\\]{1,256})"
     r"|(?P<uv>[^\s\"'`\\<>(){}\[\],;|]{1,256}))"
 )
 _ASSIGNMENT = (
-    rf"{_reverse_trie(_KEY_TAILS)}[=>]?[ \t]{{0,4}}{_CONTINUATION}"
+    rf"{_key_test()}[=>]?[ \t]{{0,4}}{_CONTINUATION}"
     rf"(?:(?P<scheme>Basic|Bearer|bearer|BEARER|Token|token|Bot)[ \t]+)?{_VALUE}"
 )
 _FLAG = (
@@ -495,7 +510,8 @@ class Scanner:
     """
 
     def __init__(self, extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()):
-        self.by_first: dict[str, list[tuple[re.Pattern[str], _Branch]]] = defaultdict(list)
+        # per character, each alternative's own expression (compiled when first needed)
+        self.by_first: dict[str, list[tuple[str, _Branch]]] = defaultdict(list)
         free: dict[str, list[str]] = defaultdict(list)  # alternatives with their own checks
         prefixed: dict[str, list[tuple[str, str]]] = defaultdict(list)  # (head, rest)
 
@@ -527,12 +543,14 @@ class Scanner:
         self.allow = [re.compile(pattern) for pattern in allow]
 
     def _add(self, char: str, rest: str, branch: _Branch) -> None:
-        self.by_first[char].append((re.compile(re.escape(char) + rest), branch))
+        self.by_first[char].append((re.escape(char) + rest, branch))
 
-    def _findings(self, text: str, at: int) -> list[Finding] | None:
+    def _findings(self, text: str, at: int, assignments: bool) -> list[Finding] | None:
         """The findings of the first rule that matches at ``at`` and is not rejected."""
-        for regex, branch in self.by_first[text[at]]:
-            match = regex.match(text, at)
+        for source, branch in self.by_first[text[at]]:
+            if branch.rule is None and not assignments:
+                continue
+            match = re.compile(source).match(text, at)
             if match is None:
                 continue
             found = self._branch_findings(text, match, branch)
@@ -587,19 +605,20 @@ class Scanner:
             spaced = text[op - 1 : op] == " " or text[op + 1 : op + 2] in (" ", "\t")
         if not _assigned_value_is_secret(key, value, bool(quote), after, spaced):
             return None
-        inner = [f for f in self.find(value) if f.kind != "assigned-secret"]
+        inner = self.find(value, assignments=False)
         if inner:  # a provider's token keeps its own kind
             return [Finding(f.kind, start + f.start, start + f.end, f.secret) for f in inner]
         scheme = match.group("scheme") if name != "flag" else None
         kind = _SCHEMES.get(scheme.lower()) if scheme else None
         return [Finding(kind or _assigned_kind(key), start, end, value)]
 
-    def find(self, text: str) -> list[Finding]:
+    def find(self, text: str, assignments: bool = True) -> list[Finding]:
+        """The secrets in ``text``; ``assignments=False``: only providers' tokens and the like."""
         found: list[Finding] = []
         search = self.pattern.search
         match = search(text)
         while match is not None:
-            findings = self._findings(text, match.start())
+            findings = self._findings(text, match.start(), assignments)
             if findings is None:
                 match = search(text, match.start() + 1)
                 continue
@@ -740,4 +759,12 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
             return dataclasses.replace(value, **changes)
         return value
 
-    return walk(data), dict(counts)
+    try:
+        return walk(data), dict(counts)
+    except RecursionError:
+        # nested deeper than Python recurses (JSON only): the rules also work on its escaped
+        # text, and placeholders hold no character JSON escapes
+        import json
+
+        done = redact(json.dumps(data, ensure_ascii=False))
+        return json.loads(done.text), done.counts
