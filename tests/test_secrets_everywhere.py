@@ -358,3 +358,14 @@ def test_a_huge_value_is_scanned_in_time_and_large_strings_are_not_slower():
     )
     big = (text * (2_000_000 // max(len(text), 1) + 1))[:2_000_000] + "\nPASSWORD=hunter2xyz\n"
     assert redact.redact(big).counts.get("assigned-secret", 0) >= 1
+
+
+def test_hostile_values_are_redacted_and_finish():
+    deep = json.loads("[" * 900 + '"PASSWORD=hunter2abc"' + "]" * 900)
+    clean, counts = redact.redact_data(deep)
+    assert counts == {"assigned-secret": 1} and "hunter2abc" not in json.dumps(clean)
+    begins = "-----BEGIN RSA PRIVATE KEY-----" * 2000  # no END: once quadratic
+    assert redact.redact(begins).text == begins
+    repeated = "password=" * 3000
+    assert "password=password" not in redact.redact(repeated).text
+    assert redact.redact("\\\\" * 50_000 + "password=abc").counts == {"assigned-secret": 1}
