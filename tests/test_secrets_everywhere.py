@@ -70,28 +70,10 @@ def _outputs(cli, claude: Path, out: Path) -> dict[str, str]:
             )
     run("transcript digest", "transcript", SESSION, "--include-tools", "--max-chars", "2000")
     for method in ("full", "summarized", "hybrid"):
-        run(f"resurrect {method}", "resurrect", "--session", SESSION, "--method", method, "--yes")
-        run(
-            f"resurrect {method} --json",
-            "resurrect",
-            "--session",
-            SESSION,
-            "--method",
-            method,
-            "--yes",
-            "--json",
-        )
-        run(
-            f"resurrect {method} -o",
-            "resurrect",
-            "--session",
-            SESSION,
-            "--method",
-            method,
-            "--yes",
-            "-o",
-            str(out / f"r-{method}.md"),
-        )
+        resurrect = ("resurrect", "--session", SESSION, "--method", method, "--yes")
+        run(f"resurrect {method}", *resurrect)
+        run(f"resurrect {method} --json", *resurrect, "--json")
+        run(f"resurrect {method} -o", *resurrect, "-o", str(out / f"r-{method}.md"))
     run("redact report", "redact", "report", SESSION)
     run("redact report --json", "redact", "report", SESSION, "--json")
     for path in sorted(out.iterdir()):
