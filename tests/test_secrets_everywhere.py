@@ -351,3 +351,18 @@ def test_hostile_values_are_redacted_and_finish():
     repeated = "password=" * 3000
     assert "password=password" not in redact.redact(repeated).text
     assert redact.redact("\\\\" * 50_000 + "password=abc").counts == {"assigned-secret": 1}
+
+
+def test_output_is_redacted_when_the_working_folder_is_gone(
+    cli, fixtures_copy, tmp_path, monkeypatch
+):
+    from tests.resurrection_data import session
+
+    secret = next(i for i in ITEMS if i.kind == "stripe-key").secret
+    session(fixtures_copy, "gone", "/srv/gone", [("user", f"pay with {secret}")])
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)  # restored after the test
+    gone.rmdir()
+    out = _ok(cli("transcript", "gone", "--claude-dir", str(fixtures_copy))).stdout
+    assert secret not in out and "[REDACTED:stripe-key:" in out

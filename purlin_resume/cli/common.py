@@ -68,7 +68,10 @@ def _redaction():
         from purlin_resume.project import Project
 
         redact.configure()  # the built-in rules, until a config adds its own
-        root = gitrepo.toplevel(Path.cwd())
+        try:
+            root = gitrepo.toplevel(Path.cwd())
+        except OSError:  # the working folder is gone: no project, no project settings
+            root = None
         if root is not None:
             config.load(Project(root))  # a config's resume.redact section takes effect here
     return redact
