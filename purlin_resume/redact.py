@@ -733,30 +733,49 @@ def redact(text: str) -> Redacted:
 
 def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     """Redact every string inside a JSON-like structure (keys included), or inside dataclasses
-    such as a read transcript, before it is rendered or serialised; returns (copy, counts)."""
+    such as a read transcript, before it is rendered or serialised; returns (result, counts).
+
+    The result shares every part in which nothing was redacted with ``data`` (most of a
+    conversation holds no secret, and copying it would cost more than scanning it); the parts
+    that changed are new objects, so ``data`` itself is never modified."""
     counts: Counter[str] = Counter()
     current = scanner()
     search = current.pattern.search
     shortest = 0 if current.extra else _SHORTEST
+    always = bool(current.extra)
+    is_dataclass, fields = dataclasses.is_dataclass, dataclasses.fields
 
     def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            if len(value) < shortest or (search(value) is None and not current.extra):
+        kind = type(value)
+        if kind is str:
+            if len(value) < shortest or (not always and search(value) is None):
                 return value
             done = redact(value)
             counts.update(done.counts)
             return done.text
-        if isinstance(value, dict):
-            return {walk(k): walk(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(walk(v) for v in value)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            changes = {
-                f.name: walk(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init
-            }
-            return dataclasses.replace(value, **changes)
+        if kind is dict:
+            pairs = [(k, v, walk(k), walk(v)) for k, v in value.items()]
+            if all(k is nk and v is nv for k, v, nk, nv in pairs):
+                return value
+            return {nk: nv for _, _, nk, nv in pairs}
+        if kind is list or kind is tuple:
+            items = [walk(v) for v in value]
+            if all(a is b for a, b in zip(items, value, strict=True)):
+                return value
+            return items if kind is list else tuple(items)
+        if isinstance(value, str):  # a str subclass (an enum's value, say)
+            done = redact(value)
+            counts.update(done.counts)
+            return done.text if done.counts else value
+        if is_dataclass(value) and not isinstance(value, type):
+            changes = {}
+            for f in fields(value):
+                if f.init:
+                    old = getattr(value, f.name)
+                    new = walk(old)
+                    if new is not old:
+                        changes[f.name] = new
+            return dataclasses.replace(value, **changes) if changes else value
         return value
 
     try:
