@@ -491,6 +491,7 @@ def pane_signals(
         data[key] = {"digest": digest, "at": clock.iso(now)}
 
     gitrepo.exclude_state_files(cache_dir, PANE_SAMPLES, PANE_SAMPLES + ".lock")
+    store.private_folder(cache_dir)
     store.update_json(cache_dir / PANE_SAMPLES, change, default={})
     if previous.get("digest") and previous["digest"] != digest:
         return [ActivitySignal(Source.PANE, now, 0.4, "pane text changed since the last sample")]

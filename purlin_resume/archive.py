@@ -43,6 +43,7 @@ def create(history: Path, catalog: Catalog, session: SessionFile) -> Path:
             name = path.relative_to(catalog.root).as_posix()
             tar.add(str(path), arcname=name, recursive=False)
     target = archive_path(history, session.id)
+    store.private_folder(target.parent)  # raw transcripts, secrets and all: owner only
     store.write_bytes(target, buffer.getvalue())
     return target
 
@@ -68,10 +69,12 @@ def unpack(archive: Path, cache: Path) -> Path:
                 handle = tar.extractfile(member)
                 if handle is None:
                     continue
-                store.write_bytes(target / member.name, handle.read())
+                unpacked = target / member.name
+                store.private_folder(unpacked.parent)
+                store.write_bytes(unpacked, handle.read())
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise CorruptFile(archive, f"not a readable archive: {exc}") from None
-    (target / "projects").mkdir(parents=True, exist_ok=True)
+    store.private_folder(target / "projects")
     store.write_text(stamp, f"{mtime}\n")
     return target
 

@@ -93,7 +93,7 @@ def build(
         "Files changed this session: " + (", ".join(files) if files else "none"),
         "",
         "Last assistant message:",
-        _cut(message.strip(), MESSAGE_CHARS) if message else "none",
+        _cut(clean(message.strip()), MESSAGE_CHARS) if message else "none",
     ]
     role_fields: dict[str, Any] = {}
     if role == "builder":
@@ -106,7 +106,7 @@ def build(
         branch=branch,
         session=session,
         source=source_for(trigger),
-        in_progress=clean(_cut(fold(request), REQUEST_CHARS)) if request else "no request found",
+        in_progress=_cut(clean(fold(request)), REQUEST_CHARS) if request else "no request found",
         done=tuple(clean(item) for item in done),
         next=tuple(clean(item) for item in upcoming),
         uncommitted=tuple(uncommitted),

@@ -56,11 +56,15 @@ class Bookmark:
 
 
 def check_name(name: str) -> str:
+    from purlin_resume import redact
+
     if not ids.BOOKMARK_NAME.valid(name) or name in RESERVED:
         raise UsageError(
             f"bookmark name {name!r}: use {ids.BOOKMARK_NAME.shape}, "
             f"and not one of {', '.join(sorted(RESERVED))}"
         )
+    if found := redact.find(name):
+        raise UsageError(f"that bookmark name holds a secret ({found[0].kind}); choose another")
     return name
 
 
@@ -88,6 +92,13 @@ def _parse(path: Path, text: str | None) -> list[dict[str, Any]]:
 
 
 def _dump(items: list[dict[str, Any]]) -> str:
+    """The file's text; descriptions and tags pass through redaction on every write."""
+    from purlin_resume import redact
+
+    for item in items:
+        for key in ("description", "tags"):
+            if item.get(key):
+                item[key] = redact.redact_data(item[key])[0]
     return "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items)
 
 
@@ -129,7 +140,7 @@ def add(path: Path, bookmark: Bookmark) -> Bookmark:
         bookmark.created_at = bookmark.created_at or clock.iso(moment)
         return _dump([*items, bookmark.to_dict()])
 
-    store.update_text(path, change)
+    store.update_text(path, change, private=True)
     _shared(path, "add", bookmark.to_dict())
     return bookmark
 
@@ -168,7 +179,7 @@ def update(path: Path, key: str, changes: dict[str, Any]) -> Bookmark:
 
     if not path.is_file():
         raise NotFound(f"no bookmark {key!r}: {path} does not exist")
-    store.update_text(path, change)
+    store.update_text(path, change, private=True)
     _shared(path, "update", found[0])
     return Bookmark.from_dict(found[0], "")
 
@@ -188,7 +199,7 @@ def remove(path: Path, key: str) -> Bookmark:
 
     if not path.is_file():
         raise NotFound(f"no bookmark {key!r}: {path} does not exist")
-    store.update_text(path, change)
+    store.update_text(path, change, private=True)
     _shared(path, "remove", removed[0])
     return Bookmark.from_dict(removed[0], "")
 
@@ -207,7 +218,7 @@ def record_resurrection(path: Path, bookmark_id: str, when: str) -> None:
                 counted.append(item)
         return _dump(items)
 
-    store.update_text(path, change)
+    store.update_text(path, change, private=True)
     for item in counted:
         _shared(path, "count", item)
 

@@ -108,6 +108,8 @@ def save(project: Project, cp: Checkpoint) -> Saved:
     if gitrepo.toplevel(project.root) is not None:
         gitrepo.ensure_ignored(project.root, CACHE)
     target = path_for(project, cp.session)
+    store.private_folder(project.cache_dir)  # checkpoints hold conversation content
+    store.private_folder(target.parent)
     kept = None
     if target.exists():
         try:
@@ -248,4 +250,7 @@ def _written_at(cp: Checkpoint) -> float:
 
 def consume(project: Project, found: LiveCheckpoint) -> Path:
     """Move a restored checkpoint into the archive; returns where it went."""
+    stamp = clock.iso().replace(":", "").replace("-", "")
+    name = f"{found.session or 'session_checkpoint'}-{stamp}.md"
+    return store.move(found.path, store.private_folder(archive_dir(project)) / name)
     return _archive(project, found.path)

@@ -85,6 +85,7 @@ def sessions_by_commit(project: Project) -> dict[str, str]:
 
 
 def record(project: Project, entry: CommitRecord) -> None:
+    store.private_folder(project.cache_dir)
     store.append_jsonl(path(project), asdict(entry))
 
 

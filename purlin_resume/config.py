@@ -31,6 +31,7 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 | context_confirm_tokens | 20000 | above this many tokens a resurrection asks before going on |
 | full_context_turns | 10 | the ``full`` context method is meant for agents of at most this many turns |
 | context_cache_seconds | 300 | how long an extracted resurrection context is reused |
+| redact | ``{}`` | ``extra``: more secret patterns, each a regex or ``{"kind": …, "pattern": …}`` (a group ``s`` marks the secret); ``allow``: regexes a found secret may fully match to be left as it is |
 
 Every setting is checked against the type of its default: a number must be positive, a list
 must hold strings. A new setting needs only its field here and its row above.
@@ -82,6 +83,8 @@ class Settings:
     context_cache_seconds: int = 300
     recommend_threshold: float = 35.0
     recommend_in_briefing: bool = True
+    redact_extra: tuple[tuple[str, str], ...] = ()
+    redact_allow: tuple[str, ...] = ()
     source: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -145,14 +148,55 @@ def _value(path: Path, key: str, default: Any, value: Any) -> Any:
     return value
 
 
+def _pattern(path: Path, where: str, value: Any) -> str:
+    import re
+
+    if not isinstance(value, str) or not value:
+        raise PurlinError(f"{path}: {where} must be a regular expression (a string)")
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise PurlinError(f"{path}: {where} is not a valid regular expression: {exc}") from None
+    return value
+
+
+def _redaction(path: Path, section: Any) -> dict[str, Any]:
+    """``resume.redact``: ``extra`` patterns and an ``allow`` list, checked one by one."""
+    if not isinstance(section, dict) or set(section) - {"extra", "allow"}:
+        raise PurlinError(f"{path}: resume.redact must be an object with 'extra' and 'allow' lists")
+    extra, allow = section.get("extra", []), section.get("allow", [])
+    if not isinstance(extra, list) or not isinstance(allow, list):
+        raise PurlinError(f"{path}: resume.redact.extra and resume.redact.allow must be lists")
+    patterns = []
+    for number, item in enumerate(extra):
+        where = f"resume.redact.extra[{number}]"
+        if isinstance(item, dict):
+            kind = item.get("kind", "custom")
+            if not isinstance(kind, str):
+                raise PurlinError(f"{path}: {where}.kind must be a string")
+            patterns.append((kind, _pattern(path, f"{where}.pattern", item.get("pattern"))))
+        else:
+            patterns.append(("custom", _pattern(path, where, item)))
+    allowed = [_pattern(path, f"resume.redact.allow[{n}]", a) for n, a in enumerate(allow)]
+    return {"redact_extra": tuple(patterns), "redact_allow": tuple(allowed)}
+
+
 def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
-    defaults = {f.name: f.default for f in fields(Settings) if f.name not in ("source", "raw")}
+    values = dict(values)
+    redaction = _redaction(path, values.pop("redact")) if "redact" in values else {}
+    defaults = {
+        f.name: f.default
+        for f in fields(Settings)
+        if f.name not in ("source", "raw", "redact_extra", "redact_allow")
+    }
     unknown = sorted(set(values) - set(defaults))
     if unknown:
         raise PurlinError(
-            f"{path}: unknown setting resume.{unknown[0]} (known: {', '.join(sorted(defaults))})"
+            f"{path}: unknown setting resume.{unknown[0]} (known: {', '.join(sorted([*defaults, 'redact']))})"
         )
-    return {key: _value(path, key, defaults[key], value) for key, value in values.items()}
+    return {
+        key: _value(path, key, defaults[key], value) for key, value in values.items()
+    } | redaction
 
 
 def load(project: Project) -> Settings:
@@ -164,7 +208,12 @@ def load(project: Project) -> Settings:
             section = raw.get("resume", {})
             if not isinstance(section, dict):
                 raise PurlinError(f"{path}: 'resume' must be an object of settings")
-            return Settings(**_check(path, section), source=path, raw=raw)
+            settings = Settings(**_check(path, section), source=path, raw=raw)
+            if settings.redact_extra or settings.redact_allow:
+                from purlin_resume import redact
+
+                redact.configure(settings.redact_extra, settings.redact_allow)
+            return settings
     return Settings()
 
 

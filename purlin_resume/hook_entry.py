@@ -83,7 +83,8 @@ def log_failure(
             "error": " ".join(str(message).split()),
             "where": where,
         }
-        store.append_jsonl(root / ".purlin" / "cache" / LOG_NAME, redact.redact_data(record)[0])
+        cache = store.private_folder(root / ".purlin" / "cache")
+        store.append_jsonl(cache / LOG_NAME, redact.redact_data(record)[0])
 
 
 def run(

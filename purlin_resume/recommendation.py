@@ -452,6 +452,9 @@ def last_path(cache: Path, project: str | None) -> Path:
 
 
 def remember(cache: Path, task: Task, found: list[Recommendation]) -> Path:
+    """Keep the list for ``resurrect --recommended N`` (redacted, 0600 in a private folder: it
+    names conversations and quotes their titles)."""
+    store.private_folder(Path(cache))
     path = last_path(cache, task.project)
     store.write_json(
         path,

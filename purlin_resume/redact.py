@@ -1,152 +1,666 @@
-"""Secret redaction: everything that leaves purlin-resume (briefings, exports, logs, prompts)
-passes through here first.
+"""Secret redaction: everything that leaves purlin-resume (briefings, exports, logs, prompts,
+indexes, caches) passes through here first.
 
-Rules are in the shape of gitleaks' rules: provider tokens with a recognisable prefix, private key
-blocks, JWTs, credentials inside URLs, Bearer headers, and values assigned to a secret-like
-keyword (password, secret, token, api_key, ...). Entropy is only ever used beside such a keyword,
-so uuids, commit hashes and ids elsewhere are never touched. Each secret becomes a stable typed
-placeholder, ``[REDACTED:<kind>:<8 hex of its sha256>]``: the same secret always reads the same,
-so a reader can still tell two secrets apart without seeing either.
+The rules are data (``RULES``): a kind, the literal prefixes a token starts with, the pattern of
+the rest, optional context words that must stand shortly before it, and an optional validator.
+Their coverage follows the documented rule lists of gitleaks (``config/gitleaks.toml``: cloud,
+VCS, chat, payment, AI, package registries, databases, private keys) and detect-secrets (its
+``AWSKeyDetector``, ``AzureStorageKeyDetector``, ``BasicAuthDetector``, ``JwtTokenDetector``,
+``KeywordDetector``, ``PrivateKeyDetector``, ``TwilioKeyDetector``, ``NpmDetector``,
+``PypiTokenDetector``, ``SendGridDetector``, ``SlackDetector``, ``StripeDetector`` ...); the
+patterns here are our own. Beside them:
 
-Speed: every rule starts at a literal trigger ("AKIA", "ghp_", "://", "token", ...). The text is
-searched for triggers with ``str.find`` and a rule's pattern is only tried where its trigger
-stands, so clean text is scanned at memory speed.
+- values assigned to a secret-named key (``PASSWORD=``, ``"client_secret": "…"``, ``api_key:``,
+  ``"SecretAccessKey"``, ``AccountKey=``, Docker's ``"auth"``), whatever their entropy, unless
+  the value is a placeholder (``${VAR}``, ``<token>``, ``changeme``) or code
+  (``token = Base.url_encode64(payload)``, ``password: str``);
+- credentials in URLs (``postgres://u:p@``, ``redis://:p@``), ``Authorization`` headers,
+  ``mysql -pPASSWORD``, ``--password VALUE``, and a value put on the next line with a shell
+  line continuation.
+
+Escaped text is covered too: a token after ``\\n`` or inside ``\\"…\\"`` is found, so the rules
+also work as a second net over a serialised document. Callers still redact each text value
+before serialising it (``redact_data``), never only the escaped document.
+
+Each secret becomes a stable typed placeholder, ``[REDACTED:<kind>:<8 hex of its sha256>]``: the
+same secret always reads the same, so a reader can still tell two secrets apart without seeing
+either.
+
+Speed: all rules are compiled into one regular expression, scanned once over each text value.
+Every alternative starts at its rarest literal character (``_`` of ``ghp_``, ``J`` of ``eyJ``,
+the ``=`` or ``:`` of an assignment) and checks what comes before with look-behinds, so the
+engine skips over ordinary text without entering any rule. Secret-named keys are recognised by
+a look-behind trie ending at the assignment operator.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
-_VALUE = r"[A-Za-z0-9_\-+/=.~!@#$%^&*]{8,256}"
-_ASSIGN = r"['\"]?\s{0,3}(?::=|=>|=|:)\s{0,3}['\"]?"
+_INSIDE_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]*$")
+_ESCAPE = r"\\[nrt]"  # a value starting a line inside an escaped (JSON) string
 
 
-@dataclass(frozen=True)
-class Rule:
-    """A kind of secret: where it can start (triggers) and its pattern, matched at a trigger.
-
-    The secret is the pattern's group ``s`` when it has one, else the whole match. With
-    ``fold_case`` the triggers are looked up in the lower-cased text. With ``word_start`` a match
-    must not follow a letter or digit.
-    """
-
-    kind: str
-    triggers: tuple[str, ...]
-    pattern: re.Pattern[str]
-    fold_case: bool = False
-    word_start: bool = True
-    keyword_value: bool = False
+# ---------------------------------------------------------------------------------------------
+# validators
 
 
-def _rule(kind, triggers, pattern, **options) -> Rule:
-    return Rule(kind, tuple(triggers), re.compile(pattern), **options)
-
-
-RULES: tuple[Rule, ...] = (
-    _rule(
-        "private-key",
-        ["-----BEGIN"],
-        r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,16384}?-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----",
-        word_start=False,
-    ),
-    _rule(
-        "aws-access-key",
-        ["AKIA", "ASIA", "ABIA", "ACCA", "A3T"],
-        r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
-    ),
-    _rule(
-        "github-token",
-        ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
-        r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9])",
-    ),
-    _rule(
-        "gitlab-token",
-        ["glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-"],
-        r"gl[a-z]{2,6}-[A-Za-z0-9_-]{20,}",
-    ),
-    _rule(
-        "slack-token",
-        ["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"],
-        r"xox[abposr]-(?:\d+-)?[A-Za-z0-9-]{10,}",
-    ),
-    _rule(
-        "slack-webhook",
-        ["hooks.slack.com/"],
-        r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}",
-        word_start=False,
-    ),
-    _rule(
-        "stripe-key",
-        ["sk_live_", "sk_test_", "rk_live_", "rk_test_"],
-        r"[sr]k_(?:live|test)_[A-Za-z0-9]{20,}",
-    ),
-    _rule("anthropic-key", ["sk-ant-"], r"sk-ant-[a-z]{3,8}\d{0,2}-[A-Za-z0-9_-]{20,}"),
-    _rule(
-        "openai-key",
-        ["sk-"],
-        r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])",
-    ),
-    _rule("google-api-key", ["AIza"], r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
-    _rule("jwt", ["eyJ"], r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    _rule(
-        "url-credentials",
-        ["://"],
-        r"://[^\s:/@'\"]{1,128}:(?P<s>[^\s:/@'\"]{3,256})@",
-        word_start=False,
-    ),
-    _rule(
-        "bearer-token", ["bearer"], r"(?i:bearer)\s+(?P<s>[A-Za-z0-9._~+/-]{16,}=*)", fold_case=True
-    ),
-    _rule(
-        "assigned-secret",
-        [
-            "pass",
-            "pwd",
-            "secret",
-            "token",
-            "apikey",
-            "api_key",
-            "api-key",
-            "access_key",
-            "access-key",
-            "private_key",
-            "private-key",
-            "auth",
-            "credential",
-        ],
-        r"(?i:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]key|private[_-]key|auth|credentials?)"
-        rf"[A-Za-z0-9_-]{{0,40}}?{_ASSIGN}(?P<s>{_VALUE})",
-        fold_case=True,
-        word_start=False,
-        keyword_value=True,
-    ),
-)
-
-_NOT_A_VALUE = re.compile(
-    r"^(?:\$\{.*|\{\{.*|<.*|x+|\*+|\.+|(?:none|null|true|false|undefined|redacted|changeme|example|placeholder)\W*)$",
-    re.I,
-)
-
-
-def _entropy(value: str) -> float:
+def entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character."""
+    if not value:
+        return 0.0
     counts = Counter(value)
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
-def _keyword_value_is_secret(value: str) -> bool:
-    """A value beside a secret-like keyword: long enough, mixed, random enough, not a placeholder."""
-    return (
-        not _NOT_A_VALUE.match(value)
-        and any(c.isdigit() for c in value)
-        and any(c.isalpha() for c in value)
-        and _entropy(value) >= 3.0
+def _high_entropy(value: str) -> bool:
+    return entropy(value) >= 3.0
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A kind of secret.
+
+    ``prefixes`` are the literals a token starts with; ``body`` is the pattern of the rest. The
+    secret is the group ``s`` when the body has one, else prefix and body together; ``pair``
+    is an optional second secret in the same match (an AWS secret key written next to its id),
+    reported as ``pair_kind``. ``context`` words (any case) must stand within 200 characters
+    before the match; ``validator`` gets the secret and may reject it. ``word_start``: the
+    token may not follow a letter or digit. ``source`` names the public rule it follows.
+    """
+
+    kind: str
+    prefixes: tuple[str, ...]
+    body: str
+    context: tuple[str, ...] = ()
+    validator: Callable[[str], bool] | None = None
+    word_start: bool = True
+    pair_kind: str | None = None
+    source: str = ""
+
+
+def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> Rule:
+    if isinstance(prefixes, str):
+        prefixes = (prefixes,)
+    return Rule(kind, tuple(prefixes), body, **options)
+
+
+_B64 = r"[A-Za-z0-9+/]"
+_END = r"(?![A-Za-z0-9])"
+
+RULES: tuple[Rule, ...] = (
+    # cloud
+    _r(
+        "aws-access-key",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+        rf"[A-Z0-9]?[A-Z2-7]{{16}}{_END}"
+        rf"(?=(?:[ \t\"']{{0,4}}[,;|:=\t ][ \t\"']{{0,4}}(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=]))?)",
+        pair_kind="aws-secret-key",
+        source="gitleaks aws-access-token; detect-secrets AWSKeyDetector",
+    ),
+    _r(
+        "google-api-key",
+        "AIza",
+        r"[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
+        source="gitleaks gcp-api-key",
+    ),
+    _r(
+        "digitalocean-token",
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
+        rf"[a-f0-9]{{64}}{_END}",
+        source="gitleaks digitalocean-pat",
+    ),
+    _r(
+        "alibaba-access-key",
+        "LTAI",
+        rf"[a-zA-Z0-9]{{20}}{_END}",
+        source="gitleaks alibaba-access-key-id",
+    ),
+    _r(
+        "azure-storage-key",
+        ("AccountKey=", "SharedAccessKey=", "accountkey="),
+        rf"(?P<s>{_B64}{{20,88}}={{0,2}})",
+        word_start=False,
+        source="detect-secrets AzureStorageKeyDetector; gitleaks azure-ad-client-secret",
+    ),
+    # version control
+    _r(
+        "github-token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        rf"[A-Za-z0-9]{{36,255}}{_END}",
+        source="gitleaks github-pat, github-oauth, github-app-token, github-refresh-token",
+    ),
+    _r(
+        "github-token",
+        "github_pat_",
+        rf"[A-Za-z0-9_]{{22,255}}{_END}",
+        source="gitleaks github-fine-grained-pat",
+    ),
+    _r(
+        "gitlab-token",
+        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-"),
+        r"[A-Za-z0-9_-]{20,}",
+        source="gitleaks gitlab-pat and the other gitlab-* rules",
+    ),
+    # chat
+    _r(
+        "slack-token",
+        ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"),
+        r"(?:\d+-)?[A-Za-z0-9-]{10,}",
+        source="gitleaks slack-bot-token, slack-user-token, slack-app-token",
+    ),
+    _r(
+        "slack-webhook",
+        "://hooks.slack.com/",
+        r"(?P<s>(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,})",
+        word_start=False,
+        source="gitleaks slack-webhook-url",
+    ),
+    _r(
+        "discord-webhook",
+        ("://discord.com/api/webhooks/", "://discordapp.com/api/webhooks/"),
+        r"(?P<s>\d{5,30}/[A-Za-z0-9_-]{60,80})",
+        word_start=False,
+        source="gitleaks discord-webhook",
+    ),
+    _r(
+        "telegram-bot-token",
+        ":AA",
+        r"[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])",
+        word_start=False,
+        source="gitleaks telegram-bot-api-token",
+    ),
+    _r(
+        "twilio-key",
+        "SK",
+        rf"[0-9a-fA-F]{{32}}{_END}",
+        source="gitleaks twilio-api-key; detect-secrets TwilioKeyDetector",
+    ),
+    _r(
+        "sendgrid-key",
+        "SG.",
+        r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+        source="gitleaks sendgrid-api-token; detect-secrets SendGridDetector",
+    ),
+    _r(
+        "mailgun-key",
+        "key-",
+        rf"[a-f0-9]{{32}}{_END}",
+        context=("mailgun",),
+        source="gitleaks mailgun-private-api-token",
+    ),
+    # payment
+    _r(
+        "stripe-key",
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+        r"[A-Za-z0-9]{20,}",
+        source="gitleaks stripe-access-token; detect-secrets StripeDetector",
+    ),
+    _r(
+        "square-token",
+        ("sq0atp-", "sq0csp-", "EAAA"),
+        r"[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])",
+        source="gitleaks square-access-token, square-secret",
+    ),
+    _r(
+        "shopify-token",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        rf"[a-fA-F0-9]{{32}}{_END}",
+        source="gitleaks shopify-access-token, shopify-shared-secret",
+    ),
+    _r(
+        "braintree-token",
+        "access_token$production$",
+        r"[a-z0-9]{16}\$[a-f0-9]{32}",
+        word_start=False,
+        source="gitleaks (paypal) braintree access token",
+    ),
+    # AI providers
+    _r(
+        "anthropic-key",
+        ("sk-ant-api", "sk-ant-admin", "sk-ant-oat", "sk-ant-sid"),
+        r"\d{0,2}-[A-Za-z0-9_-]{20,}",
+        source="gitleaks anthropic-api-key, anthropic-admin-api-key",
+    ),
+    _r(
+        "openai-key",
+        ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"),
+        r"[A-Za-z0-9_-]{20,}",
+        source="gitleaks openai-api-key",
+    ),
+    _r(
+        "openai-key",
+        "sk-",
+        r"(?:[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{48}" + _END + ")",
+        source="gitleaks openai-api-key",
+    ),
+    _r(
+        "huggingface-token",
+        ("hf_", "api_org_"),
+        rf"[A-Za-z]{{34}}{_END}",
+        source="gitleaks huggingface-access-token, huggingface-organization-api-token",
+    ),
+    _r(
+        "replicate-token",
+        "r8_",
+        rf"[A-Za-z0-9]{{37}}{_END}",
+        source="gitleaks (replicate) r8_ token",
+    ),
+    _r("groq-key", "gsk_", rf"[A-Za-z0-9]{{52}}{_END}", source="gitleaks (groq) gsk_ key"),
+    _r(
+        "perplexity-key", "pplx-", rf"[A-Za-z0-9]{{48}}{_END}", source="gitleaks perplexity-api-key"
+    ),
+    _r(
+        "databricks-token",
+        "dapi",
+        rf"[a-f0-9]{{32}}(?:-\d)?{_END}",
+        source="gitleaks databricks-api-token",
+    ),
+    # package registries
+    _r(
+        "npm-token",
+        "npm_",
+        rf"[A-Za-z0-9]{{36}}{_END}",
+        source="gitleaks npm-access-token; detect-secrets NpmDetector",
+    ),
+    _r(
+        "pypi-token",
+        "pypi-AgE",
+        r"[A-Za-z0-9_-]{50,}",
+        source="gitleaks pypi-upload-token; detect-secrets PypiTokenDetector",
+    ),
+    _r(
+        "rubygems-token",
+        "rubygems_",
+        rf"[a-f0-9]{{48}}{_END}",
+        source="gitleaks rubygems-api-token",
+    ),
+    _r(
+        "dockerhub-token",
+        ("dckr_pat_", "dckr_oat_"),
+        r"[A-Za-z0-9_-]{27,}",
+        source="gitleaks (docker) dckr_pat_ token",
+    ),
+    # keys and tokens of any origin
+    _r(
+        "private-key",
+        "-----BEGIN",
+        r"[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----)){0,16384}?"
+        r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----",
+        word_start=False,
+        source="gitleaks private-key; detect-secrets PrivateKeyDetector",
+    ),
+    _r(
+        "jwt",
+        "eyJ",
+        r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        source="gitleaks jwt; detect-secrets JwtTokenDetector",
+    ),
+    _r(
+        "url-credentials",
+        "://",
+        r"[^\s:/@'\"\\]{0,128}:(?P<s>[^\s:/@'\"\\]{1,256})@",
+        word_start=False,
+        source="detect-secrets BasicAuthDetector; gitleaks generic URL credentials",
+    ),
+    _r(
+        "bearer-token",
+        ("Bearer", "BEARER"),
+        r"[ \t]+(?P<s>[A-Za-z0-9._~+/-]{16,}=*)",
+        source="gitleaks (authorization header) bearer token",
+    ),
+)
+
+# Keys whose values are secrets, matched at the end of the key's name (any case, so also
+# DB_PASSWORD, clientSecret, SecretAccessKey). Strong keys: any value that is not a placeholder
+# or code is a secret. The others also need a value that looks like a token.
+_STRONG_KEYS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "_pass",
+    "-pass",
+    "secret",
+    "credentials",
+    "credential",
+)
+_TOKEN_KEYS = (
+    "token", "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key",
+    "secret_key", "secretkey", "private_key", "privatekey", "private-key", "account_key",
+    "accountkey", "auth", "authorization", "key_base", "signing_key", "encryption_key",
+    "master_key", "client_key", "sharedaccesskey",
+)  # fmt: skip
+# what may stand between a key and its operator: quotes, escaped once or twice (JSON inside JSON)
+_CLOSERS = ("", '"', "'", " ", '" ', "' ", '\\"', "\\'", '\\\\\\"', "`", "  ", "] ", '\\" ')
+_FLAG_KEYS = (
+    "password",
+    "passwd",
+    "token",
+    "secret",
+    "api-key",
+    "apikey",
+    "auth-token",
+    "access-token",
+    "client-secret",
+)
+
+
+def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0) -> str:
+    """A look-behind test, placed right after a one-character operator, that succeeds when the
+    text ``skip`` characters before the operator ends with one of ``tails`` (letters in any
+    case)."""
+    if any(len(tail) == depth for tail in tails):
+        return ""
+    groups: dict[str, set[str]] = defaultdict(set)
+    for tail in tails:
+        groups[tail[-(depth + 1)]].add(tail)
+    alternatives = []
+    chars = ""
+    after = "." * (depth + 1 + skip)
+    for char, group in sorted(groups.items()):
+        one = f"[{char}{char.upper()}]" if char.isalpha() else re.escape(char)
+        chars += char + char.upper() if char.isalpha() else re.escape(char)
+        alternatives.append(f"(?<={one}{after})" + _reverse_trie(group, depth + 1, skip))
+    if len(alternatives) == 1:
+        return alternatives[0]
+    # one class test first: most places fail it, and never try the alternatives
+    return f"(?<=[{chars}]{after})(?:" + "|".join(alternatives) + ")"
+
+
+def _key_test() -> str:
+    """The look-behind test for a secret-named key before the operator, then any closer."""
+    keys = set(_STRONG_KEYS + _TOKEN_KEYS)
+    by_length: dict[int, list[str]] = defaultdict(list)
+    for closer in _CLOSERS:
+        by_length[len(closer)].append(closer)
+    options = []
+    for length, closers in sorted(by_length.items()):
+        test = "|".join(re.escape(closer) for closer in closers)
+        before = f"(?<=(?:{test}).)" if length else ""
+        options.append(before + _reverse_trie(keys, skip=length))
+    return "(?:" + "|".join(options) + ")"
+
+
+_CONTINUATION = r"(?:(?:\\+\r?\n|\\{2,}n)[ \t]*)?"  # a shell line continuation, raw or escaped
+_VALUE = (
+    r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>[^\s\"'`\\]{1,256})"
+    r"|(?P<uv>[^\s\"'`\\<>(){}\[\],;|]{1,256}))"
+)
+_ASSIGNMENT = (
+    rf"{_key_test()}[=>]?[ \t]{{0,4}}{_CONTINUATION}"
+    rf"(?:(?P<scheme>Basic|Bearer|bearer|BEARER|Token|token|Bot)[ \t]+)?{_VALUE}"
+)
+_FLAG = (
+    r"-(?<![^\s\"']-)"  # a flag: after a space or a quote, or first
+    rf"(?:-(?i:{'|'.join(re.escape(k) for k in _FLAG_KEYS)})(?:=|[ \t]+{_CONTINUATION})"
+    r"|p(?=[^\s\"'-]))"
+    rf"{_VALUE}"
+)
+_PLACEHOLDER_VALUE = re.compile(
+    r"^(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
+    r"(?:none|null|nil|true|false|undefined|redacted|changeme|change_me|example|placeholder|"
+    r"secret|password|passwd|token|env|string|str|int|bool|bytes|any|optional|required|"
+    r"inherit|hidden|masked|dummy|test|todo|tbd|fake|sample|foo|bar|yes|no|on|off)\W*|"
+    r"(?:your|my|the|an?|some|insert|enter|replace|put|add)[_\- ].*|.*_here|.*[_-]placeholder)$",
+    re.I,
+)
+# how code names things: snake_case, camelCase, PascalCase, attribute paths, `self.x`, `@x`
+_WORD = r"(?:[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+|[A-Z][A-Z0-9_]*)"
+_IDENTIFIER = re.compile(rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?")
+_SECRET_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.I)
+_MYSQL = re.compile(r"mysql|mariadb")
+_SCHEMES = {"basic": "basic-auth", "bearer": "bearer-token"}
+_KEY_BEFORE = re.compile(r"([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
+
+
+def _assigned_kind(key: str) -> str:
+    low = key.lower().replace("-", "_")
+    if "accountkey" in low or "account_key" in low or "sharedaccesskey" in low:
+        return "azure-storage-key"
+    if "secretaccesskey" in low or ("aws" in low and "secret" in low):
+        return "aws-secret-key"
+    if low == "auth":
+        return "auth-credential"
+    return "assigned-secret"
+
+
+def _assigned_value_is_secret(key: str, value: str, quoted: bool, after: str, spaced: bool) -> bool:
+    """A value given to a secret-named key: is it a secret, or a placeholder or code?"""
+    if _PLACEHOLDER_VALUE.match(value) or value.startswith("-----BEGIN"):
+        return False
+    low = key.lower()
+    strong = any(low.endswith(k) for k in _STRONG_KEYS) and not low.endswith(("_key", "token"))
+    if not quoted:
+        if after in "([.{" and after:  # a call, subscript or attribute: code
+            return False
+        if _IDENTIFIER.fullmatch(value) and (
+            spaced
+            or "_" in value
+            or "." in value
+            or _SECRET_WORD.search(value)
+            or (not strong and len(value) < 16)
+        ):
+            return False  # code: a variable, a type, an attribute path (``KEY=value``: a value)
+        if value.isdigit() and len(value) < 6:
+            return False
+    if strong:
+        return len(value) >= 3
+    return len(value) >= 8 and (
+        (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+        or entropy(value) >= 3.5
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# the scanner
+
+_COMMON = "d_-=:.$"  # of the characters alternatives start with, the most frequent in transcripts
+_RARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_-:$=")
+
+
+def _anchor(prefix: str) -> int:
+    """Where in ``prefix`` the scan stops: its last rare character (else its first)."""
+    for index in range(len(prefix) - 1, -1, -1):
+        if prefix[index] in _RARE:
+            return index
+    return 0
+
+
+def _prefix_rest(prefix: str, word_start: bool) -> str:
+    """The regex of what follows the anchor character of ``prefix``, checking what precedes it."""
+    at = _anchor(prefix)
+    whole = re.escape(prefix)
+    parts = [re.escape(prefix[at + 1 :])]
+    if at:
+        parts.append(f"(?<={whole})")
+    if word_start:
+        parts.append(f"(?:(?<![A-Za-z0-9]{whole})|(?<={_ESCAPE}{whole}))")
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class _Branch:
+    name: str
+    kind: str
+    back: int  # how many characters before the match the token starts
+    rule: Rule | None
+
+
+def _no_groups(regex: str) -> str:
+    return re.sub(r"\(\?P<\w+>", "(?:", regex)
+
+
+class Scanner:
+    """All rules as one compiled expression, plus a config's extra patterns and allow-list.
+
+    The expression has no groups (the engine's cost per tried position grows with their
+    number): it only says where some rule may match. Its alternatives are grouped by the
+    character they stop at, and a look-behind trie of the prefixes ending there rules out most
+    places at once. The rules of the character found are then matched one by one, in order,
+    each with its own groups.
+    """
+
+    def __init__(self, extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()):
+        # per character, each alternative's own expression (compiled when first needed)
+        self.by_first: dict[str, list[tuple[str, _Branch]]] = defaultdict(list)
+        free: dict[str, list[str]] = defaultdict(list)  # alternatives with their own checks
+        prefixed: dict[str, list[tuple[str, str]]] = defaultdict(list)  # (head, rest)
+
+        for op in ":=":
+            self._add(op, _ASSIGNMENT, _Branch("assign", "assigned-secret", 0, None))
+            free[op].append(_no_groups(_ASSIGNMENT))
+        self._add("-", _FLAG[1:], _Branch("flag", "assigned-secret", 0, None))
+        free["-"].append(_no_groups(_FLAG[1:]))
+        for rule in RULES:
+            for prefix in rule.prefixes:
+                at = _anchor(prefix)
+                rest = _prefix_rest(prefix, rule.word_start) + rule.body
+                self._add(prefix[at], rest, _Branch("rule", rule.kind, at, rule))
+                prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
+        alternatives = []
+        # the most frequent characters first: each place found tries the alternatives in order
+        for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
+            options = list(free[char])
+            heads = {head for head, _ in prefixed[char]}
+            if heads:
+                rests = "|".join(rest for _, rest in prefixed[char])
+                trie = _reverse_trie({h.lower() for h in heads}) if "" not in heads else ""
+                # every token stopping at _ or - goes on for 10 token characters or more
+                ahead = "(?=[A-Za-z0-9_-]{10})" if char in "_-" else ""
+                options.append(f"{ahead}{trie}(?:{rests})")
+            alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
+        self.pattern = re.compile("|".join(alternatives))
+        self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
+        self.allow = [re.compile(pattern) for pattern in allow]
+
+    def _add(self, char: str, rest: str, branch: _Branch) -> None:
+        self.by_first[char].append((re.escape(char) + rest, branch))
+
+    def _findings(self, text: str, at: int, assignments: bool) -> list[Finding] | None:
+        """The findings of the first rule that matches at ``at`` and is not rejected."""
+        for source, branch in self.by_first[text[at]]:
+            if branch.rule is None and not assignments:
+                continue
+            match = re.compile(source).match(text, at)
+            if match is None:
+                continue
+            found = self._branch_findings(text, match, branch)
+            if found is not None:
+                return found
+        return None
+
+    def _branch_findings(
+        self, text: str, match: re.Match[str], branch: _Branch
+    ) -> list[Finding] | None:
+        rule = branch.rule
+        if rule is None:
+            return self._assigned(text, match, branch.name)
+        if "s" in match.re.groupindex and match.start("s") != -1:
+            start, end = match.span("s")
+        else:
+            start, end = match.start() - branch.back, match.end()
+        secret = text[start:end]
+        if rule.context and not any(
+            word in text[max(0, start - 200) : start].lower() for word in rule.context
+        ):
+            return None
+        if rule.validator is not None and not rule.validator(secret):
+            return None
+        found = [Finding(branch.kind, start, end, secret)]
+        if rule.pair_kind and match.start("pair") != -1:
+            found.append(Finding(rule.pair_kind, *match.span("pair"), match.group("pair")))
+        return found
+
+    def _assigned(self, text: str, match: re.Match[str], name: str) -> list[Finding] | None:
+        """A value given to a secret-named key, a ``--password`` flag or ``mysql -p``."""
+        quote = match.group("q")
+        group = "qv" if quote else "uv"
+        start, end = match.span(group)
+        value = text[start:end]
+        op = match.start()
+        before = text[max(0, op - 64) : op]
+        if _INSIDE_PLACEHOLDER.search(before):
+            return None
+        after = text[end : end + 1]
+        if quote and text[end : end + 4].lstrip("\\")[:1] != quote[-1]:
+            return None  # a quote that does not close right after one word: prose
+        if name == "flag":
+            key = "password" if match.group()[1] == "p" else "token"
+            line = before[before.rfind("\n") + 1 :]
+            if key == "password" and not _MYSQL.search(line):
+                return None
+            spaced = False
+        else:
+            found = _KEY_BEFORE.search(before)
+            key = found.group(1) if found else ""
+            spaced = text[op - 1 : op] == " " or text[op + 1 : op + 2] in (" ", "\t")
+        if not _assigned_value_is_secret(key, value, bool(quote), after, spaced):
+            return None
+        inner = self.find(value, assignments=False)
+        if inner:  # a provider's token keeps its own kind
+            return [Finding(f.kind, start + f.start, start + f.end, f.secret) for f in inner]
+        scheme = match.group("scheme") if name != "flag" else None
+        kind = _SCHEMES.get(scheme.lower()) if scheme else None
+        return [Finding(kind or _assigned_kind(key), start, end, value)]
+
+    def find(self, text: str, assignments: bool = True) -> list[Finding]:
+        """The secrets in ``text``; ``assignments=False``: only providers' tokens and the like."""
+        found: list[Finding] = []
+        search = self.pattern.search
+        match = search(text)
+        while match is not None:
+            findings = self._findings(text, match.start(), assignments)
+            if findings is None:
+                match = search(text, match.start() + 1)
+                continue
+            for finding in findings:
+                if found and finding.start < found[-1].end:
+                    continue
+                if PLACEHOLDER.fullmatch(finding.secret) or self._allowed(finding.secret):
+                    continue
+                found.append(finding)
+            match = search(text, max(findings[0].end, match.start() + 1))
+        if self.extra:
+            found = self._with_extra(text, found)
+        return found
+
+    def _allowed(self, secret: str) -> bool:
+        return any(pattern.fullmatch(secret) for pattern in self.allow)
+
+    def _with_extra(self, text: str, found: list[Finding]) -> list[Finding]:
+        """Add the matches of the config's own patterns that overlap no finding."""
+        more = [
+            Finding(
+                kind,
+                *m.span("s" if "s" in pattern.groupindex else 0),
+                m.group("s" if "s" in pattern.groupindex else 0),
+            )
+            for kind, pattern in self.extra
+            for m in pattern.finditer(text)
+            if m.end() > m.start()
+        ]
+        chosen: list[Finding] = []
+        for finding in sorted(found + more, key=lambda f: (f.start, -f.end)):
+            if chosen and finding.start < chosen[-1].end:
+                continue
+            if finding in more and self._allowed(finding.secret):
+                continue
+            chosen.append(finding)
+        return chosen
+
+
+def _kind_name(kind: str) -> str:
+    """A user's kind name as placeholders spell kinds: lower-case letters, digits and dashes."""
+    return re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-") or "custom"
 
 
 @dataclass(frozen=True)
@@ -162,36 +676,32 @@ class Finding:
         return f"[REDACTED:{self.kind}:{digest}]"
 
 
-def _candidates(text: str) -> list[Finding]:
-    lowered: str | None = None
-    found: list[Finding] = []
-    for rule in RULES:
-        if rule.fold_case:
-            lowered = text.lower() if lowered is None else lowered
-        haystack = lowered if rule.fold_case else text
-        for trigger in rule.triggers:
-            at = haystack.find(trigger)
-            while at != -1:
-                match = rule.pattern.match(text, at)
-                if match and not (rule.word_start and at and text[at - 1].isalnum()):
-                    span = match.span("s") if "s" in rule.pattern.groupindex else match.span()
-                    secret = text[span[0] : span[1]]
-                    if not (rule.keyword_value and not _keyword_value_is_secret(secret)):
-                        found.append(Finding(rule.kind, span[0], span[1], secret))
-                at = haystack.find(trigger, at + 1)
-    return found
+_SHORTEST = 7  # no rule matches less: ``pwd=abc``
+_scanner: Scanner | None = None  # with a config's own patterns
+_builtin: Scanner | None = None
+
+
+def scanner() -> Scanner:
+    """The scanner in use: the built-in rules plus whatever ``configure`` added."""
+    global _builtin
+    if _scanner is not None:
+        return _scanner
+    if _builtin is None:
+        _builtin = Scanner()
+    return _builtin
+
+
+def configure(extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()) -> None:
+    """Add a config's extra patterns ``(kind, regex)`` and allow-list (regexes a secret may
+    fully match to be left alone) to the rules used from now on; none: the built-in rules."""
+    global _scanner
+    extra, allow = tuple(extra), tuple(allow)
+    _scanner = Scanner(extra, allow) if (extra or allow) else None
 
 
 def find(text: str) -> list[Finding]:
-    """The secrets in ``text``, in order, never overlapping (the earliest, then longest, wins)."""
-    chosen: list[Finding] = []
-    for finding in sorted(_candidates(text), key=lambda f: (f.start, -f.end)):
-        if chosen and finding.start < chosen[-1].end:
-            continue
-        if PLACEHOLDER.fullmatch(finding.secret):
-            continue
-        chosen.append(finding)
-    return chosen
+    """The secrets in ``text``, in order, never overlapping (the earliest wins)."""
+    return scanner().find(text)
 
 
 @dataclass
@@ -206,7 +716,10 @@ class Redacted:
 
 def redact(text: str) -> Redacted:
     """``text`` with every secret replaced by its placeholder, and the counts by kind."""
-    findings = find(text)
+    current = scanner()
+    if not current.extra and current.pattern.search(text) is None:
+        return Redacted(text)
+    findings = current.find(text)
     if not findings:
         return Redacted(text)
     parts: list[str] = []
@@ -219,22 +732,61 @@ def redact(text: str) -> Redacted:
 
 
 def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
-    """Redact every string inside a JSON-like structure (keys included); returns (copy, counts)."""
+    """Redact every string inside a JSON-like structure (keys included), or inside dataclasses
+    such as a read transcript, before it is rendered or serialised; returns (result, counts).
+
+    The result shares every part in which nothing was redacted with ``data`` (most of a
+    conversation holds no secret, and copying it would cost more than scanning it); the parts
+    that changed are new objects, so ``data`` itself is never modified."""
     counts: Counter[str] = Counter()
+    current = scanner()
+    search = current.pattern.search
+    shortest = 0 if current.extra else _SHORTEST
+    always = bool(current.extra)
+    is_dataclass, fields = dataclasses.is_dataclass, dataclasses.fields
     seen: dict[str, Redacted] = {}  # keys and values repeat (a list of records): look once
 
     def walk(value: Any) -> Any:
-        if isinstance(value, str):
+        kind = type(value)
+        if kind is str:
+            if len(value) < shortest or (not always and search(value) is None):
+                return value
             done = seen.get(value)
             if done is None:
                 done = seen[value] = redact(value)
-            if done.counts:
-                counts.update(done.counts)
+            counts.update(done.counts)
             return done.text
-        if isinstance(value, dict):
-            return {walk(k): walk(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [walk(v) for v in value]
+        if kind is dict:
+            pairs = [(k, v, walk(k), walk(v)) for k, v in value.items()]
+            if all(k is nk and v is nv for k, v, nk, nv in pairs):
+                return value
+            return {nk: nv for _, _, nk, nv in pairs}
+        if kind is list or kind is tuple:
+            items = [walk(v) for v in value]
+            if all(a is b for a, b in zip(items, value, strict=True)):
+                return value
+            return items if kind is list else tuple(items)
+        if isinstance(value, str):  # a str subclass (an enum's value, say)
+            done = redact(value)
+            counts.update(done.counts)
+            return done.text if done.counts else value
+        if is_dataclass(value) and not isinstance(value, type):
+            changes = {}
+            for f in fields(value):
+                if f.init:
+                    old = getattr(value, f.name)
+                    new = walk(old)
+                    if new is not old:
+                        changes[f.name] = new
+            return dataclasses.replace(value, **changes) if changes else value
         return value
 
-    return walk(data), dict(counts)
+    try:
+        return walk(data), dict(counts)
+    except RecursionError:
+        # nested deeper than Python recurses (JSON only): the rules also work on its escaped
+        # text, and placeholders hold no character JSON escapes
+        import json
+
+        done = redact(json.dumps(data, ensure_ascii=False))
+        return json.loads(done.text), done.counts

@@ -480,15 +480,17 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     except (OSError, PurlinError):
         pass  # absent, unreadable or damaged: a cache, rebuilt below
     kind = "agent" if source.agent_id else "session"
-    document = export.document(source.transcript, source.subagent, tools=False, kind=kind)
-    known = preflight.facts(source.transcript, source.subagent, document)
-    context = compress.compress(source.transcript, document, method)
-    full = context if method == "full" else compress.compress(source.transcript, document, "full")
+    transcript, subagent, counts = source.transcript, source.subagent, {}
+    if redacting:  # before anything is cut short: a token cut in half is no longer recognised
+        (transcript, subagent), counts = redact.redact_data((transcript, subagent))
+    document = export.document(transcript, subagent, tools=False, kind=kind)
+    known = preflight.facts(transcript, subagent, document)
+    context = compress.compress(transcript, document, method)
+    full = context if method == "full" else compress.compress(transcript, document, "full")
     full_tokens = compress.estimate_tokens(render_prompt(full, None))
     context = context.to_dict()
-    counts: dict[str, int] = {}
     if redacting:
-        context, counts = redact.redact_data(context)
+        context = redact.redact_data(context)[0]
     entry = {
         "created": time.time(),
         "facts": known,
@@ -498,6 +500,7 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     }
     if redacting:  # an unredacted context is never kept on disk
         with contextlib.suppress(OSError, PurlinError):  # a cache that cannot be written is skipped
+            store.private_folder(path.parent)
             store.write_json(path, entry)
     return entry
 

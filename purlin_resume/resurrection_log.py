@@ -97,6 +97,7 @@ def append(log: Path, entry: dict[str, Any]) -> dict[str, Any]:
         return record, {"day": day, "last": last + 1}
 
     try:
+        store.private_folder(log.parent)
         written = store.append_jsonl_sequenced(log, counter, make)
     except OSError as exc:
         raise PurlinError(

@@ -221,9 +221,7 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
 
     server = revival_plan.server
     gitrepo.ensure_ignored(project.root, ".purlin/cache/")
-    project.cache_dir.mkdir(
-        parents=True, exist_ok=True
-    )  # the successor writes its transcript there
+    store.private_folder(project.cache_dir)  # the successor writes its transcript there
     name = f"revived-{revival_plan.successor_id[:8]}"
     pane = tmux.new_window(
         server,

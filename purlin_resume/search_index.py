@@ -31,11 +31,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import redact
+from purlin_resume import redact, store
 from purlin_resume.claude import layout
 from purlin_resume.errors import PurlinError
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted value by value
 BODY_LIMIT = 2_000_000
 FUZZY_MIN = 80
 TYPO_MIN = 75  # a query word and an index word this close (rapidfuzz ratio) are one word
@@ -203,15 +203,22 @@ CREATE INDEX IF NOT EXISTS doc_files_doc ON doc_files(doc);
 """
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _private_file(path: Path) -> None:
+    """Create the database file 0600 in a 0700 folder (SQLite's journals take its mode)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        store.private_folder(path.parent)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)
     except OSError as exc:
         raise PurlinError(
             f"cannot create the search index in {path.parent}: {exc.strerror or exc}; "
             "set XDG_CACHE_HOME to a writable folder"
         ) from None
+
+
+def _connect(path: Path) -> sqlite3.Connection:
     for attempt in (1, 2):
+        _private_file(path)
         try:
             connection = sqlite3.connect(path, timeout=30, isolation_level=None)
             version = None
@@ -281,6 +288,7 @@ def _signatures(root: Path) -> dict[str, tuple[Path, str, str]]:
 
 
 def _body(transcript) -> str:
+    """The searchable text: each value redacted on its own, then the whole once more."""
     parts: list[str] = []
     for turn in transcript.turns:
         if turn.text:
@@ -293,8 +301,8 @@ def _body(transcript) -> str:
                 )
             if call.file_path:
                 parts.append(call.file_path)
-    text = "\n".join(parts)[:BODY_LIMIT]
-    return redact.redact(text).text
+    clean = redact.redact_data(parts)[0]
+    return redact.redact("\n".join(clean)[:BODY_LIMIT]).text
 
 
 def conversation_files(transcript, session_project: str | None = None) -> list[tuple[str, int]]:

@@ -98,9 +98,44 @@ def _remove_stale_temps(target: Path) -> None:
             stale.unlink()
 
 
-def _replace(target: Path, data: bytes) -> None:
+def private_folder(folder: Path) -> Path:
+    """Create ``folder`` (with its parents) readable by its owner only (0700), or make it so.
+
+    Files written into a private folder are private too (0600), whatever the umask, and an
+    existing one is tightened on its next write: this is where conversation content is kept.
+    """
+    folder = Path(folder)
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for created in reversed(missing):
+        with suppress(FileExistsError):
+            created.mkdir(mode=0o700)
+    folder = missing[0] if missing else folder
+    info = folder.stat()
+    if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+        os.chmod(folder, 0o700)
+    return folder
+
+
+def _private(folder: Path) -> bool:
+    try:
+        return not folder.stat().st_mode & 0o077
+    except OSError:
+        return False
+
+
+def _mode(target: Path, private: bool) -> int:
+    """The mode a rewritten ``target`` gets: its own, or 0600 when it holds private content."""
+    if private or _private(target.parent):
+        return 0o600
+    return target.stat().st_mode & 0o777 if target.exists() else _default_mode()
+
+
+def _replace(target: Path, data: bytes, private: bool = False) -> None:
     """Atomically replace ``target`` with ``data``; the caller holds the lock."""
-    mode = target.stat().st_mode & 0o777 if target.exists() else _default_mode()
+    mode = _mode(target, private)
     _remove_stale_temps(target)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -189,10 +224,13 @@ def write_json(target: Path, data: Any) -> None:
     write_text(target, dump_json(data))
 
 
-def update_text(target: Path, change: Callable[[str | None], str | None]) -> str | None:
+def update_text(
+    target: Path, change: Callable[[str | None], str | None], private: bool = False
+) -> str | None:
     """Read-modify-write a text file under its lock: ``change`` gets the text (None when absent).
 
     When ``change`` returns None the file is deleted (under the lock), and its lock file after.
+    ``private``: the file is 0600 even outside a private folder.
     """
     target = Path(target)
     with locked(target):
@@ -202,7 +240,7 @@ def update_text(target: Path, change: Callable[[str | None], str | None]) -> str
             current = None
         new = change(current)
         if new is not None:
-            _replace(target, new.encode("utf-8"))
+            _replace(target, new.encode("utf-8"), private)
             return new
         if current is not None:
             target.unlink()
@@ -352,8 +390,11 @@ def _append_line(target: Path, record: Any) -> None:
     """Append ``record`` as one JSON line and fsync; the caller holds the lock."""
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
     created = not target.exists()
-    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+    private = _private(target.parent)
+    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600 if private else 0o666)
     try:
+        if private and os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             line = b"\n" + line

@@ -85,6 +85,7 @@ def record(project: Project, decision: Decision) -> None:
     # Ignored in this clone only: the watch never edits the project's own files (.gitignore).
     gitrepo.exclude_state_files(project.cache_dir, LOG_NAME, LOG_NAME + ".lock")
     data, _ = redact.redact_data(decision.to_dict())
+    store.private_folder(project.cache_dir)
     store.append_jsonl(log_path(project), data)
 
 

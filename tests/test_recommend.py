@@ -441,8 +441,11 @@ def test_secrets_in_the_task_and_in_transcripts_never_reach_any_output(cli, work
     )
     assert "session leaky" in shown.stdout
     cache = Path(os.environ["HOME"]) / ".cache" / "purlin-resume"
-    on_disk = "".join(p.read_text(errors="replace") for p in cache.glob("recommendations-*.json"))
+    kept = list(cache.glob("recommendations-*.json"))
+    on_disk = "".join(p.read_text(errors="replace") for p in kept)
     assert on_disk
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in kept)
+    assert cache.stat().st_mode & 0o777 == 0o700
     for secret in secrets:
         for output in (shown.stdout, shown.stderr, as_json.stdout, on_disk):
             assert secret not in output

@@ -64,6 +64,9 @@ def test_failed_change_writes_nothing(tmp_path):
 
 
 def test_update_keeps_file_mode_and_leaves_no_temp_files(tmp_path):
+    tmp_path = tmp_path / "shared"  # not a private (0700) folder, whose files become 0600
+    tmp_path.mkdir()
+    os.chmod(tmp_path, 0o755)
     target = tmp_path / "state.json"
     store.write_json(target, {"n": 0})
     os.chmod(target, 0o640)

@@ -67,3 +67,4 @@ def _root(
     from purlin_resume.cli.common import Output
 
     Output.redact = not no_redact
+    Output.configured = False  # the project's redaction settings are read again for this run

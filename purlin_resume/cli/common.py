@@ -77,6 +77,26 @@ class Output:
     """What the CLI prints passes through redaction unless ``--no-redact`` was given."""
 
     redact = True
+    configured = False
+
+
+def _redaction():
+    """The redaction module, set up once with the project's own patterns and allow-list."""
+    from purlin_resume import redact
+
+    if not Output.configured:
+        Output.configured = True
+        from purlin_resume import config, gitrepo
+        from purlin_resume.project import Project
+
+        redact.configure()  # the built-in rules, until a config adds its own
+        try:
+            root = gitrepo.toplevel(Path.cwd())
+        except OSError:  # the working folder is gone: no project, no project settings
+            root = None
+        if root is not None:
+            config.load(Project(root))  # a config's resume.redact section takes effect here
+    return redact
 
 
 def _report(counts: dict[str, int]) -> None:
@@ -85,22 +105,32 @@ def _report(counts: dict[str, int]) -> None:
         typer.echo(f"redacted {sum(counts.values())} secret(s): {kinds}", err=True)
 
 
-def print_json(data: Any) -> None:
-    if Output.redact:
-        from purlin_resume import redact
+def redacted(data: Any) -> Any:
+    """``data`` (JSON-like, or dataclasses such as a transcript) with its text values redacted
+    before anything renders or serialises it; as it is when redaction is off."""
+    if not Output.redact:
+        return data
+    clean, counts = _redaction().redact_data(data)
+    _report(counts)
+    return clean
 
-        data, counts = redact.redact_data(json.loads(json.dumps(data, default=str)))
-        _report(counts)
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+def print_json(data: Any) -> None:
+    """One JSON document: values redacted before serialising, the document checked again."""
+    text = json.dumps(
+        redacted(json.loads(json.dumps(data, default=str))), indent=2, ensure_ascii=False
+    )
+    typer.echo(outgoing(text))
 
 
 def outgoing(text: str) -> str:
-    """Text about to leave the tool (printed or written to -o FILE), redacted unless told not to."""
+    """Text about to leave the tool (printed or written to -o FILE), redacted unless told not to.
+
+    Whatever it holds was redacted value by value before it was rendered; this is the second
+    net over the final text (the rules also find secrets in escaped text)."""
     if not Output.redact:
         return text
-    from purlin_resume import redact
-
-    done = redact.redact(text)
+    done = _redaction().redact(text)
     _report(done.counts)
     return done.text
 

@@ -18,6 +18,7 @@ from purlin_resume.cli.common import (
     checked_output,
     print_json,
     print_text,
+    redacted,
 )
 from purlin_resume.errors import UsageError
 
@@ -163,23 +164,28 @@ def agents_command(
 
 
 def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool) -> Opened:
-    """The conversation ``identifier`` names; when its transcript is gone (or Claude Code's
-    folder is), the archive a bookmark of it keeps."""
+    """The conversation ``identifier`` names, its text values redacted before any rendering;
+    when its transcript is gone (or Claude Code's folder is), the archive a bookmark of it keeps."""
+    import dataclasses
+
     from purlin_resume.claude.catalog import open_target
     from purlin_resume.claude.transcript import ReadOptions
+    from purlin_resume.cli.common import redacted
     from purlin_resume.errors import NotFound
 
     options = ReadOptions(tools=tools, thinking=thinking)
     try:
         opened = open_target(_catalog(claude_dir), identifier, options)
     except NotFound:
-        archived = _archived(claude_dir, identifier, options)
-        if archived is None:
+        opened = _archived(claude_dir, identifier, options)
+        if opened is None:
             raise
-        return archived
-    if opened.transcript is None:
-        return _archived(claude_dir, identifier, options) or opened
-    return opened
+    else:
+        if opened.transcript is None:
+            opened = _archived(claude_dir, identifier, options) or opened
+    return dataclasses.replace(
+        opened, transcript=redacted(opened.transcript), subagent=redacted(opened.subagent)
+    )
 
 
 def _archived(claude_dir: Path | None, identifier: str, options) -> Opened | None:
@@ -318,9 +324,42 @@ def export_command(
         else:
             text = rendering.no_history(opened.target.id)
     else:
-        text = store.dump_json(_document(opened, include_tools, include_thinking))
+        text = store.dump_json(redacted(_document(opened, include_tools, include_thinking)))
     if output is not None:
         _write(output, text)
         print_text(f"wrote {output} ({len(text)} characters)\n")
         return
     print_text(text)
+
+
+redact_app = typer.Typer(
+    help="What redaction takes out of a conversation before it leaves the tool.",
+    no_args_is_help=True,
+)
+app.add_typer(redact_app, name="redact", rich_help_panel="Transcripts")
+
+
+@redact_app.command("report")
+def redact_report_command(
+    identifier: IdArgument,
+    claude_dir: ClaudeDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Secrets redaction would hide in a session or agent: by kind and place, file and line,
+    with only the first and last two characters shown. Review it before resurrecting."""
+    from purlin_resume.claude import exposure
+
+    found = exposure.report(_catalog(claude_dir), identifier)
+    if as_json:
+        print_json(found.to_dict())
+        return
+    if not found.exposures:
+        print_text(f"No secrets found in {found.target} ({len(found.files)} file(s)).\n")
+        return
+    lines = [f"{len(found.exposures)} secret(s) in {found.target}, redacted on every output:"]
+    lines.append("by kind:  " + ", ".join(f"{k} {n}" for k, n in found.by_kind.items()))
+    lines.append("by place: " + ", ".join(f"{k} {n}" for k, n in found.by_place.items()))
+    lines += [
+        f"  {e.file}:{e.line}  {e.place:<14}  {e.kind:<22}  {e.hint}" for e in found.exposures
+    ]
+    print_text("\n".join(lines) + "\n")

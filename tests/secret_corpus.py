@@ -1,0 +1,265 @@
+"""A corpus of fake secrets of many kinds, and a real transcript with them planted in it.
+
+Every secret is made at run time from a seeded generator, so no token-shaped string is ever in
+the repository (provider scanners would flag it). ``planted_session`` copies a real fixture
+session and appends records shaped like the real ones around them, carrying the secrets in the
+five places a conversation holds text: user text, tool inputs, tool results, JSON nested inside
+a tool result string, and assistant text; ``escaped`` puts them there as JSON-escaped text
+(what a tool prints when it dumps JSON), where a secret follows ``\\n`` or sits in ``\\"…\\"``.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import random
+import string
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+ALNUM = string.ascii_letters + string.digits
+UPPER = string.ascii_uppercase
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+PLACES = ("user text", "tool input", "tool result", "nested json", "assistant text")
+SESSION_FILE = "projects/-home-marco-projects-spotter/tool_heavy.jsonl"
+SESSION = "tool_heavy"
+
+
+@dataclass(frozen=True)
+class Planted:
+    kind: str
+    secret: str  # the text that must never come out
+    line: str  # the line it stands in
+
+
+def corpus(seed: int) -> list[Planted]:
+    """About fifty secrets of more than thirty kinds, each in the line it is usually met in."""
+    rng = random.Random(seed)
+
+    def chars(n: int, alphabet: str = ALNUM) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    aws_id = "AKIA" + chars(16, UPPER + "234567")
+    aws_secret = chars(40, B64)
+    azure = chars(86, B64) + "=="
+    docker = base64.b64encode(f"deploy:{chars(12)}".encode()).decode()
+    basic = base64.b64encode(f"admin:{chars(14)}".encode()).decode()
+    key_body = chars(64, B64)
+    hunter = "hunter2" + chars(3, string.digits)
+    items = [
+        ("aws-access-key", aws_id, f"aws_access_key_id = {aws_id}"),
+        ("aws-secret-key", aws_secret, f"{aws_id},{aws_secret}"),
+        ("aws-secret-key", s := chars(40, B64), f"export AWS_SECRET_ACCESS_KEY={s}"),
+        ("aws-secret-key", s := chars(40, B64), f'"SecretAccessKey": "{s}",'),
+        ("google-api-key", s := "AIza" + chars(35, ALNUM + "_-"), f"maps key {s} in the url"),
+        ("digitalocean-token", s := "dop_v1_" + chars(64, HEX), f"doctl auth init -t {s}"),
+        ("alibaba-access-key", s := "LTAI" + chars(20), f"access id {s}"),
+        (
+            "azure-storage-key",
+            azure,
+            f"DefaultEndpointsProtocol=https;AccountName=files;AccountKey={azure};"
+            "EndpointSuffix=core.windows.net",
+        ),
+        (
+            "azure-storage-key",
+            s := chars(43, B64) + "=",
+            f"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=all;SharedAccessKey={s}",
+        ),
+        ("github-token", s := "ghp_" + chars(36), f"git clone https://{s}@github.com/o/r"),
+        ("github-token", s := "github_pat_" + chars(82, ALNUM + "_"), s),
+        ("gitlab-token", s := "glpat-" + chars(20), f"GITLAB token {s}"),
+        ("slack-token", s := "xoxb-" + chars(11, string.digits) + "-" + chars(24), f"slack: {s}"),
+        (
+            "slack-webhook",
+            s := f"T{chars(8, UPPER)}/B{chars(8, UPPER)}/{chars(24)}",
+            f"curl -X POST https://hooks.slack.com/services/{s}",
+        ),
+        (
+            "discord-webhook",
+            s := f"{chars(18, string.digits)}/{chars(68, ALNUM + '_-')}",
+            f"https://discord.com/api/webhooks/{s}",
+        ),
+        (
+            "telegram-bot-token",
+            s := f"{chars(9, string.digits)}:AA{chars(33, ALNUM + '_-')}",
+            f"bot {s}",
+        ),
+        ("twilio-key", s := "SK" + chars(32, HEX), f"twilio api key {s}"),
+        ("sendgrid-key", s := f"SG.{chars(22, ALNUM + '_-')}.{chars(43, ALNUM + '_-')}", s),
+        ("mailgun-key", s := "key-" + chars(32, HEX), f"mailgun api: {s}"),
+        ("stripe-key", s := "sk_" + "live_" + chars(24), f"Stripe.api_key = '{s}'"),
+        ("square-token", s := "sq0atp-" + chars(22, ALNUM + "_-"), f"square {s}"),
+        ("shopify-token", s := "shpat_" + chars(32, HEX), f"X-Shopify-Access-Token: {s}"),
+        (
+            "anthropic-key",
+            s := "sk-ant-api03-" + chars(93, ALNUM + "_-") + "AA",
+            f"ANTHROPIC_API_KEY={s}",
+        ),
+        (
+            "openai-key",
+            s := "sk-proj-" + chars(48, ALNUM + "_-"),
+            f'client = OpenAI(api_key="{s}")',
+        ),
+        ("openai-key", s := "sk-" + chars(20) + "T3BlbkFJ" + chars(20), f"key {s}"),
+        (
+            "huggingface-token",
+            s := "hf_" + chars(34, string.ascii_letters),
+            f"huggingface-cli login --token {s}",
+        ),
+        ("replicate-token", s := "r8_" + chars(37), f"REPLICATE {s}"),
+        ("groq-key", s := "gsk_" + chars(52), f"groq {s}"),
+        ("perplexity-key", s := "pplx-" + chars(48), f"pplx {s}"),
+        ("databricks-token", s := "dapi" + chars(32, HEX), f"use {s} for the workspace"),
+        ("npm-token", s := "npm_" + chars(36), f"//registry.npmjs.org/:_authToken={s}"),
+        ("npm-token", s := "npm_" + chars(36), f"the token is {s}"),
+        ("pypi-token", s := "pypi-AgEIcHlwaS5vcmc" + chars(60, ALNUM + "_-"), f"password = {s}"),
+        ("rubygems-token", s := "rubygems_" + chars(48, HEX), f"GEM_HOST_API_KEY: {s}"),
+        (
+            "dockerhub-token",
+            s := "dckr_pat_" + chars(27, ALNUM + "_-"),
+            f"docker login -u me -p {s}",
+        ),
+        (
+            "auth-credential",
+            docker,
+            f'{{"auths": {{"registry.example.com": {{"auth": "{docker}"}}}}}}',
+        ),
+        (
+            "private-key",
+            key_body,
+            f"-----BEGIN RSA PRIVATE KEY-----\n{key_body}\n{chars(64, B64)}\n-----END RSA PRIVATE KEY-----",
+        ),
+        (
+            "private-key",
+            s := chars(64, B64),
+            json.dumps(
+                {
+                    "type": "service_account",
+                    "private_key": f"-----BEGIN PRIVATE KEY-----\n{s}\n-----END PRIVATE KEY-----\n",
+                }
+            ),
+        ),
+        ("jwt", s := f"eyJ{chars(20)}.eyJ{chars(40)}.{chars(43, ALNUM + '_-')}", f"token: {s}"),
+        (
+            "url-credentials",
+            s := chars(16),
+            f"DATABASE_URL=postgres://app:{s}@db.internal:5432/app",
+        ),
+        ("url-credentials", s := chars(14), f"redis-cli -u redis://:{s}@cache:6379"),
+        (
+            "bearer-token",
+            s := chars(40),
+            f'curl -H "Authorization: Bearer {s}" https://api.example.com',
+        ),
+        ("basic-auth", basic, f"Authorization: Basic {basic}"),
+        ("assigned-secret", hunter, f"PASSWORD={hunter}"),
+        ("assigned-secret", s := chars(12), f"DB_PASSWORD={s}"),
+        ("assigned-secret", s := chars(18), f"api_key: {s}"),
+        ("assigned-secret", s := chars(16), f'{{"client_secret": "{s}"}}'),
+        ("assigned-secret", s := chars(10), f"mysql -u root -p{s} app"),
+        ("assigned-secret", s := chars(15), f"vault login --password {s}"),
+        ("assigned-secret", s := chars(24), f"export API_TOKEN=\\\n    {s}"),
+        ("assigned-secret", s := chars(20), f'config :app, secret_key_base: "{s}"'),
+    ]
+    return [Planted(kind, secret, line) for kind, secret, line in items]
+
+
+def _uuid(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def _text(lines: list[str], escaped: bool) -> str:
+    joined = "\n".join(lines)
+    return json.dumps({"output": joined})[12:-2] if escaped else joined
+
+
+def planted_session(claude: Path, items_by_place: dict[str, list[Planted]], escaped: bool) -> Path:
+    """Append records carrying the secrets to the copy of the real ``tool_heavy`` session."""
+    path = claude / SESSION_FILE
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    user = copy.deepcopy(
+        next(
+            r
+            for r in records
+            if r.get("type") == "user" and isinstance(r["message"]["content"], str)
+        )
+    )
+    call = copy.deepcopy(
+        next(
+            r
+            for r in records
+            if r.get("type") == "assistant" and r["message"]["content"][0]["type"] == "tool_use"
+        )
+    )
+    result = copy.deepcopy(next(r for r in records if "toolUseResult" in r))
+    says = copy.deepcopy(
+        next(
+            r
+            for r in records
+            if r.get("type") == "assistant" and r["message"]["content"][0]["type"] == "text"
+        )
+    )
+    rng = random.Random(5)
+    parent = next(r["uuid"] for r in reversed(records) if r.get("uuid"))
+    added = []
+
+    def chain(record: dict) -> dict:
+        nonlocal parent
+        record["uuid"], record["parentUuid"] = _uuid(rng), parent
+        parent = record["uuid"]
+        added.append(record)
+        return record
+
+    def lines(place: str) -> list[str]:
+        return [item.line for item in items_by_place[place]]
+
+    first = chain(copy.deepcopy(user))
+    first["message"]["content"] = _text(["please set these up:", *lines("user text")], escaped)
+    for place in ("tool input", "tool result", "nested json"):
+        tool_id = f"toolu_01{rng.getrandbits(64):016x}"
+        use = chain(copy.deepcopy(call))
+        use["message"]["id"] = f"msg_01{rng.getrandbits(64):016x}"
+        command = (
+            _text(lines("tool input"), escaped) if place == "tool input" else "cat config.json"
+        )
+        use["message"]["content"][0].update(
+            id=tool_id, name="Bash", input={"command": command, "description": "configure"}
+        )
+        answer = chain(copy.deepcopy(result))
+        if place == "nested json":
+            output = json.dumps(
+                {"config": {"env": lines(place), "note": _text(lines(place), escaped)}}
+            )
+        elif place == "tool result":
+            output = _text(lines(place), escaped)
+        else:
+            output = "done"
+        answer["message"]["content"] = [
+            {"tool_use_id": tool_id, "type": "tool_result", "content": output, "is_error": False}
+        ]
+        answer["toolUseResult"] = {
+            "stdout": output,
+            "stderr": "",
+            "interrupted": False,
+            "isImage": False,
+        }
+        answer["sourceToolAssistantUUID"] = use["uuid"]
+    ask = chain(copy.deepcopy(user))
+    ask["message"]["content"] = _text(["and keep these for later:", *lines("user text")], escaped)
+    final = chain(copy.deepcopy(says))
+    final["message"]["id"] = f"msg_01{rng.getrandbits(64):016x}"
+    final["message"]["content"] = [
+        {"type": "text", "text": _text(["Configured with:", *lines("assistant text")], escaped)}
+    ]
+    with path.open("a") as handle:
+        for record in added:
+            handle.write(json.dumps(record) + "\n")
+    return path
+
+
+def spread(items: list[Planted]) -> dict[str, list[Planted]]:
+    """Every secret in every place: a secret that survives anywhere is caught."""
+    return {place: items for place in PLACES}
