@@ -215,7 +215,7 @@ def test_restore_says_why_it_could_not_tell_the_role(repo, cli, tmp_path, prompt
 
 
 def test_the_slash_command_passes_the_session_placeholder():
-    from purlin_resume.resources import data_dir
+    from purlin_resume.resources import commands_dir
 
-    command = (data_dir("templates") / "claude/commands/pl-resume.md").read_text()
+    command = (commands_dir() / "pl-resume.md").read_text()
     assert 'purlin-resume save --session "${CLAUDE_SESSION_ID}" --from -' in command
