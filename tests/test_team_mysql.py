@@ -126,7 +126,8 @@ def test_two_teammates_share_one_server_with_the_same_tables_and_commands(tmp_pa
     marks = [w.ok("bookmark", "list", "--team", "--json").json()["bookmarks"] for w in (alice, bob)]
     assert logs[0] == logs[1] and marks[0] == marks[1]
     assert len(logs[0]) == 4 and len(marks[0]) == 2
-    assert sorted(e["outcome"] for e in logs[0]) == ["partial", "partial", "success", "success"]
+    # the fixture's projects are not on this machine: every resurrection of them is partial
+    assert sorted(e["outcome"] for e in logs[0]) == ["partial"] * 4
     assert all(e["resurrected_at"].endswith("Z") for e in logs[0])
     assert {e["local_resurrection_id"] for e in logs[0]} == {
         e["resurrection_id"] for e in alice.log()

@@ -13,6 +13,7 @@ from purlin_resume.cli.common import (
     JsonOption,
     ProjectOption,
     TmuxSocketOption,
+    builtin_redaction,
     print_json,
     print_text,
     project_for,
@@ -272,6 +273,7 @@ def watch_command(
     settings, unusable = config.load_or_defaults(found)  # the watch fails open
     if unusable:
         typer.echo(f"warning: {unusable}", err=True)
+        builtin_redaction()
     pause = interval if interval is not None else settings.watch_interval
     while True:
         decisions = watch.watch_once(found, settings)

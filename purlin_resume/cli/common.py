@@ -99,6 +99,15 @@ def _redaction():
     return redact
 
 
+def builtin_redaction() -> None:
+    """Redact output with the built-in rules only: for a command that goes on without a usable
+    config (the stall watch fails open), where the config's own patterns cannot be read."""
+    from purlin_resume import redact
+
+    redact.configure()
+    Output.configured = True
+
+
 def _report(counts: dict[str, int]) -> None:
     if counts:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
