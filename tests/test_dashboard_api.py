@@ -626,7 +626,7 @@ def test_cli_and_hooks_do_not_import_the_web_stack():
     code = (
         "import sys, io\n"
         "from purlin_resume import hook_entry\n"
-        "import purlin_resume.cli\n"
+        "import purlin_resume.cli.commands\n"
         "hook_entry.run('session-end', stdin=io.StringIO('{}'))\n"
         "loaded = [m for m in ('starlette', 'uvicorn', 'markdown_it', 'purlin_resume.web') "
         "if m in sys.modules]\n"

@@ -10,7 +10,7 @@ from tests.gsd_files import read_history
 
 _WORKER = """
 import sys
-from purlin_resume.cli import app
+from purlin_resume.cli.commands import app
 agent = sys.argv[1]
 for args in (
     ["history", "spawn", "--agent-id", agent, "--task", "work of " + agent,

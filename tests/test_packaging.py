@@ -90,3 +90,52 @@ def test_wheel_installed_in_a_fresh_venv_runs_save_and_restore(tmp_path):
     assert without_web.stderr.strip() == (
         "error: the dashboard needs the web extra: pip install 'purlin-resume[web]'"
     )
+
+
+def test_each_command_is_built_from_the_module_that_registers_it():
+    """The console script imports only the owner of the command that runs (start-up); the
+    table must name, for every command, the one module that registers it."""
+    import typer.main
+
+    from purlin_resume.cli import OWNERS
+    from purlin_resume.cli.commands import COMMAND_MODULES, app
+
+    assert set(OWNERS) == set(typer.main.get_command(app).commands)
+    code = (
+        "import sys, importlib, typer.main\n"
+        "from purlin_resume.cli.app import app\n"
+        "importlib.import_module('purlin_resume.cli.' + sys.argv[1])\n"
+        "print(' '.join(typer.main.get_command(app).commands))\n"
+    )
+    for module in COMMAND_MODULES:
+        out = subprocess.run(
+            [sys.executable, "-c", code, module], capture_output=True, text=True, check=True
+        ).stdout.split()
+        assert sorted(out) == sorted(n for n, owner in OWNERS.items() if owner == module), module
+
+
+def test_the_console_script_runs_a_command_with_only_its_module_and_helps_with_all(tmp_path):
+    exe = Path(sys.executable).with_name("purlin-resume")
+    code = (
+        "import sys, runpy\n"
+        "sys.argv = ['purlin-resume', 'sessions', '--help']\n"
+        "try:\n"
+        "    runpy.run_module('purlin_resume', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('purlin_resume.cli.')), file=sys.stderr)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert "purlin_resume.cli.transcripts" in run.stderr
+    assert (
+        "purlin_resume.cli.dashboard" not in run.stderr
+        and "purlin_resume.cli.commands" not in run.stderr
+    )
+    helped = subprocess.run([str(exe), "--help"], capture_output=True, text=True, cwd=tmp_path)
+    assert helped.returncode == 0
+    for name in ("save", "recommend", "dashboard", "team", "mcp", "open"):
+        assert name in helped.stdout
+    unknown = subprocess.run(
+        [str(exe), "no-such-command"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert unknown.returncode == 2 and "No such command" in unknown.stderr

@@ -1,27 +1,65 @@
-"""The ``purlin-resume`` command line: thin Typer modules over the library."""
+"""The ``purlin-resume`` command line: thin Typer modules over the library.
+
+Importing this package loads nothing else. ``commands`` registers every command on the Typer
+``app``; ``main`` (the console script's way in) imports only the module of the command that
+runs, because Typer builds the Click command of everything registered on each call.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
 from importlib import import_module
 
-from purlin_resume.cli.app import app
+# The module of each top-level command (tests keep it in step with what the modules register).
+OWNERS = {
+    "checkpoints": "checkpoint",
+    "restore": "checkpoint",
+    "save": "checkpoint",
+    "history": "history",
+    "resume-task": "history",
+    "agents": "transcripts",
+    "export": "transcripts",
+    "redact": "transcripts",
+    "sessions": "transcripts",
+    "transcript": "transcripts",
+    "bookmark": "resurrect",
+    "find": "resurrect",
+    "recommend": "resurrect",
+    "resurrect": "resurrect",
+    "resurrections": "resurrect",
+    "open": "native",
+    "team": "team",
+    "agents-status": "agents",
+    "lineage": "agents",
+    "revive": "agents",
+    "stall": "agents",
+    "watch": "agents",
+    "dashboard": "dashboard",
+    "doctor": "integration",
+    "git-hook": "integration",
+    "hook": "integration",
+    "install": "integration",
+    "mcp": "integration",
+    "trust": "integration",
+    "uninstall": "integration",
+}
 
-# Each module registers its commands on ``app`` when imported; this order is the order of the
-# panels in ``purlin-resume --help``.
-COMMAND_MODULES = (
-    "checkpoint",
-    "history",
-    "transcripts",
-    "resurrect",
-    "native",
-    "team",
-    "agents",
-    "dashboard",
-    "integration",
-)
-for _name in COMMAND_MODULES:
-    import_module(f"purlin_resume.cli.{_name}")
+
+def _command_word(args: list[str]) -> str | None:
+    """The command named on the command line: the first word that is not an option (the
+    top-level options are all flags)."""
+    return next((arg for arg in args if not arg.startswith("-")), None)
 
 
 def main() -> None:
-    app()
+    from purlin_resume.cli.app import app
+
+    args = sys.argv[1:]
+    owner = OWNERS.get(_command_word(args) or "")
+    completing = any(name.endswith("_COMPLETE") for name in os.environ)
+    if completing or (owner is None and "--version" not in args):
+        import_module("purlin_resume.cli.commands")  # --help, completion, an unknown name
+    elif owner is not None:
+        import_module(f"purlin_resume.cli.{owner}")
+    app()  # (--version alone needs no command)
