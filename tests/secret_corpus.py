@@ -36,7 +36,7 @@ class Planted:
 
 
 def corpus(seed: int) -> list[Planted]:
-    """About fifty secrets of more than thirty kinds, each in the line it is usually met in."""
+    """More than sixty secrets of more than thirty kinds, each in the line it is usually met in."""
     rng = random.Random(seed)
 
     def chars(n: int, alphabet: str = ALNUM) -> str:
@@ -163,6 +163,29 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(15), f"vault login --password {s}"),
         ("assigned-secret", s := chars(24), f"export API_TOKEN=\\\n    {s}"),
         ("assigned-secret", s := chars(20), f'config :app, secret_key_base: "{s}"'),
+        ("aws-access-key", s := "AKIA" + chars(16, UPPER + "234567"), f"AWS_ACCESS_KEY_ID={s}"),
+        ("github-token", s := "ghp_" + chars(36), f"GITHUB_TOKEN={s}"),
+        (
+            "slack-token",
+            s := "xoxb-" + chars(11, string.digits) + "-" + chars(24),
+            f"SLACK_BOT_TOKEN={s}",
+        ),
+        ("stripe-key", s := "sk_" + "live_" + chars(24), f"stripe listen --api-key {s}"),
+        ("openai-key", s := "sk-proj-" + chars(48, ALNUM + "_-"), f"OPENAI_API_KEY={s}"),
+        ("npm-token", s := "npm_" + chars(36), f"NPM_TOKEN={s}"),
+        (
+            "jwt",
+            s := f"eyJ{chars(24)}.eyJ{chars(44)}.{chars(43, ALNUM + '_-')}",
+            f"Cookie: session={s}",
+        ),
+        ("assigned-secret", s := chars(14), f"SECRET_KEY = '{s}'"),
+        (
+            "url-credentials",
+            s := chars(12),
+            f"mongodb+srv://admin:{s}@cluster0.example.net/db",
+        ),
+        ("google-api-key", s := "AIza" + chars(35, ALNUM + "_-"), f"GOOGLE_API_KEY={s}"),
+        ("gitlab-token", s := "glpat-" + chars(20), f"CI_JOB_TOKEN: {s}"),
     ]
     return [Planted(kind, secret, line) for kind, secret, line in items]
 
