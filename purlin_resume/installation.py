@@ -124,17 +124,23 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def read_settings(path: Path) -> tuple[str | None, dict]:
-    """(text, parsed) of a settings.json; an empty object when absent; CorruptFile when broken."""
+def _read_json(path: Path) -> tuple[str | None, object]:
+    """(text, parsed) of a JSON file of Claude Code's; an empty object when absent or empty;
+    CorruptFile when it does not parse (deep nesting included)."""
     text = _read(path)
     if text is None or not text.strip():
         return text, {}
     try:
-        data = json.loads(text)
+        return text, json.loads(text)
     except json.JSONDecodeError as exc:
         raise CorruptFile(path, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise CorruptFile(path, "JSON nested too deeply to read") from None
+
+
+def read_settings(path: Path) -> tuple[str | None, dict]:
+    """(text, parsed) of a settings.json; an empty object when absent; CorruptFile when broken."""
+    text, data = _read_json(path)
     try:
         return text, claude_settings.check(data)
     except claude_settings.NotSettings as exc:
@@ -195,13 +201,7 @@ def mcp_path(target: Target) -> Path:
 
 def read_mcp(path: Path) -> tuple[str | None, dict]:
     """(text, parsed) of a ``.mcp.json`` / ``.claude.json``; CorruptFile when broken."""
-    text = _read(path)
-    if text is None or not text.strip():
-        return text, {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CorruptFile(path, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    text, data = _read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
         raise CorruptFile(path, "expected an object whose 'mcpServers' is an object")
     return text, data

@@ -279,6 +279,23 @@ def test_the_plugin_mcp_server_is_the_one_install_registers(repo, cli):
     assert registered == plugin == {installation.MCP_SERVER: installation.MCP_ENTRY}
 
 
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"mcpServers": {', "invalid JSON"),
+        ('{"mcpServers": []}', "'mcpServers' is an object"),
+    ],
+)
+def test_a_broken_mcp_file_is_one_line_and_left_as_it_was(repo, cli, text, words):
+    (repo / ".mcp.json").write_text(text)
+    result = cli("install", "--mcp")
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0] and ".mcp.json" in lines[0]
+    assert (repo / ".mcp.json").read_text() == text
+
+
 def test_the_plugin_commands_are_the_ones_install_writes(repo, cli):
     assert cli("install").exit_code == 0
     installed = sorted(

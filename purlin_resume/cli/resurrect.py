@@ -244,11 +244,11 @@ def delivered(form):
 
 
 def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None:
-    from purlin_resume import resurrection, store
+    from purlin_resume import resurrection
     from purlin_resume.preflight import PreflightFailed
 
     method, task, yes, no_redact = options.method, options.task, options.yes, options.no_redact
-    spawn, output, notes, as_json = options.spawn, options.output, options.notes, options.as_json
+    output, notes = options.output, options.notes
     tmux_socket, claude_dir, project = options.tmux_socket, options.claude_dir, options.project
     if no_redact:
         from purlin_resume.cli.common import Output
@@ -330,33 +330,43 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
             decisions.append(f"went on past: {plan.asks[0].message}")
     note = "; ".join([*([notes] if notes else []), *decisions]) or None
     entry = resurrection.record(env, plan, note)
+    summary = (
+        f"{entry['resurrection_id']}: {plan.candidate.label()} → {entry['resurrected_as_agent_id']} "
+        f"({plan.method}, {plan.tokens} tokens, full {plan.tokens_full})"
+    )
+    deliver(env, entry, plan.prompt, options, output, server, summary, plan.to_dict())
+
+
+def deliver(env, entry, prompt, options: Delivery, output, server, summary, document) -> None:
+    """What every form of ``resurrect`` (``--team`` too) does with its prompt: write it (``-o``),
+    start the agent (``--spawn``), then report: one JSON document, or the summary line and the
+    prompt."""
+    from purlin_resume import resurrection, store
+
     launched: dict[str, Any] = {"spawned": "none"}
     if output is not None:
-        store.write_output(output.expanduser(), plan.prompt)
-    if spawn is Spawn.claude:
-        launched = resurrection.launch_process(env, entry, plan.prompt)
-    elif spawn is Spawn.tmux:
-        launched = resurrection.launch_tmux(env, entry, plan.prompt, server)
-    if as_json:
+        store.write_output(output, prompt)
+    if options.spawn is Spawn.claude:
+        launched = resurrection.launch_process(env, entry, prompt)
+    elif options.spawn is Spawn.tmux:
+        launched = resurrection.launch_tmux(env, entry, prompt, server)
+    if options.as_json:
         print_json(
             {
-                **plan.to_dict(),
+                **document,
                 "resurrection": entry,
                 "launch": launched,
-                "prompt": plan.prompt,
+                "prompt": prompt,
                 "output": str(output) if output else None,
             }
         )
         return
-    _say(
-        f"{entry['resurrection_id']}: {plan.candidate.label()} → {entry['resurrected_as_agent_id']} "
-        f"({plan.method}, {plan.tokens} tokens, full {plan.tokens_full})"
-    )
+    _say(summary)
     if output is not None:
         _say(f"wrote {output}")
-    elif spawn is Spawn.none:
-        print_text(plan.prompt)
-    if spawn is Spawn.tmux:
+    elif options.spawn is Spawn.none:
+        print_text(prompt)
+    if options.spawn is Spawn.tmux:
         _say(f"started in tmux session {launched['session']}, pane {launched['pane']}")
 
 

@@ -233,40 +233,19 @@ def share(key: str, no_redact: bool, env: Environment, as_json: bool) -> None:
 def resurrect(name: str, options: Any) -> None:
     """``resurrect NAME --team``: a teammate's shared bookmark, brought back here."""
     installed()
-    from purlin_resume import resurrection, store
-    from purlin_resume.cli.common import checked_output
-    from purlin_resume.cli.resurrect import Spawn, _environment, _say
+    from purlin_resume.cli.common import checked_output, tmux_server
+    from purlin_resume.cli.resurrect import _environment, deliver
     from purlin_resume.team import revive
 
     if options.no_redact:
         raise UsageError("a shared context is always redacted: --no-redact does not apply")
     output = checked_output(options.output)
+    server = tmux_server(options.tmux_socket)
     env = _environment(options.claude_dir, options.project)
     done = revive.revive(env, name, options.task, options.notes)
     entry = done.entry
-    launched: dict[str, Any] = {"spawned": "none"}
-    if output is not None:
-        store.write_output(output, done.prompt)
-    if options.spawn is Spawn.claude:
-        launched = resurrection.launch_process(env, entry, done.prompt)
-    elif options.spawn is Spawn.tmux:
-        launched = resurrection.launch_tmux(env, entry, done.prompt, options.tmux_socket)
-    if options.as_json:
-        print_json(
-            {
-                "resurrection": entry,
-                "bookmark": done.bookmark,
-                "launch": launched,
-                "prompt": done.prompt,
-                "output": str(output) if output else None,
-            }
-        )
-        return
-    _say(
+    summary = (
         f"{entry['resurrection_id']}: {done.bookmark['name']} of {done.bookmark['member']} → "
         f"{entry['resurrected_as_agent_id']} ({done.tokens} tokens, shared context)"
     )
-    if output is not None:
-        _say(f"wrote {output}")
-    elif options.spawn is Spawn.none:
-        print_text(done.prompt)
+    deliver(env, entry, done.prompt, options, output, server, summary, {"bookmark": done.bookmark})
