@@ -154,7 +154,7 @@ def main() -> int:
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
 
-    from purlin_resume.project import Project
+    from purlin_resume.core.project import Project
     from purlin_resume.web import security, views
     from purlin_resume.web.app import create_app
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE))
 from resurrection import FIXTURES, many_sessions  # noqa: E402
 from run import median_call as median  # noqa: E402
 
-from purlin_resume import recommendation, search_index  # noqa: E402
+from purlin_resume.resurrection import recommendation, search_index  # noqa: E402
 
 TARGET = 0.3
 

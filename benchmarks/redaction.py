@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from purlin_resume import redact  # noqa: E402
+from purlin_resume.core import redact  # noqa: E402
 
 FIXTURES = Path(
     os.environ.get("PURLIN_FIXTURES")

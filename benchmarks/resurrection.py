@@ -33,8 +33,11 @@ WORK = HERE / ".work"
 FIXTURES = Path(os.environ.get("PURLIN_FIXTURES", REPO.parent / "shared" / "fixtures" / "claude"))
 sys.path.insert(0, str(REPO))
 
-from purlin_resume import redact, resurrection, resurrection_log, search_index  # noqa: E402
-from purlin_resume.config import Settings  # noqa: E402
+from purlin_resume.core import redact  # noqa: E402
+from purlin_resume.core.config import Settings  # noqa: E402
+from purlin_resume.resurrection import flow as resurrection  # noqa: E402
+from purlin_resume.resurrection import log as resurrection_log  # noqa: E402
+from purlin_resume.resurrection import search_index  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 from run import median_call as median  # noqa: E402

@@ -168,7 +168,7 @@ def main() -> None:
     if not (FIXTURES / SOURCES[0]).exists():
         raise SystemExit(f"fixture session not found under {FIXTURES} (set PURLIN_FIXTURES)")
     sys.path.insert(0, str(REPO))
-    from purlin_resume import rendering
+    from purlin_resume.claude import rendering
     from purlin_resume.claude.catalog import Catalog, open_target
     from purlin_resume.claude.transcript import ReadOptions
 

@@ -120,8 +120,8 @@ def main() -> None:
     build(root, args.files)
 
     sys.path.insert(0, str(REPO))
-    from purlin_resume import stall
-    from purlin_resume.project import Project
+    from purlin_resume.agents import stall
+    from purlin_resume.core.project import Project
 
     project = Project(root)
     result = stall.detect(project, AGENT)  # warm-up; also shows what was found

@@ -77,14 +77,15 @@ class Teammate:
         started = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "purlin_resume", *args],
-            env=self.env(), cwd=self.home, check=True, capture_output=True,
+            env=self.env(),
+            cwd=self.home,
+            check=True,
+            capture_output=True,
         )
         return time.perf_counter() - started
 
     def queue(self, entries: list[dict]) -> None:
-        lines = [
-            json.dumps({"kind": "resurrection", "op": "append", "record": e}) for e in entries
-        ]
+        lines = [json.dumps({"kind": "resurrection", "op": "append", "record": e}) for e in entries]
         (self.history / "team" / "outbox.jsonl").write_text("\n".join(lines) + "\n")
 
     def write_log(self, entries: list[dict]) -> None:

@@ -1,3 +1,3 @@
-from purlin_resume.hook_entry import main
+from purlin_resume.cli.entry import main
 
 main()

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from purlin_resume import tmux
+from purlin_resume.core import tmux
 
 STANDIN = Path(__file__).resolve().parent / "standin_claude.py"
 KINDS = ("paste", "lines")  # the stand-in showing a paste placeholder, the one echoing lines

@@ -113,7 +113,7 @@ def tmux_server():
     import shutil
     import tempfile
 
-    from purlin_resume import tmux
+    from purlin_resume.core import tmux
 
     _need_tmux()
     folder = Path(tempfile.mkdtemp(prefix="prt-", dir="/tmp"))  # socket paths must stay short
@@ -128,7 +128,7 @@ def tmux_named_server():
     """A private tmux server addressed by name (``tmux -L``), killed after the test."""
     import uuid
 
-    from purlin_resume import tmux
+    from purlin_resume.core import tmux
 
     _need_tmux()
     server = tmux.Server(name=f"prt-{uuid.uuid4().hex[:10]}")

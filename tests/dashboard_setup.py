@@ -14,7 +14,7 @@ with warnings.catch_warnings():  # Starlette 1.x suggests httpx2 for its test cl
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
-from purlin_resume.project import Project  # noqa: E402
+from purlin_resume.core.project import Project  # noqa: E402
 from purlin_resume.web import security, views  # noqa: E402
 from purlin_resume.web.app import create_app  # noqa: E402
 

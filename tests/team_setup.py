@@ -95,7 +95,7 @@ class Teammate:
         return done
 
     def log(self) -> list[dict]:
-        from purlin_resume import resurrection_log
+        from purlin_resume.resurrection import log as resurrection_log
 
         return resurrection_log.read(self.history / resurrection_log.FILE_NAME)[0]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import clock
+from purlin_resume.core import clock
 from tests.conftest import commit_file, git
 from tests.test_checkpoint_format import SEED_EXAMPLE
 

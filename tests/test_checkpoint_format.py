@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from purlin_resume import checkpoint as cpf
-from purlin_resume.checkpoint import Checkpoint
-from purlin_resume.errors import UsageError
+from purlin_resume.checkpoints import format as cpf
+from purlin_resume.checkpoints.format import Checkpoint
+from purlin_resume.core.errors import UsageError
 
 SEED_EXAMPLE = """# Session Checkpoint
 

@@ -9,11 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from purlin_resume import export, rendering
-from purlin_resume.claude import layout
+from purlin_resume.claude import export, layout, rendering
 from purlin_resume.claude.catalog import Catalog, open_target
 from purlin_resume.claude.transcript import ReadOptions, read
-from purlin_resume.errors import NotFound, PurlinError
+from purlin_resume.core.errors import NotFound, PurlinError
 from tests.claude_records import Conversation, independent_counts, text, tool, write_jsonl
 from tests.conftest import FIXTURES
 

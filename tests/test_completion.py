@@ -53,8 +53,8 @@ def test_the_hook_path_loads_no_typer(tmp_path):
     probe = (
         "import sys, io, runpy; sys.argv = ['purlin-resume', 'hook', 'session-end'];"
         "sys.stdin = io.StringIO('{}');"
-        "from purlin_resume import hook_entry\n"
-        "try:\n    hook_entry.main()\nexcept SystemExit:\n    pass\n"
+        "from purlin_resume.cli import entry\n"
+        "try:\n    entry.main()\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click', 'rich')))"
     )
     env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}

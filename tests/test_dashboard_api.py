@@ -141,7 +141,7 @@ def test_a_change_needs_the_token_header_and_this_origin(repo, claude, tmp_path)
 
 
 def _no_tmux(tmp_path):
-    from purlin_resume import tmux
+    from purlin_resume.core import tmux
 
     return tmux.Server(tmp_path / "no-such-socket")
 
@@ -627,9 +627,9 @@ def test_the_command_without_the_web_extra_says_how_to_install_it(repo, cli, mon
 def test_cli_and_hooks_do_not_import_the_web_stack():
     code = (
         "import sys, io\n"
-        "from purlin_resume import hook_entry\n"
+        "from purlin_resume.integration import hook_call\n"
         "import purlin_resume.cli.commands\n"
-        "hook_entry.run('session-end', stdin=io.StringIO('{}'))\n"
+        "hook_call.run('session-end', stdin=io.StringIO('{}'))\n"
         "loaded = [m for m in ('starlette', 'uvicorn', 'markdown_it', 'purlin_resume.web') "
         "if m in sys.modules]\n"
         "print(loaded)\n"
@@ -691,8 +691,8 @@ def test_a_long_registry_shows_every_live_agent_and_the_newest_dead_ones(repo, c
 def test_two_revivals_of_one_agent_at_once_start_one_successor(repo, claude, tmux_server, tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
-    from purlin_resume import registry
-    from purlin_resume.project import Project
+    from purlin_resume.agents import registry
+    from purlin_resume.core.project import Project
 
     configure(repo, tmux_server, tmp_path / "agent")
     write_registry(repo, {"dead-1": agent_record(repo, ended_at=ENDED)})
@@ -734,7 +734,7 @@ def test_hostile_transcript_text_and_a_huge_query_stay_harmless(repo, claude):
 
 
 def test_an_entry_appended_to_the_log_shows_at_the_next_look(repo, claude):
-    from purlin_resume import resurrection_log
+    from purlin_resume.resurrection import log as resurrection_log
 
     log = sample_log(claude)
     client, guard = board(repo, claude)

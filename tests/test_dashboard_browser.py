@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import registry
-from purlin_resume.project import Project
+from purlin_resume.agents import registry
+from purlin_resume.core.project import Project
 from tests.agents_setup import agent_record, configure, prompts, write_registry
 from tests.dashboard_setup import sample_log
 from tests.gsd_files import entry, write_history

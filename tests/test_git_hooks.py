@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import commit_log, registry
-from purlin_resume.project import Project
+from purlin_resume.agents import commit_log, registry
+from purlin_resume.core.project import Project
 from tests.conftest import commit_file, git
 
 EXE = Path(sys.executable).with_name("purlin-resume")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from purlin_resume import gitrepo
-from purlin_resume.errors import PurlinError
+from purlin_resume.core import gitrepo
+from purlin_resume.core.errors import PurlinError
 from tests.conftest import commit_file, git
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import io
 import json
 
-from purlin_resume import gsd_handoff, hook_entry
-from purlin_resume.project import Project
+from purlin_resume.checkpoints import gsd_handoff
+from purlin_resume.core.project import Project
+from purlin_resume.integration import hook_call
 from tests.conftest import commit_file
 
 # HANDOFF.json exactly as GSD's pause-work template fills it in (values made up).
@@ -88,7 +89,7 @@ def test_session_start_briefs_a_gsd_handoff_even_without_a_checkpoint(repo):
     }
     out = io.StringIO()
 
-    hook_entry.run("session-start", io.StringIO(json.dumps(payload)), out, env={})
+    hook_call.run("session-start", io.StringIO(json.dumps(payload)), out, env={})
 
     context = json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
     assert "## GSD hand-off" in context and "finish refresh-token rotation" in context

@@ -161,7 +161,7 @@ BREAK_OUT = "findings\x1b[201~\r!touch {mark}\rmore\x1b]0;title\x07 \x9b201~ end
 
 
 def test_the_stand_in_runs_a_pasted_break_out_when_nothing_neutralises_it(tmux_server, tmp_path):
-    from purlin_resume import tmux
+    from purlin_resume.core import tmux
     from tests.agents_setup import start_standin
 
     mark = tmp_path / "ran"
@@ -175,7 +175,7 @@ def test_the_stand_in_runs_a_pasted_break_out_when_nothing_neutralises_it(tmux_s
 
 
 def test_injected_text_cannot_break_out_of_the_paste(tmux_server, tmp_path):
-    from purlin_resume import injection
+    from purlin_resume.agents import injection
     from tests.agents_setup import prompts, start_standin
 
     mark = tmp_path / "ran"
@@ -188,7 +188,7 @@ def test_injected_text_cannot_break_out_of_the_paste(tmux_server, tmp_path):
 
 
 def test_a_leading_bang_never_reaches_the_shell_mode(tmux_server, tmp_path):
-    from purlin_resume import injection
+    from purlin_resume.agents import injection
     from tests.agents_setup import prompts, start_standin
 
     mark = tmp_path / "ran"
@@ -542,7 +542,8 @@ def test_restore_at_a_terminal_asks_before_running_it(repo, planted_status, answ
 def test_a_pane_dying_after_its_liveness_check_is_gone_not_an_error(
     tmux_server, tmp_path, monkeypatch
 ):
-    from purlin_resume import injection, tmux
+    from purlin_resume.agents import injection
+    from purlin_resume.core import tmux
 
     pane = tmux.new_session(tmux_server, "short-lived", tmp_path, "sleep 30")
     real = tmux.pane_alive

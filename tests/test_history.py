@@ -7,9 +7,10 @@ import subprocess
 
 import pytest
 
-from purlin_resume import clock, history, store
-from purlin_resume.errors import CorruptFile
-from purlin_resume.project import Project
+from purlin_resume.core import clock, store
+from purlin_resume.core.errors import CorruptFile
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
 from tests.conftest import SHARED, commit_file, git
 from tests.gsd_files import (
     GSD_EXAMPLE,

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import history, registry
-from purlin_resume.project import Project
+from purlin_resume.agents import registry
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
 from tests.claude_records import agent_transcript
 from tests.conftest import git
 
@@ -616,7 +617,7 @@ def test_a_running_agents_checkpoint_is_not_briefed_to_a_new_session(repo, cli):
 
 
 def test_a_resurrected_agents_first_session_start_completes_its_log_entry(repo, tmp_path):
-    from purlin_resume import resurrection_log
+    from purlin_resume.resurrection import log as resurrection_log
 
     claude = tmp_path / "claude"
     log = claude / "history" / resurrection_log.FILE_NAME
@@ -697,10 +698,10 @@ def _wait_for_entries(repo: Path, wanted: set[str], timeout: float = 10) -> set[
 
 
 def test_a_spawn_whose_recorder_died_is_recorded_by_the_next_one(repo):
-    from purlin_resume import hook_entry
+    from purlin_resume.integration import hook_call
 
     # What a child killed before recording leaves behind: its payload, spooled a while ago.
-    spool = Path(hook_entry.spool_dir())
+    spool = Path(hook_call.spool_dir())
     spool.mkdir(parents=True)
     left = spool / "1-999.pre-tool-use.json"
     left.write_bytes(f"{repo}\n".encode() + json.dumps(_spawn_payload(repo, "toolu_LOST")).encode())
@@ -728,10 +729,10 @@ def test_a_spawn_recorded_twice_is_one_entry(repo):
 def test_tests_never_see_the_developers_xdg_folders():
     """conftest points HOME and every XDG folder into a temporary home: a developer's
     XDG_CACHE_HOME (where the hook spool lives) never leaks into a test."""
-    from purlin_resume import hook_entry
+    from purlin_resume.integration import hook_call
 
     home = Path(os.environ["HOME"])
     for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
         assert Path(os.environ[name]).is_relative_to(home), name
-    assert Path(hook_entry.spool_dir()).is_relative_to(home)
+    assert Path(hook_call.spool_dir()).is_relative_to(home)
     assert "CLAUDE_CODE_SESSION_ID" not in os.environ

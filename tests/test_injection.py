@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from purlin_resume import injection, tmux
-from purlin_resume.errors import PurlinError
+from purlin_resume.agents import injection
+from purlin_resume.core import tmux
+from purlin_resume.core.errors import PurlinError
 from tests.agents_setup import KINDS, prompts, start_standin
 
 

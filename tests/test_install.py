@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import installation
 from purlin_resume.claude import settings as claude_settings
+from purlin_resume.integration import installation
 from tests.conftest import git
 
 OTHERS = {

@@ -40,7 +40,7 @@ def _call(project: Path, claude: Path, calls: list[tuple[str, dict]]):
     async def session():
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-c", "from purlin_resume.hook_entry import main; main()", "mcp"],
+            args=["-c", "from purlin_resume.cli.entry import main; main()", "mcp"],
             env={
                 "PYTHONPATH": str(ROOT),
                 "HOME": os.environ["HOME"],
@@ -198,7 +198,7 @@ def test_without_the_sdk_the_command_says_how_to_get_it():
     import subprocess
 
     block = (
-        "import sys; sys.modules['mcp'] = None; from purlin_resume.hook_entry import main; main()"
+        "import sys; sys.modules['mcp'] = None; from purlin_resume.cli.entry import main; main()"
     )
     done = subprocess.run(
         [sys.executable, "-c", block, "mcp"],

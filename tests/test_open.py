@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import native_resume, tmux
+from purlin_resume.core import tmux
+from purlin_resume.resurrection import native_resume
 from tests.agents_setup import configure
 from tests.claude_records import Conversation, text, write_jsonl
 
@@ -80,7 +81,7 @@ def test_open_exec_replaces_the_process_with_claude_in_the_folder(world):
         [
             sys.executable,
             "-c",
-            "from purlin_resume.hook_entry import main; main()",
+            "from purlin_resume.cli.entry import main; main()",
             "open",
             SESSION,
             "--spawn",

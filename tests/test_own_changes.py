@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import commit_log
-from purlin_resume.project import Project
+from purlin_resume.agents import commit_log
+from purlin_resume.core.project import Project
 from tests.claude_records import agent_transcript, tool, write_jsonl
 from tests.conftest import commit_file
 from tests.test_hooks import hook

@@ -57,7 +57,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_save_and_restore(tmp_path):
         [
             venv / "bin/python",
             "-c",
-            "import purlin_resume.resources as r; print(r.data_dir('templates'))",
+            "import purlin_resume.core.resources as r; print(r.data_dir('templates'))",
         ],
         cwd=project,
         env=env,

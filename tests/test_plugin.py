@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
-from purlin_resume import installation
 from purlin_resume.claude import settings as claude_settings
+from purlin_resume.integration import installation
 from tests import claude_code
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import recommendation, resurrection_log
+from purlin_resume.resurrection import log as resurrection_log
+from purlin_resume.resurrection import recommendation
 from tests.claude_records import Conversation, text, tool, write_jsonl
 from tests.conftest import commit_file, git
 from tests.resurrection_data import write_config

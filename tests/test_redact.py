@@ -8,7 +8,7 @@ import string
 
 import pytest
 
-from purlin_resume import redact
+from purlin_resume.core import redact
 from tests.conftest import FIXTURES
 
 _rng = random.Random(7)

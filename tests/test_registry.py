@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from purlin_resume import registry
-from purlin_resume.errors import CorruptFile, UsageError
-from purlin_resume.project import Project
+from purlin_resume.agents import registry
+from purlin_resume.core.errors import CorruptFile, UsageError
+from purlin_resume.core.project import Project
 from tests.conftest import git
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from purlin_resume import instructions, project_state, roles
-from purlin_resume.project import Project
+from purlin_resume.checkpoints import instructions, project_state, roles
+from purlin_resume.core.project import Project
 
 
 @pytest.mark.parametrize(

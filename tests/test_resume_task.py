@@ -8,8 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from purlin_resume import clock, registry
-from purlin_resume.project import Project
+from purlin_resume.agents import registry
+from purlin_resume.core import clock
+from purlin_resume.core.project import Project
 from tests.conftest import commit_file, git
 from tests.gsd_files import entry, one_error_line, read_history, snapshot, statuses, write_history
 
@@ -373,7 +374,7 @@ def test_a_corrupt_registry_is_named_and_nothing_is_marked(repo, cli):
 def test_the_gsd_slash_command_calls_the_cli_with_its_arguments():
     import yaml
 
-    from purlin_resume.resources import commands_dir
+    from purlin_resume.core.resources import commands_dir
 
     text = (commands_dir() / "gsd/resume-task.md").read_text()
     _, front, body = text.split("---\n", 2)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import resurrection_log
+from purlin_resume.resurrection import log as resurrection_log
 from tests.resurrection_data import session, write_config
 from tests.test_redact import PLANTED
 
@@ -555,7 +555,7 @@ def _spawn_tmux(cli, claude, server):
 def test_spawn_tmux_waits_for_the_agent_then_types_the_prompt(
     cli, fixtures_copy, repo, tmp_path, tmux_server
 ):
-    from purlin_resume import tmux
+    from purlin_resume.core import tmux
     from tests.agents_setup import STANDIN, configure, prompts
 
     record = tmp_path / "agent"
@@ -591,7 +591,7 @@ def test_spawn_tmux_waits_for_the_agent_then_types_the_prompt(
 def test_spawn_tmux_an_agent_that_never_gets_ready_is_a_logged_failure(
     cli, fixtures_copy, repo, tmp_path, tmux_server, command, words
 ):
-    from purlin_resume import tmux
+    from purlin_resume.core import tmux
     from tests.agents_setup import configure
 
     configure(repo, tmux_server, tmp_path / "agent", agent_command=command, agent_ready_timeout=1)
@@ -911,7 +911,7 @@ def test_an_unwritable_cache_folder_is_one_error_line_for_find(cli, fixtures_cop
 def test_spawn_tmux_uses_the_tmux_settings_when_no_socket_is_given(
     cli, fixtures_copy, repo, tmp_path, tmux_server
 ):
-    from purlin_resume import tmux
+    from purlin_resume.core import tmux
     from tests.agents_setup import configure, prompts
 
     record = tmp_path / "agent"

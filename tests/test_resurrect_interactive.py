@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import resurrection_log
+from purlin_resume.resurrection import log as resurrection_log
 from tests.resurrection_data import write_config
 
 pexpect = pytest.importorskip("pexpect")
@@ -110,7 +110,8 @@ def test_declining_starts_and_logs_nothing(fixtures_copy, repo):
 
 def test_the_picker_offers_to_continue_a_session_in_claude_code(repo, tmp_path):
     """``oN`` in the picker runs ``open`` on candidate N: Claude Code resumes it in its folder."""
-    from purlin_resume import native_resume, tmux
+    from purlin_resume.core import tmux
+    from purlin_resume.resurrection import native_resume
     from tests.agents_setup import configure
     from tests.claude_records import Conversation, text, write_jsonl
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from purlin_resume import tmux
+from purlin_resume.core import tmux
 from tests.agents_setup import configure, prompts, socket_setting
 from tests.test_resurrect_cli import _fails, _log, _ok
 

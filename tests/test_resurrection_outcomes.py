@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import path_safety, preflight
-from purlin_resume.preflight import Check
+from purlin_resume.core import path_safety
+from purlin_resume.resurrection import preflight
+from purlin_resume.resurrection.preflight import Check
 from tests.claude_records import Conversation, text, write_jsonl
 from tests.conftest import commit_file, git
 from tests.resurrection_data import write_config

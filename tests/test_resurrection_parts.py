@@ -11,18 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import (
-    bookmarks,
-    compress,
-    export,
-    path_safety,
-    resurrection_log,
-    search_index,
-    store,
-)
+from purlin_resume.claude import export
 from purlin_resume.claude.catalog import Catalog, open_target
 from purlin_resume.claude.transcript import ReadOptions
-from purlin_resume.errors import CorruptFile, NotFound, PurlinError, UsageError
+from purlin_resume.core import path_safety, store
+from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
+from purlin_resume.resurrection import bookmarks, compress, search_index
+from purlin_resume.resurrection import log as resurrection_log
 
 LARGE = ["4d56", "8463"]
 
@@ -40,7 +35,7 @@ def _opened(claude: Path, ident: str):
 @pytest.mark.parametrize("ident", [*LARGE, "a2898e3", "a7be2f0"])
 def test_hybrid_cuts_at_least_half_of_the_full_context_on_large_agents(fixtures_copy, ident):
     transcript, doc = _opened(fixtures_copy, ident)
-    from purlin_resume.resurrection import render_prompt
+    from purlin_resume.resurrection.flow import render_prompt
 
     full = compress.estimate_tokens(render_prompt(compress.compress(transcript, doc, "full"), None))
     hybrid = compress.estimate_tokens(
@@ -80,13 +75,13 @@ def test_a_short_conversation_is_kept_whole_by_hybrid(fixtures_copy):
 def test_each_part_of_a_prompt_is_there_once(fixtures_copy, ident, method):
     """Regression: hybrid and full prompts held the final output twice (a third of one prompt),
     and the findings could be a mere pointer to the conversation."""
-    from purlin_resume.resurrection import render_prompt
+    from purlin_resume.resurrection.flow import render_prompt
 
     transcript, doc = _opened(fixtures_copy, ident)
     context = compress.compress(transcript, doc, method)
     prompt = render_prompt(context, None)
 
-    from purlin_resume import rendering
+    from purlin_resume.claude import rendering
 
     final = transcript.final_output.strip()
     assert prompt.count(final) == 1, "the final output is shown once"
@@ -244,7 +239,7 @@ def test_enums_are_enforced(tmp_path):
 def test_concurrent_appends_get_distinct_ids(tmp_path):
     log = tmp_path / resurrection_log.FILE_NAME
     code = (
-        "import sys; from pathlib import Path; from purlin_resume import resurrection_log as r;"
+        "import sys; from pathlib import Path; from purlin_resume.resurrection.flow import log as r;"
         "[r.append(Path(sys.argv[1]), {'resurrection_mode': 'direct',"
         " 'context_extraction_method': 'hybrid', 'outcome': 'success'}) for _ in range(10)]"
     )

@@ -6,8 +6,9 @@ import json
 import os
 from pathlib import Path
 
-from purlin_resume import registry, tmux
-from purlin_resume.project import Project
+from purlin_resume.agents import registry
+from purlin_resume.core import tmux
+from purlin_resume.core.project import Project
 from tests.agents_setup import (
     agent_record,
     configure,

@@ -7,8 +7,10 @@ import json
 import os
 import time
 
-from purlin_resume import native_resume, registry, tmux
-from purlin_resume.project import Project
+from purlin_resume.agents import registry
+from purlin_resume.core import tmux
+from purlin_resume.core.project import Project
+from purlin_resume.resurrection import native_resume
 from tests.agents_setup import agent_record, configure, dead_pid, prompts, write_registry
 from tests.claude_records import Conversation, text, write_jsonl
 
@@ -154,7 +156,7 @@ def test_two_sweeps_at_once_revive_each_agent_once(repo, tmux_server, tmp_path):
     command = [
         sys.executable,
         "-c",
-        "from purlin_resume.hook_entry import main; main()",
+        "from purlin_resume.cli.entry import main; main()",
         "revive",
         "--all",
         "--json",

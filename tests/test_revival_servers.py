@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import capture, lineage, registry, tmux
+from purlin_resume.agents import lineage, registry
 from purlin_resume.claude import hooks
-from purlin_resume.project import Project
+from purlin_resume.core import tmux
+from purlin_resume.core.project import Project
+from purlin_resume.integration import capture
 from tests.agents_setup import (
     agent_record,
     configure,
@@ -260,7 +262,7 @@ def test_watch_nudges_an_agent_on_its_own_server_exactly_once(
 
 def test_how_the_instruction_says_the_predecessor_stopped():
     """Regression: it read "which tmux pane %4 died"."""
-    from purlin_resume import revival
+    from purlin_resume.agents import revival
 
     ended = registry.RegisteredAgent("a", ended_at="2026-01-15T15:00:00Z")
     running = registry.RegisteredAgent("b", tmux_pane="%4")

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import githooks, redact
-from purlin_resume.project import Project
+from purlin_resume.core import redact
+from purlin_resume.core.project import Project
+from purlin_resume.integration import githooks
 from tests.conftest import FIXTURES
 from tests.secret_corpus import PLACES, SESSION, Planted, corpus, planted_session, spread
 

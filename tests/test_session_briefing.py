@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import clock
+from purlin_resume.core import clock
 from tests.claude_records import Conversation, text, write_jsonl
 from tests.gsd_files import entry, write_history
 from tests.test_hooks import hook, log_lines

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import checkpoints, commit_log, current_session, registry
-from purlin_resume.project import Project
+from purlin_resume.agents import commit_log, registry
+from purlin_resume.checkpoints import lifecycle as checkpoints
+from purlin_resume.core import current_session
+from purlin_resume.core.project import Project
 from tests.claude_records import Conversation, text, tool, write_jsonl
 from tests.test_hooks import hook
 
@@ -215,7 +217,7 @@ def test_restore_says_why_it_could_not_tell_the_role(repo, cli, tmp_path, prompt
 
 
 def test_the_slash_command_passes_the_session_placeholder():
-    from purlin_resume.resources import commands_dir
+    from purlin_resume.core.resources import commands_dir
 
     command = (commands_dir() / "pl-resume.md").read_text()
     assert 'purlin-resume save --session "${CLAUDE_SESSION_ID}" --from -' in command

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import activity, clock, registry, stall, tmux
-from purlin_resume.activity import Source
-from purlin_resume.project import Project
+from purlin_resume.agents import activity, registry, stall
+from purlin_resume.agents.activity import Source
+from purlin_resume.core import clock, tmux
+from purlin_resume.core.project import Project
 from tests.agents_setup import agent_record, configure, prompts, start_standin, write_registry
 from tests.conftest import commit_file, git
 
@@ -450,7 +451,7 @@ def test_the_resume_prompt_uses_status_and_plan_and_changes_nothing(repo):
     plan.write_text("# Plan\n- [x] parser\n- [ ] error messages\n- [ ] docs\n")
     (repo / ".purlin" / "config.json").write_text(json.dumps({"resume": {"plan_file": "PLAN.md"}}))
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (status, plan)}
-    from purlin_resume import config
+    from purlin_resume.core import config
 
     settings = config.load(project)
     agent = registry.load(project)["agent-1"]
@@ -543,7 +544,8 @@ def test_watch_nudges_a_stalled_agent_then_respects_the_cooldown(repo, watched, 
 
 
 def test_watch_stops_at_the_nudge_cap(repo, watched):
-    from purlin_resume import config, watch
+    from purlin_resume.agents import watch
+    from purlin_resume.core import config
 
     record, _ = watched
     project = Project(repo)
@@ -656,7 +658,8 @@ def test_watch_once_with_a_corrupt_config_fails_open_and_says_so(repo, cli):
 
 
 def test_our_own_nudge_never_counts_as_the_agents_activity(repo, watched):
-    from purlin_resume import config, watch
+    from purlin_resume.agents import watch
+    from purlin_resume.core import config
 
     record, _ = watched
     project = Project(repo)

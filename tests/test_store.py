@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume import store
-from purlin_resume.errors import CorruptFile, NotFound
+from purlin_resume.core import store
+from purlin_resume.core.errors import CorruptFile, NotFound
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -131,7 +131,7 @@ def test_move_never_replaces_an_existing_destination(tmp_path):
 _WORKER = """
 import sys
 from pathlib import Path
-from purlin_resume import store
+from purlin_resume.core import store
 target, name, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 for i in range(count):
     def change(data, i=i):
@@ -158,7 +158,7 @@ def test_32_processes_times_50_updates_lose_nothing(tmp_path):
 _APPENDER = """
 import sys
 from pathlib import Path
-from purlin_resume import store
+from purlin_resume.core import store
 for i in range(int(sys.argv[3])):
     store.append_jsonl(Path(sys.argv[1]), {"writer": sys.argv[2], "i": i, "pad": "x" * 3000})
 """

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from purlin_resume import history
-from purlin_resume.project import Project
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
 from tests.claude_records import Conversation, agent_transcript, text, tool, write_jsonl
 from tests.test_hooks import hook, log_lines
 

@@ -367,9 +367,9 @@ def test_without_the_team_extra_every_team_command_is_one_line(tmp_path):
 def test_the_cli_and_the_hook_path_load_neither_sqlite_nor_doltlite():
     code = (
         "import sys\n"
-        "import purlin_resume.hook_entry, purlin_resume.cli.commands, purlin_resume.capture\n"
-        "import purlin_resume.resurrection_log, purlin_resume.bookmarks\n"
-        "from purlin_resume.team import mirror, membership\n"
+        "import purlin_resume.integration.hook_call, purlin_resume.cli.commands, purlin_resume.integration.capture\n"
+        "import purlin_resume.resurrection.log, purlin_resume.resurrection.bookmarks\n"
+        "from purlin_resume.resurrection import team_outbox, team_membership\n"
         "print(sorted(m for m in ('sqlite3', '_sqlite3', 'doltlite', 'pymysql') "
         "if m in sys.modules))\n"
     )

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from purlin_resume import resurrection_log
+from purlin_resume.resurrection import log as resurrection_log
 from tests.test_resurrect_cli import _fails, _ok
 
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from purlin_resume import tmux
-from purlin_resume.errors import PurlinError
+from purlin_resume.core import tmux
+from purlin_resume.core.errors import PurlinError
 
 
 def test_windows_start_in_the_folder_with_the_environment(tmux_server, tmp_path):

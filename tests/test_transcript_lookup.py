@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from purlin_resume import export
+from purlin_resume.claude import export
 from tests.test_resurrect_cli import _fails, _log, _ok
 
 SHORT = "55604662-cf2a-4331-851a-ec234028f8ca"  # the sessionId inside the fixture short.jsonl

@@ -25,7 +25,7 @@ from purlin_resume.claude.subagents import (
     read_meta,
 )
 from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript, read
-from purlin_resume.errors import NotFound, PurlinError, UsageError
+from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 
 TITLE_LENGTH = 80
 _INLINE_ROOT = (b'"isSidechain":true', b'"parentUuid":null')
@@ -426,3 +426,11 @@ def _inside(path: str | None, wanted: str) -> bool:
     if not path:
         return False
     return path == wanted or path.startswith(wanted.rstrip("/") + "/")
+
+
+def session_paths(catalog: Catalog, session: SessionFile) -> list[Path]:
+    """Every file that holds a turn of ``session``."""
+    paths = [session.path] if session.exists else []
+    paths += [agent.path for agent in catalog.agent_files_of(session)]
+    meta = [agent.meta_path for agent in catalog.agent_files_of(session)]
+    return paths + [path for path in meta if path.is_file()]

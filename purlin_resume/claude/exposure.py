@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import redact
 from purlin_resume.claude import records
-from purlin_resume.claude.catalog import Catalog
+from purlin_resume.claude.catalog import Catalog, session_paths
+from purlin_resume.core import redact
 
 PLACES = ("user text", "tool input", "tool result", "assistant text", "thinking", "record")
 
@@ -102,13 +102,11 @@ def _record_strings(record: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 def _files(catalog: Catalog, identifier: str) -> tuple[str, list[Path]]:
-    from purlin_resume import archive
-
     target = catalog.resolve(identifier)
     if target.agent is not None:
         return target.id, [target.agent.path]
     assert target.session is not None
-    return target.id, archive.session_paths(catalog, target.session)
+    return target.id, session_paths(catalog, target.session)
 
 
 def report(catalog: Catalog, identifier: str) -> Report:

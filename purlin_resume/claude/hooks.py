@@ -25,8 +25,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from purlin_resume import ids
 from purlin_resume.claude.records import SUBAGENT_TOOLS
+from purlin_resume.core import ids
 
 # command-line name -> Claude Code event name
 EVENTS = {

@@ -18,11 +18,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from purlin_resume.errors import NotFound
+from purlin_resume.core.errors import NotFound
 
 AGENT_PREFIX = "agent-"
 COMPACTION_PREFIX = "acompact"
 SUFFIX = ".jsonl"
+# Claude Code's command-line flags that hand a recorded session back to it
+RESUME_FLAG = "--resume"
+FORK_FLAG = "--fork-session"
+SESSION_FLAG = "--session-id"
 
 
 def config_dir(explicit: Path | None = None) -> tuple[Path, str]:

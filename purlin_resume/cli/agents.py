@@ -32,8 +32,9 @@ app.add_typer(stall_app, name="stall", rich_help_panel="Revival and stall watch"
 @app.command("agents-status", rich_help_panel="Revival and stall watch")
 def agents_status_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Registered agents: alive or dead (ended, process gone, pane gone), role, lineage."""
-    from purlin_resume import config, lineage, registry
-    from purlin_resume.stall import server_of
+    from purlin_resume.agents import lineage, registry
+    from purlin_resume.agents.stall import server_of
+    from purlin_resume.core import config
 
     found = project_for(project)
     statuses = lineage.statuses(registry.load(found), server_of(config.load(found)))
@@ -96,8 +97,9 @@ def revive_command(
     as_json: JsonOption = False,
 ) -> None:
     """Start a successor for a dead agent in a new tmux window and brief it from the transcript."""
-    from purlin_resume import config, revival
-    from purlin_resume.errors import UsageError
+    from purlin_resume.agents import revival
+    from purlin_resume.core import config
+    from purlin_resume.core.errors import UsageError
 
     if every == (agent_id is not None):
         raise UsageError("give one AGENT_ID or --all")
@@ -139,7 +141,7 @@ def _plan_text(planned) -> str:
 
 
 def _revived_line(done) -> str:
-    from purlin_resume import revival
+    from purlin_resume.agents import revival
 
     planned = done.plan
     if planned.native:
@@ -155,7 +157,7 @@ def _revived_line(done) -> str:
 
 
 def _report_sweep(sweep, dry_run: bool, as_json: bool) -> None:
-    from purlin_resume.errors import PurlinError
+    from purlin_resume.core.errors import PurlinError
 
     if as_json:
         print_json({"dry_run": dry_run, **sweep.to_dict()})
@@ -178,7 +180,7 @@ def lineage_command(
     agent_id: AgentArgument, project: ProjectOption = None, as_json: JsonOption = False
 ) -> None:
     """The chain of predecessors and the successors of an agent."""
-    from purlin_resume import lineage, registry
+    from purlin_resume.agents import lineage, registry
 
     found = project_for(project)
     agents = registry.load(found)
@@ -223,8 +225,8 @@ def stall_check_command(
     as_json: JsonOption = False,
 ) -> None:
     """Is the agent active? Confidence, level, last activity, signals, reasons, and the sources that could not be read. Exit code: 0 active, 3 stalled (1 error, 2 usage)."""
-    from purlin_resume import stall
-    from purlin_resume.errors import UsageError
+    from purlin_resume.agents import stall
+    from purlin_resume.core.errors import UsageError
 
     if lookback is not None and lookback <= 0:
         raise UsageError("--lookback must be a positive number of minutes")
@@ -264,8 +266,9 @@ def watch_command(
     as_json: JsonOption = False,
 ) -> None:
     """Watch live registered agents and send the resume prompt to stalled ones through tmux."""
-    from purlin_resume import config, watch
-    from purlin_resume.errors import UsageError
+    from purlin_resume.agents import watch
+    from purlin_resume.core import config
+    from purlin_resume.core.errors import UsageError
 
     if interval is not None and interval <= 0:
         raise UsageError("--interval must be a positive number of seconds")

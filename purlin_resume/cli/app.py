@@ -6,13 +6,13 @@ import typer
 from typer.core import TyperGroup
 
 from purlin_resume import __version__
-from purlin_resume.errors import USAGE, PurlinError
+from purlin_resume.core.errors import USAGE, PurlinError
 
 
 def _fail(message: str, code: int) -> typer.Exit:
     """One line on stderr, whatever the message holds (a path or an id with a newline, escape
     sequences from a file name)."""
-    from purlin_resume.terminal_text import one_line
+    from purlin_resume.core.terminal_text import one_line
 
     typer.echo(f"error: {one_line(message)}", err=True)
     return typer.Exit(code)

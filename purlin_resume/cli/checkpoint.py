@@ -11,7 +11,7 @@ import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
-from purlin_resume.errors import UsageError
+from purlin_resume.core.errors import UsageError
 
 SessionOption = Annotated[
     str | None,
@@ -112,8 +112,9 @@ def save(
     as_json: JsonOption = False,
 ) -> None:
     """Save a checkpoint of this session (what /pl-resume save runs). Branch and uncommitted changes come from git."""
-    from purlin_resume import checkpoint as checkpoint_format
-    from purlin_resume import checkpoints, roles
+    from purlin_resume.checkpoints import format as checkpoint_format
+    from purlin_resume.checkpoints import lifecycle as checkpoints
+    from purlin_resume.checkpoints import roles
 
     given = {
         "feature": feature,
@@ -168,7 +169,7 @@ def save(
 
 def _gsd_handoff(where, cp) -> list[str]:
     """``--gsd-handoff``: the checkpoint written again as GSD's hand-off; the files written."""
-    from purlin_resume import gsd_handoff
+    from purlin_resume.checkpoints import gsd_handoff
 
     phase = gsd_handoff.current_phase_dir(where)
     data = gsd_handoff.from_checkpoint(where, cp, phase)
@@ -210,7 +211,9 @@ def restore_command(
     as_json: JsonOption = False,
 ) -> None:
     """Restore a session (what /pl-resume ROLE runs): checkpoint, instructions, commands and fresh project state."""
-    from purlin_resume import checkpoints, config, restore, roles
+    from purlin_resume.checkpoints import lifecycle as checkpoints
+    from purlin_resume.checkpoints import restore, roles
+    from purlin_resume.core import config
 
     if role is not None and role.strip().lower() == "save":
         raise UsageError(
@@ -255,7 +258,8 @@ def restore_command(
 def _may_run_status(where, settings, stdin_used: bool) -> bool:
     """A trusted project's status command runs; otherwise a person at a terminal is asked
     (once, for this restore), and without one the briefing says how to trust the project."""
-    from purlin_resume import project_state, trust
+    from purlin_resume.checkpoints import project_state
+    from purlin_resume.core import trust
 
     if trust.trusted(where, settings):
         return True
@@ -279,7 +283,7 @@ def _read_prompt(source: str) -> str:
 
 
 def _ask_role(stdin_used: bool, markers: list[str]) -> str:
-    from purlin_resume import roles
+    from purlin_resume.checkpoints import roles
 
     if stdin_used or not sys.stdin.isatty():
         found = (
@@ -305,7 +309,7 @@ def _age(seconds: float) -> str:
 @app.command(name="checkpoints", rich_help_panel="Checkpoints")
 def list_checkpoints(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """List the live (not yet restored) checkpoints of this project."""
-    from purlin_resume import checkpoints
+    from purlin_resume.checkpoints import lifecycle as checkpoints
 
     where = project_for(project)
     now = time.time()

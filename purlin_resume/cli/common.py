@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from purlin_resume.errors import UsageError
+from purlin_resume.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from purlin_resume.project import Project
+    from purlin_resume.core.project import Project
 
 
 ProjectOption = Annotated[
@@ -44,8 +44,8 @@ TmuxSocketOption = Annotated[
 
 def tmux_server(spec: str | None):
     """``--tmux-socket`` as a ``tmux.Server``; None when not given."""
-    from purlin_resume import tmux
-    from purlin_resume.errors import PurlinError
+    from purlin_resume.core import tmux
+    from purlin_resume.core.errors import PurlinError
 
     if spec is None:
         return None
@@ -68,7 +68,7 @@ def checked_output(path: Path | None) -> Path | None:
 
 
 def project_for(explicit: Path | None) -> Project:
-    from purlin_resume.project import locate
+    from purlin_resume.core.project import locate
 
     return locate(explicit)
 
@@ -82,12 +82,12 @@ class Output:
 
 def _redaction():
     """The redaction module, set up once with the project's own patterns and allow-list."""
-    from purlin_resume import redact
+    from purlin_resume.core import redact
 
     if not Output.configured:
         Output.configured = True
-        from purlin_resume import config, gitrepo
-        from purlin_resume.project import Project
+        from purlin_resume.core import config, gitrepo
+        from purlin_resume.core.project import Project
 
         redact.configure()  # the built-in rules, until a config adds its own
         try:
@@ -102,7 +102,7 @@ def _redaction():
 def builtin_redaction() -> None:
     """Redact output with the built-in rules only: for a command that goes on without a usable
     config (the stall watch fails open), where the config's own patterns cannot be read."""
-    from purlin_resume import redact
+    from purlin_resume.core import redact
 
     redact.configure()
     Output.configured = True

@@ -9,7 +9,7 @@ import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import ClaudeDirOption, ProjectOption, project_for
-from purlin_resume.errors import PurlinError
+from purlin_resume.core.errors import PurlinError
 
 INSTALL_HINT = "the dashboard needs the web extra: pip install 'purlin-resume[web]'"
 

@@ -10,7 +10,7 @@ from purlin_resume.cli.app import app
 from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
 
 if TYPE_CHECKING:
-    from purlin_resume import tracking
+    from purlin_resume.history import tracking
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006
@@ -73,7 +73,7 @@ AgentId = Annotated[str, typer.Argument(help="Agent id, or a unique prefix of it
 
 
 def _session(explicit: str | None) -> str | None:
-    from purlin_resume import current_session
+    from purlin_resume.core import current_session
 
     return current_session.resolve(explicit)
 
@@ -122,7 +122,7 @@ def _report(recorded: tracking.Recorded, as_json: bool) -> None:
 @history.command("init")
 def init_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Create .planning/agent-history.json from the template when it is absent; prune it when it holds more than max_entries."""
-    from purlin_resume import history as agent_history
+    from purlin_resume.history import agent_history
 
     where = project_for(project)
     created, pruned = agent_history.init(where)
@@ -157,7 +157,7 @@ def abandon_command(
     as_json: JsonOption = False,
 ) -> None:
     """Start fresh: close an interrupted agent (or its whole parallel group) as failed, so it no longer waits for a resume."""
-    from purlin_resume import tracking
+    from purlin_resume.history import tracking
 
     closed = tracking.abandon(project_for(project), wanted)
     if as_json:
@@ -186,8 +186,8 @@ def _entry_command(name: str, doc: str, agent_id_parameter: Any) -> None:
         project: ProjectOption = None,
         as_json: JsonOption = False,
     ) -> None:
-        from purlin_resume import tracking
-        from purlin_resume.history import NewAgent
+        from purlin_resume.history import tracking
+        from purlin_resume.history.agent_history import NewAgent
 
         request = NewAgent(
             agent_id, task, phase, plan, segment, mode, group, new_group, granularity,
@@ -222,8 +222,7 @@ def _status_command(target: str, doc: str) -> None:
         project: ProjectOption = None,
         as_json: JsonOption = False,
     ) -> None:
-        from purlin_resume import history as agent_history
-        from purlin_resume import tracking
+        from purlin_resume.history import agent_history, tracking
 
         recorded = tracking.change_status(
             project_for(project),
@@ -258,7 +257,7 @@ def list_command(
     as_json: JsonOption = False,
 ) -> None:
     """List entries as they are in the file, oldest first."""
-    from purlin_resume import history as agent_history
+    from purlin_resume.history import agent_history
 
     doc = agent_history.load(project_for(project))
     chosen = agent_history.select(doc, status, group, parallel)
@@ -286,7 +285,8 @@ def list_command(
 @history.command("scan")
 def scan_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Mark running agents whose spawning session is over as interrupted."""
-    from purlin_resume import config, tracking
+    from purlin_resume.core import config
+    from purlin_resume.history import tracking
 
     where = project_for(project)
     found = tracking.scan(where, config.load(where))
@@ -320,7 +320,8 @@ def resume_task_command(
     as_json: JsonOption = False,
 ) -> None:
     """Resume an interrupted agent: record it and print a briefing for a fresh agent (GSD)."""
-    from purlin_resume import config, resumption
+    from purlin_resume.core import config
+    from purlin_resume.history import resumption
 
     where = project_for(project)
     done = resumption.resume(

@@ -18,11 +18,11 @@ from purlin_resume.cli.common import (
     print_text,
     project_for,
 )
-from purlin_resume.errors import UsageError
-from purlin_resume.githook_names import NAMES as GIT_HOOKS
+from purlin_resume.core.errors import UsageError
+from purlin_resume.integration.githook_names import NAMES as GIT_HOOKS
 
 if TYPE_CHECKING:
-    from purlin_resume import installation
+    from purlin_resume.integration import installation
 
 PANEL = "Claude Code and git"
 UserOption = Annotated[
@@ -37,7 +37,7 @@ DryRunOption = Annotated[
 
 
 def _target(project: Path | None, user: bool) -> installation.Target:
-    from purlin_resume import installation
+    from purlin_resume.integration import installation
 
     if user and project is not None:
         raise UsageError("--project and --user exclude each other: choose one target")
@@ -95,7 +95,7 @@ def install(
     as_json: JsonOption = False,
 ) -> None:
     """Install the slash commands and the hooks into Claude Code (project by default; no hooks while the plugin is enabled)."""
-    from purlin_resume import installation
+    from purlin_resume.integration import installation
 
     def planner(target: installation.Target) -> installation.Plan:
         return installation.plan_install(target, mcp=mcp)
@@ -111,7 +111,7 @@ def uninstall(
     as_json: JsonOption = False,
 ) -> None:
     """Remove our hooks and slash commands; every other setting and hook stays as it is."""
-    from purlin_resume import installation
+    from purlin_resume.integration import installation
 
     _carry_out(installation.plan_uninstall, _target(project, user), dry_run, as_json, "Removed")
 
@@ -124,9 +124,9 @@ def hook(
     ],
 ) -> None:
     """Handle one Claude Code hook call (payload JSON on stdin). Always exits 0; failures go to .purlin/cache/hook.log."""
-    from purlin_resume import hook_entry
+    from purlin_resume.integration import hook_call
 
-    hook_entry.run(event)
+    hook_call.run(event)
 
 
 @app.command(name="git-hook", rich_help_panel=PANEL)
@@ -144,7 +144,7 @@ def git_hook(
     project: ProjectOption = None,
 ) -> None:
     """Run one git hook: agent-history, no-cache, no-secrets (pre-commit) or post-commit."""
-    from purlin_resume import githooks, hook_entry
+    from purlin_resume.integration import githooks, hook_call
 
     if name not in GIT_HOOKS:
         raise UsageError(f"unknown git hook {name!r} (known: {', '.join(GIT_HOOKS)})")
@@ -153,7 +153,7 @@ def git_hook(
         try:
             verdict = githooks.run(where, name, [], os.environ)
         except Exception as exc:  # noqa: BLE001 -- a post-commit hook never fails the commit
-            hook_entry.log_failure(where.root, "git post-commit", None, exc)
+            hook_call.log_failure(where.root, "git post-commit", None, exc)
             return
     else:
         verdict = githooks.run(where, name, list(files or []), os.environ)
@@ -180,7 +180,7 @@ def mcp_command(claude_dir: ClaudeDirOption = None) -> None:
 @app.command(rich_help_panel=PANEL)
 def doctor(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Check that commands, hooks, tools and state files are in place; each finding says how to fix it."""
-    from purlin_resume import doctor as doctor_mod
+    from purlin_resume.integration import doctor as doctor_mod
 
     findings = doctor_mod.examine(project_for(project))
     failed = any(f.status == doctor_mod.ERROR for f in findings)
@@ -209,8 +209,8 @@ def trust(
     Kept outside the repository, keyed by the project's path and the command's hash: a changed
     command or script must be trusted again.
     """
-    from purlin_resume import config
-    from purlin_resume import trust as trust_mod
+    from purlin_resume.core import config
+    from purlin_resume.core import trust as trust_mod
 
     where = project_for(project)
     if not revoke and os.environ.get(trust_mod.AGENT_SHELL_ENV):

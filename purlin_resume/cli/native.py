@@ -19,7 +19,7 @@ from purlin_resume.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from purlin_resume.resurrection import Environment
+    from purlin_resume.resurrection.flow import Environment
 
 # ruff: noqa: UP045 - Typer reads the annotations at runtime on Python 3.10
 
@@ -47,7 +47,7 @@ def carry_out(
     pick=None,
 ) -> None:
     """Plan the resume of ``query`` and run it the ``spawn`` way (shared with the picker)."""
-    from purlin_resume import native_resume
+    from purlin_resume.resurrection import native_resume
 
     opened = native_resume.plan(env, query, fork, pick=pick, claude_dir_given=claude_dir_given)
     for note in opened.notes:

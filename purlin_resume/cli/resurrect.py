@@ -24,10 +24,10 @@ from purlin_resume.cli.common import (
     print_text,
     tmux_server,
 )
-from purlin_resume.errors import PurlinError, UsageError
+from purlin_resume.core.errors import PurlinError, UsageError
 
 if TYPE_CHECKING:
-    from purlin_resume.resurrection import Candidate, Environment, Plan
+    from purlin_resume.resurrection.flow import Candidate, Environment, Plan
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006
@@ -90,8 +90,8 @@ TeamOption = Annotated[
 
 
 def _project_root(explicit: Path | None) -> Path | None:
-    from purlin_resume import gitrepo
-    from purlin_resume.project import locate
+    from purlin_resume.core import gitrepo
+    from purlin_resume.core.project import locate
 
     if explicit is not None:
         return locate(explicit).root
@@ -100,8 +100,9 @@ def _project_root(explicit: Path | None) -> Path | None:
 
 
 def _environment(claude_dir: Path | None, project: Path | None) -> Environment:
-    from purlin_resume import config, resurrection
-    from purlin_resume.project import Project
+    from purlin_resume.core import config
+    from purlin_resume.core.project import Project
+    from purlin_resume.resurrection import flow as resurrection
 
     root = _project_root(project)
     settings = config.load(Project(root)) if root is not None else config.Settings()
@@ -244,8 +245,8 @@ def delivered(form):
 
 
 def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None:
-    from purlin_resume import resurrection
-    from purlin_resume.preflight import PreflightFailed
+    from purlin_resume.resurrection import flow as resurrection
+    from purlin_resume.resurrection.preflight import PreflightFailed
 
     method, task, yes, no_redact = options.method, options.task, options.yes, options.no_redact
     output, notes = options.output, options.notes
@@ -341,7 +342,8 @@ def deliver(env, entry, prompt, options: Delivery, output, server, summary, docu
     """What every form of ``resurrect`` (``--team`` too) does with its prompt: write it (``-o``),
     start the agent (``--spawn``), then report: one JSON document, or the summary line and the
     prompt."""
-    from purlin_resume import resurrection, store
+    from purlin_resume.core import store
+    from purlin_resume.resurrection import flow as resurrection
 
     launched: dict[str, Any] = {"spawned": "none"}
     if output is not None:
@@ -409,7 +411,7 @@ def by_name(
 ) -> None:
     """Resurrect a bookmarked agent (local bookmarks first, then global; --team: a teammate's
     shared bookmark)."""
-    from purlin_resume import resurrection
+    from purlin_resume.resurrection import flow as resurrection
 
     if team:
         from purlin_resume.cli import team as team_cli
@@ -427,7 +429,7 @@ def by_search(
     options: Delivery,
 ) -> None:
     """Resurrect the agent a search finds (interactive: pick from the ranked matches)."""
-    from purlin_resume import resurrection
+    from purlin_resume.resurrection import flow as resurrection
 
     text = " ".join(query).strip()
     if not text:
@@ -460,7 +462,8 @@ def by_ids(
     options: Delivery,
 ) -> None:
     """Resurrect an agent by its session and agent ids."""
-    from purlin_resume import path_safety, resurrection
+    from purlin_resume.core import path_safety
+    from purlin_resume.resurrection import flow as resurrection
 
     if session is None and agent is None:
         raise UsageError("give --session, --agent or both")
@@ -508,7 +511,8 @@ def by_recommendation(
     options: Delivery,
 ) -> None:
     """Resurrect an agent that 'purlin-resume recommend' named."""
-    from purlin_resume import recommendation, resurrection
+    from purlin_resume.resurrection import flow as resurrection
+    from purlin_resume.resurrection import recommendation
 
     def candidates(env: Environment) -> list[Candidate]:
         here = str(env.project_root) if env.project_root is not None else None
@@ -572,8 +576,8 @@ def done(
     """Record what a resurrected agent did (hooks call this when it ends)."""
     import re
 
-    from purlin_resume import resurrection_log
     from purlin_resume.claude import layout
+    from purlin_resume.resurrection import log as resurrection_log
 
     if not re.fullmatch(r"res-\d{4}-\d{2}-\d{2}-\d{3,}", resurrection_id):
         raise UsageError(f"{resurrection_id!r} is not a resurrection id (res-YYYY-MM-DD-NNN)")
@@ -602,7 +606,7 @@ def find_command(
 ) -> None:
     """Find sessions and subagents of every project: ranked, with why each matched (--team:
     the team's bookmarks)."""
-    from purlin_resume import resurrection
+    from purlin_resume.resurrection import flow as resurrection
 
     text = " ".join(query).strip()
     if not text:
@@ -629,7 +633,8 @@ def find_command(
 
 
 def _recommendations(env, task_text, files, session, limit, threshold):
-    from purlin_resume import checkpoints, recommendation
+    from purlin_resume.checkpoints import lifecycle as checkpoints
+    from purlin_resume.resurrection import recommendation
 
     session = checkpoints.session_id(session)
     if task_text is not None:
@@ -767,7 +772,7 @@ def _shelf(env: Environment, global_: bool) -> Path:
 def _in_shelf(env: Environment, global_: bool, key: str, action):
     """``action`` on the bookmark file ``--global`` chooses; a bookmark that is only in the
     other file is an error naming the option that reaches it."""
-    from purlin_resume.errors import NotFound
+    from purlin_resume.core.errors import NotFound
 
     try:
         return action(_shelf(env, global_))
@@ -788,7 +793,7 @@ def bookmark_add(
     as_json: JsonOption = False,
 ) -> None:
     """Bookmark a session or subagent and archive its transcripts (compressed)."""
-    from purlin_resume import resurrection
+    from purlin_resume.resurrection import flow as resurrection
 
     env = _environment(claude_dir, project)
     if not global_:
@@ -833,7 +838,7 @@ def bookmark_show(
     as_json: JsonOption = False,
 ) -> None:
     """One bookmark."""
-    from purlin_resume import resurrection
+    from purlin_resume.resurrection import flow as resurrection
 
     env = _environment(claude_dir, project)
     mark = resurrection.by_bookmark(env, key).bookmark
@@ -869,7 +874,8 @@ def bookmark_update(
     as_json: JsonOption = False,
 ) -> None:
     """Change a bookmark's name, description or tags."""
-    from purlin_resume import bookmarks, redact
+    from purlin_resume.core import redact
+    from purlin_resume.resurrection import bookmarks
 
     changes: dict[str, Any] = {}
     if new_name is not None:
@@ -897,7 +903,7 @@ def bookmark_rm(
     as_json: JsonOption = False,
 ) -> None:
     """Remove a bookmark (its archive stays: other bookmarks may share it)."""
-    from purlin_resume import bookmarks
+    from purlin_resume.resurrection import bookmarks
 
     env = _environment(claude_dir, project)
     mark = _in_shelf(env, global_, key, lambda path: bookmarks.remove(path, key))
@@ -927,8 +933,8 @@ SinceOption = Annotated[
 
 
 def _entries(claude_dir, since, agent, outcome, mode, team=False, for_stats=False):
-    from purlin_resume import resurrection_log
     from purlin_resume.claude import layout
+    from purlin_resume.resurrection import log as resurrection_log
 
     if team:
         from purlin_resume.cli import team as team_cli
@@ -1011,7 +1017,7 @@ def resurrections_stats(
     team: TeamOption = False,
 ) -> None:
     """Top agents, success by mode, context size by agent type, cross-repo, latency, failures."""
-    from purlin_resume import resurrection_log
+    from purlin_resume.resurrection import log as resurrection_log
 
     since, agent, outcome, mode, parent_dir, parent_json, parent_team = ctx.obj or (None,) * 7
     log, chosen, skipped = _entries(

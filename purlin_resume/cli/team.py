@@ -16,10 +16,10 @@ from purlin_resume.cli.common import (
     print_json,
     print_text,
 )
-from purlin_resume.errors import UsageError
+from purlin_resume.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from purlin_resume.resurrection import Environment
+    from purlin_resume.resurrection.flow import Environment
 
 # ruff: noqa: UP045
 
@@ -211,7 +211,7 @@ def share(key: str, no_redact: bool, env: Environment, as_json: bool) -> None:
     installed()
     if no_redact:
         raise UsageError("bookmark share always redacts: --no-redact is refused here")
-    from purlin_resume import resurrection
+    from purlin_resume.resurrection import flow as resurrection
     from purlin_resume.team import reads
 
     candidate = resurrection.by_bookmark(env, key)

@@ -20,7 +20,7 @@ from purlin_resume.cli.common import (
     print_text,
     redacted,
 )
-from purlin_resume.errors import UsageError
+from purlin_resume.core.errors import UsageError
 
 if TYPE_CHECKING:
     from purlin_resume.claude.catalog import Catalog, Opened
@@ -89,7 +89,7 @@ def sessions_command(
         if project is not None:
             scope = Path(os.path.abspath(project.expanduser()))
         else:
-            from purlin_resume import gitrepo
+            from purlin_resume.core import gitrepo
 
             here = Path.cwd()
             scope = gitrepo.toplevel(here) or here
@@ -171,7 +171,7 @@ def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool)
     from purlin_resume.claude.catalog import open_target
     from purlin_resume.claude.transcript import ReadOptions
     from purlin_resume.cli.common import redacted
-    from purlin_resume.errors import NotFound
+    from purlin_resume.core.errors import NotFound
 
     options = ReadOptions(tools=tools, thinking=thinking)
     try:
@@ -189,7 +189,8 @@ def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool)
 
 
 def _archived(claude_dir: Path | None, identifier: str, options) -> Opened | None:
-    from purlin_resume import gitrepo, resurrection
+    from purlin_resume.core import gitrepo
+    from purlin_resume.resurrection import flow as resurrection
 
     env = resurrection.environment(claude_dir, gitrepo.toplevel(Path.cwd()))
     opened = resurrection.open_archived(env, identifier, options)
@@ -200,8 +201,8 @@ def _archived(claude_dir: Path | None, identifier: str, options) -> Opened | Non
 
 
 def _document(opened: Opened, tools: bool, thinking: bool) -> dict:
-    from purlin_resume import export as export_mod
-    from purlin_resume import rendering
+    from purlin_resume.claude import export as export_mod
+    from purlin_resume.claude import rendering
 
     if opened.transcript is None:
         session = opened.target.session.id if opened.target.session else None
@@ -228,7 +229,7 @@ def _overflow_path(identifier: str) -> Path:
     import re
     import tempfile
 
-    from purlin_resume.path_safety import private_folder
+    from purlin_resume.core.path_safety import private_folder
 
     owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
     folder = private_folder(Path(tempfile.gettempdir()) / f"purlin-resume{owner}")
@@ -236,8 +237,8 @@ def _overflow_path(identifier: str) -> Path:
 
 
 def _write(path: Path, text: str) -> None:
-    from purlin_resume import store
     from purlin_resume.cli.common import outgoing
+    from purlin_resume.core import store
 
     store.write_output(path, outgoing(text))
 
@@ -262,7 +263,7 @@ def transcript_command(
     as_json: JsonOption = False,
 ) -> None:
     """A session's or agent's conversation as Markdown: a section per command, turns in order."""
-    from purlin_resume import rendering
+    from purlin_resume.claude import rendering
 
     output = checked_output(output)
     opened = _open(claude_dir, identifier, include_tools, include_thinking)
@@ -309,8 +310,9 @@ def export_command(
     ] = False,
 ) -> None:
     """Export a session's or agent's context: the TR-3 JSON document, or Markdown (redacted)."""
-    from purlin_resume import rendering, store
+    from purlin_resume.claude import rendering
     from purlin_resume.cli.common import Output
+    from purlin_resume.core import store
 
     if no_redact:
         Output.redact = False

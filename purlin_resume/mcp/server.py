@@ -25,9 +25,10 @@ from typing import Any, Literal, TypeVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from purlin_resume import __version__, redact
-from purlin_resume.errors import PurlinError
-from purlin_resume.project import Project
+from purlin_resume import __version__
+from purlin_resume.core import redact
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.core.project import Project
 
 T = TypeVar("T")
 MAX_TEXT = 2000  # a query, an id or a field the model passes
@@ -70,7 +71,7 @@ def _text(value: str | None, name: str) -> str | None:
 
 
 def _project(project: str | None) -> Project:
-    from purlin_resume.project import locate
+    from purlin_resume.core.project import locate
 
     if project is not None:
         _text(project, "project")
@@ -86,7 +87,8 @@ def build(claude_dir: Path | None = None) -> MCPServer:
     server = MCPServer("purlin-resume", instructions=INSTRUCTIONS, version=__version__)
 
     def environment(project: str | None):
-        from purlin_resume import config, resurrection
+        from purlin_resume.core import config
+        from purlin_resume.resurrection import flow as resurrection
 
         try:
             found = _project(project)
@@ -109,7 +111,7 @@ def build(claude_dir: Path | None = None) -> MCPServer:
             raise ToolError("limit: between 1 and 50")
 
         def work():
-            from purlin_resume import resurrection
+            from purlin_resume.resurrection import flow as resurrection
 
             found = resurrection.by_search(environment(project), query, limit)
             results = [{**c.to_dict(), "open": f"purlin-resume open {c.session_id}"} for c in found]
@@ -130,8 +132,7 @@ def build(claude_dir: Path | None = None) -> MCPServer:
             raise ToolError(f"page_chars: between {MIN_PAGE_CHARS} and {MAX_PAGE_CHARS}")
 
         def work():
-            from purlin_resume import rendering
-            from purlin_resume.claude import layout
+            from purlin_resume.claude import layout, rendering
             from purlin_resume.claude.catalog import Catalog, open_target
             from purlin_resume.claude.transcript import ReadOptions
 
@@ -177,7 +178,7 @@ def build(claude_dir: Path | None = None) -> MCPServer:
         _text(task, "task")
 
         def work():
-            from purlin_resume import resurrection
+            from purlin_resume.resurrection import flow as resurrection
 
             env = environment(project)
             candidate = resurrection.direct(session_id, agent_id)
@@ -194,7 +195,7 @@ def build(claude_dir: Path | None = None) -> MCPServer:
         """Subagents cut off mid-task (.planning/agent-history.json, status interrupted)."""
 
         def work():
-            from purlin_resume import history
+            from purlin_resume.history import agent_history as history
 
             doc = history.load(_project(project))
             chosen = history.select(doc, "interrupted", None, False)
@@ -212,7 +213,8 @@ def build(claude_dir: Path | None = None) -> MCPServer:
         _text(agent_id, "agent_id")
 
         def work():
-            from purlin_resume import config, resumption
+            from purlin_resume.core import config
+            from purlin_resume.history import resumption
 
             where = _project(project)
             done = resumption.resume(
@@ -239,7 +241,7 @@ def build(claude_dir: Path | None = None) -> MCPServer:
         role's own fields: builder step (0-4), delivery_plan, work_queue, pending_decisions;
         qa scenario_progress, current_scenario, discoveries, verification_queue; architect
         spec_reviews, discovery_processing."""
-        from purlin_resume import checkpoint
+        from purlin_resume.checkpoints import format as checkpoint
 
         extra = dict(fields or {})
         unknown = sorted(set(extra) - set(checkpoint.FIELDS_BY_KEY))
@@ -257,7 +259,7 @@ def build(claude_dir: Path | None = None) -> MCPServer:
                 _text(item, name)
 
         def work():
-            from purlin_resume import checkpoints
+            from purlin_resume.checkpoints import lifecycle as checkpoints
 
             where = _project(project)
             session = checkpoints.session_id(session_id)
@@ -276,8 +278,9 @@ def build(claude_dir: Path | None = None) -> MCPServer:
         """The registered agents of the project: alive or dead and why, role, lineage."""
 
         def work():
-            from purlin_resume import config, lineage, registry
-            from purlin_resume.stall import server_of
+            from purlin_resume.agents import lineage, registry
+            from purlin_resume.agents.stall import server_of
+            from purlin_resume.core import config
 
             where = _project(project)
             statuses = lineage.statuses(registry.load(where), server_of(config.load(where)))

@@ -7,14 +7,15 @@ pushes. Two back ends share one schema (``schema``): an embedded Dolt database p
 (``doltlite``) with a ``file://`` or ``http://`` remote, or a Dolt SQL server (MySQL wire
 protocol, through PyMySQL) that every teammate writes to.
 
-Both libraries come with the ``team`` extra. Nothing outside this package imports them; the
-modules ``membership`` and ``mirror`` import neither, so the hook path and CLI start-up stay as
-light as before.
+Both libraries come with the ``team`` extra. Nothing outside this package imports them. The
+resurrection wing queues its changes itself (``resurrection.team_outbox``, with the membership
+files in ``resurrection.team_membership``) and imports nothing from here, so the hook path and CLI
+start-up stay as light as before and no wing depends on this shell.
 """
 
 from __future__ import annotations
 
-from purlin_resume.errors import PurlinError
+from purlin_resume.core.errors import PurlinError
 
 INSTALL = "team sharing needs the team extra: pip install 'purlin-resume[team]'"
 

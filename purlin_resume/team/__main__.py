@@ -19,8 +19,8 @@ def main(argv: list[str]) -> int:
     try:
         sync.flush(history)
     except Exception as exc:  # noqa: BLE001 -- reported in one line, kept for the next run
-        from purlin_resume import clock, store
-        from purlin_resume.team import membership
+        from purlin_resume.core import clock, store
+        from purlin_resume.resurrection import team_membership as membership
 
         text = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         line = f"{clock.iso()} the queued changes stay queued: {' '.join(str(text).split())}"

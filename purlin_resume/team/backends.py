@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from purlin_resume.errors import PurlinError, UsageError
+from purlin_resume.core.errors import PurlinError, UsageError
 from purlin_resume.team import engine, schema
 
 KEYS = {"resurrection_log": "resurrection_id", "bookmarks": "bookmark_id"}
@@ -249,7 +249,7 @@ class Server(Database):
 
     def to_db(self, name: str, value: Any) -> Any:
         if name in schema.DATETIMES and isinstance(value, str) and value:
-            from purlin_resume import clock
+            from purlin_resume.core import clock
 
             moment = clock.parse(value)
             return moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] if moment else None

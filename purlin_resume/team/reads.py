@@ -12,8 +12,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import clock, redact
-from purlin_resume.errors import NotFound
+from purlin_resume.core import clock, redact
+from purlin_resume.core.errors import NotFound
 from purlin_resume.team import rows
 from purlin_resume.team.sync import flush_into, opened, require
 

@@ -13,8 +13,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from purlin_resume import compress, redact, resurrection, resurrection_log
-from purlin_resume.resurrection import Environment
+from purlin_resume.core import redact
+from purlin_resume.resurrection import compress
+from purlin_resume.resurrection import flow as resurrection
+from purlin_resume.resurrection import log as resurrection_log
+from purlin_resume.resurrection.flow import Environment
 from purlin_resume.team import reads
 
 

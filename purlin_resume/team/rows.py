@@ -14,7 +14,7 @@ import contextlib
 import json
 from typing import Any
 
-from purlin_resume import redact
+from purlin_resume.core import redact
 from purlin_resume.team import schema
 
 REQUIRED = frozenset(

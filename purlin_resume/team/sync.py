@@ -18,11 +18,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import bookmarks, clock, resurrection_log, store
-from purlin_resume.errors import NotFound, PurlinError, UsageError
-from purlin_resume.team import membership, rows, schema
+from purlin_resume.core import clock, store
+from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.resurrection import bookmarks
+from purlin_resume.resurrection import log as resurrection_log
+from purlin_resume.resurrection import team_membership as membership
+from purlin_resume.resurrection.team_membership import Membership
+from purlin_resume.team import rows, schema
 from purlin_resume.team.backends import Database, Embedded, Server, TeamError, shown_dsn
-from purlin_resume.team.membership import Membership
 
 BATCH = 20  # more queued changes than this are committed together
 RETRIES = 5

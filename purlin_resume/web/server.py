@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 
-from purlin_resume.errors import PurlinError
+from purlin_resume.core.errors import PurlinError
 from purlin_resume.web import security, views
 
 

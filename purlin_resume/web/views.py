@@ -16,9 +16,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from purlin_resume import redact
-from purlin_resume.errors import PurlinError, UsageError
-from purlin_resume.project import Project
+from purlin_resume.core import redact
+from purlin_resume.core.errors import PurlinError, UsageError
+from purlin_resume.core.project import Project
 
 MAX_ID_LENGTH = 200
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]*")
@@ -64,8 +64,8 @@ def panel(gather: Callable[[], Any]) -> dict[str, Any]:
 
 def _server(scope: Scope):
     """The tmux server the project's agents run on (its ``tmux_socket`` setting)."""
-    from purlin_resume import config
-    from purlin_resume.stall import server_of
+    from purlin_resume.agents.stall import server_of
+    from purlin_resume.core import config
 
     return server_of(config.load(scope.project))
 
@@ -81,7 +81,7 @@ def card(status) -> dict[str, Any]:
 def agents(scope: Scope, limit: int | None = None) -> dict[str, Any]:
     """The registered agents, newest start first: with a ``limit``, every one not known dead
     and the newest dead ones up to it; ``total`` counts them all."""
-    from purlin_resume import lineage, registry
+    from purlin_resume.agents import lineage, registry
 
     server = _server(scope)
     statuses = lineage.statuses(registry.load(scope.project), server)[::-1]
@@ -97,7 +97,7 @@ def agents(scope: Scope, limit: int | None = None) -> dict[str, Any]:
 
 
 def agent_card(scope: Scope, agent_id: str) -> dict[str, Any]:
-    from purlin_resume import lineage, registry
+    from purlin_resume.agents import lineage, registry
 
     server = _server(scope)
     found = registry.load(scope.project)
@@ -110,7 +110,7 @@ def agent_card(scope: Scope, agent_id: str) -> dict[str, Any]:
 
 def activity(scope: Scope, agent_id: str) -> dict[str, Any]:
     """Last activity and stall confidence of a live agent (``stall check``)."""
-    from purlin_resume import stall
+    from purlin_resume.agents import stall
 
     result = stall.detect(scope.project, checked_id(agent_id)).to_dict()
     return clean(
@@ -125,7 +125,7 @@ def activity(scope: Scope, agent_id: str) -> dict[str, Any]:
 
 
 def lineage_of(scope: Scope, agent_id: str) -> dict[str, Any]:
-    from purlin_resume import lineage, registry
+    from purlin_resume.agents import lineage, registry
 
     found = registry.load(scope.project)
     agent = registry.resolve(found, checked_id(agent_id))
@@ -143,8 +143,7 @@ def lineage_of(scope: Scope, agent_id: str) -> dict[str, Any]:
 def conversation(scope: Scope, identifier: str) -> dict[str, Any]:
     """A session's or agent's conversation as ``transcript`` renders it (Markdown, redacted),
     its tool calls counted and the files it touched."""
-    from purlin_resume import rendering
-    from purlin_resume.claude import catalog, layout
+    from purlin_resume.claude import catalog, layout, rendering
 
     opened = catalog.open_target(
         catalog.Catalog(layout.claude_dir(scope.claude_dir)), checked_id(identifier, "id")
@@ -183,7 +182,8 @@ def agent_detail(scope: Scope, agent_id: str) -> dict[str, Any]:
 
 def revive(scope: Scope, agent_id: str) -> dict[str, Any]:
     """What ``purlin-resume revive`` does: plan, then perform; the successor's card."""
-    from purlin_resume import config, revival
+    from purlin_resume.agents import revival
+    from purlin_resume.core import config
 
     settings = config.load(scope.project)
     planned = revival.plan(scope.project, checked_id(agent_id), settings)
@@ -204,7 +204,8 @@ def revive(scope: Scope, agent_id: str) -> dict[str, Any]:
 def subagents(scope: Scope) -> dict[str, Any]:
     """The latest entry of each agent by parallel group, then status; interrupted ones with the
     command that resumes them and the result of their conflict check."""
-    from purlin_resume import conflicts, history
+    from purlin_resume.history import agent_history as history
+    from purlin_resume.history import conflicts
 
     if not history.path(scope.project).exists():
         return {"path": str(history.path(scope.project)), "groups": {}}
@@ -260,7 +261,7 @@ class ResurrectionFilter:
 
     @classmethod
     def of(cls, params) -> ResurrectionFilter:
-        from purlin_resume import resurrection_log
+        from purlin_resume.resurrection import log as resurrection_log
 
         chosen = cls(*(params.get(name) or None for name in ("mode", "outcome", "agent", "since")))
         if chosen.mode and chosen.mode not in resurrection_log.MODES:
@@ -279,8 +280,8 @@ class ResurrectionFilter:
 
 def resurrections(scope: Scope, chosen: ResurrectionFilter) -> dict[str, Any]:
     """The log, filtered, newest first (the first hundred), and the seed's metrics."""
-    from purlin_resume import resurrection_log
     from purlin_resume.claude import layout
+    from purlin_resume.resurrection import log as resurrection_log
 
     log = layout.history_dir(scope.claude_dir) / resurrection_log.FILE_NAME
     try:
@@ -300,7 +301,7 @@ def _summary(
     outcome: str | None,
     mode: str | None,
 ) -> dict[str, Any]:
-    from purlin_resume import resurrection_log
+    from purlin_resume.resurrection import log as resurrection_log
 
     entries, skipped = resurrection_log.read(log)
     selected = resurrection_log.select(entries, since, agent, outcome, mode)
@@ -320,7 +321,8 @@ def _summary(
 
 
 def _environment(scope: Scope):
-    from purlin_resume import config, resurrection
+    from purlin_resume.core import config
+    from purlin_resume.resurrection import flow as resurrection
 
     return resurrection.environment(
         scope.claude_dir, scope.project.root, config.load(scope.project)
@@ -329,7 +331,7 @@ def _environment(scope: Scope):
 
 def search(scope: Scope, query: str) -> list[dict[str, Any]]:
     """``find``: ranked conversations of every project, with why each matched."""
-    from purlin_resume import resurrection
+    from purlin_resume.resurrection import flow as resurrection
 
     text = " ".join(query.split())[:500]
     if not text:

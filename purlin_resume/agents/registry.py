@@ -1,0 +1,238 @@
+"""The agent registry ``.purlin/agents.json``: which Claude Code sessions run or ran here.
+
+Format (version 1), one object per session id; unknown keys are kept as they are::
+
+    {
+      "version": 1,
+      "agents": {
+        "SESSION_ID": {
+          "pid": 4242,                  # the Claude Code process, or null
+          "cwd": "/path/to/project",
+          "started_at": "2026-01-15T14:22:10Z",
+          "ended_at": null,             # set when the session ends
+          "transcript_path": null,      # its JSONL transcript, when known
+          "tmux_pane": null,            # e.g. "%3"
+          "tmux_socket": null,          # the socket of that pane's server (from $TMUX)
+          "role": null,                 # builder, qa, architect, ...
+          "previous_agent_id": null     # the session this one succeeds
+        }
+      }
+    }
+
+The registry describes processes on this machine, so it and its lock file are ignored in this
+clone only (``.git/info/exclude``). This module is its only reader and writer.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.core import clock, gitrepo, ids, store
+from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
+from purlin_resume.core.project import Project
+
+VERSION = 1
+FILE_NAME = "agents.json"
+RUNNING, OVER, UNKNOWN = "running", "over", "unknown"
+
+
+@dataclass(frozen=True)
+class RegisteredAgent:
+    """One session as the registry knows it."""
+
+    session_id: str
+    pid: int | None = None
+    cwd: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    transcript_path: str | None = None
+    tmux_pane: str | None = None
+    tmux_socket: str | None = None
+    role: str | None = None
+    previous_agent_id: str | None = None
+
+    @classmethod
+    def from_record(cls, session_id: str, record: dict[str, Any]) -> RegisteredAgent:
+        pid = record.get("pid")
+        return cls(
+            session_id=session_id,
+            pid=pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+            **{
+                name: record.get(name) if isinstance(record.get(name), str) else None
+                for name in (
+                    "cwd",
+                    "started_at",
+                    "ended_at",
+                    "transcript_path",
+                    "tmux_pane",
+                    "tmux_socket",
+                    "role",
+                    "previous_agent_id",
+                )
+            },
+        )
+
+
+def path(project: Project) -> Path:
+    return project.purlin_dir / FILE_NAME
+
+
+def _checked(file: Path, data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise CorruptFile(file, "the top level must be an object")
+    version = data.get("version", VERSION)
+    if version != VERSION:
+        raise CorruptFile(file, f"version {version!r} is not supported (expected {VERSION})")
+    agents = data.setdefault("agents", {})
+    if not isinstance(agents, dict):
+        raise CorruptFile(file, "'agents' must be an object keyed by session id")
+    for session_id, record in agents.items():
+        if not isinstance(record, dict):
+            raise CorruptFile(file, f"agent {session_id!r} must be an object")
+        wrong = ids.SESSION.problem(session_id)
+        if wrong is None and record.get("previous_agent_id") is not None:
+            wrong = ids.SESSION.problem(record["previous_agent_id"])
+        if wrong:
+            raise CorruptFile(file, wrong)
+    return data
+
+
+def load(project: Project) -> dict[str, RegisteredAgent]:
+    """Every registered session by id; empty when the registry does not exist yet."""
+    file = path(project)
+    data = _checked(file, store.read_json(file, default={"version": VERSION, "agents": {}}))
+    return {sid: RegisteredAgent.from_record(sid, rec) for sid, rec in data["agents"].items()}
+
+
+def _update(project: Project, session_id: str, values: dict[str, Any]) -> RegisteredAgent:
+    if not session_id:
+        raise UsageError("a session id is required")
+    for value in (session_id, values.get("previous_agent_id")):
+        if value is not None and ids.SESSION.problem(value):
+            raise UsageError(ids.SESSION.problem(value))
+    file = path(project)
+    gitrepo.exclude_state_files(project.purlin_dir, FILE_NAME, FILE_NAME + ".lock")
+
+    def change(data: Any) -> None:
+        record = _checked(file, data)["agents"].setdefault(session_id, {})
+        record.update(values)
+
+    data = store.update_json(file, change, default={"version": VERSION, "agents": {}})
+    return RegisteredAgent.from_record(session_id, data["agents"][session_id])
+
+
+def record_start(
+    project: Project,
+    session_id: str,
+    *,
+    pid: int | None,
+    cwd: str | None = None,
+    started_at: datetime | None = None,
+    transcript_path: str | None = None,
+    tmux_pane: str | None = None,
+    tmux_socket: str | None = None,
+    role: str | None = None,
+    previous_agent_id: str | None = None,
+) -> RegisteredAgent:
+    """Register a session as started (again): it runs until ``record_end`` or its process dies."""
+    return _update(
+        project,
+        session_id,
+        {
+            "pid": pid,
+            "cwd": cwd if cwd is not None else str(project.root),
+            "started_at": clock.iso(started_at or clock.now()),
+            "ended_at": None,
+            "transcript_path": transcript_path,
+            "tmux_pane": tmux_pane,
+            "tmux_socket": tmux_socket if tmux_pane else None,
+            "role": role,
+            "previous_agent_id": previous_agent_id,
+        },
+    )
+
+
+def record_end(
+    project: Project, session_id: str, ended_at: datetime | None = None
+) -> RegisteredAgent:
+    """Mark a session as over (a session never seen before is registered as ended)."""
+    moment = clock.iso(ended_at or clock.now())
+    return _update(project, session_id, {"ended_at": moment})
+
+
+def pid_alive(pid: int) -> bool:
+    """True while process ``pid`` exists and is not a zombie."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        state = stat.read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in ("Z", "X")
+
+
+def session_state(agent: RegisteredAgent | None) -> str:
+    """``over`` (ended, or its process is gone), ``running``, or ``unknown`` (nothing to tell by)."""
+    if agent is None:
+        return UNKNOWN
+    if agent.ended_at:
+        return OVER
+    if agent.pid is None:
+        return UNKNOWN
+    return RUNNING if pid_alive(agent.pid) else OVER
+
+
+def register_successor(
+    project: Project,
+    session_id: str,
+    predecessor: RegisteredAgent,
+    *,
+    pid: int | None,
+    cwd: str,
+    tmux_pane: str | None,
+    tmux_socket: str | None = None,
+) -> RegisteredAgent:
+    """Register the successor of ``predecessor`` before its own SessionStart hook fires.
+
+    Same role, ``previous_agent_id`` set. A hook that records the same session later keeps the
+    lineage as long as it passes the role and previous agent on (``PURLIN_PREVIOUS_AGENT_ID``).
+    """
+    return record_start(
+        project,
+        session_id,
+        pid=pid,
+        cwd=cwd,
+        tmux_pane=tmux_pane,
+        tmux_socket=tmux_socket,
+        role=predecessor.role,
+        previous_agent_id=predecessor.session_id,
+    )
+
+
+def resolve(agents: dict[str, RegisteredAgent], query: str) -> RegisteredAgent:
+    """The agent whose id is ``query`` or starts with it; NotFound or ambiguous is an error."""
+    query = query.strip()
+    if not query:
+        raise UsageError("an agent id is required")
+    if query in agents:
+        return agents[query]
+    found = [agent for sid, agent in agents.items() if sid.startswith(query)]
+    if not found:
+        raise NotFound(
+            f"no registered agent {query!r}; 'purlin-resume agents-status' lists the known ones"
+        )
+    if len(found) > 1:
+        names = ", ".join(sorted(agent.session_id for agent in found)[:5])
+        raise UsageError(f"agent id {query!r} is ambiguous ({names}); give more of it")
+    return found[0]

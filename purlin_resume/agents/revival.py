@@ -1,0 +1,433 @@
+"""Revival: start a successor for a dead agent in a new tmux window and brief it.
+
+``plan`` checks the predecessor (registered, dead, not already succeeded by a live agent) and
+composes everything: the successor's session id, the command, its folder and environment, and
+the injections. A persona agent (one whose registry ``role`` is set) first gets its persona: the
+file ``<persona_dir>/<role>.md`` when the project has one, else a short one naming the role;
+then the revival instruction. An anonymous agent gets only the revival instruction. ``perform``
+carries a plan out: window, registration of the successor (``previous_agent_id``, and the pane
+with its server's socket), waiting until the agent shows it is ready, then each injection
+(``injection.when_ready``). An injection that cannot be confirmed leaves the window open and is
+logged ``partial``; one that fails closes the window.
+
+Where the successor opens: ``--tmux-socket`` when given, else the predecessor's own tmux server
+(recorded with its pane) while it is reachable, else the ``tmux_socket`` setting. The successor
+reads the same Claude Code data folder as this command (``CLAUDE_CONFIG_DIR`` in its environment
+and ``--claude-dir`` in the command its instruction gives it).
+"""
+
+from __future__ import annotations
+
+import shlex
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.agents import injection, registry
+from purlin_resume.agents.lineage import (
+    ALIVE,
+    DEAD,
+    Liveness,
+    liveness,
+    server_for,
+    successors,
+    work_folder,
+)
+from purlin_resume.agents.registry import RegisteredAgent
+from purlin_resume.agents.stall import server_of
+from purlin_resume.checkpoints.roles import display_name
+from purlin_resume.claude import layout
+from purlin_resume.core import clock, redact, store, templating, tmux
+from purlin_resume.core import config as config_mod
+from purlin_resume.core.errors import Conflict, PurlinError
+from purlin_resume.core.project import Project
+
+LOG_NAME = "revivals.jsonl"
+SUCCESS, PARTIAL = "success", "partial"
+
+
+@dataclass(frozen=True)
+class Injection:
+    kind: str  # "persona" or "revival"
+    text: str
+
+
+@dataclass
+class Plan:
+    predecessor: RegisteredAgent
+    successor_id: str
+    command: str
+    cwd: Path
+    env: dict[str, str]
+    session: str
+    injections: list[Injection]
+    transcript_file: str
+    server: tmux.Server = field(default_factory=tmux.Server)
+    native: bool = False  # the successor resumes the predecessor's own conversation
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "native": self.native,
+            "predecessor": self.predecessor.session_id,
+            "successor": self.successor_id,
+            "role": self.predecessor.role,
+            "command": self.command,
+            "cwd": str(self.cwd),
+            "env": self.env,
+            "tmux_session": self.session,
+            "tmux_server": self.server.label,
+            "injections": [{"kind": i.kind, "text": i.text} for i in self.injections],
+            "transcript_file": self.transcript_file,
+        }
+
+
+@dataclass
+class Revival:
+    plan: Plan
+    pane: str
+    deliveries: list[injection.Delivery] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> str:
+        """``success`` when every injection was confirmed, else ``partial`` (window left open)."""
+        confirmed = [d for d in self.deliveries if d.confirmed]
+        return SUCCESS if len(confirmed) == len(self.plan.injections) else PARTIAL
+
+    @property
+    def problem(self) -> str:
+        return next((d.detail for d in self.deliveries if not d.confirmed), "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.plan.to_dict(),
+            "tmux_pane": self.pane,
+            "outcome": self.outcome,
+            "deliveries": [d.to_dict() for d in self.deliveries],
+            "problem": self.problem or None,
+        }
+
+
+def stopped(agent: RegisteredAgent, state: Liveness) -> str:
+    """How the revival instruction says the predecessor stopped."""
+    return f"which ended at {agent.ended_at}" if agent.ended_at else f"which stopped: {state.why}"
+
+
+def successor_server(
+    agent: RegisteredAgent, settings: config_mod.Settings, explicit: tmux.Server | None
+) -> tmux.Server:
+    """``--tmux-socket``, else the predecessor's own server while it runs, else the setting."""
+    if explicit is not None:
+        return explicit
+    configured = server_of(settings)
+    own = server_for(agent, configured)
+    return own if own != configured and tmux.reachable(own) else configured
+
+
+def persona_text(project: Project, settings: config_mod.Settings, role: str) -> str:
+    """The persona injection of ``role``: the project's persona file, else a short default."""
+    file = project.root / settings.persona_dir / f"{role}.md"
+    persona = store.read_text(file).strip() if file.is_file() else None
+    return templating.render(
+        "revival/persona.md.j2", role=role, role_name=display_name(role), persona=persona
+    )
+
+
+def plan(
+    project: Project,
+    agent_query: str,
+    settings: config_mod.Settings | None = None,
+    successor_id: str | None = None,
+    *,
+    claude_dir: Path | None = None,
+    tmux_server: tmux.Server | None = None,
+) -> Plan:
+    """Everything a revival of ``agent_query`` would do, checked; nothing is started or written.
+
+    ``claude_dir`` is ``--claude-dir`` (None: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``);
+    ``tmux_server`` is ``--tmux-socket`` (None: see ``successor_server``)."""
+    settings = settings or config_mod.load(project)
+    server = server_of(settings)
+    agents = registry.load(project)
+    agent = registry.resolve(agents, agent_query)
+    state = liveness(agent, server)
+    if state.state == ALIVE:
+        raise Conflict(
+            f"agent {agent.session_id} is alive ({state.why}); only a dead agent can be revived"
+        )
+    if state.state != DEAD:
+        raise Conflict(
+            f"cannot tell whether agent {agent.session_id} is dead ({state.why}); "
+            "end it first (its SessionEnd hook records ended_at)"
+        )
+    for child in successors(agents, agent.session_id):
+        if liveness(agents[child], server).state == ALIVE:
+            raise Conflict(
+                f"agent {agent.session_id} already has a live successor {child}; "
+                "revive that one when it dies"
+            )
+    successor = successor_id or str(uuid.uuid4())
+    cwd = work_folder(project, agent)
+    command = settings.agent_command
+    if settings.agent_session_flag:
+        command += f" {shlex.quote(settings.agent_session_flag)} {shlex.quote(successor)}"
+    data_folder = layout.config_dir(claude_dir)[0].absolute()
+    env = {
+        "PURLIN_PREVIOUS_AGENT_ID": agent.session_id,
+        "PURLIN_AGENT_ID": successor,
+        **layout.child_environment(claude_dir),
+    }
+    if agent.role:
+        env["PURLIN_AGENT_ROLE"] = agent.role
+    # Absolute: the successor may work in a subfolder of the project.
+    transcript_file = str(project.cache_dir / f"revival-{agent.session_id}.md")
+    injections = []
+    if agent.role:
+        injections.append(Injection("persona", persona_text(project, settings, agent.role)))
+    instruction = templating.render(
+        "revival/instruction.md.j2",
+        predecessor_id=agent.session_id,
+        successor_id=successor,
+        role=agent.role,
+        stopped=stopped(agent, state),
+        cwd=str(cwd),
+        transcript_command=shlex.join(
+            [
+                "purlin-resume",
+                "transcript",
+                agent.session_id,
+                "--claude-dir",
+                str(data_folder),
+                "-o",
+                transcript_file,
+            ]
+        ),
+        transcript_file=transcript_file,
+    )
+    injections.append(Injection("revival", instruction))
+    injections = [Injection(i.kind, redact.redact(i.text).text.strip()) for i in injections]
+    target = successor_server(agent, settings, tmux_server)
+    session = settings.tmux_session
+    if target == tmux.Server() and tmux.inside_tmux():
+        session = tmux.current_session(target) or session
+    return Plan(agent, successor, command, cwd, env, session, injections, transcript_file, target)
+
+
+def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings) -> Revival:
+    """Start the successor, register it, wait until it is ready, inject, log the revival.
+
+    Raises PurlinError when nothing reached the successor (its window is closed again); an
+    injection that cannot be confirmed is a ``partial`` revival with its window left open."""
+    from purlin_resume.core import gitrepo
+
+    server = revival_plan.server
+    gitrepo.ensure_ignored(project.root, ".purlin/cache/")
+    store.private_folder(project.cache_dir)  # the successor writes its transcript there
+    name = f"revived-{revival_plan.successor_id[:8]}"
+    pane = tmux.new_window(
+        server,
+        revival_plan.session,
+        revival_plan.cwd,
+        revival_plan.command,
+        env=revival_plan.env,
+        name=name,
+    )
+    info = tmux.pane_info(server, pane) or {}
+    pid = info.get("pane_pid")
+    socket = tmux.socket_path(server)
+    registry.register_successor(
+        project,
+        revival_plan.successor_id,
+        revival_plan.predecessor,
+        pid=int(pid) if pid and pid.isdigit() else None,
+        cwd=str(revival_plan.cwd),
+        tmux_pane=pane,
+        tmux_socket=str(socket) if socket else None,
+    )
+    result = Revival(revival_plan, pane)
+    try:
+        result.deliveries += injection.when_ready(
+            server,
+            pane,
+            [i.text for i in revival_plan.injections],
+            settings,
+            revival_plan.command,
+            who="the successor",
+        )
+    except PurlinError as exc:
+        # No window left open for nothing, no successor that looks alive.
+        tmux.kill_pane(server, pane)
+        registry.record_end(project, revival_plan.successor_id)
+        raise PurlinError(f"{exc.message} (revival undone: window closed)") from None
+    store.append_jsonl(
+        project.cache_dir / LOG_NAME,
+        {
+            "at": clock.iso(),
+            "predecessor": revival_plan.predecessor.session_id,
+            "successor": revival_plan.successor_id,
+            "role": revival_plan.predecessor.role,
+            "tmux_pane": pane,
+            "tmux_socket": str(socket) if socket else None,
+            "injections": [i.kind for i in revival_plan.injections],
+            "outcome": result.outcome,
+            "reason": result.problem or None,
+        },
+    )
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# native revival and reviving every dead agent at once
+
+
+def own_transcript(agent: RegisteredAgent, claude_dir: Path | None = None) -> Path | None:
+    """The agent's own session transcript, when Claude Code still has it."""
+    from purlin_resume.claude import layout
+
+    if agent.transcript_path and Path(agent.transcript_path).is_file():
+        return Path(agent.transcript_path)
+    root = layout.config_dir(claude_dir)[0] / "projects"
+    if not root.is_dir():
+        return None
+    return next((p for p in root.glob(f"*/{agent.session_id}.jsonl") if p.is_file()), None)
+
+
+def plan_native(
+    project: Project,
+    agent_query: str,
+    settings: config_mod.Settings | None = None,
+    successor_id: str | None = None,
+    *,
+    claude_dir: Path | None = None,
+    tmux_server: tmux.Server | None = None,
+) -> Plan:
+    """A revival that resumes the dead agent's own conversation (``claude --resume OLD
+    --fork-session --session-id NEW``): full context, a new session id, the same lineage and
+    registry entry as a briefed successor, nothing to inject."""
+
+    settings = settings or config_mod.load(project)
+    base = plan(
+        project,
+        agent_query,
+        settings,
+        successor_id,
+        claude_dir=claude_dir,
+        tmux_server=tmux_server,
+    )
+    agent = base.predecessor
+    if own_transcript(agent, claude_dir) is None:
+        raise PurlinError(
+            f"the transcript of agent {agent.session_id} is gone, so Claude Code cannot resume "
+            f"it; revive it without --native (a successor briefed from what is left)"
+        )
+    if not agent.cwd or not Path(agent.cwd).is_dir():
+        raise PurlinError(
+            f"the folder agent {agent.session_id} worked in is gone ({agent.cwd or 'none recorded'});"
+            " Claude Code resumes a session only from its own folder: revive it without --native"
+        )
+    flags = [
+        layout.RESUME_FLAG,
+        agent.session_id,
+        layout.FORK_FLAG,
+        layout.SESSION_FLAG,
+        base.successor_id,
+    ]
+    env = {**base.env, **layout.child_environment(claude_dir)}
+    return Plan(
+        agent,
+        base.successor_id,
+        " ".join([settings.agent_command, *(shlex.quote(f) for f in flags)]),
+        Path(agent.cwd),
+        env,
+        base.session,
+        [],
+        base.transcript_file,
+        server=base.server,
+        native=True,
+    )
+
+
+@dataclass
+class Sweep:
+    """What ``revive --all`` found: a plan per agent to revive, and why the others are left."""
+
+    plans: list[Plan]
+    skipped: list[tuple[str, str]]  # (agent id, why)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    done: list[Revival] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "revive": [p.to_dict() for p in self.plans],
+            "revived": [r.to_dict() for r in self.done],
+            "skipped": [{"agent_id": a, "why": why} for a, why in self.skipped],
+            "failed": [{"agent_id": a, "error": why} for a, why in self.failed],
+        }
+
+
+def plan_all(
+    project: Project,
+    settings: config_mod.Settings | None = None,
+    native: bool = False,
+    claude_dir: Path | None = None,
+    tmux_server: tmux.Server | None = None,
+) -> Sweep:
+    """Every registered agent that died without ending (its process and its pane are gone)
+    and has no successor yet; each one once, however often this runs."""
+    settings = settings or config_mod.load(project)
+    server = server_of(settings)
+    agents = registry.load(project)
+    plans: list[Plan] = []
+    skipped: list[tuple[str, str]] = []
+    for agent in sorted(agents.values(), key=lambda a: (a.started_at or "", a.session_id)):
+        state = liveness(agent, server)
+        after = successors(agents, agent.session_id)
+        if agent.ended_at:
+            skipped.append((agent.session_id, f"ended at {agent.ended_at}"))
+        elif state.state != DEAD:
+            skipped.append((agent.session_id, state.why))
+        elif after:
+            skipped.append((agent.session_id, f"already succeeded by {', '.join(after)}"))
+        else:
+            try:
+                planner = plan_native if native else plan
+                plans.append(
+                    planner(
+                        project,
+                        agent.session_id,
+                        settings,
+                        claude_dir=claude_dir,
+                        tmux_server=tmux_server,
+                    )
+                )
+            except PurlinError as exc:
+                skipped.append((agent.session_id, exc.message))
+    return Sweep(plans, skipped)
+
+
+def perform_all(project: Project, sweep: Sweep, settings: config_mod.Settings) -> Sweep:
+    """Carry out every plan of ``sweep``, each in its own window; one failure stops no other."""
+    for each in sweep.plans:
+        try:
+            sweep.done.append(perform(project, each, settings))
+        except PurlinError as exc:
+            sweep.failed.append((each.predecessor.session_id, exc.message))
+    return sweep
+
+
+SWEEP_LOCK_SECONDS = 600  # a sweep waits for a running one (each revival waits for its agent)
+
+
+def sweep(
+    project: Project,
+    settings: config_mod.Settings,
+    native: bool = False,
+    claude_dir: Path | None = None,
+    dry_run: bool = False,
+    tmux_server: tmux.Server | None = None,
+) -> Sweep:
+    """``revive --all``: plan, then (unless ``dry_run``) carry out, under one lock, so two
+    sweeps at once never revive an agent twice: the second one sees the first one's successors."""
+    with store.locked(project.cache_dir / "revive-all", timeout=SWEEP_LOCK_SECONDS):
+        found = plan_all(project, settings, native, claude_dir, tmux_server)
+        return found if dry_run else perform_all(project, found, settings)

@@ -1,0 +1,277 @@
+"""Is an agent stalled? ``Assessment`` from its activity signals, ``should_send_resume``, and the
+resume prompt.
+
+Confidence (``assess``):
+
+1. each signal's own confidence (see ``activity``) is reduced by its age: older than 1 h × 0.7,
+   older than 30 min × 0.85;
+2. the assessment takes the strongest of them, raised to 0.9 when two or more distinct tier-1
+   sources saw activity within the lookback, and to 0.7 when two or more tier-2 sources did;
+3. cross-validation: every signal lies within the last 24 h and not in the future (temporal
+   consistency), the newest one lies within the lookback (recency), and at least one tier-1 or
+   tier-2 signal lies within the lookback (reliability).
+
+The agent is active when the confidence reaches the threshold (0.5) and validation passed.
+Levels: very_high ≥ 0.9, high ≥ 0.7, medium ≥ 0.5, low ≥ 0.3, very_low below.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.agents import activity, registry
+from purlin_resume.agents.activity import ActivitySignal
+from purlin_resume.agents.lineage import ALIVE, liveness, server_for, work_folder
+from purlin_resume.agents.registry import RegisteredAgent
+from purlin_resume.core import clock, store, tmux
+from purlin_resume.core import config as config_mod
+from purlin_resume.core.errors import NotFound, PurlinError
+from purlin_resume.core.project import Project
+
+THRESHOLD = 0.5
+FUTURE_SKEW = timedelta(minutes=5)
+LEVELS = ((0.9, "very_high"), (0.7, "high"), (0.5, "medium"), (0.3, "low"), (0.0, "very_low"))
+_OPEN_TASK = re.compile(r"^\s*[-*]\s+\[ \]\s+(.+?)\s*$", re.M)
+
+
+@dataclass
+class Assessment:
+    agent_id: str
+    is_active: bool
+    confidence: float
+    level: str
+    last_activity: datetime | None
+    signals: list[ActivitySignal]
+    reasons: list[str]
+    validation_passed: bool
+    lookback_minutes: float
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent_id": self.agent_id,
+            "is_active": self.is_active,
+            "confidence": self.confidence,
+            "level": self.level,
+            "last_activity": clock.iso(self.last_activity) if self.last_activity else None,
+            "signals": [signal.to_dict() for signal in self.signals],
+            "reasons": self.reasons,
+            "validation_passed": self.validation_passed,
+            "lookback_minutes": self.lookback_minutes,
+            "notes": self.notes,
+        }
+
+
+def level_of(confidence: float) -> str:
+    return next(name for floor, name in LEVELS if confidence >= floor)
+
+
+def penalised(signal: ActivitySignal, now: datetime) -> float:
+    age = now - signal.timestamp
+    if age > timedelta(hours=1):
+        return signal.confidence * 0.7
+    if age > timedelta(minutes=30):
+        return signal.confidence * 0.85
+    return signal.confidence
+
+
+def assess(
+    agent_id: str,
+    signals: list[ActivitySignal],
+    now: datetime,
+    lookback_minutes: float = 60.0,
+    threshold: float = THRESHOLD,
+) -> Assessment:
+    """The decision the signals support (pure: the same signals and moment, the same answer)."""
+    signals = activity.merge(signals)
+    window = timedelta(minutes=lookback_minutes)
+    reasons: list[str] = []
+    if not signals:
+        return Assessment(
+            agent_id,
+            False,
+            0.0,
+            level_of(0.0),
+            None,
+            [],
+            ["no activity seen"],
+            False,
+            lookback_minutes,
+        )
+    recent = [s for s in signals if now - s.timestamp <= window]
+    confidence = max(penalised(s, now) for s in signals)
+    strongest = max(signals, key=lambda s: penalised(s, now))
+    reasons.append(f"strongest: {strongest.source.value} ({strongest.detail})")
+    tier1 = {s.source for s in recent if s.tier == 1}
+    tier2 = {s.source for s in recent if s.tier == 2}
+    if len(tier1) >= 2 and confidence < 0.9:
+        confidence = 0.9
+        reasons.append(f"{len(tier1)} tier-1 sources agree")
+    elif len(tier2) >= 2 and confidence < 0.7:
+        confidence = 0.7
+        reasons.append(f"{len(tier2)} tier-2 sources agree")
+    confidence = round(confidence, 3)
+    last = max(s.timestamp for s in signals)
+    consistent = all(now - activity.HORIZON <= s.timestamp <= now + FUTURE_SKEW for s in signals)
+    fresh = now - last <= window
+    reliable = any(s.tier <= 2 for s in recent)
+    if not consistent:
+        reasons.append("validation: a signal lies outside the last 24 h or in the future")
+    if not fresh:
+        reasons.append(f"validation: nothing within the last {lookback_minutes:g} min")
+    elif not reliable:
+        reasons.append(f"validation: no tier-1 or tier-2 signal within {lookback_minutes:g} min")
+    passed = consistent and fresh and reliable
+    active = passed and confidence >= threshold
+    reasons.append(
+        f"confidence {confidence:.2f} {'≥' if confidence >= threshold else '<'} {threshold:g}"
+    )
+    return Assessment(
+        agent_id,
+        active,
+        confidence,
+        level_of(confidence),
+        last,
+        signals,
+        reasons,
+        passed,
+        lookback_minutes,
+    )
+
+
+# -- the shell over the registry, the sources and the settings ----------------------------
+
+
+def server_of(settings: config_mod.Settings) -> tmux.Server:
+    """The configured tmux server (``tmux_socket``: a name or a path; empty: the default)."""
+    return tmux.Server.parse(settings.tmux_socket)
+
+
+def workspace_of(project: Project, settings: config_mod.Settings, agent_id: str) -> Path:
+    return project.root / settings.agent_workspace.replace("{agent}", agent_id)
+
+
+def subject_of(
+    project: Project,
+    agent: RegisteredAgent,
+    agents: dict[str, RegisteredAgent],
+    settings: config_mod.Settings,
+    server: tmux.Server,
+) -> activity.Subject:
+    worktree = work_folder(project, agent).resolve()
+    others = [
+        other
+        for other in agents.values()
+        if other.session_id != agent.session_id
+        and not other.ended_at
+        and work_folder(project, other).resolve() == worktree
+    ]
+    panes = tmux.live_panes(server) if any(other.tmux_pane for other in others) else None
+    shared = any(liveness(other, server, panes).state == ALIVE for other in others)
+    return activity.Subject(
+        agent_id=agent.session_id,
+        project_root=project.root,
+        worktree=worktree,
+        workspace=workspace_of(project, settings, agent.session_id),
+        transcript=Path(agent.transcript_path) if agent.transcript_path else None,
+        pane=agent.tmux_pane,
+        shared_worktree=shared,
+    )
+
+
+def detect(
+    project: Project,
+    agent_query: str,
+    lookback_minutes: float | None = None,
+    now: datetime | None = None,
+    settings: config_mod.Settings | None = None,
+) -> Assessment:
+    """Assess one registered agent (by id or unique prefix)."""
+    settings = settings or config_mod.load(project)
+    lookback = lookback_minutes if lookback_minutes is not None else settings.stall_lookback_minutes
+    if lookback <= 0:
+        raise PurlinError("--lookback must be a positive number of minutes")
+    now = now or clock.now()
+    agents = registry.load(project)
+    agent = registry.resolve(agents, agent_query)
+    server = server_of(settings)
+    subject = subject_of(project, agent, agents, settings, server)
+    observation = activity.observe(subject, now, server_for(agent, server), project.cache_dir)
+    result = assess(agent.session_id, observation.signals, now, lookback, settings.stall_threshold)
+    result.notes = observation.notes
+    return result
+
+
+def should_send_resume(
+    project: Project,
+    agent_query: str,
+    lookback_minutes: float | None = None,
+    now: datetime | None = None,
+    settings: config_mod.Settings | None = None,
+) -> tuple[bool, str, Assessment | None]:
+    """(send?, why, assessment): send when the agent is not active; when detection itself fails,
+    send if ``stall_fail_open`` (the default), hold back otherwise."""
+    try:
+        settings = settings or config_mod.load(project)
+    except PurlinError as exc:
+        return True, f"detection failed ({exc.message}); failing open", None
+    try:
+        result = detect(project, agent_query, lookback_minutes, now, settings)
+    except NotFound:
+        raise
+    except (PurlinError, OSError) as exc:
+        message = exc.message if isinstance(exc, PurlinError) else str(exc)
+        if settings.stall_fail_open:
+            return True, f"detection failed ({message}); failing open", None
+        return False, f"detection failed ({message}); holding back (stall_fail_open is false)", None
+    if result.is_active:
+        return False, f"active ({result.level}, confidence {result.confidence:.2f})", result
+    return True, "; ".join(result.reasons), result
+
+
+# -- the resume prompt --------------------------------------------------------------------
+
+
+def next_task(project: Project, settings: config_mod.Settings) -> str | None:
+    """The first open ``- [ ]`` item of the configured plan file (read only)."""
+    if not settings.plan_file:
+        return None
+    path = project.root / settings.plan_file
+    try:
+        text = store.read_text(path)
+    except PurlinError:
+        return None
+    found = _OPEN_TASK.search(text)
+    return found.group(1) if found else None
+
+
+def resume_prompt(
+    project: Project,
+    agent: RegisteredAgent,
+    settings: config_mod.Settings,
+    assessment: Assessment | None,
+    now: datetime | None = None,
+) -> str:
+    """The nudge for a stalled agent. Composing it reads only: nothing is claimed or changed."""
+    from purlin_resume.core import redact, templating  # only the prompt needs them
+
+    now = now or clock.now()
+    status = activity.read_status(workspace_of(project, settings, agent.session_id)) or {}
+    last = assessment.last_activity if assessment else None
+    text = templating.render(
+        "stall/resume_prompt.md.j2",
+        agent_id=agent.session_id,
+        role=agent.role,
+        stalled_minutes=int((now - last).total_seconds() // 60) if last else None,
+        fsm_state=status.get("fsm_state") if isinstance(status.get("fsm_state"), str) else None,
+        last_mission=status.get("last_mission")
+        if isinstance(status.get("last_mission"), str)
+        else None,
+        next_task=next_task(project, settings),
+        plan_file=settings.plan_file,
+    )
+    return redact.redact(text).text.strip()

@@ -1,0 +1,148 @@
+"""The stall watch: one pass over the live registered agents, nudging the stalled ones.
+
+Every decision is a ``Decision`` appended to ``.purlin/cache/stall-watch.jsonl`` (this module is
+that log's only reader and writer). An agent is nudged when ``should_send_resume`` says so, it
+has a live tmux pane, its last nudge is older than ``stall_cooldown_minutes``, and it has had
+fewer than ``stall_max_nudges`` nudges since it was last seen active.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from purlin_resume.agents import activity, injection, registry
+from purlin_resume.agents.lineage import ALIVE, liveness, server_for
+from purlin_resume.agents.stall import resume_prompt, server_of, should_send_resume
+from purlin_resume.core import clock, gitrepo, redact, store, tmux
+from purlin_resume.core import config as config_mod
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.core.project import Project
+
+LOG_NAME = "stall-watch.jsonl"
+NUDGED, ACTIVE, HELD = "nudged", "active", "held"
+
+
+@dataclass(frozen=True)
+class Decision:
+    at: str
+    agent_id: str
+    action: str  # nudged, active (nothing to do), held (stalled but not nudged)
+    reason: str
+    confidence: float | None = None
+    level: str | None = None
+    tmux_pane: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def log_path(project: Project):
+    return project.cache_dir / LOG_NAME
+
+
+def history(project: Project, agent_id: str) -> list[dict[str, Any]]:
+    """The logged decisions about one agent, oldest first (unreadable lines skipped)."""
+    path = log_path(project)
+    if not path.is_file():
+        return []
+    found = []
+    for line in store.read_text(path).splitlines():
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(entry, dict) and entry.get("agent_id") == agent_id:
+            found.append(entry)
+    return found
+
+
+def restraint(
+    past: list[dict[str, Any]], now: datetime, settings: config_mod.Settings
+) -> str | None:
+    """Why a stalled agent must not be nudged now (cooldown, cap), or None."""
+    since_active = []
+    for entry in past:
+        if entry.get("action") == ACTIVE:
+            since_active = []
+        elif entry.get("action") == NUDGED:
+            since_active.append(entry)
+    if len(since_active) >= settings.stall_max_nudges:
+        return (
+            f"nudge cap reached ({len(since_active)} of {settings.stall_max_nudges} "
+            "without activity in between)"
+        )
+    if since_active:
+        last = clock.parse(since_active[-1].get("at"))
+        cooldown = timedelta(minutes=settings.stall_cooldown_minutes)
+        if last is not None and now - last < cooldown:
+            return f"cooldown: nudged at {since_active[-1]['at']}, next after {clock.iso(last + cooldown)}"
+    return None
+
+
+def record(project: Project, decision: Decision) -> None:
+    # Ignored in this clone only: the watch never edits the project's own files (.gitignore).
+    gitrepo.exclude_state_files(project.cache_dir, LOG_NAME, LOG_NAME + ".lock")
+    data, _ = redact.redact_data(decision.to_dict())
+    store.private_folder(project.cache_dir)
+    store.append_jsonl(log_path(project), data)
+
+
+def watch_once(
+    project: Project, settings: config_mod.Settings | None = None, now: datetime | None = None
+) -> list[Decision]:
+    """One pass: assess every live registered agent, nudge the stalled ones, log each decision."""
+    settings = settings or config_mod.load(project)
+    server = server_of(settings)
+    agents = registry.load(project)
+    decisions = []
+    for agent in sorted(agents.values(), key=lambda a: a.session_id):
+        if liveness(agent, server).state != ALIVE:
+            continue
+        moment = now or clock.now()
+        send, why, result = should_send_resume(project, agent.session_id, None, moment, settings)
+        extra = {
+            "confidence": result.confidence if result else None,
+            "level": result.level if result else None,
+            "tmux_pane": agent.tmux_pane,
+        }
+        stamp = clock.iso(moment)
+        if not send:
+            action = ACTIVE if result is not None and result.is_active else HELD
+            decision = Decision(stamp, agent.session_id, action, why, **extra)
+        elif not agent.tmux_pane or not tmux.pane_alive(
+            own := server_for(agent, server), agent.tmux_pane
+        ):
+            decision = Decision(
+                stamp,
+                agent.session_id,
+                HELD,
+                f"stalled ({why}); no live tmux pane to nudge",
+                **extra,
+            )
+        elif (held := restraint(history(project, agent.session_id), moment, settings)) is not None:
+            decision = Decision(stamp, agent.session_id, HELD, f"stalled; {held}", **extra)
+        else:
+            prompt = resume_prompt(project, agent, settings, result, moment)
+            try:
+                sent = injection.deliver(
+                    own, agent.tmux_pane, prompt, settle=settings.inject_settle_seconds
+                )
+                activity.pane_injected(
+                    own, agent.tmux_pane, agent.session_id, moment, project.cache_dir
+                )
+                reason = f"stalled ({why})" + ("" if sent.confirmed else f"; {sent.detail}")
+                decision = Decision(stamp, agent.session_id, NUDGED, reason, **extra)
+            except PurlinError as exc:
+                decision = Decision(
+                    stamp,
+                    agent.session_id,
+                    HELD,
+                    f"stalled; the nudge failed: {exc.message}",
+                    **extra,
+                )
+        record(project, decision)
+        decisions.append(decision)
+    return decisions

@@ -1,0 +1,256 @@
+"""Where checkpoints live in a project, and their life: saved, listed, chosen, consumed.
+
+- ``.purlin/cache/checkpoints/<session>.md``: one per agent session, so parallel agents never
+  overwrite each other;
+- ``.purlin/cache/session_checkpoint.md``: the single-agent path, used when there is no session;
+- ``.purlin/cache/archive/``: consumed checkpoints, moved there (never deleted) by a restore.
+
+``.purlin/cache/`` is kept out of git.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from purlin_resume.checkpoints import format as checkpoint_format
+from purlin_resume.checkpoints.format import Checkpoint
+from purlin_resume.checkpoints.roles import display_name, with_article
+from purlin_resume.core import clock, current_session, gitrepo, ids, store
+from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
+from purlin_resume.core.project import Project
+
+PLAIN_NAME = "session_checkpoint.md"
+CACHE = ".purlin/cache/"
+
+
+def session_id(explicit: str | None, env: Mapping[str, str] = os.environ) -> str | None:
+    """``--session``, else the session the environment names (see ``current_session``);
+    checked to be a safe name. An empty ``--session ""`` (a slash command whose
+    ``${CLAUDE_SESSION_ID}`` was not filled in) counts as not given."""
+    value = explicit if explicit else current_session.from_environment(env)
+    if value is None:
+        return None
+    if not ids.SESSION.valid(value) or value.endswith(".md"):
+        raise UsageError(
+            f"session id '{value}' is not usable as a name: letters, digits, '.', '_' and '-' only"
+        )
+    return value
+
+
+def path_for(project: Project, session: str | None) -> Path:
+    if session is None:
+        return project.cache_dir / PLAIN_NAME
+    return project.cache_dir / "checkpoints" / f"{session}.md"
+
+
+def archive_dir(project: Project) -> Path:
+    return project.cache_dir / "archive"
+
+
+@dataclass(frozen=True)
+class LiveCheckpoint:
+    """A checkpoint file on disk; ``checkpoint`` is None when it does not parse (see ``error``)."""
+
+    path: Path
+    session: str | None
+    modified: float
+    checkpoint: Checkpoint | None = None
+    error: str | None = None
+
+    @property
+    def sort_key(self) -> float:
+        moment = clock.parse(self.checkpoint.timestamp) if self.checkpoint else None
+        return moment.timestamp() if moment else self.modified
+
+
+def read(path: Path) -> Checkpoint:
+    """Parse the checkpoint at ``path``; CorruptFile (naming it) when it is not one."""
+    try:
+        return checkpoint_format.parse(store.read_text(path))
+    except UsageError as exc:
+        raise CorruptFile(path, exc.message) from None
+
+
+def uncommitted(project: Project) -> list[str]:
+    """``XY path`` lines of the work tree's changes, as a checkpoint lists them, without our own
+    cache (before the first ``save`` has it ignored, git lists it as untracked)."""
+    if gitrepo.toplevel(project.root) is None:
+        return []
+    folder = project.purlin_dir
+    ours_only = not folder.is_dir() or {p.name for p in folder.iterdir()} <= {"cache"}
+    lines = []
+    for line in gitrepo.status_lines(project.root):
+        path = line[3:].strip('"')
+        if path.startswith(CACHE) or (path == ".purlin/" and ours_only):
+            continue
+        lines.append(f"{line[:2].strip()} {line[3:]}")
+    return lines
+
+
+@dataclass(frozen=True)
+class Saved:
+    """Where a checkpoint was written, and where an unreadable one it replaced was kept."""
+
+    path: Path
+    kept_aside: Path | None = None
+
+
+def save(project: Project, cp: Checkpoint) -> Saved:
+    """Write ``cp`` to its session's path (atomically) and keep the cache out of git.
+
+    A checkpoint already there that does not parse is moved into the archive first
+    (``<name>-unreadable-<time>.md``): whatever it held is never lost by saving over it.
+    """
+    if gitrepo.toplevel(project.root) is not None:
+        gitrepo.ensure_ignored(project.root, CACHE)
+    target = path_for(project, cp.session)
+    store.private_folder(project.cache_dir)  # checkpoints hold conversation content
+    store.private_folder(target.parent)
+    kept = None
+    if target.exists():
+        try:
+            read(target)
+        except CorruptFile:
+            kept = _archive(project, target, "-unreadable")
+    store.write_text(target, checkpoint_format.render(cp))
+    return Saved(target, kept)
+
+
+def _archive(project: Project, path: Path, label: str = "") -> Path:
+    stamp = clock.iso().replace(":", "").replace("-", "")
+    return store.move(path, archive_dir(project) / f"{path.stem}{label}-{stamp}.md")
+
+
+def take(
+    project: Project, role: str, values: Mapping[str, object], session: str | None
+) -> tuple[Saved, Checkpoint]:
+    """Save a checkpoint of ``role`` from ``values``; branch and uncommitted changes from git."""
+    cp = checkpoint_format.from_fields(
+        role,
+        dict(values),
+        timestamp=clock.iso(),
+        branch=gitrepo.branch(project.root),
+        uncommitted=uncommitted(project),
+        session=session,
+    )
+    return save(project, cp), cp
+
+
+def _live_at(path: Path, session: str | None) -> LiveCheckpoint | None:
+    try:
+        modified = path.stat().st_mtime
+    except FileNotFoundError:
+        return None
+    try:
+        return LiveCheckpoint(path, session, modified, checkpoint=read(path))
+    except (CorruptFile, NotFound) as exc:
+        return LiveCheckpoint(path, session, modified, error=exc.message)
+
+
+def live(project: Project) -> list[LiveCheckpoint]:
+    """Every checkpoint not yet consumed, newest first (unreadable ones included, with their error)."""
+    found = [_live_at(path_for(project, None), None)]
+    keyed = project.cache_dir / "checkpoints"
+    if keyed.is_dir():
+        found += [_live_at(p, p.stem) for p in keyed.glob("*.md")]
+    return sorted((c for c in found if c is not None), key=lambda c: c.sort_key, reverse=True)
+
+
+@dataclass
+class Choice:
+    """The checkpoint a restore will use, and what the agent should hear about the others."""
+
+    chosen: LiveCheckpoint | None
+    notices: list[str] = field(default_factory=list)
+
+
+def choose(project: Project, role: str, session: str | None, explicit: bool) -> Choice:
+    """Pick the checkpoint for a restore of ``role``.
+
+    An explicitly named session must have one. Otherwise: this session's own checkpoint, then
+    the single-agent file, then the newest checkpoint of another session saved for the same
+    role. A checkpoint that does not parse stops the restore (CorruptFile), untouched.
+    """
+    if explicit:
+        own = _live_at(path_for(project, session), session)
+        if own is None:
+            sessions = [c.session or "(no session)" for c in live(project)]
+            raise NotFound(
+                f"no checkpoint for session {session}"
+                + (f"; live checkpoints: {', '.join(sessions)}" if sessions else "")
+            )
+        return Choice(_checked(own), _role_notice(own, role))
+    if session is not None:
+        own = _live_at(path_for(project, session), session)
+        if own is not None:
+            return Choice(_checked(own), _role_notice(own, role))
+    candidates = live(project)
+    notices = []
+    for broken in (c for c in candidates if c.error):
+        if broken.session is None:  # the single-agent checkpoint is everyone's: stop on it
+            _checked(broken)
+        notices.append(f"Unreadable checkpoint left in place: {broken.error}")
+    readable = [c for c in candidates if c.checkpoint is not None]
+    plain = [c for c in readable if c.session is None and c.checkpoint.role == role]
+    keyed = [c for c in readable if c.session is not None and c.checkpoint.role == role]
+    notices += [
+        f"Left for its own role: the {c.checkpoint.role} checkpoint of session {c.session}."
+        for c in readable
+        if c.checkpoint.role != role and c.session is not None
+    ]
+    pick = (plain or keyed or [None])[0]
+    others = [c for c in keyed if c is not pick]
+    if pick is not None and others:
+        notices.append(
+            f"{len(others)} other {role} checkpoint(s) remain: "
+            + ", ".join(c.session or PLAIN_NAME for c in others)
+            + " (restore one with --session)"
+        )
+    return Choice(pick, notices)
+
+
+def _checked(found: LiveCheckpoint) -> LiveCheckpoint:
+    if found.error:
+        raise CorruptFile(found.path, found.error)
+    return found
+
+
+def _role_notice(found: LiveCheckpoint, role: str) -> list[str]:
+    if found.checkpoint and found.checkpoint.role != role:
+        saver, restorer = with_article(found.checkpoint.role), display_name(role)
+        return [f"This checkpoint was saved by {saver}, restored as {restorer}."]
+    return []
+
+
+def of_session(project: Project, session: str, *, include_archive: bool = True) -> list[Checkpoint]:
+    """Every readable checkpoint ``session`` wrote, live or consumed, newest first."""
+    paths = [path_for(project, session), path_for(project, None)]
+    if include_archive and archive_dir(project).is_dir():
+        paths += archive_dir(project).glob(f"{glob.escape(session)}-*.md")
+        paths += archive_dir(project).glob("session_checkpoint-*.md")
+    found = []
+    for path in paths:
+        try:
+            cp = read(path)
+        except (CorruptFile, NotFound, OSError):
+            continue
+        if cp.session == session:
+            found.append(cp)
+    return sorted(found, key=_written_at, reverse=True)
+
+
+def _written_at(cp: Checkpoint) -> float:
+    moment = clock.parse(cp.timestamp)
+    return moment.timestamp() if moment else 0.0
+
+
+def consume(project: Project, found: LiveCheckpoint) -> Path:
+    """Move a restored checkpoint into the archive; returns where it went."""
+    stamp = clock.iso().replace(":", "").replace("-", "")
+    name = f"{found.session or 'session_checkpoint'}-{stamp}.md"
+    return store.move(found.path, store.private_folder(archive_dir(project)) / name)
+    return _archive(project, found.path)

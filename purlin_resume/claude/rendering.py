@@ -1,0 +1,284 @@
+"""A conversation as Markdown: a section per command, turns in order, tool calls one line each.
+
+Each user request that starts a unit of work (a prompt, a slash command) is a ``##`` heading;
+under it come the turns, ``**User:**`` or ``**Agent:**`` with their timestamps, in order. Turns
+with nothing to show are left out. Tool calls are one line each, or their full input and result
+with ``tools``; thinking is shown with ``thinking``. Compaction gets its own section with the
+summary the model continued from.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from purlin_resume.claude.subagents import Subagent
+from purlin_resume.claude.transcript import (
+    COMMAND,
+    COMPACTION,
+    NOTIFICATION,
+    PROMPT,
+    ToolCall,
+    Transcript,
+    Turn,
+)
+from purlin_resume.core.templating import counted
+
+HEADING_LENGTH = 100
+_BACKTICKS = re.compile(r"`{3,}")
+_HEADING = re.compile(r"#{1,6}(?:\s|$)")
+
+
+@dataclass(frozen=True)
+class MarkdownOptions:
+    tools: bool = False
+    thinking: bool = False
+
+
+def no_history(identifier: str) -> str:
+    return f"No conversation history found for agent {identifier}\n"
+
+
+def has_history(
+    transcript: Transcript | None, options: MarkdownOptions = MarkdownOptions()
+) -> bool:
+    return transcript is not None and any(_shown(turn, options) for turn in transcript.turns)
+
+
+def _one_line(text: str, limit: int = HEADING_LENGTH) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _fence(text: str, info: str = "") -> str:
+    runs = _BACKTICKS.findall(text) if "```" in text else ()
+    fence = "`" * (max((len(run) for run in runs), default=2) + 1)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{fence}{info}\n{body}{fence}\n"
+
+
+def demote_headings(text: str, levels: int = 2) -> str:
+    """Push the Markdown headings inside a turn ``levels`` deeper (code blocks untouched), so
+    an agent's own ``## Summary`` cannot be mistaken for a section of the transcript."""
+    if "#" not in text:
+        return text
+    lines = text.split("\n")
+    fence = ""
+    for number, line in enumerate(lines):
+        stripped = line.lstrip()
+        if fence:
+            if stripped.startswith(fence):
+                fence = ""
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif _HEADING.match(line):
+            depth = len(line) - len(line.lstrip("#"))
+            lines[number] = "#" * min(depth + levels, 6) + line[depth:]
+    return "\n".join(lines)
+
+
+def _shown(turn: Turn, options: MarkdownOptions) -> bool:
+    if turn.kind == COMPACTION:
+        return True
+    return (
+        bool(turn.text.strip())
+        or bool(turn.tool_calls)
+        or (options.thinking and bool(turn.thinking))
+    )
+
+
+def _call_line(call: ToolCall) -> str:
+    line = f"- `{call.name}`"
+    if call.summary:
+        line += f": {call.summary}"
+    if call.spawns_agent:
+        status = call.outcome.get("status") if call.answered else "unfinished"
+        agent = f"agent `{call.agent_id}`" if call.agent_id else "agent"
+        line += f" → {agent} ({status})"
+    elif call.is_error:
+        line += " (error)"
+    return line + "\n"
+
+
+def _call_detail(call: ToolCall) -> str:
+    parts = [_call_line(call)]
+    if call.input is not None:
+        parts.append(_fence(json.dumps(call.input, indent=2, ensure_ascii=False), "json"))
+    if call.answered and call.result is not None:
+        label = "Error" if call.is_error else "Result"
+        parts.append(f"{label}:\n")
+        parts.append(_fence(call.result, "text"))
+    return "".join(parts)
+
+
+def _quote(text: str) -> str:
+    return "\n".join("> " + line if line else ">" for line in text.strip().splitlines()) + "\n"
+
+
+def header(transcript: Transcript, subagent: Subagent | None = None, kind: str = "session") -> str:
+    """The title block: what this conversation is and the figures a reader checks first."""
+    if kind == "session":
+        title = f"# Session {transcript.id}"
+    elif kind == "compaction":
+        title = f"# Compaction run {transcript.id}"
+    else:
+        title = f"# Agent {transcript.id}"
+        if subagent is not None and (subagent.agent_type or subagent.description):
+            title += f" ({subagent.agent_type or 'agent'}): {_one_line(subagent.description or '')}"
+    lines = [title.rstrip(": "), ""]
+    if kind != "session" and transcript.session_id:
+        lines.append(f"- Session: `{transcript.session_id}`")
+    if transcript.project_path:
+        lines.append(f"- Project: `{transcript.project_path}`")
+    if transcript.git_branch:
+        lines.append(f"- Branch: `{transcript.git_branch}`")
+    if transcript.started_at:
+        lines.append(f"- Time: {transcript.started_at} → {transcript.ended_at}")
+    counts = transcript.tool_counts()
+    figures = f"- Turns: {transcript.turn_count} · Tool calls: {sum(counts.values())}"
+    if transcript.compactions:
+        figures += f" · Compactions: {len(transcript.compactions)}"
+    lines.append(figures)
+    if subagent is not None:
+        lines.append(f"- Status: {subagent.status}")
+    stats = transcript.stats
+    skipped = []
+    if stats.malformed:
+        skipped.append(f"{stats.malformed} malformed line(s)")
+    if stats.unknown:
+        skipped.append(f"{stats.unknown} record(s) of unknown type")
+    if stats.duplicates:
+        skipped.append(f"{stats.duplicates} duplicate record(s)")
+    if skipped:
+        lines.append("- Skipped: " + ", ".join(skipped))
+    return "\n".join(lines) + "\n"
+
+
+def _turn(turn: Turn, options: MarkdownOptions) -> str:
+    label = "**User:**" if turn.role == "user" else "**Agent:**"
+    stamp = f" _{turn.timestamp}_" if turn.timestamp else ""
+    parts = [f"{label}{stamp}\n"]
+    if turn.kind == NOTIFICATION:
+        parts.append(f"(background task) {turn.text.strip()}\n")
+    elif turn.text.strip():
+        parts.append(demote_headings(turn.text.strip()) + "\n")
+    if options.thinking:
+        for thought in turn.thinking:
+            parts.append("\n> _Thinking:_\n" + _quote(thought))
+    if turn.tool_calls:
+        parts.append("\n")
+        render = _call_detail if options.tools else _call_line
+        parts.extend(render(call) for call in turn.tool_calls)
+    return "".join(parts)
+
+
+def _compaction(turn: Turn, transcript: Transcript, index: int) -> str:
+    compaction = transcript.compactions[index] if index < len(transcript.compactions) else None
+    facts = [turn.timestamp or ""]
+    if compaction is not None:
+        if compaction.trigger:
+            facts.append(compaction.trigger)
+        if compaction.pre_tokens:
+            facts.append(f"{compaction.pre_tokens} tokens before")
+        if compaction.agent_id:
+            facts.append(f"summary by `{compaction.agent_id}`")
+    parts = ["## Conversation compacted\n\n", "_" + " · ".join(f for f in facts if f) + "_\n"]
+    if turn.text.strip():
+        parts.append("\n" + demote_headings(turn.text.strip()) + "\n")
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    timestamp: str | None
+    turns: int
+    line: int  # the line of its heading in the Markdown (1-based)
+
+
+def render(
+    transcript: Transcript,
+    options: MarkdownOptions = MarkdownOptions(),
+    subagent: Subagent | None = None,
+    kind: str = "session",
+) -> tuple[str, list[Section]]:
+    """The Markdown of ``transcript`` and its sections (for a digest)."""
+    parts = [header(transcript, subagent, kind)]
+    newlines = parts[0].count("\n")
+    sections: list[list] = []
+    compactions_seen = 0
+    for turn in transcript.turns:
+        if not _shown(turn, options):
+            continue
+        if turn.kind == COMPACTION:
+            block = "\n" + _compaction(turn, transcript, compactions_seen)
+            compactions_seen += 1
+            sections.append(["Conversation compacted", turn.timestamp, 0, newlines + 2])
+        else:
+            block = ""
+            if turn.kind in (PROMPT, COMMAND) or not sections:
+                heading = _one_line(turn.text) if turn.kind in (PROMPT, COMMAND) else "Start"
+                block = f"\n## {heading or 'Start'}\n"
+                sections.append([heading or "Start", turn.timestamp, 0, newlines + 2])
+            block += "\n" + _turn(turn, options)
+            sections[-1][2] += 1
+        parts.append(block)
+        newlines += block.count("\n")
+    return "".join(parts), [Section(*section) for section in sections]
+
+
+def digest(
+    markdown: str,
+    sections: list[Section],
+    transcript: Transcript,
+    written_to: Path,
+    max_chars: int,
+    subagent: Subagent | None = None,
+    kind: str = "session",
+) -> str:
+    """A bounded stand-in for a transcript too long to print: where the whole one is, an index
+    of its sections and as many of its last turns as fit in ``max_chars``."""
+    top = header(transcript, subagent, kind) + (
+        f"\nThe full transcript is {len(markdown)} characters, more than the {max_chars} this "
+        f"output allows. It was written to:\n\n{written_to}\n\n"
+        "Read that file (in parts) for the whole conversation. Below: its sections, with the line\n"
+        "each starts on, then its end.\n"
+    )
+    budget = max(max_chars - len(top), 0)
+    index_budget = budget * 2 // 5
+    lines = [
+        f"{number}. line {section.line} · {section.timestamp or '-'} · {section.heading} "
+        f"({counted(section.turns, 'turn')})\n"
+        for number, section in enumerate(sections, 1)
+    ]
+    index = ""
+    kept = 0
+    for line in reversed(lines):
+        if len(index) + len(line) + 60 > index_budget:
+            break
+        index = line + index
+        kept += 1
+    if kept < len(lines):
+        index = f"… {len(lines) - kept} earlier section(s) …\n" + index
+    index_block = f"\n## Sections\n\n{index}" if lines else ""
+    tail_budget = budget - len(index_block) - 40
+    tail = ""
+    if tail_budget > 0:
+        body = markdown[len(header(transcript, subagent, kind)) :]
+        tail = body[-tail_budget:]
+        cut = tail.find("\n**")
+        if cut >= 0 and len(body) > tail_budget:
+            tail = tail[cut + 1 :]
+        tail = f"\n## The end of the transcript\n\n{tail.lstrip()}" if tail.strip() else ""
+    text = top + index_block + tail
+    return text[:max_chars] if max_chars and len(text) > max_chars else text
+
+
+def turn_markdown(turn: Turn, options: MarkdownOptions = MarkdownOptions()) -> str:
+    """One turn as the transcript shows it (a compaction turn: its summary, quoted as such)."""
+    if turn.kind == COMPACTION:
+        return "**Conversation compacted; the summary:**\n" + demote_headings(turn.text.strip())
+    return _turn(turn, options)

@@ -1,0 +1,226 @@
+"""Project settings: the ``resume`` section of ``.purlin/config.json`` (or config.yaml).
+
+``.purlin/config.json`` is shared with the rest of the Purlin toolchain, so purlin-resume reads
+its own settings from the ``resume`` object and leaves every other key alone. Defaults:
+
+| setting | default | meaning |
+|---|---|---|
+| status_command | ``tools/cdd/status.sh`` | regenerates the Critic report on restore (path relative to the project); runs only in a trusted project (``trust``) |
+| status_timeout | 60 | seconds the status command may run |
+| critic_report | ``CRITIC_REPORT.md`` | the Critic report read on restore |
+| main_branches | ``["main", "master"]`` | branches that get the main-branch command table |
+| interrupt_after_minutes | 120 | age after which a spawned agent whose session cannot be checked counts as interrupted |
+| agent_command | ``claude`` | the command that starts a new agent (revival, resurrection) |
+| agent_session_flag | ``--session-id`` | option that hands a revived agent its new session id (empty: none) |
+| agent_ready_text | ``? for shortcuts`` or ``shift+tab to cycle`` | text the agent shows when it waits for input (revival waits for it); texts separated by a bar: any of them |
+| agent_ready_timeout | 60 | seconds a new agent may take to show ``agent_ready_text`` |
+| inject_settle_seconds | 0.5 | pause between pasting text into a pane and pressing Enter |
+| tmux_socket | ``""`` | tmux server socket for agents (empty: the default server) |
+| tmux_session | ``purlin-agents`` | tmux session for new agent windows when not run inside tmux |
+| persona_dir | ``.purlin/personas`` | ``<role>.md`` files: the persona injected first into a revived agent |
+| agent_workspace | ``.purlin/agents/{agent}`` | an agent's status.json, devlogs/ and inbox/processed/ |
+| plan_file | ``""`` | Markdown plan whose first open ``- [ ]`` item is the next task in a resume prompt |
+| stall_lookback_minutes | 60 | activity older than this does not make an agent active |
+| stall_threshold | 0.5 | confidence at or above which an agent counts as active |
+| stall_fail_open | true | when detection fails, allow the resume prompt (false: hold it back) |
+| stall_cooldown_minutes | 30 | least time between two nudges of one agent |
+| stall_max_nudges | 3 | nudges of one agent without activity in between, then no more |
+| watch_interval | 300 | seconds between two passes of ``watch`` |
+| allowed_roots | ``["~"]`` | folders a resurrection may read a project or ``--from`` path under (SEC-2) |
+| context_warn_tokens | 10000 | a resurrection context above this many tokens is warned about |
+| context_confirm_tokens | 20000 | above this many tokens a resurrection asks before going on |
+| full_context_turns | 10 | the ``full`` context method is meant for agents of at most this many turns |
+| context_cache_seconds | 300 | how long an extracted resurrection context is reused |
+| redact | ``{}`` | ``extra``: more secret patterns, each a regex or ``{"kind": …, "pattern": …}`` (a group ``s`` marks the secret); ``allow``: regexes a found secret may fully match to be left as it is |
+
+Every setting is checked against the type of its default: a number must be positive, a list
+must hold strings. A new setting needs only its field here and its row above.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.core import store
+from purlin_resume.core.errors import CorruptFile, PurlinError
+from purlin_resume.core.project import Project
+
+CONFIG_NAMES = ("config.json", "config.yaml", "config.yml")
+
+
+@dataclass(frozen=True)
+class Settings:
+    status_command: str = "tools/cdd/status.sh"
+    status_timeout: float = 60.0
+    critic_report: str = "CRITIC_REPORT.md"
+    main_branches: tuple[str, ...] = ("main", "master")
+    interrupt_after_minutes: float = 120.0
+    agent_command: str = "claude"
+    agent_session_flag: str = "--session-id"
+    # Claude Code's idle footer: "? for shortcuts" in manual mode, "(shift+tab to cycle)" in the
+    # other modes (auto mode is the default since 2.1.x)
+    agent_ready_text: str = "? for shortcuts|shift+tab to cycle"
+    agent_ready_timeout: float = 60.0
+    inject_settle_seconds: float = 0.5
+    tmux_socket: str = ""
+    tmux_session: str = "purlin-agents"
+    persona_dir: str = ".purlin/personas"
+    agent_workspace: str = ".purlin/agents/{agent}"
+    plan_file: str = ""
+    stall_lookback_minutes: float = 60.0
+    stall_threshold: float = 0.5
+    stall_fail_open: bool = True
+    stall_cooldown_minutes: float = 30.0
+    stall_max_nudges: int = 3
+    watch_interval: float = 300.0
+    allowed_roots: tuple[str, ...] = ("~",)
+    context_warn_tokens: int = 10000
+    context_confirm_tokens: int = 20000
+    full_context_turns: int = 10
+    context_cache_seconds: int = 300
+    recommend_threshold: float = 35.0
+    recommend_in_briefing: bool = True
+    redact_extra: tuple[tuple[str, str], ...] = ()
+    redact_allow: tuple[str, ...] = ()
+    source: Path | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def role_settings(self, role: str) -> dict[str, Any]:
+        """What the shared config says about one role (Purlin's ``agents.<role>``)."""
+        agents = self.raw.get("agents")
+        found = agents.get(role) if isinstance(agents, dict) else None
+        return found if isinstance(found, dict) else {}
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    text = store.read_text(path)
+    try:
+        return _parse_text(path, text)
+    except RecursionError:  # a hostile file: thousands of nested brackets
+        raise CorruptFile(path, "nested too deeply to read") from None
+
+
+def _parse_text(path: Path, text: str) -> dict[str, Any]:
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text) if text.strip() else {}
+        except json.JSONDecodeError as exc:
+            import yaml  # imported only for YAML: config.json is the usual file
+
+            # JSON is YAML too; a hand-written config.json in YAML is accepted.
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError:
+                raise CorruptFile(path, f"invalid JSON at line {exc.lineno}") from None
+    else:
+        import yaml
+
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            raise CorruptFile(path, f"invalid YAML: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise CorruptFile(path, "the top level must be an object")
+    return data
+
+
+def _value(path: Path, key: str, default: Any, value: Any) -> Any:
+    """``value`` checked against the type of the setting's default (the one rule for all)."""
+    where = f"{path}: resume.{key}"
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise PurlinError(f"{where} must be true or false")
+    elif isinstance(default, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise PurlinError(f"{where} must be a positive number")
+        if isinstance(default, int) and not isinstance(value, int):
+            raise PurlinError(f"{where} must be a positive whole number")
+    elif isinstance(default, str):
+        if not isinstance(value, str):
+            raise PurlinError(f"{where} must be a string")
+    elif isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise PurlinError(f"{where} must be a list of strings")
+        return tuple(value)
+    return value
+
+
+def _pattern(path: Path, where: str, value: Any) -> str:
+    import re
+
+    if not isinstance(value, str) or not value:
+        raise PurlinError(f"{path}: {where} must be a regular expression (a string)")
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise PurlinError(f"{path}: {where} is not a valid regular expression: {exc}") from None
+    return value
+
+
+def _redaction(path: Path, section: Any) -> dict[str, Any]:
+    """``resume.redact``: ``extra`` patterns and an ``allow`` list, checked one by one."""
+    if not isinstance(section, dict) or set(section) - {"extra", "allow"}:
+        raise PurlinError(f"{path}: resume.redact must be an object with 'extra' and 'allow' lists")
+    extra, allow = section.get("extra", []), section.get("allow", [])
+    if not isinstance(extra, list) or not isinstance(allow, list):
+        raise PurlinError(f"{path}: resume.redact.extra and resume.redact.allow must be lists")
+    patterns = []
+    for number, item in enumerate(extra):
+        where = f"resume.redact.extra[{number}]"
+        if isinstance(item, dict):
+            kind = item.get("kind", "custom")
+            if not isinstance(kind, str):
+                raise PurlinError(f"{path}: {where}.kind must be a string")
+            patterns.append((kind, _pattern(path, f"{where}.pattern", item.get("pattern"))))
+        else:
+            patterns.append(("custom", _pattern(path, where, item)))
+    allowed = [_pattern(path, f"resume.redact.allow[{n}]", a) for n, a in enumerate(allow)]
+    return {"redact_extra": tuple(patterns), "redact_allow": tuple(allowed)}
+
+
+def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
+    values = dict(values)
+    redaction = _redaction(path, values.pop("redact")) if "redact" in values else {}
+    defaults = {
+        f.name: f.default
+        for f in fields(Settings)
+        if f.name not in ("source", "raw", "redact_extra", "redact_allow")
+    }
+    unknown = sorted(set(values) - set(defaults))
+    if unknown:
+        raise PurlinError(
+            f"{path}: unknown setting resume.{unknown[0]} (known: {', '.join(sorted([*defaults, 'redact']))})"
+        )
+    return {
+        key: _value(path, key, defaults[key], value) for key, value in values.items()
+    } | redaction
+
+
+def load(project: Project) -> Settings:
+    """Settings of ``project``; defaults when it has no config file."""
+    for name in CONFIG_NAMES:
+        path = project.purlin_dir / name
+        if path.is_file():
+            raw = _parse(path)
+            section = raw.get("resume", {})
+            if not isinstance(section, dict):
+                raise PurlinError(f"{path}: 'resume' must be an object of settings")
+            settings = Settings(**_check(path, section), source=path, raw=raw)
+            if settings.redact_extra or settings.redact_allow:
+                from purlin_resume.core import redact
+
+                redact.configure(settings.redact_extra, settings.redact_allow)
+            return settings
+    return Settings()
+
+
+def load_or_defaults(project: Project) -> tuple[Settings, str | None]:
+    """The settings, or the defaults with one line saying why the config could not be used:
+    for what must fail open (hooks, the stall watch), never for a command the user runs."""
+    try:
+        return load(project), None
+    except PurlinError as exc:
+        return Settings(), f"{exc.message}; using the default settings"

@@ -1,0 +1,404 @@
+"""The only code that talks to git: the `git` binary for an ordinary work tree, GitPython otherwise."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from purlin_resume.core import store
+from purlin_resume.core.errors import PurlinError
+
+
+def _git():
+    import git  # imported on first use: hooks that never touch git stay fast
+
+    return git
+
+
+@lru_cache(maxsize=32)
+def _repo(root: str):
+    git = _git()
+    try:
+        return git.Repo(root)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise PurlinError(
+            f"{root} is not a git repository; run inside one or pass --project"
+        ) from None
+
+
+def _execute(root: Path, args: tuple[str, ...]) -> tuple[int, str, str]:
+    """``git ARGS`` run in the work tree at ``root``: (exit status, stdout, stderr).
+
+    The top of an ordinary work tree gets a plain ``git`` process, as GitPython would start it
+    (C locale, no standard input): importing GitPython and opening the repository cost far more
+    than the command. Anything else (a sub-folder, a bare repository, ``$GIT_DIR``, no
+    repository at all) goes through GitPython, which explains what is wrong.
+    """
+    if os.environ.get("GIT_DIR") or _git_dirs(root) is None:
+        return _repo(str(root)).git.execute(
+            ["git", *args],
+            with_extended_output=True,
+            with_exceptions=False,
+            strip_newline_in_stdout=False,
+        )
+    import subprocess
+
+    done = subprocess.run(
+        ["git", *args],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C"},
+        check=False,
+    )
+    out = done.stdout.decode("utf-8", "surrogateescape")
+    return done.returncode, out, done.stderr.decode("utf-8", "surrogateescape").rstrip("\n")
+
+
+def _run(root: Path, *args: str) -> str:
+    status, out, err = _execute(root, args)
+    if status != 0:
+        lines = err.strip().splitlines()
+        reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
+        reason = reasons[0] if reasons else f"exit status {status}"
+        raise PurlinError(f"git {' '.join(args)} failed: {reason}")
+    return out
+
+
+def toplevel(path: Path) -> Path | None:
+    """The top-level folder of the work tree containing ``path``, or None outside git."""
+    found = work_tree_root(path)
+    if found is not None or not os.environ.get("GIT_DIR"):
+        return found  # without $GIT_DIR, git itself would find no other work tree
+    git = _git()
+    try:
+        repo = git.Repo(path, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    return Path(repo.working_tree_dir).resolve() if repo.working_tree_dir else None
+
+
+def has_commits(root: Path) -> bool:
+    try:
+        _run(root, "rev-parse", "--verify", "--quiet", "HEAD")
+    except PurlinError:
+        return False
+    return True
+
+
+def branch(root: Path) -> str:
+    """The current branch as ``git rev-parse --abbrev-ref HEAD`` names it (``HEAD`` if detached)."""
+    if not has_commits(root):  # an unborn branch has a name but no commit yet
+        return _run(root, "symbolic-ref", "--short", "HEAD").strip()
+    return _run(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+
+
+def status_lines(root: Path) -> list[str]:
+    """``git status --porcelain`` lines: changed, staged and untracked paths (ignored ones left out)."""
+    out = _run(root, "status", "--porcelain=v1", "--untracked-files=normal")
+    return [line for line in out.split("\n") if line.strip()]
+
+
+def recent_commits(root: Path, count: int = 10) -> list[str]:
+    """``git log --oneline -<count>`` lines; empty for a repository with no commit."""
+    if not has_commits(root):
+        return []
+    out = _run(root, "log", "--oneline", f"-{count}")
+    return [line for line in out.split("\n") if line.strip()]
+
+
+def head_commit(root: Path) -> str | None:
+    """The full hash of HEAD, or None before the first commit."""
+    read = _head_from_files(root)
+    if read is not False:
+        return read
+    if not has_commits(root):
+        return None
+    return _run(root, "rev-parse", "HEAD").strip()
+
+
+def is_ignored(root: Path, relative: str) -> bool:
+    return _execute(root, ("check-ignore", "-q", "--no-index", relative))[0] == 0
+
+
+def _ignore_line(relative: str) -> str:
+    return "/" + relative.lstrip("/")
+
+
+def _add_line(line: str):
+    def change(text: str | None) -> str:
+        text = text or ""
+        if line in text.split("\n"):
+            return text
+        if text and not text.endswith("\n"):
+            text += "\n"
+        return text + line + "\n"
+
+    return change
+
+
+def exclude_locally(root: Path, relative: str) -> bool:
+    """Ignore ``relative`` in this clone only (``info/exclude``): for our lock files."""
+    if _excluded_in_file(root, relative) or is_ignored(root, relative):
+        return False
+    common = Path(_run(root, "rev-parse", "--git-common-dir").strip())
+    if not common.is_absolute():
+        common = Path(root) / common
+    store.update_text(common / "info" / "exclude", _add_line(_ignore_line(relative)))
+    return True
+
+
+def ensure_ignored(root: Path, relative: str) -> bool:
+    """Make sure git ignores ``relative`` (a folder ends with ``/``); True when .gitignore changed.
+
+    The project's .gitignore gets the entry; the lock file taken while writing it is ignored in
+    this clone only, so nothing of ours shows up in ``git status``.
+    """
+    if is_ignored(root, relative):
+        return False
+    exclude_locally(root, ".gitignore.lock")
+    store.update_text(Path(root) / ".gitignore", _add_line(_ignore_line(relative)))
+    return True
+
+
+def commit_exists(root: Path, rev: str) -> bool:
+    """True when ``rev`` names a commit in this repository."""
+    try:
+        _run(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    except PurlinError:
+        return False
+    return True
+
+
+def _paths(out: str) -> list[str]:
+    return [path for path in out.split("\0") if path]
+
+
+def changed_between(root: Path, base: str, tip: str = "HEAD") -> list[str]:
+    """``git diff --name-only BASE..TIP``: paths changed from ``base`` to ``tip`` (renames as both)."""
+    return _paths(_run(root, "diff", "--name-only", "--no-renames", "-z", f"{base}..{tip}"))
+
+
+def changed_since_fork(root: Path, bases: tuple[str, ...]) -> list[str]:
+    """Paths the current branch changed since it left the first of ``bases`` that exists
+    (``git diff --name-only BASE...HEAD``); none when no base exists or HEAD is the base."""
+    for base in bases:
+        if commit_exists(root, base):
+            return _paths(_run(root, "diff", "--name-only", "--no-renames", "-z", f"{base}...HEAD"))
+    return []
+
+
+def commits_between(root: Path, base: str, tip: str = "HEAD", count: int = 20) -> list[str]:
+    """``git log --oneline BASE..TIP`` lines, newest first, at most ``count``."""
+    out = _run(root, "log", "--oneline", f"-{count}", f"{base}..{tip}")
+    return [line for line in out.split("\n") if line.strip()]
+
+
+def uncommitted_paths(root: Path) -> list[str]:
+    """Paths with staged, unstaged or untracked changes in the work tree (renames as both)."""
+    out = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+    return sorted({record[3:] for record in out.split("\0") if len(record) > 3})
+
+
+def untracked_paths(root: Path) -> list[str]:
+    out = _run(root, "ls-files", "-z", "--others", "--exclude-standard")
+    return _paths(out)
+
+
+def work_tree_commit(root: Path) -> str:
+    """A commit holding the work tree's tracked changes (``git stash create``), else HEAD.
+
+    Nothing in the work tree, the index or the refs changes: the commit is only an object.
+    """
+    # The commit needs an author even where none is configured; it is never stored under a ref.
+    identity = ("-c", "user.name=purlin-resume", "-c", "user.email=purlin-resume@localhost")
+    made = _run(root, *identity, "stash", "create").strip()
+    return made or _run(root, "rev-parse", "HEAD").strip()
+
+
+def merge_conflicts(root: Path, ours: str, theirs: str) -> list[str] | None:
+    """Paths that conflict when ``theirs`` is merged into ``ours`` (``git merge-tree --write-tree``).
+
+    An empty list means the merge is clean; None means git could not merge them at all
+    (no common history). Neither the work tree nor the index is touched.
+    """
+    status, out, err = _execute(
+        root,
+        ("merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", ours, theirs),
+    )
+    if status not in (0, 1):
+        if "unrelated histories" in err:
+            return None
+        detail = err.strip().splitlines()
+        raise PurlinError(
+            f"git merge-tree {ours} {theirs} failed: {detail[-1] if detail else status}"
+        )
+    return sorted(set(_paths(out)[1:]))
+
+
+def exclude_state_files(root: Path, *relative: str) -> None:
+    """Keep our state and lock files under ``root`` out of ``git status`` in this clone.
+
+    Outside a git repository there is nothing to do.
+    """
+    folder = Path(root).resolve()
+    existing = next(p for p in (folder, *folder.parents) if p.is_dir())  # it may not exist yet
+    top = toplevel(existing)
+    if top is None:
+        return
+    for name in relative:
+        exclude_locally(top, (folder / name).relative_to(top).as_posix())
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    committed_at: int  # seconds since the epoch
+    author_name: str
+    author_email: str
+    message: str
+    files: tuple[str, ...]
+
+
+def commits_since(root: Path, since_epoch: int) -> list[Commit]:
+    """Commits reachable from HEAD committed after ``since_epoch``, newest first, with their paths."""
+    if not has_commits(root):
+        return []
+    # "@N +0000" is git's raw date; a bare "@N" is guessed at, and "@0" comes out as now.
+    return _log(root, f"--since=@{int(since_epoch)} +0000")
+
+
+def commits_in(root: Path, base: str, tip: str = "HEAD") -> list[Commit]:
+    """The commits of ``BASE..TIP``, newest first, with their messages and paths."""
+    return _log(root, f"{base}..{tip}")
+
+
+def _log(root: Path, *selection: str) -> list[Commit]:
+    out = _run(
+        root,
+        "log",
+        *selection,
+        "--no-renames",
+        "--name-only",
+        "-z",
+        "--format=%x1e%H%x1f%ct%x1f%an%x1f%ae%x1f%B%x1f",
+    )
+    found = []
+    for chunk in out.split("\x1e")[1:]:
+        parts = chunk.split("\x1f")
+        if len(parts) < 6:
+            continue
+        sha, stamp, name, email, message, rest = parts[:6]
+        files = tuple(p.strip("\n") for p in rest.split("\0") if p.strip("\n"))
+        found.append(Commit(sha, int(stamp), name, email, message.strip(), files))
+    return found
+
+
+# --- reading a repository's files without starting git (hooks must be fast) ---------------------
+
+
+def work_tree_root(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` holding ``.git`` (a folder, or a worktree's file).
+
+    What ``git rev-parse --show-toplevel`` answers for an ordinary checkout, without a process;
+    None when there is none (or ``$GIT_DIR`` is set, which only git itself can interpret).
+    """
+    if os.environ.get("GIT_DIR"):
+        return None
+    folder = Path(path).resolve()
+    for candidate in (folder, *folder.parents):
+        marker = candidate / ".git"
+        if (marker / "HEAD").is_file() or (marker.is_file() and _gitdir_of(marker) is not None):
+            return candidate
+    return None
+
+
+def _gitdir_of(marker: Path) -> Path | None:
+    """The folder a ``.git`` file (``gitdir: PATH``) points to."""
+    try:
+        text = marker.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = Path(text[len("gitdir:") :].strip())
+    return target if target.is_absolute() else (marker.parent / target).resolve()
+
+
+def _git_dirs(root: Path) -> tuple[Path, Path] | None:
+    """(git dir, common dir) of the work tree at ``root``, read from its files."""
+    marker = Path(root) / ".git"
+    gitdir = marker if marker.is_dir() else _gitdir_of(marker)
+    if gitdir is None or not (gitdir / "HEAD").is_file():
+        return None
+    common = gitdir
+    try:
+        pointer = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        pointer = ""
+    if pointer:
+        common = Path(pointer) if Path(pointer).is_absolute() else (gitdir / pointer).resolve()
+    return gitdir, common
+
+
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def _head_from_files(root: Path) -> str | None | bool:
+    """HEAD's hash read from the ref files; None before the first commit; False when unsure."""
+    dirs = _git_dirs(root)
+    if dirs is None:
+        return False
+    gitdir, common = dirs
+    try:
+        head = (gitdir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return False
+    if _SHA.fullmatch(head):
+        return head
+    if not head.startswith("ref: "):
+        return False
+    ref = head[5:].strip()
+    for folder in (gitdir, common):
+        try:
+            value = (folder / ref).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        return value if _SHA.fullmatch(value) else False
+    try:
+        packed = (common / "packed-refs").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        return False
+    for line in packed.splitlines():
+        sha, _, name = line.partition(" ")
+        if name == ref and _SHA.fullmatch(sha):
+            return sha
+    return None
+
+
+def _excluded_in_file(root: Path, relative: str) -> bool:
+    """True when ``info/exclude`` already holds our line for ``relative`` (no git needed)."""
+    dirs = _git_dirs(root)
+    if dirs is None:
+        return False
+    try:
+        text = (dirs[1] / "info" / "exclude").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return _ignore_line(relative) in text.split("\n")
+
+
+def commit_files(root: Path, rev: str = "HEAD") -> list[str]:
+    """Paths the commit ``rev`` changed (against its first parent; every path for a root commit)."""
+    out = _run(root, "diff-tree", "--no-commit-id", "--name-only", "-r", "--root", "-z", rev)
+    return _paths(out)
+
+
+def staged_paths(root: Path) -> list[str]:
+    """Paths staged in the index for the next commit (added, changed, deleted)."""
+    return _paths(_run(root, "diff", "--cached", "--name-only", "--no-renames", "-z"))

@@ -1,0 +1,83 @@
+"""Which folders a resurrection may read from (SEC-2): allowed roots, no ``..``, no symlink escape.
+
+A path given on the command line (``--from``) or taken from a bookmark is refused when it holds
+a ``..`` component, when it lies outside every allowed root, or when it lies inside one only as
+written but a symbolic link takes it outside (the real path is what is checked). Allowed roots
+come from the ``allowed_roots`` setting (default: the home folder); ``~`` is expanded. A
+resurrection also allows the project its transcript records and the current repository
+(``folders``): they are what the user works in, wherever they lie.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path, PurePath
+
+from purlin_resume.core.errors import UsageError
+
+
+def roots(configured: Iterable[str]) -> list[Path]:
+    """The allowed roots, expanded and with their own symlinks resolved."""
+    return [Path(os.path.realpath(os.path.expanduser(root))) for root in configured]
+
+
+def folders(known: Iterable[str | os.PathLike[str] | None]) -> list[Path]:
+    """Folders allowed besides the roots (the transcript's own project, the current repository),
+    taken as written: a symbolic link among them does not carry the permission elsewhere."""
+    return [Path(os.path.abspath(os.fspath(folder))) for folder in known if folder]
+
+
+def _inside(path: Path, allowed: list[Path]) -> bool:
+    return any(path == root or path.is_relative_to(root) for root in allowed)
+
+
+def checked(raw: str | os.PathLike[str], allowed: list[Path], what: str = "path") -> Path:
+    """The real absolute path of ``raw``, or UsageError (exit 2) naming why it is refused."""
+    text = os.fspath(raw)
+    shown = ", ".join(str(root) for root in allowed) or "none configured"
+    hint = "add the folder to resume.allowed_roots in .purlin/config.json"
+    if ".." in PurePath(text).parts:
+        raise UsageError(f"{what} {text}: '..' is not allowed; give the folder itself")
+    written = Path(os.path.abspath(os.path.expanduser(text)))
+    real = Path(os.path.realpath(written))
+    if _inside(real, allowed):
+        return real
+    if _inside(written, allowed):
+        raise UsageError(
+            f"{what} {text}: a symbolic link leads to {real}, outside the allowed folders "
+            f"({shown}); {hint} if that is intended"
+        )
+    raise UsageError(f"{what} {text}: outside the allowed folders ({shown}); {hint}")
+
+
+def private_folder(path: Path) -> Path:
+    """``path`` as a folder only this user can enter: created 0700, or refused with one line.
+
+    An existing one is accepted only when it is a real folder (not a symbolic link), owned by
+    this user and closed to everyone else (mode 0700): in a shared temporary folder anyone could
+    have made it first, to read or replace what we write there.
+    """
+    import stat
+
+    from purlin_resume.core.errors import PurlinError
+
+    path = Path(path)
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise PurlinError(f"cannot create {path}: {exc.strerror or exc}") from None
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        problem = "is a symbolic link" if stat.S_ISLNK(info.st_mode) else "is not a folder"
+    elif hasattr(os, "getuid") and info.st_uid != os.getuid():
+        problem = f"belongs to user id {info.st_uid}, not to you"
+    elif info.st_mode & 0o077:
+        problem = f"is open to others (mode {stat.S_IMODE(info.st_mode):o})"
+    else:
+        return path
+    raise PurlinError(
+        f"refusing {path}: it {problem}; remove it, or set TMPDIR to a folder of your own"
+    )

@@ -1,0 +1,75 @@
+"""Where a project is and where purlin-resume keeps its files in it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from purlin_resume.core import gitrepo
+from purlin_resume.core.errors import PurlinError, UsageError
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project: the git top-level of the working directory, or the folder given by --project."""
+
+    root: Path
+
+    @property
+    def purlin_dir(self) -> Path:
+        return self.root / ".purlin"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.purlin_dir / "cache"
+
+    @property
+    def planning_dir(self) -> Path:
+        return self.root / ".planning"
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the root, as a POSIX string."""
+        return Path(path).resolve().relative_to(self.root).as_posix()
+
+
+def locate(explicit: Path | None = None, cwd: Path | None = None) -> Project:
+    """The project for ``--project`` when given, else the git top-level of ``cwd``."""
+    if explicit is not None:
+        folder = Path(explicit).expanduser()
+        if not folder.is_dir():
+            raise UsageError(f"--project {explicit}: no such folder")
+        return Project(folder.resolve())
+    here = Path.cwd() if cwd is None else Path(cwd)
+    top = gitrepo.toplevel(here)
+    if top is None:
+        raise PurlinError(
+            f"{here} is not inside a git repository; run in the project or pass --project"
+        )
+    return Project(top)
+
+
+def relative_paths(roots: list[Path | str | None], files: list[str]) -> list[str]:
+    """Paths inside one of ``roots`` (the project, the session's cwd) made relative to it; the
+    others are kept as they are."""
+    out = []
+    for name in files:
+        path = Path(name)
+        for root in (r for r in roots if r):
+            if path.is_absolute() and path.is_relative_to(root):
+                out.append(path.relative_to(root).as_posix())
+                break
+        else:
+            out.append(name)
+    return out
+
+
+def project_files(roots: list[Path | str | None], files: list[str]) -> list[str]:
+    """The paths of ``files`` inside one of ``roots`` (the project, the session's cwd), relative
+    to it; paths elsewhere (``/etc/hosts``, another checkout, ``../x``) are left out."""
+    roots = [r for r in roots if r and Path(r).parent != Path(r)]  # "/" holds everything
+    inside = []
+    for name in relative_paths(roots, files):
+        path = Path(name)
+        if not path.is_absolute() and ".." not in path.parts and name.strip():
+            inside.append(path.as_posix())
+    return list(dict.fromkeys(inside))

@@ -1,0 +1,406 @@
+"""The only code that writes state files.
+
+Every write takes a lock file beside its target (``<name>.lock``), writes a temporary file in
+the same folder, fsyncs it, replaces the target with ``os.replace`` and fsyncs the folder, so a
+reader sees either the old state or the new one, never a mix. JSONL logs are appended under the
+same lock with fsync. A target that does not parse is never overwritten.
+
+State lives in a project's ``.purlin`` or ``.planning`` folder, or in the Claude data folder's
+``history``. A state path (file, lock or folder on the way) that a symbolic link takes out of the
+folder holding that one (the project, the data folder) is refused before anything is read or
+written: a branch or a clone could otherwise point ``.purlin/cache`` at any file of the user's.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
+
+LOCK_TIMEOUT_SECONDS = 30.0
+STATE_FOLDERS = frozenset({".purlin", ".planning", "history"})
+_MISSING: Any = object()
+_umask: int | None = None
+
+
+def lock_path(target: Path) -> Path:
+    """The lock file that guards ``target``."""
+    return target.with_name(target.name + ".lock")
+
+
+def confined(*targets: Path) -> None:
+    """Refuse (PurlinError) a state path that a symbolic link takes out of the folder holding its
+    ``.purlin``, ``.planning`` or ``history`` folder; paths outside such a folder pass."""
+    for target in targets:
+        parts = Path(target).parts
+        anchors = [i for i, part in enumerate(parts[:-1]) if part in STATE_FOLDERS]
+        if not anchors:
+            continue
+        base = os.path.realpath(Path(*parts[: anchors[-1]]) if anchors[-1] else ".")
+        real = os.path.realpath(target)
+        if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
+            raise PurlinError(
+                f"refusing {target}: a symbolic link leads it to {real}, outside {base}; "
+                "remove the link"
+            )
+
+
+@contextmanager
+def locked(target: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
+    """Hold the lock of ``target`` (creating its folder) for the duration of the block."""
+    from filelock import FileLock, Timeout  # on first write: reads never lock
+
+    target = Path(target)
+    confined(target, lock_path(target))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(lock_path(target)), timeout=timeout)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise PurlinError(
+            f"{target} is locked by another process ({lock_path(target)}); try again"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _default_mode() -> int:
+    global _umask
+    if _umask is None:
+        _umask = os.umask(0o022)
+        os.umask(_umask)
+    return 0o666 & ~_umask
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_stale_temps(target: Path) -> None:
+    # Writers hold the lock while their temp file exists, so under the lock any temp file of
+    # this target was left by a writer that died.
+    for stale in target.parent.glob(f".{target.name}.*.tmp"):
+        with suppress(OSError):
+            stale.unlink()
+
+
+def private_folder(folder: Path) -> Path:
+    """Create ``folder`` (with its parents) readable by its owner only (0700), or make it so.
+
+    Files written into a private folder are private too (0600), whatever the umask, and an
+    existing one is tightened on its next write: this is where conversation content is kept.
+    """
+    folder = Path(folder)
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for created in reversed(missing):
+        with suppress(FileExistsError):
+            created.mkdir(mode=0o700)
+    folder = missing[0] if missing else folder
+    info = folder.stat()
+    if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+        os.chmod(folder, 0o700)
+    return folder
+
+
+def _private(folder: Path) -> bool:
+    try:
+        return not folder.stat().st_mode & 0o077
+    except OSError:
+        return False
+
+
+def _mode(target: Path, private: bool) -> int:
+    """The mode a rewritten ``target`` gets: its own, or 0600 when it holds private content."""
+    if private or _private(target.parent):
+        return 0o600
+    return target.stat().st_mode & 0o777 if target.exists() else _default_mode()
+
+
+def _replace(target: Path, data: bytes, private: bool = False) -> None:
+    """Atomically replace ``target`` with ``data``; the caller holds the lock."""
+    mode = _mode(target, private)
+    _remove_stale_temps(target)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(target.parent)
+
+
+def write_text(target: Path, text: str) -> None:
+    """Replace ``target`` with ``text`` (UTF-8) atomically, under its lock."""
+    target = Path(target)
+    with locked(target):
+        _replace(target, text.encode("utf-8"))
+
+
+def write_output(target: Path, text: str) -> None:
+    """Write a file the user asked for (``-o FILE``): replaced atomically, no lock file left beside it.
+
+    Output files are written whole and never read back by us, so they need no lock.
+    A target that exists and is not a regular file (``/dev/null``, a FIFO, a terminal), or is a
+    symbolic link (``/dev/stdout``), is written through directly, never replaced; a folder is
+    refused.
+    """
+    target = Path(target)
+    if target.is_dir():
+        raise PurlinError(f"cannot write {target}: it is a folder; give a file name")
+    if not target.parent.is_dir():
+        raise PurlinError(f"cannot write {target}: the folder {target.parent} does not exist")
+    data = text.encode("utf-8")
+    try:
+        if target.is_symlink() or (target.exists() and not stat.S_ISREG(target.stat().st_mode)):
+            with open(target, "wb") as out:  # a device, a pipe, a link: keep it, write into it
+                out.write(data)
+            return
+        _replace(target, data)
+    except OSError as exc:
+        raise PurlinError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+def read_text(target: Path) -> str:
+    """The UTF-8 text of ``target``; NotFound when absent, CorruptFile when not text."""
+    target = Path(target)
+    confined(target)
+    try:
+        return target.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise NotFound(f"{target} does not exist") from None
+    except IsADirectoryError:
+        raise PurlinError(f"{target} is a folder, not a file") from None
+    except UnicodeDecodeError as exc:
+        raise CorruptFile(target, f"not UTF-8 text at byte {exc.start}") from None
+
+
+def dump_json(data: Any) -> str:
+    """The house JSON layout: two-space indent, UTF-8 kept, trailing newline."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def read_json(target: Path, default: Any = _MISSING) -> Any:
+    """Parse ``target`` as JSON; ``default`` (copied) when it is absent, if given."""
+    target = Path(target)
+    try:
+        text = read_text(target)
+    except NotFound:
+        if default is _MISSING:
+            raise
+        return copy.deepcopy(default)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CorruptFile(target, f"invalid JSON at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:  # a hostile file: thousands of nested brackets
+        raise CorruptFile(target, "JSON nested too deeply to read") from None
+
+
+def write_json(target: Path, data: Any) -> None:
+    """Replace ``target`` with ``data`` as JSON, atomically and under its lock."""
+    write_text(target, dump_json(data))
+
+
+def update_text(
+    target: Path, change: Callable[[str | None], str | None], private: bool = False
+) -> str | None:
+    """Read-modify-write a text file under its lock: ``change`` gets the text (None when absent).
+
+    When ``change`` returns None the file is deleted (under the lock), and its lock file after.
+    ``private``: the file is 0600 even outside a private folder.
+    """
+    target = Path(target)
+    with locked(target):
+        try:
+            current: str | None = read_text(target)
+        except NotFound:
+            current = None
+        new = change(current)
+        if new is not None:
+            _replace(target, new.encode("utf-8"), private)
+            return new
+        if current is not None:
+            target.unlink()
+            _fsync_dir(target.parent)
+    _drop_lock(target)
+    return None
+
+
+def _drop_lock(target: Path) -> None:
+    """Delete the lock file of a file that is gone, so nothing of ours stays behind it."""
+    with suppress(FileNotFoundError):
+        lock_path(target).unlink()
+
+
+def update_json(target: Path, change: Callable[[Any], Any], default: Any = _MISSING) -> Any:
+    """Read-modify-write ``target`` under its lock and return the new state.
+
+    ``change`` receives the parsed document (or a copy of ``default`` when the file is absent)
+    and returns the new document, or None when it changed the one it was given in place. If the
+    file does not parse, or ``change`` raises, nothing is written.
+    """
+    target = Path(target)
+    with locked(target):
+        data = read_json(target, default)
+        result = change(data)
+        new = data if result is None else result
+        _replace(target, dump_json(new).encode("utf-8"))
+        return new
+
+
+def append_jsonl(target: Path, record: Any) -> None:
+    """Append ``record`` as one JSON line, under the lock, fsynced.
+
+    A last line cut short by a crash is closed with a newline first, so the new record always
+    stands on a line of its own.
+    """
+    target = Path(target)
+    with locked(target):
+        _append_line(target, record)
+
+
+def move(source: Path, destination: Path) -> Path:
+    """Move ``source`` to ``destination`` atomically under the source's lock.
+
+    An existing destination is never replaced: a numeric suffix is added instead. Returns the
+    path the file now has.
+    """
+    source, destination = Path(source), Path(destination)
+    confined(destination)
+    with locked(source):
+        if not source.exists():
+            raise NotFound(f"{source} does not exist")
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        final = destination
+        counter = 1
+        while True:
+            try:
+                os.link(source, final)  # fails instead of replacing an existing file
+                break
+            except FileExistsError:
+                final = destination.with_name(f"{destination.stem}-{counter}{destination.suffix}")
+                counter += 1
+        os.unlink(source)
+        _fsync_dir(final.parent)
+        if final.parent != source.parent:
+            _fsync_dir(source.parent)
+    _drop_lock(source)  # the file is gone: its lock file must not pile up beside the others
+    return final
+
+
+def create_json(target: Path, data: Any) -> bool:
+    """Write ``data`` as JSON to ``target`` only if it does not exist yet; True when written.
+
+    The check and the write happen under the lock, so of several processes exactly one creates it.
+    """
+    target = Path(target)
+    with locked(target):
+        if target.exists():
+            return False
+        _replace(target, dump_json(data).encode("utf-8"))
+        return True
+
+
+def remove(target: Path, up_to: Path | None = None) -> bool:
+    """Delete a file we wrote whole (an installed command); True when it was there.
+
+    Its lock file goes with it, and folders left empty by the removal are removed too, up to
+    (not including) ``up_to``.
+    """
+    target = Path(target)
+    try:
+        target.unlink()
+    except FileNotFoundError:
+        return False
+    _fsync_dir(target.parent)
+    _drop_lock(target)
+    if up_to is not None:
+        folder, stop = target.parent, Path(up_to)
+        while folder != stop and stop in folder.parents:
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
+    return True
+
+
+def write_bytes(target: Path, data: bytes) -> None:
+    """Replace ``target`` with ``data`` atomically, under its lock (archives, binary caches)."""
+    target = Path(target)
+    with locked(target):
+        _replace(target, data)
+
+
+def append_jsonl_sequenced(
+    target: Path, counter: Path, make: Callable[[Any, Callable[[int], bytes]], tuple[Any, Any]]
+) -> Any:
+    """Append one record whose id comes from a small counter file, both under ``target``'s lock.
+
+    ``make(state, tail)`` gets the counter's JSON (None when the counter is absent) and a
+    function returning the last ``n`` bytes of the log (to recover a lost counter without reading
+    the whole log); it returns ``(record, new_state)``. The counter is replaced atomically, then
+    the record appended and fsynced. Returns the record. A counter that does not parse raises
+    CorruptFile and nothing is written.
+    """
+    target, counter = Path(target), Path(counter)
+
+    def tail(size: int) -> bytes:
+        try:
+            with open(target, "rb") as handle:
+                end = handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, end - size))
+                return handle.read()
+        except FileNotFoundError:
+            return b""
+
+    confined(counter)
+    with locked(target):
+        state = read_json(counter, None)
+        record, new_state = make(state, tail)
+        _replace(counter, dump_json(new_state).encode("utf-8"))
+        _append_line(target, record)
+    return record
+
+
+def _append_line(target: Path, record: Any) -> None:
+    """Append ``record`` as one JSON line and fsync; the caller holds the lock."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    created = not target.exists()
+    private = _private(target.parent)
+    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600 if private else 0o666)
+    try:
+        if private and os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if created:
+        _fsync_dir(target.parent)

@@ -1,0 +1,41 @@
+"""Renders the Jinja templates shipped in templates/."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from purlin_resume.core.resources import data_dir
+
+if TYPE_CHECKING:
+    import jinja2
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    import shlex
+
+    import jinja2  # on first render: most commands render nothing
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    # every value printed inside a command a reader may run goes through ``|shell``
+    env.filters["shell"] = lambda value: shlex.quote(str(value))
+    env.filters["count"] = counted
+    return env
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``1 item``, ``2 items``: a number with its noun (``{{ n | count("item") }}``)."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def render(name: str, **context: Any) -> str:
+    """Render ``templates/<name>`` with ``context``."""
+    return environment().get_template(name).render(**context)

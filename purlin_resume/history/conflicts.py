@@ -1,0 +1,223 @@
+"""Conflict detection before an agent is resumed.
+
+What other agents (or people) changed since the agent was spawned is intersected with the files
+the agent modifies: its ``files_modified``, else the files its work ref (the branch holding its
+work) changed since the spawn, else the files its own Claude Code transcript shows it edited
+(Edit, Write, MultiEdit, NotebookEdit).
+
+The agent's own changes are not collisions. A commit since the spawn is the agent's own when an
+``Agent-Id:`` trailer names it, or when ``.purlin/cache/commits.jsonl`` records it from the
+agent's session and no trailer names another agent. An uncommitted change to one of the agent's
+files is its work in progress unless another agent of the history recorded that file too. So an
+interrupted agent that left work in progress resumes without ``--force``. (An agent with a work
+ref worked in its own checkout: uncommitted changes here are someone else's.)
+
+Each file the agent modifies that others changed is:
+
+- ``clean``: its work ref and the current state merge without conflict (``git merge-tree
+  --write-tree``); both changes can stay;
+- ``conflict``: they do not merge; resuming would overwrite someone's work;
+- ``unverified``: the agent's own version is unknown (no work ref), so the change since the
+  spawn cannot be told apart from a conflict.
+
+Conflicts and unverified overlaps stop a resume unless it is forced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+
+from purlin_resume.agents import commit_log
+from purlin_resume.core import gitrepo
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.core.project import Project, project_files
+from purlin_resume.history.agent_history import HistoryEntry
+
+CLEAN, CONFLICT, UNVERIFIED = "clean", "conflict", "unverified"
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """A file the agent modifies that also changed since it was spawned."""
+
+    path: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class ConflictReport:
+    agent_id: str
+    spawn_commit: str | None = None
+    work_ref: str | None = None
+    commits: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    uncommitted: tuple[str, ...] = ()
+    agent_files: tuple[str, ...] = ()
+    agent_files_from: str | None = None
+    own_commits: tuple[str, ...] = ()
+    own_uncommitted: tuple[str, ...] = ()
+    overlaps: tuple[Overlap, ...] = ()
+    note: str | None = None
+    blocking: tuple[Overlap, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        stop = tuple(o for o in self.overlaps if o.kind != CLEAN)
+        object.__setattr__(self, "blocking", stop)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def classify(
+    changed: Iterable[str],
+    agent_files: Iterable[str],
+    merge_conflicts: Iterable[str] | None,
+    ref_changed: Iterable[str] = (),
+    untracked: Iterable[str] = (),
+) -> tuple[Overlap, ...]:
+    """The overlaps of ``changed`` and ``agent_files`` and what each one is.
+
+    ``merge_conflicts`` is what ``git merge-tree`` reported for the work ref (None without
+    one); an untracked file the work ref also changed would be overwritten, so it conflicts.
+    """
+    changed, ref_changed, untracked = set(changed), set(ref_changed), set(untracked)
+    conflicted = None if merge_conflicts is None else set(merge_conflicts)
+    overlaps = []
+    for path in sorted(set(agent_files) & changed):
+        if conflicted is None:
+            kind = UNVERIFIED
+        elif path in conflicted or (path in untracked and path in ref_changed):
+            kind = CONFLICT
+        else:
+            kind = CLEAN
+        overlaps.append(Overlap(path, kind))
+    return tuple(overlaps)
+
+
+def check(
+    project: Project, entry: HistoryEntry, ref: str | None = None, ignore: Iterable[str] = ()
+) -> ConflictReport:
+    """Compare what the agent modifies with what changed since its spawn commit.
+
+    ``ref`` (else the entry's ``work_ref``) names the branch or commit holding the agent's work;
+    ``ignore`` are paths that are nobody's work (our own state files).
+    """
+    root, spawn = project.root, entry.spawn_commit
+    ref = ref or entry.work_ref
+    base = ConflictReport(entry.agent_id, spawn_commit=spawn, work_ref=ref)
+    if gitrepo.toplevel(root) is None:
+        return _note(base, "the project is not a git repository: nothing to compare")
+    if spawn is None:
+        return _note(base, "no spawn commit was recorded for this agent: nothing to compare")
+    if not gitrepo.commit_exists(root, spawn):
+        return _note(base, f"the spawn commit {spawn} no longer exists: nothing to compare")
+    if ref is not None and not gitrepo.commit_exists(root, ref):
+        raise PurlinError(
+            f"work ref {ref!r} of agent {entry.agent_id} is not a commit or branch here; "
+            "pass --ref with the branch that holds its work"
+        )
+    skip = set(ignore)
+    ref_changed = gitrepo.changed_between(root, spawn, ref) if ref else []
+    agent_files = entry.files_modified or ref_changed or transcript_files(project, entry.agent_id)
+    history_commits = gitrepo.commits_in(root, spawn)
+    sessions = commit_log.sessions_by_commit(project)
+    own = [c for c in history_commits if _is_own(c, entry, sessions.get(c.sha))]
+    others_committed = {f for c in history_commits if c not in own for f in c.files} - skip
+    uncommitted = [p for p in gitrepo.uncommitted_paths(root) if p not in skip]
+    claimed = claimed_by_others(project, entry)
+    # an agent with a work ref worked elsewhere: this work tree's edits are someone else's
+    mine = set() if ref else set(agent_files) - claimed
+    own_uncommitted = [p for p in uncommitted if p in mine]
+    others = sorted(others_committed | (set(uncommitted) - set(own_uncommitted)))
+    merged = None
+    if ref is not None:
+        merged = gitrepo.merge_conflicts(root, gitrepo.work_tree_commit(root), ref)
+        if merged is None:
+            raise PurlinError(f"work ref {ref!r} shares no history with HEAD; cannot compare")
+    return ConflictReport(
+        entry.agent_id,
+        spawn_commit=spawn,
+        work_ref=ref,
+        commits=tuple(gitrepo.commits_between(root, spawn)),
+        changed=tuple(p for p in gitrepo.changed_between(root, spawn) if p not in skip),
+        uncommitted=tuple(uncommitted),
+        agent_files=tuple(agent_files),
+        agent_files_from=(
+            "files_modified"
+            if entry.files_modified
+            else "work_ref"
+            if ref_changed
+            else "transcript"
+            if agent_files
+            else None
+        ),
+        own_commits=tuple(_oneline(c) for c in own),
+        own_uncommitted=tuple(own_uncommitted),
+        overlaps=classify(others, agent_files, merged, ref_changed, gitrepo.untracked_paths(root)),
+    )
+
+
+def _oneline(commit: gitrepo.Commit) -> str:
+    subject = commit.message.splitlines()[0] if commit.message else ""
+    return f"{commit.sha[:12]} {subject}".strip()
+
+
+def _is_own(commit: gitrepo.Commit, entry: HistoryEntry, session: str | None) -> bool:
+    """Whether ``commit`` is the agent's: a trailer names it (or its tool call), or it was made
+    from the agent's session and names no other agent."""
+    named = commit_log.trailer_agents(commit.message)
+    mine = {entry.agent_id, entry.data.get("tool_use_id")} - {None}
+    if named:
+        return bool(mine & set(named))
+    return session is not None and session == entry.session_id
+
+
+def claimed_by_others(project: Project, entry: HistoryEntry) -> set[str]:
+    """Files other agents of the history record as theirs (their ``files_modified``)."""
+    from purlin_resume.history import agent_history as history
+
+    try:
+        doc = history.load(project)
+    except PurlinError:
+        return set()
+    mine = entry.agent_id
+    return {f for e in doc.latest() if e.agent_id != mine for f in e.files_modified}
+
+
+def transcript_files(project: Project, agent_id: str) -> list[str]:
+    """Files inside the project that the agent's own transcript shows it edited; [] when its
+    transcript cannot be found (Claude data folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``)."""
+    from purlin_resume.claude import catalog, layout
+
+    try:
+        opened = catalog.open_target(catalog.Catalog(layout.claude_dir()), agent_id)
+    except PurlinError:
+        return []
+    if opened.target.kind not in ("agent", "inline") or opened.transcript is None:
+        return []
+    return project_files([project.root], opened.transcript.files_modified())
+
+
+def _note(report: ConflictReport, note: str) -> ConflictReport:
+    return ConflictReport(report.agent_id, report.spawn_commit, report.work_ref, note=note)
+
+
+def describe(reports: Iterable[ConflictReport]) -> str:
+    """One line naming every blocking file of every agent, and what to do."""
+    reports = list(reports)
+    parts = [
+        f"agent {r.agent_id}: " + ", ".join(f"{o.path} ({o.kind})" for o in r.blocking)
+        for r in reports
+    ]
+    unverified = any(o.kind == UNVERIFIED for r in reports for o in r.blocking)
+    return (
+        "resume stopped, files other agents changed since the spawn collide with the agent's own: "
+        + "; ".join(parts)
+        + (
+            " (unverified: the agent's own version is unknown; --ref BRANCH with its work checks them)"
+            if unverified
+            else ""
+        )
+        + "; resolve them, or run again with --force to resume anyway"
+    )

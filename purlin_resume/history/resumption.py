@@ -1,0 +1,185 @@
+"""Resuming interrupted agents: choose them, check conflicts, record the resume, brief a successor.
+
+Claude Code's Agent tool no longer resumes an agent by id, so a resume hands a fresh agent a
+briefing: the task, where it stood, what changed since, and how to finish and record it. The
+resume is recorded as the GSD spec says: the old entry stays ``interrupted`` and a new entry of
+the same agent id is added with status ``resumed``.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from purlin_resume.core import clock, gitrepo, templating
+from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
+from purlin_resume.history import conflicts, tracking
+from purlin_resume.history.agent_history import AgentHistory, HistoryEntry
+from purlin_resume.history.conflicts import ConflictReport
+
+if TYPE_CHECKING:
+    from purlin_resume.core.config import Settings
+
+BRIEFING_TEMPLATE = "history/resume_briefing.md.j2"
+
+
+@dataclass(frozen=True)
+class ResumedAgent:
+    interrupted: dict[str, Any]
+    resumed: dict[str, Any]
+    report: ConflictReport
+    reachable: bool
+
+    @property
+    def agent_id(self) -> str:
+        return self.interrupted["agent_id"]
+
+
+@dataclass(frozen=True)
+class Resumption:
+    agents: tuple[ResumedAgent, ...]
+    group: str | None
+    detected: tuple[tracking.Detection, ...]
+    briefing: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "group": self.group,
+            "detected": [
+                {"agent_id": d.entry["agent_id"], "reason": d.reason} for d in self.detected
+            ],
+            "agents": [
+                {
+                    "agent_id": a.agent_id,
+                    "interrupted": a.interrupted,
+                    "resumed": a.resumed,
+                    "conflicts": a.report.to_dict(),
+                    "reachable": a.reachable,
+                }
+                for a in self.agents
+            ],
+            "briefing": self.briefing,
+        }
+
+
+def _not_resumable(entry: HistoryEntry) -> PurlinError:
+    if entry.status in history.RUNNING_STATUSES:
+        return PurlinError(
+            f"agent {entry.agent_id} is {entry.status} and its session may still be running; "
+            f"if it stopped, run 'purlin-resume history interrupt {shlex.quote(entry.agent_id)}' "
+            "first"
+        )
+    return PurlinError(
+        f"agent {entry.agent_id} is {entry.status}: only an interrupted agent can be resumed"
+    )
+
+
+def choose(
+    doc: AgentHistory, wanted: str | None, batch: bool
+) -> tuple[list[HistoryEntry], str | None]:
+    """The agents to resume and their parallel group (for ``--batch``)."""
+    waiting = doc.latest_with(history.INTERRUPTED)
+    if not batch:
+        if wanted:
+            entry = doc.find(wanted)
+            if entry.status != history.INTERRUPTED:
+                raise _not_resumable(entry)
+            return [entry], entry.parallel_group
+        if not waiting:
+            running = [e.agent_id for e in doc.latest_with(*history.RUNNING_STATUSES)]
+            hint = (
+                f"; still marked running: {', '.join(running)} "
+                "(mark a stopped one with 'purlin-resume history interrupt ID')"
+                if running
+                else ""
+            )
+            raise NotFound(f"no interrupted agent in {doc.path}{hint}")
+        return [waiting[-1]], waiting[-1].parallel_group
+    if wanted and any(e.parallel_group == wanted for e in doc.entries):
+        group = wanted
+    elif wanted:
+        entry = doc.find(wanted)
+        group = entry.parallel_group
+        if group is None:
+            raise PurlinError(
+                f"agent {entry.agent_id} ran in no parallel group; resume it without --batch"
+            )
+    else:
+        grouped = [e for e in waiting if e.parallel_group]
+        if not grouped:
+            raise NotFound(f"no interrupted agent of a parallel group in {doc.path}")
+        group = grouped[-1].parallel_group
+    chosen = [e for e in waiting if e.parallel_group == group]
+    if not chosen:
+        raise NotFound(f"parallel group {group} has no interrupted agents")
+    return chosen, group
+
+
+def resume(
+    project: Project,
+    settings: Settings,
+    wanted: str | None = None,
+    batch: bool = False,
+    force: bool = False,
+    session_id: str | None = None,
+    ref: str | None = None,
+    now: datetime | None = None,
+) -> Resumption:
+    """Detect interrupted agents, choose, check conflicts, record the resume and brief.
+
+    Nothing is recorded when the choice fails or conflicts stop the resume.
+    """
+    if ref is not None and batch:
+        raise UsageError("--ref names one agent's work; it cannot be used with --batch")
+    moment = now or clock.now()
+    detected = tracking.scan(project, settings, moment)
+    chosen, group = choose(history.load(project), wanted, batch)
+    reports = {
+        e.agent_id: conflicts.check(project, e, ref, ignore=history.state_files()) for e in chosen
+    }
+    blocked = [r for r in reports.values() if r.blocking]
+    if blocked and not force:
+        raise PurlinError(conflicts.describe(blocked))
+    head = gitrepo.head_commit(project.root) if gitrepo.toplevel(project.root) else None
+    seen = {e.agent_id: e.data for e in chosen}
+
+    def change(doc: AgentHistory) -> list[tuple[dict, dict]]:
+        current = {e.agent_id: e for e in doc.latest()}
+        pairs = []
+        for agent_id, data in seen.items():
+            entry = current.get(agent_id)
+            if entry is None or entry.data != data:
+                raise PurlinError(f"agent {agent_id} changed meanwhile; run the command again")
+            successor = HistoryEntry(-1, dict(entry.data))
+            history.transition(successor, history.RESUMED)
+            successor.data.update(
+                timestamp=clock.iso(moment),
+                completion_timestamp=None,
+                spawn_commit=head,
+                session_id=session_id,
+            )
+            if ref is not None:
+                successor.data["work_ref"] = ref
+            doc.data["entries"].append(successor.data)
+            pairs.append((dict(entry.data), dict(successor.data)))
+        return pairs
+
+    pairs = history.update(project, change)
+    history.write_current_id(project, pairs[-1][1]["agent_id"])
+    agents = tuple(
+        ResumedAgent(
+            interrupted=old,
+            resumed=new,
+            report=reports[old["agent_id"]],
+            reachable=bool(session_id) and session_id == old.get("session_id"),
+        )
+        for old, new in pairs
+    )
+    briefing = templating.render(
+        BRIEFING_TEMPLATE, agents=agents, group=group if batch else None, forced=bool(blocked)
+    )
+    return Resumption(agents, group, tuple(detected), briefing)

@@ -1,0 +1,217 @@
+"""Agent tracking: recording spawns, queued agents, status changes and interrupted sessions.
+
+Each function is one locked read-modify-write of the agent history (see ``history``), so
+parallel agents and hooks recording at the same moment never lose each other's entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from purlin_resume.agents import registry
+from purlin_resume.core import clock, gitrepo
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
+from purlin_resume.history.agent_history import AgentHistory, NewAgent, PruneResult
+
+if TYPE_CHECKING:
+    from purlin_resume.core.config import Settings
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The entry as written, and what pruning did afterwards."""
+
+    entry: dict[str, Any]
+    pruned: PruneResult | None = None
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A running agent found interrupted, and why."""
+
+    entry: dict[str, Any]
+    reason: str
+
+
+def _head(project: Project) -> str | None:
+    if gitrepo.toplevel(project.root) is None:
+        return None
+    return gitrepo.head_commit(project.root)
+
+
+def spawn(
+    project: Project, request: NewAgent, session_id: str | None, now: datetime | None = None
+) -> Recorded:
+    """Record a spawned agent: a new entry, or the queued entry of that id moved on.
+
+    Adds ``spawn_commit`` (HEAD) and ``session_id``, writes ``current-agent-id.txt`` and prunes.
+    """
+    moment = now or clock.now()
+    head = _head(project)
+
+    def change(doc: AgentHistory) -> Recorded:
+        existing = {e.agent_id: e for e in doc.latest()}.get(request.agent_id)
+        if existing is None:
+            entry = request.entry(history.SPAWNED, moment)
+            doc.data["entries"].append(entry)
+        else:
+            history.transition(existing, history.SPAWNED)
+            entry = existing.data
+            request.apply(entry, moment)
+            entry["timestamp"] = clock.iso(moment)
+        entry["spawn_commit"] = head
+        entry["session_id"] = session_id
+        return Recorded(dict(entry), history.prune(doc.data))
+
+    recorded = history.update(project, change, create=True)
+    history.write_current_id(project, request.agent_id)
+    return recorded
+
+
+def queue(
+    project: Project, request: NewAgent, session_id: str | None, now: datetime | None = None
+) -> Recorded:
+    """Record an agent that waits for its dependencies (status ``queued``), then prune."""
+    moment = now or clock.now()
+
+    def change(doc: AgentHistory) -> Recorded:
+        existing = {e.agent_id: e for e in doc.latest()}.get(request.agent_id)
+        if existing is not None:
+            raise history.refuse(existing, history.QUEUED)
+        entry = request.entry(history.QUEUED, moment)
+        entry.update(spawn_commit=None, session_id=session_id)
+        doc.data["entries"].append(entry)
+        return Recorded(dict(entry), history.prune(doc.data))
+
+    return history.update(project, change, create=True)
+
+
+def change_status(
+    project: Project,
+    agent: str,
+    target: str,
+    files: Iterable[str] = (),
+    task_results: dict[str, Any] | None = None,
+    checkpoints_skipped: int | None = None,
+    now: datetime | None = None,
+) -> Recorded:
+    """Move an agent (id or unique prefix) to ``target`` if the lifecycle allows it."""
+    history.check_status(target)
+    moment = now or clock.now()
+
+    def change(doc: AgentHistory) -> Recorded:
+        entry = doc.find(agent)
+        history.transition(entry, target)
+        if target == history.COMPLETED:
+            entry.data["completion_timestamp"] = clock.iso(moment)
+        history.merge_files(entry, files)
+        if task_results is not None:
+            entry.data["task_results"] = task_results
+        if checkpoints_skipped is not None:
+            entry.data["checkpoints_skipped"] = checkpoints_skipped
+        return Recorded(dict(entry.data))
+
+    return history.update(project, change)
+
+
+def scan(project: Project, settings: Settings, now: datetime | None = None) -> list[Detection]:
+    """Mark as interrupted every running agent whose spawning session is over.
+
+    A session is over when the registry says it ended or its process is gone; when the
+    registry cannot tell, an agent older than ``interrupt_after_minutes`` counts as interrupted.
+    """
+    moment = now or clock.now()
+    agents = registry.load(project)
+
+    def state(session_id: str | None) -> str:
+        return registry.session_state(agents.get(session_id)) if session_id else registry.UNKNOWN
+
+    max_age = timedelta(minutes=settings.interrupt_after_minutes)
+    found = history.interrupted_by_session_end(history.load(project), state, moment, max_age)
+    if not found:
+        return []
+    wanted = {(entry.index, entry.agent_id): reason for entry, reason in found}
+
+    def change(doc: AgentHistory) -> list[Detection]:
+        marked = []
+        for entry in doc.latest_with(*history.RUNNING_STATUSES):
+            reason = wanted.get((entry.index, entry.agent_id))
+            if reason is not None:
+                history.transition(entry, history.INTERRUPTED)
+                marked.append(Detection(dict(entry.data), reason))
+        return marked
+
+    return history.update(project, change)
+
+
+def abandon(project: Project, wanted: str, now: datetime | None = None) -> list[dict[str, Any]]:
+    """ "Start fresh": close the interrupted agent ``wanted`` (an id or unique prefix), or every
+    interrupted agent of the parallel group ``wanted``, as ``failed`` with ``abandoned_at``, so
+    it no longer waits for a resume and pruning may remove it. The entries as written."""
+    moment = clock.iso(now or clock.now())
+
+    def change(doc: AgentHistory) -> list[dict[str, Any]]:
+        waiting = doc.latest_with(history.INTERRUPTED)
+        chosen = [e for e in waiting if e.parallel_group == wanted]
+        if not chosen:
+            entry = doc.find(wanted)
+            if entry.status != history.INTERRUPTED:
+                raise PurlinError(
+                    f"agent {entry.agent_id} is {entry.status}: only an interrupted agent "
+                    "(or a parallel group of them) can be abandoned"
+                )
+            chosen = [entry]
+        for entry in chosen:
+            history.transition(entry, history.FAILED)
+            entry.data.update(completion_timestamp=moment, abandoned_at=moment)
+        return [dict(e.data) for e in chosen]
+
+    return history.update(project, change)
+
+
+def join_group(project: Project, tool_use_ids: Iterable[str], group: str) -> list[str]:
+    """Put the running agents spawned by ``tool_use_ids`` (one assistant message) into parallel
+    group ``group``, unless they have one; the agent ids that joined."""
+    wanted = set(tool_use_ids)
+
+    def change(doc: AgentHistory) -> list[str]:
+        joined = []
+        for entry in doc.latest_with(*history.RUNNING_STATUSES):
+            if {
+                entry.agent_id,
+                entry.data.get("tool_use_id"),
+            } & wanted and not entry.parallel_group:
+                entry.data.update(parallel_group=group, execution_mode="parallel")
+                joined.append(entry.agent_id)
+        return joined
+
+    return history.update(project, change)
+
+
+def identify(project: Project, tool_use_id: str, agent_id: str) -> Recorded | None:
+    """Give the agent spawned by tool call ``tool_use_id`` its real id, once Claude Code names it.
+
+    A spawn recorded by the PreToolUse hook is keyed by its ``tool_use_id`` (the agent has no id
+    yet); this renames it to ``agent_id``, keeps ``tool_use_id`` beside it and points
+    ``current-agent-id.txt`` at it. None when no entry came from that tool call.
+    """
+
+    def change(doc: AgentHistory) -> Recorded | None:
+        for entry in reversed(doc.entries):
+            if tool_use_id in (entry.agent_id, entry.data.get("tool_use_id")):
+                entry.data["agent_id"] = agent_id
+                entry.data["tool_use_id"] = tool_use_id
+                return Recorded(dict(entry.data))
+        return None
+
+    if not history.path(project).exists():
+        return None
+    recorded = history.update(project, change)
+    if recorded is not None:
+        history.write_current_id(project, agent_id)
+    return recorded

@@ -1,0 +1,527 @@
+"""What each Claude Code hook records: agent spawns, their ends, checkpoints, sessions.
+
+| event | what happens |
+|---|---|
+| PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description, the whole ``prompt`` kept (redacted); spawns of one assistant message share a ``parallel_group`` |
+| PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed (interrupted when the response says the user stopped it), or kept running when ``status`` is ``async_launched`` |
+| SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer; with the project files it changed |
+| PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``), unless the agent saved one itself |
+| SessionStart | the session is registered; agents of sessions that are over are marked interrupted; the briefing of ``session_briefing`` is returned as context |
+| SessionEnd | the session is registered as ended |
+
+Phase and plan of a spawned agent come from a GSD ``PHASE-PLAN`` number in its description or
+prompt (``Execute plan 02-01``), else ``none``.
+
+Roles: a session's role is the one it started with (``$PURLIN_ROLE``, kept in the registry), else
+that of its own newest checkpoint; an automatic checkpoint never replaces one the agent saved.
+
+Every handler returns the text to print (SessionStart only) or None; the hook shell turns any
+failure into a line in ``.purlin/cache/hook.log`` and exit code 0.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from purlin_resume.agents import registry
+from purlin_resume.checkpoints.roles import ROLES
+from purlin_resume.claude.hooks import HookPayload
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
+from purlin_resume.history import tracking
+
+_PHASE_PLAN = re.compile(r"\b(\d{1,3}(?:\.\d+)?)-(\d{1,3})\b")
+TOOL_USE_PREFIX = "toolu_"
+NONE = "none"
+INTERRUPTED_MARK = "[Request interrupted by user"
+ASYNC_LAUNCHED = "async_launched"
+PROMPT_CHARS = 20_000  # a task prompt is kept whole up to here
+SPAWN_WAIT_SECONDS = 2.0  # the PreToolUse hook records in the background: allow it to land
+
+
+def _waiting(find, seconds: float = SPAWN_WAIT_SECONDS):
+    """``find()`` until it returns something, for at most ``seconds``."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        found = find()
+        if found is not None or time.monotonic() >= deadline:
+            return found
+        time.sleep(0.05)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a hook did: a short note for the log, and the text to print, if any."""
+
+    note: str
+    output: str | None = None
+
+
+def phase_and_plan(*texts: str | None) -> tuple[str, str]:
+    for text in texts:
+        match = _PHASE_PLAN.search(text or "")
+        if match:
+            return match.group(1), match.group(2)
+    return NONE, NONE
+
+
+# --- agents ------------------------------------------------------------------------------------
+
+
+def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
+    """PreToolUse on Agent/Task: record the spawn under its tool_use_id, with the whole prompt
+    (redacted) and, when the same assistant message spawns others, their parallel group."""
+    from purlin_resume.core import redact
+
+    if not payload.spawns_agent or not payload.tool_use_id:
+        return Outcome("not an agent spawn")
+    tool_input = payload.tool_input
+    description = _text_input(tool_input, "description")
+    prompt = _text_input(tool_input, "prompt")
+    phase, plan = phase_and_plan(description, prompt)
+    task = " ".join((description or prompt or payload.tool_name or "agent").split())
+    task = redact.redact(task).text[:300]  # the history is committed: no secret goes into it
+    batch = _spawn_batch(payload)
+    group = _group_of(project, batch, phase, plan) if batch else None
+    if _recorded(project, payload.tool_use_id):  # a spooled payload recorded twice
+        return Outcome(f"{payload.tool_use_id} already recorded")
+    request = history.NewAgent(
+        agent_id=payload.tool_use_id,
+        task=task,
+        phase=phase,
+        plan=plan,
+        mode="parallel" if group else None,
+        group=group,
+        prompt=_stored_prompt(prompt),
+        tool_use_id=payload.tool_use_id,
+    )
+    tracking.spawn(project, request, payload.session_id)
+    if group:
+        tracking.join_group(project, batch.tool_use_ids, group)
+        return Outcome(f"spawned {payload.tool_use_id} in parallel group {group}")
+    return Outcome(f"spawned {payload.tool_use_id}")
+
+
+def _text_input(tool_input: dict, name: str) -> str | None:
+    value = tool_input.get(name)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _stored_prompt(prompt: str | None) -> str | None:
+    """The prompt as the history keeps it: redacted, at most ``PROMPT_CHARS``."""
+    if not prompt:
+        return None
+    from purlin_resume.core import redact
+
+    text = redact.redact(prompt).text
+    if len(text) > PROMPT_CHARS:
+        text = text[:PROMPT_CHARS].rstrip() + f"\n[... prompt cut at {PROMPT_CHARS} characters]"
+    return text
+
+
+def _spawn_batch(payload: HookPayload):
+    """The spawns of the assistant message this call belongs to, when it holds several."""
+    if not payload.transcript_path:
+        return None
+    from purlin_resume.claude import records
+
+    batch = records.spawn_batch(Path(payload.transcript_path), payload.tool_use_id)
+    return batch if batch is not None and len(batch.tool_use_ids) > 1 else None
+
+
+def _group_of(project: Project, batch, phase: str, plan: str) -> str:
+    """The parallel group of ``batch``: the one a sibling already got, else a new one in the GSD
+    format (``phase-PHASE-batch-UNIX``, then the end of the message id, so two batches started
+    in the same second by different sessions stay apart)."""
+    from purlin_resume.core import clock
+
+    if history.path(project).exists():
+        siblings = set(batch.tool_use_ids)
+        for entry in history.load(project).entries:
+            ids = {entry.agent_id, entry.data.get("tool_use_id")}
+            if ids & siblings and entry.parallel_group:
+                return entry.parallel_group
+    moment = clock.parse(batch.timestamp) or clock.now()
+    tail = "".join(c for c in batch.message_id if c.isalnum())[-6:]
+    return f"{history.group_id('plan', phase, plan, moment)}-{tail}"
+
+
+def _recorded(project: Project, tool_use_id: str) -> bool:
+    if not history.path(project).exists():
+        return False
+    return any(
+        tool_use_id in (e.agent_id, e.data.get("tool_use_id"))
+        for e in history.load(project).entries
+    )
+
+
+def _agent_transcript(payload: HookPayload, agent_id: str) -> Path | None:
+    """Where Claude Code 2.1 keeps the subagent's transcript, beside the session's."""
+    explicit = payload.text("agent_transcript_path")
+    if explicit:
+        return Path(explicit)
+    if not payload.transcript_path or not payload.session_id:
+        return None
+    session = Path(payload.transcript_path)
+    for candidate in (
+        session.parent / payload.session_id / "subagents" / f"agent-{agent_id}.jsonl",
+        session.parent / f"agent-{agent_id}.jsonl",
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _read_agent(path: Path | None):
+    if path is None or not path.is_file():
+        return None
+    from purlin_resume.claude import transcript
+
+    return transcript.read(path, path.stem, split_sidechains=False).main
+
+
+def _finished_status(agent, said_interrupted: bool = False) -> str:
+    """completed; interrupted when the user stopped the agent (its transcript ends with the
+    interruption, or the hook payload says so); failed when it ended without an answer."""
+    from purlin_resume.claude.transcript import INTERRUPTION
+
+    if said_interrupted:
+        return history.INTERRUPTED
+    if agent is None:
+        return history.COMPLETED
+    last = next((t for t in reversed(agent.turns) if t.counts or t.kind == INTERRUPTION), None)
+    if last is not None and last.kind == INTERRUPTION:
+        return history.INTERRUPTED
+    if last is None or not agent.final_output:
+        return history.FAILED
+    return history.COMPLETED
+
+
+def interrupted_text(value) -> bool:
+    """Whether a hook payload value (text, blocks, a tool response) carries Claude Code's
+    ``[Request interrupted by user…]`` marker or an interrupted status."""
+    if isinstance(value, str):
+        return INTERRUPTED_MARK in value
+    if isinstance(value, dict):
+        if value.get("status") in ("interrupted", "cancelled", "canceled", "killed"):
+            return True
+        return any(interrupted_text(value.get(key)) for key in ("content", "text", "error"))
+    if isinstance(value, list):
+        return any(interrupted_text(item) for item in value[:50])
+    return False
+
+
+def _finish(project: Project, agent_id: str, status: str, agent) -> str:
+    files = []
+    if agent is not None:
+        from purlin_resume.core.project import project_files
+
+        files = project_files([project.root, agent.project_path], agent.files_modified())
+    current = {e.agent_id: e for e in history.load(project).latest()}.get(agent_id)
+    if current is None or current.status not in history.RUNNING_STATUSES:
+        return f"{agent_id} already {current.status if current else 'unknown'}"
+    tracking.change_status(project, agent_id, status, files=files)
+    return f"{agent_id} {status}"
+
+
+def agent_returned(project: Project, payload: HookPayload) -> Outcome:
+    """PostToolUse on Agent/Task: the spawn entry gets its agent id; completed unless async."""
+    if not payload.spawns_agent or not payload.tool_use_id:
+        return Outcome("not an agent spawn")
+    response = payload.tool_response
+    agent_id = response.get("agentId") if isinstance(response.get("agentId"), str) else None
+    if not agent_id:
+        return Outcome(f"{payload.tool_use_id}: no agentId in the tool response")
+    if _waiting(lambda: _identified(project, payload.tool_use_id, agent_id)) is None:
+        return Outcome(f"{payload.tool_use_id}: no spawn recorded for this tool call")
+    if response.get("status") == ASYNC_LAUNCHED:
+        return Outcome(f"{agent_id} launched in the background, still running")
+    agent = _read_agent(_agent_transcript(payload, agent_id))
+    stopped = interrupted_text(response) or _finished_status(agent) == history.INTERRUPTED
+    status = history.INTERRUPTED if stopped else history.COMPLETED
+    return Outcome(_finish(project, agent_id, status, agent))
+
+
+def _identified(project: Project, tool_use_id: str, agent_id: str):
+    if not history.path(project).exists():
+        return None
+    return tracking.identify(project, tool_use_id, agent_id)
+
+
+def _unnamed_spawn(project: Project, payload: HookPayload, agent) -> str | None:
+    """The tool_use_id of the still unnamed spawn that ``agent`` is (SubagentStop comes first)."""
+    doc = history.load(project)
+    waiting = [
+        e
+        for e in doc.latest_with(*history.RUNNING_STATUSES)
+        if e.agent_id.startswith(TOOL_USE_PREFIX)
+        and (payload.session_id is None or e.session_id in (None, payload.session_id))
+    ]
+    if len(waiting) <= 1 or agent is None:
+        return waiting[0].agent_id if len(waiting) == 1 else None
+    parent = Path(payload.transcript_path) if payload.transcript_path else None
+    if parent is None or not parent.is_file():
+        return None
+    from purlin_resume.claude import transcript
+
+    reading = transcript.read(parent, parent.stem)
+    ids = {e.agent_id for e in waiting}
+    for tool_use_id, linked in reading.progress_links.items():
+        if linked == agent.agent_id and tool_use_id in ids:
+            return tool_use_id
+    prompt = (agent.first_prompt or "").strip()
+    for call in reading.main.tool_calls():
+        if (
+            call.id in ids
+            and isinstance(call.input, dict)
+            and str(call.input.get("prompt") or "").strip() == prompt
+        ):
+            return call.id
+    return None
+
+
+def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
+    """SubagentStop: completed or failed, with the files the agent changed."""
+    agent_id = payload.text("agent_id")
+    if not agent_id:
+        return Outcome("no agent_id in the payload")
+    agent = _read_agent(_agent_transcript(payload, agent_id))
+    if agent is not None:
+        agent.agent_id = agent_id
+
+    def spawn_of_agent() -> str | None:
+        if not history.path(project).exists():
+            return None
+        if agent_id in {e.agent_id for e in history.load(project).latest()}:
+            return agent_id
+        return _unnamed_spawn(project, payload, agent)
+
+    found = _waiting(spawn_of_agent)
+    if found is None:
+        return Outcome(f"{agent_id}: no recorded spawn to match")
+    if found != agent_id:
+        tracking.identify(project, found, agent_id)
+    said = interrupted_text(payload.data.get("last_assistant_message"))
+    return Outcome(_finish(project, agent_id, _finished_status(agent, said), agent))
+
+
+# --- checkpoints ---------------------------------------------------------------------------------
+
+
+def pre_compact(project: Project, payload: HookPayload) -> Outcome:
+    """Write the automatic checkpoint of this session from its transcript."""
+    from purlin_resume.checkpoints import autosave
+    from purlin_resume.checkpoints import lifecycle as checkpoints
+    from purlin_resume.claude import transcript
+    from purlin_resume.core import clock, gitrepo
+
+    path = Path(payload.transcript_path) if payload.transcript_path else None
+    if path is None or not path.is_file():
+        return Outcome("no transcript to checkpoint")
+    session = checkpoints.session_id(payload.session_id, env={})
+    saved_by_agent = _saved_by_agent(project, session)
+    if saved_by_agent is not None:
+        return Outcome(f"kept the checkpoint the agent saved: {saved_by_agent}")
+    agent = registry.load(project).get(payload.session_id or "")
+    reading = transcript.read(path, path.stem, autosave.READ_OPTIONS)
+    in_git = gitrepo.toplevel(project.root) is not None
+    cp = autosave.build(
+        reading.main,
+        role=session_role(project, session, agent.role if agent else None),
+        timestamp=clock.iso(),
+        branch=gitrepo.branch(project.root) if in_git else "",
+        uncommitted=checkpoints.uncommitted(project),
+        session=session,
+        trigger=payload.text("trigger"),
+        root=project.root,
+    )
+    saved = checkpoints.save(project, cp)
+    aside = f" (the unreadable one kept at {saved.kept_aside})" if saved.kept_aside else ""
+    return Outcome(f"checkpoint written: {saved.path}{aside}")
+
+
+def _saved_by_agent(project: Project, session: str | None) -> Path | None:
+    """This session's live checkpoint that the agent saved itself (an unreadable one counts:
+    it is the agent's to fix), else None. The single-agent file is the session's when it names
+    the session, or when there is no session."""
+    from purlin_resume.checkpoints import autosave
+    from purlin_resume.checkpoints import lifecycle as checkpoints
+
+    for found in checkpoints.live(project):
+        if found.session != session and not (
+            found.session is None and found.checkpoint and found.checkpoint.session == session
+        ):
+            continue
+        if found.checkpoint is None or not autosave.is_automatic(found.checkpoint):
+            return found.path
+    return None
+
+
+def session_role(project: Project, session: str | None, registered: str | None) -> str:
+    """The role of a session: the one it was started with, else the role of its own newest
+    checkpoint (saved or automatic, live or consumed), else the default."""
+    from purlin_resume.checkpoints import autosave
+    from purlin_resume.checkpoints import lifecycle as checkpoints
+
+    if registered in ROLES:
+        return registered
+    if session:
+        own = checkpoints.of_session(project, session)
+        if own and own[0].role in ROLES:
+            return own[0].role
+    return autosave.DEFAULT_ROLE
+
+
+# --- sessions -----------------------------------------------------------------------------------
+
+
+def session_started(
+    project: Project, payload: HookPayload, env: Mapping[str, str] = os.environ
+) -> Outcome:
+    """Register the session, mark orphaned agents interrupted, return the briefing if one is due."""
+    from purlin_resume.checkpoints import lifecycle as checkpoints
+    from purlin_resume.core import config, processes
+    from purlin_resume.core.errors import PurlinError
+    from purlin_resume.integration import session_briefing
+
+    notes = []
+    role = env.get("PURLIN_ROLE", "").strip().lower() or None
+    if payload.session_id:
+        registry.record_start(
+            project,
+            payload.session_id,
+            pid=processes.agent_pid(),
+            cwd=payload.cwd,
+            transcript_path=payload.transcript_path,
+            tmux_pane=env.get("TMUX_PANE") or None,
+            tmux_socket=_tmux_socket(env),
+            role=role if role in ROLES else None,
+            previous_agent_id=env.get("PURLIN_PREVIOUS_AGENT_ID") or None,
+        )
+        notes.append(f"registered {payload.session_id}")
+        notes += _resurrection_started(payload.session_id, env)
+    settings, settings_note = config.load_or_defaults(project)
+    if history.path(project).exists():
+        try:
+            marked = tracking.scan(project, settings)
+            notes += [f"interrupted {d.entry['agent_id']}" for d in marked]
+        except PurlinError as exc:  # the briefing says so in its subagents part
+            notes.append(f"agent history not scanned: {exc.message}")
+    session = checkpoints.session_id(payload.session_id, env={}) if payload.session_id else None
+    request = session_briefing.Request(
+        source=payload.source or "startup",
+        session=session,
+        role=role if role in ROLES else _chosen_role(project, payload.session_id, session),
+        settings=settings,
+        settings_note=settings_note,
+    )
+    text = session_briefing.compose(project, request)
+    line = recommendation_line(project, settings, payload, notes)
+    if line:
+        text = f"{text}\n\n{line}" if text else line
+    return Outcome("; ".join(notes) or "nothing to do", text)
+
+
+def _chosen_role(project: Project, session_id: str | None, session: str | None) -> str | None:
+    """The role this session was given: in the registry, else in a checkpoint it saved itself
+    (live or consumed); None when it never had one."""
+    from purlin_resume.checkpoints import autosave
+    from purlin_resume.checkpoints import lifecycle as checkpoints
+
+    agent = registry.load(project).get(session_id or "")
+    if agent and agent.role in ROLES:
+        return agent.role
+    if not session:
+        return None
+    saved = [c for c in checkpoints.of_session(project, session) if not autosave.is_automatic(c)]
+    return saved[0].role if saved and saved[0].role in ROLES else None
+
+
+def recommendation_line(
+    project: Project, settings, payload: HookPayload, notes: list[str]
+) -> str | None:
+    """One line naming who worked on this before, when a candidate clears the threshold
+    (``recommend_in_briefing``). It reads the search index as it is (never builds it: a hook
+    stays fast), and a failure here costs only this line (named in the hook's notes)."""
+    if not settings.recommend_in_briefing:
+        return None
+    from purlin_resume.resurrection import flow as resurrection
+    from purlin_resume.resurrection import recommendation
+
+    try:
+        env = resurrection.environment(None, project.root, settings)
+        task = recommendation.gather(
+            project.root, env.claude_root, payload.session_id, settings.main_branches
+        )
+        found = recommendation.recommend(env, task, limit=3, update=False)
+        if found:
+            recommendation.remember(env.cache, task, found)
+    except Exception as exc:  # noqa: BLE001 - one part of a briefing never silences the rest
+        notes.append(f"no recommendation: {' '.join(str(exc).split())}")
+        return None
+    if not found:
+        return None
+    best = found[0]
+    from purlin_resume.core import redact
+
+    what = f"{best.label()}" + (f" ({best.title})" if best.title else "")
+    line = (
+        f"Worked on this before: {what}: {best.why}. "
+        "Bring its expertise back with `purlin-resume resurrect --recommended 1`."
+    )
+    return redact.redact(line).text
+
+
+def _tmux_socket(env: Mapping[str, str]) -> str | None:
+    """The socket of the tmux server the session runs in (``$TMUX``): a pane id means nothing
+    without it."""
+    from purlin_resume.core.tmux import Server
+
+    server = Server.of_client(env)
+    return str(server.socket) if server is not None else None
+
+
+def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
+    """A resurrected agent's first session start names it in the resurrection log entry that
+    made it (``$PURLIN_RESURRECTION_ID``, set by ``resurrect --spawn``)."""
+    wanted = env.get("PURLIN_RESURRECTION_ID", "").strip()
+    if not wanted:
+        return []
+    from pathlib import Path
+
+    from purlin_resume.core import ids
+
+    if not ids.RESURRECTION.valid(wanted):
+        raise ValueError(f"$PURLIN_RESURRECTION_ID: {ids.RESURRECTION.problem(wanted)}")
+
+    from purlin_resume.claude import layout
+    from purlin_resume.resurrection import log as resurrection_log
+
+    explicit = env.get("CLAUDE_CONFIG_DIR")
+    folder, _ = layout.config_dir(Path(explicit) if explicit else None)
+    log = folder / "history" / resurrection_log.FILE_NAME
+    resurrection_log.complete(log, wanted, {"resurrected_as_agent_id": session_id})
+    return [f"resurrection {wanted} started as {session_id}"]
+
+
+def session_ended(project: Project, payload: HookPayload) -> Outcome:
+    if not payload.session_id:
+        return Outcome("no session id")
+    registry.record_end(project, payload.session_id)
+    return Outcome(f"ended {payload.session_id}")
+
+
+HANDLERS = {
+    "PreToolUse": agent_spawned,
+    "PostToolUse": agent_returned,
+    "SubagentStop": agent_stopped,
+    "PreCompact": pre_compact,
+    "SessionStart": session_started,
+    "SessionEnd": session_ended,
+}

@@ -1,0 +1,393 @@
+"""``purlin-resume doctor``: is everything in place for capture to happen by itself?
+
+Each finding names a check, its status (``ok``, ``warn`` or ``error``), what was found and how
+to fix it. Checks: slash commands and hooks installed and current (project or user level), or
+carried by the enabled purlin-resume plugin (hooks in a settings file as well are reported: they
+would record every event twice), the
+subagent matchers cover ``Agent`` and ``Task``, Claude Code's ``cleanupPeriodDays`` against the
+age of interrupted agents and of bookmarked agents with no archive (their transcripts are deleted
+after that many days; a bookmark whose archive exists is safe; a transcript file's age is its
+modification time), git, tmux and
+``purlin-resume`` on PATH, ``.purlin/cache/`` ignored, every state file readable, and failures
+recorded in ``.purlin/cache/hook.log``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from purlin_resume.agents import registry
+from purlin_resume.checkpoints import lifecycle as checkpoints
+from purlin_resume.claude import layout
+from purlin_resume.claude import settings as claude_settings
+from purlin_resume.core import clock, config, gitrepo
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
+from purlin_resume.integration import installation
+from purlin_resume.resurrection import bookmarks
+
+OK, WARN, ERROR = "ok", "warn", "error"
+RISK_MARGIN_DAYS = 7
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    status: str
+    message: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return asdict(self)
+
+
+def _settings_files(project: Project) -> list[tuple[str, Path]]:
+    user = installation.user_target().settings_path
+    return [
+        ("project", project.root / ".claude" / "settings.json"),
+        ("local", project.root / ".claude" / "settings.local.json"),
+        ("user", user),
+    ]
+
+
+def _commands(project: Project) -> list[Finding]:
+    findings = []
+    places = [
+        installation.project_target(project).commands_dir,
+        installation.user_target().commands_dir,
+    ]
+    for name, text in installation.command_templates().items():
+        found = [p / name for p in places if (p / name).is_file()]
+        if not found:
+            findings.append(
+                Finding(
+                    "commands",
+                    ERROR,
+                    f"/{name[:-3].replace('/', ':')} is not installed",
+                    "run 'purlin-resume install' (or 'install --user')",
+                )
+            )
+        elif all(f.read_text(encoding="utf-8", errors="replace") != text for f in found):
+            findings.append(
+                Finding(
+                    "commands",
+                    WARN,
+                    f"{found[0]} differs from the current version",
+                    "run 'purlin-resume install' to update it",
+                )
+            )
+    if not findings:
+        findings.append(Finding("commands", OK, "slash commands installed and current"))
+    return findings
+
+
+def _plugin(parsed: dict[str, dict]) -> tuple[str, str] | None:
+    """(plugin id, where) when our Claude Code plugin is enabled in some settings file."""
+    for where, data in parsed.items():
+        found = claude_settings.plugin_enabled(data)
+        if found:
+            return found, where
+    return None
+
+
+def _plugin_hooks(parsed: dict[str, dict], plugin: tuple[str, str]) -> list[Finding]:
+    """With the plugin enabled its hooks run; ours in a settings file as well would record
+    every event twice."""
+    twice = [
+        where
+        for where, data in parsed.items()
+        if any(g is not None for g in claude_settings.installed(data).values())
+    ]
+    if twice:
+        user = " --user" if twice == ["user"] else ""
+        return [
+            Finding(
+                "hooks",
+                WARN,
+                f"hooks registered twice: by the plugin {plugin[0]} and in the "
+                f"{', '.join(twice)} settings, so every event is recorded twice",
+                f"take them out of settings.json with 'purlin-resume uninstall{user}' "
+                "(the plugin keeps its own)",
+            )
+        ]
+    return [Finding("hooks", OK, f"hooks come from the plugin {plugin[0]} ({plugin[1]} settings)")]
+
+
+def _hooks(project: Project, parsed: dict[str, dict]) -> list[Finding]:
+    plugin = _plugin(parsed)
+    if plugin is not None:
+        return _plugin_hooks(parsed, plugin)
+    findings = []
+    for ours in claude_settings.HOOKS:
+        groups = [
+            (where, claude_settings.installed(data)[ours.event]) for where, data in parsed.items()
+        ]
+        groups = [(where, g) for where, g in groups if g is not None]
+        if not groups:
+            findings.append(
+                Finding(
+                    "hooks",
+                    ERROR,
+                    f"no {ours.event} hook of ours",
+                    "run 'purlin-resume install' (or 'install --user')",
+                )
+            )
+            continue
+        where, group = groups[0]
+        if not claude_settings.current(group, ours):
+            findings.append(
+                Finding(
+                    "hooks",
+                    WARN,
+                    f"the {ours.event} hook in the {where} settings is out of date",
+                    "run 'purlin-resume install' to update it",
+                )
+            )
+        if ours.matcher is not None and not claude_settings.matcher_covers_agent(
+            group.get("matcher")
+        ):
+            findings.append(
+                Finding(
+                    "matchers",
+                    ERROR,
+                    f"the {ours.event} matcher {group.get('matcher')!r} misses Agent or Task "
+                    "(the subagent tool is Agent since Claude Code 2.1.63, Task before)",
+                    f"set it to {claude_settings.SUBAGENT_MATCHER!r}: run 'purlin-resume install'",
+                )
+            )
+    if not findings:
+        findings.append(
+            Finding("hooks", OK, "hooks installed and current; matchers cover Agent and Task")
+        )
+    return findings
+
+
+def _cleanup_days(parsed: dict[str, dict]) -> tuple[int, str]:
+    """Claude Code's ``cleanupPeriodDays`` (local, project, then user settings) and its wording."""
+    for where in ("local", "project", "user"):
+        days = claude_settings.cleanup_period_days(parsed.get(where, {}))
+        if days is not None:
+            return days, f"cleanupPeriodDays is {days}"
+    days = claude_settings.DEFAULT_CLEANUP_DAYS
+    return days, f"cleanupPeriodDays is {days} (default)"
+
+
+def _interrupted_at_risk(project: Project, days: int, now: datetime) -> list[str]:
+    try:
+        interrupted = history.load(project).latest_with(history.INTERRUPTED)
+    except PurlinError:
+        interrupted = []
+    at_risk = []
+    for entry in interrupted:
+        spawned = clock.parse(entry.timestamp)
+        if spawned is not None and (now - spawned).days >= days - RISK_MARGIN_DAYS:
+            at_risk.append(f"{entry.agent_id} ({(now - spawned).days} days)")
+    return at_risk
+
+
+def _shelves(project: Project) -> bookmarks.Shelves:
+    """The project's bookmarks and the global ones (``<Claude data folder>/history``)."""
+    global_ = layout.history_dir() / bookmarks.FILE_NAME
+    return bookmarks.Shelves(project.root / ".purlin" / bookmarks.FILE_NAME, global_)
+
+
+def _bookmark_files(catalog, mark: bookmarks.Bookmark) -> list[Path]:
+    """The transcript files of a bookmark's session; [] when they are gone."""
+    from purlin_resume.claude.catalog import session_paths
+
+    try:
+        target = catalog.resolve(mark.session_id, kinds=("session",))
+    except PurlinError:
+        return []
+    assert target.session is not None
+    return [path for path in session_paths(catalog, target.session) if path.exists()]
+
+
+def _bookmarks_at_risk(project: Project, days: int, now: datetime) -> tuple[list[str], list[str]]:
+    """(at risk, lost): bookmarks with no archive whose oldest transcript file is within
+    ``RISK_MARGIN_DAYS`` of deletion, and those whose transcripts are already gone."""
+    from purlin_resume.claude.catalog import Catalog
+
+    claude_root = layout.config_dir()[0]
+    history_dir = claude_root / "history"
+    try:
+        marks = _shelves(project).all()
+    except PurlinError:
+        return [], []  # named by the state check
+    unarchived = [m for m in marks if not (m.archive and (history_dir / m.archive).is_file())]
+    if not unarchived:
+        return [], []
+    catalog = Catalog(claude_root) if (claude_root / "projects").is_dir() else None
+    at_risk, lost = [], []
+    for mark in unarchived:
+        files = _bookmark_files(catalog, mark) if catalog is not None else []
+        if not files:
+            lost.append(mark.name)
+            continue
+        oldest = min(path.stat().st_mtime for path in files)
+        age = (now - datetime.fromtimestamp(oldest, tz=timezone.utc)).days
+        if age >= days - RISK_MARGIN_DAYS:
+            at_risk.append(f"{mark.name} ({age} days)")
+    return at_risk, lost
+
+
+def _cleanup(project: Project, parsed: dict[str, dict], now: datetime) -> list[Finding]:
+    days, setting = _cleanup_days(parsed)
+    raise_it = "raise cleanupPeriodDays in ~/.claude/settings.json (e.g. 365)"
+    findings = []
+    interrupted = _interrupted_at_risk(project, days, now)
+    if interrupted:
+        findings.append(
+            Finding(
+                "cleanup",
+                WARN,
+                f"{setting}: Claude Code will soon delete the transcripts of interrupted agents "
+                + ", ".join(interrupted),
+                f"{raise_it}, or resume them now with 'purlin-resume resume-task'",
+            )
+        )
+    at_risk, lost = _bookmarks_at_risk(project, days, now)
+    if at_risk:
+        findings.append(
+            Finding(
+                "cleanup",
+                WARN,
+                f"{setting}: Claude Code will soon delete the transcripts of bookmarked agents "
+                "that have no archive: " + ", ".join(at_risk),
+                f"{raise_it}, or archive them now: 'purlin-resume bookmark rm NAME', then "
+                "'purlin-resume bookmark add NAME --session SESSION [--agent AGENT]'",
+            )
+        )
+    if lost:
+        findings.append(
+            Finding(
+                "cleanup",
+                WARN,
+                "bookmarks whose transcripts are gone and that have no archive: " + ", ".join(lost),
+                "they cannot be resurrected: remove them with 'purlin-resume bookmark rm NAME'",
+            )
+        )
+    if not findings:
+        findings.append(
+            Finding(
+                "cleanup",
+                OK,
+                f"{setting}; no interrupted or bookmarked agent's transcript is at risk",
+            )
+        )
+    return findings
+
+
+def _tools() -> list[Finding]:
+    out = []
+    for tool, why in (
+        ("git", "agent history, checkpoints and git hooks need it"),
+        ("tmux", "revival and stall watch drive agents through it"),
+        ("purlin-resume", "the hooks in settings.json call it by name"),
+    ):
+        if shutil.which(tool):
+            out.append(Finding("tools", OK, f"{tool} found"))
+        else:
+            out.append(
+                Finding(
+                    "tools",
+                    ERROR if tool != "tmux" else WARN,
+                    f"{tool} is not on PATH ({why})",
+                    f"install {tool}"
+                    if tool != "purlin-resume"
+                    else "install purlin-resume with pipx (or put its venv's bin on PATH)",
+                )
+            )
+    return out
+
+
+def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
+    findings = list(settings_errors)
+    readers = [
+        (
+            "agent history",
+            lambda: history.load(project) if history.path(project).exists() else None,
+        ),
+        ("agent registry", lambda: registry.load(project)),
+        ("settings", lambda: config.load(project)),
+        ("bookmarks", lambda: _shelves(project).all()),
+    ]
+    for name, read in readers:
+        try:
+            read()
+        except PurlinError as exc:
+            findings.append(
+                Finding("state", ERROR, f"{name}: {exc.message}", "fix or move the file aside")
+            )
+    for live in checkpoints.live(project):
+        if live.error:
+            findings.append(
+                Finding("state", ERROR, f"checkpoint: {live.error}", "fix or move the file aside")
+            )
+    if gitrepo.toplevel(project.root) is not None and not gitrepo.is_ignored(
+        project.root, installation.CACHE_IGNORE
+    ):
+        findings.append(
+            Finding(
+                "state",
+                WARN,
+                ".purlin/cache/ is not ignored by git",
+                "run 'purlin-resume install' (it adds /.purlin/cache/ to .gitignore)",
+            )
+        )
+    log = project.cache_dir / "hook.log"
+    if log.is_file():
+        lines = [
+            line
+            for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
+            if line.strip()
+        ]
+        if lines:
+            try:
+                last = json.loads(lines[-1])
+                detail = f"latest: {last.get('time')} {last.get('event')}: {last.get('error')}"
+            except (json.JSONDecodeError, AttributeError):
+                detail = "latest line unreadable"
+            findings.append(
+                Finding(
+                    "hook log",
+                    WARN,
+                    f"{len(lines)} hook failure(s) logged; {detail}",
+                    f"read {log}, fix the cause, then delete the file",
+                )
+            )
+    if not findings:
+        findings.append(Finding("state", OK, "every state file is readable"))
+    return findings
+
+
+def examine(project: Project, now: datetime | None = None) -> list[Finding]:
+    moment = now or clock.now()
+    parsed: dict[str, dict] = {}
+    settings_errors = []
+    for where, path in _settings_files(project):
+        try:
+            text, data = installation.read_settings(path)
+        except PurlinError as exc:
+            settings_errors.append(Finding("state", ERROR, exc.message, "fix the JSON by hand"))
+            continue
+        if text is not None:
+            parsed[where] = data
+    plugin = _plugin(parsed)
+    commands = (
+        [Finding("commands", OK, f"slash commands come from the plugin {plugin[0]}")]
+        if plugin is not None
+        else _commands(project)
+    )
+    return [
+        *commands,
+        *_hooks(project, parsed),
+        *_cleanup(project, parsed, moment),
+        *_tools(),
+        *_state(project, settings_errors),
+    ]

@@ -1,0 +1,133 @@
+"""The git hooks (``purlin-resume git-hook NAME [FILE...]``), also offered to other repositories
+through ``.pre-commit-hooks.yaml``.
+
+| name | stage | refuses the commit when |
+|---|---|---|
+| ``agent-history`` | pre-commit | ``.planning/agent-history.json`` is not a valid GSD v1.2 history |
+| ``no-cache`` | pre-commit | a file under ``.purlin/cache/`` is committed |
+| ``no-secrets`` | pre-commit | a file under ``.planning/`` or a checkpoint file holds a secret (the redaction rules) |
+| ``post-commit`` | post-commit | never: it records which agent made the commit in ``.purlin/cache/commits.jsonl`` |
+
+A check is given the files to look at (pre-commit passes the staged ones that match); with
+none, it looks at the files staged in the index. Each problem is one line saying what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from purlin_resume.agents import commit_log, registry
+from purlin_resume.core import clock, gitrepo, processes, redact, store
+from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
+from purlin_resume.integration.githook_names import NAMES
+
+HISTORY_PATH = ".planning/agent-history.json"
+CACHE_PREFIX = ".purlin/cache/"
+
+
+@dataclass
+class Verdict:
+    problems: list[str] = field(default_factory=list)
+    note: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def is_checkpoint(relative: str) -> bool:
+    return relative == CACHE_PREFIX + "session_checkpoint.md" or (
+        relative.startswith(CACHE_PREFIX + "checkpoints/") and relative.endswith(".md")
+    )
+
+
+def agent_history(project: Project, files: list[str]) -> Verdict:
+    verdict = Verdict()
+    for name in files:
+        if Path(name).as_posix() != HISTORY_PATH:
+            continue
+        file = project.root / name
+        try:
+            history.check(file, store.read_json(file))
+        except NotFound:
+            continue  # a deletion: nothing to validate
+        except CorruptFile as exc:
+            verdict.problems.append(
+                f"{name} is not a valid GSD v1.2 agent history: {exc.reason}; "
+                "fix it before committing (see 'purlin-resume history list')"
+            )
+    return verdict
+
+
+def no_cache(project: Project, files: list[str]) -> Verdict:
+    cached = [f for f in files if Path(f).as_posix().startswith(CACHE_PREFIX)]
+    if not cached:
+        return Verdict()
+    return Verdict(
+        [
+            f"{name}: .purlin/cache/ holds local state and is never committed; "
+            "run 'git rm --cached -r .purlin/cache' and 'purlin-resume install' (it ignores the folder)"
+            for name in cached
+        ]
+    )
+
+
+def no_secrets(project: Project, files: list[str]) -> Verdict:
+    verdict = Verdict()
+    for name in files:
+        relative = Path(name).as_posix()
+        if not (relative.startswith(".planning/") or is_checkpoint(relative)):
+            continue
+        try:
+            text = store.read_text(project.root / name)
+        except (NotFound, CorruptFile):
+            continue
+        for finding in redact.find(text):
+            line = text.count("\n", 0, finding.start) + 1
+            verdict.problems.append(
+                f"{name}:{line}: looks like a secret ({finding.kind}); remove it or replace it "
+                f"with {finding.placeholder} before committing"
+            )
+    return verdict
+
+
+def post_commit(project: Project, env: Mapping[str, str]) -> Verdict:
+    """Record the commit just made and the agent that made it; never refuses anything."""
+    root = project.root
+    commit = gitrepo.head_commit(root)
+    if commit is None:
+        return Verdict(note="no commit to record")
+    agent = commit_log.author_session(
+        registry.load(project), [pid for pid, _ in processes.ancestors()], env
+    )
+    entry = commit_log.CommitRecord(
+        time=clock.iso(),
+        commit=commit,
+        branch=gitrepo.branch(root),
+        session_id=agent.session_id if agent else None,
+        role=agent.role if agent else None,
+        tmux_pane=agent.tmux_pane if agent else env.get("TMUX_PANE") or None,
+        pid=agent.pid if agent else None,
+        files=gitrepo.commit_files(root, commit),
+    )
+    commit_log.record(project, entry)
+    who = agent.session_id if agent else "no registered agent"
+    return Verdict(note=f"commit {commit[:12]} recorded ({who})")
+
+
+CHECKS = {"agent-history": agent_history, "no-cache": no_cache, "no-secrets": no_secrets}
+
+
+def run(project: Project, name: str, files: list[str], env: Mapping[str, str]) -> Verdict:
+    if name == "post-commit":
+        return post_commit(project, env)
+    check = CHECKS.get(name)
+    if check is None:
+        raise UsageError(f"unknown git hook {name!r} (known: {', '.join(NAMES)})")
+    if not files:
+        files = gitrepo.staged_paths(project.root)
+    return check(project, files)

@@ -1,0 +1,241 @@
+"""The briefing a SessionStart hook gives the model: what this session needs to carry on.
+
+It is made of parts, each built on its own: a part that fails (a corrupt agent history, an
+unreadable checkpoint, git missing) becomes one line saying so, and the other parts are still
+given.
+
+| part | what it says |
+|---|---|
+| checkpoint | with Purlin roles: the restore briefing of the role (checkpoint, Role Compact, commands, project state); without: the checkpoint's own content only |
+| subagents | interrupted agents of the agent history, with the command that resumes each (or its parallel group), and agents still marked running |
+| git | without Purlin roles: branch, uncommitted changes and recent commits (with roles, the restore briefing has them) |
+| GSD hand-off | a present ``.planning/HANDOFF.json`` / ``.continue-here.md`` (``gsd_handoff``; with roles, inside the restore briefing); due on ``startup`` too |
+
+A project uses Purlin roles when the session has a role (``$PURLIN_ROLE``, the registry), the
+project has an ``instructions/`` folder, role overrides in ``.purlin/``, or ``agents`` settings
+in its config, or the checkpoint being restored was saved by the agent with ``/pl-resume save``.
+Elsewhere no persona, rule or slash command is named.
+
+The briefing is due after ``compact``, ``resume`` and ``clear``; on ``startup`` only when a
+checkpoint is live or subagents are waiting. The checkpoint shown is consumed (archived) only when
+it is an automatic one. A checkpoint of another session that is still running is never briefed.
+Everything is redacted and cut to Claude Code's context limit.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from purlin_resume.agents import registry
+from purlin_resume.checkpoints import autosave
+from purlin_resume.checkpoints import lifecycle as checkpoints
+from purlin_resume.checkpoints.roles import ROLES
+from purlin_resume.core.config import Settings
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
+
+SOURCES = ("startup", "resume", "clear", "compact")
+MAX_LISTED = 12
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the SessionStart hook knows."""
+
+    source: str
+    session: str | None
+    role: str | None  # the session's own, when it has one
+    settings: Settings
+    settings_note: str | None = None
+
+
+def _part(name: str, build: Callable[[], str | None]) -> str | None:
+    try:
+        return build()
+    except PurlinError as exc:
+        return f"({name} unavailable: {exc.message})"
+    except Exception as exc:  # noqa: BLE001 -- one broken part never silences the others
+        return f"({name} unavailable: {type(exc).__name__}: {exc})"
+
+
+def uses_roles(project: Project, settings: Settings, role: str | None) -> bool:
+    """Whether the project works with Purlin roles (see the module text)."""
+    if role in ROLES or (project.root / "instructions").is_dir():
+        return True
+    if any((project.purlin_dir / f"{r.upper()}_OVERRIDES.md").is_file() for r in ROLES):
+        return True
+    agents = settings.raw.get("agents")
+    return isinstance(agents, dict) and any(r in agents for r in ROLES)
+
+
+def compose(project: Project, request: Request) -> str | None:
+    """The briefing text (redacted, bounded), or None when nothing is due."""
+    from purlin_resume.claude import hooks
+    from purlin_resume.core import redact
+
+    if request.source not in SOURCES:
+        return None
+    chosen = _part("checkpoint", lambda: _checkpoint_to_brief(project, request))
+    broken = chosen if isinstance(chosen, str) else None  # unreadable: said, and the rest goes on
+    chosen = None if broken else chosen
+    waiting = _part("subagents", lambda: _subagents(project))
+    gsd = _part("GSD hand-off", lambda: _gsd_handoff(project))
+    if request.source == "startup" and not (chosen or waiting or broken or gsd):
+        return None
+    saved_by_agent = chosen is not None and not autosave.is_automatic(chosen.checkpoint)
+    if saved_by_agent or uses_roles(project, request.settings, request.role):
+        role = request.role or (chosen.checkpoint.role if chosen else None)
+        role = role if role in ROLES else autosave.DEFAULT_ROLE
+        parts = [_part("restore", lambda: _role_briefing(project, request, role, chosen))]
+        tail = f"Run `purlin-resume restore {role} --keep` to read the whole briefing."
+    else:
+        parts = [
+            f"# Resuming this session ({request.source})",
+            _part("checkpoint", lambda: _neutral_checkpoint(project, chosen)),
+            _part("git", lambda: _git_state(project)),
+            gsd,  # the restore briefing of the role path has it already
+        ]
+        tail = "Run `purlin-resume checkpoints` to list the live checkpoints."
+    parts += [broken, waiting, request.settings_note and f"Note: {request.settings_note}"]
+    text = "\n\n".join(p for p in parts if p)
+    return hooks.bounded(redact.redact(text).text, tail=tail)
+
+
+def _checkpoint_to_brief(project: Project, request: Request) -> checkpoints.LiveCheckpoint | None:
+    """This session's checkpoint, else the newest one no running session still owns."""
+    live = checkpoints.live(project)
+    own = [c for c in live if request.session and c.session == request.session]
+    broken = next((c for c in own if c.error), None)
+    if broken is not None:
+        raise PurlinError(f"unreadable checkpoint left in place: {broken.error}")
+    readable = [c for c in live if c.checkpoint is not None]
+    mine = [c for c in readable if request.session and c.session == request.session]
+    if mine:
+        return mine[0]
+    if request.role is not None:
+        readable = [c for c in readable if c.checkpoint.role == request.role] or readable
+    agents = registry.load(project)
+    for found in readable:
+        owner = agents.get(found.session) if found.session else None
+        if registry.session_state(owner) != registry.RUNNING:
+            return found
+    return None
+
+
+def _consume_if_automatic(project: Project, found: checkpoints.LiveCheckpoint | None):
+    if found is not None and autosave.is_automatic(found.checkpoint):
+        return checkpoints.consume(project, found)
+    return None
+
+
+def _role_briefing(
+    project: Project, request: Request, role: str, chosen: checkpoints.LiveCheckpoint | None
+) -> str:
+    from purlin_resume.checkpoints import restore
+    from purlin_resume.core import trust
+
+    r = restore.prepare(
+        project,
+        request.settings,
+        role,
+        f"SessionStart hook ({request.source})",
+        session=chosen.session if chosen else request.session,
+        session_explicit=chosen is not None,
+        run_status=trust.trusted(project, request.settings),  # code from the repo: never untrusted
+    )
+    if chosen is None:
+        r.found = None  # what is live belongs to another session that is still running
+    if r.found is not None and autosave.is_automatic(r.checkpoint):
+        restore.consume(project, r)
+    return restore.briefing(project, r)
+
+
+def _neutral_checkpoint(project: Project, found: checkpoints.LiveCheckpoint | None) -> str:
+    if found is None:
+        return "## Checkpoint\n\nNo checkpoint found."
+    cp = found.checkpoint
+    lines = [
+        "## Checkpoint",
+        "",
+        f"From `{project.relative(found.path)}`, saved {cp.timestamp} on branch {cp.branch}"
+        + (f" ({cp.source})" if cp.source else "")
+        + ".",
+        "",
+        f"- In progress: {cp.in_progress}",
+    ]
+    if cp.feature and cp.feature != "none":
+        lines.append(f"- Feature: {cp.feature}")
+    if cp.done:
+        lines += ["- Done:"] + [f"  - {item}" for item in cp.done]
+    if cp.next:
+        lines += ["- Next:"] + [f"  {n}. {item}" for n, item in enumerate(cp.next, 1)]
+    lines.append(f"- Uncommitted when saved: {'; '.join(cp.uncommitted) or 'none'}")
+    if cp.notes and cp.notes != "None":
+        lines += ["- Notes:"] + [f"  {line}" for line in cp.notes.splitlines()]
+    archived = _consume_if_automatic(project, found)
+    if archived is not None:
+        lines += ["", f"(The automatic checkpoint was consumed: `{project.relative(archived)}`.)"]
+    return "\n".join(lines)
+
+
+def _git_state(project: Project) -> str | None:
+    from purlin_resume.checkpoints.restore import uncommitted_summary
+    from purlin_resume.core import gitrepo
+
+    if gitrepo.toplevel(project.root) is None:
+        return None
+    status = gitrepo.status_lines(project.root)
+    lines = ["## Git", "", f"- Branch: {gitrepo.branch(project.root)}"]
+    lines.append(f"- Uncommitted: {uncommitted_summary(status)}")
+    lines += [f"  - `{line}`" for line in status[:MAX_LISTED]]
+    if len(status) > MAX_LISTED:
+        lines.append(f"  - ... and {len(status) - MAX_LISTED} more")
+    commits = gitrepo.recent_commits(project.root, 5)
+    lines += ["- Recent commits:"] + [f"  - {c}" for c in commits or ["(none yet)"]]
+    return "\n".join(lines)
+
+
+def _subagents(project: Project) -> str | None:
+    """Interrupted and still-running subagents, with the commands that resume them."""
+    if not history.path(project).exists():
+        return None
+    doc = history.load(project)
+    waiting = doc.latest_with(history.INTERRUPTED)
+    running = doc.latest_with(*history.RUNNING_STATUSES)
+    if not waiting and not running:
+        return None
+    lines = ["## Subagents"]
+    if waiting:
+        lines += ["", f"Interrupted ({len(waiting)}), waiting to be resumed:"]
+        for entry in waiting[-MAX_LISTED:]:
+            command = f"purlin-resume resume-task {shlex.quote(entry.agent_id)}"
+            lines.append(f"- {_described(entry)}: `{command}`")
+        groups = list(dict.fromkeys(e.parallel_group for e in waiting if e.parallel_group))
+        for group in groups:
+            command = f"purlin-resume resume-task --batch {shlex.quote(group)}"
+            lines.append(f"- parallel group {group}, all at once: `{command}`")
+        lines.append(
+            "To start fresh instead: `purlin-resume history abandon ID` (an agent or group id)."
+        )
+    if running:
+        lines += ["", f"Still marked running ({len(running)}):"]
+        lines += [f"- {_described(e)}" for e in running[-MAX_LISTED:]]
+        lines.append(
+            "If one of them stopped, `purlin-resume history interrupt ID` lets it be resumed."
+        )
+    return "\n".join(lines)
+
+
+def _described(entry: history.HistoryEntry) -> str:
+    task = " ".join(str(entry.data.get("task_description") or "").split())[:120]
+    spawned = f", spawned {entry.timestamp}" if entry.timestamp else ""
+    return f"`{entry.agent_id}` {task or '(no task recorded)'}{spawned}"
+
+
+def _gsd_handoff(project: Project) -> str | None:
+    from purlin_resume.checkpoints import gsd_handoff
+
+    return gsd_handoff.briefing_part(project).strip() or None

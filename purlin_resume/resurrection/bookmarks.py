@@ -1,0 +1,269 @@
+"""Bookmarks: names for agents worth resurrecting, in JSONL files (one bookmark per line).
+
+Two files: the project's ``.purlin/bookmarks.jsonl`` (searched first) and the global
+``<Claude data folder>/history/bookmarks.jsonl``. Fields: bookmark_id (``bmk-YYYY-MM-DD-NNN``
+in a project, ``bmk-YYYY-MM-DD-gNNN`` in the global file, so that an id names one bookmark
+whichever file it is in),
+name, description, session_id, agent_id, project_path, hostname, tags, created_at,
+resurrection_count, last_resurrected, plus archive (the compressed copy of the transcripts,
+relative to the history folder). This module is the one reader and writer of both files; every
+change is a locked read-modify-write, and a file with a line that does not parse is never
+rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.core import clock, ids, store
+from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
+
+FILE_NAME = "bookmarks.jsonl"
+RESERVED = frozenset({"find", "done", "list", "show"})
+ID = re.compile(r"^bmk-(\d{4}-\d{2}-\d{2})-(g?)(\d{3,})$")
+GLOBAL_MARK = "g"  # in the ids of global bookmarks
+
+
+@dataclass
+class Bookmark:
+    bookmark_id: str
+    name: str
+    session_id: str
+    description: str | None = None
+    agent_id: str | None = None
+    project_path: str | None = None
+    hostname: str | None = None
+    tags: list[str] = field(default_factory=list)
+    created_at: str | None = None
+    resurrection_count: int = 0
+    last_resurrected: str | None = None
+    archive: str | None = None
+    scope: str = "local"  # where it was read from; not stored
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("scope")
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], scope: str) -> Bookmark:
+        known = {f.name for f in fields(cls)} - {"scope"}
+        return cls(**{key: value for key, value in data.items() if key in known}, scope=scope)
+
+
+def check_name(name: str) -> str:
+    from purlin_resume.core import redact
+
+    if not ids.BOOKMARK_NAME.valid(name) or name in RESERVED:
+        raise UsageError(
+            f"bookmark name {name!r}: use {ids.BOOKMARK_NAME.shape}, "
+            f"and not one of {', '.join(sorted(RESERVED))}"
+        )
+    if found := redact.find(name):
+        raise UsageError(f"that bookmark name holds a secret ({found[0].kind}); choose another")
+    return name
+
+
+def _parse(path: Path, text: str | None) -> list[dict[str, Any]]:
+    items = []
+    for number, line in enumerate((text or "").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except (ValueError, RecursionError):
+            raise CorruptFile(path, f"line {number} is not JSON") from None
+        if not isinstance(item, dict) or not isinstance(item.get("bookmark_id"), str):
+            raise CorruptFile(path, f"line {number} is not a bookmark")
+        for kind, key in (
+            (ids.BOOKMARK, "bookmark_id"),
+            (ids.BOOKMARK_NAME, "name"),
+            (ids.SESSION, "session_id"),
+            (ids.AGENT, "agent_id"),
+        ):
+            if (key != "agent_id" or item.get(key) is not None) and not kind.valid(item.get(key)):
+                raise CorruptFile(path, f"line {number}: {kind.problem(item.get(key))}")
+        items.append(item)
+    return items
+
+
+def _dump(items: list[dict[str, Any]]) -> str:
+    """The file's text; descriptions and tags pass through redaction on every write."""
+    from purlin_resume.core import redact
+
+    for item in items:
+        for key in ("description", "tags"):
+            if item.get(key):
+                item[key] = redact.redact_data(item[key])[0]
+    return "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items)
+
+
+def load(path: Path, scope: str) -> list[Bookmark]:
+    try:
+        text = store.read_text(path)
+    except NotFound:
+        return []
+    return [Bookmark.from_dict(item, scope) for item in _parse(path, text)]
+
+
+def next_id(items: list[dict[str, Any]], day: str, scope: str = "local") -> str:
+    """The next id of ``day`` in a file of ``scope``: global ids carry a ``g``, so a project's
+    bookmark and a global one made the same day never share an id."""
+    mark = GLOBAL_MARK if scope == "global" else ""
+    numbers = [
+        int(match.group(3))
+        for item in items
+        if (match := ID.match(str(item.get("bookmark_id"))))
+        and match.group(1) == day
+        and match.group(2) == mark
+    ]
+    return f"bmk-{day}-{mark}{max(numbers, default=0) + 1:03d}"
+
+
+def add(path: Path, bookmark: Bookmark) -> Bookmark:
+    """Store ``bookmark`` with a new id; a name already used in that file is refused."""
+    check_name(bookmark.name)
+
+    def change(text: str | None) -> str:
+        items = _parse(path, text)
+        if any(item.get("name") == bookmark.name for item in items):
+            raise PurlinError(
+                f"a bookmark named {bookmark.name!r} exists in {path}; "
+                "choose another name or change it with 'purlin-resume bookmark update'"
+            )
+        moment = clock.now()
+        bookmark.bookmark_id = next_id(items, moment.strftime("%Y-%m-%d"), bookmark.scope)
+        bookmark.created_at = bookmark.created_at or clock.iso(moment)
+        return _dump([*items, bookmark.to_dict()])
+
+    store.update_text(path, change, private=True)
+    _shared(path, "add", bookmark.to_dict())
+    return bookmark
+
+
+def _shared(path: Path, op: str, item: dict[str, Any]) -> None:
+    """Queue the change for the team database, if this user has joined one (never fails)."""
+    from purlin_resume.resurrection import team_outbox as mirror
+
+    mirror.bookmark_changed(path, op, item)
+
+
+def _matches(item: dict[str, Any], key: str) -> bool:
+    return item.get("name") == key or item.get("bookmark_id") == key
+
+
+def update(path: Path, key: str, changes: dict[str, Any]) -> Bookmark:
+    """Apply ``changes`` to the bookmark named (or with the id) ``key`` in ``path``."""
+    found: list[dict[str, Any]] = []
+    if "name" in changes:
+        check_name(changes["name"])
+
+    def change(text: str | None) -> str:
+        items = _parse(path, text)
+        for item in items:
+            if _matches(item, key):
+                if changes.get("name") not in (None, item.get("name")) and any(
+                    other.get("name") == changes["name"] for other in items
+                ):
+                    raise PurlinError(f"a bookmark named {changes['name']!r} exists in {path}")
+                item.update(changes)
+                found.append(item)
+                return _dump(items)
+        raise NotFound(
+            f"no bookmark {key!r} in {path}; list them with 'purlin-resume bookmark list'"
+        )
+
+    if not path.is_file():
+        raise NotFound(f"no bookmark {key!r}: {path} does not exist")
+    store.update_text(path, change, private=True)
+    _shared(path, "update", found[0])
+    return Bookmark.from_dict(found[0], "")
+
+
+def remove(path: Path, key: str) -> Bookmark:
+    removed: list[dict[str, Any]] = []
+
+    def change(text: str | None) -> str:
+        items = _parse(path, text)
+        kept = [item for item in items if not _matches(item, key)]
+        if len(kept) == len(items):
+            raise NotFound(
+                f"no bookmark {key!r} in {path}; list them with 'purlin-resume bookmark list'"
+            )
+        removed.extend(item for item in items if _matches(item, key))
+        return _dump(kept)
+
+    if not path.is_file():
+        raise NotFound(f"no bookmark {key!r}: {path} does not exist")
+    store.update_text(path, change, private=True)
+    _shared(path, "remove", removed[0])
+    return Bookmark.from_dict(removed[0], "")
+
+
+def record_resurrection(path: Path, bookmark_id: str, when: str) -> None:
+    """Count one resurrection of a bookmark (FR-5): resurrection_count + 1, last_resurrected."""
+
+    counted: list[dict[str, Any]] = []
+
+    def change(text: str | None) -> str:
+        items = _parse(path, text)
+        for item in items:
+            if item.get("bookmark_id") == bookmark_id:
+                item["resurrection_count"] = int(item.get("resurrection_count") or 0) + 1
+                item["last_resurrected"] = when
+                counted.append(item)
+        return _dump(items)
+
+    store.update_text(path, change, private=True)
+    for item in counted:
+        _shared(path, "count", item)
+
+
+@dataclass(frozen=True)
+class Shelves:
+    """The bookmark files in lookup order: the project's, then the global one."""
+
+    local: Path | None
+    global_: Path
+
+    def paths(self) -> list[tuple[str, Path]]:
+        found = [("local", self.local)] if self.local is not None else []
+        return [*found, ("global", self.global_)]
+
+    def all(self) -> list[Bookmark]:
+        return [mark for scope, path in self.paths() for mark in load(path, scope)]
+
+    def find(self, key: str) -> Bookmark | None:
+        """The bookmark named (or with the id) ``key``: local first, then global. An id found in
+        both files (made before ids told the scopes apart) is ambiguous: an error."""
+        marks = self.all()
+        same_id = [mark for mark in marks if mark.bookmark_id == key]
+        if len(same_id) > 1:
+            where = ", ".join(f"{mark.name} ({mark.scope})" for mark in same_id)
+            raise UsageError(
+                f"bookmark id {key} is in both files ({where}); give the bookmark's name"
+            )
+        for mark in marks:
+            if key in (mark.name, mark.bookmark_id):
+                return mark
+        return None
+
+    def not_in(self, key: str, scope: str) -> NotFound:
+        """The error for ``key`` missing from the ``scope`` file, naming the other file's option
+        when the bookmark is there."""
+        other = "local" if scope == "global" else "global"
+        path = dict(self.paths()).get(other)
+        here = dict(self.paths()).get(scope)
+        if path is not None and any(key in (m.name, m.bookmark_id) for m in load(path, other)):
+            hint = "add --global" if other == "global" else "leave out --global"
+            return NotFound(f"no bookmark {key!r} in {here}; it is a {other} bookmark: {hint}")
+        return NotFound(
+            f"no bookmark {key!r} in {here}; list them with 'purlin-resume bookmark list'"
+        )
+
+    def path_of(self, mark: Bookmark) -> Path:
+        return dict(self.paths())[mark.scope]

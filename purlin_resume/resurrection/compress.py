@@ -1,0 +1,269 @@
+"""An agent's context, compressed for a resurrection prompt: full, summarized or hybrid (TR-4).
+
+- ``full``: the whole conversation, tool inputs and results included (meant for short agents:
+  at most ``full_context_turns`` turns, 10 by default).
+- ``hybrid`` (default): the first 3 and last 3 messages kept whole (text and one line per tool
+  call); the messages between are condensed into a digest. A conversation of at most 10
+  messages is kept whole.
+- ``summarized``: no message kept whole; the digest covers the whole conversation.
+
+The digest is built deterministically from the records, with no model call: the tools used with
+their counts, the files read and the files changed, the errors hit (a tool call that failed, an
+API error), and the decisions and conclusions the agent stated (its sentences that say it decided,
+concluded, found, fixed, confirmed, implemented or recommends something, or that tests pass).
+
+Every method keeps the metadata, the original task, the findings and the final output, each
+once: the message that is the original task and the one that is the final output are left out of
+the conversation parts, since they have sections of their own. The findings are the agent's own
+conclusions: its sentences of decisions and results (as in the digest) over the whole
+conversation, then its last substantive messages, condensed; never the final output again.
+
+Token counts are an estimate, the same on every machine: one token per 4 characters of the text
+(rounded up), the usual rule of thumb for English and code with Claude's tokenizer. It is used
+to compare methods and to warn about size, not to bill.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from purlin_resume.claude import rendering
+from purlin_resume.claude.transcript import COMMAND, COMPACTION, PROMPT, Transcript, Turn
+
+METHODS = ("full", "summarized", "hybrid")
+DEFAULT_METHOD = "hybrid"
+KEEP_HEAD = 3
+KEEP_TAIL = 3
+SHORT_CONVERSATION = 10
+CHARS_PER_TOKEN = 4
+MAX_FINDINGS = 25
+LAST_TEXTS = 3  # the agent's last substantive messages, added to the findings
+SUBSTANTIVE = 40  # characters a message needs to count as substantive
+MAX_ERRORS = 10
+FINDING_LENGTH = 240
+READ_TOOLS = frozenset({"Read", "NotebookRead"})
+CHANGE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+_FINDING = re.compile(
+    r"\b(?:decided|decision|conclu\w+|root cause|the (?:issue|problem|bug|cause|fix) (?:is|was)"
+    r"|turns out|found that|I found|recommend\w*|going with|instead of|fixed|confirmed|verified"
+    r"|works now|the answer is|in summary|key (?:insight|finding)s?|approach|the plan is"
+    r"|implemented|all \d+ tests? pass\w*|tests? pass(?:es|ed)?|is now|no longer)\b",
+    re.I,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def estimate_tokens(text: str) -> int:
+    """One token per 4 characters, rounded up (see the module docstring)."""
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def format_duration(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    seconds = ms // 1000
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes}m"
+    return f"{minutes}m {seconds}s" if minutes else f"{seconds}s"
+
+
+@dataclass
+class Digest:
+    """What a run of messages did, condensed."""
+
+    messages: int = 0
+    tools: dict[str, int] = field(default_factory=dict)
+    files_read: list[str] = field(default_factory=list)
+    files_changed: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    """What a resurrected agent is given about the original one."""
+
+    method: str
+    agent_id: str | None
+    session_id: str | None
+    agent_type: str | None
+    description: str | None
+    status: str | None
+    project_path: str | None
+    git_branch: str | None
+    git_commit: str | None
+    started_at: str | None
+    completed_at: str | None
+    duration: str | None
+    original_prompt: str | None
+    final_output: str | None
+    files_analyzed: list[str]
+    tool_usage: dict[str, Any]
+    turns: int
+    head: list[str] = field(default_factory=list)  # messages kept whole, as Markdown
+    digest: Digest | None = None
+    tail: list[str] = field(default_factory=list)
+    transcript: str | None = None  # the full method: the whole conversation as Markdown
+    findings: list[str] = field(default_factory=list)  # the agent's conclusions (module doc)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Context:
+        digest = data.get("digest")
+        return cls(**{**data, "digest": Digest(**digest) if digest else None})
+
+
+def _messages(transcript: Transcript) -> list[Turn]:
+    return [
+        turn
+        for turn in transcript.turns
+        if turn.kind == COMPACTION or turn.text.strip() or turn.tool_calls
+    ]
+
+
+def _first_line(text: str | None, limit: int = 160) -> str:
+    text = (text or "").replace("\\n", "\n")  # tool output quoted with escaped newlines
+    lines = [part.strip() for part in text.splitlines() if part.strip()][:2]
+    line = " ".join(lines) if len(lines) == 2 and lines[0].endswith(":") else "".join(lines[:1])
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _condensed(text: str) -> str:
+    text = " ".join(text.split()).lstrip("-*# ")
+    return text if len(text) <= FINDING_LENGTH else text[: FINDING_LENGTH - 1] + "…"
+
+
+def _conclusions(text: str) -> list[str]:
+    """The sentences of ``text`` that state a decision, a cause, a fix or a result."""
+    found = []
+    for sentence in _SENTENCE.split(text):
+        sentence = _condensed(sentence)
+        if len(sentence) > 20 and _FINDING.search(sentence):
+            found.append(sentence)
+    return found
+
+
+def findings(turns: list[Turn]) -> list[str]:
+    """The agent's conclusions in ``turns``: its decision and result sentences (the latest
+    ``MAX_FINDINGS``, less those its last messages hold), then its last ``LAST_TEXTS``
+    substantive messages, condensed."""
+    said = [
+        turn.text
+        for turn in turns
+        if turn.role == "agent"
+        and turn.text.strip()
+        and not turn.text.lstrip().startswith("API Error")
+    ]
+    found: dict[str, None] = {}
+    for text in said:
+        for sentence in _conclusions(text):
+            found.setdefault(sentence, None)
+    last = [_condensed(text) for text in said if len(text.strip()) >= SUBSTANTIVE][-LAST_TEXTS:]
+    kept = [s for s in found if not any(s in text for text in last)][-MAX_FINDINGS:]
+    return list(dict.fromkeys([*kept, *last]))
+
+
+def _conversation(transcript: Transcript) -> list[Turn]:
+    """The messages the conversation parts show: all but the first prompt (the original task)
+    and the text of the agent's last message (its final output), which have sections of their
+    own. A last message that also called tools keeps its calls."""
+    messages = _messages(transcript)
+    first = next((t for t in messages if t.kind in (PROMPT, COMMAND) and t.text.strip()), None)
+    last = next((t for t in reversed(messages) if t.role == "agent" and t.text.strip()), None)
+    shown = []
+    for turn in messages:
+        if turn is first:
+            continue
+        if turn is last:
+            if not turn.tool_calls:
+                continue
+            turn = replace(turn, text="")
+        shown.append(turn)
+    return shown
+
+
+def digest(turns: list[Turn]) -> Digest:
+    """The condensed account of ``turns`` (deterministic: same turns, same digest)."""
+    result = Digest(messages=len(turns))
+    tools: dict[str, int] = {}
+    read: dict[str, None] = {}
+    changed: dict[str, None] = {}
+    errors: dict[str, None] = {}
+    findings: dict[str, None] = {}
+    for turn in turns:
+        for call in turn.tool_calls:
+            tools[call.name] = tools.get(call.name, 0) + 1
+            if call.file_path:
+                if call.name in CHANGE_TOOLS:
+                    changed.setdefault(call.file_path, None)
+                elif call.name in READ_TOOLS:
+                    read.setdefault(call.file_path, None)
+            if call.is_error and len(errors) < MAX_ERRORS:
+                detail = _first_line(call.result) or "failed"
+                errors.setdefault(f"{call.name} ({call.summary}): {detail}", None)
+        if turn.role != "agent" or not turn.text.strip():
+            continue
+        if turn.text.lstrip().startswith("API Error") and len(errors) < MAX_ERRORS:
+            errors.setdefault(_first_line(turn.text), None)
+            continue
+        for sentence in _conclusions(turn.text):
+            if len(findings) >= MAX_FINDINGS:
+                break
+            findings.setdefault(sentence, None)
+    result.tools = dict(sorted(tools.items(), key=lambda item: (-item[1], item[0])))
+    result.files_read = [path for path in read if path not in changed]
+    result.files_changed = list(changed)
+    result.errors = list(errors)
+    result.findings = list(findings)
+    return result
+
+
+def compress(transcript: Transcript, document: dict[str, Any], method: str) -> Context:
+    """The context of ``transcript`` by ``method``; ``document`` is its TR-3 export (metadata).
+
+    The transcript must have been read with tool inputs and results (``ReadOptions(tools=True)``)
+    for the full method and for the errors' details.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown context method {method!r}")
+    context = Context(
+        method=method,
+        agent_id=document.get("agent_id"),
+        session_id=document.get("session_id"),
+        agent_type=document.get("agent_type"),
+        description=document.get("description"),
+        status=document.get("status"),
+        project_path=document.get("project_path"),
+        git_branch=document.get("git_branch"),
+        git_commit=document.get("git_commit"),
+        started_at=document.get("started_at"),
+        completed_at=document.get("completed_at"),
+        duration=format_duration(document.get("duration_ms")),
+        original_prompt=document.get("original_prompt"),
+        final_output=document.get("final_output"),
+        files_analyzed=list(document.get("files_analyzed") or []),
+        tool_usage=dict(document.get("tool_calls_summary") or {}),
+        turns=transcript.turn_count,
+    )
+    messages = _conversation(transcript)
+    context.findings = findings(messages)
+    if method == "full":
+        options = rendering.MarkdownOptions(tools=True)
+        context.transcript = "".join(
+            rendering.turn_markdown(turn, options) + "\n" for turn in messages
+        )
+    elif method == "summarized":
+        context.digest = digest(messages)
+    elif len(messages) <= SHORT_CONVERSATION:
+        context.head = [rendering.turn_markdown(turn) for turn in messages]
+    else:
+        context.head = [rendering.turn_markdown(turn) for turn in messages[:KEEP_HEAD]]
+        context.digest = digest(messages[KEEP_HEAD:-KEEP_TAIL])
+        context.tail = [rendering.turn_markdown(turn) for turn in messages[-KEEP_TAIL:]]
+    return context

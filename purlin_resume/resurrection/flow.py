@@ -1,0 +1,843 @@
+"""Resurrection: an old agent's expertise brought back as a new agent (seed 000, FR-1 … FR-8).
+
+Three ways to name the agent: a bookmark (``bookmark``), a search (``fuzzy``), its ids
+(``direct``). The chosen conversation is read from the transcripts (or from the bookmark's
+archive when Claude Code has deleted them), checked (``preflight``), compressed (``compress``),
+rendered into ``templates/prompts/resurrection.md.j2`` and redacted. The original agent is never
+modified: every resurrection is a new agent with a new id, logged in the resurrection log.
+
+Extracted contexts are cached for ``context_cache_seconds`` (5 minutes) in the user cache
+folder, keyed by the transcript files' (path, size, mtime), the agent and the method; the cached
+copy is already redacted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import hashlib
+import os
+import secrets
+import shlex
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from purlin_resume.claude import layout
+from purlin_resume.core import path_safety, redact, store
+from purlin_resume.core.config import Settings
+from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.resurrection import archive, bookmarks, compress, preflight
+from purlin_resume.resurrection import log as log_mod
+from purlin_resume.resurrection.bookmarks import Bookmark, Shelves
+from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
+
+if TYPE_CHECKING:
+    from purlin_resume.core.tmux import Server
+
+TEMPLATE = "prompts/resurrection.md.j2"
+MODES = log_mod.MODES
+
+
+@dataclass
+class Environment:
+    """Where a resurrection reads and writes, and the settings it follows."""
+
+    claude_root: Path  # the Claude data folder (it may have no projects/ folder left)
+    history: Path
+    cache: Path
+    shelves: Shelves
+    settings: Settings
+    project_root: Path | None  # the project the new agent works in
+    host: str = field(default_factory=socket.gethostname)
+    data_env: dict[str, str] = field(default_factory=dict)  # layout.child_environment
+
+    @property
+    def log(self) -> Path:
+        return self.history / log_mod.FILE_NAME
+
+    @property
+    def allowed(self) -> list[Path]:
+        return path_safety.roots(self.settings.allowed_roots)
+
+    def live_catalog(self):
+        from purlin_resume.claude.catalog import Catalog
+
+        return Catalog(self.claude_root) if (self.claude_root / "projects").is_dir() else None
+
+
+def environment(
+    claude_dir: Path | None, project_root: Path | None, settings: Settings | None = None
+) -> Environment:
+    root, _ = layout.config_dir(claude_dir)
+    history = root / "history"
+    local = project_root / ".purlin" / bookmarks.FILE_NAME if project_root else None
+    shelves = Shelves(local, history / bookmarks.FILE_NAME)
+    return Environment(
+        root,
+        history,
+        archive.cache_dir(),
+        shelves,
+        settings or Settings(),
+        project_root,
+        data_env=layout.child_environment(claude_dir),
+    )
+
+
+@dataclass
+class Candidate:
+    """A conversation that could be resurrected."""
+
+    session_id: str
+    agent_id: str | None = None
+    title: str | None = None
+    project: str | None = None
+    score: float | None = None
+    reasons: list[str] = field(default_factory=list)
+    bookmark: Bookmark | None = None
+    agent_type: str | None = None
+    ended_at: str | None = None
+
+    def label(self) -> str:
+        return f"agent {self.agent_id}" if self.agent_id else f"session {self.session_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "agent_id": self.agent_id,
+            "title": self.title,
+            "project": self.project,
+            "agent_type": self.agent_type,
+            "ended_at": self.ended_at,
+            "score": self.score,
+            "reasons": self.reasons,
+            "bookmark": self.bookmark.name if self.bookmark else None,
+        }
+
+
+def _close(word: str, choices: list[str], limit: int = 3) -> list[str]:
+    from rapidfuzz import fuzz, process
+
+    found = process.extract(word, choices, scorer=fuzz.WRatio, limit=limit, score_cutoff=60)
+    return [choice for choice, _, _ in found]
+
+
+def by_bookmark(env: Environment, name: str) -> Candidate:
+    mark = env.shelves.find(name)
+    if mark is None:
+        names = [m.name for m in env.shelves.all()]
+        close = _close(name, names)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise _fail(
+            "exists",
+            f"no bookmark named {name!r} (looked in "
+            f"{', '.join(str(p) for _, p in env.shelves.paths())})",
+            f"{hint}search instead with 'purlin-resume resurrect find {shlex.quote(name)}'",
+        )
+    return Candidate(
+        mark.session_id,
+        mark.agent_id,
+        title=mark.description or mark.name,
+        project=mark.project_path,
+        reasons=[f"bookmark {mark.name}"],
+        bookmark=mark,
+    )
+
+
+def by_search(env: Environment, query: str, limit: int = 10, now=None) -> list[Candidate]:
+    from purlin_resume.resurrection import search_index
+
+    catalog = env.live_catalog()
+    if catalog is None:
+        raise NotFound(
+            f"no Claude Code transcripts in {env.claude_root}: nothing to search; "
+            "pass --claude-dir or set CLAUDE_CONFIG_DIR"
+        )
+    names = [
+        search_index.BookmarkName(m.name, m.session_id, m.agent_id, m.description)
+        for m in env.shelves.all()
+    ]
+    hits = search_index.search(
+        env.claude_root, env.cache, query, bookmarks=names, limit=limit, now=now
+    )
+    marks = {m.name: m for m in env.shelves.all()}
+    found = [
+        Candidate(
+            hit.session_id,
+            hit.agent_id,
+            title=hit.title,
+            project=hit.project,
+            score=hit.score,
+            reasons=hit.reasons,
+            bookmark=marks.get(hit.bookmark) if hit.bookmark else None,
+            agent_type=hit.agent_type,
+            ended_at=hit.ended_at,
+        )
+        for hit in hits
+    ]
+    found += _archived_bookmarks(query, marks.values(), {(c.session_id, c.agent_id) for c in found})
+    found.sort(key=lambda c: -(c.score or 0))
+    return hits.like(found[:limit])
+
+
+def _archived_bookmarks(query: str, marks, listed: set) -> list[Candidate]:
+    """Bookmarks named like the query whose conversation the index does not hold (its
+    transcripts are gone; the bookmark's archive still resurrects it)."""
+    from rapidfuzz import fuzz
+
+    from purlin_resume.resurrection import search_index
+
+    extra = []
+    for mark in marks:
+        if (mark.session_id, mark.agent_id) in listed:
+            continue
+        ratio = fuzz.ratio(query.lower(), mark.name.lower())
+        if ratio >= search_index.FUZZY_MIN:
+            extra.append(
+                Candidate(
+                    mark.session_id,
+                    mark.agent_id,
+                    title=mark.description or mark.name,
+                    project=mark.project_path,
+                    score=round(60 * ratio / 100, 1),
+                    reasons=[f"bookmark {mark.name}", "transcripts archived"],
+                    bookmark=mark,
+                )
+            )
+    return extra
+
+
+def direct(session: str, agent: str | None) -> Candidate:
+    return Candidate(session.strip(), (agent or "").strip().removeprefix("agent-") or None)
+
+
+def by_agent(env: Environment, agent: str) -> Candidate:
+    """``--agent`` without ``--session``: the one subagent whose id is (or starts with) ``agent``
+    in the transcripts, else in a bookmark (its archive); several is an error listing them."""
+    wanted = agent.strip().removeprefix("agent-")
+    if not wanted:
+        raise UsageError("--agent needs an agent id (or give --session)")
+    found: dict[str, str] = {}  # agent id -> session id
+    catalog = env.live_catalog()
+    if catalog is not None:
+        for target in catalog.targets():
+            if target.kind in ("agent", "inline") and target.id.startswith(wanted):
+                found.setdefault(target.id, target.session.id if target.session else "")
+    for mark in env.shelves.all():
+        if mark.agent_id and mark.agent_id.startswith(wanted):
+            found.setdefault(mark.agent_id, mark.session_id)
+    exact = {aid: sid for aid, sid in found.items() if aid == wanted} or found
+    if not exact:
+        raise _fail(
+            "exists",
+            f"no agent {wanted} in {env.claude_root} or in a bookmark",
+            "'purlin-resume agents SESSION' lists a session's agents; or give --session",
+        )
+    if len(exact) > 1:
+        listed = ", ".join(f"{aid} (session {sid})" for aid, sid in sorted(exact.items())[:10])
+        raise UsageError(f"agent {wanted} is ambiguous: {listed}; give more of it or --session")
+    [(agent_id, session_id)] = exact.items()
+    return Candidate(session_id, agent_id)
+
+
+# ---------------------------------------------------------------------------------------------
+# opening the conversation
+
+
+@dataclass
+class Source:
+    candidate: Candidate
+    session_id: str
+    agent_id: str | None
+    transcript: Any
+    subagent: Any
+    files: list[Path]
+    archived: bool
+
+
+def archives(env: Environment, session: str) -> list[Path]:
+    folder = env.history / archive.FOLDER
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.tar.gz") if p.name.startswith(session))
+
+
+def open_archived(env: Environment, identifier: str, options=None):
+    """The conversation ``identifier`` names (a session or agent id, or a prefix) read from the
+    archive of a bookmarked session, for when Claude Code has deleted its transcripts; None
+    when no bookmark of it has an archive. ``transcript`` and ``export`` read it as
+    ``resurrect`` does."""
+    from purlin_resume.claude.catalog import Catalog, open_target
+
+    wanted = identifier.strip().removeprefix("agent-")
+    if not wanted:
+        return None
+    sessions = dict.fromkeys(
+        mark.session_id
+        for mark in env.shelves.all()
+        if mark.session_id.startswith(wanted) or (mark.agent_id or "").startswith(wanted)
+    )
+    for session_id in sessions:
+        for path in archives(env, session_id):
+            root = archive.unpack(path, env.cache / "archive")
+            try:
+                opened = open_target(Catalog(root), identifier, options)
+            except PurlinError:
+                continue
+            if opened.transcript is not None:
+                return opened
+    return None
+
+
+def _fail(name: str, message: str, suggestion: str | None = None) -> PreflightFailed:
+    return PreflightFailed(Check(name, FAIL, message, suggestion))
+
+
+def _open_in(catalog, candidate: Candidate, options):
+    """(source, None) or (None, failure) for one Claude data folder."""
+    from purlin_resume.core.errors import PurlinError as Ambiguous
+
+    try:
+        target = catalog.resolve(candidate.session_id, kinds=("session",))
+    except NotFound:
+        ids = [s.id for s in catalog.session_files()]
+        close = _close(candidate.session_id, ids)
+        hint = f"close ids: {', '.join(close)}; " if close else ""
+        return None, _fail(
+            "exists",
+            f"session {candidate.session_id} not found in {catalog.root}",
+            f"{hint}verify the id with 'purlin-resume sessions --all' or search with "
+            "'purlin-resume resurrect find \"…\"'",
+        )
+    except Ambiguous as exc:
+        return None, _fail("exists", exc.message)
+    session = target.session
+    view = catalog.view(session, options)
+    if candidate.agent_id is None:
+        if view.main is None:
+            return None, _fail(
+                "exists",
+                f"the file of session {session.id} is gone",
+                "resurrect one of its agents with --agent, or bookmark agents to archive them",
+            )
+        files = [session.path]
+        return Source(candidate, session.id, None, view.main, None, files, False), None
+    wanted = candidate.agent_id
+    matches = [agent_id for agent_id in view.agents if agent_id.startswith(wanted)]
+    if len(matches) != 1:
+        known = list(view.agents)
+        if len(matches) > 1:
+            return None, _fail(
+                "exists",
+                f"agent {wanted} is ambiguous in session {session.id}: {', '.join(matches)}",
+                "give more characters",
+            )
+        listed = ", ".join(known[:10]) if known else None
+        return None, _fail(
+            "exists",
+            f"agent {wanted} not found in session {session.id}",
+            f"its agents: {listed}"
+            if listed
+            else f"the session has no subagents: resurrect the session itself with --session {session.id}",
+        )
+    transcript = view.agents[matches[0]]
+    node = view.find(matches[0])
+    files = [p for p in (transcript.path, session.path if session.exists else None) if p]
+    return Source(candidate, session.id, matches[0], transcript, node, files, False), None
+
+
+def open_source(env: Environment, candidate: Candidate) -> Source:
+    """Read the candidate's conversation: the live transcripts, else its session's archive."""
+    from purlin_resume.claude.catalog import Catalog
+    from purlin_resume.claude.transcript import ReadOptions
+
+    options = ReadOptions(tools=True)
+    failure = None
+    catalog = env.live_catalog()
+    if catalog is not None:
+        source, failure = _open_in(catalog, candidate, options)
+        if source is not None:
+            return source
+    for path in archives(env, candidate.session_id):
+        root = archive.unpack(path, env.cache / "archive")
+        source, _ = _open_in(Catalog(root), candidate, options)
+        if source is not None:
+            source.archived = True
+            return source
+    if failure is None:
+        failure = _fail(
+            "exists",
+            f"no Claude Code transcripts in {env.claude_root} and no archive of session {candidate.session_id}",
+            "pass --claude-dir or set CLAUDE_CONFIG_DIR",
+        )
+    raise failure
+
+
+# ---------------------------------------------------------------------------------------------
+# the plan: checks, context, prompt
+
+
+@dataclass
+class Plan:
+    mode: str
+    query: str | None
+    candidate: Candidate
+    source_session: str
+    source_agent: str | None
+    method: str
+    context: compress.Context
+    facts: dict[str, Any]
+    checks: list[Check]
+    prompt: str
+    tokens: int
+    tokens_full: int
+    redactions: dict[str, int]
+    redacted: bool
+    archived: bool
+    started: float
+
+    @property
+    def asks(self) -> list[Check]:
+        return [c for c in self.checks if c.level == preflight.ASK]
+
+    @property
+    def warnings(self) -> list[Check]:
+        return [c for c in self.checks if c.level == preflight.WARN]
+
+    @property
+    def outcome(self) -> tuple[str, str | None]:
+        """The outcome it is logged with, and why (``preflight.outcome``, the one rule)."""
+        return preflight.outcome(self.checks)
+
+    def passed(self) -> list[str]:
+        """What the new agent is given, in words (the SEC-3 preview)."""
+        from purlin_resume.core.templating import counted as n
+
+        c = self.context
+        items = ["metadata (agent, session, project, branch, time, tool counts)"]
+        if c.original_prompt:
+            items.append("the original task")
+        if c.transcript:
+            items.append(f"the whole conversation ({n(c.turns, 'turn')}, tool inputs and results)")
+        if c.head and c.digest:
+            items.append(f"the first {len(c.head)} and last {n(len(c.tail), 'message')} whole")
+        elif c.head:
+            items.append(f"all {n(len(c.head), 'message')} whole")
+        if c.digest:
+            d = c.digest
+            items.append(
+                f"a digest of {n(d.messages, 'message')}: {n(sum(d.tools.values()), 'tool call')}, "
+                f"{n(len(d.files_read), 'file')} read, {len(d.files_changed)} changed, "
+                f"{n(len(d.errors), 'error')}, {n(len(d.findings), 'finding')}"
+            )
+        if c.files_analyzed:
+            items.append(n(len(c.files_analyzed), "file path"))
+        items.append("the final output" if c.final_output else "no final output (none left)")
+        return items
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "query": self.query,
+            "candidate": self.candidate.to_dict(),
+            "session_id": self.source_session,
+            "agent_id": self.source_agent,
+            "method": self.method,
+            "tokens": self.tokens,
+            "tokens_full": self.tokens_full,
+            "redacted": self.redacted,
+            "redactions": self.redactions,
+            "archived": self.archived,
+            "checks": [c.to_dict() for c in self.checks],
+            "passed": self.passed(),
+        }
+
+
+def _cache_key(source: Source, method: str, redacting: bool) -> str:
+    parts = []
+    for path in source.files:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
+    parts += [source.agent_id or "-", method, str(redacting)]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
+
+
+def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:
+    """The facts, the context (redacted when asked) and the full method's token count."""
+    from purlin_resume.claude import export
+
+    key = _cache_key(source, method, redacting)
+    path = env.cache / "contexts" / f"{key}.json"
+    ttl = env.settings.context_cache_seconds
+    try:
+        cached = store.read_json(path) if redacting else None
+        if isinstance(cached, dict) and time.time() - cached.get("created", 0) < ttl:
+            return cached
+    except (OSError, PurlinError):
+        pass  # absent, unreadable or damaged: a cache, rebuilt below
+    kind = "agent" if source.agent_id else "session"
+    transcript, subagent, counts = source.transcript, source.subagent, {}
+    if redacting:  # before anything is cut short: a token cut in half is no longer recognised
+        (transcript, subagent), counts = redact.redact_data((transcript, subagent))
+    document = export.document(transcript, subagent, tools=False, kind=kind)
+    known = preflight.facts(transcript, subagent, document)
+    context = compress.compress(transcript, document, method)
+    full = context if method == "full" else compress.compress(transcript, document, "full")
+    full_tokens = compress.estimate_tokens(render_prompt(full, None))
+    context = context.to_dict()
+    if redacting:
+        context = redact.redact_data(context)[0]
+    entry = {
+        "created": time.time(),
+        "facts": known,
+        "context": context,
+        "full_tokens": full_tokens,
+        "redactions": counts,
+    }
+    if redacting:  # an unredacted context is never kept on disk
+        with contextlib.suppress(OSError, PurlinError):  # a cache that cannot be written is skipped
+            store.private_folder(path.parent)
+            store.write_json(path, entry)
+    return entry
+
+
+def _date(moment: str | None) -> str:
+    return (moment or "an unknown date")[:10]
+
+
+def render_prompt(context: compress.Context, task: str | None, note: str | None = None) -> str:
+    from purlin_resume.core import templating
+
+    label = (
+        f"agent {context.agent_id}"
+        if context.agent_id
+        else f"the main agent of session {context.session_id}"
+    )
+    return templating.render(
+        TEMPLATE,
+        c=context,
+        label=label,
+        date=_date(context.completed_at or context.started_at),
+        task=task,
+        note=note,
+    )
+
+
+def plan(
+    env: Environment,
+    candidate: Candidate,
+    mode: str,
+    query: str | None = None,
+    method: str = compress.DEFAULT_METHOD,
+    task: str | None = None,
+    redacting: bool = True,
+    started: float | None = None,
+) -> Plan:
+    """Open, check and compress the candidate; raises PreflightFailed on a failing check."""
+    started = time.monotonic() if started is None else started
+    source = open_source(env, candidate)
+    checks = [Check("exists", preflight.OK, f"{candidate.label()} in session {source.session_id}")]
+    mark = candidate.bookmark
+    checks.append(preflight.hostname(mark.hostname if mark else None, env.host))
+    if source.archived:
+        checks.append(
+            Check(
+                "accessible",
+                preflight.WARN,
+                "the original transcript is gone",
+                f"reading the archive of session {source.session_id}",
+            )
+        )
+    extracted = _extract(source, method, redacting, env)
+    known = extracted["facts"]
+    where = str(source.files[0]) if source.files else source.session_id
+    for check in (
+        preflight.extractable(known, where),
+        preflight.meaningful(known),
+    ):
+        if check.level == FAIL:
+            raise PreflightFailed(check)
+        checks.append(check)
+    checks.append(preflight.completeness(known))
+    checks.append(
+        preflight.project(
+            known.get("project_path"),
+            [*env.allowed, *path_safety.folders([env.project_root])],
+            known.get("git_commit"),
+        )
+    )
+    context = compress.Context.from_dict(extracted["context"])
+    note = "partial: the agent did not end normally" if checks[-2].level != preflight.OK else None
+    done = redact.redact(render_prompt(context, task, note)) if redacting else None
+    prompt = done.text if done else render_prompt(context, task, note)
+    counts = dict(extracted["redactions"])
+    for kind, count in (done.counts if done else {}).items():
+        counts[kind] = counts.get(kind, 0) + count
+    tokens = compress.estimate_tokens(prompt)
+    # the full method's size, as rendered without the new task (its own tokens are the same
+    # in both)
+    tokens_full = tokens if method == "full" else max(extracted["full_tokens"], tokens)
+    settings = env.settings
+    checks += preflight.size(
+        tokens,
+        method,
+        known.get("turns") or 0,
+        settings.context_warn_tokens,
+        settings.context_confirm_tokens,
+        settings.full_context_turns,
+    )
+    return Plan(
+        mode,
+        query,
+        candidate,
+        source.session_id,
+        source.agent_id,
+        method,
+        context,
+        known,
+        checks,
+        prompt,
+        tokens,
+        tokens_full,
+        counts,
+        redacting,
+        source.archived,
+        started,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# the record
+
+
+def new_agent_id() -> str:
+    return "agent-" + secrets.token_hex(4)[:7]
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return os.environ.get("USER") or "unknown"
+
+
+def _session_here() -> str | None:
+    from purlin_resume.core import current_session
+
+    return current_session.from_environment()
+
+
+def _clean(value: str | None, redacting: bool) -> str | None:
+    return redact.redact(value).text if (value and redacting) else value
+
+
+def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, Any]:
+    """Log the resurrection (TR-1) and count it on its bookmark; returns the log entry."""
+    from purlin_resume.core import clock
+
+    mark = plan.candidate.bookmark
+    in_project = str(env.project_root) if env.project_root else os.getcwd()
+    entry = {
+        "bookmark_id": mark.bookmark_id if mark else None,
+        "resurrected_from_agent_id": plan.source_agent,
+        "resurrected_from_session_id": plan.source_session,
+        "resurrected_from_hostname": (mark.hostname if mark and mark.hostname else env.host),
+        "resurrected_from_project": plan.context.project_path,
+        "resurrected_as_agent_id": new_agent_id(),
+        "resurrected_in_session": _session_here(),
+        "resurrected_in_project": in_project,
+        "resurrected_by": _user(),
+        "resurrection_mode": plan.mode,
+        "query": _clean(plan.query, plan.redacted),
+        "context_extraction_method": plan.method,
+        "context_size_tokens": plan.tokens,
+        "outcome": plan.outcome[0],
+        "outcome_reason": _clean(plan.outcome[1], plan.redacted),
+        "notes": _clean(notes, plan.redacted),
+        "new_agent_duration_ms": None,
+        "new_agent_tool_calls": None,
+        "resurrected_from_agent_type": plan.context.agent_type,
+        "cross_repo": plan.context.project_path != in_project,
+        "context_tokens_before": plan.tokens_full,
+        "redactions": plan.redactions,
+        "latency_ms": round((time.monotonic() - plan.started) * 1000),
+    }
+    written = log_mod.append(env.log, entry)
+    if mark is not None:
+        bookmarks.record_resurrection(env.shelves.path_of(mark), mark.bookmark_id, clock.iso())
+    return written
+
+
+def record_failure(
+    env: Environment,
+    mode: str,
+    query: str | None,
+    candidate: Candidate | None,
+    reason: str,
+    method: str,
+    started: float,
+) -> dict[str, Any]:
+    """Log a resurrection that failed before an agent was started (the stats' failure reasons)."""
+    mark = candidate.bookmark if candidate else None
+    entry = {
+        "bookmark_id": mark.bookmark_id if mark else None,
+        "resurrected_from_agent_id": candidate.agent_id if candidate else None,
+        "resurrected_from_session_id": candidate.session_id if candidate else None,
+        "resurrected_from_hostname": mark.hostname if mark and mark.hostname else env.host,
+        "resurrected_from_project": candidate.project if candidate else None,
+        "resurrected_as_agent_id": None,
+        "resurrected_in_session": _session_here(),
+        "resurrected_in_project": str(env.project_root) if env.project_root else os.getcwd(),
+        "resurrected_by": _user(),
+        "resurrection_mode": mode,
+        "query": _clean(query, True),
+        "context_extraction_method": method,
+        "context_size_tokens": None,
+        "outcome": "failure",
+        "outcome_reason": _clean(reason, True),
+        "notes": None,
+        "new_agent_duration_ms": None,
+        "new_agent_tool_calls": None,
+        "latency_ms": round((time.monotonic() - started) * 1000),
+    }
+    return log_mod.append(env.log, entry)
+
+
+def bookmark_agent(
+    env: Environment,
+    name: str,
+    session: str,
+    agent: str | None,
+    description: str | None,
+    tags: list[str],
+    global_: bool,
+) -> Bookmark:
+    """Bookmark a session or agent and archive its session's transcripts."""
+    from purlin_resume.claude import layout as claude_layout
+    from purlin_resume.claude.catalog import Catalog
+    from purlin_resume.claude.transcript import ReadOptions
+
+    bookmarks.check_name(name)
+    catalog = Catalog(claude_layout.claude_dir(env.claude_root))
+    candidate = direct(session, agent)
+    source, failure = _open_in(catalog, candidate, ReadOptions())
+    if source is None:
+        raise failure
+    target = catalog.resolve(source.session_id, kinds=("session",))
+    assert target.session is not None
+    path = env.shelves.global_ if global_ or env.shelves.local is None else env.shelves.local
+    try:
+        saved = archive.create(env.history, catalog, target.session)
+    except OSError as exc:
+        raise PurlinError(
+            f"cannot write the archive under {env.history}: {exc.strerror or exc}; "
+            "check that the folder is writable"
+        ) from None
+    mark = Bookmark(
+        bookmark_id="",
+        name=name,
+        session_id=source.session_id,
+        agent_id=source.agent_id,
+        description=_clean(description, True),
+        project_path=source.transcript.project_path,
+        hostname=env.host,
+        tags=list(dict.fromkeys(tags)),
+        archive=saved.relative_to(env.history).as_posix(),
+        scope="global" if path == env.shelves.global_ else "local",
+    )
+    return bookmarks.add(path, mark)
+
+
+# ---------------------------------------------------------------------------------------------
+# starting the new agent
+
+SPAWN_WAYS = ("none", "claude", "tmux")
+
+
+def agent_env(entry: dict[str, Any]) -> dict[str, str]:
+    """What the new agent's process is told about itself (hooks read it to call ``done``)."""
+    return {
+        "PURLIN_RESURRECTION_ID": entry["resurrection_id"],
+        "PURLIN_RESURRECTED_AGENT_ID": entry.get("resurrected_as_agent_id") or "",
+    }
+
+
+def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict[str, Any]:
+    """Run the agent command in the foreground with the prompt; its end completes the log entry."""
+    import subprocess
+
+    argv = [*shlex.split(env.settings.agent_command), prompt]
+    cwd = env.project_root or Path.cwd()
+    began = time.monotonic()
+    try:
+        child_env = {**os.environ, **agent_env(entry), **env.data_env}
+        done = subprocess.run(argv, cwd=cwd, env=child_env, check=False)
+    except OSError as exc:
+        reason = f"agent command {argv[0]!r} could not start: {exc.strerror or exc}"
+        log_mod.record_outcome(env.log, entry["resurrection_id"], "failure", reason=reason)
+        raise PurlinError(
+            f"{reason}; set resume.agent_command in .purlin/config.json or put it on PATH"
+        ) from None
+    duration = round((time.monotonic() - began) * 1000)
+    if done.returncode != 0:
+        reason = f"agent command exited with {done.returncode}"
+        log_mod.record_outcome(
+            env.log, entry["resurrection_id"], "failure", duration_ms=duration, reason=reason
+        )
+        raise PurlinError(f"{reason} (resurrection {entry['resurrection_id']})")
+    log_mod.record_outcome(
+        env.log, entry["resurrection_id"], entry["outcome"], duration_ms=duration
+    )
+    return {"spawned": "claude", "exit_code": 0, "duration_ms": duration}
+
+
+def launch_tmux(
+    env: Environment, entry: dict[str, Any], prompt: str, server: Server | None
+) -> dict[str, Any]:
+    """Start the agent command in a new tmux window and, once it is ready, type the prompt.
+
+    ``server`` is ``--tmux-socket``; None: the ``tmux_socket`` setting, else the current server.
+    The new agent reads the same Claude Code data folder (``CLAUDE_CONFIG_DIR``). When the agent
+    does not get the prompt (the server is not reachable, its command exits, it never shows
+    ``agent_ready_text``), the window is closed and the log entry records the failure. When the
+    prompt was pasted but the pane does not show it, the window stays open for a person to look,
+    and the entry is ``partial`` (the prompt is never typed twice).
+    """
+    from purlin_resume.agents import injection
+    from purlin_resume.core import tmux
+
+    settings = env.settings
+    server = server or tmux.Server.parse(settings.tmux_socket)
+    session = settings.tmux_session
+    if server == tmux.Server() and tmux.inside_tmux():
+        session = tmux.current_session(server) or session
+    cwd = env.project_root or Path.cwd()
+    rid = entry["resurrection_id"]
+    child_env = {**agent_env(entry), **env.data_env}
+    pane = None
+    try:
+        pane = tmux.new_window(server, session, cwd, settings.agent_command, child_env, name=rid)
+        [delivery] = injection.when_ready(
+            server, pane, [prompt], settings, settings.agent_command, who="the new agent"
+        )
+    except PurlinError as exc:
+        if pane is not None:
+            tmux.kill_pane(server, pane)
+        log_mod.record_outcome(env.log, rid, "failure", reason=exc.message)
+        closed = "window closed" if pane is not None else "no window was opened"
+        raise PurlinError(f"{exc.message} (resurrection {rid}: {closed})") from None
+    if not delivery.confirmed:
+        log_mod.record_outcome(env.log, rid, "partial", reason=delivery.detail)
+    return {
+        "spawned": "tmux",
+        "session": session,
+        "pane": pane,
+        "tmux_server": server.label,
+        "delivery": delivery.to_dict(),
+        "attempts": [delivery.attempts],
+    }

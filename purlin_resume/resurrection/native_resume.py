@@ -1,0 +1,206 @@
+"""``open``: hand a session back to Claude Code itself (``claude --resume``), from anywhere.
+
+Claude Code's ``--resume ID`` only finds a session among those of the folder it runs in (its
+transcripts live under ``projects/<that folder, encoded>/``). So ``plan`` resolves what the user
+named (a session id or prefix, an agent id, a bookmark, or words to search for), reads the
+folder the session recorded (the ``cwd`` of its first record; never a decoded folder name), and
+composes the command to run there: ``claude --resume ID``, with ``--fork-session`` and a new
+``--session-id`` for a fork (Claude Code accepts ``--session-id`` beside ``--resume`` only with
+``--fork-session``). Nothing is started here; ``launch`` (tmux), ``exec_argv`` and
+``shell_line`` carry a plan out.
+
+A session Claude Code cannot resume is an error naming the alternative: its folder is gone, or
+its transcript survives only in a bookmark's archive (``resurrect`` still brings it back).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.claude.layout import FORK_FLAG, RESUME_FLAG, SESSION_FLAG
+from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.resurrection import flow as resurrection
+from purlin_resume.resurrection.flow import Candidate, Environment
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass
+class OpenPlan:
+    """Everything ``open`` would run, checked; nothing started."""
+
+    session_id: str
+    cwd: Path
+    argv: list[str]
+    env: dict[str, str]
+    fork: bool
+    via: str  # "session", "agent", "bookmark" or "search"
+    title: str | None = None
+    new_session_id: str | None = None  # the fork's id
+    notes: list[str] = field(default_factory=list)
+
+    def shell_line(self) -> str:
+        """The command as one line a user can paste into a shell (every value quoted)."""
+        assigned = [f"{key}={shlex.quote(value)}" for key, value in sorted(self.env.items())]
+        command = " ".join(shlex.quote(part) for part in self.argv)
+        return f"cd {shlex.quote(str(self.cwd))} && " + " ".join([*assigned, command])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "new_session_id": self.new_session_id,
+            "fork": self.fork,
+            "via": self.via,
+            "title": self.title,
+            "cwd": str(self.cwd),
+            "argv": self.argv,
+            "env": self.env,
+            "command": self.shell_line(),
+            "notes": self.notes,
+        }
+
+
+def project_folder_name(cwd: str) -> str:
+    """The folder Claude Code keeps a working directory's sessions in (every non-alphanumeric
+    character becomes ``-``); used only to check, never to decode."""
+    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
+
+
+def _resolve(
+    env: Environment, query: str, pick: Callable[[list[Candidate]], Candidate] | None
+) -> tuple[str, str, str | None]:
+    """(session id, how it was named, title) of what ``query`` names."""
+    catalog = env.live_catalog()
+    if catalog is not None:
+        try:
+            target = catalog.resolve(query, kinds=("session", "agent"))
+        except NotFound:
+            target = None
+        if target is not None and target.session is not None:
+            return target.session.id, target.kind, None
+    mark = env.shelves.find(query.strip())
+    if mark is not None:
+        return mark.session_id, "bookmark", mark.description or mark.name
+    if catalog is None:
+        raise NotFound(
+            f"no Claude Code transcripts in {env.claude_root} and no bookmark {query!r}; "
+            "pass --claude-dir or set CLAUDE_CONFIG_DIR"
+        )
+    found = resurrection.by_search(env, query)
+    if not found:
+        raise NotFound(
+            f"no session, agent or bookmark is named {query!r} and no session matches it; "
+            "'purlin-resume find WORDS' searches, 'purlin-resume sessions --all' lists them"
+        )
+    chosen = pick(found) if pick is not None else found[0]
+    return chosen.session_id, "search", chosen.title
+
+
+def _session_folder(env: Environment, session_id: str) -> tuple[Any, str | None]:
+    """(the session's file, the folder it recorded) in the live transcripts."""
+    catalog = env.live_catalog()
+    if catalog is None:
+        return None, None
+    session = next((s for s in catalog.session_files() if s.id == session_id), None)
+    if session is None or not session.exists:
+        return session, None
+    return session, catalog.project_of(session)
+
+
+def plan(
+    env: Environment,
+    query: str,
+    fork: bool = False,
+    pick: Callable[[list[Candidate]], Candidate] | None = None,
+    claude_dir_given: bool = False,
+) -> OpenPlan:
+    """Resolve ``query`` and compose the ``claude --resume`` that continues it in its folder."""
+    if not query.strip():
+        raise UsageError("give a session id, an agent id, a bookmark or words to search for")
+    session_id, via, title = _resolve(env, query, pick)
+    session, recorded = _session_folder(env, session_id)
+    alternative = f"bring its agent back instead: purlin-resume resurrect --session {session_id}"
+    if session is None or not session.exists:
+        if resurrection.archives(env, session_id):
+            raise NotFound(
+                f"session {session_id} survives only in an archive (Claude Code deleted its "
+                f"transcript), so Claude Code cannot resume it; {alternative}"
+            )
+        raise NotFound(
+            f"the transcript of session {session_id} is gone from {env.claude_root}; "
+            f"Claude Code cannot resume it; {alternative}"
+        )
+    if not recorded:
+        raise PurlinError(
+            f"session {session_id} records no working folder, so Claude Code cannot find it "
+            f"with --resume; {alternative}"
+        )
+    if _UNSAFE.search(recorded) or not os.path.isabs(recorded):
+        raise PurlinError(
+            f"session {session_id} records a folder that is not a plain absolute path "
+            f"({recorded!r}); {alternative}"
+        )
+    cwd = Path(recorded)
+    if not cwd.is_dir():
+        raise NotFound(
+            f"the folder of session {session_id} is gone ({cwd}); Claude Code resumes a session "
+            f"only from its own folder: restore it (git clone / git worktree add) or {alternative}"
+        )
+    notes = []
+    if session.folder.name != project_folder_name(recorded):
+        notes.append(
+            f"the transcript lies in {session.folder.name}, not where Claude Code looks for "
+            f"{cwd}; --resume may not find it there"
+        )
+    argv = [*shlex.split(env.settings.agent_command), RESUME_FLAG, session_id]
+    new_id = None
+    if fork:
+        new_id = str(uuid.uuid4())
+        argv += [FORK_FLAG, SESSION_FLAG, new_id]
+    launch_env = {}
+    if claude_dir_given or os.environ.get("CLAUDE_CONFIG_DIR"):
+        launch_env["CLAUDE_CONFIG_DIR"] = str(env.claude_root)
+    return OpenPlan(session_id, cwd, argv, launch_env, fork, via, title, new_id, notes)
+
+
+def exec_now(opened: OpenPlan) -> None:
+    """Replace this process with Claude Code in the session's folder (returns only on failure)."""
+    import shutil
+
+    program = shutil.which(opened.argv[0])
+    try:
+        if program is None:
+            raise FileNotFoundError(2, "not found on PATH")
+        os.chdir(opened.cwd)
+        os.execve(program, opened.argv, {**os.environ, **opened.env})
+    except OSError as exc:
+        raise PurlinError(
+            f"could not start {opened.argv[0]!r}: {exc.strerror or exc}; put Claude Code on "
+            "PATH or set resume.agent_command in .purlin/config.json"
+        ) from None
+
+
+def launch(opened: OpenPlan, socket: Path | None, session_name: str) -> dict[str, str]:
+    """Run the plan in a new window of tmux session ``session_name``; the pane id and session."""
+    from purlin_resume.core import tmux
+
+    server = tmux.Server(socket)
+    if socket is None and tmux.inside_tmux():
+        session_name = tmux.current_session(server) or session_name
+    command = " ".join(shlex.quote(part) for part in opened.argv)
+    pane = tmux.new_window(
+        server,
+        session_name,
+        opened.cwd,
+        command,
+        env=opened.env,
+        name=f"open-{(opened.new_session_id or opened.session_id)[:8]}",
+    )
+    return {"session": session_name, "pane": pane}

@@ -1,0 +1,233 @@
+"""Pre-flight checks before a resurrection (FR-7, TR-7): each one ok, a warning, a question or a
+failure, with its own message and what to do instead.
+
+1. exists: the session and agent are in the transcripts (or in a bookmark's archive);
+2. accessible: the bookmark was made on this host (else a warning); the original transcript is
+   still there (else the archive is read: a warning); the source project, when it is on this
+   machine, lies under the allowed roots (SEC-2) and its HEAD is still the recorded commit;
+3. complete: the agent ended normally (crashed, API error, interrupted, unfinished: a warning,
+   the partial context is used);
+4. extractable: its file could be read (unreadable or binary: a failure);
+5. meaningful: it holds a conversation (empty: a failure);
+6. size: over ``context_warn_tokens`` a warning, over ``context_confirm_tokens`` a question
+   (``--method summarized`` is offered); the full method on a long agent: a warning.
+
+``outcome`` turns the checks into the outcome a resurrection is logged with (the one rule).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.core.errors import NotFound
+
+OK, WARN, ASK, FAIL = "ok", "warn", "ask", "fail"
+SUCCESS, PARTIAL, FAILURE = "success", "partial", "failure"
+# The checks about the context itself: a warning from one of them means the new agent gets less
+# than the original agent had, or gets it from somewhere else. Size warnings do not: the context
+# is whole, only large.
+ABOUT_THE_CONTEXT = ("accessible", "extractable", "complete", "project")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    level: str
+    message: str
+    suggestion: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def line(self) -> str:
+        text = f"[{self.level}] {self.name}: {self.message}"
+        return f"{text}; {self.suggestion}" if self.suggestion else text
+
+
+class PreflightFailed(NotFound):
+    """A check failed: the resurrection cannot go on (exit 1)."""
+
+    def __init__(self, check: Check):
+        self.check = check
+        message = check.message + (f"; {check.suggestion}" if check.suggestion else "")
+        super().__init__(f"pre-flight {check.name}: {message}")
+
+
+def outcome(checks: list[Check]) -> tuple[str, str | None]:
+    """The outcome a resurrection is logged with, and why.
+
+    - ``failure``: a check failed (the resurrection did not happen);
+    - ``partial``: a check about the context warned: bookmarked on another host, the original
+      transcript gone (the archive is read), lines that did not parse, the agent crashed, hit
+      an API error, was interrupted or did not complete, its project is not on this machine
+      (or names none) or has moved on from the recorded commit;
+    - ``success``: otherwise, size warnings and questions included.
+
+    The reason names every check that made it so, in the order they ran.
+    """
+    failed = [c.message for c in checks if c.level == FAIL]
+    if failed:
+        return FAILURE, "; ".join(failed)
+    warned = [c.message for c in checks if c.name in ABOUT_THE_CONTEXT and c.level == WARN]
+    return (PARTIAL, "; ".join(warned)) if warned else (SUCCESS, None)
+
+
+def facts(transcript, subagent, document: dict[str, Any]) -> dict[str, Any]:
+    """What the checks need to know about a conversation (cached with its context)."""
+    from purlin_resume.claude.transcript import INTERRUPTION
+
+    last = next((turn for turn in reversed(transcript.turns) if turn.counts), None)
+    final = document.get("final_output") or ""
+    stats = transcript.stats
+    return {
+        "turns": transcript.turn_count,
+        "status": subagent.status if subagent is not None else None,
+        "interrupted": last is not None and last.kind == INTERRUPTION,
+        "api_error": final.lstrip().startswith("API Error"),
+        "answered": bool(final.strip()),
+        "truncated": stats.truncated,
+        "binary": stats.binary,
+        "unreadable": stats.unreadable,
+        "malformed": stats.malformed,
+        "project_path": transcript.project_path,
+        "git_commit": document.get("git_commit"),
+    }
+
+
+def completeness(known: dict[str, Any]) -> Check:
+    status = known.get("status")
+    if known.get("truncated"):
+        return Check(
+            "complete",
+            WARN,
+            "the transcript ends in a line cut short (a crash)",
+            "its partial context is used",
+        )
+    if known.get("api_error"):
+        return Check(
+            "complete", WARN, "the agent ended with an API error", "its partial context is used"
+        )
+    if known.get("interrupted"):
+        return Check(
+            "complete", WARN, "the agent was interrupted by the user", "its partial context is used"
+        )
+    if status == "unknown" and known.get("answered", True):
+        # Its parent session's file is gone, so no record says how it ended; it was not cut
+        # short and it gave a final answer, which is how an agent completes.
+        return Check("complete", OK, "ended with a final answer (its status is not recorded)")
+    if status not in (None, "completed"):
+        return Check(
+            "complete",
+            WARN,
+            f"the agent did not complete (status: {status})",
+            "its partial context is used",
+        )
+    return Check("complete", OK, "ended normally")
+
+
+def extractable(known: dict[str, Any], where: str) -> Check:
+    if known.get("unreadable"):
+        return Check(
+            "extractable",
+            FAIL,
+            f"could not read {where} ({known['unreadable']})",
+            "check the file's permissions, or resurrect another agent",
+        )
+    if known.get("binary"):
+        return Check(
+            "extractable",
+            FAIL,
+            f"{where} is not a JSONL transcript (binary)",
+            "resurrect another agent of the session",
+        )
+    if known.get("malformed"):
+        return Check(
+            "extractable", WARN, f"{known['malformed']} line(s) did not parse and were skipped"
+        )
+    return Check("extractable", OK, "context extracted")
+
+
+def meaningful(known: dict[str, Any]) -> Check:
+    if not known.get("turns"):
+        return Check(
+            "meaningful",
+            FAIL,
+            "the conversation is empty: nothing to resurrect",
+            "pick another agent ('purlin-resume find …' lists them)",
+        )
+    return Check("meaningful", OK, f"{known['turns']} turn(s)")
+
+
+def hostname(recorded: str | None, here: str) -> Check:
+    if recorded and recorded != here:
+        return Check(
+            "accessible",
+            WARN,
+            f"bookmarked on host {recorded}, you are on {here}: its history may not be here",
+            "the archive is used when the transcript is missing",
+        )
+    return Check("accessible", OK, f"host {here}")
+
+
+def size(
+    tokens: int, method: str, turns: int, warn_at: int, ask_at: int, full_turns: int
+) -> list[Check]:
+    found = []
+    if method == "full" and turns > full_turns:
+        found.append(
+            Check(
+                "size",
+                WARN,
+                f"the full method is meant for agents of at most {full_turns} turns; this one has {turns}",
+                "use --method hybrid or summarized",
+            )
+        )
+    if tokens > ask_at:
+        found.append(
+            Check(
+                "size",
+                ASK,
+                f"the context is {tokens} tokens, over {ask_at}",
+                "use --method summarized for a smaller one",
+            )
+        )
+    elif tokens > warn_at:
+        found.append(
+            Check(
+                "size",
+                WARN,
+                f"the context is {tokens} tokens, over {warn_at}",
+                "--method summarized makes it smaller",
+            )
+        )
+    else:
+        found.append(Check("size", OK, f"{tokens} tokens"))
+    return found
+
+
+def project(path: str | None, allowed: list[Path], recorded_commit: str | None) -> Check:
+    """The source project: refused outside the allowed roots (SEC-2) when it is on this machine."""
+    from purlin_resume.core import gitrepo, path_safety
+
+    if not path:
+        return Check("project", WARN, "the transcript names no project folder")
+    if not Path(path).exists():
+        return Check(
+            "project",
+            WARN,
+            f"{path} is not on this machine",
+            "the context comes from the transcript alone",
+        )
+    real = path_safety.checked(path, allowed, "source project")
+    if recorded_commit and gitrepo.toplevel(real) is not None:
+        head = gitrepo.head_commit(real)
+        if head and not head.startswith(recorded_commit) and not recorded_commit.startswith(head):
+            return Check(
+                "project",
+                WARN,
+                f"{path} is now at {head[:12]}, the agent worked at {recorded_commit[:12]}",
+                "files may have changed since",
+            )
+    return Check("project", OK, str(real))

@@ -1,0 +1,747 @@
+"""Finding agents: an SQLite FTS5 index of every session and subagent, and ranked search over it.
+
+The index lives in the user cache folder (``$XDG_CACHE_HOME/purlin-resume`` or
+``~/.cache/purlin-resume``), one database per Claude data folder. It is derived from the
+transcripts only, so deleting it at any time is safe: the next search rebuilds it. It is kept
+up to date incrementally: a session is read again only when the (path, size, mtime) of one of its
+files changed (its own file, its ``subagents/`` folder, the ``agent-*.jsonl`` files beside the
+sessions of its project folder); sessions whose files are gone are dropped.
+
+Indexed per conversation (a session's main thread, each subagent): the words of the prompts, the
+answers, the tool inputs and the file paths, redacted before they are stored; the title (the
+session's name or first prompt, the subagent's description), the project path, the time span.
+
+A query is split into time words (``today``, ``yesterday``, ``this/last week``, ``this/last
+month``, ``N days ago``, ``last N days``, a date ``YYYY-MM-DD``), which restrict the results to
+conversations active then, and words. Words are matched by FTS5 (bm25), typo-tolerantly
+against the index's own vocabulary and against titles, project names and bookmark names with
+rapidfuzz. Every result carries its score (0-100) and the reasons it matched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.claude import layout
+from purlin_resume.core import redact, store
+from purlin_resume.core.errors import PurlinError
+
+SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted value by value
+BODY_LIMIT = 2_000_000
+FUZZY_MIN = 80
+TYPO_MIN = 75  # a query word and an index word this close (rapidfuzz ratio) are one word
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_DAYS_AGO = re.compile(r"\b(\d{1,3}) days? ago\b")
+_LAST_DAYS = re.compile(r"\blast (\d{1,3}) days\b")
+_TIME_PHRASES = ("today", "yesterday", "this week", "last week", "this month", "last month")
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "with",
+        "about",
+        "from",
+        "by",
+        "who",
+        "which",
+        "that",
+        "what",
+        "where",
+        "when",
+        "agent",
+        "agents",
+        "subagent",
+        "session",
+        "sessions",
+        "find",
+        "me",
+        "my",
+        "i",
+        "we",
+        "did",
+        "do",
+        "was",
+        "were",
+        "is",
+        "are",
+        "it",
+        "its",
+        "analyzed",
+        "analysed",
+        "worked",
+        "working",
+        "looked",
+    ]
+)
+
+
+def index_path(claude_root: Path, cache: Path) -> Path:
+    digest = hashlib.sha256(str(Path(claude_root).resolve()).encode()).hexdigest()[:12]
+    return Path(cache) / f"search-{digest}.sqlite"
+
+
+# ---------------------------------------------------------------------------------------------
+# the query
+
+
+@dataclass
+class Query:
+    text: str
+    words: list[str]
+    start: datetime | None = None  # a time window: conversations active in [start, end)
+    end: datetime | None = None
+    time_label: str | None = None
+
+
+def _day(moment: datetime) -> datetime:
+    return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def parse_query(text: str, now: datetime | None = None) -> Query:
+    """Time words and search words of ``text`` (``now`` anchors the relative time words)."""
+    now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    today = _day(now)
+    rest = " " + text.lower() + " "
+    window: tuple[datetime, datetime] | None = None
+    label = None
+    match = _DATE.search(rest)
+    if match:
+        try:
+            day = datetime.strptime(match.group(1), "%Y-%m-%d").replace(tzinfo=timezone.utc)
+            window, label = (day, day + timedelta(days=1)), match.group(1)
+        except ValueError:
+            pass
+        rest = rest.replace(match.group(0), " ")
+    for pattern, make in (
+        (_DAYS_AGO, lambda n: (today - timedelta(days=n), today - timedelta(days=n - 1))),
+        (_LAST_DAYS, lambda n: (today - timedelta(days=n), now + timedelta(seconds=1))),
+    ):
+        found = pattern.search(rest)
+        if found and window is None:
+            window, label = make(int(found.group(1))), found.group(0).strip()
+            rest = rest.replace(found.group(0), " ")
+    for phrase in _TIME_PHRASES:
+        if f" {phrase} " in rest and window is None:
+            week = today - timedelta(days=today.weekday())
+            month = today.replace(day=1)
+            previous_month = (month - timedelta(days=1)).replace(day=1)
+            window = {
+                "today": (today, today + timedelta(days=1)),
+                "yesterday": (today - timedelta(days=1), today),
+                "this week": (week, week + timedelta(days=7)),
+                "last week": (week - timedelta(days=7), week),
+                "this month": (month, (month + timedelta(days=32)).replace(day=1)),
+                "last month": (previous_month, month),
+            }[phrase]
+            label = phrase
+            rest = rest.replace(f" {phrase} ", " ")
+    words = [word for word in _WORD.findall(rest) if word not in STOP_WORDS]
+    query = Query(text, list(dict.fromkeys(words)))
+    if window is not None:
+        query.start, query.end, query.time_label = window[0], window[1], label
+    return query
+
+
+# ---------------------------------------------------------------------------------------------
+# the index
+
+
+@dataclass
+class Hit:
+    kind: str  # "session" or "agent"
+    id: str
+    session_id: str
+    agent_id: str | None
+    project: str | None
+    title: str | None
+    agent_type: str | None
+    started_at: str | None
+    ended_at: str | None
+    turns: int
+    score: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+    snippet: str | None = None
+    bookmark: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS sessions(path TEXT PRIMARY KEY, signature TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs(
+    rowid INTEGER PRIMARY KEY, session_path TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL,
+    session_id TEXT NOT NULL, agent_id TEXT, project TEXT, title TEXT, agent_type TEXT,
+    started_at TEXT, ended_at TEXT, turns INTEGER);
+CREATE INDEX IF NOT EXISTS docs_session ON docs(session_path);
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
+    title, project, body, tokenize = 'unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(docs_fts, 'row');
+CREATE TABLE IF NOT EXISTS doc_files(doc INTEGER NOT NULL, path TEXT NOT NULL, edited INTEGER);
+CREATE INDEX IF NOT EXISTS doc_files_path ON doc_files(path);
+CREATE INDEX IF NOT EXISTS doc_files_doc ON doc_files(doc);
+"""
+
+
+def _private_file(path: Path) -> None:
+    """Create the database file 0600 in a 0700 folder (SQLite's journals take its mode)."""
+    try:
+        store.private_folder(path.parent)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        raise PurlinError(
+            f"cannot create the search index in {path.parent}: {exc.strerror or exc}; "
+            "set XDG_CACHE_HOME to a writable folder"
+        ) from None
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    for attempt in (1, 2):
+        _private_file(path)
+        try:
+            connection = sqlite3.connect(path, timeout=30, isolation_level=None)
+            version = None
+            try:
+                row = connection.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                version = row[0] if row else None
+            except sqlite3.OperationalError:
+                pass
+            if version not in (None, SCHEMA_VERSION):
+                raise sqlite3.DatabaseError("old schema")
+            if version is None:  # a new database: no write (and no fsync) on every search
+                connection.executescript(_SCHEMA)
+                connection.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,)
+                )
+            return connection
+        except sqlite3.DatabaseError:
+            # a cache: a damaged or outdated one is simply rebuilt
+            if attempt == 2:
+                raise
+            with contextlib.suppress(Exception):
+                connection.close()
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
+    raise AssertionError("unreachable")
+
+
+def _signatures(root: Path) -> dict[str, tuple[Path, str, str]]:
+    """session file path -> (project folder, session id, signature of all its files).
+
+    Plain ``os.scandir`` strings: this runs before every search, over every file.
+    """
+    found: dict[str, tuple[Path, str, str]] = {}
+    suffix, agent_prefix = layout.SUFFIX, layout.AGENT_PREFIX
+    with os.scandir(Path(root) / "projects") as folders:
+        project_folders = [entry.path for entry in folders if entry.is_dir()]
+    for folder in project_folders:
+        sessions: dict[str, list[str]] = {}
+        beside: list[str] = []
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                name = entry.name
+                if name.endswith(suffix) and entry.is_file():
+                    stat = entry.stat()
+                    mark = f"{name}:{stat.st_size}:{stat.st_mtime_ns}"
+                    if name.startswith(agent_prefix):
+                        beside.append(mark)
+                    else:
+                        sessions.setdefault(name[: -len(suffix)], []).append(mark)
+                elif entry.is_dir():
+                    subagents = entry.path + "/subagents"
+                    try:
+                        inner = os.scandir(subagents)
+                    except OSError:
+                        continue
+                    marks = sessions.setdefault(name, [])
+                    with inner:
+                        for item in inner:
+                            if item.is_file():
+                                stat = item.stat()
+                                marks.append(f"s/{item.name}:{stat.st_size}:{stat.st_mtime_ns}")
+        shared = sorted(beside)
+        for session_id, marks in sessions.items():
+            signature = "|".join(sorted(marks) + shared)
+            found[f"{folder}/{session_id}{suffix}"] = (Path(folder), session_id, signature)
+    return found
+
+
+def _body(transcript) -> str:
+    """The searchable text: each value redacted on its own, then the whole once more."""
+    parts: list[str] = []
+    for turn in transcript.turns:
+        if turn.text:
+            parts.append(turn.text)
+        for call in turn.tool_calls:
+            parts.append(call.name)
+            if call.input:
+                parts.extend(
+                    value for value in call.input.values() if isinstance(value, str) and value
+                )
+            if call.file_path:
+                parts.append(call.file_path)
+    clean = redact.redact_data(parts)[0]
+    return redact.redact("\n".join(clean)[:BODY_LIMIT]).text
+
+
+def conversation_files(transcript, session_project: str | None = None) -> list[tuple[str, int]]:
+    """The files a conversation edited (1) or only read (0), relative to its project when inside
+    it, so that clones and worktrees of one repository compare, else as recorded. A subagent that
+    moved into a sub-folder has its files relative to both (the session's project and its own)."""
+    roots = [r for r in dict.fromkeys([session_project, transcript.project_path]) if r]
+    rows: dict[str, int] = {}
+    for edited, names in ((0, transcript.files_touched()), (1, transcript.files_modified())):
+        for name in names:
+            path = Path(name)
+            forms = [
+                path.relative_to(root).as_posix()
+                for root in roots
+                if path.is_absolute() and path.is_relative_to(root)
+            ] or [name]
+            for form in forms:
+                rows[form] = max(rows.get(form, 0), edited)
+    paths = list(rows)
+    cleaned = redact.redact("\n".join(paths)).text.split("\n")  # one pass for all of them
+    if len(cleaned) != len(paths):  # a path with a line break in it
+        cleaned = [redact.redact(path).text for path in paths]
+    return list(zip(cleaned, rows.values(), strict=True))
+
+
+def _one_line(text: str | None, limit: int = 120) -> str | None:
+    if not text:
+        return None
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _documents(view) -> Iterable[dict[str, Any]]:
+    main, reading = view.main, view.reading
+    if main is not None and reading is not None:
+        title = (
+            reading.custom_title
+            or reading.ai_title
+            or (reading.summaries[-1][1] if reading.summaries else None)
+            or main.first_prompt
+        )
+        yield {
+            "kind": "session",
+            "id": view.session_id,
+            "agent_id": None,
+            "transcript": main,
+            "title": _one_line(redact.redact(title).text if title else None),
+            "agent_type": "main",
+            "session_project": main.project_path,
+        }
+    for node in view.all_subagents():
+        transcript = view.agents.get(node.id) if node.id else None
+        if transcript is None:
+            continue
+        yield {
+            "kind": "agent",
+            "id": node.id,
+            "agent_id": node.id,
+            "transcript": transcript,
+            "title": _one_line(
+                redact.redact(node.description or transcript.first_prompt or "").text
+            ),
+            "agent_type": node.agent_type,
+            "session_project": main.project_path if main is not None else None,
+        }
+
+
+def refresh(root: Path, cache: Path) -> dict[str, int]:
+    """Bring the index of ``root`` up to date; returns how many sessions were read and dropped."""
+    from purlin_resume.claude.catalog import Catalog
+    from purlin_resume.claude.layout import SessionFile
+    from purlin_resume.claude.transcript import ReadOptions
+
+    connection = _connect(index_path(root, cache))
+    try:
+        current = _signatures(root)
+        known = dict(connection.execute("SELECT path, signature FROM sessions"))
+        stale = [key for key in known if key not in current]
+        changed = [key for key, (_, _, sig) in current.items() if known.get(key) != sig]
+        if not stale and not changed:
+            return {"read": 0, "dropped": 0, "sessions": len(current)}
+        catalog = Catalog(root)
+        options = ReadOptions(tools=True)
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            for key in stale + changed:
+                rows = [
+                    r[0]
+                    for r in connection.execute(
+                        "SELECT rowid FROM docs WHERE session_path=?", (key,)
+                    )
+                ]
+                connection.executemany("DELETE FROM docs_fts WHERE rowid=?", [(r,) for r in rows])
+                connection.executemany("DELETE FROM doc_files WHERE doc=?", [(r,) for r in rows])
+                connection.execute("DELETE FROM docs WHERE session_path=?", (key,))
+                connection.execute("DELETE FROM sessions WHERE path=?", (key,))
+            for key in changed:
+                folder, session_id, signature = current[key]
+                view = catalog.view(SessionFile(session_id, folder), options)
+                for doc in _documents(view):
+                    transcript = doc["transcript"]
+                    cursor = connection.execute(
+                        "INSERT INTO docs(session_path, kind, id, session_id, agent_id, project,"
+                        " title, agent_type, started_at, ended_at, turns)"
+                        " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                        (
+                            key,
+                            doc["kind"],
+                            doc["id"],
+                            session_id,
+                            doc["agent_id"],
+                            transcript.project_path,
+                            doc["title"],
+                            doc["agent_type"],
+                            transcript.started_at,
+                            transcript.ended_at,
+                            transcript.turn_count,
+                        ),
+                    )
+                    connection.execute(
+                        "INSERT INTO docs_fts(rowid, title, project, body) VALUES (?,?,?,?)",
+                        (
+                            cursor.lastrowid,
+                            doc["title"] or "",
+                            transcript.project_path or "",
+                            _body(transcript),
+                        ),
+                    )
+                    connection.executemany(
+                        "INSERT INTO doc_files(doc, path, edited) VALUES (?,?,?)",
+                        [
+                            (cursor.lastrowid, path, edited)
+                            for path, edited in conversation_files(
+                                transcript, doc["session_project"]
+                            )
+                        ],
+                    )
+                connection.execute("INSERT INTO sessions VALUES (?,?)", (key, signature))
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        return {"read": len(changed), "dropped": len(stale), "sessions": len(current)}
+    finally:
+        connection.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# searching
+
+
+@dataclass(frozen=True)
+class BookmarkName:
+    name: str
+    session_id: str
+    agent_id: str | None
+    description: str | None = None
+
+
+_COLUMNS = (
+    "rowid, kind, id, session_id, agent_id, project, title, agent_type, started_at, ended_at, turns"
+)
+
+
+def _hit(row) -> tuple[int, Hit]:
+    rowid, kind, ident, session_id, agent_id, project, title, agent_type, start, end, turns = row
+    return rowid, Hit(
+        kind, ident, session_id, agent_id, project, title, agent_type, start, end, turns or 0
+    )
+
+
+def _expand(connection: sqlite3.Connection, words: list[str]) -> dict[str, list[str]]:
+    """Each query word and the index words it stands for (itself, or close spellings)."""
+    from rapidfuzz import fuzz, process
+
+    expanded: dict[str, list[str]] = {}
+    for word in words:
+        hit = connection.execute(
+            "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (_fts_phrase(word),)
+        ).fetchone()
+        if hit or len(word) < 3:
+            expanded[word] = [word]
+            continue
+        # close spellings that share the first letter: a typo rarely hits it, and the range
+        # keeps the vocabulary read small
+        first = word[0]
+        vocabulary = [
+            row[0]
+            for row in connection.execute(
+                "SELECT term FROM vocab WHERE term >= ? AND term < ?", (first, chr(ord(first) + 1))
+            )
+        ]
+        close = process.extract(word, vocabulary, scorer=fuzz.ratio, limit=3, score_cutoff=TYPO_MIN)
+        expanded[word] = [term for term, _, _ in close] or [word]
+    return expanded
+
+
+def _fts_phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+class Matches(list):
+    """Search results, best first, and how many more matched the words but lay outside the
+    query's time words (``outside_time``, ``time_label``): "3 matches outside 'last week'"."""
+
+    def __init__(self, items=(), outside_time: int = 0, time_label: str | None = None):
+        super().__init__(items)
+        self.outside_time = outside_time
+        self.time_label = time_label
+
+    def like(self, items) -> Matches:
+        """Other items with the same account of what the time words left out."""
+        return Matches(items, self.outside_time, self.time_label)
+
+    def outside_note(self) -> str | None:
+        if not self.outside_time:
+            return None
+        plural = "es" if self.outside_time != 1 else ""
+        return f"{self.outside_time} match{plural} outside {self.time_label!r}"
+
+
+def _overlaps(hit: Hit, query: Query) -> bool:
+    if query.start is None or query.end is None:
+        return True
+    start = hit.started_at or hit.ended_at
+    end = hit.ended_at or hit.started_at
+    if not start or not end:
+        return False
+    iso = "%Y-%m-%dT%H:%M:%S.000Z"
+    return start < query.end.strftime(iso) and end >= query.start.strftime(iso)
+
+
+def search(
+    root: Path,
+    cache: Path,
+    text: str,
+    *,
+    bookmarks: Iterable[BookmarkName] = (),
+    limit: int = 10,
+    now: datetime | None = None,
+    update: bool = True,
+) -> Matches:
+    """The conversations of ``root`` that best match ``text``, best first."""
+    from rapidfuzz import fuzz
+
+    if update:
+        refresh(root, cache)
+    query = parse_query(text, now)
+    connection = _connect(index_path(root, cache))
+    try:
+        hits: dict[int, Hit] = {}
+        text_score: dict[int, float] = {}
+        words = query.words
+        phrase = " ".join(words)
+        expanded = _expand(connection, words) if words else {}
+        if expanded:
+            match = " OR ".join(_fts_phrase(term) for terms in expanded.values() for term in terms)
+            rows = connection.execute(
+                f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, bm25(docs_fts, 4.0, 2.0, 1.0)"
+                " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
+                " WHERE docs_fts MATCH ? ORDER BY bm25(docs_fts, 4.0, 2.0, 1.0) LIMIT 500",
+                (match,),
+            ).fetchall()
+            best = min((row[-1] for row in rows), default=-1.0) or -1.0
+            for row in rows:
+                rowid, hit = _hit(row[:-1])
+                hits[rowid] = hit
+                text_score[rowid] = row[-1] / best if best < 0 else 0.0
+            # which query words each hit contains (the "why")
+            for word, terms in expanded.items():
+                found = connection.execute(
+                    "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?",
+                    (" OR ".join(_fts_phrase(t) for t in terms),),
+                ).fetchall()
+                for (rowid,) in found:
+                    if rowid in hits:
+                        shown = word if terms == [word] else f"{word}~{'/'.join(terms)}"
+                        hits[rowid].reasons.append(f"word {shown}")
+        everything = [_hit(row) for row in connection.execute(f"SELECT {_COLUMNS} FROM docs")]
+        outside = 0
+        scores: dict[int, float] = {}
+        title_ratio: dict[str, float] = {}
+        project_ratio: dict[str, float] = {}
+        for rowid, hit in everything:
+            existing = hits.get(rowid)
+            if existing is not None:
+                hit = existing
+            score = 0.0
+            if rowid in text_score:
+                matched = sum(1 for r in hit.reasons if r.startswith("word "))
+                coverage = matched / max(len(words), 1)
+                score += 50 * (0.6 * coverage + 0.4 * text_score[rowid])
+            if phrase and hit.title:
+                ratio = title_ratio.get(hit.title)
+                if ratio is None:
+                    ratio = title_ratio[hit.title] = (
+                        fuzz.partial_ratio(phrase, hit.title.lower()) if len(phrase) >= 4 else 0
+                    )
+                if ratio >= FUZZY_MIN:
+                    score += 20 * ratio / 100
+                    hit.reasons.append(f"title ~{ratio:.0f}%")
+            if phrase and hit.project:
+                name = os.path.basename(hit.project.rstrip("/"))
+                ratio = project_ratio.get(name)
+                if ratio is None:
+                    lowered = name.lower()
+                    ratio = max((fuzz.ratio(word, lowered) for word in words), default=0)
+                    ratio = project_ratio[name] = max(ratio, fuzz.ratio(phrase, lowered))
+                if ratio >= FUZZY_MIN:
+                    score += 15 * ratio / 100
+                    hit.reasons.append(f"project {name}")
+            for mark in bookmarks:
+                if mark.session_id != hit.session_id or mark.agent_id != hit.agent_id:
+                    continue
+                ratio = fuzz.ratio(phrase, mark.name.lower()) if phrase else 0
+                ratio = max(
+                    ratio, max((fuzz.ratio(w, mark.name.lower()) for w in words), default=0)
+                )
+                if ratio >= FUZZY_MIN:
+                    score += 60 * ratio / 100
+                    hit.reasons.append(f"bookmark {mark.name}")
+                    hit.bookmark = mark.name
+            if query.start is not None:
+                if not _overlaps(hit, query):
+                    outside += score > 0
+                    continue
+                score += 10 if words else 50
+                hit.reasons.append(f"time {query.time_label}")
+            if score > 0:
+                hit.score = round(min(score, 100.0), 1)
+                hits[rowid] = hit
+                scores[rowid] = score
+        ranked = sorted(
+            scores, key=lambda r: (-scores[r], -(hits[r].turns), hits[r].ended_at or "", r)
+        )[:limit]
+        for rowid in ranked:
+            if words and any(r.startswith("word ") for r in hits[rowid].reasons):
+                snippet = connection.execute(
+                    "SELECT snippet(docs_fts, 2, '[', ']', '…', 16) FROM docs_fts"
+                    " WHERE docs_fts MATCH ? AND rowid = ?",
+                    (" OR ".join(_fts_phrase(t) for ts in expanded.values() for t in ts), rowid),
+                ).fetchone()
+                hits[rowid].snippet = " ".join(snippet[0].split()) if snippet else None
+        return Matches([hits[rowid] for rowid in ranked], outside, query.time_label)
+    finally:
+        connection.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# related work (what ``recommend`` ranks)
+
+
+_ENDINGS = ("s", "es", "ed", "ing", "er", "ers", "ion", "ions")
+
+
+def _forms(connection: sqlite3.Connection, word: str) -> list[str]:
+    """``word`` and those of its plain inflections (overflows, rendering) the index holds."""
+    stem = word[:-1] if word.endswith("s") and len(word) > 4 else word
+    wanted = {word, stem, *(stem + ending for ending in _ENDINGS)}
+    if len(word) < 4:
+        return [word]
+    marks = ",".join("?" * len(wanted))
+    held = {
+        row[0]
+        for row in connection.execute(
+            f"SELECT term FROM vocab WHERE term IN ({marks})", tuple(wanted)
+        )
+    }
+    return [word, *sorted(held - {word})]
+
+
+@dataclass
+class Related:
+    """A conversation related to a task: by its words, by the files it edited or read, or both."""
+
+    hit: Hit
+    text: float = 0.0  # bm25, relative to the best match of the task's words (0..1)
+    words: list[str] = field(default_factory=list)  # the task's words it contains
+    edited: list[str] = field(default_factory=list)  # the task's files it edited
+    read: list[str] = field(default_factory=list)  # the task's files it only read
+
+
+def related(
+    root: Path,
+    cache: Path,
+    words: list[str],
+    files: list[str],
+    *,
+    exclude_session: str | None = None,
+    pool: int = 200,
+    update: bool = True,
+) -> list[Related]:
+    """The conversations that share words or files with a task (unranked, at most ``pool`` by
+    words plus every one that touched one of ``files``), those of ``exclude_session`` left
+    out. A word matches its plain inflections too (overflow: overflows). ``update=False`` reads the index as it
+    is, without looking at the transcripts (and finds nothing when there is no index yet)."""
+    path = index_path(root, cache)
+    if update:
+        refresh(root, cache)
+    elif not path.exists():
+        return []
+    connection = _connect(path)
+    try:
+        found: dict[int, Related] = {}
+        words = [w for w in dict.fromkeys(words) if w]
+        terms = {w: " OR ".join(_fts_phrase(t) for t in _forms(connection, w)) for w in words}
+        if words:
+            match = " OR ".join(terms.values())
+            rows = connection.execute(
+                f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, bm25(docs_fts, 4.0, 2.0, 1.0)"
+                " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
+                " WHERE docs_fts MATCH ? AND d.session_id IS NOT ?"
+                " ORDER BY bm25(docs_fts, 4.0, 2.0, 1.0) LIMIT ?",
+                (match, exclude_session, pool),
+            ).fetchall()
+            best = min((row[-1] for row in rows), default=-1.0) or -1.0
+            for row in rows:
+                rowid, hit = _hit(row[:-1])
+                found[rowid] = Related(hit, text=row[-1] / best if best < 0 else 0.0)
+            if found:
+                marks = ",".join("?" * len(found))
+                for word in words:
+                    for (rowid,) in connection.execute(
+                        f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({marks})",
+                        (terms[word], *found),
+                    ):
+                        found[rowid].words.append(word)
+        for chunk in range(0, len(files), 500):
+            part = files[chunk : chunk + 500]
+            rows = connection.execute(
+                f"SELECT f.path, f.edited, {', '.join('d.' + c for c in _COLUMNS.split(', '))}"
+                " FROM doc_files f JOIN docs d ON d.rowid = f.doc"
+                f" WHERE f.path IN ({','.join('?' * len(part))}) AND d.session_id IS NOT ?",
+                (*part, exclude_session),
+            ).fetchall()
+            for file_path, edited, *columns in rows:
+                rowid, hit = _hit(columns)
+                entry = found.setdefault(rowid, Related(hit))
+                (entry.edited if edited else entry.read).append(file_path)
+        return list(found.values())
+    finally:
+        connection.close()

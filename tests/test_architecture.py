@@ -1,0 +1,101 @@
+"""The package's shape: every module in a wing, imports pointing down only (README "Architecture")."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "purlin_resume"
+
+# Lowest first. A wing may import wings of a lower rank only; wings of the same rank stay apart.
+RANK = {
+    "core": 0,
+    "claude": 1,
+    "checkpoints": 2,
+    "agents": 3,
+    "history": 4,
+    "resurrection": 4,
+    "integration": 5,
+}
+SHELLS = {"cli", "web", "mcp", "team"}
+TOP_LEVEL = {"__init__.py", "__main__.py"}
+
+
+def imported_parts(path: Path) -> set[str]:
+    """The first name under ``purlin_resume`` of every import in ``path`` (lazy ones too)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            parts = node.module.split(".")
+            if parts[0] == "purlin_resume":
+                names.update(parts[1:2] or [alias.name for alias in node.names])
+        elif isinstance(node, ast.ImportFrom) and node.level > 0:
+            raise AssertionError(f"{path}: relative import; write purlin_resume.<wing>.<module>")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "purlin_resume" and len(parts) > 1:
+                    names.add(parts[1])
+    names.discard("__version__")
+    return names
+
+
+def wing_of(path: Path) -> str:
+    return path.relative_to(PACKAGE).parts[0]
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_only_the_package_files_stay_at_the_top_level():
+    loose = sorted(p.name for p in PACKAGE.glob("*.py") if p.name not in TOP_LEVEL)
+    assert loose == []
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == set(RANK) | SHELLS
+
+
+def test_no_wing_imports_a_shell_or_a_wing_beside_or_above_it():
+    wrong = []
+    for path in modules():
+        if path.parent == PACKAGE:
+            continue
+        wing = wing_of(path)
+        if wing in SHELLS:
+            continue
+        for other in imported_parts(path) - {wing}:
+            if other in SHELLS:
+                wrong.append(f"{path.relative_to(ROOT)} imports the shell {other}")
+            elif other not in RANK:
+                wrong.append(f"{path.relative_to(ROOT)} imports {other}, which is in no wing")
+            elif RANK[other] >= RANK[wing]:
+                wrong.append(f"{path.relative_to(ROOT)} ({wing}) imports {other}")
+    assert wrong == []
+
+
+def test_the_check_sees_lazy_imports_and_both_import_forms(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import purlin_resume.agents.registry\n"
+        "from purlin_resume import core\n"
+        "from purlin_resume.history import agent_history\n"
+        "def later():\n"
+        "    from purlin_resume.web import app\n"
+        "    from purlin_resume import __version__\n"
+    )
+    assert imported_parts(sample) == {"agents", "core", "history", "web"}
+
+
+def test_the_package_and_console_script_start_from_a_shell():
+    assert imported_parts(PACKAGE / "__main__.py") == {"cli"}
+    assert imported_parts(PACKAGE / "__init__.py") == set()
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert 'purlin-resume = "purlin_resume.cli.entry:main"' in pyproject
+
+
+def test_every_wing_says_what_it_holds():
+    for wing in [*RANK, *SHELLS]:
+        init = PACKAGE / wing / "__init__.py"
+        doc = ast.get_docstring(ast.parse(init.read_text()))
+        assert doc and len(doc) > 20, wing
