@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_transcripts_cli import DOV_SESSION, run
+from tests.claude.test_transcripts_cli import DOV_SESSION, run
 
 # --- -o FILE and the overflow folder ---------------------------------------------------------
 
@@ -99,7 +99,7 @@ def _hook_in_deleted_cwd(event: str, payload: str, tmp_path: Path, **env: str):
     import json
     import subprocess
 
-    from tests.test_hooks import EXE
+    from tests.integration.test_hooks import EXE
 
     gone = tmp_path / "removed-worktree"
     gone.mkdir()
@@ -264,7 +264,7 @@ def test_a_new_agent_id_outside_the_pattern_is_a_usage_error(repo, cli, bad):
 
 @pytest.mark.parametrize("field", ["session_id", "tool_use_id"])
 def test_a_hook_payload_with_a_hostile_id_records_nothing(repo, field):
-    from tests.test_hooks import hook, log_lines
+    from tests.integration.test_hooks import hook, log_lines
 
     payload = {
         "session_id": "s-1",
@@ -282,7 +282,7 @@ def test_a_hook_payload_with_a_hostile_id_records_nothing(repo, field):
 
 
 def test_a_hostile_resurrection_id_in_the_environment_is_logged(repo):
-    from tests.test_hooks import hook, log_lines
+    from tests.integration.test_hooks import hook, log_lines
 
     out = hook(
         "session-start",
@@ -405,7 +405,7 @@ def test_a_lock_file_linked_outside_is_not_truncated(repo, cli, tmp_path):
 
 
 def test_a_hook_log_linked_outside_gets_nothing(repo, tmp_path):
-    from tests.test_hooks import hook
+    from tests.integration.test_hooks import hook
 
     outside = _outside(tmp_path)
     (repo / ".purlin" / "cache").mkdir(parents=True)
@@ -459,7 +459,7 @@ def planted_status(repo, tmp_path, monkeypatch) -> Path:
 def _compact(repo: Path):
     import json
 
-    from tests.test_hooks import hook
+    from tests.integration.test_hooks import hook
 
     out = hook("session-start", {"session_id": "s-1", "cwd": str(repo), "source": "compact"}, repo)
     assert out.returncode == 0, out.stderr
@@ -599,7 +599,7 @@ def test_deeply_nested_json_state_is_one_clear_line(repo, cli, relative, args):
 
 
 def test_a_deeply_nested_hook_payload_is_logged_and_exits_zero(repo):
-    from tests.test_hooks import hook, log_lines
+    from tests.integration.test_hooks import hook, log_lines
 
     out = hook("session-start", '{"a": ' + NESTED + "}", repo)
     assert out.returncode == 0 and "Traceback" not in out.stderr

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-from importlib import import_module
 
 # The module of each top-level command (tests keep it in step with what the modules register).
 OWNERS = {
@@ -53,6 +52,8 @@ def _command_word(args: list[str]) -> str | None:
 
 
 def main() -> None:
+    from importlib import import_module  # (not at the top: the hook path passes through here)
+
     from purlin_resume.cli.app import app
 
     args = sys.argv[1:]

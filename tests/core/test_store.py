@@ -1,0 +1,217 @@
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from purlin_resume.core import store
+from purlin_resume.core.errors import CorruptFile, NotFound
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_write_then_read_json(tmp_path):
+    target = tmp_path / "deep" / "state.json"
+    store.write_json(target, {"a": [1, 2], "é": "ü"})
+    assert store.read_json(target) == {"a": [1, 2], "é": "ü"}
+    assert target.read_text(encoding="utf-8").endswith("\n")
+    assert sorted(p.name for p in target.parent.iterdir()) == ["state.json", "state.json.lock"]
+
+
+def test_missing_file_is_not_found_unless_default(tmp_path):
+    with pytest.raises(NotFound):
+        store.read_json(tmp_path / "absent.json")
+    default = {"entries": []}
+    got = store.read_json(tmp_path / "absent.json", default)
+    got["entries"].append(1)
+    assert default == {"entries": []}, "the default is copied, never shared"
+
+
+def test_corrupt_target_is_never_overwritten(tmp_path):
+    target = tmp_path / "state.json"
+    target.write_bytes(b'{"entries": [1, 2')
+    with pytest.raises(CorruptFile) as caught:
+        store.update_json(target, lambda data: {"replaced": True})
+    assert str(target) in caught.value.message
+    assert target.read_bytes() == b'{"entries": [1, 2'
+
+
+def test_binary_target_is_corrupt_not_a_crash(tmp_path):
+    target = tmp_path / "state.json"
+    target.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(CorruptFile):
+        store.read_json(target)
+
+
+def test_failed_change_writes_nothing(tmp_path):
+    target = tmp_path / "state.json"
+    store.write_json(target, {"n": 1})
+
+    def explode(data):
+        data["n"] = 2
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        store.update_json(target, explode)
+    assert store.read_json(target) == {"n": 1}
+
+
+def test_update_keeps_file_mode_and_leaves_no_temp_files(tmp_path):
+    tmp_path = tmp_path / "shared"  # not a private (0700) folder, whose files become 0600
+    tmp_path.mkdir()
+    os.chmod(tmp_path, 0o755)
+    target = tmp_path / "state.json"
+    store.write_json(target, {"n": 0})
+    os.chmod(target, 0o640)
+    (tmp_path / ".state.json.dead.tmp").write_text("left by a killed writer")
+    store.update_json(target, lambda d: {"n": d["n"] + 1})
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert not list(tmp_path.glob("*.tmp")), (
+        "stale temp files of the target are swept under the lock"
+    )
+
+
+def test_append_jsonl_closes_a_cut_last_line(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b'{"id": 1}\n{"id": 2, "cut')
+    store.append_jsonl(log, {"id": 3})
+    lines = log.read_text().split("\n")
+    assert lines[0] == '{"id": 1}'
+    assert lines[1] == '{"id": 2, "cut'
+    assert json.loads(lines[2]) == {"id": 3}
+    assert lines[3] == ""
+
+
+def test_remove_takes_the_lock_file_with_it(tmp_path):
+    folder = tmp_path / "a" / "b"
+    target = folder / "settings.json"
+    store.write_text(target, "{}\n")
+    assert store.lock_path(target).exists()
+    assert store.remove(target, up_to=tmp_path) is True
+    assert not target.exists() and not store.lock_path(target).exists()
+    assert list(tmp_path.iterdir()) == []  # emptied folders go too
+    assert store.remove(target) is False
+
+
+def test_an_update_that_returns_none_deletes_the_file_and_its_lock(tmp_path):
+    target = tmp_path / "settings.json"
+    beside = tmp_path / "other.json"
+    store.write_text(target, '{"a": 1}\n')
+    store.write_text(beside, "{}\n")
+    seen = []
+    assert store.update_text(target, lambda text: seen.append(text)) is None
+    assert seen == ['{"a": 1}\n']
+    assert not target.exists() and not store.lock_path(target).exists()
+    assert beside.read_text() == "{}\n" and store.lock_path(beside).exists()
+    assert store.update_text(target, lambda text: None) is None  # absent: nothing to delete
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.json", "other.json.lock"]
+
+
+def test_move_never_replaces_an_existing_destination(tmp_path):
+    first, second = tmp_path / "a.md", tmp_path / "b.md"
+    first.write_text("first")
+    second.write_text("second")
+    archive = tmp_path / "archive" / "x.md"
+    assert store.move(first, archive) == archive
+    moved = store.move(second, archive)
+    assert moved == tmp_path / "archive" / "x-1.md"
+    assert archive.read_text() == "first" and moved.read_text() == "second"
+    assert not first.exists() and not second.exists()
+    with pytest.raises(NotFound):
+        store.move(first, archive)
+
+
+_WORKER = """
+import sys
+from pathlib import Path
+from purlin_resume.core import store
+target, name, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+for i in range(count):
+    def change(data, i=i):
+        data["counter"] += 1
+        data["seen"].append(f"{name}:{i}")
+    store.update_json(target, change, default={"counter": 0, "seen": []})
+"""
+
+
+@pytest.mark.slow
+def test_32_processes_times_50_updates_lose_nothing(tmp_path):
+    target = tmp_path / "shared.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WORKER, str(target), f"w{n}", "50"], env=env)
+        for n in range(32)
+    ]
+    assert all(p.wait(timeout=300) == 0 for p in procs)
+    data = store.read_json(target)
+    assert data["counter"] == 32 * 50
+    assert sorted(data["seen"]) == sorted(f"w{n}:{i}" for n in range(32) for i in range(50))
+
+
+_APPENDER = """
+import sys
+from pathlib import Path
+from purlin_resume.core import store
+for i in range(int(sys.argv[3])):
+    store.append_jsonl(Path(sys.argv[1]), {"writer": sys.argv[2], "i": i, "pad": "x" * 3000})
+"""
+
+
+@pytest.mark.slow
+def test_concurrent_jsonl_appends_never_interleave(tmp_path):
+    log = tmp_path / "log.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _APPENDER, str(log), f"w{n}", "40"], env=env)
+        for n in range(12)
+    ]
+    assert all(p.wait(timeout=300) == 0 for p in procs)
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(records) == 12 * 40
+    assert {(r["writer"], r["i"]) for r in records} == {
+        (f"w{n}", i) for n in range(12) for i in range(40)
+    }
+
+
+def _state(n: int) -> dict:
+    # Large enough that a write takes several syscalls, so kills land mid-write.
+    return {"n": n, "body": [f"line {n}:{k}" for k in range(2000 + n % 500)]}
+
+
+@pytest.mark.slow
+def test_writer_killed_at_random_moments_always_leaves_a_state_that_existed(tmp_path):
+    target = tmp_path / "state.json"
+    store.write_json(target, _state(0))
+    rng = random.Random(20261122)
+    next_n = 1
+    cut_mid_write = 0
+    for _trial in range(200):
+        start = next_n
+        pid = os.fork()
+        if pid == 0:  # the writer: writes states start, start+1, ... until it is killed
+            try:
+                n = start
+                while True:
+                    store.write_json(target, _state(n))
+                    n += 1
+            finally:
+                os._exit(0)
+        time.sleep(rng.uniform(0, 0.03))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        cut_mid_write += bool(list(tmp_path.glob(".state.json.*.tmp")))
+        data = store.read_json(target)
+        assert data == _state(data["n"]), "the file equals one whole state"
+        assert data["n"] == 0 or data["n"] < start + 10_000
+        next_n = max(start, data["n"] + 1) + 10_000  # later trials write states not yet seen
+    assert cut_mid_write > 0, "some kills must land while a temp file is being written"
+    # The lock of a killed writer is released by the kernel: a normal write still goes through.
+    store.update_json(target, lambda d: {"n": -1, "body": []})
+    assert store.read_json(target) == {"n": -1, "body": []}

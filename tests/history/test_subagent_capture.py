@@ -1,0 +1,236 @@
+"""Subagents as the hooks see them in real Claude Code sessions: parallel spawns from one
+assistant message, an agent the user interrupts, the whole task prompt, the files it changed.
+
+Payloads follow Claude Code's hooks reference (PreToolUse ``tool_name``/``tool_input``/
+``tool_use_id``, PostToolUse ``tool_response``, SubagentStop ``agent_id``/
+``agent_transcript_path``/``last_assistant_message``); transcripts the 2.1 layout, with one API
+message split over several lines sharing ``message.id``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
+from tests.claude_records import Conversation, agent_transcript, text, tool, write_jsonl
+from tests.integration.test_hooks import hook, log_lines
+
+SESSION = "0b6f3c1e-9d2a-4e57-8c3b-5a1d2e3f4a5b"
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def spawn_payload(root: Path, transcript: Path, call: dict, session: str = SESSION) -> dict:
+    return {
+        "session_id": session,
+        "transcript_path": str(transcript),
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": call["name"],
+        "tool_input": call["input"],
+        "tool_use_id": call["id"],
+    }
+
+
+def parallel_session(folder: Path, root: Path, tool_name: str = "Agent") -> tuple[Path, list]:
+    """The orchestrator's transcript: one assistant message with two Agent calls, written as
+    Claude Code writes it (a line per content block, the same message.id)."""
+    talk = Conversation(SESSION, cwd=str(root))
+    calls = [
+        tool(
+            f"toolu_01Par{n}",
+            tool_name,
+            description=f"Execute plan 05-0{n}",
+            prompt=f"Execute plan 05-0{n} of .planning/phases/05.\nRun the tests when done.",
+            subagent_type="general-purpose",
+        )
+        for n in (1, 2)
+    ]
+    records = [
+        talk.user("Execute phase 5"),
+        talk.assistant("msg_01PhaseFive", text("Running plans 05-01 and 05-02 in parallel.")),
+        talk.assistant("msg_01PhaseFive", calls[0]),
+        talk.assistant("msg_01PhaseFive", calls[1]),
+    ]
+    return write_jsonl(folder / f"{SESSION}.jsonl", records), calls
+
+
+def entries(root: Path) -> dict[str, dict]:
+    return {e.agent_id: e.data for e in history.load(Project(root)).latest()}
+
+
+def test_parallel_spawns_of_one_message_share_a_group_and_resume_as_a_batch(repo, tmp_path, cli):
+    transcript, calls = parallel_session(tmp_path, repo)
+    base = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(repo)}
+    hook("session-start", {**base, "hook_event_name": "SessionStart", "source": "startup"}, repo)
+    for call in calls:
+        assert hook("pre-tool-use", spawn_payload(repo, transcript, call), repo).returncode == 0
+    found = entries(repo)
+    groups = {found[c["id"]]["parallel_group"] for c in calls}
+    assert len(groups) == 1 and None not in groups
+    group = groups.pop()
+    assert group.startswith("phase-05-batch-")
+    assert {found[c["id"]]["execution_mode"] for c in calls} == {"parallel"}
+
+    # The session dies with both agents running; the next session finds them interrupted.
+    hook("session-end", {**base, "hook_event_name": "SessionEnd", "reason": "other"}, repo)
+    other = {**base, "session_id": "next-session"}
+    hook("session-start", {**other, "hook_event_name": "SessionStart", "source": "startup"}, repo)
+    assert {d["status"] for d in entries(repo).values()} == {"interrupted"}
+
+    resumed = cli("resume-task", "--batch", "--json")
+    assert resumed.exit_code == 0, resumed.stderr
+    result = json.loads(resumed.stdout)
+    assert result["group"] == group
+    assert sorted(a["agent_id"] for a in result["agents"]) == sorted(c["id"] for c in calls)
+    assert "Run the tests when done." in result["briefing"]  # the whole prompt, not just the title
+    assert log_lines(repo) == []
+
+
+def test_a_sibling_recorded_before_the_message_was_complete_joins_the_group(repo, tmp_path):
+    transcript, calls = parallel_session(tmp_path, repo, tool_name="Task")
+    lines = transcript.read_text().splitlines(keepends=True)
+    transcript.write_text("".join(lines[:-1]))  # the first PreToolUse sees only its own call
+    hook("pre-tool-use", spawn_payload(repo, transcript, calls[0]), repo)
+    assert entries(repo)[calls[0]["id"]]["parallel_group"] is None
+    transcript.write_text("".join(lines))
+    hook("pre-tool-use", spawn_payload(repo, transcript, calls[1]), repo)
+    found = entries(repo)
+    assert found[calls[0]["id"]]["parallel_group"] == found[calls[1]["id"]]["parallel_group"]
+    assert found[calls[0]["id"]]["parallel_group"] is not None
+
+
+def test_spawns_in_separate_messages_are_sequential(repo, tmp_path):
+    talk = Conversation(SESSION, cwd=str(repo))
+    first = tool("toolu_01Seq1", "Agent", description="one", prompt="first task")
+    second = tool("toolu_01Seq2", "Agent", description="two", prompt="second task")
+    transcript = write_jsonl(
+        tmp_path / f"{SESSION}.jsonl",
+        [
+            talk.assistant("msg_A", first),
+            talk.result(first["id"], "ok"),
+            talk.assistant("msg_B", second),
+        ],
+    )
+    for call in (first, second):
+        hook("pre-tool-use", spawn_payload(repo, transcript, call), repo)
+    found = entries(repo)
+    assert [found[c["id"]]["parallel_group"] for c in (first, second)] == [None, None]
+    assert {found[c["id"]]["execution_mode"] for c in (first, second)} == {"sequential"}
+
+
+def test_the_whole_prompt_is_kept_redacted(repo, tmp_path):
+    talk = Conversation(SESSION, cwd=str(repo))
+    prompt = (
+        "Migrate the billing module.\n"
+        f"Use the token {SECRET} for the staging API.\n"
+        "Step 3: update docs/billing.md with the new endpoints."
+    )
+    call = tool("toolu_01Long", "Agent", description="Billing migration", prompt=prompt)
+    transcript = write_jsonl(tmp_path / f"{SESSION}.jsonl", [talk.assistant("msg_L", call)])
+    hook("pre-tool-use", spawn_payload(repo, transcript, call), repo)
+    entry = entries(repo)[call["id"]]
+    assert entry["task_description"] == "Billing migration"
+    assert "Step 3: update docs/billing.md" in entry["prompt"]
+    assert SECRET not in entry["prompt"]
+    assert SECRET not in (repo / ".planning/agent-history.json").read_text()
+
+
+def test_a_huge_prompt_is_cut(repo, tmp_path):
+    call = tool("toolu_01Huge", "Agent", description="huge", prompt="x" * 200_000)
+    transcript = write_jsonl(tmp_path / "s.jsonl", [])
+    hook("pre-tool-use", spawn_payload(repo, transcript, call), repo)
+    stored = entries(repo)[call["id"]]["prompt"]
+    assert len(stored) < 21_000 and stored.endswith("characters]")
+
+
+def _spawned(repo: Path, tmp_path: Path, tool_use_id: str = "toolu_01Int") -> dict:
+    call = tool(tool_use_id, "Agent", description="Explore the parser", prompt="Read src/parse.py")
+    transcript = write_jsonl(tmp_path / f"{SESSION}.jsonl", [])
+    hook("pre-tool-use", spawn_payload(repo, transcript, call), repo)
+    return call
+
+
+def stop_payload(root: Path, tmp_path: Path, agent_id: str, **fields) -> dict:
+    """SubagentStop as Claude Code sends it (2.1: with agent_id, agent_type and, when there is
+    one, agent_transcript_path and last_assistant_message)."""
+    return {
+        "session_id": SESSION,
+        "transcript_path": str(tmp_path / f"{SESSION}.jsonl"),
+        "cwd": str(root),
+        "hook_event_name": "SubagentStop",
+        "stop_hook_active": False,
+        "agent_id": agent_id,
+        "agent_type": "general-purpose",
+        **fields,
+    }
+
+
+def test_an_agent_stopped_by_the_user_is_interrupted_per_its_transcript(repo, tmp_path, cli):
+    _spawned(repo, tmp_path)
+    agent_file = agent_transcript(
+        tmp_path / SESSION / "subagents" / "agent-a1b2c3d4e5f6a7b8c.jsonl",
+        "a1b2c3d4e5f6a7b8c",
+        "Read src/parse.py",
+        [str(repo / "src" / "parse.py")],
+        None,  # ends with "[Request interrupted by user for tool use]"
+    )
+    stop = stop_payload(repo, tmp_path, "a1b2c3d4e5f6a7b8c", agent_transcript_path=str(agent_file))
+    hook("subagent-stop", stop, repo)
+    entry = entries(repo)["a1b2c3d4e5f6a7b8c"]
+    assert entry["status"] == "interrupted"
+    assert entry["files_modified"] == ["src/parse.py"]
+    assert cli("resume-task", "a1b2c3d4e5f6a7b8c").exit_code == 0
+
+
+def test_subagent_stop_saying_interrupted_is_interrupted(repo, tmp_path):
+    _spawned(repo, tmp_path)
+    stop = stop_payload(
+        repo, tmp_path, "a0000000000000001", last_assistant_message="[Request interrupted by user]"
+    )
+    hook("subagent-stop", stop, repo)
+    assert entries(repo)["a0000000000000001"]["status"] == "interrupted"
+
+
+def test_post_tool_use_with_an_interrupted_result_is_interrupted(repo, tmp_path):
+    call = _spawned(repo, tmp_path)
+    post = {
+        "session_id": SESSION,
+        "transcript_path": str(tmp_path / f"{SESSION}.jsonl"),
+        "cwd": str(repo),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Agent",
+        "tool_input": call["input"],
+        "tool_use_id": call["id"],
+        "tool_response": {
+            "status": "completed",
+            "agentId": "a0000000000000002",
+            "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}],
+        },
+    }
+    hook("post-tool-use", post, repo)
+    assert entries(repo)["a0000000000000002"]["status"] == "interrupted"
+
+
+def test_a_completed_agent_keeps_only_project_files(repo, tmp_path):
+    _spawned(repo, tmp_path)
+    outside = tmp_path / "elsewhere.txt"
+    agent_file = agent_transcript(
+        tmp_path / "agent-a0000000000000003.jsonl",
+        "a0000000000000003",
+        "Read src/parse.py",
+        ["/etc/hosts", str(repo / "src" / "parse.py"), str(outside), str(repo / ".." / "x.py")],
+        "Done: parser fixed.",
+    )
+    stop = stop_payload(
+        repo,
+        tmp_path,
+        "a0000000000000003",
+        agent_transcript_path=str(agent_file),
+        last_assistant_message="Done: parser fixed.",
+    )
+    hook("subagent-stop", stop, repo)
+    entry = entries(repo)["a0000000000000003"]
+    assert (entry["status"], entry["files_modified"]) == ("completed", ["src/parse.py"])

@@ -1,0 +1,145 @@
+"""Git hooks: each check on its own, a real post-commit, and the real ``pre-commit try-repo``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from purlin_resume.agents import commit_log, registry
+from purlin_resume.core.project import Project
+from tests.conftest import commit_file, git
+
+EXE = Path(sys.executable).with_name("purlin-resume")
+SOURCE = Path(__file__).resolve().parents[2]
+TOKEN = "ghp_" + "c" * 36
+VALID = {"version": "1.2", "max_entries": 50, "entries": [{"agent_id": "a1", "status": "spawned"}]}
+
+
+def stage(root: Path, relative: str, text: str) -> None:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    git(root, "add", "-f", relative)
+
+
+def test_agent_history_check(repo, cli):
+    stage(repo, ".planning/agent-history.json", json.dumps(VALID))
+    assert cli("git-hook", "agent-history").exit_code == 0
+    stage(
+        repo,
+        ".planning/agent-history.json",
+        json.dumps({"entries": [{"agent_id": "a1", "status": "running"}]}),
+    )
+    result = cli("git-hook", "agent-history")
+    assert result.exit_code == 1
+    assert "unknown status 'running'" in result.stderr and "before committing" in result.stderr
+    assert cli("git-hook", "agent-history", "README.md").exit_code == 0  # not the history
+
+
+def test_no_cache_check(repo, cli):
+    assert cli("git-hook", "no-cache").exit_code == 0
+    stage(repo, ".purlin/cache/checkpoints/s.md", "x")
+    result = cli("git-hook", "no-cache")
+    assert result.exit_code == 1
+    assert ".purlin/cache/checkpoints/s.md" in result.stderr and "git rm --cached" in result.stderr
+
+
+def test_no_secrets_check_names_line_and_kind_never_the_secret(repo, cli):
+    stage(repo, ".planning/notes.md", "fine\nkey: " + TOKEN + "\n")
+    stage(repo, "src/app.py", TOKEN)  # outside .planning/ and checkpoints: not this hook's business
+    result = cli("git-hook", "no-secrets")
+    assert result.exit_code == 1
+    assert ".planning/notes.md:2: looks like a secret (github" in result.stderr
+    assert TOKEN not in result.stderr
+    assert "src/app.py" not in result.stderr
+
+
+def test_unknown_git_hook_is_a_usage_error(repo, cli):
+    result = cli("git-hook", "nope")
+    assert result.exit_code == 2 and "known: agent-history" in result.stderr
+
+
+def test_post_commit_records_the_agent_whose_process_made_the_commit(repo):
+    project = Project(repo)
+    registry.record_start(project, "sess-A", pid=os.getpid(), role="builder", tmux_pane="%4")
+    hook = repo / ".git" / "hooks" / "post-commit"
+    hook.write_text(f"#!/bin/sh\nexec '{EXE}' git-hook post-commit\n")
+    hook.chmod(0o755)
+    (repo / "a.txt").write_text("a")
+    git(repo, "add", "a.txt")
+    subprocess.run(["sh", "-c", "git commit -q -m 'agent commit'"], cwd=repo, check=True)
+    [record] = commit_log.read(project)
+    assert record["commit"] == git(repo, "rev-parse", "HEAD").strip()
+    assert (record["session_id"], record["role"], record["tmux_pane"]) == (
+        "sess-A",
+        "builder",
+        "%4",
+    )
+    assert record["files"] == ["a.txt"] and record["branch"] == "main"
+    registry.record_end(project, "sess-A")
+    commit_file(repo, "b.txt", "b", "a person's commit")
+    assert commit_log.read(project)[-1]["session_id"] is None
+
+
+def test_post_commit_never_fails_the_commit(repo, cli):
+    (repo / ".purlin").mkdir()
+    (repo / ".purlin" / "agents.json").write_text("{corrupt")
+    result = cli("git-hook", "post-commit")
+    assert result.exit_code == 0
+    assert "agents.json" in (repo / ".purlin" / "cache" / "hook.log").read_text()
+    assert (repo / ".purlin" / "agents.json").read_text() == "{corrupt"
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def try_repo(root: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
+    exe = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or "pre-commit"
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home)}
+    return subprocess.run(
+        [exe, "try-repo", str(SOURCE), *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+def test_pre_commit_try_repo_runs_our_hooks(repo, pre_commit_home):
+    if not (SOURCE / ".pre-commit-hooks.yaml").is_file():
+        pytest.skip("not run from a source checkout")
+    stage(repo, ".planning/agent-history.json", json.dumps(VALID))
+    clean = try_repo(repo, pre_commit_home)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert clean.stdout.count("Passed") == 2  # history and secrets; no cache file to check
+    assert clean.stdout.count("Skipped") == 1
+
+    stage(repo, ".planning/agent-history.json", '{"entries": 3}')
+    stage(repo, ".planning/notes.md", "token = " + TOKEN + "\n")
+    stage(repo, ".purlin/cache/session_checkpoint.md", "**Role:** builder\n")
+    refused = try_repo(repo, pre_commit_home)
+    assert refused.returncode == 1
+    out = refused.stdout
+    assert out.count("Failed") == 3
+    assert "'entries' must be a list" in out
+    assert ".planning/notes.md:1: looks like a secret" in out and TOKEN not in out
+    assert ".purlin/cache/session_checkpoint.md: .purlin/cache/ holds local state" in out
+
+    git(repo, "reset", "-q")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "second")
+    recorded = try_repo(
+        repo, pre_commit_home, "purlin-record-commit", "--hook-stage", "post-commit"
+    )
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    [record] = commit_log.read(Project(repo))
+    assert record["commit"] == git(repo, "rev-parse", "HEAD").strip()

@@ -1,0 +1,214 @@
+"""``purlin-resume mcp`` driven by the MCP SDK's own stdio client: the tools it lists, a call of
+each on a real project and real transcripts, redaction, and bad arguments as MCP errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.claude_records import Conversation, text, write_jsonl
+from tests.conftest import commit_file, git
+from tests.resurrection_data import write_config
+
+mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
+anyio = pytest.importorskip("anyio")
+
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = {
+    "search_sessions",
+    "get_transcript",
+    "resurrection_context",
+    "list_interrupted_subagents",
+    "resume_task_briefing",
+    "save_checkpoint",
+    "agents_status",
+}
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+SESSION = "7a7a7a7a-0000-4000-8000-000000000007"
+
+
+def _call(project: Path, claude: Path, calls: list[tuple[str, dict]]):
+    """Start the server over stdio, list its tools, make the calls; (tools, results)."""
+
+    async def session():
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-c", "from purlin_resume.cli.entry import main; main()", "mcp"],
+            env={
+                "PYTHONPATH": str(ROOT),
+                "HOME": os.environ["HOME"],
+                "CLAUDE_CONFIG_DIR": str(claude),
+                "CLAUDE_PROJECT_DIR": str(project),
+                "PATH": os.environ["PATH"],
+            },
+            cwd=str(project),
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            listed = await client.list_tools()
+            results = [await client.call_tool(name, arguments) for name, arguments in calls]
+            return listed.tools, results
+
+    return anyio.run(session)
+
+
+def _data(result) -> dict:
+    assert not result.is_error, result.content
+    return json.loads(result.content[0].text)
+
+
+@pytest.fixture
+def world(repo, tmp_path):
+    claude = tmp_path / "claude-data"
+    chat = Conversation(SESSION, cwd=str(repo))
+    long_answer = " ".join(f"step{n}" for n in range(3000))
+    write_jsonl(
+        claude / "projects" / "-project" / f"{SESSION}.jsonl",
+        [
+            chat.user(f"wire the zanzibar exporter; the token is {SECRET}"),
+            chat.assistant("m1", text(f"zanzibar exporter wired: {long_answer}")),
+        ],
+    )
+    history = repo / ".planning" / "agent-history.json"
+    history.parent.mkdir()
+    history.write_text(
+        json.dumps(
+            {
+                "version": "1.2",
+                "max_entries": 50,
+                "entries": [
+                    {
+                        "agent_id": "agent-cut-1",
+                        "task_description": "port the exporter",
+                        "phase": "01",
+                        "plan": "02",
+                        "segment": None,
+                        "timestamp": "2026-01-15T14:00:00Z",
+                        "status": "interrupted",
+                        "completion_timestamp": None,
+                        "execution_mode": "sequential",
+                        "parallel_group": None,
+                        "granularity": "plan",
+                        "depends_on": [],
+                        "files_modified": [],
+                        "checkpoints_skipped": 0,
+                        "task_results": None,
+                        "spawn_commit": git(repo, "rev-parse", "HEAD").strip(),
+                    }
+                ],
+            }
+        )
+    )
+    commit_file(repo, ".planning/agent-history.json", history.read_text(), "history")
+    write_config(repo, allowed_roots=[str(tmp_path)])
+    return repo, claude
+
+
+def test_lists_the_seven_tools_and_each_call_answers(world):
+    repo, claude = world
+    tools, results = _call(
+        repo,
+        claude,
+        [
+            ("search_sessions", {"query": "zanzibar exporter"}),
+            ("get_transcript", {"id": SESSION[:8], "page_chars": 5000}),
+            ("get_transcript", {"id": SESSION[:8], "page_chars": 5000, "page": 2}),
+            ("resurrection_context", {"session_id": SESSION, "method": "summarized"}),
+            ("list_interrupted_subagents", {}),
+            (
+                "save_checkpoint",
+                {
+                    "role": "builder",
+                    "in_progress": "exporter",
+                    "next": ["test"],
+                    "fields": {"step": "2"},
+                },
+            ),
+            ("agents_status", {}),
+            ("resume_task_briefing", {"agent_id": "agent-cut-1"}),
+        ],
+    )
+
+    assert {tool.name for tool in tools} == TOOLS
+    assert all(tool.description for tool in tools)
+    found, page1, page2, context, interrupted, saved, agents, briefing = map(_data, results)
+    assert found["results"][0]["session_id"] == SESSION
+    assert found["results"][0]["open"] == f"purlin-resume open {SESSION}"
+    assert page1["pages"] > 2 and page1["page"] == 1 and len(page1["text"]) == 5000
+    assert page2["text"] and page2["text"] != page1["text"]
+    assert "zanzibar" in context["prompt"]
+    assert context["start_with"] == f"purlin-resume resurrect --session {SESSION}"
+    assert [e["agent_id"] for e in interrupted["interrupted"]] == ["agent-cut-1"]
+    assert (repo / saved["path"]).is_file() and saved["role"] == "builder"
+    assert agents["agents"] == []
+    assert "port the exporter" in briefing["briefing"]
+    # Every result is redacted: the planted token leaves in none of them.
+    for result in results:
+        assert SECRET not in result.content[0].text
+    assert page1["redactions"]
+
+
+def test_bad_arguments_are_mcp_errors_and_the_server_keeps_answering(world, tmp_path):
+    repo, claude = world
+    link = tmp_path / "elsewhere"
+    link.symlink_to("/nonexistent-folder")
+    _, results = _call(
+        repo,
+        claude,
+        [
+            ("get_transcript", {"id": "no-such-session"}),
+            ("get_transcript", {"id": SESSION, "page": 99}),
+            ("get_transcript", {"id": SESSION, "page_chars": 10}),
+            ("search_sessions", {"query": ""}),
+            ("search_sessions", {"query": "x" * 5000}),
+            ("search_sessions", {"limit": "many"}),
+            ("save_checkpoint", {"role": "wizard"}),
+            ("save_checkpoint", {"role": "qa", "session_id": "../../etc/passwd"}),
+            ("save_checkpoint", {"role": "qa", "fields": {"evil": "x"}}),
+            ("agents_status", {"project": str(link)}),
+            ("agents_status", {"project": "/tmp/x\x1b]0;t\x07"}),
+            ("resurrection_context", {"session_id": "nope"}),
+            ("no_such_tool", {}),
+            ("agents_status", {}),  # still alive after all of the above
+        ],
+    )
+
+    *failures, last = results
+    for result in failures:
+        assert result.is_error, result.content
+        message = result.content[0].text
+        assert "Traceback" not in message and message.strip()
+    assert not last.is_error
+    assert "no session or agent matches" in failures[0].content[0].text
+    assert "page(s)" in failures[1].content[0].text
+    assert "unknown evil" in failures[8].content[0].text
+    assert "no such folder" in failures[9].content[0].text
+    assert "control characters" in failures[10].content[0].text
+    assert not (repo / ".purlin" / "cache").exists()  # no failed save left anything
+
+
+def test_without_the_sdk_the_command_says_how_to_get_it():
+    import subprocess
+
+    block = (
+        "import sys; sys.modules['mcp'] = None; from purlin_resume.cli.entry import main; main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", block, "mcp"],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "error: the MCP server needs the official MCP SDK: pip install 'purlin-resume[mcp]'"
+    )
