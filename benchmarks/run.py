@@ -42,8 +42,8 @@ _UUID = re.compile(rb"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-)[0-9a-f]
 _API_ID = re.compile(rb"\b((?:msg|toolu|req)_[A-Za-z0-9]{8,})")
 
 
-def run_process(argv: list[str], **kwargs) -> tuple[float, int]:
-    """Wall seconds and peak RSS (bytes) of one process."""
+def run_process(argv: list[str], ok: tuple[int, ...] = (0,), **kwargs) -> tuple[float, int]:
+    """Wall seconds and peak RSS (bytes) of one process (exit codes other than ``ok`` stop)."""
     started = time.perf_counter()
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kwargs)
     _, status, usage = os.wait4(child.pid, 0)
@@ -51,7 +51,7 @@ def run_process(argv: list[str], **kwargs) -> tuple[float, int]:
     stderr = child.stderr.read().decode(errors="replace") if child.stderr else ""
     child.stderr.close()
     child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
+    if child.returncode not in ok:
         raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}):\n{stderr}")
     return elapsed, usage.ru_maxrss * 1024
 
@@ -123,11 +123,12 @@ def small_copy() -> Path:
     return root
 
 
-def big_session(size_mb: int) -> Path:
-    """A session of about ``size_mb`` MB: real fixture lines repeated with fresh ids."""
-    root = WORK / "big" / "claude"
+def big_session(size_mb: int, root: Path | None = None) -> Path:
+    """A Claude data folder (``root``) holding one session of about ``size_mb`` MB: real fixture
+    lines repeated with fresh ids."""
+    root = root or WORK / "big" / "claude"
     target = root / "projects" / "-bench-big" / f"{BIG_SESSION}.jsonl"
-    if target.exists() and abs(target.stat().st_size / 1e6 - size_mb) < size_mb * 0.05:
+    if target.exists() and abs(target.stat().st_size / 1e6 - size_mb) < max(size_mb * 0.05, 1):
         return root
     target.parent.mkdir(parents=True, exist_ok=True)
     sources = [(FIXTURES / name).read_bytes().splitlines(keepends=True) for name in SOURCES]
