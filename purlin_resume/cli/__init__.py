@@ -2,7 +2,8 @@
 
 Importing this package loads nothing else. ``commands`` registers every command on the Typer
 ``app``; ``main`` (the console script's way in) imports only the module of the command that
-runs, because Typer builds the Click command of everything registered on each call.
+runs, because Typer builds the Click command of everything registered on each call, and answers
+a lone ``--version`` without importing Typer at all.
 """
 
 from __future__ import annotations
@@ -52,10 +53,20 @@ def _command_word(args: list[str]) -> str | None:
     return next((arg for arg in args if not arg.startswith("-")), None)
 
 
+def version_line() -> str:
+    from purlin_resume import __version__
+
+    return f"purlin-resume {__version__}"
+
+
 def main() -> None:
+    args = sys.argv[1:]
+    if args == ["--version"]:  # answered before Typer is imported: start-up alone
+        sys.stdout.write(version_line() + "\n")
+        sys.stdout.flush()
+        return
     from purlin_resume.cli.app import app
 
-    args = sys.argv[1:]
     owner = OWNERS.get(_command_word(args) or "")
     completing = any(name.endswith("_COMPLETE") for name in os.environ)
     if completing or (owner is None and "--version" not in args):
