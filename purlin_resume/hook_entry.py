@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+
 TYPE_CHECKING = False  # typing itself is kept out of the start-up of the hot path
 if TYPE_CHECKING:
     from collections.abc import Mapping
