@@ -589,7 +589,9 @@ def observe(subject: Subject, now: datetime, server: tmux.Server, cache_dir: Pat
 
     # git log and git status run while the transcript is read (each waits on its own process)
     commits = _under_way(lambda: recent_commits(subject, now))
-    newest = None if subject.shared_worktree else _under_way(lambda: newest_change(subject.worktree))
+    newest = (
+        None if subject.shared_worktree else _under_way(lambda: newest_change(subject.worktree))
+    )
     touched = attempt("transcript", lambda: files_touched(subject)) or set()
     collectors: list[tuple[str, Callable[[], list[ActivitySignal]]]] = [
         ("transcript", lambda: transcript_signals(subject, now)),

@@ -59,16 +59,27 @@ def version_line() -> str:
     return f"purlin-resume {__version__}"
 
 
+def _every_command() -> None:
+    from purlin_resume.cli.commands import app
+
+    app()
+
+
 def main() -> None:
     args = sys.argv[1:]
     if args == ["--version"]:  # answered before Typer is imported: start-up alone
         sys.stdout.write(version_line() + "\n")
         sys.stdout.flush()
         return
+    completing = any(name.endswith("_COMPLETE") for name in os.environ)
+    if args in (["--help"], ["-h"]) and not completing:
+        from purlin_resume.cli import rendered_help
+
+        rendered_help.render(args, _every_command)
+        return
     from purlin_resume.cli.app import app
 
     owner = OWNERS.get(_command_word(args) or "")
-    completing = any(name.endswith("_COMPLETE") for name in os.environ)
     if completing or (owner is None and "--version" not in args):
         import_module("purlin_resume.cli.commands")  # --help, completion, an unknown name
     elif owner is not None:
