@@ -116,16 +116,17 @@ def test_recommend_loads_the_index_but_no_checkpoint_machinery(tmp_path, claude_
 # -- the kept --help page -------------------------------------------------------------------
 
 
-def typer_help(cwd: Path, env: dict) -> str:
-    """The page as Typer renders it, without the console script (no page kept or replayed)."""
+def typer_help(cwd: Path, env: dict, *command: str) -> str:
+    """The page as Typer renders it with every command loaded, without the console script (no
+    page kept or replayed)."""
     code = (
         "import sys\n"
-        "sys.argv = ['purlin-resume', '--help']\n"
+        "sys.argv = ['purlin-resume', *sys.argv[1:], '--help']\n"
         "from purlin_resume.cli.commands import app\n"
         "app(prog_name='purlin-resume')\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, *command],
         cwd=cwd,
         env={**os.environ, "PYTHONIOENCODING": "utf-8", **env},
         capture_output=True,
@@ -136,19 +137,19 @@ def typer_help(cwd: Path, env: dict) -> str:
     return done.stdout
 
 
-def help_page(cwd: Path, env: dict) -> tuple[str, bool]:
+def help_page(cwd: Path, env: dict, *command: str) -> tuple[str, bool]:
     """(the page, whether Typer was loaded to render it) through the console script."""
     exe = Path(sys.executable).with_name("purlin-resume")
     code = (
         "import runpy, sys\n"
-        f"sys.argv = [{str(exe)!r}, '--help']\n"
+        f"sys.argv = [{str(exe)!r}, *sys.argv[1:], '--help']\n"
         "try:\n"
         f"    runpy.run_path({str(exe)!r}, run_name='__main__')\n"
         "finally:\n"
         "    print('TYPER' if 'typer' in sys.modules else 'NO-TYPER', file=sys.stderr)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, *command],
         cwd=cwd,
         env={**os.environ, "PYTHONIOENCODING": "utf-8", **env},
         capture_output=True,
@@ -205,3 +206,15 @@ def test_a_damaged_kept_page_is_rendered_again(tmp_path, damage):
         kept.write_text("0" * 64 + "\n\x1b[31mplanted\n")
     page, rendered = help_page(tmp_path, env)
     assert rendered and page == first
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("recommend",), ("bookmark",), ("bookmark", "add"), ("resurrections",), ("install",)],
+)
+def test_a_command_built_alone_helps_as_in_the_whole_command_line(tmp_path, command):
+    """The console script builds only the command that runs; what it prints is unchanged."""
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "COLUMNS": "100"}
+    page, _ = help_page(tmp_path, env, *command)
+    assert page == typer_help(tmp_path, env, *command)
+    assert f"Usage: purlin-resume {' '.join(command)}" in page

@@ -2,8 +2,9 @@
 
 Importing this package loads nothing else. ``commands`` registers every command on the Typer
 ``app``; ``main`` (the console script's way in) imports only the module of the command that
-runs, because Typer builds the Click command of everything registered on each call, and answers
-a lone ``--version`` without importing Typer at all.
+runs and builds only that command, because Typer builds the Click command of everything
+registered on each call; it answers a lone ``--version`` without importing Typer at all, and a
+lone ``--help`` from the page it kept (``rendered_help``).
 """
 
 from __future__ import annotations
@@ -84,4 +85,18 @@ def main() -> None:
         import_module("purlin_resume.cli.commands")  # --help, completion, an unknown name
     elif owner is not None:
         import_module(f"purlin_resume.cli.{owner}")
+        _keep_only(app, _command_word(args) or "")
     app()  # (--version alone needs no command)
+
+
+def _keep_only(app, name: str) -> None:
+    """Leave on ``app`` only the command or group ``name``: Typer builds the Click command of
+    everything registered, on every call, and the command's module may register many."""
+    from typer.main import get_command_name
+
+    app.registered_commands = [
+        info
+        for info in app.registered_commands
+        if (info.name or get_command_name(info.callback.__name__)) == name
+    ]
+    app.registered_groups = [info for info in app.registered_groups if info.name in (name, None)]
