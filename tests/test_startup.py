@@ -33,16 +33,20 @@ PROBE = (
 HEAVY = {"jinja2", "sqlite3", "rapidfuzz", "yaml", "git", "rich", "markdown_it", "pygments"}
 
 
-def run(*args: str, cwd: Path, env: dict | None = None) -> tuple[subprocess.CompletedProcess, set]:
-    environment = {**os.environ, "PYTHONIOENCODING": "utf-8", **(env or {})}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
+def python(code: str, *args: str, cwd: Path, env: dict | None = None):
+    """``python -c CODE ARGS...``, its output as text."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
         cwd=cwd,
-        env=environment,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8", **(env or {})},
         capture_output=True,
         text=True,
         encoding="utf-8",
     )
+
+
+def run(*args: str, cwd: Path, env: dict | None = None) -> tuple[subprocess.CompletedProcess, set]:
+    done = python(PROBE, *args, cwd=cwd, env=env)
     lines = done.stderr.splitlines()
     assert lines and lines[-1].startswith("MODULES "), done.stderr
     done.stderr = "\n".join(lines[:-1])
@@ -125,14 +129,7 @@ def typer_help(cwd: Path, env: dict, *command: str) -> str:
         "from purlin_resume.cli.commands import app\n"
         "app(prog_name='purlin-resume')\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code, *command],
-        cwd=cwd,
-        env={**os.environ, "PYTHONIOENCODING": "utf-8", **env},
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-    )
+    done = python(code, *command, cwd=cwd, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -148,14 +145,7 @@ def help_page(cwd: Path, env: dict, *command: str) -> tuple[str, bool]:
         "finally:\n"
         "    print('TYPER' if 'typer' in sys.modules else 'NO-TYPER', file=sys.stderr)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code, *command],
-        cwd=cwd,
-        env={**os.environ, "PYTHONIOENCODING": "utf-8", **env},
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-    )
+    done = python(code, *command, cwd=cwd, env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout, done.stderr.splitlines()[-1] == "TYPER"
 
