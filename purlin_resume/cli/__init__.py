@@ -80,13 +80,14 @@ def main() -> None:
         return
     from purlin_resume.cli.app import app
 
-    owner = OWNERS.get(_command_word(args) or "")
+    word = _command_word(args) or ""
+    owner = OWNERS.get(word)
     if completing or (owner is None and "--version" not in args):
         import_module("purlin_resume.cli.commands")  # --help, completion, an unknown name
     elif owner is not None:
         import_module(f"purlin_resume.cli.{owner}")
-        _keep_only(app, _command_word(args) or "")
-    app()  # (--version alone needs no command)
+        _keep_only(app, word)
+    app()  # (--version with other options needs no command)
 
 
 def _keep_only(app, name: str) -> None:
