@@ -208,3 +208,32 @@ def test_a_command_built_alone_helps_as_in_the_whole_command_line(tmp_path, comm
     page, _ = help_page(tmp_path, env, *command)
     assert page == typer_help(tmp_path, env, *command)
     assert f"Usage: purlin-resume {' '.join(command)}" in page
+
+
+def test_a_page_cut_short_is_never_kept(tmp_path, monkeypatch, capsys):
+    from purlin_resume.cli import rendered_help
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+
+    def interrupted():
+        print(" Usage: purlin-resume [OPTIONS] COMMAND")
+        raise KeyboardInterrupt
+
+    def failed():
+        print(" Usage: purlin-resume [OPTIONS] COMMAND")
+        raise SystemExit(1)
+
+    def whole():
+        print(" Usage: purlin-resume [OPTIONS] COMMAND\n the page")
+        raise SystemExit(0)
+
+    with pytest.raises(KeyboardInterrupt):
+        rendered_help.render(["--help"], interrupted)
+    with pytest.raises(SystemExit):
+        rendered_help.render(["--help"], failed)
+    assert not Path(rendered_help.cache_file()).exists()
+    with pytest.raises(SystemExit):
+        rendered_help.render(["--help"], whole)
+    capsys.readouterr()
+    rendered_help.render(["--help"], lambda: pytest.fail("rendered although kept"))
+    assert capsys.readouterr().out == " Usage: purlin-resume [OPTIONS] COMMAND\n the page\n"

@@ -158,13 +158,14 @@ def render(args: list[str], run) -> None:
         return
     recorder = Recorder(sys.stdout)
     sys.stdout = recorder
-    code: object = 0
+    finished = False  # an interruption or an error leaves a page that must not be replayed
     try:
         run()
+        finished = True
     except SystemExit as exc:
-        code = exc.code
+        finished = exc.code in (0, None)
         raise
     finally:
         sys.stdout = recorder._stream
-        if code in (0, None) and recorder.complete and recorder.written:
+        if finished and recorder.complete and recorder.written:
             keep(page_key, "".join(recorder.written))
