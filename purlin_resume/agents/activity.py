@@ -261,13 +261,25 @@ def attribution(commit: gitrepo.Commit, agent_id: str, touched: set[str]) -> lis
     return why
 
 
-def git_signals(subject: Subject, now: datetime, touched: set[str]) -> list[ActivitySignal]:
-    """The newest commit attributable to the agent: one signal, however many reasons match."""
+def recent_commits(subject: Subject, now: datetime) -> list[gitrepo.Commit]:
+    """The commits of the agent's work tree within ``HORIZON``, newest first (none outside git)."""
     root = gitrepo.toplevel(subject.worktree)
     if root is None:
         return []
-    since = int((now - HORIZON).timestamp())
-    for commit in gitrepo.commits_since(root, since):
+    return gitrepo.commits_since(root, int((now - HORIZON).timestamp()))
+
+
+def git_signals(
+    subject: Subject,
+    now: datetime,
+    touched: set[str],
+    commits: list[gitrepo.Commit] | None = None,
+) -> list[ActivitySignal]:
+    """The newest commit attributable to the agent: one signal, however many reasons match.
+    ``commits``: ``recent_commits`` when the caller already has them."""
+    if commits is None:
+        commits = recent_commits(subject, now)
+    for commit in commits:
         if commit.message and is_noise(commit.message.splitlines()[0]):
             continue
         why = attribution(commit, subject.agent_id, touched)
@@ -366,8 +378,14 @@ def newest_change(worktree: Path) -> tuple[str, float] | None:
     return best
 
 
-def file_signals(subject: Subject, now: datetime, touched: set[str]) -> list[ActivitySignal]:
-    """The newest change in the worktree; in a shared worktree only among files it touched."""
+def file_signals(
+    subject: Subject,
+    now: datetime,
+    touched: set[str],
+    newest: Callable[[], tuple[str, float] | None] | None = None,
+) -> list[ActivitySignal]:
+    """The newest change in the worktree; in a shared worktree only among files it touched.
+    ``newest``: gives ``newest_change`` of the worktree when the caller has it under way."""
     if subject.shared_worktree:
         if not touched:
             return []
@@ -376,10 +394,10 @@ def file_signals(subject: Subject, now: datetime, touched: set[str]) -> list[Act
             return []
         relative, moment = found[0].relative_to(subject.worktree).as_posix(), found[1]
     else:
-        newest = newest_change(subject.worktree)
-        if newest is None:
+        change = newest() if newest is not None else newest_change(subject.worktree)
+        if change is None:
             return []
-        relative, moment = newest[0], datetime.fromtimestamp(newest[1], timezone.utc)
+        relative, moment = change[0], datetime.fromtimestamp(change[1], timezone.utc)
     if not _recent(moment, now):
         return []
     return [ActivitySignal(Source.FILES, moment, 0.65, f"changed {relative}")]
@@ -531,6 +549,31 @@ def merge(signals: list[ActivitySignal]) -> list[ActivitySignal]:
     return sorted(kept, key=lambda s: s.timestamp, reverse=True)
 
 
+def _under_way(work: Callable[[], Any]) -> Callable[[], Any]:
+    """Start ``work`` on a thread; the function returned waits for it and gives its result, or
+    raises what it raised."""
+    import threading
+
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # noqa: BLE001 -- raised again in the waiting thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, name="purlin-activity", daemon=True)
+    thread.start()
+
+    def result() -> Any:
+        thread.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+
+    return result
+
+
 def observe(subject: Subject, now: datetime, server: tmux.Server, cache_dir: Path) -> Observation:
     """Ask every source; a source that fails is noted and skipped (the rest still count)."""
     observation = Observation()
@@ -544,12 +587,17 @@ def observe(subject: Subject, now: datetime, server: tmux.Server, cache_dir: Pat
             observation.notes.append(f"{name}: not read ({message})")
             return None
 
+    # git log and git status run while the transcript is read (each waits on its own process)
+    commits = _under_way(lambda: recent_commits(subject, now))
+    newest = (
+        None if subject.shared_worktree else _under_way(lambda: newest_change(subject.worktree))
+    )
     touched = attempt("transcript", lambda: files_touched(subject)) or set()
     collectors: list[tuple[str, Callable[[], list[ActivitySignal]]]] = [
         ("transcript", lambda: transcript_signals(subject, now)),
-        ("git", lambda: git_signals(subject, now, touched)),
+        ("git", lambda: git_signals(subject, now, touched, commits())),
         ("tests", lambda: test_signals(subject, now)),
-        ("files", lambda: file_signals(subject, now, touched)),
+        ("files", lambda: file_signals(subject, now, touched, newest)),
         ("status", lambda: status_signals(subject, now)),
         ("devlog", lambda: devlog_signals(subject, now)),
         ("inbox", lambda: inbox_signals(subject, now)),

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import glob
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 from purlin_resume.checkpoints import format as checkpoint_format
 from purlin_resume.checkpoints.format import Checkpoint
 from purlin_resume.checkpoints.roles import display_name, with_article
-from purlin_resume.core import clock, current_session, gitrepo, ids, store
+from purlin_resume.core import clock, current_session, gitrepo, store
 from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.core.project import Project
 
@@ -27,18 +26,7 @@ PLAIN_NAME = "session_checkpoint.md"
 CACHE = ".purlin/cache/"
 
 
-def session_id(explicit: str | None, env: Mapping[str, str] = os.environ) -> str | None:
-    """``--session``, else the session the environment names (see ``current_session``);
-    checked to be a safe name. An empty ``--session ""`` (a slash command whose
-    ``${CLAUDE_SESSION_ID}`` was not filled in) counts as not given."""
-    value = explicit if explicit else current_session.from_environment(env)
-    if value is None:
-        return None
-    if not ids.SESSION.valid(value) or value.endswith(".md"):
-        raise UsageError(
-            f"session id '{value}' is not usable as a name: letters, digits, '.', '_' and '-' only"
-        )
-    return value
+session_id = current_session.checked  # the name the checkpoint commands know it by
 
 
 def path_for(project: Project, session: str | None) -> Path:

@@ -2,7 +2,9 @@
 
 Importing this package loads nothing else. ``commands`` registers every command on the Typer
 ``app``; ``main`` (the console script's way in) imports only the module of the command that
-runs, because Typer builds the Click command of everything registered on each call.
+runs and builds only that command, because Typer builds the Click command of everything
+registered on each call; it answers a lone ``--version`` without importing Typer at all, and a
+lone ``--help`` from the page it kept (``rendered_help``).
 """
 
 from __future__ import annotations
@@ -51,16 +53,52 @@ def _command_word(args: list[str]) -> str | None:
     return next((arg for arg in args if not arg.startswith("-")), None)
 
 
+def version_line() -> str:
+    from purlin_resume import __version__
+
+    return f"purlin-resume {__version__}"
+
+
+def _every_command() -> None:
+    from purlin_resume.cli.commands import app
+
+    app()
+
+
 def main() -> None:
-    from importlib import import_module  # (not at the top: the hook path passes through here)
+    args = sys.argv[1:]
+    if args == ["--version"]:  # answered before Typer is imported: start-up alone
+        sys.stdout.write(version_line() + "\n")
+        sys.stdout.flush()
+        return
+    completing = any(name.endswith("_COMPLETE") for name in os.environ)
+    if args in (["--help"], ["-h"]) and not completing:
+        from purlin_resume.cli import rendered_help
+
+        rendered_help.render(args, _every_command)
+        return
+    from importlib import import_module  # (not here at the top: the hook path passes through)
 
     from purlin_resume.cli.app import app
 
-    args = sys.argv[1:]
-    owner = OWNERS.get(_command_word(args) or "")
-    completing = any(name.endswith("_COMPLETE") for name in os.environ)
+    word = _command_word(args) or ""
+    owner = OWNERS.get(word)
     if completing or (owner is None and "--version" not in args):
         import_module("purlin_resume.cli.commands")  # --help, completion, an unknown name
     elif owner is not None:
         import_module(f"purlin_resume.cli.{owner}")
-    app()  # (--version alone needs no command)
+        _keep_only(app, word)
+    app()  # (--version with other options needs no command)
+
+
+def _keep_only(app, name: str) -> None:
+    """Leave on ``app`` only the command or group ``name``: Typer builds the Click command of
+    everything registered, on every call, and the command's module may register many."""
+    from typer.main import get_command_name
+
+    app.registered_commands = [
+        info
+        for info in app.registered_commands
+        if (info.name or get_command_name(info.callback.__name__)) == name
+    ]
+    app.registered_groups = [info for info in app.registered_groups if info.name in (name, None)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from typer.core import TyperGroup
 
-from purlin_resume import __version__
+from purlin_resume.cli import version_line
 from purlin_resume.core.errors import USAGE, PurlinError
 
 
@@ -50,7 +50,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"purlin-resume {__version__}")
+        typer.echo(version_line())
         raise typer.Exit()
 
 

@@ -633,10 +633,10 @@ def find_command(
 
 
 def _recommendations(env, task_text, files, session, limit, threshold):
-    from purlin_resume.checkpoints import lifecycle as checkpoints
+    from purlin_resume.core import current_session
     from purlin_resume.resurrection import recommendation
 
-    session = checkpoints.session_id(session)
+    session = current_session.checked(session)
     if task_text is not None:
         here = str(env.project_root) if env.project_root else None
         task = recommendation.Task.told(task_text, files, session, here)

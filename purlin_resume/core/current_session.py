@@ -23,3 +23,20 @@ def from_environment(env: Mapping[str, str] | None = None) -> str | None:
 def resolve(explicit: str | None, env: Mapping[str, str] | None = None) -> str | None:
     """``explicit`` when given, else the environment's session."""
     return explicit if explicit else from_environment(env)
+
+
+def checked(explicit: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    """``--session``, else the session the environment names; checked to be a safe name (it
+    names files). An empty ``--session ""`` (a slash command whose ``${CLAUDE_SESSION_ID}`` was
+    not filled in) counts as not given."""
+    from purlin_resume.core import ids
+    from purlin_resume.core.errors import UsageError
+
+    value = resolve(explicit, env)
+    if value is None:
+        return None
+    if not ids.SESSION.valid(value) or value.endswith(".md"):
+        raise UsageError(
+            f"session id '{value}' is not usable as a name: letters, digits, '.', '_' and '-' only"
+        )
+    return value

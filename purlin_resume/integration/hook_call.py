@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # kept out of the start-up of the hot path
+TYPE_CHECKING = False  # typing itself is kept out of the start-up of the hot path
+if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
     from typing import TextIO

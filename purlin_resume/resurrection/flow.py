@@ -17,9 +17,7 @@ import contextlib
 import getpass
 import hashlib
 import os
-import secrets
 import shlex
-import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +49,7 @@ class Environment:
     shelves: Shelves
     settings: Settings
     project_root: Path | None  # the project the new agent works in
-    host: str = field(default_factory=socket.gethostname)
+    host: str = field(default_factory=lambda: _hostname())  # (defined below)
     data_env: dict[str, str] = field(default_factory=dict)  # layout.child_environment
 
     @property
@@ -616,7 +614,15 @@ def plan(
 
 
 def new_agent_id() -> str:
+    import secrets
+
     return "agent-" + secrets.token_hex(4)[:7]
+
+
+def _hostname() -> str:
+    import socket
+
+    return socket.gethostname()
 
 
 def _user() -> str:
