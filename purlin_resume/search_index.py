@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume import redact, store
-from purlin_resume.claude import layout
+from purlin_resume.claude import listing
 from purlin_resume.errors import PurlinError
 
 SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted value by value
@@ -246,47 +246,6 @@ def _connect(path: Path) -> sqlite3.Connection:
     raise AssertionError("unreachable")
 
 
-def _signatures(root: Path) -> dict[str, tuple[Path, str, str]]:
-    """session file path -> (project folder, session id, signature of all its files).
-
-    Plain ``os.scandir`` strings: this runs before every search, over every file.
-    """
-    found: dict[str, tuple[Path, str, str]] = {}
-    suffix, agent_prefix = layout.SUFFIX, layout.AGENT_PREFIX
-    with os.scandir(Path(root) / "projects") as folders:
-        project_folders = [entry.path for entry in folders if entry.is_dir()]
-    for folder in project_folders:
-        sessions: dict[str, list[str]] = {}
-        beside: list[str] = []
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                name = entry.name
-                if name.endswith(suffix) and entry.is_file():
-                    stat = entry.stat()
-                    mark = f"{name}:{stat.st_size}:{stat.st_mtime_ns}"
-                    if name.startswith(agent_prefix):
-                        beside.append(mark)
-                    else:
-                        sessions.setdefault(name[: -len(suffix)], []).append(mark)
-                elif entry.is_dir():
-                    subagents = entry.path + "/subagents"
-                    try:
-                        inner = os.scandir(subagents)
-                    except OSError:
-                        continue
-                    marks = sessions.setdefault(name, [])
-                    with inner:
-                        for item in inner:
-                            if item.is_file():
-                                stat = item.stat()
-                                marks.append(f"s/{item.name}:{stat.st_size}:{stat.st_mtime_ns}")
-        shared = sorted(beside)
-        for session_id, marks in sessions.items():
-            signature = "|".join(sorted(marks) + shared)
-            found[f"{folder}/{session_id}{suffix}"] = (Path(folder), session_id, signature)
-    return found
-
-
 def _body(transcript) -> str:
     """The searchable text: each value redacted on its own, then the whole once more."""
     parts: list[str] = []
@@ -378,7 +337,7 @@ def refresh(root: Path, cache: Path) -> dict[str, int]:
 
     connection = _connect(index_path(root, cache))
     try:
-        current = _signatures(root)
+        current = listing.signatures(root)
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
         stale = [key for key in known if key not in current]
         changed = [key for key, (_, _, sig) in current.items() if known.get(key) != sig]
