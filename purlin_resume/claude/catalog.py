@@ -12,21 +12,19 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from purlin_resume.claude import layout, listing, records
 from purlin_resume.claude.layout import AgentFile, SessionFile
 from purlin_resume.claude.records import ReadStats
-from purlin_resume.claude.subagents import (
-    INLINE,
-    AgentRun,
-    Subagent,
-    attach_compaction_runs,
-    link,
-    read_meta,
-)
-from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript, read
 from purlin_resume.errors import NotFound, PurlinError, UsageError
+
+if TYPE_CHECKING:
+    from purlin_resume.claude.subagents import Subagent
+    from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript
+
+# The reader and the subagent tree are imported when a session is read: a warm ``sessions``
+# takes every figure from the cache and needs neither.
 
 TITLE_LENGTH = 80
 _INLINE_ROOT = (b'"isSidechain":true', b'"parentUuid":null')
@@ -210,6 +208,15 @@ class Catalog:
     def view(
         self, session: SessionFile, options: ReadOptions | None = None, leaves=()
     ) -> SessionView:
+        from purlin_resume.claude.subagents import (
+            INLINE,
+            AgentRun,
+            attach_compaction_runs,
+            link,
+            read_meta,
+        )
+        from purlin_resume.claude.transcript import ReadOptions, read
+
         options = options or ReadOptions()
         reading = None
         main = None
@@ -243,11 +250,12 @@ class Catalog:
         wanted = str(Path(project)) if project is not None else None
         kept = listing.Kept(self.root, cache) if cache is not None else None
         listed: list[Session] = []
+        by_folder: dict[Path, list[SessionFile]] = {}
+        for file in self.session_files():
+            by_folder.setdefault(file.folder, []).append(file)
         for folder in self.folders:
-            files = [s for s in self.session_files() if s.folder == folder]
-            entries = {
-                s.id: _usable(s, kept.get(str(s.path)), kept) if kept else None for s in files
-            }
+            files = by_folder.get(folder, [])
+            entries = {s.id: _usable(kept.get(str(s.path))) if kept else None for s in files}
             if wanted is not None:
                 files = [s for s in files if _inside(self._project_of(s, entries[s.id]), wanted)]
             if not files:
@@ -301,7 +309,10 @@ class Catalog:
         """The figures of one session, the summary leaves found in it and its title candidates:
         kept ones when its files did not change (and no new leaf is asked about), else read."""
         if entry is not None and kept is not None and leaves <= set(entry["asked"]):
-            return _from_kept(file, entry, kept, leaves)
+            try:
+                return _from_kept(file, entry, kept, leaves)
+            except (KeyError, TypeError, ValueError):
+                pass  # a damaged entry: read the session again
         figures = self._session(file, self.view(file, leaves=leaves))
         if kept is not None:
             _keep(file, figures, leaves, self, kept)
@@ -563,21 +574,21 @@ def _from_kept(file: SessionFile, entry: dict[str, Any], kept, leaves: set[str])
     return session, set(entry["found"]) & leaves, candidates
 
 
-def _usable(file: SessionFile, entry: dict[str, Any] | None, kept) -> dict[str, Any] | None:
+def _usable(entry: dict[str, Any] | None) -> dict[str, Any] | None:
     """``entry`` when it has the shape ``_keep`` gives (a damaged cache is read past)."""
-    if entry is None:
-        return None
     try:
-        _from_kept(file, entry, kept, set())
-        if not isinstance(entry["cwd"], list) or not all(
-            isinstance(leaf, str) for leaf in entry["asked"]
+        if (
+            isinstance(entry["cwd"], list)
+            and all(isinstance(leaf, str) for leaf in entry["asked"])
+            and isinstance(entry["found"], list)
+            and all(len(pair) == 2 for pair in entry["summaries"])
+            and isinstance(entry["session"], dict)
+            and isinstance(entry["titles"], dict)
         ):
-            return None
-        for _leaf, summary in entry["summaries"]:
-            kept.text(summary)
-        return entry
-    except (KeyError, TypeError, ValueError):
-        return None
+            return entry
+    except (KeyError, TypeError):
+        pass
+    return None
 
 
 def _redactions(session: Session, counts: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
