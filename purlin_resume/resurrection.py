@@ -145,7 +145,9 @@ def by_bookmark(env: Environment, name: str) -> Candidate:
     )
 
 
-def by_search(env: Environment, query: str, limit: int = 10, now=None) -> list[Candidate]:
+def by_search(
+    env: Environment, query: str, limit: int = 10, now=None, progress=None
+) -> list[Candidate]:
     from purlin_resume import search_index
 
     catalog = env.live_catalog()
@@ -159,7 +161,7 @@ def by_search(env: Environment, query: str, limit: int = 10, now=None) -> list[C
         for m in env.shelves.all()
     ]
     hits = search_index.search(
-        env.claude_root, env.cache, query, bookmarks=names, limit=limit, now=now
+        env.claude_root, env.cache, query, bookmarks=names, limit=limit, now=now, progress=progress
     )
     marks = {m.name: m for m in env.shelves.all()}
     found = [

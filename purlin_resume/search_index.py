@@ -25,7 +25,7 @@ import hashlib
 import os
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -329,84 +329,144 @@ def _documents(view) -> Iterable[dict[str, Any]]:
         }
 
 
-def refresh(root: Path, cache: Path) -> dict[str, int]:
-    """Bring the index of ``root`` up to date; returns how many sessions were read and dropped."""
-    from purlin_resume.claude.catalog import Catalog
+def _session_rows(catalog, folder: Path, session_id: str) -> list[tuple[tuple, str, list]]:
+    """What the index holds of one session: per conversation, its ``docs`` columns (from
+    ``kind``), its searchable body and its files."""
     from purlin_resume.claude.layout import SessionFile
     from purlin_resume.claude.transcript import ReadOptions
 
-    connection = _connect(index_path(root, cache))
+    view = catalog.view(SessionFile(session_id, folder), ReadOptions(tools=True))
+    rows = []
+    for doc in _documents(view):
+        transcript = doc["transcript"]
+        columns = (
+            doc["kind"],
+            doc["id"],
+            session_id,
+            doc["agent_id"],
+            transcript.project_path,
+            doc["title"],
+            doc["agent_type"],
+            transcript.started_at,
+            transcript.ended_at,
+            transcript.turn_count,
+        )
+        files = conversation_files(transcript, doc["session_project"])
+        rows.append((columns, _body(transcript), files))
+    return rows
+
+
+_CATALOG = None  # the catalog a build's worker process reads
+
+
+def _rows_in_worker(task: tuple[Path, str]) -> list[tuple[tuple, str, list]]:
+    return _session_rows(_CATALOG, *task)
+
+
+def _start_worker(root: Path) -> None:
+    from purlin_resume.claude.catalog import Catalog
+
+    global _CATALOG
+    _CATALOG = Catalog(root)
+
+
+PARALLEL_FROM = 8  # sessions to read before worker processes pay for their start
+
+
+def _all_rows(root: Path, tasks: list[tuple[Path, str]]) -> Iterator[list]:
+    """The rows of each session of ``tasks``, in order: read by worker processes (one per core,
+    forked so that they share the redaction rules in use) when there are enough of them."""
+    import multiprocessing
+
+    from purlin_resume.claude.catalog import Catalog
+
+    workers = min(os.cpu_count() or 1, 8)
+    if (
+        workers < 2
+        or len(tasks) < PARALLEL_FROM
+        or "fork" not in multiprocessing.get_all_start_methods()
+    ):
+        catalog = Catalog(root)
+        for task in tasks:
+            yield _session_rows(catalog, *task)
+        return
+    context = multiprocessing.get_context("fork")
+    with context.Pool(workers, initializer=_start_worker, initargs=(root,)) as pool:
+        yield from pool.imap(_rows_in_worker, tasks, chunksize=2)
+
+
+def refresh(
+    root: Path, cache: Path, progress: Callable[[int, int], None] | None = None
+) -> dict[str, int]:
+    """Bring the index of ``root`` up to date; returns how many sessions were read and dropped.
+
+    ``progress(done, total)`` is told after each session read (when there is something to
+    read). One build at a time: a second one waits for the first, then finds its work done."""
+    path = index_path(root, cache)
+    connection = _connect(path)
     try:
         current = listing.signatures(root)
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
-        stale = [key for key in known if key not in current]
-        changed = [key for key, (_, _, sig) in current.items() if known.get(key) != sig]
-        if not stale and not changed:
+        if not any(_outdated(known, current)):
             return {"read": 0, "dropped": 0, "sessions": len(current)}
-        catalog = Catalog(root)
-        options = ReadOptions(tools=True)
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            for key in stale + changed:
-                rows = [
-                    r[0]
-                    for r in connection.execute(
-                        "SELECT rowid FROM docs WHERE session_path=?", (key,)
-                    )
-                ]
-                connection.executemany("DELETE FROM docs_fts WHERE rowid=?", [(r,) for r in rows])
-                connection.executemany("DELETE FROM doc_files WHERE doc=?", [(r,) for r in rows])
-                connection.execute("DELETE FROM docs WHERE session_path=?", (key,))
-                connection.execute("DELETE FROM sessions WHERE path=?", (key,))
-            for key in changed:
-                folder, session_id, signature = current[key]
-                view = catalog.view(SessionFile(session_id, folder), options)
-                for doc in _documents(view):
-                    transcript = doc["transcript"]
-                    cursor = connection.execute(
-                        "INSERT INTO docs(session_path, kind, id, session_id, agent_id, project,"
-                        " title, agent_type, started_at, ended_at, turns)"
-                        " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                        (
-                            key,
-                            doc["kind"],
-                            doc["id"],
-                            session_id,
-                            doc["agent_id"],
-                            transcript.project_path,
-                            doc["title"],
-                            doc["agent_type"],
-                            transcript.started_at,
-                            transcript.ended_at,
-                            transcript.turn_count,
-                        ),
-                    )
-                    connection.execute(
-                        "INSERT INTO docs_fts(rowid, title, project, body) VALUES (?,?,?,?)",
-                        (
-                            cursor.lastrowid,
-                            doc["title"] or "",
-                            transcript.project_path or "",
-                            _body(transcript),
-                        ),
-                    )
-                    connection.executemany(
-                        "INSERT INTO doc_files(doc, path, edited) VALUES (?,?,?)",
-                        [
-                            (cursor.lastrowid, path, edited)
-                            for path, edited in conversation_files(
-                                transcript, doc["session_project"]
-                            )
-                        ],
-                    )
-                connection.execute("INSERT INTO sessions VALUES (?,?)", (key, signature))
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
+        with store.locked(path, timeout=BUILD_WAIT_SECONDS):
+            known = dict(connection.execute("SELECT path, signature FROM sessions"))
+            stale, changed = _outdated(known, current)
+            if not stale and not changed:
+                return {"read": 0, "dropped": 0, "sessions": len(current)}
+            _build(connection, root, current, stale, changed, progress)
         return {"read": len(changed), "dropped": len(stale), "sessions": len(current)}
     finally:
         connection.close()
+
+
+BUILD_WAIT_SECONDS = 600.0
+
+
+def _outdated(known: dict[str, str], current: dict[str, tuple[Path, str, str]]):
+    """(sessions gone, sessions new or changed)."""
+    stale = [key for key in known if key not in current]
+    changed = [key for key, (_, _, sig) in current.items() if known.get(key) != sig]
+    return stale, changed
+
+
+def _build(connection, root, current, stale, changed, progress) -> None:
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        for key in stale + changed:
+            rows = [
+                r[0]
+                for r in connection.execute("SELECT rowid FROM docs WHERE session_path=?", (key,))
+            ]
+            connection.executemany("DELETE FROM docs_fts WHERE rowid=?", [(r,) for r in rows])
+            connection.executemany("DELETE FROM doc_files WHERE doc=?", [(r,) for r in rows])
+            connection.execute("DELETE FROM docs WHERE session_path=?", (key,))
+            connection.execute("DELETE FROM sessions WHERE path=?", (key,))
+        tasks = [(current[key][0], current[key][1]) for key in changed]
+        for done, (key, rows) in enumerate(zip(changed, _all_rows(root, tasks), strict=True), 1):
+            for columns, body, files in rows:
+                cursor = connection.execute(
+                    "INSERT INTO docs(session_path, kind, id, session_id, agent_id, project,"
+                    " title, agent_type, started_at, ended_at, turns)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (key, *columns),
+                )
+                doc = cursor.lastrowid
+                connection.execute(
+                    "INSERT INTO docs_fts(rowid, title, project, body) VALUES (?,?,?,?)",
+                    (doc, columns[5] or "", columns[4] or "", body),
+                )
+                connection.executemany(
+                    "INSERT INTO doc_files(doc, path, edited) VALUES (?,?,?)",
+                    [(doc, file_path, edited) for file_path, edited in files],
+                )
+            connection.execute("INSERT INTO sessions VALUES (?,?)", (key, current[key][2]))
+            if progress is not None:
+                progress(done, len(changed))
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
 
 
 # ---------------------------------------------------------------------------------------------
@@ -503,12 +563,14 @@ def search(
     limit: int = 10,
     now: datetime | None = None,
     update: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Matches:
-    """The conversations of ``root`` that best match ``text``, best first."""
+    """The conversations of ``root`` that best match ``text``, best first (``progress``: told
+    how the index build goes, see ``refresh``)."""
     from rapidfuzz import fuzz
 
     if update:
-        refresh(root, cache)
+        refresh(root, cache, progress)
     query = parse_query(text, now)
     connection = _connect(index_path(root, cache))
     try:
