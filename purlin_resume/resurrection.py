@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from purlin_resume import archive, bookmarks, compress, path_safety, preflight, redact, store
+from purlin_resume import archive, bookmarks, path_safety, preflight, redact, store
 from purlin_resume import resurrection_log as log_mod
 from purlin_resume.bookmarks import Bookmark, Shelves
 from purlin_resume.claude import layout
@@ -34,7 +34,12 @@ from purlin_resume.errors import NotFound, PurlinError, UsageError
 from purlin_resume.preflight import FAIL, Check, PreflightFailed
 
 if TYPE_CHECKING:
+    from purlin_resume import compress
     from purlin_resume.tmux import Server
+
+# ``compress`` (and with it the transcript reader and renderer) is imported where a context is
+# made: ``find`` and the bookmark commands need none.
+DEFAULT_METHOD = "hybrid"  # compress.DEFAULT_METHOD (a test keeps them equal)
 
 TEMPLATE = "prompts/resurrection.md.j2"
 MODES = log_mod.MODES
@@ -470,7 +475,7 @@ def _cache_key(source: Source, method: str, redacting: bool) -> str:
 
 def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:
     """The facts, the context (redacted when asked) and the full method's token count."""
-    from purlin_resume import export
+    from purlin_resume import compress, export
 
     key = _cache_key(source, method, redacting)
     path = env.cache / "contexts" / f"{key}.json"
@@ -534,12 +539,14 @@ def plan(
     candidate: Candidate,
     mode: str,
     query: str | None = None,
-    method: str = compress.DEFAULT_METHOD,
+    method: str = DEFAULT_METHOD,
     task: str | None = None,
     redacting: bool = True,
     started: float | None = None,
 ) -> Plan:
     """Open, check and compress the candidate; raises PreflightFailed on a failing check."""
+    from purlin_resume import compress
+
     started = time.monotonic() if started is None else started
     source = open_source(env, candidate)
     checks = [Check("exists", preflight.OK, f"{candidate.label()} in session {source.session_id}")]

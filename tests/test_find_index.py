@@ -125,3 +125,25 @@ def test_a_progress_bar_while_the_index_builds_on_a_terminal_only(fixtures_copy,
     # a warm find draws nothing
     code, out, terminal = _on_a_terminal(argv)
     assert code == 0 and terminal == b""
+
+
+def _imported(argv: list[str]) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", SCRIPT, *argv], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return {
+        line.split("|")[-1].strip() for line in done.stderr.splitlines() if "import time:" in line
+    }
+
+
+def test_warm_find_and_sessions_leave_the_reader_and_the_compressor_unloaded(fixtures_copy):
+    from purlin_resume import compress, resurrection
+
+    assert resurrection.DEFAULT_METHOD == compress.DEFAULT_METHOD
+    heavy = {"purlin_resume.claude.transcript", "purlin_resume.compress", "multiprocessing"}
+    for argv in (["find", "tmux module"], ["sessions", "--all"]):
+        argv += ["--claude-dir", str(fixtures_copy)]
+        cold = _imported(argv)
+        assert "purlin_resume.claude.transcript" in cold  # it did read them
+        assert not heavy & _imported(argv)
