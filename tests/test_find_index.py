@@ -61,9 +61,10 @@ def test_worker_processes_build_the_index_one_reader_builds(fixtures_copy, tmp_p
     assert told == [(n, 18) for n in range(1, 19)]
     # nothing changed: nothing read, nothing told
     told.clear()
-    assert search_index.refresh(root, tmp_path / "shared", lambda d, t: told.append((d, t)))[
-        "read"
-    ] == 0
+    assert (
+        search_index.refresh(root, tmp_path / "shared", lambda d, t: told.append((d, t)))["read"]
+        == 0
+    )
     assert told == []
 
 
