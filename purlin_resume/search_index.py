@@ -409,7 +409,8 @@ def refresh(
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
         if not any(_outdated(known, current)):
             return {"read": 0, "dropped": 0, "sessions": len(current)}
-        with store.locked(path, timeout=BUILD_WAIT_SECONDS):
+        with contextlib.ExitStack() as stack:
+            _build_lock(stack, path)
             known = dict(connection.execute("SELECT path, signature FROM sessions"))
             stale, changed = _outdated(known, current)
             if not stale and not changed:
@@ -421,6 +422,17 @@ def refresh(
 
 
 BUILD_WAIT_SECONDS = 600.0
+
+
+def _build_lock(stack: contextlib.ExitStack, path: Path) -> None:
+    """One build at a time: hold the index's lock (waiting up to ``BUILD_WAIT_SECONDS``)."""
+    try:
+        stack.enter_context(store.locked(path, timeout=BUILD_WAIT_SECONDS))
+    except OSError as exc:
+        raise PurlinError(
+            f"cannot lock the search index in {path.parent}: {exc.strerror or exc}; "
+            "set XDG_CACHE_HOME to a writable folder"
+        ) from None
 
 
 def _outdated(known: dict[str, str], current: dict[str, tuple[Path, str, str]]):

@@ -148,3 +148,13 @@ def test_warm_find_and_sessions_leave_the_reader_and_the_compressor_unloaded(fix
         cold = _imported(argv)
         assert "purlin_resume.claude.transcript" in cold  # it did read them
         assert not heavy & _imported(argv)
+
+
+def test_an_index_lock_that_cannot_be_taken_is_one_line_and_exit_1(cli, fixtures_copy):
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "purlin-resume"
+    lock = search_index.index_path(fixtures_copy, cache).with_suffix(".sqlite.lock")
+    lock.mkdir(parents=True)  # where the lock file should be
+    result = cli("find", "tmux", "--claude-dir", str(fixtures_copy))
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: cannot lock the search index in ")
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
