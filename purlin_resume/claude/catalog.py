@@ -8,24 +8,23 @@ sidechain's first record. A unique prefix of any of them is enough, as in git.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from purlin_resume.claude import layout, records
+from purlin_resume.claude import layout, listing, records
 from purlin_resume.claude.layout import AgentFile, SessionFile
 from purlin_resume.claude.records import ReadStats
-from purlin_resume.claude.subagents import (
-    INLINE,
-    AgentRun,
-    Subagent,
-    attach_compaction_runs,
-    link,
-    read_meta,
-)
-from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript, read
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+
+if TYPE_CHECKING:
+    from purlin_resume.claude.subagents import Subagent
+    from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript
+
+# The reader and the subagent tree are imported when a session is read: a warm ``sessions``
+# takes every figure from the cache and needs neither.
 
 TITLE_LENGTH = 80
 _INLINE_ROOT = (b'"isSidechain":true', b'"parentUuid":null')
@@ -49,6 +48,9 @@ class Session:
     version: str | None = None
     git_branch: str | None = None
     stats: ReadStats = field(default_factory=ReadStats)
+    # field name -> what was redacted in its value (kept values are redacted before they are
+    # stored; the command reports these as if it had redacted them itself)
+    redactions: dict[str, dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,9 +78,11 @@ class Session:
 
 @dataclass(frozen=True)
 class _TitleCandidates:
+    """Each as a title shows it (``_shown``); the first that is not None is the title."""
+
     renamed: str | None = None  # /rename
     ai_title: str | None = None
-    own_summaries: list[tuple[str | None, str]] = field(default_factory=list)
+    own_summaries: list[tuple[str | None, str | None]] = field(default_factory=list)
     first_prompt: str | None = None
 
 
@@ -135,6 +139,12 @@ def _title(text: str | None) -> str | None:
         return None
     line = " ".join(text.split())
     return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+
+
+def _shown(text: str | None) -> str | None:
+    """A title candidate as a title shows it; None when the candidate is empty (the next one is
+    taken)."""
+    return _title(text) if text else None
 
 
 def leading_summaries(path: Path) -> list[tuple[str | None, str]]:
@@ -198,6 +208,15 @@ class Catalog:
     def view(
         self, session: SessionFile, options: ReadOptions | None = None, leaves=()
     ) -> SessionView:
+        from purlin_resume.claude.subagents import (
+            INLINE,
+            AgentRun,
+            attach_compaction_runs,
+            link,
+            read_meta,
+        )
+        from purlin_resume.claude.transcript import ReadOptions, read
+
         options = options or ReadOptions()
         reading = None
         main = None
@@ -223,36 +242,81 @@ class Catalog:
         agents = {run.transcript.id: run.transcript for run in runs}
         return SessionView(session, main, reading, tree, agents, compaction_runs)
 
-    def sessions(self, project: Path | None = None) -> list[Session]:
-        """Every session (of ``project`` and folders under it, when given), oldest first."""
+    def sessions(self, project: Path | None = None, cache: Path | None = None) -> list[Session]:
+        """Every session (of ``project`` and folders under it, when given), oldest first.
+
+        ``cache``: the user cache folder, where what was read of each session is kept (redacted)
+        for the next call, which reads again only the sessions whose files changed."""
         wanted = str(Path(project)) if project is not None else None
+        kept = listing.Kept(self.root, cache) if cache is not None else None
         listed: list[Session] = []
+        by_folder: dict[Path, list[SessionFile]] = {}
+        for file in self.session_files():
+            by_folder.setdefault(file.folder, []).append(file)
         for folder in self.folders:
-            files = [s for s in self.session_files() if s.folder == folder]
+            files = by_folder.get(folder, [])
+            entries = {s.id: _usable(kept.get(str(s.path))) if kept else None for s in files}
             if wanted is not None:
-                files = [s for s in files if _inside(self.project_of(s), wanted)]
+                files = [s for s in files if _inside(self._project_of(s, entries[s.id]), wanted)]
             if not files:
                 continue
-            summaries = [item for s in files if s.exists for item in leading_summaries(s.path)]
+            summaries = [
+                item for s in files if s.exists for item in self._summaries(s, entries[s.id], kept)
+            ]
             leaves = {leaf for leaf, _ in summaries if leaf}
             # One session read at a time; only what titles need is kept across the folder.
-            read_here = [self._session(s, self.view(s, leaves=leaves)) for s in files]
+            read_here = [self._figures(s, leaves, entries[s.id], kept) for s in files]
             found_anywhere = set().union(*(found for _, found, _ in read_here))
             for session, found, candidates in read_here:
                 by_leaf = [text for leaf, text in summaries if leaf in found]
                 orphans = [
                     text for leaf, text in candidates.own_summaries if leaf not in found_anywhere
                 ]
-                session.title = _title(
-                    candidates.renamed
-                    or candidates.ai_title
-                    or (by_leaf[-1] if by_leaf else None)
-                    or (orphans[-1] if orphans else None)
-                    or candidates.first_prompt
+                session.title = next(
+                    (
+                        text
+                        for text in (
+                            candidates.renamed,
+                            candidates.ai_title,
+                            by_leaf[-1] if by_leaf else None,
+                            orphans[-1] if orphans else None,
+                            candidates.first_prompt,
+                        )
+                        if text is not None
+                    ),
+                    None,
                 )
+                if kept is not None:
+                    session.redactions = _redactions(session, kept.counts)
                 listed.append(session)
+        if kept is not None:
+            kept.save()
         listed.sort(key=lambda s: (s.started_at or "", s.id))
         return listed
+
+    def _project_of(self, session: SessionFile, entry: dict[str, Any] | None) -> str | None:
+        if entry is not None and isinstance(entry.get("cwd"), list):
+            return entry["cwd"][0]  # unchanged by redaction (else it is not kept)
+        return self.project_of(session)
+
+    def _summaries(self, session: SessionFile, entry, kept) -> list[tuple[str | None, str | None]]:
+        """The leading summaries of a session file: (leaf, title-shaped text or None)."""
+        if entry is not None and kept is not None:
+            return [(leaf, kept.text(text)) for leaf, text in entry["summaries"]]
+        return [(leaf, _shown(text)) for leaf, text in leading_summaries(session.path)]
+
+    def _figures(self, file: SessionFile, leaves: set[str], entry, kept):
+        """The figures of one session, the summary leaves found in it and its title candidates:
+        kept ones when its files did not change (and no new leaf is asked about), else read."""
+        if entry is not None and kept is not None and leaves <= set(entry["asked"]):
+            try:
+                return _from_kept(file, entry, kept, leaves)
+            except (KeyError, TypeError, ValueError):
+                pass  # a damaged entry: read the session again
+        figures = self._session(file, self.view(file, leaves=leaves))
+        if kept is not None:
+            _keep(file, figures, leaves, self, kept)
+        return figures
 
     def project_of(self, session: SessionFile) -> str | None:
         """The folder a session worked in: the ``cwd`` of its (or its agents') first record."""
@@ -289,7 +353,10 @@ class Catalog:
             session.size = file.path.stat().st_size
             found = reading.leaves_found
             candidates = _TitleCandidates(
-                reading.custom_title, reading.ai_title, reading.summaries, _title(main.first_prompt)
+                _shown(reading.custom_title),
+                _shown(reading.ai_title),
+                [(leaf, _shown(text)) for leaf, text in reading.summaries],
+                _shown(_title(main.first_prompt)),
             )
         session.subagents = sum(1 for _ in view.all_subagents())
         return session, found, candidates
@@ -426,6 +493,108 @@ def _inside(path: str | None, wanted: str) -> bool:
     if not path:
         return False
     return path == wanted or path.startswith(wanted.rstrip("/") + "/")
+
+
+_KEPT_FIELDS = ("project_path", "started_at", "ended_at", "version", "git_branch")
+_KEPT_FIGURES = ("turns", "subagents", "compactions", "size")
+_KEPT_STATS = ("lines", "records", "malformed", "duplicates", "blank", "truncated", "binary")
+
+
+def _keep(file: SessionFile, figures, leaves: set[str], catalog: Catalog, kept) -> None:
+    """Keep what reading ``file`` found, every text value redacted; identifiers (the folder it
+    worked in, summary leaves) that redaction would change are not kept (they must match)."""
+    session, found, candidates = figures
+    cwd = catalog.project_of(file)
+    identifiers = [cwd, *leaves]
+    if any(listing.redacted(value)[1] for value in identifiers if isinstance(value, str)):
+        kept.put(str(file.path), None)
+        return
+    any_redacted = False
+
+    def text(value: str | None):
+        nonlocal any_redacted
+        stored, changed = listing.redacted(value)
+        any_redacted |= changed
+        return stored
+
+    stats = session.stats
+    entry = {
+        "cwd": [cwd],
+        "asked": sorted(leaves),
+        "found": sorted(found),
+        "summaries": [
+            [leaf, text(_shown(summary))]
+            for leaf, summary in (leading_summaries(file.path) if file.exists else [])
+        ],
+        "session": {
+            **{name: text(getattr(session, name)) for name in _KEPT_FIELDS},
+            **{name: getattr(session, name) for name in _KEPT_FIGURES},
+            "stats": {
+                **{name: getattr(stats, name) for name in _KEPT_STATS},
+                "unknown": stats.unknown,
+                "unreadable": text(stats.unreadable),
+            },
+        },
+        "titles": {
+            "renamed": text(candidates.renamed),
+            "ai_title": text(candidates.ai_title),
+            "own": [[leaf, text(summary)] for leaf, summary in candidates.own_summaries],
+            "first_prompt": text(candidates.first_prompt),
+        },
+    }
+    if any(not isinstance(leaf, str | None) for leaf, _ in candidates.own_summaries):
+        kept.put(str(file.path), None)  # an odd leaf: read each time
+        return
+    if any_redacted:
+        entry["rules"] = listing.rules()
+    kept.put(str(file.path), entry)
+
+
+def _from_kept(file: SessionFile, entry: dict[str, Any], kept, leaves: set[str]):
+    """The figures, leaves found and title candidates of a session as ``_keep`` kept them."""
+    figures, titles = entry["session"], entry["titles"]
+    stats = ReadStats(**{name: figures["stats"][name] for name in _KEPT_STATS})
+    if figures["stats"]["unknown"]:
+        stats.unknown_types = Counter(unknown=figures["stats"]["unknown"])
+    stats.unreadable = kept.text(figures["stats"]["unreadable"])
+    session = Session(
+        file.id,
+        file.path,
+        file.exists,
+        **{name: kept.text(figures[name]) for name in _KEPT_FIELDS},
+        **{name: figures[name] for name in _KEPT_FIGURES},
+        stats=stats,
+    )
+    candidates = _TitleCandidates(
+        kept.text(titles["renamed"]),
+        kept.text(titles["ai_title"]),
+        [(leaf, kept.text(summary)) for leaf, summary in titles["own"]],
+        kept.text(titles["first_prompt"]),
+    )
+    return session, set(entry["found"]) & leaves, candidates
+
+
+def _usable(entry: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``entry`` when it has the shape ``_keep`` gives (a damaged cache is read past)."""
+    try:
+        if (
+            isinstance(entry["cwd"], list)
+            and all(isinstance(leaf, str) for leaf in entry["asked"])
+            and isinstance(entry["found"], list)
+            and all(len(pair) == 2 for pair in entry["summaries"])
+            and isinstance(entry["session"], dict)
+            and isinstance(entry["titles"], dict)
+        ):
+            return entry
+    except (KeyError, TypeError):
+        pass
+    return None
+
+
+def _redactions(session: Session, counts: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    values = {name: getattr(session, name) for name in ("title", *_KEPT_FIELDS)}
+    values["unreadable"] = session.stats.unreadable
+    return {name: counts[value] for name, value in values.items() if value in counts}
 
 
 def session_paths(catalog: Catalog, session: SessionFile) -> list[Path]:

@@ -114,25 +114,33 @@ def _report(counts: dict[str, int]) -> None:
         typer.echo(f"redacted {sum(counts.values())} secret(s): {kinds}", err=True)
 
 
-def redacted(data: Any) -> Any:
+def _with(counts: dict[str, int], also: dict[str, int] | None) -> dict[str, int]:
+    merged = dict(counts)
+    for kind, number in (also or {}).items():
+        merged[kind] = merged.get(kind, 0) + number
+    return merged
+
+
+def redacted(data: Any, also: dict[str, int] | None = None) -> Any:
     """``data`` (JSON-like, or dataclasses such as a transcript) with its text values redacted
-    before anything renders or serialises it; as it is when redaction is off."""
+    before anything renders or serialises it; as it is when redaction is off. ``also``: what
+    was redacted in it earlier (a cache keeps values redacted), reported with the rest."""
     if not Output.redact:
         return data
     clean, counts = _redaction().redact_data(data)
-    _report(counts)
+    _report(_with(counts, also))
     return clean
 
 
-def print_json(data: Any) -> None:
+def print_json(data: Any, also: dict[str, int] | None = None) -> None:
     """One JSON document: values redacted before serialising, the document checked again."""
     text = json.dumps(
-        redacted(json.loads(json.dumps(data, default=str))), indent=2, ensure_ascii=False
+        redacted(json.loads(json.dumps(data, default=str)), also), indent=2, ensure_ascii=False
     )
     typer.echo(outgoing(text))
 
 
-def outgoing(text: str) -> str:
+def outgoing(text: str, also: dict[str, int] | None = None) -> str:
     """Text about to leave the tool (printed or written to -o FILE), redacted unless told not to.
 
     Whatever it holds was redacted value by value before it was rendered; this is the second
@@ -140,11 +148,11 @@ def outgoing(text: str) -> str:
     if not Output.redact:
         return text
     done = _redaction().redact(text)
-    _report(done.counts)
+    _report(_with(done.counts, also))
     return done.text
 
 
-def print_text(text: str) -> None:
+def print_text(text: str, also: dict[str, int] | None = None) -> None:
     """Print text as is (briefings contain brackets that rich markup would eat), redacted."""
-    text = outgoing(text)
+    text = outgoing(text, also)
     typer.echo(text, nl=not text.endswith("\n"))

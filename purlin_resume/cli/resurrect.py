@@ -595,6 +595,29 @@ def done(
 # find
 
 
+class _ProgressBar:
+    """One line on a terminal's stderr, redrawn at most ten times a second, wiped when done."""
+
+    WIDTH = 30
+
+    def __init__(self, label: str):
+        self.label = label
+        self.shown = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total:
+            sys.stderr.write("\r\033[K")
+        elif now - self.shown >= 0.1:
+            filled = self.WIDTH * done // max(total, 1)
+            bar = "#" * filled + "-" * (self.WIDTH - filled)
+            sys.stderr.write(f"\r{self.label} [{bar}] {done}/{total} sessions")
+        else:
+            return
+        self.shown = now
+        sys.stderr.flush()
+
+
 @app.command("find", rich_help_panel="Resurrection")
 def find_command(
     query: Annotated[list[str], typer.Argument(metavar="QUERY", help="Words, names, time words.")],
@@ -616,7 +639,8 @@ def find_command(
 
         return team_cli.find(claude_dir, text, limit, as_json)
     env = _environment(claude_dir, project)
-    found = resurrection.by_search(env, text, limit)
+    progress = None if as_json or not sys.stderr.isatty() else _ProgressBar("indexing transcripts")
+    found = resurrection.by_search(env, text, limit, progress=progress)
     outside = getattr(found, "outside_note", lambda: None)()
     if as_json:
         results = [{**c.to_dict(), "open": open_command(c)} for c in found]

@@ -93,14 +93,15 @@ def sessions_command(
 
             here = Path.cwd()
             scope = gitrepo.toplevel(here) or here
-    listed = catalog.sessions(scope)
+    listed = catalog.sessions(scope, cache=_listing_cache())
     if as_json:
         print_json(
             {
                 "claude_dir": str(catalog.root),
                 "project": str(scope) if scope else None,
                 "sessions": [session.to_dict() for session in listed],
-            }
+            },
+            also=_kept_redactions(listed, None),
         )
         return
     if not listed:
@@ -122,7 +123,29 @@ def sessions_command(
             f"{_size(session.size)}{missing}\n"
             f"    {session.project_path or '?'} · {session.title or '(no title)'}\n"
         )
-    print_text("".join(lines))
+    print_text("".join(lines), also=_kept_redactions(listed, ("title", "project_path")))
+
+
+def _listing_cache() -> Path | None:
+    """Where ``sessions`` keeps what it read (redacted), unless output is not redacted."""
+    from purlin_resume.cli.common import Output, _redaction
+
+    if not Output.redact:
+        return None
+    _redaction()  # the project's rules, before anything is redacted for the cache
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "purlin-resume"
+
+
+def _kept_redactions(listed, fields: tuple[str, ...] | None) -> dict[str, int]:
+    """What was redacted in the kept values shown (``fields``; None: all of them)."""
+    counts: dict[str, int] = {}
+    for session in listed:
+        for name, found in session.redactions.items():
+            if fields is None or name in fields:
+                for kind, number in found.items():
+                    counts[kind] = counts.get(kind, 0) + number
+    return counts
 
 
 def _tree_lines(nodes: list[Subagent], depth: int = 0) -> list[str]:

@@ -27,13 +27,18 @@ from purlin_resume.claude import layout
 from purlin_resume.core import path_safety, redact, store
 from purlin_resume.core.config import Settings
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
-from purlin_resume.resurrection import archive, bookmarks, compress, preflight
+from purlin_resume.resurrection import archive, bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
 from purlin_resume.resurrection.bookmarks import Bookmark, Shelves
 from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
 
 if TYPE_CHECKING:
     from purlin_resume.core.tmux import Server
+    from purlin_resume.resurrection import compress
+
+# ``compress`` (and with it the transcript reader and renderer) is imported where a context is
+# made: ``find`` and the bookmark commands need none.
+DEFAULT_METHOD = "hybrid"  # compress.DEFAULT_METHOD (a test keeps them equal)
 
 TEMPLATE = "prompts/resurrection.md.j2"
 MODES = log_mod.MODES
@@ -144,7 +149,9 @@ def by_bookmark(env: Environment, name: str) -> Candidate:
     )
 
 
-def by_search(env: Environment, query: str, limit: int = 10, now=None) -> list[Candidate]:
+def by_search(
+    env: Environment, query: str, limit: int = 10, now=None, progress=None
+) -> list[Candidate]:
     from purlin_resume.resurrection import search_index
 
     catalog = env.live_catalog()
@@ -158,7 +165,7 @@ def by_search(env: Environment, query: str, limit: int = 10, now=None) -> list[C
         for m in env.shelves.all()
     ]
     hits = search_index.search(
-        env.claude_root, env.cache, query, bookmarks=names, limit=limit, now=now
+        env.claude_root, env.cache, query, bookmarks=names, limit=limit, now=now, progress=progress
     )
     marks = {m.name: m for m in env.shelves.all()}
     found = [
@@ -468,6 +475,7 @@ def _cache_key(source: Source, method: str, redacting: bool) -> str:
 def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:
     """The facts, the context (redacted when asked) and the full method's token count."""
     from purlin_resume.claude import export
+    from purlin_resume.resurrection import compress
 
     key = _cache_key(source, method, redacting)
     path = env.cache / "contexts" / f"{key}.json"
@@ -531,12 +539,14 @@ def plan(
     candidate: Candidate,
     mode: str,
     query: str | None = None,
-    method: str = compress.DEFAULT_METHOD,
+    method: str = DEFAULT_METHOD,
     task: str | None = None,
     redacting: bool = True,
     started: float | None = None,
 ) -> Plan:
     """Open, check and compress the candidate; raises PreflightFailed on a failing check."""
+    from purlin_resume.resurrection import compress
+
     started = time.monotonic() if started is None else started
     source = open_source(env, candidate)
     checks = [Check("exists", preflight.OK, f"{candidate.label()} in session {source.session_id}")]

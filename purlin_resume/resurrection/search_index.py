@@ -25,13 +25,13 @@ import hashlib
 import os
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.claude import layout
+from purlin_resume.claude import listing
 from purlin_resume.core import redact, store
 from purlin_resume.core.errors import PurlinError
 
@@ -246,47 +246,6 @@ def _connect(path: Path) -> sqlite3.Connection:
     raise AssertionError("unreachable")
 
 
-def _signatures(root: Path) -> dict[str, tuple[Path, str, str]]:
-    """session file path -> (project folder, session id, signature of all its files).
-
-    Plain ``os.scandir`` strings: this runs before every search, over every file.
-    """
-    found: dict[str, tuple[Path, str, str]] = {}
-    suffix, agent_prefix = layout.SUFFIX, layout.AGENT_PREFIX
-    with os.scandir(Path(root) / "projects") as folders:
-        project_folders = [entry.path for entry in folders if entry.is_dir()]
-    for folder in project_folders:
-        sessions: dict[str, list[str]] = {}
-        beside: list[str] = []
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                name = entry.name
-                if name.endswith(suffix) and entry.is_file():
-                    stat = entry.stat()
-                    mark = f"{name}:{stat.st_size}:{stat.st_mtime_ns}"
-                    if name.startswith(agent_prefix):
-                        beside.append(mark)
-                    else:
-                        sessions.setdefault(name[: -len(suffix)], []).append(mark)
-                elif entry.is_dir():
-                    subagents = entry.path + "/subagents"
-                    try:
-                        inner = os.scandir(subagents)
-                    except OSError:
-                        continue
-                    marks = sessions.setdefault(name, [])
-                    with inner:
-                        for item in inner:
-                            if item.is_file():
-                                stat = item.stat()
-                                marks.append(f"s/{item.name}:{stat.st_size}:{stat.st_mtime_ns}")
-        shared = sorted(beside)
-        for session_id, marks in sessions.items():
-            signature = "|".join(sorted(marks) + shared)
-            found[f"{folder}/{session_id}{suffix}"] = (Path(folder), session_id, signature)
-    return found
-
-
 def _body(transcript) -> str:
     """The searchable text: each value redacted on its own, then the whole once more."""
     parts: list[str] = []
@@ -370,84 +329,156 @@ def _documents(view) -> Iterable[dict[str, Any]]:
         }
 
 
-def refresh(root: Path, cache: Path) -> dict[str, int]:
-    """Bring the index of ``root`` up to date; returns how many sessions were read and dropped."""
-    from purlin_resume.claude.catalog import Catalog
+def _session_rows(catalog, folder: Path, session_id: str) -> list[tuple[tuple, str, list]]:
+    """What the index holds of one session: per conversation, its ``docs`` columns (from
+    ``kind``), its searchable body and its files."""
     from purlin_resume.claude.layout import SessionFile
     from purlin_resume.claude.transcript import ReadOptions
 
-    connection = _connect(index_path(root, cache))
-    try:
-        current = _signatures(root)
-        known = dict(connection.execute("SELECT path, signature FROM sessions"))
-        stale = [key for key in known if key not in current]
-        changed = [key for key, (_, _, sig) in current.items() if known.get(key) != sig]
-        if not stale and not changed:
-            return {"read": 0, "dropped": 0, "sessions": len(current)}
+    view = catalog.view(SessionFile(session_id, folder), ReadOptions(tools=True))
+    rows = []
+    for doc in _documents(view):
+        transcript = doc["transcript"]
+        columns = (
+            doc["kind"],
+            doc["id"],
+            session_id,
+            doc["agent_id"],
+            transcript.project_path,
+            doc["title"],
+            doc["agent_type"],
+            transcript.started_at,
+            transcript.ended_at,
+            transcript.turn_count,
+        )
+        files = conversation_files(transcript, doc["session_project"])
+        rows.append((columns, _body(transcript), files))
+    return rows
+
+
+_CATALOG = None  # the catalog a build's worker process reads
+
+
+def _rows_in_worker(task: tuple[Path, str]) -> list[tuple[tuple, str, list]]:
+    return _session_rows(_CATALOG, *task)
+
+
+def _start_worker(root: Path) -> None:
+    from purlin_resume.claude.catalog import Catalog
+
+    global _CATALOG
+    _CATALOG = Catalog(root)
+
+
+PARALLEL_FROM = 8  # sessions to read before worker processes pay for their start
+
+
+def _all_rows(root: Path, tasks: list[tuple[Path, str]]) -> Iterator[list]:
+    """The rows of each session of ``tasks``, in order: read by worker processes (one per core,
+    forked so that they share the redaction rules in use) when there are enough of them."""
+    import multiprocessing
+
+    from purlin_resume.claude.catalog import Catalog
+
+    workers = min(os.cpu_count() or 1, 8)
+    if (
+        workers < 2
+        or len(tasks) < PARALLEL_FROM
+        or "fork" not in multiprocessing.get_all_start_methods()
+    ):
         catalog = Catalog(root)
-        options = ReadOptions(tools=True)
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            for key in stale + changed:
-                rows = [
-                    r[0]
-                    for r in connection.execute(
-                        "SELECT rowid FROM docs WHERE session_path=?", (key,)
-                    )
-                ]
-                connection.executemany("DELETE FROM docs_fts WHERE rowid=?", [(r,) for r in rows])
-                connection.executemany("DELETE FROM doc_files WHERE doc=?", [(r,) for r in rows])
-                connection.execute("DELETE FROM docs WHERE session_path=?", (key,))
-                connection.execute("DELETE FROM sessions WHERE path=?", (key,))
-            for key in changed:
-                folder, session_id, signature = current[key]
-                view = catalog.view(SessionFile(session_id, folder), options)
-                for doc in _documents(view):
-                    transcript = doc["transcript"]
-                    cursor = connection.execute(
-                        "INSERT INTO docs(session_path, kind, id, session_id, agent_id, project,"
-                        " title, agent_type, started_at, ended_at, turns)"
-                        " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                        (
-                            key,
-                            doc["kind"],
-                            doc["id"],
-                            session_id,
-                            doc["agent_id"],
-                            transcript.project_path,
-                            doc["title"],
-                            doc["agent_type"],
-                            transcript.started_at,
-                            transcript.ended_at,
-                            transcript.turn_count,
-                        ),
-                    )
-                    connection.execute(
-                        "INSERT INTO docs_fts(rowid, title, project, body) VALUES (?,?,?,?)",
-                        (
-                            cursor.lastrowid,
-                            doc["title"] or "",
-                            transcript.project_path or "",
-                            _body(transcript),
-                        ),
-                    )
-                    connection.executemany(
-                        "INSERT INTO doc_files(doc, path, edited) VALUES (?,?,?)",
-                        [
-                            (cursor.lastrowid, path, edited)
-                            for path, edited in conversation_files(
-                                transcript, doc["session_project"]
-                            )
-                        ],
-                    )
-                connection.execute("INSERT INTO sessions VALUES (?,?)", (key, signature))
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
+        for task in tasks:
+            yield _session_rows(catalog, *task)
+        return
+    context = multiprocessing.get_context("fork")
+    with context.Pool(workers, initializer=_start_worker, initargs=(root,)) as pool:
+        yield from pool.imap(_rows_in_worker, tasks, chunksize=2)
+
+
+def refresh(
+    root: Path, cache: Path, progress: Callable[[int, int], None] | None = None
+) -> dict[str, int]:
+    """Bring the index of ``root`` up to date; returns how many sessions were read and dropped.
+
+    ``progress(done, total)`` is told after each session read (when there is something to
+    read). One build at a time: a second one waits for the first, then finds its work done."""
+    path = index_path(root, cache)
+    connection = _connect(path)
+    try:
+        current = listing.signatures(root)
+        known = dict(connection.execute("SELECT path, signature FROM sessions"))
+        if not any(_outdated(known, current)):
+            return {"read": 0, "dropped": 0, "sessions": len(current)}
+        with contextlib.ExitStack() as stack:
+            _build_lock(stack, path)
+            known = dict(connection.execute("SELECT path, signature FROM sessions"))
+            stale, changed = _outdated(known, current)
+            if not stale and not changed:
+                return {"read": 0, "dropped": 0, "sessions": len(current)}
+            _build(connection, root, current, stale, changed, progress)
         return {"read": len(changed), "dropped": len(stale), "sessions": len(current)}
     finally:
         connection.close()
+
+
+BUILD_WAIT_SECONDS = 600.0
+
+
+def _build_lock(stack: contextlib.ExitStack, path: Path) -> None:
+    """One build at a time: hold the index's lock (waiting up to ``BUILD_WAIT_SECONDS``)."""
+    try:
+        stack.enter_context(store.locked(path, timeout=BUILD_WAIT_SECONDS))
+    except OSError as exc:
+        raise PurlinError(
+            f"cannot lock the search index in {path.parent}: {exc.strerror or exc}; "
+            "set XDG_CACHE_HOME to a writable folder"
+        ) from None
+
+
+def _outdated(known: dict[str, str], current: dict[str, tuple[Path, str, str]]):
+    """(sessions gone, sessions new or changed)."""
+    stale = [key for key in known if key not in current]
+    changed = [key for key, (_, _, sig) in current.items() if known.get(key) != sig]
+    return stale, changed
+
+
+def _build(connection, root, current, stale, changed, progress) -> None:
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        for key in stale + changed:
+            rows = [
+                r[0]
+                for r in connection.execute("SELECT rowid FROM docs WHERE session_path=?", (key,))
+            ]
+            connection.executemany("DELETE FROM docs_fts WHERE rowid=?", [(r,) for r in rows])
+            connection.executemany("DELETE FROM doc_files WHERE doc=?", [(r,) for r in rows])
+            connection.execute("DELETE FROM docs WHERE session_path=?", (key,))
+            connection.execute("DELETE FROM sessions WHERE path=?", (key,))
+        tasks = [(current[key][0], current[key][1]) for key in changed]
+        for done, (key, rows) in enumerate(zip(changed, _all_rows(root, tasks), strict=True), 1):
+            for columns, body, files in rows:
+                cursor = connection.execute(
+                    "INSERT INTO docs(session_path, kind, id, session_id, agent_id, project,"
+                    " title, agent_type, started_at, ended_at, turns)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (key, *columns),
+                )
+                doc = cursor.lastrowid
+                connection.execute(
+                    "INSERT INTO docs_fts(rowid, title, project, body) VALUES (?,?,?,?)",
+                    (doc, columns[5] or "", columns[4] or "", body),
+                )
+                connection.executemany(
+                    "INSERT INTO doc_files(doc, path, edited) VALUES (?,?,?)",
+                    [(doc, file_path, edited) for file_path, edited in files],
+                )
+            connection.execute("INSERT INTO sessions VALUES (?,?)", (key, current[key][2]))
+            if progress is not None:
+                progress(done, len(changed))
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
 
 
 # ---------------------------------------------------------------------------------------------
@@ -544,12 +575,14 @@ def search(
     limit: int = 10,
     now: datetime | None = None,
     update: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Matches:
-    """The conversations of ``root`` that best match ``text``, best first."""
+    """The conversations of ``root`` that best match ``text``, best first (``progress``: told
+    how the index build goes, see ``refresh``)."""
     from rapidfuzz import fuzz
 
     if update:
-        refresh(root, cache)
+        refresh(root, cache, progress)
     query = parse_query(text, now)
     connection = _connect(index_path(root, cache))
     try:

@@ -1,0 +1,165 @@
+"""The `find` index build: the same index read by worker processes or one by one, one build at a
+time when several start together, and a progress bar on a terminal only."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from purlin_resume.resurrection import search_index
+
+SCRIPT = str(Path(sys.executable).with_name("purlin-resume"))
+QUERIES = ["tmux module test setup", "phoenix server", "tmxu modle", "nextjs todo", "spotter"]
+
+
+def _many(fixtures_copy: Path, copies: int) -> Path:
+    """More sessions: each fixture session (and its subagents) again under other ids."""
+    projects = fixtures_copy / "projects"
+    for folder in list(projects.iterdir()):
+        for number in range(1, copies):
+            target = projects / f"{folder.name}-{number}"
+            shutil.copytree(folder, target)
+    return fixtures_copy
+
+
+def _index(root: Path, cache: Path) -> tuple[list, list]:
+    connection = sqlite3.connect(search_index.index_path(root, cache))
+    try:
+        docs = connection.execute("SELECT * FROM docs ORDER BY rowid").fetchall()
+        bodies = connection.execute(
+            "SELECT rowid, title, project, body FROM docs_fts ORDER BY rowid"
+        ).fetchall()
+        return docs, bodies
+    finally:
+        connection.close()
+
+
+def _results(root: Path, cache: Path) -> list:
+    return [
+        [(h.id, h.score, h.reasons, h.snippet) for h in search_index.search(root, cache, q)]
+        for q in QUERIES
+    ]
+
+
+def test_worker_processes_build_the_index_one_reader_builds(fixtures_copy, tmp_path, monkeypatch):
+    root = _many(fixtures_copy, 3)
+    monkeypatch.setattr(search_index, "PARALLEL_FROM", 10**9)
+    alone = search_index.refresh(root, tmp_path / "alone")
+    monkeypatch.setattr(search_index, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    told: list[tuple[int, int]] = []
+    shared = search_index.refresh(root, tmp_path / "shared", lambda d, t: told.append((d, t)))
+    assert alone == shared == {"read": 18, "dropped": 0, "sessions": 18}
+    assert _index(root, tmp_path / "alone") == _index(root, tmp_path / "shared")
+    assert _results(root, tmp_path / "alone") == _results(root, tmp_path / "shared")
+    assert told == [(n, 18) for n in range(1, 19)]
+    # nothing changed: nothing read, nothing told
+    told.clear()
+    assert (
+        search_index.refresh(root, tmp_path / "shared", lambda d, t: told.append((d, t)))["read"]
+        == 0
+    )
+    assert told == []
+
+
+def test_concurrent_finds_build_once_and_agree(fixtures_copy, tmp_path):
+    root = _many(fixtures_copy, 2)
+    argv = [SCRIPT, "find", "tmux module", "--claude-dir", str(root)]
+    running = [
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(3)
+    ]
+    outputs = [process.communicate(timeout=300) for process in running]
+    assert [p.returncode for p in running] == [0, 0, 0], outputs
+    assert len({out for out, _ in outputs}) == 1 and b"tmux" in outputs[0][0].lower()
+    assert all(err == b"" for _, err in outputs)
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "purlin-resume"
+    docs, _ = _index(root.resolve(), cache)
+    assert len({row[1] for row in docs}) == 12  # each session once
+
+
+def _on_a_terminal(argv: list[str]) -> tuple[int, bytes, bytes]:
+    """Run ``argv`` with stderr on a pseudo-terminal and stdout on a pipe."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=follower)
+    os.close(follower)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([leader], [], [], 120)
+        if not ready:
+            break
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the process is done
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out = process.stdout.read()
+    process.wait(timeout=120)
+    os.close(leader)
+    return process.returncode, out, seen
+
+
+def test_a_progress_bar_while_the_index_builds_on_a_terminal_only(fixtures_copy, monkeypatch):
+    root = _many(fixtures_copy, 3)
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "purlin-resume"
+    argv = [SCRIPT, "find", "tmux module", "--claude-dir", str(root)]
+    code, out, terminal = _on_a_terminal(argv)
+    assert code == 0 and b"tmux" in out.lower()
+    assert b"indexing transcripts [" in terminal and b"/18 sessions" in terminal
+    assert terminal.rstrip().endswith(b"\x1b[K")  # wiped when done
+    assert b"indexing" not in out
+    # on a pipe, and in --json, nothing but the results
+    for extra in ([], ["--json"]):
+        shutil.rmtree(cache)
+        piped = subprocess.run(argv + extra, capture_output=True, check=True)
+        assert b"indexing" not in piped.stderr + piped.stdout
+    shutil.rmtree(cache)
+    code, out, terminal = _on_a_terminal(argv + ["--json"])
+    assert code == 0 and b"indexing" not in terminal + out
+    # a warm find draws nothing
+    code, out, terminal = _on_a_terminal(argv)
+    assert code == 0 and terminal == b""
+
+
+def _imported(argv: list[str]) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", SCRIPT, *argv], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return {
+        line.split("|")[-1].strip() for line in done.stderr.splitlines() if "import time:" in line
+    }
+
+
+def test_warm_find_and_sessions_leave_the_reader_and_the_compressor_unloaded(fixtures_copy):
+    from purlin_resume.resurrection import compress
+    from purlin_resume.resurrection import flow as resurrection
+
+    assert resurrection.DEFAULT_METHOD == compress.DEFAULT_METHOD
+    heavy = {
+        "purlin_resume.claude.transcript",
+        "purlin_resume.resurrection.compress",
+        "multiprocessing",
+    }
+    for argv in (["find", "tmux module"], ["sessions", "--all"]):
+        argv += ["--claude-dir", str(fixtures_copy)]
+        cold = _imported(argv)
+        assert "purlin_resume.claude.transcript" in cold  # it did read them
+        assert not heavy & _imported(argv)
+
+
+def test_an_index_lock_that_cannot_be_taken_is_one_line_and_exit_1(cli, fixtures_copy):
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "purlin-resume"
+    lock = search_index.index_path(fixtures_copy, cache).with_suffix(".sqlite.lock")
+    lock.mkdir(parents=True)  # where the lock file should be
+    result = cli("find", "tmux", "--claude-dir", str(fixtures_copy))
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: cannot lock the search index in ")
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr

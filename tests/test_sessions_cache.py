@@ -1,0 +1,227 @@
+"""`sessions` keeps what it read of each session and reads again only the sessions whose files
+changed (size, mtime, inode); the kept file is a cache: redacted, private, never fatal."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.claude_records import Conversation, text, write_jsonl
+from tests.secret_corpus import corpus
+
+SCRIPT = str(Path(sys.executable).with_name("purlin-resume"))
+
+
+def _cache_folder() -> Path:
+    return Path(os.environ["XDG_CACHE_HOME"]) / "purlin-resume"
+
+
+def _cache_file() -> Path:
+    found = list(_cache_folder().glob("sessions-*.json"))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _sessions(cli, root: Path, *args: str):
+    result = cli("sessions", "--all", *args, "--claude-dir", str(root))
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def _demo(tmp_path: Path, prompt: str = "fix the login page") -> tuple[Path, Path]:
+    root = tmp_path / "claude"
+    c = Conversation("11111111-aaaa-4000-8000-000000000001", cwd="/srv/demo")
+    path = write_jsonl(
+        root / "projects" / "-srv-demo" / "11111111-aaaa-4000-8000-000000000001.jsonl",
+        [c.user(prompt), c.assistant("msg_1", text("done"))],
+    )
+    d = Conversation("22222222-bbbb-4000-8000-000000000002", cwd="/srv/demo")
+    write_jsonl(
+        root / "projects" / "-srv-demo" / "22222222-bbbb-4000-8000-000000000002.jsonl",
+        [d.user("another task"), d.assistant("msg_2", text("ok"))],
+    )
+    return root, path
+
+
+def _rewrite_in_place(path: Path, old: bytes, new: bytes, keep_mtime: bool) -> None:
+    """Same size, same inode; the mtime put back when ``keep_mtime``."""
+    assert len(old) == len(new)
+    before = path.stat()
+    data = path.read_bytes()
+    assert old in data
+    with open(path, "r+b") as handle:
+        handle.write(data.replace(old, new))
+    if keep_mtime:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_ino == before.st_ino
+
+
+def test_warm_listing_is_the_cold_one_byte_for_byte(cli, fixtures_copy):
+    for args in ((), ("--json",)):
+        shutil.rmtree(_cache_folder(), ignore_errors=True)
+        cold = _sessions(cli, fixtures_copy, *args)
+        warm = _sessions(cli, fixtures_copy, *args)
+        assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr)
+        assert _cache_file().exists()
+    here = _sessions(cli, fixtures_copy, "--json")
+    assert len(json.loads(here.stdout)["sessions"]) == 6
+
+
+def test_a_session_is_read_again_only_when_its_size_or_mtime_changed(cli, tmp_path):
+    root, path = _demo(tmp_path)
+    assert "fix the login page" in _sessions(cli, root).stdout
+    # the same size and mtime: the kept figures stand (nothing is read)
+    _rewrite_in_place(path, b"fix the login page", b"FIX THE LOGIN PAGE", keep_mtime=True)
+    assert "fix the login page" in _sessions(cli, root).stdout
+    # a new mtime: read again
+    _rewrite_in_place(path, b"FIX THE LOGIN PAGE", b"fix the LOGIN page", keep_mtime=False)
+    assert "fix the LOGIN page" in _sessions(cli, root).stdout
+    # a new size (a turn appended, as Claude Code does): read again
+    with open(path, "a") as handle:
+        c = Conversation("11111111-aaaa-4000-8000-000000000001", cwd="/srv/demo")
+        c.count = 10  # a fresh uuid (a repeated one is a duplicate record)
+        handle.write(json.dumps(c.user("and the signup page")) + "\n")
+    listed = json.loads(_sessions(cli, root, "--json").stdout)["sessions"]
+    assert {s["id"]: s["turns"] for s in listed}["11111111-aaaa-4000-8000-000000000001"] == 3
+
+
+def test_a_deleted_session_leaves_the_listing_and_the_cache(cli, tmp_path):
+    root, path = _demo(tmp_path)
+    _sessions(cli, root)
+    assert path.name in _cache_file().read_text()
+    path.unlink()
+    listed = json.loads(_sessions(cli, root, "--json").stdout)["sessions"]
+    assert [s["id"] for s in listed] == ["22222222-bbbb-4000-8000-000000000002"]
+    assert path.name not in _cache_file().read_text()
+
+
+def test_a_file_replaced_by_a_symlink_of_the_same_size_and_mtime_is_read_again(cli, tmp_path):
+    root, path = _demo(tmp_path)
+    assert "fix the login page" in _sessions(cli, root).stdout
+    other = tmp_path / "elsewhere.jsonl"
+    other.write_bytes(path.read_bytes().replace(b"fix the login page", b"drop the usr table"))
+    before = path.stat()
+    os.utime(other, ns=(before.st_atime_ns, before.st_mtime_ns))
+    path.unlink()
+    path.symlink_to(other)
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    out = _sessions(cli, root).stdout
+    assert "drop the usr table" in out and "fix the login page" not in out
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"not json at all {",
+        b"",
+        b"[1, 2, 3]",
+        b'{"version": 1, "sessions": []}',
+        b'{"version": 1, "sessions": {"KEY": {"sig": "SIG", "asked": 5}}}',
+        b'{"version": 1, "sessions": {"KEY": {"sig": "SIG", "asked": [], "found": [],'
+        b' "cwd": [null], "summaries": [[1]], "session": {}, "titles": {}}}}',
+        b"[" * 100_000,
+    ],
+)
+def test_a_damaged_cache_is_read_past_and_rewritten(cli, tmp_path, damage):
+    root, path = _demo(tmp_path)
+    cold = _sessions(cli, root)
+    cache = _cache_file()
+    entry = json.loads(cache.read_text())["sessions"][str(path)]
+    damage = damage.replace(b"KEY", str(path).encode()).replace(b"SIG", entry["sig"].encode())
+    cache.write_bytes(damage)
+    again = _sessions(cli, root)
+    assert (again.stdout, again.stderr) == (cold.stdout, cold.stderr)
+    assert json.loads(cache.read_text())["sessions"][str(path)]["sig"] == entry["sig"]
+
+
+def test_a_cache_that_cannot_be_written_only_costs_time(cli, tmp_path, monkeypatch):
+    root, _ = _demo(tmp_path)
+    expected = _sessions(cli, root).stdout
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    for _ in range(2):
+        assert _sessions(cli, root).stdout == expected
+    assert blocked.read_text() == "a file where the cache folder should be"
+
+
+def test_a_read_only_cache_folder_only_costs_time(cli, tmp_path):
+    root, _ = _demo(tmp_path)
+    expected = _sessions(cli, root).stdout
+    cache = _cache_file()
+    kept = cache.read_bytes()
+    _cache_folder().chmod(0o500)
+    cache.chmod(0o400)
+    try:
+        if os.geteuid() == 0:  # root writes anyway: a lock that cannot be taken stands in
+            (_cache_folder() / (cache.name + ".lock")).unlink()
+            (_cache_folder() / (cache.name + ".lock")).mkdir()
+        (root / "projects" / "-srv-demo" / "22222222-bbbb-4000-8000-000000000002.jsonl").touch()
+        assert _sessions(cli, root).stdout == expected
+        assert cache.read_bytes() == kept
+    finally:
+        _cache_folder().chmod(0o700)
+
+
+def test_the_cache_is_private_and_holds_no_secret(cli, tmp_path):
+    planted = corpus(19)[:12]
+    root = tmp_path / "claude"
+    folder = root / "projects" / "-srv-vault"
+    for number, item in enumerate(planted):
+        session = f"33333333-cccc-4000-8000-{number:012d}"
+        c = Conversation(session, cwd="/srv/vault")
+        records = [c.user(f"deploy with {item.line}"), c.assistant("msg_x", text("ok"))]
+        if number % 3 == 1:
+            records.append({"type": "ai-title", "aiTitle": f"Rotate {item.line}"})
+        if number % 3 == 2:
+            records.insert(0, {"type": "summary", "summary": item.line, "leafUuid": "gone"})
+        records[0]["gitBranch"] = f"fix/{item.secret}"
+        write_jsonl(folder / f"{session}.jsonl", records)
+    for args in ((), ("--json",)):
+        shutil.rmtree(_cache_folder(), ignore_errors=True)
+        cold = _sessions(cli, root, *args)
+        warm = _sessions(cli, root, *args)
+        assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr)
+        assert "redacted" in warm.stderr
+        kept = _cache_file().read_text()
+        for item in planted:
+            assert item.secret not in kept and item.secret not in warm.stdout
+        assert _cache_file().stat().st_mode & 0o777 == 0o600
+        assert _cache_folder().stat().st_mode & 0o777 == 0o700
+    # --no-redact prints what is there: the cache (redacted) is not used for it
+    raw = cli("--no-redact", "sessions", "--all", "--claude-dir", str(root))
+    assert planted[0].secret in raw.stdout
+
+
+def test_a_project_allow_list_is_honoured_over_the_cache(cli, tmp_path, repo):
+    root, _ = _demo(tmp_path, prompt="token ghp_" + "a1B2c3D4e5" * 3 + "abcdef")
+    shown = _sessions(cli, root).stdout
+    assert "[REDACTED:" in shown
+    (repo / ".purlin").mkdir()
+    (repo / ".purlin" / "config.json").write_text(
+        json.dumps({"resume": {"redact": {"allow": ["ghp_a1B2.*"]}}})
+    )
+    allowed = _sessions(cli, root).stdout
+    assert "ghp_a1B2" in allowed and "[REDACTED:" not in allowed
+
+
+def test_concurrent_listings_agree_and_leave_a_whole_cache(fixtures_copy, tmp_path):
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    argv = [SCRIPT, "sessions", "--all", "--json", "--claude-dir", str(fixtures_copy)]
+    running = [
+        subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(4)
+    ]
+    outputs = [process.communicate(timeout=120) for process in running]
+    assert all(process.returncode == 0 for process in running), outputs
+    assert len({out for out, _ in outputs}) == 1
+    kept = json.loads(_cache_file().read_text())
+    assert len(kept["sessions"]) == 6
+    again = subprocess.run(argv, env=env, capture_output=True, check=True)
+    assert again.stdout == outputs[0][0]
