@@ -354,11 +354,13 @@ _FLAG_KEYS = (
 )
 
 
-def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0) -> str:
+_KEY_TAILS = tuple(sorted(set(_STRONG_KEYS + _TOKEN_KEYS)))
+_KEY_LONGEST = max(map(len, _KEY_TAILS))
+def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 99) -> str:
     """A look-behind test, placed right after a one-character operator, that succeeds when the
     text ``skip`` characters before the operator ends with one of ``tails`` (letters in any
-    case)."""
-    if any(len(tail) == depth for tail in tails):
+    case), looking at ``limit`` characters at most."""
+    if depth == limit or any(len(tail) == depth for tail in tails):
         return ""
     groups: dict[str, set[str]] = defaultdict(set)
     for tail in tails:
@@ -369,16 +371,19 @@ def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0) -> str:
     for char, group in sorted(groups.items()):
         one = f"[{char}{char.upper()}]" if char.isalpha() else re.escape(char)
         chars += char + char.upper() if char.isalpha() else re.escape(char)
-        alternatives.append(f"(?<={one}{after})" + _reverse_trie(group, depth + 1, skip))
+        alternatives.append(f"(?<={one}{after})" + _reverse_trie(group, depth + 1, skip, limit))
     if len(alternatives) == 1:
         return alternatives[0]
     # one class test first: most places fail it, and never try the alternatives
     return f"(?<=[{chars}]{after})(?:" + "|".join(alternatives) + ")"
 
 
-def _key_test() -> str:
-    """The look-behind test for a secret-named key before the operator, then any closer."""
-    keys = set(_STRONG_KEYS + _TOKEN_KEYS)
+_GUARD_DEPTH = 4  # the scan checks a key's last four characters; ``_key_before`` all of it
+
+
+def _key_guard() -> str:
+    """The look-behind test, right after the operator, that a key may end before it (behind
+    any closer): its last ``_GUARD_DEPTH`` characters. Small, so it compiles fast."""
     by_length: dict[int, list[str]] = defaultdict(list)
     for closer in _CLOSERS:
         by_length[len(closer)].append(closer)
@@ -386,8 +391,18 @@ def _key_test() -> str:
     for length, closers in sorted(by_length.items()):
         test = "|".join(re.escape(closer) for closer in closers)
         before = f"(?<=(?:{test}).)" if length else ""
-        options.append(before + _reverse_trie(keys, skip=length))
+        options.append(before + _reverse_trie(set(_KEY_TAILS), skip=length, limit=_GUARD_DEPTH))
     return "(?:" + "|".join(options) + ")"
+
+
+def _key_before(text: str, op: int) -> bool:
+    """Does a secret-named key end right before the operator at ``op``, behind any closer?"""
+    for closer in _CLOSERS:
+        end = op - len(closer)
+        if end > 0 and text.startswith(closer, end):
+            if text[max(0, end - _KEY_LONGEST) : end].lower().endswith(_KEY_TAILS):
+                return True
+    return False
 
 
 _CONTINUATION = r"(?:(?:\\+\r?\n|\\{2,}n)[ \t]*)?"  # a shell line continuation, raw or escaped
@@ -395,8 +410,8 @@ _VALUE = (
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>[^\s\"'`\\]{1,256})"
     r"|(?P<uv>[^\s\"'`\\<>(){}\[\],;|]{1,256}))"
 )
-_ASSIGNMENT = (
-    rf"{_key_test()}[=>]?[ \t]{{0,4}}{_CONTINUATION}"
+_ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``_key_before``
+    rf"[=>]?[ \t]{{0,4}}{_CONTINUATION}"
     rf"(?:(?P<scheme>Basic|Bearer|bearer|BEARER|Token|token|Bot)[ \t]+)?{_VALUE}"
 )
 _FLAG = (
@@ -475,16 +490,28 @@ def _anchor(prefix: str) -> int:
     return 0
 
 
-def _prefix_rest(prefix: str, word_start: bool) -> str:
-    """The regex of what follows the anchor character of ``prefix``, checking what precedes it."""
-    at = _anchor(prefix)
-    whole = re.escape(prefix)
-    parts = [re.escape(prefix[at + 1 :])]
+def _prefix_rest(prefixes: list[str], word_start: bool) -> str:
+    """The regex of what follows the anchor character of ``prefixes`` (of one length, the same
+    after their anchor), checking what precedes it."""
+    at = _anchor(prefixes[0])
+    whole = "|".join(re.escape(prefix) for prefix in prefixes)
+    whole = f"(?:{whole})" if len(prefixes) > 1 else whole
+    parts = [re.escape(prefixes[0][at + 1 :])]
     if at:
         parts.append(f"(?<={whole})")
     if word_start:
         parts.append(f"(?:(?<![A-Za-z0-9]{whole})|(?<={_ESCAPE}{whole}))")
     return "".join(parts)
+
+
+def _prefix_groups(rule: Rule) -> list[list[str]]:
+    """``rule``'s prefixes, grouped when one expression serves them all (the same anchor, the
+    same length, the same text after the anchor): fewer alternatives to compile and try."""
+    groups: dict[tuple[int, int, str], list[str]] = defaultdict(list)
+    for prefix in rule.prefixes:
+        at = _anchor(prefix)
+        groups[(at, len(prefix), prefix[at:])].append(prefix)
+    return list(groups.values())
 
 
 @dataclass(frozen=True)
@@ -505,8 +532,10 @@ class Scanner:
     The expression has no groups (the engine's cost per tried position grows with their
     number): it only says where some rule may match. Its alternatives are grouped by the
     character they stop at, and a look-behind trie of the prefixes ending there rules out most
-    places at once. The rules of the character found are then matched one by one, in order,
-    each with its own groups.
+    places at once (for a secret-named key, of the key's last characters only: the expression
+    stays small and compiles fast, and ``_key_before`` checks the whole key). The rules of the
+    character found are then matched one by one, in order, each with its own groups. Each
+    expression is compiled when first needed.
     """
 
     def __init__(self, extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()):
@@ -515,32 +544,44 @@ class Scanner:
         free: dict[str, list[str]] = defaultdict(list)  # alternatives with their own checks
         prefixed: dict[str, list[tuple[str, str]]] = defaultdict(list)  # (head, rest)
 
-        for op in ":=":
-            self._add(op, _ASSIGNMENT, _Branch("assign", "assigned-secret", 0, None))
-            free[op].append(_no_groups(_ASSIGNMENT))
+        assign = _Branch("assign", "assigned-secret", 0, None)
+        for op in ":=":  # one source for both operators: compiled once
+            self.by_first[op].append(("[:=]" + _ASSIGNMENT, assign))
         self._add("-", _FLAG[1:], _Branch("flag", "assigned-secret", 0, None))
         free["-"].append(_no_groups(_FLAG[1:]))
         for rule in RULES:
-            for prefix in rule.prefixes:
-                at = _anchor(prefix)
-                rest = _prefix_rest(prefix, rule.word_start) + rule.body
-                self._add(prefix[at], rest, _Branch("rule", rule.kind, at, rule))
-                prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
-        alternatives = []
+            for prefixes in _prefix_groups(rule):
+                at = _anchor(prefixes[0])
+                rest = _prefix_rest(prefixes, rule.word_start) + rule.body
+                self._add(prefixes[0][at], rest, _Branch("rule", rule.kind, at, rule))
+                for prefix in prefixes:
+                    prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
+        # the assignments first: the most frequent characters, with a key before them
+        assigned = _key_guard() + _no_groups(_ASSIGNMENT)
+        alternatives = [f":{assigned}", f"={assigned}"]
         # the most frequent characters first: each place found tries the alternatives in order
         for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
             options = list(free[char])
             heads = {head for head, _ in prefixed[char]}
             if heads:
-                rests = "|".join(rest for _, rest in prefixed[char])
+                rests = "|".join(dict.fromkeys(rest for _, rest in prefixed[char]))
                 trie = _reverse_trie({h.lower() for h in heads}) if "" not in heads else ""
                 # every token stopping at _ or - goes on for 10 token characters or more
                 ahead = "(?=[A-Za-z0-9_-]{10})" if char in "_-" else ""
                 options.append(f"{ahead}{trie}(?:{rests})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
-        self.pattern = re.compile("|".join(alternatives))
+        # each alternative starts with its character: the engine skips fast to one of them
+        self._source = "|".join(alternatives)
+        self._pattern: re.Pattern[str] | None = None
         self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
         self.allow = [re.compile(pattern) for pattern in allow]
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """Where some rule may match."""
+        if self._pattern is None:
+            self._pattern = re.compile(self._source)
+        return self._pattern
 
     def _add(self, char: str, rest: str, branch: _Branch) -> None:
         self.by_first[char].append((re.escape(char) + rest, branch))
@@ -550,6 +591,8 @@ class Scanner:
         for source, branch in self.by_first[text[at]]:
             if branch.rule is None and not assignments:
                 continue
+            if branch.name == "assign" and not _key_before(text, at):
+                continue  # the scan looked at the key's last characters only
             match = re.compile(source).match(text, at)
             if match is None:
                 continue
@@ -618,17 +661,14 @@ class Scanner:
         search = self.pattern.search
         match = search(text)
         while match is not None:
-            findings = self._findings(text, match.start(), assignments)
-            if findings is None:
-                match = search(text, match.start() + 1)
-                continue
+            findings = self._findings(text, match.start(), assignments) or []
             for finding in findings:
                 if found and finding.start < found[-1].end:
                     continue
                 if PLACEHOLDER.fullmatch(finding.secret) or self._allowed(finding.secret):
                     continue
                 found.append(finding)
-            match = search(text, max(findings[0].end, match.start() + 1))
+            match = search(text, max([match.start() + 1] + [f.end for f in findings]))
         if self.extra:
             found = self._with_extra(text, found)
         return found
@@ -731,6 +771,9 @@ def redact(text: str) -> Redacted:
     return Redacted("".join(parts), dict(Counter(f.kind for f in findings)))
 
 
+_UNSEEN = Redacted("")
+
+
 def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     """Redact every string inside a JSON-like structure (keys included), or inside dataclasses
     such as a read transcript, before it is rendered or serialised; returns (result, counts).
@@ -739,21 +782,23 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     conversation holds no secret, and copying it would cost more than scanning it); the parts
     that changed are new objects, so ``data`` itself is never modified."""
     counts: Counter[str] = Counter()
-    current = scanner()
-    search = current.pattern.search
-    shortest = 0 if current.extra else _SHORTEST
-    always = bool(current.extra)
+    shortest = 0 if scanner().extra else _SHORTEST
     is_dataclass, fields = dataclasses.is_dataclass, dataclasses.fields
-    seen: dict[str, Redacted] = {}  # keys and values repeat (a list of records): look once
+    # keys and values repeat (a list of records; a tool's result both in the message and in
+    # ``toolUseResult``): each is looked at once; None: nothing to redact
+    seen: dict[str, Redacted | None] = {}
 
     def walk(value: Any) -> Any:
         kind = type(value)
         if kind is str:
-            if len(value) < shortest or (not always and search(value) is None):
+            if len(value) < shortest:
                 return value
-            done = seen.get(value)
+            done = seen.get(value, _UNSEEN)
+            if done is _UNSEEN:
+                done = redact(value)
+                done = seen[value] = done if done.counts else None
             if done is None:
-                done = seen[value] = redact(value)
+                return value
             counts.update(done.counts)
             return done.text
         if kind is dict:
