@@ -75,6 +75,8 @@ class Rule:
     reported as ``pair_kind``. ``context`` words (any case) must stand within 200 characters
     before the match; ``validator`` gets the secret and may reject it. ``word_start``: the
     token may not follow a letter or digit. ``source`` names the public rule it follows.
+    ``anchor``: where in each prefix the scan stops, when not at its last rare character (a
+    ``_`` or ``-`` only where ten token characters follow).
     """
 
     kind: str
@@ -85,6 +87,7 @@ class Rule:
     word_start: bool = True
     pair_kind: str | None = None
     source: str = ""
+    anchor: int | None = None
 
 
 def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> Rule:
@@ -95,16 +98,33 @@ def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> R
 
 _B64 = r"[A-Za-z0-9+/]"
 _END = r"(?![A-Za-z0-9])"
+# between an AWS key id and its secret key: a separator, or a line break (raw or escaped),
+# with quotes and spaces around; the secret: 40 base64 characters, not a 40-digit hex hash
+_AWS_BETWEEN = r"[ \t\"'\\]{0,6}(?:(?:[,;|:=\t ]|\r?\n|\\[nrt])[ \t\"'\\]{0,6}){1,3}"
+_AWS_SECRET = rf"(?![0-9a-f]{{40}})(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=])"
 
 RULES: tuple[Rule, ...] = (
     # cloud
     _r(
         "aws-access-key",
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-        rf"[A-Z0-9]?[A-Z2-7]{{16}}{_END}"
-        rf"(?=(?:[ \t\"']{{0,4}}[,;|:=\t ][ \t\"']{{0,4}}(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=]))?)",
-        pair_kind="aws-secret-key",
+        rf"[A-Z0-9]?[A-Z2-7]{{16}}{_END}(?=(?:{_AWS_BETWEEN}{_AWS_SECRET})?)",
+        pair_kind="aws-secret-key",  # after the id, or before it (``_pair_before``)
         source="gitleaks aws-access-token; detect-secrets AWSKeyDetector",
+    ),
+    _r(
+        "aws-secret-key",
+        "aws_secret_access_key",  # ``aws configure set aws_secret_access_key VALUE``
+        rf"[ \t]+\\{{0,3}}[\"']?(?P<s>{_B64}{{40}})(?![A-Za-z0-9+/=])",
+        anchor=3,
+        source="gitleaks aws-access-token (its secret); the aws cli's configure set",
+    ),
+    _r(
+        "aws-session-token",
+        "aws_session_token",  # ``aws configure set aws_session_token VALUE``
+        rf"[ \t]+\\{{0,3}}[\"']?(?P<s>{_B64}{{100,}}={{0,2}})",
+        anchor=3,
+        source="the aws cli's configure set",
     ),
     _r(
         "google-api-key",
@@ -434,7 +454,9 @@ _IDENTIFIER = re.compile(rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?")
 _SECRET_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.I)
 _MYSQL = re.compile(r"mysql|mariadb")
 _SCHEMES = {"basic": "basic-auth", "bearer": "bearer-token"}
-_KEY_BEFORE = re.compile(r"([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
+# the key: the whole run of key characters (starting inside one only finds the same again, one
+# character at a time: slow on text made of keys)
+_KEY_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
 
 
 def _assigned_kind(key: str) -> str:
@@ -478,28 +500,34 @@ def _assigned_value_is_secret(key: str, value: str, quoted: bool, after: str, sp
 # ---------------------------------------------------------------------------------------------
 # the scanner
 
+# an AWS secret key right before its key id (the text searched ends at the id)
+_PAIR_BEFORE = re.compile(
+    rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$"
+)
 _COMMON = "d_-=:.$"  # of the characters alternatives start with, the most frequent in transcripts
 _RARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_-:$=")
 
 
-def _anchor(prefix: str) -> int:
+def _anchor(prefix: str, rule: Rule) -> int:
     """Where in ``prefix`` the scan stops: its last rare character (else its first)."""
+    if rule.anchor is not None:
+        return rule.anchor
     for index in range(len(prefix) - 1, -1, -1):
         if prefix[index] in _RARE:
             return index
     return 0
 
 
-def _prefix_rest(prefixes: list[str], word_start: bool) -> str:
+def _prefix_rest(prefixes: list[str], rule: Rule) -> str:
     """The regex of what follows the anchor character of ``prefixes`` (of one length, the same
     after their anchor), checking what precedes it."""
-    at = _anchor(prefixes[0])
+    at = _anchor(prefixes[0], rule)
     whole = "|".join(re.escape(prefix) for prefix in prefixes)
     whole = f"(?:{whole})" if len(prefixes) > 1 else whole
     parts = [re.escape(prefixes[0][at + 1 :])]
     if at:
         parts.append(f"(?<={whole})")
-    if word_start:
+    if rule.word_start:
         parts.append(f"(?:(?<![A-Za-z0-9]{whole})|(?<={_ESCAPE}{whole}))")
     return "".join(parts)
 
@@ -509,7 +537,7 @@ def _prefix_groups(rule: Rule) -> list[list[str]]:
     same length, the same text after the anchor): fewer alternatives to compile and try."""
     groups: dict[tuple[int, int, str], list[str]] = defaultdict(list)
     for prefix in rule.prefixes:
-        at = _anchor(prefix)
+        at = _anchor(prefix, rule)
         groups[(at, len(prefix), prefix[at:])].append(prefix)
     return list(groups.values())
 
@@ -551,8 +579,8 @@ class Scanner:
         free["-"].append(_no_groups(_FLAG[1:]))
         for rule in RULES:
             for prefixes in _prefix_groups(rule):
-                at = _anchor(prefixes[0])
-                rest = _prefix_rest(prefixes, rule.word_start) + rule.body
+                at = _anchor(prefixes[0], rule)
+                rest = _prefix_rest(prefixes, rule) + rule.body
                 self._add(prefixes[0][at], rest, _Branch("rule", rule.kind, at, rule))
                 for prefix in prefixes:
                     prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
@@ -573,6 +601,7 @@ class Scanner:
         # each alternative starts with its character: the engine skips fast to one of them
         self._source = "|".join(alternatives)
         self._pattern: re.Pattern[str] | None = None
+        self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
         self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
         self.allow = [re.compile(pattern) for pattern in allow]
 
@@ -593,7 +622,10 @@ class Scanner:
                 continue
             if branch.name == "assign" and not _key_before(text, at):
                 continue  # the scan looked at the key's last characters only
-            match = re.compile(source).match(text, at)
+            compiled = self._compiled.get(source)
+            if compiled is None:
+                compiled = self._compiled[source] = re.compile(source)
+            match = compiled.match(text, at)
             if match is None:
                 continue
             found = self._branch_findings(text, match, branch)
@@ -621,6 +653,10 @@ class Scanner:
         found = [Finding(branch.kind, start, end, secret)]
         if rule.pair_kind and match.start("pair") != -1:
             found.append(Finding(rule.pair_kind, *match.span("pair"), match.group("pair")))
+        elif rule.pair_kind:
+            before = _PAIR_BEFORE.search(text, max(0, start - 60), start)
+            if before is not None:
+                found.insert(0, Finding(rule.pair_kind, *before.span(1), before.group(1)))
         return found
 
     def _assigned(self, text: str, match: re.Match[str], name: str) -> list[Finding] | None:
@@ -629,6 +665,8 @@ class Scanner:
         group = "qv" if quote else "uv"
         start, end = match.span(group)
         value = text[start:end]
+        if _PLACEHOLDER_VALUE.match(value):
+            return None  # the cheapest test first
         op = match.start()
         before = text[max(0, op - 64) : op]
         if _INSIDE_PLACEHOLDER.search(before):
