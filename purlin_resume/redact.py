@@ -75,8 +75,8 @@ class Rule:
     reported as ``pair_kind``. ``context`` words (any case) must stand within 200 characters
     before the match; ``validator`` gets the secret and may reject it. ``word_start``: the
     token may not follow a letter or digit. ``source`` names the public rule it follows.
-    ``anchor``: where in each prefix the scan stops, when not at its last rare character (a
-    ``_`` or ``-`` only where ten token characters follow).
+    ``anchor``: where in each prefix the scan stops, when not at its last rare character (see
+    ``_AHEAD`` for what must follow a ``_`` or ``-``).
     """
 
     kind: str
@@ -162,6 +162,7 @@ RULES: tuple[Rule, ...] = (
         "github-token",
         "github_pat_",
         rf"[A-Za-z0-9_]{{22,255}}{_END}",
+        anchor=6,  # its first _: letters follow (the token's own may start with _)
         source="gitleaks github-fine-grained-pat",
     ),
     _r(
@@ -307,6 +308,7 @@ RULES: tuple[Rule, ...] = (
         "dockerhub-token",
         ("dckr_pat_", "dckr_oat_"),
         r"[A-Za-z0-9_-]{27,}",
+        anchor=4,  # its first _: letters follow (the token's own may start with _ or -)
         source="gitleaks (docker) dckr_pat_ token",
     ),
     # keys and tokens of any origin
@@ -504,6 +506,9 @@ def _assigned_value_is_secret(key: str, value: str, quoted: bool, after: str, sp
 _PAIR_BEFORE = re.compile(
     rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$"
 )
+# what follows the frequent characters some tokens stop at: every token stopping at _ goes on
+# with three letters or digits, then seven token characters or more; at -, ten or more
+_AHEAD = {"_": "(?=[A-Za-z0-9]{3}[A-Za-z0-9_-]{7})", "-": "(?=[A-Za-z0-9_-]{10})"}
 _COMMON = "d_-=:.$"  # of the characters alternatives start with, the most frequent in transcripts
 _RARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_-:$=")
 
@@ -594,8 +599,7 @@ class Scanner:
             if heads:
                 rests = "|".join(dict.fromkeys(rest for _, rest in prefixed[char]))
                 trie = _reverse_trie({h.lower() for h in heads}) if "" not in heads else ""
-                # every token stopping at _ or - goes on for 10 token characters or more
-                ahead = "(?=[A-Za-z0-9_-]{10})" if char in "_-" else ""
+                ahead = _AHEAD.get(char, "")
                 options.append(f"{ahead}{trie}(?:{rests})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
         # each alternative starts with its character: the engine skips fast to one of them
