@@ -382,25 +382,33 @@ def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 9
     """A look-behind test, placed right after a one-character operator, that succeeds when the
     text ``skip`` characters before the operator ends with one of ``tails`` (letters in any
     case), looking at ``limit`` characters at most."""
-    if depth == limit or any(len(tail) == depth for tail in tails):
+    if depth >= limit or any(len(tail) == depth for tail in tails):
         return ""
+    after = "." * (depth + 1 + skip)
     groups: dict[str, set[str]] = defaultdict(set)
     for tail in tails:
         groups[tail[-(depth + 1)]].add(tail)
-    alternatives = []
-    chars = ""
-    after = "." * (depth + 1 + skip)
-    for char, group in sorted(groups.items()):
-        one = f"[{char}{char.upper()}]" if char.isalpha() else re.escape(char)
-        chars += char + char.upper() if char.isalpha() else re.escape(char)
-        alternatives.append(f"(?<={one}{after})" + _reverse_trie(group, depth + 1, skip, limit))
-    if len(alternatives) == 1:
-        return alternatives[0]
+    if len(groups) == 1:  # one path on: one look-behind for as far as it goes
+        end = depth + 1
+        while end < limit and all(len(tail) > end for tail in tails):
+            if len({tail[-(end + 1)] for tail in tails}) > 1:
+                break
+            end += 1
+        path = next(iter(tails))[-end : len(next(iter(tails))) - depth]
+        return f"(?<={''.join(map(_any_case, path))}{after})" + _reverse_trie(
+            tails, end, skip, limit
+        )
+    alternatives = [_reverse_trie(group, depth, skip, limit) for _, group in sorted(groups.items())]
     # one class test first: most places fail it, and never try the alternatives
+    chars = "".join(_any_case(char)[1:-1] if char.isalpha() else _any_case(char) for char in sorted(groups))
     return f"(?<=[{chars}]{after})(?:" + "|".join(alternatives) + ")"
 
 
-_GUARD_DEPTH = 4  # the scan checks a key's last four characters; ``_key_before`` all of it
+def _any_case(char: str) -> str:
+    return f"[{char}{char.upper()}]" if char.isalpha() else re.escape(char)
+
+
+_GUARD_DEPTH = 5  # the scan checks a key's last five characters; ``_key_before`` all of it
 
 
 def _key_guard() -> str:
