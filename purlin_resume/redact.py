@@ -104,6 +104,7 @@ _END = r"(?![A-Za-z0-9])"
 # between an AWS key id and its secret key: a separator, or a line break (raw or escaped),
 # with quotes and spaces around; the secret: 40 base64 characters, not a 40-digit hex hash
 _AWS_BETWEEN = r"[ \t\"'\\]{0,6}(?:(?:[,;|:=\t ]|\r?\n|\\[nrt])[ \t\"'\\]{0,6}){1,3}"
+_SPACED = r"[ \t]+\\{0,3}[\"']?"  # a value after a space, maybe quoted (escaped or not)
 _AWS_SECRET = rf"(?![0-9a-f]{{40}})(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=])"
 
 RULES: tuple[Rule, ...] = (
@@ -112,20 +113,20 @@ RULES: tuple[Rule, ...] = (
         "aws-access-key",
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
         rf"[A-Z0-9]?[A-Z2-7]{{16}}{_END}(?=(?:{_AWS_BETWEEN}{_AWS_SECRET})?)",
-        pair_kind="aws-secret-key",  # after the id, or before it (``_pair_before``)
+        pair_kind="aws-secret-key",  # after the id, or before it (``_PAIR_BEFORE``)
         source="gitleaks aws-access-token; detect-secrets AWSKeyDetector",
     ),
     _r(
         "aws-secret-key",
         "aws_secret_access_key",  # ``aws configure set aws_secret_access_key VALUE``
-        rf"[ \t]+\\{{0,3}}[\"']?(?P<s>{_B64}{{40}})(?![A-Za-z0-9+/=])",
+        rf"{_SPACED}(?P<s>{_B64}{{40}})(?![A-Za-z0-9+/=])",
         anchor=3,
         source="gitleaks aws-access-token (its secret); the aws cli's configure set",
     ),
     _r(
         "aws-session-token",
         "aws_session_token",  # ``aws configure set aws_session_token VALUE``
-        rf"[ \t]+\\{{0,3}}[\"']?(?P<s>{_B64}{{100,}}={{0,2}})",
+        rf"{_SPACED}(?P<s>{_B64}{{100,}}={{0,2}})",
         anchor=3,
         source="the aws cli's configure set",
     ),
