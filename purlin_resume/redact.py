@@ -836,7 +836,9 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     conversation holds no secret, and copying it would cost more than scanning it); the parts
     that changed are new objects, so ``data`` itself is never modified."""
     counts: Counter[str] = Counter()
-    shortest = 0 if scanner().extra else _SHORTEST
+    current = scanner()
+    shortest = 0 if current.extra else _SHORTEST
+    search = None if current.extra else current.pattern.search  # most values: no place at all
     is_dataclass, fields = dataclasses.is_dataclass, dataclasses.fields
     # keys and values repeat (a list of records; a tool's result both in the message and in
     # ``toolUseResult``): each is looked at once; None: nothing to redact
@@ -849,8 +851,8 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
                 return value
             done = seen.get(value, _UNSEEN)
             if done is _UNSEEN:
-                done = redact(value)
-                done = seen[value] = done if done.counts else None
+                done = None if search and search(value) is None else redact(value)
+                done = seen[value] = done if done and done.counts else None
             if done is None:
                 return value
             counts.update(done.counts)
