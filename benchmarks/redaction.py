@@ -10,7 +10,13 @@ counts less):
 2. the same over each file's raw text as one string;
 3. a 0.5 MB and a 50 MB string cut from that text: seconds per MB of the big one over the small
    one (target <= 1.5x: no slower per byte on large strings);
-4. the anchor: one pass of ``re`` finding two literal characters over the same text, the least
+4. the same over each distinct text value once (the scanner alone, without ``redact_data``
+   looking at a repeated value once);
+5. adversarial 2 MB strings (a place where a rule may start every few characters): seconds per
+   MB against ordinary text of the same size, and against themselves at 1 MB (linear: 1x);
+6. start-up: a fresh process's first two calls (plain text, then a secret-named key), which
+   compile the scanner, against the same calls once compiled (wall time, ``sys.executable``);
+7. the anchor: one pass of ``re`` finding two literal characters over the same text, the least
    a scan of the text by the regular expression engine costs.
 """
 
@@ -21,6 +27,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -61,6 +68,39 @@ def values(data) -> list[str]:
     return found
 
 
+ADVERSARIAL = {  # a rule may start every few characters; nothing to redact
+    '"a_" repeated': "a_",
+    '"sk-" repeated': "x sk-",
+    '"key=" repeated': "key=",
+    '"AKIA" repeated': "AKIA",
+}
+STARTUP = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from purlin_resume import redact
+started = time.perf_counter()
+redact.redact("nothing to see here")
+redact.redact("PASSWORD=hunter2xyz")
+first = time.perf_counter() - started
+started = time.perf_counter()
+redact.redact("nothing to see here")
+redact.redact("PASSWORD=hunter2xyz")
+print(first, time.perf_counter() - started)
+"""
+
+
+def startup(runs: int) -> tuple[float, float]:
+    """Medians of the first two calls in a fresh process, and of the same two calls again."""
+    root = str(Path(__file__).resolve().parents[1])
+    firsts, agains = [], []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", STARTUP, root], capture_output=True,
+                             text=True, check=True).stdout.split()  # fmt: skip
+        firsts.append(float(out[0]))
+        agains.append(float(out[1]))
+    return statistics.median(firsts), statistics.median(agains)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -86,6 +126,20 @@ def main() -> None:
     small_s = median(lambda: redact.redact(small), args.runs) / 0.5
     big_s = median(lambda: redact.redact(big), max(1, args.runs // 2)) / 50
 
+    distinct = list(dict.fromkeys(strings))
+    distinct_mb = sum(len(s.encode()) for s in distinct) / 1e6
+    each = median(lambda: [redact.redact(s) for s in distinct], args.runs)
+
+    two_mb = (base * (2_000_000 // len(base) + 1))[:2_000_000]
+    ordinary = median(lambda: redact.redact(two_mb), args.runs) / 2
+    hostile = []
+    for name, unit in ADVERSARIAL.items():
+        text = unit * (2_000_000 // len(unit))
+        per_mb = median(lambda: redact.redact(text), max(1, args.runs // 2)) / 2  # noqa: B023
+        half = median(lambda: redact.redact(text[:1_000_000]), max(1, args.runs // 2))  # noqa: B023
+        hostile.append((name, per_mb / ordinary, per_mb / half))
+    first, again = startup(args.runs)
+
     rate = value_mb / per_value
     print(f"Python {sys.version.split()[0]}; {len(files)} transcripts, {raw_mb:.1f} MB raw, "
           f"{len(strings)} text values ({value_mb:.1f} MB); medians of {args.runs} runs (CPU time)")  # fmt: skip
@@ -96,6 +150,12 @@ def main() -> None:
         ("redaction, each raw file as one string", f"{raw_mb / whole:.0f} MB/s", ""),
         ("50 MB string vs 0.5 MB string, per MB", f"{big_s / small_s:.2f}x",
          "<= 1.5x: " + ("met" if big_s / small_s <= 1.5 else "missed")),
+        ("redaction, each distinct text value once", f"{distinct_mb / each:.0f} MB/s",
+         f"{len(distinct)} values, {distinct_mb:.1f} MB"),
+        *[(f"2 MB of {name}, per MB", f"{vs_text:.1f}x", f"of ordinary text; 2 MB vs 1 MB: "
+           f"{vs_half:.2f}x (linear: 1x)") for name, vs_text, vs_half in hostile],
+        ("start-up: first 2 calls of a process", f"{first * 1e3:.0f} ms",
+         f"compiled: {again * 1e3:.2f} ms"),
         ("anchor: re scan for two literals (floor)", f"{len(joined) / 1e6 / floor:.0f} MB/s",
          f"redaction at {rate / (len(joined) / 1e6 / floor):.2f}x of it"),
     ]  # fmt: skip

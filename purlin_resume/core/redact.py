@@ -30,7 +30,10 @@ Speed: all rules are compiled into one regular expression, scanned once over eac
 Every alternative starts at its rarest literal character (``_`` of ``ghp_``, ``J`` of ``eyJ``,
 the ``=`` or ``:`` of an assignment) and checks what comes before with look-behinds, so the
 engine skips over ordinary text without entering any rule. Secret-named keys are recognised by
-a look-behind trie ending at the assignment operator.
+a look-behind trie ending at the assignment operator: of their last five characters only, so
+the expression stays small (it is compiled when first needed, and that is most of a short
+command's cost), and Python checks the whole key at the few places that pass. ``redact_data``
+looks at a repeated string once.
 """
 
 from __future__ import annotations
@@ -75,6 +78,8 @@ class Rule:
     reported as ``pair_kind``. ``context`` words (any case) must stand within 200 characters
     before the match; ``validator`` gets the secret and may reject it. ``word_start``: the
     token may not follow a letter or digit. ``source`` names the public rule it follows.
+    ``anchor``: where in each prefix the scan stops, when not at its last rare character (see
+    ``_AHEAD`` for what must follow a ``_`` or ``-``).
     """
 
     kind: str
@@ -85,6 +90,7 @@ class Rule:
     word_start: bool = True
     pair_kind: str | None = None
     source: str = ""
+    anchor: int | None = None
 
 
 def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> Rule:
@@ -95,16 +101,34 @@ def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> R
 
 _B64 = r"[A-Za-z0-9+/]"
 _END = r"(?![A-Za-z0-9])"
+# between an AWS key id and its secret key: a separator, or a line break (raw or escaped),
+# with quotes and spaces around; the secret: 40 base64 characters, not a 40-digit hex hash
+_AWS_BETWEEN = r"[ \t\"'\\]{0,6}(?:(?:[,;|:=\t ]|\r?\n|\\[nrt])[ \t\"'\\]{0,6}){1,3}"
+_SPACED = r"[ \t]+\\{0,3}[\"']?"  # a value after a space, maybe quoted (escaped or not)
+_AWS_SECRET = rf"(?![0-9a-f]{{40}})(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=])"
 
 RULES: tuple[Rule, ...] = (
     # cloud
     _r(
         "aws-access-key",
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-        rf"[A-Z0-9]?[A-Z2-7]{{16}}{_END}"
-        rf"(?=(?:[ \t\"']{{0,4}}[,;|:=\t ][ \t\"']{{0,4}}(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=]))?)",
-        pair_kind="aws-secret-key",
+        rf"[A-Z0-9]?[A-Z2-7]{{16}}{_END}(?=(?:{_AWS_BETWEEN}{_AWS_SECRET})?)",
+        pair_kind="aws-secret-key",  # after the id, or before it (``_PAIR_BEFORE``)
         source="gitleaks aws-access-token; detect-secrets AWSKeyDetector",
+    ),
+    _r(
+        "aws-secret-key",
+        "aws_secret_access_key",  # ``aws configure set aws_secret_access_key VALUE``
+        rf"{_SPACED}(?P<s>{_B64}{{40}})(?![A-Za-z0-9+/=])",
+        anchor=3,
+        source="gitleaks aws-access-token (its secret); the aws cli's configure set",
+    ),
+    _r(
+        "aws-session-token",
+        "aws_session_token",  # ``aws configure set aws_session_token VALUE``
+        rf"{_SPACED}(?P<s>{_B64}{{100,}}={{0,2}})",
+        anchor=3,
+        source="the aws cli's configure set",
     ),
     _r(
         "google-api-key",
@@ -142,6 +166,7 @@ RULES: tuple[Rule, ...] = (
         "github-token",
         "github_pat_",
         rf"[A-Za-z0-9_]{{22,255}}{_END}",
+        anchor=6,  # its first _: letters follow (the token's own may start with _)
         source="gitleaks github-fine-grained-pat",
     ),
     _r(
@@ -287,6 +312,7 @@ RULES: tuple[Rule, ...] = (
         "dockerhub-token",
         ("dckr_pat_", "dckr_oat_"),
         r"[A-Za-z0-9_-]{27,}",
+        anchor=4,  # its first _: letters follow (the token's own may start with _ or -)
         source="gitleaks (docker) dckr_pat_ token",
     ),
     # keys and tokens of any origin
@@ -354,31 +380,44 @@ _FLAG_KEYS = (
 )
 
 
-def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0) -> str:
+_KEY_TAILS = tuple(sorted(set(_STRONG_KEYS + _TOKEN_KEYS)))
+_KEY_LONGEST = max(map(len, _KEY_TAILS))
+def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 99) -> str:
     """A look-behind test, placed right after a one-character operator, that succeeds when the
     text ``skip`` characters before the operator ends with one of ``tails`` (letters in any
-    case)."""
-    if any(len(tail) == depth for tail in tails):
+    case), looking at ``limit`` characters at most."""
+    if depth >= limit or any(len(tail) == depth for tail in tails):
         return ""
+    after = "." * (depth + 1 + skip)
     groups: dict[str, set[str]] = defaultdict(set)
     for tail in tails:
         groups[tail[-(depth + 1)]].add(tail)
-    alternatives = []
-    chars = ""
-    after = "." * (depth + 1 + skip)
-    for char, group in sorted(groups.items()):
-        one = f"[{char}{char.upper()}]" if char.isalpha() else re.escape(char)
-        chars += char + char.upper() if char.isalpha() else re.escape(char)
-        alternatives.append(f"(?<={one}{after})" + _reverse_trie(group, depth + 1, skip))
-    if len(alternatives) == 1:
-        return alternatives[0]
+    if len(groups) == 1:  # one path on: one look-behind for as far as it goes
+        end = depth + 1
+        while end < limit and all(len(tail) > end for tail in tails):
+            if len({tail[-(end + 1)] for tail in tails}) > 1:
+                break
+            end += 1
+        path = next(iter(tails))[-end : len(next(iter(tails))) - depth]
+        return f"(?<={''.join(map(_any_case, path))}{after})" + _reverse_trie(
+            tails, end, skip, limit
+        )
+    alternatives = [_reverse_trie(group, depth, skip, limit) for _, group in sorted(groups.items())]
     # one class test first: most places fail it, and never try the alternatives
+    chars = "".join(_any_case(char)[1:-1] if char.isalpha() else _any_case(char) for char in sorted(groups))
     return f"(?<=[{chars}]{after})(?:" + "|".join(alternatives) + ")"
 
 
-def _key_test() -> str:
-    """The look-behind test for a secret-named key before the operator, then any closer."""
-    keys = set(_STRONG_KEYS + _TOKEN_KEYS)
+def _any_case(char: str) -> str:
+    return f"[{char}{char.upper()}]" if char.isalpha() else re.escape(char)
+
+
+_GUARD_DEPTH = 5  # the scan checks a key's last five characters; ``_key_before`` all of it
+
+
+def _key_guard() -> str:
+    """The look-behind test, right after the operator, that a key may end before it (behind
+    any closer): its last ``_GUARD_DEPTH`` characters. Small, so it compiles fast."""
     by_length: dict[int, list[str]] = defaultdict(list)
     for closer in _CLOSERS:
         by_length[len(closer)].append(closer)
@@ -386,8 +425,18 @@ def _key_test() -> str:
     for length, closers in sorted(by_length.items()):
         test = "|".join(re.escape(closer) for closer in closers)
         before = f"(?<=(?:{test}).)" if length else ""
-        options.append(before + _reverse_trie(keys, skip=length))
+        options.append(before + _reverse_trie(set(_KEY_TAILS), skip=length, limit=_GUARD_DEPTH))
     return "(?:" + "|".join(options) + ")"
+
+
+def _key_before(text: str, op: int) -> bool:
+    """Does a secret-named key end right before the operator at ``op``, behind any closer?"""
+    for closer in _CLOSERS:
+        end = op - len(closer)
+        if end > 0 and text.startswith(closer, end):
+            if text[max(0, end - _KEY_LONGEST) : end].lower().endswith(_KEY_TAILS):
+                return True
+    return False
 
 
 _CONTINUATION = r"(?:(?:\\+\r?\n|\\{2,}n)[ \t]*)?"  # a shell line continuation, raw or escaped
@@ -395,8 +444,8 @@ _VALUE = (
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>[^\s\"'`\\]{1,256})"
     r"|(?P<uv>[^\s\"'`\\<>(){}\[\],;|]{1,256}))"
 )
-_ASSIGNMENT = (
-    rf"{_key_test()}[=>]?[ \t]{{0,4}}{_CONTINUATION}"
+_ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``_key_before``
+    rf"[=>]?[ \t]{{0,4}}{_CONTINUATION}"
     rf"(?:(?P<scheme>Basic|Bearer|bearer|BEARER|Token|token|Bot)[ \t]+)?{_VALUE}"
 )
 _FLAG = (
@@ -419,7 +468,9 @@ _IDENTIFIER = re.compile(rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?")
 _SECRET_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.I)
 _MYSQL = re.compile(r"mysql|mariadb")
 _SCHEMES = {"basic": "basic-auth", "bearer": "bearer-token"}
-_KEY_BEFORE = re.compile(r"([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
+# the key: the whole run of key characters (starting inside one only finds the same again, one
+# character at a time: slow on text made of keys)
+_KEY_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
 
 
 def _assigned_kind(key: str) -> str:
@@ -463,28 +514,49 @@ def _assigned_value_is_secret(key: str, value: str, quoted: bool, after: str, sp
 # ---------------------------------------------------------------------------------------------
 # the scanner
 
+# an AWS secret key right before its key id (the text searched ends at the id)
+_PAIR_BEFORE = re.compile(
+    rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$"
+)
+# what follows the frequent characters some tokens stop at: every token stopping at _ goes on
+# with three letters or digits, then seven token characters or more; at -, ten or more
+_AHEAD = {"_": "(?=[A-Za-z0-9]{3}[A-Za-z0-9_-]{7})", "-": "(?=[A-Za-z0-9_-]{10})"}
 _COMMON = "d_-=:.$"  # of the characters alternatives start with, the most frequent in transcripts
 _RARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_-:$=")
 
 
-def _anchor(prefix: str) -> int:
+def _anchor(prefix: str, rule: Rule) -> int:
     """Where in ``prefix`` the scan stops: its last rare character (else its first)."""
+    if rule.anchor is not None:
+        return rule.anchor
     for index in range(len(prefix) - 1, -1, -1):
         if prefix[index] in _RARE:
             return index
     return 0
 
 
-def _prefix_rest(prefix: str, word_start: bool) -> str:
-    """The regex of what follows the anchor character of ``prefix``, checking what precedes it."""
-    at = _anchor(prefix)
-    whole = re.escape(prefix)
-    parts = [re.escape(prefix[at + 1 :])]
+def _prefix_rest(prefixes: list[str], rule: Rule) -> str:
+    """The regex of what follows the anchor character of ``prefixes`` (of one length, the same
+    after their anchor), checking what precedes it."""
+    at = _anchor(prefixes[0], rule)
+    whole = "|".join(re.escape(prefix) for prefix in prefixes)
+    whole = f"(?:{whole})" if len(prefixes) > 1 else whole
+    parts = [re.escape(prefixes[0][at + 1 :])]
     if at:
         parts.append(f"(?<={whole})")
-    if word_start:
+    if rule.word_start:
         parts.append(f"(?:(?<![A-Za-z0-9]{whole})|(?<={_ESCAPE}{whole}))")
     return "".join(parts)
+
+
+def _prefix_groups(rule: Rule) -> list[list[str]]:
+    """``rule``'s prefixes, grouped when one expression serves them all (the same anchor, the
+    same length, the same text after the anchor): fewer alternatives to compile and try."""
+    groups: dict[tuple[int, int, str], list[str]] = defaultdict(list)
+    for prefix in rule.prefixes:
+        at = _anchor(prefix, rule)
+        groups[(at, len(prefix), prefix[at:])].append(prefix)
+    return list(groups.values())
 
 
 @dataclass(frozen=True)
@@ -505,8 +577,10 @@ class Scanner:
     The expression has no groups (the engine's cost per tried position grows with their
     number): it only says where some rule may match. Its alternatives are grouped by the
     character they stop at, and a look-behind trie of the prefixes ending there rules out most
-    places at once. The rules of the character found are then matched one by one, in order,
-    each with its own groups.
+    places at once (for a secret-named key, of the key's last characters only: the expression
+    stays small and compiles fast, and ``_key_before`` checks the whole key). The rules of the
+    character found are then matched one by one, in order, each with its own groups. Each
+    expression is compiled when first needed.
     """
 
     def __init__(self, extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()):
@@ -515,32 +589,44 @@ class Scanner:
         free: dict[str, list[str]] = defaultdict(list)  # alternatives with their own checks
         prefixed: dict[str, list[tuple[str, str]]] = defaultdict(list)  # (head, rest)
 
-        for op in ":=":
-            self._add(op, _ASSIGNMENT, _Branch("assign", "assigned-secret", 0, None))
-            free[op].append(_no_groups(_ASSIGNMENT))
+        assign = _Branch("assign", "assigned-secret", 0, None)
+        for op in ":=":  # one source for both operators: compiled once
+            self.by_first[op].append(("[:=]" + _ASSIGNMENT, assign))
         self._add("-", _FLAG[1:], _Branch("flag", "assigned-secret", 0, None))
         free["-"].append(_no_groups(_FLAG[1:]))
         for rule in RULES:
-            for prefix in rule.prefixes:
-                at = _anchor(prefix)
-                rest = _prefix_rest(prefix, rule.word_start) + rule.body
-                self._add(prefix[at], rest, _Branch("rule", rule.kind, at, rule))
-                prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
-        alternatives = []
+            for prefixes in _prefix_groups(rule):
+                at = _anchor(prefixes[0], rule)
+                rest = _prefix_rest(prefixes, rule) + rule.body
+                self._add(prefixes[0][at], rest, _Branch("rule", rule.kind, at, rule))
+                for prefix in prefixes:
+                    prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
+        # the assignments first: the most frequent characters, with a key before them
+        assigned = _key_guard() + _no_groups(_ASSIGNMENT)
+        alternatives = [f":{assigned}", f"={assigned}"]
         # the most frequent characters first: each place found tries the alternatives in order
         for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
             options = list(free[char])
             heads = {head for head, _ in prefixed[char]}
             if heads:
-                rests = "|".join(rest for _, rest in prefixed[char])
+                rests = "|".join(dict.fromkeys(rest for _, rest in prefixed[char]))
                 trie = _reverse_trie({h.lower() for h in heads}) if "" not in heads else ""
-                # every token stopping at _ or - goes on for 10 token characters or more
-                ahead = "(?=[A-Za-z0-9_-]{10})" if char in "_-" else ""
+                ahead = _AHEAD.get(char, "")
                 options.append(f"{ahead}{trie}(?:{rests})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
-        self.pattern = re.compile("|".join(alternatives))
+        # each alternative starts with its character: the engine skips fast to one of them
+        self._source = "|".join(alternatives)
+        self._pattern: re.Pattern[str] | None = None
+        self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
         self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
         self.allow = [re.compile(pattern) for pattern in allow]
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """Where some rule may match."""
+        if self._pattern is None:
+            self._pattern = re.compile(self._source)
+        return self._pattern
 
     def _add(self, char: str, rest: str, branch: _Branch) -> None:
         self.by_first[char].append((re.escape(char) + rest, branch))
@@ -550,7 +636,12 @@ class Scanner:
         for source, branch in self.by_first[text[at]]:
             if branch.rule is None and not assignments:
                 continue
-            match = re.compile(source).match(text, at)
+            if branch.name == "assign" and not _key_before(text, at):
+                continue  # the scan looked at the key's last characters only
+            compiled = self._compiled.get(source)
+            if compiled is None:
+                compiled = self._compiled[source] = re.compile(source)
+            match = compiled.match(text, at)
             if match is None:
                 continue
             found = self._branch_findings(text, match, branch)
@@ -578,6 +669,10 @@ class Scanner:
         found = [Finding(branch.kind, start, end, secret)]
         if rule.pair_kind and match.start("pair") != -1:
             found.append(Finding(rule.pair_kind, *match.span("pair"), match.group("pair")))
+        elif rule.pair_kind:
+            before = _PAIR_BEFORE.search(text, max(0, start - 60), start)
+            if before is not None:
+                found.insert(0, Finding(rule.pair_kind, *before.span(1), before.group(1)))
         return found
 
     def _assigned(self, text: str, match: re.Match[str], name: str) -> list[Finding] | None:
@@ -586,6 +681,8 @@ class Scanner:
         group = "qv" if quote else "uv"
         start, end = match.span(group)
         value = text[start:end]
+        if _PLACEHOLDER_VALUE.match(value):
+            return None  # the cheapest test first
         op = match.start()
         before = text[max(0, op - 64) : op]
         if _INSIDE_PLACEHOLDER.search(before):
@@ -618,17 +715,14 @@ class Scanner:
         search = self.pattern.search
         match = search(text)
         while match is not None:
-            findings = self._findings(text, match.start(), assignments)
-            if findings is None:
-                match = search(text, match.start() + 1)
-                continue
+            findings = self._findings(text, match.start(), assignments) or []
             for finding in findings:
                 if found and finding.start < found[-1].end:
                     continue
                 if PLACEHOLDER.fullmatch(finding.secret) or self._allowed(finding.secret):
                     continue
                 found.append(finding)
-            match = search(text, max(findings[0].end, match.start() + 1))
+            match = search(text, max([match.start() + 1] + [f.end for f in findings]))
         if self.extra:
             found = self._with_extra(text, found)
         return found
@@ -731,6 +825,9 @@ def redact(text: str) -> Redacted:
     return Redacted("".join(parts), dict(Counter(f.kind for f in findings)))
 
 
+_UNSEEN = Redacted("")
+
+
 def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     """Redact every string inside a JSON-like structure (keys included), or inside dataclasses
     such as a read transcript, before it is rendered or serialised; returns (result, counts).
@@ -740,20 +837,24 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     that changed are new objects, so ``data`` itself is never modified."""
     counts: Counter[str] = Counter()
     current = scanner()
-    search = current.pattern.search
     shortest = 0 if current.extra else _SHORTEST
-    always = bool(current.extra)
+    search = None if current.extra else current.pattern.search  # most values: no place at all
     is_dataclass, fields = dataclasses.is_dataclass, dataclasses.fields
-    seen: dict[str, Redacted] = {}  # keys and values repeat (a list of records): look once
+    # keys and values repeat (a list of records; a tool's result both in the message and in
+    # ``toolUseResult``): each is looked at once; None: nothing to redact
+    seen: dict[str, Redacted | None] = {}
 
     def walk(value: Any) -> Any:
         kind = type(value)
         if kind is str:
-            if len(value) < shortest or (not always and search(value) is None):
+            if len(value) < shortest:
                 return value
-            done = seen.get(value)
+            done = seen.get(value, _UNSEEN)
+            if done is _UNSEEN:
+                done = None if search and search(value) is None else redact(value)
+                done = seen[value] = done if done and done.counts else None
             if done is None:
-                done = seen[value] = redact(value)
+                return value
             counts.update(done.counts)
             return done.text
         if kind is dict:

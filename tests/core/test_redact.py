@@ -144,3 +144,95 @@ def test_a_long_run_without_an_assignment_is_fast_enough_to_finish():
     # A trigger followed by a long word once made a nested quantifier backtrack exponentially.
     text = "token" + "a" * 5000 + " " + "auth" + "b1" * 3000
     assert redact.redact(text).counts == {}
+
+
+_B64 = string.ascii_letters + string.digits + "+/"
+AWS_ID = "AKIA" + _chars(16, string.ascii_uppercase + "234567")
+AWS_SECRET = _chars(40, _B64)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"aws configure set aws_secret_access_key {AWS_SECRET}",
+        f'aws configure set aws_secret_access_key "{AWS_SECRET}" --profile dev',
+        f"aws configure set profile.dev.aws_secret_access_key {AWS_SECRET}",
+        json.dumps(f'aws configure set aws_secret_access_key "{AWS_SECRET}"'),  # escaped
+        json.dumps(json.dumps(f"run\naws configure set aws_secret_access_key {AWS_SECRET}")),
+    ],
+)
+def test_aws_configure_set_with_the_secret_after_a_space_is_redacted(text):
+    done = redact.redact(text)
+    assert AWS_SECRET not in done.text
+    assert done.counts == {"aws-secret-key": 1}
+
+
+def test_aws_configure_set_session_token_is_redacted():
+    token = "FwoGZXIvYXdzE" + _chars(300, _B64) + "=="
+    done = redact.redact(f"aws configure set aws_session_token {token} --profile dev")
+    assert token[:40] not in done.text and done.counts == {"aws-session-token": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "run `aws configure set aws_secret_access_key` and paste the key",
+        "aws configure set aws_secret_access_key $AWS_SECRET_ACCESS_KEY",
+        "aws configure get aws_secret_access_key --profile dev",
+    ],
+)
+def test_aws_configure_without_a_secret_is_left_alone(text):
+    assert redact.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "between",
+    [" ", ",", " | ", "\t", "\n", "\r\n", "\\n", '", "', "\\n    ", ":\n  "],
+    ids=repr,
+)
+@pytest.mark.parametrize("secret_first", [False, True], ids=["id-first", "secret-first"])
+def test_a_bare_aws_secret_key_next_to_its_id_is_redacted(between, secret_first):
+    text = AWS_SECRET + between + AWS_ID if secret_first else AWS_ID + between + AWS_SECRET
+    done = redact.redact(f"keys: {text} done")
+    assert AWS_SECRET not in done.text and AWS_ID not in done.text
+    assert done.counts == {"aws-access-key": 1, "aws-secret-key": 1}
+
+
+def test_a_hex_hash_next_to_an_aws_key_id_is_not_taken_for_its_secret():
+    sha = "8cc42b0b3f2a9d1e5c7b6a4f0e9d8c7b6a5f4e3d"
+    for text in (f"{AWS_ID}\n{sha}", f"{sha} {AWS_ID}"):
+        done = redact.redact(text)
+        assert sha in done.text and done.counts == {"aws-access-key": 1}
+
+
+_KEYS = sorted(set(redact._STRONG_KEYS + redact._TOKEN_KEYS))
+
+
+@pytest.mark.parametrize("key", _KEYS)
+def test_every_secret_named_key_is_found_with_each_quoting(key):
+    """The scan checks a key's last characters, Python the whole key: none may be lost."""
+    value = "8q" + _chars(14) + "7"  # not a name: code is left alone
+    for written in (
+        f"MY{key.upper()}={value}",
+        f'"my{key}": "{value}"',
+        f"my{key}: {value}",
+        json.dumps(json.dumps({f"app{key}": value})),
+    ):
+        done = redact.redact(written)
+        assert value not in done.text, written
+        assert sum(done.counts.values()) == 1, (written, done.counts)
+
+
+def test_a_key_ending_like_a_secret_named_one_is_not_one():
+    # the scan's first test passes (the last characters match), the whole key does not
+    for text in ('"monkey": "Zq8aB3dE5fG7hJ9k"', "hotkey=Zq8aB3dE5fG7hJ9k", '"latency": "Zq8aB3dE5fG7hJ9k"'):
+        assert redact.redact(text).text == text
+
+
+def test_repeated_strings_are_counted_each_time_and_clean_ones_are_shared():
+    clean_text = "an ordinary line of text, long enough to be scanned"
+    data = [{"a": "PASSWORD=hunter2xyz", "b": clean_text}] * 3
+    result, counts = redact.redact_data(data)
+    assert counts == {"assigned-secret": 3}
+    assert all("hunter2xyz" not in item["a"] for item in result)
+    assert all(item["b"] is clean_text for item in result)
