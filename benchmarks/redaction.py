@@ -77,7 +77,7 @@ ADVERSARIAL = {  # a rule may start every few characters; nothing to redact
 STARTUP = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from purlin_resume import redact
+from purlin_resume.core import redact
 started = time.perf_counter()
 redact.redact("nothing to see here")
 redact.redact("PASSWORD=hunter2xyz")

@@ -382,6 +382,8 @@ _FLAG_KEYS = (
 
 _KEY_TAILS = tuple(sorted(set(_STRONG_KEYS + _TOKEN_KEYS)))
 _KEY_LONGEST = max(map(len, _KEY_TAILS))
+
+
 def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 99) -> str:
     """A look-behind test, placed right after a one-character operator, that succeeds when the
     text ``skip`` characters before the operator ends with one of ``tails`` (letters in any
@@ -404,7 +406,9 @@ def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 9
         )
     alternatives = [_reverse_trie(group, depth, skip, limit) for _, group in sorted(groups.items())]
     # one class test first: most places fail it, and never try the alternatives
-    chars = "".join(_any_case(char)[1:-1] if char.isalpha() else _any_case(char) for char in sorted(groups))
+    chars = "".join(
+        _any_case(char)[1:-1] if char.isalpha() else _any_case(char) for char in sorted(groups)
+    )
     return f"(?<=[{chars}]{after})(?:" + "|".join(alternatives) + ")"
 
 
@@ -515,9 +519,7 @@ def _assigned_value_is_secret(key: str, value: str, quoted: bool, after: str, sp
 # the scanner
 
 # an AWS secret key right before its key id (the text searched ends at the id)
-_PAIR_BEFORE = re.compile(
-    rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$"
-)
+_PAIR_BEFORE = re.compile(rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$")
 # what follows the frequent characters some tokens stop at: every token stopping at _ goes on
 # with three letters or digits, then seven token characters or more; at -, ten or more
 _AHEAD = {"_": "(?=[A-Za-z0-9]{3}[A-Za-z0-9_-]{7})", "-": "(?=[A-Za-z0-9_-]{10})"}

@@ -225,7 +225,11 @@ def test_every_secret_named_key_is_found_with_each_quoting(key):
 
 def test_a_key_ending_like_a_secret_named_one_is_not_one():
     # the scan's first test passes (the last characters match), the whole key does not
-    for text in ('"monkey": "Zq8aB3dE5fG7hJ9k"', "hotkey=Zq8aB3dE5fG7hJ9k", '"latency": "Zq8aB3dE5fG7hJ9k"'):
+    for text in (
+        '"monkey": "Zq8aB3dE5fG7hJ9k"',
+        "hotkey=Zq8aB3dE5fG7hJ9k",
+        '"latency": "Zq8aB3dE5fG7hJ9k"',
+    ):
         assert redact.redact(text).text == text
 
 
