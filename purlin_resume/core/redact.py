@@ -437,9 +437,12 @@ def _key_before(text: str, op: int) -> bool:
     """Does a secret-named key end right before the operator at ``op``, behind any closer?"""
     for closer in _CLOSERS:
         end = op - len(closer)
-        if end > 0 and text.startswith(closer, end):
-            if text[max(0, end - _KEY_LONGEST) : end].lower().endswith(_KEY_TAILS):
-                return True
+        if (
+            end > 0
+            and text.startswith(closer, end)
+            and text[max(0, end - _KEY_LONGEST) : end].lower().endswith(_KEY_TAILS)
+        ):
+            return True
     return False
 
 
