@@ -429,7 +429,7 @@ def recommend(
     resurrection log and threshold setting."""
     from purlin_resume import resurrection_log
 
-    entries, _ = resurrection_log.read(env.log)
+    entries = resurrection_log.History(env.log)
     return rank(
         task,
         env.claude_root,
