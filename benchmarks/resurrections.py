@@ -1,6 +1,6 @@
 """The resurrection log at 100,000 lines: `resurrect done` and the readers, as whole processes.
 
-    .venv/bin/python benchmarks/resurrections.py [--runs 5] [--lines 100000] [--command CMD]
+    .venv/bin/python benchmarks/resurrections.py [--runs 5] [--lines 100000] [--before CMD]
 
 Generates (once, under benchmarks/.work/resurrections/, never committed) a Claude data folder
 whose ``history/resurrection-log.jsonl`` holds --lines entries written by the real writer
@@ -14,12 +14,13 @@ process, i.e. getrusage of that one child):
 
 - ``purlin-resume --version``: start-up alone, the anchor;
 - ``resurrect done ID --outcome success`` on the newest and on a middle entry (each run on a
-  fresh copy of the log): target <= 100 ms above start-up (seed PERF-3), memory flat;
+  fresh copy of the log): target <= 100 ms above start-up (seed PERF-3), memory flat; and on a
+  1-line log, which shows what the command costs whatever the log's size;
 - ``resurrections``, ``resurrections stats``, ``resurrections --since 1d`` (and ``--json``):
   target <= 400 ms and <= 60 MiB.
 
-``--command`` runs another build in place of the console script (a command line, e.g. a
-checkout of the previous commit run by the same interpreter) for a before/after pair.
+``--before CMD`` also runs another build (a command line, e.g. a checkout of the previous
+commit run by the same interpreter), interleaved with this one, for a before/after pair.
 """
 
 from __future__ import annotations
@@ -171,18 +172,8 @@ def ids(claude: Path) -> tuple[str, str]:
     return newest, middle
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--lines", type=int, default=100_000)
-    parser.add_argument("--command", help="run this instead of the console script")
-    args = parser.parse_args()
-    script = shlex.split(args.command) if args.command else [SCRIPT]
-    WORK.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    template = generate(args.lines)
-    print(f"log of {args.lines:,} lines ready in {time.perf_counter() - started:.1f} s")
-    newest, middle = ids(template)
+def measure(script: list[str], template: Path, one: Path, reads, measures) -> None:
+    """One run of every command of ``script`` (a command line), added to ``measures``."""
     scratch = WORK / "scratch"
 
     def fresh() -> str:
@@ -190,41 +181,47 @@ def main() -> None:
         shutil.copytree(template, scratch)
         return str(scratch)
 
-    reads = [
-        ("resurrections", []),
-        ("resurrections --json", ["--json"]),
-        ("resurrections stats", ["stats"]),
-        ("resurrections stats --json", ["stats", "--json"]),
-        ("resurrections --since 1d", ["--since", "1d"]),
-        ("resurrections --since 1d --json", ["--since", "1d", "--json"]),
+    def add(label: str, argv: list[str]) -> None:
+        measures.setdefault(label, []).append(run(argv))
+
+    newest, middle = ids(template)
+    one_id = json.loads((one / "history" / "resurrection-log.jsonl").read_bytes())[
+        "resurrection_id"
     ]
-    measures: dict[str, list[tuple[float, int]]] = {}
-    for _ in range(args.runs):
-        measures.setdefault("purlin-resume --version", []).append(run([*script, "--version"]))
-        for label, rid in (
-            (f"resurrect done (newest, {newest})", newest),
-            (
-                f"resurrect done (middle, {middle})",
-                middle,
-            ),
-        ):
-            argv = [*script, "resurrect", "done", rid, "--outcome", "success"]
-            measures.setdefault(label, []).append(run([*argv, "--claude-dir", fresh()]))
-        claude = fresh()
-        for label, extra in reads:
-            argv = [*script, "resurrections", *extra, "--claude-dir", claude]
-            measures.setdefault(label, []).append(run(argv))
+    add("purlin-resume --version", [*script, "--version"])
+    done = [*script, "resurrect", "done"]
+    add(
+        "resurrect done (1-line log)",
+        [*done, one_id, "--outcome", "success", "--claude-dir", str(one)],
+    )
+    for where, rid in (("newest", newest), ("middle", middle)):
+        add(
+            f"resurrect done ({where}, {rid})",
+            [*done, rid, "--outcome", "success", "--claude-dir", fresh()],
+        )
+    claude = fresh()
+    for label, extra in reads:
+        add(label, [*script, "resurrections", *extra, "--claude-dir", claude])
     shutil.rmtree(scratch, ignore_errors=True)
+
+
+def report(measures: dict[str, list[tuple[float, int]]], runs: int, lines: int) -> None:
     anchor = statistics.median(s for s, _ in measures["purlin-resume --version"])
+    one_line = statistics.median(s for s, _ in measures["resurrect done (1-line log)"])
     width = max(map(len, measures))
-    print(f"medians of {args.runs} runs, {args.lines:,}-line log; anchor: --version")
+    print(f"medians of {runs} runs, {lines:,}-line log; anchor: --version")
     print(f"{'measure':<{width}}  {'median':>9}  {'above anchor':>12}  {'peak RSS':>9}  target")
     for label, results in measures.items():
         seconds = statistics.median(s for s, _ in results)
         rss = statistics.median(r for _, r in results) / 2**20
         above = (seconds - anchor) * 1000
-        if label.startswith("resurrect done"):
-            target = "<= 100 ms above start-up: " + ("met" if above <= 100 else "missed")
+        if label == "resurrect done (1-line log)":
+            target = "(the same command's fixed cost)"
+        elif label.startswith("resurrect done"):
+            flat = seconds - one_line
+            target = f"{flat * 1000:+.0f} ms vs 1 line; <= 100 ms above start-up: " + (
+                "met" if above <= 100 else "missed"
+            )
         elif label.startswith("resurrections"):
             ok = seconds <= 0.4 and rss <= 60
             target = "<= 400 ms, <= 60 MiB: " + ("met" if ok else "missed")
@@ -233,6 +230,44 @@ def main() -> None:
         print(
             f"{label:<{width}}  {seconds * 1000:7.0f}ms  {above:10.0f}ms  {rss:6.0f}MiB  {target}"
         )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--lines", type=int, default=100_000)
+    parser.add_argument("--before", help="also run this build, interleaved (a command line)")
+    parser.add_argument("--quick", action="store_true", help="leave out the full --json listing")
+    args = parser.parse_args()
+    WORK.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    template = generate(args.lines)
+    print(f"log of {args.lines:,} lines ready in {time.perf_counter() - started:.1f} s")
+    from purlin_resume import resurrection_log
+
+    one = WORK / "one-line"
+    shutil.rmtree(one, ignore_errors=True)
+    resurrection_log.append(one / "history" / resurrection_log.FILE_NAME, _entry(random.Random(1)))
+    reads = [
+        ("resurrections", []),
+        ("resurrections --json", ["--json"]),
+        ("resurrections stats", ["stats"]),
+        ("resurrections stats --json", ["stats", "--json"]),
+        ("resurrections --since 1d", ["--since", "1d"]),
+        ("resurrections --since 1d --json", ["--since", "1d", "--json"]),
+    ]
+    if args.quick:
+        reads.remove(("resurrections --json", ["--json"]))
+    builds = {"this checkout": [SCRIPT]}
+    if args.before:
+        builds = {"before": shlex.split(args.before), **builds}
+    measures: dict[str, dict[str, list[tuple[float, int]]]] = {name: {} for name in builds}
+    for _ in range(args.runs):
+        for name, script in builds.items():
+            measure(script, template, one, reads, measures[name])
+    for name in builds:
+        print(f"\n{name}: {' '.join(builds[name])}")
+        report(measures[name], args.runs, args.lines)
 
 
 if __name__ == "__main__":
