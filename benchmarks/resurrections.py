@@ -185,9 +185,8 @@ def measure(script: list[str], template: Path, one: Path, reads, measures) -> No
         measures.setdefault(label, []).append(run(argv))
 
     newest, middle = ids(template)
-    one_id = json.loads((one / "history" / "resurrection-log.jsonl").read_bytes())[
-        "resurrection_id"
-    ]
+    first_line = (one / "history" / "resurrection-log.jsonl").read_bytes().split(b"\n")[0]
+    one_id = json.loads(first_line)["resurrection_id"]
     add("purlin-resume --version", [*script, "--version"])
     done = [*script, "resurrect", "done"]
     add(
