@@ -152,6 +152,61 @@ def outgoing(text: str, also: dict[str, int] | None = None) -> str:
     return done.text
 
 
+class Printout:
+    """A long output printed exactly as one ``print_text`` or ``print_json`` would print it,
+    made a piece at a time: each piece is redacted as it comes (whole records per piece) and
+    kept in a spooled file, so memory stays flat; ``send`` reports the redactions (once, as one
+    call would) and prints the pieces. Use it as a context manager (the spool is closed)."""
+
+    SPOOL_BYTES = 4 << 20
+
+    def __init__(self) -> None:
+        import tempfile
+        from collections import Counter
+
+        self.data_counts: Counter[str] = Counter()
+        self.text_counts: Counter[str] = Counter()
+        self.spool = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by __exit__)
+            self.SPOOL_BYTES, "w+", encoding="utf-8"
+        )
+
+    def __enter__(self) -> Printout:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.spool.close()
+
+    def data(self, data: Any) -> Any:
+        """``data`` as ``print_json`` would serialise it: through JSON, redacted value by value."""
+        data = json.loads(json.dumps(data, default=str))
+        if not Output.redact:
+            return data
+        clean, counts = _redaction().redact_data(data)
+        self.data_counts.update(counts)
+        return clean
+
+    def text(self, text: str) -> str:
+        if Output.redact:
+            done = _redaction().redact(text)
+            self.text_counts.update(done.counts)
+            text = done.text
+        return text
+
+    def add(self, text: str) -> None:
+        self.spool.write(self.text(text))
+
+    def send(self, head: str = "", tail: str = "") -> None:
+        """Print ``head`` (redacted), the pieces, then ``tail`` (redacted)."""
+        head, tail = self.text(head), self.text(tail)
+        _report(dict(self.data_counts))
+        _report(dict(self.text_counts))
+        self.spool.seek(0)
+        typer.echo(head, nl=False)
+        while piece := self.spool.read(1 << 20):
+            typer.echo(piece, nl=False)
+        typer.echo(tail, nl=False)
+
+
 def print_text(text: str, also: dict[str, int] | None = None) -> None:
     """Print text as is (briefings contain brackets that rich markup would eat), redacted."""
     text = outgoing(text, also)

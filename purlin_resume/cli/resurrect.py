@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import sys
 import time
 from dataclasses import dataclass, fields
@@ -17,6 +18,7 @@ from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import (
     ClaudeDirOption,
     JsonOption,
+    Printout,
     ProjectOption,
     TmuxSocketOption,
     checked_output,
@@ -957,25 +959,40 @@ SinceOption = Annotated[
 
 
 def _entries(claude_dir, since, agent, outcome, mode, team=False, for_stats=False):
+    """The log's path, its chosen entries newest first (an iterator over the local log) and
+    what tells the skipped lines once they are read (``.skipped``)."""
     from purlin_resume.claude import layout
     from purlin_resume.resurrection import log as resurrection_log
 
+    since = resurrection_log.parse_since(since) if since else None
     if team:
         from purlin_resume.cli import team as team_cli
 
         log, entries = team_cli.team_entries(claude_dir, for_stats)
-        skipped = 0
+        entries.reverse()
+        history: Any = _NothingSkipped
     else:
         log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
-        entries, skipped = resurrection_log.read(log)
-    chosen = resurrection_log.select(
-        entries,
-        resurrection_log.parse_since(since) if since else None,
-        agent,
-        outcome.value if outcome else None,
-        mode.value if mode else None,
+        entries = history = resurrection_log.History(log, since)
+    chosen = resurrection_log.matching(
+        entries, since, agent, outcome.value if outcome else None, mode.value if mode else None
     )
-    return log, chosen, skipped
+    return log, chosen, history
+
+
+class _NothingSkipped:
+    skipped = 0
+
+
+def _batches(entries, size: int = 1000):
+    batch = []
+    for entry in entries:
+        batch.append(entry)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _warn_skipped(log, skipped: int) -> None:
@@ -1001,25 +1018,43 @@ def resurrections_list(
     ctx.obj = (since, agent, outcome, mode, claude_dir, as_json, team)
     if ctx.invoked_subcommand is not None:
         return
-    log, chosen, skipped = _entries(claude_dir, since, agent, outcome, mode, team)
-    chosen = list(reversed(chosen))
-    if as_json:
-        print_json({"log": str(log), "skipped_lines": skipped, "resurrections": chosen})
-        return
-    _warn_skipped(log, skipped)
-    if not chosen:
-        print_text(f"No resurrections in {log}.\n")
-        return
-    lines = []
-    for entry in chosen:
-        lines.append(
-            f"{entry['resurrection_id']}  {entry.get('resurrected_at')}  "
-            f"{entry.get('resurrection_mode')}  {_what_became(entry)}  "
-            f"{entry.get('outcome')}"
-            + (f" ({entry['outcome_reason']})" if entry.get("outcome_reason") else "")
-            + f"  {entry.get('context_size_tokens') or '-'} tokens"
-        )
-    print_text("\n".join(lines) + "\n")
+    log, chosen, history = _entries(claude_dir, since, agent, outcome, mode, team)
+    with Printout() as out:
+        shown = 0
+        for batch in _batches(chosen):
+            if as_json:
+                pieces = [json.dumps(e, indent=2, ensure_ascii=False) for e in out.data(batch)]
+                out.add(("," if shown else "") + "\n" + ",\n".join(map(_nested, pieces)))
+            else:
+                out.add("\n".join(map(_listing_line, batch)) + "\n")
+            shown += len(batch)
+        if as_json:
+            head = {"log": str(log), "skipped_lines": history.skipped, "resurrections": []}
+            start, _, end = json.dumps(out.data(head), indent=2, ensure_ascii=False).rpartition(
+                "[]"
+            )
+            out.send(start + "[", ("\n  ]" if shown else "]") + end + "\n")
+            return
+        _warn_skipped(log, history.skipped)
+        if not shown:
+            print_text(f"No resurrections in {log}.\n")
+            return
+        out.send()
+
+
+def _nested(document: str) -> str:
+    """A JSON document as an item of the top-level document's list (indented by two levels)."""
+    return "\n".join("    " + line for line in document.split("\n"))
+
+
+def _listing_line(entry: dict[str, Any]) -> str:
+    return (
+        f"{entry['resurrection_id']}  {entry.get('resurrected_at')}  "
+        f"{entry.get('resurrection_mode')}  {_what_became(entry)}  "
+        f"{entry.get('outcome')}"
+        + (f" ({entry['outcome_reason']})" if entry.get("outcome_reason") else "")
+        + f"  {entry.get('context_size_tokens') or '-'} tokens"
+    )
 
 
 def _what_became(entry: dict[str, Any]) -> str:
@@ -1044,14 +1079,14 @@ def resurrections_stats(
     from purlin_resume.resurrection import log as resurrection_log
 
     since, agent, outcome, mode, parent_dir, parent_json, parent_team = ctx.obj or (None,) * 7
-    log, chosen, skipped = _entries(
+    log, chosen, history = _entries(
         claude_dir or parent_dir, since, agent, outcome, mode, team or parent_team, True
     )
-    figures = resurrection_log.stats(chosen)
+    figures = resurrection_log.stats(chosen, newest_first=True)
     if as_json or parent_json:
-        print_json({"log": str(log), "skipped_lines": skipped, **figures})
+        print_json({"log": str(log), "skipped_lines": history.skipped, **figures})
         return
-    _warn_skipped(log, skipped)
+    _warn_skipped(log, history.skipped)
     lines = [f"{figures['total']} resurrection(s) in {log}", "", "Most resurrected:"]
     lines += [f"  {t['resurrections']:4}  {t['agent']}" for t in figures["top_agents"]] or ["  -"]
     lines.append("Success rate by mode:")

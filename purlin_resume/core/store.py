@@ -355,6 +355,16 @@ def write_bytes(target: Path, data: bytes) -> None:
         _replace(target, data)
 
 
+def append_jsonl_made(target: Path, make: Callable[[], Any]) -> Any:
+    """Append the record ``make()`` returns (it may read ``target``), both under the lock, so no
+    other writer comes between what it read and what is appended. Returns the record."""
+    target = Path(target)
+    with locked(target):
+        record = make()
+        _append_line(target, record)
+    return record
+
+
 def append_jsonl_sequenced(
     target: Path, counter: Path, make: Callable[[Any, Callable[[int], bytes]], tuple[Any, Any]]
 ) -> Any:

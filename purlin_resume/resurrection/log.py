@@ -1,14 +1,30 @@
 """The resurrection log: ``<Claude data folder>/history/resurrection-log.jsonl``, one TR-1 object
-per resurrection (seed 000), and what it says in sum (US-5, the seed's metrics).
+per event (seed 000), and what it says in sum (US-5, the seed's metrics).
 
 Ids are ``res-YYYY-MM-DD-NNN``, numbered per UTC day. They are allocated under the log's lock
 from a small counter file beside it (``resurrection-log.jsonl.seq``), so appending costs the
 same at 100,000 lines as at one; when the counter is missing, only the last 64 KB of the log
 are read to find the day's highest number. Beside TR-1's fields each entry carries
 ``resurrected_from_agent_type``, ``cross_repo``, ``context_tokens_before``, ``redactions`` and
-``latency_ms``
-(additions, never renames). ``complete`` (what ``resurrect done`` and hooks call) rewrites the
-one entry it completes, under the same lock, leaving every other line byte for byte.
+``latency_ms`` (additions, never renames).
+
+The file is only ever appended to. ``complete`` (what ``resurrect done`` and hooks call) records
+an outcome as an event of its own: the whole entry as it now stands, with ``"revision": N``
+(2 for the first change; the line that allocated the id is revision 1 and has no such field).
+Every reader folds them the same way (``History``): an entry stands where the line that
+allocated its id stands, with the content of its newest revision, the ``revision`` field left
+out. A revision belongs to the newest earlier line that allocated its id; one whose line is
+gone (corrupt) stands on its own, after (older than) the rest. Logs without revisions read
+exactly as they are.
+
+Readers go from the end of the file backwards, a block at a time, and hold no more than what
+they show: the newest entries come first, and ``since`` stops the reading after
+``SINCE_RUN`` allocating lines in a row older than ``since`` by more than ``SINCE_SLACK``. Lines
+are appended under the lock, each with the time it was appended, so they are in time order
+unless a clock was set back or logs were merged by hand: a line out of order by less than the
+slack, or a run of fewer than ``SINCE_RUN`` lines out of order by more, does not stop the
+reading, and an entry newer than ``since`` is only missed behind a longer such run. Lines
+that do not parse are counted among the lines read.
 """
 
 from __future__ import annotations
@@ -17,7 +33,8 @@ import json
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +46,10 @@ MODES = ("bookmark", "fuzzy", "direct")
 METHODS = ("full", "summarized", "hybrid")
 OUTCOMES = ("success", "failure", "partial")
 TAIL_BYTES = 65536
+BLOCK_BYTES = 1 << 20
+SINCE_SLACK = timedelta(days=1)
+SINCE_RUN = 64
+REVISION = "revision"
 FIELDS = (
     "resurrection_id",
     "bookmark_id",
@@ -115,26 +136,115 @@ def _shared(log: Path, op: str, entry: dict[str, Any]) -> None:
     mirror.changed(log.parent, "resurrection", op, entry)
 
 
+def _pieces_backwards(log: Path) -> Iterator[bytes]:
+    """The log in pieces of whole lines, the last piece first (its last line may lack its
+    newline), read from the end a block at a time; none when the log does not exist."""
+    store.confined(log)
+    try:
+        with open(log, "rb") as handle:
+            end = handle.seek(0, 2)
+            rest = b""
+            while end > 0:
+                start = max(0, end - BLOCK_BYTES)
+                handle.seek(start)
+                piece = handle.read(end - start) + rest
+                end = start
+                if start:
+                    cut = piece.find(b"\n")
+                    if cut < 0:  # a line longer than a block: read on
+                        rest = piece
+                        continue
+                    rest, piece = piece[:cut], piece[cut + 1 :]
+                yield piece
+    except FileNotFoundError:
+        return
+    except IsADirectoryError:
+        raise PurlinError(f"{log} is a folder, not a file") from None
+
+
+def _lines_backwards(log: Path) -> Iterator[bytes]:
+    """The log's lines, last first (a last line without its newline included)."""
+    for piece in _pieces_backwards(log):
+        yield from reversed(piece.split(b"\n"))
+
+
+def _parsed(line: bytes) -> dict[str, Any] | None:
+    """The entry a line holds; None when it is not one (not UTF-8, not JSON, no id)."""
+    try:
+        entry = json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(entry, dict) and isinstance(entry.get("resurrection_id"), str):
+        return entry
+    return None
+
+
+def _revision(entry: dict[str, Any]) -> int | None:
+    number = entry.get(REVISION)
+    return number if type(number) is int else None
+
+
+class History:
+    """The log's entries, newest first, each as its newest revision says (see above).
+
+    ``since`` (an ISO moment) stops the reading early; the caller still filters on it.
+    ``skipped`` is how many of the lines read did not parse, once the iteration is over.
+    """
+
+    def __init__(self, log: Path, since: str | None = None) -> None:
+        self.log = Path(log)
+        self.since = since
+        self.skipped = 0
+
+    def _cutoff(self) -> str | None:
+        moment = clock.parse(self.since) if self.since else None
+        return clock.iso(moment - SINCE_SLACK) if moment else None
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        cutoff, older = self._cutoff(), 0
+        newest: dict[str, dict[str, Any]] = {}  # revisions whose first line is still to come
+        for line in _lines_backwards(self.log):
+            if not line.strip():
+                continue
+            entry = _parsed(line)
+            if entry is None:
+                if line.decode("utf-8", "replace").strip():
+                    self.skipped += 1
+                continue
+            key = entry["resurrection_id"]
+            if _revision(entry) is not None:
+                if key not in newest:
+                    del entry[REVISION]
+                    newest[key] = entry
+                continue
+            yield newest.pop(key, entry)
+            if cutoff:
+                moment = entry.get("resurrected_at")
+                older = older + 1 if isinstance(moment, str) and moment < cutoff else 0
+                if older == SINCE_RUN:
+                    break
+        yield from newest.values()
+
+
 def read(log: Path) -> tuple[list[dict[str, Any]], int]:
     """Every entry, oldest first, and how many lines did not parse (skipped, never fatal)."""
-    try:
-        text = store.read_text(Path(log))
-    except NotFound:
-        return [], 0
-    entries, skipped = [], 0
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError):
-            skipped += 1
-            continue
-        if isinstance(entry, dict) and isinstance(entry.get("resurrection_id"), str):
-            entries.append(entry)
-        else:
-            skipped += 1
-    return entries, skipped
+    history = History(log)
+    entries = list(history)
+    entries.reverse()
+    return entries, history.skipped
+
+
+def _current(log: Path, resurrection_id: str) -> dict[str, Any] | None:
+    """The newest line of one entry (its first line, or its newest revision)."""
+    needle = re.compile(rb'"resurrection_id"\s*:\s*"' + re.escape(resurrection_id.encode()) + rb'"')
+    for piece in _pieces_backwards(log):
+        for found in reversed(list(needle.finditer(piece))):
+            start = piece.rfind(b"\n", 0, found.start()) + 1
+            end = piece.find(b"\n", found.end())
+            entry = _parsed(piece[start : end if end >= 0 else len(piece)])
+            if entry is not None and entry["resurrection_id"] == resurrection_id:
+                return entry
+    return None
 
 
 def _joined(kept: Any, added: Any) -> Any:
@@ -152,32 +262,28 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
     log = Path(log)
     if changes.get("outcome") is not None and changes["outcome"] not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}")
-    done: list[dict[str, Any]] = []
-    needle = f'"resurrection_id":"{resurrection_id}"'
-
-    def change(text: str | None) -> str:
-        lines = (text or "").splitlines(keepends=True)
-        for index, line in enumerate(lines):
-            if needle not in line.replace(" ", ""):
-                continue
-            try:
-                entry = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            if entry.get("resurrection_id") != resurrection_id:
-                continue
-            entry.update(changes, notes=_joined(entry.get("notes"), changes.get("notes")))
-            lines[index] = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
-            done.append(entry)
-            return "".join(lines)
-        raise NotFound(
-            f"no resurrection {resurrection_id} in {log}; "
-            "list them with 'purlin-resume resurrections'"
-        )
-
     if not log.is_file():
         raise NotFound(f"no resurrection {resurrection_id}: {log} does not exist")
-    store.update_text(log, change)
+
+    def revised() -> dict[str, Any]:
+        entry = _current(log, resurrection_id)
+        if entry is None:
+            raise NotFound(
+                f"no resurrection {resurrection_id} in {log}; "
+                "list them with 'purlin-resume resurrections'"
+            )
+        number = entry.pop(REVISION, None)
+        entry.update(changes, notes=_joined(entry.get("notes"), changes.get("notes")))
+        done.append(entry)
+        return {**entry, REVISION: (number if type(number) is int else 1) + 1}
+
+    done: list[dict[str, Any]] = []
+    try:
+        store.append_jsonl_made(log, revised)
+    except OSError as exc:
+        raise PurlinError(
+            f"cannot write the resurrection log {log}: {exc.strerror or exc}"
+        ) from None
     _shared(log, "complete", done[0])
     return done[0]
 
@@ -241,14 +347,15 @@ def parse_since(text: str) -> str:
     return clock.iso(moment)
 
 
-def select(
+def matching(
     entries: Iterable[dict[str, Any]],
     since: str | None = None,
     agent: str | None = None,
     outcome: str | None = None,
     mode: str | None = None,
-) -> list[dict[str, Any]]:
-    chosen = []
+) -> Iterator[dict[str, Any]]:
+    """The entries that pass every filter given, in the order they come."""
+    wanted = agent.removeprefix("agent-") if agent else None
     for entry in entries:
         if since and (entry.get("resurrected_at") or "") < since:
             continue
@@ -256,19 +363,27 @@ def select(
             continue
         if mode and entry.get("resurrection_mode") != mode:
             continue
-        if agent:
+        if wanted is not None:
             names = (
                 entry.get("resurrected_from_agent_id"),
                 entry.get("resurrected_from_session_id"),
                 entry.get("resurrected_as_agent_id"),
             )
-            wanted = agent.removeprefix("agent-")
             if not any(
                 isinstance(n, str) and n.removeprefix("agent-").startswith(wanted) for n in names
             ):
                 continue
-        chosen.append(entry)
-    return chosen
+        yield entry
+
+
+def select(
+    entries: Iterable[dict[str, Any]],
+    since: str | None = None,
+    agent: str | None = None,
+    outcome: str | None = None,
+    mode: str | None = None,
+) -> list[dict[str, Any]]:
+    return list(matching(entries, since, agent, outcome, mode))
 
 
 def outcomes_by_source(entries: Iterable[dict[str, Any]]) -> dict[tuple, Counter]:
@@ -289,48 +404,70 @@ def _percentile(values: list[float], share: float) -> float | None:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
-def stats(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """The seed's resurrection metrics over ``entries``."""
-    agents = Counter(
-        entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
-        for entry in entries
-        if entry.get("outcome") != "failure"
-    )
+class _Ranked:
+    """Counts in one pass, ranked as ``Counter.most_common`` ranks them over the entries oldest
+    first (ties: the first met first), whichever way the entries come."""
+
+    def __init__(self, newest_first: bool) -> None:
+        self.counts: Counter[Any] = Counter()
+        self.first: dict[Any, int] = {}
+        self.newest_first = newest_first
+
+    def add(self, key: Any, index: int) -> None:
+        self.counts[key] += 1
+        if self.newest_first:
+            self.first[key] = -index  # the last met is the oldest
+        else:
+            self.first.setdefault(key, index)
+
+    def top(self, count: int) -> list[tuple[Any, int]]:
+        ranked = sorted(self.counts.items(), key=lambda pair: (-pair[1], self.first[pair[0]]))
+        return ranked[:count]
+
+
+def stats(entries: Iterable[dict[str, Any]], newest_first: bool = False) -> dict[str, Any]:
+    """The seed's resurrection metrics over ``entries`` (oldest first, or ``newest_first``), in
+    one pass that keeps no entry."""
+    agents, failures = _Ranked(newest_first), _Ranked(newest_first)
     by_mode: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    sizes: dict[str, list[int]] = defaultdict(list)
-    cross = 0
+    sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    total = cross = 0
     latencies = []
-    failures: Counter[str] = Counter()
-    for entry in entries:
+    for index, entry in enumerate(entries):
+        total += 1
+        if entry.get("outcome") != "failure":
+            name = entry.get("resurrected_from_agent_id") or entry.get(
+                "resurrected_from_session_id"
+            )
+            agents.add(name, index)
         mode = by_mode[str(entry.get("resurrection_mode"))]
         mode[1] += 1
         if entry.get("outcome") == "success":
             mode[0] += 1
         elif entry.get("outcome_reason"):
-            failures[str(entry["outcome_reason"])] += 1
+            failures.add(str(entry["outcome_reason"]), index)
         if isinstance(entry.get("context_size_tokens"), int):
-            kind = str(entry.get("resurrected_from_agent_type") or "unknown")
-            sizes[kind].append(entry["context_size_tokens"])
+            size = sizes[str(entry.get("resurrected_from_agent_type") or "unknown")]
+            size[0] += entry["context_size_tokens"]
+            size[1] += 1
         if entry.get("resurrected_from_project") != entry.get("resurrected_in_project"):
             cross += 1
         if isinstance(entry.get("latency_ms"), (int, float)):
             latencies.append(entry["latency_ms"])
     return {
-        "total": len(entries),
-        "top_agents": [
-            {"agent": name, "resurrections": count} for name, count in agents.most_common(10)
-        ],
+        "total": total,
+        "top_agents": [{"agent": name, "resurrections": count} for name, count in agents.top(10)],
         "success_rate_by_mode": {
-            mode: {"success": ok, "total": total, "rate": round(ok / total, 3)}
-            for mode, (ok, total) in sorted(by_mode.items())
+            mode: {"success": ok, "total": count, "rate": round(ok / count, 3)}
+            for mode, (ok, count) in sorted(by_mode.items())
         },
         "average_context_tokens_by_agent_type": {
-            kind: round(sum(values) / len(values)) for kind, values in sorted(sizes.items())
+            kind: round(summed / count) for kind, (summed, count) in sorted(sizes.items())
         },
         "cross_repo": {
             "cross": cross,
-            "same": len(entries) - cross,
-            "ratio": round(cross / len(entries), 3) if entries else None,
+            "same": total - cross,
+            "ratio": round(cross / total, 3) if total else None,
         },
         "latency_ms": {
             "p50": _percentile(latencies, 0.50),
@@ -338,23 +475,31 @@ def stats(entries: list[dict[str, Any]]) -> dict[str, Any]:
             "p99": _percentile(latencies, 0.99),
         },
         "top_failure_reasons": [
-            {"reason": reason, "count": count} for reason, count in failures.most_common(5)
+            {"reason": reason, "count": count} for reason, count in failures.top(5)
         ],
     }
 
 
-def frequency(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def count_day(days: dict[str, list[int]], entry: dict[str, Any]) -> None:
+    """Add ``entry`` to ``days`` (UTC day -> [resurrections, successes]) for ``frequency``."""
+    moment = entry.get("resurrected_at")
+    if not isinstance(moment, str) or not _DAY.match(moment):
+        return
+    day = days.setdefault(moment[:10], [0, 0])
+    day[0] += 1
+    if entry.get("outcome") == "success":
+        day[1] += 1
+
+
+def frequency(
+    entries: Iterable[dict[str, Any]], days: dict[str, list[int]] | None = None
+) -> list[dict[str, Any]]:
     """Resurrections per UTC day, oldest first, with the successes among them (the seed's
-    "resurrection frequency over time"); days without one are left out."""
-    days: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    "resurrection frequency over time"); days without one are left out. ``days``: counts
+    already made with ``count_day``."""
+    days = {} if days is None else days
     for entry in entries:
-        moment = entry.get("resurrected_at")
-        if not isinstance(moment, str) or not _DAY.match(moment):
-            continue
-        day = days[moment[:10]]
-        day[0] += 1
-        if entry.get("outcome") == "success":
-            day[1] += 1
+        count_day(days, entry)
     return [
         {"day": day, "resurrections": total, "success": ok}
         for day, (total, ok) in sorted(days.items())

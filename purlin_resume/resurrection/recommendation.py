@@ -430,7 +430,7 @@ def recommend(
     resurrection log and threshold setting."""
     from purlin_resume.resurrection import log as resurrection_log
 
-    entries, _ = resurrection_log.read(env.log)
+    entries = resurrection_log.History(env.log)
     return rank(
         task,
         env.claude_root,

@@ -231,6 +231,10 @@ def _remote_error(exc: Exception, remote: str) -> TeamError:
     return TeamError(f"the remote {remote} refused: {text}")
 
 
+# What a push says when another teammate pushed between our pull and our push
+MOVED = ("fast-forward", "remote refs changed")
+
+
 def _pull_push(db: Embedded, remote: str) -> dict[str, Any]:
     before = db.head()
     for attempt in range(1, RETRIES + 1):
@@ -246,7 +250,8 @@ def _pull_push(db: Embedded, remote: str) -> dict[str, Any]:
         try:
             db.call("dolt_push", "origin", "main")
         except db.errors.Error as exc:
-            if "fast-forward" in str(exc) and attempt < RETRIES:
+            moved = any(sign in str(exc) for sign in MOVED)
+            if moved and attempt < RETRIES:
                 continue  # the remote moved while we merged: pull it again
             raise _remote_error(exc, remote) from None
         return {"attempts": attempt, "before": before, "after": db.head()}

@@ -303,16 +303,26 @@ def _summary(
 ) -> dict[str, Any]:
     from purlin_resume.resurrection import log as resurrection_log
 
-    entries, skipped = resurrection_log.read(log)
-    selected = resurrection_log.select(entries, since, agent, outcome, mode)
+    history = resurrection_log.History(log, since)
+    shown: list[dict[str, Any]] = []
+    days: dict[str, list[int]] = {}
+
+    def selected():  # newest first; only the shown ones are kept
+        for entry in resurrection_log.matching(history, since, agent, outcome, mode):
+            if len(shown) < RESURRECTIONS_SHOWN:
+                shown.append(entry)
+            resurrection_log.count_day(days, entry)
+            yield entry
+
+    figures = resurrection_log.stats(selected(), newest_first=True)
     return {
         "log": str(log),
-        "skipped_lines": skipped,
-        "total": len(selected),
+        "skipped_lines": history.skipped,
+        "total": figures["total"],
         "filters": {"mode": mode, "outcome": outcome, "agent": agent, "since": since},
-        "resurrections": clean(selected[::-1][:RESURRECTIONS_SHOWN]),
-        "stats": clean(resurrection_log.stats(selected)),
-        "frequency": resurrection_log.frequency(selected),
+        "resurrections": clean(shown),
+        "stats": clean(figures),
+        "frequency": resurrection_log.frequency((), days),
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from purlin_resume.resurrection import log as resurrection_log
 from tests.field.scripted_model import Logged, conversation, last_user, text, typed, user_texts
 
 _PASTED = re.compile(r'\s*<pasted_content id="(\w+)">\n(.*)\n</pasted_content id="\1">\s*', re.S)
@@ -78,10 +79,8 @@ def test_resurrect_in_tmux_types_the_prompt_into_the_real_client_once(field, tmu
     assert "Schema migrated to version 7." in prompt  # the origin's context came along
     assert request.session_id != origin
     assert not field.model.unused()
-    (entry,) = [
-        json.loads(line)
-        for line in (field.home / ".claude" / "history" / "resurrection-log.jsonl")
-        .read_text()
-        .splitlines()
-    ]
+    # one entry, however many times its outcome was recorded (each adds a revision line)
+    (entry,) = resurrection_log.read(
+        field.home / ".claude" / "history" / resurrection_log.FILE_NAME
+    )[0]
     assert entry["resurrected_from_session_id"] == origin

@@ -252,20 +252,22 @@ def test_concurrent_appends_get_distinct_ids(tmp_path):
     assert len(ids) == 60 and len(set(ids)) == 60
 
 
-def test_completing_an_entry_rewrites_only_that_entry(tmp_path):
+def test_completing_an_entry_appends_its_new_state_and_keeps_every_line(tmp_path):
     log = tmp_path / resurrection_log.FILE_NAME
     first = resurrection_log.append(log, _entry())
     resurrection_log.append(log, _entry())
     with open(log, "a") as handle:
         handle.write("not json\n")
-    lines = log.read_text().splitlines()
+    before = log.read_text()
     done = resurrection_log.complete(
         log, first["resurrection_id"], {"outcome": "failure", "outcome_reason": "x"}
     )
     assert done["outcome"] == "failure"
-    after = log.read_text().splitlines()
-    assert after[1:] == lines[1:]
-    assert json.loads(after[0])["outcome_reason"] == "x"
+    after = log.read_text()
+    assert after.startswith(before)
+    assert json.loads(after[len(before) :]) == {**done, "revision": 2}
+    entries, skipped = resurrection_log.read(log)
+    assert entries[0] == done and skipped == 1
     with pytest.raises(NotFound):
         resurrection_log.complete(log, "res-2000-01-01-001", {"outcome": "success"})
 
