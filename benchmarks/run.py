@@ -23,6 +23,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,15 +45,16 @@ _API_ID = re.compile(rb"\b((?:msg|toolu|req)_[A-Za-z0-9]{8,})")
 
 def run_process(argv: list[str], ok: tuple[int, ...] = (0,), **kwargs) -> tuple[float, int]:
     """Wall seconds and peak RSS (bytes) of one process (exit codes other than ``ok`` stop)."""
-    started = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kwargs)
-    _, status, usage = os.wait4(child.pid, 0)
-    elapsed = time.perf_counter() - started
-    stderr = child.stderr.read().decode(errors="replace") if child.stderr else ""
-    child.stderr.close()
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode not in ok:
-        raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}):\n{stderr}")
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a chatty stderr cannot block
+        started = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=errors, **kwargs)
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode not in ok:
+            errors.seek(0)
+            stderr = errors.read().decode(errors="replace")
+            raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}):\n{stderr}")
     return elapsed, usage.ru_maxrss * 1024
 
 
