@@ -108,6 +108,12 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
     types (yielded never). A missing, unreadable or binary file yields nothing and says so in
     ``stats``.
     """
+    for _, record in read_located(path, stats):
+        yield record
+
+
+def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``read``, each record with the byte offset of its line (``record_at`` reads it back)."""
     path = Path(path)
     try:
         if is_binary(path):
@@ -119,8 +125,11 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
         return
     seen: set[str] = set()
     loads = json.loads
+    offset = 0
     with handle:
         for line in handle:
+            at = offset
+            offset += len(line)
             stats.lines += 1
             complete = line.endswith(b"\n")
             if _PROGRESS_MARK in line and line.endswith(_CLOSED):
@@ -156,7 +165,42 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
                     continue
                 seen.add(uuid)
             stats.records += 1
-            yield record
+            yield at, record
+
+
+class Lines:
+    """The records of a file read back by the offsets ``read_located`` gave, one at a time.
+
+    A line that is no longer there or no longer a JSON object (the file was replaced) reads as
+    None. The last record read is kept: the blocks of one line are often asked for in turn.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._handle: Any = None
+        self._last: tuple[int, dict[str, Any] | None] = (-1, None)
+
+    def at(self, offset: int) -> dict[str, Any] | None:
+        if offset == self._last[0]:
+            return self._last[1]
+        record = None
+        try:
+            if self._handle is None:
+                self._handle = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+            self._handle.seek(offset)
+            record = json.loads(self._handle.readline())
+        except (OSError, ValueError, RecursionError):
+            pass
+        if not isinstance(record, dict):
+            record = None
+        self._last = (offset, record)
+        return record
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+        self._last = (-1, None)
 
 
 def _bookkeeping(line: bytes) -> bool:
