@@ -4,13 +4,14 @@
 
 Each size is a session made by repeating real fixture lines with fresh ids (``run.big_session``,
 generated under benchmarks/.work/, never committed). Each row is one whole process of the venv's
-own interpreter writing to ``-o``: the median wall time of ``--runs`` runs, MB/s, the highest peak
-RSS of its runs, and the ratio of its time to the anchor, ``json.loads`` on every line of the
-same file in-process (the floor). Cost should grow linearly (MB/s about the same at every size)
+own interpreter writing to ``-o``: the median wall time of ``--runs`` runs, MB/s of wall and of
+CPU time (user + system: what a loaded machine does not distort), the highest peak RSS of its
+runs, and the ratio of its CPU time to the anchor's, ``json.loads`` on every line of the same
+file in-process (the floor). Cost should grow linearly (MB/s about the same at every size)
 and memory stay flat (peak RSS about the same at every size).
 
-``--against DIR``: run the same commands with the package of another checkout (``git archive``
-of an older commit, say) first on ``PYTHONPATH``, and print its figures beside ours.
+``--against DIR``: run the same commands from another checkout (``git archive`` of an older
+commit, say), whose package ``python -m`` then imports, and print its figures beside ours.
 
 Targets (issue 19): 300 MB with tools and thinking >= 80 MB/s, peak RSS <= 150 MiB, in every mode.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -51,10 +53,27 @@ def session(size_mb: int) -> Path:
     return run.big_session(size_mb)
 
 
-def measure(argv: list[str], runs: int, env: dict[str, str]) -> tuple[float, int]:
-    """Median wall seconds and the highest peak RSS (bytes) of ``runs`` fresh processes."""
-    results = [run.run_process(argv, env=env) for _ in range(runs)]
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+def one_process(argv: list[str], where: Path) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (bytes) of one process run from
+    ``where`` (``python -m`` imports the package of the working folder first)."""
+    started = time.perf_counter()
+    child = subprocess.Popen(argv, cwd=where, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - started
+    stderr = child.stderr.read().decode(errors="replace") if child.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{stderr}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
+
+def measure(argv: list[str], runs: int, where: Path) -> tuple[float, float, int]:
+    """Median wall and CPU seconds and the highest peak RSS of ``runs`` fresh processes."""
+    results = [one_process(argv, where) for _ in range(runs)]
+    return (
+        statistics.median(r[0] for r in results),
+        statistics.median(r[1] for r in results),
+        max(r[2] for r in results),
+    )
 
 
 def main() -> None:
@@ -66,31 +85,30 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     modes = [name.strip() for name in args.modes.split(",")]
-    versions = [("ours", dict(os.environ))]
+    versions = [("ours", run.REPO)]
     if args.against is not None:
-        other = dict(os.environ, PYTHONPATH=str(args.against.resolve()))
-        versions.insert(0, (f"against {args.against}", other))
+        versions.insert(0, (f"against {args.against}", args.against.resolve()))
     output = run.WORK / "scale-output"
     rows = []
     for size_mb in sizes:
         root = session(size_mb)
         path = next((root / "projects").glob("*/*.jsonl"))
         megabytes = path.stat().st_size / 1e6
-        started = time.perf_counter()
+        started = time.process_time()
         run.floor(path)
-        floor = time.perf_counter() - started
+        floor = time.process_time() - started
         rows.append((f"{megabytes:.0f} MB: json.loads every line (anchor)", f"{floor:.2f} s", ""))
         for mode in modes:
             argv = [sys.executable, "-m", "purlin_resume", *MODES[mode], run.BIG_SESSION]
             argv += ["--claude-dir", str(root), "-o", str(output)]
-            for version, env in versions:
-                seconds, peak = measure(argv, args.runs, env)
+            for version, where in versions:
+                seconds, cpu, peak = measure(argv, args.runs, where)
                 rows.append(
                     (
                         f"{megabytes:.0f} MB: {mode} ({version})",
                         f"{seconds:.2f} s",
-                        f"{megabytes / seconds:.0f} MB/s, {seconds / floor:.1f}x anchor, "
-                        f"peak RSS {peak / MIB:.0f} MiB",
+                        f"{megabytes / seconds:.0f} MB/s ({megabytes / cpu:.0f} MB/s of CPU), "
+                        f"{cpu / floor:.1f}x anchor, peak RSS {peak / MIB:.0f} MiB",
                     )
                 )
                 print(*rows[-1], sep="  ", file=sys.stderr)

@@ -32,13 +32,14 @@ def _assistant_content(
     turn: Turn, tools: bool, thinking: bool, details: Details
 ) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    if thinking:
-        blocks += [{"type": "thinking", "thinking": t} for t in details.thinking(turn)]
+    shown = details.of(turn) if tools or thinking else None
+    if shown is not None and thinking:
+        blocks += [{"type": "thinking", "thinking": thought} for thought in shown.thinking]
     if turn.text.strip():
         blocks.append({"type": "text", "text": turn.text})
-    for call in turn.tool_calls:
+    for number, call in enumerate(turn.tool_calls):
         block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name}
-        data = details.input(call) if tools else None
+        data = shown.inputs[number] if shown is not None and tools else None
         if data is not None:
             block["input"] = data
         else:
@@ -81,14 +82,15 @@ def conversation_items(
             continue
         yield {"role": "assistant", "content": content, "timestamp": turn.timestamp}
         if tools:
+            answers = details.of(turn).results
             results = [
                 {
                     "type": "tool_result",
                     "tool_use_id": call.id,
-                    "content": details.result(call),
+                    "content": answer,
                     "is_error": call.is_error,
                 }
-                for call in turn.tool_calls
+                for call, answer in zip(turn.tool_calls, answers, strict=True)
                 if call.answered
             ]
             if results:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import (
@@ -103,13 +104,11 @@ def _call_line(call: ToolCall) -> str:
     return line + "\n"
 
 
-def _call_detail(call: ToolCall, details: Details) -> str:
+def _call_detail(call: ToolCall, data: Any, result: str | None) -> str:
     parts = [_call_line(call)]
-    data = details.input(call)
     if data is not None:
         parts.append(_fence(json.dumps(data, indent=2, ensure_ascii=False), "json"))
-    result = details.result(call) if call.answered else None
-    if result is not None:
+    if call.answered and result is not None:
         label = "Error" if call.is_error else "Result"
         parts.append(f"{label}:\n")
         parts.append(_fence(result, "text"))
@@ -167,13 +166,19 @@ def _turn(turn: Turn, options: MarkdownOptions, details: Details) -> str:
         parts.append(f"(background task) {turn.text.strip()}\n")
     elif turn.text.strip():
         parts.append(demote_headings(turn.text.strip()) + "\n")
-    if options.thinking:
-        for thought in details.thinking(turn):
+    shown = details.of(turn) if options.thinking or options.tools else None
+    if shown is not None and options.thinking:
+        for thought in shown.thinking:
             parts.append("\n> _Thinking:_\n" + _quote(thought))
     if turn.tool_calls:
         parts.append("\n")
-        if options.tools:
-            parts.extend(_call_detail(call, details) for call in turn.tool_calls)
+        if shown is not None and options.tools:
+            parts.extend(
+                _call_detail(call, data, result)
+                for call, data, result in zip(
+                    turn.tool_calls, shown.inputs, shown.results, strict=True
+                )
+            )
         else:
             parts.extend(_call_line(call) for call in turn.tool_calls)
     return "".join(parts)

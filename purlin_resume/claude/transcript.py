@@ -556,14 +556,25 @@ def read(
     return reading
 
 
+@dataclass
+class TurnDetails:
+    """The thinking of one turn, and the input and result of each of its tool calls (None
+    where not kept), in the order of ``turn.tool_calls``."""
+
+    thinking: list[str]
+    inputs: list[Any]
+    results: list[str | None]
+
+
 class Details:
     """The tool inputs, results and thoughts of one transcript, turn by turn: those it holds,
-    or (a deferred reading) those read back from its file, each passed through ``clean`` (the
-    redaction the rest of the transcript had) as it is read back."""
+    or (a deferred reading) those read back from its file, passed through ``clean`` (the
+    redaction the rest of the transcript had) together, one turn at a time."""
 
     def __init__(self, transcript: Transcript, clean: Callable[[Any], Any] | None = None):
         self.lines = records.Lines(transcript.path) if transcript.path is not None else None
         self.clean = clean if clean is not None else _as_is
+        self._last: tuple[Turn | None, TurnDetails | None] = (None, None)
 
     def _block(self, place: Place) -> dict[str, Any]:
         record = self.lines.at(place[0]) if self.lines is not None else None
@@ -575,24 +586,34 @@ class Details:
                 return block
         return {}
 
-    def thinking(self, turn: Turn) -> list[str]:
-        if not turn.thinking_at:
-            return turn.thinking
-        thoughts = (self._block(place).get("thinking") for place in turn.thinking_at)
-        return [self.clean(thought) for thought in thoughts if isinstance(thought, str)]
-
-    def input(self, call: ToolCall) -> Any:
-        if call.input_at is None:
-            return call.input
-        data = self._block(call.input_at).get("input")
-        return self.clean(data) if isinstance(data, dict) else None
-
-    def result(self, call: ToolCall) -> str | None:
-        if call.result_at is None:
-            return call.result
-        return self.clean(_blocks_text(self._block(call.result_at).get("content")))
+    def of(self, turn: Turn) -> TurnDetails:
+        if self._last[0] is turn and self._last[1] is not None:
+            return self._last[1]
+        calls = turn.tool_calls
+        details = TurnDetails(
+            turn.thinking, [call.input for call in calls], [call.result for call in calls]
+        )
+        if turn.thinking_at or any(c.input_at or c.result_at for c in calls):
+            thoughts = [self._block(place).get("thinking") for place in turn.thinking_at]
+            inputs = [self._block(c.input_at).get("input") if c.input_at else None for c in calls]
+            results = [
+                _blocks_text(self._block(c.result_at).get("content")) if c.result_at else None
+                for c in calls
+            ]
+            thoughts, inputs, results = self.clean([thoughts, inputs, results])
+            if turn.thinking_at:
+                details.thinking = [t for t in thoughts if isinstance(t, str)]
+            for number, call in enumerate(calls):
+                if call.input_at is not None:
+                    data = inputs[number]
+                    details.inputs[number] = data if isinstance(data, dict) else None
+                if call.result_at is not None:
+                    details.results[number] = results[number]
+        self._last = (turn, details)
+        return details
 
     def close(self) -> None:
+        self._last = (None, None)
         if self.lines is not None:
             self.lines.close()
 

@@ -336,22 +336,20 @@ def _print_bounded(opened: Opened, options, limit: int, redaction: Redaction) ->
         print_text("".join(start))
         return
     assert opened.transcript is not None
-    end: deque[str] = deque()
-    kept = 0
+    end = deque(start[1:])  # the last pieces of the body (all but the header), >= limit chars
+    kept = length - len(start[0])
 
     def everything() -> Iterator[str]:
         nonlocal length, kept
         yield from start
         for piece in pieces:
-            length += len(piece)
             yield piece
-            end.append(piece)
+            length += len(piece)
             kept += len(piece)
+            end.append(piece)
             while kept - len(end[0]) >= limit:
                 kept -= len(end.popleft())
 
-    end.extend(start[1:])  # the body: all but the header
-    kept = sum(len(piece) for piece in end)
     path = _overflow_path(opened.target.id)
     _to_file(path, everything(), redaction)
     kind = _kind(opened)
