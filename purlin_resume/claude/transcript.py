@@ -556,6 +556,9 @@ def read(
     return reading
 
 
+_THINKING, _TOOL_USE, _RESULT = ("thinking",), ("tool_use", "server_tool_use"), ("tool_result",)
+
+
 @dataclass
 class TurnDetails:
     """The thinking of one turn, and the input and result of each of its tool calls (None
@@ -576,13 +579,19 @@ class Details:
         self.clean = clean if clean is not None else _as_is
         self._last: tuple[Turn | None, TurnDetails | None] = (None, None)
 
-    def _block(self, place: Place) -> dict[str, Any]:
-        record = self.lines.at(place[0]) if self.lines is not None else None
-        message = record.get("message") if record is not None else None
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list) and place[1] < len(content):
-            block = content[place[1]]
-            if isinstance(block, dict):
+    def _block(self, place: Place, kinds: tuple[str, ...], key: str = "", value: str = "") -> dict:
+        """The block at ``place`` if it is of one of ``kinds`` (and its ``key`` is ``value``):
+        the one the reading found there; {} when the file no longer holds it."""
+        if self.lines is None:
+            return {}
+        for whole in (False, True):
+            content = self.lines.content(place[0], whole)
+            block = content[place[1]] if content is not None and place[1] < len(content) else None
+            if (
+                isinstance(block, dict)
+                and block.get("type") in kinds
+                and (not key or str(block.get(key) or "") == value)
+            ):
                 return block
         return {}
 
@@ -594,10 +603,15 @@ class Details:
             turn.thinking, [call.input for call in calls], [call.result for call in calls]
         )
         if turn.thinking_at or any(c.input_at or c.result_at for c in calls):
-            thoughts = [self._block(place).get("thinking") for place in turn.thinking_at]
-            inputs = [self._block(c.input_at).get("input") if c.input_at else None for c in calls]
+            thoughts = [self._block(at, _THINKING).get("thinking") for at in turn.thinking_at]
+            inputs = [
+                self._block(c.input_at, _TOOL_USE, "id", c.id).get("input") if c.input_at else None
+                for c in calls
+            ]
             results = [
-                _blocks_text(self._block(c.result_at).get("content")) if c.result_at else None
+                _blocks_text(self._block(c.result_at, _RESULT, "tool_use_id", c.id).get("content"))
+                if c.result_at
+                else None
                 for c in calls
             ]
             thoughts, inputs, results = self.clean([thoughts, inputs, results])
