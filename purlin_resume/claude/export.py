@@ -8,11 +8,13 @@ tool_calls_summary {total, by_tool}; plus git_branch and git_commit when the rec
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
 from purlin_resume.claude.subagents import Subagent
-from purlin_resume.claude.transcript import COMPACTION, Transcript, Turn
+from purlin_resume.claude.transcript import COMPACTION, Details, Transcript, Turn
 
 
 def _duration_ms(start: str | None, end: str | None) -> int | None:
@@ -26,16 +28,20 @@ def _duration_ms(start: str | None, end: str | None) -> int | None:
     return int((ended - began).total_seconds() * 1000)
 
 
-def _assistant_content(turn: Turn, tools: bool, thinking: bool) -> list[dict[str, Any]]:
+def _assistant_content(
+    turn: Turn, tools: bool, thinking: bool, details: Details
+) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    if thinking:
-        blocks += [{"type": "thinking", "thinking": thought} for thought in turn.thinking]
+    shown = details.of(turn) if tools or thinking else None
+    if shown is not None and thinking:
+        blocks += [{"type": "thinking", "thinking": thought} for thought in shown.thinking]
     if turn.text.strip():
         blocks.append({"type": "text", "text": turn.text})
-    for call in turn.tool_calls:
+    for number, call in enumerate(turn.tool_calls):
         block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name}
-        if tools and call.input is not None:
-            block["input"] = call.input
+        data = shown.inputs[number] if shown is not None and tools else None
+        if data is not None:
+            block["input"] = data
         else:
             block["summary"] = call.summary
         if call.agent_id:
@@ -44,48 +50,56 @@ def _assistant_content(turn: Turn, tools: bool, thinking: bool) -> list[dict[str
     return blocks
 
 
-def conversation(transcript: Transcript, tools: bool = False, thinking: bool = False) -> list[dict]:
-    items: list[dict[str, Any]] = []
+def conversation_items(
+    transcript: Transcript,
+    tools: bool = False,
+    thinking: bool = False,
+    details: Details | None = None,
+) -> Iterator[dict[str, Any]]:
+    """The ``conversation`` of the document one item at a time (inputs, results and thoughts
+    of a deferred reading are read back as their turn comes)."""
+    details = details if details is not None else Details(transcript)
     for turn in transcript.turns:
         if turn.kind == COMPACTION:
-            items.append(
-                {
-                    "role": "system",
-                    "type": "compaction",
-                    "content": turn.text,
-                    "timestamp": turn.timestamp,
-                }
-            )
+            yield {
+                "role": "system",
+                "type": "compaction",
+                "content": turn.text,
+                "timestamp": turn.timestamp,
+            }
             continue
         if turn.role == "user":
             if turn.text.strip():
-                items.append(
-                    {
-                        "role": "user",
-                        "type": turn.kind,
-                        "content": turn.text,
-                        "timestamp": turn.timestamp,
-                    }
-                )
+                yield {
+                    "role": "user",
+                    "type": turn.kind,
+                    "content": turn.text,
+                    "timestamp": turn.timestamp,
+                }
             continue
-        content = _assistant_content(turn, tools, thinking)
+        content = _assistant_content(turn, tools, thinking, details)
         if not content:
             continue
-        items.append({"role": "assistant", "content": content, "timestamp": turn.timestamp})
+        yield {"role": "assistant", "content": content, "timestamp": turn.timestamp}
         if tools:
+            answers = details.of(turn).results
             results = [
                 {
                     "type": "tool_result",
                     "tool_use_id": call.id,
-                    "content": call.result,
+                    "content": answer,
                     "is_error": call.is_error,
                 }
-                for call in turn.tool_calls
+                for call, answer in zip(turn.tool_calls, answers, strict=True)
                 if call.answered
             ]
             if results:
-                items.append({"role": "user", "content": results, "timestamp": turn.timestamp})
-    return items
+                yield {"role": "user", "content": results, "timestamp": turn.timestamp}
+    details.close()
+
+
+def conversation(transcript: Transcript, tools: bool = False, thinking: bool = False) -> list[dict]:
+    return list(conversation_items(transcript, tools, thinking))
 
 
 def document(
@@ -95,8 +109,13 @@ def document(
     tools: bool = False,
     thinking: bool = False,
     kind: str = "session",
+    details: Details | None = None,
+    streamed: bool = False,
 ) -> dict[str, Any]:
-    """The TR-3 document of one conversation (a session's main thread or one subagent)."""
+    """The TR-3 document of one conversation (a session's main thread or one subagent).
+
+    ``streamed``: its ``conversation`` is an iterator of items, for ``json_chunks`` to write as
+    they come, instead of a list."""
     counts = transcript.tool_counts()
     duration = subagent.duration_ms if subagent is not None else None
     if duration is None:
@@ -109,6 +128,7 @@ def document(
         agent_type = "compaction" if kind == "compaction" else None
     commit = transcript.commits[-1].split(" ", 1)[1] if transcript.commits else None
     stats = transcript.stats
+    items = conversation_items(transcript, tools, thinking, details)
     return {
         "agent_id": None if kind == "session" else transcript.id,
         "session_id": transcript.session_id if kind != "session" else transcript.id,
@@ -121,7 +141,7 @@ def document(
         "status": subagent.status if subagent is not None else None,
         "original_prompt": transcript.first_prompt
         or (subagent.prompt if subagent is not None else None),
-        "conversation": conversation(transcript, tools, thinking),
+        "conversation": items if streamed else list(items),
         "final_output": transcript.final_output,
         "files_analyzed": transcript.files_touched(),
         "tool_calls_summary": {
@@ -169,3 +189,34 @@ def no_conversation(
         "skipped": {"malformed_lines": 0, "unknown_records": 0, "duplicate_records": 0},
         "message": message,
     }
+
+
+def json_chunks(data: Any, clean: Callable[[Any], Any] | None = None) -> Iterator[str]:
+    """``store.dump_json(data)`` piece by piece, byte for byte: each iterator inside ``data``
+    is written as a list, one item at a time, each item passed through ``clean`` first."""
+    yield from _json_chunks(data, 0, clean)
+    yield "\n"
+
+
+def _json_chunks(value: Any, level: int, clean: Callable[[Any], Any] | None) -> Iterator[str]:
+    inner = "\n" + "  " * (level + 1)
+    if isinstance(value, dict) and any(isinstance(v, Iterator) for v in value.values()):
+        if not value:
+            yield "{}"
+            return
+        separator = "{" + inner
+        for key, item in value.items():
+            yield separator + json.dumps(key, ensure_ascii=False) + ": "
+            yield from _json_chunks(item, level + 1, clean)
+            separator = "," + inner
+        yield "\n" + "  " * level + "}"
+    elif isinstance(value, Iterator):
+        separator = "[" + inner
+        for item in value:
+            yield separator
+            yield from _json_chunks(clean(item) if clean is not None else item, level + 1, None)
+            separator = "," + inner
+        yield "[]" if separator.startswith("[") else "\n" + "  " * level + "]"
+    else:
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+        yield text.replace("\n", "\n" + "  " * level) if level and "\n" in text else text

@@ -108,6 +108,12 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
     types (yielded never). A missing, unreadable or binary file yields nothing and says so in
     ``stats``.
     """
+    for _, record in read_located(path, stats):
+        yield record
+
+
+def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``read``, each record with the byte offset of its line (``record_at`` reads it back)."""
     path = Path(path)
     try:
         if is_binary(path):
@@ -119,8 +125,11 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
         return
     seen: set[str] = set()
     loads = json.loads
+    offset = 0
     with handle:
         for line in handle:
+            at = offset
+            offset += len(line)
             stats.lines += 1
             complete = line.endswith(b"\n")
             if _PROGRESS_MARK in line and line.endswith(_CLOSED):
@@ -156,7 +165,62 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
                     continue
                 seen.add(uuid)
             stats.records += 1
-            yield record
+            yield at, record
+
+
+_MESSAGE_AT = b'"message":{'
+_CONTENT_AT = b'"content":['
+_DECODER = json.JSONDecoder()
+
+
+class Lines:
+    """The ``message.content`` of records read back by the offsets ``read_located`` gave.
+
+    A line that is no longer there or no longer JSON reads as None. The last one read is kept:
+    the blocks of one line are often asked for in turn.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._handle: Any = None
+        self._last: tuple[tuple[int, bool], list[Any] | None] = ((-1, False), None)
+
+    def content(self, offset: int, whole: bool = False) -> list[Any] | None:
+        """The ``message.content`` list of the record whose line starts at ``offset``, parsed
+        from where that list starts as Claude Code writes it (so the rest of a big record, whose
+        ``toolUseResult`` repeats a tool's output, is not parsed again); ``whole``: parse the
+        whole record, for a line written otherwise. The caller checks the block it finds."""
+        key = (offset, whole)
+        if self._last[0] == key:
+            return self._last[1]
+        content = None
+        try:
+            if self._handle is None:
+                self._handle = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+            self._handle.seek(offset)
+            line = self._handle.readline()
+            if whole:
+                record = json.loads(line)
+                message = record.get("message") if isinstance(record, dict) else None
+                content = message.get("content") if isinstance(message, dict) else None
+            else:
+                start = line.find(_MESSAGE_AT)
+                at = line.find(_CONTENT_AT, start) if start >= 0 else -1
+                if at >= 0:
+                    rest = line[at + len(_CONTENT_AT) - 1 :].decode("utf-8", "surrogatepass")
+                    content = _DECODER.raw_decode(rest)[0]
+        except (OSError, ValueError, RecursionError):
+            content = None
+        if not isinstance(content, list):
+            content = None
+        self._last = (key, content)
+        return content
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+        self._last = ((-1, False), None)
 
 
 def _bookkeeping(line: bytes) -> bool:

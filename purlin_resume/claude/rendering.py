@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import (
@@ -20,6 +22,7 @@ from purlin_resume.claude.transcript import (
     COMPACTION,
     NOTIFICATION,
     PROMPT,
+    Details,
     ToolCall,
     Transcript,
     Turn,
@@ -84,9 +87,7 @@ def _shown(turn: Turn, options: MarkdownOptions) -> bool:
     if turn.kind == COMPACTION:
         return True
     return (
-        bool(turn.text.strip())
-        or bool(turn.tool_calls)
-        or (options.thinking and bool(turn.thinking))
+        bool(turn.text.strip()) or bool(turn.tool_calls) or (options.thinking and turn.has_thinking)
     )
 
 
@@ -103,14 +104,14 @@ def _call_line(call: ToolCall) -> str:
     return line + "\n"
 
 
-def _call_detail(call: ToolCall) -> str:
+def _call_detail(call: ToolCall, data: Any, result: str | None) -> str:
     parts = [_call_line(call)]
-    if call.input is not None:
-        parts.append(_fence(json.dumps(call.input, indent=2, ensure_ascii=False), "json"))
-    if call.answered and call.result is not None:
+    if data is not None:
+        parts.append(_fence(json.dumps(data, indent=2, ensure_ascii=False), "json"))
+    if call.answered and result is not None:
         label = "Error" if call.is_error else "Result"
         parts.append(f"{label}:\n")
-        parts.append(_fence(call.result, "text"))
+        parts.append(_fence(result, "text"))
     return "".join(parts)
 
 
@@ -157,7 +158,7 @@ def header(transcript: Transcript, subagent: Subagent | None = None, kind: str =
     return "\n".join(lines) + "\n"
 
 
-def _turn(turn: Turn, options: MarkdownOptions) -> str:
+def _turn(turn: Turn, options: MarkdownOptions, details: Details) -> str:
     label = "**User:**" if turn.role == "user" else "**Agent:**"
     stamp = f" _{turn.timestamp}_" if turn.timestamp else ""
     parts = [f"{label}{stamp}\n"]
@@ -165,13 +166,21 @@ def _turn(turn: Turn, options: MarkdownOptions) -> str:
         parts.append(f"(background task) {turn.text.strip()}\n")
     elif turn.text.strip():
         parts.append(demote_headings(turn.text.strip()) + "\n")
-    if options.thinking:
-        for thought in turn.thinking:
+    shown = details.of(turn) if options.thinking or options.tools else None
+    if shown is not None and options.thinking:
+        for thought in shown.thinking:
             parts.append("\n> _Thinking:_\n" + _quote(thought))
     if turn.tool_calls:
         parts.append("\n")
-        render = _call_detail if options.tools else _call_line
-        parts.extend(render(call) for call in turn.tool_calls)
+        if shown is not None and options.tools:
+            parts.extend(
+                _call_detail(call, data, result)
+                for call, data, result in zip(
+                    turn.tool_calls, shown.inputs, shown.results, strict=True
+                )
+            )
+        else:
+            parts.extend(_call_line(call) for call in turn.tool_calls)
     return "".join(parts)
 
 
@@ -199,16 +208,22 @@ class Section:
     line: int  # the line of its heading in the Markdown (1-based)
 
 
-def render(
+def chunks(
     transcript: Transcript,
     options: MarkdownOptions = MarkdownOptions(),
     subagent: Subagent | None = None,
     kind: str = "session",
-) -> tuple[str, list[Section]]:
-    """The Markdown of ``transcript`` and its sections (for a digest)."""
-    parts = [header(transcript, subagent, kind)]
-    newlines = parts[0].count("\n")
-    sections: list[list] = []
+    details: Details | None = None,
+    sections: list[Section] | None = None,
+) -> Iterator[str]:
+    """The Markdown of ``transcript`` piece by piece, to be written as it comes: its header,
+    then one block per shown turn. Its sections (for a digest) are added to ``sections``."""
+    details = details if details is not None else Details(transcript)
+    found: list[Section] = sections if sections is not None else []
+    head = header(transcript, subagent, kind)
+    yield head
+    newlines = head.count("\n")
+    section: list | None = None  # heading, timestamp, turns, line: the one being written
     compactions_seen = 0
     for turn in transcript.turns:
         if not _shown(turn, options):
@@ -216,22 +231,42 @@ def render(
         if turn.kind == COMPACTION:
             block = "\n" + _compaction(turn, transcript, compactions_seen)
             compactions_seen += 1
-            sections.append(["Conversation compacted", turn.timestamp, 0, newlines + 2])
+            if section is not None:
+                found.append(Section(*section))
+            section = ["Conversation compacted", turn.timestamp, 0, newlines + 2]
         else:
             block = ""
-            if turn.kind in (PROMPT, COMMAND) or not sections:
+            if turn.kind in (PROMPT, COMMAND) or section is None:
                 heading = _one_line(turn.text) if turn.kind in (PROMPT, COMMAND) else "Start"
                 block = f"\n## {heading or 'Start'}\n"
-                sections.append([heading or "Start", turn.timestamp, 0, newlines + 2])
-            block += "\n" + _turn(turn, options)
-            sections[-1][2] += 1
-        parts.append(block)
+                if section is not None:
+                    found.append(Section(*section))
+                section = [heading or "Start", turn.timestamp, 0, newlines + 2]
+            block += "\n" + _turn(turn, options, details)
+            section[2] += 1
+        yield block
         newlines += block.count("\n")
-    return "".join(parts), [Section(*section) for section in sections]
+    if section is not None:
+        found.append(Section(*section))
+    details.close()
+
+
+def render(
+    transcript: Transcript,
+    options: MarkdownOptions = MarkdownOptions(),
+    subagent: Subagent | None = None,
+    kind: str = "session",
+    details: Details | None = None,
+) -> tuple[str, list[Section]]:
+    """The Markdown of ``transcript`` and its sections (for a digest), whole."""
+    sections: list[Section] = []
+    text = "".join(chunks(transcript, options, subagent, kind, details, sections))
+    return text, sections
 
 
 def digest(
-    markdown: str,
+    length: int,
+    end: str,
     sections: list[Section],
     transcript: Transcript,
     written_to: Path,
@@ -240,9 +275,12 @@ def digest(
     kind: str = "session",
 ) -> str:
     """A bounded stand-in for a transcript too long to print: where the whole one is, an index
-    of its sections and as many of its last turns as fit in ``max_chars``."""
-    top = header(transcript, subagent, kind) + (
-        f"\nThe full transcript is {len(markdown)} characters, more than the {max_chars} this "
+    of its sections and as many of its last turns as fit in ``max_chars``. ``length``: the
+    transcript's characters; ``end``: its last ``max_chars`` characters at least (all of them
+    when it is shorter), the header excluded."""
+    head = header(transcript, subagent, kind)
+    top = head + (
+        f"\nThe full transcript is {length} characters, more than the {max_chars} this "
         f"output allows. It was written to:\n\n{written_to}\n\n"
         "Read that file (in parts) for the whole conversation. Below: its sections, with the line\n"
         "each starts on, then its end.\n"
@@ -267,18 +305,21 @@ def digest(
     tail_budget = budget - len(index_block) - 40
     tail = ""
     if tail_budget > 0:
-        body = markdown[len(header(transcript, subagent, kind)) :]
-        tail = body[-tail_budget:]
+        tail = end[-tail_budget:]
         cut = tail.find("\n**")
-        if cut >= 0 and len(body) > tail_budget:
+        if cut >= 0 and length - len(head) > tail_budget:
             tail = tail[cut + 1 :]
         tail = f"\n## The end of the transcript\n\n{tail.lstrip()}" if tail.strip() else ""
     text = top + index_block + tail
     return text[:max_chars] if max_chars and len(text) > max_chars else text
 
 
-def turn_markdown(turn: Turn, options: MarkdownOptions = MarkdownOptions()) -> str:
+def turn_markdown(
+    turn: Turn, options: MarkdownOptions = MarkdownOptions(), details: Details | None = None
+) -> str:
     """One turn as the transcript shows it (a compaction turn: its summary, quoted as such)."""
     if turn.kind == COMPACTION:
         return "**Conversation compacted; the summary:**\n" + demote_headings(turn.text.strip())
-    return _turn(turn, options)
+    if details is None:
+        details = Details(Transcript(""))
+    return _turn(turn, options, details)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,13 @@ class ReadOptions:
     tools: bool = False  # full tool inputs and results
     thinking: bool = False
     inputs_of: frozenset[str] = frozenset()  # tools whose inputs are kept (e.g. TodoWrite)
+    # With tools or thinking: keep only where each input, result and thought is in the file
+    # (``Details`` reads them back one at a time), so a big session's tool output and thinking
+    # never sit in memory together.
+    deferred: bool = False
+
+
+Place = tuple[int, int]  # (byte offset of a record's line, index of a block in its content)
 
 
 @dataclass
@@ -77,6 +84,8 @@ class ToolCall:
     outcome: dict[str, Any] = field(default_factory=dict)  # subagent calls: status, tokens...
     agent_id: str | None = None
     linked_by: str | None = None  # where agent_id came from
+    input_at: Place | None = None  # a deferred reading's input, and result
+    result_at: Place | None = None
 
     @property
     def spawns_agent(self) -> bool:
@@ -93,6 +102,11 @@ class Turn:
     tool_calls: list[ToolCall] = field(default_factory=list)
     uuid: str | None = None
     message_id: str | None = None
+    thinking_at: list[Place] = field(default_factory=list)  # a deferred reading's thinking
+
+    @property
+    def has_thinking(self) -> bool:
+        return bool(self.thinking) or bool(self.thinking_at)
 
     @property
     def counts(self) -> bool:
@@ -255,8 +269,11 @@ class _Assembly:
         self.by_message: dict[str, Turn] = {}
         self.open_compaction: Compaction | None = None
         self.compaction_turn: Turn | None = None
+        self.deferred = options.deferred
+        self.offset = -1  # of the record being added, when it was read from a file
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: dict[str, Any], offset: int = -1) -> None:
+        self.offset = offset
         kind = record.get("type")
         transcript = self.transcript
         timestamp = utc(record.get("timestamp"))
@@ -313,7 +330,7 @@ class _Assembly:
             return
         if not isinstance(content, list):
             return
-        for block in content:
+        for index, block in enumerate(content):
             if not isinstance(block, dict):
                 continue
             block_type = block.get("type")
@@ -322,13 +339,16 @@ class _Assembly:
                 if text.strip():
                     turn.text = f"{turn.text}\n\n{text}" if turn.text.strip() else text
             elif block_type in ("tool_use", "server_tool_use"):
-                self._tool_use(turn, block)
+                self._tool_use(turn, block, index)
             elif block_type == "thinking" and self.options.thinking:
                 thought = block.get("thinking") or ""
                 if thought.strip():
-                    turn.thinking.append(thought)
+                    if self.deferred and self.offset >= 0:
+                        turn.thinking_at.append((self.offset, index))
+                    else:
+                        turn.thinking.append(thought)
 
-    def _tool_use(self, turn: Turn, block: dict[str, Any]) -> None:
+    def _tool_use(self, turn: Turn, block: dict[str, Any], index: int) -> None:
         name = str(block.get("name") or "?")
         data = block.get("input")
         call = ToolCall(
@@ -340,8 +360,13 @@ class _Assembly:
             path = data.get("file_path") or data.get("notebook_path")
             if isinstance(path, str):
                 call.file_path = path
-            if self.options.tools or name in SUBAGENT_TOOLS or name in self.options.inputs_of:
+            if name in SUBAGENT_TOOLS or name in self.options.inputs_of:
                 call.input = data
+            elif self.options.tools:
+                if self.deferred and self.offset >= 0:
+                    call.input_at = (self.offset, index)
+                else:
+                    call.input = data
         turn.tool_calls.append(call)
         if call.id:
             self.calls[call.id] = call
@@ -353,9 +378,9 @@ class _Assembly:
             self._compact_summary(_blocks_text(content), timestamp, record)
             return
         if isinstance(content, list):
-            for block in content:
+            for index, block in enumerate(content):
                 if isinstance(block, dict) and block.get("type") == "tool_result":
-                    self._tool_result(block, record.get("toolUseResult"))
+                    self._tool_result(block, record.get("toolUseResult"), index)
         if record.get("isMeta"):
             return
         classified = classify_blocks_text(_blocks_text(content))
@@ -379,13 +404,15 @@ class _Assembly:
             if _COUNT.fullmatch(found.get(name, "")):
                 call.outcome[key] = int(found[name])
 
-    def _tool_result(self, block: dict[str, Any], outcome: Any) -> None:
+    def _tool_result(self, block: dict[str, Any], outcome: Any, index: int) -> None:
         call = self.calls.get(str(block.get("tool_use_id") or ""))
         if call is None:
             return
         call.answered = True
         call.is_error = bool(block.get("is_error"))
         keep = self.options.tools
+        if keep and self.deferred and self.offset >= 0:
+            call.result_at, keep = (self.offset, index), False
         spawn = call.name in SUBAGENT_TOOLS
         if keep or spawn or call.name == "Bash":
             text = _blocks_text(block.get("content"))
@@ -486,7 +513,7 @@ def read(
     chains: dict[str, _Assembly] = {}
     chain_of: dict[str, str] = {}
     wanted = set(leaves)
-    for record in records.read(path, main.stats):
+    for offset, record in records.read_located(path, main.stats):
         kind = record.get("type")
         uuid = record.get("uuid")
         if wanted and uuid in wanted:
@@ -523,7 +550,87 @@ def read(
                     Transcript(key, agent_id=key, path=Path(path)), options
                 )
                 reading.sidechains.append(chain.transcript)
-            chain.add(record)
+            chain.add(record, offset)
             continue
-        assembly.add(record)
+        assembly.add(record, offset)
     return reading
+
+
+_THINKING, _TOOL_USE, _RESULT = ("thinking",), ("tool_use", "server_tool_use"), ("tool_result",)
+
+
+@dataclass
+class TurnDetails:
+    """The thinking of one turn, and the input and result of each of its tool calls (None
+    where not kept), in the order of ``turn.tool_calls``."""
+
+    thinking: list[str]
+    inputs: list[Any]
+    results: list[str | None]
+
+
+class Details:
+    """The tool inputs, results and thoughts of one transcript, turn by turn: those it holds,
+    or (a deferred reading) those read back from its file, passed through ``clean`` (the
+    redaction the rest of the transcript had) together, one turn at a time."""
+
+    def __init__(self, transcript: Transcript, clean: Callable[[Any], Any] | None = None):
+        self.lines = records.Lines(transcript.path) if transcript.path is not None else None
+        self.clean = clean if clean is not None else _as_is
+        self._last: tuple[Turn | None, TurnDetails | None] = (None, None)
+
+    def _block(self, place: Place, kinds: tuple[str, ...], key: str = "", value: str = "") -> dict:
+        """The block at ``place`` if it is of one of ``kinds`` (and its ``key`` is ``value``):
+        the one the reading found there; {} when the file no longer holds it."""
+        if self.lines is None:
+            return {}
+        for whole in (False, True):
+            content = self.lines.content(place[0], whole)
+            block = content[place[1]] if content is not None and place[1] < len(content) else None
+            if (
+                isinstance(block, dict)
+                and block.get("type") in kinds
+                and (not key or str(block.get(key) or "") == value)
+            ):
+                return block
+        return {}
+
+    def of(self, turn: Turn) -> TurnDetails:
+        if self._last[0] is turn and self._last[1] is not None:
+            return self._last[1]
+        calls = turn.tool_calls
+        details = TurnDetails(
+            turn.thinking, [call.input for call in calls], [call.result for call in calls]
+        )
+        if turn.thinking_at or any(c.input_at or c.result_at for c in calls):
+            thoughts = [self._block(at, _THINKING).get("thinking") for at in turn.thinking_at]
+            inputs = [
+                self._block(c.input_at, _TOOL_USE, "id", c.id).get("input") if c.input_at else None
+                for c in calls
+            ]
+            results = [
+                _blocks_text(self._block(c.result_at, _RESULT, "tool_use_id", c.id).get("content"))
+                if c.result_at
+                else None
+                for c in calls
+            ]
+            thoughts, inputs, results = self.clean([thoughts, inputs, results])
+            if turn.thinking_at:
+                details.thinking = [t for t in thoughts if isinstance(t, str)]
+            for number, call in enumerate(calls):
+                if call.input_at is not None:
+                    data = inputs[number]
+                    details.inputs[number] = data if isinstance(data, dict) else None
+                if call.result_at is not None:
+                    details.results[number] = results[number]
+        self._last = (turn, details)
+        return details
+
+    def close(self) -> None:
+        self._last = (None, None)
+        if self.lines is not None:
+            self.lines.close()
+
+
+def _as_is(value: Any) -> Any:
+    return value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -130,6 +131,33 @@ def redacted(data: Any, also: dict[str, int] | None = None) -> Any:
     clean, counts = _redaction().redact_data(data)
     _report(_with(counts, also))
     return clean
+
+
+class Redaction:
+    """Redaction of output written piece by piece: ``data`` on each value before it is
+    serialised, ``outgoing`` on each piece of text; the counts are summed and ``report``-ed once."""
+
+    def __init__(self) -> None:
+        self.values: Counter[str] = Counter()
+        self.text: Counter[str] = Counter()
+
+    def data(self, data: Any) -> Any:
+        if not Output.redact:
+            return data
+        clean, counts = _redaction().redact_data(data)
+        self.values.update(counts)
+        return clean
+
+    def outgoing(self, text: str) -> str:
+        if not Output.redact:
+            return text
+        done = _redaction().redact(text)
+        self.text.update(done.counts)
+        return done.text
+
+    def report(self) -> None:
+        _report(dict(self.values))
+        _report(dict(self.text))
 
 
 def print_json(data: Any, also: dict[str, int] | None = None) -> None:

@@ -135,12 +135,20 @@ def _mode(target: Path, private: bool) -> int:
 
 def _replace(target: Path, data: bytes, private: bool = False) -> None:
     """Atomically replace ``target`` with ``data``; the caller holds the lock."""
+    with _replacing(target, private) as out:
+        out.write(data)
+
+
+@contextmanager
+def _replacing(target: Path, private: bool = False) -> Iterator[Any]:
+    """A temporary file beside ``target`` that replaces it when the block ends without error
+    (and is removed when it does not)."""
     mode = _mode(target, private)
     _remove_stale_temps(target)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(data)
+            yield out
             out.flush()
             os.fsync(out.fileno())
         os.chmod(tmp, mode)
@@ -167,20 +175,39 @@ def write_output(target: Path, text: str) -> None:
     symbolic link (``/dev/stdout``), is written through directly, never replaced; a folder is
     refused.
     """
+    with output_file(target) as write:
+        write(text.encode("utf-8"))
+
+
+@contextmanager
+def output_file(target: Path) -> Iterator[Callable[[bytes], None]]:
+    """``write_output`` piece by piece: the block gets a ``write(data)``; the target is replaced
+    when the block ends without error, and left as it was when it does not."""
     target = Path(target)
     if target.is_dir():
         raise PurlinError(f"cannot write {target}: it is a folder; give a file name")
     if not target.parent.is_dir():
         raise PurlinError(f"cannot write {target}: the folder {target.parent} does not exist")
-    data = text.encode("utf-8")
+
+    def failed(exc: OSError) -> PurlinError:
+        return PurlinError(f"cannot write {target}: {exc.strerror or exc}")
+
     try:
         if target.is_symlink() or (target.exists() and not stat.S_ISREG(target.stat().st_mode)):
-            with open(target, "wb") as out:  # a device, a pipe, a link: keep it, write into it
-                out.write(data)
-            return
-        _replace(target, data)
+            opened: Any = open(target, "wb")  # noqa: SIM115 - a device, a pipe, a link: kept
+        else:
+            opened = _replacing(target)
+        with opened as out:
+
+            def write(data: bytes) -> None:
+                try:
+                    out.write(data)
+                except OSError as exc:
+                    raise failed(exc) from None
+
+            yield write
     except OSError as exc:
-        raise PurlinError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise failed(exc) from None
 
 
 def read_text(target: Path) -> str:

@@ -1,0 +1,254 @@
+"""`transcript` and `export` written as they are rendered: the same bytes as the whole document,
+on real transcripts and on hostile ones, to files, pipes and closed pipes."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from purlin_resume.claude import export, rendering
+from purlin_resume.claude.catalog import Catalog, open_target
+from purlin_resume.claude.transcript import ReadOptions
+from purlin_resume.core import store
+from tests.claude_records import Conversation, text, tool, write_jsonl
+
+MODES = [(False, False), (True, False), (False, True), (True, True)]
+DOV_SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
+SESSION = "5e55a000-0000-4000-8000-000000000001"
+
+
+def run(cli, root: Path, *args: str):
+    return cli(*args, "--claude-dir", str(root))
+
+
+def conversations(root: Path) -> list[str]:
+    """Every conversation of the fixtures: sessions, their agents and compaction runs."""
+    catalog = Catalog(root)
+    found = []
+    for session in catalog.session_files():
+        view = catalog.view(session)
+        found += [session.id, *view.agents, *(run.id for run in view.compaction_runs)]
+    return found
+
+
+def whole_and_streamed(root: Path, identifier: str, tools: bool, thinking: bool):
+    """(Markdown, JSON) of the conversation read whole into memory and rendered at once, and of
+    the same one read deferred and written piece by piece."""
+    results = []
+    for deferred in (False, True):
+        options = ReadOptions(tools=tools, thinking=thinking, deferred=deferred)
+        opened = open_target(Catalog(root), identifier, options)
+        kind = {"inline": "agent"}.get(opened.target.kind, opened.target.kind)
+        markdown = rendering.MarkdownOptions(tools=tools, thinking=thinking)
+        subagent = opened.subagent
+        if deferred:
+            md = "".join(rendering.chunks(opened.transcript, markdown, subagent, kind))
+            doc = export.document(
+                opened.transcript, subagent, tools=tools, thinking=thinking, kind=kind,
+                streamed=True,
+            )  # fmt: skip
+            js = "".join(export.json_chunks(doc))
+        else:
+            md = rendering.render(opened.transcript, markdown, subagent, kind)[0]
+            doc = export.document(
+                opened.transcript, subagent, tools=tools, thinking=thinking, kind=kind
+            )
+            js = store.dump_json(doc)
+        results.append((md, js))
+    return results
+
+
+@pytest.mark.parametrize(("tools", "thinking"), MODES)
+def test_streamed_output_is_the_whole_document_on_every_fixture(fixtures_copy, tools, thinking):
+    identifiers = conversations(fixtures_copy)
+    assert DOV_SESSION in identifiers and len(identifiers) >= 10
+    for identifier in identifiers:
+        whole, streamed = whole_and_streamed(fixtures_copy, identifier, tools, thinking)
+        assert streamed[0] == whole[0], identifier
+        assert streamed[1] == whole[1], identifier
+
+
+def test_the_json_writer_matches_json_dumps_on_awkward_values():
+    values = {
+        "empty list": iter([]),
+        "empty dict": {},
+        "nested": iter([{"a": [], "b": {}, "c": [1, {"d": 'é\n\u2028\x00"'}]}, [], "x", None]),
+        "numbers": [1.5, -0.0, 10**30, True],
+        "ünïcode key": "💥",
+    }
+    streamed = "".join(export.json_chunks(values))
+    values["empty list"] = []
+    values["nested"] = [{"a": [], "b": {}, "c": [1, {"d": 'é\n\u2028\x00"'}]}, [], "x", None]
+    assert streamed == store.dump_json(values)
+    assert "".join(export.json_chunks(iter([]))) == "[]\n"
+
+
+def hostile_session(root: Path, *extra_lines: bytes, result: str = "done") -> Path:
+    """A session whose Bash call, thinking and answer come after ``extra_lines`` (malformed or
+    blank lines, multi-byte text), so deferred values are found by byte offsets past them."""
+    convo = Conversation(SESSION)
+    records = [
+        convo.user("ünïcödé prompt 💥 " * 50),
+        convo.assistant(
+            "msg_1",
+            {"type": "thinking", "thinking": "I should list the files 🧐"},
+            tool("toolu_1", "Bash", command="ls -la", description="list"),
+        ),
+    ]
+    path = root / "projects" / "-srv-demo" / f"{SESSION}.jsonl"
+    write_jsonl(path, records)
+    tail = [
+        convo.result("toolu_1", result),
+        convo.assistant("msg_2", text("The folder holds one file.")),
+    ]
+    with open(path, "ab") as out:
+        for line in extra_lines:
+            out.write(line)
+        for record in tail:
+            out.write(json.dumps(record, ensure_ascii=False).encode() + b"\n")
+    return path
+
+
+def test_a_malformed_line_in_the_middle_is_skipped_and_later_values_are_found(cli, tmp_path):
+    root = tmp_path / "claude"
+    hostile_session(root, b'{"type":"user","message":{"content":"cut sho\n', b"\n", b"\r\n")
+    result = run(cli, root, "transcript", SESSION, "--include-tools", "--include-thinking")
+    assert result.exit_code == 0, result.stderr
+    assert "- Skipped: 1 malformed line(s)" in result.stdout
+    assert "Result:\n```text\ndone\n```" in result.stdout
+    assert "> I should list the files 🧐" in result.stdout
+    assert '"command": "ls -la"' in result.stdout
+    document = json.loads(run(cli, root, "export", SESSION, "--include-tools").stdout)
+    results = [item for item in document["conversation"] if item["role"] == "user"]
+    assert results[-1]["content"][0]["content"] == "done"
+
+
+def test_a_huge_single_record_is_written_whole(cli, tmp_path):
+    root = tmp_path / "claude"
+    huge = "".join(f"line {n:07d} of a very long build log\n" for n in range(200_000))
+    hostile_session(root, result=huge)
+    target = tmp_path / "out.md"
+    result = run(cli, root, "transcript", SESSION, "--include-tools", "-o", str(target))
+    assert result.exit_code == 0, result.stderr
+    written = target.read_text()
+    assert f"Result:\n```text\n{huge}```\n" in written
+    assert f"wrote {target} ({len(written)} characters)" in result.stdout
+    exported = run(cli, root, "export", SESSION, "--include-tools").stdout
+    assert json.loads(exported)["conversation"][2]["content"][0]["content"] == huge
+
+
+def test_deeply_nested_tool_input(cli, tmp_path):
+    root = tmp_path / "claude"
+    nested: dict = {"leaf": "bottom"}
+    for _ in range(400):
+        nested = {"down": nested}
+    convo = Conversation(SESSION)
+    deep = b'{"down":' * 100_000 + b"1" + b"}" * 100_000
+    records = [
+        convo.user("go deep"),
+        convo.assistant("msg_1", tool("toolu_1", "Query", query="q", tree=nested)),
+        convo.result("toolu_1", "ok"),
+    ]
+    path = write_jsonl(root / "projects" / "-srv-demo" / f"{SESSION}.jsonl", records, deep + b"\n")
+    assert path.exists()
+    result = run(cli, root, "transcript", SESSION, "--include-tools", "--max-chars", "0")
+    assert result.exit_code == 0, result.stderr
+    assert "- Skipped: 1 malformed line(s)" in result.stdout
+    assert result.stdout.count('"down": {') == 400 and '"leaf": "bottom"' in result.stdout
+    exported = run(cli, root, "export", SESSION, "--include-tools")
+    assert exported.exit_code == 0, exported.stderr
+    assert json.loads(exported.stdout)["conversation"][1]["content"][0]["input"]["tree"] == nested
+
+
+def test_secrets_in_deferred_values_are_redacted_everywhere(cli, tmp_path, repo):
+    secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
+    root = tmp_path / "claude"
+    convo = Conversation(SESSION)
+    records = [
+        convo.user("deploy it"),
+        convo.assistant(
+            "msg_1",
+            {"type": "thinking", "thinking": f"the token is {secret}"},
+            tool("toolu_1", "Bash", command=f"curl -H 'Authorization: token {secret}' x"),
+        ),
+        convo.result("toolu_1", f"echoed {secret}"),
+    ]
+    write_jsonl(root / "projects" / "-srv-demo" / f"{SESSION}.jsonl", records)
+    flags = ("--include-tools", "--include-thinking")
+    target = tmp_path / "out.md"
+    outputs = {
+        "transcript": run(cli, root, "transcript", SESSION, *flags),
+        "transcript --json": run(cli, root, "transcript", SESSION, "--json", *flags),
+        "export": run(cli, root, "export", SESSION, *flags),
+        "export md": run(cli, root, "export", SESSION, "--format", "md", *flags),
+        "transcript -o": run(cli, root, "transcript", SESSION, "-o", str(target), *flags),
+    }
+    for name, result in outputs.items():
+        assert result.exit_code == 0, (name, result.stderr)
+        assert secret not in result.stdout, name
+        assert "redacted" in result.stderr, name
+    written = target.read_text()
+    assert secret not in written and written.count("[REDACTED") >= 3
+    kept = run(cli, root, "export", SESSION, "--no-redact", *flags).stdout
+    assert kept.count(secret) == 3
+
+
+def purlin(*args: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "purlin_resume", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **kwargs,
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("transcript", DOV_SESSION, "--include-tools", "--max-chars", "0"),
+        ("export", DOV_SESSION, "--include-tools", "--include-thinking"),
+    ],
+)
+def test_a_pipe_closed_early_ends_the_command_quietly(fixtures_copy, args):
+    child = purlin(*args, "--claude-dir", str(fixtures_copy))
+    assert child.stdout is not None and child.stderr is not None
+    start = child.stdout.read(200)
+    child.stdout.close()  # as `| head -c 200` does
+    stderr = child.stderr.read().decode()
+    child.wait(timeout=60)
+    assert start.startswith(b"# Session" if args[0] == "transcript" else b"{\n")
+    assert "Traceback" not in stderr and "Error" not in stderr, stderr
+
+
+def test_output_file_is_replaced_whole_or_not_at_all(fixtures_copy, tmp_path):
+    (tmp_path / "out").mkdir()
+    target = tmp_path / "out" / "out.md"
+    target.write_text("the previous export\n")
+    limit = 100_000  # the file-size limit the write runs into, past its first pieces
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    child = purlin(
+        "transcript", DOV_SESSION, "--include-tools", "--include-thinking",
+        "-o", str(target), "--claude-dir", str(fixtures_copy),
+        preexec_fn=small_files,
+    )  # fmt: skip
+    stdout, stderr = child.communicate(timeout=60)
+    assert child.returncode == 1
+    assert stderr.decode().startswith(f"error: cannot write {target}: File too large")
+    assert stderr.decode().count("\n") == 1
+    assert target.read_text() == "the previous export\n"
+    assert os.listdir(target.parent) == ["out.md"]  # no temporary file left beside it
+    written = purlin(
+        "transcript", DOV_SESSION, "--include-tools", "-o", str(target),
+        "--claude-dir", str(fixtures_copy),
+    )  # fmt: skip
+    assert written.wait(timeout=60) == 0
+    assert len(target.read_bytes()) > limit
