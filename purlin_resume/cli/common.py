@@ -180,7 +180,7 @@ def outgoing(text: str, also: dict[str, int] | None = None) -> str:
     return done.text
 
 
-class Printout:
+class Printout(Redaction):
     """A long output printed exactly as one ``print_text`` or ``print_json`` would print it,
     made a piece at a time: each piece is redacted as it comes (whole records per piece) and
     kept in a spooled file, so memory stays flat; ``send`` reports the redactions (once, as one
@@ -190,10 +190,8 @@ class Printout:
 
     def __init__(self) -> None:
         import tempfile
-        from collections import Counter
 
-        self.data_counts: Counter[str] = Counter()
-        self.text_counts: Counter[str] = Counter()
+        super().__init__()
         self.spool = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by __exit__)
             self.SPOOL_BYTES, "w+", encoding="utf-8"
         )
@@ -206,28 +204,15 @@ class Printout:
 
     def data(self, data: Any) -> Any:
         """``data`` as ``print_json`` would serialise it: through JSON, redacted value by value."""
-        data = json.loads(json.dumps(data, default=str))
-        if not Output.redact:
-            return data
-        clean, counts = _redaction().redact_data(data)
-        self.data_counts.update(counts)
-        return clean
-
-    def text(self, text: str) -> str:
-        if Output.redact:
-            done = _redaction().redact(text)
-            self.text_counts.update(done.counts)
-            text = done.text
-        return text
+        return super().data(json.loads(json.dumps(data, default=str)))
 
     def add(self, text: str) -> None:
-        self.spool.write(self.text(text))
+        self.spool.write(self.outgoing(text))
 
     def send(self, head: str = "", tail: str = "") -> None:
         """Print ``head`` (redacted), the pieces, then ``tail`` (redacted)."""
-        head, tail = self.text(head), self.text(tail)
-        _report(dict(self.data_counts))
-        _report(dict(self.text_counts))
+        head, tail = self.outgoing(head), self.outgoing(tail)
+        self.report()
         self.spool.seek(0)
         typer.echo(head, nl=False)
         while piece := self.spool.read(1 << 20):
