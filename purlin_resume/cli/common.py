@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -160,12 +161,38 @@ class Redaction:
         _report(dict(self.text))
 
 
+class Terminal:
+    """Whether standard output is a terminal (asked once): text from transcripts, branches and
+    files is shown there without the escape sequences and control characters a terminal would
+    act on; a pipe or a file gets the bytes unchanged."""
+
+    _is: bool | None = None
+
+    @classmethod
+    def shown(cls, text: str) -> str:
+        if cls._is is None:
+            try:
+                cls._is = sys.stdout.isatty()
+            except (AttributeError, ValueError):
+                cls._is = False
+        if not cls._is:
+            return text
+        from purlin_resume.core.terminal_text import displayed
+
+        return displayed(text)
+
+
+def echo(text: str, nl: bool = True) -> None:
+    """Print ``text`` (already redacted) to standard output, as ``Terminal.shown`` allows."""
+    typer.echo(Terminal.shown(text), nl=nl)
+
+
 def print_json(data: Any, also: dict[str, int] | None = None) -> None:
     """One JSON document: values redacted before serialising, the document checked again."""
     text = json.dumps(
         redacted(json.loads(json.dumps(data, default=str)), also), indent=2, ensure_ascii=False
     )
-    typer.echo(outgoing(text))
+    echo(outgoing(text))
 
 
 def outgoing(text: str, also: dict[str, int] | None = None) -> str:
@@ -214,13 +241,13 @@ class Printout(Redaction):
         head, tail = self.outgoing(head), self.outgoing(tail)
         self.report()
         self.spool.seek(0)
-        typer.echo(head, nl=False)
+        echo(head, nl=False)
         while piece := self.spool.read(1 << 20):
-            typer.echo(piece, nl=False)
-        typer.echo(tail, nl=False)
+            echo(piece, nl=False)
+        echo(tail, nl=False)
 
 
 def print_text(text: str, also: dict[str, int] | None = None) -> None:
     """Print text as is (briefings contain brackets that rich markup would eat), redacted."""
     text = outgoing(text, also)
-    typer.echo(text, nl=not text.endswith("\n"))
+    echo(text, nl=not text.endswith("\n"))

@@ -19,6 +19,7 @@ from purlin_resume.cli.common import (
     JsonOption,
     Redaction,
     checked_output,
+    echo,
     print_json,
     print_text,
     redacted,
@@ -315,7 +316,7 @@ def _to_stdout(pieces: Iterable[str], redaction: Redaction) -> None:
     last = ""
     for batch in _batches(pieces):
         text = redaction.outgoing(batch)
-        typer.echo(text, nl=False)
+        echo(text, nl=False)
         last = text[-1:] or last
     if last != "\n":
         typer.echo("")

@@ -20,6 +20,7 @@ _ESCAPES = re.compile(
 )
 # C0 controls but tab and newline, DEL, C1 controls (U+009B is an 8-bit CSI)
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_DISPLAY_RISK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # ESC and CR among them
 _SHELL_MODE = "!"  # a prompt starting with it runs in Claude Code's shell
 
 
@@ -30,6 +31,16 @@ def neutralised(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CONTROLS.sub("", _ESCAPES.sub("", text))
     return " " + text if text.startswith(_SHELL_MODE) else text
+
+
+def displayed(text: str) -> str:
+    """``text`` safe to show on a terminal: escape sequences (colours, title, clipboard, screen
+    clearing) and control characters gone, carriage returns (which would let a line overwrite
+    what came before it) as newlines; newlines and tabs kept."""
+    if not _DISPLAY_RISK.search(text):
+        return text
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))
 
 
 def one_line(text: str) -> str:
