@@ -9,13 +9,12 @@ shown as nothing; written to a pipe or a file the output stays byte for byte wha
 from __future__ import annotations
 
 import os
-import pty
-import select
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.claude_records import Conversation, text, write_jsonl
+from tests.terminal import on_a_terminal
 
 SESSION = "33333333-cccc-4000-8000-000000000003"
 HOSTILE = (
@@ -40,27 +39,11 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
 
 
-def _on_a_terminal(argv: list[str], env: dict[str, str]) -> bytes:
+def _shown(argv: list[str], env: dict[str, str]) -> str:
     """Standard output of ``argv`` when it is a pseudo-terminal."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(argv, stdout=follower, stderr=subprocess.DEVNULL, env=env)
-    os.close(follower)
-    seen = b""
-    while True:
-        ready, _, _ = select.select([leader], [], [], 120)
-        if not ready:
-            break
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the terminal closed: the process is done
-            break
-        if not chunk:
-            break
-        seen += chunk
-    process.wait(timeout=120)
-    os.close(leader)
-    assert process.returncode == 0
-    return seen
+    code, _, seen = on_a_terminal(argv, "stdout", env)
+    assert code == 0
+    return seen.decode()
 
 
 def _argv(root: Path, *command: str) -> list[str]:
@@ -69,7 +52,7 @@ def _argv(root: Path, *command: str) -> list[str]:
 
 def test_a_terminal_gets_the_words_without_escapes_or_controls(tmp_path):
     root = _claude(tmp_path)
-    shown = _on_a_terminal(_argv(root, "transcript", SESSION), _env(tmp_path)).decode()
+    shown = _shown(_argv(root, "transcript", SESSION), _env(tmp_path))
     assert (
         "\x1b" not in shown and "\x9b" not in shown and "\x00" not in shown and "\x07" not in shown
     )
@@ -82,7 +65,7 @@ def test_a_terminal_gets_the_words_without_escapes_or_controls(tmp_path):
 
 def test_json_on_a_terminal_loses_the_c1_controls_json_does_not_escape(tmp_path):
     root = _claude(tmp_path)
-    shown = _on_a_terminal(_argv(root, "transcript", SESSION, "--json"), _env(tmp_path)).decode()
+    shown = _shown(_argv(root, "transcript", SESSION, "--json"), _env(tmp_path))
     assert "\x9b" not in shown and "\x1b" not in shown
     assert "the bug" in shown
 

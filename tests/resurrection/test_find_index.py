@@ -4,8 +4,6 @@ time when several start together, and a progress bar on a terminal only."""
 from __future__ import annotations
 
 import os
-import pty
-import select
 import shutil
 import sqlite3
 import subprocess
@@ -13,6 +11,7 @@ import sys
 from pathlib import Path
 
 from purlin_resume.resurrection import search_index
+from tests.terminal import on_a_terminal
 
 SCRIPT = str(Path(sys.executable).with_name("purlin-resume"))
 QUERIES = ["tmux module test setup", "phoenix server", "tmxu modle", "nextjs todo", "spotter"]
@@ -83,34 +82,11 @@ def test_concurrent_finds_build_once_and_agree(fixtures_copy, tmp_path):
     assert len({row[1] for row in docs}) == 12  # each session once
 
 
-def _on_a_terminal(argv: list[str]) -> tuple[int, bytes, bytes]:
-    """Run ``argv`` with stderr on a pseudo-terminal and stdout on a pipe."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=follower)
-    os.close(follower)
-    seen = b""
-    while True:
-        ready, _, _ = select.select([leader], [], [], 120)
-        if not ready:
-            break
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the terminal closed: the process is done
-            break
-        if not chunk:
-            break
-        seen += chunk
-    out = process.stdout.read()
-    process.wait(timeout=120)
-    os.close(leader)
-    return process.returncode, out, seen
-
-
 def test_a_progress_bar_while_the_index_builds_on_a_terminal_only(fixtures_copy, monkeypatch):
     root = _many(fixtures_copy, 3)
     cache = Path(os.environ["XDG_CACHE_HOME"]) / "purlin-resume"
     argv = [SCRIPT, "find", "tmux module", "--claude-dir", str(root)]
-    code, out, terminal = _on_a_terminal(argv)
+    code, out, terminal = on_a_terminal(argv, "stderr")
     assert code == 0 and b"tmux" in out.lower()
     assert b"indexing transcripts [" in terminal and b"/18 sessions" in terminal
     assert terminal.rstrip().endswith(b"\x1b[K")  # wiped when done
@@ -121,10 +97,10 @@ def test_a_progress_bar_while_the_index_builds_on_a_terminal_only(fixtures_copy,
         piped = subprocess.run(argv + extra, capture_output=True, check=True)
         assert b"indexing" not in piped.stderr + piped.stdout
     shutil.rmtree(cache)
-    code, out, terminal = _on_a_terminal(argv + ["--json"])
+    code, out, terminal = on_a_terminal(argv + ["--json"], "stderr")
     assert code == 0 and b"indexing" not in terminal + out
     # a warm find draws nothing
-    code, out, terminal = _on_a_terminal(argv)
+    code, out, terminal = on_a_terminal(argv, "stderr")
     assert code == 0 and terminal == b""
 
 
