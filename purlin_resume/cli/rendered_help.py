@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 import sys
 
+from purlin_resume.core import cache_home
+
 FILE_NAME = "help.txt"
 # Set by the shell around every command, read by nothing that renders help.
 _SHELL_BOOKKEEPING = frozenset({"_", "OLDPWD", "PWD", "SHLVL"})
@@ -28,8 +30,7 @@ _RENDERERS = ("typer", "rich")
 
 
 def cache_file() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "purlin-resume", FILE_NAME)
+    return os.path.join(cache_home.folder(), FILE_NAME)
 
 
 def _package_files(top: str) -> list[str]:

@@ -24,6 +24,7 @@ from purlin_resume.cli.common import (
     print_text,
     redacted,
 )
+from purlin_resume.core import cache_home
 from purlin_resume.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -137,8 +138,7 @@ def _listing_cache() -> Path | None:
     if not Output.redact:
         return None
     _redaction()  # the project's rules, before anything is redacted for the cache
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "purlin-resume"
+    return Path(cache_home.folder())
 
 
 def _kept_redactions(listed, fields: tuple[str, ...] | None) -> dict[str, int]:

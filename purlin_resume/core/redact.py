@@ -47,6 +47,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from purlin_resume.core import compiled_patterns
+
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
 _INSIDE_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]*$")
 _ESCAPE = r"\\[nrt]"  # a value starting a line inside an escaped (JSON) string
@@ -630,7 +632,7 @@ class Scanner:
     def pattern(self) -> re.Pattern[str]:
         """Where some rule may match."""
         if self._pattern is None:
-            self._pattern = re.compile(self._source)
+            self._pattern = compiled_patterns.compiled(self._source)
         return self._pattern
 
     def _add(self, char: str, rest: str, branch: _Branch) -> None:

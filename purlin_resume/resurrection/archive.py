@@ -11,12 +11,11 @@ Unpacking accepts only regular files under ``projects/`` with no ``..``: nothing
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path, PurePosixPath
 
 from purlin_resume.claude.catalog import Catalog, session_paths
 from purlin_resume.claude.layout import SessionFile
-from purlin_resume.core import store
+from purlin_resume.core import cache_home, store
 from purlin_resume.core.errors import CorruptFile
 
 FOLDER = "archive"
@@ -76,5 +75,4 @@ def unpack(archive: Path, cache: Path) -> Path:
 
 def cache_dir() -> Path:
     """The user cache folder of purlin-resume: ``$XDG_CACHE_HOME`` or ``~/.cache``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "purlin-resume"
+    return Path(cache_home.folder())

@@ -1,0 +1,129 @@
+"""Large regular expressions compiled once per interpreter instead of once per process.
+
+The redaction scanner's combined expression is tens of kilobytes of alternatives: ``re.compile``
+spends about 40 ms parsing it, which every process that prints would pay. What the parse yields
+(the engine's code words and the group names) depends only on the expression and on the
+interpreter, so it is kept in ``<cache>/patterns/`` under a digest of both and handed straight
+back to the engine, which checks the code before it runs it (``_sre.compile``); that takes well
+under a millisecond.
+
+Anything unusual falls back to ``re.compile``: another implementation than CPython, a file that
+is damaged, a symbolic link, owned by someone else or writable by others, a folder that cannot
+be written. The cache is never needed for a right answer, only for a fast one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import marshal
+import os
+import re
+import stat
+import sys
+
+from purlin_resume.core import cache_home
+
+try:  # CPython's engine and the two halves of its compiler
+    import _sre
+    from re import _compiler, _parser
+except ImportError:  # pragma: no cover - other implementations
+    _sre = None
+
+
+def folder() -> str:
+    return os.path.join(cache_home.folder(), "patterns")
+
+
+def compiled(source: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(source, flags)``, from the cache when it holds the compiled form."""
+    if _sre is None or sys.implementation.name != "cpython":
+        return re.compile(source, flags)
+    path = os.path.join(folder(), _key(source, flags))
+    parts = _read(path)
+    if parts is not None:
+        try:
+            return _sre.compile(source, *parts)
+        except (TypeError, ValueError, RuntimeError, OverflowError):
+            pass  # not this engine's code: compiled afresh and replaced below
+    try:
+        parts = _compile(source, flags)
+        pattern = _sre.compile(source, *parts)
+    except Exception:  # a bad expression (re.compile says why), or other compiler internals
+        return re.compile(source, flags)
+    _write(path, parts)
+    return pattern
+
+
+def _key(source: str, flags: int) -> str:
+    interpreter = f"{sys.version}\0{sys.implementation.cache_tag}\0{_sre.MAGIC}\0{flags}\0"
+    digest = hashlib.sha256(interpreter.encode())
+    digest.update(source.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:40]
+
+
+def _compile(source: str, flags: int) -> tuple:
+    """What ``re.compile`` hands the engine: flags, code words, groups and their names."""
+    parsed = _parser.parse(source, flags)
+    code = [int(word) for word in _compiler._code(parsed, flags)]  # some are named constants
+    names = dict(parsed.state.groupdict)
+    index = [None] * parsed.state.groups
+    for name, number in names.items():
+        index[number] = name
+    return (int(flags | parsed.state.flags), code, parsed.state.groups - 1, names, tuple(index))
+
+
+def _shape_ok(parts: object) -> bool:
+    if not (isinstance(parts, tuple) and len(parts) == 5):
+        return False
+    flags, code, groups, names, index = parts
+    return (
+        isinstance(flags, int)
+        and isinstance(code, list)
+        and all(isinstance(word, int) for word in code)
+        and isinstance(groups, int)
+        and isinstance(names, dict)
+        and isinstance(index, tuple)
+    )
+
+
+def _private(info: os.stat_result) -> bool:
+    return info.st_uid == os.geteuid() and not info.st_mode & 0o022
+
+
+def _read(path: str) -> tuple | None:
+    try:
+        if not _private(os.lstat(os.path.dirname(path))):
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not (stat.S_ISREG(info.st_mode) and _private(info)):
+            return None
+        with os.fdopen(fd, "rb") as kept:
+            fd = -1
+            parts = marshal.loads(kept.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    finally:
+        if fd != -1:
+            os.close(fd)
+    return parts if _shape_ok(parts) else None
+
+
+def _write(path: str, parts: tuple) -> None:
+    """Keep ``parts`` at ``path``, private, replaced whole; silently not when it cannot."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        if not _private(os.lstat(os.path.dirname(path))):
+            return
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(marshal.dumps(parts))
+        os.replace(temporary, path)
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
