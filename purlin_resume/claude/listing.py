@@ -66,9 +66,10 @@ def signatures(root: Path) -> dict[str, tuple[Path, str, str]]:
                             if item.is_file():
                                 marks.append("s/" + _mark(item.name, item))
         shared = sorted(beside)
+        folder_path = Path(folder)
         for session_id, marks in sessions.items():
             signature = "|".join(sorted(marks) + shared)
-            found[f"{folder}/{session_id}{suffix}"] = (Path(folder), session_id, signature)
+            found[f"{folder}/{session_id}{suffix}"] = (folder_path, session_id, signature)
     return found
 
 

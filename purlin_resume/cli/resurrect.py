@@ -671,7 +671,7 @@ def _recommendations(env, task_text, files, session, limit, threshold):
             env.project_root, env.claude_root, session, env.settings.main_branches
         )
         task.files += [f for f in files if f not in task.files]
-    if env.live_catalog() is None and not env.shelves.all():
+    if not env.has_transcripts() and not env.shelves.all():
         raise PurlinError(
             f"no Claude Code transcripts in {env.claude_root} and no bookmarks: nothing to "
             "recommend; pass --claude-dir or set CLAUDE_CONFIG_DIR"

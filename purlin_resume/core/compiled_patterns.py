@@ -79,8 +79,7 @@ def _shape_ok(parts: object) -> bool:
     flags, code, groups, names, index = parts
     return (
         isinstance(flags, int)
-        and isinstance(code, list)
-        and all(isinstance(word, int) for word in code)
+        and isinstance(code, list)  # of ints: the engine refuses anything else
         and isinstance(groups, int)
         and isinstance(names, dict)
         and isinstance(index, tuple)

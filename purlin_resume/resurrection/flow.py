@@ -14,7 +14,6 @@ copy is already redacted.
 from __future__ import annotations
 
 import contextlib
-import getpass
 import hashlib
 import os
 import shlex
@@ -65,10 +64,13 @@ class Environment:
     def allowed(self) -> list[Path]:
         return path_safety.roots(self.settings.allowed_roots)
 
+    def has_transcripts(self) -> bool:
+        return (self.claude_root / "projects").is_dir()
+
     def live_catalog(self):
         from purlin_resume.claude.catalog import Catalog
 
-        return Catalog(self.claude_root) if (self.claude_root / "projects").is_dir() else None
+        return Catalog(self.claude_root) if self.has_transcripts() else None
 
 
 def environment(
@@ -630,12 +632,12 @@ def new_agent_id() -> str:
 
 
 def _hostname() -> str:
-    import socket
-
-    return socket.gethostname()
+    return os.uname().nodename  # gethostname(2), without importing socket
 
 
 def _user() -> str:
+    import getpass
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):

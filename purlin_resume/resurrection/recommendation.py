@@ -23,6 +23,7 @@ those that reach the threshold (``resume.recommend_threshold``, 35) are recommen
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -324,12 +325,12 @@ def _score(
         found.kind,
         found.session_id,
         found.agent_id,
-        _one_line(found.title, 120) if found.title else None,
+        found.title,  # made one line once ranked: most candidates are never shown
         found.project,
         found.agent_type,
         found.ended_at,
         round(total, 1),
-        _one_line("; ".join(r for r in reasons if r), 400),
+        "; ".join(r for r in reasons if r),
         {k: round(v, 1) for k, v in parts.items()},
         cross,
         mark.name if mark else None,
@@ -420,7 +421,12 @@ def rank(
         and found.score >= threshold
     ]
     scored.sort(key=lambda r: (-r.score, r.cross_repo, r.session_id, r.agent_id or ""))
-    return scored[:limit]
+    return [
+        dataclasses.replace(
+            r, title=_one_line(r.title, 120) if r.title else None, why=_one_line(r.why, 400)
+        )
+        for r in scored[:limit]
+    ]
 
 
 def recommend(
@@ -439,7 +445,7 @@ def recommend(
         outcomes=resurrection_log.outcomes_by_source(entries),
         threshold=env.settings.recommend_threshold if threshold is None else threshold,
         limit=limit,
-        update=update and (env.claude_root / "projects").is_dir(),
+        update=update and env.has_transcripts(),
     )
 
 
@@ -457,15 +463,13 @@ def remember(cache: Path, task: Task, found: list[Recommendation]) -> Path:
     names conversations and quotes their titles)."""
     store.private_folder(Path(cache))
     path = last_path(cache, task.project)
-    store.write_json(
-        path,
-        {
-            "made_at": clock.iso(),
-            "project": task.project,
-            "task": task.summary(),
-            "recommendations": [r.to_dict() for r in found],
-        },
-    )
+    made = {
+        "made_at": clock.iso(),
+        "project": task.project,
+        "task": task.summary(),
+        "recommendations": [r.to_dict() for r in found],
+    }
+    store.replace_whole(path, store.dump_json(made))  # the last list made wins: no lock
     return path
 
 

@@ -755,14 +755,15 @@ def related(
             for row in rows:
                 rowid, hit = _hit(row[:-1])
                 found[rowid] = Related(hit, text=row[-1] / best if best < 0 else 0.0)
-            if found:
-                marks = ",".join("?" * len(found))
-                for word in words:
-                    for (rowid,) in connection.execute(
-                        f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({marks})",
-                        (terms[word], *found),
-                    ):
-                        found[rowid].words.append(word)
+            for word in words if found else ():
+                # every match of the word, kept where found: far cheaper for the engine than
+                # a match limited to the found rows
+                for (rowid,) in connection.execute(
+                    "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?", (terms[word],)
+                ):
+                    entry = found.get(rowid)
+                    if entry is not None:
+                        entry.words.append(word)
         for chunk in range(0, len(files), 500):
             part = files[chunk : chunk + 500]
             rows = connection.execute(
