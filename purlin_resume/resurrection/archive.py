@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from purlin_resume.claude.catalog import Catalog, session_paths
 from purlin_resume.claude.layout import SessionFile
-from purlin_resume.core import cache_home, store
+from purlin_resume.core import store
 from purlin_resume.core.errors import CorruptFile
 
 FOLDER = "archive"
@@ -71,8 +71,3 @@ def unpack(archive: Path, cache: Path) -> Path:
     store.private_folder(target / "projects")
     store.write_text(stamp, f"{mtime}\n")
     return target
-
-
-def cache_dir() -> Path:
-    """The user cache folder of purlin-resume: ``$XDG_CACHE_HOME`` or ``~/.cache``."""
-    return Path(cache_home.folder())

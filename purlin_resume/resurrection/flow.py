@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from purlin_resume.claude import layout
-from purlin_resume.core import path_safety, redact, store
+from purlin_resume.core import cache_home, path_safety, redact, store
 from purlin_resume.core.config import Settings
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
-from purlin_resume.resurrection import archive, bookmarks, preflight
+from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
 from purlin_resume.resurrection.bookmarks import Bookmark, Shelves
 from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
@@ -83,7 +83,7 @@ def environment(
     return Environment(
         root,
         history,
-        archive.cache_dir(),
+        Path(cache_home.folder()),
         shelves,
         settings or Settings(),
         project_root,
@@ -265,6 +265,8 @@ class Source:
 
 
 def archives(env: Environment, session: str) -> list[Path]:
+    from purlin_resume.resurrection import archive
+
     folder = env.history / archive.FOLDER
     if not folder.is_dir():
         return []
@@ -286,6 +288,8 @@ def open_archived(env: Environment, identifier: str, options=None):
         for mark in env.shelves.all()
         if mark.session_id.startswith(wanted) or (mark.agent_id or "").startswith(wanted)
     )
+    from purlin_resume.resurrection import archive
+
     for session_id in sessions:
         for path in archives(env, session_id):
             root = archive.unpack(path, env.cache / "archive")
@@ -367,6 +371,8 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
         source, failure = _open_in(catalog, candidate, options)
         if source is not None:
             return source
+    from purlin_resume.resurrection import archive
+
     for path in archives(env, candidate.session_id):
         root = archive.unpack(path, env.cache / "archive")
         source, _ = _open_in(Catalog(root), candidate, options)
@@ -749,6 +755,8 @@ def bookmark_agent(
     target = catalog.resolve(source.session_id, kinds=("session",))
     assert target.session is not None
     path = env.shelves.global_ if global_ or env.shelves.local is None else env.shelves.local
+    from purlin_resume.resurrection import archive
+
     try:
         saved = archive.create(env.history, catalog, target.session)
     except OSError as exc:
