@@ -112,11 +112,16 @@ class AgentFile:
 
 def project_folders(root: Path) -> list[Path]:
     base = Path(root) / "projects"
-    return sorted(child for child in base.iterdir() if child.is_dir())
+    with os.scandir(base) as entries:  # the kind of each entry without a stat
+        names = sorted(entry.name for entry in entries if entry.is_dir())
+    return [base / name for name in names]
 
 
 def _agent_id(path: Path) -> str | None:
-    name = path.name
+    return _agent_id_in(path.name)
+
+
+def _agent_id_in(name: str) -> str | None:
     if name.startswith(AGENT_PREFIX) and name.endswith(SUFFIX):
         return name[len(AGENT_PREFIX) : -len(SUFFIX)] or None
     return None
@@ -125,12 +130,16 @@ def _agent_id(path: Path) -> str | None:
 def session_files(folder: Path) -> list[SessionFile]:
     """Every session of a project folder, including one whose file is gone but not its agents."""
     ids: set[str] = set()
-    for child in Path(folder).iterdir():
-        if child.is_file() and child.name.endswith(SUFFIX) and _agent_id(child) is None:
-            ids.add(child.name[: -len(SUFFIX)])
-        elif child.is_dir() and (child / "subagents").is_dir():
-            ids.add(child.name)
-    return [SessionFile(session_id, Path(folder)) for session_id in sorted(ids)]
+    with os.scandir(folder) as entries:
+        for child in entries:
+            name = child.name
+            if child.is_file():
+                if name.endswith(SUFFIX) and _agent_id_in(name) is None:
+                    ids.add(name[: -len(SUFFIX)])
+            elif child.is_dir() and os.path.isdir(os.path.join(child.path, "subagents")):
+                ids.add(name)
+    folder = Path(folder)
+    return [SessionFile(session_id, folder) for session_id in sorted(ids)]
 
 
 def agent_files(folder: Path) -> list[AgentFile]:
