@@ -403,6 +403,7 @@ def refresh(
     ``progress(done, total)`` is told after each session read (when there is something to
     read). One build at a time: a second one waits for the first, then finds its work done."""
     path = index_path(root, cache)
+    root = Path(root).resolve()  # the sessions are keyed by path: one spelling of the folder
     connection = _connect(path)
     try:
         current = listing.signatures(root)

@@ -139,3 +139,15 @@ def test_an_index_lock_that_cannot_be_taken_is_one_line_and_exit_1(cli, fixtures
     assert result.exit_code == 1
     assert result.stderr.startswith("error: cannot lock the search index in ")
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_the_same_folder_spelt_another_way_reuses_the_index(fixtures_copy, tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    built = search_index.refresh(fixtures_copy, cache)
+    assert built["read"] == built["sessions"] > 0
+    monkeypatch.chdir(fixtures_copy.parent)
+    link = tmp_path / "linked-claude"
+    link.symlink_to(fixtures_copy)
+    for spelling in (Path(fixtures_copy.name), Path(f"./{fixtures_copy.name}/."), link):
+        assert search_index.refresh(spelling, cache) == {**built, "read": 0}
+        assert _results(spelling, cache) == _results(fixtures_copy, cache)
