@@ -203,6 +203,7 @@ def startup_rows(plan: Plan) -> list[Row]:
     got = interleaved(
         {
             "pass": [sys.executable, "-c", "pass"],
+            "import typer": [sys.executable, "-c", "import typer"],
             "--version": [SCRIPT, "--version"],
             "--help": [SCRIPT, "--help"],
         },
@@ -222,6 +223,15 @@ def startup_rows(plan: Plan) -> list[Row]:
                 ratio <= goal,
             )
         )
+    typer = got["import typer"]
+    rows.append(
+        Row(
+            "(for reference) `python -c 'import typer'`: paid by every command that does work",
+            ms(typer.ms),
+            f"python -c pass {ms(anchor.ms)}",
+            f"{typer.seconds / anchor.seconds:.1f}x",
+        )
+    )
     return rows
 
 
