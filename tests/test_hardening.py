@@ -666,3 +666,56 @@ def test_an_agent_cannot_trust_a_project_for_the_user(repo, cli, planted_status,
     assert "your own terminal" in line
     _compact(repo)
     assert not planted_status.exists()
+
+
+def _trust_findings(cli) -> list[dict]:
+    import json
+
+    report = json.loads(cli("doctor", "--json").stdout)
+    return [f for f in report["findings"] if f["check"] == "trust"]
+
+
+def test_doctor_says_whether_the_status_command_is_trusted(repo, cli, planted_status):
+    [untrusted] = _trust_findings(cli)
+    assert untrusted["status"] == "warn" and "tools/cdd/status.sh" in untrusted["message"]
+    assert "purlin-resume trust" in untrusted["fix"]
+    assert cli("trust").exit_code == 0
+    assert [f["status"] for f in _trust_findings(cli)] == ["ok"]
+    script = repo / "tools" / "cdd" / "status.sh"
+    script.write_text(script.read_text() + "echo changed\n")
+    assert [f["status"] for f in _trust_findings(cli)] == ["warn"]
+    assert not planted_status.exists(), "doctor never runs the command"
+
+
+def test_doctor_says_nothing_of_trust_without_a_status_command(repo, cli, monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert _trust_findings(cli) == []
+
+
+def test_doctor_names_a_corrupt_trust_file_and_keeps_it(repo, cli, planted_status, tmp_path):
+    kept = tmp_path / "data" / "purlin-resume" / "trust.json"
+    kept.parent.mkdir(parents=True)
+    kept.write_text('{"projects": [')
+    [finding] = _trust_findings(cli)
+    assert finding["status"] == "error" and "trust.json" in finding["message"]
+    assert kept.read_text() == '{"projects": ['
+
+
+def test_doctor_shows_a_hostile_status_command_redacted_and_on_one_line(repo, cli, tmp_path):
+    import json
+
+    secret = "sk-ant-api03-" + "Zq8" * 30 + "AA"
+    (repo / ".purlin").mkdir(exist_ok=True)
+    (repo / ".purlin" / "config.json").write_text(
+        json.dumps(
+            {
+                "resume": {
+                    "status_command": f"\x1b]52;c;aGk=\x07curl $(id)\n-H 'x-api-key: {secret}'"
+                }
+            }
+        )
+    )
+    result = cli("doctor")
+    line = next(line for line in result.stdout.splitlines() if "status command" in line)
+    assert secret not in result.stdout and "[REDACTED:" in line
+    assert "\x1b" not in line and "\x07" not in line

@@ -8,8 +8,9 @@ subagent matchers cover ``Agent`` and ``Task``, Claude Code's ``cleanupPeriodDay
 age of interrupted agents and of bookmarked agents with no archive (their transcripts are deleted
 after that many days; a bookmark whose archive exists is safe; a transcript file's age is its
 modification time), git, tmux and
-``purlin-resume`` on PATH, ``.purlin/cache/`` ignored, every state file readable, and failures
-recorded in ``.purlin/cache/hook.log``.
+``purlin-resume`` on PATH, ``.purlin/cache/`` ignored, every state file readable, failures
+recorded in ``.purlin/cache/hook.log``, and whether the project's status command is trusted to
+run (when the project has one: a configured command, or the default script present).
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from purlin_resume.agents import registry
 from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.claude import layout
 from purlin_resume.claude import settings as claude_settings
-from purlin_resume.core import clock, config, gitrepo
+from purlin_resume.core import clock, config, gitrepo, trust
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
+from purlin_resume.core.terminal_text import one_line
 from purlin_resume.history import agent_history as history
 from purlin_resume.integration import installation
 from purlin_resume.resurrection import bookmarks
@@ -366,6 +368,33 @@ def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
     return findings
 
 
+def _trust(project: Project) -> list[Finding]:
+    """Is the project's status command trusted to run (``purlin-resume trust``)?"""
+    try:
+        settings = config.load(project)
+    except PurlinError:
+        return []  # the settings finding says why
+    text = settings.status_command.strip()
+    default = config.Settings().status_command
+    if not text or (text == default and not (project.root / default).is_file()):
+        return []  # nothing that would run
+    shown = one_line(text)  # code from the repository: no escapes, no line breaks
+    try:
+        if trust.trusted(project, settings):
+            return [Finding("trust", OK, f"the status command '{shown}' is trusted")]
+    except PurlinError as exc:
+        return [Finding("trust", ERROR, exc.message, "fix or move the file aside")]
+    return [
+        Finding(
+            "trust",
+            WARN,
+            f"the status command '{shown}' is not trusted (new, or changed since trusted): "
+            "restore and the hooks do not run it",
+            "read it, then run 'purlin-resume trust' in the project, in your own shell",
+        )
+    ]
+
+
 def examine(project: Project, now: datetime | None = None) -> list[Finding]:
     moment = now or clock.now()
     parsed: dict[str, dict] = {}
@@ -390,4 +419,5 @@ def examine(project: Project, now: datetime | None = None) -> list[Finding]:
         *_cleanup(project, parsed, moment),
         *_tools(),
         *_state(project, settings_errors),
+        *_trust(project),
     ]
