@@ -601,8 +601,10 @@ class GitWork:
 
     def serves(self, subject: Subject, now: datetime) -> bool:
         """True when this is the git work ``observe`` would start for ``subject`` at ``now``."""
-        return self.worktree == subject.worktree and self.now == now and (
-            self.newest is not None or subject.shared_worktree
+        return (
+            self.worktree == subject.worktree
+            and self.now == now
+            and (self.newest is not None or subject.shared_worktree)
         )
 
 

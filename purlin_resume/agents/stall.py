@@ -215,9 +215,7 @@ def detect(
     agent = registry.resolve(agents, agent_query)
     server = server_of(settings)
     subject = subject_of(project, agent, agents, settings, server)
-    observation = activity.observe(
-        subject, now, server_for(agent, server), project.cache_dir, git
-    )
+    observation = activity.observe(subject, now, server_for(agent, server), project.cache_dir, git)
     result = assess(agent.session_id, observation.signals, now, lookback, settings.stall_threshold)
     result.notes = observation.notes
     return result
