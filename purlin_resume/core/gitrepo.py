@@ -89,10 +89,9 @@ def toplevel(path: Path) -> Path | None:
 
 
 def has_commits(root: Path) -> bool:
-    read = _head_from_files(root)  # HEAD's hash, or None before the first commit, without git
-    if read is not False:
-        return read is not None
-    try:
+    if isinstance(_head_from_files(root), str):  # HEAD's hash, read without starting git
+        return True
+    try:  # no commit yet, or refs these files do not hold (reftable): git decides
         _run(root, "rev-parse", "--verify", "--quiet", "HEAD")
     except PurlinError:
         return False

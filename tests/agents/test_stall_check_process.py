@@ -164,10 +164,16 @@ def test_a_misread_or_bad_command_line_gets_the_commands_own_answer(project, tmp
     usage = console("stall", "check", "agent-1", "--lookback", cwd=project)
     two = console("stall", "check", "agent-1", "agent-2", cwd=project)
 
+    registry = project / ".purlin" / "agents.json"
+    registry.write_text("[" * 100_000)
+    corrupt = console("stall", "check", "agent-1", "--json", cwd=project)
+
     assert unknown.returncode == 1 and "no registered agent 'nobody'" in unknown.stderr
     assert bad_project.returncode == 2 and "no such folder" in bad_project.stderr
     assert usage.returncode == 2 and two.returncode == 2
-    for done in (unknown, bad_project, usage, two):
+    assert corrupt.returncode == 1 and "agents.json is corrupt" in corrupt.stderr
+    assert registry.read_text() == "[" * 100_000
+    for done in (unknown, bad_project, usage, two, corrupt):
         assert "Traceback" not in done.stderr and done.stdout == ""
 
 
