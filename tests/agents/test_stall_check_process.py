@@ -214,61 +214,35 @@ def test_a_secret_in_a_file_name_is_redacted(project):
     assert "redacted 1 secret" in done.stderr
 
 
-def test_a_working_folder_that_is_gone(project, tmp_path):
-    gone = tmp_path / "gone"
-    gone.mkdir()
+def from_a_folder_that_is_gone(folder: Path, *args: str) -> tuple[int, str, str]:
+    """``purlin-resume ARGS`` started in ``folder``, which is removed before it starts."""
+    folder.mkdir()
+    script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
+    command = [sys.executable, "-m", "purlin_resume", *args]
     child = subprocess.Popen(
-        [
-            "sh",
-            "-c",
-            'cd "$1" && rmdir "$1" && shift && exec "$@"',
-            "sh",
-            str(gone),
-            sys.executable,
-            "-m",
-            "purlin_resume",
-            "stall",
-            "check",
-            "agent-1",
-            "--json",
-        ],
+        ["sh", "-c", script, "sh", str(folder), *command],
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     out, err = child.communicate(timeout=60)
-    assert child.returncode == 1 and out == ""
+    return child.returncode, out, err
+
+
+def test_a_working_folder_that_is_gone(project, tmp_path):
+    gone = tmp_path / "gone"
+    code, out, err = from_a_folder_that_is_gone(gone, "stall", "check", "agent-1", "--json")
+    assert code == 1 and out == ""
     assert (
         err == "error: the working folder no longer exists; run in the project or pass --project\n"
     )
 
-    gone.mkdir()
-    child = subprocess.Popen(
-        [
-            "sh",
-            "-c",
-            'cd "$1" && rmdir "$1" && shift && exec "$@"',
-            "sh",
-            str(gone),
-            sys.executable,
-            "-m",
-            "purlin_resume",
-            "stall",
-            "check",
-            "agent-1",
-            "--json",
-            "--project",
-            str(project),
-        ],
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    out, err = child.communicate(timeout=60)
-    assert child.returncode == 0, err
+    args = ("stall", "check", "agent-1", "--json", "--project", str(project))
+    code, out, err = from_a_folder_that_is_gone(gone, *args)
+    assert code == 0, err
     assert [s["source"] for s in json.loads(out)["signals"]] == ["files", "git"]
+    assert not gone.exists()
 
 
 def test_stall_check_loads_no_conversation_assembly_locking_or_gitpython(project):
