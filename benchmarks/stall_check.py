@@ -14,6 +14,11 @@ is the real 3.2 MB fixture session (when ``../shared/fixtures/claude`` is there)
    looks at every file of the work tree; and ``purlin-resume --version`` (start-up alone).
 
 Target: ``stall check`` within 150 ms. Its exit code says active (0) or stalled (3); both count.
+
+``--against DIR`` (other code: ``git archive COMMIT purlin_resume | tar -x -C DIR``) also runs
+that code's ``stall check`` (``python -m purlin_resume`` with ``PYTHONPATH=DIR``), interleaved
+run by run with this checkout's, and prints both medians: wall time, and the CPU time of the
+process and of the git processes it waits for (less bent by other load than the wall time).
 """
 
 from __future__ import annotations
@@ -117,10 +122,32 @@ def process(argv: list[str], cwd: Path) -> None:
         raise SystemExit(f"{' '.join(argv)} failed with exit code {done.returncode}")
 
 
+def paired(code: dict[str, Path], root: Path, runs: int) -> dict[str, tuple[float, float]]:
+    """(median wall ms, median CPU ms) of ``stall check`` for each checkout, interleaved."""
+    argv = [sys.executable, "-m", "purlin_resume", "stall", "check", AGENT, "--json"]
+    taken: dict[str, list[tuple[float, float]]] = {name: [] for name in code}
+    for run in range(runs + 1):  # the first round warms up
+        for name, folder in code.items():
+            env = {**os.environ, "PYTHONPATH": str(folder)}
+            started = time.perf_counter()
+            child = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.DEVNULL)
+            _, status, usage = os.wait4(child.pid, 0)
+            wall = time.perf_counter() - started
+            if os.waitstatus_to_exitcode(status) not in (0, 3):
+                raise SystemExit(f"{name}: stall check failed ({status})")
+            if run:
+                taken[name].append((wall * 1000, (usage.ru_utime + usage.ru_stime) * 1000))
+    return {
+        name: (statistics.median(w for w, _ in got), statistics.median(c for _, c in got))
+        for name, got in taken.items()
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--against", type=Path, help="a checkout of other code to compare with")
     args = parser.parse_args()
     root = WORK / f"repo-{args.files}"
     build(root, args.files)
@@ -152,6 +179,13 @@ def main() -> None:
             f"{name:<26} {value:7.1f} ms  {value / anchor:5.2f}x the anchor  "
             f"target <= {TARGET_MS:.0f} ms: {verdict}"
         )
+    if args.against is not None:
+        got = paired({"this checkout": REPO, str(args.against): args.against}, root, args.runs)
+        (here, here_cpu), (there, there_cpu) = got.values()
+        print(f"interleaved with {args.against} (medians of {args.runs}, wall and CPU):")
+        for name, (wall, cpu) in got.items():
+            print(f"  {name:<40} {wall:7.1f} ms wall  {cpu:7.1f} ms CPU")
+        print(f"  ratio this/that: {here / there:.2f} wall, {here_cpu / there_cpu:.2f} CPU")
 
 
 if __name__ == "__main__":

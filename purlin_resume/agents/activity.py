@@ -22,7 +22,6 @@ evidence. A commit is one piece of evidence however many sources see it (``merge
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -220,21 +219,23 @@ def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
 
 
 def files_touched(subject: Subject) -> set[str]:
-    """Paths (relative to the worktree) that the agent's transcript wrote or edited."""
-    from purlin_resume.claude import transcript
+    """Paths (relative to the worktree) that the agent's transcript wrote or edited: the
+    writing tool calls of its main thread (read without assembling the conversation)."""
+    from purlin_resume.claude import records
 
     if subject.transcript is None or not subject.transcript.is_file():
         return set()
-    reading = transcript.read(subject.transcript, subject.agent_id)
+    worktree = subject.worktree.resolve()
     touched = set()
-    for call in reading.main.tool_calls():
-        if not call.file_path or call.name not in WRITING_TOOLS:
+    for block in records.main_tool_uses(subject.transcript, records.ReadStats()):
+        name, file_path = block.get("name"), records.file_path_of(block.get("input"))
+        if not file_path or not isinstance(name, str) or name not in WRITING_TOOLS:
             continue
-        path = Path(call.file_path)
+        path = Path(file_path)
         if not path.is_absolute():
             path = subject.worktree / path
         try:
-            touched.add(path.resolve().relative_to(subject.worktree.resolve()).as_posix())
+            touched.add(path.resolve().relative_to(worktree).as_posix())
         except ValueError:
             continue
     return touched
@@ -263,7 +264,11 @@ def attribution(commit: gitrepo.Commit, agent_id: str, touched: set[str]) -> lis
 
 def recent_commits(subject: Subject, now: datetime) -> list[gitrepo.Commit]:
     """The commits of the agent's work tree within ``HORIZON``, newest first (none outside git)."""
-    root = gitrepo.toplevel(subject.worktree)
+    return _commits_within_horizon(subject.worktree, now)
+
+
+def _commits_within_horizon(worktree: Path, now: datetime) -> list[gitrepo.Commit]:
+    root = gitrepo.toplevel(worktree)
     if root is None:
         return []
     return gitrepo.commits_since(root, int((now - HORIZON).timestamp()))
@@ -477,6 +482,8 @@ def inbox_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
 
 def screen_digest(screen: str) -> str:
     """A digest of a pane's text without noise lines and trailing blanks."""
+    import hashlib  # only the pane source needs it
+
     kept = [line.rstrip() for line in screen.splitlines() if not is_noise(line)]
     while kept and not kept[-1]:
         kept.pop()
@@ -574,8 +581,44 @@ def _under_way(work: Callable[[], Any]) -> Callable[[], Any]:
     return result
 
 
-def observe(subject: Subject, now: datetime, server: tmux.Server, cache_dir: Path) -> Observation:
-    """Ask every source; a source that fails is noted and skipped (the rest still count)."""
+@dataclass(frozen=True)
+class GitWork:
+    """What git says about one work tree as of ``now``: its commits within ``HORIZON``
+    (``recent_commits``) and, when asked for, its newest uncommitted change (``newest_change``),
+    each under way on a thread of its own (each waits on its own git process) from the moment
+    ``start`` makes it. Calling ``commits`` or ``newest`` waits for the result."""
+
+    worktree: Path
+    now: datetime
+    commits: Callable[[], list[gitrepo.Commit]]
+    newest: Callable[[], tuple[str, float] | None] | None
+
+    @classmethod
+    def start(cls, worktree: Path, now: datetime, changes: bool = True) -> GitWork:
+        commits = _under_way(lambda: _commits_within_horizon(worktree, now))
+        newest = _under_way(lambda: newest_change(worktree)) if changes else None
+        return cls(worktree, now, commits, newest)
+
+    def serves(self, subject: Subject, now: datetime) -> bool:
+        """True when this is the git work ``observe`` would start for ``subject`` at ``now``."""
+        return (
+            self.worktree == subject.worktree
+            and self.now == now
+            and (self.newest is not None or subject.shared_worktree)
+        )
+
+
+def observe(
+    subject: Subject,
+    now: datetime,
+    server: tmux.Server,
+    cache_dir: Path,
+    git: GitWork | None = None,
+) -> Observation:
+    """Ask every source; a source that fails is noted and skipped (the rest still count).
+
+    ``git``: the git work for this subject and moment when the caller started it earlier (see
+    ``GitWork.serves``); otherwise it starts here, before the transcript is read."""
     observation = Observation()
     touched: set[str] = set()
 
@@ -588,10 +631,11 @@ def observe(subject: Subject, now: datetime, server: tmux.Server, cache_dir: Pat
             return None
 
     # git log and git status run while the transcript is read (each waits on its own process)
-    commits = _under_way(lambda: recent_commits(subject, now))
-    newest = (
-        None if subject.shared_worktree else _under_way(lambda: newest_change(subject.worktree))
-    )
+    if git is None or not git.serves(subject, now):
+        git = GitWork.start(subject.worktree, now, changes=not subject.shared_worktree)
+    commits = git.commits
+    # In a shared work tree only the files the agent touched count, not the newest change.
+    newest = None if subject.shared_worktree else git.newest
     touched = attempt("transcript", lambda: files_touched(subject)) or set()
     collectors: list[tuple[str, Callable[[], list[ActivitySignal]]]] = [
         ("transcript", lambda: transcript_signals(subject, now)),

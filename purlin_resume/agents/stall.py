@@ -183,14 +183,29 @@ def subject_of(
     )
 
 
+def head_start(project: Project, agent_query: str, now: datetime) -> activity.GitWork | None:
+    """The git work ``detect`` will need for this agent at ``now``, started at once, so that
+    git runs while the caller still has work of its own (a command line still loading); None
+    when the agent cannot be found here (``detect`` then says why)."""
+    try:
+        agents = registry.load(project)
+        agent = registry.resolve(agents, agent_query)
+        worktree = work_folder(project, agent).resolve()
+    except (PurlinError, OSError, ValueError):
+        return None
+    return activity.GitWork.start(worktree, now)
+
+
 def detect(
     project: Project,
     agent_query: str,
     lookback_minutes: float | None = None,
     now: datetime | None = None,
     settings: config_mod.Settings | None = None,
+    git: activity.GitWork | None = None,
 ) -> Assessment:
-    """Assess one registered agent (by id or unique prefix)."""
+    """Assess one registered agent (by id or unique prefix). ``git``: from ``head_start``, with
+    the same ``now``."""
     settings = settings or config_mod.load(project)
     lookback = lookback_minutes if lookback_minutes is not None else settings.stall_lookback_minutes
     if lookback <= 0:
@@ -200,7 +215,7 @@ def detect(
     agent = registry.resolve(agents, agent_query)
     server = server_of(settings)
     subject = subject_of(project, agent, agents, settings, server)
-    observation = activity.observe(subject, now, server_for(agent, server), project.cache_dir)
+    observation = activity.observe(subject, now, server_for(agent, server), project.cache_dir, git)
     result = assess(agent.session_id, observation.signals, now, lookback, settings.stall_threshold)
     result.notes = observation.notes
     return result

@@ -48,6 +48,7 @@ BOOKKEEPING_TYPES = frozenset(
 )
 _TYPE_FIRST = b'{"type":"'
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})  # "Agent" since Claude Code 2.1.63
+TOOL_USE_TYPES = ("tool_use", "server_tool_use")
 
 # Progress records carry hook and shell output and make up most lines of a 2.x session; only
 # ``agent_progress`` (written ``"data":{"message":...``) matters here. The others are written
@@ -229,6 +230,30 @@ def _bookkeeping(line: bytes) -> bool:
         return False
     end = line.find(b'"', len(_TYPE_FIRST))
     return end > 0 and line[len(_TYPE_FIRST) : end].decode("ascii", "replace") in BOOKKEEPING_TYPES
+
+
+def file_path_of(data: Any) -> str | None:
+    """The file a tool call's ``input`` names: ``file_path``, or ``notebook_path``."""
+    if not isinstance(data, dict):
+        return None
+    path = data.get("file_path") or data.get("notebook_path")
+    return path if isinstance(path, str) else None
+
+
+def main_tool_uses(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
+    """The ``tool_use`` blocks of the main thread's assistant records, in file order: the tool
+    calls ``transcript.read`` gives the main Transcript, without assembling any turn (records of
+    1.0.x's inline subagents, ``isSidechain``, are not the main thread's)."""
+    for _, record in read_located(path, stats):
+        if record.get("type") != "assistant" or record.get("isSidechain"):
+            continue
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") in TOOL_USE_TYPES:
+                yield block
 
 
 def first_record(path: Path, wanted: tuple[str, ...] = ("cwd",), limit: int = 50) -> dict[str, Any]:

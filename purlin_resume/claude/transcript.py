@@ -338,7 +338,7 @@ class _Assembly:
                 text = block.get("text") or ""
                 if text.strip():
                     turn.text = f"{turn.text}\n\n{text}" if turn.text.strip() else text
-            elif block_type in ("tool_use", "server_tool_use"):
+            elif block_type in records.TOOL_USE_TYPES:
                 self._tool_use(turn, block, index)
             elif block_type == "thinking" and self.options.thinking:
                 thought = block.get("thinking") or ""
@@ -357,9 +357,7 @@ class _Assembly:
             summary=_summarise_input(name, data),
         )
         if isinstance(data, dict):
-            path = data.get("file_path") or data.get("notebook_path")
-            if isinstance(path, str):
-                call.file_path = path
+            call.file_path = records.file_path_of(data)
             if name in SUBAGENT_TOOLS or name in self.options.inputs_of:
                 call.input = data
             elif self.options.tools:

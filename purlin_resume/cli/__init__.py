@@ -79,9 +79,14 @@ def main() -> None:
         return
     from importlib import import_module  # (not here at the top: the hook path passes through)
 
+    word = _command_word(args) or ""
+    if word == "stall" and not completing:
+        from purlin_resume.cli import head_start
+
+        head_start.begin(args)  # git runs while Typer loads
+
     from purlin_resume.cli.app import app
 
-    word = _command_word(args) or ""
     owner = OWNERS.get(word)
     if completing or (owner is None and "--version" not in args):
         import_module("purlin_resume.cli.commands")  # --help, completion, an unknown name

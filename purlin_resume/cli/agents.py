@@ -226,11 +226,13 @@ def stall_check_command(
 ) -> None:
     """Is the agent active? Confidence, level, last activity, signals, reasons, and the sources that could not be read. Exit code: 0 active, 3 stalled (1 error, 2 usage)."""
     from purlin_resume.agents import stall
+    from purlin_resume.cli import head_start
     from purlin_resume.core.errors import UsageError
 
+    now, git = head_start.taken()  # the moment the command began, and git under way since
     if lookback is not None and lookback <= 0:
         raise UsageError("--lookback must be a positive number of minutes")
-    result = stall.detect(project_for(project), agent_id, lookback)
+    result = stall.detect(project_for(project), agent_id, lookback, now=now, git=git)
     if as_json:
         print_json(result.to_dict())
         raise typer.Exit(0 if result.is_active else STALLED_EXIT)

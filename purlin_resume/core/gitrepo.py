@@ -29,13 +29,19 @@ def _repo(root: str):
         ) from None
 
 
-def _execute(root: Path, args: tuple[str, ...]) -> tuple[int, str, str]:
+_NO_OPTIONAL_LOCKS = {"GIT_OPTIONAL_LOCKS": "0"}  # as ``git --no-optional-locks``
+
+
+def _execute(
+    root: Path, args: tuple[str, ...], env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
     """``git ARGS`` run in the work tree at ``root``: (exit status, stdout, stderr).
 
     The top of an ordinary work tree gets a plain ``git`` process, as GitPython would start it
     (C locale, no standard input): importing GitPython and opening the repository cost far more
     than the command. Anything else (a sub-folder, a bare repository, ``$GIT_DIR``, no
-    repository at all) goes through GitPython, which explains what is wrong.
+    repository at all) goes through GitPython, which explains what is wrong. ``env``: variables
+    added to the environment of this command.
     """
     if os.environ.get("GIT_DIR") or _git_dirs(root) is None:
         return _repo(str(root)).git.execute(
@@ -43,6 +49,7 @@ def _execute(root: Path, args: tuple[str, ...]) -> tuple[int, str, str]:
             with_extended_output=True,
             with_exceptions=False,
             strip_newline_in_stdout=False,
+            env=env,
         )
     import subprocess
 
@@ -51,15 +58,15 @@ def _execute(root: Path, args: tuple[str, ...]) -> tuple[int, str, str]:
         cwd=root,
         stdin=subprocess.DEVNULL,
         capture_output=True,
-        env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C"},
+        env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C", **(env or {})},
         check=False,
     )
     out = done.stdout.decode("utf-8", "surrogateescape")
     return done.returncode, out, done.stderr.decode("utf-8", "surrogateescape").rstrip("\n")
 
 
-def _run(root: Path, *args: str) -> str:
-    status, out, err = _execute(root, args)
+def _run(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    status, out, err = _execute(root, args, env)
     if status != 0:
         lines = err.strip().splitlines()
         reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
@@ -82,7 +89,9 @@ def toplevel(path: Path) -> Path | None:
 
 
 def has_commits(root: Path) -> bool:
-    try:
+    if isinstance(_head_from_files(root), str):  # HEAD's hash, read without starting git
+        return True
+    try:  # no commit yet, or refs these files do not hold (reftable): git decides
         _run(root, "rev-parse", "--verify", "--quiet", "HEAD")
     except PurlinError:
         return False
@@ -199,7 +208,17 @@ def commits_between(root: Path, base: str, tip: str = "HEAD", count: int = 20) -
 
 def uncommitted_paths(root: Path) -> list[str]:
     """Paths with staged, unstaged or untracked changes in the work tree (renames as both)."""
-    out = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+    # Without optional locks: the index git refreshes on the way is not written back, so a git
+    # command of the user's (a commit under way) never finds our index.lock in its way.
+    out = _run(
+        root,
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=all",
+        "--no-renames",
+        env=_NO_OPTIONAL_LOCKS,
+    )
     return sorted({record[3:] for record in out.split("\0") if len(record) > 3})
 
 

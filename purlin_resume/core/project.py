@@ -39,7 +39,14 @@ def locate(explicit: Path | None = None, cwd: Path | None = None) -> Project:
         if not folder.is_dir():
             raise UsageError(f"--project {explicit}: no such folder")
         return Project(folder.resolve())
-    here = Path.cwd() if cwd is None else Path(cwd)
+    if cwd is None:
+        try:
+            cwd = Path.cwd()
+        except FileNotFoundError:
+            raise PurlinError(
+                "the working folder no longer exists; run in the project or pass --project"
+            ) from None
+    here = Path(cwd)
     top = gitrepo.toplevel(here)
     if top is None:
         raise PurlinError(
