@@ -412,7 +412,9 @@ def _all_rows(root: Path, tasks: list[tuple[Path, str]]) -> Iterator[list]:
         return
     context = multiprocessing.get_context("fork")
     with context.Pool(workers, initializer=_start_worker, initargs=(root,)) as pool:
-        yield from pool.imap(_rows_in_worker, tasks, chunksize=2)
+        # eight sessions a message: fewer hand-offs through the pool's threads and pipes in
+        # this process, which also writes the index
+        yield from pool.imap(_rows_in_worker, tasks, chunksize=8)
 
 
 def refresh(
