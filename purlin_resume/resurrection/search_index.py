@@ -412,9 +412,11 @@ def _all_rows(root: Path, tasks: list[tuple[Path, str]]) -> Iterator[list]:
         return
     context = multiprocessing.get_context("fork")
     with context.Pool(workers, initializer=_start_worker, initargs=(root,)) as pool:
-        # eight sessions a message: fewer hand-offs through the pool's threads and pipes in
-        # this process, which also writes the index
-        yield from pool.imap(_rows_in_worker, tasks, chunksize=8)
+        # up to eight sessions a message: fewer hand-offs through the pool's threads and pipes
+        # in this process, which also writes the index; fewer for a small build, whose
+        # progress would otherwise move in big steps and whose last message would run alone
+        chunk = max(1, min(8, len(tasks) // (workers * 8)))
+        yield from pool.imap(_rows_in_worker, tasks, chunksize=chunk)
 
 
 def refresh(
