@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,7 @@ TOOL_USE_TYPES = ("tool_use", "server_tool_use")
 _PROGRESS_MARK = b'"type":"progress","data":{"type":"'
 _CLOSED = (b"}\n", b"}\r\n", b"}")
 _SNIFF_BYTES = 8192
+_READ_BUFFER = 1 << 20
 
 
 @dataclass
@@ -120,12 +121,14 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
         if is_binary(path):
             stats.binary = True
             return
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
+        # closed below, also when the caller stops early; a big buffer: a tool's output makes
+        # lines of hundreds of kilobytes, which a small one reads in many pieces
+        handle = open(path, "rb", buffering=_READ_BUFFER)  # noqa: SIM115
     except OSError as exc:
         stats.unreadable = exc.strerror or type(exc).__name__
         return
     seen: set[str] = set()
-    loads = json.loads
+    loads = line_decoder()
     offset = 0
     with handle:
         for line in handle:
@@ -136,7 +139,7 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
             if _PROGRESS_MARK in line and line.endswith(_CLOSED):
                 stats.records += 1  # hook, shell or task-wait progress: nothing to read in it
                 continue
-            if _bookkeeping(line):
+            if line.startswith(_TYPE_FIRST) and _bookkeeping(line):
                 stats.records += 1
                 continue
             try:
@@ -167,6 +170,27 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
                 seen.add(uuid)
             stats.records += 1
             yield at, record
+
+
+def line_decoder() -> Callable[[bytes], Any]:
+    """``json.loads`` for one line, twice as fast: msgspec's decoder parses what it can (what
+    the JSON standard allows, to Python objects equal to ``json.loads``'s: big integers stay
+    integers) and ``json.loads`` the rest (NaN, lone surrogates, a byte order mark, numbers too
+    big for a float), so a line reads exactly as ``json.loads`` reads it and fails as it fails."""
+    try:
+        from msgspec import json as fast
+    except ImportError:  # pragma: no cover - a dependency; the standard parser does the same
+        return json.loads
+    decode = fast.Decoder().decode
+    loads = json.loads
+
+    def decoded(line: bytes) -> Any:
+        try:
+            return decode(line)
+        except (ValueError, RecursionError):  # msgspec's errors are ValueErrors
+            return loads(line)
+
+    return decoded
 
 
 _MESSAGE_AT = b'"message":{'

@@ -261,7 +261,20 @@ def _body(transcript) -> str:
             if call.file_path:
                 parts.append(call.file_path)
     clean = redact.redact_data(parts)[0]
-    return redact.redact("\n".join(clean)[:BODY_LIMIT]).text
+    return _redacted("\n".join(clean)[:BODY_LIMIT])
+
+
+def _redacted(text: str) -> str:
+    """``redact.redact(text).text``, from ``redact.find`` straight away: ``redact`` first looks
+    for a place where some rule may match, and a body has one so far in that the look read the
+    body twice up to there."""
+    parts: list[str] = []
+    last = 0
+    for finding in redact.find(text):
+        parts += [text[last : finding.start], finding.placeholder]
+        last = finding.end
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def conversation_files(transcript, session_project: str | None = None) -> list[tuple[str, int]]:
@@ -272,19 +285,39 @@ def conversation_files(transcript, session_project: str | None = None) -> list[t
     rows: dict[str, int] = {}
     for edited, names in ((0, transcript.files_touched()), (1, transcript.files_modified())):
         for name in names:
-            path = Path(name)
-            forms = [
-                path.relative_to(root).as_posix()
-                for root in roots
-                if path.is_absolute() and path.is_relative_to(root)
-            ] or [name]
-            for form in forms:
+            forms = [form for root in roots if (form := _inside(name, root)) is not None]
+            for form in forms or [name]:
                 rows[form] = max(rows.get(form, 0), edited)
     paths = list(rows)
     cleaned = redact.redact("\n".join(paths)).text.split("\n")  # one pass for all of them
     if len(cleaned) != len(paths):  # a path with a line break in it
         cleaned = [redact.redact(path).text for path in paths]
     return list(zip(cleaned, rows.values(), strict=True))
+
+
+def _plain(path: str) -> bool:
+    """An absolute path as ``Path`` writes it: no doubled slash, no ``.`` part, no slash at
+    the end (so that comparing its text is comparing its parts)."""
+    return (
+        path.startswith("/")
+        and path != "/"
+        and "//" not in path
+        and "/./" not in path
+        and not path.endswith(("/", "/."))
+    )
+
+
+def _inside(name: str, root: str) -> str | None:
+    """``name`` relative to ``root`` when it is an absolute path inside it, else None: what
+    ``Path.relative_to`` says, read from the text when both are plain paths (most of them)."""
+    if _plain(name) and _plain(root):
+        if name == root:
+            return "."
+        return name[len(root) + 1 :] if name.startswith(root) and name[len(root)] == "/" else None
+    path = Path(name)
+    if path.is_absolute() and path.is_relative_to(root):
+        return path.relative_to(root).as_posix()
+    return None
 
 
 def _one_line(text: str | None, limit: int = 120) -> str | None:
@@ -392,7 +425,11 @@ def _all_rows(root: Path, tasks: list[tuple[Path, str]]) -> Iterator[list]:
         return
     context = multiprocessing.get_context("fork")
     with context.Pool(workers, initializer=_start_worker, initargs=(root,)) as pool:
-        yield from pool.imap(_rows_in_worker, tasks, chunksize=2)
+        # up to eight sessions a message: fewer hand-offs through the pool's threads and pipes
+        # in this process, which also writes the index; fewer for a small build, whose
+        # progress would otherwise move in big steps and whose last message would run alone
+        chunk = max(1, min(8, len(tasks) // (workers * 8)))
+        yield from pool.imap(_rows_in_worker, tasks, chunksize=chunk)
 
 
 def refresh(

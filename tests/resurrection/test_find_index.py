@@ -10,6 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from purlin_resume.resurrection import search_index
 from tests.terminal import on_a_terminal
 
@@ -151,3 +154,73 @@ def test_the_same_folder_spelt_another_way_reuses_the_index(fixtures_copy, tmp_p
     for spelling in (Path(fixtures_copy.name), Path(f"./{fixtures_copy.name}/."), link):
         assert search_index.refresh(spelling, cache) == {**built, "read": 0}
         assert _results(spelling, cache) == _results(fixtures_copy, cache)
+
+
+PATHS = st.lists(st.sampled_from(["", "/", "a", "b", ".", "..", "é x", "a\nb"]), max_size=6).map(
+    "/".join
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(PATHS, PATHS)
+def test_a_file_is_relative_to_its_project_as_pathlib_says(name, root):
+    path = Path(name)
+    expected = (
+        path.relative_to(root).as_posix()
+        if root and path.is_absolute() and path.is_relative_to(root)
+        else None
+    )
+    assert (search_index._inside(name, root) if root else None) == expected
+
+
+def test_a_secret_in_a_file_path_inside_the_project_never_reaches_the_index(tmp_path):
+    from tests.claude_records import Conversation, text, tool, write_jsonl
+    from tests.core.test_redact import PLANTED
+
+    secret = PLANTED["github-token"]
+    talk = Conversation("leaky", cwd="/srv/leaky")
+    records = [
+        talk.user("fix the settings"),
+        talk.assistant(
+            "msg_1",
+            text("Editing."),
+            tool("toolu_1", "Edit", file_path=f"/srv/leaky/conf/{secret}.env"),
+            tool("toolu_2", "Read", file_path=f"/srv/leaky//conf/./{secret}.txt"),
+        ),
+        talk.result("toolu_1", "ok"),
+        talk.result("toolu_2", "ok"),
+    ]
+    claude = tmp_path / "claude"
+    write_jsonl(claude / "projects" / "-srv-leaky" / "leaky.jsonl", records)
+    cache = tmp_path / "cache"
+    search_index.refresh(claude, cache)
+    assert secret.encode() not in search_index.index_path(claude, cache).read_bytes()
+    connection = sqlite3.connect(search_index.index_path(claude, cache))
+    try:
+        files = dict(connection.execute("SELECT path, edited FROM doc_files"))
+    finally:
+        connection.close()
+    assert len(files) == 2 and all(p.startswith("conf/[REDACTED:") for p in files), files
+    assert sorted(files.values()) == [0, 1]
+
+
+def test_the_whole_body_pass_redacts_as_redact_does():
+    import json
+
+    from purlin_resume.core import redact
+    from tests.secret_corpus import corpus
+
+    items = corpus(7)
+    texts = ["", "nothing to see here\n" * 50, "\n".join(item.line for item in items)]
+    texts += [f"Bash\n{item.line}\n{json.dumps(item.line)}\nafter" for item in items]
+    try:
+        for extra in ((), (("acme", r"ACME-\d{6}"),)):
+            redact.configure(extra)
+            changed = 0
+            for text in [*texts, "ticket ACME-654321 and " + texts[2]]:
+                expected = redact.redact(text).text
+                assert search_index._redacted(text) == expected
+                changed += expected != text
+            assert changed == len(texts) - 1  # all but the two without a secret, plus the last
+    finally:
+        redact.configure()
