@@ -1,0 +1,449 @@
+"""What the readers of the resurrection log take from it, kept between runs: ``resurrections``
+(each entry's line) and ``resurrections stats`` (each entry's ``log.Facts``) read this instead
+of parsing the whole log, and parse only the lines appended since.
+
+The file lives in the user cache folder (``resurrections-<digest of the log's path>.cache``,
+beside the sessions cache), 0600 in a 0700 folder, replaced atomically. It holds, for the log
+up to an offset (the end of a whole line): a header line (JSON: the log's device, inode, size
+and mtime at that offset, checksums of its first and of its last ``EDGE`` bytes before the
+offset, the redaction rules in use, the skipped lines), then each entry's line, newest first,
+then the facts, the entries' ids and where the rest is (JSON, one line each).
+
+The log is only ever appended to, so a cache whose offset is still within the file, same
+device and inode, same first and last bytes, is extended by the lines past its offset (a
+revision updates the entry it belongs to, as ``History`` folds them). Anything else (another
+file, a truncated or rewritten log, a log rewritten in place at the same size, other rules)
+means the log is read again from the start. A cache that does not parse, is not a regular file
+of this user's (a symbolic link, another owner's), or cannot be written only means the log is
+read whole this time: never an error.
+
+No secret is kept in clear: an entry whose line or facts hold anything the redaction rules in
+use find (or a line break) is kept as where its line is in the log, and read from there, raw,
+on every run (so its output is redacted, and counted, exactly as before); so are revisions that
+belong to no entry (they stand after the rest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import zlib
+from array import array
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.core import store
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.resurrection import log as resurrection_log
+from purlin_resume.resurrection.log import REVISION, Facts, summary_line
+
+VERSION = 1
+EDGE = 4096
+SCALARS = (str, int, float, bool, type(None))
+SECTIONS = ("lines", "facts", "ids")
+
+
+class _Stale(Exception):
+    """The cache does not describe the log (any more)."""
+
+
+def cache_path(log: Path, folder: Path) -> Path:
+    digest = hashlib.sha256(os.path.realpath(log).encode()).hexdigest()[:12]
+    return Path(folder) / f"resurrections-{digest}.cache"
+
+
+def _edges(handle, offset: int) -> list[str]:
+    """Checksums of the first and of the last ``EDGE`` bytes before ``offset``."""
+    handle.seek(0)
+    head = handle.read(min(offset, EDGE))
+    handle.seek(max(0, offset - EDGE))
+    tail = handle.read(offset - max(0, offset - EDGE))
+    return [hashlib.sha256(part).hexdigest()[:32] for part in (head, tail)]
+
+
+def _rules() -> str:
+    from purlin_resume.claude import listing
+
+    return listing.rules()
+
+
+def _place(value: Any, offset: int) -> bool:
+    """Whether ``value`` is where a whole line before ``offset`` may be."""
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(type(n) is int and n >= 0 for n in value)
+        and value[0] + value[1] < offset
+    )
+
+
+def _decoded(block: bytes) -> Iterator[tuple[str, bool]]:
+    """Kept lines, as pieces of about a block of whole lines each."""
+    start = 0
+    while start < len(block):
+        end = block.find(b"\n", start + resurrection_log.BLOCK_BYTES) + 1 or len(block)
+        yield block[start:end].decode("utf-8", "replace"), True
+        start = end
+
+
+def _split(block: bytes) -> list[str | None]:
+    return [line or None for line in block.decode("utf-8").split("\n")[:-1]]
+
+
+def _secret_free(text: str) -> bool:
+    from purlin_resume.core import redact
+
+    return not redact.redact(text).counts
+
+
+def _facts_bytes(facts: Facts) -> bytes:
+    """The facts as kept: per column a table of its values (JSON, one line) and a code per
+    row (native unsigned ints, the columns one after the other)."""
+    tables, codes = {}, array("I")
+    for name, column in facts.columns().items():
+        keys = [(type(value).__name__, value) for value in column]
+        numbers = {key: number for number, key in enumerate(dict.fromkeys(keys))}
+        tables[name] = [value for _, value in numbers]
+        codes.extend(map(numbers.__getitem__, keys))
+    head = {"tables": tables, "width": codes.itemsize}
+    return json.dumps(head, separators=(",", ":")).encode() + b"\n" + codes.tobytes()
+
+
+def _facts_of(data: bytes, count: int) -> Facts:
+    head, _, packed = data.partition(b"\n")
+    shape = json.loads(head)
+    tables = shape["tables"]
+    codes = array("I")
+    codes.frombytes(packed)
+    if shape["width"] != codes.itemsize or len(codes) != count * len(Facts.COLUMNS):
+        raise ValueError("facts of another size")
+    columns = {}
+    for number, name in enumerate(Facts.COLUMNS):
+        table = tables[name]
+        columns[name] = list(map(table.__getitem__, codes[number * count : (number + 1) * count]))
+    return Facts(columns)
+
+
+class Kept:
+    """The log's entries as the readers take them, newest first; built or extended (and
+    saved) on opening. ``skipped``: lines that did not parse, as ``History`` counts them."""
+
+    def __init__(self, log: Path, folder: Path) -> None:
+        self.log = Path(log)
+        self.path = cache_path(self.log, folder)
+        self.rules = _rules()
+        self._clean: dict[Any, bool] = {}
+        self._kept: dict[str, tuple[int, int, int]] = {}  # sections not read yet: where
+        self._cache = None  # the cache file, open while sections of it are still to be read
+        self._reset()
+        store.confined(self.log)
+        self._read(use_cache=True)
+
+    def _read(self, use_cache: bool) -> None:
+        try:
+            info = os.stat(self.log)
+        except FileNotFoundError:
+            return
+        if stat.S_ISDIR(info.st_mode):
+            raise PurlinError(f"{self.log} is a folder, not a file")
+        with open(self.log, "rb") as handle:
+            if use_cache:
+                self._load(handle, os.fstat(handle.fileno()))
+            for _ in range(2):
+                try:
+                    if os.fstat(handle.fileno()).st_size > self.offset:
+                        self._extend(handle)
+                    self.entries = {k: self._entry_at(handle, v) for k, v in self.places.items()}
+                    alone = sorted(self.orphans.values(), key=lambda place: -place[0])
+                    self.alone = [self._entry_at(handle, place) for place in alone]
+                    return
+                except _Stale:  # changed in place under the reading: read it whole, once
+                    self._reset()
+        raise PurlinError(f"{self.log} changed while it was read; try again")
+
+    def _again(self) -> None:
+        """Read the log whole (a section of the cache turned out damaged)."""
+        self._reset()
+        self._read(use_cache=False)
+
+    def _reset(self) -> None:
+        self.skipped = self.offset = self.count = 0
+        self._kept = {}
+        self.close()
+        # entries oldest first: their ids, lines (None: read from the log) and facts
+        self.ids: list[str] = []
+        self.lines: list[str | None] = []
+        self.facts = Facts()
+        self.places: dict[int, list[int]] = {}  # entry -> [offset, length] of its newest line
+        self.orphans: dict[str, list[int]] = {}  # id -> [offset, length]: no entry of its own
+        self.entries: dict[int, dict[str, Any]] = {}  # those kept as places, read back
+        self.alone: list[dict[str, Any]] = []  # the revisions in ``orphans``, newest first
+
+    # -- reading the cache ---------------------------------------------------------------------
+
+    def _open_cache(self):
+        """The cache file, opened for reading when it is this user's regular file; else None."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return None
+        handle = os.fdopen(fd, "rb")
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+            handle.close()
+            return None
+        return handle
+
+    def _load(self, log_handle, info: os.stat_result) -> None:
+        """Take the cache's header when it describes the log up to its offset; its sections are
+        read when first needed."""
+        cache = self._open_cache()
+        if cache is None:
+            return
+        try:
+            header = json.loads(cache.readline())
+            offset, count = header["offset"], header["count"]
+            if (
+                header.get("version") != VERSION
+                or header.get("rules") != self.rules
+                or [header.get("device"), header.get("inode")] != [info.st_dev, info.st_ino]
+                or type(offset) is not int
+                or type(count) is not int
+                or not 0 < offset <= info.st_size
+                or (offset == info.st_size and header.get("mtime") != info.st_mtime_ns)
+                or header.get("edges") != _edges(log_handle, offset)
+            ):
+                raise ValueError("another log, or this one as it was")
+            places = {count - 1 - int(k): v for k, v in header["places"].items()}
+            orphans = header["orphans"]
+            if not all(_place(v, offset) for v in (*places.values(), *orphans.values())):
+                raise ValueError("places beyond the offset")
+            if any(k not in range(count) for k in places):
+                raise ValueError("places of no entry")
+            kept, start = {}, cache.tell()
+            for name in SECTIONS:
+                length, checksum = header["sections"][name]
+                kept[name] = (start, length, checksum)
+                start += length
+            if start != os.fstat(cache.fileno()).st_size:
+                raise ValueError("sections of other lengths")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            cache.close()
+            return
+        self.places, self.orphans, self._kept, self._cache = places, orphans, kept, cache
+        self.skipped, self.offset, self.count = header["skipped"], offset, count
+
+    def _section(self, name: str) -> bytes:
+        """One section of the cache, checked against its checksum (ValueError: damaged)."""
+        start, length, checksum = self._kept.pop(name)
+        self._cache.seek(start)
+        data = self._cache.read(length)
+        if not self._kept:
+            self.close()
+        if zlib.crc32(data) != checksum:
+            raise ValueError(f"the section {name} is damaged")
+        return data
+
+    def close(self) -> None:
+        """Let go of the cache file (its sections not read are not needed)."""
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    def _kept_block(self) -> bytes:
+        """The kept lines, newest first, each ended by a newline (empty: read from the log)."""
+        block = self._section("lines")
+        if block.count(b"\n") != self.count or self.count and not block.endswith(b"\n"):
+            raise ValueError("not one line per entry")
+        return block
+
+    def _kept_lines(self) -> list[str | None]:
+        return _split(self._kept_block())
+
+    def _kept_facts(self) -> Facts:
+        """The kept facts, newest first."""
+        return _facts_of(self._section("facts"), self.count)
+
+    def _whole(self) -> None:
+        """Read every section (to extend the cache), oldest first."""
+        if not self._kept:
+            return
+        self.lines = self._kept_lines()
+        self.facts = self._kept_facts()
+        self.ids = json.loads(self._section("ids"))
+        if not isinstance(self.ids, list) or len(self.ids) != self.count:
+            raise ValueError("not one id per entry")
+        for column in (self.ids, self.lines, *self.facts.columns().values()):
+            column.reverse()
+
+    # -- extending it ----------------------------------------------------------------------------
+
+    def _extend(self, handle) -> None:
+        """Read the lines past the offset, a block at a time; save the cache up to the last
+        whole line when there were new ones."""
+        try:
+            self._whole()
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            self._reset()  # a damaged cache: the log is read whole
+        index = {key: number for number, key in enumerate(self.ids)}
+        handle.seek(self.offset)
+        at, rest = self.offset, b""
+        while block := handle.read(resurrection_log.BLOCK_BYTES):
+            block = rest + block
+            end = block.rfind(b"\n") + 1
+            for line in block[:end].split(b"\n")[:-1]:
+                self._take(line, at, index)
+                at += len(line) + 1
+            rest = block[end:]
+        self.count = len(self.ids)
+        if at > self.offset:
+            self.offset = at
+            self._save(handle)
+        if rest.strip():  # a last line without its newline: read, not kept
+            self._take(rest, at, index)
+            self.count = len(self.ids)
+
+    def _take(self, line: bytes, at: int, index: dict[str, int]) -> None:
+        entry, skipped = resurrection_log._read_line(line)
+        if entry is None:
+            self.skipped += skipped
+            return
+        key = entry["resurrection_id"]
+        place = [at, len(line)]
+        if resurrection_log._revision(entry) is not None:
+            del entry[REVISION]
+            number = index.get(key)
+            if number is None:
+                self.orphans.pop(key, None)
+                self.orphans[key] = place
+                return
+        else:
+            number = index[key] = len(self.ids)
+            self.ids.append(key)
+            self.lines.append(None)
+            self.facts.append((None,) * len(Facts.COLUMNS))
+        self._set(number, entry, place)
+
+    def _set(self, number: int, entry: dict[str, Any], place: list[int]) -> None:
+        line = summary_line(entry)
+        row = Facts.row(entry)
+        if "\n" not in line and _secret_free(line) and all(map(self._kept_clear, row)):
+            self.lines[number] = line
+            for name, value in zip(Facts.COLUMNS, row, strict=True):
+                getattr(self.facts, name)[number] = value
+            self.places.pop(number, None)
+        else:
+            self.lines[number] = None
+            for name in Facts.COLUMNS:
+                getattr(self.facts, name)[number] = None
+            self.places[number] = place
+
+    def _kept_clear(self, value: Any) -> bool:
+        """Whether ``value`` may be kept in clear: a JSON scalar in which no secret is found."""
+        if not isinstance(value, SCALARS):
+            return False
+        if not isinstance(value, str):
+            return True
+        known = self._clean.get(value)
+        if known is None:
+            known = self._clean[value] = _secret_free(value)
+        return known
+
+    def _save(self, handle) -> None:
+        """Write the cache (newest first); a failure only means the log is read again."""
+        try:
+            info = os.fstat(handle.fileno())
+            sections = {
+                "lines": "".join(f"{line or ''}\n" for line in reversed(self.lines)).encode(),
+                "facts": _facts_bytes(Facts({n: c[::-1] for n, c in self.facts.columns().items()})),
+                "ids": json.dumps(self.ids[::-1], separators=(",", ":")).encode(),
+            }
+            header = {
+                "version": VERSION,
+                "device": info.st_dev,
+                "inode": info.st_ino,
+                "offset": self.offset,
+                "mtime": info.st_mtime_ns if info.st_size == self.offset else None,
+                "edges": _edges(handle, self.offset),
+                "rules": self.rules,
+                "skipped": self.skipped,
+                "count": len(self.ids),
+                "places": {str(len(self.ids) - 1 - k): v for k, v in self.places.items()},
+                "orphans": self.orphans,
+                "sections": {n: [len(sections[n]), zlib.crc32(sections[n])] for n in SECTIONS},
+            }
+            data = json.dumps(header, separators=(",", ":")).encode() + b"\n"
+            data += b"".join(sections[name] for name in SECTIONS)
+            folder = store.private_folder(self.path.parent)
+            if os.stat(folder).st_uid != os.geteuid():
+                return  # not this user's folder: keep nothing there
+            store.write_bytes(self.path, data)
+        except Exception:  # noqa: BLE001 - a cache that cannot be written is only slower
+            pass
+
+    # -- what the readers take -----------------------------------------------------------------
+
+    def _entry_at(self, handle, place: list[int]) -> dict[str, Any]:
+        handle.seek(place[0])
+        entry = resurrection_log._parsed(handle.read(place[1]))
+        if entry is None:
+            raise _Stale
+        if resurrection_log._revision(entry) is not None:
+            del entry[REVISION]
+        return entry
+
+    def summaries(self) -> Iterator[tuple[str, bool]]:
+        """Each entry's line (``log.summary_line``), newest first, in pieces of whole lines each
+        ended by a newline, with whether the piece is kept text already found free of secrets
+        (False: read from the log just now, raw)."""
+        try:
+            block = self._kept_block() if self._kept else None
+            if block is not None and not self.places:
+                yield from _decoded(block)
+                block = b""
+        except ValueError:
+            self._again()
+            block = None
+        if block is None or block:
+            lines = self.lines[::-1] if block is None else _split(block)
+            last = self.count - 1
+            run: list[str] = []
+            for number, line in enumerate(lines):
+                if line is not None:
+                    run.append(line)
+                    continue
+                if run:
+                    yield "\n".join(run) + "\n", True
+                    run = []
+                yield summary_line(self.entries[last - number]) + "\n", False
+            if run:
+                yield "\n".join(run) + "\n", True
+        self.close()
+        for entry in self.alone:
+            yield summary_line(entry) + "\n", False
+
+    def stats(self) -> dict[str, Any]:
+        """``log.stats`` of every entry."""
+        try:
+            facts = self._kept_facts() if self._kept else None
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            self._again()
+            facts = None
+        self.close()
+        if facts is not None:
+            facts.reverse()
+        else:
+            facts = Facts({name: list(column) for name, column in self.facts.columns().items()})
+        for number, entry in self.entries.items():
+            for name, value in zip(Facts.COLUMNS, Facts.row(entry), strict=True):
+                getattr(facts, name)[number] = value
+        if self.alone:
+            orphans = Facts()
+            for entry in reversed(self.alone):
+                orphans.append(Facts.row(entry))
+            for name in Facts.COLUMNS:
+                setattr(facts, name, getattr(orphans, name) + getattr(facts, name))
+        return facts.figures()
