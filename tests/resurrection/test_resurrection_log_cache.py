@@ -238,3 +238,32 @@ def test_a_folder_where_the_log_should_be_is_one_clear_line(cli, tmp_path):
         result = cli(*args, "--claude-dir", str(claude))
         assert result.exit_code == 1 and "is a folder, not a file" in result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_the_console_script_records_and_reads_through_the_cache(tmp_path):
+    """As a hook or a user runs it: a process each (only the command that runs is built)."""
+    import subprocess
+    import sys
+
+    claude = tmp_path / "claude"
+    log = _big_log(claude, 300)
+    rid = json.loads(log.read_bytes().splitlines()[-1])["resurrection_id"]
+    script = Path(sys.executable).with_name("purlin-resume")
+
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            [str(script), *args, "--claude-dir", str(claude)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    before = run("resurrections", "stats", "--json")
+    assert run("resurrect", "done", rid, "--outcome", "failure", "--reason", "oom") == (
+        f"{rid}: failure\n"
+    )
+    listed = run("resurrections")
+    assert listed.startswith(f"{rid}  ") and "failure (oom)" in listed.splitlines()[0]
+    after = json.loads(run("resurrections", "stats", "--json"))
+    assert after != json.loads(before)
+    assert {"reason": "oom", "count": 1} in after["top_failure_reasons"]
+    assert _cache_file().exists()
