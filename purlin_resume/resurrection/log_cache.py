@@ -89,8 +89,8 @@ def _decoded(block: bytes) -> Iterator[tuple[str, bool]]:
         start = end
 
 
-def _split(block: bytes) -> list[str | None]:
-    return [line or None for line in block.decode("utf-8").split("\n")[:-1]]
+def _split(block: bytes) -> list[bytes | None]:
+    return [line or None for line in block.split(b"\n")[:-1]]
 
 
 def _secret_free(text: str) -> bool:
@@ -104,10 +104,16 @@ def _facts_bytes(facts: Facts) -> bytes:
     row (native unsigned ints, the columns one after the other)."""
     tables, codes = {}, array("I")
     for name, column in facts.columns().items():
-        keys = [(type(value).__name__, value) for value in column]
-        numbers = {key: number for number, key in enumerate(dict.fromkeys(keys))}
-        tables[name] = [value for _, value in numbers]
-        codes.extend(map(numbers.__getitem__, keys))
+        kinds = set(map(type, column)) - {type(None)}
+        if len(kinds) <= 1:  # values of one type: equal values are the same value
+            numbers = {value: number for number, value in enumerate(dict.fromkeys(column))}
+            tables[name] = list(numbers)
+            codes.fromlist(list(map(numbers.__getitem__, column)))
+        else:  # True == 1 == 1.0: told apart by their type
+            keys = [(type(value).__name__, value) for value in column]
+            numbers = {key: number for number, key in enumerate(dict.fromkeys(keys))}
+            tables[name] = [value for _, value in numbers]
+            codes.fromlist(list(map(numbers.__getitem__, keys)))
     head = {"tables": tables, "width": codes.itemsize}
     return json.dumps(head, separators=(",", ":")).encode() + b"\n" + codes.tobytes()
 
@@ -136,6 +142,7 @@ class Kept:
         self.path = cache_path(self.log, folder)
         self.rules = _rules()
         self._clean: dict[Any, bool] = {}
+        self._texts: dict[str, str] = {}
         self._kept: dict[str, tuple[int, int, int]] = {}  # sections not read yet: where
         self._cache = None  # the cache file, open while sections of it are still to be read
         self._reset()
@@ -175,7 +182,12 @@ class Kept:
         self.close()
         # entries oldest first: their ids, lines (None: read from the log) and facts
         self.ids: list[str] = []
-        self.lines: list[str | None] = []
+        # the lines: ``block`` holds those of the first ``base`` entries (newest first, UTF-8,
+        # each ended by a newline, empty: read from the log), ``changed`` replaces some of
+        # them, ``lines`` holds those of the entries after them (oldest first)
+        self.block, self.base = b"", 0
+        self.changed: dict[int, bytes | None] = {}
+        self.lines: list[bytes | None] = []
         self.facts = Facts()
         self.places: dict[int, list[int]] = {}  # entry -> [offset, length] of its newest line
         self.orphans: dict[str, list[int]] = {}  # id -> [offset, length]: no entry of its own
@@ -260,9 +272,6 @@ class Kept:
             raise ValueError("not one line per entry")
         return block
 
-    def _kept_lines(self) -> list[str | None]:
-        return _split(self._kept_block())
-
     def _kept_facts(self) -> Facts:
         """The kept facts, newest first."""
         return _facts_of(self._section("facts"), self.count)
@@ -271,12 +280,12 @@ class Kept:
         """Read every section (to extend the cache), oldest first."""
         if not self._kept:
             return
-        self.lines = self._kept_lines()
+        self.block, self.base = self._kept_block(), self.count
         self.facts = self._kept_facts()
         self.ids = json.loads(self._section("ids"))
         if not isinstance(self.ids, list) or len(self.ids) != self.count:
             raise ValueError("not one id per entry")
-        for column in (self.ids, self.lines, *self.facts.columns().values()):
+        for column in (self.ids, *self.facts.columns().values()):
             column.reverse()
 
     # -- extending it ----------------------------------------------------------------------------
@@ -329,17 +338,47 @@ class Kept:
 
     def _set(self, number: int, entry: dict[str, Any], place: list[int]) -> None:
         line = summary_line(entry)
-        row = Facts.row(entry)
+        row = tuple(  # one object for each text met again and again (agents, modes, reasons)
+            self._texts.setdefault(value, value) if type(value) is str else value
+            for value in Facts.row(entry)
+        )
         if "\n" not in line and _secret_free(line) and all(map(self._kept_clear, row)):
-            self.lines[number] = line
+            try:
+                self._put_line(number, line.encode("utf-8"))
+            except UnicodeEncodeError:  # a lone surrogate: read from the log, as it was
+                self._set_place(number, place)
+                return
             for name, value in zip(Facts.COLUMNS, row, strict=True):
                 getattr(self.facts, name)[number] = value
             self.places.pop(number, None)
         else:
-            self.lines[number] = None
-            for name in Facts.COLUMNS:
-                getattr(self.facts, name)[number] = None
-            self.places[number] = place
+            self._set_place(number, place)
+
+    def _set_place(self, number: int, place: list[int]) -> None:
+        self._put_line(number, None)
+        for name in Facts.COLUMNS:
+            getattr(self.facts, name)[number] = None
+        self.places[number] = place
+
+    def _put_line(self, number: int, line: bytes | None) -> None:
+        if number < self.base:
+            self.changed[number] = line
+        else:
+            self.lines[number - self.base] = line
+
+    def _block_now(self) -> bytes:
+        """Every entry's line, newest first, each ended by a newline (empty: read from the
+        log): the lines added since the cache was read, then its block with their changes."""
+        pieces = [(line or b"") + b"\n" for line in reversed(self.lines)]
+        block, copied, cursor, at = self.block, 0, 0, 0  # ``cursor``: where line ``at`` starts
+        for number in sorted(self.changed, reverse=True):
+            while at < self.base - 1 - number:
+                cursor, at = block.index(b"\n", cursor) + 1, at + 1
+            pieces += [block[copied:cursor], (self.changed[number] or b"") + b"\n"]
+            copied = cursor = block.index(b"\n", cursor) + 1
+            at += 1
+        pieces.append(block[copied:])
+        return b"".join(pieces)
 
     def _kept_clear(self, value: Any) -> bool:
         """Whether ``value`` may be kept in clear: a JSON scalar in which no secret is found."""
@@ -354,10 +393,11 @@ class Kept:
 
     def _save(self, handle) -> None:
         """Write the cache (newest first); a failure only means the log is read again."""
+        self.block, self.base, self.changed, self.lines = self._block_now(), len(self.ids), {}, []
         try:
             info = os.fstat(handle.fileno())
             sections = {
-                "lines": "".join(f"{line or ''}\n" for line in reversed(self.lines)).encode(),
+                "lines": self.block,
                 "facts": _facts_bytes(Facts({n: c[::-1] for n, c in self.facts.columns().items()})),
                 "ids": json.dumps(self.ids[::-1], separators=(",", ":")).encode(),
             }
@@ -375,8 +415,8 @@ class Kept:
                 "orphans": self.orphans,
                 "sections": {n: [len(sections[n]), zlib.crc32(sections[n])] for n in SECTIONS},
             }
-            data = json.dumps(header, separators=(",", ":")).encode() + b"\n"
-            data += b"".join(sections[name] for name in SECTIONS)
+            head = json.dumps(header, separators=(",", ":")).encode() + b"\n"
+            data = b"".join([head, *(sections.pop(name) for name in SECTIONS)])
             folder = store.private_folder(self.path.parent)
             if os.stat(folder).st_uid != os.geteuid():
                 return  # not this user's folder: keep nothing there
@@ -400,27 +440,26 @@ class Kept:
         ended by a newline, with whether the piece is kept text already found free of secrets
         (False: read from the log just now, raw)."""
         try:
-            block = self._kept_block() if self._kept else None
-            if block is not None and not self.places:
-                yield from _decoded(block)
-                block = b""
+            block = self._kept_block() if self._kept else self._block_now()
         except ValueError:
             self._again()
-            block = None
-        if block is None or block:
-            lines = self.lines[::-1] if block is None else _split(block)
+            block = self._block_now()
+        if not self.places:
+            yield from _decoded(block)
+        else:
+            lines = _split(block)
             last = self.count - 1
-            run: list[str] = []
+            run: list[bytes] = []
             for number, line in enumerate(lines):
                 if line is not None:
                     run.append(line)
                     continue
                 if run:
-                    yield "\n".join(run) + "\n", True
+                    yield b"\n".join(run).decode("utf-8", "replace") + "\n", True
                     run = []
                 yield summary_line(self.entries[last - number]) + "\n", False
             if run:
-                yield "\n".join(run) + "\n", True
+                yield b"\n".join(run).decode("utf-8", "replace") + "\n", True
         self.close()
         for entry in self.alone:
             yield summary_line(entry) + "\n", False
