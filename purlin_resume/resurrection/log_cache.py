@@ -29,9 +29,11 @@ import hashlib
 import json
 import os
 import stat
+import tempfile
 import zlib
 from array import array
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +70,25 @@ def _rules() -> str:
     from purlin_resume.claude import listing
 
     return listing.rules()
+
+
+def _replace(path: Path, pieces: list[bytes]) -> None:
+    """Replace the cache file with ``pieces`` at once (a temporary file renamed over it: a
+    reader sees the old file or the new one; of two writers the last wins), 0600 in a 0700
+    folder of this user's; nothing is written in another user's folder."""
+    folder = store.private_folder(path.parent)
+    if os.stat(folder).st_uid != os.geteuid():
+        return
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for piece in pieces:
+                out.write(piece)
+        os.replace(temporary, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def _place(value: Any, offset: int) -> bool:
@@ -179,6 +200,7 @@ class Kept:
     def _reset(self) -> None:
         self.skipped = self.offset = self.count = 0
         self._kept = {}
+        self._figures: dict[str, Any] | None = None  # ``stats`` of every entry, when kept
         self.close()
         # entries oldest first: their ids, lines (None: read from the log) and facts
         self.ids: list[str] = []
@@ -242,10 +264,14 @@ class Kept:
                 start += length
             if start != os.fstat(cache.fileno()).st_size:
                 raise ValueError("sections of other lengths")
+            figures = header.get("figures")
+            if figures is not None and not isinstance(figures, dict):
+                raise ValueError("figures that are not figures")
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             cache.close()
             return
         self.places, self.orphans, self._kept, self._cache = places, orphans, kept, cache
+        self._figures = figures
         self.skipped, self.offset, self.count = header["skipped"], offset, count
 
     def _section(self, name: str) -> bytes:
@@ -413,14 +439,11 @@ class Kept:
                 "count": len(self.ids),
                 "places": {str(len(self.ids) - 1 - k): v for k, v in self.places.items()},
                 "orphans": self.orphans,
+                "figures": None if self.places or self.orphans else self.facts.figures(),
                 "sections": {n: [len(sections[n]), zlib.crc32(sections[n])] for n in SECTIONS},
             }
             head = json.dumps(header, separators=(",", ":")).encode() + b"\n"
-            data = b"".join([head, *(sections.pop(name) for name in SECTIONS)])
-            folder = store.private_folder(self.path.parent)
-            if os.stat(folder).st_uid != os.geteuid():
-                return  # not this user's folder: keep nothing there
-            store.write_bytes(self.path, data)
+            _replace(self.path, [head, *(sections[name] for name in SECTIONS)])
         except Exception:  # noqa: BLE001 - a cache that cannot be written is only slower
             pass
 
@@ -466,6 +489,9 @@ class Kept:
 
     def stats(self) -> dict[str, Any]:
         """``log.stats`` of every entry."""
+        if self._kept and self._figures is not None and not self.places and not self.alone:
+            self.close()
+            return self._figures
         try:
             facts = self._kept_facts() if self._kept else None
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
