@@ -203,7 +203,9 @@ class Kept:
         self._figures: dict[str, Any] | None = None  # ``stats`` of every entry, when kept
         self.close()
         # entries oldest first: their ids, lines (None: read from the log) and facts
-        self.ids: list[str] = []
+        # the ids: ``kept_ids`` those of the first ``base`` entries (a JSON list, newest
+        # first), ``ids`` those of the entries after them (oldest first, ``index``: their number)
+        self.kept_ids, self.ids, self.index = b"[]", [], {}
         # the lines: ``block`` holds those of the first ``base`` entries (newest first, UTF-8,
         # each ended by a newline, empty: read from the log), ``changed`` replaces some of
         # them, ``lines`` holds those of the entries after them (oldest first)
@@ -308,10 +310,14 @@ class Kept:
             return
         self.block, self.base = self._kept_block(), self.count
         self.facts = self._kept_facts()
-        self.ids = json.loads(self._section("ids"))
-        if not isinstance(self.ids, list) or len(self.ids) != self.count:
+        self.kept_ids = self._section("ids")
+        if not self.kept_ids.startswith(b"[") or not self.kept_ids.endswith(b"]"):
+            raise ValueError("ids that are not a list")
+        if (
+            self.kept_ids.count(b'","') + 1 if self.count else len(self.kept_ids) - 2
+        ) != self.count:
             raise ValueError("not one id per entry")
-        for column in (self.ids, *self.facts.columns().values()):
+        for column in self.facts.columns().values():
             column.reverse()
 
     # -- extending it ----------------------------------------------------------------------------
@@ -323,25 +329,35 @@ class Kept:
             self._whole()
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             self._reset()  # a damaged cache: the log is read whole
-        index = {key: number for number, key in enumerate(self.ids)}
         handle.seek(self.offset)
         at, rest = self.offset, b""
         while block := handle.read(resurrection_log.BLOCK_BYTES):
             block = rest + block
             end = block.rfind(b"\n") + 1
             for line in block[:end].split(b"\n")[:-1]:
-                self._take(line, at, index)
+                self._take(line, at)
                 at += len(line) + 1
             rest = block[end:]
-        self.count = len(self.ids)
         if at > self.offset:
             self.offset = at
             self._save(handle)
         if rest.strip():  # a last line without its newline: read, not kept
-            self._take(rest, at, index)
-            self.count = len(self.ids)
+            self._take(rest, at)
 
-    def _take(self, line: bytes, at: int, index: dict[str, int]) -> None:
+    def _newest(self, key: str) -> int | None:
+        """The number of the newest entry whose id is ``key`` (its line allocated it)."""
+        number = self.index.get(key)
+        if number is not None:
+            return number
+        raw, needle, at = self.kept_ids, json.dumps(key).encode(), 0
+        while (at := raw.find(needle, at)) >= 0:  # newest first: the first found
+            end = at + len(needle)
+            if raw[at - 1 : at] in (b"[", b",") and raw[end : end + 1] in (b",", b"]"):
+                return self.base - 1 - raw.count(b'","', 0, at + 1)  # (texts escape quotes)
+            at += 1
+        return None
+
+    def _take(self, line: bytes, at: int) -> None:
         entry, skipped = resurrection_log._read_line(line)
         if entry is None:
             self.skipped += skipped
@@ -350,14 +366,15 @@ class Kept:
         place = [at, len(line)]
         if resurrection_log._revision(entry) is not None:
             del entry[REVISION]
-            number = index.get(key)
+            number = self._newest(key)
             if number is None:
                 self.orphans.pop(key, None)
                 self.orphans[key] = place
                 return
         else:
-            number = index[key] = len(self.ids)
+            number = self.index[key] = self.count
             self.ids.append(key)
+            self.count += 1
             self.lines.append(None)
             self.facts.append((None,) * len(Facts.COLUMNS))
         self._set(number, entry, place)
@@ -397,14 +414,22 @@ class Kept:
         log): the lines added since the cache was read, then its block with their changes."""
         pieces = [(line or b"") + b"\n" for line in reversed(self.lines)]
         block, copied, cursor, at = self.block, 0, 0, 0  # ``cursor``: where line ``at`` starts
+        view = memoryview(block)  # (slices of it are not copies)
         for number in sorted(self.changed, reverse=True):
             while at < self.base - 1 - number:
                 cursor, at = block.index(b"\n", cursor) + 1, at + 1
-            pieces += [block[copied:cursor], (self.changed[number] or b"") + b"\n"]
+            pieces += [view[copied:cursor], (self.changed[number] or b"") + b"\n"]
             copied = cursor = block.index(b"\n", cursor) + 1
             at += 1
-        pieces.append(block[copied:])
+        pieces.append(view[copied:])
         return b"".join(pieces)
+
+    def _ids_now(self) -> bytes:
+        """Every entry's id, newest first (a JSON list)."""
+        if not self.ids:
+            return self.kept_ids
+        added = json.dumps(self.ids[::-1], separators=(",", ":")).encode()
+        return added if self.kept_ids == b"[]" else added[:-1] + b"," + self.kept_ids[1:]
 
     def _kept_clear(self, value: Any) -> bool:
         """Whether ``value`` may be kept in clear: a JSON scalar in which no secret is found."""
@@ -419,13 +444,15 @@ class Kept:
 
     def _save(self, handle) -> None:
         """Write the cache (newest first); a failure only means the log is read again."""
-        self.block, self.base, self.changed, self.lines = self._block_now(), len(self.ids), {}, []
+        self.block, self.changed, self.lines = self._block_now(), {}, []
+        self.kept_ids, self.ids, self.index = self._ids_now(), [], {}
+        self.base = self.count
         try:
             info = os.fstat(handle.fileno())
             sections = {
                 "lines": self.block,
                 "facts": _facts_bytes(Facts({n: c[::-1] for n, c in self.facts.columns().items()})),
-                "ids": json.dumps(self.ids[::-1], separators=(",", ":")).encode(),
+                "ids": self.kept_ids,
             }
             header = {
                 "version": VERSION,
@@ -436,8 +463,8 @@ class Kept:
                 "edges": _edges(handle, self.offset),
                 "rules": self.rules,
                 "skipped": self.skipped,
-                "count": len(self.ids),
-                "places": {str(len(self.ids) - 1 - k): v for k, v in self.places.items()},
+                "count": self.count,
+                "places": {str(self.count - 1 - k): v for k, v in self.places.items()},
                 "orphans": self.orphans,
                 "figures": None if self.places or self.orphans else self.facts.figures(),
                 "sections": {n: [len(sections[n]), zlib.crc32(sections[n])] for n in SECTIONS},

@@ -267,3 +267,40 @@ def test_the_console_script_records_and_reads_through_the_cache(tmp_path):
     assert after != json.loads(before)
     assert {"reason": "oom", "count": 1} in after["top_failure_reasons"]
     assert _cache_file().exists()
+
+
+def test_revisions_appended_later_find_their_entry_whatever_its_id(cli, tmp_path):
+    """An id written twice (logs merged by hand), ids with quotes, commas, backslashes and
+    non-ASCII text: a revision appended after the cache was made belongs, as ``History`` has it,
+    to the newest line that allocated its id."""
+    claude = tmp_path / "claude"
+    log = _big_log(claude, 120)
+    odd = [
+        'res-"quoted"',
+        "res-b",
+        'res-a","res-b',
+        "res-back\\slash",
+        "res-ünïcode-→",
+        "res-2026-01-01-005",
+    ]
+    rows = [
+        json.dumps(_entry(resurrection_id=rid, resurrected_at="2026-01-02T00:00:00Z"))
+        for rid in odd
+    ]
+    with open(log, "a") as handle:
+        handle.write("\n".join(rows) + "\n")
+    _read_as_kept_and_whole(cli, claude)
+    revised = [
+        json.dumps(
+            _entry(resurrection_id=rid, outcome="failure", outcome_reason=f"r{n}") | {"revision": 2}
+        )
+        for n, rid in enumerate([*odd, 'res-a"', "res-never-allocated"])
+    ]
+    with open(log, "a") as handle:
+        handle.write("\n".join(revised) + "\n")
+    [(shown, _), *_] = _read_as_kept_and_whole(cli, claude)
+    for n in range(len(odd)):
+        assert f"failure (r{n})" in shown
+    assert shown.count("res-2026-01-01-005  ") == 2  # the older of the two is left as it was
+    *_, newer, older = shown.splitlines()  # revisions of no entry stand last, newest first
+    assert "failure (r7)" in newer and "failure (r6)" in older
