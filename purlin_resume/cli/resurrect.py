@@ -22,6 +22,7 @@ from purlin_resume.cli.common import (
     ProjectOption,
     TmuxSocketOption,
     checked_output,
+    echo,
     print_json,
     print_text,
     tmux_server,
@@ -1036,16 +1037,18 @@ def resurrections_list(
         return
     kept = None if as_json else _kept(claude_dir, since, agent, outcome, mode, team)
     if kept is not None:
-        with Printout() as out:
-            shown = False
-            for text, clean in kept.summaries():
-                (out.add_kept if clean else out.add)(text)
-                shown = True
-            _warn_skipped(kept.log, kept.skipped)
-            if not shown:
-                print_text(f"No resurrections in {kept.log}.\n")
-                return
-            out.send()
+        pieces = kept.summaries()
+        _warn_skipped(kept.log, kept.skipped)
+        if not kept.count and not kept.alone:
+            print_text(f"No resurrections in {kept.log}.\n")
+        elif kept.all_kept:  # nothing to redact, nothing to report: printed as it comes
+            for text, _ in pieces:
+                echo(text, nl=False)
+        else:
+            with Printout() as out:
+                for text, clean in pieces:
+                    (out.add_kept if clean else out.add)(text)
+                out.send()
         return
     from purlin_resume.resurrection import log as resurrection_log
 

@@ -485,15 +485,24 @@ class Kept:
             del entry[REVISION]
         return entry
 
+    @property
+    def all_kept(self) -> bool:
+        """Whether every entry's line is kept text (none to read from the log and redact)."""
+        return not self.places and not self.alone
+
     def summaries(self) -> Iterator[tuple[str, bool]]:
         """Each entry's line (``log.summary_line``), newest first, in pieces of whole lines each
         ended by a newline, with whether the piece is kept text already found free of secrets
-        (False: read from the log just now, raw)."""
+        (False: read from the log just now, raw). The kept lines are read (and checked) now:
+        ``all_kept`` holds from here on."""
         try:
             block = self._kept_block() if self._kept else self._block_now()
         except ValueError:
             self._again()
             block = self._block_now()
+        return self._pieces(block)
+
+    def _pieces(self, block: bytes) -> Iterator[tuple[str, bool]]:
         if not self.places:
             yield from _decoded(block)
         else:
