@@ -3,19 +3,22 @@
 of parsing the whole log, and parse only the lines appended since.
 
 The file lives in the user cache folder (``resurrections-<digest of the log's path>.cache``,
-beside the sessions cache), 0600 in a 0700 folder, replaced atomically. It holds, for the log
-up to an offset (the end of a whole line): a header line (JSON: the log's device, inode, size
-and mtime at that offset, checksums of its first and of its last ``EDGE`` bytes before the
-offset, the redaction rules in use, the skipped lines), then each entry's line, newest first,
-then the facts, the entries' ids and where the rest is (JSON, one line each).
+beside the sessions cache), 0600 in a 0700 folder, replaced at once by a rename (a reader sees
+the old file or the new one; of two writers the last wins). It holds, for the log up to an
+offset (the end of a whole line; a last line without its newline is read, not kept): a header
+line (JSON: the log's device, inode, size and mtime at that offset, checksums of its first and
+of its last ``EDGE`` bytes before the offset, the redaction rules in use, the skipped lines,
+where the entries kept as places are, the figures of ``stats`` when every entry is kept, and
+the length and CRC-32 of each section), then three sections, newest first: each entry's line
+(UTF-8), the facts (per column a table of its values and a code per row) and the ids (JSON).
 
 The log is only ever appended to, so a cache whose offset is still within the file, same
 device and inode, same first and last bytes, is extended by the lines past its offset (a
 revision updates the entry it belongs to, as ``History`` folds them). Anything else (another
 file, a truncated or rewritten log, a log rewritten in place at the same size, other rules)
-means the log is read again from the start. A cache that does not parse, is not a regular file
-of this user's (a symbolic link, another owner's), or cannot be written only means the log is
-read whole this time: never an error.
+means the log is read again from the start. A cache that does not parse or fails its checks,
+is not a regular file of this user's (a symbolic link, another owner's, a FIFO), or cannot be
+written only means the log is read whole this time: never an error.
 
 No secret is kept in clear: an entry whose line or facts hold anything the redaction rules in
 use find (or a line break) is kept as where its line is in the log, and read from there, raw,
