@@ -49,6 +49,7 @@ VERSION = 1
 EDGE = 4096
 SCALARS = (str, int, float, bool, type(None))
 SECTIONS = ("lines", "facts", "ids")
+DAMAGED = (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError)
 
 
 class _Stale(Exception):
@@ -205,7 +206,6 @@ class Kept:
         self._kept = {}
         self._figures: dict[str, Any] | None = None  # ``stats`` of every entry, when kept
         self.close()
-        # entries oldest first: their ids, lines (None: read from the log) and facts
         # the ids: ``kept_ids`` those of the first ``base`` entries (a JSON list, newest
         # first), ``ids`` those of the entries after them (oldest first, ``index``: their number)
         self.kept_ids, self.ids, self.index = b"[]", [], {}
@@ -215,7 +215,7 @@ class Kept:
         self.block, self.base = b"", 0
         self.changed: dict[int, bytes | None] = {}
         self.lines: list[bytes | None] = []
-        self.facts = Facts()
+        self.facts = Facts()  # oldest first (a row of None: read from the log)
         self.places: dict[int, list[int]] = {}  # entry -> [offset, length] of its newest line
         self.orphans: dict[str, list[int]] = {}  # id -> [offset, length]: no entry of its own
         self.entries: dict[int, dict[str, Any]] = {}  # those kept as places, read back
@@ -272,7 +272,7 @@ class Kept:
             figures = header.get("figures")
             if figures is not None and not isinstance(figures, dict):
                 raise ValueError("figures that are not figures")
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        except (OSError, *DAMAGED):
             cache.close()
             return
         self.places, self.orphans, self._kept, self._cache = places, orphans, kept, cache
@@ -330,7 +330,7 @@ class Kept:
         whole line when there were new ones."""
         try:
             self._whole()
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        except DAMAGED:
             self._reset()  # a damaged cache: the log is read whole
         handle.seek(self.offset)
         at, rest = self.offset, b""
@@ -500,7 +500,7 @@ class Kept:
         ``all_kept`` holds from here on."""
         try:
             block = self._kept_block() if self._kept else self._block_now()
-        except ValueError:
+        except DAMAGED:
             self._again()
             block = self._block_now()
         return self._pieces(block)
@@ -533,7 +533,7 @@ class Kept:
             return self._figures
         try:
             facts = self._kept_facts() if self._kept else None
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        except DAMAGED:
             self._again()
             facts = None
         self.close()

@@ -304,3 +304,22 @@ def test_revisions_appended_later_find_their_entry_whatever_its_id(cli, tmp_path
     assert shown.count("res-2026-01-01-005  ") == 2  # the older of the two is left as it was
     *_, newer, older = shown.splitlines()  # revisions of no entry stand last, newest first
     assert "failure (r7)" in newer and "failure (r6)" in older
+
+
+def test_believable_facts_out_of_range_are_read_past_when_extending(cli, tmp_path):
+    """A facts section whose checksum holds but whose codes point past its tables."""
+    claude = tmp_path / "claude"
+    log = _big_log(claude, 150)
+    first = _read_as_kept_and_whole(cli, claude)
+    cache = _cache_file()
+    head, _, body = cache.read_bytes().partition(b"\n")
+    header = json.loads(head)
+    lines_length, facts_length = (header["sections"][name][0] for name in ("lines", "facts"))
+    facts = body[lines_length : lines_length + facts_length]
+    facts = facts[:-4] + b"\xff\xff\xff\x7f"  # the last code of the last column
+    header["sections"]["facts"][1] = zlib.crc32(facts)
+    rest = body[lines_length + facts_length :]
+    cache.write_bytes(json.dumps(header).encode() + b"\n" + body[:lines_length] + facts + rest)
+    resurrection_log.append(log, _entry(resurrection_mode="bookmark"))
+    grown = _read_as_kept_and_whole(cli, claude)
+    assert len(grown[0][0].splitlines()) == len(first[0][0].splitlines()) + 1
