@@ -454,23 +454,49 @@ def resurrect_done_rows(plan: Plan) -> list[Row]:
 def resurrections_rows(plan: Plan) -> list[Row]:
     lines = plan.log_lines
     root, _ = resurrection_log(lines)
+    log = root / "history" / "resurrection-log.jsonl"
+    env = cached_env("resurrections")  # where the reads keep what they take from the log
     base = [SCRIPT, "resurrections"]
     commands = {
         "resurrections": [*base, "--claude-dir", str(root)],
         "resurrections stats": [*base, "stats", "--claude-dir", str(root)],
         "resurrections --since 1d": [*base, "--since", "1d", "--claude-dir", str(root)],
     }
-    got = interleaved(commands, plan.runs)
-    rows = []
-    for label, figure in got.items():
+    got = interleaved(commands, plan.runs, env=env)
+    rows = [
+        Row(
+            f"`{label}`, {lines:,} lines",
+            ms(figure.ms),
+            "",
+            f"{figure.ms / 400:.2f}x of 400 ms, {figure.mib:.0f} MiB peak",
+            "<= 400 ms, <= 60 MiB",
+            figure.ms <= 400 and figure.mib <= 60,
+        )
+        for label, figure in got.items()
+    ]
+
+    def empty_cache(_name: str) -> None:
+        shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
+
+    def one_more_line(_name: str) -> None:  # what `resurrect done` appends: a revision
+        with open(log, "rb+") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - 4096))
+            last = json.loads(handle.read().splitlines()[-1])
+            last = {**last, "outcome": "partial", "revision": last.get("revision", 1) + 1}
+            handle.write(json.dumps(last, separators=(",", ":")).encode() + b"\n")
+
+    listing = commands["resurrections"]
+    for label, runs, before in (
+        ("cache made (its first run)", plan.big_runs, empty_cache),
+        ("right after a line was appended (cache extended)", plan.runs, one_more_line),
+    ):
+        figure = interleaved({label: listing}, runs, env=env, before=before, warm_up=False)[label]
         rows.append(
             Row(
-                f"`{label}`, {lines:,} lines",
+                f"`resurrections`, {lines:,} lines, {label}",
                 ms(figure.ms),
                 "",
                 f"{figure.ms / 400:.2f}x of 400 ms, {figure.mib:.0f} MiB peak",
-                "<= 400 ms, <= 60 MiB",
-                figure.ms <= 400 and figure.mib <= 60,
             )
         )
     return rows

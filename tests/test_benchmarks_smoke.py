@@ -32,11 +32,14 @@ def test_scale_quick_prints_its_rows_with_goals(tmp_path):
         "resurrections",
         "resurrections stats",
         "resurrections --since 1d",
+        "resurrections",  # the run that makes the cache
+        "resurrections",  # the run right after a line was appended
     ]
-    for row in rows:
+    for number, row in enumerate(rows):
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         assert cells[1].endswith(("ms", "MiB")), row  # a median was measured
-        assert cells[4] and cells[5] in ("met", "MISSED"), row  # a goal and its verdict
+        if number < 3:
+            assert cells[4] and cells[5] in ("met", "MISSED"), row  # a goal and its verdict
     assert "QUICK" in done.stdout
     assert (tmp_path / "scale" / "log-1000" / "claude" / "history").is_dir()
 

@@ -201,7 +201,16 @@ def test_a_damaged_kept_page_is_rendered_again(tmp_path, damage):
 
 @pytest.mark.parametrize(
     "command",
-    [("recommend",), ("bookmark",), ("bookmark", "add"), ("resurrections",), ("install",)],
+    [
+        ("recommend",),
+        ("bookmark",),
+        ("bookmark", "add"),
+        ("resurrections",),
+        ("resurrections", "stats"),
+        ("resurrect",),
+        ("resurrect", "done"),
+        ("install",),
+    ],
 )
 def test_a_command_built_alone_helps_as_in_the_whole_command_line(tmp_path, command):
     """The console script builds only the command that runs; what it prints is unchanged."""

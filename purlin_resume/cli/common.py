@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -236,6 +237,10 @@ class Printout(Redaction):
     def add(self, text: str) -> None:
         self.spool.write(self.outgoing(text))
 
+    def add_kept(self, text: str) -> None:
+        """Text kept redacted already (found free of secrets under the rules in use)."""
+        self.spool.write(text)
+
     def send(self, head: str = "", tail: str = "") -> None:
         """Print ``head`` (redacted), the pieces, then ``tail`` (redacted)."""
         head, tail = self.outgoing(head), self.outgoing(tail)
@@ -245,6 +250,16 @@ class Printout(Redaction):
         while piece := self.spool.read(1 << 20):
             echo(piece, nl=False)
         echo(tail, nl=False)
+
+
+def user_cache() -> Path | None:
+    """The user cache folder, where what was read is kept redacted; None when output is not
+    redacted (nothing is kept then). The project's rules are loaded first."""
+    if not Output.redact:
+        return None
+    _redaction()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "purlin-resume"
 
 
 def print_text(text: str, also: dict[str, int] | None = None) -> None:

@@ -22,9 +22,11 @@ from purlin_resume.cli.common import (
     ProjectOption,
     TmuxSocketOption,
     checked_output,
+    echo,
     print_json,
     print_text,
     tmux_server,
+    user_cache,
 )
 from purlin_resume.core.errors import PurlinError, UsageError
 
@@ -980,6 +982,21 @@ def _entries(claude_dir, since, agent, outcome, mode, team=False, for_stats=Fals
     return log, chosen, history
 
 
+def _kept(claude_dir, since, agent, outcome, mode, team):
+    """The local log as kept in the user cache (``log_cache``), when nothing filters it and
+    output is redacted; else None (the log is read)."""
+    if since or agent or outcome or mode or team:
+        return None
+    folder = user_cache()
+    if folder is None:
+        return None
+    from purlin_resume.claude import layout
+    from purlin_resume.resurrection import log as resurrection_log
+    from purlin_resume.resurrection import log_cache
+
+    return log_cache.Kept(layout.history_dir(claude_dir) / resurrection_log.FILE_NAME, folder)
+
+
 class _NothingSkipped:
     skipped = 0
 
@@ -1018,6 +1035,23 @@ def resurrections_list(
     ctx.obj = (since, agent, outcome, mode, claude_dir, as_json, team)
     if ctx.invoked_subcommand is not None:
         return
+    kept = None if as_json else _kept(claude_dir, since, agent, outcome, mode, team)
+    if kept is not None:
+        pieces = kept.summaries()
+        _warn_skipped(kept.log, kept.skipped)
+        if not kept.count and not kept.alone:
+            print_text(f"No resurrections in {kept.log}.\n")
+        elif kept.all_kept:  # nothing to redact, nothing to report: printed as it comes
+            for text, _ in pieces:
+                echo(text, nl=False)
+        else:
+            with Printout() as out:
+                for text, clean in pieces:
+                    (out.add_kept if clean else out.add)(text)
+                out.send()
+        return
+    from purlin_resume.resurrection import log as resurrection_log
+
     log, chosen, history = _entries(claude_dir, since, agent, outcome, mode, team)
     with Printout() as out:
         shown = 0
@@ -1026,7 +1060,7 @@ def resurrections_list(
                 pieces = [json.dumps(e, indent=2, ensure_ascii=False) for e in out.data(batch)]
                 out.add(("," if shown else "") + "\n" + ",\n".join(map(_nested, pieces)))
             else:
-                out.add("\n".join(map(_listing_line, batch)) + "\n")
+                out.add("\n".join(map(resurrection_log.summary_line, batch)) + "\n")
             shown += len(batch)
         if as_json:
             head = {"log": str(log), "skipped_lines": history.skipped, "resurrections": []}
@@ -1047,27 +1081,6 @@ def _nested(document: str) -> str:
     return "\n".join("    " + line for line in document.split("\n"))
 
 
-def _listing_line(entry: dict[str, Any]) -> str:
-    return (
-        f"{entry['resurrection_id']}  {entry.get('resurrected_at')}  "
-        f"{entry.get('resurrection_mode')}  {_what_became(entry)}  "
-        f"{entry.get('outcome')}"
-        + (f" ({entry['outcome_reason']})" if entry.get("outcome_reason") else "")
-        + f"  {entry.get('context_size_tokens') or '-'} tokens"
-    )
-
-
-def _what_became(entry: dict[str, Any]) -> str:
-    """``SOURCE → NEW AGENT``; for an entry without them (a failure before an agent was chosen
-    or made) the query and what did not happen."""
-    source = entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
-    target = entry.get("resurrected_as_agent_id")
-    if source and target:
-        return f"{source} → {target}"
-    asked = source or (repr(entry["query"]) if entry.get("query") else "?")
-    return f"{asked} (nothing resurrected)"
-
-
 @resurrections.command("stats")
 def resurrections_stats(
     ctx: typer.Context,
@@ -1079,10 +1092,13 @@ def resurrections_stats(
     from purlin_resume.resurrection import log as resurrection_log
 
     since, agent, outcome, mode, parent_dir, parent_json, parent_team = ctx.obj or (None,) * 7
-    log, chosen, history = _entries(
-        claude_dir or parent_dir, since, agent, outcome, mode, team or parent_team, True
-    )
-    figures = resurrection_log.stats(chosen, newest_first=True)
+    claude_dir, team = claude_dir or parent_dir, team or parent_team
+    kept = _kept(claude_dir, since, agent, outcome, mode, team)
+    if kept is not None:
+        log, history, figures = kept.log, kept, kept.stats()
+    else:
+        log, chosen, history = _entries(claude_dir, since, agent, outcome, mode, team, True)
+        figures = resurrection_log.stats(chosen, newest_first=True)
     if as_json or parent_json:
         print_json({"log": str(log), "skipped_lines": history.skipped, **figures})
         return

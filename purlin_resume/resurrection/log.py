@@ -24,7 +24,9 @@ are appended under the lock, each with the time it was appended, so they are in 
 unless a clock was set back or logs were merged by hand: a line out of order by less than the
 slack, or a run of fewer than ``SINCE_RUN`` lines out of order by more, does not stop the
 reading, and an entry newer than ``since`` is only missed behind a longer such run. Lines
-that do not parse are counted among the lines read.
+that do not parse are counted among the lines read. The whole listing and ``stats`` read what
+they take from the log through ``log_cache`` (kept between runs, extended by the lines appended
+since), which folds the lines forwards exactly as ``History`` does backwards.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +187,17 @@ def _revision(entry: dict[str, Any]) -> int | None:
     return number if type(number) is int else None
 
 
+def _read_line(line: bytes) -> tuple[dict[str, Any] | None, bool]:
+    """What one line holds: its entry (None when it holds none) and whether it counts as a
+    skipped line (it is not blank and does not parse)."""
+    if not line.strip():
+        return None, False
+    entry = _parsed(line)
+    if entry is None:
+        return None, bool(line.decode("utf-8", "replace").strip())
+    return entry, False
+
+
 class History:
     """The log's entries, newest first, each as its newest revision says (see above).
 
@@ -204,12 +218,9 @@ class History:
         cutoff, older = self._cutoff(), 0
         newest: dict[str, dict[str, Any]] = {}  # revisions whose first line is still to come
         for line in _lines_backwards(self.log):
-            if not line.strip():
-                continue
-            entry = _parsed(line)
+            entry, skipped = _read_line(line)
             if entry is None:
-                if line.decode("utf-8", "replace").strip():
-                    self.skipped += 1
+                self.skipped += skipped
                 continue
             key = entry["resurrection_id"]
             if _revision(entry) is not None:
@@ -396,88 +407,150 @@ def outcomes_by_source(entries: Iterable[dict[str, Any]]) -> dict[tuple, Counter
     return dict(found)
 
 
-def _percentile(values: list[float], share: float) -> float | None:
-    """Nearest-rank percentile."""
-    if not values:
+def _nearest_rank(ordered: list[float], share: float) -> float | None:
+    """Nearest-rank percentile of values already sorted."""
+    if not ordered:
         return None
-    ordered = sorted(values)
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
-class _Ranked:
-    """Counts in one pass, ranked as ``Counter.most_common`` ranks them over the entries oldest
-    first (ties: the first met first), whichever way the entries come."""
+def _ranked(keys: Iterable[Any], count: int) -> list[tuple[Any, int]]:
+    """The ``count`` most frequent of ``keys`` (oldest first), ranked as ``Counter.most_common``
+    ranks them (ties: the first met first)."""
+    keys = list(keys)
+    first = {key: index for index, key in enumerate(dict.fromkeys(keys))}
+    return sorted(Counter(keys).items(), key=lambda pair: (-pair[1], first[pair[0]]))[:count]
 
-    def __init__(self, newest_first: bool) -> None:
-        self.counts: Counter[Any] = Counter()
-        self.first: dict[Any, int] = {}
-        self.newest_first = newest_first
 
-    def add(self, key: Any, index: int) -> None:
-        self.counts[key] += 1
-        if self.newest_first:
-            self.first[key] = -index  # the last met is the oldest
-        else:
-            self.first.setdefault(key, index)
+class Facts:
+    """What the metrics take from each entry, a column per fact, one row per entry (oldest
+    first): all ``stats`` reads, small enough to keep for every entry of a large log."""
 
-    def top(self, count: int) -> list[tuple[Any, int]]:
-        ranked = sorted(self.counts.items(), key=lambda pair: (-pair[1], self.first[pair[0]]))
-        return ranked[:count]
+    COLUMNS = (
+        "agent",
+        "counted",
+        "mode",
+        "success",
+        "reason",
+        "tokens",
+        "kind",
+        "cross",
+        "latency",
+    )
+
+    def __init__(self, columns: dict[str, list[Any]] | None = None) -> None:
+        columns = columns or {}
+        for name in self.COLUMNS:
+            setattr(self, name, columns.get(name, []))
+
+    @staticmethod
+    def row(entry: dict[str, Any]) -> tuple[Any, ...]:
+        """One entry's facts, in the order of ``COLUMNS``."""
+        outcome = entry.get("outcome")
+        tokens = entry.get("context_size_tokens")
+        latency = entry.get("latency_ms")
+        reason = entry.get("outcome_reason")
+        return (
+            entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id"),
+            outcome != "failure",
+            str(entry.get("resurrection_mode")),
+            outcome == "success",
+            str(reason) if reason and outcome != "success" else None,
+            tokens if isinstance(tokens, int) else None,
+            str(entry.get("resurrected_from_agent_type") or "unknown")
+            if isinstance(tokens, int)
+            else None,
+            entry.get("resurrected_from_project") != entry.get("resurrected_in_project"),
+            latency if isinstance(latency, (int, float)) else None,
+        )
+
+    def columns(self) -> dict[str, list[Any]]:
+        return {name: getattr(self, name) for name in self.COLUMNS}
+
+    def append(self, row: tuple[Any, ...]) -> None:
+        for name, value in zip(self.COLUMNS, row, strict=True):
+            getattr(self, name).append(value)
+
+    def reverse(self) -> None:
+        for name in self.COLUMNS:
+            getattr(self, name).reverse()
+
+    def figures(self) -> dict[str, Any]:
+        """The seed's resurrection metrics over these entries."""
+        total = len(self.mode)
+        by_mode: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for (mode, success), count in Counter(zip(self.mode, self.success, strict=True)).items():
+            by_mode[mode][1] += count
+            if success:
+                by_mode[mode][0] += count
+        sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for kind, tokens in zip(self.kind, self.tokens, strict=True):
+            if tokens is not None:
+                size = sizes[kind]
+                size[0] += tokens
+                size[1] += 1
+        cross = sum(map(bool, self.cross))
+        latencies = sorted(value for value in self.latency if value is not None)  # once
+        agents = _ranked(compress(self.agent, self.counted), 10)
+        failures = _ranked(filter(None, self.reason), 5)
+        return {
+            "total": total,
+            "top_agents": [{"agent": name, "resurrections": count} for name, count in agents],
+            "success_rate_by_mode": {
+                mode: {"success": ok, "total": count, "rate": round(ok / count, 3)}
+                for mode, (ok, count) in sorted(by_mode.items())
+            },
+            "average_context_tokens_by_agent_type": {
+                kind: round(summed / count) for kind, (summed, count) in sorted(sizes.items())
+            },
+            "cross_repo": {
+                "cross": cross,
+                "same": total - cross,
+                "ratio": round(cross / total, 3) if total else None,
+            },
+            "latency_ms": {
+                "p50": _nearest_rank(latencies, 0.50),
+                "p95": _nearest_rank(latencies, 0.95),
+                "p99": _nearest_rank(latencies, 0.99),
+            },
+            "top_failure_reasons": [
+                {"reason": reason, "count": count} for reason, count in failures
+            ],
+        }
 
 
 def stats(entries: Iterable[dict[str, Any]], newest_first: bool = False) -> dict[str, Any]:
     """The seed's resurrection metrics over ``entries`` (oldest first, or ``newest_first``), in
-    one pass that keeps no entry."""
-    agents, failures = _Ranked(newest_first), _Ranked(newest_first)
-    by_mode: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    total = cross = 0
-    latencies = []
-    for index, entry in enumerate(entries):
-        total += 1
-        if entry.get("outcome") != "failure":
-            name = entry.get("resurrected_from_agent_id") or entry.get(
-                "resurrected_from_session_id"
-            )
-            agents.add(name, index)
-        mode = by_mode[str(entry.get("resurrection_mode"))]
-        mode[1] += 1
-        if entry.get("outcome") == "success":
-            mode[0] += 1
-        elif entry.get("outcome_reason"):
-            failures.add(str(entry["outcome_reason"]), index)
-        if isinstance(entry.get("context_size_tokens"), int):
-            size = sizes[str(entry.get("resurrected_from_agent_type") or "unknown")]
-            size[0] += entry["context_size_tokens"]
-            size[1] += 1
-        if entry.get("resurrected_from_project") != entry.get("resurrected_in_project"):
-            cross += 1
-        if isinstance(entry.get("latency_ms"), (int, float)):
-            latencies.append(entry["latency_ms"])
-    return {
-        "total": total,
-        "top_agents": [{"agent": name, "resurrections": count} for name, count in agents.top(10)],
-        "success_rate_by_mode": {
-            mode: {"success": ok, "total": count, "rate": round(ok / count, 3)}
-            for mode, (ok, count) in sorted(by_mode.items())
-        },
-        "average_context_tokens_by_agent_type": {
-            kind: round(summed / count) for kind, (summed, count) in sorted(sizes.items())
-        },
-        "cross_repo": {
-            "cross": cross,
-            "same": total - cross,
-            "ratio": round(cross / total, 3) if total else None,
-        },
-        "latency_ms": {
-            "p50": _percentile(latencies, 0.50),
-            "p95": _percentile(latencies, 0.95),
-            "p99": _percentile(latencies, 0.99),
-        },
-        "top_failure_reasons": [
-            {"reason": reason, "count": count} for reason, count in failures.top(5)
-        ],
-    }
+    one pass that keeps only their facts."""
+    facts = Facts()
+    for entry in entries:
+        facts.append(Facts.row(entry))
+    if newest_first:
+        facts.reverse()
+    return facts.figures()
+
+
+def summary_line(entry: dict[str, Any]) -> str:
+    """An entry on one line (the listing's): id, time, mode, what became of what, outcome and
+    context size."""
+    return (
+        f"{entry['resurrection_id']}  {entry.get('resurrected_at')}  "
+        f"{entry.get('resurrection_mode')}  {_what_became(entry)}  "
+        f"{entry.get('outcome')}"
+        + (f" ({entry['outcome_reason']})" if entry.get("outcome_reason") else "")
+        + f"  {entry.get('context_size_tokens') or '-'} tokens"
+    )
+
+
+def _what_became(entry: dict[str, Any]) -> str:
+    """``SOURCE → NEW AGENT``; for an entry without them (a failure before an agent was chosen
+    or made) the query and what did not happen."""
+    source = entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
+    target = entry.get("resurrected_as_agent_id")
+    if source and target:
+        return f"{source} → {target}"
+    asked = source or (repr(entry["query"]) if entry.get("query") else "?")
+    return f"{asked} (nothing resurrected)"
 
 
 def count_day(days: dict[str, list[int]], entry: dict[str, Any]) -> None:
