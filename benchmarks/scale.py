@@ -441,6 +441,12 @@ def resurrect_done_rows(plan: Plan) -> list[Row]:
             above <= 100,
         ),
         Row(
+            "(for reference) the same, time above `resurrect done` on a 1-line log"
+            " (the log's own cost: seed PERF-3, <100 ms to log)",
+            ms(got["big"].ms - got["one"].ms),
+            f"1-line log {ms(got['one'].ms)}",
+        ),
+        Row(
             f"`resurrect done ID` with a {lines:,}-line log, peak RSS",
             f"{got['big'].mib:.0f} MiB",
             f"1-line log {got['one'].mib:.0f} MiB",
