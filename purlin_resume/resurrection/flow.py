@@ -29,6 +29,7 @@ from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
 from purlin_resume.resurrection.bookmarks import Bookmark, Shelves
+from purlin_resume.resurrection.conversation import Conversation
 from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def environment(
 
 
 @dataclass
-class Candidate:
+class Candidate(Conversation):
     """A conversation that could be resurrected."""
 
     session_id: str
@@ -105,17 +106,9 @@ class Candidate:
     agent_type: str | None = None
     ended_at: str | None = None
 
-    def label(self) -> str:
-        return f"agent {self.agent_id}" if self.agent_id else f"session {self.session_id}"
-
     def to_dict(self) -> dict[str, Any]:
         return {
-            "session_id": self.session_id,
-            "agent_id": self.agent_id,
-            "title": self.title,
-            "project": self.project,
-            "agent_type": self.agent_type,
-            "ended_at": self.ended_at,
+            **self.identity(),
             "score": self.score,
             "reasons": self.reasons,
             "bookmark": self.bookmark.name if self.bookmark else None,

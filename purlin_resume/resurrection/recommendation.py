@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.core import clock, redact, store
+from purlin_resume.resurrection.conversation import Conversation
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_WORDS = 32
@@ -166,7 +167,7 @@ def gather(
 
 
 @dataclass
-class Recommendation:
+class Recommendation(Conversation):
     kind: str  # "session" or "agent"
     session_id: str
     agent_id: str | None
@@ -180,18 +181,10 @@ class Recommendation:
     cross_repo: bool
     bookmark: str | None = None
 
-    def label(self) -> str:
-        return f"agent {self.agent_id}" if self.agent_id else f"session {self.session_id}"
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
-            "session_id": self.session_id,
-            "agent_id": self.agent_id,
-            "title": self.title,
-            "project": self.project,
-            "agent_type": self.agent_type,
-            "ended_at": self.ended_at,
+            **self.identity(),
             "score": self.score,
             "why": self.why,
             "parts": self.parts,
