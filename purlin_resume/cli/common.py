@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -257,9 +256,10 @@ def user_cache() -> Path | None:
     redacted (nothing is kept then). The project's rules are loaded first."""
     if not Output.redact:
         return None
-    _redaction()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "purlin-resume"
+    _redaction()  # the project's rules, before anything is redacted for the cache
+    from purlin_resume.core import cache_home
+
+    return Path(cache_home.folder())
 
 
 def print_text(text: str, also: dict[str, int] | None = None) -> None:

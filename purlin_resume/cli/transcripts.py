@@ -23,8 +23,8 @@ from purlin_resume.cli.common import (
     print_json,
     print_text,
     redacted,
+    user_cache,
 )
-from purlin_resume.core import cache_home
 from purlin_resume.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def sessions_command(
 
             here = Path.cwd()
             scope = gitrepo.toplevel(here) or here
-    listed = catalog.sessions(scope, cache=_listing_cache())
+    listed = catalog.sessions(scope, cache=user_cache())
     if as_json:
         print_json(
             {
@@ -129,16 +129,6 @@ def sessions_command(
             f"    {session.project_path or '?'} · {session.title or '(no title)'}\n"
         )
     print_text("".join(lines), also=_kept_redactions(listed, ("title", "project_path")))
-
-
-def _listing_cache() -> Path | None:
-    """Where ``sessions`` keeps what it read (redacted), unless output is not redacted."""
-    from purlin_resume.cli.common import Output, _redaction
-
-    if not Output.redact:
-        return None
-    _redaction()  # the project's rules, before anything is redacted for the cache
-    return Path(cache_home.folder())
 
 
 def _kept_redactions(listed, fields: tuple[str, ...] | None) -> dict[str, int]:
