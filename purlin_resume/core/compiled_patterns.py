@@ -94,22 +94,19 @@ def _read(path: str) -> tuple | None:
     try:
         if not _private(os.lstat(os.path.dirname(path))):
             return None
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not (stat.S_ISREG(info.st_mode) and _private(info)):
-            return None
-        with os.fdopen(fd, "rb") as kept:
-            fd = -1
+        with open(path, "rb", opener=_opened_as_is) as kept:
+            info = os.fstat(kept.fileno())
+            if not (stat.S_ISREG(info.st_mode) and _private(info)):
+                return None
             parts = marshal.loads(kept.read())
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    finally:
-        if fd != -1:
-            os.close(fd)
     return parts if _shape_ok(parts) else None
+
+
+def _opened_as_is(path: str, flags: int) -> int:
+    """Open without following a link, and without waiting on a FIFO for a writer."""
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
 
 
 def _write(path: str, parts: tuple) -> None:

@@ -127,6 +127,13 @@ def test_a_symbolic_link_in_place_of_the_kept_form_is_not_followed(tmp_path):
     assert elsewhere.read_bytes() == matching_nothing()  # never written through
 
 
+def test_a_fifo_in_place_of_the_kept_form_is_neither_waited_on_nor_trusted():
+    kept = plant(b"")
+    kept.unlink()
+    os.mkfifo(kept, 0o600)
+    same_matches(compiled_patterns.compiled(SOURCE), re.compile(SOURCE), TEXT)  # no hang
+
+
 def test_a_folder_writable_by_others_is_not_trusted():
     kept = plant(matching_nothing())
     kept.parent.chmod(0o777)
