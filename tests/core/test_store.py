@@ -141,15 +141,20 @@ for i in range(count):
 """
 
 
+def _together(script: str, target: Path, writers: int, *args: str) -> None:
+    """Run ``script`` in ``writers`` processes at once (named w0, w1, …); all must succeed."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(target), f"w{n}", *args], env=env)
+        for n in range(writers)
+    ]
+    assert all(p.wait(timeout=300) == 0 for p in procs)
+
+
 @pytest.mark.slow
 def test_32_processes_times_50_updates_lose_nothing(tmp_path):
     target = tmp_path / "shared.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    procs = [
-        subprocess.Popen([sys.executable, "-c", _WORKER, str(target), f"w{n}", "50"], env=env)
-        for n in range(32)
-    ]
-    assert all(p.wait(timeout=300) == 0 for p in procs)
+    _together(_WORKER, target, 32, "50")
     data = store.read_json(target)
     assert data["counter"] == 32 * 50
     assert sorted(data["seen"]) == sorted(f"w{n}:{i}" for n in range(32) for i in range(50))
@@ -167,12 +172,7 @@ for i in range(int(sys.argv[3])):
 @pytest.mark.slow
 def test_concurrent_jsonl_appends_never_interleave(tmp_path):
     log = tmp_path / "log.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    procs = [
-        subprocess.Popen([sys.executable, "-c", _APPENDER, str(log), f"w{n}", "40"], env=env)
-        for n in range(12)
-    ]
-    assert all(p.wait(timeout=300) == 0 for p in procs)
+    _together(_APPENDER, log, 12, "40")
     records = [json.loads(line) for line in log.read_text().splitlines()]
     assert len(records) == 12 * 40
     assert {(r["writer"], r["i"]) for r in records} == {
@@ -232,13 +232,9 @@ def test_replace_whole_takes_no_lock_and_concurrent_writers_never_mix(tmp_path):
     target.parent.mkdir()
     store.replace_whole(target, "first\n")
     assert target.read_text() == "first\n"
-    writers = [
-        subprocess.Popen([sys.executable, "-c", REPLACER, str(target), f"writer-{n}"])
-        for n in range(6)
-    ]
-    assert [w.wait(timeout=120) for w in writers] == [0] * 6
+    _together(REPLACER, target, 6)
     lines = target.read_text().splitlines()
-    assert len(set(lines)) == 1 and lines[0].startswith("writer-")  # one writer's whole text
+    assert len(set(lines)) == 1 and lines[0] in {f"w{n}" for n in range(6)}  # one writer's whole
     assert sorted(p.name for p in target.parent.iterdir()) == ["recommendations.json"]
 
 
