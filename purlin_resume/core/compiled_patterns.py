@@ -8,8 +8,8 @@ back to the engine, which checks the code before it runs it (``_sre.compile``); 
 under a millisecond.
 
 Anything unusual falls back to ``re.compile``: another implementation than CPython, a file that
-is damaged, a symbolic link, owned by someone else or writable by others, a folder that cannot
-be written. The cache is never needed for a right answer, only for a fast one.
+is damaged, or one ``cache_home`` does not believe (a symbolic link, a FIFO, owned by someone
+else or writable by others), a folder that cannot be written.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import hashlib
 import marshal
 import os
 import re
-import stat
 import sys
 
 from purlin_resume.core import cache_home
@@ -86,40 +85,19 @@ def _shape_ok(parts: object) -> bool:
     )
 
 
-def _private(info: os.stat_result) -> bool:
-    return info.st_uid == os.geteuid() and not info.st_mode & 0o022
-
-
 def _read(path: str) -> tuple | None:
+    kept = cache_home.open_kept(path)
+    if kept is None:
+        return None
     try:
-        if not _private(os.lstat(os.path.dirname(path))):
-            return None
-        with open(path, "rb", opener=_opened_as_is) as kept:
-            info = os.fstat(kept.fileno())
-            if not (stat.S_ISREG(info.st_mode) and _private(info)):
-                return None
+        with kept:
             parts = marshal.loads(kept.read())
     except (OSError, ValueError, EOFError, TypeError):
         return None
     return parts if _shape_ok(parts) else None
 
 
-def _opened_as_is(path: str, flags: int) -> int:
-    """Open without following a link, and without waiting on a FIFO for a writer."""
-    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
-
-
 def _write(path: str, parts: tuple) -> None:
-    """Keep ``parts`` at ``path``, private, replaced whole; silently not when it cannot."""
-    temporary = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        if not _private(os.lstat(os.path.dirname(path))):
-            return
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(marshal.dumps(parts))
-        os.replace(temporary, path)
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+    """Keep ``parts`` at ``path``; silently not when it cannot."""
+    with contextlib.suppress(OSError, ValueError):
+        cache_home.keep(path, [marshal.dumps(parts)])

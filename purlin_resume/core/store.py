@@ -140,13 +140,11 @@ def _replace(target: Path, data: bytes, private: bool = False) -> None:
 
 
 @contextmanager
-def _replacing(target: Path, private: bool = False, sweep: bool = True) -> Iterator[Any]:
+def _replacing(target: Path, private: bool = False) -> Iterator[Any]:
     """A temporary file beside ``target`` that replaces it when the block ends without error
-    (and is removed when it does not). ``sweep``: remove temporary files left by writers that
-    died (only safe under the lock)."""
+    (and is removed when it does not)."""
     mode = _mode(target, private)
-    if sweep:
-        _remove_stale_temps(target)
+    _remove_stale_temps(target)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
@@ -375,16 +373,6 @@ def remove(target: Path, up_to: Path | None = None) -> bool:
                 break
             folder = folder.parent
     return True
-
-
-def replace_whole(target: Path, text: str) -> None:
-    """Replace ``target`` with ``text`` atomically, without a lock: for a file only ever
-    written whole and read as it is, never read-modified-written (a cache whose last writer
-    wins). Concurrent writers each replace it whole; a reader sees one of them."""
-    target = Path(target)
-    confined(target)
-    with _replacing(target, sweep=False) as out:
-        out.write(text.encode("utf-8"))
 
 
 def write_bytes(target: Path, data: bytes) -> None:

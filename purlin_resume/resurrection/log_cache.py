@@ -32,15 +32,13 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 import zlib
 from array import array
 from collections.abc import Iterator
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import store
+from purlin_resume.core import cache_home, store
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.resurrection.log import REVISION, Facts, summary_line
@@ -74,25 +72,6 @@ def _rules() -> str:
     from purlin_resume.claude import listing
 
     return listing.rules()
-
-
-def _replace(path: Path, pieces: list[bytes]) -> None:
-    """Replace the cache file with ``pieces`` at once (a temporary file renamed over it: a
-    reader sees the old file or the new one; of two writers the last wins), 0600 in a 0700
-    folder of this user's; nothing is written in another user's folder."""
-    folder = store.private_folder(path.parent)
-    if os.stat(folder).st_uid != os.geteuid():
-        return
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for piece in pieces:
-                out.write(piece)
-        os.replace(temporary, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 def _place(value: Any, offset: int) -> bool:
@@ -223,23 +202,10 @@ class Kept:
 
     # -- reading the cache ---------------------------------------------------------------------
 
-    def _open_cache(self):
-        """The cache file, opened for reading when it is this user's regular file; else None."""
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            return None
-        handle = os.fdopen(fd, "rb")
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
-            handle.close()
-            return None
-        return handle
-
     def _load(self, log_handle, info: os.stat_result) -> None:
         """Take the cache's header when it describes the log up to its offset; its sections are
         read when first needed."""
-        cache = self._open_cache()
+        cache = cache_home.open_kept(self.path)
         if cache is None:
             return
         try:
@@ -473,7 +439,7 @@ class Kept:
                 "sections": {n: [len(sections[n]), zlib.crc32(sections[n])] for n in SECTIONS},
             }
             head = json.dumps(header, separators=(",", ":")).encode() + b"\n"
-            _replace(self.path, [head, *(sections[name] for name in SECTIONS)])
+            cache_home.keep(self.path, [head, *(sections[name] for name in SECTIONS)])
         except Exception:  # noqa: BLE001 - a cache that cannot be written is only slower
             pass
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 import re
 from collections import Counter
@@ -33,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import clock, redact, store
+from purlin_resume.core import cache_home, clock, redact, store
 from purlin_resume.resurrection.conversation import Conversation
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -462,17 +463,19 @@ def remember(cache: Path, task: Task, found: list[Recommendation]) -> Path:
         "task": task.summary(),
         "recommendations": [r.to_dict() for r in found],
     }
-    store.replace_whole(path, store.dump_json(made))  # the last list made wins: no lock
+    cache_home.keep(path, [store.dump_json(made).encode()])  # the last list made wins: no lock
     return path
 
 
 def remembered(cache: Path, project: str | None) -> list[dict[str, Any]] | None:
     """The last ``recommend`` list of ``project``; None when there is none (or it is unreadable)."""
-    from purlin_resume.core.errors import PurlinError
-
+    kept = cache_home.open_kept(last_path(cache, project))
+    if kept is None:
+        return None  # none, or one not to be believed (a link, another user's, a FIFO)
     try:
-        data = store.read_json(last_path(cache, project), None)
-    except PurlinError:
+        with kept:
+            data = json.loads(kept.read())
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("recommendations"), list):
         return None

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from purlin_resume.core import store
-from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
+from purlin_resume.core.errors import CorruptFile, NotFound
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -215,35 +215,3 @@ def test_writer_killed_at_random_moments_always_leaves_a_state_that_existed(tmp_
     # The lock of a killed writer is released by the kernel: a normal write still goes through.
     store.update_json(target, lambda d: {"n": -1, "body": []})
     assert store.read_json(target) == {"n": -1, "body": []}
-
-
-REPLACER = r"""
-import sys
-from pathlib import Path
-from purlin_resume.core import store
-target, me = Path(sys.argv[1]), sys.argv[2]
-for n in range(40):
-    store.replace_whole(target, (me + "\n") * (2000 + n))
-"""
-
-
-def test_replace_whole_takes_no_lock_and_concurrent_writers_never_mix(tmp_path):
-    target = tmp_path / "cache" / "recommendations.json"
-    target.parent.mkdir()
-    store.replace_whole(target, "first\n")
-    assert target.read_text() == "first\n"
-    _together(REPLACER, target, 6)
-    lines = target.read_text().splitlines()
-    assert len(set(lines)) == 1 and lines[0] in {f"w{n}" for n in range(6)}  # one writer's whole
-    assert sorted(p.name for p in target.parent.iterdir()) == ["recommendations.json"]
-
-
-def test_replace_whole_refuses_a_state_path_a_link_takes_outside(tmp_path):
-    project = tmp_path / "project"
-    (project / ".purlin").mkdir(parents=True)
-    outside = tmp_path / "outside.txt"
-    outside.write_text("theirs")
-    (project / ".purlin" / "cache.json").symlink_to(outside)
-    with pytest.raises(PurlinError, match="symbolic link"):
-        store.replace_whole(project / ".purlin" / "cache.json", "mine")
-    assert outside.read_text() == "theirs"

@@ -333,6 +333,41 @@ def test_a_corrupt_remembered_list_is_ranked_again(cli, work, claude):
     assert json.loads(result.stdout)["resurrection"]["resurrected_from_session_id"] == "editor"
 
 
+def test_a_remembered_list_others_could_have_planted_is_not_believed(cli, work, claude, tmp_path):
+    earlier_agent(claude, "editor", work, "parser", edits=("src/parser.py",))
+    earlier_agent(claude, "helper", work, "parser", edits=("src/parser.py",))
+    recommend(cli, claude)
+    cache = Path(os.environ["HOME"]) / ".cache" / "purlin-resume"
+    (remembered,) = cache.glob("recommendations-*.json")
+    listed = json.loads(remembered.read_text())
+
+    def first_resurrected() -> str:
+        result = cli(
+            "resurrect", "--recommended", "1", "--yes", "--claude-dir", str(claude), "--json"
+        )
+        assert result.exit_code == 0, result.stderr
+        return json.loads(result.stdout)["resurrection"]["resurrected_from_session_id"]
+
+    remembered.unlink()
+    ranked_now = first_resurrected()  # no list kept: ranked again (and kept)
+    other = next(r for r in listed["recommendations"] if r["session_id"] != ranked_now)
+    planted = {**listed, "recommendations": [other]}
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(planted))
+    forged.chmod(0o600)
+
+    remembered.write_text(json.dumps(planted))
+    assert first_resurrected() == other["session_id"]  # the user's own private file: believed
+    remembered.unlink()
+    remembered.symlink_to(forged)  # a link: not followed, ranked again
+    assert first_resurrected() == ranked_now
+    assert forged.read_text() == json.dumps(planted)
+    remembered.unlink()
+    remembered.write_text(json.dumps(planted))
+    remembered.chmod(0o666)  # writable by others: not believed
+    assert first_resurrected() == ranked_now
+
+
 # the SessionStart line -----------------------------------------------------------------------
 
 
