@@ -93,6 +93,28 @@ def test_transcript_loads_the_reader_and_nothing_it_does_not_use(tmp_path, claud
     }
 
 
+def test_the_command_runs_with_the_cyclic_collector_on(tmp_path, claude_dir):
+    """Start-up runs without the cyclic collector (it makes no garbage); the command itself,
+    which may run for hours (``watch``, ``dashboard``, ``mcp``), gets it back."""
+    probe = (
+        "import functools, gc, sys\n"
+        "from purlin_resume.cli import transcripts\n"
+        "command = transcripts.transcript_command\n"
+        "@functools.wraps(command)\n"
+        "def seen(*args, **kwargs):\n"
+        "    print('COLLECTOR', gc.isenabled(), file=sys.stderr)\n"
+        "    return command(*args, **kwargs)\n"
+        "transcripts.app.registered_commands[[i.callback for i in "
+        "transcripts.app.registered_commands].index(command)].callback = seen\n"
+    ) + PROBE
+    out = tmp_path / "out.md"
+    argv = ["transcript", SESSION, "--claude-dir", str(claude_dir), "-o", str(out)]
+    done = python(probe, *argv, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "COLLECTOR True" in done.stderr.splitlines()
+    assert out.read_text().startswith("#")
+
+
 def test_stall_check_loads_no_index_templates_or_rich(tmp_path, claude_dir):
     project = tmp_path / "project"
     project.mkdir()

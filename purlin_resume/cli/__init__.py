@@ -9,6 +9,7 @@ lone ``--help`` from the page it kept (``rendered_help``).
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -77,6 +78,7 @@ def main() -> None:
 
         rendered_help.render(args, _every_command)
         return
+    gc.disable()  # until the command runs (``app._collect_from_here``)
     from importlib import import_module  # (not here at the top: the hook path passes through)
 
     word = _command_word(args) or ""
