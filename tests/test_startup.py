@@ -140,6 +140,19 @@ def test_recommend_loads_the_index_but_no_checkpoint_machinery(tmp_path, claude_
     assert not tops(modules) & {"jinja2", "yaml", "git", "rich", "markdown_it"}
 
 
+def test_find_with_its_index_built_reads_no_transcript_and_builds_no_catalog(
+    tmp_path, claude_dir
+):
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    argv = ["find", "transcript renderer", "--claude-dir", str(claude_dir), "--json"]
+    first, _ = run(*argv, cwd=tmp_path, env=env)  # builds the index
+    again, modules = run(*argv, cwd=tmp_path, env=env)
+    assert first.returncode == again.returncode == 0, first.stderr + again.stderr
+    assert again.stdout == first.stdout and '"results": [' in again.stdout
+    assert "purlin_resume.resurrection.search_index" in modules
+    assert not {"purlin_resume.claude.catalog", "purlin_resume.claude.transcript"} & modules
+
+
 # -- the kept --help page -------------------------------------------------------------------
 
 

@@ -149,8 +149,7 @@ def by_search(
 ) -> list[Candidate]:
     from purlin_resume.resurrection import search_index
 
-    catalog = env.live_catalog()
-    if catalog is None:
+    if not env.has_transcripts():  # (the index reads them: no catalog is built here)
         raise NotFound(
             f"no Claude Code transcripts in {env.claude_root}: nothing to search; "
             "pass --claude-dir or set CLAUDE_CONFIG_DIR"
