@@ -218,20 +218,32 @@ def test_a_changed_command_module_renders_the_page_again(tmp_path):
     assert page == typer_help(tmp_path, env)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "folder", "other key"])
+@pytest.mark.parametrize("damage", ["garbage", "folder", "other key", "linked", "shared"])
 def test_a_damaged_kept_page_is_rendered_again(tmp_path, damage):
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     first, _ = help_page(tmp_path, env)
     kept = tmp_path / "cache" / "purlin-resume" / "help.txt"
+    key = kept.read_text().splitlines()[0]
+    planted = f"{key}\n\x1b[31mplanted\n"  # the right key: only the file's trust rejects it
+    elsewhere = tmp_path / "elsewhere.txt"
     if damage == "garbage":
         kept.write_bytes(b"\xff\xfe\x00\x1b[31m not a page\n")
     elif damage == "folder":
         kept.unlink()
         kept.mkdir()
-    else:
+    elif damage == "other key":
         kept.write_text("0" * 64 + "\n\x1b[31mplanted\n")
+    elif damage == "linked":
+        elsewhere.write_text(planted)
+        kept.unlink()
+        kept.symlink_to(elsewhere)
+    else:
+        kept.write_text(planted)
+        kept.chmod(0o666)
     page, rendered = help_page(tmp_path, env)
-    assert rendered and page == first
+    assert rendered and page == first and "planted" not in page
+    if damage == "linked":
+        assert elsewhere.read_text() == planted  # the link was replaced, not written through
 
 
 @pytest.mark.parametrize(

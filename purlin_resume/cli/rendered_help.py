@@ -12,8 +12,9 @@ what comes out depends only on what the key below covers, so the same key gives 
   encoding.
 
 The page lives in ``$XDG_CACHE_HOME/purlin-resume/help.txt`` (``~/.cache`` by default): its
-first line is the key, the rest the page. One file, overwritten when the key changes; a file
-that cannot be read or written only means rendering again.
+first line is the key, the rest the page. One file, overwritten when the key changes, read and
+written as every kept file is (``core/cache_home.py``: a link, or a file others may write, is
+not believed); a file that cannot be read or written only means rendering again.
 """
 
 from __future__ import annotations
@@ -97,12 +98,16 @@ def key(args: list[str]) -> str:
 
 
 def replay(key_: str) -> bool:
-    """Print the page kept under ``key_``; False when there is none."""
+    """Print the page kept under ``key_``; False when there is none (or none to believe:
+    ``cache_home.open_kept``)."""
+    kept = cache_home.open_kept(cache_file())
+    if kept is None:
+        return False
     try:
-        with open(cache_file(), encoding="utf-8", newline="") as kept:
-            if kept.readline() != key_ + "\n":
+        with kept:
+            if kept.readline() != key_.encode("ascii") + b"\n":
                 return False
-            page = kept.read()
+            page = kept.read().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return False
     sys.stdout.write(page)
@@ -111,20 +116,12 @@ def replay(key_: str) -> bool:
 
 
 def keep(key_: str, page: str) -> None:
-    """Keep ``page`` under ``key_`` (private to the user; replaced whole, never half-written)."""
-    path = cache_file()
-    temporary = f"{path}.{os.getpid()}.tmp"
+    """Keep ``page`` under ``key_`` (``cache_home.keep``: private to the user, replaced whole,
+    never half-written); a page that cannot be kept is rendered again next time."""
     try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with open(fd, "w", encoding="utf-8", newline="") as out:
-            out.write(key_ + "\n" + page)
-        os.replace(temporary, path)
+        cache_home.keep(cache_file(), [f"{key_}\n{page}".encode()])
     except (OSError, UnicodeEncodeError):
-        from contextlib import suppress
-
-        with suppress(OSError):
-            os.unlink(temporary)
+        pass
 
 
 class Recorder:
