@@ -7,11 +7,13 @@ folder (``sessions-<digest>.json``, beside the search index), and a session is r
 when one of its files changed: its own file, its ``subagents/`` folder or the ``agent-*.jsonl``
 files beside the sessions of its project folder (the same files the search index watches).
 
-The file is a cache: written atomically under its lock, 0600 in a 0700 folder; a damaged one is
-ignored and rewritten, and one that cannot be written (a read-only folder, a held lock) only
-means the next run reads the transcripts again. Every text value in it is redacted first (with
-the counts of what was redacted, so that the command still reports them); a value redacted under
-rules other than the ones in use (a project's own patterns or allow-list) is read again.
+The file is a cache, read and written as every kept file is (``core/cache_home.py``): replaced
+whole, 0600 in a 0700 folder, the last writer winning; one behind a link or that others may
+write is not believed, a damaged one is ignored and rewritten, and one that cannot be written
+(a read-only folder) only means the next run reads the transcripts again. Every text value in
+it is redacted first (with the counts of what was redacted, so that the command still reports
+them); a value redacted under rules other than the ones in use (a project's own patterns or
+allow-list) is read again.
 """
 
 from __future__ import annotations
@@ -106,13 +108,17 @@ class Kept:
         self.entries: dict[str, dict[str, Any]] = {}
         self.changed = False
         self.counts: dict[str, dict[str, int]] = {}  # redacted text -> what was redacted in it
+        from purlin_resume.core import cache_home
+
+        kept = cache_home.open_kept(self.path)  # None: none yet, or not the user's own
         try:
-            with open(self.path, "rb") as handle:
-                data = json.loads(handle.read())
-            if data.get("version") == VERSION and isinstance(data.get("sessions"), dict):
-                self.entries = data["sessions"]
+            if kept is not None:
+                with kept:
+                    data = json.loads(kept.read())
+                if data.get("version") == VERSION and isinstance(data.get("sessions"), dict):
+                    self.entries = data["sessions"]
         except (OSError, ValueError, AttributeError, RecursionError):
-            pass  # none yet, or damaged: rebuilt as sessions are read
+            pass  # damaged: rebuilt as sessions are read
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The kept entry of the session file ``key`` when its files are unchanged."""
@@ -142,7 +148,7 @@ class Kept:
 
     def save(self) -> None:
         """Write the entries back (those of sessions gone dropped); a failure is not one."""
-        from purlin_resume.core import store
+        from purlin_resume.core import cache_home
 
         stale = [key for key in self.entries if key not in self.current]
         if not self.changed and not stale:
@@ -150,9 +156,8 @@ class Kept:
         for key in stale:
             del self.entries[key]
         data = json.dumps({"version": VERSION, "sessions": self.entries}, separators=(",", ":"))
-        try:
-            store.private_folder(self.path.parent)
-            store.write_bytes(self.path, data.encode())
+        try:  # replaced whole, the last writer winning (``cache_home.keep``)
+            cache_home.keep(self.path, [data.encode()])
         except Exception:  # noqa: BLE001 - a cache that cannot be written is only slower
             pass
 

@@ -140,6 +140,30 @@ def test_a_damaged_cache_is_read_past_and_rewritten(cli, tmp_path, damage):
     assert json.loads(cache.read_text())["sessions"][str(path)]["sig"] == entry["sig"]
 
 
+@pytest.mark.parametrize("how", ["linked", "shared"])
+def test_a_planted_cache_is_not_believed(cli, tmp_path, how):
+    """A cache with the right signatures whose titles were changed, behind a link or in a file
+    others may write, is read past: the transcripts are read again."""
+    root, _ = _demo(tmp_path)
+    cold = _sessions(cli, root)
+    assert "fix the login page" in cold.stdout
+    cache = _cache_file()
+    planted = cache.read_text().replace("fix the login page", "planted title")
+    assert planted != cache.read_text()
+    elsewhere = tmp_path / "elsewhere.json"
+    if how == "linked":
+        elsewhere.write_text(planted)
+        cache.unlink()
+        cache.symlink_to(elsewhere)
+    else:
+        cache.write_text(planted)
+        cache.chmod(0o666)
+    again = _sessions(cli, root)
+    assert (again.stdout, again.stderr) == (cold.stdout, cold.stderr)
+    if how == "linked":
+        assert elsewhere.read_text() == planted  # the link was replaced, not written through
+
+
 def test_a_cache_that_cannot_be_written_only_costs_time(cli, tmp_path, monkeypatch):
     root, _ = _demo(tmp_path)
     expected = _sessions(cli, root).stdout
@@ -159,14 +183,15 @@ def test_a_read_only_cache_folder_only_costs_time(cli, tmp_path):
     _cache_folder().chmod(0o500)
     cache.chmod(0o400)
     try:
-        if os.geteuid() == 0:  # root writes anyway: a lock that cannot be taken stands in
-            (_cache_folder() / (cache.name + ".lock")).unlink()
-            (_cache_folder() / (cache.name + ".lock")).mkdir()
+        if os.geteuid() == 0:  # root writes anyway: a folder of another user's stands in
+            os.chown(_cache_folder(), 65534, -1)
         (root / "projects" / "-srv-demo" / "22222222-bbbb-4000-8000-000000000002.jsonl").touch()
         assert _sessions(cli, root).stdout == expected
         assert cache.read_bytes() == kept
     finally:
         _cache_folder().chmod(0o700)
+        if os.geteuid() == 0:
+            os.chown(_cache_folder(), 0, -1)
 
 
 def test_the_cache_is_private_and_holds_no_secret(cli, tmp_path):
