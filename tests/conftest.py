@@ -43,6 +43,18 @@ def _isolated_env(tmp_path_factory, monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+def plant_kept(kept: Path, text: str, how: str, elsewhere: Path) -> None:
+    """Put ``text`` in the kept file ``kept`` so that only its trust can reject it: ``linked``,
+    a link to ``elsewhere`` holding it; ``shared``, the file itself, writable by others."""
+    if how == "linked":
+        elsewhere.write_text(text)
+        kept.unlink()
+        kept.symlink_to(elsewhere)
+    else:
+        kept.write_text(text)
+        kept.chmod(0o666)
+
+
 def git(root: Path, *args: str) -> str:
     return subprocess.run(
         ["git", *args], cwd=root, check=True, capture_output=True, text=True

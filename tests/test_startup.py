@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.agents_setup import agent_record, write_registry
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, plant_kept
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
@@ -140,9 +140,7 @@ def test_recommend_loads_the_index_but_no_checkpoint_machinery(tmp_path, claude_
     assert not tops(modules) & {"jinja2", "yaml", "git", "rich", "markdown_it"}
 
 
-def test_find_with_its_index_built_reads_no_transcript_and_builds_no_catalog(
-    tmp_path, claude_dir
-):
+def test_find_with_its_index_built_reads_no_transcript_and_builds_no_catalog(tmp_path, claude_dir):
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     argv = ["find", "transcript renderer", "--claude-dir", str(claude_dir), "--json"]
     first, _ = run(*argv, cwd=tmp_path, env=env)  # builds the index
@@ -233,13 +231,8 @@ def test_a_damaged_kept_page_is_rendered_again(tmp_path, damage):
         kept.mkdir()
     elif damage == "other key":
         kept.write_text("0" * 64 + "\n\x1b[31mplanted\n")
-    elif damage == "linked":
-        elsewhere.write_text(planted)
-        kept.unlink()
-        kept.symlink_to(elsewhere)
     else:
-        kept.write_text(planted)
-        kept.chmod(0o666)
+        plant_kept(kept, planted, damage, elsewhere)
     page, rendered = help_page(tmp_path, env)
     assert rendered and page == first and "planted" not in page
     if damage == "linked":

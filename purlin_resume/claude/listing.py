@@ -18,6 +18,7 @@ allow-list) is read again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -156,10 +157,9 @@ class Kept:
         for key in stale:
             del self.entries[key]
         data = json.dumps({"version": VERSION, "sessions": self.entries}, separators=(",", ":"))
-        try:  # replaced whole, the last writer winning (``cache_home.keep``)
+        # replaced whole, the last writer winning; a cache that cannot be written is only slower
+        with contextlib.suppress(Exception):
             cache_home.keep(self.path, [data.encode()])
-        except Exception:  # noqa: BLE001 - a cache that cannot be written is only slower
-            pass
 
 
 def redacted(value: str | None) -> tuple[Any, bool]:

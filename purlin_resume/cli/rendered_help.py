@@ -19,6 +19,7 @@ not believed); a file that cannot be read or written only means rendering again.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -118,10 +119,8 @@ def replay(key_: str) -> bool:
 def keep(key_: str, page: str) -> None:
     """Keep ``page`` under ``key_`` (``cache_home.keep``: private to the user, replaced whole,
     never half-written); a page that cannot be kept is rendered again next time."""
-    try:
+    with contextlib.suppress(OSError, UnicodeEncodeError):
         cache_home.keep(cache_file(), [f"{key_}\n{page}".encode()])
-    except (OSError, UnicodeEncodeError):
-        pass
 
 
 class Recorder:

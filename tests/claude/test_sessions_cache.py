@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.claude_records import Conversation, text, write_jsonl
+from tests.conftest import plant_kept
 from tests.secret_corpus import corpus
 
 SCRIPT = str(Path(sys.executable).with_name("purlin-resume"))
@@ -151,13 +152,7 @@ def test_a_planted_cache_is_not_believed(cli, tmp_path, how):
     planted = cache.read_text().replace("fix the login page", "planted title")
     assert planted != cache.read_text()
     elsewhere = tmp_path / "elsewhere.json"
-    if how == "linked":
-        elsewhere.write_text(planted)
-        cache.unlink()
-        cache.symlink_to(elsewhere)
-    else:
-        cache.write_text(planted)
-        cache.chmod(0o666)
+    plant_kept(cache, planted, how, elsewhere)
     again = _sessions(cli, root)
     assert (again.stdout, again.stderr) == (cold.stdout, cold.stderr)
     if how == "linked":
