@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import layout
+from purlin_resume.core import cache_home
 
 VERSION = 1
 
@@ -109,8 +110,6 @@ class Kept:
         self.entries: dict[str, dict[str, Any]] = {}
         self.changed = False
         self.counts: dict[str, dict[str, int]] = {}  # redacted text -> what was redacted in it
-        from purlin_resume.core import cache_home
-
         kept = cache_home.open_kept(self.path)  # None: none yet, or not the user's own
         try:
             if kept is not None:
@@ -149,8 +148,6 @@ class Kept:
 
     def save(self) -> None:
         """Write the entries back (those of sessions gone dropped); a failure is not one."""
-        from purlin_resume.core import cache_home
-
         stale = [key for key in self.entries if key not in self.current]
         if not self.changed and not stale:
             return
