@@ -84,34 +84,41 @@ def test_transcript_loads_the_reader_and_nothing_it_does_not_use(tmp_path, claud
     assert done.returncode == 0, done.stderr
     assert out.read_text().startswith("#")
     assert {"purlin_resume.claude.transcript", "purlin_resume.core.redact"} <= modules
-    assert not tops(modules) & HEAVY
+    assert not tops(modules) & (HEAVY | {"typer"})  # a plain command line: cli/fast_path
     assert not {m for m in modules if m.startswith("purlin_resume.cli.")} - {
         "purlin_resume.cli.entry",
-        "purlin_resume.cli.app",
+        "purlin_resume.cli.fast_path",
         "purlin_resume.cli.common",
-        "purlin_resume.cli.transcripts",
+        "purlin_resume.cli.transcript_run",
     }
 
 
-def test_the_command_runs_with_the_cyclic_collector_on(tmp_path, claude_dir):
+@pytest.mark.parametrize("parsed_by", ["fast_path", "typer"])
+def test_the_command_runs_with_the_cyclic_collector_on(tmp_path, claude_dir, parsed_by):
     """Start-up runs without the cyclic collector (it makes no garbage); the command itself,
-    which may run for hours (``watch``, ``dashboard``, ``mcp``), gets it back."""
+    which may run for hours (``watch``, ``dashboard``, ``mcp``), gets it back, whether Typer
+    parsed its command line or ``cli/fast_path`` did."""
     probe = (
         "import functools, gc, sys\n"
+        "from purlin_resume.cli import transcript_run\n"
+        "work = transcript_run.transcript\n"
+        "def seen(**values):\n"
+        "    print('COLLECTOR', gc.isenabled(), file=sys.stderr)\n"
+        "    return work(**values)\n"
+        "transcript_run.transcript = seen\n"
         "from purlin_resume.cli import transcripts\n"
         "command = transcripts.transcript_command\n"
-        "@functools.wraps(command)\n"
-        "def seen(*args, **kwargs):\n"
-        "    print('COLLECTOR', gc.isenabled(), file=sys.stderr)\n"
-        "    return command(*args, **kwargs)\n"
-        "transcripts.app.registered_commands[[i.callback for i in "
-        "transcripts.app.registered_commands].index(command)].callback = seen\n"
+        "commands = transcripts.app.registered_commands\n"
+        "commands[[i.callback for i in commands].index(command)].callback = "
+        "functools.wraps(command)(lambda **values: seen(**values))\n"
     ) + PROBE
     out = tmp_path / "out.md"
     argv = ["transcript", SESSION, "--claude-dir", str(claude_dir), "-o", str(out)]
+    if parsed_by == "typer":
+        argv += ["--include-tools", "--include-tools"]  # given twice: only Typer reads that
     done = python(probe, *argv, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "COLLECTOR True" in done.stderr.splitlines()
+    assert done.stderr.splitlines().count("COLLECTOR True") == 1
     assert out.read_text().startswith("#")
 
 

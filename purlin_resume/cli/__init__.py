@@ -3,8 +3,9 @@
 Importing this package loads nothing else. ``commands`` registers every command on the Typer
 ``app``; ``main`` (the console script's way in) imports only the module of the command that
 runs and builds only that command, because Typer builds the Click command of everything
-registered on each call; it answers a lone ``--version`` without importing Typer at all, and a
-lone ``--help`` from the page it kept (``rendered_help``).
+registered on each call; it answers a lone ``--version`` without importing Typer at all, a
+lone ``--help`` from the page it kept (``rendered_help``), and runs some commands without Typer
+when their command line is plain (``fast_path``).
 """
 
 from __future__ import annotations
@@ -78,7 +79,12 @@ def main() -> None:
 
         rendered_help.render(args, _every_command)
         return
-    gc.disable()  # until the command runs (``app._collect_from_here``)
+    gc.disable()  # until the command runs (``common.collect_from_here``)
+    if not completing:
+        from purlin_resume.cli import fast_path
+
+        if fast_path.run(args):  # a plain command line of a command declared with app.runs
+            return
     from importlib import import_module  # (not here at the top: the hook path passes through)
 
     word = _command_word(args) or ""

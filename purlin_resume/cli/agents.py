@@ -9,15 +9,17 @@ import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
-    ClaudeDirOption,
-    JsonOption,
-    ProjectOption,
-    TmuxSocketOption,
     builtin_redaction,
     print_json,
     print_text,
     project_for,
     tmux_server,
+)
+from purlin_resume.cli.options import (
+    ClaudeDirOption,
+    JsonOption,
+    ProjectOption,
+    TmuxSocketOption,
 )
 
 AgentArgument = Annotated[

@@ -2,31 +2,37 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 import typer
 from typer.core import TyperGroup
 
 from purlin_resume.cli import version_line
+from purlin_resume.cli.common import collect_from_here, error_line, start
 from purlin_resume.core.errors import USAGE, PurlinError
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    """One line on stderr, whatever the message holds (a path or an id with a newline, escape
-    sequences from a file name)."""
-    from purlin_resume.core.terminal_text import one_line
-
-    typer.echo(f"error: {one_line(message)}", err=True)
+    error_line(message)
     return typer.Exit(code)
 
 
-def _collect_from_here() -> None:
-    """The console script starts with the cyclic collector off (``cli.main``): start-up makes
-    many objects and no garbage. The command's own work gets it back, and never looks again at
-    what start-up made (the modules, the commands)."""
-    import gc
+def runs(work: Callable[..., None]):
+    """Declare a command whose work is ``work``: a function, in a module that does not import
+    Typer, taking the command's parameters by name. The command does nothing but call it, so
+    ``cli/fast_path`` may call ``work`` itself when the command line is plain."""
 
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
+    def command(declared: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(declared)  # Typer reads the parameters off the declared function
+        def call(**parameters: Any) -> None:
+            work(**parameters)
+
+        call.runs = f"{work.__module__}:{work.__qualname__}"  # type: ignore[attr-defined]
+        return call
+
+    return command
 
 
 class PurlinGroup(TyperGroup):
@@ -39,7 +45,7 @@ class PurlinGroup(TyperGroup):
             raise _fail(f"{exc.format_message()} (see '{info_name} --help')", USAGE) from None
 
     def invoke(self, ctx: typer.Context):
-        _collect_from_here()
+        collect_from_here()
         try:
             return super().invoke(ctx)
         except PurlinError as exc:
@@ -76,7 +82,4 @@ def _root(
     ),
 ) -> None:
     """Continuity for AI coding agents: checkpoints, agent history, transcripts and revival."""
-    from purlin_resume.cli.common import Output
-
-    Output.redact = not no_redact
-    Output.configured = False  # the project's redaction settings are read again for this run
+    start(no_redact)

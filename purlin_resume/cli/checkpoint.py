@@ -10,7 +10,15 @@ from typing import Annotated, Any
 import typer
 
 from purlin_resume.cli.app import app
-from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
+from purlin_resume.cli.common import (
+    print_json,
+    print_text,
+    project_for,
+)
+from purlin_resume.cli.options import (
+    JsonOption,
+    ProjectOption,
+)
 from purlin_resume.core.errors import UsageError
 
 SessionOption = Annotated[

@@ -1,4 +1,6 @@
-"""Options and output shared by the command modules."""
+"""Output and helpers shared by the command modules. Importing it does not import Typer: the
+commands ``cli/fast_path`` runs without Typer print through it too (their options are in
+``cli/options``)."""
 
 from __future__ import annotations
 
@@ -6,42 +8,12 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 from purlin_resume.core.errors import UsageError
 
 if TYPE_CHECKING:
     from purlin_resume.core.project import Project
-
-
-ProjectOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--project",
-        help="Project folder (default: the git top-level of the working directory).",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
-ClaudeDirOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--claude-dir",
-        help="Claude data folder (default: $CLAUDE_CONFIG_DIR, else ~/.claude).",
-        show_default=False,
-    ),
-]
-TmuxSocketOption = Annotated[
-    str | None,
-    typer.Option(
-        "--tmux-socket",
-        help="tmux server: a socket name (as tmux -L) or a path (as tmux -S); "
-        "default: the tmux_socket setting, else the current server.",
-        show_default=False,
-    ),
-]
 
 
 def tmux_server(spec: str | None):
@@ -113,7 +85,7 @@ def builtin_redaction() -> None:
 def _report(counts: dict[str, int]) -> None:
     if counts:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items()))
-        typer.echo(f"redacted {sum(counts.values())} secret(s): {kinds}", err=True)
+        echo_error(f"redacted {sum(counts.values())} secret(s): {kinds}")
 
 
 def _with(counts: dict[str, int], also: dict[str, int] | None) -> dict[str, int]:
@@ -182,9 +154,66 @@ class Terminal:
         return displayed(text)
 
 
+def _write(stream, text: str, nl: bool) -> None:
+    """Write ``text`` as ``click.echo`` does (what Typer prints with): to a stream that is not a
+    terminal without ANSI styles, then flush. A stream in another encoding than UTF-8 goes
+    through Click itself (it wraps an ASCII stream again in UTF-8)."""
+    if stream is None:
+        return
+    encoding = str(getattr(stream, "encoding", "") or "").lower().replace("-", "").replace("_", "")
+    if encoding != "utf8":
+        import typer
+
+        typer.echo(text, file=stream, nl=nl)
+        return
+    if nl:
+        text += "\n"
+    if text:
+        try:
+            terminal = stream.isatty()
+        except Exception:  # noqa: BLE001 (Click's own test: anything raised means "no")
+            terminal = False
+        if not terminal:
+            import re
+
+            text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
+        stream.write(text)
+    stream.flush()
+
+
+def error_line(message: str) -> None:
+    """``error: MESSAGE`` on one line of standard error, whatever the message holds (a path or
+    an id with a newline, escape sequences from a file name)."""
+    from purlin_resume.core.terminal_text import one_line
+
+    echo_error(f"error: {one_line(message)}")
+
+
+def start(no_redact: bool) -> None:
+    """What the top-level options set for the command that runs."""
+    Output.redact = not no_redact
+    Output.configured = False  # the project's redaction settings are read again for this run
+
+
+def collect_from_here() -> None:
+    """The console script starts with the cyclic collector off (``cli.main``): start-up makes
+    many objects and no garbage. The command's own work gets it back, and never looks again at
+    what start-up made (the modules, the commands)."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
 def echo(text: str, nl: bool = True) -> None:
     """Print ``text`` (already redacted) to standard output, as ``Terminal.shown`` allows."""
-    typer.echo(Terminal.shown(text), nl=nl)
+    _write(sys.stdout, Terminal.shown(text), nl)
+
+
+def echo_error(text: str) -> None:
+    """One line (already redacted) on standard error."""
+    _write(sys.stderr, text, True)
 
 
 def print_json(data: Any, also: dict[str, int] | None = None) -> None:

@@ -8,7 +8,11 @@ from typing import Annotated
 import typer
 
 from purlin_resume.cli.app import app
-from purlin_resume.cli.common import ClaudeDirOption, ProjectOption, project_for
+from purlin_resume.cli.common import project_for
+from purlin_resume.cli.options import (
+    ClaudeDirOption,
+    ProjectOption,
+)
 from purlin_resume.core.errors import PurlinError
 
 INSTALL_HINT = "the dashboard needs the web extra: pip install 'purlin-resume[web]'"

@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from purlin_resume.cli.app import app
-from purlin_resume.cli.common import JsonOption, ProjectOption, print_json, print_text, project_for
+from purlin_resume.cli.common import (
+    print_json,
+    print_text,
+    project_for,
+)
+from purlin_resume.cli.options import (
+    JsonOption,
+    ProjectOption,
+)
 
 if TYPE_CHECKING:
     from purlin_resume.history import tracking

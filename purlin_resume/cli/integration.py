@@ -11,12 +11,14 @@ import typer
 from purlin_resume.claude.hooks import EVENTS
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
-    ClaudeDirOption,
-    JsonOption,
-    ProjectOption,
     print_json,
     print_text,
     project_for,
+)
+from purlin_resume.cli.options import (
+    ClaudeDirOption,
+    JsonOption,
+    ProjectOption,
 )
 from purlin_resume.core.errors import UsageError
 from purlin_resume.integration.githook_names import NAMES as GIT_HOOKS

@@ -11,11 +11,13 @@ import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
+    print_json,
+    print_text,
+)
+from purlin_resume.cli.options import (
     ClaudeDirOption,
     JsonOption,
     ProjectOption,
-    print_json,
-    print_text,
 )
 
 if TYPE_CHECKING:

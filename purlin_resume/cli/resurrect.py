@@ -16,17 +16,19 @@ import typer
 
 from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import (
-    ClaudeDirOption,
-    JsonOption,
     Printout,
-    ProjectOption,
-    TmuxSocketOption,
     checked_output,
     echo,
     print_json,
     print_text,
     tmux_server,
     user_cache,
+)
+from purlin_resume.cli.options import (
+    ClaudeDirOption,
+    JsonOption,
+    ProjectOption,
+    TmuxSocketOption,
 )
 from purlin_resume.core.errors import PurlinError, UsageError
 

@@ -10,11 +10,13 @@ import typer
 
 from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import (
+    print_json,
+    print_text,
+)
+from purlin_resume.cli.options import (
     ClaudeDirOption,
     JsonOption,
     ProjectOption,
-    print_json,
-    print_text,
 )
 from purlin_resume.core.errors import UsageError
 

@@ -1,0 +1,35 @@
+"""The options several commands share, declared for Typer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+ProjectOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--project",
+        help="Project folder (default: the git top-level of the working directory).",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+ClaudeDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--claude-dir",
+        help="Claude data folder (default: $CLAUDE_CONFIG_DIR, else ~/.claude).",
+        show_default=False,
+    ),
+]
+TmuxSocketOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tmux-socket",
+        help="tmux server: a socket name (as tmux -L) or a path (as tmux -S); "
+        "default: the tmux_socket setting, else the current server.",
+        show_default=False,
+    ),
+]

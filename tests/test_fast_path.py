@@ -1,0 +1,175 @@
+"""Commands run without Typer (``cli/fast_path``): the same bytes, exit codes and files as when
+Typer parses the command line, for plain lines and for every kind of line it hands to Typer.
+
+Each case runs the console script's code and, separately, the Typer application itself, in
+fresh interpreters, and compares everything they leave behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from purlin_resume.cli import fast_path
+from tests.secret_corpus import SESSION, corpus, planted_session, spread
+
+ROOT = Path(__file__).resolve().parents[1]
+# The console script's way in; says on the last line of stderr whether Typer was imported.
+CONSOLE = (
+    "import sys\n"
+    "sys.argv = ['purlin-resume', *sys.argv[1:]]\n"
+    "from purlin_resume.cli.entry import main\n"
+    "try:\n"
+    "    main()\n"
+    "finally:\n"
+    "    print('TYPER' if 'typer' in sys.modules else 'NO-TYPER', file=sys.stderr)\n"
+)
+# Typer parsing the same line, whatever it is.
+TYPER = (
+    "import sys\n"
+    "sys.argv = ['purlin-resume', *sys.argv[1:]]\n"
+    "from purlin_resume.cli.commands import app\n"
+    "app()\n"
+)
+SECRETS = corpus(19)[:6]
+
+
+def _run(code: str, args: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8", **env},
+        capture_output=True,
+    )
+
+
+def both(args: list[str], cwd: Path, output: Path | None = None, env: dict | None = None):
+    """Run ``args`` both ways; assert they leave the same; True when Typer was not imported."""
+    env = {"XDG_CACHE_HOME": str(cwd / "cache"), **(env or {})}
+    left = []
+    for code in (CONSOLE, TYPER):
+        if output is not None:
+            output.unlink(missing_ok=True)
+        done = _run(code, args, cwd, env)
+        written = output.read_bytes() if output is not None and output.exists() else None
+        left.append((done.returncode, done.stdout, done.stderr, written))
+    (code, out, err, written), typer_left = left
+    *err_lines, typer_line = err.decode().splitlines() or [""]
+    err = "".join(f"{line}\n" for line in err_lines).encode()
+    assert (code, out, err, written) == typer_left
+    return typer_line == "NO-TYPER"
+
+
+@pytest.fixture
+def claude(fixtures_copy) -> Path:
+    planted_session(fixtures_copy, spread(SECRETS), escaped=True)
+    return fixtures_copy
+
+
+def test_the_plans_are_what_typer_makes_of_the_commands():
+    with open(fast_path.PLANS_FILE, encoding="utf-8") as kept:
+        plans = json.load(kept)
+    assert plans == fast_path.plans_from_typer(), (
+        "the commands changed: run `python -m purlin_resume.cli.fast_path`"
+    )
+    assert {"transcript", "export"} <= set(plans)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--max-chars", "400"],
+        ["--max-chars=400", "--include-tools", "--include-thinking"],
+        ["--json", "--include-tools"],
+        ["--max-chars", "1_000"],
+        ["--max-chars", "0"],
+    ],
+)
+def test_a_plain_transcript_line_runs_without_typer_and_prints_the_same(tmp_path, claude, args):
+    line = ["transcript", SESSION, "--claude-dir", str(claude), *args]
+    assert both(line, tmp_path)
+
+
+def test_secrets_are_redacted_and_counted_the_same_way(tmp_path, claude):
+    line = ["transcript", SESSION, "--claude-dir", str(claude), "--include-tools", "--json"]
+    done = _run(CONSOLE, line, tmp_path, {"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert done.returncode == 0 and b"redacted " in done.stderr
+    assert not any(item.secret.encode() in done.stdout for item in SECRETS)
+    assert both(line, tmp_path)
+    assert both(["--no-redact", *line], tmp_path)  # the top-level flag, before the command
+
+
+def test_writing_to_a_file_leaves_the_same_file(tmp_path, claude):
+    out = tmp_path / "out.md"
+    line = ["transcript", SESSION, "--claude-dir", str(claude), "--include-tools"]
+    assert both([*line, "-o", str(out)], tmp_path, out)
+    assert not any(item.secret in out.read_text() for item in SECRETS)
+    assert both([*line, f"--output={out}"], tmp_path, out)
+    export = ["export", SESSION, "--claude-dir", str(claude)]
+    assert both([*export, "-o", str(out)], tmp_path, out)
+    assert both([*export, "--format", "md", "--include-thinking", "-o", str(out)], tmp_path, out)
+    assert both([*export, "--no-redact", "-o", str(out)], tmp_path, out)
+
+
+@pytest.mark.parametrize(
+    "identifier",
+    ["no-such-id", "$(touch pwned)", "line\nbreak", "\x1b[31mred\x1b]0;title\x07", "-", ""],
+)
+def test_unknown_and_hostile_ids_fail_the_same_way(tmp_path, claude, identifier):
+    line = ["transcript", identifier, "--claude-dir", str(claude)]
+    assert both(line, tmp_path)
+    assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--max-chars", "-1"],  # out of range
+        ["--max-chars", "many"],
+        ["--max-chars="],
+        ["--json", "--json"],  # given twice
+        ["--output"],  # no value
+        ["-o", "-"],  # a value that starts with "-"
+        ["extra"],  # one argument too many
+        ["--no-redact"],  # a top-level flag after the command
+        ["--help"],
+        ["--", "more"],
+        ["--include-tools=yes"],
+        ["--unknown"],
+    ],
+)
+def test_what_the_plan_does_not_read_goes_to_typer(tmp_path, claude, args):
+    line = ["transcript", SESSION, "--claude-dir", str(claude), *args]
+    assert not both(line, tmp_path)
+
+
+def test_a_missing_argument_or_a_choice_not_offered_goes_to_typer(tmp_path, claude):
+    assert not both(["transcript", "--claude-dir", str(claude)], tmp_path)
+    assert not both(["export", SESSION, "--format", "MD", "--claude-dir", str(claude)], tmp_path)
+    assert not both(["export"], tmp_path)
+
+
+def test_an_output_that_is_a_folder_fails_the_same_way(tmp_path, claude):
+    line = ["transcript", SESSION, "--claude-dir", str(claude), "-o", str(tmp_path)]
+    assert both(line, tmp_path)  # the work's own usage error: no Typer needed
+
+
+def test_a_stream_that_is_not_utf8_goes_to_typer(tmp_path, claude):
+    line = ["transcript", "no-such-id", "--claude-dir", str(claude)]
+    assert not both(line, tmp_path, env={"PYTHONIOENCODING": "latin-1"})
+
+
+def test_a_missing_or_corrupt_plans_file_means_typer(tmp_path, monkeypatch, capsys):
+    for text in (None, "{not json", "[]"):
+        kept = tmp_path / "plans.json"
+        kept.unlink(missing_ok=True)
+        if text is not None:
+            kept.write_text(text)
+        monkeypatch.setattr(fast_path, "PLANS_FILE", str(kept))
+        assert fast_path.run(["transcript", "x"]) is False
+    assert capsys.readouterr() == ("", "")
