@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from purlin_resume.cli import fast_path
-from tests.secret_corpus import SESSION, corpus, planted_session, spread
+from tests.agents_setup import agent_record, write_registry
+from tests.conftest import git
+from tests.secret_corpus import SESSION, SESSION_FILE, corpus, planted_session, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 # The console script's way in; says on the last line of stderr whether Typer was imported.
@@ -47,21 +50,37 @@ def _run(code: str, args: list[str], cwd: Path, env: dict) -> subprocess.Complet
     )
 
 
-def both(args: list[str], cwd: Path, output: Path | None = None, env: dict | None = None):
-    """Run ``args`` both ways; assert they leave the same; True when Typer was not imported."""
+def both(
+    args: list[str],
+    cwd: Path,
+    output: Path | None = None,
+    env: dict | None = None,
+    state: Path | None = None,
+):
+    """Run ``args`` both ways; assert they leave the same (output, exit code, and the file
+    ``output``); True when Typer was not imported. ``state``: a file each run starts from as it
+    was, and is compared after (its "at" times aside)."""
     env = {"XDG_CACHE_HOME": str(cwd / "cache"), **(env or {})}
+    before = state.read_bytes() if state is not None else None
     left = []
     for code in (CONSOLE, TYPER):
         if output is not None:
             output.unlink(missing_ok=True)
+        if state is not None:
+            state.write_bytes(before)
         done = _run(code, args, cwd, env)
         written = output.read_bytes() if output is not None and output.exists() else None
-        left.append((done.returncode, done.stdout, done.stderr, written))
-    (code, out, err, written), typer_left = left
+        after = _timeless(state.read_text()) if state is not None else None
+        left.append((done.returncode, done.stdout, done.stderr, written, after))
+    (code, out, err, written, after), typer_left = left
     *err_lines, typer_line = err.decode().splitlines() or [""]
     err = "".join(f"{line}\n" for line in err_lines).encode()
-    assert (code, out, err, written) == typer_left
+    assert (code, out, err, written, after) == typer_left
     return typer_line == "NO-TYPER"
+
+
+def _timeless(text: str) -> str:
+    return re.sub(r'"(\w*_at|timestamp)": "[^"]*"', r'"\1": "-"', text)
 
 
 @pytest.fixture
@@ -173,3 +192,57 @@ def test_a_missing_or_corrupt_plans_file_means_typer(tmp_path, monkeypatch, caps
         monkeypatch.setattr(fast_path, "PLANS_FILE", str(kept))
         assert fast_path.run(["transcript", "x"]) is False
     assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize(
+    ("args", "plain"),
+    [
+        ([], True),
+        (["--json"], True),
+        (["--lookback", "30"], True),
+        (["--lookback=0.5", "--json"], True),
+        (["--lookback", "0"], True),  # the work's own usage error
+        (["--lookback", "soon"], False),
+        (["--lookback", "-5"], False),
+    ],
+)
+def test_stall_check_runs_without_typer_and_answers_the_same(tmp_path, claude, args, plain):
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q", "-b", "main")
+    (project / "work.py").write_text("x = 1\n")
+    transcript = claude / SESSION_FILE
+    long_ago = 1_700_000_000
+    for path in (project / "work.py", transcript):
+        os.utime(path, (long_ago, long_ago))
+    record = agent_record(project, transcript_path=str(transcript))
+    write_registry(project, {"agent-1": record})
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}  # (not in the work tree it watches)
+    assert both(["stall", "check", "agent-1", *args], project, env=env) is plain
+    assert both(["stall", "check", "no-such-agent\x1b[2J", *args], project, env=env) is plain
+
+
+@pytest.mark.parametrize(
+    ("args", "plain"),
+    [
+        (["--outcome", "success"], True),
+        (["--outcome=failure", "--reason", "tests", "--duration-ms", "1200", "--json"], True),
+        (["--outcome", "partial", "--notes", "$(touch pwned)\nsecond line", "--tool-calls", "3"],
+         True),
+        (["--outcome", "won"], False),
+        (["--duration-ms", "5"], False),  # --outcome is required
+        (["--outcome", "success", "--tool-calls", "-1"], False),
+    ],
+)  # fmt: skip
+def test_resurrect_done_runs_without_typer_and_records_the_same(
+    cli, tmp_path, repo, fixtures_copy, args, plain
+):
+    claude = ["--claude-dir", str(fixtures_copy)]
+    made = cli("resurrect", "--session", "short", "--yes", "--json", *claude)
+    assert made.exit_code == 0, made.stderr
+    rid = json.loads(made.stdout)["resurrection"]["resurrection_id"]
+    log = fixtures_copy / "history" / "resurrection-log.jsonl"
+    assert both(["resurrect", "done", rid, *args, *claude], repo, state=log) is plain
+    assert both(["resurrect", "done", "res-2026-01-01-999", *args, *claude], repo) is plain
+    assert both(["resurrect", "done", "not-an-id", *args, *claude], repo) is plain
+    assert not (repo / "pwned").exists()

@@ -80,18 +80,18 @@ def main() -> None:
         rendered_help.render(args, _every_command)
         return
     gc.disable()  # until the command runs (``common.collect_from_here``)
-    if not completing:
-        from purlin_resume.cli import fast_path
-
-        if fast_path.run(args):  # a plain command line of a command declared with app.runs
-            return
     from importlib import import_module  # (not here at the top: the hook path passes through)
 
     word = _command_word(args) or ""
     if word == "stall" and not completing:
         from purlin_resume.cli import head_start
 
-        head_start.begin(args)  # git runs while Typer loads
+        head_start.begin(args)  # git runs while Typer (or only the command's modules) loads
+    if not completing:
+        from purlin_resume.cli import fast_path
+
+        if fast_path.run(args):  # a plain command line of a command declared with app.runs
+            return
 
     from purlin_resume.cli.app import app
 

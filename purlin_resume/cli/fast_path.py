@@ -127,9 +127,9 @@ def _converted(param: dict, value: str) -> Any:
         if not os.access(value, os.R_OK):  # Click's "is not readable"
             raise NotPlain
         return Path(value)
-    if kind == "int":
+    if kind in ("int", "float"):
         try:
-            number = int(value)
+            number = int(value) if kind == "int" else float(value)
         except ValueError:
             raise NotPlain from None
         low, high = param.get("min"), param.get("max")
@@ -199,18 +199,21 @@ def plans_from_typer() -> dict[str, dict]:
 
     plans: dict[str, dict] = {}
 
-    def walk(command, path: list[str]) -> None:
+    def walk(command, path: list[str], groups: list) -> None:
         for name, sub in sorted(getattr(command, "commands", {}).items()):
-            walk(sub, [*path, name])
+            walk(sub, [*path, name], [*groups, command] if path else groups)
         work = getattr(command.callback, "runs", None)
-        if work is not None:
-            declared = get_params_from_function(command.callback)
-            plans[" ".join(path)] = {
-                "run": work,
-                "params": [_param(p, declared[p.name].annotation) for p in command.params],
-            }
+        if work is None:
+            return
+        if any(group.callback is not None for group in groups):
+            raise ValueError(f"{' '.join(path)}: a group above it has work of its own")
+        declared = get_params_from_function(command.callback)
+        plans[" ".join(path)] = {
+            "run": work,
+            "params": [_param(p, declared[p.name].annotation) for p in command.params],
+        }
 
-    walk(typer.main.get_command(app), [])
+    walk(typer.main.get_command(app), [], [])  # (the top level's work: ``common.start``)
     return plans
 
 
@@ -261,12 +264,13 @@ def _param(param, annotation) -> dict:
         if any(checks) or not (kind.file_okay and kind.dir_okay and kind.readable):
             raise ValueError(f"{param.name}: a path Click checks more than for reading")
         found["type"] = "path"
-    elif isinstance(kind, types.IntRange) and not kind.clamp:
-        if kind.min_open or kind.max_open:
+    elif isinstance(kind, (types.IntParamType, types.FloatParamType)):
+        if getattr(kind, "clamp", False) or getattr(kind, "min_open", False):
+            raise ValueError(f"{param.name}: a clamped or open range")
+        if getattr(kind, "max_open", False):
             raise ValueError(f"{param.name}: an open range")
-        found.update(type="int", min=kind.min, max=kind.max)
-    elif kind is types.INT:
-        found["type"] = "int"
+        number = "int" if isinstance(kind, types.IntParamType) else "float"
+        found.update(type=number, min=getattr(kind, "min", None), max=getattr(kind, "max", None))
     elif kind is types.STRING:
         found["type"] = "str"
     elif isinstance(kind, TyperChoice) and kind.case_sensitive and enum is not None:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional, get_type_hints
 
 import typer
 
-from purlin_resume.cli.app import PurlinGroup, app
+from purlin_resume.cli import outcome_run
+from purlin_resume.cli.app import PurlinGroup, app, runs
 from purlin_resume.cli.common import (
     Printout,
     checked_output,
@@ -30,6 +31,7 @@ from purlin_resume.cli.options import (
     ProjectOption,
     TmuxSocketOption,
 )
+from purlin_resume.cli.outcome_run import Outcome
 from purlin_resume.core.errors import PurlinError, UsageError
 
 if TYPE_CHECKING:
@@ -49,12 +51,6 @@ class Spawn(str, Enum):
     none = "none"
     claude = "claude"
     tmux = "tmux"
-
-
-class Outcome(str, Enum):
-    success = "success"
-    failure = "failure"
-    partial = "partial"
 
 
 class Mode(str, Enum):
@@ -559,6 +555,7 @@ def by_recommendation(
 
 
 @resurrect.command("done")
+@runs(outcome_run.done)
 def done(
     resurrection_id: Annotated[str, typer.Argument(metavar="RES_ID", help="res-YYYY-MM-DD-NNN")],
     outcome: Annotated[Outcome, typer.Option("--outcome", help="success, failure or partial.")],
@@ -580,21 +577,6 @@ def done(
     as_json: JsonOption = False,
 ) -> None:
     """Record what a resurrected agent did (hooks call this when it ends)."""
-    import re
-
-    from purlin_resume.claude import layout
-    from purlin_resume.resurrection import log as resurrection_log
-
-    if not re.fullmatch(r"res-\d{4}-\d{2}-\d{2}-\d{3,}", resurrection_id):
-        raise UsageError(f"{resurrection_id!r} is not a resurrection id (res-YYYY-MM-DD-NNN)")
-    log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
-    entry = resurrection_log.record_outcome(
-        log, resurrection_id, outcome.value, agent_id, duration_ms, tool_calls, notes, reason
-    )
-    if as_json:
-        print_json(entry)
-        return
-    print_text(f"{resurrection_id}: {entry['outcome']}\n")
 
 
 # ---------------------------------------------------------------------------------------------

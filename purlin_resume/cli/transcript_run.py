@@ -254,6 +254,7 @@ def transcript(
     claude_dir: Path | None,
     as_json: bool,
 ) -> None:
+    """A conversation as Markdown (or its TR-3 JSON): printed, bounded by a digest, or written."""
     from purlin_resume.claude import rendering
 
     output = checked_output(output)
@@ -291,6 +292,7 @@ def export(
     claude_dir: Path | None,
     no_redact: bool,
 ) -> None:
+    """A conversation's TR-3 JSON document, or its Markdown: printed or written."""
     from purlin_resume.claude import rendering
 
     if no_redact:
