@@ -154,14 +154,19 @@ class Terminal:
         return displayed(text)
 
 
+def utf8(stream) -> bool:
+    """Whether ``stream`` writes UTF-8 (``None``: no stream at all, so no)."""
+    encoding = str(getattr(stream, "encoding", "") or "").lower()
+    return encoding.replace("-", "").replace("_", "") == "utf8"
+
+
 def _write(stream, text: str, nl: bool) -> None:
     """Write ``text`` as ``click.echo`` does (what Typer prints with): to a stream that is not a
     terminal without ANSI styles, then flush. A stream in another encoding than UTF-8 goes
     through Click itself (it wraps an ASCII stream again in UTF-8)."""
     if stream is None:
         return
-    encoding = str(getattr(stream, "encoding", "") or "").lower().replace("-", "").replace("_", "")
-    if encoding != "utf8":
+    if not utf8(stream):
         import typer
 
         typer.echo(text, file=stream, nl=nl)

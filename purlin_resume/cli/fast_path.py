@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 PLANS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "parse_plans.json")
-# The top-level options a plain command line may carry before the command (all flags).
-ROOT_FLAGS = {"--no-redact": "no_redact"}
+# The one top-level option a plain command line may carry, before the command.
+NO_REDACT = "--no-redact"
 
 
 class NotPlain(Exception):
@@ -36,21 +36,22 @@ def run(args: list[str]) -> bool:
     """Run the command ``args`` names without Typer and return True; False (having done
     nothing) when Typer must parse the line."""
     at = 0
-    while at < len(args) and args[at] in ROOT_FLAGS:
+    while at < len(args) and args[at] == NO_REDACT:
         at += 1
-    root = {flag: flag in args[:at] for flag in ROOT_FLAGS}
     try:
         plan, words = _plan(args[at:])
         values = _read(plan, words)
     except NotPlain:
         return False
-    _call(plan["run"], values, {ROOT_FLAGS[flag]: on for flag, on in root.items()})
+    _call(plan["run"], values, no_redact=at > 0)
     return True
 
 
 def _plan(args: list[str]) -> tuple[dict, list[str]]:
     """The plan of the command ``args`` start with, and the words after its name."""
-    if not args or not _streams_are_utf8():
+    from purlin_resume.cli.common import utf8
+
+    if not args or not (utf8(sys.stdout) and utf8(sys.stderr)):
         raise NotPlain
     import json
 
@@ -63,17 +64,9 @@ def _plan(args: list[str]) -> tuple[dict, list[str]]:
         raise NotPlain
     for length in (2, 1):
         plan = plans.get(" ".join(args[:length]))
-        if plan is not None and len(args) >= length:
+        if plan is not None:
             return plan, args[length:]
     raise NotPlain
-
-
-def _streams_are_utf8() -> bool:
-    for stream in (sys.stdout, sys.stderr):
-        encoding = str(getattr(stream, "encoding", "") or "").lower()
-        if encoding.replace("-", "").replace("_", "") != "utf8":
-            return False
-    return True
 
 
 def _read(plan: dict, words: list[str]) -> dict[str, Any]:
@@ -148,14 +141,14 @@ def _attribute(where: str) -> Any:
     return getattr(import_module(module), name)
 
 
-def _call(work: str, values: dict[str, Any], root: dict[str, bool]) -> None:
+def _call(work: str, values: dict[str, Any], no_redact: bool) -> None:
     """Call ``work`` as Typer's command would, and end as Typer ends: errors the tool expects
     on one line with their exit code, an interruption with 130, a closed pipe with 1."""
     from purlin_resume.cli import common
     from purlin_resume.core.errors import PurlinError
 
     common.collect_from_here()
-    common.start(**root)
+    common.start(no_redact)
     try:
         _attribute(work)(**values)
     except PurlinError as exc:
