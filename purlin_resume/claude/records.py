@@ -49,6 +49,7 @@ BOOKKEEPING_TYPES = frozenset(
 _TYPE_FIRST = b'{"type":"'
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})  # "Agent" since Claude Code 2.1.63
 TOOL_USE_TYPES = ("tool_use", "server_tool_use")
+_TOOL_USE_MARKS = (*(f'"{kind}"'.encode() for kind in TOOL_USE_TYPES), b"\\u")
 
 # Progress records carry hook and shell output and make up most lines of a 2.x session; only
 # ``agent_progress`` (written ``"data":{"message":...``) matters here. The others are written
@@ -114,8 +115,15 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
         yield record
 
 
-def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``read``, each record with the byte offset of its line (``record_at`` reads it back)."""
+def read_located(
+    path: Path, stats: ReadStats, only: tuple[bytes, ...] = ()
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``read``, each record with the byte offset of its line (``record_at`` reads it back).
+
+    With ``only``, a line that holds none of its byte strings is passed over unparsed (and
+    counted as a record): for callers that want a few records of a known kind. The few lines
+    left are read with ``json.loads``, as loading the faster parser would cost more.
+    """
     path = Path(path)
     try:
         if is_binary(path):
@@ -128,7 +136,7 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
         stats.unreadable = exc.strerror or type(exc).__name__
         return
     seen: set[str] = set()
-    loads = line_decoder()
+    loads = json.loads if only else line_decoder()
     offset = 0
     with handle:
         for line in handle:
@@ -140,6 +148,9 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
                 stats.records += 1  # hook, shell or task-wait progress: nothing to read in it
                 continue
             if line.startswith(_TYPE_FIRST) and _bookkeeping(line):
+                stats.records += 1
+                continue
+            if only and not any(mark in line for mark in only):
                 stats.records += 1
                 continue
             try:
@@ -267,8 +278,9 @@ def file_path_of(data: Any) -> str | None:
 def main_tool_uses(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
     """The ``tool_use`` blocks of the main thread's assistant records, in file order: the tool
     calls ``transcript.read`` gives the main Transcript, without assembling any turn (records of
-    1.0.x's inline subagents, ``isSidechain``, are not the main thread's)."""
-    for _, record in read_located(path, stats):
+    1.0.x's inline subagents, ``isSidechain``, are not the main thread's). Only lines that name
+    a tool-use type, or hold a ``\\u`` escape that could spell one, are parsed."""
+    for _, record in read_located(path, stats, only=_TOOL_USE_MARKS):
         if record.get("type") != "assistant" or record.get("isSidechain"):
             continue
         message = record.get("message")

@@ -261,7 +261,13 @@ def test_stall_check_loads_no_conversation_assembly_locking_or_gitpython(project
 
     assert done.returncode == 0, done.stderr
     assert "purlin_resume.cli.head_start" in modules
-    assert not modules & {"purlin_resume.claude.transcript", "filelock", "asyncio", "git"}
+    assert not modules & {
+        "purlin_resume.claude.transcript",
+        "filelock",
+        "asyncio",
+        "git",
+        "msgspec",
+    }
 
 
 # -- git: what it is asked, and what it leaves alone --------------------------------------------
