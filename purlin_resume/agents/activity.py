@@ -226,11 +226,12 @@ def files_touched(subject: Subject) -> set[str]:
     if subject.transcript is None or not subject.transcript.is_file():
         return set()
     worktree = subject.worktree.resolve()
+    written = {
+        records.file_path_of(block.get("input"))
+        for block in records.main_tool_uses(subject.transcript, records.ReadStats(), WRITING_TOOLS)
+    }
     touched = set()
-    for block in records.main_tool_uses(subject.transcript, records.ReadStats()):
-        name, file_path = block.get("name"), records.file_path_of(block.get("input"))
-        if not file_path or not isinstance(name, str) or name not in WRITING_TOOLS:
-            continue
+    for file_path in written - {None, ""}:
         path = Path(file_path)
         if not path.is_absolute():
             path = subject.worktree / path

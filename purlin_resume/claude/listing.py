@@ -19,7 +19,6 @@ allow-list) is read again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -86,6 +85,8 @@ def _mark(name: str, entry: os.DirEntry) -> str:
 
 
 def cache_path(root: Path, cache: Path) -> Path:
+    import hashlib  # here: reading one session needs no listing, and it costs milliseconds to load
+
     digest = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:12]
     return Path(cache) / f"sessions-{digest}.json"
 
@@ -98,6 +99,8 @@ def rules() -> str:
     if not current.extra and not current.allow:
         return ""
     shown = repr(([(k, p.pattern) for k, p in current.extra], [p.pattern for p in current.allow]))
+    import hashlib
+
     return hashlib.sha256(shown.encode()).hexdigest()[:16]
 
 

@@ -9,8 +9,9 @@ counted and skipped, as is a record of a type this reader does not know. Records
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,6 @@ BOOKKEEPING_TYPES = frozenset(
 _TYPE_FIRST = b'{"type":"'
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})  # "Agent" since Claude Code 2.1.63
 TOOL_USE_TYPES = ("tool_use", "server_tool_use")
-_TOOL_USE_MARKS = (*(f'"{kind}"'.encode() for kind in TOOL_USE_TYPES), b"\\u")
 
 # Progress records carry hook and shell output and make up most lines of a 2.x session; only
 # ``agent_progress`` (written ``"data":{"message":...``) matters here. The others are written
@@ -59,6 +59,7 @@ _TOOL_USE_MARKS = (*(f'"{kind}"'.encode() for kind in TOOL_USE_TYPES), b"\\u")
 _PROGRESS_MARK = b'"type":"progress","data":{"type":"'
 _CLOSED = (b"}\n", b"}\r\n", b"}")
 _SNIFF_BYTES = 8192
+FAST_PARSE_BYTES = 8 << 20  # where msgspec's faster parse repays loading it (about 30 ms)
 _READ_BUFFER = 1 << 20
 
 
@@ -116,13 +117,14 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
 
 
 def read_located(
-    path: Path, stats: ReadStats, only: tuple[bytes, ...] = ()
+    path: Path, stats: ReadStats, only: Callable[[bytes], bool] | None = None
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """``read``, each record with the byte offset of its line (``record_at`` reads it back).
 
-    With ``only``, a line that holds none of its byte strings is passed over unparsed (and
-    counted as a record): for callers that want a few records of a known kind. The few lines
-    left are read with ``json.loads``, as loading the faster parser would cost more.
+    With ``only``, a line it says no to is passed over unparsed (and counted as a record): for
+    callers that want a few records of a known kind. Lines are parsed with ``line_decoder`` in
+    a file of ``FAST_PARSE_BYTES`` or more and read whole, else with ``json.loads`` (the same
+    values): loading the faster parser costs more than it saves on less.
     """
     path = Path(path)
     try:
@@ -136,9 +138,10 @@ def read_located(
         stats.unreadable = exc.strerror or type(exc).__name__
         return
     seen: set[str] = set()
-    loads = json.loads if only else line_decoder()
     offset = 0
     with handle:
+        big = os.fstat(handle.fileno()).st_size >= FAST_PARSE_BYTES
+        loads = line_decoder() if only is None and big else json.loads
         for line in handle:
             at = offset
             offset += len(line)
@@ -150,7 +153,7 @@ def read_located(
             if line.startswith(_TYPE_FIRST) and _bookkeeping(line):
                 stats.records += 1
                 continue
-            if only and not any(mark in line for mark in only):
+            if only is not None and not only(line):
                 stats.records += 1
                 continue
             try:
@@ -275,12 +278,24 @@ def file_path_of(data: Any) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def main_tool_uses(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
+def main_tool_uses(
+    path: Path, stats: ReadStats, names: Iterable[str] = ()
+) -> Iterator[dict[str, Any]]:
     """The ``tool_use`` blocks of the main thread's assistant records, in file order: the tool
     calls ``transcript.read`` gives the main Transcript, without assembling any turn (records of
-    1.0.x's inline subagents, ``isSidechain``, are not the main thread's). Only lines that name
-    a tool-use type, or hold a ``\\u`` escape that could spell one, are parsed."""
-    for _, record in read_located(path, stats, only=_TOOL_USE_MARKS):
+    1.0.x's inline subagents, ``isSidechain``, are not the main thread's). With ``names``, the
+    calls of those tools among them.
+
+    Only lines that can hold such a call are parsed: ones that name a tool-use type (and one of
+    ``names``), or hold a ``\\u`` escape that could spell them otherwise."""
+    wanted = tuple(json.dumps(name).encode() for name in names)
+
+    def may_hold_one(line: bytes) -> bool:
+        if b"\\u" in line:
+            return True
+        return b'tool_use"' in line and (not wanted or any(name in line for name in wanted))
+
+    for _, record in read_located(path, stats, only=may_hold_one):
         if record.get("type") != "assistant" or record.get("isSidechain"):
             continue
         message = record.get("message")
@@ -289,7 +304,9 @@ def main_tool_uses(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
             continue
         for block in content:
             if isinstance(block, dict) and block.get("type") in TOOL_USE_TYPES:
-                yield block
+                name = block.get("name")
+                if not names or (isinstance(name, str) and name in names):
+                    yield block
 
 
 def first_record(path: Path, wanted: tuple[str, ...] = ("cwd",), limit: int = 50) -> dict[str, Any]:

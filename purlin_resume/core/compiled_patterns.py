@@ -3,9 +3,10 @@
 The redaction scanner's combined expression is tens of kilobytes of alternatives: ``re.compile``
 spends about 40 ms parsing it, which every process that prints would pay. What the parse yields
 (the engine's code words and the group names) depends only on the expression and on the
-interpreter, so it is kept in ``<cache>/patterns/`` under a digest of both and handed straight
-back to the engine, which checks the code before it runs it (``_sre.compile``); that takes well
-under a millisecond.
+interpreter, so it is kept in ``<cache>/patterns/`` and handed straight back to the engine, which
+checks the code before it runs it (``_sre.compile``); that takes well under a millisecond. The
+file is named by a checksum of both and holds the expression itself, which must be the one asked
+for: a checksum needs no cryptographic library loaded (which costs more than the rest).
 
 Anything unusual falls back to ``re.compile``: another implementation than CPython, a file that
 is damaged, or one ``cache_home`` does not believe (a symbolic link, a FIFO, owned by someone
@@ -14,8 +15,8 @@ else or writable by others), a folder that cannot be written.
 
 from __future__ import annotations
 
+import binascii
 import contextlib
-import hashlib
 import marshal
 import os
 import re
@@ -39,7 +40,7 @@ def compiled(source: str, flags: int = 0) -> re.Pattern[str]:
     if _sre is None or sys.implementation.name != "cpython":
         return re.compile(source, flags)
     path = os.path.join(folder(), _key(source, flags))
-    parts = _read(path)
+    parts = _read(path, source)
     if parts is not None:
         try:
             return _sre.compile(source, *parts)
@@ -50,15 +51,14 @@ def compiled(source: str, flags: int = 0) -> re.Pattern[str]:
         pattern = _sre.compile(source, *parts)
     except Exception:  # a bad expression (re.compile says why), or other compiler internals
         return re.compile(source, flags)
-    _write(path, parts)
+    _write(path, source, parts)
     return pattern
 
 
 def _key(source: str, flags: int) -> str:
     interpreter = f"{sys.version}\0{sys.implementation.cache_tag}\0{_sre.MAGIC}\0{flags}\0"
-    digest = hashlib.sha256(interpreter.encode())
-    digest.update(source.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()[:40]
+    text = (interpreter + source).encode("utf-8", "surrogatepass")
+    return f"{binascii.crc32(text):08x}-{len(text)}"
 
 
 def _compile(source: str, flags: int) -> tuple:
@@ -85,19 +85,23 @@ def _shape_ok(parts: object) -> bool:
     )
 
 
-def _read(path: str) -> tuple | None:
+def _read(path: str, source: str) -> tuple | None:
+    """The parts kept at ``path`` for ``source``; None when they are missing, damaged, or of
+    another expression (whose checksum is the same)."""
     kept = cache_home.open_kept(path)
     if kept is None:
         return None
     try:
         with kept:
-            parts = marshal.loads(kept.read())
+            whole = marshal.loads(kept.read())
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    return parts if _shape_ok(parts) else None
+    if not (isinstance(whole, tuple) and len(whole) == 6 and whole[0] == source):
+        return None
+    return whole[1:] if _shape_ok(whole[1:]) else None
 
 
-def _write(path: str, parts: tuple) -> None:
-    """Keep ``parts`` at ``path``; silently not when it cannot."""
+def _write(path: str, source: str, parts: tuple) -> None:
+    """Keep ``parts`` of ``source`` at ``path``; silently not when it cannot."""
     with contextlib.suppress(OSError, ValueError):
-        cache_home.keep(path, [marshal.dumps(parts)])
+        cache_home.keep(path, [marshal.dumps((source, *parts))])

@@ -39,7 +39,6 @@ looks at a repeated string once.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 import re
 from collections import Counter, defaultdict
@@ -773,6 +772,8 @@ class Finding:
 
     @property
     def placeholder(self) -> str:
+        import hashlib  # here: most text holds no secret, and loading it costs milliseconds
+
         digest = hashlib.sha256(self.secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
         return f"[REDACTED:{self.kind}:{digest}]"
 

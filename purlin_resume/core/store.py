@@ -14,6 +14,7 @@ written: a branch or a clone could otherwise point ``.purlin/cache`` at any file
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import os
 import stat
@@ -186,9 +187,7 @@ def _replacing(target: Path, private: bool = False) -> Iterator[Any]:
     (and is removed when it does not)."""
     mode = _mode(target, private)
     _remove_stale_temps(target)
-    import tempfile  # here: most commands write no file, and it costs milliseconds to load
-
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    fd, tmp = _temporary(target)
     try:
         with os.fdopen(fd, "wb") as out:
             yield out
@@ -201,6 +200,20 @@ def _replacing(target: Path, private: bool = False) -> Iterator[Any]:
             os.unlink(tmp)
         raise
     _fsync_dir(target.parent)
+
+
+def _temporary(target: Path) -> tuple[int, str]:
+    """A new file beside ``target`` (``.<name>.<random>.tmp``, 0600), opened: as
+    ``tempfile.mkstemp`` makes one, without loading ``tempfile`` (and ``shutil`` and ``random``
+    with it), which takes longer than a short command's write."""
+    for _ in range(100):
+        tmp = os.path.join(target.parent, f".{target.name}.{os.urandom(6).hex()}.tmp")
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary name", str(target))
 
 
 def write_text(target: Path, text: str) -> None:

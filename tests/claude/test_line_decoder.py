@@ -120,3 +120,42 @@ def test_a_transcript_with_odd_numbers_and_a_lone_surrogate_still_reads(tmp_path
     assert main.stats.malformed == 0 and main.stats.records == 2
     assert main.turns[0].text == "first \ud83d half of an emoji"
     assert main.turns[1].text == "answered" and main.last_usage_tokens == 10**25
+
+
+def test_a_big_file_and_a_small_one_read_the_same(monkeypatch):
+    """Files of ``FAST_PARSE_BYTES`` or more are parsed with msgspec's decoder, smaller ones
+    with ``json.loads``: every real transcript reads the same either way."""
+    files = sorted(FIXTURES.glob("projects/**/*.jsonl"))
+    assert files
+
+    def everything(path):
+        stats = records.ReadStats()
+        return list(records.read_located(path, stats)), stats
+
+    for path in files:
+        monkeypatch.setattr(records, "FAST_PARSE_BYTES", 1 << 60)
+        small = everything(path)
+        monkeypatch.setattr(records, "FAST_PARSE_BYTES", 0)
+        big = everything(path)
+        assert _same(big[0], small[0]) and big[1] == small[1], path.name
+
+
+def test_only_a_big_file_loads_msgspec(tmp_path):
+    import subprocess
+    import sys
+
+    program = (
+        "import sys\nfrom pathlib import Path\nfrom purlin_resume.claude import records\n"
+        "records.FAST_PARSE_BYTES = int(sys.argv[2])\n"
+        "list(records.read(Path(sys.argv[1]), records.ReadStats()))\n"
+        "print('msgspec' in sys.modules)"
+    )
+    path = sorted(FIXTURES.glob("projects/**/*.jsonl"))[0]
+    size = path.stat().st_size
+    loaded = [
+        subprocess.run(
+            [sys.executable, "-c", program, str(path), str(limit)], capture_output=True, text=True
+        ).stdout
+        for limit in (size + 1, size)
+    ]
+    assert loaded == ["False\n", "True\n"]

@@ -93,11 +93,20 @@ def plant(content: bytes) -> Path:
         b"",
         b"\x00garbage",
         marshal.dumps("not a tuple"),
-        marshal.dumps((32, [1, 2, "x"], 0, {}, ())),
-        marshal.dumps((32, [999999, 12, 7], 0, {}, ())),  # not code the engine accepts
-        marshal.dumps((32, [], -5, {"a": 1}, (None,))),
+        marshal.dumps((SOURCE, 32, [1, 2, "x"], 0, {}, ())),
+        marshal.dumps((SOURCE, 32, [999999, 12, 7], 0, {}, ())),  # not code the engine accepts
+        marshal.dumps((SOURCE, 32, [], -5, {"a": 1}, (None,))),
+        marshal.dumps(compiled_patterns._compile(SOURCE, 0)),  # the expression left out
     ],
-    ids=["empty", "garbage", "wrong type", "word not int", "invalid code", "wrong groups"],
+    ids=[
+        "empty",
+        "garbage",
+        "wrong type",
+        "word not int",
+        "invalid code",
+        "wrong groups",
+        "short",
+    ],  # fmt: skip
 )
 def test_a_damaged_kept_form_is_compiled_afresh_and_replaced(content):
     kept = plant(content)
@@ -105,9 +114,28 @@ def test_a_damaged_kept_form_is_compiled_afresh_and_replaced(content):
     assert kept.read_bytes() != content
 
 
-def matching_nothing() -> bytes:
-    """A valid kept form of another expression: trusted, it would make the scanner blind."""
-    return marshal.dumps(compiled_patterns._compile(r"(?!)", 0))
+def matching_nothing(source: str = SOURCE) -> bytes:
+    """A valid kept form of ``source`` holding the code of an expression that matches nothing:
+    trusted, it would make the scanner blind."""
+    return marshal.dumps((source, *compiled_patterns._compile(r"(?!)", 0)))
+
+
+def test_a_kept_form_of_another_expression_under_the_same_name_is_not_used():
+    kept = plant(matching_nothing(source="another expression"))
+    same_matches(compiled_patterns.compiled(SOURCE), re.compile(SOURCE), TEXT)
+    assert marshal.loads(kept.read_bytes())[0] == SOURCE  # replaced by this one's
+
+
+def test_a_kept_form_is_read_without_loading_a_cryptographic_library():
+    program = (
+        "import sys\nfrom purlin_resume.core import redact\n"
+        "print(redact.redact('nothing secret here').text, 'hashlib' in sys.modules)"
+    )
+    outputs = [
+        subprocess.run([sys.executable, "-c", program], capture_output=True, text=True).stdout
+        for _ in range(2)  # the first compiles and keeps, the second reads
+    ]
+    assert outputs == ["nothing secret here False\n"] * 2
 
 
 def test_a_kept_form_writable_by_others_is_not_trusted():
