@@ -122,9 +122,9 @@ def read_located(
     """``read``, each record with the byte offset of its line (``record_at`` reads it back).
 
     With ``only``, a line it says no to is passed over unparsed (and counted as a record): for
-    callers that want a few records of a known kind. Lines are parsed with ``line_decoder`` in
-    a file of ``FAST_PARSE_BYTES`` or more and read whole, else with ``json.loads`` (the same
-    values): loading the faster parser costs more than it saves on less.
+    callers that want a few records of a known kind. Without ``only``, a file of
+    ``FAST_PARSE_BYTES`` or more is parsed with ``line_decoder``; anything else with
+    ``json.loads`` (the same values): loading the faster parser costs more than it saves there.
     """
     path = Path(path)
     try:
