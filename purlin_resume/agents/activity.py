@@ -22,19 +22,18 @@ evidence. A commit is one piece of evidence however many sources see it (``merge
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from enum import Enum, unique
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.agents.git_work import HORIZON, GitWork, commits_within_horizon, newest_change
 from purlin_resume.core import clock, gitrepo, store, tmux
 from purlin_resume.core.errors import CorruptFile, PurlinError
 
-HORIZON = timedelta(hours=24)
 NOISE_MARKERS = (
     "resumer",
     "stall-recovery",
@@ -45,27 +44,6 @@ NOISE_MARKERS = (
     "#progress-only",
 )
 WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".purlin",
-        ".planning",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".cache",
-        ".eggs",
-    }
-)
-SKIPPED_FILES = frozenset({".coverage"})  # the tests source's evidence, not an edit
 PANE_SAMPLES = "pane-samples.json"
 _COMMIT_OUTPUT = re.compile(r"^\[[^\s\]]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] ", re.M)
 
@@ -228,7 +206,7 @@ def files_touched(subject: Subject) -> set[str]:
     worktree = subject.worktree.resolve()
     written = {
         records.file_path_of(block.get("input"))
-        for block in records.main_tool_uses(subject.transcript, records.ReadStats(), WRITING_TOOLS)
+        for block in records.main_tool_uses(subject.transcript, WRITING_TOOLS)
     }
     touched = set()
     for file_path in written - {None, ""}:
@@ -265,14 +243,7 @@ def attribution(commit: gitrepo.Commit, agent_id: str, touched: set[str]) -> lis
 
 def recent_commits(subject: Subject, now: datetime) -> list[gitrepo.Commit]:
     """The commits of the agent's work tree within ``HORIZON``, newest first (none outside git)."""
-    return _commits_within_horizon(subject.worktree, now)
-
-
-def _commits_within_horizon(worktree: Path, now: datetime) -> list[gitrepo.Commit]:
-    root = gitrepo.toplevel(worktree)
-    if root is None:
-        return []
-    return gitrepo.commits_since(root, int((now - HORIZON).timestamp()))
+    return commits_within_horizon(subject.worktree, now)
 
 
 def git_signals(
@@ -324,64 +295,6 @@ def test_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
     if coverage and _recent(coverage[1], now):
         found.append(ActivitySignal(Source.TESTS, coverage[1], 0.72, "coverage run"))
     return sorted(found, key=lambda s: s.timestamp, reverse=True)[:1]
-
-
-def _is_virtualenv(folder: str) -> bool:
-    return os.path.exists(os.path.join(folder, "pyvenv.cfg"))
-
-
-def _skipped(relative: str, root: str, venvs: dict[str, bool]) -> bool:
-    """True for paths that are not work: under .git, virtualenvs, node_modules, caches, .purlin."""
-    parts = relative.split("/")
-    if parts[-1] in SKIPPED_FILES or any(part in SKIPPED_DIRS for part in parts[:-1]):
-        return True
-    for depth in range(1, len(parts)):
-        folder = "/".join(parts[:depth])
-        if folder not in venvs:
-            venvs[folder] = _is_virtualenv(os.path.join(root, folder))
-        if venvs[folder]:
-            return True
-    return False
-
-
-def _walk(worktree: Path) -> list[str]:
-    """Every file under a folder git does not know (relative paths), skipped folders pruned."""
-    found = []
-    for folder, dirs, files in os.walk(worktree):
-        dirs[:] = [
-            d for d in dirs if d not in SKIPPED_DIRS and not _is_virtualenv(os.path.join(folder, d))
-        ]
-        base = os.path.relpath(folder, worktree)
-        found += [name if base == "." else f"{base}/{name}" for name in files]
-    return found
-
-
-def newest_change(worktree: Path) -> tuple[str, float] | None:
-    """(relative path, mtime) of the newest changed file of the worktree.
-
-    In a git work tree: among its uncommitted changes (modified, staged, untracked but not
-    ignored), since committed work is the git source's evidence. Elsewhere: among all its files.
-    """
-    top = gitrepo.toplevel(worktree)
-    if top is None:
-        root, paths = worktree, _walk(worktree)
-    else:
-        root = top
-        inside = worktree.resolve().relative_to(top).as_posix()
-        prefix = "" if inside == "." else inside + "/"
-        paths = [p for p in gitrepo.uncommitted_paths(top) if p.startswith(prefix)]
-    venvs: dict[str, bool] = {}
-    best: tuple[str, float] | None = None
-    for relative in paths:
-        if _skipped(relative, str(root), venvs):
-            continue
-        try:
-            moment = os.stat(os.path.join(root, relative), follow_symlinks=False).st_mtime
-        except OSError:
-            continue  # deleted: nothing to date it by
-        if best is None or moment > best[1]:
-            best = (relative, moment)
-    return best
 
 
 def file_signals(
@@ -555,58 +468,6 @@ def merge(signals: list[ActivitySignal]) -> list[ActivitySignal]:
             continue
         kept.append(signal)
     return sorted(kept, key=lambda s: s.timestamp, reverse=True)
-
-
-def _under_way(work: Callable[[], Any]) -> Callable[[], Any]:
-    """Start ``work`` on a thread; the function returned waits for it and gives its result, or
-    raises what it raised."""
-    import threading
-
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = work()
-        except BaseException as exc:  # noqa: BLE001 -- raised again in the waiting thread
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run, name="purlin-activity", daemon=True)
-    thread.start()
-
-    def result() -> Any:
-        thread.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome["value"]
-
-    return result
-
-
-@dataclass(frozen=True)
-class GitWork:
-    """What git says about one work tree as of ``now``: its commits within ``HORIZON``
-    (``recent_commits``) and, when asked for, its newest uncommitted change (``newest_change``),
-    each under way on a thread of its own (each waits on its own git process) from the moment
-    ``start`` makes it. Calling ``commits`` or ``newest`` waits for the result."""
-
-    worktree: Path
-    now: datetime
-    commits: Callable[[], list[gitrepo.Commit]]
-    newest: Callable[[], tuple[str, float] | None] | None
-
-    @classmethod
-    def start(cls, worktree: Path, now: datetime, changes: bool = True) -> GitWork:
-        commits = _under_way(lambda: _commits_within_horizon(worktree, now))
-        newest = _under_way(lambda: newest_change(worktree)) if changes else None
-        return cls(worktree, now, commits, newest)
-
-    def serves(self, subject: Subject, now: datetime) -> bool:
-        """True when this is the git work ``observe`` would start for ``subject`` at ``now``."""
-        return (
-            self.worktree == subject.worktree
-            and self.now == now
-            and (self.newest is not None or subject.shared_worktree)
-        )
 
 
 def observe(

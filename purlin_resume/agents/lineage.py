@@ -16,7 +16,6 @@ from typing import Any
 from purlin_resume.agents import registry
 from purlin_resume.agents.registry import RegisteredAgent
 from purlin_resume.core import tmux
-from purlin_resume.core.project import Project
 
 ALIVE, DEAD, UNKNOWN = "alive", "dead", "unknown"
 
@@ -49,12 +48,6 @@ class AgentStatus:
             "previous_agent_id": agent.previous_agent_id,
             "successors": self.successors,
         }
-
-
-def work_folder(project: Project, agent: RegisteredAgent) -> Path:
-    """The folder the agent works in: its registered cwd while that exists, else the project."""
-    folder = Path(agent.cwd) if agent.cwd else project.root
-    return folder if folder.is_dir() else project.root
 
 
 def server_for(agent: RegisteredAgent, configured: tmux.Server) -> tmux.Server:

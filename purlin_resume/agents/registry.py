@@ -236,3 +236,9 @@ def resolve(agents: dict[str, RegisteredAgent], query: str) -> RegisteredAgent:
         names = ", ".join(sorted(agent.session_id for agent in found)[:5])
         raise UsageError(f"agent id {query!r} is ambiguous ({names}); give more of it")
     return found[0]
+
+
+def work_folder(project: Project, agent: RegisteredAgent) -> Path:
+    """The folder the agent works in: its registered cwd while that exists, else the project."""
+    folder = Path(agent.cwd) if agent.cwd else project.root
+    return folder if folder.is_dir() else project.root

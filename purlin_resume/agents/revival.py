@@ -32,9 +32,8 @@ from purlin_resume.agents.lineage import (
     liveness,
     server_for,
     successors,
-    work_folder,
 )
-from purlin_resume.agents.registry import RegisteredAgent
+from purlin_resume.agents.registry import RegisteredAgent, work_folder
 from purlin_resume.agents.stall import server_of
 from purlin_resume.checkpoints.roles import display_name
 from purlin_resume.claude import layout

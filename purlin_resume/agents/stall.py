@@ -25,8 +25,9 @@ from typing import Any
 
 from purlin_resume.agents import activity, registry
 from purlin_resume.agents.activity import ActivitySignal
-from purlin_resume.agents.lineage import ALIVE, liveness, server_for, work_folder
-from purlin_resume.agents.registry import RegisteredAgent
+from purlin_resume.agents.git_work import GitWork
+from purlin_resume.agents.lineage import ALIVE, liveness, server_for
+from purlin_resume.agents.registry import RegisteredAgent, work_folder
 from purlin_resume.core import clock, store, tmux
 from purlin_resume.core import config as config_mod
 from purlin_resume.core.errors import NotFound, PurlinError
@@ -183,29 +184,16 @@ def subject_of(
     )
 
 
-def head_start(project: Project, agent_query: str, now: datetime) -> activity.GitWork | None:
-    """The git work ``detect`` will need for this agent at ``now``, started at once, so that
-    git runs while the caller still has work of its own (a command line still loading); None
-    when the agent cannot be found here (``detect`` then says why)."""
-    try:
-        agents = registry.load(project)
-        agent = registry.resolve(agents, agent_query)
-        worktree = work_folder(project, agent).resolve()
-    except (PurlinError, OSError, ValueError):
-        return None
-    return activity.GitWork.start(worktree, now)
-
-
 def detect(
     project: Project,
     agent_query: str,
     lookback_minutes: float | None = None,
     now: datetime | None = None,
     settings: config_mod.Settings | None = None,
-    git: activity.GitWork | None = None,
+    git: GitWork | None = None,
 ) -> Assessment:
-    """Assess one registered agent (by id or unique prefix). ``git``: from ``head_start``, with
-    the same ``now``."""
+    """Assess one registered agent (by id or unique prefix). ``git``: started earlier (``cli/head_start``),
+    with the same ``now``."""
     settings = settings or config_mod.load(project)
     lookback = lookback_minutes if lookback_minutes is not None else settings.stall_lookback_minutes
     if lookback <= 0:

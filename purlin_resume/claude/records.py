@@ -59,6 +59,7 @@ TOOL_USE_TYPES = ("tool_use", "server_tool_use")
 _PROGRESS_MARK = b'"type":"progress","data":{"type":"'
 _CLOSED = (b"}\n", b"}\r\n", b"}")
 _SNIFF_BYTES = 8192
+_ASCII_ESCAPE = b"\\u00"  # how JSON escapes a character below U+0100
 FAST_PARSE_BYTES = 8 << 20  # where msgspec's faster parse repays loading it (about 30 ms)
 _READ_BUFFER = 1 << 20
 
@@ -177,6 +178,9 @@ def read_located(
                     stats.unknown_types[str(kind)] += 1
                 continue
             uuid = record.get("uuid")
+            if uuid is not None and not isinstance(uuid, str):
+                stats.malformed += 1  # an id is a string: this is no record of Claude Code's
+                continue
             if uuid is not None:
                 if uuid in seen:
                     stats.duplicates += 1
@@ -278,35 +282,86 @@ def file_path_of(data: Any) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def main_tool_uses(
-    path: Path, stats: ReadStats, names: Iterable[str] = ()
-) -> Iterator[dict[str, Any]]:
+def lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[bytes]:
+    """The lines of ``path`` that hold any of ``markers``, in file order (the last one also
+    when it has no newline): found by searching blocks of the file for the markers, without
+    visiting the lines between. Raises ``OSError`` when the file cannot be read."""
+    with open(path, "rb") as handle:
+        pending: list[bytes] = []  # the start of a line longer than a block
+        while block := handle.read(_READ_BUFFER):
+            end = block.rfind(b"\n") + 1
+            if not end:
+                pending.append(block)
+                continue
+            whole = b"".join([*pending, block[:end]]) if pending else block[:end]
+            pending = [block[end:]] if end < len(block) else []
+            yield from _holding(whole, markers)
+        if pending:
+            yield from _holding(b"".join(pending), markers)
+
+
+def _holding(text: bytes, markers: tuple[bytes, ...]) -> Iterator[bytes]:
+    """The lines of ``text`` (whole lines) that hold any of ``markers``, in order."""
+    starts = set()
+    for marker in markers:
+        at = text.find(marker)
+        while at >= 0:
+            starts.add(text.rfind(b"\n", 0, at) + 1)
+            end = text.find(b"\n", at)
+            at = text.find(marker, end) if end >= 0 else -1
+    for start in sorted(starts):
+        end = text.find(b"\n", start)
+        yield text[start : end + 1] if end >= 0 else text[start:]
+
+
+def main_tool_uses(path: Path, names: Iterable[str] = ()) -> Iterator[dict[str, Any]]:
     """The ``tool_use`` blocks of the main thread's assistant records, in file order: the tool
     calls ``transcript.read`` gives the main Transcript, without assembling any turn (records of
     1.0.x's inline subagents, ``isSidechain``, are not the main thread's). With ``names``, the
-    calls of those tools among them.
+    calls of those tools among them. A file that cannot be read, or a binary one, has none.
 
-    Only lines that can hold such a call are parsed: ones that name a tool-use type (and one of
-    ``names``), or hold a ``\\u`` escape that could spell them otherwise."""
+    Only lines that can hold such a call are parsed (``lines_holding``): ones that name a
+    tool-use type (and one of ``names``), or hold a ``\\u00`` escape, the only kind that
+    could spell them otherwise (their letters are all ASCII). A record whose uuid an earlier
+    parsed line had is a repeat, as ``read`` has it."""
     wanted = tuple(json.dumps(name).encode() for name in names)
+    seen: set[Any] = set()
+    try:
+        if is_binary(path):
+            return
+        for line in lines_holding(path, (_ASCII_ESCAPE, b'tool_use"')):
+            if _ASCII_ESCAPE not in line and wanted and not any(name in line for name in wanted):
+                continue
+            if (_PROGRESS_MARK in line and line.endswith(_CLOSED)) or _bookkeeping(line):
+                continue  # as ``read_located`` passes them over
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if not isinstance(record, dict) or record.get("type") not in KNOWN_TYPES:
+                continue
+            uuid = record.get("uuid")
+            if uuid is not None and (not isinstance(uuid, str) or uuid in seen):
+                continue  # malformed, or a repeat (as ``read_located`` has them)
+            if uuid is not None:
+                seen.add(uuid)
+            yield from _main_calls(record, names)
+    except OSError:
+        return
 
-    def may_hold_one(line: bytes) -> bool:
-        if b"\\u" in line:
-            return True
-        return b'tool_use"' in line and (not wanted or any(name in line for name in wanted))
 
-    for _, record in read_located(path, stats, only=may_hold_one):
-        if record.get("type") != "assistant" or record.get("isSidechain"):
-            continue
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if isinstance(block, dict) and block.get("type") in TOOL_USE_TYPES:
-                name = block.get("name")
-                if not names or (isinstance(name, str) and name in names):
-                    yield block
+def _main_calls(record: dict[str, Any], names: Iterable[str]) -> Iterator[dict[str, Any]]:
+    if record.get("type") != "assistant" or record.get("isSidechain"):
+        return
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if isinstance(block, dict) and block.get("type") in TOOL_USE_TYPES:
+            name = block.get("name")
+            if not names or (isinstance(name, str) and name in names):
+                yield block
 
 
 def first_record(path: Path, wanted: tuple[str, ...] = ("cwd",), limit: int = 50) -> dict[str, Any]:

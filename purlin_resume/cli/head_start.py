@@ -1,9 +1,11 @@
-"""Work a command starts before Typer is loaded: loading Typer takes most of a short command's
-time, and a git process can run on another core meanwhile.
+"""Work a command starts before it loads what it needs (its own modules, and Typer when the
+command line is not plain): loading takes most of a short command's time, and git processes run
+on another core meanwhile.
 
-Only ``stall check`` has such work: the ``git log`` and ``git status`` of the agent's work tree.
-``begin`` reads the agent and ``--project`` from the raw arguments; the command takes the work
-back with ``taken`` once Typer has parsed them. The work is used only where it is exactly what
+Only ``stall check`` has such work: the ``git log`` and ``git status`` of the agent's work tree,
+started with nothing loaded but the registry and ``agents/git_work``. ``begin`` reads the agent
+and ``--project`` from the raw arguments; the command takes the work back with ``taken`` once
+its arguments are parsed. The work is used only where it is exactly what
 the command would start itself (the same work tree, the same moment: ``GitWork.serves``), so a
 misread argument costs time, never a different answer.
 """
@@ -53,20 +55,21 @@ def begin(args: list[str]) -> None:
         return
     from pathlib import Path
 
-    from purlin_resume.agents import stall
+    from purlin_resume.agents import registry
+    from purlin_resume.agents.git_work import GitWork
     from purlin_resume.core import clock
     from purlin_resume.core.errors import PurlinError
     from purlin_resume.core.project import locate
 
-    agent, project = found
+    agent_query, project = found
     now = clock.now()
     try:
         where = locate(Path(project) if project is not None else None)
+        agent = registry.resolve(registry.load(where), agent_query)
+        worktree = registry.work_folder(where, agent).resolve()
     except (PurlinError, OSError, ValueError):
         return  # the command says what is wrong
-    work = stall.head_start(where, agent, now)
-    if work is not None:
-        _started["stall check"] = (now, work)
+    _started["stall check"] = (now, GitWork.start(worktree, now))
 
 
 def taken() -> tuple[Any, Any]:

@@ -7,6 +7,8 @@ interpreter, so it is kept in ``<cache>/patterns/`` and handed straight back to 
 checks the code before it runs it (``_sre.compile``); that takes well under a millisecond. The
 file is named by a checksum of both and holds the expression itself, which must be the one asked
 for: a checksum needs no cryptographic library loaded (which costs more than the rest).
+Assembling such an expression from its rules takes milliseconds as well: ``compiled_from`` keeps
+it under the module that assembles it, so a process that finds it kept assembles nothing.
 
 Anything unusual falls back to ``re.compile``: another implementation than CPython, a file that
 is damaged, or one ``cache_home`` does not believe (a symbolic link, a FIFO, owned by someone
@@ -21,6 +23,8 @@ import marshal
 import os
 import re
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from purlin_resume.core import cache_home
 
@@ -35,17 +39,52 @@ def folder() -> str:
     return os.path.join(cache_home.folder(), "patterns")
 
 
+class Later:
+    """``re.compile(source, flags)`` when first used (a search, a match...): for the many small
+    expressions a module holds that most runs never need."""
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.source, self.flags = source, flags
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(re.compile(self.source, self.flags), name)
+        setattr(self, name, found)  # found here from now on
+        return found
+
+
 def compiled(source: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(source, flags)``, from the cache when it holds the compiled form."""
     if _sre is None or sys.implementation.name != "cpython":
         return re.compile(source, flags)
-    path = os.path.join(folder(), _key(source, flags))
-    parts = _read(path, source)
-    if parts is not None:
+    path = os.path.join(folder(), _key(source.encode("utf-8", "surrogatepass"), flags))
+    return _kept(path, lambda: source, flags, source)
+
+
+def compiled_from(build: Callable[[], str], made_by: str, flags: int = 0) -> re.Pattern[str]:
+    """``compiled(build(), flags)`` without calling ``build`` when the cache holds what it
+    returned for the code in the file ``made_by`` (the module that builds the expression): kept
+    by a checksum and the size of that file, as Python keeps a module's compiled code by the
+    time and size of its source, so a changed module builds and keeps its expression afresh."""
+    if _sre is None or sys.implementation.name != "cpython":
+        return re.compile(build(), flags)
+    try:
+        with open(made_by, "rb") as handle:
+            code = handle.read()
+    except OSError:
+        return compiled(build(), flags)
+    return _kept(os.path.join(folder(), "built-" + _key(code, flags)), build, flags, None)
+
+
+def _kept(path: str, make: Callable[[], str], flags: int, source: str | None) -> re.Pattern[str]:
+    """The expression kept at ``path`` (which must be ``source`` when that is given), else the
+    one ``make`` returns, compiled and kept there."""
+    found = _read(path, source)
+    if found is not None:
         try:
-            return _sre.compile(source, *parts)
+            return _sre.compile(*found)
         except (TypeError, ValueError, RuntimeError, OverflowError):
             pass  # not this engine's code: compiled afresh and replaced below
+    source = make()
     try:
         parts = _compile(source, flags)
         pattern = _sre.compile(source, *parts)
@@ -55,9 +94,9 @@ def compiled(source: str, flags: int = 0) -> re.Pattern[str]:
     return pattern
 
 
-def _key(source: str, flags: int) -> str:
+def _key(data: bytes, flags: int) -> str:
     interpreter = f"{sys.version}\0{sys.implementation.cache_tag}\0{_sre.MAGIC}\0{flags}\0"
-    text = (interpreter + source).encode("utf-8", "surrogatepass")
+    text = interpreter.encode() + data
     return f"{binascii.crc32(text):08x}-{len(text)}"
 
 
@@ -85,9 +124,9 @@ def _shape_ok(parts: object) -> bool:
     )
 
 
-def _read(path: str, source: str) -> tuple | None:
-    """The parts kept at ``path`` for ``source``; None when they are missing, damaged, or of
-    another expression (whose checksum is the same)."""
+def _read(path: str, source: str | None) -> tuple | None:
+    """(expression, *parts) kept at ``path``; None when they are missing, damaged, or of
+    another expression than ``source`` (whose checksum is the same), when that is given."""
     kept = cache_home.open_kept(path)
     if kept is None:
         return None
@@ -96,9 +135,11 @@ def _read(path: str, source: str) -> tuple | None:
             whole = marshal.loads(kept.read())
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    if not (isinstance(whole, tuple) and len(whole) == 6 and whole[0] == source):
+    if not (isinstance(whole, tuple) and len(whole) == 6 and isinstance(whole[0], str)):
         return None
-    return whole[1:] if _shape_ok(whole[1:]) else None
+    if source is not None and whole[0] != source:
+        return None
+    return whole if _shape_ok(whole[1:]) else None
 
 
 def _write(path: str, source: str, parts: tuple) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -43,8 +44,17 @@ def _execute(
     repository at all) goes through GitPython, which explains what is wrong. ``env``: variables
     added to the environment of this command.
     """
+    return _started(root, args, env)()
+
+
+def _started(
+    root: Path, args: tuple[str, ...], env: dict[str, str] | None = None
+) -> Callable[[], tuple[int, str, str]]:
+    """``_execute`` under way: a plain ``git`` process starts now and runs beside the caller;
+    calling what this returns waits for it and gives what ``_execute`` gives (raising what
+    starting it raised). Through GitPython, everything happens in that call."""
     if os.environ.get("GIT_DIR") or _git_dirs(root) is None:
-        return _repo(str(root)).git.execute(
+        return lambda: _repo(str(root)).git.execute(
             ["git", *args],
             with_extended_output=True,
             with_exceptions=False,
@@ -53,26 +63,52 @@ def _execute(
         )
     import subprocess
 
-    done = subprocess.run(
-        ["git", *args],
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C", **(env or {})},
-        check=False,
-    )
-    out = done.stdout.decode("utf-8", "surrogateescape")
-    return done.returncode, out, done.stderr.decode("utf-8", "surrogateescape").rstrip("\n")
+    try:
+        child = subprocess.Popen(
+            ["git", *args],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C", **(env or {})},
+        )
+    except OSError as exc:
+        failure = exc
+
+        def fail() -> tuple[int, str, str]:
+            raise failure
+
+        return fail
+
+    def finish() -> tuple[int, str, str]:
+        out, err = child.communicate()
+        return (
+            child.returncode,
+            out.decode("utf-8", "surrogateescape"),
+            err.decode("utf-8", "surrogateescape").rstrip("\n"),
+        )
+
+    return finish
 
 
 def _run(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    status, out, err = _execute(root, args, env)
-    if status != 0:
-        lines = err.strip().splitlines()
-        reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
-        reason = reasons[0] if reasons else f"exit status {status}"
-        raise PurlinError(f"git {' '.join(args)} failed: {reason}")
-    return out
+    return _start(root, *args, env=env)()
+
+
+def _start(root: Path, *args: str, env: dict[str, str] | None = None) -> Callable[[], str]:
+    """``_run`` under way (see ``_started``): calling the result gives its output."""
+    pending = _started(root, args, env)
+
+    def output() -> str:
+        status, out, err = pending()
+        if status != 0:
+            lines = err.strip().splitlines()
+            reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
+            reason = reasons[0] if reasons else f"exit status {status}"
+            raise PurlinError(f"git {' '.join(args)} failed: {reason}")
+        return out
+
+    return output
 
 
 def toplevel(path: Path) -> Path | None:
@@ -208,9 +244,14 @@ def commits_between(root: Path, base: str, tip: str = "HEAD", count: int = 20) -
 
 def uncommitted_paths(root: Path) -> list[str]:
     """Paths with staged, unstaged or untracked changes in the work tree (renames as both)."""
+    return start_uncommitted_paths(root)()
+
+
+def start_uncommitted_paths(root: Path) -> Callable[[], list[str]]:
+    """``uncommitted_paths`` with git started now: calling the result waits for its answer."""
     # Without optional locks: the index git refreshes on the way is not written back, so a git
     # command of the user's (a commit under way) never finds our index.lock in its way.
-    out = _run(
+    output = _start(
         root,
         "status",
         "--porcelain=v1",
@@ -219,7 +260,7 @@ def uncommitted_paths(root: Path) -> list[str]:
         "--no-renames",
         env=_NO_OPTIONAL_LOCKS,
     )
-    return sorted({record[3:] for record in out.split("\0") if len(record) > 3})
+    return lambda: sorted({record[3:] for record in output().split("\0") if len(record) > 3})
 
 
 def untracked_paths(root: Path) -> list[str]:
@@ -284,10 +325,15 @@ class Commit:
 
 def commits_since(root: Path, since_epoch: int) -> list[Commit]:
     """Commits reachable from HEAD committed after ``since_epoch``, newest first, with their paths."""
+    return start_commits_since(root, since_epoch)()
+
+
+def start_commits_since(root: Path, since_epoch: int) -> Callable[[], list[Commit]]:
+    """``commits_since`` with git started now: calling the result waits for its answer."""
     if not has_commits(root):
-        return []
+        return list
     # "@N +0000" is git's raw date; a bare "@N" is guessed at, and "@0" comes out as now.
-    return _log(root, f"--since=@{int(since_epoch)} +0000")
+    return _start_log(root, f"--since=@{int(since_epoch)} +0000")
 
 
 def commits_in(root: Path, base: str, tip: str = "HEAD") -> list[Commit]:
@@ -296,7 +342,11 @@ def commits_in(root: Path, base: str, tip: str = "HEAD") -> list[Commit]:
 
 
 def _log(root: Path, *selection: str) -> list[Commit]:
-    out = _run(
+    return _start_log(root, *selection)()
+
+
+def _start_log(root: Path, *selection: str) -> Callable[[], list[Commit]]:
+    output = _start(
         root,
         "log",
         *selection,
@@ -305,6 +355,10 @@ def _log(root: Path, *selection: str) -> list[Commit]:
         "-z",
         "--format=%x1e%H%x1f%ct%x1f%an%x1f%ae%x1f%B%x1f",
     )
+    return lambda: _commits(output())
+
+
+def _commits(out: str) -> list[Commit]:
     found = []
     for chunk in out.split("\x1e")[1:]:
         parts = chunk.split("\x1f")

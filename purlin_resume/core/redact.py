@@ -48,8 +48,8 @@ from typing import Any
 
 from purlin_resume.core import compiled_patterns
 
-PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
-_INSIDE_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]*$")
+PLACEHOLDER = compiled_patterns.Later(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
+_INSIDE_PLACEHOLDER = compiled_patterns.Later(r"\[REDACTED:[a-z0-9-]*$")
 _ESCAPE = r"\\[nrt]"  # a value starting a line inside an escaped (JSON) string
 
 
@@ -462,7 +462,7 @@ _FLAG = (
     r"|p(?=[^\s\"'-]))"
     rf"{_VALUE}"
 )
-_PLACEHOLDER_VALUE = re.compile(
+_PLACEHOLDER_VALUE = compiled_patterns.Later(
     r"^(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
     r"(?:none|null|nil|true|false|undefined|redacted|changeme|change_me|example|placeholder|"
     r"secret|password|passwd|token|env|string|str|int|bool|bytes|any|optional|required|"
@@ -472,13 +472,15 @@ _PLACEHOLDER_VALUE = re.compile(
 )
 # how code names things: snake_case, camelCase, PascalCase, attribute paths, `self.x`, `@x`
 _WORD = r"(?:[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+|[A-Z][A-Z0-9_]*)"
-_IDENTIFIER = re.compile(rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?")
-_SECRET_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.I)
-_MYSQL = re.compile(r"mysql|mariadb")
+_IDENTIFIER = compiled_patterns.Later(rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?")
+_SECRET_WORD = compiled_patterns.Later(r"pass|pwd|secret|token|key|auth|cred", re.I)
+_MYSQL = compiled_patterns.Later(r"mysql|mariadb")
 _SCHEMES = {"basic": "basic-auth", "bearer": "bearer-token"}
 # the key: the whole run of key characters (starting inside one only finds the same again, one
 # character at a time: slow on text made of keys)
-_KEY_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
+_KEY_BEFORE = compiled_patterns.Later(
+    r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$"
+)
 
 
 def _assigned_kind(key: str) -> str:
@@ -523,7 +525,9 @@ def _assigned_value_is_secret(key: str, value: str, quoted: bool, after: str, sp
 # the scanner
 
 # an AWS secret key right before its key id (the text searched ends at the id)
-_PAIR_BEFORE = re.compile(rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$")
+_PAIR_BEFORE = compiled_patterns.Later(
+    rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$"
+)
 # what follows the frequent characters some tokens stop at: every token stopping at _ goes on
 # with three letters or digits, then seven token characters or more; at -, ten or more
 _AHEAD = {"_": "(?=[A-Za-z0-9]{3}[A-Za-z0-9_-]{7})", "-": "(?=[A-Za-z0-9_-]{10})"}
@@ -590,23 +594,51 @@ class Scanner:
     """
 
     def __init__(self, extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()):
-        # per character, each alternative's own expression (compiled when first needed)
-        self.by_first: dict[str, list[tuple[str, _Branch]]] = defaultdict(list)
+        self._by_first: dict[str, list[tuple[str, _Branch]]] | None = None
+        self._pattern: re.Pattern[str] | None = None
+        self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
+        self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
+        self.allow = [re.compile(pattern) for pattern in allow]
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """Where some rule may match (assembled by ``_assemble`` when it is not kept already)."""
+        if self._pattern is None:
+            self._pattern = compiled_patterns.compiled_from(self._assemble, __file__)
+        return self._pattern
+
+    @property
+    def by_first(self) -> dict[str, list[tuple[str, _Branch]]]:
+        """Per character, each alternative's own expression (compiled when first needed)."""
+        if self._by_first is None:
+            self._assemble()
+        assert self._by_first is not None
+        return self._by_first
+
+    def _assemble(self) -> str:
+        """Fill ``by_first``; the expression of the whole scan."""
+        by_first: dict[str, list[tuple[str, _Branch]]] = defaultdict(list)
         free: dict[str, list[str]] = defaultdict(list)  # alternatives with their own checks
         prefixed: dict[str, list[tuple[str, str]]] = defaultdict(list)  # (head, rest)
 
         assign = _Branch("assign", "assigned-secret", 0, None)
         for op in ":=":  # one source for both operators: compiled once
-            self.by_first[op].append(("[:=]" + _ASSIGNMENT, assign))
-        self._add("-", _FLAG[1:], _Branch("flag", "assigned-secret", 0, None))
+            by_first[op].append(("[:=]" + _ASSIGNMENT, assign))
+        by_first["-"].append(
+            (re.escape("-") + _FLAG[1:], _Branch("flag", "assigned-secret", 0, None))
+        )
         free["-"].append(_no_groups(_FLAG[1:]))
         for rule in RULES:
             for prefixes in _prefix_groups(rule):
                 at = _anchor(prefixes[0], rule)
                 rest = _prefix_rest(prefixes, rule) + rule.body
-                self._add(prefixes[0][at], rest, _Branch("rule", rule.kind, at, rule))
+                first = prefixes[0][at]
+                by_first[first].append(
+                    (re.escape(first) + rest, _Branch("rule", rule.kind, at, rule))
+                )
                 for prefix in prefixes:
                     prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
+        self._by_first = by_first
         # the assignments first: the most frequent characters, with a key before them
         assigned = _key_guard() + _no_groups(_ASSIGNMENT)
         alternatives = [f":{assigned}", f"={assigned}"]
@@ -621,21 +653,7 @@ class Scanner:
                 options.append(f"{ahead}{trie}(?:{rests})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
         # each alternative starts with its character: the engine skips fast to one of them
-        self._source = "|".join(alternatives)
-        self._pattern: re.Pattern[str] | None = None
-        self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
-        self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
-        self.allow = [re.compile(pattern) for pattern in allow]
-
-    @property
-    def pattern(self) -> re.Pattern[str]:
-        """Where some rule may match."""
-        if self._pattern is None:
-            self._pattern = compiled_patterns.compiled(self._source)
-        return self._pattern
-
-    def _add(self, char: str, rest: str, branch: _Branch) -> None:
-        self.by_first[char].append((re.escape(char) + rest, branch))
+        return "|".join(alternatives)
 
     def _findings(self, text: str, at: int, assignments: bool) -> list[Finding] | None:
         """The findings of the first rule that matches at ``at`` and is not rejected."""

@@ -124,21 +124,27 @@ def test_writing_calls_of_the_main_thread_only_and_hostile_records(tmp_path):
         writing("w10", "Write", {"file_path": "bad\x00byte"}),
         writing("w11", "Write", {"file_path": ""}),
         {"type": "assistant", "uuid": "w12", "message": {"content": "just text"}},
+        {**writing("w15", "Write", {"file_path": str(worktree / "odd-id.py")}), "uuid": ["w15"]},
     ]
     # the block type spelled with escapes (still a tool call), and one quoted inside text (not)
     escaped = json.dumps(writing("w13", "Write", {"file_path": str(worktree / "escaped.py")}))
     escaped = escaped.replace('"tool_use"', '"\\u0074ool_use"')
+    name_escaped = json.dumps(writing("w16", "MultiEdit", {"file_path": "named.py"}))
+    name_escaped = name_escaped.replace('"MultiEdit"', '"\\u004DultiEdit"')
     quoted = writing("w14", "Write", {"file_path": "x"})["message"]["content"]
     quoted = {"type": "assistant", "uuid": "w14", "message": {"content": [
         {"type": "text", "text": json.dumps(quoted) + ' "tool_use" "file_path": "in-text.py"'}
     ]}}  # fmt: skip
     path.write_text(
-        transcript_lines([*records, quoted]) + escaped + "\n{not json\n" + '"a string"\n'
+        transcript_lines([*records, quoted])
+        + f"{escaped}\n{name_escaped}\n"
+        + "{not json\n"
+        + '"a string"\n'
     )
 
     touched = activity.files_touched(subject(worktree, path))
 
-    assert touched == {HOSTILE, "src/relative.py", "nb.ipynb", "escaped.py"}
+    assert touched == {HOSTILE, "src/relative.py", "nb.ipynb", "escaped.py", "named.py"}
     assert touched == assembled_files_touched(path, worktree)
     assert not (worktree / "PWNED").exists() and not Path("PWNED").exists()
 

@@ -164,6 +164,21 @@ def test_malformed_and_unknown_lines_are_counted_not_fatal(tmp_path):
     assert main.stats.unknown_types == {"brand-new-kind": 1}
 
 
+@pytest.mark.parametrize("uuid", [["a", "b"], {"id": "x"}, 7])
+def test_a_record_whose_id_is_no_string_is_malformed_not_fatal(tmp_path, uuid):
+    c = Conversation("34343434-aaaa")
+    path = tmp_path / "s.jsonl"
+    odd = c.assistant("m2", tool("t1", "Write", file_path="odd.py"), uuid=uuid)
+    write_jsonl(path, [c.user("one"), odd, c.assistant("m3", text("two"))])
+
+    main = read(path, "s").main
+
+    assert main.turn_count == 2 and main.stats.malformed == 1
+    assert dict(main.tool_counts()) == {}
+    markdown, _ = rendering.render(main, rendering.MarkdownOptions(True, True))
+    assert "two" in markdown and "odd.py" not in markdown
+
+
 def test_empty_and_binary_files_yield_no_turns(tmp_path):
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")

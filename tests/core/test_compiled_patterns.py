@@ -196,3 +196,81 @@ def test_a_bad_expression_fails_as_re_does():
     with pytest.raises(re.error):
         compiled_patterns.compiled("(unclosed")
     assert kept_files() == []
+
+
+# -- an expression kept under the module that assembles it ------------------------------------
+
+
+class Builds:
+    """A ``build`` that counts its calls."""
+
+    def __init__(self, source: str = SOURCE) -> None:
+        self.source, self.calls = source, 0
+
+    def __call__(self) -> str:
+        self.calls += 1
+        return self.source
+
+
+def test_a_kept_assembly_is_used_without_assembling_again(tmp_path):
+    module = tmp_path / "rules.py"
+    module.write_text("RULES = ('token',)\n")
+    first, again = Builds(), Builds()
+
+    same_matches(compiled_patterns.compiled_from(first, str(module)), re.compile(SOURCE), TEXT)
+    same_matches(compiled_patterns.compiled_from(again, str(module)), re.compile(SOURCE), TEXT)
+
+    assert (first.calls, again.calls) == (1, 0)
+    [kept] = kept_files()
+    assert kept.name.startswith("built-") and kept.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_changed_module_assembles_and_keeps_its_expression_afresh(tmp_path):
+    module = tmp_path / "rules.py"
+    module.write_text("RULES = ('token',)\n")
+    compiled_patterns.compiled_from(Builds(), str(module))
+    module.write_text("RULES = ('token', 'sk')\n")  # the same size or not: its checksum differs
+    changed = Builds(r"\bsk-[a-z]{4}\b")
+
+    found = compiled_patterns.compiled_from(changed, str(module))
+
+    assert changed.calls == 1 and [m.group() for m in found.finditer(TEXT)] == ["sk-abcd"]
+    assert len(kept_files()) == 2
+
+
+def test_an_unreadable_module_or_a_damaged_kept_assembly_assembles_afresh(tmp_path):
+    module = tmp_path / "rules.py"
+    module.write_text("RULES = ()\n")
+    compiled_patterns.compiled_from(Builds(), str(module))
+    [kept] = kept_files()
+    kept.write_bytes(matching_nothing()[:-3])
+    damaged, missing = Builds(), Builds()
+
+    same_matches(compiled_patterns.compiled_from(damaged, str(module)), re.compile(SOURCE), TEXT)
+    gone = str(tmp_path / "gone.py")
+    same_matches(compiled_patterns.compiled_from(missing, gone), re.compile(SOURCE), TEXT)
+    assert (damaged.calls, missing.calls) == (1, 1)
+
+
+def test_the_scanner_assembles_nothing_when_its_expression_is_kept(monkeypatch):
+    assert redact.Scanner().pattern.search(SECRET_LINE)  # assembled and kept
+
+    def no_assembly(self):
+        raise AssertionError("assembled again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(redact.Scanner, "_assemble", no_assembly)
+        scanner = redact.Scanner()
+        assert scanner.find("a line of plain words, with nothing secret in it") == []
+    # the rules of one place are assembled when the scan first stops at one
+    assert [f.kind for f in scanner.find(SECRET_LINE)] == ["anthropic-key"]
+
+
+def test_an_expression_compiled_later_answers_as_re_does():
+    later = compiled_patterns.Later(SOURCE, re.IGNORECASE)
+    assert [m.span() for m in later.finditer(TEXT)] == [
+        m.span() for m in re.finditer(SOURCE, TEXT, re.IGNORECASE)
+    ]
+    assert later.search("API_KEY = abcdefghijkl1234").group("key") == "API_KEY"
+    with pytest.raises(re.error):
+        compiled_patterns.Later("(unclosed").search("x")
