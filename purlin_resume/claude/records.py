@@ -117,14 +117,10 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
         yield record
 
 
-def read_located(
-    path: Path, stats: ReadStats, only: Callable[[bytes], bool] | None = None
-) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
     """``read``, each record with the byte offset of its line (``record_at`` reads it back).
 
-    With ``only``, a line it says no to is passed over unparsed (and counted as a record): for
-    callers that want a few records of a known kind. Without ``only``, a file of
-    ``FAST_PARSE_BYTES`` or more is parsed with ``line_decoder``; anything else with
+    A file of ``FAST_PARSE_BYTES`` or more is parsed with ``line_decoder``; anything else with
     ``json.loads`` (the same values): loading the faster parser costs more than it saves there.
     """
     path = Path(path)
@@ -142,7 +138,7 @@ def read_located(
     offset = 0
     with handle:
         big = os.fstat(handle.fileno()).st_size >= FAST_PARSE_BYTES
-        loads = line_decoder() if only is None and big else json.loads
+        loads = line_decoder() if big else json.loads
         for line in handle:
             at = offset
             offset += len(line)
@@ -152,9 +148,6 @@ def read_located(
                 stats.records += 1  # hook, shell or task-wait progress: nothing to read in it
                 continue
             if line.startswith(_TYPE_FIRST) and _bookkeeping(line):
-                stats.records += 1
-                continue
-            if only is not None and not only(line):
                 stats.records += 1
                 continue
             try:
