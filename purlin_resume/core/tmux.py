@@ -12,7 +12,6 @@ itself, which splits and cuts long multi-line input; ``paste`` is the only way t
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Mapping
@@ -63,6 +62,8 @@ class Server:
 
 
 def available() -> bool:
+    import shutil  # here: it loads three compression libraries, which most commands never need
+
     return shutil.which("tmux") is not None
 
 
