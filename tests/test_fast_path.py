@@ -246,3 +246,32 @@ def test_resurrect_done_runs_without_typer_and_records_the_same(
     assert both(["resurrect", "done", "res-2026-01-01-999", *args, *claude], repo) is plain
     assert both(["resurrect", "done", "not-an-id", *args, *claude], repo) is plain
     assert not (repo / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "plain"),
+    [
+        (["tmux", "tests"], True),
+        (["tmux", "--limit", "2", "tests", "--json"], True),  # options between the words
+        (["--limit=1", "tmux tests yesterday"], True),
+        (["$(touch pwned)", "\x1b[31mred\x1b]0;title\x07", "line\nbreak", "-"], True),
+        ([""], True),  # the work's own usage error
+        ([], False),  # the words are required: Typer says so
+        (["tmux", "--limit", "0"], False),
+        (["tmux", "--", "--limit"], False),
+        (["tmux", "--json", "--json"], False),
+    ],
+)
+def test_find_runs_without_typer_and_answers_the_same(tmp_path, claude, args, plain):
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q", "-b", "main")
+    line = ["find", *args, "--claude-dir", str(claude)]
+    assert both(line, project) is plain
+    assert both(line, project) is plain  # the index kept by the first runs
+    assert not (project / "pwned").exists()
+
+
+def test_a_search_in_the_team_database_answers_the_same(tmp_path, claude):
+    line = ["find", "tmux", "--team", "--claude-dir", str(claude)]
+    assert both(line, tmp_path) is False  # the same answer; the team's commands load Typer

@@ -7,8 +7,8 @@ Typer makes of the parameters of each such command (generated from Typer by runn
 module; a test checks it is current).
 
 When every word of the command line is one the plan reads plainly (the command's options, each
-at most once, ``--opt=value`` or ``--opt value``, its arguments, values Typer would accept as
-they are), the work function is called here, with the values Typer would have passed. Anything
+at most once, ``--opt=value`` or ``--opt value``, its arguments, the last of which may take
+every word left, values Typer would accept as they are), the work function is called here, with the values Typer would have passed. Anything
 else goes to Typer, which parses the line and reports any error as it always has: ``--help``,
 an unknown or repeated option, a value that starts with ``-``, a number out of range, a choice
 not offered, a path Click would refuse, shell completion, an output stream that is not UTF-8.
@@ -80,8 +80,11 @@ def _read(plan: dict, words: list[str]) -> dict[str, Any]:
         if not word.startswith("-") or word == "-":
             if not arguments:
                 raise NotPlain  # one argument too many
-            param = arguments.pop(0)
-            values[param["name"]] = _converted(param, word)
+            param = arguments[0]
+            if param.get("many"):  # the last argument, taking every word left (Click's nargs=-1)
+                values.setdefault(param["name"], []).append(_converted(param, word))
+                continue
+            values[param["name"]] = _converted(arguments.pop(0), word)
             continue
         name, equals, value = word.partition("=") if word.startswith("--") else (word, "", "")
         param = options.get(name) or offs.get(name)
@@ -201,10 +204,11 @@ def plans_from_typer() -> dict[str, dict]:
         if any(group.callback is not None for group in groups):
             raise ValueError(f"{' '.join(path)}: a group above it has work of its own")
         declared = get_params_from_function(command.callback)
-        plans[" ".join(path)] = {
-            "run": work,
-            "params": [_param(p, declared[p.name].annotation) for p in command.params],
-        }
+        params = [_param(p, declared[p.name].annotation) for p in command.params]
+        arguments = [p for p in params if p["kind"] == "argument"]
+        if any(p.get("many") for p in arguments[:-1]):
+            raise ValueError(f"{' '.join(path)}: an argument of many words before another")
+        plans[" ".join(path)] = {"run": work, "params": params}
 
     walk(typer.main.get_command(app), [], [])  # (the top level's work: ``common.start``)
     return plans
@@ -223,19 +227,23 @@ def _param(param, annotation) -> dict:
     if isinstance(annotation, type) and issubclass(annotation, Enum):
         enum = f"{annotation.__module__}:{annotation.__qualname__}"
 
+    many = param.param_type_name == "argument" and param.nargs == -1
     unplain = (
         param.callback is not None
         or param.envvar
         or param.is_eager
         or not param.expose_value
         or param.multiple
-        or param.nargs != 1
+        or (param.nargs != 1 and not many)
+        or (many and not param.required)
         or getattr(param, "prompt", None)
         or getattr(param, "count", False)
     )
     if unplain:
         raise ValueError(f"{param.name}: a callback, envvar, prompt or several values")
     found: dict[str, Any] = {"name": param.name, "required": param.required}
+    if many:
+        found["many"] = True  # every argument word left, as a list
     kind = param.type
     if getattr(param, "is_flag", False):
         if not param.is_bool_flag or not isinstance(param.default, bool):

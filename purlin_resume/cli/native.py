@@ -119,10 +119,11 @@ def open_command(
     as_json: JsonOption = False,
 ) -> None:
     """Continue a session in Claude Code (claude --resume) from the folder it worked in."""
-    from purlin_resume.cli.resurrect import _choose, _environment
+    from purlin_resume.cli.find_run import environment
+    from purlin_resume.cli.resurrect import _choose
 
     query = " ".join(target).strip()
-    env = _environment(claude_dir, project)
+    env = environment(claude_dir, project)
     interactive = not yes and sys.stdin.isatty()
     carry_out(
         env,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional, get_type_hints
 
 import typer
 
-from purlin_resume.cli import outcome_run
+from purlin_resume.cli import find_run, outcome_run
 from purlin_resume.cli.app import PurlinGroup, app, runs
 from purlin_resume.cli.common import (
     Printout,
@@ -25,6 +25,7 @@ from purlin_resume.cli.common import (
     tmux_server,
     user_cache,
 )
+from purlin_resume.cli.find_run import candidate_line, environment
 from purlin_resume.cli.options import (
     ClaudeDirOption,
     JsonOption,
@@ -91,26 +92,6 @@ TeamOption = Annotated[
 ]
 
 
-def _project_root(explicit: Path | None) -> Path | None:
-    from purlin_resume.core import gitrepo
-    from purlin_resume.core.project import locate
-
-    if explicit is not None:
-        return locate(explicit).root
-    here = Path.cwd()
-    return gitrepo.toplevel(here)
-
-
-def _environment(claude_dir: Path | None, project: Path | None) -> Environment:
-    from purlin_resume.core import config
-    from purlin_resume.core.project import Project
-    from purlin_resume.resurrection import flow as resurrection
-
-    root = _project_root(project)
-    settings = config.load(Project(root)) if root is not None else config.Settings()
-    return resurrection.environment(claude_dir, root, settings)
-
-
 def _say(text: str) -> None:
     typer.echo(text, err=True)
 
@@ -141,7 +122,7 @@ def _choose(candidates: list[Candidate], interactive: bool, offer_open: bool = T
         return candidates[0]
     _say("Candidates:")
     for number, candidate in enumerate(candidates, 1):
-        _say(_candidate_line(number, candidate))
+        _say(candidate_line(number, candidate))
     count = len(candidates)
     offer = f", o1-o{count} to continue it in Claude Code (open)" if offer_open else ""
     while True:
@@ -161,26 +142,6 @@ def _choose(candidates: list[Candidate], interactive: bool, offer_open: bool = T
         ):
             raise OpenInstead(candidates[int(number) - 1])
         _say(f"Give a number from 1 to {count}.")
-
-
-def _candidate_line(number: int, candidate: Candidate) -> str:
-    score = f"{candidate.score:5.1f}" if candidate.score is not None else "    -"
-    what = candidate.label()
-    kind = f" ({candidate.agent_type})" if candidate.agent_type else ""
-    lines = [f"{number:2}. {score}  {what}{kind}  {candidate.title or ''}".rstrip()]
-    details = [candidate.project or "?", candidate.ended_at or ""]
-    lines.append(f"      {' · '.join(d for d in details if d)}")
-    if candidate.reasons:
-        lines.append(f"      why: {', '.join(candidate.reasons)}")
-    lines.append(f"      continue it: {open_command(candidate)}")
-    return "\n".join(lines)
-
-
-def open_command(candidate: Candidate) -> str:
-    """The ``open`` command that continues a candidate's session in Claude Code."""
-    import shlex
-
-    return f"purlin-resume open {shlex.quote(candidate.session_id)}"
 
 
 def _preview(plan: Plan, lines: int = 40) -> str:
@@ -261,7 +222,7 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
     output = checked_output(output)
     server = tmux_server(tmux_socket)
     interactive = _interactive(yes)
-    env = _environment(claude_dir, project)
+    env = environment(claude_dir, project)
     chosen = None
     try:
         candidates = candidates_of(env)
@@ -583,30 +544,8 @@ def done(
 # find
 
 
-class _ProgressBar:
-    """One line on a terminal's stderr, redrawn at most ten times a second, wiped when done."""
-
-    WIDTH = 30
-
-    def __init__(self, label: str):
-        self.label = label
-        self.shown = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done >= total:
-            sys.stderr.write("\r\033[K")
-        elif now - self.shown >= 0.1:
-            filled = self.WIDTH * done // max(total, 1)
-            bar = "#" * filled + "-" * (self.WIDTH - filled)
-            sys.stderr.write(f"\r{self.label} [{bar}] {done}/{total} sessions")
-        else:
-            return
-        self.shown = now
-        sys.stderr.flush()
-
-
 @app.command("find", rich_help_panel="Resurrection")
+@runs(find_run.find)
 def find_command(
     query: Annotated[list[str], typer.Argument(metavar="QUERY", help="Words, names, time words.")],
     limit: Annotated[int, typer.Option("--limit", min=1, help="Results shown.")] = 10,
@@ -617,27 +556,6 @@ def find_command(
 ) -> None:
     """Find sessions and subagents of every project: ranked, with why each matched (--team:
     the team's bookmarks)."""
-    from purlin_resume.resurrection import flow as resurrection
-
-    text = " ".join(query).strip()
-    if not text:
-        raise UsageError('give words to search for, e.g. find "tmux tests yesterday"')
-    if team:
-        from purlin_resume.cli import team as team_cli
-
-        return team_cli.find(claude_dir, text, limit, as_json)
-    env = _environment(claude_dir, project)
-    progress = None if as_json or not sys.stderr.isatty() else _ProgressBar("indexing transcripts")
-    found = resurrection.by_search(env, text, limit, progress=progress)
-    outside = getattr(found, "outside_note", lambda: None)()
-    if as_json:
-        results = [{**c.to_dict(), "open": open_command(c)} for c in found]
-        print_json({"query": text, "results": results, "outside_time": outside})
-        return
-    if not found:
-        print_text(f"Nothing matches {text!r}" + (f" ({outside})" if outside else "") + ".\n")
-        return
-    print_text("\n".join(_candidate_line(n, c) for n, c in enumerate(found, 1)) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -710,7 +628,7 @@ def recommend_command(
     """Who worked on this before: earlier agents ranked by the current task, with why."""
     if task is not None and not task.strip():
         raise UsageError("--task is empty: say what you are working on, or leave --task out")
-    env = _environment(claude_dir, project)
+    env = environment(claude_dir, project)
     current, found = _recommendations(env, task, file or [], session, limit, threshold)
     if as_json:
         print_json(
@@ -807,7 +725,7 @@ def bookmark_add(
     """Bookmark a session or subagent and archive its transcripts (compressed)."""
     from purlin_resume.resurrection import flow as resurrection
 
-    env = _environment(claude_dir, project)
+    env = environment(claude_dir, project)
     if not global_:
         _shelf(env, global_)
     mark = resurrection.bookmark_agent(env, name, session, agent, description, tag or [], global_)
@@ -834,7 +752,7 @@ def bookmark_list(
         from purlin_resume.cli import team as team_cli
 
         return team_cli.bookmarks(claude_dir, tag, as_json)
-    env = _environment(claude_dir, project)
+    env = environment(claude_dir, project)
     marks = [m for m in env.shelves.all() if tag is None or tag in m.tags]
     if as_json:
         print_json({"bookmarks": [_mark_dict(m) for m in marks]})
@@ -852,7 +770,7 @@ def bookmark_show(
     """One bookmark."""
     from purlin_resume.resurrection import flow as resurrection
 
-    env = _environment(claude_dir, project)
+    env = environment(claude_dir, project)
     mark = resurrection.by_bookmark(env, key).bookmark
     if as_json:
         print_json(_mark_dict(mark))
@@ -871,7 +789,7 @@ def bookmark_share(
     """Publish a bookmark and its redacted, compressed context to the team database."""
     from purlin_resume.cli import team as team_cli
 
-    team_cli.share(key, no_redact, _environment(claude_dir, project), as_json)
+    team_cli.share(key, no_redact, environment(claude_dir, project), as_json)
 
 
 @bookmark.command("update")
@@ -898,7 +816,7 @@ def bookmark_update(
         changes["tags"] = list(dict.fromkeys(tag))
     if not changes:
         raise UsageError("nothing to change: give --name, --description or --tag")
-    env = _environment(claude_dir, project)
+    env = environment(claude_dir, project)
     mark = _in_shelf(env, global_, key, lambda path: bookmarks.update(path, key, changes))
     if as_json:
         print_json(mark.to_dict())
@@ -917,7 +835,7 @@ def bookmark_rm(
     """Remove a bookmark (its archive stays: other bookmarks may share it)."""
     from purlin_resume.resurrection import bookmarks
 
-    env = _environment(claude_dir, project)
+    env = environment(claude_dir, project)
     mark = _in_shelf(env, global_, key, lambda path: bookmarks.remove(path, key))
     if as_json:
         print_json(mark.to_dict())

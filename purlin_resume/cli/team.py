@@ -82,10 +82,10 @@ def team_init(
 ) -> None:
     """Join a team (or found it): set up the team database and share your log and bookmarks."""
     installed()
-    from purlin_resume.cli.resurrect import _environment
+    from purlin_resume.cli.find_run import environment
     from purlin_resume.team import sync
 
-    env = _environment(claude_dir, project)
+    env = environment(claude_dir, project)
     result = sync.init(env.history, remote, dsn, env.shelves.paths())
     if as_json:
         print_json(result)
@@ -236,14 +236,15 @@ def resurrect(name: str, options: Any) -> None:
     """``resurrect NAME --team``: a teammate's shared bookmark, brought back here."""
     installed()
     from purlin_resume.cli.common import checked_output, tmux_server
-    from purlin_resume.cli.resurrect import _environment, deliver
+    from purlin_resume.cli.find_run import environment
+    from purlin_resume.cli.resurrect import deliver
     from purlin_resume.team import revive
 
     if options.no_redact:
         raise UsageError("a shared context is always redacted: --no-redact does not apply")
     output = checked_output(options.output)
     server = tmux_server(options.tmux_socket)
-    env = _environment(options.claude_dir, options.project)
+    env = environment(options.claude_dir, options.project)
     done = revive.revive(env, name, options.task, options.notes)
     entry = done.entry
     summary = (
