@@ -129,6 +129,8 @@ def test_writing_to_a_file_leaves_the_same_file(tmp_path, claude):
     assert both([*line, "-o", str(out)], tmp_path, out)
     assert not any(item.secret in out.read_text() for item in SECRETS)
     assert both([*line, f"--output={out}"], tmp_path, out)
+    assert both([*line, "--json", "-o", str(out)], tmp_path, out)
+    assert not any(item.secret in out.read_text() for item in SECRETS)
     export = ["export", SESSION, "--claude-dir", str(claude)]
     assert both([*export, "-o", str(out)], tmp_path, out)
     assert both([*export, "--format", "md", "--include-thinking", "-o", str(out)], tmp_path, out)

@@ -262,7 +262,12 @@ def transcript(
     redaction = Redaction()
     try:
         if as_json:
-            _to_stdout(_json(opened, include_tools, include_thinking, redaction), redaction)
+            pieces = _json(opened, include_tools, include_thinking, redaction)
+            if output is None:
+                _to_stdout(pieces, redaction)
+            else:
+                written = _to_file(output, pieces, redaction)
+                print_text(f"wrote {output} ({written} characters)\n")
             return
         options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
         if output is not None:

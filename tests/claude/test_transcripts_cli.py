@@ -146,6 +146,18 @@ def test_transcript_to_a_file(cli, fixtures_copy, tmp_path):
     assert target.read_text().count("\n## ") >= 3
 
 
+def test_transcript_json_to_a_file_writes_the_document_there(cli, fixtures_copy, tmp_path):
+    target = tmp_path / "out.json"
+    printed = run(cli, fixtures_copy, "transcript", DEMO_SMALL, "--json").stdout
+
+    result = run(cli, fixtures_copy, "transcript", DEMO_SMALL, "--json", "-o", str(target))
+
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"wrote {target} ({len(printed)} characters)\n"
+    assert json.loads(target.read_text()) == json.loads(printed)
+    assert target.stat().st_mode & 0o077 == 0  # as every file it writes: the user's alone
+
+
 def test_no_history_says_so(cli, tmp_path):
     root = tmp_path / "claude"
     write_jsonl(root / "projects" / "-w" / "99999999-empty.jsonl", [])
