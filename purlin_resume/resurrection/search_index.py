@@ -473,7 +473,7 @@ def _build_lock(stack: contextlib.ExitStack, path: Path) -> None:
         ) from None
 
 
-def _outdated(known: dict[str, str], current: dict[str, tuple[Path, str, str]]):
+def _outdated(known: dict[str, str], current: dict[str, tuple[str, str, str]]):
     """(sessions gone, sessions new or changed)."""
     stale = [key for key in known if key not in current]
     changed = [key for key, (_, _, sig) in current.items() if known.get(key) != sig]
@@ -492,7 +492,7 @@ def _build(connection, root, current, stale, changed, progress) -> None:
             connection.executemany("DELETE FROM doc_files WHERE doc=?", [(r,) for r in rows])
             connection.execute("DELETE FROM docs WHERE session_path=?", (key,))
             connection.execute("DELETE FROM sessions WHERE path=?", (key,))
-        tasks = [(current[key][0], current[key][1]) for key in changed]
+        tasks = [(Path(current[key][0]), current[key][1]) for key in changed]
         for done, (key, rows) in enumerate(zip(changed, _all_rows(root, tasks), strict=True), 1):
             for columns, body, files in rows:
                 cursor = connection.execute(
