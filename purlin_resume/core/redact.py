@@ -602,7 +602,8 @@ class Scanner:
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        """Where some rule may match (assembled by ``_assemble`` when it is not kept already)."""
+        """Where some rule may match (assembled by ``_assemble`` when it is not kept already).
+        Kept under this file's checksum: everything ``_assemble`` reads must stay in this file."""
         if self._pattern is None:
             self._pattern = compiled_patterns.compiled_from(self._assemble, __file__)
         return self._pattern

@@ -416,6 +416,17 @@ def test_a_source_that_cannot_be_read_is_noted_and_skipped(repo, tmp_path):
     assert result.is_active and send is False
 
 
+def test_git_that_cannot_be_started_is_noted_where_its_answer_is_read(repo, monkeypatch):
+    project = register(repo)
+    monkeypatch.setenv("PATH", "/nonexistent")  # no git binary to start
+
+    result = stall.detect(project, "agent-1")
+
+    assert any(note.startswith("git: not read (") for note in result.notes), result.notes
+    assert any(note.startswith("files: not read (") for note in result.notes), result.notes
+    assert "git" not in sources(result) and "files" not in sources(result)
+
+
 def test_detection_fails_open_by_default_and_closed_when_configured(repo):
     path = repo / ".purlin" / "agents.json"
     path.parent.mkdir()
