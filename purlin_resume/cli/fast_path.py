@@ -9,9 +9,10 @@ module; a test checks it is current).
 When every word of the command line is one the plan reads plainly (the command's options, each
 at most once, ``--opt=value`` or ``--opt value``, its arguments, the last of which may take
 every word left, values Typer would accept as they are), the work function is called here, with
-the values Typer would have passed. Anything else goes to Typer, which parses the line and reports any error as it always has: ``--help``,
-an unknown or repeated option, a value that starts with ``-``, a number out of range, a choice
-not offered, a path Click would refuse, shell completion, an output stream that is not UTF-8.
+the values Typer would have passed. Anything else goes to Typer, which parses the line and
+reports any error as it always has: ``--help``, an unknown or repeated option, a value that
+starts with ``-``, a number out of range, a choice not offered, a path Click would refuse, shell
+completion, an output stream that is not UTF-8.
 Errors raised by the work itself are reported as ``PurlinGroup`` reports them.
 """
 
