@@ -4,7 +4,7 @@
 |---|---|
 | PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description, the whole ``prompt`` kept (redacted); spawns of one assistant message share a ``parallel_group`` |
 | PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed (interrupted when the response says the user stopped it), or kept running when ``status`` is ``async_launched`` |
-| SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer; with the project files it changed |
+| SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer (in its transcript or in ``last_assistant_message``, which Claude Code may send before the answer's record is written); with the project files it changed |
 | PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``), unless the agent saved one itself |
 | SessionStart | the session is registered; agents of sessions that are over are marked interrupted; the briefing of ``session_briefing`` is returned as context |
 | SessionEnd | the session is registered as ended |
@@ -186,9 +186,11 @@ def _read_agent(path: Path | None):
     return transcript.read(path, path.stem, split_sidechains=False).main
 
 
-def _finished_status(agent, said_interrupted: bool = False) -> str:
+def _finished_status(agent, said_interrupted: bool = False, said_answer: bool = False) -> str:
     """completed; interrupted when the user stopped the agent (its transcript ends with the
-    interruption, or the hook payload says so); failed when it ended without an answer."""
+    interruption, or the hook payload says so); failed when it ended without an answer.
+    ``said_answer``: the hook payload carries the agent's last answer, which counts even when
+    its record has not reached the transcript yet (Claude Code may run the hook first)."""
     from purlin_resume.claude.transcript import INTERRUPTION
 
     if said_interrupted:
@@ -198,7 +200,7 @@ def _finished_status(agent, said_interrupted: bool = False) -> str:
     last = next((t for t in reversed(agent.turns) if t.counts or t.kind == INTERRUPTION), None)
     if last is not None and last.kind == INTERRUPTION:
         return history.INTERRUPTED
-    if last is None or not agent.final_output:
+    if (last is None or not agent.final_output) and not said_answer:
         return history.FAILED
     return history.COMPLETED
 
@@ -307,8 +309,10 @@ def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
         return Outcome(f"{agent_id}: no recorded spawn to match")
     if found != agent_id:
         tracking.identify(project, found, agent_id)
-    said = interrupted_text(payload.data.get("last_assistant_message"))
-    return Outcome(_finish(project, agent_id, _finished_status(agent, said), agent))
+    message = payload.data.get("last_assistant_message")
+    said = interrupted_text(message)
+    answered = isinstance(message, str) and bool(message.strip())
+    return Outcome(_finish(project, agent_id, _finished_status(agent, said, answered), agent))
 
 
 # --- checkpoints ---------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
 from tests.claude_records import Conversation, agent_transcript, text, tool, write_jsonl
@@ -234,3 +236,31 @@ def test_a_completed_agent_keeps_only_project_files(repo, tmp_path):
     hook("subagent-stop", stop, repo)
     entry = entries(repo)["a0000000000000003"]
     assert (entry["status"], entry["files_modified"]) == ("completed", ["src/parse.py"])
+
+
+@pytest.mark.parametrize(("said", "status"), [("Done: parser fixed.", "completed"), ("", "failed")])
+def test_an_answer_the_payload_carries_counts_before_its_record_is_written(
+    repo, tmp_path, said, status
+):
+    """Claude Code may run SubagentStop before the agent's last record reaches its file: the
+    answer in ``last_assistant_message`` is the agent's answer all the same."""
+    _spawned(repo, tmp_path)
+    agent_file = agent_transcript(
+        tmp_path / SESSION / "subagents" / "agent-a0000000000000004.jsonl",
+        "a0000000000000004",
+        "Read src/parse.py",
+        [str(repo / "src" / "parse.py")],
+        "Done: parser fixed.",
+    )
+    written = agent_file.read_text().splitlines(keepends=True)
+    agent_file.write_text("".join(written[:-1]))  # the answer's record not written yet
+    stop = stop_payload(
+        repo,
+        tmp_path,
+        "a0000000000000004",
+        agent_transcript_path=str(agent_file),
+        last_assistant_message=said,
+    )
+    hook("subagent-stop", stop, repo)
+    entry = entries(repo)["a0000000000000004"]
+    assert (entry["status"], entry["files_modified"]) == (status, ["src/parse.py"])
