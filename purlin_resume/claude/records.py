@@ -144,10 +144,7 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
             offset += len(line)
             stats.lines += 1
             complete = line.endswith(b"\n")
-            if _PROGRESS_MARK in line and line.endswith(_CLOSED):
-                stats.records += 1  # hook, shell or task-wait progress: nothing to read in it
-                continue
-            if line.startswith(_TYPE_FIRST) and _bookkeeping(line):
+            if _passed_over(line):
                 stats.records += 1
                 continue
             try:
@@ -259,6 +256,14 @@ class Lines:
         self._last = ((-1, False), None)
 
 
+def _passed_over(line: bytes) -> bool:
+    """A complete line counted as a record without being parsed: hook, shell or task-wait
+    progress, or book-keeping; nothing to read in either."""
+    return (_PROGRESS_MARK in line and line.endswith(_CLOSED)) or (
+        line.startswith(_TYPE_FIRST) and _bookkeeping(line)
+    )
+
+
 def _bookkeeping(line: bytes) -> bool:
     """A complete line that starts with a book-keeping type (see ``BOOKKEEPING_TYPES``)."""
     if not line.startswith(_TYPE_FIRST) or not line.endswith(_CLOSED):
@@ -325,8 +330,8 @@ def main_tool_uses(path: Path, names: Iterable[str] = ()) -> Iterator[dict[str, 
         for line in lines_holding(path, (_ASCII_ESCAPE, b'tool_use"')):
             if _ASCII_ESCAPE not in line and wanted and not any(name in line for name in wanted):
                 continue
-            if (_PROGRESS_MARK in line and line.endswith(_CLOSED)) or _bookkeeping(line):
-                continue  # as ``read_located`` passes them over
+            if _passed_over(line):
+                continue
             try:
                 record = json.loads(line)
             except (ValueError, RecursionError):

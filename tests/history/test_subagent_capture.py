@@ -155,6 +155,18 @@ def _spawned(repo: Path, tmp_path: Path, tool_use_id: str = "toolu_01Int") -> di
     return call
 
 
+def _parser_agent(repo: Path, tmp_path: Path, agent_id: str, answer: str | None) -> Path:
+    """The transcript of an agent that edited src/parse.py, in its session's subagents/ folder,
+    ending with ``answer`` (None: with the user's interruption)."""
+    return agent_transcript(
+        tmp_path / SESSION / "subagents" / f"agent-{agent_id}.jsonl",
+        agent_id,
+        "Read src/parse.py",
+        [str(repo / "src" / "parse.py")],
+        answer,
+    )
+
+
 def stop_payload(root: Path, tmp_path: Path, agent_id: str, **fields) -> dict:
     """SubagentStop as Claude Code sends it (2.1: with agent_id, agent_type and, when there is
     one, agent_transcript_path and last_assistant_message)."""
@@ -172,13 +184,8 @@ def stop_payload(root: Path, tmp_path: Path, agent_id: str, **fields) -> dict:
 
 def test_an_agent_stopped_by_the_user_is_interrupted_per_its_transcript(repo, tmp_path, cli):
     _spawned(repo, tmp_path)
-    agent_file = agent_transcript(
-        tmp_path / SESSION / "subagents" / "agent-a1b2c3d4e5f6a7b8c.jsonl",
-        "a1b2c3d4e5f6a7b8c",
-        "Read src/parse.py",
-        [str(repo / "src" / "parse.py")],
-        None,  # ends with "[Request interrupted by user for tool use]"
-    )
+    # ends with "[Request interrupted by user for tool use]"
+    agent_file = _parser_agent(repo, tmp_path, "a1b2c3d4e5f6a7b8c", None)
     stop = stop_payload(repo, tmp_path, "a1b2c3d4e5f6a7b8c", agent_transcript_path=str(agent_file))
     hook("subagent-stop", stop, repo)
     entry = entries(repo)["a1b2c3d4e5f6a7b8c"]
@@ -245,13 +252,7 @@ def test_an_answer_the_payload_carries_counts_before_its_record_is_written(
     """Claude Code may run SubagentStop before the agent's last record reaches its file: the
     answer in ``last_assistant_message`` is the agent's answer all the same."""
     _spawned(repo, tmp_path)
-    agent_file = agent_transcript(
-        tmp_path / SESSION / "subagents" / "agent-a0000000000000004.jsonl",
-        "a0000000000000004",
-        "Read src/parse.py",
-        [str(repo / "src" / "parse.py")],
-        "Done: parser fixed.",
-    )
+    agent_file = _parser_agent(repo, tmp_path, "a0000000000000004", "Done: parser fixed.")
     written = agent_file.read_text().splitlines(keepends=True)
     agent_file.write_text("".join(written[:-1]))  # the answer's record not written yet
     stop = stop_payload(
