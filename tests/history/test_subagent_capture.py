@@ -245,7 +245,16 @@ def test_a_completed_agent_keeps_only_project_files(repo, tmp_path):
     assert (entry["status"], entry["files_modified"]) == ("completed", ["src/parse.py"])
 
 
-@pytest.mark.parametrize(("said", "status"), [("Done: parser fixed.", "completed"), ("", "failed")])
+@pytest.mark.parametrize(
+    ("said", "status"),
+    [
+        ("Done: parser fixed.", "completed"),
+        ("", "failed"),
+        ("  \n", "failed"),
+        (["Done: parser fixed."], "failed"),  # not text: no answer Claude Code sends
+        ({"text": "$(touch pwned)"}, "failed"),
+    ],
+)
 def test_an_answer_the_payload_carries_counts_before_its_record_is_written(
     repo, tmp_path, said, status
 ):
@@ -265,3 +274,4 @@ def test_an_answer_the_payload_carries_counts_before_its_record_is_written(
     hook("subagent-stop", stop, repo)
     entry = entries(repo)["a0000000000000004"]
     assert (entry["status"], entry["files_modified"]) == (status, ["src/parse.py"])
+    assert not (repo / "pwned").exists()
