@@ -593,15 +593,81 @@ class Matches(list):
         return f"{self.outside_time} match{plural} outside {self.time_label!r}"
 
 
-def _overlaps(hit: Hit, query: Query) -> bool:
+def _window(query: Query) -> tuple[str, str] | None:
+    """The query's time window as the index writes times (ISO, UTC, milliseconds), or None."""
     if query.start is None or query.end is None:
-        return True
-    start = hit.started_at or hit.ended_at
-    end = hit.ended_at or hit.started_at
-    if not start or not end:
-        return False
+        return None
     iso = "%Y-%m-%dT%H:%M:%S.000Z"
-    return start < query.end.strftime(iso) and end >= query.start.strftime(iso)
+    return query.start.strftime(iso), query.end.strftime(iso)
+
+
+def _overlaps(started_at: str | None, ended_at: str | None, window: tuple[str, str]) -> bool:
+    start = started_at or ended_at
+    end = ended_at or started_at
+    return bool(start and end) and start < window[1] and end >= window[0]
+
+
+def _close_titles(phrase: str, titles: Iterable[str]) -> dict[str, float]:
+    """Each title the phrase matches partially (``fuzz.partial_ratio`` of its lowercase form, at
+    least ``FUZZY_MIN``) and how well: searched in one call, each close one scored alone."""
+    from rapidfuzz import fuzz, process
+
+    if len(phrase) < 4:
+        return {}
+    titles = list(titles)
+    lowered = [title.lower() for title in titles]
+    close = process.extract(
+        phrase, lowered, scorer=fuzz.partial_ratio, score_cutoff=FUZZY_MIN, limit=None
+    )
+    return {titles[at]: fuzz.partial_ratio(phrase, lowered[at]) for _, _, at in close}
+
+
+def _project_ratio(project: str, phrase: str, words: list[str]) -> tuple[str, float]:
+    """The project folder's name and how close the query's words (or all of them) come to it."""
+    from rapidfuzz import fuzz
+
+    name = os.path.basename(project.rstrip("/"))
+    lowered = name.lower()
+    ratio = max((fuzz.ratio(word, lowered) for word in words), default=0)
+    return name, max(ratio, fuzz.ratio(phrase, lowered))
+
+
+def _bookmark_ratio(mark: BookmarkName, phrase: str, words: list[str]) -> float:
+    from rapidfuzz import fuzz
+
+    name = mark.name.lower()
+    ratio = fuzz.ratio(phrase, name) if phrase else 0
+    return max(ratio, max((fuzz.ratio(word, name) for word in words), default=0))
+
+
+def _text_hits(connection, expanded: dict[str, list[str]]) -> tuple[dict[int, Hit], dict]:
+    """The conversations holding the query's words (at most 500, by bm25), each with the
+    words it holds as reasons, and its bm25 relative to the best one (0..1)."""
+    hits: dict[int, Hit] = {}
+    text_score: dict[int, float] = {}
+    match = " OR ".join(_fts_phrase(term) for terms in expanded.values() for term in terms)
+    rows = connection.execute(
+        f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, bm25(docs_fts, 4.0, 2.0, 1.0)"
+        " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
+        " WHERE docs_fts MATCH ? ORDER BY bm25(docs_fts, 4.0, 2.0, 1.0) LIMIT 500",
+        (match,),
+    ).fetchall()
+    best = min((row[-1] for row in rows), default=-1.0) or -1.0
+    for row in rows:
+        rowid, hit = _hit(row[:-1])
+        hits[rowid] = hit
+        text_score[rowid] = row[-1] / best if best < 0 else 0.0
+    # which query words each hit contains (the "why")
+    for word, terms in expanded.items():
+        found = connection.execute(
+            "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?",
+            (" OR ".join(_fts_phrase(t) for t in terms),),
+        ).fetchall()
+        shown = word if terms == [word] else f"{word}~{'/'.join(terms)}"
+        for (rowid,) in found:
+            if rowid in hits:
+                hits[rowid].reasons.append(f"word {shown}")
+    return hits, text_score
 
 
 def search(
@@ -616,95 +682,70 @@ def search(
     progress: Callable[[int, int], None] | None = None,
 ) -> Matches:
     """The conversations of ``root`` that best match ``text``, best first (``progress``: told
-    how the index build goes, see ``refresh``)."""
-    from rapidfuzz import fuzz
+    how the index build goes, see ``refresh``).
 
+    Every conversation is scored, each from its row alone: the words it holds (bm25 and how
+    many of the query's words), how close its title, its project's name and its bookmarks'
+    names come to the query, and whether it lies in the query's time window."""
     if update:
         refresh(root, cache, progress)
     query = parse_query(text, now)
     connection = _connect(index_path(root, cache))
     try:
-        hits: dict[int, Hit] = {}
-        text_score: dict[int, float] = {}
         words = query.words
         phrase = " ".join(words)
         expanded = _expand(connection, words) if words else {}
-        if expanded:
-            match = " OR ".join(_fts_phrase(term) for terms in expanded.values() for term in terms)
-            rows = connection.execute(
-                f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, bm25(docs_fts, 4.0, 2.0, 1.0)"
-                " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
-                " WHERE docs_fts MATCH ? ORDER BY bm25(docs_fts, 4.0, 2.0, 1.0) LIMIT 500",
-                (match,),
-            ).fetchall()
-            best = min((row[-1] for row in rows), default=-1.0) or -1.0
-            for row in rows:
-                rowid, hit = _hit(row[:-1])
-                hits[rowid] = hit
-                text_score[rowid] = row[-1] / best if best < 0 else 0.0
-            # which query words each hit contains (the "why")
-            for word, terms in expanded.items():
-                found = connection.execute(
-                    "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?",
-                    (" OR ".join(_fts_phrase(t) for t in terms),),
-                ).fetchall()
-                for (rowid,) in found:
-                    if rowid in hits:
-                        shown = word if terms == [word] else f"{word}~{'/'.join(terms)}"
-                        hits[rowid].reasons.append(f"word {shown}")
-        everything = [_hit(row) for row in connection.execute(f"SELECT {_COLUMNS} FROM docs")]
+        hits, text_score = _text_hits(connection, expanded) if expanded else ({}, {})
+        marks: dict[tuple[str, str | None], list[BookmarkName]] = {}
+        for mark in bookmarks:
+            marks.setdefault((mark.session_id, mark.agent_id), []).append(mark)
+        window = _window(query)
+        rows = connection.execute(f"SELECT {_COLUMNS} FROM docs").fetchall()
+        titles = _close_titles(phrase, {row[6] for row in rows if row[6]}) if phrase else {}
+        projects: dict[str, tuple[str, float]] = {}
         outside = 0
         scores: dict[int, float] = {}
-        title_ratio: dict[str, float] = {}
-        project_ratio: dict[str, float] = {}
-        for rowid, hit in everything:
-            existing = hits.get(rowid)
-            if existing is not None:
-                hit = existing
+        for row in rows:
+            rowid, session_id, agent_id, project, title = row[0], row[3], row[4], row[5], row[6]
+            hit = hits.get(rowid)
+            reasons = hit.reasons if hit is not None else []
+            bookmark = None
             score = 0.0
             if rowid in text_score:
-                matched = sum(1 for r in hit.reasons if r.startswith("word "))
+                matched = sum(1 for r in reasons if r.startswith("word "))
                 coverage = matched / max(len(words), 1)
                 score += 50 * (0.6 * coverage + 0.4 * text_score[rowid])
-            if phrase and hit.title:
-                ratio = title_ratio.get(hit.title)
-                if ratio is None:
-                    ratio = title_ratio[hit.title] = (
-                        fuzz.partial_ratio(phrase, hit.title.lower()) if len(phrase) >= 4 else 0
-                    )
-                if ratio >= FUZZY_MIN:
-                    score += 20 * ratio / 100
-                    hit.reasons.append(f"title ~{ratio:.0f}%")
-            if phrase and hit.project:
-                name = os.path.basename(hit.project.rstrip("/"))
-                ratio = project_ratio.get(name)
-                if ratio is None:
-                    lowered = name.lower()
-                    ratio = max((fuzz.ratio(word, lowered) for word in words), default=0)
-                    ratio = project_ratio[name] = max(ratio, fuzz.ratio(phrase, lowered))
+            ratio = titles.get(title, 0) if title else 0
+            if ratio >= FUZZY_MIN:
+                score += 20 * ratio / 100
+                reasons.append(f"title ~{ratio:.0f}%")
+            if phrase and project:
+                close = projects.get(project)
+                if close is None:
+                    close = projects[project] = _project_ratio(project, phrase, words)
+                name, ratio = close
                 if ratio >= FUZZY_MIN:
                     score += 15 * ratio / 100
-                    hit.reasons.append(f"project {name}")
-            for mark in bookmarks:
-                if mark.session_id != hit.session_id or mark.agent_id != hit.agent_id:
-                    continue
-                ratio = fuzz.ratio(phrase, mark.name.lower()) if phrase else 0
-                ratio = max(
-                    ratio, max((fuzz.ratio(w, mark.name.lower()) for w in words), default=0)
-                )
+                    reasons.append(f"project {name}")
+            for mark in marks.get((session_id, agent_id), ()):
+                ratio = _bookmark_ratio(mark, phrase, words)
                 if ratio >= FUZZY_MIN:
                     score += 60 * ratio / 100
-                    hit.reasons.append(f"bookmark {mark.name}")
-                    hit.bookmark = mark.name
-            if query.start is not None:
-                if not _overlaps(hit, query):
+                    reasons.append(f"bookmark {mark.name}")
+                    bookmark = mark.name
+            if window is not None:
+                if not _overlaps(row[8], row[9], window):
                     outside += score > 0
                     continue
                 score += 10 if words else 50
-                hit.reasons.append(f"time {query.time_label}")
+                reasons.append(f"time {query.time_label}")
             if score > 0:
+                if hit is None:
+                    hit = hits[rowid] = _hit(row)[1]
+                    hit.reasons = reasons
+                if bookmark is not None:
+                    hit.bookmark = bookmark
                 hit.score = round(min(score, 100.0), 1)
-                hits[rowid] = hit
                 scores[rowid] = score
         ranked = sorted(
             scores, key=lambda r: (-scores[r], -(hits[r].turns), hits[r].ended_at or "", r)
