@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -41,6 +42,15 @@ def _isolated_env(tmp_path_factory, monkeypatch):
         "TMUX_PANE",
     ):
         monkeypatch.delenv(name, raising=False)
+
+
+def no_children_left() -> bool:
+    """This process has no child, running or ended unreaped."""
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
 
 
 def plant_kept(kept: Path, text: str, how: str, elsewhere: Path) -> None:

@@ -25,21 +25,45 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import layout
-from purlin_resume.core import cache_home
+from purlin_resume.core import cache_home, forked
 
 VERSION = 1
 
 
-def signatures(root: Path) -> dict[str, tuple[str, str, str]]:
-    """session file path -> (project folder, session id, signature of all its files).
+_AHEAD = "signatures"  # the name of the walk ``walk_ahead`` starts (``core/forked``)
 
-    Plain ``os.scandir`` strings, no ``Path``: this runs before every search and listing, over
-    every file (making a ``Path`` of each folder took a quarter of its time).
-    """
+
+def walk_ahead(root: Path) -> None:
+    """Start ``signatures(root)`` in a child on the other core: the next ``signatures`` call, if
+    it is of the same folder, takes its answer (``find`` walks while it loads the search)."""
+    forked.ahead(_AHEAD, _walked, str(Path(root).resolve()))
+
+
+def let_go() -> None:
+    """Stop a walk ``walk_ahead`` started that no one took (the command ended before)."""
+    forked.discard(_AHEAD)
+
+
+def _walked(root: str) -> tuple[str, dict[str, tuple[str, str, str]]]:
+    return root, _walk(root)
+
+
+def signatures(root: Path) -> dict[str, tuple[str, str, str]]:
+    """session file path -> (project folder, session id, signature of all its files)."""
+    ahead = forked.taken(_AHEAD)
+    if ahead is not forked.MISSING and ahead[0] == str(root):
+        return ahead[1]
+    return _walk(root)
+
+
+def _walk(root: Path | str) -> dict[str, tuple[str, str, str]]:
+    """``signatures``, read from the folders: plain ``os.scandir`` strings, no ``Path`` (this
+    runs before every search and listing, over every file; making a ``Path`` of each folder
+    took a quarter of its time)."""
     found: dict[str, tuple[str, str, str]] = {}
     suffix, agent_prefix = layout.SUFFIX, layout.AGENT_PREFIX
     try:
-        with os.scandir(Path(root) / "projects") as folders:
+        with os.scandir(os.path.join(root, "projects")) as folders:
             project_folders = [entry.path for entry in folders if entry.is_dir()]
     except OSError:
         return found

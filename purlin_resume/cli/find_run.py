@@ -88,8 +88,6 @@ def find(
 ) -> None:
     """The sessions and subagents of every project that match ``query``, ranked, with why each
     matched; with ``team``, the team's bookmarks (that part loads the team commands)."""
-    from purlin_resume.resurrection import flow as resurrection
-
     text = " ".join(query).strip()
     if not text:
         raise UsageError('give words to search for, e.g. find "tmux tests yesterday"')
@@ -97,9 +95,19 @@ def find(
         from purlin_resume.cli import team as team_cli
 
         return team_cli.find(claude_dir, text, limit, as_json)
-    env = environment(claude_dir, project)
-    progress = None if as_json or not sys.stderr.isatty() else ProgressBar("indexing transcripts")
-    found = resurrection.by_search(env, text, limit, progress=progress)
+    from purlin_resume.claude import layout, listing
+
+    listing.walk_ahead(layout.config_dir(claude_dir)[0])  # on the other core while this loads
+    try:
+        from purlin_resume.resurrection import flow as resurrection
+
+        env = environment(claude_dir, project)
+        progress = (
+            None if as_json or not sys.stderr.isatty() else ProgressBar("indexing transcripts")
+        )
+        found = resurrection.by_search(env, text, limit, progress=progress)
+    finally:
+        listing.let_go()
     outside = getattr(found, "outside_note", lambda: None)()
     if as_json:
         results = [{**c.to_dict(), "open": open_command(c)} for c in found]
