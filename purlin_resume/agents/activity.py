@@ -32,6 +32,7 @@ from typing import Any
 
 from purlin_resume.agents.git_work import HORIZON, GitWork, commits_within_horizon, newest_change
 from purlin_resume.core import clock, gitrepo, store, tmux
+from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import CorruptFile, PurlinError
 
 NOISE_MARKERS = (
@@ -396,12 +397,10 @@ def inbox_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
 
 def screen_digest(screen: str) -> str:
     """A digest of a pane's text without noise lines and trailing blanks."""
-    import hashlib  # only the pane source needs it
-
     kept = [line.rstrip() for line in screen.splitlines() if not is_noise(line)]
     while kept and not kept[-1]:
         kept.pop()
-    return hashlib.sha256("\n".join(kept).encode()).hexdigest()
+    return sha256("\n".join(kept).encode()).hexdigest()
 
 
 def _pane_key(server: tmux.Server, pane: str, agent_id: str) -> str:

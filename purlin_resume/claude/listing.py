@@ -26,6 +26,7 @@ from typing import Any
 
 from purlin_resume.claude import layout
 from purlin_resume.core import cache_home, forked
+from purlin_resume.core.digest import sha256
 
 VERSION = 1
 
@@ -109,9 +110,7 @@ def _mark(name: str, entry: os.DirEntry) -> str:
 
 
 def cache_path(root: Path, cache: Path) -> Path:
-    import hashlib  # here: reading one session needs no listing, and it costs milliseconds to load
-
-    digest = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:12]
+    digest = sha256(str(Path(root).resolve()).encode()).hexdigest()[:12]
     return Path(cache) / f"sessions-{digest}.json"
 
 
@@ -123,9 +122,8 @@ def rules() -> str:
     if not current.extra and not current.allow:
         return ""
     shown = repr(([(k, p.pattern) for k, p in current.extra], [p.pattern for p in current.allow]))
-    import hashlib
 
-    return hashlib.sha256(shown.encode()).hexdigest()[:16]
+    return sha256(shown.encode()).hexdigest()[:16]
 
 
 class Kept:

@@ -24,6 +24,7 @@ import os
 import sys
 
 from purlin_resume.core import cache_home
+from purlin_resume.core.digest import sha256
 
 FILE_NAME = "help.txt"
 # Set by the shell around every command, read by nothing that renders help.
@@ -78,8 +79,6 @@ def _terminal() -> list[str]:
 
 
 def key(args: list[str]) -> str:
-    import hashlib
-
     from purlin_resume import __version__
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -95,7 +94,7 @@ def key(args: list[str]) -> str:
         *(f"{k}={v}" for k, v in sorted(os.environ.items()) if k not in _SHELL_BOOKKEEPING),
         *_terminal(),
     ]
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+    return sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def replay(key_: str) -> bool:

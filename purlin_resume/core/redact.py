@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from purlin_resume.core import compiled_patterns
+from purlin_resume.core.digest import sha256
 
 PLACEHOLDER = compiled_patterns.Later(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
 _INSIDE_PLACEHOLDER = compiled_patterns.Later(r"\[REDACTED:[a-z0-9-]*$")
@@ -791,9 +792,7 @@ class Finding:
 
     @property
     def placeholder(self) -> str:
-        import hashlib  # here: most text holds no secret, and loading it costs milliseconds
-
-        digest = hashlib.sha256(self.secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        digest = sha256(self.secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
         return f"[REDACTED:{self.kind}:{digest}]"
 
 

@@ -12,7 +12,6 @@ cannot trust for the user: ``trust`` refuses to run in Claude Code's shell (``$C
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shlex
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ from typing import Any
 
 from purlin_resume.core import clock, store
 from purlin_resume.core.config import Settings
+from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import CorruptFile
 from purlin_resume.core.project import Project
 
@@ -46,7 +46,7 @@ class Command:
 def command(project: Project, settings: Settings) -> Command:
     """The configured status command and the hash trust is keyed by."""
     text = settings.status_command.strip()
-    digest = hashlib.sha256(text.encode("utf-8"))
+    digest = sha256(text.encode("utf-8"))
     try:
         first = shlex.split(text)[:1]
     except ValueError:

@@ -14,7 +14,6 @@ copy is already redacted.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shlex
 import time
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from purlin_resume.claude import layout
 from purlin_resume.core import cache_home, path_safety, redact, store
 from purlin_resume.core.config import Settings
+from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
@@ -469,7 +469,7 @@ def _cache_key(source: Source, method: str, redacting: bool) -> str:
             continue
         parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
     parts += [source.agent_id or "-", method, str(redacting)]
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
+    return sha256("|".join(parts).encode()).hexdigest()[:24]
 
 
 def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:

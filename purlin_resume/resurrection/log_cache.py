@@ -28,7 +28,6 @@ belong to no entry (they stand after the rest).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.core import cache_home, store
+from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.resurrection.log import REVISION, Facts, summary_line
@@ -55,7 +55,7 @@ class _Stale(Exception):
 
 
 def cache_path(log: Path, folder: Path) -> Path:
-    digest = hashlib.sha256(os.path.realpath(log).encode()).hexdigest()[:12]
+    digest = sha256(os.path.realpath(log).encode()).hexdigest()[:12]
     return Path(folder) / f"resurrections-{digest}.cache"
 
 
@@ -65,7 +65,7 @@ def _edges(handle, offset: int) -> list[str]:
     head = handle.read(min(offset, EDGE))
     handle.seek(max(0, offset - EDGE))
     tail = handle.read(offset - max(0, offset - EDGE))
-    return [hashlib.sha256(part).hexdigest()[:32] for part in (head, tail)]
+    return [sha256(part).hexdigest()[:32] for part in (head, tail)]
 
 
 def _rules() -> str:

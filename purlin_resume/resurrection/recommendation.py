@@ -24,7 +24,6 @@ those that reach the threshold (``resume.recommend_threshold``, 35) are recommen
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import re
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.core import cache_home, clock, redact, store
+from purlin_resume.core.digest import sha256
 from purlin_resume.resurrection.conversation import Conversation
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -448,7 +448,7 @@ def recommend(
 
 
 def last_path(cache: Path, project: str | None) -> Path:
-    digest = hashlib.sha256((project or "-").encode()).hexdigest()[:12]
+    digest = sha256((project or "-").encode()).hexdigest()[:12]
     return Path(cache) / f"recommendations-{digest}.json"
 
 

@@ -21,7 +21,6 @@ rapidfuzz. Every result carries its score (0-100) and the reasons it matched.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import sqlite3
@@ -33,6 +32,7 @@ from typing import Any
 
 from purlin_resume.claude import listing
 from purlin_resume.core import redact, store
+from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import PurlinError
 
 SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted value by value
@@ -95,7 +95,7 @@ STOP_WORDS = frozenset(
 
 
 def index_path(claude_root: Path, cache: Path) -> Path:
-    digest = hashlib.sha256(str(Path(claude_root).resolve()).encode()).hexdigest()[:12]
+    digest = sha256(str(Path(claude_root).resolve()).encode()).hexdigest()[:12]
     return Path(cache) / f"search-{digest}.sqlite"
 
 
