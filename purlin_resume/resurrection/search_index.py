@@ -640,6 +640,35 @@ def _bookmark_ratio(mark: BookmarkName, phrase: str, words: list[str]) -> float:
     return max(ratio, max((fuzz.ratio(word, name) for word in words), default=0))
 
 
+def _distinct(connection: sqlite3.Connection, column: str) -> list[str]:
+    """The different non-empty values of a column of ``docs`` (titles, projects)."""
+    query = f"SELECT DISTINCT {column} FROM docs WHERE {column} IS NOT NULL AND {column} != ''"
+    return [value for (value,) in connection.execute(query)]
+
+
+MAX_VARIABLES = 30_000  # under SQLite's limit on the values one statement may be given
+
+
+def _candidates(connection, hits, titles, projects, marks, window) -> list[tuple]:
+    """The ``docs`` rows that can score: those holding the words (``hits``), those whose title
+    or project is close to the query, those bookmarked, and all of them when the query has time
+    words (each one then scores, or counts as a match outside the time)."""
+    close = [t for t, ratio in titles.items() if ratio >= FUZZY_MIN]
+    near = [p for p, (_, ratio) in projects.items() if ratio >= FUZZY_MIN]
+    values = [*hits, *close, *near, *(v for key in marks for v in key)]
+    if window is not None or len(values) > MAX_VARIABLES:
+        return connection.execute(f"SELECT {_COLUMNS} FROM docs").fetchall()
+    where = [
+        f"rowid IN ({','.join('?' * len(hits))})",
+        f"title IN ({','.join('?' * len(close))})",
+        f"project IN ({','.join('?' * len(near))})",
+        *["(session_id = ? AND agent_id IS ?)"] * len(marks),
+    ]
+    return connection.execute(
+        f"SELECT {_COLUMNS} FROM docs WHERE {' OR '.join(where)}", values
+    ).fetchall()
+
+
 def _text_hits(connection, expanded: dict[str, list[str]]) -> tuple[dict[int, Hit], dict]:
     """The conversations holding the query's words (at most 500, by bm25), each with the
     words it holds as reasons, and its bm25 relative to the best one (0..1)."""
@@ -700,9 +729,13 @@ def search(
         for mark in bookmarks:
             marks.setdefault((mark.session_id, mark.agent_id), []).append(mark)
         window = _window(query)
-        rows = connection.execute(f"SELECT {_COLUMNS} FROM docs").fetchall()
-        titles = _close_titles(phrase, {row[6] for row in rows if row[6]}) if phrase else {}
-        projects: dict[str, tuple[str, float]] = {}
+        titles = _close_titles(phrase, _distinct(connection, "title")) if phrase else {}
+        projects = (
+            {p: _project_ratio(p, phrase, words) for p in _distinct(connection, "project")}
+            if phrase
+            else {}
+        )
+        rows = _candidates(connection, hits, titles, projects, marks, window)
         outside = 0
         scores: dict[int, float] = {}
         for row in rows:
@@ -720,10 +753,7 @@ def search(
                 score += 20 * ratio / 100
                 reasons.append(f"title ~{ratio:.0f}%")
             if phrase and project:
-                close = projects.get(project)
-                if close is None:
-                    close = projects[project] = _project_ratio(project, phrase, words)
-                name, ratio = close
+                name, ratio = projects[project]
                 if ratio >= FUZZY_MIN:
                     score += 15 * ratio / 100
                     reasons.append(f"project {name}")

@@ -159,6 +159,39 @@ def test_the_same_folder_spelt_another_way_reuses_the_index(fixtures_copy, tmp_p
         assert _results(spelling, cache) == _results(fixtures_copy, cache)
 
 
+def test_reading_only_the_rows_that_can_score_finds_what_reading_all_of_them_finds(
+    fixtures_copy, tmp_path, monkeypatch
+):
+    """Rows are read by what can make them score (words, a close title or project, a
+    bookmark); with more of those than a statement may carry, every row is read."""
+    cache = tmp_path / "cache"
+    search_index.refresh(fixtures_copy, cache)
+    some = search_index.search(fixtures_copy, cache, "tmux", limit=50, update=False)
+    marks = [
+        search_index.BookmarkName("tmux helper", some[0].session_id, some[0].agent_id),
+        search_index.BookmarkName("qqzx vvwy", some[-1].session_id, some[-1].agent_id),
+        search_index.BookmarkName("gone agent", "no-such-session", None),
+    ]
+    queries = [*QUERIES, "tmux helper", "qqzx vvwy", "spotter last week", "2026-02-11", "xyz"]
+
+    def everything() -> list:
+        return [
+            [
+                (h.id, h.score, h.reasons, h.snippet, h.bookmark)
+                for h in search_index.search(
+                    fixtures_copy, cache, query, bookmarks=marks, limit=100, update=False
+                )
+            ]
+            for query in queries
+        ]
+
+    chosen = everything()
+    monkeypatch.setattr(search_index, "MAX_VARIABLES", 0)
+    assert everything() == chosen
+    only_bookmarked = chosen[queries.index("qqzx vvwy")]
+    assert [h[2] for h in only_bookmarked] == [["bookmark qqzx vvwy"]]
+
+
 PATHS = st.lists(st.sampled_from(["", "/", "a", "b", ".", "..", "é x", "a\nb"]), max_size=6).map(
     "/".join
 )
