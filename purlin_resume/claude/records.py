@@ -61,6 +61,7 @@ _CLOSED = (b"}\n", b"}\r\n", b"}")
 _SNIFF_BYTES = 8192
 _ASCII_ESCAPE = b"\\u00"  # how JSON escapes a character below U+0100
 FAST_PARSE_BYTES = 8 << 20  # where msgspec's faster parse repays loading it (about 30 ms)
+_fast_always = False  # set by ``parse_fast``: a reader of many files pays that loading once
 _READ_BUFFER = 1 << 20
 
 
@@ -120,8 +121,9 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
 def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
     """``read``, each record with the byte offset of its line (``record_at`` reads it back).
 
-    A file of ``FAST_PARSE_BYTES`` or more is parsed with ``line_decoder``; anything else with
-    ``json.loads`` (the same values): loading the faster parser costs more than it saves there.
+    A file of ``FAST_PARSE_BYTES`` or more (every file, after ``parse_fast``) is parsed with
+    ``line_decoder``; anything else with ``json.loads`` (the same values): loading the faster
+    parser costs more than it saves there.
     """
     path = Path(path)
     try:
@@ -137,7 +139,7 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
     seen: set[str] = set()
     offset = 0
     with handle:
-        big = os.fstat(handle.fileno()).st_size >= FAST_PARSE_BYTES
+        big = _fast_always or os.fstat(handle.fileno()).st_size >= FAST_PARSE_BYTES
         loads = line_decoder() if big else json.loads
         for line in handle:
             at = offset
@@ -178,6 +180,13 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
                 seen.add(uuid)
             stats.records += 1
             yield at, record
+
+
+def parse_fast() -> None:
+    """Parse every file with ``line_decoder`` from now on, whatever its size: for a process that
+    reads many files (building the search index), where loading it once repays itself."""
+    global _fast_always
+    _fast_always = True
 
 
 def line_decoder() -> Callable[[bytes], Any]:
