@@ -50,3 +50,32 @@ def test_scale_refuses_an_unknown_row():
     )
     assert done.returncode == 2
     assert "invalid choice: 'everything'" in done.stderr
+
+
+def test_instructions_counts_a_command_against_python_starting(tmp_path):
+    """benchmarks/instructions.py counts with valgrind (installed by .ci/run)."""
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        if os.environ.get("CI"):
+            pytest.fail("valgrind is missing: .ci/run installs it")
+        pytest.skip("valgrind is not installed")
+    if not Path(sys.executable).with_name("purlin-resume").exists():
+        pytest.skip("purlin-resume is not installed next to this interpreter")
+    done = subprocess.run(
+        [sys.executable, str(SCALE.with_name("instructions.py")), "--only", "version"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PURLIN_BENCH_WORK": str(tmp_path)},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {
+        cells[0]: cells
+        for line in done.stdout.splitlines()
+        if line.startswith("| ") and not line.startswith("| command")
+        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+    }
+    assert list(rows) == ["pass", "version"]
+    assert rows["pass"][3] == "1.0x"
+    assert int(rows["version"][1]) > int(rows["pass"][1]) > 1  # millions of instructions
