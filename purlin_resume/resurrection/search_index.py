@@ -715,9 +715,10 @@ def search(
     """The conversations of ``root`` that best match ``text``, best first (``progress``: told
     how the index build goes, see ``refresh``).
 
-    Every conversation is scored, each from its row alone: the words it holds (bm25 and how
-    many of the query's words), how close its title, its project's name and its bookmarks'
-    names come to the query, and whether it lies in the query's time window."""
+    Each conversation is scored from its row alone: the words it holds (bm25 and how many of
+    the query's words), how close its title, its project's name and its bookmarks' names come to
+    the query, and whether it lies in the query's time window. Only the rows that can score are
+    read (``_candidates``)."""
     if update:
         refresh(root, cache, progress)
     query = parse_query(text, now)
