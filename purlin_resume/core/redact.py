@@ -893,6 +893,8 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
             if all(a is b for a, b in zip(items, value, strict=True)):
                 return value
             return items if kind is list else tuple(items)
+        if value is None or kind is int or kind is float or kind is bool:
+            return value  # the most common values besides text: nothing to look into
         if isinstance(value, str):  # a str subclass (an enum's value, say)
             done = redact(value)
             counts.update(done.counts)
