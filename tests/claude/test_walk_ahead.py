@@ -17,6 +17,16 @@ from tests.conftest import no_children_left
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
 
 
+def _walking_here_fails(monkeypatch) -> None:
+    """From now on this process may not walk: an answer must come from the child (forked
+    before, with the real walk)."""
+
+    def walk(root):
+        raise AssertionError(f"walked {root} in this process")
+
+    monkeypatch.setattr(listing, "_walk", walk)
+
+
 def test_the_walk_ahead_gives_what_a_walk_gives(fixtures_copy, tmp_path, monkeypatch):
     link = tmp_path / "link-to-claude"
     link.symlink_to(fixtures_copy)
@@ -24,6 +34,7 @@ def test_the_walk_ahead_gives_what_a_walk_gives(fixtures_copy, tmp_path, monkeyp
     expected = listing.signatures(fixtures_copy.resolve())
     assert len(expected) >= 6
     listing.walk_ahead(Path("link-to-claude"))  # another spelling of the same folder
+    _walking_here_fails(monkeypatch)
     assert listing.signatures(fixtures_copy.resolve()) == expected
     assert no_children_left()
 
@@ -62,3 +73,25 @@ def test_find_that_fails_before_it_searches_leaves_no_child(fixtures_copy, tmp_p
         )
     assert no_children_left()
     assert listing.signatures(fixtures_copy.resolve())  # walks afresh: nothing was left pending
+
+
+def test_hostile_names_come_back_as_the_walk_read_them(fixtures_copy, monkeypatch):
+    """File and folder names with bytes that are no UTF-8, line breaks, `$(…)` and escape
+    sequences travel through the child unchanged."""
+    root = fixtures_copy.resolve()
+    hostile = root / "projects" / "-srv-$(touch pwned)-\x1b[31m"
+    hostile.mkdir()
+    (hostile / "11111111-2222-4333-8444-555555555555.jsonl").write_text("{}\n")
+    odd = os.fsdecode(b"odd-\xff\xfe-line\nbreak")
+    (hostile / f"{odd}.jsonl").write_text("{}\n")
+    (hostile / "11111111-2222-4333-8444-555555555555" / "subagents").mkdir(parents=True)
+    (hostile / "11111111-2222-4333-8444-555555555555" / "subagents" / "agent-a1.jsonl").write_text(
+        "{}\n"
+    )
+    expected = listing.signatures(root)
+    assert f"{hostile}/{odd}.jsonl" in expected
+    listing.walk_ahead(root)
+    _walking_here_fails(monkeypatch)
+    assert listing.signatures(root) == expected
+    assert no_children_left()
+    assert not (root / "pwned").exists() and not Path("pwned").exists()
