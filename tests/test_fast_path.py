@@ -265,15 +265,61 @@ def test_resurrect_done_runs_without_typer_and_records_the_same(
     ],
 )
 def test_find_runs_without_typer_and_answers_the_same(tmp_path, claude, args, plain):
+    twice_in_a_project(tmp_path, ["find", *args, "--claude-dir", str(claude)], plain)
+
+
+def twice_in_a_project(tmp_path: Path, line: list[str], plain: bool) -> None:
+    """``both`` twice in a git project (the second time with what the first kept: the index,
+    the listing): without Typer when ``plain``; nothing the line holds is run."""
     project = tmp_path / "project"
     project.mkdir()
     git(project, "init", "-q", "-b", "main")
-    line = ["find", *args, "--claude-dir", str(claude)]
     assert both(line, project) is plain
-    assert both(line, project) is plain  # the index kept by the first runs
+    assert both(line, project) is plain
     assert not (project / "pwned").exists()
 
 
 def test_a_search_in_the_team_database_answers_the_same(tmp_path, claude):
     line = ["find", "tmux", "--team", "--claude-dir", str(claude)]
     assert both(line, tmp_path) is False  # the same answer; the team's commands load Typer
+
+
+@pytest.mark.parametrize(
+    ("args", "plain"),
+    [
+        (["--all"], True),
+        (["--all", "--json"], True),
+        (["--project", "/path/to/Demo"], True),
+        (["--project=/path/to/Demo", "--json"], True),
+        (["--project", "$(touch pwned)\x1b[31m\nline"], True),  # hostile: nothing matches
+        ([], True),  # the git project around (none of the fixtures' sessions)
+        (["--all", "--project", "/path/to/Demo"], True),  # the work's own usage error
+        (["--all", "--all"], False),
+        (["--project"], False),
+        (["--all=yes"], False),
+    ],
+)
+def test_sessions_runs_without_typer_and_lists_the_same(tmp_path, claude, args, plain):
+    twice_in_a_project(tmp_path, ["sessions", *args, "--claude-dir", str(claude)], plain)
+
+
+def test_sessions_of_a_missing_data_folder_fail_the_same_way(tmp_path):
+    line = ["sessions", "--all", "--claude-dir", str(tmp_path / "deleted")]
+    assert both(line, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("args", "plain"),
+    [
+        ([SESSION], True),
+        ([SESSION[:8], "--json"], True),  # a unique prefix
+        (["no-such-session"], True),  # the work's own error, one line
+        (["$(touch pwned)\x1b[31m\nline"], True),
+        ([], False),  # the session is required: Typer says so
+        ([SESSION, "--json", "--json"], False),
+    ],
+)
+def test_agents_runs_without_typer_and_shows_the_same(tmp_path, claude, args, plain):
+    line = ["agents", *args, "--claude-dir", str(claude)]
+    assert both(line, tmp_path) is plain
+    assert not (tmp_path / "pwned").exists()

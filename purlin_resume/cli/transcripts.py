@@ -2,28 +2,22 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import Annotated, Optional
 
 import typer
 
-from purlin_resume.cli import transcript_run
+from purlin_resume.cli import sessions_run, transcript_run
 from purlin_resume.cli.app import app, runs
 from purlin_resume.cli.common import (
     print_json,
     print_text,
-    user_cache,
 )
 from purlin_resume.cli.options import (
     ClaudeDirOption,
     JsonOption,
 )
 from purlin_resume.cli.transcript_run import Format, open_catalog
-from purlin_resume.core.errors import UsageError
-
-if TYPE_CHECKING:
-    from purlin_resume.claude.subagents import Subagent
 
 IdArgument = Annotated[
     str, typer.Argument(metavar="ID", help="Session id, agent id, or a unique prefix.")
@@ -38,15 +32,8 @@ OutputOption = Annotated[
 ]
 
 
-def _size(size: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return str(size)
-
-
 @app.command("sessions", rich_help_panel="Transcripts")
+@runs(sessions_run.sessions)
 def sessions_command(
     project: Annotated[
         Optional[Path],  # noqa: UP045
@@ -59,76 +46,10 @@ def sessions_command(
     as_json: JsonOption = False,
 ) -> None:
     """List Claude Code sessions: id, project, start, end, turns, title, subagents, compactions."""
-    if project is not None and all_projects:
-        raise UsageError("--project and --all exclude each other")
-    catalog = open_catalog(claude_dir)
-    scope: Path | None = None
-    if not all_projects:
-        if project is not None:
-            scope = Path(os.path.abspath(project.expanduser()))
-        else:
-            from purlin_resume.core import gitrepo
-
-            here = Path.cwd()
-            scope = gitrepo.toplevel(here) or here
-    listed = catalog.sessions(scope, cache=user_cache())
-    if as_json:
-        print_json(
-            {
-                "claude_dir": str(catalog.root),
-                "project": str(scope) if scope else None,
-                "sessions": [session.to_dict() for session in listed],
-            },
-            also=_kept_redactions(listed, None),
-        )
-        return
-    if not listed:
-        where = f"for {scope}" if scope else "at all"
-        hint = " (try --all)" if scope else ""
-        print_text(f"No Claude Code sessions {where} in {catalog.root}{hint}.\n")
-        return
-    lines = []
-    for session in listed:
-        missing = " [file gone]" if not session.exists else ""
-        skipped = session.stats.malformed + session.stats.unknown
-        if skipped:
-            missing += f" [{skipped} line(s) skipped]"
-        if session.stats.binary or session.stats.unreadable:
-            missing += " [not readable as JSONL]"
-        lines.append(
-            f"{session.id}  {session.started_at or '-'}  {session.ended_at or '-'}  "
-            f"turns {session.turns}  agents {session.subagents}  compactions {session.compactions}  "
-            f"{_size(session.size)}{missing}\n"
-            f"    {session.project_path or '?'} · {session.title or '(no title)'}\n"
-        )
-    print_text("".join(lines), also=_kept_redactions(listed, ("title", "project_path")))
-
-
-def _kept_redactions(listed, fields: tuple[str, ...] | None) -> dict[str, int]:
-    """What was redacted in the kept values shown (``fields``; None: all of them)."""
-    counts: dict[str, int] = {}
-    for session in listed:
-        for name, found in session.redactions.items():
-            if fields is None or name in fields:
-                for kind, number in found.items():
-                    counts[kind] = counts.get(kind, 0) + number
-    return counts
-
-
-def _tree_lines(nodes: list[Subagent], depth: int = 0) -> list[str]:
-    lines = []
-    for node in nodes:
-        tokens = f"{node.tokens} tokens" if node.tokens is not None else "tokens ?"
-        ident = node.id or "(no transcript)"
-        lines.append(
-            f"{'  ' * depth}- {ident}  {node.agent_type or '?'}  {node.status}  {tokens}  "
-            f"{node.description or ''}".rstrip()
-        )
-        lines += _tree_lines(node.children, depth + 1)
-    return lines
 
 
 @app.command("agents", rich_help_panel="Transcripts")
+@runs(sessions_run.agents)
 def agents_command(
     session: Annotated[
         str, typer.Argument(metavar="SESSION", help="Session id or a unique prefix.")
@@ -137,20 +58,6 @@ def agents_command(
     as_json: JsonOption = False,
 ) -> None:
     """The subagent tree of a session: type, description, status, tokens."""
-    catalog = open_catalog(claude_dir)
-    target = catalog.resolve(session, kinds=("session",))
-    assert target.session is not None
-    view = catalog.view(target.session)
-    compactions = view.main.compactions if view.main is not None else []
-    if as_json:
-        print_json(view.to_dict())
-        return
-    lines = [f"Session {view.session_id}" + (" (session file gone)" if view.main is None else "")]
-    lines += _tree_lines(view.subagents) or ["(no subagents)"]
-    for compaction in compactions:
-        run = f" by {compaction.agent_id}" if compaction.agent_id else ""
-        lines.append(f"compaction {compaction.timestamp} {compaction.trigger or ''}{run}".rstrip())
-    print_text("\n".join(lines) + "\n")
 
 
 @app.command("transcript", rich_help_panel="Transcripts")
