@@ -48,15 +48,16 @@ def test_a_walk_of_another_folder_is_not_used(fixtures_copy, tmp_path):
     assert no_children_left()
 
 
-def test_the_walk_sees_the_files_as_they_were_when_it_began(fixtures_copy):
-    """It is one moment's picture, as any walk is: a session written after it is seen by the
-    next one."""
+def test_the_walk_ahead_answers_once_and_the_next_call_walks_afresh(fixtures_copy, monkeypatch):
+    """The child's answer serves one call; a session written after it is seen by the next."""
     root = fixtures_copy.resolve()
     listing.walk_ahead(root)
-    before = listing.signatures(root)
+    with monkeypatch.context() as here:
+        _walking_here_fails(here)
+        before = listing.signatures(root)  # the child's answer
     folder = next(p for p in (root / "projects").iterdir() if p.is_dir())
     (folder / "99999999-9999-4999-8999-999999999999.jsonl").write_text("{}\n")
-    after = listing.signatures(root)
+    after = listing.signatures(root)  # walked here
     assert set(after) - set(before) == {f"{folder}/99999999-9999-4999-8999-999999999999.jsonl"}
 
 
