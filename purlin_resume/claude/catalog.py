@@ -133,6 +133,13 @@ class Target:
         where = f" in session {self.session.id}" if self.session and self.kind != "session" else ""
         return f"{self.id} ({self.kind}{where})"
 
+    @property
+    def file(self) -> Path | None:
+        """The file its conversation is read from (a 1.0.x inline subagent's: its session's)."""
+        if self.agent is not None:
+            return self.agent.path
+        return self.session.path if self.session is not None else None
+
 
 def _title(text: str | None) -> str | None:
     if not text:
@@ -478,7 +485,11 @@ class Opened:
 
 def open_target(catalog: Catalog, query: str, options: ReadOptions | None = None) -> Opened:
     """Resolve ``query`` and read the conversation it names (with its session, for context)."""
-    target = catalog.resolve(query)
+    return open_resolved(catalog, catalog.resolve(query), options)
+
+
+def open_resolved(catalog: Catalog, target: Target, options: ReadOptions | None = None) -> Opened:
+    """Read the conversation ``target`` names (with its session, for context)."""
     assert target.session is not None
     view = catalog.view(target.session, options)
     if target.kind == "session":

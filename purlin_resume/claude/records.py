@@ -146,7 +146,7 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
             offset += len(line)
             stats.lines += 1
             complete = line.endswith(b"\n")
-            if _passed_over(line):
+            if passed_over(line):
                 stats.records += 1
                 continue
             try:
@@ -265,7 +265,7 @@ class Lines:
         self._last = ((-1, False), None)
 
 
-def _passed_over(line: bytes) -> bool:
+def passed_over(line: bytes) -> bool:
     """A complete line counted as a record without being parsed: hook, shell or task-wait
     progress, or book-keeping; nothing to read in either."""
     return (_PROGRESS_MARK in line and line.endswith(_CLOSED)) or (
@@ -293,8 +293,15 @@ def lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[bytes]:
     """The lines of ``path`` that hold any of ``markers``, in file order (the last one also
     when it has no newline): found by searching blocks of the file for the markers, without
     visiting the lines between. Raises ``OSError`` when the file cannot be read."""
+    for _, line in located_lines_holding(path, markers):
+        yield line
+
+
+def located_lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[tuple[int, bytes]]:
+    """``lines_holding``, each line with the byte offset where it starts."""
     with open(path, "rb") as handle:
         pending: list[bytes] = []  # the start of a line longer than a block
+        base = 0  # the offset of the text searched next (of ``pending``'s start, if any)
         while block := handle.read(_READ_BUFFER):
             end = block.rfind(b"\n") + 1
             if not end:
@@ -302,13 +309,15 @@ def lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[bytes]:
                 continue
             whole = b"".join([*pending, block[:end]]) if pending else block[:end]
             pending = [block[end:]] if end < len(block) else []
-            yield from _holding(whole, markers)
+            yield from _holding(whole, markers, base)
+            base += len(whole)
         if pending:
-            yield from _holding(b"".join(pending), markers)
+            yield from _holding(b"".join(pending), markers, base)
 
 
-def _holding(text: bytes, markers: tuple[bytes, ...]) -> Iterator[bytes]:
-    """The lines of ``text`` (whole lines) that hold any of ``markers``, in order."""
+def _holding(text: bytes, markers: tuple[bytes, ...], base: int) -> Iterator[tuple[int, bytes]]:
+    """The lines of ``text`` (whole lines) that hold any of ``markers``, in order, each with
+    its offset (``base``: the offset of ``text``)."""
     starts = set()
     for marker in markers:
         at = text.find(marker)
@@ -318,7 +327,7 @@ def _holding(text: bytes, markers: tuple[bytes, ...]) -> Iterator[bytes]:
             at = text.find(marker, end) if end >= 0 else -1
     for start in sorted(starts):
         end = text.find(b"\n", start)
-        yield text[start : end + 1] if end >= 0 else text[start:]
+        yield base + start, (text[start : end + 1] if end >= 0 else text[start:])
 
 
 def main_tool_uses(path: Path, names: Iterable[str] = ()) -> Iterator[dict[str, Any]]:
@@ -339,7 +348,7 @@ def main_tool_uses(path: Path, names: Iterable[str] = ()) -> Iterator[dict[str, 
         for line in lines_holding(path, (_ASCII_ESCAPE, b'tool_use"')):
             if _ASCII_ESCAPE not in line and wanted and not any(name in line for name in wanted):
                 continue
-            if _passed_over(line):
+            if passed_over(line):
                 continue
             try:
                 record = json.loads(line)

@@ -13,8 +13,9 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from json.encoder import encode_basestring as _quoted  # json's own (in C)
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import (
@@ -30,8 +31,17 @@ from purlin_resume.claude.transcript import (
 from purlin_resume.core.templating import counted
 
 HEADING_LENGTH = 100
-_BACKTICKS = re.compile(r"`{3,}")
 _HEADING = re.compile(r"#{1,6}(?:\s|$)")
+
+
+# a turn's thoughts, and each tool call's input and result (None: not shown), as Markdown
+TurnPieces = tuple[list[str], list[str | None], list[str | None]]
+
+
+class Ready(Protocol):
+    """Turn pieces rendered ahead (in another process): a turn's, when every one is ready."""
+
+    def turn(self, turn: Turn) -> TurnPieces | None: ...
 
 
 @dataclass(frozen=True)
@@ -56,8 +66,9 @@ def _one_line(text: str, limit: int = HEADING_LENGTH) -> str:
 
 
 def _fence(text: str, info: str = "") -> str:
-    runs = _BACKTICKS.findall(text) if "```" in text else ()
-    fence = "`" * (max((len(run) for run in runs), default=2) + 1)
+    fence = "```"  # one backtick longer than the longest run of three or more in the text
+    while fence in text:
+        fence += "`"
     body = text if text.endswith("\n") else text + "\n"
     return f"{fence}{info}\n{body}{fence}\n"
 
@@ -104,15 +115,65 @@ def _call_line(call: ToolCall) -> str:
     return line + "\n"
 
 
-def _call_detail(call: ToolCall, data: Any, result: str | None) -> str:
+def input_piece(data: dict[str, Any]) -> str:
+    """A tool call's input as the transcript shows it with ``tools``."""
+    return _fence(indented_json(data), "json")
+
+
+_SCALARS = {
+    type(None): lambda _: "null",
+    bool: lambda v: "true" if v else "false",
+    int: int.__repr__,
+}
+
+
+def indented_json(data: dict[str, Any]) -> str:
+    """``json.dumps(data, indent=2, ensure_ascii=False)``; an object of text, whole numbers,
+    booleans and nulls (most tool inputs) written here at once instead of by ``json``'s
+    encoder in Python, which such an indent takes."""
+    if not data:
+        return json.dumps(data, indent=2, ensure_ascii=False)
+    lines = []
+    for key, value in data.items():
+        kind = type(value)
+        if type(key) is not str or (kind is not str and kind not in _SCALARS):
+            return json.dumps(data, indent=2, ensure_ascii=False)
+        shown = _quoted(value) if kind is str else _SCALARS[kind](value)
+        lines.append(f"  {_quoted(key)}: {shown}")
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+def result_piece(text: str) -> str:
+    """A tool call's result as the transcript shows it under its label (``Result:``)."""
+    return _fence(text, "text")
+
+
+def thought_piece(text: str) -> str:
+    """One thought as the transcript shows it with ``thinking``."""
+    return "\n> _Thinking:_\n" + _quote(text)
+
+
+def _call_detail(call: ToolCall, data: str | None, result: str | None) -> str:
+    """A tool call with its input and result pieces (None: not shown)."""
     parts = [_call_line(call)]
     if data is not None:
-        parts.append(_fence(json.dumps(data, indent=2, ensure_ascii=False), "json"))
+        parts.append(data)
     if call.answered and result is not None:
         label = "Error" if call.is_error else "Result"
         parts.append(f"{label}:\n")
-        parts.append(_fence(result, "text"))
+        parts.append(result)
     return "".join(parts)
+
+
+def turn_pieces(turn: Turn, details: Details) -> TurnPieces:
+    """The Markdown of a turn's thoughts, and of each tool call's input and result (None: not
+    shown), from the values ``details`` holds or reads back."""
+    shown = details.of(turn)
+    return (
+        [thought_piece(thought) for thought in shown.thinking],
+        [input_piece(data) if data is not None else None for data in shown.inputs],
+        [result_piece(result) if result is not None else None for result in shown.results],
+    )
 
 
 def _quote(text: str) -> str:
@@ -158,7 +219,9 @@ def header(transcript: Transcript, subagent: Subagent | None = None, kind: str =
     return "\n".join(lines) + "\n"
 
 
-def _turn(turn: Turn, options: MarkdownOptions, details: Details) -> str:
+def _turn(
+    turn: Turn, options: MarkdownOptions, details: Details, ready: Ready | None = None
+) -> str:
     label = "**User:**" if turn.role == "user" else "**Agent:**"
     stamp = f" _{turn.timestamp}_" if turn.timestamp else ""
     parts = [f"{label}{stamp}\n"]
@@ -166,18 +229,19 @@ def _turn(turn: Turn, options: MarkdownOptions, details: Details) -> str:
         parts.append(f"(background task) {turn.text.strip()}\n")
     elif turn.text.strip():
         parts.append(demote_headings(turn.text.strip()) + "\n")
-    shown = details.of(turn) if options.thinking or options.tools else None
+    shown = None
+    if options.thinking or options.tools:
+        shown = ready.turn(turn) if ready is not None else None
+        if shown is None:
+            shown = turn_pieces(turn, details)
     if shown is not None and options.thinking:
-        for thought in shown.thinking:
-            parts.append("\n> _Thinking:_\n" + _quote(thought))
+        parts.extend(shown[0])
     if turn.tool_calls:
         parts.append("\n")
         if shown is not None and options.tools:
             parts.extend(
                 _call_detail(call, data, result)
-                for call, data, result in zip(
-                    turn.tool_calls, shown.inputs, shown.results, strict=True
-                )
+                for call, data, result in zip(turn.tool_calls, shown[1], shown[2], strict=True)
             )
         else:
             parts.extend(_call_line(call) for call in turn.tool_calls)
@@ -215,9 +279,11 @@ def chunks(
     kind: str = "session",
     details: Details | None = None,
     sections: list[Section] | None = None,
+    ready: Ready | None = None,
 ) -> Iterator[str]:
     """The Markdown of ``transcript`` piece by piece, to be written as it comes: its header,
-    then one block per shown turn. Its sections (for a digest) are added to ``sections``."""
+    then one block per shown turn. Its sections (for a digest) are added to ``sections``;
+    ``ready`` gives the pieces of turns rendered ahead."""
     details = details if details is not None else Details(transcript)
     found: list[Section] = sections if sections is not None else []
     head = header(transcript, subagent, kind)
@@ -242,7 +308,7 @@ def chunks(
                 if section is not None:
                     found.append(Section(*section))
                 section = [heading or "Start", turn.timestamp, 0, newlines + 2]
-            block += "\n" + _turn(turn, options, details)
+            block += "\n" + _turn(turn, options, details, ready)
             section[2] += 1
         yield block
         newlines += block.count("\n")

@@ -214,7 +214,7 @@ def _summarise_input(name: str, data: Any) -> str:
     return ""
 
 
-def _blocks_text(content: Any) -> str:
+def blocks_text(content: Any) -> str:
     """The text of a string or of the text (and image) blocks of a block list."""
     if isinstance(content, str):
         return content
@@ -373,7 +373,7 @@ class _Assembly:
         message = record.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         if record.get("isCompactSummary"):
-            self._compact_summary(_blocks_text(content), timestamp, record)
+            self._compact_summary(blocks_text(content), timestamp, record)
             return
         if isinstance(content, list):
             for index, block in enumerate(content):
@@ -381,12 +381,12 @@ class _Assembly:
                     self._tool_result(block, record.get("toolUseResult"), index)
         if record.get("isMeta"):
             return
-        classified = classify_blocks_text(_blocks_text(content))
+        classified = classify_blocks_text(blocks_text(content))
         if classified is None:
             return
         kind, text = classified
         if kind == NOTIFICATION:
-            self._task_notification(_blocks_text(content))
+            self._task_notification(blocks_text(content))
         self.transcript.turns.append(Turn("user", kind, timestamp, text, uuid=record.get("uuid")))
 
     def _task_notification(self, text: str) -> None:
@@ -413,7 +413,7 @@ class _Assembly:
             call.result_at, keep = (self.offset, index), False
         spawn = call.name in SUBAGENT_TOOLS
         if keep or spawn or call.name == "Bash":
-            text = _blocks_text(block.get("content"))
+            text = blocks_text(block.get("content"))
             if keep:
                 call.result = text
             if call.name == "Bash" and "] " in text:
@@ -607,7 +607,7 @@ class Details:
                 for c in calls
             ]
             results = [
-                _blocks_text(self._block(c.result_at, _RESULT, "tool_use_id", c.id).get("content"))
+                blocks_text(self._block(c.result_at, _RESULT, "tool_use_id", c.id).get("content"))
                 if c.result_at
                 else None
                 for c in calls

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,22 +116,43 @@ class Redaction:
         self.text: Counter[str] = Counter()
 
     def data(self, data: Any) -> Any:
-        if not Output.redact:
-            return data
-        clean, counts = _redaction().redact_data(data)
+        clean, counts = self.cleaned(data)
         self.values.update(counts)
         return clean
 
-    def outgoing(self, text: str) -> str:
+    @staticmethod
+    def cleaned(data: Any) -> tuple[Any, dict[str, int]]:
+        """``data`` redacted value by value, and what was redacted (nothing counted here)."""
+        return Redaction.cleaner()(data)
+
+    @staticmethod
+    def cleaner() -> Callable[[Any], tuple[Any, dict[str, int]]]:
+        """``cleaned`` as one function, for many values."""
         if not Output.redact:
-            return text
+            return _as_is
+        return _redaction().redact_data
+
+    def outgoing(self, text: str) -> str:
+        clean, counts = self.checked(text)
+        self.text.update(counts)
+        return clean
+
+    @staticmethod
+    def checked(text: str) -> tuple[str, dict[str, int]]:
+        """``text`` about to leave the tool redacted, and what was redacted (nothing counted
+        here)."""
+        if not Output.redact:
+            return text, {}
         done = _redaction().redact(text)
-        self.text.update(done.counts)
-        return done.text
+        return done.text, done.counts
 
     def report(self) -> None:
         _report(dict(self.values))
         _report(dict(self.text))
+
+
+def _as_is(data: Any) -> tuple[Any, dict[str, int]]:
+    return data, {}
 
 
 class Terminal:
@@ -182,7 +204,10 @@ def _write(stream, text: str, nl: bool) -> None:
             import re
 
             text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
-        stream.write(text)
+        try:
+            stream.write(text)
+        except UnicodeEncodeError:  # a lone surrogate: see ``encoded``
+            stream.write(whole_characters(text))
     stream.flush()
 
 
@@ -209,6 +234,22 @@ def collect_from_here() -> None:
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
+
+
+def encoded(text: str) -> bytes:
+    """``text`` as UTF-8. A lone surrogate (half of a character: JSON can carry one, and a tool
+    output cut short leaves one) cannot be written as UTF-8; it becomes U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return whole_characters(text).encode("utf-8")
+
+
+def whole_characters(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD."""
+    import re
+
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)
 
 
 def echo(text: str, nl: bool = True) -> None:

@@ -20,12 +20,14 @@ from purlin_resume.cli.common import (
     checked_output,
     echo,
     echo_error,
+    encoded,
     print_text,
     redacted,
 )
 
 if TYPE_CHECKING:
     from purlin_resume.claude.catalog import Catalog, Opened
+    from purlin_resume.claude.prerendering import Ahead
 
 # The reader, renderer and writer are imported inside the functions: only these commands
 # need them.
@@ -49,29 +51,75 @@ def _kind(opened: Opened) -> str:
     return {"inline": "agent"}.get(opened.target.kind, opened.target.kind)
 
 
-def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool) -> Opened:
+def _open(
+    claude_dir: Path | None, identifier: str, tools: bool, thinking: bool, ahead: bool = False
+) -> tuple[Opened, Ahead | None]:
     """The conversation ``identifier`` names, its text values redacted before any rendering;
     when its transcript is gone (or Claude Code's folder is), the archive a bookmark of it keeps.
-    Tool inputs and results and thinking stay in the file until written (``Details``)."""
-    import dataclasses
+    Tool inputs and results and thinking stay in the file until written (``Details``).
 
-    from purlin_resume.claude.catalog import open_target
+    ``ahead``: the Markdown of its thoughts, tool inputs and results is to be written; when the
+    transcript is big, a child on the other core renders those while this process reads the
+    rest (``prerendering``), and is handed back with it (close it)."""
+    from purlin_resume.claude.catalog import open_resolved
     from purlin_resume.claude.transcript import ReadOptions
     from purlin_resume.core.errors import NotFound
 
     options = ReadOptions(tools=tools, thinking=thinking, deferred=True)
     try:
-        opened = open_target(open_catalog(claude_dir), identifier, options)
+        catalog = open_catalog(claude_dir)
+        target = catalog.resolve(identifier)
     except NotFound:
         opened = _archived(claude_dir, identifier, options)
         if opened is None:
             raise
-    else:
+        return _redacted(opened), None
+    helper = _start_ahead(target.file, tools, thinking) if ahead and (tools or thinking) else None
+    try:
+        opened = open_resolved(catalog, target, options)
         if opened.transcript is None:
             opened = _archived(claude_dir, identifier, options) or opened
+        opened = _redacted(opened)
+    except BaseException:
+        if helper is not None:
+            helper.close()
+        raise
+    if helper is not None and (opened.transcript is None or opened.transcript.path != target.file):
+        helper.close()  # read from an archive after all: not the file the child reads
+        helper = None
+    return opened, helper
+
+
+def _redacted(opened: Opened) -> Opened:
+    import dataclasses
+
     return dataclasses.replace(
         opened, transcript=redacted(opened.transcript), subagent=redacted(opened.subagent)
     )
+
+
+def _start_ahead(path: Path | None, tools: bool, thinking: bool) -> Ahead | None:
+    """The child rendering ``path``'s pieces ahead (then redacting outgoing batches), when the
+    transcript is big enough to pay for it; None otherwise (this process does it all)."""
+    from purlin_resume.claude import prerendering
+    from purlin_resume.core.errors import PurlinError
+
+    if path is None or not prerendering.worth_it(path):
+        return None
+    try:
+        folder = _private_temp()
+    except PurlinError:  # no private folder for its spool files: work alone
+        return None
+    Redaction.checked("")  # the project's redaction rules, loaded before the child is forked
+    return prerendering.start(path, Redaction.cleaner(), _checked_payload, folder, thinking, tools)
+
+
+def _checked_payload(payload: bytes) -> tuple[bytes, bytes]:
+    """What the child answers a batch with: the batch redacted, and what was redacted."""
+    import marshal
+
+    text, counts = Redaction.checked(payload.decode("utf-8", "surrogatepass"))
+    return encoded(text), marshal.dumps(counts)
 
 
 def _archived(claude_dir: Path | None, identifier: str, options) -> Opened | None:
@@ -126,9 +174,10 @@ def _markdown(
     options,
     redaction: Redaction,
     sections: list | None = None,
+    ahead: Ahead | None = None,
 ) -> Iterator[str]:
     """The Markdown of the conversation piece by piece (its header first), or the line saying
-    it has none."""
+    it has none; ``ahead``: the child rendering its pieces."""
     from purlin_resume.claude import rendering
     from purlin_resume.claude.transcript import Details
 
@@ -137,7 +186,9 @@ def _markdown(
     assert opened.transcript is not None
     details = Details(opened.transcript, redaction.data)
     kind = _kind(opened)
-    return rendering.chunks(opened.transcript, options, opened.subagent, kind, details, sections)
+    return rendering.chunks(
+        opened.transcript, options, opened.subagent, kind, details, sections, ahead
+    )
 
 
 _BATCH_CHARS = 1 << 16
@@ -157,24 +208,65 @@ def _batches(pieces: Iterable[str]) -> Iterator[str]:
         yield "".join(batch)
 
 
-def _to_file(path: Path, pieces: Iterable[str], redaction: Redaction) -> int:
+def _redacted_batches(
+    pieces: Iterable[str], redaction: Redaction, ahead: Ahead | None = None
+) -> Iterator[str | bytes]:
+    """The batches of ``pieces``, each redacted as a whole, in order: here (text), or by the
+    child that rendered the pieces ahead, when it is done with those and free (it is handed a
+    batch while this process redacts the next; its answer comes as UTF-8, as ``encoded``)."""
+    helper = ahead.helper if ahead is not None and Output.redact else None
+    if helper is None:
+        for batch in _batches(pieces):
+            yield redaction.outgoing(batch)
+        return
+    import marshal
+
+    waiting: deque[tuple[int | None, str]] = deque()  # (ticket, batch) or (None, redacted)
+
+    def finished(ticket: int | None, text: str) -> str | bytes:
+        if ticket is None:
+            return text
+        answer = helper.answer(ticket)
+        if answer is None:  # the child failed it, or is gone
+            return redaction.outgoing(text)
+        redaction.text.update(marshal.loads(answer[1]))
+        return answer[0]
+
+    for batch in _batches(pieces):
+        ticket = helper.submit(batch.encode("utf-8", "surrogatepass")) if helper.free() else None
+        waiting.append((ticket, batch) if ticket is not None else (None, redaction.outgoing(batch)))
+        while waiting and (waiting[0][0] is None or helper.answered(waiting[0][0])):
+            yield finished(*waiting.popleft())
+    while waiting:
+        yield finished(*waiting.popleft())
+
+
+def _to_file(
+    path: Path, pieces: Iterable[str], redaction: Redaction, ahead: Ahead | None = None
+) -> int:
     """Write ``pieces`` to ``path`` as they come, replacing it only once all are written; the
     characters written (before redaction)."""
     from purlin_resume.core import store
 
     written = 0
+
+    def counted() -> Iterator[str]:
+        nonlocal written
+        for piece in pieces:
+            written += len(piece)
+            yield piece
+
     with store.output_file(path) as write:
-        for batch in _batches(pieces):
-            written += len(batch)
-            write(redaction.outgoing(batch).encode("utf-8"))
+        for text in _redacted_batches(counted(), redaction, ahead):
+            write(text if isinstance(text, bytes) else encoded(text))
     return written
 
 
-def _to_stdout(pieces: Iterable[str], redaction: Redaction) -> None:
+def _to_stdout(pieces: Iterable[str], redaction: Redaction, ahead: Ahead | None = None) -> None:
     """Print ``pieces`` as they come, as ``print_text`` prints their whole."""
     last = ""
-    for batch in _batches(pieces):
-        text = redaction.outgoing(batch)
+    for batch in _redacted_batches(pieces, redaction, ahead):
+        text = batch.decode("utf-8") if isinstance(batch, bytes) else batch
         echo(text, nl=False)
         last = text[-1:] or last
     if last != "\n":
@@ -188,18 +280,25 @@ def _stdout_is_file() -> bool:
         return False
 
 
-def _overflow_path(identifier: str) -> Path:
-    import re
+def _private_temp() -> Path:
+    """This user's own folder in the temporary folder (0700, refused when it is not private)."""
     import tempfile
 
     from purlin_resume.core.path_safety import private_folder
 
     owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
-    folder = private_folder(Path(tempfile.gettempdir()) / f"purlin-resume{owner}")
-    return folder / f"transcript-{re.sub(r'[^A-Za-z0-9_.-]', '_', identifier)}.md"
+    return private_folder(Path(tempfile.gettempdir()) / f"purlin-resume{owner}")
 
 
-def _print_bounded(opened: Opened, options, limit: int, redaction: Redaction) -> None:
+def _overflow_path(identifier: str) -> Path:
+    import re
+
+    return _private_temp() / f"transcript-{re.sub(r'[^A-Za-z0-9_.-]', '_', identifier)}.md"
+
+
+def _print_bounded(
+    opened: Opened, options, limit: int, redaction: Redaction, ahead: Ahead | None = None
+) -> None:
     """The Markdown, or past ``limit`` characters a digest of it: the whole is then written to
     a private file as it comes, and only its last ``limit`` characters are kept for the digest."""
     from purlin_resume.claude import rendering
@@ -208,7 +307,7 @@ def _print_bounded(opened: Opened, options, limit: int, redaction: Redaction) ->
         print_text(rendering.no_history(opened.target.id))
         return
     sections: list = []
-    pieces = _markdown(opened, options, redaction, sections)
+    pieces = _markdown(opened, options, redaction, sections, ahead)
     start: list[str] = []
     length = 0
     for piece in pieces:
@@ -235,7 +334,7 @@ def _print_bounded(opened: Opened, options, limit: int, redaction: Redaction) ->
                 kept -= len(end.popleft())
 
     path = _overflow_path(opened.target.id)
-    _to_file(path, everything(), redaction)
+    _to_file(path, everything(), redaction, ahead)
     kind = _kind(opened)
     end_text = "".join(end)
     print_text(
@@ -258,7 +357,7 @@ def transcript(
     from purlin_resume.claude import rendering
 
     output = checked_output(output)
-    opened = _open(claude_dir, identifier, include_tools, include_thinking)
+    opened, ahead = _open(claude_dir, identifier, include_tools, include_thinking, not as_json)
     redaction = Redaction()
     try:
         if as_json:
@@ -271,7 +370,8 @@ def transcript(
             return
         options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
         if output is not None:
-            written = _to_file(output, _markdown(opened, options, redaction), redaction)
+            pieces = _markdown(opened, options, redaction, None, ahead)
+            written = _to_file(output, pieces, redaction, ahead)
             if rendering.has_history(opened.transcript, options):
                 print_text(f"wrote {output} ({written} characters)\n")
             else:
@@ -281,11 +381,19 @@ def transcript(
             max_chars if max_chars is not None else (0 if _stdout_is_file() else DEFAULT_MAX_CHARS)
         )
         if limit:
-            _print_bounded(opened, options, limit, redaction)
+            _print_bounded(opened, options, limit, redaction, ahead)
         else:
-            _to_stdout(_markdown(opened, options, redaction), redaction)
+            _to_stdout(_markdown(opened, options, redaction, None, ahead), redaction, ahead)
     finally:
-        redaction.report()
+        _finish(redaction, ahead)
+
+
+def _finish(redaction: Redaction, ahead: Ahead | None) -> None:
+    """Stop the child (if any), and report what was redacted, the child's part included."""
+    if ahead is not None:
+        redaction.values.update(ahead.counts)
+        ahead.close()
+    redaction.report()
 
 
 def export(
@@ -303,18 +411,19 @@ def export(
     if no_redact:
         Output.redact = False
     output = checked_output(output)
-    opened = _open(claude_dir, identifier, include_tools, include_thinking)
+    markdown = format is Format.md
+    opened, ahead = _open(claude_dir, identifier, include_tools, include_thinking, markdown)
     redaction = Redaction()
-    if format is Format.md:
-        options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
-        pieces = _markdown(opened, options, redaction)
-    else:
-        pieces = _json(opened, include_tools, include_thinking, redaction)
     try:
+        if markdown:
+            options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
+            pieces = _markdown(opened, options, redaction, None, ahead)
+        else:
+            pieces = _json(opened, include_tools, include_thinking, redaction)
         if output is not None:
-            written = _to_file(output, pieces, redaction)
+            written = _to_file(output, pieces, redaction, ahead)
             print_text(f"wrote {output} ({written} characters)\n")
         else:
-            _to_stdout(pieces, redaction)
+            _to_stdout(pieces, redaction, ahead)
     finally:
-        redaction.report()
+        _finish(redaction, ahead)

@@ -39,6 +39,7 @@ looks at a repeated string once.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import re
 from collections import Counter, defaultdict
@@ -735,11 +736,15 @@ class Scanner:
         kind = _SCHEMES.get(scheme.lower()) if scheme else None
         return [Finding(kind or _assigned_kind(key), start, end, value)]
 
-    def find(self, text: str, assignments: bool = True) -> list[Finding]:
-        """The secrets in ``text``; ``assignments=False``: only providers' tokens and the like."""
+    def find(
+        self, text: str, assignments: bool = True, first: re.Match[str] | None = None
+    ) -> list[Finding]:
+        """The secrets in ``text``; ``assignments=False``: only providers' tokens and the like.
+        ``first``: where ``pattern`` first matches in ``text``, when the caller looked already
+        (the scan goes on from there instead of reading the text up to it again)."""
         found: list[Finding] = []
         search = self.pattern.search
-        match = search(text)
+        match = first if first is not None else search(text)
         while match is not None:
             findings = self._findings(text, match.start(), assignments) or []
             for finding in findings:
@@ -834,12 +839,15 @@ class Redacted:
         return sum(self.counts.values())
 
 
-def redact(text: str) -> Redacted:
-    """``text`` with every secret replaced by its placeholder, and the counts by kind."""
+def redact(text: str, first: re.Match[str] | None = None) -> Redacted:
+    """``text`` with every secret replaced by its placeholder, and the counts by kind.
+    ``first``: the scanner's first match in ``text``, when the caller looked for it already."""
     current = scanner()
-    if not current.extra and current.pattern.search(text) is None:
-        return Redacted(text)
-    findings = current.find(text)
+    if first is None and not current.extra:
+        first = current.pattern.search(text)
+        if first is None:
+            return Redacted(text)
+    findings = current.find(text, first=first)
     if not findings:
         return Redacted(text)
     parts: list[str] = []
@@ -852,6 +860,19 @@ def redact(text: str) -> Redacted:
 
 
 _UNSEEN = Redacted("")
+_PLAIN = frozenset({type(None), int, float, bool})  # values with no text inside
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _init_fields(kind: type) -> tuple[str, ...] | None:
+    """The fields a dataclass's ``__init__`` takes (``dataclasses.replace`` needs no others);
+    None for a type that is not a dataclass."""
+    if kind not in _FIELDS:
+        is_class = dataclasses.is_dataclass(kind) and isinstance(kind, type)
+        _FIELDS[kind] = (
+            tuple(f.name for f in dataclasses.fields(kind) if f.init) if is_class else None
+        )
+    return _FIELDS[kind]
 
 
 def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
@@ -861,54 +882,80 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     The result shares every part in which nothing was redacted with ``data`` (most of a
     conversation holds no secret, and copying it would cost more than scanning it); the parts
     that changed are new objects, so ``data`` itself is never modified."""
-    counts: Counter[str] = Counter()
     current = scanner()
+    if type(data) is str and not current.extra:  # one text (a tool's output, a thought)
+        first = current.pattern.search(data) if len(data) >= _SHORTEST else None
+        if first is None:
+            return data, {}
+        done = redact(data, first)
+        return (done.text, done.counts) if done.counts else (data, {})
+    counts: Counter[str] = Counter()
     shortest = 0 if current.extra else _SHORTEST
     search = None if current.extra else current.pattern.search  # most values: no place at all
-    is_dataclass, fields = dataclasses.is_dataclass, dataclasses.fields
     # keys and values repeat (a list of records; a tool's result both in the message and in
     # ``toolUseResult``): each is looked at once; None: nothing to redact
     seen: dict[str, Redacted | None] = {}
 
+    def text(value: str) -> str:
+        if len(value) < shortest:
+            return value
+        done = seen.get(value, _UNSEEN)
+        if done is _UNSEEN:
+            if search is None:
+                done = redact(value)
+            else:
+                first = search(value)
+                done = None if first is None else redact(value, first)
+            done = seen[value] = done if done and done.counts else None
+        if done is None:
+            return value
+        counts.update(done.counts)
+        return done.text
+
     def walk(value: Any) -> Any:
         kind = type(value)
         if kind is str:
-            if len(value) < shortest:
-                return value
-            done = seen.get(value, _UNSEEN)
-            if done is _UNSEEN:
-                done = None if search and search(value) is None else redact(value)
-                done = seen[value] = done if done and done.counts else None
-            if done is None:
-                return value
-            counts.update(done.counts)
-            return done.text
+            return text(value)
+        if kind in _PLAIN:
+            return value  # the most common values besides text: nothing to look into
         if kind is dict:
-            pairs = [(k, v, walk(k), walk(v)) for k, v in value.items()]
-            if all(k is nk and v is nv for k, v, nk, nv in pairs):
-                return value
-            return {nk: nv for _, _, nk, nv in pairs}
+            changed: dict | None = None
+            for number, (key, item) in enumerate(value.items()):
+                new_key, new = walk(key), walk(item)
+                if changed is None:
+                    if new_key is key and new is item:
+                        continue
+                    changed = dict(itertools.islice(value.items(), number))
+                changed[new_key] = new
+            return value if changed is None else changed
         if kind is list or kind is tuple:
-            items = [walk(v) for v in value]
-            if all(a is b for a, b in zip(items, value, strict=True)):
+            items = None
+            for number, item in enumerate(value):
+                new = walk(item)
+                if items is None:
+                    if new is item:
+                        continue
+                    items = list(value[:number])
+                items.append(new)
+            if items is None:
                 return value
             return items if kind is list else tuple(items)
-        if value is None or kind is int or kind is float or kind is bool:
-            return value  # the most common values besides text: nothing to look into
         if isinstance(value, str):  # a str subclass (an enum's value, say)
             done = redact(value)
             counts.update(done.counts)
             return done.text if done.counts else value
-        if is_dataclass(value) and not isinstance(value, type):
-            changes = {}
-            for f in fields(value):
-                if f.init:
-                    old = getattr(value, f.name)
-                    new = walk(old)
-                    if new is not old:
-                        changes[f.name] = new
-            return dataclasses.replace(value, **changes) if changes else value
-        return value
+        names = _init_fields(kind)
+        if names is None:
+            return value
+        changes = {}
+        for name in names:
+            old = getattr(value, name)
+            if type(old) in _PLAIN:
+                continue
+            new = text(old) if type(old) is str else walk(old)
+            if new is not old:
+                changes[name] = new
+        return dataclasses.replace(value, **changes) if changes else value
 
     try:
         return walk(data), dict(counts)

@@ -261,20 +261,7 @@ def _body(transcript) -> str:
             if call.file_path:
                 parts.append(call.file_path)
     clean = redact.redact_data(parts)[0]
-    return _redacted("\n".join(clean)[:BODY_LIMIT])
-
-
-def _redacted(text: str) -> str:
-    """``redact.redact(text).text``, from ``redact.find`` straight away: ``redact`` first looks
-    for a place where some rule may match, and a body has one so far in that the look read the
-    body twice up to there."""
-    parts: list[str] = []
-    last = 0
-    for finding in redact.find(text):
-        parts += [text[last : finding.start], finding.placeholder]
-        last = finding.end
-    parts.append(text[last:])
-    return "".join(parts)
+    return redact.redact("\n".join(clean)[:BODY_LIMIT]).text
 
 
 def conversation_files(transcript, session_project: str | None = None) -> list[tuple[str, int]]:

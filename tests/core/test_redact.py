@@ -240,3 +240,30 @@ def test_repeated_strings_are_counted_each_time_and_clean_ones_are_shared():
     assert counts == {"assigned-secret": 3}
     assert all("hunter2xyz" not in item["a"] for item in result)
     assert all(item["b"] is clean_text for item in result)
+
+
+def test_redaction_from_the_first_place_found_is_redaction_from_the_start():
+    """``redact(text, first)`` (the caller searched already) redacts as ``redact(text)``, with
+    the built-in rules and with a config's own pattern."""
+    import json
+
+    from tests.secret_corpus import corpus
+
+    items = corpus(7)
+    texts = ["", "nothing to see here\n" * 50, "\n".join(item.line for item in items)]
+    texts += [f"Bash\n{item.line}\n{json.dumps(item.line)}\nafter" for item in items]
+    try:
+        for extra in ((), (("acme", r"ACME-\d{6}"),)):
+            redact.configure(extra)
+            changed = 0
+            for text in [*texts, "ticket ACME-654321 and " + texts[2]]:
+                expected = redact.redact(text)
+                first = redact.scanner().pattern.search(text)
+                if first is not None:
+                    again = redact.redact(text, first)
+                    assert (again.text, again.counts) == (expected.text, expected.counts)
+                    assert redact.scanner().find(text, first=first) == redact.find(text)
+                changed += expected.text != text
+            assert changed == len(texts) - 1  # all but the two without a secret, plus the last
+    finally:
+        redact.configure()
