@@ -1,15 +1,20 @@
 """The Markdown of a long transcript's thoughts, tool inputs and tool results, rendered ahead on
 the other core while this process reads the conversation.
 
-A ``core.helper`` child reads the transcript file from start to end and renders each thinking,
-tool_use and tool_result block it finds as ``rendering.turn_pieces`` would, its values redacted
-by the same ``clean`` (the child is forked once redaction is set up, so it applies the same
-rules). Reading the conversation is most of this process's work on a big session; rendering
-and redacting what the tools read and wrote is most of the rest, and it needs only the file.
+Reading the conversation is most of this process's work on a big session; rendering and
+redacting what the tools read and wrote is most of the rest, and that needs only the file. So a
+``core.helper`` child renders each thinking, tool_use and tool_result block of the file as
+``rendering.turn_pieces`` would, its values redacted by the same ``clean`` (the child is forked
+once redaction is set up, so it applies the same rules). It works from the end of the file
+backwards, a chunk of lines at a time, marking where its chunks begin; this process, once it has
+read the conversation, writes it from the start, rendering the pieces of the turns the child has
+not covered itself and telling the child how far it got. Where they meet, the child stops (and
+goes on to redact outgoing batches): neither waits for the other, and no piece is made twice but
+in the chunk where they meet.
 
-``Ahead.turn`` gives a turn's pieces when every one of them came from the child and names the
-tool call the reading found at that place; otherwise the renderer does that turn itself, as it
-would without the child. So the child saves time and never changes the Markdown.
+``Ahead.turn`` gives a turn's pieces when the child covered every one of them and they name the
+tool calls the reading found at those places; otherwise the renderer does that turn itself, as
+it would without the child. So the child saves time and never changes the Markdown.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import marshal
 import os
 import re
+import struct
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -31,7 +37,11 @@ from purlin_resume.claude.transcript import Turn, blocks_text
 from purlin_resume.core import helper as helpers
 
 AHEAD_BYTES = 8 << 20  # a smaller transcript renders sooner than a child starts and catches up
-THINKING, INPUT, RESULT = "t", "i", "r"
+CHUNK_BYTES = 4 << 20  # of lines the child renders between two looks at where this process is
+THINKING, INPUT, RESULT = 1, 2, 3
+_MAX_BLOCKS = 1 << 20  # blocks of one record given a piece (the rest: rendered by this process)
+_LINE = _MAX_BLOCKS * 4
+_KEY = struct.Struct("<QBH")  # place, flags (1: shows something, 2: counts follow), id length
 _NAMED = re.compile(rb'"type": ?"(?:t|server_tool_use")')  # a line that may hold a piece
 Clean = Callable[[Any], tuple[Any, dict[str, int]]]  # a value redacted, and what was redacted
 
@@ -81,10 +91,12 @@ def start(
     return Ahead(helper) if helper is not None else None
 
 
-def render_file(path: Path, clean: Clean, kinds: set[str], sink: helpers.Sink) -> None:
-    """Put the key and Markdown of every block of ``kinds`` in ``path`` into ``sink``, in file
-    order, marking the offset read up to. The key: line offset, block index, kind, the tool call
-    it names, whether it shows anything (a tool input that is not an object does not) and the
+def render_file(path: Path, clean: Clean, kinds: set[int], sink: helpers.Sink) -> None:
+    """Put the key and Markdown of every block of ``kinds`` in ``path`` into ``sink``, a chunk
+    of lines at a time from the end of the file back, marking the offset each chunk starts at
+    (all pieces from there to the end are put), until this process has reached the chunk next
+    in turn (``sink.heard``). The key: where the block is (``_place``), whether it shows
+    anything (a tool input that is not an object does not), the tool call it names and the
     counts of what was redacted in it.
 
     Only lines that name a block whose type starts with ``t`` (text, thinking, tool_use,
@@ -95,28 +107,64 @@ def render_file(path: Path, clean: Clean, kinds: set[str], sink: helpers.Sink) -
     decode = msgspec.json.Decoder(_Record).decode
     loads = records.line_decoder()
     named = _NAMED.search
-    put, mark = sink.put, sink.mark
-    with open(path, "rb", buffering=1 << 20) as handle:
-        offset = 0
-        for line in handle:
-            at = offset
-            offset += len(line)
-            if named(line) is not None:
-                content = _content(line, decode, loads)
-                if isinstance(content, list):
-                    for index, block in enumerate(content):
-                        if isinstance(block, dict):
-                            _put(at, index, block, clean, kinds, put)
-            mark(offset)
+    put = sink.put
+    with open(path, "rb") as handle:
+        end = os.fstat(handle.fileno()).st_size
+        sink.mark(end)
+        while end > 0:
+            start = _chunk_start(handle, end)
+            reached = sink.heard
+            if reached is not None and reached >= start:
+                return  # this process is in this chunk already: it renders the rest itself
+            handle.seek(start)
+            text = handle.read(end - start)
+            at = 0
+            while at < len(text):
+                stop = text.find(b"\n", at) + 1 or len(text)
+                line = text[at:stop]
+                if named(line) is not None:
+                    content = _content(line, decode, loads)
+                    if isinstance(content, list):
+                        for index, block in enumerate(content):
+                            if isinstance(block, dict):
+                                _put(start + at, index, block, clean, kinds, put)
+                at = stop
+            sink.mark(start)
+            end = start
 
 
-def _put(at: int, index: int, block: dict, clean: Clean, kinds: set[str], put) -> None:
+def _chunk_start(handle, end: int) -> int:
+    """Where the chunk of lines ending at ``end`` starts: the start of the line at about
+    ``CHUNK_BYTES`` before it (further back for a line longer than that; 0 at the top)."""
+    target = end
+    while target > 0:
+        low = max(0, target - CHUNK_BYTES)
+        if low == 0:
+            return 0
+        handle.seek(low)
+        newline = handle.read(target - low).find(b"\n")  # the first one in this stretch
+        if newline >= 0 and low + newline + 1 < end:
+            return low + newline + 1
+        target = low
+    return 0
+
+
+def _put(at: int, index: int, block: dict, clean: Clean, kinds: set[int], put) -> None:
     piece = _piece(block, clean, kinds)
-    if piece is not None:
+    if piece is not None and index < _MAX_BLOCKS:
         kind, ident, text, counts = piece
-        shown = text is not None
-        key = marshal.dumps((at, index, kind, ident, shown, counts or None))
-        put(key, text.encode("utf-8", "surrogatepass") if shown else b"")
+        flags = (text is not None) | (bool(counts) << 1)
+        name = ident.encode("utf-8", "surrogatepass")
+        key = _KEY.pack(_place(at, index, kind), flags, len(name)) + name
+        if counts:
+            key += marshal.dumps(counts)
+        put(key, text.encode("utf-8", "surrogatepass") if text is not None else b"")
+
+
+def _place(offset: int, index: int, kind: int) -> int:
+    """One number for a block of a kind: the line's offset, the block's index, the kind (the
+    line's offset is ``place // _LINE``)."""
+    return offset * _LINE + index * 4 + kind
 
 
 def _content(line: bytes, decode, loads) -> Any:
@@ -134,8 +182,8 @@ def _content(line: bytes, decode, loads) -> Any:
 
 
 def _piece(
-    block: dict[str, Any], clean: Clean, kinds: set[str]
-) -> tuple[str, str, str | None, dict[str, int]] | None:
+    block: dict[str, Any], clean: Clean, kinds: set[int]
+) -> tuple[int, str, str | None, dict[str, int]] | None:
     """(kind, tool call id, Markdown or None, redaction counts) of one block; None: no piece."""
     kind = block.get("type")
     if kind == "thinking" and THINKING in kinds:
@@ -157,66 +205,80 @@ class Ahead:
     ``counts``: what was redacted in the pieces handed out (the renderer's redaction reports it
     with its own). ``helper``: the child, which answers requests once its pieces are done."""
 
+    TELL_EVERY = 1 << 18  # bytes this process moves on before it tells the child again
+
     def __init__(self, helper: helpers.Helper):
         self.helper = helper
         self.counts: Counter[str] = Counter()
-        # (line offset, block index, kind) -> (call id, shown, blob position, length, counts)
-        self._known: dict[tuple[int, int, str], tuple] = {}
+        self._known: dict[
+            int, tuple
+        ] = {}  # place -> (shown, call id, blob position, length, counts)
+        self._told = -1
 
     def turn(self, turn: Turn) -> TurnPieces | None:
-        """The turn's pieces, when the child rendered every one that is read from the file;
-        None: the renderer does this turn itself."""
-        wanted: list[tuple[tuple[int, int, str], str]] = []
-        wanted += [((at[0], at[1], THINKING), "") for at in turn.thinking_at]
+        """The turn's pieces, when the child covered every one that is read from the file;
+        None: the renderer does this turn itself (and the child hears how far it got)."""
+        wanted = [(_place(*at, THINKING), "") for at in turn.thinking_at]
         for call in turn.tool_calls:
             if call.input_at is not None:
-                wanted.append(((*call.input_at, INPUT), call.id))
+                wanted.append((_place(*call.input_at, INPUT), call.id))
             if call.result_at is not None:
-                wanted.append(((*call.result_at, RESULT), call.id))
-        texts: dict[tuple[int, int, str], str | None] = {}
-        for key, ident in wanted:
-            entry = self._find(key)
-            if entry is None or entry[0] != ident:
-                return None
+                wanted.append((_place(*call.result_at, RESULT), call.id))
+        if not wanted:
+            return _assembled(turn, {})
+        lowest = min(place for place, _ in wanted) // _LINE
+        if not self._covered(lowest):
+            if lowest - self._told >= self.TELL_EVERY:
+                self._told = lowest
+                self.helper.tell(lowest)
+            return None
+        texts: dict[int, str | None] = {}
+        for place, ident in wanted:
+            entry = self._known.get(place)
+            if entry is None or entry[1] != ident:
+                return None  # no piece there (a block spelled otherwise), or another call's
             text = None
-            if entry[1]:
+            if entry[0]:
                 data = self.helper.blob(entry[2], entry[3])
                 if data is None:
                     return None
                 text = data.decode("utf-8", "surrogatepass")
-            texts[key] = text
-        for key, _ in wanted:
-            counts = self._known.pop(key)[4]
+            texts[place] = text
+        for place, _ in wanted:
+            counts = self._known.pop(place)[4]
             if counts:
                 self.counts.update(counts)
         return _assembled(turn, texts)
 
-    def _find(self, key: tuple[int, int, str]) -> tuple | None:
-        """The child's entry for ``key``, waiting while it may still come."""
-        if key not in self._known:
+    def _covered(self, offset: int) -> bool:
+        """Whether the child has put every piece of the lines from ``offset`` on."""
+        reached = self.helper.reached
+        if reached is None or reached > offset:
             self._take(self.helper.more())
-        while key not in self._known and self.helper.reached <= key[0] and self.helper.job_running:
-            self._take(self.helper.more(wait=True))
-        return self._known.get(key)
+            reached = self.helper.reached
+        return reached is not None and reached <= offset
 
     def _take(self, found: list[tuple[bytes, int, int]]) -> None:
-        for raw, position, length in found:
+        known, unpack, size = self._known, _KEY.unpack_from, _KEY.size
+        for key, position, length in found:
             try:
-                offset, index, kind, ident, shown, counts = marshal.loads(raw)
-            except (EOFError, ValueError, TypeError):
+                place, flags, ident_length = unpack(key)
+                ident = key[size : size + ident_length].decode("utf-8", "surrogatepass")
+                counts = marshal.loads(key[size + ident_length :]) if flags & 2 else None
+            except (struct.error, EOFError, ValueError, TypeError):
                 continue
-            self._known[(offset, index, kind)] = (ident, shown, position, length, counts)
+            known[place] = (flags & 1, ident, position, length, counts)
 
     def close(self) -> None:
         self.helper.close()
         self._known.clear()
 
 
-def _assembled(turn: Turn, texts: dict[tuple[int, int, str], str | None]) -> TurnPieces:
+def _assembled(turn: Turn, texts: dict[int, str | None]) -> TurnPieces:
     """The turn's pieces from the child's (``texts``) and from what the turn holds itself."""
     if turn.thinking_at:
         thoughts = [
-            text for at in turn.thinking_at if (text := texts[(at[0], at[1], THINKING)]) is not None
+            text for at in turn.thinking_at if (text := texts[_place(*at, THINKING)]) is not None
         ]
     else:
         thoughts = [thought_piece(thought) for thought in turn.thinking]
@@ -224,11 +286,11 @@ def _assembled(turn: Turn, texts: dict[tuple[int, int, str], str | None]) -> Tur
     results: list[str | None] = []
     for call in turn.tool_calls:
         if call.input_at is not None:
-            inputs.append(texts[(*call.input_at, INPUT)])
+            inputs.append(texts[_place(*call.input_at, INPUT)])
         else:
             inputs.append(input_piece(call.input) if call.input is not None else None)
         if call.result_at is not None:
-            results.append(texts[(*call.result_at, RESULT)])
+            results.append(texts[_place(*call.result_at, RESULT)])
         else:
             results.append(result_piece(call.result) if call.result is not None else None)
     return thoughts, inputs, results

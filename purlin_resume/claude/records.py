@@ -120,6 +120,7 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
 
 def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
     """``read``, each record with the byte offset of its line (``record_at`` reads it back).
+    ``stats`` counts as the lines go: ``stats.lines`` is the line of the record just given.
 
     A file of ``FAST_PARSE_BYTES`` or more (every file, after ``parse_fast``) is parsed with
     ``line_decoder``; anything else with ``json.loads`` (the same values): loading the faster

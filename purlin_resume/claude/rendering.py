@@ -311,7 +311,8 @@ def chunks(
             block += "\n" + _turn(turn, options, details, ready)
             section[2] += 1
         yield block
-        newlines += block.count("\n")
+        if sections is not None:  # the lines sections start on are only asked for a digest
+            newlines += block.count("\n")
     if section is not None:
         found.append(Section(*section))
     details.close()

@@ -115,11 +115,12 @@ def _start_ahead(path: Path | None, tools: bool, thinking: bool) -> Ahead | None
 
 
 def _checked_payload(payload: bytes) -> tuple[bytes, bytes]:
-    """What the child answers a batch with: the batch redacted, and what was redacted."""
+    """What the child answers a batch with: the batch redacted (as ``encoded`` writes it;
+    nothing when nothing was redacted: the batch stays as it is), and what was redacted."""
     import marshal
 
     text, counts = Redaction.checked(payload.decode("utf-8", "surrogatepass"))
-    return encoded(text), marshal.dumps(counts)
+    return (encoded(text) if counts else b""), marshal.dumps(counts)
 
 
 def _archived(claude_dir: Path | None, identifier: str, options) -> Opened | None:
@@ -209,11 +210,12 @@ def _batches(pieces: Iterable[str]) -> Iterator[str]:
 
 
 def _redacted_batches(
-    pieces: Iterable[str], redaction: Redaction, ahead: Ahead | None = None
+    pieces: Iterable[str], redaction: Redaction, ahead: Ahead | None = None, utf8: bool = False
 ) -> Iterator[str | bytes]:
-    """The batches of ``pieces``, each redacted as a whole, in order: here (text), or by the
-    child that rendered the pieces ahead, when it is done with those and free (it is handed a
-    batch while this process redacts the next; its answer comes as UTF-8, as ``encoded``)."""
+    """The batches of ``pieces``, each redacted as a whole, in order: here, or by the child
+    that rendered the pieces ahead, when it is done with those and free (it is handed a batch
+    while this process redacts the next). ``utf8``: a batch may come as its UTF-8 (as
+    ``encoded`` writes it) where that is at hand."""
     helper = ahead.helper if ahead is not None and Output.redact else None
     if helper is None:
         for batch in _batches(pieces):
@@ -221,20 +223,33 @@ def _redacted_batches(
         return
     import marshal
 
-    waiting: deque[tuple[int | None, str]] = deque()  # (ticket, batch) or (None, redacted)
+    waiting: deque[tuple[int | None, str, bytes | None]] = deque()  # ticket, batch, its UTF-8
 
-    def finished(ticket: int | None, text: str) -> str | bytes:
+    def finished(ticket: int | None, batch: str, payload: bytes | None) -> str | bytes:
         if ticket is None:
-            return text
+            return batch  # redacted here
         answer = helper.answer(ticket)
         if answer is None:  # the child failed it, or is gone
-            return redaction.outgoing(text)
-        redaction.text.update(marshal.loads(answer[1]))
-        return answer[0]
+            return redaction.outgoing(batch)
+        counts = marshal.loads(answer[1])
+        if not counts:  # nothing to redact: the batch as it is
+            return payload if utf8 and payload is not None else batch
+        redaction.text.update(counts)
+        return answer[0] if utf8 else answer[0].decode("utf-8")
 
     for batch in _batches(pieces):
-        ticket = helper.submit(batch.encode("utf-8", "surrogatepass")) if helper.free() else None
-        waiting.append((ticket, batch) if ticket is not None else (None, redaction.outgoing(batch)))
+        ticket = payload = None
+        if helper.free():
+            try:
+                payload = batch.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate: the child gets it as it is
+                ticket = helper.submit(batch.encode("utf-8", "surrogatepass"))
+            else:
+                ticket = helper.submit(payload)
+        if ticket is None:
+            waiting.append((None, redaction.outgoing(batch), None))
+        else:
+            waiting.append((ticket, batch, payload))
         while waiting and (waiting[0][0] is None or helper.answered(waiting[0][0])):
             yield finished(*waiting.popleft())
     while waiting:
@@ -257,7 +272,7 @@ def _to_file(
             yield piece
 
     with store.output_file(path) as write:
-        for text in _redacted_batches(counted(), redaction, ahead):
+        for text in _redacted_batches(counted(), redaction, ahead, utf8=True):
             write(text if isinstance(text, bytes) else encoded(text))
     return written
 
@@ -265,8 +280,8 @@ def _to_file(
 def _to_stdout(pieces: Iterable[str], redaction: Redaction, ahead: Ahead | None = None) -> None:
     """Print ``pieces`` as they come, as ``print_text`` prints their whole."""
     last = ""
-    for batch in _redacted_batches(pieces, redaction, ahead):
-        text = batch.decode("utf-8") if isinstance(batch, bytes) else batch
+    for text in _redacted_batches(pieces, redaction, ahead):
+        assert isinstance(text, str)
         echo(text, nl=False)
         last = text[-1:] or last
     if last != "\n":

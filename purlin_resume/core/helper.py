@@ -1,12 +1,13 @@
 """A forked helper working beside a long command on the other core.
 
 It has two phases. First a job: ``job(sink)`` calls ``sink.put(key, blob)`` for each result and
-``sink.mark(n)`` to say how far it got (a number of its own, rising: every result it will ever
-put before that point is put already); this process reads the results as they come
-(``more``, ``reached``) while it does its own part of the work. Then, until this process is
-done with it, the helper answers requests: ``serve(payload)`` returns an answer and a small
-``extra``; this process ``submit``s a payload when the helper is ``free`` and takes the
-``answer`` later, redacting the next batch meanwhile, say.
+``sink.mark(n)`` to say how far it got (a number of its own meaning, told with every result put
+before it); this process reads the results as they come (``more``, ``reached``) while it does
+its own part of the work, and may ``tell`` the job a number of its own (where it has got to),
+which the job reads as ``sink.heard``. Then, until this process is done with it, the helper
+answers requests: ``serve(payload)`` returns an answer and a small ``extra``; this process
+``submit``s a payload when the helper is ``free`` and takes the ``answer`` later, redacting the
+next batch meanwhile, say.
 
 Nothing the helper does can change an answer. Whatever it does not deliver whole (it could not
 be forked, its job failed part way, it was killed, a request failed) is missing, and the caller
@@ -32,11 +33,10 @@ from pathlib import Path
 
 _MESSAGE = struct.Struct("<cQQQI")  # kind, three numbers, length of the bytes that follow
 _RECORD = struct.Struct("<QQI")  # an index record: blob position, blob length, key length
-_PROGRESS, _DONE, _ANSWER, _FAILED, _REQUEST = b"p", b"d", b"a", b"f", b"r"
+_PROGRESS, _DONE, _ANSWER, _FAILED, _REQUEST, _NEWS = b"p", b"d", b"a", b"f", b"r", b"n"
 _MESSAGE_MAX = 4096  # PIPE_BUF on Linux: a message this short is written whole, never in parts
 _GATHER_BYTES = 1 << 18  # blobs gathered before they are written and told
 _GATHER_RECORDS = 4096
-_MARK_EVERY = 4 << 20  # how far a mark may move before it is told, with nothing put meanwhile
 _WINDOW = 1 << 20  # bytes of blobs read at once
 MAX_OUTSTANDING = 2  # requests the helper holds at once: one in work, one waiting
 _FAILURE = (-1, -1, b"")
@@ -47,13 +47,47 @@ class Sink:
     first, so that an index record never points past what is written), each batch told to
     this process; then the answers to its requests."""
 
-    def __init__(self, results: int, index: int, up: int):
-        self._results, self._index, self._up = results, index, up
+    def __init__(self, results: int, index: int, up: int, down: int):
+        self._results, self._index, self._up, self._down = results, index, up, down
         self._results_end = self._index_end = 0
         self._blobs: list[bytes] = []
         self._records: list[bytes] = []
         self._gathered = 0
-        self._mark = self._told_mark = 0
+        self._mark = 0
+        self._heard: int | None = None
+        self._incoming = b""
+
+    @property
+    def heard(self) -> int | None:
+        """The last number this process told the job (None: nothing yet); read without waiting."""
+        os.set_blocking(self._down, False)
+        try:
+            while data := os.read(self._down, 4096):
+                self._incoming += data
+        except BlockingIOError:
+            pass
+        finally:
+            os.set_blocking(self._down, True)
+        while len(self._incoming) >= _MESSAGE.size:
+            kind, number, _, _, _ = _MESSAGE.unpack_from(self._incoming)
+            if kind != _NEWS:
+                break  # a request: the job is over by then
+            self._heard = number
+            self._incoming = self._incoming[_MESSAGE.size :]
+        return self._heard
+
+    def request(self) -> tuple[int, int, int] | None:
+        """The next request (ticket, position, length), waiting for it; None: no more."""
+        while True:
+            while len(self._incoming) < _MESSAGE.size:
+                data = os.read(self._down, 4096)
+                if not data:
+                    return None
+                self._incoming += data
+            kind, ticket, position, length, _ = _MESSAGE.unpack_from(self._incoming)
+            self._incoming = self._incoming[_MESSAGE.size :]
+            if kind == _REQUEST:
+                return ticket, position, length
 
     def put(self, key: bytes, blob: bytes) -> None:
         """One result: ``key`` says what it is, ``blob`` is read back on demand."""
@@ -65,10 +99,9 @@ class Sink:
             self._flush(_PROGRESS)
 
     def mark(self, reached: int) -> None:
-        """Every result the job puts before ``reached`` (a number of its own) is put."""
+        """Tell this process ``reached`` now, with every result put so far."""
         self._mark = reached
-        if reached - self._told_mark >= _MARK_EVERY:
-            self._flush(_PROGRESS)
+        self._flush(_PROGRESS)
 
     def _flush(self, kind: bytes) -> None:
         if self._records:
@@ -78,7 +111,6 @@ class Sink:
             self._results_end += len(blobs)
             self._index_end += len(records)
             self._blobs, self._records, self._gathered = [], [], 0
-        self._told_mark = self._mark
         message = _MESSAGE.pack(kind, self._index_end, self._mark, 0, 0)
         _tell(self._up, message, wait=kind == _DONE)
 
@@ -112,7 +144,7 @@ class Helper:
         self._index = bytearray()  # index records read, not yet parsed
         self._blobs_end = 0  # where the job's blobs that records point to end
         self._window: tuple[int, bytes] = (0, b"")  # a stretch of the job's blobs, read ahead
-        self.reached = 0  # the job's last mark this process knows of
+        self.reached: int | None = None  # the job's last mark this process knows of
         self._job_done = False
         self._alive = True
         self._request_end = 0
@@ -177,6 +209,12 @@ class Helper:
             at = end
         del self._index[:at]
         return found
+
+    def tell(self, number: int) -> None:
+        """Let the job know ``number`` (``sink.heard``): where this process has got to, say."""
+        if self.job_running:
+            with contextlib.suppress(OSError):  # dropped when the pipe is full: news is news
+                _tell(self._down, _MESSAGE.pack(_NEWS, number, 0, 0, 0), wait=False)
 
     # requests ------------------------------------------------------------------------------
 
@@ -265,7 +303,7 @@ class Helper:
                 break
             if kind in (_PROGRESS, _DONE):
                 self._index_end = max(self._index_end, first)
-                self.reached = max(self.reached, second)
+                self.reached = second
                 self._job_done = self._job_done or kind == _DONE
             elif kind == _ANSWER and first in self._outstanding:
                 self._outstanding[first] = (second, third, bytes(data[at + _MESSAGE.size : end]))
@@ -308,13 +346,12 @@ def _helper(
     try:
         for fd in theirs:
             os.close(fd)
-        sink = Sink(spools[0], spools[1], up)
+        sink = Sink(spools[0], spools[1], up, down)
         with contextlib.suppress(Exception):  # what was put stays; the caller does the rest
             job(sink)
         sink.done()
-        reader = os.fdopen(down, "rb", buffering=0)
-        while (head := _exactly(reader, _MESSAGE.size)) is not None:
-            _, ticket, position, length, _ = _MESSAGE.unpack(head)
+        while (asked := sink.request()) is not None:
+            ticket, position, length = asked
             try:
                 sink.answer(ticket, *serve(_read_at(spools[2], length, position)))
             except Exception:  # noqa: BLE001 - the caller does this one itself
@@ -339,16 +376,6 @@ def _tell(fd: int, message: bytes, wait: bool) -> None:
         pass
     finally:
         os.set_blocking(fd, True)
-
-
-def _exactly(reader, size: int) -> bytes | None:
-    data = b""
-    while len(data) < size:
-        more = reader.read(size - len(data))
-        if not more:
-            return None
-        data += more
-    return data
 
 
 def _read_at(fd: int, length: int, position: int) -> bytes:

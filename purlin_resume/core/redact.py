@@ -38,6 +38,7 @@ looks at a repeated string once.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import math
@@ -583,6 +584,114 @@ def _no_groups(regex: str) -> str:
     return re.sub(r"\(\?P<\w+>", "(?:", regex)
 
 
+PREFILTER_CHARS = 1024  # a text this long is looked at by RE2 first, where it is installed,
+PREFILTER_AFTER = 4 << 20  # once this much has been scanned (loading RE2 costs a short command)
+_UNKNOWN: Any = object()
+
+
+class Places:
+    """Where the scanner's ``pattern`` matches in one text, asked for in order: ``next(pos)``
+    is the first such position from ``pos`` on (None: there is none). The last answer is kept:
+    asking again from anywhere between its question and it costs nothing."""
+
+    def __init__(self, pattern: re.Pattern[str], text: str):
+        self._pattern, self._text = pattern, text
+        self._asked, self._at = -1, None  # the first place from ``_asked`` on is ``_at``
+
+    def next(self, pos: int) -> int | None:
+        if 0 <= self._asked <= pos and (self._at is None or pos <= self._at):
+            return self._at
+        self._asked, self._at = pos, self._first(pos)
+        return self._at
+
+    def _first(self, pos: int) -> int | None:
+        match = self._pattern.search(self._text, pos)
+        return None if match is None else match.start()
+
+
+class _Prefiltered(Places):
+    """``Places`` found by trying ``pattern`` only where RE2 (a linear scan, several times
+    faster than ``re`` over long text) found a piece of text that holds a place ``pattern``
+    may match (``_prefilter_source``): the same places, as ``pattern`` itself decides."""
+
+    def __init__(self, pattern: re.Pattern[str], text: str, program: Any, anchors: frozenset):
+        super().__init__(pattern, text)
+        self._candidates = _candidates(program, text, anchors)
+
+    def _first(self, pos: int) -> int | None:
+        match, text = self._pattern.match, self._text
+        for at in itertools.islice(
+            self._candidates, bisect.bisect_left(self._candidates, pos), None
+        ):
+            if match(text, at) is not None:
+                return at
+        return None
+
+
+def _candidates(program: Any, text: str, anchors: frozenset) -> list[int]:
+    """The positions, in ``text``, of every character ``pattern`` may start at that lies in a
+    piece of text RE2's ``program`` matches, at every start (the longest match there).
+
+    RE2 reads bytes: ``text`` is given as ASCII, each other character a ``?`` (what
+    ``pattern`` looks for at these places is ASCII: see ``_prefilter_source``), so that a
+    byte's position is its character's."""
+    data = text.encode("ascii", "replace")
+    found: set[int] = set()
+    search, at = program.search, 0
+    while (match := search(data, at)) is not None:
+        start, end = match.span()
+        found.update(q for q in range(start, end) if data[q] in anchors)
+        at = start + 1
+    return sorted(found)
+
+
+def _prefilter_source() -> str:
+    """RE2's expression of pieces of text holding every place the scanner's ``pattern`` may
+    match: each rule's prefix (it holds the character the scan stops at, and ``_prefix_rest``
+    checks the whole prefix, as written), the last ``_GUARD_DEPTH`` characters of a
+    secret-named key in any ASCII case, then a closer and the operator (``_key_guard`` checks
+    no more, in ASCII letters; the piece ends at the operator), and a flag's first characters
+    (``_FLAG``: after the start, a blank or a quote (Python's blanks beyond ASCII are ``?``
+    here), ``-p`` and a character that is none of those nor a dash, or two dashes and the
+    first letter of a key in any case, or a character beyond ASCII that IGNORECASE takes for
+    one; the piece holds the dash). All of it ASCII."""
+
+    def literal(text: str) -> str:
+        return "".join(
+            char if char.isascii() and char.isalnum() else f"\\x{{{ord(char):02x}}}"
+            for char in text
+        )
+
+    prefixes = sorted({prefix for rule in RULES for prefix in rule.prefixes})
+    tails = sorted({tail[-_GUARD_DEPTH:] for tail in _KEY_TAILS})
+    keys = "|".join(literal(tail) for tail in tails)
+    closers = "|".join(literal(closer) for closer in sorted(set(_CLOSERS)))
+    firsts = "".join(sorted({c for key in _FLAG_KEYS for c in (key[0].lower(), key[0].upper())}))
+    blank = r"\t\n\x0b\x0c\r \x1c-\x1f\"'?"  # Python's \s for text, and quotes
+    assert all(text.isascii() for text in [*prefixes, *tails, *_CLOSERS, *_FLAG_KEYS])
+    return (
+        "|".join(literal(prefix) for prefix in prefixes)
+        + f"|(?i:{keys})(?:{closers})[:=]"
+        + f"|(?:^|[{blank}])-(?:-[{firsts}?]|p[^{blank[:-1]}\\-])"
+    )
+
+
+def _prefilter_program() -> Any:
+    """RE2's program of ``_prefilter_source``; None when RE2 is not installed (the ``fast``
+    extra) or refuses it."""
+    try:
+        import re2
+    except ImportError:
+        return None
+    options = re2.Options()
+    options.longest_match = True  # at each start the longest piece: it holds every shorter one
+    options.max_mem = 64 << 20
+    try:
+        return re2.compile(_prefilter_source(), options)
+    except re2.error:
+        return None
+
+
 class Scanner:
     """All rules as one compiled expression, plus a config's extra patterns and allow-list.
 
@@ -598,6 +707,9 @@ class Scanner:
     def __init__(self, extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()):
         self._by_first: dict[str, list[tuple[str, _Branch]]] | None = None
         self._pattern: re.Pattern[str] | None = None
+        self._prefilter: Any = _UNKNOWN  # RE2's program of ``_prefilter_source``, when it runs
+        self._anchors: frozenset[int] = frozenset()  # the characters ``pattern`` may start at
+        self._scanned = 0  # characters of long texts scanned without RE2
         self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
         self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
         self.allow = [re.compile(pattern) for pattern in allow]
@@ -736,24 +848,42 @@ class Scanner:
         kind = _SCHEMES.get(scheme.lower()) if scheme else None
         return [Finding(kind or _assigned_kind(key), start, end, value)]
 
+    def places(self, text: str) -> Places:
+        """Where ``pattern`` matches in ``text``, asked for in order (``Places``); in a long
+        text of a process that has scanned much, found through RE2 where it is installed
+        (``_Prefiltered``: the same places)."""
+        if len(text) >= PREFILTER_CHARS:
+            if self._prefilter is _UNKNOWN and self._scanned < PREFILTER_AFTER:
+                self._scanned += len(text)
+            elif (program := self._program()) is not None:
+                return _Prefiltered(self.pattern, text, program, self._anchors)
+        return Places(self.pattern, text)
+
+    def _program(self) -> Any:
+        """RE2's program of ``_prefilter_source`` (compiled when first needed), or None."""
+        if self._prefilter is _UNKNOWN:
+            self._anchors = frozenset(ord(char) for char in self.by_first)
+            self._prefilter = _prefilter_program()
+        return self._prefilter
+
     def find(
-        self, text: str, assignments: bool = True, first: re.Match[str] | None = None
+        self, text: str, assignments: bool = True, places: Places | None = None
     ) -> list[Finding]:
         """The secrets in ``text``; ``assignments=False``: only providers' tokens and the like.
-        ``first``: where ``pattern`` first matches in ``text``, when the caller looked already
-        (the scan goes on from there instead of reading the text up to it again)."""
+        ``places``: where ``pattern`` matches in ``text``, when the caller looked already (the
+        scan goes on from what it found instead of reading the text again)."""
         found: list[Finding] = []
-        search = self.pattern.search
-        match = first if first is not None else search(text)
-        while match is not None:
-            findings = self._findings(text, match.start(), assignments) or []
+        places = places if places is not None else self.places(text)
+        at = places.next(0)
+        while at is not None:
+            findings = self._findings(text, at, assignments) or []
             for finding in findings:
                 if found and finding.start < found[-1].end:
                     continue
                 if PLACEHOLDER.fullmatch(finding.secret) or self._allowed(finding.secret):
                     continue
                 found.append(finding)
-            match = search(text, max([match.start() + 1] + [f.end for f in findings]))
+            at = places.next(max([at + 1] + [f.end for f in findings]))
         if self.extra:
             found = self._with_extra(text, found)
         return found
@@ -839,15 +969,15 @@ class Redacted:
         return sum(self.counts.values())
 
 
-def redact(text: str, first: re.Match[str] | None = None) -> Redacted:
+def redact(text: str, places: Places | None = None) -> Redacted:
     """``text`` with every secret replaced by its placeholder, and the counts by kind.
-    ``first``: the scanner's first match in ``text``, when the caller looked for it already."""
+    ``places``: the scanner's ``places`` of ``text``, when the caller asked for them already."""
     current = scanner()
-    if first is None and not current.extra:
-        first = current.pattern.search(text)
-        if first is None:
+    if not current.extra:
+        places = places if places is not None else current.places(text)
+        if places.next(0) is None:
             return Redacted(text)
-    findings = current.find(text, first=first)
+    findings = current.find(text, places=places)
     if not findings:
         return Redacted(text)
     parts: list[str] = []
@@ -884,14 +1014,16 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     that changed are new objects, so ``data`` itself is never modified."""
     current = scanner()
     if type(data) is str and not current.extra:  # one text (a tool's output, a thought)
-        first = current.pattern.search(data) if len(data) >= _SHORTEST else None
-        if first is None:
+        if len(data) < _SHORTEST:
             return data, {}
-        done = redact(data, first)
+        places = current.places(data)
+        if places.next(0) is None:
+            return data, {}
+        done = redact(data, places)
         return (done.text, done.counts) if done.counts else (data, {})
     counts: Counter[str] = Counter()
     shortest = 0 if current.extra else _SHORTEST
-    search = None if current.extra else current.pattern.search  # most values: no place at all
+    plain = not current.extra  # then most values have no place a rule may match: look first
     # keys and values repeat (a list of records; a tool's result both in the message and in
     # ``toolUseResult``): each is looked at once; None: nothing to redact
     seen: dict[str, Redacted | None] = {}
@@ -901,11 +1033,11 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
             return value
         done = seen.get(value, _UNSEEN)
         if done is _UNSEEN:
-            if search is None:
+            if not plain:
                 done = redact(value)
             else:
-                first = search(value)
-                done = None if first is None else redact(value, first)
+                places = current.places(value)
+                done = None if places.next(0) is None else redact(value, places)
             done = seen[value] = done if done and done.counts else None
         if done is None:
             return value

@@ -16,12 +16,13 @@ from purlin_resume.claude import prerendering
 from purlin_resume.cli import transcript_run
 from tests.claude.test_transcript_streaming import DOV_SESSION, conversations
 from tests.claude_records import Conversation, text, tool, write_jsonl
-from tests.conftest import no_children_left
+from tests.conftest import FIXTURES, no_children_left
 from tests.secret_corpus import corpus
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
 
 SESSION = "a4ead000-0000-4000-8000-000000000001"
+FIXTURES_SESSION = FIXTURES / "projects" / "-home-marco-projects-spotter" / "short.jsonl"
 MODES = {
     "tools": ("--include-tools",),
     "thinking": ("--include-thinking",),
@@ -33,6 +34,7 @@ MODES = {
 def served(monkeypatch):
     """Render ahead whatever the size; count the turns whose pieces the helper gave."""
     monkeypatch.setattr(prerendering, "AHEAD_BYTES", 0)
+    monkeypatch.setattr(prerendering, "CHUNK_BYTES", 1 << 16)  # many chunks on small sessions
     given = {"turns": 0, "helpers": 0}
     original_turn, original_start = prerendering.Ahead.turn, prerendering.start
 
@@ -293,3 +295,48 @@ def test_a_whole_process_on_a_big_session_writes_what_one_process_alone_writes(
     to_pipe = subprocess.run([*command, "--max-chars", "0"], capture_output=True, timeout=300)
     assert to_pipe.returncode == 0 and to_pipe.stdout == alone.stdout_bytes
     assert to_pipe.stderr.decode() == alone.stderr
+
+
+@pytest.mark.parametrize("utf8", [False, True])
+def test_batches_redacted_by_the_helper_are_the_batches_redacted_here(
+    monkeypatch, private_temp, utf8
+):
+    """Secrets, lone surrogates and clean text in batches the helper redacts: the same text
+    and counts as here (its answers are used: more than one batch is handed to it)."""
+    from purlin_resume.cli.common import Redaction, encoded
+
+    secrets = corpus(11)
+    pieces = []
+    for number in range(300):
+        body = "clean text, nothing to see\n" * 200
+        if number % 3 == 0:
+            body += secrets[number % len(secrets)].line + "\n"
+        if number % 7 == 0:
+            body += "half a character \ud83d here\n"
+        pieces.append(body)
+    monkeypatch.setattr(prerendering, "AHEAD_BYTES", 0)
+    ahead = transcript_run._start_ahead(FIXTURES_SESSION, True, True)
+    assert ahead is not None
+    answered = []
+    original = ahead.helper.answer
+
+    def answer(ticket):
+        got = original(ticket)
+        answered.append(got is not None)
+        return got
+
+    ahead.helper.answer = answer
+    try:
+        while ahead.helper.job_running:
+            ahead.helper.more(wait=True)
+        here, there = Redaction(), Redaction()
+        alone = [encoded(t) for t in transcript_run._redacted_batches(pieces, here)]
+        helped = [
+            t if isinstance(t, bytes) else encoded(t)
+            for t in transcript_run._redacted_batches(pieces, there, ahead, utf8=utf8)
+        ]
+    finally:
+        ahead.close()
+    assert helped == alone and there.text == here.text and sum(here.text.values()) >= 10
+    assert sum(answered) >= 5
+    assert no_children_left()

@@ -56,6 +56,30 @@ def started(tmp_path):
     assert list(tmp_path.iterdir()) == []  # the spool files never had a name here
 
 
+def test_the_job_hears_what_this_process_tells_it(started, tmp_path):
+    heard = tmp_path.parent / f"{tmp_path.name}-heard"
+
+    def job(sink):
+        assert sink.heard is None
+        sink.put(b"asked", b"")
+        sink.mark(1)
+        while sink.heard != 42:
+            time.sleep(0.01)
+        heard.write_text(str(sink.heard))
+
+    helper = started(job)
+    try:
+        assert [key for key, _, _ in helper.more(wait=True)] == [b"asked"]
+        helper.tell(7)
+        helper.tell(42)
+        assert _results(helper) == [] and heard.read_text() == "42"
+        helper.tell(43)  # the job is over: nobody listens, nothing breaks
+        ticket = helper.submit(b"after")
+        assert helper.answer(ticket) == (b"AFTER", b"5")
+    finally:
+        heard.unlink(missing_ok=True)
+
+
 def test_results_come_back_in_order_with_their_blobs_and_marks(started):
     def job(sink):
         for number in range(5000):  # more than one batch of records, and of blob bytes
@@ -88,7 +112,7 @@ def test_results_are_read_while_the_job_still_runs(started, tmp_path):
         gate.unlink(missing_ok=True)
 
 
-def test_a_mark_alone_is_told_when_it_moves_far(started, tmp_path):
+def test_a_mark_is_told_at_once(started, tmp_path):
     gate = tmp_path.parent / f"{tmp_path.name}-gate"
 
     def job(sink):
@@ -98,7 +122,7 @@ def test_a_mark_alone_is_told_when_it_moves_far(started, tmp_path):
 
     helper = started(job)
     try:
-        while helper.reached < 10 << 20:
+        while helper.reached != 10 << 20:
             assert helper.job_running
             helper.more(wait=True)
     finally:

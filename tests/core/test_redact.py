@@ -3,15 +3,37 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import string
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from purlin_resume.core import redact
 from tests.conftest import FIXTURES
 
 _rng = random.Random(7)
+
+
+def _need_re2() -> None:
+    """Skip without RE2 (the ``fast`` extra) on a developer's machine; in CI it must be there."""
+    if redact._prefilter_program() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("google-re2 (the fast extra) is not installed")
+        pytest.skip("google-re2 (the fast extra) is not installed")
+
+
+@pytest.fixture(autouse=True, params=["re", "re2"])
+def scanned_with(request, monkeypatch):
+    """Every test twice: the places a rule may match found by ``re`` alone, and through RE2
+    (every text, however short)."""
+    if request.param == "re2":
+        _need_re2()
+    monkeypatch.setattr(redact, "PREFILTER_CHARS", 0 if request.param == "re2" else 1 << 62)
+    monkeypatch.setattr(redact, "PREFILTER_AFTER", 0)
+    return request.param
 
 
 def _chars(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
@@ -242,11 +264,9 @@ def test_repeated_strings_are_counted_each_time_and_clean_ones_are_shared():
     assert all(item["b"] is clean_text for item in result)
 
 
-def test_redaction_from_the_first_place_found_is_redaction_from_the_start():
-    """``redact(text, first)`` (the caller searched already) redacts as ``redact(text)``, with
+def test_redaction_from_the_places_found_is_redaction_from_the_start():
+    """``redact(text, places)`` (the caller looked already) redacts as ``redact(text)``, with
     the built-in rules and with a config's own pattern."""
-    import json
-
     from tests.secret_corpus import corpus
 
     items = corpus(7)
@@ -258,12 +278,83 @@ def test_redaction_from_the_first_place_found_is_redaction_from_the_start():
             changed = 0
             for text in [*texts, "ticket ACME-654321 and " + texts[2]]:
                 expected = redact.redact(text)
-                first = redact.scanner().pattern.search(text)
-                if first is not None:
-                    again = redact.redact(text, first)
+                places = redact.scanner().places(text)
+                if places.next(0) is not None:
+                    again = redact.redact(text, places)
                     assert (again.text, again.counts) == (expected.text, expected.counts)
-                    assert redact.scanner().find(text, first=first) == redact.find(text)
+                    assert redact.scanner().find(text, places=places) == redact.find(text)
                 changed += expected.text != text
             assert changed == len(texts) - 1  # all but the two without a secret, plus the last
     finally:
         redact.configure()
+
+
+# What the rules stop at and look around: every prefix, key tails and closers, flags, the
+# characters IGNORECASE folds onto ASCII letters, blanks beyond ASCII, escapes.
+_PIECES = sorted({p for rule in redact.RULES for p in rule.prefixes}) + [
+    *redact._KEY_TAILS, *redact._CLOSERS, *redact._FLAG_KEYS,
+    "=", ":", "-", "--", "-p", "_", "$", " ", "\n", "\t", '"', "'", "`", "\\", "\\n", "@", "/",
+    "\u017f", "\u212a", "\u00a0", "\u2003", "\x1c", "?", "é", "→", "\ud800", "AKIA", "AAAA",
+    "a1b2c3d4e5f6g7h8", "0123456789abcdef" * 3, "ZZZZZZZZZZ",
+] + [  # flag keys as IGNORECASE also finds them: with letters beyond ASCII that fold onto theirs
+    key.replace("s", "\u017f").replace("k", "\u212a") for key in redact._FLAG_KEYS
+]  # fmt: skip
+_AWKWARD = [  # overlapping prefixes, flags at the start and after blanks beyond ASCII, folds
+    "AKIAKIAKIA" + "A" * 16, "AKIAAKIAIOSFODNN7EXAMPLE", "--pa\u017f\u017fword=hunter22",
+    "--\u017fecret xyz", "x\u2003-psecretvalue", "\u00a0-pfoo", "-pbar", "mysql -pHunter22",
+    "\x1c-pX", "ghp_ghp_" + "a" * 36, "sk-sk-ant-api03-" + "x" * 30, 'PASSWORD\\\\\\"=x1y2z3w4',
+    "KEY_BASE=abc123def456", "\u212a_key=abcdef12345", "password] = x", "secret` : 'x'",
+]  # fmt: skip
+
+
+def _places(places: redact.Places) -> list[int]:
+    found, at = [], places.next(0)
+    while at is not None:
+        found.append(at)
+        at = places.next(at + 1)
+    return found
+
+
+@settings(
+    max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=6), max_size=40))
+def test_places_found_through_re2_are_the_places_re_finds(scanned_with, parts):
+    """RE2 only says where to look: where ``pattern`` matches is the same either way."""
+    if scanned_with != "re2":
+        return
+    text = "".join(parts)
+    scanner = redact.scanner()
+    assert isinstance(scanner.places(text), redact._Prefiltered)
+    assert _places(scanner.places(text)) == _places(redact.Places(scanner.pattern, text))
+
+
+@pytest.mark.parametrize("text", _AWKWARD)
+@pytest.mark.parametrize("around", ["", " ", "é", "\n", "a"])
+def test_awkward_places_are_found_alike(scanned_with, text, around):
+    scanner = redact.scanner()
+    for whole in (around + text, text + around, (around + text) * 3):
+        expected = _places(redact.Places(scanner.pattern, whole))
+        assert _places(scanner.places(whole)) == expected
+
+
+def test_re2_is_loaded_once_a_process_has_scanned_much(scanned_with, monkeypatch):
+    monkeypatch.setattr(redact, "PREFILTER_CHARS", 1000)
+    monkeypatch.setattr(redact, "PREFILTER_AFTER", 3000)
+    scanner = redact.Scanner()
+    long, short = "plain text " * 100, "plain text"
+    kinds = [type(scanner.places(text)).__name__ for text in (short, long, long, long, long)]
+    expected = "Places" if scanner._program() is None else "_Prefiltered"
+    assert kinds == ["Places", "Places", "Places", "Places", expected]
+
+
+def test_without_re2_the_places_are_found_by_re(scanned_with, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "re2", None)  # import re2 fails
+    monkeypatch.setattr(redact, "PREFILTER_CHARS", 0)
+    monkeypatch.setattr(redact, "PREFILTER_AFTER", 0)
+    scanner = redact.Scanner()
+    places = scanner.places("x " * 2500 + PLANTED["github-token"])
+    assert type(places) is redact.Places and places.next(0) == 5003
+    assert redact.redact(PLANTED["github-token"]).text.startswith("[REDACTED:github-token:")
