@@ -280,7 +280,9 @@ def size_rows(plan: Plan) -> list[Row]:
         for label, figure in got.items():
             rate = size / figure.seconds
             goals, met = ["<= 150 MiB"], figure.mib <= 150
-            if label.startswith("transcript"):
+            if label.startswith("transcript") and "--json" not in label:
+                # the speed goal is for the Markdown (its row: tools and thinking); the
+                # TR-3 JSON is reported beside it, with its memory goal only
                 goals.insert(0, ">= 80 MB/s")
                 met = met and rate >= 80
             rows.append(

@@ -15,6 +15,7 @@ from typing import Any
 
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import COMPACTION, Details, Transcript, Turn
+from purlin_resume.core import json_text
 
 
 def _duration_ms(start: str | None, end: str | None) -> int | None:
@@ -218,5 +219,4 @@ def _json_chunks(value: Any, level: int, clean: Callable[[Any], Any] | None) -> 
             separator = "," + inner
         yield "[]" if separator.startswith("[") else "\n" + "  " * level + "]"
     else:
-        text = json.dumps(value, indent=2, ensure_ascii=False)
-        yield text.replace("\n", "\n" + "  " * level) if level and "\n" in text else text
+        yield json_text.dumps(value, level)

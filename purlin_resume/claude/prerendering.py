@@ -210,9 +210,8 @@ class Ahead:
     def __init__(self, helper: helpers.Helper):
         self.helper = helper
         self.counts: Counter[str] = Counter()
-        self._known: dict[
-            int, tuple
-        ] = {}  # place -> (shown, call id, blob position, length, counts)
+        # place -> (shows something, call id, blob position, blob length, redaction counts)
+        self._known: dict[int, tuple] = {}
         self._told = -1
 
     def turn(self, turn: Turn) -> TurnPieces | None:

@@ -9,11 +9,9 @@ summary the model continued from.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from json.encoder import encode_basestring as _quoted  # json's own (in C)
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,6 +26,7 @@ from purlin_resume.claude.transcript import (
     Transcript,
     Turn,
 )
+from purlin_resume.core import json_text
 from purlin_resume.core.templating import counted
 
 HEADING_LENGTH = 100
@@ -117,30 +116,7 @@ def _call_line(call: ToolCall) -> str:
 
 def input_piece(data: dict[str, Any]) -> str:
     """A tool call's input as the transcript shows it with ``tools``."""
-    return _fence(indented_json(data), "json")
-
-
-_SCALARS = {
-    type(None): lambda _: "null",
-    bool: lambda v: "true" if v else "false",
-    int: int.__repr__,
-}
-
-
-def indented_json(data: dict[str, Any]) -> str:
-    """``json.dumps(data, indent=2, ensure_ascii=False)``; an object of text, whole numbers,
-    booleans and nulls (most tool inputs) written here at once instead of by ``json``'s
-    encoder in Python, which such an indent takes."""
-    if not data:
-        return json.dumps(data, indent=2, ensure_ascii=False)
-    lines = []
-    for key, value in data.items():
-        kind = type(value)
-        if type(key) is not str or (kind is not str and kind not in _SCALARS):
-            return json.dumps(data, indent=2, ensure_ascii=False)
-        shown = _quoted(value) if kind is str else _SCALARS[kind](value)
-        lines.append(f"  {_quoted(key)}: {shown}")
-    return "{\n" + ",\n".join(lines) + "\n}"
+    return _fence(json_text.dumps(data), "json")
 
 
 def result_piece(text: str) -> str:

@@ -859,6 +859,19 @@ class Scanner:
                 return _Prefiltered(self.pattern, text, program, self._anchors)
         return Places(self.pattern, text)
 
+    def any_places(self, text: str) -> Places | None:
+        """``places(text)``, or None when ``pattern`` matches nowhere in it (most text): for a
+        short text, found without making a ``Places``."""
+        if len(text) < PREFILTER_CHARS:
+            match = self.pattern.search(text)
+            if match is None:
+                return None
+            places = Places(self.pattern, text)
+            places._asked, places._at = 0, match.start()
+            return places
+        places = self.places(text)
+        return None if places.next(0) is None else places
+
     def _program(self) -> Any:
         """RE2's program of ``_prefilter_source`` (compiled when first needed), or None."""
         if self._prefilter is _UNKNOWN:
@@ -974,8 +987,8 @@ def redact(text: str, places: Places | None = None) -> Redacted:
     ``places``: the scanner's ``places`` of ``text``, when the caller asked for them already."""
     current = scanner()
     if not current.extra:
-        places = places if places is not None else current.places(text)
-        if places.next(0) is None:
+        places = places if places is not None else current.any_places(text)
+        if places is None:
             return Redacted(text)
     findings = current.find(text, places=places)
     if not findings:
@@ -1016,8 +1029,8 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     if type(data) is str and not current.extra:  # one text (a tool's output, a thought)
         if len(data) < _SHORTEST:
             return data, {}
-        places = current.places(data)
-        if places.next(0) is None:
+        places = current.any_places(data)
+        if places is None:
             return data, {}
         done = redact(data, places)
         return (done.text, done.counts) if done.counts else (data, {})
@@ -1036,8 +1049,8 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
             if not plain:
                 done = redact(value)
             else:
-                places = current.places(value)
-                done = None if places.next(0) is None else redact(value, places)
+                places = current.any_places(value)
+                done = None if places is None else redact(value, places)
             done = seen[value] = done if done and done.counts else None
         if done is None:
             return value

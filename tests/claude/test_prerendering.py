@@ -315,6 +315,7 @@ def test_batches_redacted_by_the_helper_are_the_batches_redacted_here(
             body += "half a character \ud83d here\n"
         pieces.append(body)
     monkeypatch.setattr(prerendering, "AHEAD_BYTES", 0)
+    monkeypatch.setattr(prerendering.helpers, "MAX_OUTSTANDING", 10_000)  # it takes them all
     ahead = transcript_run._start_ahead(FIXTURES_SESSION, True, True)
     assert ahead is not None
     answered = []
@@ -338,5 +339,5 @@ def test_batches_redacted_by_the_helper_are_the_batches_redacted_here(
     finally:
         ahead.close()
     assert helped == alone and there.text == here.text and sum(here.text.values()) >= 10
-    assert sum(answered) >= 5
+    assert len(answered) == len(alone) > 5 and all(answered)
     assert no_children_left()
