@@ -18,7 +18,7 @@ _VALUES = st.recursive(
 )
 
 
-@settings(max_examples=1500)
+@settings(max_examples=300)
 @given(_VALUES, st.integers(min_value=0, max_value=6))
 def test_the_text_is_what_json_writes(value, level):
     text = json.dumps(value, indent=2, ensure_ascii=False)

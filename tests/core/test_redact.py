@@ -322,7 +322,7 @@ def _places(places: redact.Places) -> list[int]:
 def test_places_found_through_re2_are_the_places_re_finds(scanned_with, parts):
     """RE2 only says where to look: where ``pattern`` matches is the same either way."""
     if scanned_with != "re2":
-        return
+        pytest.skip("compares the two ways: once is enough")
     text = "".join(parts)
     scanner = redact.scanner()
     assert isinstance(scanner.places(text), redact._Prefiltered)
