@@ -259,21 +259,14 @@ AHEAD_CASES = [
 
 
 @pytest.mark.parametrize("name", AHEAD_CASES)
-def test_output_rendered_ahead_is_unchanged(cli, claude, tmp_path, monkeypatch, name):
+def test_output_rendered_ahead_is_unchanged(cli, claude, tmp_path, monkeypatch, through_re2, name):
     """The same bytes when a helper renders the pieces ahead and redaction looks through RE2
     first (as on a session of many MB)."""
     from purlin_resume.claude import prerendering
-    from purlin_resume.core import redact
 
     if REGOLD:
         pytest.skip("the golden files come from the runs without a helper")
-    if redact._prefilter_program() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("google-re2 (the fast extra) is not installed")
-        pytest.skip("google-re2 (the fast extra) is not installed")
     monkeypatch.setattr(prerendering, "AHEAD_BYTES", 0)
-    monkeypatch.setattr(redact, "PREFILTER_CHARS", 0)
-    monkeypatch.setattr(redact, "PREFILTER_AFTER", 0)
     monkeypatch.chdir(tmp_path)
     check(name, run_in_process(cli, claude, CASES[name]))
 
@@ -281,16 +274,12 @@ def test_output_rendered_ahead_is_unchanged(cli, claude, tmp_path, monkeypatch, 
 @pytest.mark.parametrize(
     "name", [n for n in CASES if n.startswith(("transcript", "export", "find"))]
 )
-def test_output_redacted_through_re2_is_unchanged(cli, claude, tmp_path, monkeypatch, name):
+def test_output_redacted_through_re2_is_unchanged(
+    cli, claude, tmp_path, monkeypatch, through_re2, name
+):
     """The same bytes when every text is looked at through RE2 first."""
-    from purlin_resume.core import redact
-
     if REGOLD:
         pytest.skip("the golden files come from the runs without RE2 forced")
-    if redact._prefilter_program() is None:
-        pytest.skip("google-re2 (the fast extra) is not installed")
-    monkeypatch.setattr(redact, "PREFILTER_CHARS", 0)
-    monkeypatch.setattr(redact, "PREFILTER_AFTER", 0)
     monkeypatch.chdir(tmp_path)
     check(name, run_in_process(cli, claude, CASES[name]))
 

@@ -95,7 +95,7 @@ def render_file(path: Path, clean: Clean, kinds: set[int], sink: helpers.Sink) -
     """Put the key and Markdown of every block of ``kinds`` in ``path`` into ``sink``, a chunk
     of lines at a time from the end of the file back, marking the offset each chunk starts at
     (all pieces from there to the end are put), until this process has reached the chunk next
-    in turn (``sink.heard``). The key: where the block is (``_place``), whether it shows
+    in turn (``sink.heard()``). The key: where the block is (``_place``), whether it shows
     anything (a tool input that is not an object does not), the tool call it names and the
     counts of what was redacted in it.
 
@@ -113,7 +113,7 @@ def render_file(path: Path, clean: Clean, kinds: set[int], sink: helpers.Sink) -
         sink.mark(end)
         while end > 0:
             start = _chunk_start(handle, end)
-            reached = sink.heard
+            reached = sink.heard()
             if reached is not None and reached >= start:
                 return  # this process is in this chunk already: it renders the rest itself
             handle.seek(start)

@@ -294,15 +294,8 @@ def lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[bytes]:
     """The lines of ``path`` that hold any of ``markers``, in file order (the last one also
     when it has no newline): found by searching blocks of the file for the markers, without
     visiting the lines between. Raises ``OSError`` when the file cannot be read."""
-    for _, line in located_lines_holding(path, markers):
-        yield line
-
-
-def located_lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[tuple[int, bytes]]:
-    """``lines_holding``, each line with the byte offset where it starts."""
     with open(path, "rb") as handle:
         pending: list[bytes] = []  # the start of a line longer than a block
-        base = 0  # the offset of the text searched next (of ``pending``'s start, if any)
         while block := handle.read(_READ_BUFFER):
             end = block.rfind(b"\n") + 1
             if not end:
@@ -310,15 +303,13 @@ def located_lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[tu
                 continue
             whole = b"".join([*pending, block[:end]]) if pending else block[:end]
             pending = [block[end:]] if end < len(block) else []
-            yield from _holding(whole, markers, base)
-            base += len(whole)
+            yield from _holding(whole, markers)
         if pending:
-            yield from _holding(b"".join(pending), markers, base)
+            yield from _holding(b"".join(pending), markers)
 
 
-def _holding(text: bytes, markers: tuple[bytes, ...], base: int) -> Iterator[tuple[int, bytes]]:
-    """The lines of ``text`` (whole lines) that hold any of ``markers``, in order, each with
-    its offset (``base``: the offset of ``text``)."""
+def _holding(text: bytes, markers: tuple[bytes, ...]) -> Iterator[bytes]:
+    """The lines of ``text`` (whole lines) that hold any of ``markers``, in order."""
     starts = set()
     for marker in markers:
         at = text.find(marker)
@@ -328,7 +319,7 @@ def _holding(text: bytes, markers: tuple[bytes, ...], base: int) -> Iterator[tup
             at = text.find(marker, end) if end >= 0 else -1
     for start in sorted(starts):
         end = text.find(b"\n", start)
-        yield base + start, (text[start : end + 1] if end >= 0 else text[start:])
+        yield text[start : end + 1] if end >= 0 else text[start:]
 
 
 def main_tool_uses(path: Path, names: Iterable[str] = ()) -> Iterator[dict[str, Any]]:

@@ -116,18 +116,14 @@ class Redaction:
         self.text: Counter[str] = Counter()
 
     def data(self, data: Any) -> Any:
-        clean, counts = self.cleaned(data)
+        clean, counts = self.cleaner()(data)
         self.values.update(counts)
         return clean
 
     @staticmethod
-    def cleaned(data: Any) -> tuple[Any, dict[str, int]]:
-        """``data`` redacted value by value, and what was redacted (nothing counted here)."""
-        return Redaction.cleaner()(data)
-
-    @staticmethod
     def cleaner() -> Callable[[Any], tuple[Any, dict[str, int]]]:
-        """``cleaned`` as one function, for many values."""
+        """What redacts a value value by value and says what it redacted (nothing counted
+        here); loads the project's rules first."""
         if not Output.redact:
             return _as_is
         return _redaction().redact_data
@@ -206,7 +202,9 @@ def _write(stream, text: str, nl: bool) -> None:
             text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
         try:
             stream.write(text)
-        except UnicodeEncodeError:  # a lone surrogate: see ``encoded``
+        except UnicodeEncodeError:  # a lone surrogate: see ``store.encoded``
+            from purlin_resume.core.store import whole_characters
+
             stream.write(whole_characters(text))
     stream.flush()
 
@@ -234,22 +232,6 @@ def collect_from_here() -> None:
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
-
-
-def encoded(text: str) -> bytes:
-    """``text`` as UTF-8. A lone surrogate (half of a character: JSON can carry one, and a tool
-    output cut short leaves one) cannot be written as UTF-8; it becomes U+FFFD."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return whole_characters(text).encode("utf-8")
-
-
-def whole_characters(text: str) -> str:
-    """``text`` with each lone surrogate replaced by U+FFFD."""
-    import re
-
-    return re.sub("[\ud800-\udfff]", "\ufffd", text)
 
 
 def echo(text: str, nl: bool = True) -> None:

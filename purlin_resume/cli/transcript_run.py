@@ -20,10 +20,10 @@ from purlin_resume.cli.common import (
     checked_output,
     echo,
     echo_error,
-    encoded,
     print_text,
     redacted,
 )
+from purlin_resume.core.store import encoded
 
 if TYPE_CHECKING:
     from purlin_resume.claude.catalog import Catalog, Opened
@@ -104,14 +104,14 @@ def _start_ahead(path: Path | None, tools: bool, thinking: bool) -> Ahead | None
     from purlin_resume.claude import prerendering
     from purlin_resume.core.errors import PurlinError
 
-    if path is None or not prerendering.worth_it(path):
+    if not prerendering.worth_it(path):
         return None
     try:
         folder = _private_temp()
     except PurlinError:  # no private folder for its spool files: work alone
         return None
-    Redaction.checked("")  # the project's redaction rules, loaded before the child is forked
-    return prerendering.start(path, Redaction.cleaner(), _checked_payload, folder, thinking, tools)
+    clean = Redaction.cleaner()  # the project's redaction rules, loaded before the child forks
+    return prerendering.start(path, clean, _checked_payload, folder, thinking, tools)
 
 
 def _checked_payload(payload: bytes) -> tuple[bytes, bytes]:

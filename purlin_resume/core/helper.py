@@ -4,8 +4,8 @@ It has two phases. First a job: ``job(sink)`` calls ``sink.put(key, blob)`` for 
 ``sink.mark(n)`` to say how far it got (a number of its own meaning, told with every result put
 before it); this process reads the results as they come (``more``, ``reached``) while it does
 its own part of the work, and may ``tell`` the job a number of its own (where it has got to),
-which the job reads as ``sink.heard``. Then, until this process is done with it, the helper
-answers requests: ``serve(payload)`` returns an answer and a small ``extra``; this process
+which the job reads with ``sink.heard()``. Then, until this process is done with it, the
+helper answers requests: ``serve(payload)`` returns an answer and a small ``extra``; this process
 ``submit``s a payload when the helper is ``free`` and takes the ``answer`` later, redacting the
 next batch meanwhile, say.
 
@@ -57,7 +57,6 @@ class Sink:
         self._heard: int | None = None
         self._incoming = b""
 
-    @property
     def heard(self) -> int | None:
         """The last number this process told the job (None: nothing yet); read without waiting."""
         os.set_blocking(self._down, False)
@@ -211,7 +210,7 @@ class Helper:
         return found
 
     def tell(self, number: int) -> None:
-        """Let the job know ``number`` (``sink.heard``): where this process has got to, say."""
+        """Let the job know ``number`` (``sink.heard()``): where this process has got to, say."""
         if self.job_running:
             with contextlib.suppress(OSError):  # dropped when the pipe is full: news is news
                 _tell(self._down, _MESSAGE.pack(_NEWS, number, 0, 0, 0), wait=False)

@@ -584,19 +584,21 @@ def _no_groups(regex: str) -> str:
     return re.sub(r"\(\?P<\w+>", "(?:", regex)
 
 
-PREFILTER_CHARS = 1024  # a text this long is looked at by RE2 first, where it is installed,
-PREFILTER_AFTER = 4 << 20  # once this much has been scanned (loading RE2 costs a short command)
+PREFILTER_CHARS = 1024  # a text this long is looked at by RE2 first, where it is installed, …
+PREFILTER_AFTER = 4 << 20  # … once this much has been scanned (loading RE2 costs a short command)
 _UNKNOWN: Any = object()
 
 
 class Places:
     """Where the scanner's ``pattern`` matches in one text, asked for in order: ``next(pos)``
     is the first such position from ``pos`` on (None: there is none). The last answer is kept:
-    asking again from anywhere between its question and it costs nothing."""
+    asking again from anywhere between its question and it costs nothing. ``first``: the first
+    place, when the caller found it already."""
 
-    def __init__(self, pattern: re.Pattern[str], text: str):
+    def __init__(self, pattern: re.Pattern[str], text: str, first: int | None = None):
         self._pattern, self._text = pattern, text
-        self._asked, self._at = -1, None  # the first place from ``_asked`` on is ``_at``
+        # the first place from ``_asked`` on is ``_at``
+        self._asked, self._at = (-1, None) if first is None else (0, first)
 
     def next(self, pos: int) -> int | None:
         if 0 <= self._asked <= pos and (self._at is None or pos <= self._at):
@@ -864,11 +866,7 @@ class Scanner:
         short text, found without making a ``Places``."""
         if len(text) < PREFILTER_CHARS:
             match = self.pattern.search(text)
-            if match is None:
-                return None
-            places = Places(self.pattern, text)
-            places._asked, places._at = 0, match.start()
-            return places
+            return None if match is None else Places(self.pattern, text, match.start())
         places = self.places(text)
         return None if places.next(0) is None else places
 
@@ -1018,6 +1016,17 @@ def _init_fields(kind: type) -> tuple[str, ...] | None:
     return _FIELDS[kind]
 
 
+def _redacted_text(current: Scanner, text: str) -> Redacted | None:
+    """``redact(text)``, or None when nothing in it is redacted; most text has no place a rule
+    may match, which is looked for first (a config's own patterns: looked at in every text)."""
+    if current.extra:
+        done = redact(text)
+    else:
+        places = current.any_places(text)
+        done = None if places is None else redact(text, places)
+    return done if done is not None and done.counts else None
+
+
 def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     """Redact every string inside a JSON-like structure (keys included), or inside dataclasses
     such as a read transcript, before it is rendered or serialised; returns (result, counts).
@@ -1026,17 +1035,11 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     conversation holds no secret, and copying it would cost more than scanning it); the parts
     that changed are new objects, so ``data`` itself is never modified."""
     current = scanner()
-    if type(data) is str and not current.extra:  # one text (a tool's output, a thought)
-        if len(data) < _SHORTEST:
-            return data, {}
-        places = current.any_places(data)
-        if places is None:
-            return data, {}
-        done = redact(data, places)
-        return (done.text, done.counts) if done.counts else (data, {})
-    counts: Counter[str] = Counter()
     shortest = 0 if current.extra else _SHORTEST
-    plain = not current.extra  # then most values have no place a rule may match: look first
+    if type(data) is str:  # one text (a tool's output, a thought): no walk to set up
+        done = _redacted_text(current, data) if len(data) >= shortest else None
+        return (data, {}) if done is None else (done.text, done.counts)
+    counts: Counter[str] = Counter()
     # keys and values repeat (a list of records; a tool's result both in the message and in
     # ``toolUseResult``): each is looked at once; None: nothing to redact
     seen: dict[str, Redacted | None] = {}
@@ -1046,12 +1049,7 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
             return value
         done = seen.get(value, _UNSEEN)
         if done is _UNSEEN:
-            if not plain:
-                done = redact(value)
-            else:
-                places = current.any_places(value)
-                done = None if places is None else redact(value, places)
-            done = seen[value] = done if done and done.counts else None
+            done = seen[value] = _redacted_text(current, value)
         if done is None:
             return value
         counts.update(done.counts)

@@ -216,11 +216,27 @@ def _temporary(target: Path) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no unused temporary name", str(target))
 
 
+def encoded(text: str) -> bytes:
+    """``text`` as UTF-8. A lone surrogate (half of a character: JSON can carry one, and a tool
+    output cut short leaves one) cannot be written as UTF-8; it becomes U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return whole_characters(text).encode("utf-8")
+
+
+def whole_characters(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD."""
+    import re
+
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)
+
+
 def write_text(target: Path, text: str) -> None:
-    """Replace ``target`` with ``text`` (UTF-8) atomically, under its lock."""
+    """Replace ``target`` with ``text`` (UTF-8, ``encoded``) atomically, under its lock."""
     target = Path(target)
     with locked(target):
-        _replace(target, text.encode("utf-8"))
+        _replace(target, encoded(text))
 
 
 def write_output(target: Path, text: str) -> None:
@@ -232,7 +248,7 @@ def write_output(target: Path, text: str) -> None:
     refused.
     """
     with output_file(target) as write:
-        write(text.encode("utf-8"))
+        write(encoded(text))
 
 
 @contextmanager
@@ -323,7 +339,7 @@ def update_text(
             current = None
         new = change(current)
         if new is not None:
-            _replace(target, new.encode("utf-8"), private)
+            _replace(target, encoded(new), private)
             return new
         if current is not None:
             target.unlink()
@@ -350,7 +366,7 @@ def update_json(target: Path, change: Callable[[Any], Any], default: Any = _MISS
         data = read_json(target, default)
         result = change(data)
         new = data if result is None else result
-        _replace(target, dump_json(new).encode("utf-8"))
+        _replace(target, encoded(dump_json(new)))
         return new
 
 
@@ -403,7 +419,7 @@ def create_json(target: Path, data: Any) -> bool:
     with locked(target):
         if target.exists():
             return False
-        _replace(target, dump_json(data).encode("utf-8"))
+        _replace(target, encoded(dump_json(data)))
         return True
 
 
@@ -474,14 +490,14 @@ def append_jsonl_sequenced(
     with locked(target):
         state = read_json(counter, None)
         record, new_state = make(state, tail)
-        _replace(counter, dump_json(new_state).encode("utf-8"))
+        _replace(counter, encoded(dump_json(new_state)))
         _append_line(target, record)
     return record
 
 
 def _append_line(target: Path, record: Any) -> None:
     """Append ``record`` as one JSON line and fsync; the caller holds the lock."""
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    line = encoded(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + b"\n"
     created = not target.exists()
     private = _private(target.parent)
     fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600 if private else 0o666)

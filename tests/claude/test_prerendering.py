@@ -303,7 +303,8 @@ def test_batches_redacted_by_the_helper_are_the_batches_redacted_here(
 ):
     """Secrets, lone surrogates and clean text in batches the helper redacts: the same text
     and counts as here (its answers are used: more than one batch is handed to it)."""
-    from purlin_resume.cli.common import Redaction, encoded
+    from purlin_resume.cli.common import Redaction
+    from purlin_resume.core.store import encoded
 
     secrets = corpus(11)
     pieces = []

@@ -60,12 +60,12 @@ def test_the_job_hears_what_this_process_tells_it(started, tmp_path):
     heard = tmp_path.parent / f"{tmp_path.name}-heard"
 
     def job(sink):
-        assert sink.heard is None
+        assert sink.heard() is None
         sink.put(b"asked", b"")
         sink.mark(1)
-        while sink.heard != 42:
+        while sink.heard() != 42:
             time.sleep(0.01)
-        heard.write_text(str(sink.heard))
+        heard.write_text(str(sink.heard()))
 
     helper = started(job)
     try:

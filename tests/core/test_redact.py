@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import string
 
@@ -12,17 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from purlin_resume.core import redact
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, need_re2
 
 _rng = random.Random(7)
-
-
-def _need_re2() -> None:
-    """Skip without RE2 (the ``fast`` extra) on a developer's machine; in CI it must be there."""
-    if redact._prefilter_program() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("google-re2 (the fast extra) is not installed")
-        pytest.skip("google-re2 (the fast extra) is not installed")
 
 
 @pytest.fixture(autouse=True, params=["re", "re2"])
@@ -30,7 +21,7 @@ def scanned_with(request, monkeypatch):
     """Every test twice: the places a rule may match found by ``re`` alone, and through RE2
     (every text, however short)."""
     if request.param == "re2":
-        _need_re2()
+        need_re2()
     monkeypatch.setattr(redact, "PREFILTER_CHARS", 0 if request.param == "re2" else 1 << 62)
     monkeypatch.setattr(redact, "PREFILTER_AFTER", 0)
     return request.param

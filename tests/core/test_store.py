@@ -275,3 +275,18 @@ def test_a_free_lock_is_taken_without_loading_filelock(tmp_path):
     )
     assert done.stdout == "False\n", done.stderr
     assert json.loads(log.read_text()) == {"a": 1}
+
+
+def test_a_lone_surrogate_is_written_as_a_replacement_character(tmp_path):
+    """Half a character (JSON carries one; a tool output cut short leaves one) in what any file
+    gets: U+FFFD, where it made the write fail."""
+    half = "cut emoji \ud83d and \udc00 alone"
+    shown = "cut emoji \ufffd and \ufffd alone"
+    store.write_output(tmp_path / "out.md", half)
+    store.write_text(tmp_path / "text.md", half)
+    store.write_json(tmp_path / "data.json", {"note": half})
+    store.append_jsonl(tmp_path / "log.jsonl", {"note": half})
+    assert (tmp_path / "out.md").read_text() == shown == (tmp_path / "text.md").read_text()
+    assert store.read_json(tmp_path / "data.json") == {"note": shown}
+    assert json.loads((tmp_path / "log.jsonl").read_text()) == {"note": shown}
+    assert store.encoded("plain é") == "plain é".encode()
