@@ -532,18 +532,20 @@ def _hit(row) -> tuple[int, Hit]:
     )
 
 
-def _expand(connection: sqlite3.Connection, words: list[str]) -> dict[str, list[str]]:
-    """Each query word and the index words it stands for (itself, or close spellings)."""
-    from rapidfuzz import fuzz, process
-
+def _expand(
+    connection: sqlite3.Connection, words: list[str]
+) -> tuple[dict[str, list[str]], dict[str, list[int]]]:
+    """Each query word and the index words it stands for (itself, or close spellings), and the
+    conversations holding any of them."""
     expanded: dict[str, list[str]] = {}
+    holding: dict[str, list[int]] = {}
     for word in words:
-        hit = connection.execute(
-            "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (_fts_phrase(word),)
-        ).fetchone()
-        if hit or len(word) < 3:
-            expanded[word] = [word]
+        found = _rowids(connection, [word])
+        if found or len(word) < 3:
+            expanded[word], holding[word] = [word], found
             continue
+        from rapidfuzz import fuzz, process
+
         # close spellings that share the first letter: a typo rarely hits it, and the range
         # keeps the vocabulary read small
         first = word[0]
@@ -554,8 +556,25 @@ def _expand(connection: sqlite3.Connection, words: list[str]) -> dict[str, list[
             )
         ]
         close = process.extract(word, vocabulary, scorer=fuzz.ratio, limit=3, score_cutoff=TYPO_MIN)
-        expanded[word] = [term for term, _, _ in close] or [word]
-    return expanded
+        terms = [term for term, _, _ in close]
+        expanded[word] = terms or [word]
+        holding[word] = _rowids(connection, terms) if terms else []
+    return expanded, holding
+
+
+def _rowids(connection: sqlite3.Connection, terms: list[str]) -> list[int]:
+    """The conversations holding any of ``terms``."""
+    return [
+        rowid
+        for (rowid,) in connection.execute(
+            "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?", (_match(terms),)
+        )
+    ]
+
+
+def _match(terms: Iterable[str]) -> str:
+    """An FTS5 query for any of ``terms``, each a phrase."""
+    return " OR ".join(_fts_phrase(term) for term in terms)
 
 
 def _fts_phrase(term: str) -> str:
@@ -639,36 +658,48 @@ MAX_VARIABLES = 30_000  # under SQLite's limit on the values one statement may b
 
 
 def _candidates(connection, hits, titles, projects, marks, window) -> list[tuple]:
-    """The ``docs`` rows that can score: those holding the words (``hits``), those whose title
-    or project is close to the query, those bookmarked, and all of them when the query has time
-    words (each one then scores, or counts as a match outside the time)."""
+    """The ``docs`` rows that can score: those holding the words (``hits``, read already, each
+    as its ``Hit``), those whose title or project is close to the query, those bookmarked, and
+    all of them when the query has time words (each one then scores, or counts as a match
+    outside the time)."""
     close = [t for t, ratio in titles.items() if ratio >= FUZZY_MIN]
     near = [p for p, (_, ratio) in projects.items() if ratio >= FUZZY_MIN]
-    values = [*hits, *close, *near, *(v for key in marks for v in key)]
+    values = [*close, *near, *(v for key in marks for v in key)]
     if window is not None or len(values) > MAX_VARIABLES:
         return connection.execute(f"SELECT {_COLUMNS} FROM docs").fetchall()
+    rows = [_row(rowid, hit) for rowid, hit in hits.items()]
+    if not values:
+        return rows
     where = [
-        f"rowid IN ({','.join('?' * len(hits))})",
         f"title IN ({','.join('?' * len(close))})",
         f"project IN ({','.join('?' * len(near))})",
         *["(session_id = ? AND agent_id IS ?)"] * len(marks),
     ]
-    return connection.execute(
-        f"SELECT {_COLUMNS} FROM docs WHERE {' OR '.join(where)}", values
-    ).fetchall()
+    more = connection.execute(f"SELECT {_COLUMNS} FROM docs WHERE {' OR '.join(where)}", values)
+    return rows + [row for row in more if row[0] not in hits]
 
 
-def _text_hits(connection, expanded: dict[str, list[str]]) -> tuple[dict[int, Hit], dict]:
+def _row(rowid: int, hit: Hit) -> tuple:
+    """The ``docs`` row (``_COLUMNS``) a hit was read from."""
+    return (
+        rowid, hit.kind, hit.id, hit.session_id, hit.agent_id, hit.project, hit.title,
+        hit.agent_type, hit.started_at, hit.ended_at, hit.turns,
+    )  # fmt: skip
+
+
+def _text_hits(connection, expanded: dict[str, list[str]], holding: dict[str, list[int]]):
     """The conversations holding the query's words (at most 500, by bm25), each with the
     words it holds as reasons, and its bm25 relative to the best one (0..1)."""
     hits: dict[int, Hit] = {}
     text_score: dict[int, float] = {}
-    match = " OR ".join(_fts_phrase(term) for terms in expanded.values() for term in terms)
+    # the best 500 by bm25 first, then their rows: a join before the sort would read the row of
+    # every match
     rows = connection.execute(
-        f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, bm25(docs_fts, 4.0, 2.0, 1.0)"
-        " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
-        " WHERE docs_fts MATCH ? ORDER BY bm25(docs_fts, 4.0, 2.0, 1.0) LIMIT 500",
-        (match,),
+        f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, s.score FROM"
+        " (SELECT rowid, bm25(docs_fts, 4.0, 2.0, 1.0) AS score FROM docs_fts"
+        "  WHERE docs_fts MATCH ? ORDER BY score, rowid LIMIT 500) AS s"
+        " JOIN docs d ON d.rowid = s.rowid ORDER BY s.score, s.rowid",
+        (_match(term for terms in expanded.values() for term in terms),),
     ).fetchall()
     best = min((row[-1] for row in rows), default=-1.0) or -1.0
     for row in rows:
@@ -677,15 +708,23 @@ def _text_hits(connection, expanded: dict[str, list[str]]) -> tuple[dict[int, Hi
         text_score[rowid] = row[-1] / best if best < 0 else 0.0
     # which query words each hit contains (the "why")
     for word, terms in expanded.items():
-        found = connection.execute(
-            "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?",
-            (" OR ".join(_fts_phrase(t) for t in terms),),
-        ).fetchall()
         shown = word if terms == [word] else f"{word}~{'/'.join(terms)}"
-        for (rowid,) in found:
+        for rowid in holding[word]:
             if rowid in hits:
                 hits[rowid].reasons.append(f"word {shown}")
     return hits, text_score
+
+
+def _snippets(connection, expanded: dict[str, list[str]], rowids: list[int]) -> dict[int, str]:
+    """The words' context in each of these conversations' text, on one line."""
+    if not rowids:
+        return {}
+    found = connection.execute(
+        "SELECT rowid, snippet(docs_fts, 2, '[', ']', '…', 16) FROM docs_fts"
+        f" WHERE docs_fts MATCH ? AND rowid IN ({','.join('?' * len(rowids))})",
+        (_match(t for ts in expanded.values() for t in ts), *rowids),
+    )
+    return {rowid: " ".join(text.split()) for rowid, text in found if text is not None}
 
 
 def search(
@@ -713,8 +752,8 @@ def search(
     try:
         words = query.words
         phrase = " ".join(words)
-        expanded = _expand(connection, words) if words else {}
-        hits, text_score = _text_hits(connection, expanded) if expanded else ({}, {})
+        expanded, holding = _expand(connection, words) if words else ({}, {})
+        hits, text_score = _text_hits(connection, expanded, holding) if expanded else ({}, {})
         marks: dict[tuple[str, str | None], list[BookmarkName]] = {}
         for mark in bookmarks:
             marks.setdefault((mark.session_id, mark.agent_id), []).append(mark)
@@ -770,14 +809,9 @@ def search(
         ranked = sorted(
             scores, key=lambda r: (-scores[r], -(hits[r].turns), hits[r].ended_at or "", r)
         )[:limit]
-        for rowid in ranked:
-            if words and any(r.startswith("word ") for r in hits[rowid].reasons):
-                snippet = connection.execute(
-                    "SELECT snippet(docs_fts, 2, '[', ']', '…', 16) FROM docs_fts"
-                    " WHERE docs_fts MATCH ? AND rowid = ?",
-                    (" OR ".join(_fts_phrase(t) for ts in expanded.values() for t in ts), rowid),
-                ).fetchone()
-                hits[rowid].snippet = " ".join(snippet[0].split()) if snippet else None
+        worded = [r for r in ranked if words and any(w.startswith("word ") for w in hits[r].reasons)]
+        for rowid, snippet in _snippets(connection, expanded, worded).items():
+            hits[rowid].snippet = snippet
         return Matches([hits[rowid] for rowid in ranked], outside, query.time_label)
     finally:
         connection.close()
