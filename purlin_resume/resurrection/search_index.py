@@ -809,7 +809,9 @@ def search(
         ranked = sorted(
             scores, key=lambda r: (-scores[r], -(hits[r].turns), hits[r].ended_at or "", r)
         )[:limit]
-        worded = [r for r in ranked if words and any(w.startswith("word ") for w in hits[r].reasons)]
+        worded = [
+            r for r in ranked if words and any(w.startswith("word ") for w in hits[r].reasons)
+        ]
         for rowid, snippet in _snippets(connection, expanded, worded).items():
             hits[rowid].snippet = snippet
         return Matches([hits[rowid] for rowid in ranked], outside, query.time_label)
