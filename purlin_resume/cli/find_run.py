@@ -13,7 +13,7 @@ from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from purlin_resume.resurrection.flow import Candidate, Environment
+    from purlin_resume.resurrection.candidates import Candidate, Environment
 
 
 def project_root(explicit: Path | None) -> Path | None:
@@ -28,11 +28,11 @@ def project_root(explicit: Path | None) -> Path | None:
 def environment(claude_dir: Path | None, project: Path | None) -> Environment:
     from purlin_resume.core import config
     from purlin_resume.core.project import Project
-    from purlin_resume.resurrection import flow as resurrection
+    from purlin_resume.resurrection import candidates
 
     root = project_root(project)
     settings = config.load(Project(root)) if root is not None else config.Settings()
-    return resurrection.environment(claude_dir, root, settings)
+    return candidates.environment(claude_dir, root, settings)
 
 
 def candidate_line(number: int, candidate: Candidate) -> str:
@@ -99,13 +99,13 @@ def find(
 
     listing.walk_ahead(layout.config_dir(claude_dir)[0])  # on the other core while this loads
     try:
-        from purlin_resume.resurrection import flow as resurrection
+        from purlin_resume.resurrection import candidates
 
         env = environment(claude_dir, project)
         progress = (
             None if as_json or not sys.stderr.isatty() else ProgressBar("indexing transcripts")
         )
-        found = resurrection.by_search(env, text, limit, progress=progress)
+        found = candidates.by_search(env, text, limit, progress=progress)
     finally:
         listing.let_go()
     outside = getattr(found, "outside_note", lambda: None)()

@@ -17,19 +17,23 @@ import contextlib
 import os
 import shlex
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from purlin_resume.claude import layout
-from purlin_resume.core import cache_home, path_safety, redact, store
-from purlin_resume.core.config import Settings
+from purlin_resume.core import path_safety, redact, store
 from purlin_resume.core.digest import sha256
-from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.core.errors import NotFound, PurlinError
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
-from purlin_resume.resurrection.bookmarks import Bookmark, Shelves
-from purlin_resume.resurrection.conversation import Conversation
+from purlin_resume.resurrection.bookmarks import Bookmark
+from purlin_resume.resurrection.candidates import Candidate, Environment, close_matches, direct
+
+# what the resurrection commands name through this module (``resurrection.by_search`` ...)
+from purlin_resume.resurrection.candidates import by_agent as by_agent
+from purlin_resume.resurrection.candidates import by_bookmark as by_bookmark
+from purlin_resume.resurrection.candidates import by_search as by_search
+from purlin_resume.resurrection.candidates import environment as environment
 from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
 
 if TYPE_CHECKING:
@@ -42,203 +46,6 @@ DEFAULT_METHOD = "hybrid"  # compress.DEFAULT_METHOD (a test keeps them equal)
 
 TEMPLATE = "prompts/resurrection.md.j2"
 MODES = log_mod.MODES
-
-
-@dataclass
-class Environment:
-    """Where a resurrection reads and writes, and the settings it follows."""
-
-    claude_root: Path  # the Claude data folder (it may have no projects/ folder left)
-    history: Path
-    cache: Path
-    shelves: Shelves
-    settings: Settings
-    project_root: Path | None  # the project the new agent works in
-    host: str = field(default_factory=lambda: _hostname())  # (defined below)
-    data_env: dict[str, str] = field(default_factory=dict)  # layout.child_environment
-
-    @property
-    def log(self) -> Path:
-        return self.history / log_mod.FILE_NAME
-
-    @property
-    def allowed(self) -> list[Path]:
-        return path_safety.roots(self.settings.allowed_roots)
-
-    def has_transcripts(self) -> bool:
-        return (self.claude_root / "projects").is_dir()
-
-    def live_catalog(self):
-        from purlin_resume.claude.catalog import Catalog
-
-        return Catalog(self.claude_root) if self.has_transcripts() else None
-
-
-def environment(
-    claude_dir: Path | None, project_root: Path | None, settings: Settings | None = None
-) -> Environment:
-    root, _ = layout.config_dir(claude_dir)
-    history = root / "history"
-    local = project_root / ".purlin" / bookmarks.FILE_NAME if project_root else None
-    shelves = Shelves(local, history / bookmarks.FILE_NAME)
-    return Environment(
-        root,
-        history,
-        Path(cache_home.folder()),
-        shelves,
-        settings or Settings(),
-        project_root,
-        data_env=layout.child_environment(claude_dir),
-    )
-
-
-@dataclass
-class Candidate(Conversation):
-    """A conversation that could be resurrected."""
-
-    session_id: str
-    agent_id: str | None = None
-    title: str | None = None
-    project: str | None = None
-    score: float | None = None
-    reasons: list[str] = field(default_factory=list)
-    bookmark: Bookmark | None = None
-    agent_type: str | None = None
-    ended_at: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **self.identity(),
-            "score": self.score,
-            "reasons": self.reasons,
-            "bookmark": self.bookmark.name if self.bookmark else None,
-        }
-
-
-def _close(word: str, choices: list[str], limit: int = 3) -> list[str]:
-    from rapidfuzz import fuzz, process
-
-    found = process.extract(word, choices, scorer=fuzz.WRatio, limit=limit, score_cutoff=60)
-    return [choice for choice, _, _ in found]
-
-
-def by_bookmark(env: Environment, name: str) -> Candidate:
-    mark = env.shelves.find(name)
-    if mark is None:
-        names = [m.name for m in env.shelves.all()]
-        close = _close(name, names)
-        hint = f"did you mean {', '.join(close)}? " if close else ""
-        raise _fail(
-            "exists",
-            f"no bookmark named {name!r} (looked in "
-            f"{', '.join(str(p) for _, p in env.shelves.paths())})",
-            f"{hint}search instead with 'purlin-resume resurrect find {shlex.quote(name)}'",
-        )
-    return Candidate(
-        mark.session_id,
-        mark.agent_id,
-        title=mark.description or mark.name,
-        project=mark.project_path,
-        reasons=[f"bookmark {mark.name}"],
-        bookmark=mark,
-    )
-
-
-def by_search(
-    env: Environment, query: str, limit: int = 10, now=None, progress=None
-) -> list[Candidate]:
-    from purlin_resume.resurrection import search_index
-
-    if not env.has_transcripts():  # (the index reads them: no catalog is built here)
-        raise NotFound(
-            f"no Claude Code transcripts in {env.claude_root}: nothing to search; "
-            "pass --claude-dir or set CLAUDE_CONFIG_DIR"
-        )
-    names = [
-        search_index.BookmarkName(m.name, m.session_id, m.agent_id, m.description)
-        for m in env.shelves.all()
-    ]
-    hits = search_index.search(
-        env.claude_root, env.cache, query, bookmarks=names, limit=limit, now=now, progress=progress
-    )
-    marks = {m.name: m for m in env.shelves.all()}
-    found = [
-        Candidate(
-            hit.session_id,
-            hit.agent_id,
-            title=hit.title,
-            project=hit.project,
-            score=hit.score,
-            reasons=hit.reasons,
-            bookmark=marks.get(hit.bookmark) if hit.bookmark else None,
-            agent_type=hit.agent_type,
-            ended_at=hit.ended_at,
-        )
-        for hit in hits
-    ]
-    found += _archived_bookmarks(query, marks.values(), {(c.session_id, c.agent_id) for c in found})
-    found.sort(key=lambda c: -(c.score or 0))
-    return hits.like(found[:limit])
-
-
-def _archived_bookmarks(query: str, marks, listed: set) -> list[Candidate]:
-    """Bookmarks named like the query whose conversation the index does not hold (its
-    transcripts are gone; the bookmark's archive still resurrects it)."""
-    from rapidfuzz import fuzz
-
-    from purlin_resume.resurrection import search_index
-
-    extra = []
-    for mark in marks:
-        if (mark.session_id, mark.agent_id) in listed:
-            continue
-        ratio = fuzz.ratio(query.lower(), mark.name.lower())
-        if ratio >= search_index.FUZZY_MIN:
-            extra.append(
-                Candidate(
-                    mark.session_id,
-                    mark.agent_id,
-                    title=mark.description or mark.name,
-                    project=mark.project_path,
-                    score=round(60 * ratio / 100, 1),
-                    reasons=[f"bookmark {mark.name}", "transcripts archived"],
-                    bookmark=mark,
-                )
-            )
-    return extra
-
-
-def direct(session: str, agent: str | None) -> Candidate:
-    return Candidate(session.strip(), (agent or "").strip().removeprefix("agent-") or None)
-
-
-def by_agent(env: Environment, agent: str) -> Candidate:
-    """``--agent`` without ``--session``: the one subagent whose id is (or starts with) ``agent``
-    in the transcripts, else in a bookmark (its archive); several is an error listing them."""
-    wanted = agent.strip().removeprefix("agent-")
-    if not wanted:
-        raise UsageError("--agent needs an agent id (or give --session)")
-    found: dict[str, str] = {}  # agent id -> session id
-    catalog = env.live_catalog()
-    if catalog is not None:
-        for target in catalog.targets():
-            if target.kind in ("agent", "inline") and target.id.startswith(wanted):
-                found.setdefault(target.id, target.session.id if target.session else "")
-    for mark in env.shelves.all():
-        if mark.agent_id and mark.agent_id.startswith(wanted):
-            found.setdefault(mark.agent_id, mark.session_id)
-    exact = {aid: sid for aid, sid in found.items() if aid == wanted} or found
-    if not exact:
-        raise _fail(
-            "exists",
-            f"no agent {wanted} in {env.claude_root} or in a bookmark",
-            "'purlin-resume agents SESSION' lists a session's agents; or give --session",
-        )
-    if len(exact) > 1:
-        listed = ", ".join(f"{aid} (session {sid})" for aid, sid in sorted(exact.items())[:10])
-        raise UsageError(f"agent {wanted} is ambiguous: {listed}; give more of it or --session")
-    [(agent_id, session_id)] = exact.items()
-    return Candidate(session_id, agent_id)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,10 +101,6 @@ def open_archived(env: Environment, identifier: str, options=None):
     return None
 
 
-def _fail(name: str, message: str, suggestion: str | None = None) -> PreflightFailed:
-    return PreflightFailed(Check(name, FAIL, message, suggestion))
-
-
 def _open_in(catalog, candidate: Candidate, options):
     """(source, None) or (None, failure) for one Claude data folder."""
     from purlin_resume.core.errors import PurlinError as Ambiguous
@@ -306,21 +109,21 @@ def _open_in(catalog, candidate: Candidate, options):
         target = catalog.resolve(candidate.session_id, kinds=("session",))
     except NotFound:
         ids = [s.id for s in catalog.session_files()]
-        close = _close(candidate.session_id, ids)
+        close = close_matches(candidate.session_id, ids)
         hint = f"close ids: {', '.join(close)}; " if close else ""
-        return None, _fail(
+        return None, preflight.failure(
             "exists",
             f"session {candidate.session_id} not found in {catalog.root}",
             f"{hint}verify the id with 'purlin-resume sessions --all' or search with "
             "'purlin-resume resurrect find \"…\"'",
         )
     except Ambiguous as exc:
-        return None, _fail("exists", exc.message)
+        return None, preflight.failure("exists", exc.message)
     session = target.session
     view = catalog.view(session, options)
     if candidate.agent_id is None:
         if view.main is None:
-            return None, _fail(
+            return None, preflight.failure(
                 "exists",
                 f"the file of session {session.id} is gone",
                 "resurrect one of its agents with --agent, or bookmark agents to archive them",
@@ -332,13 +135,13 @@ def _open_in(catalog, candidate: Candidate, options):
     if len(matches) != 1:
         known = list(view.agents)
         if len(matches) > 1:
-            return None, _fail(
+            return None, preflight.failure(
                 "exists",
                 f"agent {wanted} is ambiguous in session {session.id}: {', '.join(matches)}",
                 "give more characters",
             )
         listed = ", ".join(known[:10]) if known else None
-        return None, _fail(
+        return None, preflight.failure(
             "exists",
             f"agent {wanted} not found in session {session.id}",
             f"its agents: {listed}"
@@ -372,7 +175,7 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
             source.archived = True
             return source
     if failure is None:
-        failure = _fail(
+        failure = preflight.failure(
             "exists",
             f"no Claude Code transcripts in {env.claude_root} and no archive of session {candidate.session_id}",
             "pass --claude-dir or set CLAUDE_CONFIG_DIR",
@@ -627,10 +430,6 @@ def new_agent_id() -> str:
     import secrets
 
     return "agent-" + secrets.token_hex(4)[:7]
-
-
-def _hostname() -> str:
-    return os.uname().nodename  # gethostname(2), without importing socket
 
 
 def _user() -> str:

@@ -55,6 +55,11 @@ class PreflightFailed(NotFound):
         super().__init__(f"pre-flight {check.name}: {message}")
 
 
+def failure(name: str, message: str, suggestion: str | None = None) -> PreflightFailed:
+    """The failure of check ``name``, to raise."""
+    return PreflightFailed(Check(name, FAIL, message, suggestion))
+
+
 def outcome(checks: list[Check]) -> tuple[str, str | None]:
     """The outcome a resurrection is logged with, and why.
 

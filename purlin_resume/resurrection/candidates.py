@@ -1,0 +1,234 @@
+"""Where a resurrection works and what it can bring back: the environment (the Claude data
+folder, the history, the cache, the bookmark shelves, the settings) and the candidates, named
+by a bookmark, found by a search, or given by their ids.
+
+``find`` needs this and not the rest of the flow (opening, checking, compressing, recording,
+launching), so it loads none of that.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.claude import layout
+from purlin_resume.core import cache_home
+from purlin_resume.core.config import Settings
+from purlin_resume.core.errors import NotFound, UsageError
+from purlin_resume.resurrection import bookmarks
+from purlin_resume.resurrection.bookmarks import Bookmark, Shelves
+from purlin_resume.resurrection.conversation import Conversation
+
+
+@dataclass
+class Environment:
+    """Where a resurrection reads and writes, and the settings it follows."""
+
+    claude_root: Path  # the Claude data folder (it may have no projects/ folder left)
+    history: Path
+    cache: Path
+    shelves: Shelves
+    settings: Settings
+    project_root: Path | None  # the project the new agent works in
+    host: str = field(default_factory=lambda: _hostname())
+    data_env: dict[str, str] = field(default_factory=dict)  # layout.child_environment
+
+    @property
+    def log(self) -> Path:
+        from purlin_resume.resurrection import log
+
+        return self.history / log.FILE_NAME
+
+    @property
+    def allowed(self) -> list[Path]:
+        from purlin_resume.core import path_safety
+
+        return path_safety.roots(self.settings.allowed_roots)
+
+    def has_transcripts(self) -> bool:
+        return (self.claude_root / "projects").is_dir()
+
+    def live_catalog(self):
+        from purlin_resume.claude.catalog import Catalog
+
+        return Catalog(self.claude_root) if self.has_transcripts() else None
+
+
+def environment(
+    claude_dir: Path | None, project_root: Path | None, settings: Settings | None = None
+) -> Environment:
+    root, _ = layout.config_dir(claude_dir)
+    history = root / "history"
+    local = project_root / ".purlin" / bookmarks.FILE_NAME if project_root else None
+    shelves = Shelves(local, history / bookmarks.FILE_NAME)
+    return Environment(
+        root,
+        history,
+        Path(cache_home.folder()),
+        shelves,
+        settings or Settings(),
+        project_root,
+        data_env=layout.child_environment(claude_dir),
+    )
+
+
+@dataclass
+class Candidate(Conversation):
+    """A conversation that could be resurrected."""
+
+    session_id: str
+    agent_id: str | None = None
+    title: str | None = None
+    project: str | None = None
+    score: float | None = None
+    reasons: list[str] = field(default_factory=list)
+    bookmark: Bookmark | None = None
+    agent_type: str | None = None
+    ended_at: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.identity(),
+            "score": self.score,
+            "reasons": self.reasons,
+            "bookmark": self.bookmark.name if self.bookmark else None,
+        }
+
+
+def close_matches(word: str, choices: list[str], limit: int = 3) -> list[str]:
+    """The choices spelled most like ``word`` (at most ``limit``), for a "did you mean"."""
+    from rapidfuzz import fuzz, process
+
+    found = process.extract(word, choices, scorer=fuzz.WRatio, limit=limit, score_cutoff=60)
+    return [choice for choice, _, _ in found]
+
+
+def by_bookmark(env: Environment, name: str) -> Candidate:
+    mark = env.shelves.find(name)
+    if mark is None:
+        import shlex
+
+        from purlin_resume.resurrection import preflight
+
+        names = [m.name for m in env.shelves.all()]
+        close = close_matches(name, names)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise preflight.failure(
+            "exists",
+            f"no bookmark named {name!r} (looked in "
+            f"{', '.join(str(p) for _, p in env.shelves.paths())})",
+            f"{hint}search instead with 'purlin-resume resurrect find {shlex.quote(name)}'",
+        )
+    return Candidate(
+        mark.session_id,
+        mark.agent_id,
+        title=mark.description or mark.name,
+        project=mark.project_path,
+        reasons=[f"bookmark {mark.name}"],
+        bookmark=mark,
+    )
+
+
+def by_search(
+    env: Environment, query: str, limit: int = 10, now=None, progress=None
+) -> list[Candidate]:
+    from purlin_resume.resurrection import search_index
+
+    if not env.has_transcripts():  # (the index reads them: no catalog is built here)
+        raise NotFound(
+            f"no Claude Code transcripts in {env.claude_root}: nothing to search; "
+            "pass --claude-dir or set CLAUDE_CONFIG_DIR"
+        )
+    names = [
+        search_index.BookmarkName(m.name, m.session_id, m.agent_id, m.description)
+        for m in env.shelves.all()
+    ]
+    hits = search_index.search(
+        env.claude_root, env.cache, query, bookmarks=names, limit=limit, now=now, progress=progress
+    )
+    marks = {m.name: m for m in env.shelves.all()}
+    found = [
+        Candidate(
+            hit.session_id,
+            hit.agent_id,
+            title=hit.title,
+            project=hit.project,
+            score=hit.score,
+            reasons=hit.reasons,
+            bookmark=marks.get(hit.bookmark) if hit.bookmark else None,
+            agent_type=hit.agent_type,
+            ended_at=hit.ended_at,
+        )
+        for hit in hits
+    ]
+    found += _archived_bookmarks(query, marks.values(), {(c.session_id, c.agent_id) for c in found})
+    found.sort(key=lambda c: -(c.score or 0))
+    return hits.like(found[:limit])
+
+
+def _archived_bookmarks(query: str, marks, listed: set) -> list[Candidate]:
+    """Bookmarks named like the query whose conversation the index does not hold (its
+    transcripts are gone; the bookmark's archive still resurrects it)."""
+    from rapidfuzz import fuzz
+
+    from purlin_resume.resurrection import search_index
+
+    extra = []
+    for mark in marks:
+        if (mark.session_id, mark.agent_id) in listed:
+            continue
+        ratio = fuzz.ratio(query.lower(), mark.name.lower())
+        if ratio >= search_index.FUZZY_MIN:
+            extra.append(
+                Candidate(
+                    mark.session_id,
+                    mark.agent_id,
+                    title=mark.description or mark.name,
+                    project=mark.project_path,
+                    score=round(60 * ratio / 100, 1),
+                    reasons=[f"bookmark {mark.name}", "transcripts archived"],
+                    bookmark=mark,
+                )
+            )
+    return extra
+
+
+def direct(session: str, agent: str | None) -> Candidate:
+    return Candidate(session.strip(), (agent or "").strip().removeprefix("agent-") or None)
+
+
+def by_agent(env: Environment, agent: str) -> Candidate:
+    """``--agent`` without ``--session``: the one subagent whose id is (or starts with) ``agent``
+    in the transcripts, else in a bookmark (its archive); several is an error listing them."""
+    wanted = agent.strip().removeprefix("agent-")
+    if not wanted:
+        raise UsageError("--agent needs an agent id (or give --session)")
+    found: dict[str, str] = {}  # agent id -> session id
+    catalog = env.live_catalog()
+    if catalog is not None:
+        for target in catalog.targets():
+            if target.kind in ("agent", "inline") and target.id.startswith(wanted):
+                found.setdefault(target.id, target.session.id if target.session else "")
+    for mark in env.shelves.all():
+        if mark.agent_id and mark.agent_id.startswith(wanted):
+            found.setdefault(mark.agent_id, mark.session_id)
+    exact = {aid: sid for aid, sid in found.items() if aid == wanted} or found
+    if not exact:
+        from purlin_resume.resurrection import preflight
+
+        raise preflight.failure(
+            "exists",
+            f"no agent {wanted} in {env.claude_root} or in a bookmark",
+            "'purlin-resume agents SESSION' lists a session's agents; or give --session",
+        )
+    if len(exact) > 1:
+        listed = ", ".join(f"{aid} (session {sid})" for aid, sid in sorted(exact.items())[:10])
+        raise UsageError(f"agent {wanted} is ambiguous: {listed}; give more of it or --session")
+    [(agent_id, session_id)] = exact.items()
+    return Candidate(session_id, agent_id)
+
+
+def _hostname() -> str:
+    return os.uname().nodename  # gethostname(2), without importing socket
