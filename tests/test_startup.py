@@ -156,6 +156,9 @@ def test_find_with_its_index_built_reads_no_transcript_and_builds_no_catalog(tmp
     assert again.stdout == first.stdout and '"results": [' in again.stdout
     assert "purlin_resume.resurrection.search_index" in modules
     assert not {"purlin_resume.claude.catalog", "purlin_resume.claude.transcript"} & modules
+    # nor the rest of the resurrection flow: opening, checks, the log
+    flow = {"flow", "preflight", "log", "compress"}
+    assert not {f"purlin_resume.resurrection.{name}" for name in flow} & modules
 
 
 # -- the kept --help page -------------------------------------------------------------------

@@ -20,93 +20,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.claude import layout
-from purlin_resume.core import cache_home, forked
+from purlin_resume.claude import signatures
+from purlin_resume.core import cache_home
 from purlin_resume.core.digest import sha256
 
 VERSION = 1
-
-
-_AHEAD = "signatures"  # the name of the walk ``walk_ahead`` starts (``core/forked``)
-
-
-def walk_ahead(root: Path) -> None:
-    """Start ``signatures(root)`` in a child on the other core: the next ``signatures`` call, if
-    it is of the same folder, takes its answer (``find`` walks while it loads the search)."""
-    forked.ahead(_AHEAD, _walked, str(Path(root).resolve()))
-
-
-def let_go() -> None:
-    """Stop a walk ``walk_ahead`` started that no one took (the command ended before)."""
-    forked.discard(_AHEAD)
-
-
-def _walked(root: str) -> tuple[str, dict[str, tuple[str, str, str]]]:
-    return root, _walk(root)
-
-
-def signatures(root: Path) -> dict[str, tuple[str, str, str]]:
-    """session file path -> (project folder, session id, signature of all its files)."""
-    ahead = forked.taken(_AHEAD)
-    if ahead is not forked.MISSING and ahead[0] == str(root):
-        return ahead[1]
-    return _walk(root)
-
-
-def _walk(root: Path | str) -> dict[str, tuple[str, str, str]]:
-    """``signatures``, read from the folders: plain ``os.scandir`` strings, no ``Path`` (this
-    runs before every search and listing, over every file; making a ``Path`` of each folder
-    took a quarter of its time)."""
-    found: dict[str, tuple[str, str, str]] = {}
-    suffix, agent_prefix = layout.SUFFIX, layout.AGENT_PREFIX
-    try:
-        with os.scandir(os.path.join(root, "projects")) as folders:
-            project_folders = [entry.path for entry in folders if entry.is_dir()]
-    except OSError:
-        return found
-    for folder in project_folders:
-        sessions: dict[str, list[str]] = {}
-        beside: list[str] = []
-        try:
-            entries = os.scandir(folder)
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name.endswith(suffix) and entry.is_file():
-                    mark = _mark(name, entry)
-                    if name.startswith(agent_prefix):
-                        beside.append(mark)
-                    else:
-                        sessions.setdefault(name[: -len(suffix)], []).append(mark)
-                elif entry.is_dir():
-                    try:
-                        inner = os.scandir(entry.path + "/subagents")
-                    except OSError:
-                        continue
-                    marks = sessions.setdefault(name, [])
-                    with inner:
-                        for item in inner:
-                            if item.is_file():
-                                marks.append("s/" + _mark(item.name, item))
-        shared = sorted(beside)
-        for session_id, marks in sessions.items():
-            signature = "|".join(sorted(marks) + shared)
-            found[f"{folder}/{session_id}{suffix}"] = (folder, session_id, signature)
-    return found
-
-
-def _mark(name: str, entry: os.DirEntry) -> str:
-    try:
-        stat = entry.stat()
-    except OSError:  # gone between the listing and the stat
-        return f"{name}:gone"
-    return f"{name}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}"
 
 
 def cache_path(root: Path, cache: Path) -> Path:
@@ -131,7 +52,7 @@ class Kept:
 
     def __init__(self, root: Path, cache: Path):
         self.path = cache_path(root, cache)
-        self.current = signatures(root)
+        self.current = signatures.of(root)
         self.entries: dict[str, dict[str, Any]] = {}
         self.changed = False
         self.counts: dict[str, dict[str, int]] = {}  # redacted text -> what was redacted in it

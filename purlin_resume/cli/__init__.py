@@ -83,10 +83,10 @@ def main() -> None:
     from importlib import import_module  # (not here at the top: the hook path passes through)
 
     word = _command_word(args) or ""
-    if word == "stall" and not completing:
+    if word in ("stall", "find") and not completing:
         from purlin_resume.cli import head_start
 
-        head_start.begin(args)  # git runs while Typer (or only the command's modules) loads
+        head_start.begin(args)  # git or the walk runs while the command's modules load
     if not completing:
         from purlin_resume.cli import fast_path
 

@@ -1,12 +1,16 @@
 """Work a command starts before it loads what it needs (its own modules, and Typer when the
-command line is not plain): loading takes most of a short command's time, and git processes run
-on another core meanwhile.
+command line is not plain): loading takes most of a short command's time, and the work runs on
+another core meanwhile.
 
-Only ``stall check`` has such work: the ``git log`` and ``git status`` of the agent's work tree,
-started with nothing loaded but the registry and ``agents/git_work``. ``begin`` reads the agent
-and ``--project`` from the raw arguments; the command takes the work back with ``taken`` once
-its arguments are parsed. The work is used only where it is exactly what
-the command would start itself (the same work tree, the same moment: ``GitWork.serves``), so a
+- ``stall check``: the ``git log`` and ``git status`` of the agent's work tree, started with
+  nothing loaded but the registry and ``agents/git_work``; the command takes them back with
+  ``taken`` once its arguments are parsed.
+- ``find``: the walk of the Claude data folder's transcripts (``claude/signatures``), in a
+  child forked before anything is loaded; the search takes it as ``signatures.of``.
+
+``begin`` reads what the work needs (the agent, ``--project``, ``--claude-dir``) from the raw
+arguments. The work is used only where it is exactly what the command would do itself (the same
+work tree at the same moment, ``GitWork.serves``; the same folder, ``signatures.of``), so a
 misread argument costs time, never a different answer.
 """
 
@@ -15,41 +19,68 @@ from __future__ import annotations
 from typing import Any
 
 _started: dict[str, Any] = {}
-_VALUED = ("--lookback", "--project")
+
+
+def _command_line(
+    args: list[str], command: list[str], valued: tuple[str, ...], flags: tuple[str, ...]
+) -> tuple[list[str], dict[str, str]] | None:
+    """(the arguments, the valued options' values) of ``[--no-redact] COMMAND ...`` where every
+    option is one of ``valued`` (``--opt value`` or ``--opt=value``) or ``flags``, in any order
+    (``--`` ends them); None for anything else: another command, ``--help``, an option this does
+    not know (the command decides what it means)."""
+    at = 0
+    while at < len(args) and args[at] == "--no-redact":
+        at += 1
+    if args[at : at + len(command)] != command:
+        return None
+    words: list[str] = []
+    values: dict[str, str] = {}
+    rest = iter(args[at + len(command) :])
+    for arg in rest:
+        name, equals, value = arg.partition("=")
+        if arg == "--":
+            words += list(rest)
+        elif arg in flags:
+            continue
+        elif name in valued:
+            value = value if equals else next(rest, None)
+            if value is None:
+                return None
+            values[name] = value
+        elif arg.startswith("-"):
+            return None
+        else:
+            words.append(arg)
+    return words, values
 
 
 def stall_check_arguments(args: list[str]) -> tuple[str, str | None] | None:
     """(agent, --project or None) of ``[--no-redact] stall check AGENT [--json] [--lookback N]
     [--project DIR]`` in any order, ``--opt=value`` forms included; None for anything else."""
-    at = 0
-    while at < len(args) and args[at] == "--no-redact":
-        at += 1
-    if args[at : at + 2] != ["stall", "check"]:
+    found = _command_line(args, ["stall", "check"], ("--lookback", "--project"), ("--json",))
+    if found is None or len(found[0]) != 1:
         return None
-    agent: list[str] = []
-    project = None
-    rest = iter(args[at + 2 :])
-    for arg in rest:
-        name, equals, value = arg.partition("=")
-        if arg == "--":
-            agent += list(rest)
-        elif arg == "--json":
-            continue
-        elif name in _VALUED:
-            value = value if equals else next(rest, None)
-            if value is None:
-                return None
-            if name == "--project":
-                project = value
-        elif arg.startswith("-"):
-            return None  # --help, or an option this does not know: the command decides
-        else:
-            agent.append(arg)
-    return (agent[0], project) if len(agent) == 1 else None
+    return found[0][0], found[1].get("--project")
+
+
+def find_arguments(args: list[str]) -> tuple[str | None] | None:
+    """(--claude-dir or None,) of ``[--no-redact] find WORDS... [--limit N] [--claude-dir DIR]
+    [--project DIR] [--json]`` in any order; None for anything else (``--team`` searches no
+    transcripts)."""
+    found = _command_line(args, ["find"], ("--limit", "--claude-dir", "--project"), ("--json",))
+    if found is None or not found[0]:
+        return None
+    return (found[1].get("--claude-dir"),)
 
 
 def begin(args: list[str]) -> None:
-    """Start the git work of ``stall check`` when ``args`` are its arguments."""
+    """Start the work of ``stall check`` or ``find`` when ``args`` are its arguments."""
+    found = find_arguments(args)
+    if found is not None:
+        from purlin_resume.claude import signatures
+
+        signatures.walk_ahead(claude_folder(*found))
+        return
     found = stall_check_arguments(args)
     if found is None:
         return
@@ -70,6 +101,17 @@ def begin(args: list[str]) -> None:
     except (PurlinError, OSError, ValueError):
         return  # the command says what is wrong
     _started["stall check"] = (now, GitWork.start(worktree, now))
+
+
+def claude_folder(claude_dir: str | None) -> str:
+    """The folder ``layout.config_dir`` names (``--claude-dir``, else ``$CLAUDE_CONFIG_DIR``,
+    else ``~/.claude``), read with ``os.path`` alone: ``pathlib`` and ``layout`` are not loaded
+    yet. Read otherwise, it would only be walked for nothing."""
+    import os
+
+    if claude_dir is None:
+        claude_dir = os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude"
+    return os.path.expanduser(claude_dir)
 
 
 def taken() -> tuple[Any, Any]:

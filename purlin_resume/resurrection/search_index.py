@@ -30,7 +30,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.claude import listing
+from purlin_resume.claude import signatures
 from purlin_resume.core import redact, store
 from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import PurlinError
@@ -432,7 +432,7 @@ def refresh(
     root = Path(root).resolve()  # the sessions are keyed by path: one spelling of the folder
     connection = _connect(path)
     try:
-        current = listing.signatures(root)
+        current = signatures.of(root)
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
         if not any(_outdated(known, current)):
             return {"read": 0, "dropped": 0, "sessions": len(current)}

@@ -1,0 +1,102 @@
+"""The signature of each session's files under a Claude data folder: the size, mtime and inode of
+its own file, of those in its ``subagents/`` folder and of the ``agent-*.jsonl`` files beside the
+sessions of its project folder. The search index and the ``sessions`` listing read a session
+again only when its signature changed.
+
+On a long history the walk takes longer than a search's own work, so ``find`` starts it ahead,
+in a child forked before the command loads anything (``cli/head_start``), and takes the answer
+when it needs it (``of``). This module imports nothing but ``os`` and ``core/forked`` for that
+reason: the child starts walking at once.
+"""
+
+from __future__ import annotations
+
+import os
+
+from purlin_resume.core import forked
+
+SUFFIX = ".jsonl"  # layout.SUFFIX and layout.AGENT_PREFIX (a test keeps them equal)
+AGENT_PREFIX = "agent-"
+
+_AHEAD = "signatures"  # the name of the walk ``walk_ahead`` starts (``core/forked``)
+
+
+def walk_ahead(root: str | os.PathLike) -> None:
+    """Start ``of(root)`` in a child on the other core: the next ``of`` call, if it is of the
+    same folder, takes its answer. A walk under way already is kept (``cli/head_start`` starts
+    one before anything is loaded, ``find`` asks again once it knows its folder)."""
+    if not forked.started(_AHEAD):
+        forked.ahead(_AHEAD, walked, root)
+
+
+def let_go() -> None:
+    """Stop a walk ``walk_ahead`` started that no one took (the command ended before)."""
+    forked.discard(_AHEAD)
+
+
+def walked(root: str | os.PathLike) -> tuple[str, dict[str, tuple[str, str, str]]]:
+    """(the folder as ``of`` is asked for it, resolved as ``Path.resolve`` does, its
+    signatures): what a walk ahead hands back."""
+    folder = os.path.realpath(root)
+    return folder, _walk(folder)
+
+
+def of(root: str | os.PathLike) -> dict[str, tuple[str, str, str]]:
+    """session file path -> (project folder, session id, signature of all its files), for the
+    resolved folder ``root``."""
+    ahead = forked.taken(_AHEAD)
+    if ahead is not forked.MISSING and ahead[0] == str(root):
+        return ahead[1]
+    return _walk(root)
+
+
+def _walk(root: str | os.PathLike) -> dict[str, tuple[str, str, str]]:
+    """``of``, read from the folders: plain ``os.scandir`` strings, no ``Path`` (this
+    runs before every search and listing, over every file; making a ``Path`` of each folder
+    took a quarter of its time)."""
+    found: dict[str, tuple[str, str, str]] = {}
+    suffix, agent_prefix = SUFFIX, AGENT_PREFIX
+    try:
+        with os.scandir(os.path.join(root, "projects")) as folders:
+            project_folders = [entry.path for entry in folders if entry.is_dir()]
+    except OSError:
+        return found
+    for folder in project_folders:
+        sessions: dict[str, list[str]] = {}
+        beside: list[str] = []
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name.endswith(suffix) and entry.is_file():
+                    mark = _mark(name, entry)
+                    if name.startswith(agent_prefix):
+                        beside.append(mark)
+                    else:
+                        sessions.setdefault(name[: -len(suffix)], []).append(mark)
+                elif entry.is_dir():
+                    try:
+                        inner = os.scandir(entry.path + "/subagents")
+                    except OSError:
+                        continue
+                    marks = sessions.setdefault(name, [])
+                    with inner:
+                        for item in inner:
+                            if item.is_file():
+                                marks.append("s/" + _mark(item.name, item))
+        shared = sorted(beside)
+        for session_id, marks in sessions.items():
+            signature = "|".join(sorted(marks) + shared)
+            found[f"{folder}/{session_id}{suffix}"] = (folder, session_id, signature)
+    return found
+
+
+def _mark(name: str, entry: os.DirEntry) -> str:
+    try:
+        stat = entry.stat()
+    except OSError:  # gone between the listing and the stat
+        return f"{name}:gone"
+    return f"{name}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}"
