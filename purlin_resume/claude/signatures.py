@@ -3,35 +3,17 @@ its own file, of those in its ``subagents/`` folder and of the ``agent-*.jsonl``
 sessions of its project folder. The search index and the ``sessions`` listing read a session
 again only when its signature changed.
 
-On a long history the walk takes longer than a search's own work, so ``find`` starts it ahead,
-in a child forked before the command loads anything (``cli/head_start``), and takes the answer
-when it needs it (``of``). This module imports nothing but ``os`` and ``core/forked`` for that
-reason: the child starts walking at once.
+On a long history the walk takes longer than a search's own work, so ``find`` has it done
+ahead, in a child forked before the command loads anything (``resurrection/search_reads``). This
+module imports nothing but ``os`` for that reason: the child starts walking at once.
 """
 
 from __future__ import annotations
 
 import os
 
-from purlin_resume.core import forked
-
 SUFFIX = ".jsonl"  # layout.SUFFIX and layout.AGENT_PREFIX (a test keeps them equal)
 AGENT_PREFIX = "agent-"
-
-_AHEAD = "signatures"  # the name of the walk ``walk_ahead`` starts (``core/forked``)
-
-
-def walk_ahead(root: str | os.PathLike) -> None:
-    """Start ``of(root)`` in a child on the other core: the next ``of`` call, if it is of the
-    same folder, takes its answer. A walk under way already is kept (``cli/head_start`` starts
-    one before anything is loaded, ``find`` asks again once it knows its folder)."""
-    if not forked.started(_AHEAD):
-        forked.ahead(_AHEAD, walked, root)
-
-
-def let_go() -> None:
-    """Stop a walk ``walk_ahead`` started that no one took (the command ended before)."""
-    forked.discard(_AHEAD)
 
 
 def walked(root: str | os.PathLike) -> tuple[str, dict[str, tuple[str, str, str]]]:
@@ -44,9 +26,6 @@ def walked(root: str | os.PathLike) -> tuple[str, dict[str, tuple[str, str, str]
 def of(root: str | os.PathLike) -> dict[str, tuple[str, str, str]]:
     """session file path -> (project folder, session id, signature of all its files), for the
     resolved folder ``root``."""
-    ahead = forked.taken(_AHEAD)
-    if ahead is not forked.MISSING and ahead[0] == str(root):
-        return ahead[1]
     return _walk(root)
 
 

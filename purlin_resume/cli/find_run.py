@@ -95,9 +95,10 @@ def find(
         from purlin_resume.cli import team as team_cli
 
         return team_cli.find(claude_dir, text, limit, as_json)
-    from purlin_resume.claude import layout, signatures
+    from purlin_resume.claude import layout
+    from purlin_resume.resurrection import search_reads
 
-    signatures.walk_ahead(layout.config_dir(claude_dir)[0])  # on the other core while this loads
+    search_reads.start(layout.config_dir(claude_dir)[0], text)  # on the other core, meanwhile
     try:
         from purlin_resume.resurrection import candidates
 
@@ -107,7 +108,7 @@ def find(
         )
         found = candidates.by_search(env, text, limit, progress=progress)
     finally:
-        signatures.let_go()
+        search_reads.let_go()
     outside = getattr(found, "outside_note", lambda: None)()
     if as_json:
         results = [{**c.to_dict(), "open": open_command(c)} for c in found]

@@ -5,18 +5,21 @@ another core meanwhile.
 - ``stall check``: the ``git log`` and ``git status`` of the agent's work tree, started with
   nothing loaded but the registry and ``agents/git_work``; the command takes them back with
   ``taken`` once its arguments are parsed.
-- ``find``: the walk of the Claude data folder's transcripts (``claude/signatures``), in a
-  child forked before anything is loaded; the search takes it as ``signatures.of``.
+- ``find``: the walk of the Claude data folder's transcripts and the search's reads of its
+  index, in a child forked before anything is loaded (``resurrection/search_reads``); the search
+  takes them with ``search_reads.taken``.
 
 ``begin`` reads what the work needs (the agent, ``--project``, ``--claude-dir``) from the raw
 arguments. The work is used only where it is exactly what the command would do itself (the same
-work tree at the same moment, ``GitWork.serves``; the same folder, ``signatures.of``), so a
+work tree at the same moment, ``GitWork.serves``; the same folder and words, ``search_reads``), so a
 misread argument costs time, never a different answer.
 """
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: the child of ``find`` forks first)
+if TYPE_CHECKING:
+    from typing import Any
 
 _started: dict[str, Any] = {}
 
@@ -63,23 +66,24 @@ def stall_check_arguments(args: list[str]) -> tuple[str, str | None] | None:
     return found[0][0], found[1].get("--project")
 
 
-def find_arguments(args: list[str]) -> tuple[str | None] | None:
-    """(--claude-dir or None,) of ``[--no-redact] find WORDS... [--limit N] [--claude-dir DIR]
-    [--project DIR] [--json]`` in any order; None for anything else (``--team`` searches no
-    transcripts)."""
+def find_arguments(args: list[str]) -> tuple[str | None, str] | None:
+    """(--claude-dir or None, the words as one text) of ``[--no-redact] find WORDS... [--limit N]
+    [--claude-dir DIR] [--project DIR] [--json]`` in any order; None for anything else
+    (``--team`` searches no transcripts)."""
     found = _command_line(args, ["find"], ("--limit", "--claude-dir", "--project"), ("--json",))
     if found is None or not found[0]:
         return None
-    return (found[1].get("--claude-dir"),)
+    return found[1].get("--claude-dir"), " ".join(found[0]).strip()
 
 
 def begin(args: list[str]) -> None:
     """Start the work of ``stall check`` or ``find`` when ``args`` are its arguments."""
     found = find_arguments(args)
     if found is not None:
-        from purlin_resume.claude import signatures
+        from purlin_resume.resurrection import search_reads
 
-        signatures.walk_ahead(claude_folder(*found))
+        claude_dir, text = found
+        search_reads.start(claude_folder(claude_dir), text)
         return
     found = stall_check_arguments(args)
     if found is None:

@@ -346,9 +346,9 @@ def parse_since(text: str) -> str:
         return clock.iso(clock.now() - timedelta(**{unit: amount}))
     moment = clock.parse(text)
     if moment is None:
-        from purlin_resume.resurrection.search_index import parse_query
+        from purlin_resume.resurrection.query import parse
 
-        words = parse_query(text, clock.now())
+        words = parse(text, clock.now())
         moment = words.start if not words.words else None
     if moment is None:
         raise PurlinError(

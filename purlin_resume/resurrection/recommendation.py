@@ -81,7 +81,7 @@ class Task:
 
 def task_words(text: str) -> list[str]:
     """The words a task is matched by: lower case, identifiers split, no stop words or numbers."""
-    from purlin_resume.resurrection.search_index import STOP_WORDS
+    from purlin_resume.resurrection.query import STOP_WORDS
 
     text = redact.PLACEHOLDER.sub(" ", text)  # what redaction put in place of a secret is no word
     words = [

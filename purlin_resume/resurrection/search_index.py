@@ -22,143 +22,28 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import signatures
 from purlin_resume.core import redact, store
-from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import PurlinError
+from purlin_resume.resurrection import search_reads
+from purlin_resume.resurrection.query import Query
+from purlin_resume.resurrection.query import parse as parse_query
+from purlin_resume.resurrection.search_reads import SCHEMA_VERSION
 
-SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted value by value
 BODY_LIMIT = 2_000_000
 FUZZY_MIN = 80
 TYPO_MIN = 75  # a query word and an index word this close (rapidfuzz ratio) are one word
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-_DAYS_AGO = re.compile(r"\b(\d{1,3}) days? ago\b")
-_LAST_DAYS = re.compile(r"\blast (\d{1,3}) days\b")
-_TIME_PHRASES = ("today", "yesterday", "this week", "last week", "this month", "last month")
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "with",
-        "about",
-        "from",
-        "by",
-        "who",
-        "which",
-        "that",
-        "what",
-        "where",
-        "when",
-        "agent",
-        "agents",
-        "subagent",
-        "session",
-        "sessions",
-        "find",
-        "me",
-        "my",
-        "i",
-        "we",
-        "did",
-        "do",
-        "was",
-        "were",
-        "is",
-        "are",
-        "it",
-        "its",
-        "analyzed",
-        "analysed",
-        "worked",
-        "working",
-        "looked",
-    ]
-)
 
 
 def index_path(claude_root: Path, cache: Path) -> Path:
-    digest = sha256(str(Path(claude_root).resolve()).encode()).hexdigest()[:12]
-    return Path(cache) / f"search-{digest}.sqlite"
-
-
-# ---------------------------------------------------------------------------------------------
-# the query
-
-
-@dataclass
-class Query:
-    text: str
-    words: list[str]
-    start: datetime | None = None  # a time window: conversations active in [start, end)
-    end: datetime | None = None
-    time_label: str | None = None
-
-
-def _day(moment: datetime) -> datetime:
-    return moment.replace(hour=0, minute=0, second=0, microsecond=0)
-
-
-def parse_query(text: str, now: datetime | None = None) -> Query:
-    """Time words and search words of ``text`` (``now`` anchors the relative time words)."""
-    now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    today = _day(now)
-    rest = " " + text.lower() + " "
-    window: tuple[datetime, datetime] | None = None
-    label = None
-    match = _DATE.search(rest)
-    if match:
-        try:
-            day = datetime.strptime(match.group(1), "%Y-%m-%d").replace(tzinfo=timezone.utc)
-            window, label = (day, day + timedelta(days=1)), match.group(1)
-        except ValueError:
-            pass
-        rest = rest.replace(match.group(0), " ")
-    for pattern, make in (
-        (_DAYS_AGO, lambda n: (today - timedelta(days=n), today - timedelta(days=n - 1))),
-        (_LAST_DAYS, lambda n: (today - timedelta(days=n), now + timedelta(seconds=1))),
-    ):
-        found = pattern.search(rest)
-        if found and window is None:
-            window, label = make(int(found.group(1))), found.group(0).strip()
-            rest = rest.replace(found.group(0), " ")
-    for phrase in _TIME_PHRASES:
-        if f" {phrase} " in rest and window is None:
-            week = today - timedelta(days=today.weekday())
-            month = today.replace(day=1)
-            previous_month = (month - timedelta(days=1)).replace(day=1)
-            window = {
-                "today": (today, today + timedelta(days=1)),
-                "yesterday": (today - timedelta(days=1), today),
-                "this week": (week, week + timedelta(days=7)),
-                "last week": (week - timedelta(days=7), week),
-                "this month": (month, (month + timedelta(days=32)).replace(day=1)),
-                "last month": (previous_month, month),
-            }[phrase]
-            label = phrase
-            rest = rest.replace(f" {phrase} ", " ")
-    words = [word for word in _WORD.findall(rest) if word not in STOP_WORDS]
-    query = Query(text, list(dict.fromkeys(words)))
-    if window is not None:
-        query.start, query.end, query.time_label = window[0], window[1], label
-    return query
+    return Path(search_reads.index_file(str(Path(claude_root).resolve()), str(cache)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,17 +307,22 @@ def _all_rows(root: Path, tasks: list[tuple[Path, str]]) -> Iterator[list]:
 
 
 def refresh(
-    root: Path, cache: Path, progress: Callable[[int, int], None] | None = None
+    root: Path,
+    cache: Path,
+    progress: Callable[[int, int], None] | None = None,
+    current: dict[str, tuple[str, str, str]] | None = None,
 ) -> dict[str, int]:
     """Bring the index of ``root`` up to date; returns how many sessions were read and dropped.
 
     ``progress(done, total)`` is told after each session read (when there is something to
-    read). One build at a time: a second one waits for the first, then finds its work done."""
+    read). ``current``: the signatures of ``root``'s sessions, walked already. One build at a
+    time: a second one waits for the first, then finds its work done."""
     path = index_path(root, cache)
     root = Path(root).resolve()  # the sessions are keyed by path: one spelling of the folder
     connection = _connect(path)
     try:
-        current = signatures.of(root)
+        if current is None:
+            current = signatures.of(root)
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
         if not any(_outdated(known, current)):
             return {"read": 0, "dropped": 0, "sessions": len(current)}
@@ -520,9 +410,7 @@ class BookmarkName:
     description: str | None = None
 
 
-_COLUMNS = (
-    "rowid, kind, id, session_id, agent_id, project, title, agent_type, started_at, ended_at, turns"
-)
+_COLUMNS = search_reads.COLUMNS
 
 
 def _hit(row) -> tuple[int, Hit]:
@@ -540,7 +428,7 @@ def _expand(
     expanded: dict[str, list[str]] = {}
     holding: dict[str, list[int]] = {}
     for word in words:
-        found = _rowids(connection, [word])
+        found = search_reads.rowids(connection, [word])
         if found or len(word) < 3:
             expanded[word], holding[word] = [word], found
             continue
@@ -558,27 +446,8 @@ def _expand(
         close = process.extract(word, vocabulary, scorer=fuzz.ratio, limit=3, score_cutoff=TYPO_MIN)
         terms = [term for term, _, _ in close]
         expanded[word] = terms or [word]
-        holding[word] = _rowids(connection, terms) if terms else []
+        holding[word] = search_reads.rowids(connection, terms) if terms else []
     return expanded, holding
-
-
-def _rowids(connection: sqlite3.Connection, terms: list[str]) -> list[int]:
-    """The conversations holding any of ``terms``."""
-    return [
-        rowid
-        for (rowid,) in connection.execute(
-            "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?", (_match(terms),)
-        )
-    ]
-
-
-def _match(terms: Iterable[str]) -> str:
-    """An FTS5 query for any of ``terms``, each a phrase."""
-    return " OR ".join(_fts_phrase(term) for term in terms)
-
-
-def _fts_phrase(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
 
 
 class Matches(list):
@@ -648,12 +517,6 @@ def _bookmark_ratio(mark: BookmarkName, phrase: str, words: list[str]) -> float:
     return max(ratio, max((fuzz.ratio(word, name) for word in words), default=0))
 
 
-def _distinct(connection: sqlite3.Connection, column: str) -> list[str]:
-    """The different non-empty values of a column of ``docs`` (titles, projects)."""
-    query = f"SELECT DISTINCT {column} FROM docs WHERE {column} IS NOT NULL AND {column} != ''"
-    return [value for (value,) in connection.execute(query)]
-
-
 MAX_VARIABLES = 30_000  # under SQLite's limit on the values one statement may be given
 
 
@@ -687,20 +550,11 @@ def _row(rowid: int, hit: Hit) -> tuple:
     )  # fmt: skip
 
 
-def _text_hits(connection, expanded: dict[str, list[str]], holding: dict[str, list[int]]):
-    """The conversations holding the query's words (at most 500, by bm25), each with the
+def _text_hits(rows: list[tuple], expanded: dict[str, list[str]], holding: dict[str, list[int]]):
+    """The conversations holding the query's words (``rows``: the best by bm25), each with the
     words it holds as reasons, and its bm25 relative to the best one (0..1)."""
     hits: dict[int, Hit] = {}
     text_score: dict[int, float] = {}
-    # the best 500 by bm25 first, then their rows: a join before the sort would read the row of
-    # every match
-    rows = connection.execute(
-        f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, s.score FROM"
-        " (SELECT rowid, bm25(docs_fts, 4.0, 2.0, 1.0) AS score FROM docs_fts"
-        "  WHERE docs_fts MATCH ? ORDER BY score, rowid LIMIT 500) AS s"
-        " JOIN docs d ON d.rowid = s.rowid ORDER BY s.score, s.rowid",
-        (_match(term for terms in expanded.values() for term in terms),),
-    ).fetchall()
     best = min((row[-1] for row in rows), default=-1.0) or -1.0
     for row in rows:
         rowid, hit = _hit(row[:-1])
@@ -722,7 +576,7 @@ def _snippets(connection, expanded: dict[str, list[str]], rowids: list[int]) -> 
     found = connection.execute(
         "SELECT rowid, snippet(docs_fts, 2, '[', ']', '…', 16) FROM docs_fts"
         f" WHERE docs_fts MATCH ? AND rowid IN ({','.join('?' * len(rowids))})",
-        (_match(t for ts in expanded.values() for t in ts), *rowids),
+        (search_reads.match(t for ts in expanded.values() for t in ts), *rowids),
     )
     return {rowid: " ".join(text.split()) for rowid, text in found if text is not None}
 
@@ -745,25 +599,42 @@ def search(
     the query's words), how close its title, its project's name and its bookmarks' names come to
     the query, and whether it lies in the query's time window. Only the rows that can score are
     read (``_candidates``)."""
+    reads = None
     if update:
-        refresh(root, cache, progress)
+        ahead = search_reads.taken(root)  # (walked and read in a child: see search_reads)
+        done = refresh(root, cache, progress, current=ahead[0] if ahead else None)
+        if ahead and ahead[1] and not done["read"] and not done["dropped"]:
+            reads = ahead[1]
     query = parse_query(text, now)
-    connection = _connect(index_path(root, cache))
+    path = index_path(root, cache)
+    if reads is not None and (reads["words"] != query.words or Path(reads["index"]) != path):
+        reads = None
+    connection = _connect(path)
     try:
         words = query.words
         phrase = " ".join(words)
-        expanded, holding = _expand(connection, words) if words else ({}, {})
-        hits, text_score = _text_hits(connection, expanded, holding) if expanded else ({}, {})
+        if reads is not None:
+            expanded, holding, best = (
+                {word: [word] for word in words},
+                reads["holding"],
+                reads["best"],
+            )
+        else:
+            expanded, holding = _expand(connection, words) if words else ({}, {})
+            terms = [term for terms in expanded.values() for term in terms]
+            best = search_reads.best(connection, terms) if terms else []
+        hits, text_score = _text_hits(best, expanded, holding)
         marks: dict[tuple[str, str | None], list[BookmarkName]] = {}
         for mark in bookmarks:
             marks.setdefault((mark.session_id, mark.agent_id), []).append(mark)
         window = _window(query)
-        titles = _close_titles(phrase, _distinct(connection, "title")) if phrase else {}
-        projects = (
-            {p: _project_ratio(p, phrase, words) for p in _distinct(connection, "project")}
-            if phrase
-            else {}
-        )
+        if reads is not None:
+            all_titles, all_projects = reads["titles"], reads["projects"]
+        elif phrase:
+            all_titles = search_reads.distinct(connection, "title")
+            all_projects = search_reads.distinct(connection, "project")
+        titles = _close_titles(phrase, all_titles) if phrase else {}
+        projects = {p: _project_ratio(p, phrase, words) for p in all_projects} if phrase else {}
         rows = _candidates(connection, hits, titles, projects, marks, window)
         outside = 0
         scores: dict[int, float] = {}
@@ -876,7 +747,9 @@ def related(
     try:
         found: dict[int, Related] = {}
         words = [w for w in dict.fromkeys(words) if w]
-        terms = {w: " OR ".join(_fts_phrase(t) for t in _forms(connection, w)) for w in words}
+        terms = {
+            w: " OR ".join(search_reads.phrase(t) for t in _forms(connection, w)) for w in words
+        }
         if words:
             match = " OR ".join(terms.values())
             rows = connection.execute(

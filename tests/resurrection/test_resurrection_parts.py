@@ -16,7 +16,7 @@ from purlin_resume.claude.catalog import Catalog, open_target
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.core import path_safety, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
-from purlin_resume.resurrection import bookmarks, compress, search_index
+from purlin_resume.resurrection import bookmarks, compress, query, search_index
 from purlin_resume.resurrection import log as resurrection_log
 
 LARGE = ["4d56", "8463"]
@@ -354,17 +354,15 @@ NOW = datetime(2026, 2, 13, 12, 0, tzinfo=timezone.utc)
 
 
 def test_time_words_become_windows():
-    query = search_index.parse_query("agent who analyzed tmux yesterday", NOW)
-    assert query.words == ["tmux"]
-    assert query.start == datetime(2026, 2, 12, tzinfo=timezone.utc)
-    assert query.end == datetime(2026, 2, 13, tzinfo=timezone.utc)
-    week = search_index.parse_query("last week", NOW)
+    found = query.parse("agent who analyzed tmux yesterday", NOW)
+    assert found.words == ["tmux"]
+    assert found.start == datetime(2026, 2, 12, tzinfo=timezone.utc)
+    assert found.end == datetime(2026, 2, 13, tzinfo=timezone.utc)
+    week = query.parse("last week", NOW)
     assert week.start == datetime(2026, 2, 2, tzinfo=timezone.utc) and week.words == []
-    dated = search_index.parse_query("rendering 2026-02-11", NOW)
+    dated = query.parse("rendering 2026-02-11", NOW)
     assert dated.start == datetime(2026, 2, 11, tzinfo=timezone.utc)
-    assert search_index.parse_query("3 days ago", NOW).start == datetime(
-        2026, 2, 10, tzinfo=timezone.utc
-    )
+    assert query.parse("3 days ago", NOW).start == datetime(2026, 2, 10, tzinfo=timezone.utc)
 
 
 def test_search_ranks_words_typos_time_and_projects(fixtures_copy, tmp_path):

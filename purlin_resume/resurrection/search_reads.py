@@ -1,0 +1,151 @@
+"""What a search reads from the index before it scores: each word's conversations, the best 500
+by bm25, the titles and the projects; and how ``find`` has them read ahead, on the other core.
+
+A warm ``find`` spends its time loading the modules that score and print, walking the
+transcripts' folders (``claude/signatures``) and reading the index. So its command line starts a
+child before anything is loaded (``cli/head_start``; ``find`` starts it itself otherwise): the
+child walks, then, when the index holds exactly the sessions it walked (under the schema in
+use), opens it read-only and makes these reads in one read transaction. The search takes both
+(``taken``): the walk for its refresh, the reads only when that refresh changed nothing and they
+are of its index file and its words; else it reads the index itself. Either way the answer is
+the same, and a child that fails or is not there only costs the time.
+
+The module loads nothing at its top but ``os`` and what the child's walk needs: the child starts
+at once, and loads ``sqlite3`` and the query's parser once it has walked.
+"""
+
+from __future__ import annotations
+
+import os
+
+from purlin_resume.claude import signatures
+from purlin_resume.core import forked
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this)
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Iterable
+    from typing import Any
+
+SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted value by value
+COLUMNS = (
+    "rowid, kind, id, session_id, agent_id, project, title, agent_type, started_at, ended_at, turns"
+)
+BEST = 500  # the conversations the words' bm25 ranks
+_AHEAD = "search reads"  # the name of the child's work (``core/forked``)
+
+
+def index_file(folder: str, cache: str) -> str:
+    """The index of the resolved Claude data folder ``folder`` in the cache folder ``cache``."""
+    from purlin_resume.core.digest import sha256
+
+    return os.path.join(cache, f"search-{sha256(folder.encode()).hexdigest()[:12]}.sqlite")
+
+
+# ---------------------------------------------------------------------------------------------
+# the reads
+
+
+def phrase(term: str) -> str:
+    """``term`` as one FTS5 phrase."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def match(terms: Iterable[str]) -> str:
+    """An FTS5 query for any of ``terms``."""
+    return " OR ".join(phrase(term) for term in terms)
+
+
+def rowids(connection: sqlite3.Connection, terms: list[str]) -> list[int]:
+    """The conversations holding any of ``terms``."""
+    found = connection.execute("SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?", (match(terms),))
+    return [rowid for (rowid,) in found]
+
+
+def best(connection: sqlite3.Connection, terms: list[str]) -> list[tuple]:
+    """The ``COLUMNS`` of the ``BEST`` conversations holding any of ``terms`` by bm25, best first,
+    each with its bm25 last. The best are chosen before their rows are read: a join before the
+    sort would read the row of every match."""
+    return connection.execute(
+        f"SELECT {', '.join('d.' + c for c in COLUMNS.split(', '))}, s.score FROM"
+        " (SELECT rowid, bm25(docs_fts, 4.0, 2.0, 1.0) AS score FROM docs_fts"
+        f"  WHERE docs_fts MATCH ? ORDER BY score, rowid LIMIT {BEST}) AS s"
+        " JOIN docs d ON d.rowid = s.rowid ORDER BY s.score, s.rowid",
+        (match(terms),),
+    ).fetchall()
+
+
+def distinct(connection: sqlite3.Connection, column: str) -> list[str]:
+    """The different non-empty values of a column of ``docs`` (titles, projects)."""
+    query = f"SELECT DISTINCT {column} FROM docs WHERE {column} IS NOT NULL AND {column} != ''"
+    return [value for (value,) in connection.execute(query)]
+
+
+# ---------------------------------------------------------------------------------------------
+# read ahead
+
+
+def start(root: str | os.PathLike, text: str) -> None:
+    """Walk ``root`` and make the reads of a search for ``text`` in a child (one at a time: one
+    under way already is kept)."""
+    if not forked.started(_AHEAD):
+        forked.ahead(_AHEAD, _walk_and_read, os.fspath(root), text)
+
+
+def let_go() -> None:
+    """Stop the child if no search took its work (the command ended before)."""
+    forked.discard(_AHEAD)
+
+
+def taken(root: str | os.PathLike) -> tuple[dict, dict[str, Any] | None] | None:
+    """(the signatures of ``root``'s sessions, the reads or None) from the child, if it walked
+    that folder; else None. Once."""
+    done = forked.taken(_AHEAD)
+    if done is forked.MISSING or done[0] != os.path.realpath(root):
+        return None
+    return done[1], done[2]
+
+
+def _walk_and_read(root: str, text: str) -> tuple[str, dict, dict[str, Any] | None]:
+    folder, current = signatures.walked(root)
+    try:
+        reads = _read(folder, current, text)
+    except Exception:  # noqa: BLE001 - a damaged index, a locked one...: the search reads itself
+        reads = None
+    return folder, current, reads
+
+
+def _read(folder: str, current: dict, text: str) -> dict[str, Any] | None:
+    """The reads of a search for ``text``, if the index holds exactly the ``current`` sessions
+    and every word is in it as it is (a word it does not hold is spelled again from the index's
+    vocabulary: the search does that)."""
+    import sqlite3
+
+    from purlin_resume.core import cache_home
+    from purlin_resume.resurrection.query import parse
+
+    words = parse(text).words
+    path = index_file(folder, cache_home.folder())
+    if not words or not os.path.isfile(path):
+        return None
+    escaped = path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    connection = sqlite3.connect(f"file:{escaped}?mode=ro", uri=True, isolation_level=None)
+    try:
+        connection.execute("BEGIN")  # one snapshot: the check and the reads see the same index
+        (schema,) = connection.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        known = dict(connection.execute("SELECT path, signature FROM sessions"))
+        if schema != SCHEMA_VERSION or known != {key: sig for key, (_, _, sig) in current.items()}:
+            return None
+        holding = {word: rowids(connection, [word]) for word in words}
+        if any(not found and len(word) >= 3 for word, found in holding.items()):
+            return None
+        return {
+            "index": path,
+            "words": words,
+            "holding": holding,
+            "best": best(connection, words),
+            "titles": distinct(connection, "title"),
+            "projects": distinct(connection, "project"),
+        }
+    finally:
+        connection.close()

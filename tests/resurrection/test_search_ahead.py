@@ -1,0 +1,312 @@
+"""The walk over the transcripts' files and the index reads that ``find`` has done ahead, in a
+child on the other core (``resurrection/search_reads``): what the child hands over is what the
+search would walk and read itself, used only for that folder, that index and those words, and
+a command that ends before it searches leaves no process behind."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from purlin_resume.claude import signatures
+from purlin_resume.cli import find_run
+from purlin_resume.core import cache_home
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.resurrection import search_index, search_reads
+from tests.conftest import no_children_left
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+QUERIES = [
+    "tmux module test setup",
+    "tmxu modle",  # typos: spelled again from the index's vocabulary, here
+    "transcript rendering yesterday",
+    "last week",  # no words
+    "spotter-dov",
+    'a "quoted" word',
+    "zzzz nowhere",
+    "it is a tmux",  # stop words and a short word
+]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    """The cache folder the child finds too (``$XDG_CACHE_HOME``)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    return Path(cache_home.folder())
+
+
+def _walking_here_fails(monkeypatch) -> None:
+    """From now on this process may not walk: an answer must come from the child (forked
+    before, with the real walk)."""
+    parent = os.getpid()
+    walk = signatures._walk
+
+    def walk_in_a_child(root):
+        if os.getpid() == parent:
+            raise AssertionError(f"walked {root} in this process")
+        return walk(root)
+
+    monkeypatch.setattr(signatures, "_walk", walk_in_a_child)
+
+
+def _reading_here_fails(monkeypatch) -> None:
+    """From now on this process may not make the reads the child makes."""
+    for name in ("rowids", "best", "distinct"):
+
+        def fails(*args, name=name):
+            raise AssertionError(f"{name} read in this process")
+
+        monkeypatch.setattr(search_reads, name, fails)
+
+
+def _found(root: Path, cache: Path, text: str) -> list:
+    return [hit.to_dict() for hit in search_index.search(root, cache, text, limit=50)]
+
+
+def test_the_walk_ahead_gives_what_a_walk_gives(fixtures_copy, tmp_path, monkeypatch):
+    link = tmp_path / "link-to-claude"
+    link.symlink_to(fixtures_copy)
+    monkeypatch.chdir(tmp_path)
+    expected = signatures.of(fixtures_copy.resolve())
+    assert len(expected) >= 6
+    search_reads.start(Path("link-to-claude"), "tmux")  # another spelling of the same folder
+    _walking_here_fails(monkeypatch)
+    assert search_reads.taken(fixtures_copy)[0] == expected
+    assert no_children_left()
+
+
+def test_a_walk_of_another_folder_is_not_used(fixtures_copy, tmp_path):
+    empty = tmp_path / "other"
+    (empty / "projects").mkdir(parents=True)
+    search_reads.start(empty, "tmux")
+    assert search_reads.taken(fixtures_copy) is None
+    assert no_children_left()
+
+
+def test_the_work_ahead_answers_once(fixtures_copy):
+    search_reads.start(fixtures_copy, "tmux")
+    assert search_reads.taken(fixtures_copy) is not None
+    assert search_reads.taken(fixtures_copy) is None
+
+
+def test_a_second_start_keeps_the_first(fixtures_copy, tmp_path):
+    """The command line's child is kept when ``find`` asks again (it may have read more)."""
+    search_reads.start(fixtures_copy, "tmux")
+    search_reads.start(tmp_path / "elsewhere", "tmux")
+    assert search_reads.taken(fixtures_copy) is not None
+    assert no_children_left()
+
+
+def test_a_walk_of_a_missing_folder_is_empty(tmp_path):
+    gone = tmp_path / "deleted"
+    search_reads.start(gone, "tmux")
+    assert search_reads.taken(gone) == ({}, None)
+
+
+def test_find_that_fails_before_it_searches_leaves_no_child(fixtures_copy, tmp_path):
+    with pytest.raises(PurlinError):
+        find_run.find(
+            ["tmux"], 5, fixtures_copy, tmp_path / "no such project", as_json=True, team=False
+        )
+    assert no_children_left()
+    assert search_reads.taken(fixtures_copy) is None  # nothing was left pending
+
+
+@pytest.mark.parametrize("text", QUERIES)
+def test_a_search_with_the_reads_made_ahead_finds_what_it_finds_alone(
+    fixtures_copy, cache, monkeypatch, text
+):
+    alone = _found(fixtures_copy, cache, text)  # (builds the index)
+    assert _found(fixtures_copy, cache, text) == alone
+    search_reads.start(fixtures_copy, text)
+    with monkeypatch.context() as here:
+        _walking_here_fails(here)
+        assert _found(fixtures_copy, cache, text) == alone
+    assert no_children_left()
+
+
+def test_the_reads_are_made_in_the_child_when_the_index_holds_the_walk(
+    fixtures_copy, cache, monkeypatch
+):
+    alone = _found(fixtures_copy, cache, "tmux module test setup")
+    assert alone
+    search_reads.start(fixtures_copy, "tmux module test setup")
+    _walking_here_fails(monkeypatch)
+    _reading_here_fails(monkeypatch)
+    assert _found(fixtures_copy, cache, "tmux module test setup") == alone
+
+
+def test_no_reads_from_an_index_behind_the_transcripts(fixtures_copy, cache):
+    """A session written after the index was built: the child reads nothing, the search
+    brings the index up to date and finds the new session."""
+    _found(fixtures_copy, cache, "tmux")
+    folder = next(p for p in (fixtures_copy / "projects").iterdir() if p.is_dir())
+    session = folder / "99999999-9999-4999-8999-999999999999.jsonl"
+    record = (
+        '{"type":"user","uuid":"u1","sessionId":"99999999-9999-4999-8999-999999999999",'
+        '"timestamp":"2026-02-11T10:00:00.000Z","message":{"role":"user",'
+        '"content":"quixotic zebra tmux"}}\n'
+    )
+    session.write_text(record)
+    search_reads.start(fixtures_copy, "tmux")  # words the index holds already
+    ahead = search_reads.taken(fixtures_copy)
+    assert ahead is not None and ahead[1] is None
+    search_reads.start(fixtures_copy, "quixotic zebra")
+    found = _found(fixtures_copy, cache, "quixotic zebra")
+    assert [hit["session_id"] for hit in found] == ["99999999-9999-4999-8999-999999999999"]
+
+
+def test_reads_for_other_words_are_not_used(fixtures_copy, cache):
+    alone = _found(fixtures_copy, cache, "spotter-dov")
+    search_reads.start(fixtures_copy, "tmux module test setup")
+    assert _found(fixtures_copy, cache, "spotter-dov") == alone
+
+
+def test_the_child_creates_no_index(fixtures_copy, cache):
+    """It opens the index read-only: with none built yet, it makes none (the search does,
+    private)."""
+    search_reads.start(fixtures_copy, "tmux")
+    assert search_reads.taken(fixtures_copy)[1] is None
+    assert not cache.exists() or not list(cache.iterdir())
+
+
+def test_a_cache_folder_with_uri_characters(fixtures_copy, tmp_path, monkeypatch):
+    """The index is opened through an SQLite URI: ``?``, ``#`` and ``%`` in its path are
+    escaped, not read as the URI's query, fragment or escapes."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "odd ?mode=rwc#x %41"))
+    cache = Path(cache_home.folder())
+    alone = _found(fixtures_copy, cache, "tmux module test setup")
+    search_reads.start(fixtures_copy, "tmux module test setup")
+    ahead = search_reads.taken(fixtures_copy)
+    assert ahead is not None and ahead[1] is not None
+    assert Path(ahead[1]["index"]) == search_index.index_path(fixtures_copy, cache)
+    search_reads.start(fixtures_copy, "tmux module test setup")
+    _reading_here_fails(monkeypatch)
+    assert _found(fixtures_copy, cache, "tmux module test setup") == alone
+
+
+def test_a_damaged_index_gives_no_reads(fixtures_copy, cache):
+    alone = _found(fixtures_copy, cache, "tmux")
+    index = search_index.index_path(fixtures_copy, cache)
+    index.write_bytes(b"not a database" * 100)
+    search_reads.start(fixtures_copy, "tmux")
+    assert search_reads.taken(fixtures_copy)[1] is None
+    assert _found(fixtures_copy, cache, "tmux") == alone  # rebuilt
+
+
+def test_hostile_names_come_back_as_the_walk_read_them(fixtures_copy, monkeypatch):
+    """File and folder names with bytes that are no UTF-8, line breaks, `$(…)` and escape
+    sequences travel through the child unchanged."""
+    root = fixtures_copy.resolve()
+    hostile = root / "projects" / "-srv-$(touch pwned)-\x1b[31m"
+    hostile.mkdir()
+    (hostile / "11111111-2222-4333-8444-555555555555.jsonl").write_text("{}\n")
+    odd = os.fsdecode(b"odd-\xff\xfe-line\nbreak")
+    (hostile / f"{odd}.jsonl").write_text("{}\n")
+    (hostile / "11111111-2222-4333-8444-555555555555" / "subagents").mkdir(parents=True)
+    (hostile / "11111111-2222-4333-8444-555555555555" / "subagents" / "agent-a1.jsonl").write_text(
+        "{}\n"
+    )
+    expected = signatures.of(root)
+    assert f"{hostile}/{odd}.jsonl" in expected
+    search_reads.start(root, "$(touch pwned) \x1b[31m")
+    _walking_here_fails(monkeypatch)
+    assert search_reads.taken(root)[0] == expected
+    assert no_children_left()
+    assert not (root / "pwned").exists() and not Path("pwned").exists()
+
+
+# -- the walk a `find` command line starts before it loads anything (cli/head_start) ---------
+
+
+def test_the_walk_knows_the_names_layout_knows():
+    from purlin_resume.claude import layout
+
+    assert (signatures.SUFFIX, signatures.AGENT_PREFIX) == (layout.SUFFIX, layout.AGENT_PREFIX)
+
+
+@pytest.mark.parametrize(
+    "given", [None, "", "claude", "./claude/", "a//b/./../claude", "~/claude", "~", "/"]
+)
+@pytest.mark.parametrize("config_env", [None, "", "~/from-env"])
+def test_the_head_start_reads_the_folder_as_layout_does(given, config_env, tmp_path, monkeypatch):
+    from purlin_resume.claude import layout
+    from purlin_resume.cli.head_start import claude_folder
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    if config_env is None:
+        monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    else:
+        monkeypatch.setenv("CLAUDE_CONFIG_DIR", config_env)
+    folder = layout.config_dir(None if given is None else Path(given))[0]
+    assert signatures.walked(claude_folder(given))[0] == str(folder.resolve())
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["find", "tmux", "tests"], (None, "tmux tests")),
+        (["--no-redact", "find", "--json", "tmux"], (None, "tmux")),
+        (["find", "tmux", "--claude-dir", "/c", "--limit", "3", "--project", "/p"], ("/c", "tmux")),
+        (["find", "--claude-dir=/c d", "tmux"], ("/c d", "tmux")),
+        (["find", "--", "--claude-dir"], (None, "--claude-dir")),  # a word after --
+        (["find", "tmux", "--team"], None),  # searches the team's bookmarks only
+        (["find", "tmux", "--help"], None),
+        (["find", "--claude-dir", "/c"], None),  # no words: the command says so
+        (["find", "tmux", "--claude-dir"], None),
+        (["resurrect", "find", "tmux"], None),
+        (["--version", "find", "tmux"], None),
+    ],
+)
+def test_the_find_arguments_read_before_anything_loads(args, expected):
+    from purlin_resume.cli.head_start import find_arguments
+
+    assert find_arguments(args) == expected
+
+
+# `purlin-resume ARGS...` in a fresh interpreter where only a child forked before the command
+# loaded its modules may walk the folder
+ONLY_A_CHILD_WALKS = (
+    "import os, sys\n"
+    "from purlin_resume.claude import signatures\n"
+    "parent, walk = os.getpid(), signatures._walk\n"
+    "def walk_in_a_child(root):\n"
+    "    if os.getpid() == parent:\n"
+    "        raise SystemExit('walked in the command itself')\n"
+    "    if 'purlin_resume.cli.find_run' in sys.modules:\n"
+    "        raise SystemExit('forked once the command was loaded')\n"
+    "    return walk(root)\n"
+    "signatures._walk = walk_in_a_child\n"
+    "sys.argv = ['purlin-resume', *sys.argv[1:]]\n"
+    "from purlin_resume.cli import main\n"
+    "main()\n"
+)
+
+
+@pytest.mark.parametrize("how", ["--claude-dir", "--claude-dir=", "~", "CLAUDE_CONFIG_DIR"])
+def test_find_takes_the_walk_its_command_line_started(fixtures_copy, tmp_path, how):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    named = {
+        "--claude-dir": ["--claude-dir", str(fixtures_copy)],
+        "--claude-dir=": [f"--claude-dir={fixtures_copy}"],
+        "~": ["--claude-dir", "~/claude"],  # fixtures_copy is tmp_path/claude
+        "CLAUDE_CONFIG_DIR": [],
+    }[how]
+    if how == "CLAUDE_CONFIG_DIR":
+        env["CLAUDE_CONFIG_DIR"] = str(fixtures_copy)
+    argv = ["find", "tmux", "tests", *named, "--json"]
+    plain = subprocess.run(
+        [sys.executable, "-m", "purlin_resume", *argv], env=env, capture_output=True, text=True
+    )  # (builds the index)
+    assert plain.returncode == 0 and '"results": [' in plain.stdout, plain.stderr
+    ahead = subprocess.run(
+        [sys.executable, "-c", ONLY_A_CHILD_WALKS, *argv], env=env, capture_output=True, text=True
+    )
+    assert (ahead.returncode, ahead.stdout, ahead.stderr) == (0, plain.stdout, plain.stderr)
