@@ -53,6 +53,8 @@ CONFIG_NAMES = ("config.json", "config.yaml", "config.yml")
 
 @dataclass(frozen=True)
 class Settings:
+    """The ``resume`` settings of a project (the module's description lists each one)."""
+
     status_command: str = "tools/cdd/status.sh"
     status_timeout: float = 60.0
     critic_report: str = "CRITIC_REPORT.md"

@@ -315,6 +315,8 @@ def exclude_state_files(root: Path, *relative: str) -> None:
 
 @dataclass(frozen=True)
 class Commit:
+    """A commit as ``git log`` tells it, with the paths it touched."""
+
     sha: str
     committed_at: int  # seconds since the epoch
     author_name: str

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Kind:
+    """A kind of id and the shape a valid one has."""
+
     name: str
     pattern: re.Pattern[str]
     shape: str  # what a valid one looks like, for the error message

@@ -574,6 +574,9 @@ def _prefix_groups(rule: Rule) -> list[list[str]]:
 
 @dataclass(frozen=True)
 class _Branch:
+    """One alternative of the scanner's expression: its group, the kind it finds, and its rule
+    (None for the assignments and flags every rule shares)."""
+
     name: str
     kind: str
     back: int  # how many characters before the match the token starts
@@ -931,6 +934,8 @@ def _kind_name(kind: str) -> str:
 
 @dataclass(frozen=True)
 class Finding:
+    """A secret found in a text: its kind and where it lies."""
+
     kind: str
     start: int
     end: int
@@ -972,6 +977,8 @@ def find(text: str) -> list[Finding]:
 
 @dataclass
 class Redacted:
+    """A text with its secrets replaced, and how many of each kind were."""
+
     text: str
     counts: dict[str, int] = field(default_factory=dict)
 

@@ -30,6 +30,8 @@ GLOBAL_MARK = "g"  # in the ids of global bookmarks
 
 @dataclass
 class Bookmark:
+    """One bookmark as its file holds it (TR-2)."""
+
     bookmark_id: str
     name: str
     session_id: str

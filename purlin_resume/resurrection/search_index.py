@@ -52,6 +52,8 @@ def index_path(claude_root: Path, cache: Path) -> Path:
 
 @dataclass
 class Hit:
+    """One conversation a search found, with its score and why."""
+
     kind: str  # "session" or "agent"
     id: str
     session_id: str
@@ -404,6 +406,8 @@ def _build(connection, root, current, stale, changed, progress) -> None:
 
 @dataclass(frozen=True)
 class BookmarkName:
+    """A bookmark as a search needs it: its name and the conversation it names."""
+
     name: str
     session_id: str
     agent_id: str | None
