@@ -603,13 +603,17 @@ def search(
     the query's words), how close its title, its project's name and its bookmarks' names come to
     the query, and whether it lies in the query's time window. Only the rows that can score are
     read (``_candidates``)."""
+    query = parse_query(text, now)
+    if query.words:
+        # words are matched with rapidfuzz below; loading it first lets a child still reading
+        # for this search (search_reads) finish meanwhile
+        import rapidfuzz  # noqa: F401
     reads = None
     if update:
         ahead = search_reads.taken(root)  # (walked and read in a child: see search_reads)
         done = refresh(root, cache, progress, current=ahead[0] if ahead else None)
         if ahead and ahead[1] and not done["read"] and not done["dropped"]:
             reads = ahead[1]
-    query = parse_query(text, now)
     path = index_path(root, cache)
     if reads is not None and (reads["words"] != query.words or Path(reads["index"]) != path):
         reads = None
