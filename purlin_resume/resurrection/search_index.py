@@ -394,6 +394,7 @@ def _build(connection, root, current, stale, changed, progress) -> None:
             connection.execute("INSERT INTO sessions VALUES (?,?)", (key, current[key][2]))
             if progress is not None:
                 progress(done, len(changed))
+        search_reads.new_generation(connection)
         connection.execute("COMMIT")
     except BaseException:
         connection.execute("ROLLBACK")
@@ -585,6 +586,24 @@ def _snippets(connection, expanded: dict[str, list[str]], rowids: list[int]) -> 
     return {rowid: " ".join(text.split()) for rowid, text in found if text is not None}
 
 
+def _refreshed(root, cache, progress, connection) -> dict | None:
+    """Bring the index up to date for a search; returns the reads a child made for it
+    (``search_reads``) if they are of the index as it is now, else None.
+
+    The child sends the walk when it has no reads or the index no generation; with both, the
+    index is as the child read it as long as its generation is the same (every build gives it a
+    new one), and the child found it holding exactly the sessions it walked: nothing to refresh,
+    no walk to send or compare."""
+    ahead = search_reads.taken(root)
+    current, reads = ahead if ahead else (None, None)
+    if reads is not None and reads["generation"] is not None:
+        if search_reads.generation(connection) == reads["generation"]:
+            return reads
+        reads = None  # built since: the walk is done here
+    done = refresh(root, cache, progress, current=current)
+    return reads if not done["read"] and not done["dropped"] else None
+
+
 def search(
     root: Path,
     cache: Path,
@@ -608,17 +627,12 @@ def search(
         # words are matched with rapidfuzz below; loading it first lets a child still reading
         # for this search (search_reads) finish meanwhile
         import rapidfuzz  # noqa: F401
-    reads = None
-    if update:
-        ahead = search_reads.taken(root)  # (walked and read in a child: see search_reads)
-        done = refresh(root, cache, progress, current=ahead[0] if ahead else None)
-        if ahead and ahead[1] and not done["read"] and not done["dropped"]:
-            reads = ahead[1]
     path = index_path(root, cache)
-    if reads is not None and (reads["words"] != query.words or Path(reads["index"]) != path):
-        reads = None
     connection = _connect(path)
     try:
+        reads = _refreshed(root, cache, progress, connection) if update else None
+        if reads is not None and (reads["words"] != query.words or Path(reads["index"]) != path):
+            reads = None
         words = query.words
         phrase = " ".join(words)
         if reads is not None:

@@ -5,10 +5,14 @@ A warm ``find`` spends its time loading the modules that score and print, walkin
 transcripts' folders (``claude/signatures``) and reading the index. So its command line starts a
 child before anything is loaded (``cli/head_start``; ``find`` starts it itself otherwise): the
 child walks, then, when the index holds exactly the sessions it walked (under the schema in
-use), opens it read-only and makes these reads in one read transaction. The search takes both
-(``taken``): the walk for its refresh, the reads only when that refresh changed nothing and they
-are of its index file and its words; else it reads the index itself. Either way the answer is
-the same, and a child that fails or is not there only costs the time.
+use), opens it read-only and makes these reads in one read transaction, with the index's
+generation (a new random one with every build). The search takes them (``taken``) and uses them
+when the index still has that generation and they are of its index file and its words: the
+index is then exactly what the child found current, so the search neither refreshes it nor gets
+the walk (on a long history the walk's answer is megabytes). Otherwise the child sends the walk
+too, the search refreshes with it and uses the reads only if that changed nothing; else it reads
+the index itself. Either way the answer is the same, and a child that fails or is not there only
+costs the time.
 
 The module loads nothing at its top but ``os`` and what the child's walk needs: the child starts
 at once, and loads ``sqlite3`` and the query's parser once it has walked.
@@ -81,6 +85,20 @@ def distinct(connection: sqlite3.Connection, column: str) -> list[str]:
     return [value for (value,) in connection.execute(query)]
 
 
+def generation(connection: sqlite3.Connection) -> str | None:
+    """The index's generation: a new random one with every build (None: built before this was
+    kept)."""
+    row = connection.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+    return row[0] if row else None
+
+
+def new_generation(connection: sqlite3.Connection) -> None:
+    """Give the index a new generation (in the transaction of a build)."""
+    connection.execute(
+        "INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (os.urandom(8).hex(),)
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # read ahead
 
@@ -97,21 +115,24 @@ def let_go() -> None:
     forked.discard(_AHEAD)
 
 
-def taken(root: str | os.PathLike) -> tuple[dict, dict[str, Any] | None] | None:
-    """(the signatures of ``root``'s sessions, the reads or None) from the child, if it walked
-    that folder; else None. Once."""
+def taken(root: str | os.PathLike) -> tuple[dict | None, dict[str, Any] | None] | None:
+    """(the signatures of ``root``'s sessions, the reads) from the child, if it walked that
+    folder; else None. Once. Either may be None: no reads; no signatures when the reads carry
+    the index's generation (the search compares that instead)."""
     done = forked.taken(_AHEAD)
     if done is forked.MISSING or done[0] != os.path.realpath(root):
         return None
     return done[1], done[2]
 
 
-def _walk_and_read(root: str, text: str) -> tuple[str, dict, dict[str, Any] | None]:
+def _walk_and_read(root: str, text: str) -> tuple[str, dict | None, dict[str, Any] | None]:
     folder, current = signatures.walked(root)
     try:
         reads = _read(folder, current, text)
     except Exception:  # noqa: BLE001 - a damaged index, a locked one...: the search reads itself
         reads = None
+    if reads is not None and reads["generation"] is not None:
+        return folder, None, reads  # the search compares the generation, not the walk
     return folder, current, reads
 
 
@@ -133,6 +154,7 @@ def _read(folder: str, current: dict, text: str) -> dict[str, Any] | None:
     try:
         connection.execute("BEGIN")  # one snapshot: the check and the reads see the same index
         (schema,) = connection.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        held = generation(connection)
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
         if schema != SCHEMA_VERSION or known != {key: sig for key, (_, _, sig) in current.items()}:
             return None
@@ -140,6 +162,7 @@ def _read(folder: str, current: dict, text: str) -> dict[str, Any] | None:
         if any(not found and len(word) >= 3 for word, found in holding.items()):
             return None
         return {
+            "generation": held,
             "index": path,
             "words": words,
             "holding": holding,

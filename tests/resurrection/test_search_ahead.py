@@ -310,3 +310,81 @@ def test_find_takes_the_walk_its_command_line_started(fixtures_copy, tmp_path, h
         [sys.executable, "-c", ONLY_A_CHILD_WALKS, *argv], env=env, capture_output=True, text=True
     )
     assert (ahead.returncode, ahead.stdout, ahead.stderr) == (0, plain.stdout, plain.stderr)
+
+
+# -- the index's generation: the search's check that the index is as the child read it -------
+
+
+def _generation(root: Path, cache: Path) -> str | None:
+    import sqlite3
+
+    connection = sqlite3.connect(search_index.index_path(root, cache))
+    try:
+        return search_reads.generation(connection)
+    finally:
+        connection.close()
+
+
+def _write_session(root: Path, words: str) -> str:
+    folder = next(p for p in (root / "projects").iterdir() if p.is_dir())
+    session = "99999999-9999-4999-8999-999999999999"
+    (folder / f"{session}.jsonl").write_text(
+        '{"type":"user","uuid":"u1","sessionId":"' + session + '",'
+        '"timestamp":"2026-02-11T10:00:00.000Z","message":{"role":"user",'
+        '"content":"' + words + '"}}\n'
+    )
+    return session
+
+
+def test_every_build_and_only_a_build_gives_the_index_a_new_generation(fixtures_copy, cache):
+    search_index.refresh(fixtures_copy, cache)
+    first = _generation(fixtures_copy, cache)
+    assert first
+    search_index.refresh(fixtures_copy, cache)  # nothing changed
+    assert _generation(fixtures_copy, cache) == first
+    _write_session(fixtures_copy, "quixotic")
+    search_index.refresh(fixtures_copy, cache)
+    assert _generation(fixtures_copy, cache) not in (first, None)
+
+
+def test_the_child_sends_no_walk_when_the_search_can_check_the_generation(fixtures_copy, cache):
+    _found(fixtures_copy, cache, "tmux")
+    search_reads.start(fixtures_copy, "tmux")
+    current, reads = search_reads.taken(fixtures_copy)
+    assert current is None and reads["generation"] == _generation(fixtures_copy, cache)
+
+
+def test_reads_of_an_index_built_since_are_not_used(fixtures_copy, cache, monkeypatch):
+    """Another process builds the index between the child's reads and the search (a session
+    holding the words was written): the search walks and reads for itself, and finds it."""
+    before = _found(fixtures_copy, cache, "tmux module")
+    search_reads.start(fixtures_copy, "tmux module")
+    made = search_reads.taken(fixtures_copy)  # the child's work, done before the session came
+    assert made[1] is not None
+    monkeypatch.setattr(search_reads, "taken", lambda root: made)
+    session = _write_session(fixtures_copy, "tmux module")
+    search_index.refresh(fixtures_copy, cache)  # the other process's build
+    found = _found(fixtures_copy, cache, "tmux module")
+    assert session not in [hit["session_id"] for hit in before]
+    assert session in [hit["session_id"] for hit in found]
+    monkeypatch.undo()
+    assert found == _found(fixtures_copy, cache, "tmux module")
+    assert no_children_left()
+
+
+def test_an_index_without_a_generation_is_checked_against_the_walk(
+    fixtures_copy, cache, monkeypatch
+):
+    """An index built before generations were kept: the child sends its walk, the search's
+    refresh compares it, and the reads are used when it changed nothing."""
+    import sqlite3
+
+    alone = _found(fixtures_copy, cache, "tmux module test setup")
+    connection = sqlite3.connect(search_index.index_path(fixtures_copy, cache))
+    with connection:
+        connection.execute("DELETE FROM meta WHERE key='generation'")
+    connection.close()
+    search_reads.start(fixtures_copy, "tmux module test setup")
+    _walking_here_fails(monkeypatch)
+    _reading_here_fails(monkeypatch)
+    assert _found(fixtures_copy, cache, "tmux module test setup") == alone
