@@ -15,11 +15,13 @@ output buffer inherited from it.
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: ``find`` forks before it loads it)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 MISSING: Any = object()
 PIPE_SIZE = 1 << 20
@@ -102,6 +104,7 @@ def discard(name: str) -> None:
     if started is not None:
         pid, read = started
         os.close(read)
+        import contextlib
         import signal
 
         with contextlib.suppress(OSError):
