@@ -425,34 +425,22 @@ def _hit(row) -> tuple[int, Hit]:
     )
 
 
-def _expand(
-    connection: sqlite3.Connection, words: list[str]
-) -> tuple[dict[str, list[str]], dict[str, list[int]]]:
-    """Each query word and the index words it stands for (itself, or close spellings), and the
-    conversations holding any of them."""
-    expanded: dict[str, list[str]] = {}
-    holding: dict[str, list[int]] = {}
-    for word in words:
-        found = search_reads.rowids(connection, [word])
-        if found or len(word) < 3:
-            expanded[word], holding[word] = [word], found
-            continue
-        from rapidfuzz import fuzz, process
+def _spellings(connection: sqlite3.Connection, word: str) -> list[str]:
+    """The index words close to ``word`` (a word the index does not hold: a typo, most likely),
+    at most three."""
+    from rapidfuzz import fuzz, process
 
-        # close spellings that share the first letter: a typo rarely hits it, and the range
-        # keeps the vocabulary read small
-        first = word[0]
-        vocabulary = [
-            row[0]
-            for row in connection.execute(
-                "SELECT term FROM vocab WHERE term >= ? AND term < ?", (first, chr(ord(first) + 1))
-            )
-        ]
-        close = process.extract(word, vocabulary, scorer=fuzz.ratio, limit=3, score_cutoff=TYPO_MIN)
-        terms = [term for term, _, _ in close]
-        expanded[word] = terms or [word]
-        holding[word] = search_reads.rowids(connection, terms) if terms else []
-    return expanded, holding
+    # close spellings that share the first letter: a typo rarely hits it, and the range keeps the
+    # vocabulary read small
+    first = word[0]
+    vocabulary = [
+        row[0]
+        for row in connection.execute(
+            "SELECT term FROM vocab WHERE term >= ? AND term < ?", (first, chr(ord(first) + 1))
+        )
+    ]
+    close = process.extract(word, vocabulary, scorer=fuzz.ratio, limit=3, score_cutoff=TYPO_MIN)
+    return [term for term, _, _ in close]
 
 
 class Matches(list):
@@ -630,33 +618,21 @@ def search(
     path = index_path(root, cache)
     connection = _connect(path)
     try:
-        reads = _refreshed(root, cache, progress, connection) if update else None
-        if reads is not None and (reads["words"] != query.words or Path(reads["index"]) != path):
-            reads = None
         words = query.words
         phrase = " ".join(words)
-        if reads is not None:
-            expanded, holding, best = (
-                {word: [word] for word in words},
-                reads["holding"],
-                reads["best"],
-            )
-        else:
-            expanded, holding = _expand(connection, words) if words else ({}, {})
-            terms = [term for terms in expanded.values() for term in terms]
-            best = search_reads.best(connection, terms) if terms else []
-        hits, text_score = _text_hits(best, expanded, holding)
+        reads = _refreshed(root, cache, progress, connection) if update else None
+        if reads is None or reads["words"] != words or Path(reads["index"]) != path:
+            reads = search_reads.read(connection, words, lambda word: _spellings(connection, word))
+        expanded = reads["expanded"]
+        hits, text_score = _text_hits(reads["best"], expanded, reads["holding"])
         marks: dict[tuple[str, str | None], list[BookmarkName]] = {}
         for mark in bookmarks:
             marks.setdefault((mark.session_id, mark.agent_id), []).append(mark)
         window = _window(query)
-        if reads is not None:
-            all_titles, all_projects = reads["titles"], reads["projects"]
-        elif phrase:
-            all_titles = search_reads.distinct(connection, "title")
-            all_projects = search_reads.distinct(connection, "project")
-        titles = _close_titles(phrase, all_titles) if phrase else {}
-        projects = {p: _project_ratio(p, phrase, words) for p in all_projects} if phrase else {}
+        titles = _close_titles(phrase, reads["titles"]) if phrase else {}
+        projects = (
+            {p: _project_ratio(p, phrase, words) for p in reads["projects"]} if phrase else {}
+        )
         rows = _candidates(connection, hits, titles, projects, marks, window)
         outside = 0
         scores: dict[int, float] = {}

@@ -28,7 +28,7 @@ from purlin_resume.core import forked
 TYPE_CHECKING = False  # (``typing`` is not loaded for this)
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
 SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted value by value
@@ -83,6 +83,39 @@ def distinct(connection: sqlite3.Connection, column: str) -> list[str]:
     """The different non-empty values of a column of ``docs`` (titles, projects)."""
     query = f"SELECT DISTINCT {column} FROM docs WHERE {column} IS NOT NULL AND {column} != ''"
     return [value for (value,) in connection.execute(query)]
+
+
+def read(
+    connection: sqlite3.Connection,
+    words: list[str],
+    spellings: Callable[[str], list[str]] | None = None,
+) -> dict[str, Any] | None:
+    """The reads of a search for ``words``: each word and the index words it stands for
+    (``expanded``), the conversations holding any of them (``holding``), the best of those by
+    bm25 (``best``), the titles and the projects (none without words).
+
+    A word (of three letters or more) the index does not hold stands for its ``spellings``;
+    without that function there are no reads (None)."""
+    expanded: dict[str, list[str]] = {}
+    holding: dict[str, list[int]] = {}
+    for word in words:
+        found = rowids(connection, [word])
+        if found or len(word) < 3:
+            expanded[word], holding[word] = [word], found
+            continue
+        if spellings is None:
+            return None
+        terms = spellings(word)
+        expanded[word] = terms or [word]
+        holding[word] = rowids(connection, terms) if terms else []
+    terms = [term for each in expanded.values() for term in each]
+    return {
+        "expanded": expanded,
+        "holding": holding,
+        "best": best(connection, terms) if terms else [],
+        "titles": distinct(connection, "title") if words else [],
+        "projects": distinct(connection, "project") if words else [],
+    }
 
 
 def generation(connection: sqlite3.Connection) -> str | None:
@@ -158,17 +191,9 @@ def _read(folder: str, current: dict, text: str) -> dict[str, Any] | None:
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
         if schema != SCHEMA_VERSION or known != {key: sig for key, (_, _, sig) in current.items()}:
             return None
-        holding = {word: rowids(connection, [word]) for word in words}
-        if any(not found and len(word) >= 3 for word, found in holding.items()):
-            return None
-        return {
-            "generation": held,
-            "index": path,
-            "words": words,
-            "holding": holding,
-            "best": best(connection, words),
-            "titles": distinct(connection, "title"),
-            "projects": distinct(connection, "project"),
-        }
+        reads = read(connection, words)
+        return (
+            None if reads is None else {**reads, "generation": held, "index": path, "words": words}
+        )
     finally:
         connection.close()
