@@ -17,8 +17,8 @@ AGENT_PREFIX = "agent-"
 
 
 def walked(root: str | os.PathLike) -> tuple[str, dict[str, tuple[str, str, str]]]:
-    """(the folder as ``of`` is asked for it, resolved as ``Path.resolve`` does, its
-    signatures): what a walk ahead hands back."""
+    """(the folder resolved as ``Path.resolve`` does, its signatures): what a walk made ahead
+    hands back (``resurrection/search_reads``)."""
     folder = os.path.realpath(root)
     return folder, _walk(folder)
 
