@@ -415,9 +415,6 @@ class BookmarkName:
     description: str | None = None
 
 
-_COLUMNS = search_reads.COLUMNS
-
-
 def _hit(row) -> tuple[int, Hit]:
     rowid, kind, ident, session_id, agent_id, project, title, agent_type, start, end, turns = row
     return rowid, Hit(
@@ -522,7 +519,7 @@ def _candidates(connection, hits, titles, projects, marks, window) -> list[tuple
     near = [p for p, (_, ratio) in projects.items() if ratio >= FUZZY_MIN]
     values = [*close, *near, *(v for key in marks for v in key)]
     if window is not None or len(values) > MAX_VARIABLES:
-        return connection.execute(f"SELECT {_COLUMNS} FROM docs").fetchall()
+        return connection.execute(f"SELECT {search_reads.COLUMNS} FROM docs").fetchall()
     rows = [_row(rowid, hit) for rowid, hit in hits.items()]
     if not values:
         return rows
@@ -531,12 +528,14 @@ def _candidates(connection, hits, titles, projects, marks, window) -> list[tuple
         f"project IN ({','.join('?' * len(near))})",
         *["(session_id = ? AND agent_id IS ?)"] * len(marks),
     ]
-    more = connection.execute(f"SELECT {_COLUMNS} FROM docs WHERE {' OR '.join(where)}", values)
+    more = connection.execute(
+        f"SELECT {search_reads.COLUMNS} FROM docs WHERE {' OR '.join(where)}", values
+    )
     return rows + [row for row in more if row[0] not in hits]
 
 
 def _row(rowid: int, hit: Hit) -> tuple:
-    """The ``docs`` row (``_COLUMNS``) a hit was read from."""
+    """The ``docs`` row (``search_reads.COLUMNS``) a hit was read from."""
     return (
         rowid, hit.kind, hit.id, hit.session_id, hit.agent_id, hit.project, hit.title,
         hit.agent_type, hit.started_at, hit.ended_at, hit.turns,
@@ -751,7 +750,7 @@ def related(
         if words:
             match = " OR ".join(terms.values())
             rows = connection.execute(
-                f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))}, bm25(docs_fts, 4.0, 2.0, 1.0)"
+                f"SELECT {search_reads.DOCS_COLUMNS}, bm25(docs_fts, 4.0, 2.0, 1.0)"
                 " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
                 " WHERE docs_fts MATCH ? AND d.session_id IS NOT ?"
                 " ORDER BY bm25(docs_fts, 4.0, 2.0, 1.0) LIMIT ?",
@@ -773,7 +772,7 @@ def related(
         for chunk in range(0, len(files), 500):
             part = files[chunk : chunk + 500]
             rows = connection.execute(
-                f"SELECT f.path, f.edited, {', '.join('d.' + c for c in _COLUMNS.split(', '))}"
+                f"SELECT f.path, f.edited, {search_reads.DOCS_COLUMNS}"
                 " FROM doc_files f JOIN docs d ON d.rowid = f.doc"
                 f" WHERE f.path IN ({','.join('?' * len(part))}) AND d.session_id IS NOT ?",
                 (*part, exclude_session),

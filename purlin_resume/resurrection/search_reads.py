@@ -35,6 +35,7 @@ SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted va
 COLUMNS = (
     "rowid, kind, id, session_id, agent_id, project, title, agent_type, started_at, ended_at, turns"
 )
+DOCS_COLUMNS = ", ".join("d." + column for column in COLUMNS.split(", "))  # docs joined as d
 BEST = 500  # the conversations the words' bm25 ranks
 _AHEAD = "search reads"  # the name of the child's work (``core/forked``)
 
@@ -71,7 +72,7 @@ def best(connection: sqlite3.Connection, terms: list[str]) -> list[tuple]:
     each with its bm25 last. The best are chosen before their rows are read: a join before the
     sort would read the row of every match."""
     return connection.execute(
-        f"SELECT {', '.join('d.' + c for c in COLUMNS.split(', '))}, s.score FROM"
+        f"SELECT {DOCS_COLUMNS}, s.score FROM"
         " (SELECT rowid, bm25(docs_fts, 4.0, 2.0, 1.0) AS score FROM docs_fts"
         f"  WHERE docs_fts MATCH ? ORDER BY score, rowid LIMIT {BEST}) AS s"
         " JOIN docs d ON d.rowid = s.rowid ORDER BY s.score, s.rowid",

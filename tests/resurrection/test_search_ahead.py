@@ -27,6 +27,11 @@ QUERIES = [
     'a "quoted" word',
     "zzzz nowhere",
     "it is a tmux",  # stop words and a short word
+    # hostile text: shell and terminal syntax, FTS5 syntax, a line break, a NUL, other scripts
+    "$(touch pwned) `id` \x1b[31mtmux\x1b[0m",
+    'tmux OR NOT (module* AND "setup',
+    "tmux\nmodule\x00setup",
+    "ünïcödé тмукс 模块 tmux",
 ]
 
 
@@ -116,8 +121,9 @@ def test_find_that_fails_before_it_searches_leaves_no_child(fixtures_copy, tmp_p
 
 @pytest.mark.parametrize("text", QUERIES)
 def test_a_search_with_the_reads_made_ahead_finds_what_it_finds_alone(
-    fixtures_copy, cache, monkeypatch, text
+    fixtures_copy, cache, tmp_path, monkeypatch, text
 ):
+    monkeypatch.chdir(tmp_path)
     alone = _found(fixtures_copy, cache, text)  # (builds the index)
     assert _found(fixtures_copy, cache, text) == alone
     search_reads.start(fixtures_copy, text)
@@ -125,6 +131,7 @@ def test_a_search_with_the_reads_made_ahead_finds_what_it_finds_alone(
         _walking_here_fails(here)
         assert _found(fixtures_copy, cache, text) == alone
     assert no_children_left()
+    assert not (tmp_path / "pwned").exists()
 
 
 def test_the_reads_are_made_in_the_child_when_the_index_holds_the_walk(
