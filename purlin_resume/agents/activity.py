@@ -28,12 +28,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum, unique
 from pathlib import Path
-from typing import Any
 
 from purlin_resume.agents.git_work import HORIZON, GitWork, commits_within_horizon, newest_change
 from purlin_resume.core import clock, gitrepo, store, tmux
 from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import CorruptFile, PurlinError
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import Any
 
 NOISE_MARKERS = (
     "resumer",
@@ -199,18 +202,15 @@ def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
 
 def files_touched(subject: Subject) -> set[str]:
     """Paths (relative to the worktree) that the agent's transcript wrote or edited: the
-    writing tool calls of its main thread (read without assembling the conversation)."""
-    from purlin_resume.claude import records
+    writing tool calls of its main thread (read without assembling the conversation, and only
+    past what an earlier run kept: ``written_paths``)."""
+    from purlin_resume.agents import written_paths
 
     if subject.transcript is None or not subject.transcript.is_file():
         return set()
     worktree = subject.worktree.resolve()
-    written = {
-        records.file_path_of(block.get("input"))
-        for block in records.main_tool_uses(subject.transcript, WRITING_TOOLS)
-    }
     touched = set()
-    for file_path in written - {None, ""}:
+    for file_path in written_paths.written(subject.transcript, WRITING_TOOLS):
         path = Path(file_path)
         if not path.is_absolute():
             path = subject.worktree / path
@@ -225,9 +225,9 @@ def files_touched(subject: Subject) -> set[str]:
 
 
 def _trailer_names(message: str, agent_id: str) -> bool:
-    from purlin_resume.agents import commit_log
+    from purlin_resume.agents import trailers
 
-    return agent_id.lower() in {name.lower() for name in commit_log.trailer_agents(message)}
+    return agent_id.lower() in {name.lower() for name in trailers.trailer_agents(message)}
 
 
 def attribution(commit: gitrepo.Commit, agent_id: str, touched: set[str]) -> list[str]:

@@ -16,16 +16,18 @@ only reader and writer of the file.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from purlin_resume.agents import registry
 from purlin_resume.core import current_session, store
 from purlin_resume.core.errors import NotFound
 from purlin_resume.core.project import Project
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import Any
 
 FILE_NAME = "commits.jsonl"
 
@@ -65,15 +67,6 @@ def author_session(
         if len(in_pane) == 1:
             return in_pane[0]
     return None
-
-
-TRAILER = "Agent-Id"
-_TRAILER = re.compile(rf"^{TRAILER}:[ \t]*(\S+)[ \t]*$", re.M | re.I)
-
-
-def trailer_agents(message: str) -> list[str]:
-    """The agent ids named by ``Agent-Id:`` trailers of a commit message."""
-    return _TRAILER.findall(message or "")
 
 
 def sessions_by_commit(project: Project) -> dict[str, str]:

@@ -29,11 +29,14 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from purlin_resume.core import clock, gitrepo, ids, store
 from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.core.project import Project
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import Any
 
 VERSION = 1
 FILE_NAME = "agents.json"

@@ -21,17 +21,19 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from purlin_resume.agents import activity, registry
 from purlin_resume.agents.activity import ActivitySignal
 from purlin_resume.agents.git_work import GitWork
-from purlin_resume.agents.lineage import ALIVE, liveness, server_for
 from purlin_resume.agents.registry import RegisteredAgent, work_folder
 from purlin_resume.core import clock, store, tmux
 from purlin_resume.core import config as config_mod
 from purlin_resume.core.errors import NotFound, PurlinError
 from purlin_resume.core.project import Project
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import Any
 
 THRESHOLD = 0.5
 FUTURE_SKEW = timedelta(minutes=5)
@@ -171,8 +173,12 @@ def subject_of(
         and not other.ended_at
         and work_folder(project, other).resolve() == worktree
     ]
-    panes = tmux.live_panes(server) if any(other.tmux_pane for other in others) else None
-    shared = any(liveness(other, server, panes).state == ALIVE for other in others)
+    shared = False
+    if others:  # (``lineage`` is loaded only then)
+        from purlin_resume.agents.lineage import ALIVE, liveness
+
+        panes = tmux.live_panes(server) if any(other.tmux_pane for other in others) else None
+        shared = any(liveness(other, server, panes).state == ALIVE for other in others)
     return activity.Subject(
         agent_id=agent.session_id,
         project_root=project.root,
@@ -203,7 +209,11 @@ def detect(
     agent = registry.resolve(agents, agent_query)
     server = server_of(settings)
     subject = subject_of(project, agent, agents, settings, server)
-    observation = activity.observe(subject, now, server_for(agent, server), project.cache_dir, git)
+    if agent.tmux_pane:  # the server of its pane (only a pane is sampled on it)
+        from purlin_resume.agents.lineage import server_for
+
+        server = server_for(agent, server)
+    observation = activity.observe(subject, now, server, project.cache_dir, git)
     result = assess(agent.session_id, observation.signals, now, lookback, settings.stall_threshold)
     result.notes = observation.notes
     return result

@@ -14,7 +14,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 KNOWN_TYPES = frozenset(
     {
@@ -295,17 +298,24 @@ def lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[bytes]:
     when it has no newline): found by searching blocks of the file for the markers, without
     visiting the lines between. Raises ``OSError`` when the file cannot be read."""
     with open(path, "rb") as handle:
-        pending: list[bytes] = []  # the start of a line longer than a block
-        while block := handle.read(_READ_BUFFER):
-            end = block.rfind(b"\n") + 1
-            if not end:
-                pending.append(block)
-                continue
-            whole = b"".join([*pending, block[:end]]) if pending else block[:end]
-            pending = [block[end:]] if end < len(block) else []
-            yield from _holding(whole, markers)
-        if pending:
-            yield from _holding(b"".join(pending), markers)
+        for text, _ in _blocks(handle):
+            yield from _holding(text, markers)
+
+
+def _blocks(handle: BinaryIO) -> Iterator[tuple[bytes, bool]]:
+    """What is left of ``handle`` in pieces of whole lines, about a read buffer each, paired
+    with True; then a last line without its newline, if there is one, with False."""
+    pending: list[bytes] = []  # the start of a line longer than a block
+    while block := handle.read(_READ_BUFFER):
+        end = block.rfind(b"\n") + 1
+        if not end:
+            pending.append(block)
+            continue
+        whole = b"".join([*pending, block[:end]]) if pending else block[:end]
+        pending = [block[end:]] if end < len(block) else []
+        yield whole, True
+    if pending:
+        yield b"".join(pending), False
 
 
 def _holding(text: bytes, markers: tuple[bytes, ...]) -> Iterator[bytes]:
@@ -322,40 +332,72 @@ def _holding(text: bytes, markers: tuple[bytes, ...]) -> Iterator[bytes]:
         yield text[start : end + 1] if end >= 0 else text[start:]
 
 
-def main_tool_uses(path: Path, names: Iterable[str] = ()) -> Iterator[dict[str, Any]]:
+class Scan:
+    """How far ``main_tool_uses`` has read a transcript: ``offset``, just past the last whole
+    line it read, and the uuids of the records it took before it (``seen``: a later record with
+    one of them is a repeat). A last line without its newline, perhaps still being written, is
+    read but moves neither; ``whole`` tells whether the call last given came from a whole
+    line."""
+
+    __slots__ = ("offset", "seen", "whole")
+
+    def __init__(self, offset: int = 0, seen: Iterable[str] = ()) -> None:
+        self.offset = offset
+        self.seen = set(seen)
+        self.whole = True
+
+
+def main_tool_uses(
+    path: Path, names: Iterable[str] = (), scan: Scan | None = None
+) -> Iterator[dict[str, Any]]:
     """The ``tool_use`` blocks of the main thread's assistant records, in file order: the tool
     calls ``transcript.read`` gives the main Transcript, without assembling any turn (records of
     1.0.x's inline subagents, ``isSidechain``, are not the main thread's). With ``names``, the
     calls of those tools among them. A file that cannot be read, or a binary one, has none.
+    With ``scan``, the calls past ``scan.offset`` (``scan`` moved on as they are read).
 
     Only lines that can hold such a call are parsed (``lines_holding``): ones that name a
     tool-use type (and one of ``names``), or hold a ``\\u00`` escape, the only kind that
     could spell them otherwise (their letters are all ASCII). A record whose uuid an earlier
     parsed line had is a repeat, as ``read`` has it."""
+    scan = scan or Scan()
     wanted = tuple(json.dumps(name).encode() for name in names)
-    seen: set[Any] = set()
     try:
         if is_binary(path):
             return
-        for line in lines_holding(path, (_ASCII_ESCAPE, b'tool_use"')):
-            if _ASCII_ESCAPE not in line and wanted and not any(name in line for name in wanted):
-                continue
-            if passed_over(line):
-                continue
-            try:
-                record = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            if not isinstance(record, dict) or record.get("type") not in KNOWN_TYPES:
-                continue
-            uuid = record.get("uuid")
-            if uuid is not None and (not isinstance(uuid, str) or uuid in seen):
-                continue  # malformed, or a repeat (as ``read_located`` has them)
-            if uuid is not None:
-                seen.add(uuid)
-            yield from _main_calls(record, names)
+        with open(path, "rb") as handle:
+            handle.seek(scan.offset)
+            for text, whole in _blocks(handle):
+                seen = scan.seen if whole else set(scan.seen)
+                scan.whole = whole
+                for line in _holding(text, (_ASCII_ESCAPE, b'tool_use"')):
+                    yield from _line_calls(line, names, wanted, seen)
+                if whole:
+                    scan.offset += len(text)
     except OSError:
         return
+
+
+def _line_calls(
+    line: bytes, names: Iterable[str], wanted: tuple[bytes, ...], seen: set[str]
+) -> Iterator[dict[str, Any]]:
+    """``main_tool_uses`` of one line holding a marker."""
+    if _ASCII_ESCAPE not in line and wanted and not any(name in line for name in wanted):
+        return
+    if passed_over(line):
+        return
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return
+    if not isinstance(record, dict) or record.get("type") not in KNOWN_TYPES:
+        return
+    uuid = record.get("uuid")
+    if uuid is not None and (not isinstance(uuid, str) or uuid in seen):
+        return  # malformed, or a repeat (as ``read_located`` has them)
+    if uuid is not None:
+        seen.add(uuid)
+    yield from _main_calls(record, names)
 
 
 def _main_calls(record: dict[str, Any], names: Iterable[str]) -> Iterator[dict[str, Any]]:

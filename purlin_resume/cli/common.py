@@ -9,11 +9,13 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from purlin_resume.core.errors import UsageError
 
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
 if TYPE_CHECKING:
+    from typing import Any
+
     from purlin_resume.core.project import Project
 
 

@@ -22,7 +22,10 @@ import errno
 import os
 import sys
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import Any
 
 PLANS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "parse_plans.json")
 # The one top-level option a plain command line may carry, before the command.

@@ -3,8 +3,8 @@ command line is not plain): loading takes most of a short command's time, and th
 another core meanwhile.
 
 - ``stall check``: the ``git log`` and ``git status`` of the agent's work tree, started with
-  nothing loaded but the registry and ``agents/git_work``; the command takes them back with
-  ``taken`` once its arguments are parsed.
+  nothing loaded but ``os`` and ``json`` (``agents/git_ahead``); the command takes them back
+  with ``git_ahead.taken`` once its arguments are parsed.
 - ``find``: the walk of the Claude data folder's transcripts and the search's reads of its
   index, in a child forked before anything is loaded (``resurrection/search_reads``); the search
   takes them with ``search_reads.taken``.
@@ -16,12 +16,6 @@ misread argument costs time, never a different answer.
 """
 
 from __future__ import annotations
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: the child of ``find`` forks first)
-if TYPE_CHECKING:
-    from typing import Any
-
-_started: dict[str, Any] = {}
 
 
 def _command_line(
@@ -86,25 +80,10 @@ def begin(args: list[str]) -> None:
         search_reads.start(claude_folder(claude_dir), text)
         return
     found = stall_check_arguments(args)
-    if found is None:
-        return
-    from pathlib import Path
+    if found is not None:
+        from purlin_resume.agents import git_ahead
 
-    from purlin_resume.agents import registry
-    from purlin_resume.agents.git_work import GitWork
-    from purlin_resume.core import clock
-    from purlin_resume.core.errors import PurlinError
-    from purlin_resume.core.project import locate
-
-    agent_query, project = found
-    now = clock.now()
-    try:
-        where = locate(Path(project) if project is not None else None)
-        agent = registry.resolve(registry.load(where), agent_query)
-        worktree = registry.work_folder(where, agent).resolve()
-    except (PurlinError, OSError, ValueError):
-        return  # the command says what is wrong
-    _started["stall check"] = (now, GitWork.start(worktree, now))
+        git_ahead.start(*found)
 
 
 def claude_folder(claude_dir: str | None) -> str:
@@ -116,8 +95,3 @@ def claude_folder(claude_dir: str | None) -> str:
     if claude_dir is None:
         claude_dir = os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude"
     return os.path.expanduser(claude_dir)
-
-
-def taken() -> tuple[Any, Any]:
-    """(now, git work) that ``begin`` started for ``stall check``, else (None, None); once."""
-    return _started.pop("stall check", (None, None))

@@ -15,7 +15,12 @@ import contextlib
 import os
 import stat
 from collections.abc import Iterable
-from typing import BinaryIO
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+EDGE = 4096  # the bytes ``edges`` checks at each end
 
 
 def folder() -> str:
@@ -71,3 +76,16 @@ def keep(path: str | os.PathLike, pieces: Iterable[bytes]) -> bool:
             os.unlink(temporary)
         raise
     return True
+
+
+def edges(handle: BinaryIO, offset: int) -> list[str]:
+    """Checksums of the first and of the last ``EDGE`` bytes before ``offset`` of a file only
+    ever appended to (a log, a transcript): what was kept of it up to ``offset`` still holds
+    while these (and its device and inode) are the same."""
+    from purlin_resume.core.digest import sha256
+
+    handle.seek(0)
+    head = handle.read(min(offset, EDGE))
+    handle.seek(max(0, offset - EDGE))
+    tail = handle.read(offset - max(0, offset - EDGE))
+    return [sha256(part).hexdigest()[:32] for part in (head, tail)]

@@ -24,9 +24,12 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import Any
 
 from purlin_resume.core import cache_home
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import Any
 
 try:  # CPython's engine and the two halves of its compiler
     import _sre

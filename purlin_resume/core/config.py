@@ -42,11 +42,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
 from purlin_resume.core import store
 from purlin_resume.core.errors import CorruptFile, PurlinError
 from purlin_resume.core.project import Project
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_NAMES = ("config.json", "config.yaml", "config.yml")
 

@@ -18,13 +18,14 @@ from __future__ import annotations
 import marshal
 import os
 
+from purlin_resume.core import pipes
+
 TYPE_CHECKING = False  # (``typing`` is not loaded for this: ``find`` forks before it loads it)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
 MISSING: Any = object()
-PIPE_SIZE = 1 << 20
 _pending: dict[str, tuple[int, int]] = {}  # name -> (child's pid, read end of its pipe)
 
 
@@ -34,8 +35,7 @@ def ahead(name: str, function: Callable[..., Any], *args: Any) -> None:
     discard(name)
     if not hasattr(os, "fork"):
         return
-    read, write = os.pipe()
-    _widen(write)
+    read, write = pipes.pipe()
     try:
         pid = os.fork()
     except OSError:
@@ -46,18 +46,6 @@ def ahead(name: str, function: Callable[..., Any], *args: Any) -> None:
         _child(read, write, function, args)
     os.close(write)
     _pending[name] = (pid, read)
-
-
-def _widen(pipe: int) -> None:
-    """Let the pipe hold a whole result (Linux: up to ``/proc/sys/fs/pipe-max-size``, 1 MiB by
-    default), so the child writes it, exits and is done before it is asked for: with the default
-    64 KiB, a walk's 350 KB went over in turns, the child waking for each."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
-    except (ImportError, AttributeError, OSError):
-        pass  # another system, or a lower limit: the default size
 
 
 def _child(read: int, write: int, function: Callable[..., Any], args: tuple) -> None:

@@ -9,8 +9,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from purlin_resume.core import store
+from purlin_resume.core import plain_git, store
 from purlin_resume.core.errors import PurlinError
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from purlin_resume.core.spawned import Started
 
 
 def _git():
@@ -30,9 +34,6 @@ def _repo(root: str):
         ) from None
 
 
-_NO_OPTIONAL_LOCKS = {"GIT_OPTIONAL_LOCKS": "0"}  # as ``git --no-optional-locks``
-
-
 def _execute(
     root: Path, args: tuple[str, ...], env: dict[str, str] | None = None
 ) -> tuple[int, str, str]:
@@ -48,11 +49,16 @@ def _execute(
 
 
 def _started(
-    root: Path, args: tuple[str, ...], env: dict[str, str] | None = None
+    root: Path,
+    args: tuple[str, ...],
+    env: dict[str, str] | None = None,
+    started: Started | None = None,
 ) -> Callable[[], tuple[int, str, str]]:
-    """``_execute`` under way: a plain ``git`` process starts now and runs beside the caller;
-    calling what this returns waits for it and gives what ``_execute`` gives (raising what
-    starting it raised). Through GitPython, everything happens in that call."""
+    """``_execute`` under way: a plain ``git`` process starts now (``plain_git``) and runs
+    beside the caller; calling what this returns waits for it and gives what ``_execute`` gives
+    (raising what starting it raised). Through GitPython, everything happens in that call.
+    ``started``: that same process, started earlier (``agents/git_ahead``); it is used only
+    where this would start a plain process itself."""
     if os.environ.get("GIT_DIR") or _git_dirs(root) is None:
         return lambda: _repo(str(root)).git.execute(
             ["git", *args],
@@ -61,17 +67,8 @@ def _started(
             strip_newline_in_stdout=False,
             env=env,
         )
-    import subprocess
-
     try:
-        child = subprocess.Popen(
-            ["git", *args],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, "LANGUAGE": "C", "LC_ALL": "C", **(env or {})},
-        )
+        child = started or plain_git.start(os.fspath(root), args, env)
     except OSError as exc:
         failure = exc
 
@@ -81,9 +78,9 @@ def _started(
         return fail
 
     def finish() -> tuple[int, str, str]:
-        out, err = child.communicate()
+        status, out, err = child.finish()
         return (
-            child.returncode,
+            status,
             out.decode("utf-8", "surrogateescape"),
             err.decode("utf-8", "surrogateescape").rstrip("\n"),
         )
@@ -95,9 +92,11 @@ def _run(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return _start(root, *args, env=env)()
 
 
-def _start(root: Path, *args: str, env: dict[str, str] | None = None) -> Callable[[], str]:
+def _start(
+    root: Path, *args: str, env: dict[str, str] | None = None, started: Started | None = None
+) -> Callable[[], str]:
     """``_run`` under way (see ``_started``): calling the result gives its output."""
-    pending = _started(root, args, env)
+    pending = _started(root, args, env, started)
 
     def output() -> str:
         status, out, err = pending()
@@ -247,19 +246,10 @@ def uncommitted_paths(root: Path) -> list[str]:
     return start_uncommitted_paths(root)()
 
 
-def start_uncommitted_paths(root: Path) -> Callable[[], list[str]]:
-    """``uncommitted_paths`` with git started now: calling the result waits for its answer."""
-    # Without optional locks: the index git refreshes on the way is not written back, so a git
-    # command of the user's (a commit under way) never finds our index.lock in its way.
-    output = _start(
-        root,
-        "status",
-        "--porcelain=v1",
-        "-z",
-        "--untracked-files=all",
-        "--no-renames",
-        env=_NO_OPTIONAL_LOCKS,
-    )
+def start_uncommitted_paths(root: Path, started: Started | None = None) -> Callable[[], list[str]]:
+    """``uncommitted_paths`` with git started now (or ``started``: the same process, started
+    earlier with ``plain_git.start_uncommitted``): calling the result waits for its answer."""
+    output = _start(root, *plain_git.UNCOMMITTED, env=plain_git.NO_OPTIONAL_LOCKS, started=started)
     return lambda: sorted({record[3:] for record in output().split("\0") if len(record) > 3})
 
 
@@ -330,12 +320,14 @@ def commits_since(root: Path, since_epoch: int) -> list[Commit]:
     return start_commits_since(root, since_epoch)()
 
 
-def start_commits_since(root: Path, since_epoch: int) -> Callable[[], list[Commit]]:
-    """``commits_since`` with git started now: calling the result waits for its answer."""
+def start_commits_since(
+    root: Path, since_epoch: int, started: Started | None = None
+) -> Callable[[], list[Commit]]:
+    """``commits_since`` with git started now (or ``started``: the same process, started
+    earlier with ``plain_git.start_log_since``): calling the result waits for its answer."""
     if not has_commits(root):
         return list
-    # "@N +0000" is git's raw date; a bare "@N" is guessed at, and "@0" comes out as now.
-    return _start_log(root, f"--since=@{int(since_epoch)} +0000")
+    return _start_log(root, plain_git.since(since_epoch), started=started)
 
 
 def commits_in(root: Path, base: str, tip: str = "HEAD") -> list[Commit]:
@@ -347,16 +339,10 @@ def _log(root: Path, *selection: str) -> list[Commit]:
     return _start_log(root, *selection)()
 
 
-def _start_log(root: Path, *selection: str) -> Callable[[], list[Commit]]:
-    output = _start(
-        root,
-        "log",
-        *selection,
-        "--no-renames",
-        "--name-only",
-        "-z",
-        "--format=%x1e%H%x1f%ct%x1f%an%x1f%ae%x1f%B%x1f",
-    )
+def _start_log(
+    root: Path, *selection: str, started: Started | None = None
+) -> Callable[[], list[Commit]]:
+    output = _start(root, "log", *selection, *plain_git.LOG, started=started)
     return lambda: _commits(output())
 
 
@@ -367,7 +353,7 @@ def _commits(out: str) -> list[Commit]:
         if len(parts) < 6:
             continue
         sha, stamp, name, email, message, rest = parts[:6]
-        files = tuple(p.strip("\n") for p in rest.split("\0") if p.strip("\n"))
+        files = tuple(filter(None, [path.strip("\n") for path in rest.split("\0")]))
         found.append(Commit(sha, int(stamp), name, email, message.strip(), files))
     return found
 
@@ -381,42 +367,14 @@ def work_tree_root(path: Path) -> Path | None:
     What ``git rev-parse --show-toplevel`` answers for an ordinary checkout, without a process;
     None when there is none (or ``$GIT_DIR`` is set, which only git itself can interpret).
     """
-    if os.environ.get("GIT_DIR"):
-        return None
-    folder = Path(path).resolve()
-    for candidate in (folder, *folder.parents):
-        marker = candidate / ".git"
-        if (marker / "HEAD").is_file() or (marker.is_file() and _gitdir_of(marker) is not None):
-            return candidate
-    return None
-
-
-def _gitdir_of(marker: Path) -> Path | None:
-    """The folder a ``.git`` file (``gitdir: PATH``) points to."""
-    try:
-        text = marker.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if not text.startswith("gitdir:"):
-        return None
-    target = Path(text[len("gitdir:") :].strip())
-    return target if target.is_absolute() else (marker.parent / target).resolve()
+    found = plain_git.work_tree_root(os.fspath(path))
+    return None if found is None else Path(found)
 
 
 def _git_dirs(root: Path) -> tuple[Path, Path] | None:
     """(git dir, common dir) of the work tree at ``root``, read from its files."""
-    marker = Path(root) / ".git"
-    gitdir = marker if marker.is_dir() else _gitdir_of(marker)
-    if gitdir is None or not (gitdir / "HEAD").is_file():
-        return None
-    common = gitdir
-    try:
-        pointer = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-    except OSError:
-        pointer = ""
-    if pointer:
-        common = Path(pointer) if Path(pointer).is_absolute() else (gitdir / pointer).resolve()
-    return gitdir, common
+    found = plain_git.git_dirs(os.fspath(root))
+    return None if found is None else (Path(found[0]), Path(found[1]))
 
 
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")

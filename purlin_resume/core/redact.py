@@ -46,10 +46,13 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from purlin_resume.core import compiled_patterns
 from purlin_resume.core.digest import sha256
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import Any
 
 PLACEHOLDER = compiled_patterns.Later(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
 _INSIDE_PLACEHOLDER = compiled_patterns.Later(r"\[REDACTED:[a-z0-9-]*$")

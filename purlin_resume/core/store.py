@@ -21,9 +21,12 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
 
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from typing import Any
 
 LOCK_TIMEOUT_SECONDS = 30.0
 STATE_FOLDERS = frozenset({".purlin", ".planning", "history"})

@@ -12,13 +12,16 @@ itself, which splits and cuts long multi-line input; ``paste`` is the only way t
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from purlin_resume.core.errors import PurlinError
+
+TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
+if TYPE_CHECKING:
+    from subprocess import CompletedProcess
 
 TIMEOUT_SECONDS = 10
 
@@ -67,12 +70,22 @@ def available() -> bool:
     return shutil.which("tmux") is not None
 
 
+def _completed(argv: list[str], **options) -> CompletedProcess:
+    """``subprocess.run(argv, **options)``; ``subprocess`` is loaded here, when tmux is first
+    run: ``stall check`` knows of tmux but asks it nothing for an agent outside it."""
+    import subprocess
+
+    return subprocess.run(argv, **options)
+
+
 def run(server: Server, *args: str, input: str | None = None, check: bool = True) -> str:
     """Run one tmux command; a failure is a PurlinError carrying tmux's own message."""
+    import subprocess
+
     if not available():
         raise PurlinError("tmux is not installed (apt-get install tmux)")
     try:
-        done = subprocess.run(
+        done = _completed(
             server.argv(*args), input=input, capture_output=True, text=True, timeout=TIMEOUT_SECONDS
         )
     except subprocess.TimeoutExpired:
@@ -97,15 +110,13 @@ def reachable(server: Server) -> bool:
     """True when a tmux server answers on ``server``'s socket."""
     if not available():
         return False
-    done = subprocess.run(
-        server.argv("list-sessions"), capture_output=True, timeout=TIMEOUT_SECONDS
-    )
+    done = _completed(server.argv("list-sessions"), capture_output=True, timeout=TIMEOUT_SECONDS)
     return done.returncode == 0
 
 
 def socket_path(server: Server) -> Path | None:
     """The socket file of a running server (what ``$TMUX`` names), else None."""
-    done = subprocess.run(
+    done = _completed(
         server.argv("display-message", "-p", "#{socket_path}"),
         capture_output=True,
         text=True,
@@ -125,7 +136,7 @@ def unreachable(server: Server, reason: str = "") -> PurlinError:
 
 
 def session_exists(server: Server, name: str) -> bool:
-    done = subprocess.run(server.argv("has-session", "-t", f"={name}"), capture_output=True)
+    done = _completed(server.argv("has-session", "-t", f"={name}"), capture_output=True)
     return done.returncode == 0
 
 
@@ -183,7 +194,7 @@ def pane_info(server: Server, pane: str) -> dict[str, str] | None:
     """``pane_id``, ``pane_pid``, ``pane_dead``, ``pane_current_command``, ``session_name`` of a
     pane; None when the pane does not exist."""
     fields = ("pane_id", "pane_pid", "pane_dead", "pane_current_command", "session_name")
-    done = subprocess.run(
+    done = _completed(
         server.argv("display-message", "-p", "-t", pane, "\t".join(f"#{{{f}}}" for f in fields)),
         capture_output=True,
         text=True,
@@ -199,7 +210,7 @@ def live_panes(server: Server) -> set[str] | None:
     tmux cannot tell (not installed, an error other than no server running)."""
     if not available():
         return None
-    done = subprocess.run(
+    done = _completed(
         server.argv("list-panes", "-a", "-F", "#{pane_id}\t#{pane_dead}"),
         capture_output=True,
         text=True,
@@ -262,12 +273,12 @@ def wait_for(server: Server, pane: str, needle: str, timeout: float, interval: f
 
 
 def kill_server(server: Server) -> None:
-    subprocess.run(server.argv("kill-server"), capture_output=True)
+    _completed(server.argv("kill-server"), capture_output=True)
 
 
 def current_session(server: Server) -> str | None:
     """The session of the client this process runs in (inside tmux), else None."""
-    done = subprocess.run(
+    done = _completed(
         server.argv("display-message", "-p", "#{session_name}"), capture_output=True, text=True
     )
     name = done.stdout.strip()
@@ -297,4 +308,4 @@ def wait_quiet(
 
 def kill_pane(server: Server, pane: str) -> None:
     """Close ``pane`` (and its window when it was the only pane); a pane already gone is fine."""
-    subprocess.run(server.argv("kill-pane", "-t", pane), capture_output=True)
+    _completed(server.argv("kill-pane", "-t", pane), capture_output=True)

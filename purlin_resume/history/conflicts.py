@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
-from purlin_resume.agents import commit_log
+from purlin_resume.agents import commit_log, trailers
 from purlin_resume.core import gitrepo
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project, project_files
@@ -166,7 +166,7 @@ def _oneline(commit: gitrepo.Commit) -> str:
 def _is_own(commit: gitrepo.Commit, entry: HistoryEntry, session: str | None) -> bool:
     """Whether ``commit`` is the agent's: a trailer names it (or its tool call), or it was made
     from the agent's session and names no other agent."""
-    named = commit_log.trailer_agents(commit.message)
+    named = trailers.trailer_agents(commit.message)
     mine = {entry.agent_id, entry.data.get("tool_use_id")} - {None}
     if named:
         return bool(mine & set(named))

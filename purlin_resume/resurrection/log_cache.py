@@ -7,7 +7,7 @@ beside the sessions cache), 0600 in a 0700 folder, replaced at once by a rename 
 the old file or the new one; of two writers the last wins). It holds, for the log up to an
 offset (the end of a whole line; a last line without its newline is read, not kept): a header
 line (JSON: the log's device, inode, size and mtime at that offset, checksums of its first and
-of its last ``EDGE`` bytes before the offset, the redaction rules in use, the skipped lines,
+of its last 4 KiB before the offset, the redaction rules in use, the skipped lines,
 where the entries kept as places are, the figures of ``stats`` when every entry is kept, and
 the length and CRC-32 of each section), then three sections, newest first: each entry's line
 (UTF-8), the facts (per column a table of its values and a code per row) and the ids (JSON).
@@ -44,7 +44,6 @@ from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.resurrection.log import REVISION, Facts, summary_line
 
 VERSION = 1
-EDGE = 4096
 SCALARS = (str, int, float, bool, type(None))
 SECTIONS = ("lines", "facts", "ids")
 DAMAGED = (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError)
@@ -57,15 +56,6 @@ class _Stale(Exception):
 def cache_path(log: Path, folder: Path) -> Path:
     digest = sha256(os.path.realpath(log).encode()).hexdigest()[:12]
     return Path(folder) / f"resurrections-{digest}.cache"
-
-
-def _edges(handle, offset: int) -> list[str]:
-    """Checksums of the first and of the last ``EDGE`` bytes before ``offset``."""
-    handle.seek(0)
-    head = handle.read(min(offset, EDGE))
-    handle.seek(max(0, offset - EDGE))
-    tail = handle.read(offset - max(0, offset - EDGE))
-    return [sha256(part).hexdigest()[:32] for part in (head, tail)]
 
 
 def _rules() -> str:
@@ -219,7 +209,7 @@ class Kept:
                 or type(count) is not int
                 or not 0 < offset <= info.st_size
                 or (offset == info.st_size and header.get("mtime") != info.st_mtime_ns)
-                or header.get("edges") != _edges(log_handle, offset)
+                or header.get("edges") != cache_home.edges(log_handle, offset)
             ):
                 raise ValueError("another log, or this one as it was")
             places = {count - 1 - int(k): v for k, v in header["places"].items()}
@@ -429,7 +419,7 @@ class Kept:
                 "inode": info.st_ino,
                 "offset": self.offset,
                 "mtime": info.st_mtime_ns if info.st_size == self.offset else None,
-                "edges": _edges(handle, self.offset),
+                "edges": cache_home.edges(handle, self.offset),
                 "rules": self.rules,
                 "skipped": self.skipped,
                 "count": self.count,
