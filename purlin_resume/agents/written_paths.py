@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 from purlin_resume.core import cache_home
@@ -35,7 +36,7 @@ DAMAGED = (ValueError, KeyError, TypeError, RecursionError)
 
 
 def kept_path(transcript: Path) -> Path:
-    digest = sha256(os.path.realpath(transcript).encode()).hexdigest()[:16]
+    digest = sha256(os.fsencode(os.path.realpath(transcript))).hexdigest()[:16]
     return Path(cache_home.folder()) / f"written-{digest}.json"
 
 
@@ -49,6 +50,8 @@ def written(transcript: Path, names: frozenset[str]) -> set[str]:
         info = os.stat(transcript)
     except OSError:
         return set()
+    if not stat.S_ISREG(info.st_mode):
+        return set()  # a folder, a FIFO (whose reading would wait for a writer): no transcript
     kept = kept_path(transcript)
     tools = sorted(names)
     rules = _rules()
@@ -92,7 +95,9 @@ def _load(
             and type(offset) is int
             and 0 <= offset <= info.st_size
             and (info.st_size != data["size"] or info.st_mtime_ns == data["mtime_ns"])
-            and all(isinstance(item, str) for item in (*data["paths"], *data["seen"]))
+            and type(data["paths"]) is list
+            and type(data["seen"]) is list
+            and all(type(item) is str for item in (*data["paths"], *data["seen"]))
         ):
             return None
         with open(transcript, "rb") as source:
