@@ -97,3 +97,18 @@ def start_standin(
     pane = tmux.new_window(server, session, root, standin_command(record, kind))
     assert tmux.wait_for(server, pane, "? for shortcuts", timeout=15)
     return pane
+
+
+def writing(uuid: str, name: object, data: object, **extra) -> dict:
+    """An assistant record, as Claude Code writes one, calling the tool ``name`` with ``data``."""
+    return {
+        "type": "assistant",
+        "uuid": uuid,
+        "timestamp": "2026-01-15T14:00:00.000Z",
+        "message": {
+            "id": f"msg-{uuid}",
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": f"toolu-{uuid}", "name": name, "input": data}],
+        },
+        **extra,
+    }

@@ -17,7 +17,7 @@ import pytest
 from purlin_resume.agents import activity
 from purlin_resume.cli.head_start import stall_check_arguments
 from purlin_resume.core import gitrepo
-from tests.agents_setup import agent_record, write_registry
+from tests.agents_setup import agent_record, write_registry, writing
 from tests.conftest import commit_file, git
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,20 +39,6 @@ def console(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def transcript_lines(records: list[dict]) -> str:
     return "".join(json.dumps(record) + "\n" for record in records)
-
-
-def writing(uuid: str, name: object, data: object, **extra) -> dict:
-    return {
-        "type": "assistant",
-        "uuid": uuid,
-        "timestamp": "2026-01-15T14:00:00.000Z",
-        "message": {
-            "id": f"msg-{uuid}",
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": f"toolu-{uuid}", "name": name, "input": data}],
-        },
-        **extra,
-    }
 
 
 def assembled_files_touched(path: Path, worktree: Path) -> set[str]:

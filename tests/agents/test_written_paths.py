@@ -18,6 +18,7 @@ import pytest
 
 from purlin_resume.agents import activity, written_paths
 from purlin_resume.claude import records
+from tests.agents_setup import writing
 from tests.conftest import plant_kept
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,23 +31,6 @@ def cache(tmp_path, monkeypatch) -> Path:
     """purlin-resume's cache folder, in this test's own temporary folder."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     return tmp_path / "xdg-cache" / "purlin-resume"
-
-
-def writing(uuid: str, name: object, data: object, **extra) -> dict:
-    """An assistant record, as Claude Code writes one, calling the tool ``name`` with ``data``."""
-    return {
-        "parentUuid": None,
-        "isSidechain": False,
-        "type": "assistant",
-        "uuid": uuid,
-        "timestamp": "2026-01-15T14:00:00.000Z",
-        "message": {
-            "id": f"msg-{uuid}",
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": f"toolu-{uuid}", "name": name, "input": data}],
-        },
-        **extra,
-    }
 
 
 def line(uuid: str, name: object, path: object, **extra) -> str:
