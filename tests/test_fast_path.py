@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -323,3 +324,31 @@ def test_agents_runs_without_typer_and_shows_the_same(tmp_path, claude, args, pl
     line = ["agents", *args, "--claude-dir", str(claude)]
     assert both(line, tmp_path) is plain
     assert not (tmp_path / "pwned").exists()
+
+
+def test_a_slow_reader_gets_the_whole_output_and_a_reader_gone_ends_it_with_1(tmp_path, claude):
+    """A command run here ends without the interpreter's teardown once its output is flushed:
+    a reader that takes its time still gets every byte, with the status Typer's path gives."""
+    big = "4d5611e5-241a-462a-8d15-5122611a9569"  # the 3.2 MB real session
+    args = ["transcript", big, "--claude-dir", str(claude), "--json", "--include-tools"]
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "XDG_CACHE_HOME": str(tmp_path / "c")}
+    typer = _run(TYPER, args, tmp_path, {"XDG_CACHE_HOME": str(tmp_path / "c")})
+    assert typer.returncode == 0 and len(typer.stdout) > 256 << 10  # more than a pipe holds
+
+    slow = subprocess.Popen(
+        [sys.executable, "-c", CONSOLE, *args], cwd=tmp_path, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    time.sleep(1)  # it waits on the full pipe meanwhile
+    out, err = slow.communicate(timeout=120)
+    assert (slow.returncode, out) == (0, typer.stdout)
+    assert err.decode().splitlines()[-1] == "NO-TYPER"
+
+    gone = subprocess.Popen(
+        [sys.executable, "-c", CONSOLE, *args], cwd=tmp_path, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert gone.stdout.read(1000)
+    gone.stdout.close()
+    err = gone.stderr.read().decode()
+    assert gone.wait(timeout=120) == 1 and "Traceback" not in err

@@ -150,7 +150,39 @@ def _attribute(where: str) -> Any:
 
 def _call(work: str, values: dict[str, Any], no_redact: bool) -> None:
     """Call ``work`` as Typer's command would, and end as Typer ends: errors the tool expects
-    on one line with their exit code, an interruption with 130, a closed pipe with 1."""
+    on one line with their exit code, an interruption with 130, a closed pipe with 1. The
+    interpreter's own teardown is then skipped (``_skip_teardown``)."""
+    try:
+        _work(work, values, no_redact)
+    except SystemExit as end:
+        _skip_teardown(end.code)
+        raise
+    _skip_teardown(0)
+
+
+def _skip_teardown(status: object) -> None:
+    """Once the interpreter reaches its exit handlers (after every ``finally`` of the caller),
+    end the process with ``status`` as soon as its output is flushed: the command is done, and
+    tearing down the 130 modules a command loads, one object at a time, costs several
+    milliseconds. A status that is not a number exits the ordinary way (Python prints it)."""
+    status = 0 if status is None else status
+    if type(status) is not int:
+        return
+    import atexit
+
+    atexit.register(_exit_now, status)
+
+
+def _exit_now(status: int) -> None:
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return  # the ordinary exit reports it
+    os._exit(status)
+
+
+def _work(work: str, values: dict[str, Any], no_redact: bool) -> None:
     from purlin_resume.cli import common
     from purlin_resume.core.errors import PurlinError
 
