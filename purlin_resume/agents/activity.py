@@ -176,7 +176,7 @@ def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
         return []
     if not subject.transcript.is_file():
         raise PurlinError(f"{subject.transcript} does not exist or is not a file")
-    for record in reversed(records.tail(subject.transcript)):
+    for record in records.last_records(subject.transcript):
         if record.get("type") not in ("user", "assistant", "system"):
             continue
         moment = clock.parse(record.get("timestamp"))

@@ -474,22 +474,27 @@ def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
     reading the whole file. Lines that do not parse, unknown types and hook or shell progress are
     skipped as in ``read``.
     """
+    return list(reversed(list(last_records(path, max_bytes))))
+
+
+def last_records(path: Path, max_bytes: int = 256 * 1024) -> Iterator[dict[str, Any]]:
+    """``tail``'s records, newest first, each line parsed only when the one after it has been
+    taken: the question is usually answered by the last record or two."""
     path = Path(path)
     try:
         if is_binary(path):
-            return []
+            return
         with open(path, "rb") as handle:
             size = handle.seek(0, 2)
             start = max(0, size - max_bytes)
             handle.seek(start)
             data = handle.read()
     except OSError:
-        return []
+        return
     lines = data.split(b"\n")
     if start:
         lines = lines[1:]  # the first line is cut
-    found = []
-    for line in lines:
+    for line in reversed(lines):
         if not line.strip() or _PROGRESS_MARK in line or _bookkeeping(line):
             continue  # blank, hook and shell progress, book-keeping: as ``read`` skips them
         try:
@@ -497,8 +502,7 @@ def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
         except (ValueError, RecursionError):
             continue
         if isinstance(record, dict) and record.get("type") in KNOWN_TYPES:
-            found.append(record)
-    return found
+            yield record
 
 
 @dataclass(frozen=True)

@@ -618,6 +618,18 @@ def test_the_tail_of_a_real_transcript_ends_like_the_whole(fixtures_copy):
     assert all(record in whole for record in tail)
 
 
+def test_the_last_record_of_every_real_transcript_is_the_last_one_read(fixtures_copy):
+    from purlin_resume.claude import records
+
+    paths = sorted(fixtures_copy.rglob("*.jsonl"))
+    assert paths
+    for path in paths:
+        whole = list(records.read(path, records.ReadStats()))
+        newest_first = list(records.last_records(path))
+        assert next(iter(newest_first), None) == (whole[-1] if whole else None), path
+        assert newest_first == list(reversed(records.tail(path))), path
+
+
 def test_an_old_real_transcript_is_no_evidence(repo, fixtures_copy):
     path = next(fixtures_copy.glob("projects/*/4d5611e5-*.jsonl"))
     age_everything(repo, LONG_AGO)
