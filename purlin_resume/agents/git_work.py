@@ -171,8 +171,9 @@ class GitWork:
         commits = _begun(lambda: _start_commits(gitrepo.toplevel(worktree), now, log))
         newest = None
         if changes:
-            top = gitrepo.toplevel
-            newest = _begun(lambda: _start_newest_change(worktree, top(worktree), status))
+            newest = _begun(
+                lambda: _start_newest_change(worktree, gitrepo.toplevel(worktree), status)
+            )
         return cls(worktree, now, commits, newest)
 
     def serves(self, subject: Subject, now: datetime) -> bool:

@@ -20,7 +20,9 @@ Format (version 1), one object per session id; unknown keys are kept as they are
     }
 
 The registry describes processes on this machine, so it and its lock file are ignored in this
-clone only (``.git/info/exclude``). This module is its only reader and writer.
+clone only (``.git/info/exclude``). This module is its only writer, and its reader but for
+``agents/git_ahead``, which finds an agent's folder in it before ``stall check`` loads anything
+(a test keeps the two in step).
 """
 
 from __future__ import annotations

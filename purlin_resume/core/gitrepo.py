@@ -1,4 +1,5 @@
-"""The only code that talks to git: the `git` binary for an ordinary work tree, GitPython otherwise."""
+"""The only code that talks to git: the `git` binary for an ordinary work tree (started and read
+by ``plain_git``, which loads nothing but ``os``), GitPython otherwise."""
 
 from __future__ import annotations
 
