@@ -164,7 +164,10 @@ def _skip_teardown(status: object) -> None:
     """Once the interpreter reaches its exit handlers (after every ``finally`` of the caller),
     end the process with ``status`` as soon as its output is flushed: the command is done, and
     tearing down the 130 modules a command loads, one object at a time, costs several
-    milliseconds. A status that is not a number exits the ordinary way (Python prints it)."""
+    milliseconds. Exit handlers registered before this one do not run (the package registers
+    none; a module that needs one must run its work before returning instead), nor do the
+    finalizers of objects still alive (a program started with ``core/spawned`` and never read
+    ends on its own). A status that is not a number exits the ordinary way (Python prints it)."""
     status = 0 if status is None else status
     if type(status) is not int:
         return
