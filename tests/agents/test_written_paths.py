@@ -582,6 +582,24 @@ def test_a_secret_in_a_written_path_is_answered_but_never_kept(tmp_path, cache):
     assert not written_paths.kept_path(path).exists()
 
 
+def test_a_projects_own_secret_pattern_is_never_kept_either(tmp_path, cache):
+    """The rules in use are the project's (``config.load`` adds its ``resume.redact`` patterns):
+    what only they find is kept in clear under no rules, and a kept file under other rules is
+    not believed."""
+    from purlin_resume.core import redact
+
+    path = tmp_path / "session.jsonl"
+    path.write_text(line("w1", "Write", "/repo/plain.py") + line("w2", "Write", "/r/acme-7781"))
+    try:
+        assert answer(path) == {"/repo/plain.py", "/r/acme-7781"}  # built-in rules: kept
+        assert written_paths.kept_path(path).exists()
+        redact.configure([("acme-id", r"acme-[0-9]{4}")])
+        assert answer(path) == {"/repo/plain.py", "/r/acme-7781"}
+        assert_nowhere_in(cache, "acme-7781")
+    finally:
+        redact.configure()
+
+
 def test_a_secret_appended_later_removes_what_was_kept(tmp_path, cache):
     rng = random.Random(29)
     github = token(rng)
