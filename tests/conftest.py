@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,16 @@ def no_children_left() -> bool:
         os.waitpid(-1, os.WNOHANG)
     except ChildProcessError:
         return True
+    return False
+
+
+def ends_within(pid: int, seconds: float) -> bool:
+    """Whether this process's child ``pid`` ends within ``seconds`` (reaped here when it does)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            return True
+        time.sleep(0.01)
     return False
 
 

@@ -206,7 +206,7 @@ def files_touched(subject: Subject) -> set[str]:
     past what an earlier run kept: ``written_paths``)."""
     from purlin_resume.agents import written_paths
 
-    if subject.transcript is None or not subject.transcript.is_file():
+    if subject.transcript is None:
         return set()
     worktree = subject.worktree.resolve()
     touched = set()

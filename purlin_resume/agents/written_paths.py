@@ -31,6 +31,8 @@ TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do w
 if TYPE_CHECKING:
     from typing import Any
 
+    from purlin_resume.claude.records import Scan
+
 VERSION = 1
 DAMAGED = (ValueError, KeyError, TypeError, RecursionError)
 
@@ -113,7 +115,7 @@ def _keep(
     transcript: Path,
     before: os.stat_result,
     asked: tuple[list[str], str],
-    scan: Any,
+    scan: Scan,
     paths: set[str],
 ) -> None:
     """Keep what the scan of ``transcript`` (as it was ``before``) found, for the tools and

@@ -468,18 +468,18 @@ def utc(timestamp: Any) -> str | None:
 
 
 def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
-    """The records of the last ``max_bytes`` of ``path`` (complete lines only), in file order.
-
-    For questions about how a transcript ends (its last record and when it was written) without
-    reading the whole file. Lines that do not parse, unknown types and hook or shell progress are
-    skipped as in ``read``.
-    """
+    """``last_records`` in file order."""
     return list(reversed(list(last_records(path, max_bytes))))
 
 
 def last_records(path: Path, max_bytes: int = 256 * 1024) -> Iterator[dict[str, Any]]:
-    """``tail``'s records, newest first, each line parsed only when the one after it has been
-    taken: the question is usually answered by the last record or two."""
+    """The records of the last ``max_bytes`` of ``path`` (complete lines only), newest first,
+    each line parsed only when the one after it has been taken.
+
+    For questions about how a transcript ends (its last record and when it was written) without
+    reading the whole file, usually answered by the last record or two. Lines that do not parse,
+    unknown types and hook or shell progress are skipped as in ``read``.
+    """
     path = Path(path)
     try:
         if is_binary(path):

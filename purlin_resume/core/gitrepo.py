@@ -343,7 +343,7 @@ def _log(root: Path, *selection: str) -> list[Commit]:
 def _start_log(
     root: Path, *selection: str, started: Started | None = None
 ) -> Callable[[], list[Commit]]:
-    output = _start(root, "log", *selection, *plain_git.LOG, started=started)
+    output = _start(root, *plain_git.log(*selection), started=started)
     return lambda: _commits(output())
 
 

@@ -44,9 +44,14 @@ def start_uncommitted(root: str) -> Started:
     return start(root, UNCOMMITTED, NO_OPTIONAL_LOCKS)
 
 
+def log(*selection: str) -> tuple[str, ...]:
+    """The ``git log`` of the commits ``selection`` names, with what ``LOG`` tells of each."""
+    return ("log", *selection, *LOG)
+
+
 def start_log_since(root: str, epoch: int) -> Started:
     """``git log`` of the commits after ``epoch``, as ``gitrepo.start_commits_since`` runs it."""
-    return start(root, ("log", since(epoch), *LOG))
+    return start(root, log(since(epoch)))
 
 
 def work_tree_root(path: str) -> str | None:

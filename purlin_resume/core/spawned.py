@@ -82,8 +82,7 @@ class Started:
         the same answer on every call."""
         if self._result is None:
             out, err = self._read_all()
-            status = self._wait(block=True)
-            self._result = (0 if status is None else status, out, err)
+            self._result = (self._wait(block=True) or 0, out, err)
         return self._result
 
     def _read_all(self) -> tuple[bytes, bytes]:

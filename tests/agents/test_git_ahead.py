@@ -16,7 +16,7 @@ from purlin_resume.agents.git_work import GitWork
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import locate
 from tests.agents_setup import agent_record, write_registry
-from tests.conftest import commit_file, git
+from tests.conftest import commit_file, git, no_children_left
 
 
 def command_folder(agent: str, project: str | None) -> str | None:
@@ -157,22 +157,9 @@ def test_a_repository_without_commits_has_none(tmp_path, monkeypatch):
     assert work.commits() == [] and work.newest()[0] == "first.py"
 
 
-def children() -> set[int]:
-    """This process's children, zombies included (from ``/proc``)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        try:
-            stat = (entry / "stat").read_text()
-        except (OSError, ValueError):
-            continue
-        if entry.name.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
-            found.add(int(entry.name))
-    return found
-
-
 def test_work_never_taken_or_never_read_leaves_no_process(project):
     fresh_changes(project)
-    before = children()
+    assert no_children_left()
     git_ahead.start("agent-1", None)
     now, work = git_ahead.taken()
     del work  # read by no one
@@ -181,7 +168,7 @@ def test_work_never_taken_or_never_read_leaves_no_process(project):
     import gc
 
     gc.collect()
-    assert children() <= before
+    assert no_children_left()
 
 
 def test_the_registry_file_is_the_one_registry_reads(project):

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from purlin_resume.core import helper as helpers
-from tests.conftest import no_children_left
+from tests.conftest import ends_within, no_children_left
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
 
@@ -204,14 +204,7 @@ def test_the_helper_ends_when_this_process_goes_away(tmp_path):
     _results(helper)
     for fd in (helper._down, helper._up):
         os.close(fd)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        pid, _ = os.waitpid(helper.pid, os.WNOHANG)
-        if pid:
-            break
-        time.sleep(0.01)
-    else:
-        pytest.fail("the helper did not end")
+    assert ends_within(helper.pid, 10), "the helper did not end"
     for fd in (helper._results, helper._index_file, helper._requests):
         os.close(fd)
 

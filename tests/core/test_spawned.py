@@ -8,13 +8,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from purlin_resume.core import pipes, plain_git
 from purlin_resume.core.spawned import Started
+from tests.conftest import ends_within
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ["$(touch PWNED)", "`touch PWNED2`", "a\nb", "\x1b]0;title\x07\x1b[31m", "*", "; ls", ""]
@@ -94,14 +94,8 @@ def test_a_program_that_is_not_there_raises_as_subprocess_does(tmp_path):
 
 def test_output_waiting_in_a_widened_pipe_lets_the_program_end_first():
     started = python("import sys; sys.stdout.write('x' * 500_000)")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # it ends without anyone reading (1 MiB pipe)
-        pid, _ = os.waitpid(started.pid, os.WNOHANG)
-        if pid:
-            break
-        time.sleep(0.01)
-    else:
-        pytest.fail("the program is still blocked on its output")
+    # it ends without anyone reading (1 MiB pipe)
+    assert ends_within(started.pid, 30), "the program is still blocked on its output"
     assert started.finish() == (0, b"x" * 500_000, b"")  # reaped already: its status counts 0
 
 
