@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 WORK = HERE / ".work"
-FIXTURES = Path(os.environ.get("PURLIN_FIXTURES", REPO.parent / "shared" / "fixtures" / "claude"))
+FIXTURES = Path(os.environ.get("PURLIN_FIXTURES", REPO / "tests" / "fixtures" / "claude"))
 SCRIPT = str(Path(sys.executable).with_name("purlin-resume"))
 # the big sessions more often than the small ones: about 1.8 MB a session on average
 SOURCES = [

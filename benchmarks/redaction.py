@@ -38,7 +38,7 @@ from purlin_resume.core import redact  # noqa: E402
 
 FIXTURES = Path(
     os.environ.get("PURLIN_FIXTURES")
-    or Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "claude"
+    or Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "claude"
 )
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 WORK = HERE / ".work"
-FIXTURES = Path(os.environ.get("PURLIN_FIXTURES", REPO.parent / "shared" / "fixtures" / "claude"))
+FIXTURES = Path(os.environ.get("PURLIN_FIXTURES", REPO / "tests" / "fixtures" / "claude"))
 sys.path.insert(0, str(REPO))
 
 from purlin_resume.core import redact  # noqa: E402

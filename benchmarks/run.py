@@ -30,7 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 WORK = HERE / ".work"
-FIXTURES = Path(os.environ.get("PURLIN_FIXTURES", REPO.parent / "shared" / "fixtures" / "claude"))
+FIXTURES = Path(os.environ.get("PURLIN_FIXTURES", REPO / "tests" / "fixtures" / "claude"))
 SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
 SESSION_FOLDER = "-home-USER-projects-spotter-worktrees-spotter-dov"
 SOURCES = [

@@ -17,7 +17,7 @@ search over 1,000 sessions), ``sessions`` (``sessions --all`` over 120 sessions,
 ``resurrect-done`` and ``resurrections`` (a 100,000-line resurrection log), ``stall``
 (``stall check`` on a 10,000-file repository with uncommitted edits).
 
-The data is generated from the real transcripts (``../shared/fixtures/claude`` or
+The data is generated from the real transcripts (``tests/fixtures/claude`` or
 ``PURLIN_FIXTURES``) once, under ``benchmarks/.work/`` (never committed): sessions of a given
 size repeat real lines with fresh uuids and message ids; the 1,000- and 120-session folders
 hard-link the fixture sessions under new ids. ``--quick`` uses small sizes (a smoke test; its

@@ -6,7 +6,7 @@ Builds (once, under benchmarks/.work/stall/, never committed) a git repository o
 tracked files in 100 folders (20 of them edited and 5 new files, uncommitted), 2,000 more under
 node_modules/ and a virtualenv (both skipped by the files source), 30 commits of the last hours,
 one of them carrying the agent's ``Agent-Id:`` trailer, and a registered agent whose transcript
-is the real 3.2 MB fixture session (when ``../shared/fixtures/claude`` is there). Then prints medians of ``--runs`` runs:
+is the real 3.2 MB fixture session (when ``tests/fixtures/claude`` is there). Then prints medians of ``--runs`` runs:
 
 1. ``stall.detect`` in-process (imports done): the whole assessment, every source asked;
 2. ``purlin-resume stall check AGENT --json`` as a whole process (what a user waits for);
@@ -36,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 WORK = HERE / ".work" / "stall"
-FIXTURES = Path(os.environ.get("PURLIN_FIXTURES", REPO.parent / "shared" / "fixtures" / "claude"))
+FIXTURES = Path(os.environ.get("PURLIN_FIXTURES", REPO / "tests" / "fixtures" / "claude"))
 SESSION = (
     "projects/-home-USER-projects-spotter-worktrees-spotter-dov/"
     "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"

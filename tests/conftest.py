@@ -10,8 +10,7 @@ from typer.testing import CliRunner
 
 from purlin_resume.cli.commands import app
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-FIXTURES = SHARED / "fixtures" / "claude"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "claude"  # real transcripts: NOTICE.md
 
 
 @pytest.fixture(autouse=True)
@@ -122,8 +121,6 @@ def fixtures_copy(tmp_path) -> Path:
     """A private copy of the real Claude Code transcripts (the originals are never touched)."""
     import shutil
 
-    if not FIXTURES.is_dir():
-        pytest.skip(f"real transcripts not found at {FIXTURES}")
     target = tmp_path / "claude"
     shutil.copytree(FIXTURES, target)
     return target

@@ -156,8 +156,6 @@ PROCESS_CASES = [
 def claude(tmp_path_factory) -> Path:
     """One private copy of the fixtures with the resurrection log, shared by the module's
     tests (every case only reads it; ``resurrect done`` works on a copy of its own)."""
-    if not FIXTURES.is_dir():
-        pytest.skip(f"real transcripts not found at {FIXTURES}")
     target = tmp_path_factory.mktemp("golden") / "claude"
     shutil.copytree(FIXTURES, target)
     write_log(target)

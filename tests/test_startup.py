@@ -68,8 +68,6 @@ def test_version_is_answered_without_typer(tmp_path):
 
 @pytest.fixture
 def claude_dir(tmp_path) -> Path:
-    if not (FIXTURES / SESSION_FILE).is_file():
-        pytest.skip(f"real transcripts not found at {FIXTURES}")
     target = tmp_path / "claude"
     (target / SESSION_FILE).parent.mkdir(parents=True)
     shutil.copy(FIXTURES / SESSION_FILE, target / SESSION_FILE)

@@ -11,7 +11,7 @@ from purlin_resume.core import clock, store
 from purlin_resume.core.errors import CorruptFile
 from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
-from tests.conftest import SHARED, commit_file, git
+from tests.conftest import commit_file, git
 from tests.gsd_files import (
     GSD_EXAMPLE,
     entry,
@@ -22,8 +22,6 @@ from tests.gsd_files import (
     statuses,
     write_history,
 )
-
-SEED = SHARED / "seeds" / "002_68c5b861505cc784.txt"
 
 
 def spawn(cli, agent_id, *extra, task="Execute plan 02-01", phase="02", plan="01"):
@@ -36,16 +34,6 @@ def spawn(cli, agent_id, *extra, task="Execute plan 02-01", phase="02", plan="01
 
 
 # --- the GSD file ------------------------------------------------------------------------------
-
-
-def test_fixture_is_the_seed_template_with_its_four_example_entries():
-    if not SEED.is_file():
-        pytest.skip(f"seed not found at {SEED}")
-    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", SEED.read_text(), re.S)]
-    fixture = json.loads(GSD_EXAMPLE.read_text())
-    assert {**fixture, "entries": []} == blocks[0]
-    assert fixture["entries"] == [b for b in blocks if "task_description" in b]
-    assert len(fixture["entries"]) == 4
 
 
 def test_gsd_example_loads_and_round_trips_byte_for_byte(repo, cli):

@@ -35,8 +35,6 @@ def remote(tmp_path) -> str:
 
 @pytest.fixture
 def team(tmp_path, remote) -> tuple[Teammate, Teammate]:
-    if not FIXTURES.is_dir():
-        pytest.skip(f"real transcripts not found at {FIXTURES}")
     alice, bob = teammate(tmp_path, "alice"), teammate(tmp_path, "bob")
     assert "created" in alice.ok("team", "init", "--remote", remote).stdout
     assert "joined" in bob.ok("team", "init", "--remote", remote).stdout
@@ -175,8 +173,6 @@ def test_a_failed_mirror_is_one_warning_and_the_local_change_stands(team):
 
 
 def test_without_a_team_nothing_is_mirrored(tmp_path):
-    if not FIXTURES.is_dir():
-        pytest.skip(f"real transcripts not found at {FIXTURES}")
     alone = teammate(tmp_path, "carol")
     done = alone.ok("resurrect", "--session", "4d56", "--agent", "agent-a2898e3", "--yes")
     assert "team" not in done.stderr

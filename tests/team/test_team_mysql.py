@@ -104,8 +104,6 @@ def database(mariadb, request):
 
 @pytest.mark.slow
 def test_two_teammates_share_one_server_with_the_same_tables_and_commands(tmp_path, database):
-    if not FIXTURES.is_dir():
-        pytest.skip(f"real transcripts not found at {FIXTURES}")
     dsn, root, name = database
     alice, bob = teammate(tmp_path, "alice"), teammate(tmp_path, "bob")
     created = alice.ok("team", "init", "--dsn", dsn)
