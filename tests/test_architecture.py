@@ -1,4 +1,4 @@
-"""The package's shape: every module in a wing, imports pointing down only (README "Architecture")."""
+"""The package's shape: every module in a wing, imports pointing down only (docs/architecture.md)."""
 
 from __future__ import annotations
 
