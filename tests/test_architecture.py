@@ -12,6 +12,11 @@ PACKAGE = ROOT / "purlin_resume"
 RANK = {
     "core": 0,
     "claude": 1,
+    "agentcli": 1.5,  # what the readers of the other agent CLIs share
+    "codex": 1.7,
+    "gemini": 1.7,
+    "opencode": 1.7,
+    "crosscli": 1.9,  # every CLI's sessions at once
     "checkpoints": 2,
     "agents": 3,
     "history": 4,

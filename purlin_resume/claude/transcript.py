@@ -151,6 +151,7 @@ class Transcript:
     commits: list[str] = field(default_factory=list)  # "branch sha" lines seen in git output
     last_usage_tokens: int | None = None
     stats: ReadStats = field(default_factory=ReadStats)
+    cli: str = "claude"  # the agent CLI that wrote it
 
     @property
     def turn_count(self) -> int:

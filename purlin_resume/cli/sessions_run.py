@@ -27,11 +27,19 @@ def _size(size: int) -> str:
 
 
 def sessions(
-    project: Path | None, all_projects: bool, claude_dir: Path | None, as_json: bool
+    project: Path | None,
+    all_projects: bool,
+    cli: str | None,
+    claude_dir: Path | None,
+    as_json: bool,
 ) -> None:
-    """List Claude Code sessions: id, project, start, end, turns, title, subagents, compactions."""
+    """List the sessions of every agent CLI: CLI, id, project, start, end, turns, title,
+    subagents, compactions."""
+    from purlin_resume.crosscli import sessions as crosscli
+
     if project is not None and all_projects:
         raise UsageError("--project and --all exclude each other")
+    clis = crosscli.chosen(cli)
     catalog = open_catalog(claude_dir)
     scope: Path | None = None
     if not all_projects:
@@ -42,13 +50,16 @@ def sessions(
 
             here = Path.cwd()
             scope = gitrepo.toplevel(here) or here
-    listed = catalog.sessions(scope, cache=user_cache())
+    listed = crosscli.list_sessions(catalog, clis, scope, cache=user_cache())
     if as_json:
         print_json(
             {
                 "claude_dir": str(catalog.root),
                 "project": str(scope) if scope else None,
-                "sessions": [session.to_dict() for session in listed],
+                "clis": list(clis),
+                "sessions": [
+                    {"cli": crosscli.cli_of(session), **session.to_dict()} for session in listed
+                ],
             },
             also=_kept_redactions(listed, None),
         )
@@ -56,7 +67,7 @@ def sessions(
     if not listed:
         where = f"for {scope}" if scope else "at all"
         hint = " (try --all)" if scope else ""
-        print_text(f"No Claude Code sessions {where} in {catalog.root}{hint}.\n")
+        print_text(f"No sessions of {', '.join(clis)} {where}{hint}.\n")
         return
     lines = []
     for session in listed:
@@ -67,10 +78,10 @@ def sessions(
         if session.stats.binary or session.stats.unreadable:
             missing += " [not readable as JSONL]"
         lines.append(
-            f"{session.id}  {session.started_at or '-'}  {session.ended_at or '-'}  "
+            f"{crosscli.cli_of(session):<8}  {session.id}  {session.started_at or '-'}  {session.ended_at or '-'}  "
             f"turns {session.turns}  agents {session.subagents}  compactions {session.compactions}  "
             f"{_size(session.size)}{missing}\n"
-            f"    {session.project_path or '?'} · {session.title or '(no title)'}\n"
+            f"          {session.project_path or '?'} · {session.title or '(no title)'}\n"
         )
     print_text("".join(lines), also=_kept_redactions(listed, ("title", "project_path")))
 
@@ -101,8 +112,14 @@ def _tree_lines(nodes: list[Subagent], depth: int = 0) -> list[str]:
 
 def agents(session: str, claude_dir: Path | None, as_json: bool) -> None:
     """The subagent tree of a session: type, description, status, tokens."""
+    from purlin_resume.core.errors import NotFound
+
     catalog = open_catalog(claude_dir)
-    target = catalog.resolve(session, kinds=("session",))
+    try:
+        target = catalog.resolve(session, kinds=("session",))
+    except NotFound:
+        _other_agents(session, as_json)
+        return
     assert target.session is not None
     view = catalog.view(target.session)
     compactions = view.main.compactions if view.main is not None else []
@@ -114,4 +131,46 @@ def agents(session: str, claude_dir: Path | None, as_json: bool) -> None:
     for compaction in compactions:
         run = f" by {compaction.agent_id}" if compaction.agent_id else ""
         lines.append(f"compaction {compaction.timestamp} {compaction.trigger or ''}{run}".rstrip())
+    print_text("\n".join(lines) + "\n")
+
+
+def _other_agents(identifier: str, as_json: bool) -> None:
+    """The child sessions of a Codex CLI, Gemini CLI or opencode session."""
+    from purlin_resume.cli.common import redacted
+    from purlin_resume.crosscli import sessions as crosscli
+
+    found = crosscli.open_conversation(identifier)
+    session = found.session
+    spawns = {
+        call.agent_id: call for call in found.conversation.transcript.tool_calls() if call.agent_id
+    }
+    children = [
+        {
+            "id": child.id,
+            "agent_type": child.agent_type,
+            "description": spawns[child.id].summary if child.id in spawns else child.title,
+            "status": spawns[child.id].outcome.get("status") if child.id in spawns else None,
+            "tokens": child.tokens,
+            "turns": child.turns,
+            "start": child.started_at,
+            "end": child.ended_at,
+        }
+        for child in found.children
+    ]
+    document = redacted(
+        {"cli": session.cli, "session_id": session.id, "project": session.project_path,
+         "subagents": children, "compactions": [c.to_dict() for c in found.conversation.transcript.compactions]}
+    )
+    if as_json:
+        print_json(document)
+        return
+    lines = [f"Session {session.id} ({session.cli})"]
+    for child in document["subagents"]:
+        tokens = f"{child['tokens']} tokens" if child["tokens"] is not None else "tokens ?"
+        lines.append(
+            f"- {child['id']}  {child['agent_type'] or '?'}  {child['status'] or '?'}  {tokens}  "
+            f"{child['description'] or ''}".rstrip()
+        )
+    if not document["subagents"]:
+        lines.append("(no subagents)")
     print_text("\n".join(lines) + "\n")

@@ -70,7 +70,7 @@ def _open(
         catalog = open_catalog(claude_dir)
         target = catalog.resolve(identifier)
     except NotFound:
-        opened = _archived(claude_dir, identifier, options)
+        opened = _archived(claude_dir, identifier, options) or _other_cli(identifier, options)
         if opened is None:
             raise
         return _redacted(opened), None
@@ -88,6 +88,22 @@ def _open(
         helper.close()  # read from an archive after all: not the file the child reads
         helper = None
     return opened, helper
+
+
+def _other_cli(identifier: str, options) -> Opened | None:
+    """The conversation of Codex CLI, Gemini CLI or opencode ``identifier`` names, if any."""
+    import dataclasses
+
+    from purlin_resume.claude.catalog import Opened, Target
+    from purlin_resume.core.errors import NotFound
+    from purlin_resume.crosscli import sessions as crosscli
+
+    try:
+        found = crosscli.open_conversation(identifier, dataclasses.replace(options, deferred=False))
+    except NotFound:
+        return None
+    target = Target(found.kind, found.session.id, None)
+    return Opened(target, None, found.conversation.transcript)  # type: ignore[arg-type]
 
 
 def _redacted(opened: Opened) -> Opened:

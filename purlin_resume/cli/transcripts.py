@@ -42,10 +42,19 @@ def sessions_command(
         ),
     ] = None,
     all_projects: Annotated[bool, typer.Option("--all", help="Sessions of every project.")] = False,
+    cli: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--cli",
+            help="Only these agent CLIs: claude, codex, gemini, opencode (comma-separated).",
+            show_default=False,
+        ),
+    ] = None,
     claude_dir: ClaudeDirOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List Claude Code sessions: id, project, start, end, turns, title, subagents, compactions."""
+    """List the sessions of every agent CLI (Claude Code, Codex CLI, Gemini CLI, opencode):
+    CLI, id, project, start, end, turns, title, subagents, compactions."""
 
 
 @app.command("agents", rich_help_panel="Transcripts")

@@ -1,0 +1,296 @@
+"""What each agent CLI's reader gives the rest of the product, and the file reading they share.
+
+A reader lists its CLI's sessions as ``NativeSession`` (the fields of a ``sessions`` line) and
+reads one conversation into the ``Transcript`` Claude Code's reader fills (turns, tool calls,
+compactions), so rendering and export need no second path. Files are read as a stream of JSON
+lines (plain, or zstd-compressed as Codex keeps cold rollouts), never a whole file at once; lines
+that do not parse are counted in ``ReadStats``, as for Claude Code. Only regular files are read:
+a FIFO, a device or a link is reported as unreadable, never opened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from purlin_resume.claude.records import ReadStats, line_decoder, utc
+from purlin_resume.claude.transcript import ToolCall, Transcript, Turn
+
+CLAUDE, CODEX, GEMINI, OPENCODE = "claude", "codex", "gemini", "opencode"
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_READ_BUFFER = 1 << 20
+SUMMARY_KEYS = ("command", "cmd", "file_path", "filePath", "path", "pattern", "url", "query")
+
+
+@dataclass
+class NativeSession:
+    """One session of an agent CLI, as ``sessions`` lists it (the attribute names of Claude
+    Code's ``Session``, plus the CLI, the parent of a child session and the tokens used)."""
+
+    cli: str
+    id: str
+    path: Path
+    exists: bool = True
+    project_path: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    turns: int = 0
+    title: str | None = None
+    subagents: int = 0
+    compactions: int = 0
+    size: int = 0
+    version: str | None = None
+    git_branch: str | None = None
+    parent_id: str | None = None
+    agent_type: str | None = None  # a child's role or nickname, where recorded
+    tokens: int | None = None
+    stats: ReadStats = field(default_factory=ReadStats)
+    redactions: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cli": self.cli,
+            "id": self.id,
+            "project": self.project_path,
+            "start": self.started_at,
+            "end": self.ended_at,
+            "turns": self.turns,
+            "title": self.title,
+            "subagents": self.subagents,
+            "compactions": self.compactions,
+            "size": self.size,
+            "version": self.version,
+            "git_branch": self.git_branch,
+            "parent_id": self.parent_id,
+            "tokens": self.tokens,
+            "path": str(self.path),
+            "file_missing": not self.exists,
+            "malformed_lines": self.stats.malformed,
+            "unknown_records": self.stats.unknown,
+            "unknown_types": dict(sorted(self.stats.unknown_types.items())),
+            "truncated": self.stats.truncated,
+            "binary": self.stats.binary,
+            "unreadable": self.stats.unreadable,
+        }
+
+    def seen(self, timestamp: str | None) -> None:
+        """Widen the session's time span to ``timestamp`` (ISO 8601 UTC)."""
+        if timestamp:
+            if self.started_at is None or timestamp < self.started_at:
+                self.started_at = timestamp
+            if self.ended_at is None or timestamp > self.ended_at:
+                self.ended_at = timestamp
+
+
+@dataclass
+class Conversation:
+    """One session read in full: its listing line, its turns, and its children (listed)."""
+
+    session: NativeSession
+    transcript: Transcript
+    children: list[NativeSession] = field(default_factory=list)
+
+
+def regular_file(path: Path, stats: ReadStats) -> bool:
+    """True when ``path`` is a regular file (not a link, FIFO or device); else says why."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as exc:
+        stats.unreadable = exc.strerror or type(exc).__name__
+        return False
+    if not stat.S_ISREG(mode):
+        stats.unreadable = "a link" if stat.S_ISLNK(mode) else "not a regular file"
+        return False
+    return True
+
+
+def _opened(path: Path) -> IO[bytes]:
+    """``path`` opened for reading (no link followed), decompressed when it is zstd."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    handle = os.fdopen(descriptor, "rb", buffering=_READ_BUFFER)
+    start = handle.peek(4)[:4]
+    if start != _ZSTD_MAGIC:
+        return handle
+    import zstandard  # only for compressed rollouts
+
+    stream = zstandard.ZstdDecompressor().stream_reader(handle, closefd=True)
+    return _LineReader(stream)  # type: ignore[return-value]
+
+
+class _LineReader:
+    """Lines of a decompressing stream (which reads in chunks and has no ``readline``)."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+
+    def __iter__(self) -> Iterator[bytes]:
+        rest = b""
+        while True:
+            chunk = self.stream.read(_READ_BUFFER)
+            if not chunk:
+                break
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                yield line + b"\n"
+        if rest:
+            yield rest
+
+    def __enter__(self) -> _LineReader:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stream.close()
+
+
+def json_lines(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
+    """Each JSON object of a JSONL file, in order, one line at a time; blank, malformed and
+    truncated lines counted in ``stats``, never fatal. A file that is no regular file, cannot be
+    opened, or is binary yields nothing and says so."""
+    if not regular_file(path, stats):
+        return
+    try:
+        handle = _opened(path)
+    except OSError as exc:
+        stats.unreadable = exc.strerror or type(exc).__name__
+        return
+    except Exception as exc:  # a damaged zstd frame
+        stats.unreadable = f"not readable: {type(exc).__name__}"
+        return
+    loads: Callable[[bytes], Any] = line_decoder()
+    with handle:
+        try:
+            yield from _records(handle, loads, stats)
+        except Exception as exc:  # a zstd frame damaged further in, a read error
+            if isinstance(exc, OSError) or type(exc).__module__.startswith("zstandard"):
+                stats.unreadable = f"not readable to the end: {type(exc).__name__}"
+            else:
+                raise
+
+
+def _records(handle: Any, loads: Callable[[bytes], Any], stats: ReadStats):
+    first = True
+    for line in handle:
+        if first and b"\x00" in line[:8192] and not line.lstrip().startswith(b"{"):
+            stats.binary = True
+            return
+        first = False
+        stats.lines += 1
+        try:
+            record = loads(line)
+        except (ValueError, RecursionError):
+            if line.strip():
+                stats.malformed += 1
+                stats.truncated = stats.truncated or not line.endswith(b"\n")
+            else:
+                stats.blank += 1
+            continue
+        if not isinstance(record, dict):
+            stats.malformed += 1
+            continue
+        stats.records += 1
+        yield record
+
+
+def json_file(path: Path, stats: ReadStats) -> Any:
+    """The one JSON document of a file (a legacy whole-file session), or None (counted)."""
+    if not regular_file(path, stats):
+        return None
+    try:
+        with _opened(path) as handle:
+            data = json.loads(handle.read())
+    except OSError as exc:
+        stats.unreadable = exc.strerror or type(exc).__name__
+        return None
+    except (ValueError, RecursionError):
+        stats.malformed += 1
+        return None
+    stats.lines += 1
+    stats.records += 1
+    return data
+
+
+def millis(value: Any) -> str | None:
+    """A time in milliseconds since the epoch (or seconds, when small) as ISO 8601 UTC."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return utc(value) if isinstance(value, str) else None
+    from datetime import datetime, timezone
+
+    seconds = value / 1000 if value > 10**11 else value
+    try:
+        moment = datetime.fromtimestamp(seconds, timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def one_line(text: str, limit: int = 120) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def summary_of(data: Any) -> str:
+    """A tool call's input in one line: its command, path or query, else its first string."""
+    if isinstance(data, str):
+        return one_line(data)
+    if not isinstance(data, dict):
+        return ""
+    for key in SUMMARY_KEYS:
+        value = data.get(key)
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            value = " ".join(value)
+        if isinstance(value, str) and value:
+            return one_line(value)
+    for value in data.values():
+        if isinstance(value, str) and value:
+            return one_line(value)
+    return ""
+
+
+def tool_call(call_id: Any, name: Any, data: Any, keep: bool, spawns: bool = False) -> ToolCall:
+    """A tool call as the transcript holds it: its input kept when ``keep`` (or when it starts
+    a child, whose prompt the tree shows)."""
+    call = ToolCall(id=str(call_id or ""), name=str(name or "?"), summary=summary_of(data))
+    if isinstance(data, dict):
+        path = data.get("file_path") or data.get("filePath") or data.get("path")
+        call.file_path = path if isinstance(path, str) else None
+        if keep or spawns:
+            call.input = data
+    return call
+
+
+def agent_turn(transcript: Transcript, timestamp: str | None) -> Turn:
+    """The agent turn the next piece of an answer joins: the last turn when it is the agent's,
+    else a new one."""
+    from purlin_resume.claude.transcript import RESPONSE
+
+    if transcript.turns and transcript.turns[-1].role == "agent":
+        return transcript.turns[-1]
+    turn = Turn("agent", RESPONSE, timestamp)
+    transcript.turns.append(turn)
+    return turn
+
+
+def add_text(turn: Turn, text: str) -> None:
+    if text.strip():
+        turn.text = f"{turn.text}\n\n{text}" if turn.text.strip() else text
+
+
+def result_text(value: Any) -> str:
+    """A tool's result as text: a string as it is, anything else as compact JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def inside(path: str | None, folder: str) -> bool:
+    if not path:
+        return False
+    return path == folder or path.startswith(folder.rstrip("/") + "/")

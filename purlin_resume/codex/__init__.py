@@ -1,0 +1,1 @@
+"""Codex CLI's sessions: the rollout files under ``$CODEX_HOME``."""

@@ -1,0 +1,327 @@
+"""Codex CLI's sessions: ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``.
+
+Checked against Codex CLI 0.171.0 (real rollouts in ``tests/fixtures/codex``). A rollout is one
+thread: a ``session_meta`` record (id, cwd, git branch, CLI version, and for a child thread its
+``parent_thread_id``), then ``response_item`` records (messages, function calls and their
+outputs, reasoning), ``compacted`` records (a compaction's summary), ``turn_context`` and
+``event_msg`` records (token counts, aborted turns), each as ``{timestamp, type, payload}``.
+Rollouts of before mid-2025 have no envelope: the first line is the session meta itself and
+every other line a response item (or ``{"record_type": "state"}``). Cold rollouts are kept
+zstd-compressed as ``rollout-*.jsonl.zst`` (the plain file wins when both are there);
+``session_index.jsonl`` holds the names given to threads. ``codex exec`` sessions are rollouts
+like any other (``originator`` says ``codex_exec``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.agentcli.shape import (
+    CODEX,
+    Conversation,
+    NativeSession,
+    add_text,
+    agent_turn,
+    json_lines,
+    result_text,
+    tool_call,
+)
+from purlin_resume.claude.records import ReadStats, utc
+from purlin_resume.claude.transcript import (
+    COMPACTION,
+    INTERRUPTION,
+    NOTIFICATION,
+    PROMPT,
+    Compaction,
+    ReadOptions,
+    ToolCall,
+    Transcript,
+    Turn,
+)
+
+_ROLLOUT = re.compile(
+    r"^rollout-.*?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(\.zst)?$"
+)
+_RECORD_TYPES = frozenset(
+    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+    | {"world_state", "token_usage_record"}
+)
+_ITEM_TYPES = frozenset(
+    {"message", "function_call", "function_call_output", "custom_tool_call"}
+    | {"custom_tool_call_output", "local_shell_call", "reasoning", "web_search_call"}
+    | {"tool_search_call", "tool_search_output", "compaction", "image_generation_call"}
+)
+_CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<skills_instructions>",
+    "<permissions instructions>",
+    "# AGENTS.md instructions",
+    "<user_shell_command>",
+)
+SPAWN_TOOLS = frozenset({"spawn_agent"})
+_AGENT_ID = re.compile(r'"agent_id"\s*:\s*"([0-9a-f-]{36})"')
+
+
+def root(explicit: Path | None = None) -> Path:
+    """``explicit``, else ``$CODEX_HOME``, else ``~/.codex``."""
+    if explicit is not None:
+        return Path(explicit)
+    home = os.environ.get("CODEX_HOME")
+    return Path(home) if home else Path.home() / ".codex"
+
+
+def rollout_files(folder: Path) -> Iterator[tuple[str, Path]]:
+    """(thread id, file) of every rollout under ``sessions/`` and ``archived_sessions/``; a
+    compressed file only when no plain one sits beside it. Links are not followed."""
+    for top in ("sessions", "archived_sessions"):
+        base = folder / top
+        if not base.is_dir() or base.is_symlink():
+            continue
+        for current, folders, files in os.walk(base):
+            folders[:] = sorted(f for f in folders if not os.path.islink(os.path.join(current, f)))
+            names = set(files)
+            for name in sorted(files):
+                match = _ROLLOUT.match(name)
+                if match is None or (match.group(2) and name[:-4] in names):
+                    continue
+                yield match.group(1), Path(current) / name
+
+
+def thread_names(folder: Path) -> dict[str, str]:
+    """The names given to threads (``session_index.jsonl``: the newest for each id)."""
+    names: dict[str, str] = {}
+    stats = ReadStats()
+    for record in json_lines(folder / "session_index.jsonl", stats):
+        name, thread = record.get("thread_name"), record.get("id")
+        if isinstance(name, str) and name.strip() and isinstance(thread, str):
+            names[thread] = name.strip()
+    return names
+
+
+class _Reading:
+    """One rollout's records turned into a session line and a transcript, record by record."""
+
+    def __init__(self, thread: str, path: Path, options: ReadOptions):
+        self.session = NativeSession(CODEX, thread, path)
+        self.transcript = Transcript(thread, path=None)
+        self.transcript.stats = self.session.stats
+        self.options = options
+        self.calls: dict[str, ToolCall] = {}
+        self.envelope: bool | None = None
+
+    def add(self, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        if self.envelope is None:
+            self.envelope = "payload" in record or kind in _RECORD_TYPES
+            if not self.envelope and "id" in record and "timestamp" in record and kind is None:
+                self._meta(record, record.get("timestamp"))
+                return
+        if not self.envelope:  # the older format: bare response items
+            if record.get("record_type") == "state":
+                return
+            self._item(record, None)
+            return
+        timestamp = utc(record.get("timestamp"))
+        self.session.seen(timestamp)
+        payload = record.get("payload")
+        if not isinstance(payload, dict) or kind not in _RECORD_TYPES:
+            self.session.stats.unknown_types[str(kind)] += 1
+            return
+        if kind == "session_meta":
+            self._meta(payload, timestamp)
+        elif kind == "response_item":
+            self._item(payload, timestamp)
+        elif kind == "compacted":
+            self._compacted(payload, timestamp)
+        elif kind == "event_msg":
+            self._event(payload, timestamp)
+        elif kind == "turn_context" and isinstance(payload.get("cwd"), str):
+            self.session.project_path = self.session.project_path or payload["cwd"]
+
+    def _meta(self, meta: dict[str, Any], timestamp: str | None) -> None:
+        session = self.session
+        if session.version is not None:
+            return  # a forked thread repeats its source's meta after its own
+        session.version = _text(meta.get("cli_version")) or "?"
+        session.project_path = _text(meta.get("cwd"))
+        git = meta.get("git")
+        if isinstance(git, dict):
+            session.git_branch = _text(git.get("branch"))
+        source = meta.get("source")
+        spawn = source.get("subagent") if isinstance(source, dict) else None
+        spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+        parent = meta.get("parent_thread_id") or (
+            spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+        )
+        session.parent_id = _text(parent)
+        session.agent_type = _text(meta.get("agent_role")) or _text(meta.get("agent_nickname"))
+        session.seen(utc(meta.get("timestamp")) or timestamp)
+        transcript = self.transcript
+        transcript.session_id = session.parent_id or session.id
+        transcript.agent_id = session.id if session.parent_id else None
+        transcript.project_path = session.project_path
+        transcript.git_branch = session.git_branch
+        transcript.version = session.version
+
+    def _item(self, item: dict[str, Any], timestamp: str | None) -> None:
+        kind = item.get("type")
+        if kind not in _ITEM_TYPES:
+            self.session.stats.unknown_types[f"response_item:{kind}"] += 1
+            return
+        if kind == "message":
+            self._message(item, timestamp)
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._call(item, timestamp)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            self._output(item)
+        elif kind == "reasoning" and self.options.thinking:
+            summary = item.get("summary")
+            for part in summary if isinstance(summary, list) else []:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    agent_turn(self.transcript, timestamp).thinking.append(part["text"])
+
+    def _message(self, item: dict[str, Any], timestamp: str | None) -> None:
+        text = _content_text(item.get("content"))
+        role = item.get("role")
+        if role == "assistant":
+            add_text(agent_turn(self.transcript, timestamp), text)
+            return
+        if role != "user" or not text.strip():
+            return  # developer and system instructions
+        stripped = text.lstrip()
+        if stripped.startswith(_CONTEXT_PREFIXES):
+            return
+        if stripped.startswith("<turn_aborted>"):
+            self._aborted(timestamp)
+            return
+        kind = NOTIFICATION if stripped.startswith("<subagent_notification>") else PROMPT
+        self.transcript.turns.append(Turn("user", kind, timestamp, text))
+
+    def _aborted(self, timestamp: str | None) -> None:
+        turns = self.transcript.turns
+        if turns and turns[-1].kind == INTERRUPTION:
+            return
+        turns.append(Turn("user", INTERRUPTION, timestamp, "[Request interrupted by user]"))
+
+    def _call(self, item: dict[str, Any], timestamp: str | None) -> None:
+        name = item.get("name") or ("shell" if item.get("type") == "local_shell_call" else "?")
+        raw = item.get("arguments", item.get("input", item.get("action")))
+        data = raw
+        if isinstance(raw, str):
+            try:
+                data = json.loads(raw)
+            except (ValueError, RecursionError):
+                data = {"input": raw}
+        call = tool_call(
+            item.get("call_id") or item.get("id"), name, data, self.options.tools, name in SPAWN_TOOLS
+        )
+        turn = agent_turn(self.transcript, timestamp)
+        turn.tool_calls.append(call)
+        if call.id:
+            self.calls[call.id] = call
+        if item.get("type") == "local_shell_call" and item.get("status") == "completed":
+            call.answered = True
+
+    def _output(self, item: dict[str, Any]) -> None:
+        call = self.calls.get(str(item.get("call_id") or ""))
+        if call is None:
+            return
+        output = item.get("output")
+        if isinstance(output, dict):  # older records: {"content": ..., "success": ...}
+            call.is_error = output.get("success") is False
+            output = output.get("content", output)
+        text = result_text(output)
+        call.answered = True
+        if self.options.tools:
+            call.result = text
+        if call.name in SPAWN_TOOLS:
+            found = _AGENT_ID.search(text)
+            if found:
+                call.agent_id, call.linked_by = found.group(1), "spawn_agent output"
+            call.outcome["status"] = "failed" if call.is_error else "spawned"
+
+    def _compacted(self, payload: dict[str, Any], timestamp: str | None) -> None:
+        summary = _text(payload.get("message")) or ""
+        self.transcript.compactions.append(Compaction(timestamp, summary=summary))
+        self.transcript.turns.append(Turn("user", COMPACTION, timestamp, summary))
+        self.session.compactions += 1
+
+    def _event(self, payload: dict[str, Any], timestamp: str | None) -> None:
+        kind = payload.get("type")
+        if kind == "token_count":
+            info = payload.get("info")
+            total = info.get("total_token_usage") if isinstance(info, dict) else None
+            tokens = total.get("total_tokens") if isinstance(total, dict) else None
+            if isinstance(tokens, int) and not isinstance(tokens, bool):
+                self.session.tokens = self.transcript.last_usage_tokens = tokens
+        elif kind == "turn_aborted":
+            self._aborted(timestamp)
+        elif kind == "thread_name_updated" and isinstance(payload.get("thread_name"), str):
+            self.session.title = payload["thread_name"].strip() or self.session.title
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, dict) and part.get("type") in ("input_text", "output_text", "text"):
+            text = part.get("text")
+            if isinstance(text, str):
+                parts.append(text)
+        elif isinstance(part, dict) and part.get("type") in ("input_image", "image"):
+            parts.append("[image]")
+    return "\n".join(parts)
+
+
+def read(thread: str, path: Path, options: ReadOptions = ReadOptions()) -> Conversation:
+    """One rollout, read in one streaming pass."""
+    reading = _Reading(thread, path, options)
+    for record in json_lines(path, reading.session.stats):
+        reading.add(record)
+    session, transcript = reading.session, reading.transcript
+    try:
+        session.size = path.stat().st_size
+    except OSError:
+        session.exists = False
+    if session.title is None and transcript.first_prompt:
+        session.title = " ".join(transcript.first_prompt.split())[:80]
+    transcript.started_at, transcript.ended_at = session.started_at, session.ended_at
+    transcript.cli = CODEX
+    session.turns = transcript.turn_count
+    return Conversation(session, transcript)
+
+
+def sessions(folder: Path) -> list[NativeSession]:
+    """Every thread under ``folder`` (a ``$CODEX_HOME``), children included (``parent_id``
+    set; each parent counts its children in ``subagents``), oldest first."""
+    names = thread_names(folder)
+    found = [read(thread, path).session for thread, path in rollout_files(folder)]
+    by_id = {session.id: session for session in found}
+    for session in found:
+        session.title = names.get(session.id, session.title)
+        parent = by_id.get(session.parent_id or "")
+        if parent is not None:
+            parent.subagents += 1
+    found.sort(key=lambda s: (s.started_at or "", s.id))
+    return found
+
+
+def find(folder: Path, thread: str) -> Path | None:
+    """The rollout of thread ``thread`` (its full id), or None."""
+    return next((path for found, path in rollout_files(folder) if found == thread), None)
+
+
+def ids(folder: Path) -> Iterator[str]:
+    for thread, _ in rollout_files(folder):
+        yield thread

@@ -1,0 +1,1 @@
+"""Gemini CLI's sessions: the chat files under ``~/.gemini/tmp``."""

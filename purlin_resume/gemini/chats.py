@@ -1,0 +1,316 @@
+"""Gemini CLI's sessions: ``~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl``.
+
+Checked against Gemini CLI 0.61.0 (real files in ``tests/fixtures/gemini``). A session file is
+append-only JSONL: a metadata line (``sessionId``, ``projectHash``, ``startTime``, ``kind``),
+then message records (``id``, ``timestamp``, ``type`` user/gemini/info/error/warning,
+``content``; a gemini message holds ``toolCalls`` with their results, ``thoughts`` and
+``tokens``). A message written again under the same id replaces the earlier one; ``{"$set":
+{...}}`` updates the metadata (its ``messages``, when present, start the list over) and
+``{"$rewindTo": id}`` drops that message and every later one. Before the JSONL form, a session
+was one JSON document ``session-*.json`` holding the same fields and a ``messages`` list; it is
+read whole (those files were rewritten whole by the CLI, and stay small). A subagent's file sits
+under its parent's session id: ``chats/<parent session id>/<subagent session id>.jsonl``. The
+project folder is read from ``tmp/<project>/.project_root`` (or ``projects.json``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.agentcli.shape import (
+    GEMINI,
+    Conversation,
+    NativeSession,
+    add_text,
+    json_file,
+    json_lines,
+    result_text,
+    tool_call,
+)
+from purlin_resume.claude.records import ReadStats, utc
+from purlin_resume.claude.transcript import (
+    PROMPT,
+    RESPONSE,
+    ReadOptions,
+    ToolCall,
+    Transcript,
+    Turn,
+)
+
+_MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+_CONTEXT_PREFIXES = ("<session_context>",)
+SPAWN_TOOLS = frozenset({"invoke_agent"})
+
+
+def root(explicit: Path | None = None) -> Path:
+    """``explicit``, else ``$GEMINI_CLI_HOME/.gemini``, else ``~/.gemini``."""
+    if explicit is not None:
+        return Path(explicit)
+    home = os.environ.get("GEMINI_CLI_HOME")
+    return (Path(home) if home else Path.home()) / ".gemini"
+
+
+def _project_roots(folder: Path) -> dict[str, str]:
+    """Project folder name -> the folder it stands for (``projects.json``)."""
+    stats = ReadStats()
+    data = json_file(folder / "projects.json", stats)
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict):
+        return {}
+    return {name: path for path, name in projects.items() if isinstance(name, str)}
+
+
+def chat_files(folder: Path) -> Iterator[tuple[Path, str | None, Path]]:
+    """(file, parent session id or None, project folder) of every chat file; links skipped."""
+    base = folder / "tmp"
+    if not base.is_dir() or base.is_symlink():
+        return
+    for project in sorted(base.iterdir()):
+        chats = project / "chats"
+        if project.is_symlink() or chats.is_symlink() or not chats.is_dir():
+            continue
+        for entry in sorted(chats.iterdir()):
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                for child in sorted(entry.iterdir()):
+                    if child.suffix in (".jsonl", ".json") and not child.is_symlink():
+                        yield child, entry.name, project
+            elif entry.name.startswith("session-") and entry.suffix in (".jsonl", ".json"):
+                yield entry, None, project
+
+
+def _project_path(project: Path, roots: dict[str, str]) -> str | None:
+    marker = project / ".project_root"
+    try:
+        if marker.is_file() and not marker.is_symlink():
+            text = marker.read_text(encoding="utf-8", errors="replace").strip()
+            if text:
+                return text
+    except OSError:
+        pass
+    return roots.get(project.name)
+
+
+class _Reading:
+    """A chat file's records turned into a session line and a transcript, record by record."""
+
+    def __init__(self, path: Path, parent: str | None, options: ReadOptions):
+        self.session = NativeSession(GEMINI, path.stem, path, parent_id=parent)
+        self.options = options
+        self.messages: dict[str, list[Turn]] = {}  # message id -> its turns, in order
+        self.calls: dict[str, ToolCall] = {}
+        self.tokens: dict[str, int] = {}
+
+    def add(self, record: dict[str, Any]) -> None:
+        if "$rewindTo" in record:
+            self._rewind(record["$rewindTo"])
+        elif "$set" in record:
+            update = record["$set"]
+            if isinstance(update, dict):
+                self._metadata(update)
+            else:
+                self.session.stats.unknown_types["$set"] += 1
+        elif "type" in record and "id" in record:
+            self._message(record)
+        elif "sessionId" in record:
+            self._metadata(record)
+        else:
+            self.session.stats.unknown_types[str(next(iter(record), "{}"))] += 1
+
+    def _metadata(self, data: dict[str, Any]) -> None:
+        session = self.session
+        if isinstance(data.get("sessionId"), str) and data["sessionId"]:
+            session.id = data["sessionId"]
+        session.seen(utc(data.get("startTime")))
+        session.seen(utc(data.get("lastUpdated")))
+        if isinstance(data.get("summary"), str) and data["summary"].strip():
+            session.title = " ".join(data["summary"].split())[:80]
+        if data.get("kind") == "subagent":
+            session.agent_type = session.agent_type or "subagent"
+        messages = data.get("messages")
+        if isinstance(messages, list):
+            self.messages.clear()
+            for message in messages:
+                if isinstance(message, dict) and "id" in message:
+                    self._message(message)
+
+    def _rewind(self, message_id: Any) -> None:
+        if message_id not in self.messages:
+            self.messages.clear()
+            return
+        keys = list(self.messages)
+        for key in keys[keys.index(message_id) :]:
+            del self.messages[key]
+
+    def _message(self, message: dict[str, Any]) -> None:
+        kind, key = message.get("type"), str(message.get("id"))
+        timestamp = utc(message.get("timestamp"))
+        self.session.seen(timestamp)
+        if kind not in _MESSAGE_TYPES:
+            self.session.stats.unknown_types[f"message:{kind}"] += 1
+            return
+        self.messages.pop(key, None)  # written again: the newer one counts, in its new place
+        if kind == "user":
+            turns = self._user(message, timestamp)
+        elif kind == "gemini":
+            turns = self._gemini(message, key, timestamp)
+        else:
+            turns = []
+        self.messages[key] = turns
+
+    def _user(self, message: dict[str, Any], timestamp: str | None) -> list[Turn]:
+        content = message.get("content")
+        for part in content if isinstance(content, list) else []:
+            response = part.get("functionResponse") if isinstance(part, dict) else None
+            if isinstance(response, dict):
+                self._answer(response)
+        text = _parts_text(content)
+        if not text.strip() or text.lstrip().startswith(_CONTEXT_PREFIXES):
+            return []
+        return [Turn("user", PROMPT, timestamp, text)]
+
+    def _gemini(self, message: dict[str, Any], key: str, timestamp: str | None) -> list[Turn]:
+        turn = Turn("agent", RESPONSE, timestamp, message_id=key)
+        add_text(turn, _parts_text(message.get("content")))
+        thoughts = message.get("thoughts")
+        if self.options.thinking and isinstance(thoughts, list):
+            for thought in thoughts:
+                if isinstance(thought, dict):
+                    parts = [thought.get("subject"), thought.get("description")]
+                    text = "\n".join(p for p in parts if isinstance(p, str) and p)
+                    if text:
+                        turn.thinking.append(text)
+        calls = message.get("toolCalls")
+        for record in calls if isinstance(calls, list) else []:
+            if isinstance(record, dict):
+                turn.tool_calls.append(self._call(record))
+        tokens = message.get("tokens")
+        total = tokens.get("total") if isinstance(tokens, dict) else None
+        if isinstance(total, int) and not isinstance(total, bool):
+            self.tokens[key] = total
+        return [turn]
+
+    def _call(self, record: dict[str, Any]) -> ToolCall:
+        name = record.get("name")
+        call = tool_call(record.get("id"), name, record.get("args"), self.options.tools, name in SPAWN_TOOLS)
+        call.is_error = record.get("status") in ("error", "cancelled")
+        if isinstance(record.get("agentId"), str):
+            call.agent_id, call.linked_by = record["agentId"], "agentId"
+        if name in SPAWN_TOOLS:
+            call.outcome["status"] = record.get("status") if isinstance(record.get("status"), str) else "?"
+        results = record.get("result")
+        if isinstance(results, list) and results:
+            call.answered = True
+            if self.options.tools:
+                call.result = "\n".join(_response_text(r) for r in results if isinstance(r, dict))
+        if call.id:
+            self.calls[call.id] = call
+        return call
+
+    def _answer(self, response: dict[str, Any]) -> None:
+        call = self.calls.get(str(response.get("id") or ""))
+        if call is not None and not call.answered:
+            call.answered = True
+            if self.options.tools:
+                call.result = _response_text({"functionResponse": response})
+
+    def transcript(self) -> Transcript:
+        session = self.session
+        transcript = Transcript(session.id, path=None, cli=GEMINI)
+        transcript.stats = session.stats
+        transcript.turns = [turn for turns in self.messages.values() for turn in turns]
+        transcript.session_id = session.parent_id or session.id
+        transcript.agent_id = session.id if session.parent_id else None
+        transcript.project_path = session.project_path
+        transcript.started_at, transcript.ended_at = session.started_at, session.ended_at
+        if self.tokens:
+            session.tokens = sum(self.tokens[k] for k in self.messages if k in self.tokens)
+            transcript.last_usage_tokens = session.tokens
+        return transcript
+
+
+def _parts_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        content = [content]
+    parts = []
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought"):
+            parts.append(part["text"])
+    return "\n".join(p for p in parts if p)
+
+
+def _response_text(part: dict[str, Any]) -> str:
+    response = part.get("functionResponse")
+    body = response.get("response") if isinstance(response, dict) else part
+    if isinstance(body, dict):
+        for key in ("output", "error", "llmContent"):
+            if key in body:
+                return result_text(body[key])
+    return result_text(body)
+
+
+def read(
+    path: Path,
+    parent: str | None = None,
+    project_path: str | None = None,
+    options: ReadOptions = ReadOptions(),
+) -> Conversation:
+    """One chat file (JSONL, or a legacy whole JSON document), read in one pass."""
+    reading = _Reading(path, parent, options)
+    stats = reading.session.stats
+    if path.suffix == ".json":
+        data = json_file(path, stats)
+        if isinstance(data, dict):
+            reading.add(data if "sessionId" in data else {"?": data})
+        elif data is not None:
+            stats.malformed += 1
+    else:
+        for record in json_lines(path, stats):
+            reading.add(record)
+    session = reading.session
+    session.project_path = project_path
+    try:
+        session.size = path.stat().st_size
+    except OSError:
+        session.exists = False
+    transcript = reading.transcript()
+    session.turns = transcript.turn_count
+    if session.title is None and transcript.first_prompt:
+        session.title = " ".join(transcript.first_prompt.split())[:80]
+    return Conversation(session, transcript)
+
+
+def sessions(folder: Path) -> list[NativeSession]:
+    """Every chat under ``folder`` (a ``~/.gemini``), subagents included (``parent_id`` set;
+    each parent counts them in ``subagents``), oldest first. A legacy ``.json`` file is left
+    out when the CLI migrated it to a ``.jsonl`` beside it."""
+    roots = _project_roots(folder)
+    found = [
+        read(path, parent, _project_path(project, roots)).session
+        for path, parent, project in chat_files(folder)
+        if not (path.suffix == ".json" and path.with_suffix(".jsonl").exists())
+    ]
+    by_id = {s.id: s for s in found if s.parent_id is None}
+    for session in found:
+        parent = by_id.get(session.parent_id or "")
+        if parent is not None:
+            parent.subagents += 1
+    found.sort(key=lambda s: (s.started_at or "", s.id))
+    return found
+
+
+def place(folder: Path, session_id: str) -> tuple[Path, str | None, str | None] | None:
+    """(file, parent id, project folder) of the chat ``session_id``, or None."""
+    for session in sessions(folder):
+        if session.id == session_id:
+            return session.path, session.parent_id, session.project_path
+    return None
+

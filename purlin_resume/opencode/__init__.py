@@ -1,0 +1,1 @@
+"""opencode's sessions: its SQLite database, and the JSON files it kept before."""

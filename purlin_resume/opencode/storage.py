@@ -1,0 +1,335 @@
+"""opencode's sessions: ``$XDG_DATA_HOME/opencode/opencode.db`` (default
+``~/.local/share/opencode``), and the JSON files of before the database.
+
+Checked against opencode 1.18.33 (a real database in ``tests/fixtures/opencode``). The database
+has a ``session`` table (id, ``parent_id`` for a child session, directory, title, version, times
+in milliseconds, token totals), ``message`` (one row per message, its fields as JSON in
+``data``: role, times, tokens, error, ``summary`` for a compaction's summary message) and
+``part`` (the pieces of a message as JSON: ``text``, ``reasoning``, ``tool`` with its call state,
+``compaction``, step markers, snapshots, patches). The older layout keeps the same objects as
+files: ``storage/session/<project>/<session>.json``, ``storage/message/<session>/<message>.json``
+and ``storage/part/<message>/<part>.json``. The database is opened read-only and read row by
+row; a child session starts from the ``task`` tool, whose state names it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.agentcli.shape import (
+    OPENCODE,
+    Conversation,
+    NativeSession,
+    add_text,
+    json_file,
+    millis,
+    regular_file,
+    result_text,
+    tool_call,
+)
+from purlin_resume.claude.records import ReadStats
+from purlin_resume.claude.transcript import (
+    COMPACTION,
+    INTERRUPTION,
+    PROMPT,
+    RESPONSE,
+    Compaction,
+    ReadOptions,
+    Transcript,
+    Turn,
+)
+
+_PART_TYPES = frozenset(
+    {"text", "reasoning", "tool", "compaction", "step-start", "step-finish", "snapshot"}
+    | {"patch", "file", "agent", "subtask", "retry"}
+)
+SPAWN_TOOLS = frozenset({"task"})
+_TASK_ID = re.compile(r'<task id="(ses_[A-Za-z0-9]+)"')
+_SESSION_COLUMNS = (
+    "id, parent_id, directory, title, version, time_created, time_updated, "
+    "tokens_input + tokens_output + tokens_reasoning + tokens_cache_read + tokens_cache_write, agent"
+)
+
+
+def root(explicit: Path | None = None) -> Path:
+    """``explicit``, else ``$XDG_DATA_HOME/opencode``, else ``~/.local/share/opencode``."""
+    if explicit is not None:
+        return Path(explicit)
+    data = os.environ.get("XDG_DATA_HOME")
+    return (Path(data) if data else Path.home() / ".local" / "share") / "opencode"
+
+
+def _connect(path: Path) -> sqlite3.Connection | None:
+    """The database, read-only (immutable when its folder cannot take SQLite's shared-memory
+    file); None when there is none or it is no database."""
+    if not regular_file(path, ReadStats()):
+        return None
+    for flags in ("mode=ro", "mode=ro&immutable=1"):
+        try:
+            connection = sqlite3.connect(f"file:{path}?{flags}", uri=True)
+            connection.execute("select 1 from session limit 1").fetchall()
+            return connection
+        except sqlite3.Error:
+            continue
+    return None
+
+
+# rows and JSON objects to the common shape ----------------------------------------------------
+
+
+def _session(row: tuple[Any, ...], path: Path) -> NativeSession:
+    ident, parent, directory, title, version, created, updated, tokens, agent = row
+    session = NativeSession(OPENCODE, str(ident), path, parent_id=parent or None)
+    session.project_path = directory if isinstance(directory, str) else None
+    session.title = " ".join(title.split())[:80] if isinstance(title, str) and title else None
+    session.version = version if isinstance(version, str) else None
+    session.started_at, session.ended_at = millis(created), millis(updated)
+    session.tokens = tokens if isinstance(tokens, int) and tokens else None
+    session.agent_type = agent if isinstance(agent, str) and parent else None
+    return session
+
+
+class _Reading:
+    """Messages and their parts, in order, turned into a transcript."""
+
+    def __init__(self, session: NativeSession, options: ReadOptions):
+        self.session = session
+        self.options = options
+        self.transcript = Transcript(session.id, path=None, cli=OPENCODE)
+        self.transcript.stats = session.stats
+        self.turn: Turn | None = None
+        self.summary = False
+
+    def message(self, message: dict[str, Any]) -> None:
+        self.session.stats.records += 1
+        time = message.get("time") if isinstance(message.get("time"), dict) else {}
+        timestamp = millis(time.get("created"))
+        role = message.get("role")
+        self.summary = bool(message.get("summary")) and role == "assistant"
+        if role == "user":
+            self.turn = Turn("user", PROMPT, timestamp)
+        elif role == "assistant":
+            self.turn = Turn("agent", RESPONSE, timestamp, message_id=str(message.get("id") or ""))
+            tokens = message.get("tokens")
+            total = tokens.get("total") if isinstance(tokens, dict) else None
+            if isinstance(total, int) and total:
+                self.transcript.last_usage_tokens = total
+        else:
+            self.session.stats.unknown_types[f"message:{role}"] += 1
+            self.turn = None
+            return
+        if self.summary:
+            self.transcript.compactions.append(Compaction(timestamp))
+            self.turn.kind, self.turn.role = COMPACTION, "user"
+        self.transcript.turns.append(self.turn)
+        error = message.get("error")
+        if isinstance(error, dict) and "Abort" in str(error.get("name")):
+            self.transcript.turns.append(
+                Turn("user", INTERRUPTION, timestamp, "[Request interrupted by user]")
+            )
+
+    def part(self, part: dict[str, Any]) -> None:
+        kind, turn = part.get("type"), self.turn
+        if kind not in _PART_TYPES:
+            self.session.stats.unknown_types[f"part:{kind}"] += 1
+            return
+        if turn is None:
+            return
+        if kind == "text" and isinstance(part.get("text"), str) and not part.get("synthetic"):
+            add_text(turn, part["text"])
+            if self.summary and self.transcript.compactions:
+                self.transcript.compactions[-1].summary = turn.text
+        elif kind == "reasoning" and self.options.thinking and isinstance(part.get("text"), str):
+            turn.thinking.append(part["text"])
+        elif kind == "tool":
+            self._tool(turn, part)
+        elif kind == "compaction":
+            self.transcript.compactions.append(Compaction(turn.timestamp, trigger=_auto(part)))
+
+    def _tool(self, turn: Turn, part: dict[str, Any]) -> None:
+        state = part.get("state") if isinstance(part.get("state"), dict) else {}
+        name = part.get("tool")
+        call = tool_call(part.get("callID"), name, state.get("input"), self.options.tools, name in SPAWN_TOOLS)
+        status = state.get("status")
+        call.answered = status in ("completed", "error")
+        call.is_error = status == "error"
+        output = state.get("output") if status == "completed" else state.get("error")
+        if self.options.tools and call.answered:
+            call.result = result_text(output)
+        if name in SPAWN_TOOLS:
+            metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+            child = metadata.get("sessionId")
+            found = _TASK_ID.search(output) if isinstance(output, str) else None
+            child = child if isinstance(child, str) else (found.group(1) if found else None)
+            if child:
+                call.agent_id, call.linked_by = child, "task state"
+            call.outcome["status"] = status if isinstance(status, str) else "?"
+        turn.tool_calls.append(call)
+
+    def finish(self) -> Transcript:
+        session, transcript = self.session, self.transcript
+        transcript.turns = [t for t in transcript.turns if t.text.strip() or t.tool_calls or t.kind != RESPONSE]
+        transcript.turns = [t for t in transcript.turns if t.kind != PROMPT or t.text.strip()]
+        transcript.session_id = session.parent_id or session.id
+        transcript.agent_id = session.id if session.parent_id else None
+        transcript.project_path, transcript.version = session.project_path, session.version
+        transcript.started_at, transcript.ended_at = session.started_at, session.ended_at
+        session.turns = transcript.turn_count
+        session.compactions = len(transcript.compactions)
+        return transcript
+
+
+def _auto(part: dict[str, Any]) -> str | None:
+    auto = part.get("auto")
+    return None if auto is None else ("auto" if auto else "manual")
+
+
+# the database ---------------------------------------------------------------------------------
+
+
+def _loads(text: Any, stats: ReadStats) -> dict[str, Any] | None:
+    import json
+
+    try:
+        value = json.loads(text) if isinstance(text, str | bytes) else None
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        stats.malformed += 1
+        return None
+    return value
+
+
+def _database_sessions(folder: Path) -> list[NativeSession]:
+    path = folder / "opencode.db"
+    connection = _connect(path)
+    if connection is None:
+        return []
+    with connection:
+        rows = connection.execute(f"select {_SESSION_COLUMNS} from session").fetchall()
+    connection.close()
+    return [_session(row, path) for row in rows]
+
+
+def _read_database(session: NativeSession, options: ReadOptions) -> Transcript:
+    reading = _Reading(session, options)
+    connection = _connect(session.path)
+    if connection is None:
+        session.stats.unreadable = "not an opencode database"
+        return reading.finish()
+    rows = connection.execute(
+        "select m.id, m.data, p.data from message m left join part p on p.message_id = m.id "
+        "where m.session_id = ? order by m.time_created, m.id, p.time_created, p.id",
+        (session.id,),
+    )
+    current = None
+    for message_id, message_data, part_data in rows:  # one row at a time
+        if message_id != current:
+            current = message_id
+            message = _loads(message_data, session.stats)
+            if message is not None:
+                reading.message({"id": message_id, **message})
+        if part_data is not None:
+            part = _loads(part_data, session.stats)
+            if part is not None:
+                reading.part(part)
+    connection.close()
+    return reading.finish()
+
+
+# the older JSON files -------------------------------------------------------------------------
+
+
+def _json_objects(folder: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for path in sorted(folder.glob("*.json")):
+        data = json_file(path, stats)
+        if isinstance(data, dict):
+            yield data
+
+
+def _file_sessions(folder: Path) -> list[NativeSession]:
+    found = []
+    base = folder / "storage" / "session"
+    if not base.is_dir() or base.is_symlink():
+        return found
+    for project in sorted(base.iterdir()):
+        if project.is_symlink():
+            continue
+        for info in _json_objects(project, ReadStats()):
+            time = info.get("time") if isinstance(info.get("time"), dict) else {}
+            row = (
+                info.get("id"), info.get("parentID"), info.get("directory"), info.get("title"),
+                info.get("version"), time.get("created"), time.get("updated"), None, None,
+            )
+            if isinstance(row[0], str):
+                found.append(_session(row, folder / "storage"))
+    return found
+
+
+def _read_files(session: NativeSession, options: ReadOptions) -> Transcript:
+    reading = _Reading(session, options)
+    storage, stats = session.path, session.stats
+    messages = list(_json_objects(storage / "message" / session.id, stats))
+    messages.sort(key=lambda m: (_created(m), str(m.get("id"))))
+    for message in messages:
+        reading.message(message)
+        parts = list(_json_objects(storage / "part" / str(message.get("id")), stats))
+        for part in sorted(parts, key=lambda p: str(p.get("id"))):
+            reading.part(part)
+    return reading.finish()
+
+
+def _created(message: dict[str, Any]) -> int:
+    time = message.get("time")
+    created = time.get("created") if isinstance(time, dict) else None
+    return created if isinstance(created, int) else 0
+
+
+# the reader -----------------------------------------------------------------------------------
+
+
+def sessions(folder: Path) -> list[NativeSession]:
+    """Every session of ``folder`` (opencode's data folder): the database's, and those of the
+    older JSON files that the database does not hold; children have ``parent_id``, and each
+    parent counts them in ``subagents``. Oldest first."""
+    found = _database_sessions(folder)
+    known = {s.id for s in found}
+    found += [s for s in _file_sessions(folder) if s.id not in known]
+    by_id = {s.id: s for s in found}
+    for session in found:
+        parent = by_id.get(session.parent_id or "")
+        if parent is not None:
+            parent.subagents += 1
+    for session in found:
+        _figures(session)
+    found.sort(key=lambda s: (s.started_at or "", s.id))
+    return found
+
+
+def _figures(session: NativeSession) -> None:
+    """Turns and compactions of a listed session (read through)."""
+    subagents = session.subagents
+    read(session)
+    session.subagents = subagents
+
+
+def read(session: NativeSession, options: ReadOptions = ReadOptions()) -> Conversation:
+    """The conversation of a listed session."""
+    session.stats = ReadStats()
+    if session.path.name == "opencode.db":
+        transcript = _read_database(session, options)
+    else:
+        transcript = _read_files(session, options)
+    try:
+        session.size = session.path.stat().st_size if session.path.is_file() else 0
+    except OSError:
+        session.size = 0
+    return Conversation(session, transcript)
+
