@@ -37,6 +37,8 @@ def _isolated_env(tmp_path_factory, monkeypatch):
         "PURLIN_ROLE",
         "CLAUDE_PROJECT_DIR",
         "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "GEMINI_CLI_HOME",
         "CLAUDECODE",
         "TMUX",
         "TMUX_PANE",

@@ -1,0 +1,157 @@
+"""Codex CLI rollouts: the real ones (0.171.0), compressed ones, the older format, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import zstandard
+
+from purlin_resume.claude.transcript import COMPACTION, INTERRUPTION, NOTIFICATION, ReadOptions
+from purlin_resume.codex import rollouts
+from tests.other_cli_data import (
+    CODEX_CHILD,
+    CODEX_PARENT,
+    CODEX_SHELL,
+    CODEX_STOPPED,
+    codex_home,
+    rollout,
+)
+
+
+def test_real_rollouts_list_with_children_linked_by_parent_thread_id():
+    listed = {s.id: s for s in rollouts.sessions(codex_home())}
+    assert set(listed) == {CODEX_PARENT, CODEX_CHILD, CODEX_SHELL, CODEX_STOPPED}
+    parent, child = listed[CODEX_PARENT], listed[CODEX_CHILD]
+    assert child.parent_id == CODEX_PARENT and parent.subagents == 1
+    assert parent.version == "0.171.0" and parent.git_branch == "main"
+    assert parent.project_path == "/tmp/purlin-field-record/codex/project"
+    assert parent.tokens == 396 and parent.stats.unknown == 0 and parent.stats.malformed == 0
+    assert parent.title == "FIELD-PARENT ask a child agent to count the files"
+
+
+def test_a_shell_call_its_output_and_the_answer():
+    read = rollouts.read(CODEX_SHELL, rollout(CODEX_SHELL), ReadOptions(tools=True))
+    calls = list(read.transcript.tool_calls())
+    assert [(c.name, c.summary) for c in calls] == [("exec_command", "git log --oneline")]
+    assert calls[0].answered and "start" in calls[0].result
+    assert read.transcript.final_output == "The project has one commit: start."
+    assert read.transcript.first_prompt == "FIELD-SHELL show the git log"
+
+
+def test_spawn_names_the_child_and_the_child_knows_its_session():
+    parent = rollouts.read(CODEX_PARENT, rollout(CODEX_PARENT)).transcript
+    spawn = next(c for c in parent.tool_calls() if c.name == "spawn_agent")
+    assert spawn.agent_id == CODEX_CHILD
+    assert NOTIFICATION in [t.kind for t in parent.turns]
+    child = rollouts.read(CODEX_CHILD, rollout(CODEX_CHILD)).transcript
+    assert child.session_id == CODEX_PARENT and child.agent_id == CODEX_CHILD
+
+
+def test_an_interrupted_turn_ends_with_an_interruption():
+    turns = rollouts.read(CODEX_STOPPED, rollout(CODEX_STOPPED)).transcript.turns
+    assert [t.kind for t in turns] == ["prompt", INTERRUPTION]
+
+
+def test_a_cold_rollout_compressed_with_zstd_reads_as_the_plain_one():
+    plain = rollout(CODEX_SHELL)
+    expected = rollouts.read(CODEX_SHELL, plain).transcript.turns
+    packed = plain.with_name(plain.name + ".zst")
+    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    assert [s.id for s in rollouts.sessions(codex_home())].count(CODEX_SHELL) == 1  # plain wins
+    plain.unlink()
+    listed = {s.id: s for s in rollouts.sessions(codex_home())}
+    assert listed[CODEX_SHELL].path == packed
+    assert rollouts.read(CODEX_SHELL, packed).transcript.turns == expected
+
+
+def _write(path, records):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_the_older_format_without_envelopes(tmp_path):
+    thread = "0b1c2d3e-0000-4000-8000-000000000001"
+    path = _write(
+        tmp_path / "sessions/2025/05/01" / f"rollout-2025-05-01T10-00-00-{thread}.jsonl",
+        [
+            {"id": thread, "timestamp": "2025-05-01T10:00:00.000Z", "instructions": None},
+            {"record_type": "state"},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+            {"type": "function_call", "name": "shell", "call_id": "c1",
+             "arguments": json.dumps({"command": ["ls", "-la"]})},
+            {"type": "function_call_output", "call_id": "c1",
+             "output": {"content": "total 0", "success": True}},
+            {"type": "message", "role": "assistant",
+             "content": [{"type": "output_text", "text": "Empty."}]},
+        ],
+    )
+    read = rollouts.read(thread, path, ReadOptions(tools=True))
+    call = next(read.transcript.tool_calls())
+    assert (call.name, call.summary, call.result) == ("shell", "ls -la", "total 0")
+    assert read.transcript.final_output == "Empty." and read.session.stats.unknown == 0
+
+
+def test_compaction_and_unknown_records_are_named(tmp_path):
+    thread = "0b1c2d3e-0000-4000-8000-000000000002"
+    stamp = "2026-11-01T10:00:00.000Z"
+    path = _write(
+        tmp_path / f"rollout-x-{thread}.jsonl",
+        [
+            {"timestamp": stamp, "type": "session_meta", "payload": {"id": thread, "cwd": "/p"}},
+            {"timestamp": stamp, "type": "compacted", "payload": {"message": "the summary"}},
+            {"timestamp": stamp, "type": "hologram", "payload": {}},
+            {"timestamp": stamp, "type": "response_item", "payload": {"type": "telepathy"}},
+        ],
+    )
+    read = rollouts.read(thread, path)
+    assert [t.kind for t in read.transcript.turns] == [COMPACTION]
+    assert read.transcript.compactions[0].summary == "the summary"
+    assert dict(read.session.stats.unknown_types) == {"hologram": 1, "response_item:telepathy": 1}
+
+
+def test_hostile_lines_are_counted_never_fatal(tmp_path):
+    source = rollout(CODEX_SHELL)
+    path = tmp_path / source.name
+    lines = source.read_bytes().splitlines(keepends=True)
+    bad = [
+        b'{"timestamp": 5, "type": "response_item", "payload": [1, 2]}\n',
+        b'{"timestamp": "x", "type": "response_item", "payload": {"type": "message", "content": 7}}\n',
+        b"[1, 2, 3]\n",
+        b'{"type": "event_msg", "payload": {"type": "token_count", "info": "many"}}\n',
+        b'{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"'
+        + b"y" * (4 << 20) + b'"}]}}\n',
+    ]
+    path.write_bytes(b"".join(lines[:5] + bad + lines[5:]) + b'{"type": "event_m')
+    read = rollouts.read(CODEX_SHELL, path)
+    stats = read.session.stats
+    assert stats.malformed == 2 and stats.truncated
+    assert stats.unknown_types["response_item"] == 1  # a payload that is no object
+    assert read.transcript.final_output == "The project has one commit: start."
+    assert any(len(t.text) == 4 << 20 for t in read.transcript.turns)
+
+
+def test_a_fifo_and_a_link_out_are_not_read(tmp_path):
+    home = codex_home()
+    day = rollout(CODEX_SHELL).parent
+    fifo = day / "rollout-2026-11-27T09-00-00-0b1c2d3e-0000-4000-8000-00000000000f.jsonl"
+    os.mkfifo(fifo)
+    outside = tmp_path / "elsewhere.jsonl"
+    shutil.copy(rollout(CODEX_SHELL), outside)
+    link = day / "rollout-2026-11-27T09-00-01-0b1c2d3e-0000-4000-8000-00000000000e.jsonl"
+    link.symlink_to(outside)
+    listed = {s.id: s for s in rollouts.sessions(home)}  # returns: the FIFO is never opened
+    assert listed["0b1c2d3e-0000-4000-8000-00000000000f"].stats.unreadable == "not a regular file"
+    assert listed["0b1c2d3e-0000-4000-8000-00000000000e"].stats.unreadable == "a link"
+    assert listed["0b1c2d3e-0000-4000-8000-00000000000e"].turns == 0
+
+
+def test_thread_names_from_the_session_index():
+    home = codex_home()
+    (home / "session_index.jsonl").write_text(
+        json.dumps({"id": CODEX_SHELL, "thread_name": "Git log", "updated_at": "x"}) + "\n"
+    )
+    listed = {s.id: s for s in rollouts.sessions(home)}
+    assert listed[CODEX_SHELL].title == "Git log"

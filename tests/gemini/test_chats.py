@@ -1,0 +1,103 @@
+"""Gemini CLI chats: the real ones (0.61.0), rewinds, rewrites, the legacy JSON form, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from purlin_resume.claude.transcript import ReadOptions
+from purlin_resume.gemini import chats
+from tests.other_cli_data import GEMINI_CHILD, GEMINI_PARENT, GEMINI_SHELL, gemini_home
+
+
+def _listed():
+    return {s.id: s for s in chats.sessions(gemini_home())}
+
+
+def test_real_chats_with_the_subagent_nested_under_its_parent():
+    listed = _listed()
+    parent, child = listed[GEMINI_PARENT], listed[GEMINI_CHILD]
+    assert child.parent_id == GEMINI_PARENT and parent.subagents == 1
+    assert child.path.parent.name == GEMINI_PARENT
+    assert parent.project_path == "/tmp/purlin-field-record/gemini/project"
+    assert all(s.stats.unknown == 0 and s.stats.malformed == 0 for s in listed.values())
+    spawn = next(chats.read(parent.path).transcript.tool_calls())
+    assert (spawn.name, spawn.agent_id) == ("invoke_agent", GEMINI_CHILD)
+
+
+def test_a_tool_call_written_again_counts_once_with_its_result():
+    session = _listed()[GEMINI_SHELL]
+    transcript = chats.read(session.path, options=ReadOptions(tools=True)).transcript
+    calls = list(transcript.tool_calls())
+    assert [(c.name, c.summary) for c in calls] == [("run_shell_command", "git log --oneline")]
+    assert calls[0].answered and "start" in calls[0].result
+    assert transcript.final_output == "The project has one commit: start."
+    assert session.tokens == 264
+
+
+def _chat(tmp_path, records, name="session-2026-01-01T10-00-abcd1234.jsonl"):
+    path = tmp_path / ".gemini/tmp/proj/chats" / name
+    path.parent.mkdir(parents=True)
+    text = json.dumps(records) if name.endswith(".json") else "".join(json.dumps(r) + "\n" for r in records)
+    path.write_text(text)
+    return path
+
+
+def _message(ident, kind, text):
+    return {"id": ident, "timestamp": "2026-01-01T10:00:00.000Z", "type": kind, "content": [{"text": text}]}
+
+
+def test_a_rewind_drops_the_message_and_all_after_it(tmp_path):
+    path = _chat(
+        tmp_path,
+        [
+            {"sessionId": "s1", "projectHash": "h", "startTime": "2026-01-01T10:00:00.000Z"},
+            _message("m1", "user", "first"),
+            _message("m2", "gemini", "answer one"),
+            _message("m3", "user", "second"),
+            {"$rewindTo": "m2"},
+            _message("m4", "gemini", "answer two"),
+            {"$set": {"summary": "A chat"}},
+        ],
+    )
+    read = chats.read(path)
+    assert [t.text for t in read.transcript.turns] == ["first", "answer two"]
+    assert read.session.id == "s1" and read.session.title == "A chat"
+
+
+def test_the_legacy_json_form(tmp_path):
+    path = _chat(
+        tmp_path,
+        {"sessionId": "s2", "projectHash": "h", "startTime": "2026-01-01T10:00:00.000Z",
+         "lastUpdated": "2026-01-01T10:05:00.000Z",
+         "messages": [_message("m1", "user", "hello"), _message("m2", "gemini", "hi")]},
+        name="session-2026-01-01T10-00-s2.json",
+    )
+    read = chats.read(path)
+    assert [t.text for t in read.transcript.turns] == ["hello", "hi"]
+    assert read.session.ended_at == "2026-01-01T10:05:00.000Z"
+
+
+def test_hostile_records_are_counted(tmp_path):
+    path = _chat(
+        tmp_path,
+        [
+            {"sessionId": "s3", "projectHash": "h"},
+            {"id": "m1", "type": "hologram", "content": []},
+            {"id": "m2", "type": "gemini", "content": 5, "toolCalls": "none", "tokens": []},
+            {"weird": True},
+            _message("m3", "user", "still read"),
+        ],
+    )
+    path.write_bytes(path.read_bytes() + b'{"id": "m4", "typ')
+    read = chats.read(path)
+    assert dict(read.session.stats.unknown_types) == {"message:hologram": 1, "weird": 1}
+    assert read.session.stats.truncated
+    assert read.transcript.first_prompt == "still read"
+
+
+def test_a_fifo_is_not_opened(tmp_path):
+    folder = gemini_home() / "tmp/project/chats"
+    os.mkfifo(folder / "session-2026-11-27T09-00-ffffffff.jsonl")
+    listed = chats.sessions(gemini_home())
+    assert any(s.stats.unreadable == "not a regular file" for s in listed)

@@ -1,0 +1,66 @@
+"""opencode's sessions: its real database (1.18.33), the older JSON files, a damaged database."""
+
+from __future__ import annotations
+
+import json
+
+from purlin_resume.claude.transcript import ReadOptions
+from purlin_resume.opencode import storage
+from tests.other_cli_data import OPENCODE_CHILD, OPENCODE_PARENT, OPENCODE_SHELL, opencode_home
+
+
+def test_real_sessions_with_the_child_by_parent_id():
+    listed = {s.id: s for s in storage.sessions(opencode_home())}
+    assert len(listed) == 4
+    parent, child = listed[OPENCODE_PARENT], listed[OPENCODE_CHILD]
+    assert child.parent_id == OPENCODE_PARENT and parent.subagents == 1
+    assert child.agent_type == "general" and parent.version == "1.18.33"
+    task = next(storage.read(parent).transcript.tool_calls())
+    assert (task.name, task.agent_id, task.summary) == ("task", OPENCODE_CHILD, "Count the files")
+
+
+def test_a_shell_call_with_its_output():
+    session = next(s for s in storage.sessions(opencode_home()) if s.id == OPENCODE_SHELL)
+    transcript = storage.read(session, ReadOptions(tools=True)).transcript
+    call = next(transcript.tool_calls())
+    assert (call.name, call.summary) == ("bash", "git log --oneline")
+    assert call.answered and call.result.endswith("start\n")
+    assert transcript.final_output == "The project has one commit: start."
+
+
+def _put(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+def test_the_older_json_file_layout(tmp_path):
+    storage_folder = tmp_path / "storage"
+    _put(storage_folder / "session/p1/ses_a.json",
+         {"id": "ses_a", "directory": "/w", "title": "Old one", "version": "0.3.0",
+          "time": {"created": 1750000000000, "updated": 1750000100000}})
+    _put(storage_folder / "session/p1/ses_b.json",
+         {"id": "ses_b", "parentID": "ses_a", "directory": "/w", "title": "child", "version": "0.3.0",
+          "time": {"created": 1750000050000, "updated": 1750000060000}})
+    _put(storage_folder / "message/ses_a/msg_1.json",
+         {"id": "msg_1", "role": "user", "time": {"created": 1750000000000}})
+    _put(storage_folder / "part/msg_1/prt_1.json", {"id": "prt_1", "type": "text", "text": "hello"})
+    _put(storage_folder / "message/ses_a/msg_2.json",
+         {"id": "msg_2", "role": "assistant", "time": {"created": 1750000001000},
+          "summary": True})
+    _put(storage_folder / "part/msg_2/prt_2.json", {"id": "prt_2", "type": "text", "text": "summed up"})
+    _put(storage_folder / "part/msg_2/prt_3.json", {"id": "prt_3", "type": "hologram"})
+    listed = {s.id: s for s in storage.sessions(tmp_path)}
+    assert listed["ses_a"].subagents == 1 and listed["ses_b"].parent_id == "ses_a"
+    read = storage.read(listed["ses_a"])
+    assert read.transcript.first_prompt == "hello"
+    assert read.transcript.compactions[0].summary == "summed up"
+    assert dict(read.session.stats.unknown_types) == {"part:hologram": 1}
+    assert listed["ses_a"].started_at == "2025-06-15T15:06:40.000Z"
+
+
+def test_a_damaged_database_lists_nothing(tmp_path):
+    (tmp_path / "opencode.db").write_bytes(b"SQLite format 3\x00" + b"\x00garbage" * 100)
+    assert storage.sessions(tmp_path) == []
+    (tmp_path / "opencode.db").unlink()
+    (tmp_path / "opencode.db").symlink_to(opencode_home() / "opencode.db")
+    assert storage.sessions(tmp_path) == []  # a link is not followed
