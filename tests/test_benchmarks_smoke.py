@@ -77,3 +77,16 @@ def test_instructions_counts_a_command_against_python_starting(tmp_path):
     assert list(rows) == ["pass", "version"]
     assert rows["pass"][3] == "1.0x"
     assert int(rows["version"][1]) > int(rows["pass"][1]) > 1  # millions of instructions
+
+
+def test_readers_quick_measures_each_reader_against_the_floor(tmp_path):
+    readers = SCALE.with_name("readers.py")
+    done = subprocess.run(
+        [sys.executable, str(readers), "--quick", "--only", "codex"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| codex")]
+    assert len(rows) == 1 and rows[0].count("|") == 10

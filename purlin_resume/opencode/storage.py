@@ -224,7 +224,7 @@ def _read_database(session: NativeSession, options: ReadOptions) -> Transcript:
         return reading.finish()
     rows = connection.execute(
         "select m.id, m.data, p.data from message m left join part p on p.message_id = m.id "
-        "where m.session_id = ? order by m.time_created, m.id, p.time_created, p.id",
+        "where m.session_id = ? order by m.time_created, m.id, p.id",
         (session.id,),
     )
     current = None
