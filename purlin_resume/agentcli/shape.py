@@ -24,6 +24,7 @@ from purlin_resume.claude.transcript import ToolCall, Transcript, Turn
 CLAUDE, CODEX, GEMINI, OPENCODE = "claude", "codex", "gemini", "opencode"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _READ_BUFFER = 1 << 20
+MARK_BYTES = 200
 SUMMARY_KEYS = ("command", "cmd", "file_path", "filePath", "path", "pattern", "url", "query")
 
 
@@ -148,10 +149,14 @@ class _LineReader:
         self.stream.close()
 
 
-def json_lines(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
+def json_lines(
+    path: Path, stats: ReadStats, passed_over: tuple[bytes, ...] = ()
+) -> Iterator[dict[str, Any]]:
     """Each JSON object of a JSONL file, in order, one line at a time; blank, malformed and
     truncated lines counted in ``stats``, never fatal. A file that is no regular file, cannot be
-    opened, or is binary yields nothing and says so."""
+    opened, or is binary yields nothing and says so. ``passed_over``: byte patterns that mark,
+    in a line's first ``MARK_BYTES``, a record the reader has no use for: counted, not parsed
+    (where the escaping of JSON strings keeps them from matching inside a text)."""
     if not regular_file(path, stats):
         return
     try:
@@ -165,7 +170,7 @@ def json_lines(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
     loads: Callable[[bytes], Any] = line_decoder()
     with handle:
         try:
-            yield from _records(handle, loads, stats)
+            yield from _records(handle, loads, stats, passed_over)
         except Exception as exc:  # a zstd frame damaged further in, a read error
             if isinstance(exc, OSError) or type(exc).__module__.startswith("zstandard"):
                 stats.unreadable = f"not readable to the end: {type(exc).__name__}"
@@ -173,7 +178,7 @@ def json_lines(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
                 raise
 
 
-def _records(handle: Any, loads: Callable[[bytes], Any], stats: ReadStats):
+def _records(handle: Any, loads: Callable[[bytes], Any], stats: ReadStats, passed_over=()):
     first = True
     for line in handle:
         if first and b"\x00" in line[:8192] and not line.lstrip().startswith(b"{"):
@@ -181,6 +186,11 @@ def _records(handle: Any, loads: Callable[[bytes], Any], stats: ReadStats):
             return
         first = False
         stats.lines += 1
+        if passed_over:
+            start = line[:MARK_BYTES]
+            if any(mark in start for mark in passed_over) and line.endswith(b"}\n"):
+                stats.records += 1
+                continue
         try:
             record = loads(line)
         except (ValueError, RecursionError):

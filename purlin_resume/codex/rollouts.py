@@ -65,6 +65,18 @@ _CONTEXT_PREFIXES = (
     "<user_shell_command>",
 )
 SPAWN_TOOLS = frozenset({"spawn_agent"})
+# Records nothing here reads (settings, world state, per-request usage, developer instructions,
+# item and task events that repeat the response items): counted without being parsed.
+_PASSED_OVER = (
+    b'"type":"world_state"',
+    b'"type":"turn_context"',
+    b'"type":"token_usage_record"',
+    b'"role":"developer"',
+    b'"payload":{"type":"item_completed"',
+    b'"payload":{"type":"thread_settings_applied"',
+    b'"payload":{"type":"task_started"',
+    b'"payload":{"type":"task_complete"',
+)
 _AGENT_ID = re.compile(r'"agent_id"\s*:\s*"([0-9a-f-]{36})"')
 
 
@@ -141,8 +153,6 @@ class _Reading:
             self._compacted(payload, timestamp)
         elif kind == "event_msg":
             self._event(payload, timestamp)
-        elif kind == "turn_context" and isinstance(payload.get("cwd"), str):
-            self.session.project_path = self.session.project_path or payload["cwd"]
 
     def _meta(self, meta: dict[str, Any], timestamp: str | None) -> None:
         session = self.session
@@ -287,7 +297,7 @@ def _content_text(content: Any) -> str:
 def read(thread: str, path: Path, options: ReadOptions = ReadOptions()) -> Conversation:
     """One rollout, read in one streaming pass."""
     reading = _Reading(thread, path, options)
-    for record in json_lines(path, reading.session.stats):
+    for record in json_lines(path, reading.session.stats, _PASSED_OVER):
         reading.add(record)
     session, transcript = reading.session, reading.transcript
     try:
