@@ -15,6 +15,7 @@ from purlin_resume.cli.transcript_run import open_catalog
 from purlin_resume.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from purlin_resume.claude.catalog import Catalog
     from purlin_resume.claude.subagents import Subagent
 
 
@@ -40,7 +41,7 @@ def sessions(
     if project is not None and all_projects:
         raise UsageError("--project and --all exclude each other")
     clis = crosscli.chosen(cli)
-    catalog = open_catalog(claude_dir)
+    catalog = _catalog(claude_dir, needed=claude_dir is not None or clis == ("claude",))
     scope: Path | None = None
     if not all_projects:
         if project is not None:
@@ -54,7 +55,7 @@ def sessions(
     if as_json:
         print_json(
             {
-                "claude_dir": str(catalog.root),
+                "claude_dir": str(catalog.root) if catalog is not None else None,
                 "project": str(scope) if scope else None,
                 "clis": list(clis),
                 "sessions": [
@@ -86,6 +87,19 @@ def sessions(
     print_text("".join(lines), also=_kept_redactions(listed, ("title", "project_path")))
 
 
+def _catalog(claude_dir: Path | None, needed: bool) -> Catalog | None:
+    """Claude Code's catalog; None when its default folder holds no transcripts and other
+    CLIs may (``needed``: it must be there)."""
+    from purlin_resume.core.errors import NotFound
+
+    try:
+        return open_catalog(claude_dir)
+    except NotFound:
+        if needed:
+            raise
+        return None
+
+
 def _kept_redactions(listed, fields: tuple[str, ...] | None) -> dict[str, int]:
     """What was redacted in the kept values shown (``fields``; None: all of them)."""
     counts: dict[str, int] = {}
@@ -114,8 +128,10 @@ def agents(session: str, claude_dir: Path | None, as_json: bool) -> None:
     """The subagent tree of a session: type, description, status, tokens."""
     from purlin_resume.core.errors import NotFound
 
-    catalog = open_catalog(claude_dir)
+    catalog = _catalog(claude_dir, needed=claude_dir is not None)
     try:
+        if catalog is None:
+            raise NotFound(session)
         target = catalog.resolve(session, kinds=("session",))
     except NotFound:
         _other_agents(session, as_json)
