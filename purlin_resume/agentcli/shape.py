@@ -114,11 +114,14 @@ def _opened(path: Path) -> IO[bytes]:
     """``path`` opened for reading (no link followed), decompressed when it is zstd."""
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
     handle = os.fdopen(descriptor, "rb", buffering=_READ_BUFFER)
-    start = handle.peek(4)[:4]
+    start = handle.peek(4)[:4]  # type: ignore[attr-defined]
     if start != _ZSTD_MAGIC:
         return handle
-    import zstandard  # only for compressed rollouts
-
+    try:
+        import zstandard  # only for compressed rollouts
+    except ImportError:
+        handle.close()
+        raise OSError(0, "zstd-compressed: install the zstandard package to read it") from None
     stream = zstandard.ZstdDecompressor().stream_reader(handle, closefd=True)
     return _LineReader(stream)  # type: ignore[return-value]
 

@@ -107,7 +107,7 @@ class _Reading:
 
     def message(self, message: dict[str, Any]) -> None:
         self.session.stats.records += 1
-        time = message.get("time") if isinstance(message.get("time"), dict) else {}
+        time = _object(message.get("time"))
         timestamp = millis(time.get("created"))
         role = message.get("role")
         self.summary = bool(message.get("summary")) and role == "assistant"
@@ -152,7 +152,7 @@ class _Reading:
             self.transcript.compactions.append(Compaction(turn.timestamp, trigger=_auto(part)))
 
     def _tool(self, turn: Turn, part: dict[str, Any]) -> None:
-        state = part.get("state") if isinstance(part.get("state"), dict) else {}
+        state = _object(part.get("state"))
         name = part.get("tool")
         call = tool_call(part.get("callID"), name, state.get("input"), self.options.tools, name in SPAWN_TOOLS)
         status = state.get("status")
@@ -162,7 +162,7 @@ class _Reading:
         if self.options.tools and call.answered:
             call.result = result_text(output)
         if name in SPAWN_TOOLS:
-            metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+            metadata = _object(state.get("metadata"))
             child = metadata.get("sessionId")
             found = _TASK_ID.search(output) if isinstance(output, str) else None
             child = child if isinstance(child, str) else (found.group(1) if found else None)
@@ -182,6 +182,10 @@ class _Reading:
         session.turns = transcript.turn_count
         session.compactions = len(transcript.compactions)
         return transcript
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _auto(part: dict[str, Any]) -> str | None:
@@ -255,7 +259,7 @@ def _json_objects(folder: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
 
 
 def _file_sessions(folder: Path) -> list[NativeSession]:
-    found = []
+    found: list[NativeSession] = []
     base = folder / "storage" / "session"
     if not base.is_dir() or base.is_symlink():
         return found
@@ -263,7 +267,7 @@ def _file_sessions(folder: Path) -> list[NativeSession]:
         if project.is_symlink():
             continue
         for info in _json_objects(project, ReadStats()):
-            time = info.get("time") if isinstance(info.get("time"), dict) else {}
+            time = _object(info.get("time"))
             row = (
                 info.get("id"), info.get("parentID"), info.get("directory"), info.get("title"),
                 info.get("version"), time.get("created"), time.get("updated"), None, None,
