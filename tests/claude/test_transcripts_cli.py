@@ -58,7 +58,7 @@ def test_sessions_of_one_project_by_recorded_cwd(cli, fixtures_copy):
 def test_sessions_default_to_the_current_project(cli, fixtures_copy, repo):
     result = run(cli, fixtures_copy, "sessions")
     assert result.exit_code == 0, result.stderr
-    assert f"No Claude Code sessions for {repo}" in result.stdout
+    assert f"No sessions of claude, codex, gemini, opencode for {repo}" in result.stdout
 
 
 def test_claude_config_dir_environment_is_used(cli, fixtures_copy, monkeypatch):
