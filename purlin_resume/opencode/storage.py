@@ -32,7 +32,7 @@ from purlin_resume.agentcli.shape import (
     result_text,
     tool_call,
 )
-from purlin_resume.claude.records import ReadStats
+from purlin_resume.claude.records import ReadStats, line_decoder
 from purlin_resume.claude.transcript import (
     COMPACTION,
     INTERRUPTION,
@@ -103,14 +103,16 @@ class _Reading:
         self.transcript = Transcript(session.id, path=None, cli=OPENCODE)
         self.transcript.stats = session.stats
         self.turn: Turn | None = None
-        self.summary = False
+        self.compaction: Compaction | None = None  # the one the current message summarises
+        self.placed: dict[str, tuple[Turn | None, Compaction | None]] = {}  # by message id
 
     def message(self, message: dict[str, Any]) -> None:
         self.session.stats.records += 1
         time = _object(message.get("time"))
         timestamp = millis(time.get("created"))
         role = message.get("role")
-        self.summary = bool(message.get("summary")) and role == "assistant"
+        self.compaction = None
+        self.placed[str(message.get("id"))] = (None, None)
         if role == "user":
             self.turn = Turn("user", PROMPT, timestamp)
         elif role == "assistant":
@@ -123,15 +125,22 @@ class _Reading:
             self.session.stats.unknown_types[f"message:{role}"] += 1
             self.turn = None
             return
-        if self.summary:
-            self.transcript.compactions.append(Compaction(timestamp))
+        if message.get("summary") and role == "assistant":
+            self.compaction = Compaction(timestamp)
+            self.transcript.compactions.append(self.compaction)
             self.turn.kind, self.turn.role = COMPACTION, "user"
         self.transcript.turns.append(self.turn)
+        self.placed[str(message.get("id"))] = (self.turn, self.compaction)
         error = message.get("error")
         if isinstance(error, dict) and "Abort" in str(error.get("name")):
             self.transcript.turns.append(
                 Turn("user", INTERRUPTION, timestamp, "[Request interrupted by user]")
             )
+
+    def part_of(self, message_id: Any, part: dict[str, Any]) -> None:
+        """A part of the message ``message_id`` (read earlier), in whatever order parts come."""
+        self.turn, self.compaction = self.placed.get(str(message_id), (None, None))
+        self.part(part)
 
     def part(self, part: dict[str, Any]) -> None:
         kind, turn = part.get("type"), self.turn
@@ -142,8 +151,8 @@ class _Reading:
             return
         if kind == "text" and isinstance(part.get("text"), str) and not part.get("synthetic"):
             add_text(turn, part["text"])
-            if self.summary and self.transcript.compactions:
-                self.transcript.compactions[-1].summary = turn.text
+            if self.compaction is not None:
+                self.compaction.summary = turn.text
         elif kind == "reasoning" and self.options.thinking and isinstance(part.get("text"), str):
             turn.thinking.append(part["text"])
         elif kind == "tool":
@@ -196,11 +205,9 @@ def _auto(part: dict[str, Any]) -> str | None:
 # the database ---------------------------------------------------------------------------------
 
 
-def _loads(text: Any, stats: ReadStats) -> dict[str, Any] | None:
-    import json
-
+def _loads(text: Any, stats: ReadStats, decode: Any = line_decoder()) -> dict[str, Any] | None:
     try:
-        value = json.loads(text) if isinstance(text, str | bytes) else None
+        value = decode(text) if isinstance(text, str | bytes) else None
     except (ValueError, RecursionError):
         value = None
     if not isinstance(value, dict):
@@ -226,22 +233,23 @@ def _read_database(session: NativeSession, options: ReadOptions) -> Transcript:
     if connection is None:
         session.stats.unreadable = "not an opencode database"
         return reading.finish()
-    rows = connection.execute(
-        "select m.id, m.data, p.data from message m left join part p on p.message_id = m.id "
-        "where m.session_id = ? order by m.time_created, m.id, p.id",
+    messages = connection.execute(
+        "select id, data from message where session_id = ? order by time_created, id",
         (session.id,),
     )
-    current = None
-    for message_id, message_data, part_data in rows:  # one row at a time
-        if message_id != current:
-            current = message_id
-            message = _loads(message_data, session.stats)
-            if message is not None:
-                reading.message({"id": message_id, **message})
-        if part_data is not None:
-            part = _loads(part_data, session.stats)
-            if part is not None:
-                reading.part(part)
+    for message_id, data in messages:  # one row at a time
+        message = _loads(data, session.stats)
+        if message is not None:
+            reading.message({"id": message_id, **message})
+    # then the parts, as they were written (each to its message's turn): in the order of the
+    # table, which SQLite reads without sorting
+    parts = connection.execute(
+        "select message_id, data from part where session_id = ?", (session.id,)
+    )
+    for message_id, data in parts:
+        part = _loads(data, session.stats)
+        if part is not None:
+            reading.part_of(message_id, part)
     connection.close()
     return reading.finish()
 
@@ -286,7 +294,7 @@ def _read_files(session: NativeSession, options: ReadOptions) -> Transcript:
         reading.message(message)
         parts = list(_json_objects(storage / "part" / str(message.get("id")), stats))
         for part in sorted(parts, key=lambda p: str(p.get("id"))):
-            reading.part(part)
+            reading.part_of(message.get("id"), part)
     return reading.finish()
 
 
