@@ -91,7 +91,10 @@ def _opencode(size: int) -> Path:
                 )
                 db.executemany(
                     "insert into part values (?, ?, ?, ?, ?, ?)",
-                    [(p[1] + tag, p[0] + tag, session, p[2] + round_number, p[3], p[4]) for p in parts],
+                    [
+                        (p[1] + tag, p[0] + tag, session, p[2] + round_number, p[3], p[4])
+                        for p in parts
+                    ],
                 )
             db.commit()
     db.close()
@@ -102,8 +105,7 @@ MAKERS = {"codex": _codex, "gemini": _gemini, "opencode": _opencode}
 
 READ = {
     "codex": (
-        "from purlin_resume.codex import rollouts\n"
-        "done = rollouts.read(path.name[-42:-6], path)\n"
+        "from purlin_resume.codex import rollouts\ndone = rollouts.read(path.name[-42:-6], path)\n"
     ),
     "gemini": "from purlin_resume.gemini import chats\ndone = chats.read(path)\n",
     "opencode": (
@@ -165,7 +167,9 @@ def main() -> None:
     parser.add_argument("--only", default="codex,gemini,opencode")
     args = parser.parse_args()
     sizes = [3] if args.quick else [int(s) for s in args.sizes.split(",")]
-    print("| reader | size | reader s | MB/s | floor s | floor MB/s | vs floor | reader peak MiB | floor peak MiB |")
+    print(
+        "| reader | size | reader s | MB/s | floor s | floor MB/s | vs floor | reader peak MiB | floor peak MiB |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for cli in args.only.split(","):
         for size in sizes:
@@ -179,7 +183,13 @@ def main() -> None:
                 f"{floor_peak:.0f} |",
                 flush=True,
             )
-            shutil.rmtree(path.parents[4] if cli == "codex" else path.parents[3] if cli == "gemini" else path.parent)
+            shutil.rmtree(
+                path.parents[4]
+                if cli == "codex"
+                else path.parents[3]
+                if cli == "gemini"
+                else path.parent
+            )
 
 
 if __name__ == "__main__":

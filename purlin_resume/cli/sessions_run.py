@@ -174,8 +174,13 @@ def _other_agents(identifier: str, as_json: bool) -> None:
         for child in found.children
     ]
     document = redacted(
-        {"cli": session.cli, "session_id": session.id, "project": session.project_path,
-         "subagents": children, "compactions": [c.to_dict() for c in found.conversation.transcript.compactions]}
+        {
+            "cli": session.cli,
+            "session_id": session.id,
+            "project": session.project_path,
+            "subagents": children,
+            "compactions": [c.to_dict() for c in found.conversation.transcript.compactions],
+        }
     )
     if as_json:
         print_json(document)

@@ -229,7 +229,11 @@ class _Reading:
             except (ValueError, RecursionError):
                 data = {"input": raw}
         call = tool_call(
-            item.get("call_id") or item.get("id"), name, data, self.options.tools, name in SPAWN_TOOLS
+            item.get("call_id") or item.get("id"),
+            name,
+            data,
+            self.options.tools,
+            name in SPAWN_TOOLS,
         )
         turn = agent_turn(self.transcript, timestamp)
         turn.tool_calls.append(call)
@@ -294,9 +298,9 @@ def _content_text(content: Any) -> str:
     return "\n".join(parts)
 
 
-def read(thread: str, path: Path, options: ReadOptions = ReadOptions()) -> Conversation:
+def read(thread: str, path: Path, options: ReadOptions | None = None) -> Conversation:
     """One rollout, read in one streaming pass."""
-    reading = _Reading(thread, path, options)
+    reading = _Reading(thread, path, options or ReadOptions())
     for record in json_lines(path, reading.session.stats, _PASSED_OVER):
         reading.add(record)
     session, transcript = reading.session, reading.transcript
@@ -325,13 +329,3 @@ def sessions(folder: Path) -> list[NativeSession]:
             parent.subagents += 1
     found.sort(key=lambda s: (s.started_at or "", s.id))
     return found
-
-
-def find(folder: Path, thread: str) -> Path | None:
-    """The rollout of thread ``thread`` (its full id), or None."""
-    return next((path for found, path in rollout_files(folder) if found == thread), None)
-
-
-def ids(folder: Path) -> Iterator[str]:
-    for thread, _ in rollout_files(folder):
-        yield thread

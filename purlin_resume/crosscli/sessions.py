@@ -104,10 +104,11 @@ def _read(session: NativeSession, options: ReadOptions) -> Conversation:
 
 
 def open_conversation(
-    identifier: str, options: ReadOptions = ReadOptions(), clis: tuple[str, ...] = OTHERS
+    identifier: str, options: ReadOptions | None = None, clis: tuple[str, ...] = OTHERS
 ) -> Opened:
     """The session or child session of Codex CLI, Gemini CLI or opencode whose id is
     ``identifier`` (or starts with it, when only one does), read with ``options``."""
+    options = options or ReadOptions()
     query = identifier.strip()
     if not query:
         raise UsageError("an id is required: a session id, an agent id or a unique prefix")

@@ -196,12 +196,16 @@ class _Reading:
 
     def _call(self, record: dict[str, Any]) -> ToolCall:
         name = record.get("name")
-        call = tool_call(record.get("id"), name, record.get("args"), self.options.tools, name in SPAWN_TOOLS)
+        call = tool_call(
+            record.get("id"), name, record.get("args"), self.options.tools, name in SPAWN_TOOLS
+        )
         call.is_error = record.get("status") in ("error", "cancelled")
         if isinstance(record.get("agentId"), str):
             call.agent_id, call.linked_by = record["agentId"], "agentId"
         if name in SPAWN_TOOLS:
-            call.outcome["status"] = record.get("status") if isinstance(record.get("status"), str) else "?"
+            call.outcome["status"] = (
+                record.get("status") if isinstance(record.get("status"), str) else "?"
+            )
         results = record.get("result")
         if isinstance(results, list) and results:
             call.answered = True
@@ -242,7 +246,9 @@ def _parts_text(content: Any) -> str:
     for part in content if isinstance(content, list) else []:
         if isinstance(part, str):
             parts.append(part)
-        elif isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought"):
+        elif (
+            isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought")
+        ):
             parts.append(part["text"])
     return "\n".join(p for p in parts if p)
 
@@ -261,10 +267,10 @@ def read(
     path: Path,
     parent: str | None = None,
     project_path: str | None = None,
-    options: ReadOptions = ReadOptions(),
+    options: ReadOptions | None = None,
 ) -> Conversation:
     """One chat file (JSONL, or a legacy whole JSON document), read in one pass."""
-    reading = _Reading(path, parent, options)
+    reading = _Reading(path, parent, options or ReadOptions())
     stats = reading.session.stats
     if path.suffix == ".json":
         data = json_file(path, stats)
@@ -305,12 +311,3 @@ def sessions(folder: Path) -> list[NativeSession]:
             parent.subagents += 1
     found.sort(key=lambda s: (s.started_at or "", s.id))
     return found
-
-
-def place(folder: Path, session_id: str) -> tuple[Path, str | None, str | None] | None:
-    """(file, parent id, project folder) of the chat ``session_id``, or None."""
-    for session in sessions(folder):
-        if session.id == session_id:
-            return session.path, session.parent_id, session.project_path
-    return None
-

@@ -163,7 +163,9 @@ class _Reading:
     def _tool(self, turn: Turn, part: dict[str, Any]) -> None:
         state = _object(part.get("state"))
         name = part.get("tool")
-        call = tool_call(part.get("callID"), name, state.get("input"), self.options.tools, name in SPAWN_TOOLS)
+        call = tool_call(
+            part.get("callID"), name, state.get("input"), self.options.tools, name in SPAWN_TOOLS
+        )
         status = state.get("status")
         call.answered = status in ("completed", "error")
         call.is_error = status == "error"
@@ -182,7 +184,9 @@ class _Reading:
 
     def finish(self) -> Transcript:
         session, transcript = self.session, self.transcript
-        transcript.turns = [t for t in transcript.turns if t.text.strip() or t.tool_calls or t.kind != RESPONSE]
+        transcript.turns = [
+            t for t in transcript.turns if t.text.strip() or t.tool_calls or t.kind != RESPONSE
+        ]
         transcript.turns = [t for t in transcript.turns if t.kind != PROMPT or t.text.strip()]
         transcript.session_id = session.parent_id or session.id
         transcript.agent_id = session.id if session.parent_id else None
@@ -205,9 +209,12 @@ def _auto(part: dict[str, Any]) -> str | None:
 # the database ---------------------------------------------------------------------------------
 
 
-def _loads(text: Any, stats: ReadStats, decode: Any = line_decoder()) -> dict[str, Any] | None:
+_DECODE = line_decoder()
+
+
+def _loads(text: Any, stats: ReadStats) -> dict[str, Any] | None:
     try:
-        value = decode(text) if isinstance(text, str | bytes) else None
+        value = _DECODE(text) if isinstance(text, str | bytes) else None
     except (ValueError, RecursionError):
         value = None
     if not isinstance(value, dict):
@@ -277,8 +284,15 @@ def _file_sessions(folder: Path) -> list[NativeSession]:
         for info in _json_objects(project, ReadStats()):
             time = _object(info.get("time"))
             row = (
-                info.get("id"), info.get("parentID"), info.get("directory"), info.get("title"),
-                info.get("version"), time.get("created"), time.get("updated"), None, None,
+                info.get("id"),
+                info.get("parentID"),
+                info.get("directory"),
+                info.get("title"),
+                info.get("version"),
+                time.get("created"),
+                time.get("updated"),
+                None,
+                None,
             )
             if isinstance(row[0], str):
                 found.append(_session(row, folder / "storage"))
@@ -332,9 +346,10 @@ def _figures(session: NativeSession) -> None:
     session.subagents = subagents
 
 
-def read(session: NativeSession, options: ReadOptions = ReadOptions()) -> Conversation:
+def read(session: NativeSession, options: ReadOptions | None = None) -> Conversation:
     """The conversation of a listed session."""
     session.stats = ReadStats()
+    options = options or ReadOptions()
     if session.path.name == "opencode.db":
         transcript = _read_database(session, options)
     else:
@@ -344,4 +359,3 @@ def read(session: NativeSession, options: ReadOptions = ReadOptions()) -> Conver
     except OSError:
         session.size = 0
     return Conversation(session, transcript)
-

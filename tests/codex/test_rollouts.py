@@ -80,12 +80,22 @@ def test_the_older_format_without_envelopes(tmp_path):
             {"id": thread, "timestamp": "2025-05-01T10:00:00.000Z", "instructions": None},
             {"record_type": "state"},
             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
-            {"type": "function_call", "name": "shell", "call_id": "c1",
-             "arguments": json.dumps({"command": ["ls", "-la"]})},
-            {"type": "function_call_output", "call_id": "c1",
-             "output": {"content": "total 0", "success": True}},
-            {"type": "message", "role": "assistant",
-             "content": [{"type": "output_text", "text": "Empty."}]},
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "c1",
+                "arguments": json.dumps({"command": ["ls", "-la"]}),
+            },
+            {
+                "type": "function_call_output",
+                "call_id": "c1",
+                "output": {"content": "total 0", "success": True},
+            },
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Empty."}],
+            },
         ],
     )
     read = rollouts.read(thread, path, ReadOptions(tools=True))
@@ -122,7 +132,8 @@ def test_hostile_lines_are_counted_never_fatal(tmp_path):
         b"[1, 2, 3]\n",
         b'{"type": "event_msg", "payload": {"type": "token_count", "info": "many"}}\n',
         b'{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"'
-        + b"y" * (4 << 20) + b'"}]}}\n',
+        + b"y" * (4 << 20)
+        + b'"}]}}\n',
     ]
     path.write_bytes(b"".join(lines[:5] + bad + lines[5:]) + b'{"type": "event_m')
     read = rollouts.read(CODEX_SHELL, path)

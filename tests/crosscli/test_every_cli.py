@@ -46,7 +46,9 @@ def test_one_listing_of_every_cli(cli, every_cli):
     assert CODEX_PARENT in by_cli["codex"] and CODEX_CHILD not in by_cli["codex"]  # a child
     assert GEMINI_CHILD not in by_cli["gemini"] and OPENCODE_CHILD not in by_cli["opencode"]
     text = cli("sessions", "--all", "--cli", "codex,gemini").stdout
-    assert "codex" in text and "gemini" in text and "opencode " not in text and "claude " not in text
+    assert (
+        "codex" in text and "gemini" in text and "opencode " not in text and "claude " not in text
+    )
 
 
 def test_an_unknown_cli_is_a_usage_error(cli, every_cli):

@@ -156,7 +156,9 @@ def record_codex(root: Path) -> Path:
         )
         api.reply("FIELD-CHILD", tool="exec_command", args={"cmd": "ls | wc -l"}, last=True)
         api.reply("Process exited", text="There is 1 file.", last=True)
-        api.reply("FIELD-PARENT", tool="wait_agent", namespace="multi_agent_v1", args=_spawned_agent)
+        api.reply(
+            "FIELD-PARENT", tool="wait_agent", namespace="multi_agent_v1", args=_spawned_agent
+        )
         api.reply("FIELD-PARENT", text="The child agent counted 1 file.")
         home.run([*exec_args, "FIELD-PARENT ask a child agent to count the files"], env)
     with ScriptedAPIs() as api:
@@ -192,7 +194,12 @@ def record_gemini(root: Path, log: list | None = None) -> Path:
     args = [str(BINARIES["gemini"]), "--yolo", "-m", "gemini-2.5-pro", "-p"]
     with ScriptedAPIs() as api:
         env = gemini_config(home, api)
-        api.reply("FIELD-SHELL", tool="run_shell_command", args={"command": "git log --oneline"}, last=True)
+        api.reply(
+            "FIELD-SHELL",
+            tool="run_shell_command",
+            args={"command": "git log --oneline"},
+            last=True,
+        )
         api.reply("start", text="The project has one commit: start.", last=True)
         home.run([*args, "FIELD-SHELL show the git log"], env)
     with ScriptedAPIs() as api:
@@ -200,11 +207,21 @@ def record_gemini(root: Path, log: list | None = None) -> Path:
         api.reply(
             "FIELD-PARENT",
             tool="invoke_agent",
-            args={"agent_name": "generalist", "prompt": "FIELD-CHILD count the files in the project"},
+            args={
+                "agent_name": "generalist",
+                "prompt": "FIELD-CHILD count the files in the project",
+            },
             last=True,
         )
-        api.reply("FIELD-CHILD", tool="run_shell_command", args={"command": "ls | wc -l"}, last=True)
-        api.reply("Output: 1", tool="complete_task", args={"result": {"response": "There is 1 file."}}, last=True)
+        api.reply(
+            "FIELD-CHILD", tool="run_shell_command", args={"command": "ls | wc -l"}, last=True
+        )
+        api.reply(
+            "Output: 1",
+            tool="complete_task",
+            args={"result": {"response": "There is 1 file."}},
+            last=True,
+        )
         api.reply("FIELD-PARENT", text="The subagent counted 1 file.")
         out = home.run([*args, "FIELD-PARENT ask the generalist to count the files"], env)
         if log is not None:

@@ -129,7 +129,14 @@ class ScriptedAPIs:
             def do_GET(self):
                 path = self.path.split("?")[0]
                 if path.endswith("/models"):
-                    return self._json(200, {"object": "list", "data": [{"id": "scripted-model", "object": "model"}], "models": []})
+                    return self._json(
+                        200,
+                        {
+                            "object": "list",
+                            "data": [{"id": "scripted-model", "object": "model"}],
+                            "models": [],
+                        },
+                    )
                 self._json(404, {"error": {"message": f"not found: {path}"}})
 
             def do_POST(self):
@@ -141,7 +148,12 @@ class ScriptedAPIs:
                 path = self.path.split("?")[0]
                 if not any(
                     path.endswith(end)
-                    for end in ("/responses", "/chat/completions", ":streamGenerateContent", ":generateContent")
+                    for end in (
+                        "/responses",
+                        "/chat/completions",
+                        ":streamGenerateContent",
+                        ":generateContent",
+                    )
                 ):
                     with api._lock:
                         api.log.append(Logged(self.path, body, None))
@@ -217,7 +229,11 @@ def _responses_events(body: dict[str, Any], reply: Reply):
             "status": "completed",
             "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
         }
-        yield {"type": "response.output_item.added", "output_index": len(output), "item": {**item, "content": []}}
+        yield {
+            "type": "response.output_item.added",
+            "output_index": len(output),
+            "item": {**item, "content": []},
+        }
         yield {
             "type": "response.output_text.delta",
             "item_id": item["id"],

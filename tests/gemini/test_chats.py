@@ -38,13 +38,22 @@ def test_a_tool_call_written_again_counts_once_with_its_result():
 def _chat(tmp_path, records, name="session-2026-01-01T10-00-abcd1234.jsonl"):
     path = tmp_path / ".gemini/tmp/proj/chats" / name
     path.parent.mkdir(parents=True)
-    text = json.dumps(records) if name.endswith(".json") else "".join(json.dumps(r) + "\n" for r in records)
+    text = (
+        json.dumps(records)
+        if name.endswith(".json")
+        else "".join(json.dumps(r) + "\n" for r in records)
+    )
     path.write_text(text)
     return path
 
 
 def _message(ident, kind, text):
-    return {"id": ident, "timestamp": "2026-01-01T10:00:00.000Z", "type": kind, "content": [{"text": text}]}
+    return {
+        "id": ident,
+        "timestamp": "2026-01-01T10:00:00.000Z",
+        "type": kind,
+        "content": [{"text": text}],
+    }
 
 
 def test_a_rewind_drops_the_message_and_all_after_it(tmp_path):
@@ -68,9 +77,13 @@ def test_a_rewind_drops_the_message_and_all_after_it(tmp_path):
 def test_the_legacy_json_form(tmp_path):
     path = _chat(
         tmp_path,
-        {"sessionId": "s2", "projectHash": "h", "startTime": "2026-01-01T10:00:00.000Z",
-         "lastUpdated": "2026-01-01T10:05:00.000Z",
-         "messages": [_message("m1", "user", "hello"), _message("m2", "gemini", "hi")]},
+        {
+            "sessionId": "s2",
+            "projectHash": "h",
+            "startTime": "2026-01-01T10:00:00.000Z",
+            "lastUpdated": "2026-01-01T10:05:00.000Z",
+            "messages": [_message("m1", "user", "hello"), _message("m2", "gemini", "hi")],
+        },
         name="session-2026-01-01T10-00-s2.json",
     )
     read = chats.read(path)

@@ -35,19 +35,40 @@ def _put(path, data):
 
 def test_the_older_json_file_layout(tmp_path):
     storage_folder = tmp_path / "storage"
-    _put(storage_folder / "session/p1/ses_a.json",
-         {"id": "ses_a", "directory": "/w", "title": "Old one", "version": "0.3.0",
-          "time": {"created": 1750000000000, "updated": 1750000100000}})
-    _put(storage_folder / "session/p1/ses_b.json",
-         {"id": "ses_b", "parentID": "ses_a", "directory": "/w", "title": "child", "version": "0.3.0",
-          "time": {"created": 1750000050000, "updated": 1750000060000}})
-    _put(storage_folder / "message/ses_a/msg_1.json",
-         {"id": "msg_1", "role": "user", "time": {"created": 1750000000000}})
+    _put(
+        storage_folder / "session/p1/ses_a.json",
+        {
+            "id": "ses_a",
+            "directory": "/w",
+            "title": "Old one",
+            "version": "0.3.0",
+            "time": {"created": 1750000000000, "updated": 1750000100000},
+        },
+    )
+    _put(
+        storage_folder / "session/p1/ses_b.json",
+        {
+            "id": "ses_b",
+            "parentID": "ses_a",
+            "directory": "/w",
+            "title": "child",
+            "version": "0.3.0",
+            "time": {"created": 1750000050000, "updated": 1750000060000},
+        },
+    )
+    _put(
+        storage_folder / "message/ses_a/msg_1.json",
+        {"id": "msg_1", "role": "user", "time": {"created": 1750000000000}},
+    )
     _put(storage_folder / "part/msg_1/prt_1.json", {"id": "prt_1", "type": "text", "text": "hello"})
-    _put(storage_folder / "message/ses_a/msg_2.json",
-         {"id": "msg_2", "role": "assistant", "time": {"created": 1750000001000},
-          "summary": True})
-    _put(storage_folder / "part/msg_2/prt_2.json", {"id": "prt_2", "type": "text", "text": "summed up"})
+    _put(
+        storage_folder / "message/ses_a/msg_2.json",
+        {"id": "msg_2", "role": "assistant", "time": {"created": 1750000001000}, "summary": True},
+    )
+    _put(
+        storage_folder / "part/msg_2/prt_2.json",
+        {"id": "prt_2", "type": "text", "text": "summed up"},
+    )
     _put(storage_folder / "part/msg_2/prt_3.json", {"id": "prt_3", "type": "hologram"})
     listed = {s.id: s for s in storage.sessions(tmp_path)}
     assert listed["ses_a"].subagents == 1 and listed["ses_b"].parent_id == "ses_a"
