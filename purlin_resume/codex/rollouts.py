@@ -329,3 +329,16 @@ def sessions(folder: Path) -> list[NativeSession]:
             parent.subagents += 1
     found.sort(key=lambda s: (s.started_at or "", s.id))
     return found
+
+
+def threads(folder: Path) -> list[NativeSession]:
+    """Every thread under ``folder`` known by its file name and first record alone (id, parent):
+    what finding one by id needs, without reading every rollout through."""
+    found = []
+    for thread, path in rollout_files(folder):
+        reading = _Reading(thread, path, ReadOptions())
+        for record in json_lines(path, reading.session.stats):
+            reading.add(record)
+            break
+        found.append(reading.session)
+    return found

@@ -95,6 +95,15 @@ class Opened:
         return self.conversation.session
 
 
+def _known(cli: str) -> list[NativeSession]:
+    """Every session of ``cli`` with its id and parent, read no further than these need."""
+    if cli == CODEX:
+        return rollouts.threads(rollouts.root())
+    if cli == OPENCODE:
+        return storage.listed(storage.root())
+    return chats.sessions(chats.root())
+
+
 def _read(session: NativeSession, options: ReadOptions) -> Conversation:
     if session.cli == CODEX:
         return rollouts.read(session.id, session.path, options)
@@ -112,7 +121,7 @@ def open_conversation(
     query = identifier.strip()
     if not query:
         raise UsageError("an id is required: a session id, an agent id or a unique prefix")
-    everything = {cli: other_sessions(cli) for cli in clis if cli != CLAUDE}
+    everything = {cli: _known(cli) for cli in clis if cli != CLAUDE}
     found = [s for listed in everything.values() for s in listed if s.id == query]
     if not found:
         found = [s for listed in everything.values() for s in listed if s.id.startswith(query)]
@@ -122,6 +131,10 @@ def open_conversation(
         shown = ", ".join(f"{s.id} ({s.cli})" for s in found[:10])
         raise PurlinError(f"'{query}' is ambiguous: it matches {shown}; give more characters")
     session = found[0]
-    children = [s for s in everything[session.cli] if s.parent_id == session.id]
+    children = [
+        _read(s, ReadOptions()).session
+        for s in everything[session.cli]
+        if s.parent_id == session.id
+    ]
     conversation = _read(session, options)
     return Opened(conversation, "agent" if session.parent_id else "session", children)

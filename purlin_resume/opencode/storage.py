@@ -321,13 +321,18 @@ def _created(message: dict[str, Any]) -> int:
 # the reader -----------------------------------------------------------------------------------
 
 
+def listed(folder: Path) -> list[NativeSession]:
+    """Every session of ``folder`` as its row (or info file) says, without its messages."""
+    found = _database_sessions(folder)
+    known = {s.id for s in found}
+    return found + [s for s in _file_sessions(folder) if s.id not in known]
+
+
 def sessions(folder: Path) -> list[NativeSession]:
     """Every session of ``folder`` (opencode's data folder): the database's, and those of the
     older JSON files that the database does not hold; children have ``parent_id``, and each
     parent counts them in ``subagents``. Oldest first."""
-    found = _database_sessions(folder)
-    known = {s.id for s in found}
-    found += [s for s in _file_sessions(folder) if s.id not in known]
+    found = listed(folder)
     by_id = {s.id: s for s in found}
     for session in found:
         parent = by_id.get(session.parent_id or "")
