@@ -1,22 +1,6 @@
 """Secret redaction: everything that leaves purlin-resume (briefings, exports, logs, prompts,
-indexes, caches) passes through here first.
-
-The rules are data (``RULES``): a kind, the literal prefixes a token starts with, the pattern of
-the rest, optional context words that must stand shortly before it, and an optional validator.
-Their coverage follows the documented rule lists of gitleaks (``config/gitleaks.toml``: cloud,
-VCS, chat, payment, AI, package registries, databases, private keys) and detect-secrets (its
-``AWSKeyDetector``, ``AzureStorageKeyDetector``, ``BasicAuthDetector``, ``JwtTokenDetector``,
-``KeywordDetector``, ``PrivateKeyDetector``, ``TwilioKeyDetector``, ``NpmDetector``,
-``PypiTokenDetector``, ``SendGridDetector``, ``SlackDetector``, ``StripeDetector`` ...); the
-patterns here are our own. Beside them:
-
-- values assigned to a secret-named key (``PASSWORD=``, ``"client_secret": "…"``, ``api_key:``,
-  ``"SecretAccessKey"``, ``AccountKey=``, Docker's ``"auth"``), whatever their entropy, unless
-  the value is a placeholder (``${VAR}``, ``<token>``, ``changeme``) or code
-  (``token = Base.url_encode64(payload)``, ``password: str``);
-- credentials in URLs (``postgres://u:p@``, ``redis://:p@``), ``Authorization`` headers,
-  ``mysql -pPASSWORD``, ``--password VALUE``, and a value put on the next line with a shell
-  line continuation.
+indexes, caches) passes through here first. The rules are data, in ``secret_rules``; this module
+holds the scanner that finds them in text, and ``redact`` / ``redact_data``.
 
 Escaped text is covered too: a token after ``\\n`` or inside ``\\"…\\"`` is found, so the rules
 also work as a second net over a serialised document. Callers still redact each text value
@@ -26,369 +10,49 @@ Each secret becomes a stable typed placeholder, ``[REDACTED:<kind>:<8 hex of its
 same secret always reads the same, so a reader can still tell two secrets apart without seeing
 either.
 
-Speed: all rules are compiled into one regular expression, scanned once over each text value.
-Every alternative starts at its rarest literal character (``_`` of ``ghp_``, ``J`` of ``eyJ``,
-the ``=`` or ``:`` of an assignment) and checks what comes before with look-behinds, so the
-engine skips over ordinary text without entering any rule. Secret-named keys are recognised by
-a look-behind trie ending at the assignment operator: of their last five characters only, so
-the expression stays small (it is compiled when first needed, and that is most of a short
-command's cost), and Python checks the whole key at the few places that pass. ``redact_data``
-looks at a repeated string once.
+All rules are compiled into one regular expression, scanned once over each text value. Every
+alternative starts at its rarest literal character (``_`` of ``ghp_``, ``J`` of ``eyJ``, the
+``=`` or ``:`` of an assignment) and checks what comes before with look-behinds. Secret-named
+keys are recognised by a look-behind trie of their last five characters, and Python checks the
+whole key at the few places that pass.
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
+import hashlib
 import itertools
-import math
+import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
-from purlin_resume.core import compiled_patterns
-from purlin_resume.core.digest import sha256
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
-
-PLACEHOLDER = compiled_patterns.Later(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
-_INSIDE_PLACEHOLDER = compiled_patterns.Later(r"\[REDACTED:[a-z0-9-]*$")
-_ESCAPE = r"\\[nrt]"  # a value starting a line inside an escaped (JSON) string
-
-
-# ---------------------------------------------------------------------------------------------
-# validators
-
-
-def entropy(value: str) -> float:
-    """Shannon entropy of ``value`` in bits per character."""
-    if not value:
-        return 0.0
-    counts = Counter(value)
-    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
-
-
-def _high_entropy(value: str) -> bool:
-    return entropy(value) >= 3.0
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A kind of secret.
-
-    ``prefixes`` are the literals a token starts with; ``body`` is the pattern of the rest. The
-    secret is the group ``s`` when the body has one, else prefix and body together; ``pair``
-    is an optional second secret in the same match (an AWS secret key written next to its id),
-    reported as ``pair_kind``. ``context`` words (any case) must stand within 200 characters
-    before the match; ``validator`` gets the secret and may reject it. ``word_start``: the
-    token may not follow a letter or digit. ``source`` names the public rule it follows.
-    ``anchor``: where in each prefix the scan stops, when not at its last rare character (see
-    ``_AHEAD`` for what must follow a ``_`` or ``-``).
-    """
-
-    kind: str
-    prefixes: tuple[str, ...]
-    body: str
-    context: tuple[str, ...] = ()
-    validator: Callable[[str], bool] | None = None
-    word_start: bool = True
-    pair_kind: str | None = None
-    source: str = ""
-    anchor: int | None = None
-
-
-def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> Rule:
-    if isinstance(prefixes, str):
-        prefixes = (prefixes,)
-    return Rule(kind, tuple(prefixes), body, **options)
-
-
-_B64 = r"[A-Za-z0-9+/]"
-_END = r"(?![A-Za-z0-9])"
-# between an AWS key id and its secret key: a separator, or a line break (raw or escaped),
-# with quotes and spaces around; the secret: 40 base64 characters, not a 40-digit hex hash
-_AWS_BETWEEN = r"[ \t\"'\\]{0,6}(?:(?:[,;|:=\t ]|\r?\n|\\[nrt])[ \t\"'\\]{0,6}){1,3}"
-_SPACED = r"[ \t]+\\{0,3}[\"']?"  # a value after a space, maybe quoted (escaped or not)
-_AWS_SECRET = rf"(?![0-9a-f]{{40}})(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=])"
-
-RULES: tuple[Rule, ...] = (
-    # cloud
-    _r(
-        "aws-access-key",
-        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-        rf"[A-Z0-9]?[A-Z2-7]{{16}}{_END}(?=(?:{_AWS_BETWEEN}{_AWS_SECRET})?)",
-        pair_kind="aws-secret-key",  # after the id, or before it (``_PAIR_BEFORE``)
-        source="gitleaks aws-access-token; detect-secrets AWSKeyDetector",
-    ),
-    _r(
-        "aws-secret-key",
-        "aws_secret_access_key",  # ``aws configure set aws_secret_access_key VALUE``
-        rf"{_SPACED}(?P<s>{_B64}{{40}})(?![A-Za-z0-9+/=])",
-        anchor=3,
-        source="gitleaks aws-access-token (its secret); the aws cli's configure set",
-    ),
-    _r(
-        "aws-session-token",
-        "aws_session_token",  # ``aws configure set aws_session_token VALUE``
-        rf"{_SPACED}(?P<s>{_B64}{{100,}}={{0,2}})",
-        anchor=3,
-        source="the aws cli's configure set",
-    ),
-    _r(
-        "google-api-key",
-        "AIza",
-        r"[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
-        source="gitleaks gcp-api-key",
-    ),
-    _r(
-        "digitalocean-token",
-        ("dop_v1_", "doo_v1_", "dor_v1_"),
-        rf"[a-f0-9]{{64}}{_END}",
-        source="gitleaks digitalocean-pat",
-    ),
-    _r(
-        "alibaba-access-key",
-        "LTAI",
-        rf"[a-zA-Z0-9]{{20}}{_END}",
-        source="gitleaks alibaba-access-key-id",
-    ),
-    _r(
-        "azure-storage-key",
-        ("AccountKey=", "SharedAccessKey=", "accountkey="),
-        rf"(?P<s>{_B64}{{20,88}}={{0,2}})",
-        word_start=False,
-        source="detect-secrets AzureStorageKeyDetector; gitleaks azure-ad-client-secret",
-    ),
-    # version control
-    _r(
-        "github-token",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-        rf"[A-Za-z0-9]{{36,255}}{_END}",
-        source="gitleaks github-pat, github-oauth, github-app-token, github-refresh-token",
-    ),
-    _r(
-        "github-token",
-        "github_pat_",
-        rf"[A-Za-z0-9_]{{22,255}}{_END}",
-        anchor=6,  # its first _: letters follow (the token's own may start with _)
-        source="gitleaks github-fine-grained-pat",
-    ),
-    _r(
-        "gitlab-token",
-        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-"),
-        r"[A-Za-z0-9_-]{20,}",
-        source="gitleaks gitlab-pat and the other gitlab-* rules",
-    ),
-    # chat
-    _r(
-        "slack-token",
-        ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"),
-        r"(?:\d+-)?[A-Za-z0-9-]{10,}",
-        source="gitleaks slack-bot-token, slack-user-token, slack-app-token",
-    ),
-    _r(
-        "slack-webhook",
-        "://hooks.slack.com/",
-        r"(?P<s>(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,})",
-        word_start=False,
-        source="gitleaks slack-webhook-url",
-    ),
-    _r(
-        "discord-webhook",
-        ("://discord.com/api/webhooks/", "://discordapp.com/api/webhooks/"),
-        r"(?P<s>\d{5,30}/[A-Za-z0-9_-]{60,80})",
-        word_start=False,
-        source="gitleaks discord-webhook",
-    ),
-    _r(
-        "telegram-bot-token",
-        ":AA",
-        r"[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])",
-        word_start=False,
-        source="gitleaks telegram-bot-api-token",
-    ),
-    _r(
-        "twilio-key",
-        "SK",
-        rf"[0-9a-fA-F]{{32}}{_END}",
-        source="gitleaks twilio-api-key; detect-secrets TwilioKeyDetector",
-    ),
-    _r(
-        "sendgrid-key",
-        "SG.",
-        r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
-        source="gitleaks sendgrid-api-token; detect-secrets SendGridDetector",
-    ),
-    _r(
-        "mailgun-key",
-        "key-",
-        rf"[a-f0-9]{{32}}{_END}",
-        context=("mailgun",),
-        source="gitleaks mailgun-private-api-token",
-    ),
-    # payment
-    _r(
-        "stripe-key",
-        ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
-        r"[A-Za-z0-9]{20,}",
-        source="gitleaks stripe-access-token; detect-secrets StripeDetector",
-    ),
-    _r(
-        "square-token",
-        ("sq0atp-", "sq0csp-", "EAAA"),
-        r"[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])",
-        source="gitleaks square-access-token, square-secret",
-    ),
-    _r(
-        "shopify-token",
-        ("shpat_", "shpca_", "shppa_", "shpss_"),
-        rf"[a-fA-F0-9]{{32}}{_END}",
-        source="gitleaks shopify-access-token, shopify-shared-secret",
-    ),
-    _r(
-        "braintree-token",
-        "access_token$production$",
-        r"[a-z0-9]{16}\$[a-f0-9]{32}",
-        word_start=False,
-        source="gitleaks (paypal) braintree access token",
-    ),
-    # AI providers
-    _r(
-        "anthropic-key",
-        ("sk-ant-api", "sk-ant-admin", "sk-ant-oat", "sk-ant-sid"),
-        r"\d{0,2}-[A-Za-z0-9_-]{20,}",
-        source="gitleaks anthropic-api-key, anthropic-admin-api-key",
-    ),
-    _r(
-        "openai-key",
-        ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"),
-        r"[A-Za-z0-9_-]{20,}",
-        source="gitleaks openai-api-key",
-    ),
-    _r(
-        "openai-key",
-        "sk-",
-        r"(?:[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{48}" + _END + ")",
-        source="gitleaks openai-api-key",
-    ),
-    _r(
-        "huggingface-token",
-        ("hf_", "api_org_"),
-        rf"[A-Za-z]{{34}}{_END}",
-        source="gitleaks huggingface-access-token, huggingface-organization-api-token",
-    ),
-    _r(
-        "replicate-token",
-        "r8_",
-        rf"[A-Za-z0-9]{{37}}{_END}",
-        source="gitleaks (replicate) r8_ token",
-    ),
-    _r("groq-key", "gsk_", rf"[A-Za-z0-9]{{52}}{_END}", source="gitleaks (groq) gsk_ key"),
-    _r(
-        "perplexity-key", "pplx-", rf"[A-Za-z0-9]{{48}}{_END}", source="gitleaks perplexity-api-key"
-    ),
-    _r(
-        "databricks-token",
-        "dapi",
-        rf"[a-f0-9]{{32}}(?:-\d)?{_END}",
-        source="gitleaks databricks-api-token",
-    ),
-    # package registries
-    _r(
-        "npm-token",
-        "npm_",
-        rf"[A-Za-z0-9]{{36}}{_END}",
-        source="gitleaks npm-access-token; detect-secrets NpmDetector",
-    ),
-    _r(
-        "pypi-token",
-        "pypi-AgE",
-        r"[A-Za-z0-9_-]{50,}",
-        source="gitleaks pypi-upload-token; detect-secrets PypiTokenDetector",
-    ),
-    _r(
-        "rubygems-token",
-        "rubygems_",
-        rf"[a-f0-9]{{48}}{_END}",
-        source="gitleaks rubygems-api-token",
-    ),
-    _r(
-        "dockerhub-token",
-        ("dckr_pat_", "dckr_oat_"),
-        r"[A-Za-z0-9_-]{27,}",
-        anchor=4,  # its first _: letters follow (the token's own may start with _ or -)
-        source="gitleaks (docker) dckr_pat_ token",
-    ),
-    # keys and tokens of any origin
-    _r(
-        "private-key",
-        "-----BEGIN",
-        r"[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----)){0,16384}?"
-        r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----",
-        word_start=False,
-        source="gitleaks private-key; detect-secrets PrivateKeyDetector",
-    ),
-    _r(
-        "jwt",
-        "eyJ",
-        r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-        source="gitleaks jwt; detect-secrets JwtTokenDetector",
-    ),
-    _r(
-        "url-credentials",
-        "://",
-        r"[^\s:/@'\"\\]{0,128}:(?P<s>[^\s:/@'\"\\]{1,256})@",
-        word_start=False,
-        source="detect-secrets BasicAuthDetector; gitleaks generic URL credentials",
-    ),
-    _r(
-        "bearer-token",
-        ("Bearer", "BEARER"),
-        r"[ \t]+(?P<s>[A-Za-z0-9._~+/-]{16,}=*)",
-        source="gitleaks (authorization header) bearer token",
-    ),
+from purlin_resume.core.secret_rules import (
+    ASSIGNMENT,
+    AWS_SECRET_BEFORE,
+    CLOSERS,
+    ESCAPE,
+    FLAG,
+    FLAG_KEYS,
+    KEY_TAILS,
+    MYSQL,
+    PLACEHOLDER_VALUE,
+    RULES,
+    SCHEMES,
+    Rule,
+    assigned_kind,
+    is_assigned_secret,
 )
 
-# Keys whose values are secrets, matched at the end of the key's name (any case, so also
-# DB_PASSWORD, clientSecret, SecretAccessKey). Strong keys: any value that is not a placeholder
-# or code is a secret. The others also need a value that looks like a token.
-_STRONG_KEYS = (
-    "password",
-    "passwd",
-    "passphrase",
-    "pwd",
-    "_pass",
-    "-pass",
-    "secret",
-    "credentials",
-    "credential",
-)
-_TOKEN_KEYS = (
-    "token", "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key",
-    "secret_key", "secretkey", "private_key", "privatekey", "private-key", "account_key",
-    "accountkey", "auth", "authorization", "key_base", "signing_key", "encryption_key",
-    "master_key", "client_key", "sharedaccesskey",
-)  # fmt: skip
-# what may stand between a key and its operator: quotes, escaped once or twice (JSON inside JSON)
-_CLOSERS = ("", '"', "'", " ", '" ', "' ", '\\"', "\\'", '\\\\\\"', "`", "  ", "] ", '\\" ')
-_FLAG_KEYS = (
-    "password",
-    "passwd",
-    "token",
-    "secret",
-    "api-key",
-    "apikey",
-    "auth-token",
-    "access-token",
-    "client-secret",
-)
-
-
-_KEY_TAILS = tuple(sorted(set(_STRONG_KEYS + _TOKEN_KEYS)))
-_KEY_LONGEST = max(map(len, _KEY_TAILS))
+PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
+_INSIDE_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]*$")
+# the key: the whole run of key characters (starting inside one only finds the same again, one
+# character at a time: slow on text made of keys)
+_KEY_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
+_KEY_LONGEST = max(map(len, KEY_TAILS))
 
 
 def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 99) -> str:
@@ -430,110 +94,33 @@ def _key_guard() -> str:
     """The look-behind test, right after the operator, that a key may end before it (behind
     any closer): its last ``_GUARD_DEPTH`` characters. Small, so it compiles fast."""
     by_length: dict[int, list[str]] = defaultdict(list)
-    for closer in _CLOSERS:
+    for closer in CLOSERS:
         by_length[len(closer)].append(closer)
     options = []
     for length, closers in sorted(by_length.items()):
         test = "|".join(re.escape(closer) for closer in closers)
         before = f"(?<=(?:{test}).)" if length else ""
-        options.append(before + _reverse_trie(set(_KEY_TAILS), skip=length, limit=_GUARD_DEPTH))
+        options.append(before + _reverse_trie(set(KEY_TAILS), skip=length, limit=_GUARD_DEPTH))
     return "(?:" + "|".join(options) + ")"
 
 
 def _key_before(text: str, op: int) -> bool:
     """Does a secret-named key end right before the operator at ``op``, behind any closer?"""
-    for closer in _CLOSERS:
+    for closer in CLOSERS:
         end = op - len(closer)
         if (
             end > 0
             and text.startswith(closer, end)
-            and text[max(0, end - _KEY_LONGEST) : end].lower().endswith(_KEY_TAILS)
+            and text[max(0, end - _KEY_LONGEST) : end].lower().endswith(KEY_TAILS)
         ):
             return True
     return False
 
 
-_CONTINUATION = r"(?:(?:\\+\r?\n|\\{2,}n)[ \t]*)?"  # a shell line continuation, raw or escaped
-_VALUE = (
-    r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>[^\s\"'`\\]{1,256})"
-    r"|(?P<uv>[^\s\"'`\\<>(){}\[\],;|]{1,256}))"
-)
-_ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``_key_before``
-    rf"[=>]?[ \t]{{0,4}}{_CONTINUATION}"
-    rf"(?:(?P<scheme>Basic|Bearer|bearer|BEARER|Token|token|Bot)[ \t]+)?{_VALUE}"
-)
-_FLAG = (
-    r"-(?<![^\s\"']-)"  # a flag: after a space or a quote, or first
-    rf"(?:-(?i:{'|'.join(re.escape(k) for k in _FLAG_KEYS)})(?:=|[ \t]+{_CONTINUATION})"
-    r"|p(?=[^\s\"'-]))"
-    rf"{_VALUE}"
-)
-_PLACEHOLDER_VALUE = compiled_patterns.Later(
-    r"^(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
-    r"(?:none|null|nil|true|false|undefined|redacted|changeme|change_me|example|placeholder|"
-    r"secret|password|passwd|token|env|string|str|int|bool|bytes|any|optional|required|"
-    r"inherit|hidden|masked|dummy|test|todo|tbd|fake|sample|foo|bar|yes|no|on|off)\W*|"
-    r"(?:your|my|the|an?|some|insert|enter|replace|put|add)[_\- ].*|.*_here|.*[_-]placeholder)$",
-    re.I,
-)
-# how code names things: snake_case, camelCase, PascalCase, attribute paths, `self.x`, `@x`
-_WORD = r"(?:[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+|[A-Z][A-Z0-9_]*)"
-_IDENTIFIER = compiled_patterns.Later(rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?")
-_SECRET_WORD = compiled_patterns.Later(r"pass|pwd|secret|token|key|auth|cred", re.I)
-_MYSQL = compiled_patterns.Later(r"mysql|mariadb")
-_SCHEMES = {"basic": "basic-auth", "bearer": "bearer-token"}
-# the key: the whole run of key characters (starting inside one only finds the same again, one
-# character at a time: slow on text made of keys)
-_KEY_BEFORE = compiled_patterns.Later(
-    r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$"
-)
-
-
-def _assigned_kind(key: str) -> str:
-    low = key.lower().replace("-", "_")
-    if "accountkey" in low or "account_key" in low or "sharedaccesskey" in low:
-        return "azure-storage-key"
-    if "secretaccesskey" in low or ("aws" in low and "secret" in low):
-        return "aws-secret-key"
-    if low == "auth":
-        return "auth-credential"
-    return "assigned-secret"
-
-
-def _assigned_value_is_secret(key: str, value: str, quoted: bool, after: str, spaced: bool) -> bool:
-    """A value given to a secret-named key: is it a secret, or a placeholder or code?"""
-    if _PLACEHOLDER_VALUE.match(value) or value.startswith("-----BEGIN"):
-        return False
-    low = key.lower()
-    strong = any(low.endswith(k) for k in _STRONG_KEYS) and not low.endswith(("_key", "token"))
-    if not quoted:
-        if after in "([.{" and after:  # a call, subscript or attribute: code
-            return False
-        if _IDENTIFIER.fullmatch(value) and (
-            spaced
-            or "_" in value
-            or "." in value
-            or _SECRET_WORD.search(value)
-            or (not strong and len(value) < 16)
-        ):
-            return False  # code: a variable, a type, an attribute path (``KEY=value``: a value)
-        if value.isdigit() and len(value) < 6:
-            return False
-    if strong:
-        return len(value) >= 3
-    return len(value) >= 8 and (
-        (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
-        or entropy(value) >= 3.5
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # the scanner
 
-# an AWS secret key right before its key id (the text searched ends at the id)
-_PAIR_BEFORE = compiled_patterns.Later(
-    rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$"
-)
+
 # what follows the frequent characters some tokens stop at: every token stopping at _ goes on
 # with three letters or digits, then seven token characters or more; at -, ten or more
 _AHEAD = {"_": "(?=[A-Za-z0-9]{3}[A-Za-z0-9_-]{7})", "-": "(?=[A-Za-z0-9_-]{10})"}
@@ -561,7 +148,7 @@ def _prefix_rest(prefixes: list[str], rule: Rule) -> str:
     if at:
         parts.append(f"(?<={whole})")
     if rule.word_start:
-        parts.append(f"(?:(?<![A-Za-z0-9]{whole})|(?<={_ESCAPE}{whole}))")
+        parts.append(f"(?:(?<![A-Za-z0-9]{whole})|(?<={ESCAPE}{whole}))")
     return "".join(parts)
 
 
@@ -659,7 +246,7 @@ def _prefilter_source() -> str:
     checks the whole prefix, as written), the last ``_GUARD_DEPTH`` characters of a
     secret-named key in any ASCII case, then a closer and the operator (``_key_guard`` checks
     no more, in ASCII letters; the piece ends at the operator), and a flag's first characters
-    (``_FLAG``: after the start, a blank or a quote (Python's blanks beyond ASCII are ``?``
+    (``FLAG``: after the start, a blank or a quote (Python's blanks beyond ASCII are ``?``
     here), ``-p`` and a character that is none of those nor a dash, or two dashes and the
     first letter of a key in any case, or a character beyond ASCII that IGNORECASE takes for
     one; the piece holds the dash). All of it ASCII."""
@@ -671,12 +258,12 @@ def _prefilter_source() -> str:
         )
 
     prefixes = sorted({prefix for rule in RULES for prefix in rule.prefixes})
-    tails = sorted({tail[-_GUARD_DEPTH:] for tail in _KEY_TAILS})
+    tails = sorted({tail[-_GUARD_DEPTH:] for tail in KEY_TAILS})
     keys = "|".join(literal(tail) for tail in tails)
-    closers = "|".join(literal(closer) for closer in sorted(set(_CLOSERS)))
-    firsts = "".join(sorted({c for key in _FLAG_KEYS for c in (key[0].lower(), key[0].upper())}))
+    closers = "|".join(literal(closer) for closer in sorted(set(CLOSERS)))
+    firsts = "".join(sorted({c for key in FLAG_KEYS for c in (key[0].lower(), key[0].upper())}))
     blank = r"\t\n\x0b\x0c\r \x1c-\x1f\"'?"  # Python's \s for text, and quotes
-    assert all(text.isascii() for text in [*prefixes, *tails, *_CLOSERS, *_FLAG_KEYS])
+    assert all(text.isascii() for text in [*prefixes, *tails, *CLOSERS, *FLAG_KEYS])
     return (
         "|".join(literal(prefix) for prefix in prefixes)
         + f"|(?i:{keys})(?:{closers})[:=]"
@@ -724,10 +311,9 @@ class Scanner:
 
     @property
     def pattern(self) -> re.Pattern[str]:
-        """Where some rule may match (assembled by ``_assemble`` when it is not kept already).
-        Kept under this file's checksum: everything ``_assemble`` reads must stay in this file."""
+        """Where some rule may match (assembled and compiled when first needed)."""
         if self._pattern is None:
-            self._pattern = compiled_patterns.compiled_from(self._assemble, __file__)
+            self._pattern = re.compile(self._assemble())
         return self._pattern
 
     @property
@@ -746,11 +332,11 @@ class Scanner:
 
         assign = _Branch("assign", "assigned-secret", 0, None)
         for op in ":=":  # one source for both operators: compiled once
-            by_first[op].append(("[:=]" + _ASSIGNMENT, assign))
+            by_first[op].append(("[:=]" + ASSIGNMENT, assign))
         by_first["-"].append(
-            (re.escape("-") + _FLAG[1:], _Branch("flag", "assigned-secret", 0, None))
+            (re.escape("-") + FLAG[1:], _Branch("flag", "assigned-secret", 0, None))
         )
-        free["-"].append(_no_groups(_FLAG[1:]))
+        free["-"].append(_no_groups(FLAG[1:]))
         for rule in RULES:
             for prefixes in _prefix_groups(rule):
                 at = _anchor(prefixes[0], rule)
@@ -763,7 +349,7 @@ class Scanner:
                     prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
         self._by_first = by_first
         # the assignments first: the most frequent characters, with a key before them
-        assigned = _key_guard() + _no_groups(_ASSIGNMENT)
+        assigned = _key_guard() + _no_groups(ASSIGNMENT)
         alternatives = [f":{assigned}", f"={assigned}"]
         # the most frequent characters first: each place found tries the alternatives in order
         for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
@@ -817,7 +403,7 @@ class Scanner:
         if rule.pair_kind and match.start("pair") != -1:
             found.append(Finding(rule.pair_kind, *match.span("pair"), match.group("pair")))
         elif rule.pair_kind:
-            before = _PAIR_BEFORE.search(text, max(0, start - 60), start)
+            before = AWS_SECRET_BEFORE.search(text, max(0, start - 60), start)
             if before is not None:
                 found.insert(0, Finding(rule.pair_kind, *before.span(1), before.group(1)))
         return found
@@ -828,7 +414,7 @@ class Scanner:
         group = "qv" if quote else "uv"
         start, end = match.span(group)
         value = text[start:end]
-        if _PLACEHOLDER_VALUE.match(value):
+        if PLACEHOLDER_VALUE.match(value):
             return None  # the cheapest test first
         op = match.start()
         before = text[max(0, op - 64) : op]
@@ -840,21 +426,21 @@ class Scanner:
         if name == "flag":
             key = "password" if match.group()[1] == "p" else "token"
             line = before[before.rfind("\n") + 1 :]
-            if key == "password" and not _MYSQL.search(line):
+            if key == "password" and not MYSQL.search(line):
                 return None
             spaced = False
         else:
             found = _KEY_BEFORE.search(before)
             key = found.group(1) if found else ""
             spaced = text[op - 1 : op] == " " or text[op + 1 : op + 2] in (" ", "\t")
-        if not _assigned_value_is_secret(key, value, bool(quote), after, spaced):
+        if not is_assigned_secret(key, value, bool(quote), after, spaced):
             return None
         inner = self.find(value, assignments=False)
         if inner:  # a provider's token keeps its own kind
             return [Finding(f.kind, start + f.start, start + f.end, f.secret) for f in inner]
         scheme = match.group("scheme") if name != "flag" else None
-        kind = _SCHEMES.get(scheme.lower()) if scheme else None
-        return [Finding(kind or _assigned_kind(key), start, end, value)]
+        kind = SCHEMES.get(scheme.lower()) if scheme else None
+        return [Finding(kind or assigned_kind(key), start, end, value)]
 
     def places(self, text: str) -> Places:
         """Where ``pattern`` matches in ``text``, asked for in order (``Places``); in a long
@@ -946,7 +532,7 @@ class Finding:
 
     @property
     def placeholder(self) -> str:
-        digest = sha256(self.secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        digest = hashlib.sha256(self.secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
         return f"[REDACTED:{self.kind}:{digest}]"
 
 
@@ -1115,7 +701,5 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     except RecursionError:
         # nested deeper than Python recurses (JSON only): the rules also work on its escaped
         # text, and placeholders hold no character JSON escapes
-        import json
-
         done = redact(json.dumps(data, ensure_ascii=False))
         return json.loads(done.text), done.counts

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from purlin_resume.core import redact
+from purlin_resume.core import redact, secret_rules
 from tests.conftest import FIXTURES, need_re2
 
 _rng = random.Random(7)
@@ -216,7 +216,7 @@ def test_a_hex_hash_next_to_an_aws_key_id_is_not_taken_for_its_secret():
         assert sha in done.text and done.counts == {"aws-access-key": 1}
 
 
-_KEYS = sorted(set(redact._STRONG_KEYS + redact._TOKEN_KEYS))
+_KEYS = sorted(set(secret_rules.STRONG_KEYS + secret_rules.TOKEN_KEYS))
 
 
 @pytest.mark.parametrize("key", _KEYS)
@@ -281,12 +281,12 @@ def test_redaction_from_the_places_found_is_redaction_from_the_start():
 # What the rules stop at and look around: every prefix, key tails and closers, flags, the
 # characters IGNORECASE folds onto ASCII letters, blanks beyond ASCII, escapes.
 _PIECES = sorted({p for rule in redact.RULES for p in rule.prefixes}) + [
-    *redact._KEY_TAILS, *redact._CLOSERS, *redact._FLAG_KEYS,
+    *secret_rules.KEY_TAILS, *secret_rules.CLOSERS, *secret_rules.FLAG_KEYS,
     "=", ":", "-", "--", "-p", "_", "$", " ", "\n", "\t", '"', "'", "`", "\\", "\\n", "@", "/",
     "\u017f", "\u212a", "\u00a0", "\u2003", "\x1c", "?", "é", "→", "\ud800", "AKIA", "AAAA",
     "a1b2c3d4e5f6g7h8", "0123456789abcdef" * 3, "ZZZZZZZZZZ",
 ] + [  # flag keys as IGNORECASE also finds them: with letters beyond ASCII that fold onto theirs
-    key.replace("s", "\u017f").replace("k", "\u212a") for key in redact._FLAG_KEYS
+    key.replace("s", "\u017f").replace("k", "\u212a") for key in secret_rules.FLAG_KEYS
 ]  # fmt: skip
 _AWKWARD = [  # overlapping prefixes, flags at the start and after blanks beyond ASCII, folds
     "AKIAKIAKIA" + "A" * 16, "AKIAAKIAIOSFODNN7EXAMPLE", "--pa\u017f\u017fword=hunter22",
