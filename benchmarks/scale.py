@@ -597,12 +597,6 @@ def installed_version() -> str:
     return done.stdout.strip() or done.stderr.strip()
 
 
-def fast_extra() -> str:
-    """Whether the venv has the ``fast`` extra (RE2 for redaction's scan of long text)."""
-    done = subprocess.run([sys.executable, "-c", "import re2"], capture_output=True, check=False)
-    return "fast extra (RE2) installed" if done.returncode == 0 else "no fast extra: re alone"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per median (default 5)")
@@ -626,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = Plan(args.runs, args.big_runs, args.quick)
     load = os.getloadavg()[0]
     print(
-        f"{installed_version()} · {fast_extra()} · Python {sys.version.split()[0]} · "
+        f"{installed_version()} · Python {sys.version.split()[0]} · "
         f"{os.cpu_count()} cores, "
         f"load {load:.1f} · medians of {args.runs} runs ({args.big_runs} at 30/300 MB and cold)"
         + (" · QUICK: small sizes, not the issue's" if args.quick else "")

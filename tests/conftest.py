@@ -168,23 +168,3 @@ def tmux_named_server():
     tmux.kill_server(server)
 
 
-def need_re2() -> None:
-    """Skip without RE2 (the ``fast`` extra) on a developer's machine; in CI it must be there."""
-    import os
-
-    from purlin_resume.core import redact
-
-    if redact._prefilter_program() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("google-re2 (the fast extra) is not installed")
-        pytest.skip("google-re2 (the fast extra) is not installed")
-
-
-@pytest.fixture
-def through_re2(monkeypatch) -> None:
-    """Redaction looks through RE2 first in every text, however short and early."""
-    from purlin_resume.core import redact
-
-    need_re2()
-    monkeypatch.setattr(redact, "PREFILTER_CHARS", 0)
-    monkeypatch.setattr(redact, "PREFILTER_AFTER", 0)

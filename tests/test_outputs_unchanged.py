@@ -257,27 +257,13 @@ AHEAD_CASES = [
 
 
 @pytest.mark.parametrize("name", AHEAD_CASES)
-def test_output_rendered_ahead_is_unchanged(cli, claude, tmp_path, monkeypatch, through_re2, name):
-    """The same bytes when a helper renders the pieces ahead and redaction looks through RE2
-    first (as on a session of many MB)."""
+def test_output_rendered_ahead_is_unchanged(cli, claude, tmp_path, monkeypatch, name):
+    """The same bytes when a helper renders the pieces ahead (as on a session of many MB)."""
     from purlin_resume.claude import prerendering
 
     if REGOLD:
         pytest.skip("the golden files come from the runs without a helper")
     monkeypatch.setattr(prerendering, "AHEAD_BYTES", 0)
-    monkeypatch.chdir(tmp_path)
-    check(name, run_in_process(cli, claude, CASES[name]))
-
-
-@pytest.mark.parametrize(
-    "name", [n for n in CASES if n.startswith(("transcript", "export", "find"))]
-)
-def test_output_redacted_through_re2_is_unchanged(
-    cli, claude, tmp_path, monkeypatch, through_re2, name
-):
-    """The same bytes when every text is looked at through RE2 first."""
-    if REGOLD:
-        pytest.skip("the golden files come from the runs without RE2 forced")
     monkeypatch.chdir(tmp_path)
     check(name, run_in_process(cli, claude, CASES[name]))
 

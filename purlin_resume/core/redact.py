@@ -19,7 +19,6 @@ whole key at the few places that pass.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import hashlib
 import itertools
@@ -36,7 +35,6 @@ from purlin_resume.core.secret_rules import (
     CLOSERS,
     ESCAPE,
     FLAG,
-    FLAG_KEYS,
     KEY_TAILS,
     MYSQL,
     PLACEHOLDER_VALUE,
@@ -177,11 +175,6 @@ def _no_groups(regex: str) -> str:
     return re.sub(r"\(\?P<\w+>", "(?:", regex)
 
 
-PREFILTER_CHARS = 1024  # a text this long is looked at by RE2 first, where it is installed, …
-PREFILTER_AFTER = 4 << 20  # … once this much has been scanned (loading RE2 costs a short command)
-_UNKNOWN: Any = object()
-
-
 class Places:
     """Where the scanner's ``pattern`` matches in one text, asked for in order: ``next(pos)``
     is the first such position from ``pos`` on (None: there is none). The last answer is kept:
@@ -204,89 +197,6 @@ class Places:
         return None if match is None else match.start()
 
 
-class _Prefiltered(Places):
-    """``Places`` found by trying ``pattern`` only where RE2 (a linear scan, several times
-    faster than ``re`` over long text) found a piece of text that holds a place ``pattern``
-    may match (``_prefilter_source``): the same places, as ``pattern`` itself decides."""
-
-    def __init__(self, pattern: re.Pattern[str], text: str, program: Any, anchors: frozenset):
-        super().__init__(pattern, text)
-        self._candidates = _candidates(program, text, anchors)
-
-    def _first(self, pos: int) -> int | None:
-        match, text = self._pattern.match, self._text
-        for at in itertools.islice(
-            self._candidates, bisect.bisect_left(self._candidates, pos), None
-        ):
-            if match(text, at) is not None:
-                return at
-        return None
-
-
-def _candidates(program: Any, text: str, anchors: frozenset) -> list[int]:
-    """The positions, in ``text``, of every character ``pattern`` may start at that lies in a
-    piece of text RE2's ``program`` matches, at every start (the longest match there).
-
-    RE2 reads bytes: ``text`` is given as ASCII, each other character a ``?`` (what
-    ``pattern`` looks for at these places is ASCII: see ``_prefilter_source``), so that a
-    byte's position is its character's."""
-    data = text.encode("ascii", "replace")
-    found: set[int] = set()
-    search, at = program.search, 0
-    while (match := search(data, at)) is not None:
-        start, end = match.span()
-        found.update(q for q in range(start, end) if data[q] in anchors)
-        at = start + 1
-    return sorted(found)
-
-
-def _prefilter_source() -> str:
-    """RE2's expression of pieces of text holding every place the scanner's ``pattern`` may
-    match: each rule's prefix (it holds the character the scan stops at, and ``_prefix_rest``
-    checks the whole prefix, as written), the last ``_GUARD_DEPTH`` characters of a
-    secret-named key in any ASCII case, then a closer and the operator (``_key_guard`` checks
-    no more, in ASCII letters; the piece ends at the operator), and a flag's first characters
-    (``FLAG``: after the start, a blank or a quote (Python's blanks beyond ASCII are ``?``
-    here), ``-p`` and a character that is none of those nor a dash, or two dashes and the
-    first letter of a key in any case, or a character beyond ASCII that IGNORECASE takes for
-    one; the piece holds the dash). All of it ASCII."""
-
-    def literal(text: str) -> str:
-        return "".join(
-            char if char.isascii() and char.isalnum() else f"\\x{{{ord(char):02x}}}"
-            for char in text
-        )
-
-    prefixes = sorted({prefix for rule in RULES for prefix in rule.prefixes})
-    tails = sorted({tail[-_GUARD_DEPTH:] for tail in KEY_TAILS})
-    keys = "|".join(literal(tail) for tail in tails)
-    closers = "|".join(literal(closer) for closer in sorted(set(CLOSERS)))
-    firsts = "".join(sorted({c for key in FLAG_KEYS for c in (key[0].lower(), key[0].upper())}))
-    blank = r"\t\n\x0b\x0c\r \x1c-\x1f\"'?"  # Python's \s for text, and quotes
-    assert all(text.isascii() for text in [*prefixes, *tails, *CLOSERS, *FLAG_KEYS])
-    return (
-        "|".join(literal(prefix) for prefix in prefixes)
-        + f"|(?i:{keys})(?:{closers})[:=]"
-        + f"|(?:^|[{blank}])-(?:-[{firsts}?]|p[^{blank[:-1]}\\-])"
-    )
-
-
-def _prefilter_program() -> Any:
-    """RE2's program of ``_prefilter_source``; None when RE2 is not installed (the ``fast``
-    extra) or refuses it."""
-    try:
-        import re2
-    except ImportError:
-        return None
-    options = re2.Options()
-    options.longest_match = True  # at each start the longest piece: it holds every shorter one
-    options.max_mem = 64 << 20
-    try:
-        return re2.compile(_prefilter_source(), options)
-    except re2.error:
-        return None
-
-
 class Scanner:
     """All rules as one compiled expression, plus a config's extra patterns and allow-list.
 
@@ -302,9 +212,6 @@ class Scanner:
     def __init__(self, extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()):
         self._by_first: dict[str, list[tuple[str, _Branch]]] | None = None
         self._pattern: re.Pattern[str] | None = None
-        self._prefilter: Any = _UNKNOWN  # RE2's program of ``_prefilter_source``, when it runs
-        self._anchors: frozenset[int] = frozenset()  # the characters ``pattern`` may start at
-        self._scanned = 0  # characters of long texts scanned without RE2
         self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
         self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
         self.allow = [re.compile(pattern) for pattern in allow]
@@ -443,31 +350,13 @@ class Scanner:
         return [Finding(kind or assigned_kind(key), start, end, value)]
 
     def places(self, text: str) -> Places:
-        """Where ``pattern`` matches in ``text``, asked for in order (``Places``); in a long
-        text of a process that has scanned much, found through RE2 where it is installed
-        (``_Prefiltered``: the same places)."""
-        if len(text) >= PREFILTER_CHARS:
-            if self._prefilter is _UNKNOWN and self._scanned < PREFILTER_AFTER:
-                self._scanned += len(text)
-            elif (program := self._program()) is not None:
-                return _Prefiltered(self.pattern, text, program, self._anchors)
+        """Where ``pattern`` matches in ``text``, asked for in order (``Places``)."""
         return Places(self.pattern, text)
 
     def any_places(self, text: str) -> Places | None:
-        """``places(text)``, or None when ``pattern`` matches nowhere in it (most text): for a
-        short text, found without making a ``Places``."""
-        if len(text) < PREFILTER_CHARS:
-            match = self.pattern.search(text)
-            return None if match is None else Places(self.pattern, text, match.start())
-        places = self.places(text)
-        return None if places.next(0) is None else places
-
-    def _program(self) -> Any:
-        """RE2's program of ``_prefilter_source`` (compiled when first needed), or None."""
-        if self._prefilter is _UNKNOWN:
-            self._anchors = frozenset(ord(char) for char in self.by_first)
-            self._prefilter = _prefilter_program()
-        return self._prefilter
+        """``places(text)``, or None when ``pattern`` matches nowhere in it (most text)."""
+        match = self.pattern.search(text)
+        return None if match is None else Places(self.pattern, text, match.start())
 
     def find(
         self, text: str, assignments: bool = True, places: Places | None = None
