@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES
-
 SCALE = Path(__file__).resolve().parents[1] / "benchmarks" / "scale.py"
 
 

@@ -27,16 +27,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum, unique
+from hashlib import sha256
 from pathlib import Path
+from typing import Any
 
 from purlin_resume.agents.git_work import HORIZON, GitWork, commits_within_horizon, newest_change
 from purlin_resume.core import clock, gitrepo, store, tmux
-from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import CorruptFile, PurlinError
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
 
 NOISE_MARKERS = (
     "resumer",
@@ -474,12 +471,8 @@ def observe(
     now: datetime,
     server: tmux.Server,
     cache_dir: Path,
-    git: GitWork | None = None,
 ) -> Observation:
-    """Ask every source; a source that fails is noted and skipped (the rest still count).
-
-    ``git``: the git work for this subject and moment when the caller started it earlier (see
-    ``GitWork.serves``); otherwise it starts here, before the transcript is read."""
+    """Ask every source; a source that fails is noted and skipped (the rest still count)."""
     observation = Observation()
     touched: set[str] = set()
 
@@ -492,8 +485,7 @@ def observe(
             return None
 
     # git log and git status run while the transcript is read (each waits on its own process)
-    if git is None or not git.serves(subject, now):
-        git = GitWork.start(subject.worktree, now, changes=not subject.shared_worktree)
+    git = GitWork.start(subject.worktree, now, changes=not subject.shared_worktree)
     commits = git.commits
     # In a shared work tree only the files the agent touched count, not the newest change.
     newest = None if subject.shared_worktree else git.newest

@@ -19,15 +19,12 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from purlin_resume.agents import registry
 from purlin_resume.core import current_session, store
 from purlin_resume.core.errors import NotFound
 from purlin_resume.core.project import Project
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
 
 FILE_NAME = "commits.jsonl"
 

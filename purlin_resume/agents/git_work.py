@@ -1,9 +1,5 @@
 """What git says about an agent's work tree, for the activity sources: its recent commits and
-its newest uncommitted change, each asked of git at once and read when needed (``GitWork``).
-
-``stall check`` starts both git processes before anything of the command is loaded
-(``agents/git_ahead``) and hands them over to ``GitWork.start``.
-"""
+its newest uncommitted change, each asked of git at once and read when needed (``GitWork``)."""
 
 from __future__ import annotations
 
@@ -12,21 +8,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
-from purlin_resume.agents import git_ahead
 from purlin_resume.core import gitrepo
 from purlin_resume.core.errors import PurlinError
 
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import TypeVar
+T = TypeVar("T")
 
-    from purlin_resume.agents.activity import Subject
-    from purlin_resume.core.spawned import Started
-
-    T = TypeVar("T")
-
-HORIZON = timedelta(seconds=git_ahead.HORIZON_SECONDS)  # older evidence says nothing of activity
+HORIZON = timedelta(hours=24)  # older evidence says nothing of activity
 SKIPPED_DIRS = frozenset(
     {
         ".git",
@@ -110,14 +99,12 @@ def _begun(start: Callable[[], Callable[[], T]]) -> Callable[[], T]:
     return fail
 
 
-def _start_newest_change(
-    worktree: Path, top: Path | None, started: Started | None = None
-) -> Callable[[], Change | None]:
+def _start_newest_change(worktree: Path, top: Path | None) -> Callable[[], Change | None]:
     if top is None:
         return lambda: _newest_of(worktree, _walk(worktree))
     inside = worktree.resolve().relative_to(top).as_posix()
     prefix = "" if inside == "." else inside + "/"
-    paths = gitrepo.start_uncommitted_paths(top, started)
+    paths = gitrepo.start_uncommitted_paths(top)
     return lambda: _newest_of(top, [p for p in paths() if p.startswith(prefix)])
 
 
@@ -137,12 +124,10 @@ def commits_within_horizon(worktree: Path, now: datetime) -> list[gitrepo.Commit
     return _start_commits(root, now)()
 
 
-def _start_commits(
-    root: Path | None, now: datetime, started: Started | None = None
-) -> Callable[[], list[gitrepo.Commit]]:
+def _start_commits(root: Path | None, now: datetime) -> Callable[[], list[gitrepo.Commit]]:
     if root is None:
         return list
-    return gitrepo.start_commits_since(root, int((now - HORIZON).timestamp()), started)
+    return gitrepo.start_commits_since(root, int((now - HORIZON).timestamp()))
 
 
 @dataclass(frozen=True)
@@ -158,28 +143,9 @@ class GitWork:
     newest: Callable[[], Change | None] | None
 
     @classmethod
-    def start(
-        cls,
-        worktree: Path,
-        now: datetime,
-        changes: bool = True,
-        ahead: tuple[Started, Started] | None = None,
-    ) -> GitWork:
-        """``ahead``: its ``git log`` and ``git status``, already started (``git_ahead``); each
-        is used only where this would start the same plain process."""
-        log, status = ahead or (None, None)
-        commits = _begun(lambda: _start_commits(gitrepo.toplevel(worktree), now, log))
+    def start(cls, worktree: Path, now: datetime, changes: bool = True) -> GitWork:
+        commits = _begun(lambda: _start_commits(gitrepo.toplevel(worktree), now))
         newest = None
         if changes:
-            newest = _begun(
-                lambda: _start_newest_change(worktree, gitrepo.toplevel(worktree), status)
-            )
+            newest = _begun(lambda: _start_newest_change(worktree, gitrepo.toplevel(worktree)))
         return cls(worktree, now, commits, newest)
-
-    def serves(self, subject: Subject, now: datetime) -> bool:
-        """True when this is the git work ``observe`` would start for ``subject`` at ``now``."""
-        return (
-            self.worktree == subject.worktree
-            and self.now == now
-            and (self.newest is not None or subject.shared_worktree)
-        )

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from purlin_resume.agents import registry
 from purlin_resume.agents.registry import RegisteredAgent
 from purlin_resume.core import tmux
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
 
 ALIVE, DEAD, UNKNOWN = "alive", "dead", "unknown"
 

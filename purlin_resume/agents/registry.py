@@ -20,9 +20,7 @@ Format (version 1), one object per session id; unknown keys are kept as they are
     }
 
 The registry describes processes on this machine, so it and its lock file are ignored in this
-clone only (``.git/info/exclude``). This module is its only writer, and its reader but for
-``agents/git_ahead``, which finds an agent's folder in it before ``stall check`` loads anything
-(a test keeps the two in step).
+clone only (``.git/info/exclude``). This module is its only reader and writer.
 """
 
 from __future__ import annotations
@@ -31,14 +29,11 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from purlin_resume.core import clock, gitrepo, ids, store
 from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.core.project import Project
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
 
 VERSION = 1
 FILE_NAME = "agents.json"

@@ -21,19 +21,15 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from purlin_resume.agents import activity, registry
 from purlin_resume.agents.activity import ActivitySignal
-from purlin_resume.agents.git_work import GitWork
 from purlin_resume.agents.registry import RegisteredAgent, work_folder
 from purlin_resume.core import clock, store, tmux
 from purlin_resume.core import config as config_mod
 from purlin_resume.core.errors import NotFound, PurlinError
 from purlin_resume.core.project import Project
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
 
 THRESHOLD = 0.5
 FUTURE_SKEW = timedelta(minutes=5)
@@ -196,10 +192,8 @@ def detect(
     lookback_minutes: float | None = None,
     now: datetime | None = None,
     settings: config_mod.Settings | None = None,
-    git: GitWork | None = None,
 ) -> Assessment:
-    """Assess one registered agent (by id or unique prefix). ``git``: started earlier (``cli/head_start``),
-    with the same ``now``."""
+    """Assess one registered agent (by id or unique prefix)."""
     settings = settings or config_mod.load(project)
     lookback = lookback_minutes if lookback_minutes is not None else settings.stall_lookback_minutes
     if lookback <= 0:
@@ -213,7 +207,7 @@ def detect(
         from purlin_resume.agents.lineage import server_for
 
         server = server_for(agent, server)
-    observation = activity.observe(subject, now, server, project.cache_dir, git)
+    observation = activity.observe(subject, now, server, project.cache_dir)
     result = assess(agent.session_id, observation.signals, now, lookback, settings.stall_threshold)
     result.notes = observation.notes
     return result

@@ -22,16 +22,12 @@ from __future__ import annotations
 import json
 import os
 import stat
+from hashlib import sha256
 from pathlib import Path
+from typing import Any
 
+from purlin_resume.claude.records import Scan
 from purlin_resume.core import cache_home
-from purlin_resume.core.digest import sha256
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
-
-    from purlin_resume.claude.records import Scan
 
 VERSION = 1
 DAMAGED = (ValueError, KeyError, TypeError, RecursionError)

@@ -15,7 +15,6 @@ from typing import Any
 
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import COMPACTION, Details, Transcript, Turn
-from purlin_resume.core import json_text
 
 
 def _duration_ms(start: str | None, end: str | None) -> int | None:
@@ -222,5 +221,6 @@ def _json_chunks(value: Any, level: int, clean: Callable[[Any], Any] | None) -> 
             yield from _json_chunks(clean(item) if clean is not None else item, level + 1, None)
             separator = "," + inner
         yield "[]" if separator.startswith("[") else "\n" + "  " * level + "]"
-    else:
-        yield json_text.dumps(value, level)
+    else:  # (a newline inside a JSON string is escaped: every one ends a line)
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+        yield text.replace("\n", "\n" + "  " * level) if level else text

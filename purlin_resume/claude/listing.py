@@ -20,15 +20,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+from hashlib import sha256
 from pathlib import Path
+from typing import Any
 
 from purlin_resume.claude import signatures
 from purlin_resume.core import cache_home
-from purlin_resume.core.digest import sha256
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
 
 VERSION = 1
 

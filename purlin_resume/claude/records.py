@@ -9,15 +9,11 @@ counted and skipped, as is a record of a type this reader does not know. Records
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any, BinaryIO
+from typing import Any, BinaryIO
 
 KNOWN_TYPES = frozenset(
     {
@@ -63,8 +59,6 @@ _PROGRESS_MARK = b'"type":"progress","data":{"type":"'
 _CLOSED = (b"}\n", b"}\r\n", b"}")
 _SNIFF_BYTES = 8192
 _ASCII_ESCAPE = b"\\u00"  # how JSON escapes a character below U+0100
-FAST_PARSE_BYTES = 8 << 20  # where msgspec's faster parse repays loading it (about 30 ms)
-_fast_always = False  # set by ``parse_fast``: a reader of many files pays that loading once
 _READ_BUFFER = 1 << 20
 
 
@@ -124,11 +118,7 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
 def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
     """``read``, each record with the byte offset of its line (``record_at`` reads it back).
     ``stats`` counts as the lines go: ``stats.lines`` is the line of the record just given.
-
-    A file of ``FAST_PARSE_BYTES`` or more (every file, after ``parse_fast``) is parsed with
-    ``line_decoder``; anything else with ``json.loads`` (the same values): loading the faster
-    parser costs more than it saves there.
-    """
+    Each line is parsed by ``line_decoder``."""
     path = Path(path)
     try:
         if is_binary(path):
@@ -143,8 +133,7 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
     seen: set[str] = set()
     offset = 0
     with handle:
-        big = _fast_always or os.fstat(handle.fileno()).st_size >= FAST_PARSE_BYTES
-        loads = line_decoder() if big else json.loads
+        loads = line_decoder()
         for line in handle:
             at = offset
             offset += len(line)
@@ -186,22 +175,13 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
             yield at, record
 
 
-def parse_fast() -> None:
-    """Parse every file with ``line_decoder`` from now on, whatever its size: for a process that
-    reads many files (building the search index), where loading it once repays itself."""
-    global _fast_always
-    _fast_always = True
-
-
 def line_decoder() -> Callable[[bytes], Any]:
     """``json.loads`` for one line, twice as fast: msgspec's decoder parses what it can (what
     the JSON standard allows, to Python objects equal to ``json.loads``'s: big integers stay
     integers) and ``json.loads`` the rest (NaN, lone surrogates, a byte order mark, numbers too
     big for a float), so a line reads exactly as ``json.loads`` reads it and fails as it fails."""
-    try:
-        from msgspec import json as fast
-    except ImportError:  # pragma: no cover - a dependency; the standard parser does the same
-        return json.loads
+    from msgspec import json as fast  # here: the hooks read records but never a whole file
+
     decode = fast.Decoder().decode
     loads = json.loads
 

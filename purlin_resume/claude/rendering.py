@@ -9,6 +9,7 @@ summary the model continued from.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,7 +27,6 @@ from purlin_resume.claude.transcript import (
     Transcript,
     Turn,
 )
-from purlin_resume.core import json_text
 from purlin_resume.core.templating import counted
 
 HEADING_LENGTH = 100
@@ -116,7 +116,7 @@ def _call_line(call: ToolCall) -> str:
 
 def input_piece(data: dict[str, Any]) -> str:
     """A tool call's input as the transcript shows it with ``tools``."""
-    return _fence(json_text.dumps(data), "json")
+    return _fence(json.dumps(data, indent=2, ensure_ascii=False), "json")
 
 
 def result_piece(text: str) -> str:

@@ -9,14 +9,10 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from purlin_resume.core.errors import UsageError
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
-
-    from purlin_resume.core.project import Project
+from purlin_resume.core.project import Project
 
 
 def tmux_server(spec: str | None):

@@ -79,11 +79,6 @@ def begin(args: list[str]) -> None:
         claude_dir, text = found
         search_reads.start(claude_folder(claude_dir), text)
         return
-    found = stall_check_arguments(args)
-    if found is not None:
-        from purlin_resume.agents import git_ahead
-
-        git_ahead.start(*found)
 
 
 def claude_folder(claude_dir: str | None) -> str:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from hashlib import sha256
 
 from purlin_resume.core import cache_home
-from purlin_resume.core.digest import sha256
 
 FILE_NAME = "help.txt"
 # Set by the shell around every command, read by nothing that renders help.

@@ -12,13 +12,12 @@ STALLED_EXIT = 3  # 0 active, 3 stalled, so scripts can tell them from errors
 
 def check(agent_id: str, lookback: float | None, project: Path | None, as_json: bool) -> None:
     """Whether agent ``agent_id`` is active, printed; exits 0 when it is, 3 when stalled."""
-    from purlin_resume.agents import git_ahead, stall
+    from purlin_resume.agents import stall
     from purlin_resume.core.errors import UsageError
 
-    now, git = git_ahead.taken()  # the moment the command began, and git under way since
     if lookback is not None and lookback <= 0:
         raise UsageError("--lookback must be a positive number of minutes")
-    result = stall.detect(project_for(project), agent_id, lookback, now=now, git=git)
+    result = stall.detect(project_for(project), agent_id, lookback)
     if as_json:
         print_json(result.to_dict())
         raise SystemExit(0 if result.is_active else STALLED_EXIT)

@@ -15,10 +15,8 @@ import contextlib
 import os
 import stat
 from collections.abc import Iterable
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import BinaryIO
+from hashlib import sha256
+from typing import BinaryIO
 
 EDGE = 4096  # the bytes ``edges`` checks at each end
 
@@ -82,8 +80,6 @@ def edges(handle: BinaryIO, offset: int) -> list[str]:
     """Checksums of the first and of the last ``EDGE`` bytes before ``offset`` of a file only
     ever appended to (a log, a transcript): what was kept of it up to ``offset`` still holds
     while these (and its device and inode) are the same."""
-    from purlin_resume.core.digest import sha256
-
     handle.seek(0)
     head = handle.read(min(offset, EDGE))
     handle.seek(max(0, offset - EDGE))

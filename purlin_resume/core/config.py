@@ -40,16 +40,14 @@ must hold strings. A new setting needs only its field here and its row above.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
-from purlin_resume.core import store
+from purlin_resume.core import redact, store
 from purlin_resume.core.errors import CorruptFile, PurlinError
 from purlin_resume.core.project import Project
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
 
 CONFIG_NAMES = ("config.json", "config.yaml", "config.yml")
 
@@ -113,7 +111,7 @@ def _parse_text(path: Path, text: str) -> dict[str, Any]:
         try:
             data = json.loads(text) if text.strip() else {}
         except json.JSONDecodeError as exc:
-            import yaml  # imported only for YAML: config.json is the usual file
+            import yaml  # only for YAML: the hooks read config.json, the usual file
 
             # JSON is YAML too; a hand-written config.json in YAML is accepted.
             try:
@@ -154,8 +152,6 @@ def _value(path: Path, key: str, default: Any, value: Any) -> Any:
 
 
 def _pattern(path: Path, where: str, value: Any) -> str:
-    import re
-
     if not isinstance(value, str) or not value:
         raise PurlinError(f"{path}: {where} must be a regular expression (a string)")
     try:
@@ -215,8 +211,6 @@ def load(project: Project) -> Settings:
                 raise PurlinError(f"{path}: 'resume' must be an object of settings")
             settings = Settings(**_check(path, section), source=path, raw=raw)
             if settings.redact_extra or settings.redact_allow:
-                from purlin_resume.core import redact
-
                 redact.configure(settings.redact_extra, settings.redact_allow)
             return settings
     return Settings()

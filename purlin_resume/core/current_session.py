@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from purlin_resume.core import ids
+from purlin_resume.core.errors import UsageError
+
 SESSION_ENV = ("PURLIN_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
 
 
@@ -29,9 +32,6 @@ def checked(explicit: str | None, env: Mapping[str, str] | None = None) -> str |
     """``--session``, else the session the environment names; checked to be a safe name (it
     names files). An empty ``--session ""`` (a slash command whose ``${CLAUDE_SESSION_ID}`` was
     not filled in) counts as not given."""
-    from purlin_resume.core import ids
-    from purlin_resume.core.errors import UsageError
-
     value = resolve(explicit, env)
     if value is None:
         return None

@@ -18,8 +18,6 @@ from __future__ import annotations
 import marshal
 import os
 
-from purlin_resume.core import pipes
-
 TYPE_CHECKING = False  # (``typing`` is not loaded for this: ``find`` forks before it loads it)
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,7 +33,7 @@ def ahead(name: str, function: Callable[..., Any], *args: Any) -> None:
     discard(name)
     if not hasattr(os, "fork"):
         return
-    read, write = pipes.pipe()
+    read, write = os.pipe()
     try:
         pid = os.fork()
     except OSError:

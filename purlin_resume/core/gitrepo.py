@@ -1,87 +1,52 @@
-"""The only code that talks to git: the `git` binary for an ordinary work tree (started and read
-by ``plain_git``, which loads nothing but ``os``), GitPython otherwise."""
+"""The only code that talks to git: the ``git`` binary, run through ``subprocess`` in the work
+tree, in the C locale (messages in English) and with no standard input."""
 
 from __future__ import annotations
 
 import os
-import re
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
-from purlin_resume.core import plain_git, store
+from purlin_resume.core import store
 from purlin_resume.core.errors import PurlinError
 
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from purlin_resume.core.spawned import Started
-
-
-def _git():
-    import git  # imported on first use: hooks that never touch git stay fast
-
-    return git
-
-
-@lru_cache(maxsize=32)
-def _repo(root: str):
-    git = _git()
-    try:
-        return git.Repo(root)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise PurlinError(
-            f"{root} is not a git repository; run inside one or pass --project"
-        ) from None
-
-
-def _execute(
-    root: Path, args: tuple[str, ...], env: dict[str, str] | None = None
-) -> tuple[int, str, str]:
-    """``git ARGS`` run in the work tree at ``root``: (exit status, stdout, stderr).
-
-    The top of an ordinary work tree gets a plain ``git`` process, as GitPython would start it
-    (C locale, no standard input): importing GitPython and opening the repository cost far more
-    than the command. Anything else (a sub-folder, a bare repository, ``$GIT_DIR``, no
-    repository at all) goes through GitPython, which explains what is wrong. ``env``: variables
-    added to the environment of this command.
-    """
-    return _started(root, args, env)()
+ENVIRONMENT = {"LANGUAGE": "C", "LC_ALL": "C"}
+# ``git status`` of the uncommitted paths, run without optional locks: the index git refreshes on
+# the way is not written back, so a git command of the user's (a commit under way) never finds
+# our index.lock in its way.
+NO_OPTIONAL_LOCKS = {"GIT_OPTIONAL_LOCKS": "0"}
+UNCOMMITTED = ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+# What ``git log`` tells of each commit, paths included (``_commits`` reads the format back).
+LOG = ("--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%ct%x1f%an%x1f%ae%x1f%B%x1f")
+_NOT_A_REPOSITORY = ("not a git repository", "cannot change to")
 
 
 def _started(
-    root: Path,
-    args: tuple[str, ...],
-    env: dict[str, str] | None = None,
-    started: Started | None = None,
+    root: Path, args: tuple[str, ...], env: dict[str, str] | None = None, above: bool = False
 ) -> Callable[[], tuple[int, str, str]]:
-    """``_execute`` under way: a plain ``git`` process starts now (``plain_git``) and runs
-    beside the caller; calling what this returns waits for it and gives what ``_execute`` gives
-    (raising what starting it raised). Through GitPython, everything happens in that call.
-    ``started``: that same process, started earlier (``agents/git_ahead``); it is used only
-    where this would start a plain process itself."""
-    if os.environ.get("GIT_DIR") or _git_dirs(root) is None:
-        return lambda: _repo(str(root)).git.execute(
-            ["git", *args],
-            with_extended_output=True,
-            with_exceptions=False,
-            strip_newline_in_stdout=False,
-            env=env,
-        )
+    """``git ARGS`` started in the work tree at ``root`` and running beside the caller: calling
+    what this returns waits for it and gives (exit status, stdout, stderr). ``env``: variables
+    added to the environment of this command. ``root`` is the top of the work tree: git looks
+    for the repository above it only when asked to (``above``)."""
+    folder = os.path.abspath(root)
+    ceiling = {} if above else {"GIT_CEILING_DIRECTORIES": os.path.dirname(folder)}
     try:
-        child = started or plain_git.start(os.fspath(root), args, env)
+        child = subprocess.Popen(
+            ["git", "-C", folder, *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **ENVIRONMENT, **ceiling, **(env or {})},
+        )
     except OSError as exc:
-        failure = exc
-
-        def fail() -> tuple[int, str, str]:
-            raise failure
-
-        return fail
+        raise PurlinError(f"git could not be started ({exc.strerror}); is it installed?") from None
 
     def finish() -> tuple[int, str, str]:
-        status, out, err = child.finish()
+        out, err = child.communicate()
         return (
-            status,
+            child.returncode,
             out.decode("utf-8", "surrogateescape"),
             err.decode("utf-8", "surrogateescape").rstrip("\n"),
         )
@@ -89,56 +54,70 @@ def _started(
     return finish
 
 
+def _execute(
+    root: Path, args: tuple[str, ...], env: dict[str, str] | None = None, above: bool = False
+) -> tuple[int, str, str]:
+    """``git ARGS`` run in the work tree at ``root``: (exit status, stdout, stderr)."""
+    return _started(root, args, env, above)()
+
+
 def _run(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return _start(root, *args, env=env)()
 
 
-def _start(
-    root: Path, *args: str, env: dict[str, str] | None = None, started: Started | None = None
-) -> Callable[[], str]:
-    """``_run`` under way (see ``_started``): calling the result gives its output."""
-    pending = _started(root, args, env, started)
+def _start(root: Path, *args: str, env: dict[str, str] | None = None) -> Callable[[], str]:
+    """``_run`` under way (see ``_started``): calling the result gives its output, or raises
+    ``PurlinError`` with git's reason."""
+    pending = _started(root, args, env)
 
     def output() -> str:
         status, out, err = pending()
         if status != 0:
-            lines = err.strip().splitlines()
-            reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
-            reason = reasons[0] if reasons else f"exit status {status}"
-            raise PurlinError(f"git {' '.join(args)} failed: {reason}")
+            raise _failure(root, args, status, err)
         return out
 
     return output
 
 
+def _failure(root: Path, args: tuple[str, ...], status: int, err: str) -> PurlinError:
+    lines = err.strip().splitlines()
+    if any(marker in line for line in lines for marker in _NOT_A_REPOSITORY):
+        return PurlinError(f"{root} is not a git repository; run inside one or pass --project")
+    reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
+    reason = reasons[0] if reasons else f"exit status {status}"
+    return PurlinError(f"git {' '.join(args)} failed: {reason}")
+
+
 def toplevel(path: Path) -> Path | None:
     """The top-level folder of the work tree containing ``path``, or None outside git."""
-    found = work_tree_root(path)
-    if found is not None or not os.environ.get("GIT_DIR"):
-        return found  # without $GIT_DIR, git itself would find no other work tree
-    git = _git()
-    try:
-        repo = git.Repo(path, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        return None
-    return Path(repo.working_tree_dir).resolve() if repo.working_tree_dir else None
+    status, out, _ = _execute(path, ("rev-parse", "--show-toplevel"), above=True)
+    found = out.strip()
+    return Path(found).resolve() if status == 0 and found else None
+
+
+def head_commit(root: Path) -> str | None:
+    """The full hash of HEAD, or None before the first commit."""
+    status, out, err = _execute(root, ("rev-parse", "--verify", "--quiet", "HEAD"))
+    if status == 0:
+        return out.strip()
+    if err:
+        raise _failure(root, ("rev-parse", "HEAD"), status, err)
+    return None
 
 
 def has_commits(root: Path) -> bool:
-    if isinstance(_head_from_files(root), str):  # HEAD's hash, read without starting git
-        return True
-    try:  # no commit yet, or refs these files do not hold (reftable): git decides
-        _run(root, "rev-parse", "--verify", "--quiet", "HEAD")
-    except PurlinError:
-        return False
-    return True
+    return head_commit(root) is not None
 
 
 def branch(root: Path) -> str:
-    """The current branch as ``git rev-parse --abbrev-ref HEAD`` names it (``HEAD`` if detached)."""
-    if not has_commits(root):  # an unborn branch has a name but no commit yet
-        return _run(root, "symbolic-ref", "--short", "HEAD").strip()
-    return _run(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    """The current branch, also before its first commit; ``HEAD`` when detached (as
+    ``git rev-parse --abbrev-ref HEAD`` names it)."""
+    status, out, err = _execute(root, ("symbolic-ref", "--short", "--quiet", "HEAD"))
+    if status == 0:
+        return out.strip()
+    if err:
+        raise _failure(root, ("symbolic-ref", "HEAD"), status, err)
+    return "HEAD"
 
 
 def status_lines(root: Path) -> list[str]:
@@ -153,16 +132,6 @@ def recent_commits(root: Path, count: int = 10) -> list[str]:
         return []
     out = _run(root, "log", "--oneline", f"-{count}")
     return [line for line in out.split("\n") if line.strip()]
-
-
-def head_commit(root: Path) -> str | None:
-    """The full hash of HEAD, or None before the first commit."""
-    read = _head_from_files(root)
-    if read is not False:
-        return read
-    if not has_commits(root):
-        return None
-    return _run(root, "rev-parse", "HEAD").strip()
 
 
 def is_ignored(root: Path, relative: str) -> bool:
@@ -187,7 +156,7 @@ def _add_line(line: str):
 
 def exclude_locally(root: Path, relative: str) -> bool:
     """Ignore ``relative`` in this clone only (``info/exclude``): for our lock files."""
-    if _excluded_in_file(root, relative) or is_ignored(root, relative):
+    if is_ignored(root, relative):
         return False
     common = Path(_run(root, "rev-parse", "--git-common-dir").strip())
     if not common.is_absolute():
@@ -247,10 +216,9 @@ def uncommitted_paths(root: Path) -> list[str]:
     return start_uncommitted_paths(root)()
 
 
-def start_uncommitted_paths(root: Path, started: Started | None = None) -> Callable[[], list[str]]:
-    """``uncommitted_paths`` with git started now (or ``started``: the same process, started
-    earlier with ``plain_git.start_uncommitted``): calling the result waits for its answer."""
-    output = _start(root, *plain_git.UNCOMMITTED, env=plain_git.NO_OPTIONAL_LOCKS, started=started)
+def start_uncommitted_paths(root: Path) -> Callable[[], list[str]]:
+    """``uncommitted_paths`` with git started now: calling the result waits for its answer."""
+    output = _start(root, *UNCOMMITTED, env=NO_OPTIONAL_LOCKS)
     return lambda: sorted({record[3:] for record in output().split("\0") if len(record) > 3})
 
 
@@ -321,14 +289,12 @@ def commits_since(root: Path, since_epoch: int) -> list[Commit]:
     return start_commits_since(root, since_epoch)()
 
 
-def start_commits_since(
-    root: Path, since_epoch: int, started: Started | None = None
-) -> Callable[[], list[Commit]]:
-    """``commits_since`` with git started now (or ``started``: the same process, started
-    earlier with ``plain_git.start_log_since``): calling the result waits for its answer."""
+def start_commits_since(root: Path, since_epoch: int) -> Callable[[], list[Commit]]:
+    """``commits_since`` with git started now: calling the result waits for its answer."""
     if not has_commits(root):
         return list
-    return _start_log(root, plain_git.since(since_epoch), started=started)
+    # "@N +0000" is git's raw date; a bare "@N" is guessed at, and "@0" comes out as now
+    return _start_log(root, f"--since=@{int(since_epoch)} +0000")
 
 
 def commits_in(root: Path, base: str, tip: str = "HEAD") -> list[Commit]:
@@ -340,10 +306,8 @@ def _log(root: Path, *selection: str) -> list[Commit]:
     return _start_log(root, *selection)()
 
 
-def _start_log(
-    root: Path, *selection: str, started: Started | None = None
-) -> Callable[[], list[Commit]]:
-    output = _start(root, *plain_git.log(*selection), started=started)
+def _start_log(root: Path, *selection: str) -> Callable[[], list[Commit]]:
+    output = _start(root, "log", *selection, *LOG)
     return lambda: _commits(output())
 
 
@@ -357,74 +321,6 @@ def _commits(out: str) -> list[Commit]:
         files = tuple(filter(None, [path.strip("\n") for path in rest.split("\0")]))
         found.append(Commit(sha, int(stamp), name, email, message.strip(), files))
     return found
-
-
-# --- reading a repository's files without starting git (hooks must be fast) ---------------------
-
-
-def work_tree_root(path: Path) -> Path | None:
-    """The nearest folder at or above ``path`` holding ``.git`` (a folder, or a worktree's file).
-
-    What ``git rev-parse --show-toplevel`` answers for an ordinary checkout, without a process;
-    None when there is none (or ``$GIT_DIR`` is set, which only git itself can interpret).
-    """
-    found = plain_git.work_tree_root(os.fspath(path))
-    return None if found is None else Path(found)
-
-
-def _git_dirs(root: Path) -> tuple[Path, Path] | None:
-    """(git dir, common dir) of the work tree at ``root``, read from its files."""
-    found = plain_git.git_dirs(os.fspath(root))
-    return None if found is None else (Path(found[0]), Path(found[1]))
-
-
-_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
-
-
-def _head_from_files(root: Path) -> str | None | bool:
-    """HEAD's hash read from the ref files; None before the first commit; False when unsure."""
-    dirs = _git_dirs(root)
-    if dirs is None:
-        return False
-    gitdir, common = dirs
-    try:
-        head = (gitdir / "HEAD").read_text(encoding="utf-8").strip()
-    except OSError:
-        return False
-    if _SHA.fullmatch(head):
-        return head
-    if not head.startswith("ref: "):
-        return False
-    ref = head[5:].strip()
-    for folder in (gitdir, common):
-        try:
-            value = (folder / ref).read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            continue
-        return value if _SHA.fullmatch(value) else False
-    try:
-        packed = (common / "packed-refs").read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError):
-        return False
-    for line in packed.splitlines():
-        sha, _, name = line.partition(" ")
-        if name == ref and _SHA.fullmatch(sha):
-            return sha
-    return None
-
-
-def _excluded_in_file(root: Path, relative: str) -> bool:
-    """True when ``info/exclude`` already holds our line for ``relative`` (no git needed)."""
-    dirs = _git_dirs(root)
-    if dirs is None:
-        return False
-    try:
-        text = (dirs[1] / "info" / "exclude").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    return _ignore_line(relative) in text.split("\n")
 
 
 def commit_files(root: Path, rev: str = "HEAD") -> list[str]:

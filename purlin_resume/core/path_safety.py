@@ -11,10 +11,11 @@ resurrection also allows the project its transcript records and the current repo
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 
-from purlin_resume.core.errors import UsageError
+from purlin_resume.core.errors import PurlinError, UsageError
 
 
 def roots(configured: Iterable[str]) -> list[Path]:
@@ -58,10 +59,6 @@ def private_folder(path: Path) -> Path:
     this user and closed to everyone else (mode 0700): in a shared temporary folder anyone could
     have made it first, to read or replace what we write there.
     """
-    import stat
-
-    from purlin_resume.core.errors import PurlinError
-
     path = Path(path)
     try:
         path.mkdir(mode=0o700)

@@ -14,19 +14,19 @@ written: a branch or a clone could otherwise point ``.purlin/cache`` at any file
 from __future__ import annotations
 
 import copy
-import errno
 import json
 import os
+import re
 import stat
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
 
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from typing import Any
 
 LOCK_TIMEOUT_SECONDS = 30.0
 STATE_FOLDERS = frozenset({".purlin", ".planning", "history"})
@@ -62,15 +62,6 @@ def locked(target: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None
     target = Path(target)
     confined(target, lock_path(target))
     target.parent.mkdir(parents=True, exist_ok=True)
-    held = _free_lock(lock_path(target))
-    if held is not None:
-        try:
-            yield
-        finally:
-            _let_go(held)
-        return
-    from filelock import FileLock, Timeout  # waits, and knows file systems without flock
-
     lock = FileLock(str(lock_path(target)), timeout=timeout)
     try:
         lock.acquire()
@@ -82,41 +73,6 @@ def locked(target: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None
         yield
     finally:
         lock.release()
-
-
-def _free_lock(path: Path) -> int | None:
-    """The lock file ``path`` opened and locked as filelock locks it on POSIX (an exclusive
-    ``flock`` of the file, which stays in place), when no one holds it: the descriptor. None
-    when it is held, or anything is unusual (no ``flock``, a link, a lease, a file just
-    unlinked): ``filelock`` then takes the lock, waiting as long as it must. Loading filelock
-    costs more than the rest of a short command's write, and most locks are free."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        return None
-    flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags, 0o666)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    if os.fstat(fd).st_nlink == 0:  # unlinked between the open and the lock: guards no name
-        _let_go(fd)
-        return None
-    return fd
-
-
-def _let_go(fd: int) -> None:
-    import fcntl
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
 
 
 def _default_mode() -> int:
@@ -206,17 +162,8 @@ def _replacing(target: Path, private: bool = False) -> Iterator[Any]:
 
 
 def _temporary(target: Path) -> tuple[int, str]:
-    """A new file beside ``target`` (``.<name>.<random>.tmp``, 0600), opened: as
-    ``tempfile.mkstemp`` makes one, without loading ``tempfile`` (and ``shutil`` and ``random``
-    with it), which takes longer than a short command's write."""
-    for _ in range(100):
-        tmp = os.path.join(target.parent, f".{target.name}.{os.urandom(6).hex()}.tmp")
-        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        try:
-            return os.open(tmp, flags, 0o600), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(errno.EEXIST, "no unused temporary name", str(target))
+    """A new file beside ``target`` (``.<name>.<random>.tmp``, 0600), opened."""
+    return tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
 
 
 def encoded(text: str) -> bytes:
@@ -230,8 +177,6 @@ def encoded(text: str) -> bytes:
 
 def whole_characters(text: str) -> str:
     """``text`` with each lone surrogate replaced by U+FFFD."""
-    import re
-
     return re.sub("[\ud800-\udfff]", "\ufffd", text)
 
 

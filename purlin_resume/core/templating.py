@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -13,9 +14,7 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    import shlex
-
-    import jinja2  # on first render: most commands render nothing
+    import jinja2  # on first render: the SessionStart hook loads this module, rarely renders
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),

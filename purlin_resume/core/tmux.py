@@ -12,16 +12,14 @@ itself, which splits and cuts long multi-line input; ``paste`` is the only way t
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from purlin_resume.core.errors import PurlinError
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this: short commands do without it)
-if TYPE_CHECKING:
-    from subprocess import CompletedProcess
 
 TIMEOUT_SECONDS = 10
 
@@ -65,23 +63,16 @@ class Server:
 
 
 def available() -> bool:
-    import shutil  # here: it loads three compression libraries, which most commands never need
-
     return shutil.which("tmux") is not None
 
 
-def _completed(argv: list[str], **options) -> CompletedProcess:
-    """``subprocess.run(argv, **options)``; ``subprocess`` is loaded here, when tmux is first
-    run: ``stall check`` knows of tmux but asks it nothing for an agent outside it."""
-    import subprocess
-
+def _completed(argv: list[str], **options) -> subprocess.CompletedProcess:
+    """``subprocess.run(argv, **options)``."""
     return subprocess.run(argv, **options)
 
 
 def run(server: Server, *args: str, input: str | None = None, check: bool = True) -> str:
     """Run one tmux command; a failure is a PurlinError carrying tmux's own message."""
-    import subprocess
-
     if not available():
         raise PurlinError("tmux is not installed (apt-get install tmux)")
     try:

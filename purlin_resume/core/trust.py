@@ -16,12 +16,12 @@ import os
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
 from purlin_resume.core import clock, store
 from purlin_resume.core.config import Settings
-from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import CorruptFile
 from purlin_resume.core.project import Project
 

@@ -4,7 +4,7 @@ It reads the payload from stdin, finds the project (``$CLAUDE_PROJECT_DIR``, els
 ``cwd``, else the working directory; then its git top-level), runs the event's handler and
 prints what it returns. It never breaks Claude Code: any failure becomes one JSON line in
 ``.purlin/cache/hook.log`` (redacted) and the exit code is always 0 (2 would block the tool
-call). It imports only what the event needs: no Typer, no GitPython unless the event uses git.
+call). It imports only what the event needs: no Typer.
 
 ``pre-tool-use`` runs on every subagent spawn while Claude Code waits, so it answers at once:
 the process reads its payload, leaves it in the spool folder (``$XDG_CACHE_HOME`` or
@@ -20,12 +20,9 @@ from __future__ import annotations
 
 import os
 import sys
-
-TYPE_CHECKING = False  # typing itself is kept out of the start-up of the hot path
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from pathlib import Path
-    from typing import TextIO
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO
 
 LOG_NAME = "hook.log"
 BACKGROUND = frozenset({"pre-tool-use"})
@@ -54,7 +51,7 @@ def project_root(cwd: str | None, env: Mapping[str, str]) -> Path | None:
     for candidate in named or [_process_cwd()]:
         if candidate and Path(candidate).is_dir():
             folder = Path(candidate).resolve()
-            return gitrepo.work_tree_root(folder) or folder
+            return gitrepo.toplevel(folder) or folder
     return None
 
 

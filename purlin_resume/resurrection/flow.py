@@ -18,11 +18,11 @@ import os
 import shlex
 import time
 from dataclasses import dataclass
+from hashlib import sha256
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from purlin_resume.core import path_safety, redact, store
-from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import NotFound, PurlinError
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod

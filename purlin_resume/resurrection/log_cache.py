@@ -34,11 +34,11 @@ import stat
 import zlib
 from array import array
 from collections.abc import Iterator
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
 from purlin_resume.core import cache_home, store
-from purlin_resume.core.digest import sha256
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.resurrection.log import REVISION, Facts, summary_line

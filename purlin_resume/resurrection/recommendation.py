@@ -30,11 +30,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
 from purlin_resume.core import cache_home, clock, redact, store
-from purlin_resume.core.digest import sha256
 from purlin_resume.resurrection.conversation import Conversation
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)

@@ -271,12 +271,10 @@ def _rows_in_worker(task: tuple[Path, str]) -> list[tuple[tuple, str, list]]:
 
 
 def _start_worker(root: Path) -> None:
-    from purlin_resume.claude import records
     from purlin_resume.claude.catalog import Catalog
 
     global _CATALOG
     _CATALOG = Catalog(root)
-    records.parse_fast()  # a worker reads many sessions
 
 
 PARALLEL_FROM = 8  # sessions to read before worker processes pay for their start

@@ -21,15 +21,12 @@ at once, and loads ``sqlite3`` and the query's parser once it has walked.
 from __future__ import annotations
 
 import os
+import sqlite3
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from purlin_resume.claude import signatures
 from purlin_resume.core import forked
-
-TYPE_CHECKING = False  # (``typing`` is not loaded for this)
-if TYPE_CHECKING:
-    import sqlite3
-    from collections.abc import Callable, Iterable
-    from typing import Any
 
 SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted value by value
 COLUMNS = (
@@ -42,7 +39,7 @@ _AHEAD = "search reads"  # the name of the child's work (``core/forked``)
 
 def index_file(folder: str, cache: str) -> str:
     """The index of the resolved Claude data folder ``folder`` in the cache folder ``cache``."""
-    from purlin_resume.core.digest import sha256
+    from hashlib import sha256
 
     return os.path.join(cache, f"search-{sha256(folder.encode()).hexdigest()[:12]}.sqlite")
 

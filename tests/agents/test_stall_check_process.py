@@ -246,26 +246,6 @@ def test_a_working_folder_that_is_gone(project, tmp_path):
     assert not gone.exists()
 
 
-def test_stall_check_loads_no_conversation_assembly_locking_or_gitpython(project):
-    from tests.test_startup import run
-
-    done, modules = run("stall", "check", "agent-1", "--json", cwd=project)
-
-    assert done.returncode == 0, done.stderr
-    assert {"purlin_resume.cli.head_start", "purlin_resume.agents.git_ahead"} <= modules
-    assert not modules & {
-        "purlin_resume.claude.transcript",
-        "filelock",
-        "asyncio",
-        "git",
-        "msgspec",
-        "subprocess",  # git starts through posix_spawn (core/spawned)
-        "typing",
-        "purlin_resume.agents.lineage",  # only for another live agent in its folder, or a pane
-        "purlin_resume.agents.commit_log",
-    }
-
-
 # -- git: what it is asked, and what it leaves alone --------------------------------------------
 
 

@@ -221,28 +221,22 @@ _HOLDER = """
 import sys
 from pathlib import Path
 from purlin_resume.core import store
-if sys.argv[2] == "filelock":
-    from filelock import FileLock
-    held = FileLock(str(store.lock_path(Path(sys.argv[1]))))
-    held.acquire()
-else:
-    held = store.locked(Path(sys.argv[1]))
-    held.__enter__()
+held = store.locked(Path(sys.argv[1]))
+held.__enter__()
 print("held", flush=True)
 sys.stdin.readline()
 """
 
 
-@pytest.mark.parametrize("holder", ["filelock", "store"])
-def test_a_lock_another_process_holds_is_waited_for_whoever_took_it(tmp_path, holder):
-    """A held lock, whether filelock or this module took it, is waited for and then refused
-    in one line, the target untouched; filelock waits for a lock this module holds."""
+def test_a_lock_another_process_holds_is_waited_for_then_refused(tmp_path):
+    """A lock another process holds is waited for and then refused in one line, the target
+    untouched."""
     from filelock import FileLock, Timeout
 
     target = tmp_path / "state.json"
     store.write_json(target, {"n": 1})
     process = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(target), holder],
+        [sys.executable, "-c", _HOLDER, str(target)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
     )  # fmt: skip
     try:
@@ -262,19 +256,6 @@ def test_a_lock_another_process_holds_is_waited_for_whoever_took_it(tmp_path, ho
     store.write_json(target, {"n": 3})  # free again once the holder is gone
     assert store.read_json(target) == {"n": 3}
     assert store.lock_path(target).is_file()  # left in place, as filelock leaves it
-
-
-def test_a_free_lock_is_taken_without_loading_filelock(tmp_path):
-    script = (
-        "import sys; from pathlib import Path; from purlin_resume.core import store; "
-        "store.append_jsonl(Path(sys.argv[1]), {'a': 1}); print('filelock' in sys.modules)"
-    )
-    log = tmp_path / "log.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(log)], capture_output=True, text=True, cwd=ROOT
-    )
-    assert done.stdout == "False\n", done.stderr
-    assert json.loads(log.read_text()) == {"a": 1}
 
 
 def test_a_lone_surrogate_is_written_as_a_replacement_character(tmp_path):

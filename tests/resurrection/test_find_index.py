@@ -3,7 +3,6 @@ time when several start together, and a progress bar on a terminal only."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import sqlite3
@@ -128,8 +127,6 @@ def test_warm_find_and_sessions_leave_the_reader_and_the_compressor_unloaded(fix
         "purlin_resume.resurrection.compress",
         "multiprocessing",
     }
-    if any(importlib.util.find_spec(name) for name in ("_sha2", "_sha256")):
-        heavy.add("_hashlib")  # OpenSSL: Python's own SHA-256 makes the same digests
     for argv in (["find", "tmux module"], ["sessions", "--all"]):
         argv += ["--claude-dir", str(fixtures_copy)]
         cold = _imported(argv)

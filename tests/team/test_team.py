@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES
 from tests.core.test_redact import PLANTED
 from tests.team_setup import ROOT, Teammate, require_team_extra, teammate
 

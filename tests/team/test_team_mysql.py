@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES
 from tests.core.test_redact import PLANTED
 from tests.team_setup import require_team_extra, teammate
 
