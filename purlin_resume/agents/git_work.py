@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from purlin_resume.core import gitrepo
 from purlin_resume.core.errors import PurlinError
@@ -86,17 +86,19 @@ def _newest_of(root: Path, paths: list[str]) -> Change | None:
     return best
 
 
+def _failing(failure: Exception) -> Callable[[], Any]:
+    def fail() -> Any:
+        raise failure
+
+    return fail
+
+
 def _begun(start: Callable[[], Callable[[], T]]) -> Callable[[], T]:
     """``start()``; when starting fails, a function that raises what it raised."""
     try:
         return start()
     except (PurlinError, OSError, ValueError) as exc:
-        failure = exc
-
-    def fail() -> T:
-        raise failure
-
-    return fail
+        return _failing(exc)
 
 
 def _start_newest_change(worktree: Path, top: Path | None) -> Callable[[], Change | None]:
@@ -144,8 +146,10 @@ class GitWork:
 
     @classmethod
     def start(cls, worktree: Path, now: datetime, changes: bool = True) -> GitWork:
-        commits = _begun(lambda: _start_commits(gitrepo.toplevel(worktree), now))
-        newest = None
-        if changes:
-            newest = _begun(lambda: _start_newest_change(worktree, gitrepo.toplevel(worktree)))
+        try:
+            top = gitrepo.toplevel(worktree)
+        except PurlinError as exc:  # git cannot be started: reading either answer says so
+            return cls(worktree, now, _failing(exc), _failing(exc) if changes else None)
+        commits = _begun(lambda: _start_commits(top, now))
+        newest = _begun(lambda: _start_newest_change(worktree, top)) if changes else None
         return cls(worktree, now, commits, newest)

@@ -290,11 +290,20 @@ def commits_since(root: Path, since_epoch: int) -> list[Commit]:
 
 
 def start_commits_since(root: Path, since_epoch: int) -> Callable[[], list[Commit]]:
-    """``commits_since`` with git started now: calling the result waits for its answer."""
-    if not has_commits(root):
-        return list
+    """``commits_since`` with git started now: calling the result waits for its answer (none
+    before the first commit)."""
     # "@N +0000" is git's raw date; a bare "@N" is guessed at, and "@0" comes out as now
-    return _start_log(root, f"--since=@{int(since_epoch)} +0000")
+    output = _started(root, ("log", f"--since=@{int(since_epoch)} +0000", *LOG))
+
+    def commits() -> list[Commit]:
+        status, out, err = output()
+        if status == 0:
+            return _commits(out)
+        if not has_commits(root):
+            return []
+        raise _failure(root, ("log",), status, err)
+
+    return commits
 
 
 def commits_in(root: Path, base: str, tip: str = "HEAD") -> list[Commit]:
@@ -303,12 +312,7 @@ def commits_in(root: Path, base: str, tip: str = "HEAD") -> list[Commit]:
 
 
 def _log(root: Path, *selection: str) -> list[Commit]:
-    return _start_log(root, *selection)()
-
-
-def _start_log(root: Path, *selection: str) -> Callable[[], list[Commit]]:
-    output = _start(root, "log", *selection, *LOG)
-    return lambda: _commits(output())
+    return _commits(_run(root, "log", *selection, *LOG))
 
 
 def _commits(out: str) -> list[Commit]:
