@@ -166,5 +166,3 @@ def tmux_named_server():
     server = tmux.Server(name=f"prt-{uuid.uuid4().hex[:10]}")
     yield server
     tmux.kill_server(server)
-
-

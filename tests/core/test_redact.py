@@ -263,5 +263,3 @@ def test_redaction_from_the_places_found_is_redaction_from_the_start():
             assert changed == len(texts) - 1  # all but the two without a secret, plus the last
     finally:
         redact.configure()
-
-
