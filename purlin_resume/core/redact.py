@@ -184,7 +184,8 @@ class Places:
     def __init__(self, pattern: re.Pattern[str], text: str, first: int | None = None):
         self._pattern, self._text = pattern, text
         # the first place from ``_asked`` on is ``_at``
-        self._asked, self._at = (-1, None) if first is None else (0, first)
+        self._asked: int = -1 if first is None else 0
+        self._at: int | None = first
 
     def next(self, pos: int) -> int | None:
         if 0 <= self._asked <= pos and (self._at is None or pos <= self._at):
@@ -504,6 +505,7 @@ def _init_fields(kind: type) -> tuple[str, ...] | None:
 def _redacted_text(current: Scanner, text: str) -> Redacted | None:
     """``redact(text)``, or None when nothing in it is redacted; most text has no place a rule
     may match, which is looked for first (a config's own patterns: looked at in every text)."""
+    done: Redacted | None
     if current.extra:
         done = redact(text)
     else:
