@@ -199,12 +199,14 @@ def _commit(m: Membership, base: str | None, changes: Changes, message: str) -> 
             git(repo, "read-tree", base, env=env)
         else:
             git(repo, "read-tree", "--empty", env=env)
+        entries = []
         for name, content in changes.items():
-            if content is None:
-                git(repo, "update-index", "--force-remove", "--", name, env=env)
+            if content is None:  # mode 0: the entry is removed
+                entries.append(f"0 {'0' * 40}\t{name}\n")
                 continue
             blob = git(repo, "hash-object", "-w", "--stdin", data=content).stdout.decode().strip()
-            git(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},{name}", env=env)
+            entries.append(f"100644 {blob}\t{name}\n")
+        git(repo, "update-index", "--index-info", data="".join(entries).encode(), env=env)
         tree = git(repo, "write-tree", env=env).stdout.decode().strip()
     finally:
         Path(env["GIT_INDEX_FILE"]).unlink(missing_ok=True)
