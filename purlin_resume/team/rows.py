@@ -81,7 +81,7 @@ def clamped(name: str, value: Any, limit: int | None = None) -> Any:
             return None
         low, high = schema.INT_RANGE
         return max(low, min(high, round(value)))
-    if value is not None and not isinstance(value, str):
+    if value is not None and not isinstance(value, (str, bytes)):
         value = json.dumps(value, ensure_ascii=False, sort_keys=True)
     if limit is not None and isinstance(value, str):
         value = value[:limit]
