@@ -132,7 +132,7 @@ def local_copy(m: Membership) -> Path:
     if repo.is_dir():
         for stale in list(repo.glob("*.lock")) + list((repo / "refs").rglob("*.lock")):
             stale.unlink(missing_ok=True)
-        if git(repo, "rev-parse", "--git-dir", check=False).returncode == 0:
+        if (repo / "HEAD").is_file() and (repo / "objects").is_dir():
             return repo
         shutil.rmtree(repo, ignore_errors=True)
     git(None, "init", "--quiet", "--bare", str(repo))
@@ -169,6 +169,31 @@ def read(m: Membership, commit: str | None, path: str) -> bytes | None:
         return None
     found = git(m.repo, "cat-file", "blob", f"{commit}:{path}", check=False)
     return found.stdout if found.returncode == 0 else None
+
+
+def read_many(m: Membership, commit: str | None, paths: list[str]) -> dict[str, bytes]:
+    """Several files at ``commit`` through one ``git cat-file --batch``; missing ones left out."""
+    if commit is None or not paths:
+        return {}
+    asked = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8")
+    out = git(m.repo, "cat-file", "--batch", data=asked).stdout
+    found, at = {}, 0
+    for name in paths:
+        end = out.index(b"\n", at)
+        head = out[at:end].split()
+        at = end + 1
+        if len(head) == 3 and head[1] != b"missing":
+            length = int(head[2])
+            found[name] = out[at : at + length]
+            at += length + 1
+    return found
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a file holding ``data``."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def blobs(m: Membership, commit: str | None) -> dict[str, str]:

@@ -89,8 +89,9 @@ def refresh(
 ) -> None:
     """Bring the index up to the fetched tip and this teammate's local files."""
     tip = gitstore.tip(m)
-    now = {p: b for p, b in gitstore.blobs(m, tip).items() if _member_of(p)}
-    packs = {p for p in gitstore.blobs(m, tip) if p.endswith(members.PACK_SUFFIX)}
+    listed = gitstore.blobs(m, tip)
+    now = {p: b for p, b in listed.items() if _member_of(p)}
+    packs = {p for p in listed if p.endswith(members.PACK_SUFFIX)}
     if m.contexts.is_dir():
         packs |= {
             members.pack_path(m.member, f.name[: -len(members.PACK_SUFFIX)])
@@ -104,13 +105,14 @@ def refresh(
     }
     own_log, own_marks = own()
     mine = {members.path(m.member, members.LOG), members.path(m.member, members.BOOKMARKS)}
+    held = gitstore.read_many(m, tip, sorted(p for p in changed | mine if p in now))
     db.execute("BEGIN")
     try:
         for path in changed | mine:
             member, name = _member_of(path) or ("", "")
             table = "resurrection_log" if name == members.LOG else "bookmarks"
             db.execute(f"DELETE FROM {table} WHERE member = ?", (member,))
-            folded = members.fold(gitstore.read(m, tip, path) if path in now else None)
+            folded = members.fold(held.get(path))
             if path in mine:
                 members.missing(folded, own_log if table == "resurrection_log" else own_marks)
             _insert(db, table, folded.live())

@@ -109,12 +109,15 @@ def _git_plan(m: Membership, shelves: list[tuple[str, Path]], counted: dict[str,
         changes: gitstore.Changes = {}
         counted.update(resurrections=0, bookmarks=0, contexts=0)
         removed: set[str] = set()
+        present = gitstore.blobs(m, tip)
+        paths = {name: members.path(m.member, name) for name in (members.LOG, members.BOOKMARKS)}
+        held = gitstore.read_many(m, tip, [p for p in paths.values() if p in present])
         for name, local, what in (
             (members.LOG, log_rows, "resurrections"),
             (members.BOOKMARKS, mark_rows, "bookmarks"),
         ):
-            path = members.path(m.member, name)
-            before = gitstore.read(m, tip, path) or b""
+            path = paths[name]
+            before = held.get(path, b"")
             team = members.fold(before)
             wanted = members.missing(team, local)
             removed |= team.removed
@@ -123,21 +126,15 @@ def _git_plan(m: Membership, shelves: list[tuple[str, Path]], counted: dict[str,
                     before += b"\n"
                 changes[path] = before + "".join(map(members.dumps, wanted)).encode("utf-8")
                 counted[what] = len(wanted)
-        present = {
-            p
-            for p in gitstore.blobs(m, tip)
-            if p.startswith(members.path(m.member, members.CONTEXTS))
-        }
         for key, pack in packs.items():
             path = members.pack_path(m.member, key)
-            if key in removed:
-                continue
-            if path not in present or gitstore.read(m, tip, path) != pack:
+            if key not in removed and present.get(path) != gitstore.blob_id(pack):
                 changes[path] = pack
                 counted["contexts"] += 1
+        mine = members.path(m.member, members.CONTEXTS) + "/"
         for path in present:
             key = path.rsplit("/", 1)[1][: -len(members.PACK_SUFFIX)]
-            if key in removed:
+            if path.startswith(mine) and key in removed:
                 changes[path] = None
         message = (
             f"{m.member}: {counted['resurrections']} resurrection row(s), "

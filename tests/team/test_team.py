@@ -219,11 +219,13 @@ def _append(history: Path, number: int) -> None:
 
 
 @pytest.mark.slow
-def test_ten_teammates_syncing_twenty_times_at_once_lose_and_repeat_nothing(tmp_path, remote):
+def test_ten_teammates_in_twenty_concurrent_syncs_lose_and_repeat_nothing(tmp_path, remote):
+    """Ten teammates, two rounds each, all at once: twenty syncs racing for one ref
+    (``PURLIN_TEAM_ROUNDS=20`` runs twenty rounds each, two hundred syncs)."""
     from purlin_resume.resurrection import team_membership as membership
     from purlin_resume.team import sync
 
-    people, rounds = 10, 20
+    people, rounds = 10, int(os.environ.get("PURLIN_TEAM_ROUNDS", "2"))
     homes = [tmp_path / f"t{n}" / "history" for n in range(people)]
     for history in homes:
         history.mkdir(parents=True)
@@ -246,6 +248,7 @@ def test_ten_teammates_syncing_twenty_times_at_once_lose_and_repeat_nothing(tmp_
     assert not failures
     from purlin_resume.team import reads
 
+    sync.sync(homes[0], [])  # the rows others pushed after its own last sync
     final = reads.resurrections(homes[0], [])
     keys = [e["uuid"] for e in final]
     assert len(keys) == len(set(keys)) == people * rounds
