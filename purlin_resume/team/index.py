@@ -104,21 +104,25 @@ def refresh(
         if now.get(p) != known.get(p)
     }
     own_log, own_marks = own()
-    mine = {members.path(m.member, members.LOG), members.path(m.member, members.BOOKMARKS)}
-    held = gitstore.read_many(m, tip, sorted(p for p in changed | mine if p in now))
+    mine = {
+        members.path(m.member, members.LOG): own_log,
+        members.path(m.member, members.BOOKMARKS): own_marks,
+    }
+    held = gitstore.read_many(m, tip, sorted(p for p in changed | set(mine) if p in now))
+    folded = {p: members.fold(held.get(p)) for p in changed | set(mine)}
+    pending = {p for p in mine if members.missing(folded[p], mine[p])}
     db.execute("BEGIN")
     try:
-        for path in changed | mine:
+        for path in changed | pending | {p for p in mine if OWN + p in known}:
             member, name = _member_of(path) or ("", "")
             table = "resurrection_log" if name == members.LOG else "bookmarks"
             db.execute(f"DELETE FROM {table} WHERE member = ?", (member,))
-            folded = members.fold(held.get(path))
-            if path in mine:
-                members.missing(folded, own_log if table == "resurrection_log" else own_marks)
-            _insert(db, table, folded.live())
-            db.execute(f"DELETE FROM {FILES} WHERE path = ?", (path,))
+            _insert(db, table, folded[path].live())
+            db.execute(f"DELETE FROM {FILES} WHERE path IN (?, ?)", (path, OWN + path))
             if path in now:
                 db.execute(f"INSERT INTO {FILES} VALUES (?, ?)", (path, now[path]))
+            if path in pending:  # own rows laid over the team's: redone on the next read
+                db.execute(f"INSERT INTO {FILES} VALUES (?, 'pending')", (OWN + path,))
         db.execute("DELETE FROM context_packs")
         db.executemany(
             "INSERT OR REPLACE INTO context_packs (bookmark_uuid, member, shared_at, pack) "

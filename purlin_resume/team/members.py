@@ -34,7 +34,7 @@ def pack_path(member: str, key: str) -> str:
 
 
 def dumps(row: dict[str, Any]) -> str:
-    return json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return rows.canonical(row) + "\n"
 
 
 @dataclass
@@ -45,11 +45,11 @@ class Folded:
     versions: set[str] = field(default_factory=set)
     removed: set[str] = field(default_factory=set)
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, row: dict[str, Any], text: str | None = None) -> None:
         key = row.get("uuid")
         if not isinstance(key, str):
             return
-        self.versions.add(rows.version(row))
+        self.versions.add(rows.version(row, text))
         if row.get("removed_at") and "name" not in row:
             self.removed.add(key)
             self.latest.pop(key, None)
@@ -70,8 +70,8 @@ def fold(text: bytes | str | None) -> Folded:
             row = json.loads(line)
         except ValueError:
             continue
-        if isinstance(row, dict):
-            found.add(row)
+        if isinstance(row, dict):  # written canonical (``dumps``): its text is its version's
+            found.add(row, line)
     return found
 
 

@@ -45,9 +45,30 @@ def redacted(record: dict[str, Any]) -> dict[str, Any]:
     return redact.redact_data(record)[0]
 
 
-def version(row: dict[str, Any]) -> str:
-    text = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+CHUNK = 256
+
+
+def redacted_all(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``redacted`` over many records: one scan per chunk of them, each record of a chunk where
+    something was found redacted on its own."""
+    made = []
+    for start in range(0, len(found), CHUNK):
+        chunk = found[start : start + CHUNK]
+        texts: list[str] = []
+        for record in chunk:
+            _strings(record, texts)
+        made += [redacted(r) for r in chunk] if redact.find("\n\n".join(texts)) else chunk
+    return made
+
+
+def canonical(row: dict[str, Any]) -> str:
+    """A row as one line of text: the same row, the same text."""
+    return json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def version(row: dict[str, Any], text: str | None = None) -> str:
+    """The hash of a row's content (``text``: the row already as ``canonical`` text)."""
+    return hashlib.sha1((text or canonical(row)).encode("utf-8")).hexdigest()
 
 
 def log_rows(history: Path, member: str) -> list[dict[str, Any]]:
@@ -57,8 +78,8 @@ def log_rows(history: Path, member: str) -> list[dict[str, Any]]:
     for entry in entries:
         row = {k: v for k, v in entry.items() if k not in LOCAL_ONLY}
         row.update(uuid=membership.event_key(entry), member=member)
-        made.append(redacted(row))
-    return made
+        made.append(row)
+    return redacted_all(made)
 
 
 def bookmark_rows(shelves: list[tuple[str, Path]], member: str) -> list[dict[str, Any]]:
@@ -69,8 +90,8 @@ def bookmark_rows(shelves: list[tuple[str, Path]], member: str) -> list[dict[str
             data = mark.to_dict()
             row = {k: v for k, v in data.items() if k not in LOCAL_ONLY}
             row.update(uuid=membership.bookmark_key(data), member=member, scope=scope)
-            made.append(redacted(row))
-    return made
+            made.append(row)
+    return redacted_all(made)
 
 
 def clamped(name: str, value: Any, limit: int | None = None) -> Any:

@@ -101,8 +101,8 @@ def _local_packs(m: Membership) -> dict[str, bytes]:
 # git
 
 
-def _git_plan(m: Membership, shelves: list[tuple[str, Path]], counted: dict[str, int]):
-    log_rows, mark_rows = local_rows(m, shelves)
+def _git_plan(m: Membership, local: tuple[list, list], counted: dict[str, int]):
+    log_rows, mark_rows = local
     packs = _local_packs(m)
 
     def plan(tip: str | None) -> tuple[gitstore.Changes, str]:
@@ -147,9 +147,10 @@ def _git_plan(m: Membership, shelves: list[tuple[str, Path]], counted: dict[str,
 
 def _sync_git(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
     counted: dict[str, int] = {}
-    result = gitstore.publish(m, _git_plan(m, shelves, counted))
+    local = local_rows(m, shelves)
+    result = gitstore.publish(m, _git_plan(m, local, counted))
     with index.opened(m, warn) as db:
-        index.refresh(m, db, lambda: local_rows(m, shelves))
+        index.refresh(m, db, lambda: local)
         totals = _counts(lambda sql: db.execute(sql).fetchone()[0])
     return {"sent": counted, **result, **totals}
 
