@@ -2,7 +2,8 @@
 team tables (``schema``), for the ``--team`` reads and the statistics.
 
 ``refresh`` compares each member file's blob id at the fetched tip with the one indexed, and
-reads again only the files that changed; this teammate's own rows not synced yet are laid over
+reads only the files that changed: of a file that grew (the files are only appended to), only
+the lines after the part already indexed. This teammate's own rows not synced yet are laid over
 them (a version the team already had stays under the team's newer one). The index is a cache:
 one that does not open or read as SQLite is deleted and built again, with one warning line.
 """
@@ -27,7 +28,9 @@ OWN = "own:"  # the indexed_files entry of the local rows laid over the team's
 def _create(db: sqlite3.Connection) -> None:
     for statement in schema.statements(mysql=False):
         db.execute(statement)
-    db.execute(f"CREATE TABLE {FILES} (path TEXT PRIMARY KEY, blob TEXT NOT NULL)")
+    db.execute(
+        f"CREATE TABLE {FILES} (path TEXT PRIMARY KEY, blob TEXT NOT NULL, length INT NOT NULL)"
+    )
     db.execute(f"INSERT INTO {schema.META} VALUES ('schema_version', ?)", (str(schema.VERSION),))
 
 
@@ -82,6 +85,14 @@ def _member_of(path: str) -> tuple[str, str] | None:
     return None
 
 
+def _tail(indexed: tuple[str, int] | None, content: bytes | None) -> bytes | None:
+    """What ``content`` holds after the part already indexed, when it only grew since."""
+    if indexed is None or content is None or not indexed[1] or len(content) < indexed[1]:
+        return None
+    blob, length = indexed
+    return content[length:] if gitstore.blob_id(content[:length]) == blob else None
+
+
 def refresh(
     m: Membership,
     db: sqlite3.Connection,
@@ -97,11 +108,11 @@ def refresh(
             members.pack_path(m.member, f.name[: -len(members.PACK_SUFFIX)])
             for f in m.contexts.glob("*" + members.PACK_SUFFIX)
         }
-    known = dict(db.execute(f"SELECT path, blob FROM {FILES}").fetchall())
+    known = {p: (b, n) for p, b, n in db.execute(f"SELECT path, blob, length FROM {FILES}")}
     changed = {
         p
         for p in set(now) | {p for p in known if not p.startswith(OWN)}
-        if now.get(p) != known.get(p)
+        if now.get(p) != known.get(p, (None,))[0]
     }
     own_log, own_marks = own()
     mine = {
@@ -109,20 +120,29 @@ def refresh(
         members.path(m.member, members.BOOKMARKS): own_marks,
     }
     held = gitstore.read_many(m, tip, sorted(p for p in changed | set(mine) if p in now))
-    folded = {p: members.fold(held.get(p)) for p in changed | set(mine)}
+    folded = {p: members.fold(held.get(p)) for p in mine}
     pending = {p for p in mine if members.missing(folded[p], mine[p])}
     db.execute("BEGIN")
     try:
         for path in changed | pending | {p for p in mine if OWN + p in known}:
             member, name = _member_of(path) or ("", "")
             table = "resurrection_log" if name == members.LOG else "bookmarks"
-            db.execute(f"DELETE FROM {table} WHERE member = ?", (member,))
-            _insert(db, table, folded[path].live())
+            content = held.get(path)
+            tail = None if path in mine else _tail(known.get(path), content)
+            if tail is None:
+                db.execute(f"DELETE FROM {table} WHERE member = ?", (member,))
+                found = folded[path] if path in mine else members.fold(content)
+            else:
+                found = members.fold(tail)
+                db.executemany(f"DELETE FROM {table} WHERE uuid = ?", [(k,) for k in found.removed])
+            _insert(db, table, found.live())
             db.execute(f"DELETE FROM {FILES} WHERE path IN (?, ?)", (path, OWN + path))
             if path in now:
-                db.execute(f"INSERT INTO {FILES} VALUES (?, ?)", (path, now[path]))
+                db.execute(
+                    f"INSERT INTO {FILES} VALUES (?, ?, ?)", (path, now[path], len(content or b""))
+                )
             if path in pending:  # own rows laid over the team's: redone on the next read
-                db.execute(f"INSERT INTO {FILES} VALUES (?, 'pending')", (OWN + path,))
+                db.execute(f"INSERT INTO {FILES} VALUES (?, 'pending', 0)", (OWN + path,))
         db.execute("DELETE FROM context_packs")
         db.executemany(
             "INSERT OR REPLACE INTO context_packs (bookmark_uuid, member, shared_at, pack) "
