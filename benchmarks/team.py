@@ -1,15 +1,14 @@
-"""Speed of team sharing (purlin_resume/team) against its anchors.
+"""Team sharing through git (purlin_resume/team) at team scale.
 
-    .venv/bin/python benchmarks/team.py [--runs 3] [--rows 10000] [--stats-rows 100000]
+    .venv/bin/python benchmarks/team.py [--rows 5000] [--teams 5,20]
 
-Needs the team extra (pip install -e '.[team]'). Everything happens in a temp dir: two
-teammates (two HOMEs) and a file:// remote. Prints medians of --runs whole processes:
-
-1. ``team sync`` of --rows queued log rows each way: alice commits and pushes hers; bob commits
-   his, pulls and merges hers, pushes; alice pulls bob's. Anchor: the same rows inserted into a
-   plain SQLite file by ``sys.executable`` (stdlib sqlite3, one transaction), as a process.
-2. ``resurrections stats --team`` over --stats-rows rows (target <= 1 s). Anchor: the same
-   ``resurrections stats`` over a local JSONL log of the same rows.
+Everything happens in a temp dir: for each team size, that many teammates (history folders of
+their own, each with a JSONL log of --rows resurrections) join one bare repository on disk and
+sync in turn. Prints, per team size: the median first sync (a teammate's rows sent, everyone's
+fetched and indexed), the median sync of 5 new rows, the local storage of one teammate (its copy
+of the ref and its index) against its own JSONL and against the team's JSONL, the remote's
+size, and ``resurrections stats --team`` as a whole process (statistics computed in SQL over
+the index).
 """
 
 from __future__ import annotations
@@ -17,22 +16,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+sys.path.insert(0, str(REPO))
 
 
 def entry(number: int, who: str) -> dict:
     day = f"2026-02-{1 + number % 28:02d}"
     return {
-        "resurrection_id": f"res-{day}-{number:06d}",
+        "resurrection_id": f"res-{day}-{number:03d}",
         "bookmark_id": None,
         "resurrected_from_agent_id": f"agent-{number % 97:07x}",
         "resurrected_from_session_id": f"session-{number % 389:08x}",
@@ -57,130 +57,89 @@ def entry(number: int, who: str) -> dict:
         "context_tokens_before": 9000,
         "redactions": {},
         "latency_ms": 300 + number % 700,
+        "uuid": str(uuid.uuid4()),
     }
 
 
-class Teammate:
-    def __init__(self, base: Path, name: str):
-        self.name = name
-        self.home = base / name
-        (self.home / ".claude" / "projects").mkdir(parents=True)
-        self.history = self.home / ".claude" / "history"
+def size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
-    def env(self) -> dict:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "PURLIN"))}
-        env.update(HOME=str(self.home), CLAUDE_CONFIG_DIR=str(self.home / ".claude"))
-        env["PYTHONPATH"] = str(REPO)
-        return env
 
-    def run(self, *args: str) -> float:
+def write_log(history: Path, who: str, first: int, count: int) -> None:
+    history.mkdir(parents=True, exist_ok=True)
+    with open(history / "resurrection-log.jsonl", "a", encoding="utf-8") as out:
+        for number in range(first, first + count):
+            out.write(json.dumps(entry(number, who)) + "\n")
+
+
+def one_team(base: Path, people: int, rows: int) -> dict:
+    from purlin_resume.team import sync
+
+    remote = str(base / "team.git")
+    homes = [base / f"member{n}" / ".claude" / "history" for n in range(people)]
+    firsts = []
+    for n, history in enumerate(homes):
+        write_log(history, f"member{n}", 0, rows)
         started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "purlin_resume", *args],
-            env=self.env(),
-            cwd=self.home,
-            check=True,
+        sync.init(history, [], remote=remote)
+        firsts.append(time.perf_counter() - started)
+    for history in homes:  # everyone brings in everyone's rows
+        sync.sync(history, [])
+    smalls = []
+    for n, history in enumerate(homes[:5]):
+        write_log(history, f"member{n}", rows, 5)
+        started = time.perf_counter()
+        sync.sync(history, [])
+        smalls.append(time.perf_counter() - started)
+    sync.sync(homes[0], [])
+    own_jsonl = size(homes[0] / "resurrection-log.jsonl")
+    team_jsonl = sum(size(h / "resurrection-log.jsonl") for h in homes)
+    local = size(homes[0] / "team")
+    subprocess.run(
+        ["git", "--git-dir", str(homes[0] / "team" / "repo.git"), "gc", "-q"], check=True
+    )
+    local_gc = size(homes[0] / "team")
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(homes[0].parent), "PYTHONPATH": str(REPO)}
+    stats_times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "purlin_resume", "resurrections", "stats", "--team", "--json"],
+            env=env,
             capture_output=True,
-        )
-        return time.perf_counter() - started
-
-    def queue(self, entries: list[dict]) -> None:
-        lines = [json.dumps({"kind": "resurrection", "op": "append", "record": e}) for e in entries]
-        (self.history / "team" / "outbox.jsonl").write_text("\n".join(lines) + "\n")
-
-    def write_log(self, entries: list[dict]) -> None:
-        self.history.mkdir(parents=True, exist_ok=True)
-        text = "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in entries)
-        (self.history / "resurrection-log.jsonl").write_text(text)
-
-
-PLAIN_SQLITE = """
-import json, sqlite3, sys
-rows = [json.loads(line)["record"] for line in open(sys.argv[1])]
-db = sqlite3.connect(sys.argv[2])
-db.execute("CREATE TABLE IF NOT EXISTS log (id TEXT PRIMARY KEY, data TEXT)")
-with db:
-    db.executemany("INSERT OR REPLACE INTO log VALUES (?, ?)",
-                   [(r["resurrection_id"], json.dumps(r)) for r in rows])
-"""
-
-
-def sync_each_way(rows: int) -> dict[str, float]:
-    base = Path(tempfile.mkdtemp(prefix="team-bench-"))
-    try:
-        remote = f"file://{base}/purlin-team.db"
-        alice, bob = Teammate(base, "alice"), Teammate(base, "bob")
-        alice.run("team", "init", "--remote", remote)
-        bob.run("team", "init", "--remote", remote)
-        alice.queue([entry(n, "alice") for n in range(rows)])
-        bob.queue([entry(n, "bob") for n in range(rows)])
-        outbox = alice.history / "team" / "outbox.jsonl"
-        anchor_input = base / "anchor.jsonl"
-        shutil.copy(outbox, anchor_input)
-        started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-c", PLAIN_SQLITE, str(anchor_input), str(base / "plain.db")],
+            text=True,
             check=True,
         )
-        anchor = time.perf_counter() - started
-        return {
-            "push": alice.run("team", "sync"),
-            "merge": bob.run("team", "sync"),
-            "pull": alice.run("team", "sync"),
-            "anchor": anchor,
-        }
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def stats_over(rows: int, runs: int) -> dict[str, float]:
-    base = Path(tempfile.mkdtemp(prefix="team-bench-"))
-    try:
-        alice = Teammate(base, "alice")
-        alice.run("team", "init", "--remote", f"file://{base}/purlin-team.db")
-        entries = [entry(n, "alice") for n in range(rows)]
-        alice.queue(entries)
-        alice.write_log(entries)
-        load = alice.run("team", "sync")
-        team = [alice.run("resurrections", "stats", "--team", "--json") for _ in range(runs)]
-        local = [alice.run("resurrections", "stats", "--json") for _ in range(runs)]
-        return {"load": load, "team": statistics.median(team), "local": statistics.median(local)}
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+        stats_times.append(time.perf_counter() - started)
+    total = json.loads(done.stdout)["total"]
+    assert total == people * rows + 5 * min(5, people), total
+    return {
+        "teammates": people,
+        "rows_each": rows,
+        "first_sync_s": statistics.median(firsts),
+        "last_first_sync_s": firsts[-1],
+        "sync_5_rows_s": statistics.median(smalls),
+        "own_jsonl_mb": own_jsonl / 1e6,
+        "team_jsonl_mb": team_jsonl / 1e6,
+        "local_mb": local / 1e6,
+        "local_after_gc_mb": local_gc / 1e6,
+        "local_vs_team_jsonl": local / team_jsonl,
+        "remote_mb": size(base / "team.git") / 1e6,
+        "stats_team_s": statistics.median(stats_times),
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--rows", type=int, default=10_000)
-    parser.add_argument("--stats-rows", type=int, default=100_000)
-    options = parser.parse_args()
-    try:
-        import doltlite  # noqa: F401
-    except ImportError:
-        sys.exit("benchmarks/team.py needs the team extra: pip install -e '.[team]'")
-
-    runs = [sync_each_way(options.rows) for _ in range(options.runs)]
-    figures = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
-    anchor = figures["anchor"]
-    print(f"team sync, {options.rows:,} rows each way (medians of {options.runs} processes)")
-    print(f"  anchor: plain SQLite insert of the rows, one process   {anchor:7.2f} s")
-    for key, label in (
-        ("push", "alice commits and pushes hers"),
-        ("merge", "bob commits his, pulls, merges, pushes"),
-        ("pull", "alice pulls bob's"),
-    ):
-        print(f"  {label:<50} {figures[key]:7.2f} s  {figures[key] / anchor:5.1f}x the anchor")
-
-    stats = stats_over(options.stats_rows, options.runs)
-    verdict = "met" if stats["team"] <= 1 else "missed"
-    print(f"resurrections stats over {options.stats_rows:,} rows (median of {options.runs})")
-    print(f"  loading them: one team sync                            {stats['load']:7.2f} s")
-    print(f"  anchor: 'resurrections stats' over the JSONL log       {stats['local']:7.2f} s")
-    print(
-        f"  'resurrections stats --team'                           {stats['team']:7.2f} s  "
-        f"{stats['team'] / stats['local']:5.1f}x the anchor; <= 1 s: {verdict}"
-    )
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=5000)
+    parser.add_argument("--teams", default="5,20")
+    args = parser.parse_args()
+    for people in [int(n) for n in args.teams.split(",")]:
+        with tempfile.TemporaryDirectory(prefix="team-bench-") as folder:
+            found = one_team(Path(folder), people, args.rows)
+        print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in found.items()}))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,15 @@
 """Teammates for the team tests: each a HOME of their own with a copy of the real transcripts,
-a git project, and ``purlin-resume`` run as its own process (the team database engine must load
-before SQLite, which an in-process run cannot promise)."""
+a git project, and ``purlin-resume`` run as its own process; and a git server on loopback."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,14 +51,11 @@ class Teammate:
 
     def env(self) -> dict:
         env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("CLAUDE", "PURLIN", "_DOLTLITE"))
+            k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "PURLIN", "GIT_"))
         }
         env.update(
             HOME=str(self.home),
             CLAUDE_CONFIG_DIR=str(self.claude),
-            PURLIN_TEAM_FOREGROUND="1",
             XDG_CACHE_HOME=str(self.home / ".cache"),
             PYTHONPATH=str(ROOT),
             USER=self.name,
@@ -117,18 +115,59 @@ def teammate(base: Path, name: str, transcripts: bool = True) -> Teammate:
 
 
 def require_team_extra() -> None:
-    """Skip without the team extra on a developer machine; in CI its absence fails the run.
-    (doltlite is looked up, never imported: importing it here would re-execute pytest.)"""
+    """Skip without PyMySQL on a developer machine; in CI its absence fails the run."""
     import importlib.util
 
     import pytest
 
-    missing = [n for n in ("doltlite", "pymysql") if importlib.util.find_spec(n) is None]
-    if not missing:
+    if importlib.util.find_spec("pymysql") is not None:
         return
     if os.environ.get("CI") == "true":
-        pytest.fail(f"{', '.join(missing)} missing in CI: .ci/run installs '.[test,team]'")
+        pytest.fail("pymysql missing in CI: .ci/run installs '.[test,team]'")
     pytest.skip(
-        f"the team extra is not installed ({', '.join(missing)}): pip install -e '.[team]'",
-        allow_module_level=True,
+        "the team extra is not installed: pip install -e '.[team]'", allow_module_level=True
     )
+
+
+@contextlib.contextmanager
+def git_daemon(base: Path) -> Iterator[str]:
+    """``git daemon`` on 127.0.0.1 serving a new bare ``team.git`` with pushes allowed; its
+    URL."""
+    import socket
+    import time
+
+    served = base / "served"
+    served.mkdir()
+    git(served, "init", "-q", "--bare", "team.git")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    daemon = subprocess.Popen(
+        [
+            "git",
+            "daemon",
+            "--reuseaddr",
+            "--export-all",
+            "--enable=receive-pack",
+            f"--base-path={served}",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            str(served),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield f"git://127.0.0.1:{port}/team.git"
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=20)

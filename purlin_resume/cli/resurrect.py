@@ -996,7 +996,11 @@ def resurrections_stats(
     since, agent, outcome, mode, parent_dir, parent_json, parent_team = ctx.obj or (None,) * 7
     claude_dir, team = claude_dir or parent_dir, team or parent_team
     kept = _kept(claude_dir, since, agent, outcome, mode, team)
-    if kept is not None:
+    if team and not (since or agent or outcome or mode):
+        from purlin_resume.cli import team as team_cli
+
+        (log, figures), history = team_cli.stats(claude_dir), _NothingSkipped
+    elif kept is not None:
         log, history, figures = kept.log, kept, kept.stats()
     else:
         log, chosen, history = _entries(claude_dir, since, agent, outcome, mode, team, True)

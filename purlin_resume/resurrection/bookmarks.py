@@ -6,15 +6,17 @@ in a project, ``bmk-YYYY-MM-DD-gNNN`` in the global file, so that an id names on
 whichever file it is in),
 name, description, session_id, agent_id, project_path, hostname, tags, created_at,
 resurrection_count, last_resurrected, plus archive (the compressed copy of the transcripts,
-relative to the history folder). This module is the one reader and writer of both files; every
-change is a locked read-modify-write, and a file with a line that does not parse is never
-rewritten.
+relative to the history folder) and uuid (made once per bookmark, never reused: the readable id
+of a removed bookmark can come back, its uuid cannot). This module is the one reader and writer
+of both files; every change is a locked read-modify-write, and a file with a line that does not
+parse is never rewritten.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import uuid
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,7 @@ class Bookmark:
     resurrection_count: int = 0
     last_resurrected: str | None = None
     archive: str | None = None
+    uuid: str | None = None
     scope: str = "local"  # where it was read from; not stored
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,6 +143,7 @@ def add(path: Path, bookmark: Bookmark) -> Bookmark:
         moment = clock.now()
         bookmark.bookmark_id = next_id(items, moment.strftime("%Y-%m-%d"), bookmark.scope)
         bookmark.created_at = bookmark.created_at or clock.iso(moment)
+        bookmark.uuid = str(uuid.uuid4())
         return _dump([*items, bookmark.to_dict()])
 
     store.update_text(path, change, private=True)

@@ -459,6 +459,7 @@ def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, 
     in_project = str(env.project_root) if env.project_root else os.getcwd()
     entry = {
         "bookmark_id": mark.bookmark_id if mark else None,
+        "bookmark_uuid": mark.uuid if mark else None,
         "resurrected_from_agent_id": plan.source_agent,
         "resurrected_from_session_id": plan.source_session,
         "resurrected_from_hostname": (mark.hostname if mark and mark.hostname else env.host),
@@ -501,6 +502,7 @@ def record_failure(
     mark = candidate.bookmark if candidate else None
     entry = {
         "bookmark_id": mark.bookmark_id if mark else None,
+        "bookmark_uuid": mark.uuid if mark else None,
         "resurrected_from_agent_id": candidate.agent_id if candidate else None,
         "resurrected_from_session_id": candidate.session_id if candidate else None,
         "resurrected_from_hostname": mark.hostname if mark and mark.hostname else env.host,

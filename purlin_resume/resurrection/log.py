@@ -6,7 +6,8 @@ from a small counter file beside it (``resurrection-log.jsonl.seq``), so appendi
 same at 100,000 lines as at one; when the counter is missing, only the last 64 KB of the log
 are read to find the day's highest number. Beside TR-1's fields each entry carries
 ``resurrected_from_agent_type``, ``cross_repo``, ``context_tokens_before``, ``redactions`` and
-``latency_ms`` (additions, never renames).
+``latency_ms``, and ``uuid``: a key made once per event that never repeats, even when a clock
+set back repeats a readable id (additions, never renames).
 
 The file is only ever appended to. ``complete`` (what ``resurrect done`` and hooks call) records
 an outcome as an event of its own: the whole entry as it now stands, with ``"revision": N``
@@ -34,6 +35,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
@@ -118,6 +120,7 @@ def append(log: Path, entry: dict[str, Any]) -> dict[str, Any]:
         record.update({k: v for k, v in entry.items() if k not in FIELDS})
         record["resurrection_id"] = f"res-{day}-{last + 1:03d}"
         record["resurrected_at"] = entry.get("resurrected_at") or clock.iso(moment)
+        record["uuid"] = str(uuid.uuid4())
         return record, {"day": day, "last": last + 1}
 
     try:
@@ -128,15 +131,7 @@ def append(log: Path, entry: dict[str, Any]) -> dict[str, Any]:
             f"cannot write the resurrection log {log}: {exc.strerror or exc}; "
             "check that its folder is writable (or pass --claude-dir)"
         ) from None
-    _shared(log, "append", written)
     return written
-
-
-def _shared(log: Path, op: str, entry: dict[str, Any]) -> None:
-    """Queue the change for the team database, if this folder has joined one (never fails)."""
-    from purlin_resume.resurrection import team_outbox as mirror
-
-    mirror.changed(log.parent, "resurrection", op, entry)
 
 
 def _pieces_backwards(log: Path) -> Iterator[bytes]:
@@ -295,7 +290,6 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
         raise PurlinError(
             f"cannot write the resurrection log {log}: {exc.strerror or exc}"
         ) from None
-    _shared(log, "complete", done[0])
     return done[0]
 
 

@@ -1,10 +1,12 @@
 """Whether this Claude data folder belongs to a team, and who its teammate is.
 
-Everything lives in ``<Claude data folder>/history/team/``: ``team.json`` (the back end: a
-``remote`` URL or a ``dsn``), ``member`` (this teammate's id, kept across a new ``team init``),
-the embedded database ``purlin-team.db``, the queue of changes not yet committed
-(``outbox.jsonl``) and the last mirroring failure (``mirror.log``). Reading it costs one
-``stat`` when there is no team: the hook path calls ``joined``.
+Everything lives in ``<Claude data folder>/history/team/``: ``team.json`` (0600: the transport,
+``git`` with a ``remote`` URL and a ``ref``, or ``mysql`` with a ``dsn``), ``member`` (this
+teammate's id, kept across a new ``team init``), the local copy of the team's git ref
+(``repo.git``), the index the ``--team`` reads use (``index.sqlite``), the bookmarks removed
+since joining (``removed.jsonl``), the contexts shared (``contexts/``) and the last failure
+(``mirror.log``). Reading it costs one ``stat`` when there is no team: the hook path calls
+``joined``.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ from typing import Any
 FOLDER = "team"
 CONFIG = "team.json"
 MEMBER = "member"
-DATABASE = "purlin-team.db"
-OUTBOX = "outbox.jsonl"
+REPO = "repo.git"
+INDEX = "index.sqlite"
+REMOVED = "removed.jsonl"
+CONTEXTS = "contexts"
 FAILURES = "mirror.log"
-LOCK = "team"  # store.locked(folder / LOCK) guards the database and the outbox
+LOCK = "team"  # store.locked(folder / LOCK) guards the local copy, the index and the config
 MEMBER_ID = re.compile(r"^[a-z0-9][a-z0-9-]{2,39}$")
+DEFAULT_REF = "refs/purlin/team"
 
 
 def folder(history: Path) -> Path:
@@ -41,29 +46,44 @@ class Membership:
     member: str
     remote: str | None = None
     dsn: str | None = None
+    ref: str = DEFAULT_REF
+    group: str | None = None
 
     @property
     def folder(self) -> Path:
         return folder(self.history)
 
     @property
-    def database(self) -> Path:
-        return self.folder / DATABASE
+    def repo(self) -> Path:
+        return self.folder / REPO
 
     @property
-    def outbox(self) -> Path:
-        return self.folder / OUTBOX
+    def index(self) -> Path:
+        return self.folder / INDEX
+
+    @property
+    def removed(self) -> Path:
+        return self.folder / REMOVED
+
+    @property
+    def contexts(self) -> Path:
+        return self.folder / CONTEXTS
 
     @property
     def lock(self) -> Path:
         return self.folder / LOCK
 
     @property
-    def backend(self) -> str:
-        return "mysql" if self.dsn else "doltlite"
+    def transport(self) -> str:
+        return "mysql" if self.dsn else "git"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"remote": self.remote, "dsn": self.dsn, "member": self.member}
+        data: dict[str, Any] = {"transport": self.transport, "member": self.member}
+        if self.dsn:
+            data["dsn"] = self.dsn
+        else:
+            data.update(remote=self.remote, ref=self.ref, group=self.group)
+        return data
 
 
 def _user() -> str:
@@ -91,6 +111,7 @@ def member_id(history: Path) -> str:
     import secrets
 
     made = f"{_user()}-{secrets.token_hex(3)}"
+    store.private_folder(path.parent)
     store.write_text(path, made + "\n")
     return made
 
@@ -105,13 +126,63 @@ def load(history: Path) -> Membership | None:
         data = store.read_json(path)
     except NotFound:
         return None
-    if not isinstance(data, dict) or not MEMBER_ID.match(str(data.get("member") or "")):
-        raise CorruptFile(path, "expected {remote or dsn, member}")
-    return Membership(Path(history), data["member"], data.get("remote"), data.get("dsn"))
+    if (
+        not isinstance(data, dict)
+        or not MEMBER_ID.match(str(data.get("member") or ""))
+        or not (data.get("remote") or data.get("dsn"))
+    ):
+        raise CorruptFile(path, "expected {transport, remote or dsn, member}")
+    return Membership(
+        Path(history),
+        data["member"],
+        data.get("remote"),
+        data.get("dsn"),
+        data.get("ref") or DEFAULT_REF,
+        data.get("group"),
+    )
 
 
 def save(membership: Membership) -> None:
+    """Write ``team.json`` readable by its owner only (a DSN may carry a password): made 0600
+    before anything is written into it."""
     from purlin_resume.core import store
 
+    store.private_folder(membership.folder)
     store.write_json(membership.folder / CONFIG, membership.to_dict())
-    os.chmod(membership.folder / CONFIG, 0o600)  # a DSN may carry a password
+    os.chmod(membership.folder / CONFIG, 0o600)
+
+
+def _made_key(*parts: Any) -> str:
+    """A key for a record written before records carried a ``uuid``: a UUID made from what
+    never changes in it, so every sync of the same record finds the same key."""
+    import uuid
+
+    text = "\x1f".join("" if part is None else str(part) for part in parts)
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, "purlin-resume:" + text))
+
+
+def event_key(entry: dict[str, Any]) -> str:
+    """The team key of a log entry: its ``uuid``, or one made from its first line's fields."""
+    if isinstance(entry.get("uuid"), str) and entry["uuid"]:
+        return entry["uuid"]
+    return _made_key(
+        "event",
+        entry.get("resurrection_id"),
+        entry.get("resurrected_at"),
+        entry.get("resurrected_in_session"),
+        entry.get("resurrected_from_session_id"),
+        entry.get("query"),
+    )
+
+
+def bookmark_key(mark: dict[str, Any]) -> str:
+    """The team key of a bookmark: its ``uuid``, or one made from its id, time and session."""
+    if isinstance(mark.get("uuid"), str) and mark["uuid"]:
+        return mark["uuid"]
+    return _made_key(
+        "bookmark",
+        mark.get("bookmark_id"),
+        mark.get("created_at"),
+        mark.get("session_id"),
+        mark.get("project_path"),
+    )

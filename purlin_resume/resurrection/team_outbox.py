@@ -1,24 +1,20 @@
-"""The one call the domain makes after a change: queue it for the team database.
+"""The one call the domain makes after a bookmark change, for the team.
 
-``changed`` costs one ``stat`` when this Claude data folder has no team. With a team it
-appends the change to ``team/outbox.jsonl`` and starts ``python -m purlin_resume.team flush``
-detached, which commits it into the team database (so the command that made the change never
-waits for, nor loads, the database engine). ``PURLIN_TEAM_FOREGROUND=1`` waits for it instead.
-A change that cannot be queued costs one warning line on stderr; the local change stands.
-Nothing here raises.
+The log and the bookmark files are what ``team sync`` reads, so adding and changing need no
+queue. A removal is the one change those files cannot show (a bookmark missing from a file
+rolled back to an older copy was never removed), so ``bookmark rm`` records it in
+``team/removed.jsonl``, which is only appended to, and drops the context shared with it. This
+costs one ``stat`` when the Claude data folder has no team; a removal that cannot be recorded
+costs one warning line on stderr, and the local change stands. Nothing here raises.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from purlin_resume.resurrection import team_membership as membership
-
-FOREGROUND_ENV = "PURLIN_TEAM_FOREGROUND"
-KINDS = ("resurrection", "bookmark")
 
 
 def _warn(text: str) -> None:
@@ -41,72 +37,26 @@ def bookmark_history(path: Path) -> Path:
 
 
 def bookmark_changed(path: Path, op: str, record: dict[str, Any]) -> None:
-    """Queue a bookmark change made in the file ``path``."""
+    """Note a bookmark change made in the file ``path`` (only a removal needs noting)."""
+    if op != "remove":
+        return
     try:
         history = bookmark_history(path)
-    except Exception:  # noqa: BLE001 -- no Claude data folder: no team either
-        return
-    scope = "global" if Path(path).parent.name == "history" else "local"
-    changed(history, "bookmark", op, record, scope=scope)
-
-
-def changed(history: Path, kind: str, op: str, record: dict[str, Any], **more: Any) -> None:
-    """Queue ``record`` (a log entry or a bookmark) for the team database of ``history``."""
-    try:
         if not membership.joined(history):
             return
-        from purlin_resume.core import clock, store
-
-        outbox = membership.folder(history) / membership.OUTBOX
-        store.append_jsonl(
-            outbox, {"kind": kind, "op": op, "at": clock.iso(), "record": record, **more}
-        )
+        removed(history, record)
     except Exception as exc:  # noqa: BLE001 -- the local change stands whatever happens here
-        _warn(f"could not queue the {kind} change for the team database: {exc}")
-        return
-    _flush(Path(history))
+        _warn(f"could not record the removal of {record.get('name')!r} for the team: {exc}")
 
 
-def _command(history: Path) -> list[str]:
-    return [sys.executable, "-m", "purlin_resume.team", "flush", str(history)]
+def removed(history: Path, record: dict[str, Any]) -> None:
+    """Record the removal of the bookmark ``record`` and drop its shared context."""
+    from purlin_resume.core import clock, store
 
-
-def _flush(history: Path) -> None:
-    import subprocess
-
-    try:
-        if os.environ.get(FOREGROUND_ENV) or not hasattr(os, "fork"):
-            done = subprocess.run(
-                _command(history),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-            if done.returncode != 0:
-                lines = (done.stderr or "").strip().splitlines()
-                _warn(lines[-1] if lines else f"the team flush ended with {done.returncode}")
-            return
-        _spawn_detached(_command(history))
-    except Exception as exc:  # noqa: BLE001
-        _warn(f"the change is queued; 'purlin-resume team sync' will commit it ({exc})")
-
-
-def _spawn_detached(argv: list[str]) -> None:
-    """Start ``argv`` in its own session, parented to init (no zombie, no waiting)."""
-    pid = os.fork()
-    if pid == 0:  # the intermediate child: start the grandchild, then leave at once
-        try:
-            os.setsid()
-            null = os.open(os.devnull, os.O_RDWR)
-            os.posix_spawn(
-                argv[0],
-                argv,
-                dict(os.environ),
-                file_actions=[(os.POSIX_SPAWN_DUP2, null, fd) for fd in (0, 1, 2)],
-            )
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+    key = membership.bookmark_key(record)
+    folder = membership.folder(history)
+    store.append_jsonl(
+        folder / membership.REMOVED,
+        {"uuid": key, "bookmark_id": record.get("bookmark_id"), "removed_at": clock.iso()},
+    )
+    store.remove(folder / membership.CONTEXTS / f"{key}.json.z")

@@ -1,27 +1,28 @@
-"""Team sharing: the resurrection log and bookmarks mirrored into a Dolt database.
+"""Team sharing: every teammate's resurrection log and bookmarks, shared through git or a SQL
+server.
 
-The JSONL files stay each teammate's source of truth. Every change to them (a resurrection, its
-outcome, a bookmark added, changed, counted or removed) is also queued here and committed into
-a team database with a Dolt commit that names it; ``team sync`` commits, pulls, merges and
-pushes. Two back ends share one schema (``schema``): an embedded Dolt database per teammate
-(``doltlite``) with a ``file://`` or ``http://`` remote, or a Dolt SQL server (MySQL wire
-protocol, through PyMySQL) that every teammate writes to.
-
-Both libraries come with the ``team`` extra. Nothing outside this package imports them. The
-resurrection wing queues its changes itself (``resurrection.team_outbox``, with the membership
-files in ``resurrection.team_membership``) and imports nothing from here, so the hook path and CLI
-start-up stay as light as before and no wing depends on this shell.
+Each teammate's JSONL log and bookmark files stay the source of truth; the team's copy is made
+from them, row by row, each row under a key that never repeats (``uuid``), so ``team sync``
+can always send again whatever the team lacks. Git is the default transport (``gitstore``):
+each teammate appends only to files of their own on a ref of the team's remote, and the
+``--team`` reads go through a local SQLite index of everyone's files (``index``). A team that
+wants SQL uses a MySQL-wire server instead (``server``: Dolt sql-server, MySQL, MariaDB), with
+the same tables (``schema``). Only ``server`` needs an extra (PyMySQL, in ``team``).
 """
 
 from __future__ import annotations
 
 from purlin_resume.core.errors import PurlinError
 
-INSTALL = "team sharing needs the team extra: pip install 'purlin-resume[team]'"
+INSTALL = "a SQL team server needs the team extra: pip install 'purlin-resume[team]'"
+
+
+class TeamError(PurlinError):
+    """The team's copy cannot do what was asked; local files are untouched."""
 
 
 class TeamUnavailable(PurlinError):
-    """The ``team`` extra is not installed (or cannot load)."""
+    """The ``team`` extra (PyMySQL) is not installed."""
 
     def __init__(self, message: str = INSTALL):
         super().__init__(message)

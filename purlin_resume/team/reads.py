@@ -1,81 +1,115 @@
-"""What the team tables tell: everyone's resurrections, bookmarks and shared contexts.
+"""What the team tables tell: everyone's resurrections, bookmarks, statistics and shared
+contexts, read from the local index (git, brought up to date first) or from the team server.
 
-Reads commit the queued changes first, so a teammate's own latest work is always in them.
-``share`` publishes a bookmark's context pack: the compressed context a resurrection needs,
-redacted again value by value, zlib-compressed; never a transcript.
+``share`` keeps a bookmark's context pack in ``team/contexts/<uuid>.json.z`` (the compressed
+context a resurrection needs, redacted again value by value; never a transcript), which the
+next sync publishes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import clock, redact
+from purlin_resume.core import clock, redact, store
 from purlin_resume.core.errors import NotFound
-from purlin_resume.team import rows
-from purlin_resume.team.sync import flush_into, opened, require
+from purlin_resume.resurrection import team_membership as membership
+from purlin_resume.resurrection.team_membership import Membership
+from purlin_resume.team import gitstore, index, members, rows, stats, sync
+from purlin_resume.team.sync import Warn, _silent
 
-STATS_FIELDS = (
-    # what resurrection_log.stats and select read
-    "resurrection_id",
-    "resurrected_at",
-    "resurrected_from_agent_id",
-    "resurrected_from_session_id",
-    "resurrected_as_agent_id",
-    "resurrected_from_project",
-    "resurrected_in_project",
-    "resurrected_from_agent_type",
-    "resurrection_mode",
-    "context_size_tokens",
-    "outcome",
-    "outcome_reason",
-    "latency_ms",
-)
-
-
-def resurrections(history: Path, fields: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
-    """Every teammate's resurrections, oldest first, shaped like local log entries (only
-    ``fields`` of them when given: the statistics read a few columns of many rows)."""
-    m = require(history)
-    columns = ", ".join(fields) if fields else "*"
-    sql = f"SELECT {columns} FROM resurrection_log ORDER BY resurrected_at, resurrection_id"
-    with opened(m) as db:
-        flush_into(db, m)
-        return [rows.log_entry(row) for row in db.query(sql)]
-
-
-_MARKS_SELECT = (
-    "SELECT b.*, (SELECT COUNT(*) FROM resurrection_log r WHERE r.bookmark_id = b.bookmark_id)"
+_MARKS = (
+    "SELECT b.*, (SELECT COUNT(*) FROM resurrection_log r WHERE r.bookmark_uuid = b.uuid)"
     " AS team_resurrections, (SELECT COUNT(*) FROM context_packs p"
-    " WHERE p.bookmark_id = b.bookmark_id) AS shared FROM bookmarks b"
-    " WHERE b.removed_at IS NULL ORDER BY b.name, b.bookmark_id"
+    " WHERE p.bookmark_uuid = b.uuid) AS shared FROM bookmarks b ORDER BY b.name, b.uuid"
 )
 
 
-def bookmarks(history: Path) -> list[dict[str, Any]]:
-    """Every teammate's live bookmarks; ``shared`` when a context pack comes with it."""
-    m = require(history)
-    with opened(m) as db:
-        flush_into(db, m)
-        found = []
-        for row in db.query(_MARKS_SELECT):
-            mark = rows.bookmark_entry(row)
-            mark["team_resurrections"] = int(row.get("team_resurrections") or 0)
-            mark["shared"] = bool(row.get("shared"))
-            found.append(mark)
-        return found
+class _Index:
+    """The local index as the reads see it."""
+
+    mysql = False
+
+    def __init__(self, m: Membership, db: Any):
+        self.m, self.db = m, db
+
+    def tuples(self, sql: str, params: tuple = ()) -> list[tuple]:
+        return self.db.execute(sql, params).fetchall()
+
+    def dicts(self, sql: str, params: tuple = ()) -> list[dict[str, Any]]:
+        cursor = self.db.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def pack(self, key: str) -> bytes | None:
+        found = self.tuples("SELECT member FROM context_packs WHERE bookmark_uuid = ?", (key,))
+        if not found:
+            return None
+        if found[0][0] == self.m.member:
+            with contextlib.suppress(OSError):
+                return (self.m.contexts / f"{key}{members.PACK_SUFFIX}").read_bytes()
+        path = members.pack_path(found[0][0], key)
+        return gitstore.read(self.m, gitstore.tip(self.m), path)
 
 
-def find(history: Path, query: str, limit: int = 10) -> list[dict[str, Any]]:
-    """Team bookmarks matching ``query``: every word in the name, description, tags or
-    project; ranked by how close the name is."""
+@contextlib.contextmanager
+def tables(history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent) -> Iterator[Any]:
+    """The team tables: the refreshed local index, or a connection to the team server."""
+    m = sync.require(history)
+    if m.dsn:
+        db = sync.connect(m)
+        try:
+            yield db
+        finally:
+            db.close()
+        return
+    with sync.locked(m), index.opened(m, warn) as db:
+        index.refresh(m, db, lambda: sync.local_rows(m, shelves))
+        yield _Index(m, db)
+
+
+def resurrections(
+    history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent
+) -> list[dict[str, Any]]:
+    """Every teammate's resurrections, oldest first, shaped like local log entries."""
+    with tables(history, shelves, warn) as db:
+        found = db.dicts("SELECT * FROM resurrection_log ORDER BY resurrected_at, uuid")
+    return [rows.entry("resurrection_log", row) for row in found]
+
+
+def figures(history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent) -> dict:
+    """The resurrection metrics of the whole team, computed in SQL."""
+    with tables(history, shelves, warn) as db:
+        return stats.figures(db.tuples, db.mysql)
+
+
+def bookmarks(
+    history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent
+) -> list[dict[str, Any]]:
+    """Every teammate's bookmarks; ``shared`` when a context comes with it."""
+    with tables(history, shelves, warn) as db:
+        found = db.dicts(_MARKS)
+    marks = []
+    for row in found:
+        mark = rows.entry("bookmarks", row)
+        mark["team_resurrections"] = int(row.get("team_resurrections") or 0)
+        mark["shared"] = bool(row.get("shared"))
+        marks.append(mark)
+    return marks
+
+
+def find(history: Path, shelves, query: str, limit: int = 10, warn: Warn = _silent) -> list:
+    """Team bookmarks matching ``query``: every word in the name, description, tags, project
+    or teammate; ranked by how close the name is."""
     from rapidfuzz import fuzz
 
     words = [w.lower() for w in query.split() if w.strip()]
     found = []
-    for mark in bookmarks(history):
+    for mark in bookmarks(history, shelves, warn):
         text = " ".join(
             str(part)
             for part in (
@@ -94,77 +128,62 @@ def find(history: Path, query: str, limit: int = 10) -> list[dict[str, Any]]:
     return found[:limit]
 
 
-def lookup(history: Path, key: str) -> dict[str, Any]:
-    """The team bookmark named (or with the team id) ``key``."""
-    matches = [m for m in bookmarks(history) if key in (m["name"], m["bookmark_id"])]
+def lookup(marks: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """The team bookmark named ``key`` (or with that uuid, or that ``bookmark_id`` and only one)."""
+    matches = [m for m in marks if key == m["uuid"]] or [
+        m for m in marks if key in (m["name"], m["bookmark_id"])
+    ]
     if not matches:
         raise NotFound(
             f"no team bookmark {key!r}; list them with 'purlin-resume bookmark list --team' "
             "(a teammate's bookmark arrives with 'purlin-resume team sync')"
         )
     if len(matches) > 1:
-        ids = ", ".join(m["bookmark_id"] for m in matches)
-        raise NotFound(f"several team bookmarks are named {key!r} ({ids}): give the id")
+        ids = ", ".join(f"{m['uuid']} ({m['member']})" for m in matches)
+        raise NotFound(f"several team bookmarks are named {key!r}: give one's uuid: {ids}")
     return matches[0]
 
 
 def share(
-    history: Path,
-    mark: dict[str, Any],
-    scope: str,
-    context: dict[str, Any],
-    tokens: int,
-    method: str,
+    history: Path, mark: dict[str, Any], context: dict[str, Any], tokens: int, method: str
 ) -> dict[str, Any]:
-    """Publish ``mark`` with its context pack; the pack row as stored (without its bytes)."""
-    m = require(history)
+    """Keep ``mark``'s context pack for the next sync; what was kept (without its bytes)."""
+    m = sync.require(history)
     context, counts = redact.redact_data(context)
-    pack = zlib.compress(json.dumps(context, ensure_ascii=False).encode("utf-8"), 9)
-    with opened(m) as db:
-        flush_into(db, m)
-        bookmark = rows.bookmark_row(mark, m.member, scope)
-        row = {
-            "bookmark_id": bookmark["bookmark_id"],
-            "member": m.member,
-            "shared_at": clock.iso(),
-            "method": method,
-            "tokens": tokens,
-            "redactions": json.dumps(counts, sort_keys=True),
-            "pack": pack,
-        }
-        db.begin()
-        try:
-            db.upsert("bookmarks", [bookmark])
-            db.upsert("context_packs", [row])
-            db.end()
-        except BaseException:
-            db.rollback()
-            raise
-        db.commit(f"bookmark share {bookmark['name']} ({bookmark['bookmark_id']})")
+    key = membership.bookmark_key(mark)
+    pack = sync.shared_pack(context, method, tokens, clock.iso())
+    store.private_folder(m.contexts)
+    store.write_bytes(m.contexts / f"{key}{members.PACK_SUFFIX}", pack)
     return {
-        **{k: v for k, v in row.items() if k != "pack"},
+        "uuid": key,
+        "bookmark_id": mark.get("bookmark_id"),
+        "name": mark.get("name"),
+        "member": m.member,
+        "method": method,
+        "tokens": tokens,
+        "redactions": counts,
         "bytes": len(pack),
-        "name": bookmark["name"],
     }
 
 
-def context_of(history: Path, key: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A team bookmark and the context its owner shared, for a resurrection."""
-    mark = lookup(history, key)
-    m = require(history)
-    with opened(m) as db:
-        found = db.query(
-            "SELECT pack FROM context_packs WHERE bookmark_id = ?", (mark["bookmark_id"],)
+def context_of(
+    history: Path, shelves: list[tuple[str, Path]], key: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A team bookmark and the context its owner shared with it, for a resurrection."""
+    with tables(history, shelves) as db:
+        mark = lookup(
+            [rows.entry("bookmarks", r) | {"shared": r["shared"]} for r in db.dicts(_MARKS)], key
         )
-    if not found:
+        pack = db.pack(mark["uuid"]) if mark["shared"] else None
+    if pack is None:
         raise NotFound(
             f"team bookmark {key!r} ({mark['member']}) has no shared context: its owner "
             f"publishes one with 'purlin-resume bookmark share {mark['name']}'"
         )
     try:
-        context = json.loads(zlib.decompress(bytes(found[0]["pack"])).decode("utf-8"))
+        data = json.loads(zlib.decompress(bytes(pack)).decode("utf-8"))
     except (zlib.error, ValueError, UnicodeDecodeError):
         raise NotFound(
             f"the shared context of {key!r} does not decode; ask its owner to share it again"
         ) from None
-    return mark, context
+    return mark, data["context"]

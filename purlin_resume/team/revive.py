@@ -31,13 +31,14 @@ class Revival:
 
 def revive(env: Environment, name: str, task: str | None, notes: str | None) -> Revival:
     started = time.monotonic()
-    mark, data = reads.context_of(env.history, name)
+    mark, data = reads.context_of(env.history, env.shelves.paths(), name)
     context = compress.Context.from_dict(data)
     prompt = redact.redact(resurrection.render_prompt(context, task)).text
     tokens = compress.estimate_tokens(prompt)
     in_project = str(env.project_root) if env.project_root else os.getcwd()
     entry = {
         "bookmark_id": mark["bookmark_id"],
+        "bookmark_uuid": mark["uuid"],
         "resurrected_from_agent_id": mark.get("agent_id") or context.agent_id,
         "resurrected_from_session_id": mark.get("session_id") or context.session_id,
         "resurrected_from_hostname": mark.get("hostname"),

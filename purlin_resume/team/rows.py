@@ -1,39 +1,27 @@
-"""Local records (the JSONL log, the bookmark files) as team rows, and back.
+"""Local records (the JSONL log, the bookmark files) as team rows, and rows as table columns.
 
-Team ids: a teammate's local ids (``res-2026-02-09-001``, ``bmk-2026-02-09-001``) are only
-unique on their own machine, so a row's team id is the local id, a dot, and the teammate's
-member id (``res-2026-02-09-001.alice-3f9c2a``). Every teammate writes only rows with their own
-member id, and never deletes one (a removed bookmark gets ``removed_at``), so a Dolt merge of
-two teammates' work never meets the same primary key from both sides: it never conflicts and
-never drops a row. Every text value is redacted before it becomes a row.
+A row is the local record, redacted, under its key (``uuid``, see ``team_membership``) and its
+teammate (``member``); a bookmark row also says its scope and leaves out the local path of its
+archive. A row's ``version`` is the hash of its content: the team keeps every version a
+teammate sent, and a version already sent is never sent again, so a local file rolled back to
+an older copy sends nothing over the newer rows.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 from purlin_resume.core import redact
+from purlin_resume.resurrection import bookmarks
+from purlin_resume.resurrection import log as resurrection_log
+from purlin_resume.resurrection import team_membership as membership
 from purlin_resume.team import schema
 
-REQUIRED = frozenset(
-    name
-    for name, sqlite_type, _ in schema.LOG_COLUMNS
-    if "NOT NULL" in sqlite_type and name not in ("member", "local_resurrection_id")
-)
-KNOWN = frozenset(schema.LOG_NAMES)
-BOOKMARK_FIELDS = (
-    "name",
-    "description",
-    "session_id",
-    "agent_id",
-    "project_path",
-    "hostname",
-    "created_at",
-    "resurrection_count",
-    "last_resurrected",
-)
+LOCAL_ONLY = frozenset({"archive", "revision"})
 
 
 def _strings(value: Any, into: list[str]) -> list[str]:
@@ -41,12 +29,8 @@ def _strings(value: Any, into: list[str]) -> list[str]:
         into.append(value)
     elif isinstance(value, dict):
         for key, item in value.items():
-            if isinstance(key, str):
-                into.append(key)
-            if isinstance(item, str):
-                into.append(item)
-            elif isinstance(item, (dict, list, tuple)):
-                _strings(item, into)
+            into.append(str(key))
+            _strings(item, into)
     elif isinstance(value, (list, tuple)):
         for item in value:
             _strings(item, into)
@@ -61,72 +45,100 @@ def redacted(record: dict[str, Any]) -> dict[str, Any]:
     return redact.redact_data(record)[0]
 
 
-def team_id(local_id: str, member: str) -> str:
-    """The team id of a local id; a team id (a teammate's bookmark) stays as it is."""
-    return local_id if "." in local_id else f"{local_id}.{member}"
+CHUNK = 256
 
 
-def _number(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def redacted_all(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``redacted`` over many records: one scan per chunk of them, each record of a chunk where
+    something was found redacted on its own."""
+    made = []
+    for start in range(0, len(found), CHUNK):
+        chunk = found[start : start + CHUNK]
+        texts: list[str] = []
+        for record in chunk:
+            _strings(record, texts)
+        made += [redacted(r) for r in chunk] if redact.find("\n\n".join(texts)) else chunk
+    return made
 
 
-def log_row(entry: dict[str, Any], member: str) -> dict[str, Any]:
-    """The ``resurrection_log`` row of one local log entry."""
-    entry = redacted(entry)
-    row: dict[str, Any] = {}
-    for name in schema.LOG_NAMES:
-        value = entry.get(name)
-        if name in ("context_size_tokens", "new_agent_duration_ms", "new_agent_tool_calls"):
-            value = _number(value)
-        elif name == "latency_ms":
-            value = round(value) if isinstance(value, (int, float)) else None
-        elif value is not None and not isinstance(value, str):
-            value = json.dumps(value)
-        row[name] = "" if (value is None and name in REQUIRED) else value
-    row["resurrection_id"] = team_id(str(entry["resurrection_id"]), member)
-    row["local_resurrection_id"] = str(entry["resurrection_id"])
-    row["member"] = member
-    if entry.get("bookmark_id"):
-        row["bookmark_id"] = team_id(str(entry["bookmark_id"]), member)
-    row["created_at"] = None  # the database's default
-    extra = {k: v for k, v in entry.items() if k not in KNOWN}
-    row["extra"] = json.dumps(extra, ensure_ascii=False, sort_keys=True) if extra else None
-    return row
+def canonical(row: dict[str, Any]) -> str:
+    """A row as one line of text: the same row, the same text."""
+    return json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def log_entry(row: dict[str, Any]) -> dict[str, Any]:
-    """A ``resurrection_log`` row in the shape of a local log entry (team ids, ``member``)."""
-    entry = dict(row)
-    extra = entry.pop("extra", None)
-    for name in REQUIRED:
-        if entry.get(name) == "":
-            entry[name] = None
+def version(row: dict[str, Any], text: str | None = None) -> str:
+    """The hash of a row's content (``text``: the row already as ``canonical`` text)."""
+    return hashlib.sha1((text or canonical(row)).encode("utf-8")).hexdigest()
+
+
+def log_rows(history: Path, member: str) -> list[dict[str, Any]]:
+    """Every entry of the local log as a team row, oldest first."""
+    entries, _ = resurrection_log.read(Path(history) / resurrection_log.FILE_NAME)
+    made = []
+    for entry in entries:
+        row = {k: v for k, v in entry.items() if k not in LOCAL_ONLY}
+        row.update(uuid=membership.event_key(entry), member=member)
+        made.append(row)
+    return redacted_all(made)
+
+
+def bookmark_rows(shelves: list[tuple[str, Path]], member: str) -> list[dict[str, Any]]:
+    """Every bookmark of the given files as a team row."""
+    made = []
+    for scope, path in shelves:
+        for mark in bookmarks.load(path, scope):
+            data = mark.to_dict()
+            row = {k: v for k, v in data.items() if k not in LOCAL_ONLY}
+            row.update(uuid=membership.bookmark_key(data), member=member, scope=scope)
+            made.append(row)
+    return redacted_all(made)
+
+
+def clamped(name: str, value: Any, limit: int | None = None) -> Any:
+    """A value the column ``name`` takes: an integer kept within INT's range, a text cut to
+    ``limit`` characters, anything else of a number column dropped."""
+    if name in schema.INTS:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        low, high = schema.INT_RANGE
+        return max(low, min(high, round(value)))
+    if value is not None and not isinstance(value, (str, bytes)):
+        value = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if limit is not None and isinstance(value, str):
+        value = value[:limit]
+    return value
+
+
+def columns(
+    table: str, row: dict[str, Any], limits: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """``row`` as the columns of ``table``: what has no column goes into ``extra`` as JSON."""
+    names = [name for name, _, _ in schema.TABLES[table]]
+    limits = limits or {}
+    made = {
+        name: clamped(name, row.get(name), limits.get(name))
+        for name in names
+        if name not in ("extra", "created_at") or table == "bookmarks"
+    }
+    if table == "bookmarks":
+        tags = row.get("tags")
+        made["tags"] = json.dumps(tags if isinstance(tags, list) else [], ensure_ascii=False)
+    if "extra" in names:
+        rest = {k: v for k, v in row.items() if k not in names}
+        made["extra"] = json.dumps(rest, ensure_ascii=False, sort_keys=True) if rest else None
+    return made
+
+
+def entry(table: str, found: dict[str, Any]) -> dict[str, Any]:
+    """A table row back in the shape of a local record (``extra`` folded in)."""
+    record = dict(found)
+    extra = record.pop("extra", None)
     if extra:
         with contextlib.suppress(ValueError, AttributeError):
-            entry.update({k: v for k, v in json.loads(extra).items() if k not in entry})
-    return entry
-
-
-def bookmark_row(mark: dict[str, Any], member: str, scope: str | None) -> dict[str, Any]:
-    """The ``bookmarks`` row of one local bookmark."""
-    mark = redacted(mark)
-    row = {name: mark.get(name) for name in BOOKMARK_FIELDS}
-    row["session_id"] = row["session_id"] or ""
-    row["resurrection_count"] = _number(row["resurrection_count"]) or 0
-    tags = mark.get("tags")
-    row["tags"] = json.dumps(tags if isinstance(tags, list) else [], ensure_ascii=False)
-    row["bookmark_id"] = team_id(str(mark["bookmark_id"]), member)
-    row["local_bookmark_id"] = str(mark["bookmark_id"])
-    row["member"] = member
-    row["scope"] = scope
-    row["removed_at"] = None
-    return row
-
-
-def bookmark_entry(row: dict[str, Any]) -> dict[str, Any]:
-    mark = {name: row.get(name) for name in schema.BOOKMARK_NAMES}
-    try:
-        mark["tags"] = json.loads(row.get("tags") or "[]")
-    except ValueError:
-        mark["tags"] = []
-    return mark
+            record.update({k: v for k, v in json.loads(extra).items() if record.get(k) is None})
+    if table == "bookmarks":
+        try:
+            record["tags"] = json.loads(record.get("tags") or "[]")
+        except ValueError:
+            record["tags"] = []
+    return record

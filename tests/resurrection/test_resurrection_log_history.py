@@ -122,7 +122,7 @@ def test_done_on_a_big_log_appends_and_keeps_every_line(cli, tmp_path):
 def test_a_completed_entry_reads_as_the_older_rewritten_line_did(cli, tmp_path):
     """Every reader sees an appended revision exactly as the line rewritten in place (what older
     versions wrote): listing, JSON, stats, the dashboard's summary and the recommendation."""
-    from purlin_resume.team import sync
+    from purlin_resume.team import rows
     from purlin_resume.web import views
 
     appended, rewritten = tmp_path / "appended", tmp_path / "rewritten"
@@ -163,9 +163,7 @@ def test_a_completed_entry_reads_as_the_older_rewritten_line_did(cli, tmp_path):
         resurrection_log.outcomes_by_source(resurrection_log.History(path)) for path in (log, old)
     ]
     assert sources[0] == sources[1]
-    team = [  # what joining a team database imports
-        [c["record"] for c in sync._local_records(path.parent, [])] for path in (log, old)
-    ]
+    team = [rows.log_rows(path.parent, "member") for path in (log, old)]  # what a sync sends
     assert team[0] == team[1] and len(team[0]) == 1200
 
 

@@ -1,6 +1,6 @@
 """The MySQL-wire path of team sharing, against a real MariaDB server from Debian's packages,
 started here on a unix socket in a temp dir (no network). MariaDB has no Dolt history, so this
-checks the tables and commands; the commits themselves are the doltlite tests' part."""
+checks the tables, the commands and the values no row may block the others with."""
 
 from __future__ import annotations
 
@@ -98,78 +98,95 @@ def database(mariadb, request):
         cursor.execute(f"DROP DATABASE IF EXISTS {name}")
         cursor.execute(f"CREATE DATABASE {name}")
         cursor.execute(f"GRANT ALL ON {name}.* TO 'teammate'@'localhost'")
-    return f"mysql://teammate:{PASSWORD}@localhost/{name}?unix_socket={socket}", root, name
+    return f"mysql://teammate@localhost/{name}?unix_socket={socket}", root, name
+
+
+def _join(who, dsn: str, password: str = PASSWORD):
+    who.extra_env["PURLIN_TEAM_PASSWORD"] = password
+    try:
+        return who("team", "init", "--dsn", dsn)
+    finally:
+        del who.extra_env["PURLIN_TEAM_PASSWORD"]
 
 
 @pytest.mark.slow
-def test_two_teammates_share_one_server_with_the_same_tables_and_commands(tmp_path, database):
+def test_three_teammates_share_one_server_with_the_tr2_tables(tmp_path, database):
     dsn, root, name = database
-    alice, bob = teammate(tmp_path, "alice"), teammate(tmp_path, "bob")
-    created = alice.ok("team", "init", "--dsn", dsn)
-    assert "created" in created.stdout and PASSWORD not in created.stdout + created.stderr
-    config = alice.history / "team" / "team.json"
+    team = [teammate(tmp_path, n) for n in ("alice", "bob", "carol")]
+    created = _join(team[0], dsn)
+    assert created.code == 0 and "created" in created.stdout, created.stderr
+    assert PASSWORD not in created.stdout + created.stderr
+    config = team[0].history / "team" / "team.json"
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
-    bob.ok("team", "init", "--dsn", dsn)
-    for who in (alice, bob):
+    for who in team[1:]:
+        assert _join(who, dsn).code == 0
+    for who in team:
         who.ok(*TMUX_EXPERT, "--description", f"token {PLANTED['github-token']}")
         who.ok("resurrect", "tmux-expert", "--yes")
-        who.ok("resurrect", "--session", "4d56", "--agent", "agent-a2898e3", "--yes")
         first = who.log()[0]["resurrection_id"]
-        who.ok("resurrect", "done", first, "--outcome", "partial", "--reason", "ran out of time")
-    for who in (alice, bob):
+        # a value INT cannot hold is clamped: it blocks nothing
+        who.ok("resurrect", "done", first, "--outcome", "partial", "--duration-ms", "3000000000")
+    for who in team:
         who.ok("team", "sync")
+    logs = [w.ok("resurrections", "--team", "--json").json()["resurrections"] for w in team]
+    marks = [w.ok("bookmark", "list", "--team", "--json").json()["bookmarks"] for w in team]
+    assert logs[0] == logs[1] == logs[2] and marks[0] == marks[1] == marks[2]
+    assert len(logs[0]) == 3 and len(marks[0]) == 3
+    assert {e["new_agent_duration_ms"] for e in logs[0]} == {2**31 - 1}
+    assert {e["uuid"] for e in logs[0]} == {e["uuid"] for w in team for e in w.log()}
+    stats = team[1].ok("resurrections", "stats", "--team", "--json").json()
+    assert stats["total"] == 3 and stats["success_rate_by_mode"]["bookmark"]["total"] == 3
 
-    logs = [w.ok("resurrections", "--team", "--json").json()["resurrections"] for w in (alice, bob)]
-    marks = [w.ok("bookmark", "list", "--team", "--json").json()["bookmarks"] for w in (alice, bob)]
-    assert logs[0] == logs[1] and marks[0] == marks[1]
-    assert len(logs[0]) == 4 and len(marks[0]) == 2
-    # the fixture's projects are not on this machine: every resurrection of them is partial
-    assert sorted(e["outcome"] for e in logs[0]) == ["partial"] * 4
-    assert all(e["resurrected_at"].endswith("Z") for e in logs[0])
-    assert {e["local_resurrection_id"] for e in logs[0]} == {
-        e["resurrection_id"] for e in alice.log()
-    }
-    stats = bob.ok("resurrections", "stats", "--team", "--json").json()
-    assert stats["total"] == 4 and stats["top_failure_reasons"][0]["count"] == 2
-
-    with root.cursor() as cursor:  # the server holds TR-2's table, foreign key included
+    with root.cursor() as cursor:  # TR-2's columns, keyed by uuid
         cursor.execute(f"SHOW CREATE TABLE {name}.resurrection_log")
         ddl = cursor.fetchone()[1]
         cursor.execute(f"SELECT description FROM {name}.bookmarks")
         descriptions = [row[0] for row in cursor.fetchall()]
-    assert "FOREIGN KEY (`bookmark_id`) REFERENCES `bookmarks`" in ddl
+    assert "FOREIGN KEY (`bookmark_uuid`) REFERENCES `bookmarks` (`uuid`)" in ddl
     assert "`resurrected_at` datetime(3) NOT NULL" in ddl and "KEY `idx_from_agent`" in ddl
     assert all(PLANTED["github-token"] not in d for d in descriptions)
 
-    alice.ok("bookmark", "share", "tmux-expert")
-    found = bob.ok("find", "--team", "tmux", "--json").json()["results"]
-    alices = [m for m in found if m["shared"]]
-    assert len(alices) == 1
-    revived = bob.ok("resurrect", alices[0]["bookmark_id"], "--team", "--json").json()
+    # share, find, resurrect; then rm + add: the old context is gone with its bookmark
+    team[0].ok("bookmark", "share", "tmux-expert")
+    team[0].ok("team", "sync")
+    found = team[1].ok("find", "--team", "tmux", "--json").json()["results"]
+    (alices,) = [m for m in found if m["shared"]]
+    revived = team[1].ok("resurrect", alices["uuid"], "--team", "--json").json()
     assert "a7be2f0" in revived["prompt"]
-    no_history = bob("team", "log")
-    assert no_history.code == 1 and "keeps no Dolt history" in no_history.error()
+    team[0].ok("bookmark", "rm", "tmux-expert")
+    team[0].ok(*TMUX_EXPERT)
+    team[0].ok("team", "sync")
+    with root.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM {name}.context_packs")
+        assert cursor.fetchone()[0] == 0
+    no_history = team[1]("team", "log")
+    assert no_history.code == 1 and "keeps no history" in no_history.error()
+    assert team[2].ok("team", "status", "--json").json()["unsent"] == 0
 
 
 @pytest.mark.slow
 def test_bad_dsns_are_one_line_each_and_leave_nothing(tmp_path, database, mariadb):
     dsn, _, name = database
-    _, socket = mariadb
     frank = teammate(tmp_path, "frank", transcripts=False)
     cases = [
-        (dsn.replace(PASSWORD, "wrong-password"), "access denied"),
-        (dsn.replace(f"/{name}?", "/no_such_db?"), "no such database"),
+        (dsn, "wrong-password", "access denied"),
+        (dsn.replace(f"/{name}?", "/no_such_db?"), PASSWORD, "no such database"),
         (
-            f"mysql://teammate:{PASSWORD}@localhost/{name}?unix_socket={tmp_path}/nothing.sock",
+            dsn.replace("unix_socket=", f"unix_socket={tmp_path}/nothing.sock&x="),
+            PASSWORD,
             "cannot reach",
         ),
     ]
-    for url, words in cases:
-        done = frank("team", "init", "--dsn", url)
+    for url, password, words in cases:
+        done = _join(frank, url, password)
         assert done.code == 1 and words in done.error(), (url, done.stderr)
         assert PASSWORD not in done.stderr and "wrong-password" not in done.stderr
         assert not (frank.history / "team" / "team.json").exists()
-    frank.ok("team", "init", "--dsn", dsn)
-    listed = json.loads(frank.ok("team", "status", "--json").stdout)
-    assert listed["backend"] == "mysql" and listed["versioned"] is False
+    in_url = frank("team", "init", "--dsn", dsn.replace("teammate@", f"teammate:{PASSWORD}@"))
+    assert in_url.code == 2 and PASSWORD not in in_url.stderr
+    secret = tmp_path / "password"
+    secret.write_text(PASSWORD + "\n")
+    frank.ok("team", "init", "--dsn", dsn, "--password-file", str(secret))
+    listed = frank.ok("team", "status", "--json").json()
+    assert listed["transport"] == "mysql" and listed["versioned"] is False
     assert PASSWORD not in json.dumps(listed)

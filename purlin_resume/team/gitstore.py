@@ -1,0 +1,289 @@
+"""The team's git ref: set up, fetched, appended to and pushed.
+
+Each teammate keeps a bare local copy of the ref (``team/repo.git``). A sync fetches the ref,
+reads this teammate's files at its tip, appends the local rows the team lacks (``members``),
+commits on top of the tip with git's plumbing (no work tree, no merge) and pushes. A push the
+remote refuses because another teammate pushed first is tried again from a new fetch, after a
+wait that doubles, with jitter; since every teammate writes only their own files, and every
+sync starts again from the remote's tip, no sync can conflict, drop or overwrite a row. The
+local copy is a cache: one that is broken (a sync killed midway) is made again.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from purlin_resume.core.errors import UsageError
+from purlin_resume.resurrection.team_membership import Membership
+from purlin_resume.team import TeamError
+
+TRACKING = "refs/remotes/team/tip"
+ATTEMPTS = 40
+WAIT_FIRST = 0.05
+WAIT_MOST = 2.0
+REFUSED = ("[rejected]", "fetch first", "non-fast-forward", "cannot lock ref", "stale info")
+
+
+def shown_url(url: str | None) -> str:
+    """A remote URL fit to print: without a password or token."""
+    return re.sub(r"(//[^/@:]+):[^@/]*@", r"\1@", url or "")
+
+
+def _env(member: str | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        LC_ALL="C",
+        GIT_SSH_COMMAND=os.environ.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes"),
+    )
+    if member:
+        who = {"NAME": member, "EMAIL": f"{member}@purlin-resume"}
+        for role in ("AUTHOR", "COMMITTER"):
+            for part, value in who.items():
+                env[f"GIT_{role}_{part}"] = value
+    return env
+
+
+def git(
+    repo: Path | None,
+    *args: str,
+    data: bytes | None = None,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess:
+    command = ["git", *(["--git-dir", str(repo)] if repo else []), *args]
+    try:
+        done = subprocess.run(
+            command, input=data, capture_output=True, env=env or _env(), timeout=300, check=False
+        )
+    except FileNotFoundError:
+        raise TeamError("git is not installed; team sharing through git needs it") from None
+    except subprocess.TimeoutExpired:
+        raise TeamError(f"git {args[0]} took longer than 5 minutes; try again") from None
+    if check and done.returncode != 0:
+        raise TeamError(f"git {args[0]} failed: {_last_line(done.stderr)}")
+    return done
+
+
+def _last_line(text: bytes) -> str:
+    lines = [line for line in text.decode("utf-8", "replace").splitlines() if line.strip()]
+    useful = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
+    return " ".join(useful[-1].split()) if useful else "no message"
+
+
+# ---------------------------------------------------------------------------------------------
+# the remote and the local copy
+
+
+def remote_url(remote: str, project: Path | None) -> str:
+    """The URL ``--remote`` names: a git URL, a path (made absolute), or ``origin`` (the
+    project's own origin)."""
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in remote):
+        raise UsageError("--remote: the URL holds control characters; give a plain git URL")
+    if remote == "origin":
+        if project is None:
+            raise UsageError("--remote origin: run it inside a git project that has an origin")
+        found = git(None, "-C", str(project), "remote", "get-url", "origin", check=False)
+        if found.returncode != 0:
+            raise UsageError(f"--remote origin: {project} has no remote named origin")
+        remote = found.stdout.decode().strip()
+    if remote.startswith("file://"):
+        remote = remote[len("file://") :]
+    if "://" in remote or re.match(r"^[\w.-]+@[\w.-]+:", remote):
+        return remote
+    return str(Path(remote).expanduser().absolute())
+
+
+def create_on_disk(path: str, group: str | None) -> bool:
+    """Make a bare repository at ``path`` for the team when none is there: readable and
+    writable by its group (``group``, or the folder's), never by others. True when made."""
+    target = Path(path)
+    if target.exists():
+        return False
+    if not target.parent.is_dir():
+        raise TeamError(f"cannot create the team repository {path}: its folder does not exist")
+    git(None, "init", "--quiet", "--bare", "--shared=0660", str(target))
+    if group:
+        import grp
+
+        try:
+            gid = grp.getgrnam(group).gr_gid
+        except KeyError:
+            shutil.rmtree(target, ignore_errors=True)
+            raise UsageError(f"--group {group!r}: no such group on this machine") from None
+        for folder, dirs, files in os.walk(target):
+            for name in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
+                os.chown(name, -1, gid)
+    return True
+
+
+def local_copy(m: Membership) -> Path:
+    """The local bare copy, made when missing or broken; locks a killed git left are dropped
+    (the caller holds the team lock, so no git of ours is running on it)."""
+    repo = m.repo
+    if repo.is_dir():
+        for stale in list(repo.glob("*.lock")) + list((repo / "refs").rglob("*.lock")):
+            stale.unlink(missing_ok=True)
+        if (repo / "HEAD").is_file() and (repo / "objects").is_dir():
+            return repo
+        shutil.rmtree(repo, ignore_errors=True)
+    git(None, "init", "--quiet", "--bare", str(repo))
+    return repo
+
+
+def fetch(m: Membership) -> str | None:
+    """Fetch the team ref; its tip, or None when the remote has no such ref yet."""
+    repo = local_copy(m)
+    done = git(
+        repo, "fetch", "--quiet", "--no-tags", str(m.remote), f"+{m.ref}:{TRACKING}", check=False
+    )
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace")
+        if "couldn't find remote ref" not in said:
+            raise TeamError(
+                f"cannot fetch from {shown_url(m.remote)}: {_last_line(done.stderr)}; "
+                "check the URL, your access and the network"
+            )
+        git(repo, "update-ref", "-d", TRACKING, check=False)
+        return None
+    return tip(m)
+
+
+def tip(m: Membership) -> str | None:
+    if not m.repo.is_dir():
+        return None
+    found = git(m.repo, "rev-parse", "--verify", "--quiet", TRACKING, check=False)
+    return found.stdout.decode().strip() or None
+
+
+def read(m: Membership, commit: str | None, path: str) -> bytes | None:
+    if commit is None:
+        return None
+    found = git(m.repo, "cat-file", "blob", f"{commit}:{path}", check=False)
+    return found.stdout if found.returncode == 0 else None
+
+
+def read_many(m: Membership, commit: str | None, paths: list[str]) -> dict[str, bytes]:
+    """Several files at ``commit`` through one ``git cat-file --batch``; missing ones left out."""
+    if commit is None or not paths:
+        return {}
+    asked = "".join(f"{commit}:{p}\n" for p in paths).encode("utf-8")
+    out = git(m.repo, "cat-file", "--batch", data=asked).stdout
+    found, at = {}, 0
+    for name in paths:
+        end = out.index(b"\n", at)
+        head = out[at:end].split()
+        at = end + 1
+        if len(head) == 3 and head[1] != b"missing":
+            length = int(head[2])
+            found[name] = out[at : at + length]
+            at += length + 1
+    return found
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a file holding ``data``."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def blobs(m: Membership, commit: str | None) -> dict[str, str]:
+    """Every file at ``commit``: path -> blob id."""
+    if commit is None:
+        return {}
+    listing = git(m.repo, "ls-tree", "-r", "-z", commit).stdout.decode("utf-8", "replace")
+    found = {}
+    for item in listing.split("\0"):
+        if "\t" in item:
+            head, name = item.split("\t", 1)
+            found[name] = head.split()[2]
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# publishing
+
+
+Changes = dict[str, bytes | None]  # path -> new content, or None to delete it
+
+
+def _commit(m: Membership, base: str | None, changes: Changes, message: str) -> str:
+    repo = m.repo
+    env = {**_env(m.member), "GIT_INDEX_FILE": str(repo / f"team-index-{os.getpid()}")}
+    try:
+        if base:
+            git(repo, "read-tree", base, env=env)
+        else:
+            git(repo, "read-tree", "--empty", env=env)
+        entries = []
+        for name, content in changes.items():
+            if content is None:  # mode 0: the entry is removed
+                entries.append(f"0 {'0' * 40}\t{name}\n")
+                continue
+            blob = git(repo, "hash-object", "-w", "--stdin", data=content).stdout.decode().strip()
+            entries.append(f"100644 {blob}\t{name}\n")
+        git(repo, "update-index", "--index-info", data="".join(entries).encode(), env=env)
+        tree = git(repo, "write-tree", env=env).stdout.decode().strip()
+    finally:
+        Path(env["GIT_INDEX_FILE"]).unlink(missing_ok=True)
+    parents = ["-p", base] if base else []
+    made = git(repo, "commit-tree", tree, *parents, "-m", message, env=env)
+    return made.stdout.decode().strip()
+
+
+def _push(m: Membership, commit: str) -> bool:
+    """Push ``commit`` as the team ref; False when the remote moved first."""
+    done = git(m.repo, "push", "--quiet", str(m.remote), f"{commit}:{m.ref}", check=False)
+    if done.returncode == 0:
+        git(m.repo, "update-ref", TRACKING, commit)
+        return True
+    said = done.stderr.decode("utf-8", "replace")
+    if any(sign in said for sign in REFUSED):
+        return False
+    raise TeamError(
+        f"cannot push to {shown_url(m.remote)}: {_last_line(done.stderr)}; "
+        "check your access to the remote"
+    )
+
+
+def publish(m: Membership, plan: Callable[[str | None], tuple[Changes, str]]) -> dict[str, Any]:
+    """Fetch, ``plan`` the changes on the tip, commit and push, until a push goes through.
+    ``plan(tip)`` gives the changes to make on that tip and the commit message."""
+    wait = WAIT_FIRST
+    for attempt in range(1, ATTEMPTS + 1):
+        base = fetch(m)
+        changes, message = plan(base)
+        if not changes:
+            return {"attempts": attempt, "commit": None, "tip": base}
+        commit = _commit(m, base, changes, message)
+        if _push(m, commit):
+            return {"attempts": attempt, "commit": commit, "tip": commit}
+        time.sleep(wait * random.uniform(0.5, 1.5))
+        wait = min(WAIT_MOST, wait * 2)
+    raise TeamError(
+        f"{shown_url(m.remote)} kept moving through {ATTEMPTS} tries; "
+        "run 'purlin-resume team sync' again"
+    )
+
+
+def history(m: Membership, limit: int) -> list[dict[str, Any]]:
+    """The team ref's latest commits, newest first."""
+    if tip(m) is None:
+        return []
+    out = git(
+        m.repo, "log", f"--max-count={limit}", "--format=%H%x1f%aI%x1f%an%x1f%s", TRACKING
+    ).stdout.decode("utf-8", "replace")
+    found = []
+    for line in out.splitlines():
+        commit, date, who, subject = (line.split("\x1f") + ["", "", "", ""])[:4]
+        found.append({"commit_hash": commit, "date": date, "committer": who, "message": subject})
+    return found

@@ -1,0 +1,86 @@
+"""A teammate's files on the team's git ref, and what they hold.
+
+``members/<member>/log.jsonl`` and ``members/<member>/bookmarks.jsonl`` hold one row version
+per line, only ever appended to (a later line of a key is its newer version; a bookmark line
+with ``removed_at`` and no ``name`` says it was removed); ``members/<member>/contexts/<uuid>.json.z``
+holds the context shared with one bookmark. ``fold`` reads such a file back, and ``missing``
+says which local rows the team lacks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from purlin_resume.team import rows
+
+LOG = "log.jsonl"
+BOOKMARKS = "bookmarks.jsonl"
+CONTEXTS = "contexts"
+PACK_SUFFIX = ".json.z"
+
+
+def folder(member: str) -> str:
+    return f"members/{member}"
+
+
+def path(member: str, name: str) -> str:
+    return f"{folder(member)}/{name}"
+
+
+def pack_path(member: str, key: str) -> str:
+    return f"{folder(member)}/{CONTEXTS}/{key}{PACK_SUFFIX}"
+
+
+def dumps(row: dict[str, Any]) -> str:
+    return rows.canonical(row) + "\n"
+
+
+@dataclass
+class Folded:
+    """One file's rows: the newest version of each key, every version seen, the removed keys."""
+
+    latest: dict[str, dict[str, Any]] = field(default_factory=dict)
+    versions: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+
+    def add(self, row: dict[str, Any], text: str | None = None) -> None:
+        key = row.get("uuid")
+        if not isinstance(key, str):
+            return
+        self.versions.add(rows.version(row, text))
+        if row.get("removed_at") and "name" not in row:
+            self.removed.add(key)
+            self.latest.pop(key, None)
+        elif key not in self.removed:
+            self.latest[key] = row
+
+    def live(self) -> list[dict[str, Any]]:
+        return list(self.latest.values())
+
+
+def fold(text: bytes | str | None) -> Folded:
+    """A member file read back; a line that does not parse (cut short by a crash) is skipped."""
+    found = Folded()
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    for line in (text or "").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):  # written canonical (``dumps``): its text is its version's
+            found.add(row, line)
+    return found
+
+
+def missing(team: Folded, local: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The local rows whose version the team never had (a removed key is never sent again)."""
+    wanted = []
+    for row in local:
+        if row.get("uuid") in team.removed or rows.version(row) in team.versions:
+            continue
+        wanted.append(row)
+        team.add(row)
+    return wanted
