@@ -10,7 +10,40 @@ from typer.testing import CliRunner
 
 from purlin_resume.cli.commands import app
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "claude"  # real transcripts: NOTICE.md
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "fixtures" / "claude"  # real transcripts: NOTICE.md
+FIELD = HERE / "field"
+# Tests sharing something costly or fixed run on one xdist worker, one after the other.
+GROUPS = {
+    FIELD: "claude-code",  # the real client: heavy, one at a time
+    HERE / "team" / "test_team_mysql.py": "mariadb",  # one private MariaDB server per module
+    HERE / "web" / "test_dashboard_browser.py": "chromium",  # one browser per module
+    HERE / "integration" / "test_git_hooks.py": "pre-commit",  # one pre-commit home per session
+}
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--field",
+        action="store_true",
+        help="also run the field tests: the real Claude Code, on every version of "
+        "tests/field/CLAUDE_CODE_VERSIONS (.ci/run passes it)",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Group the tests that share a resource; leave the field tests out without ``--field``."""
+    kept, left_out = [], []
+    for item in items:
+        path = Path(str(item.path))
+        for where, group in GROUPS.items():
+            if path == where or where in path.parents:
+                item.add_marker(pytest.mark.xdist_group(group))
+        is_field = FIELD in path.parents
+        (left_out if is_field and not config.getoption("--field") else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
 
 
 @pytest.fixture(autouse=True)

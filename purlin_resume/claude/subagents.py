@@ -24,6 +24,7 @@ from purlin_resume.claude.transcript import Compaction, ToolCall, Transcript
 INLINE = "inline"
 COMPLETED, FAILED, UNFINISHED, UNKNOWN = "completed", "failed", "unfinished", "unknown"
 ASYNC_LAUNCHED = "async_launched"  # a background agent's call result; its end comes later
+META_LINKS = ("toolUseId", "toolUseID", "tool_use_id", "parentToolUseID")  # .meta.json: its call
 
 
 @dataclass
@@ -86,6 +87,20 @@ def read_meta(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def spawned_by(session_transcript: Path, tool_use_id: str) -> str | None:
+    """The id of the agent that the session's tool call ``tool_use_id`` started, as the
+    ``<session>/subagents/agent-<id>.meta.json`` beside the session file says; the call itself
+    may never have returned (a foreground subagent cut off with its session)."""
+    from purlin_resume.claude.layout import AGENT_PREFIX
+
+    folder = session_transcript.with_suffix("") / "subagents"
+    for meta in sorted(folder.glob(f"{AGENT_PREFIX}*.meta.json")):
+        data = read_meta(meta)
+        if any(data.get(key) == tool_use_id for key in META_LINKS):
+            return meta.name[len(AGENT_PREFIX) : -len(".meta.json")] or None
+    return None
+
+
 def _same_prompt(left: str | None, right: Any) -> bool:
     return bool(left) and isinstance(right, str) and left.strip() == right.strip()
 
@@ -129,7 +144,7 @@ def link(
     unmatched: list[tuple[str | None, ToolCall]] = []
     meta_links = {}
     for run in runs:
-        for key in ("toolUseId", "toolUseID", "tool_use_id", "parentToolUseID"):
+        for key in META_LINKS:
             value = run.meta.get(key)
             if isinstance(value, str):
                 meta_links[value] = run.transcript.id

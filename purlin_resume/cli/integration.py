@@ -167,15 +167,9 @@ def git_hook(
 
 @app.command(name="mcp", rich_help_panel=PANEL)
 def mcp_command(claude_dir: ClaudeDirOption = None) -> None:
-    """Serve the MCP tools on stdin/stdout (Claude Code starts it; needs the mcp extra)."""
-    try:
-        from purlin_resume.mcp import server
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] != "mcp":
-            raise
-        raise UsageError(
-            "the MCP server needs the official MCP SDK: pip install 'purlin-resume[mcp]'"
-        ) from None
+    """Serve the MCP tools on stdin/stdout (Claude Code starts it)."""
+    from purlin_resume.mcp import server
+
     server.serve(claude_dir)
 
 

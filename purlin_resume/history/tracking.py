@@ -143,10 +143,27 @@ def scan(project: Project, settings: Settings, now: datetime | None = None) -> l
             reason = wanted.get((entry.index, entry.agent_id))
             if reason is not None:
                 history.transition(entry, history.INTERRUPTED)
+                _name_unnamed(entry, agents)
                 marked.append(Detection(dict(entry.data), reason))
         return marked
 
     return history.update(project, change)
+
+
+def _name_unnamed(entry, agents: dict[str, registry.RegisteredAgent]) -> None:
+    """Give an interrupted spawn still keyed by its tool call the id of the agent it started:
+    a foreground subagent cut off with its session never returned to say it."""
+    from pathlib import Path
+
+    from purlin_resume.claude import subagents
+
+    tool_use_id = entry.data.get("tool_use_id")
+    record = agents.get(entry.session_id) if entry.session_id else None
+    if tool_use_id != entry.agent_id or record is None or not record.transcript_path:
+        return  # named already (or no spawn of a tool call), or no transcript to look in
+    agent_id = subagents.spawned_by(Path(record.transcript_path), tool_use_id)
+    if agent_id:
+        entry.data["agent_id"] = agent_id
 
 
 def abandon(project: Project, wanted: str, now: datetime | None = None) -> list[dict[str, Any]]:

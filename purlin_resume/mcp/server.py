@@ -10,6 +10,9 @@ folder) and refuses control characters. Without it the project is ``$CLAUDE_PROJ
 Claude Code sets for the servers it starts), else the git top-level of the working directory.
 The Claude data folder is the server's (``--claude-dir``, else ``$CLAUDE_CONFIG_DIR``, else
 ``~/.claude``), never an argument.
+
+Each tool is a function whose signature is its input schema (``protocol.Tool``); it imports
+what it needs when it is called, so the server answers ``initialize`` as soon as it starts.
 """
 
 from __future__ import annotations
@@ -22,13 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-
-from purlin_resume import __version__
-from purlin_resume.core import redact
-from purlin_resume.core.errors import PurlinError
-from purlin_resume.core.project import Project
+from purlin_resume.mcp.protocol import Tool, ToolError
 
 T = TypeVar("T")
 MAX_TEXT = 2000  # a query, an id or a field the model passes
@@ -36,6 +33,8 @@ PAGE_CHARS = 20_000
 MAX_PAGE_CHARS = 50_000
 MIN_PAGE_CHARS = 1_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+TOOLS: dict[str, Tool] = {}
+_SERVED: dict[str, Path | None] = {"claude_dir": None}  # what ``serve`` was given
 
 INSTRUCTIONS = (
     "purlin-resume gives continuity to Claude Code agents. search_sessions finds earlier "
@@ -47,13 +46,27 @@ INSTRUCTIONS = (
 )
 
 
+def tool(function: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    TOOLS[function.__name__] = Tool(function)
+    return function
+
+
+def _claude_dir() -> Path | None:
+    return _SERVED["claude_dir"]
+
+
 def _out(data: Any) -> dict[str, Any]:
     """``data`` as plain JSON with every text value redacted."""
+    from purlin_resume.core import redact
+
     plain = json.loads(json.dumps(data, default=str))
     return redact.redact_data(plain)[0]
 
 
 def _guard(work: Callable[[], T]) -> T:
+    from purlin_resume.core import redact
+    from purlin_resume.core.errors import PurlinError
+
     try:
         return work()
     except PurlinError as exc:
@@ -70,7 +83,7 @@ def _text(value: str | None, name: str) -> str | None:
     return value
 
 
-def _project(project: str | None) -> Project:
+def _project(project: str | None):
     from purlin_resume.core.project import locate
 
     if project is not None:
@@ -82,215 +95,220 @@ def _project(project: str | None) -> Project:
     return locate()
 
 
-def build(claude_dir: Path | None = None) -> MCPServer:
-    """The server with its seven tools; ``claude_dir`` is where it reads transcripts."""
-    server = MCPServer("purlin-resume", instructions=INSTRUCTIONS, version=__version__)
+def _environment(project: str | None):
+    from purlin_resume.core import config
+    from purlin_resume.core.errors import PurlinError
+    from purlin_resume.resurrection import flow as resurrection
 
-    def environment(project: str | None):
-        from purlin_resume.core import config
+    try:
+        found = _project(project)
+    except PurlinError:
+        if project is not None:
+            raise
+        found = None  # searching needs no project
+    settings = config.load(found) if found else config.Settings()
+    return resurrection.environment(_claude_dir(), found.root if found else None, settings)
+
+
+@tool
+def search_sessions(query: str, limit: int = 10, project: str | None = None) -> dict[str, Any]:
+    """Find earlier Claude Code sessions and subagents of every project by what happened in
+    them (words, file names, branch, time words such as 'yesterday'), ranked, with why each
+    matched and the command that continues it in Claude Code."""
+    _text(query, "query")
+    if not query.strip():
+        raise ToolError("query: give words to search for")
+    if not 1 <= limit <= 50:
+        raise ToolError("limit: between 1 and 50")
+
+    def work():
         from purlin_resume.resurrection import flow as resurrection
 
-        try:
-            found = _project(project)
-        except PurlinError:
-            if project is not None:
-                raise
-            found = None  # searching needs no project
-        settings = config.load(found) if found else config.Settings()
-        return resurrection.environment(claude_dir, found.root if found else None, settings)
+        found = resurrection.by_search(_environment(project), query, limit)
+        results = [{**c.to_dict(), "open": f"purlin-resume open {c.session_id}"} for c in found]
+        return _out({"query": query, "results": results})
 
-    @server.tool()
-    def search_sessions(query: str, limit: int = 10, project: str | None = None) -> dict[str, Any]:
-        """Find earlier Claude Code sessions and subagents of every project by what happened in
-        them (words, file names, branch, time words such as 'yesterday'), ranked, with why each
-        matched and the command that continues it in Claude Code."""
-        _text(query, "query")
-        if not query.strip():
-            raise ToolError("query: give words to search for")
-        if not 1 <= limit <= 50:
-            raise ToolError("limit: between 1 and 50")
+    return _guard(work)
 
-        def work():
-            from purlin_resume.resurrection import flow as resurrection
 
-            found = resurrection.by_search(environment(project), query, limit)
-            results = [{**c.to_dict(), "open": f"purlin-resume open {c.session_id}"} for c in found]
-            return _out({"query": query, "results": results})
+@tool
+def get_transcript(
+    id: str, page: int = 1, page_chars: int = PAGE_CHARS, include_tools: bool = False
+) -> dict[str, Any]:
+    """One page of a session's or subagent's conversation as Markdown (redacted). Give the
+    session or agent id (or a unique prefix); ask for page 2, 3, ... while page < pages."""
+    _text(id, "id")
+    if page < 1:
+        raise ToolError("page: 1 or more")
+    if not MIN_PAGE_CHARS <= page_chars <= MAX_PAGE_CHARS:
+        raise ToolError(f"page_chars: between {MIN_PAGE_CHARS} and {MAX_PAGE_CHARS}")
 
-        return _guard(work)
+    def work():
+        from purlin_resume.claude import layout, rendering
+        from purlin_resume.claude.catalog import Catalog, open_target
+        from purlin_resume.claude.transcript import ReadOptions
+        from purlin_resume.core import redact
 
-    @server.tool()
-    def get_transcript(
-        id: str, page: int = 1, page_chars: int = PAGE_CHARS, include_tools: bool = False
-    ) -> dict[str, Any]:
-        """One page of a session's or subagent's conversation as Markdown (redacted). Give the
-        session or agent id (or a unique prefix); ask for page 2, 3, ... while page < pages."""
-        _text(id, "id")
-        if page < 1:
-            raise ToolError("page: 1 or more")
-        if not MIN_PAGE_CHARS <= page_chars <= MAX_PAGE_CHARS:
-            raise ToolError(f"page_chars: between {MIN_PAGE_CHARS} and {MAX_PAGE_CHARS}")
+        catalog = Catalog(layout.claude_dir(_claude_dir()))
+        opened = open_target(catalog, id, ReadOptions(tools=include_tools))
+        options = rendering.MarkdownOptions(tools=include_tools)
+        kind = {"inline": "agent"}.get(opened.target.kind, opened.target.kind)
+        if not rendering.has_history(opened.transcript, options):
+            markdown = rendering.no_history(opened.target.id)
+        else:
+            markdown = rendering.render(opened.transcript, options, opened.subagent, kind)[0]
+        done = redact.redact(markdown)
+        pages = max(1, math.ceil(len(done.text) / page_chars))
+        if page > pages:
+            raise ToolError(f"page: the transcript has {pages} page(s)")
+        start = (page - 1) * page_chars
+        return _out(
+            {
+                "id": opened.target.id,
+                "kind": kind,
+                "page": page,
+                "pages": pages,
+                "chars": len(done.text),
+                "redactions": done.counts,
+                "text": done.text[start : start + page_chars],
+            }
+        )
 
-        def work():
-            from purlin_resume.claude import layout, rendering
-            from purlin_resume.claude.catalog import Catalog, open_target
-            from purlin_resume.claude.transcript import ReadOptions
+    return _guard(work)
 
-            catalog = Catalog(layout.claude_dir(claude_dir))
-            opened = open_target(catalog, id, ReadOptions(tools=include_tools))
-            options = rendering.MarkdownOptions(tools=include_tools)
-            kind = {"inline": "agent"}.get(opened.target.kind, opened.target.kind)
-            if not rendering.has_history(opened.transcript, options):
-                markdown = rendering.no_history(opened.target.id)
-            else:
-                markdown = rendering.render(opened.transcript, options, opened.subagent, kind)[0]
-            done = redact.redact(markdown)
-            pages = max(1, math.ceil(len(done.text) / page_chars))
-            if page > pages:
-                raise ToolError(f"page: the transcript has {pages} page(s)")
-            start = (page - 1) * page_chars
-            return _out(
-                {
-                    "id": opened.target.id,
-                    "kind": kind,
-                    "page": page,
-                    "pages": pages,
-                    "chars": len(done.text),
-                    "redactions": done.counts,
-                    "text": done.text[start : start + page_chars],
-                }
-            )
 
-        return _guard(work)
+@tool
+def resurrection_context(
+    session_id: str,
+    agent_id: str | None = None,
+    method: Literal["full", "summarized", "hybrid"] = "hybrid",
+    task: str | None = None,
+    project: str | None = None,
+) -> dict[str, Any]:
+    """The briefing that brings an earlier agent's knowledge back (its context, compressed
+    and redacted), for a new agent to start from; nothing is started or logged."""
+    _text(session_id, "session_id")
+    _text(agent_id, "agent_id")
+    _text(task, "task")
 
-    @server.tool()
-    def resurrection_context(
-        session_id: str,
-        agent_id: str | None = None,
-        method: Literal["full", "summarized", "hybrid"] = "hybrid",
-        task: str | None = None,
-        project: str | None = None,
-    ) -> dict[str, Any]:
-        """The briefing that brings an earlier agent's knowledge back (its context, compressed
-        and redacted), for a new agent to start from; nothing is started or logged."""
-        _text(session_id, "session_id")
-        _text(agent_id, "agent_id")
-        _text(task, "task")
+    def work():
+        from purlin_resume.resurrection import flow as resurrection
 
-        def work():
-            from purlin_resume.resurrection import flow as resurrection
+        env = _environment(project)
+        candidate = resurrection.direct(session_id, agent_id)
+        planned = resurrection.plan(env, candidate, "direct", session_id, method, task, True)
+        start = f"purlin-resume resurrect --session {planned.source_session}" + (
+            f" --agent {planned.source_agent}" if planned.source_agent else ""
+        )
+        return _out({**planned.to_dict(), "prompt": planned.prompt, "start_with": start})
 
-            env = environment(project)
-            candidate = resurrection.direct(session_id, agent_id)
-            planned = resurrection.plan(env, candidate, "direct", session_id, method, task, True)
-            start = f"purlin-resume resurrect --session {planned.source_session}" + (
-                f" --agent {planned.source_agent}" if planned.source_agent else ""
-            )
-            return _out({**planned.to_dict(), "prompt": planned.prompt, "start_with": start})
+    return _guard(work)
 
-        return _guard(work)
 
-    @server.tool()
-    def list_interrupted_subagents(project: str | None = None) -> dict[str, Any]:
-        """Subagents cut off mid-task (.planning/agent-history.json, status interrupted)."""
+@tool
+def list_interrupted_subagents(project: str | None = None) -> dict[str, Any]:
+    """Subagents cut off mid-task (.planning/agent-history.json, status interrupted)."""
 
-        def work():
-            from purlin_resume.history import agent_history as history
+    def work():
+        from purlin_resume.history import agent_history as history
 
-            doc = history.load(_project(project))
-            chosen = history.select(doc, "interrupted", None, False)
-            return _out({"path": str(doc.path), "interrupted": [e.data for e in chosen]})
+        doc = history.load(_project(project))
+        chosen = history.select(doc, "interrupted", None, False)
+        return _out({"path": str(doc.path), "interrupted": [e.data for e in chosen]})
 
-        return _guard(work)
+    return _guard(work)
 
-    @server.tool()
-    def resume_task_briefing(
-        agent_id: str | None = None, project: str | None = None
-    ) -> dict[str, Any]:
-        """Resume an interrupted subagent (the most recent one when no id is given): records it
-        as resumed and returns the briefing for the agent that takes the task over, with the
-        files changed since it was spawned."""
-        _text(agent_id, "agent_id")
 
-        def work():
-            from purlin_resume.core import config
-            from purlin_resume.history import resumption
+@tool
+def resume_task_briefing(agent_id: str | None = None, project: str | None = None) -> dict[str, Any]:
+    """Resume an interrupted subagent (the most recent one when no id is given): records it
+    as resumed and returns the briefing for the agent that takes the task over, with the
+    files changed since it was spawned."""
+    _text(agent_id, "agent_id")
 
-            where = _project(project)
-            done = resumption.resume(
-                where, config.load(where), wanted=agent_id, batch=False, force=False
-            )
-            return _out(done.to_dict())
+    def work():
+        from purlin_resume.core import config
+        from purlin_resume.history import resumption
 
-        return _guard(work)
+        where = _project(project)
+        done = resumption.resume(
+            where, config.load(where), wanted=agent_id, batch=False, force=False
+        )
+        return _out(done.to_dict())
 
-    @server.tool()
-    def save_checkpoint(
-        role: Literal["architect", "builder", "qa"],
-        in_progress: str | None = None,
-        done: list[str] | None = None,
-        next: list[str] | None = None,
-        feature: str | None = None,
-        notes: str | None = None,
-        fields: dict[str, str | list[str]] | None = None,
-        session_id: str | None = None,
-        project: str | None = None,
-    ) -> dict[str, Any]:
-        """Save where this session stands (what is in progress, done, next) before its context
-        runs out; the next session's start or /pl-resume restores it. ``fields`` holds the
-        role's own fields: builder step (0-4), delivery_plan, work_queue, pending_decisions;
-        qa scenario_progress, current_scenario, discoveries, verification_queue; architect
-        spec_reviews, discovery_processing."""
-        from purlin_resume.checkpoints import format as checkpoint
+    return _guard(work)
 
-        extra = dict(fields or {})
-        unknown = sorted(set(extra) - set(checkpoint.FIELDS_BY_KEY))
-        if unknown:
-            raise ToolError(
-                f"fields: unknown {', '.join(unknown)} (known: "
-                f"{', '.join(sorted(checkpoint.FIELDS_BY_KEY))})"
-            )
-        given = {"in_progress": in_progress, "feature": feature, "notes": notes, "done": done}
-        for name, value in [*given.items(), ("next", next), *extra.items()]:
-            items = value if isinstance(value, list) else [value]
-            if len(items) > 100:
-                raise ToolError(f"{name}: at most 100 items")
-            for item in items:
-                _text(item, name)
 
-        def work():
-            from purlin_resume.checkpoints import lifecycle as checkpoints
+@tool
+def save_checkpoint(
+    role: Literal["architect", "builder", "qa"],
+    in_progress: str | None = None,
+    done: list[str] | None = None,
+    next: list[str] | None = None,
+    feature: str | None = None,
+    notes: str | None = None,
+    fields: dict[str, str | list[str]] | None = None,
+    session_id: str | None = None,
+    project: str | None = None,
+) -> dict[str, Any]:
+    """Save where this session stands (what is in progress, done, next) before its context
+    runs out; the next session's start or /pl-resume restores it. ``fields`` holds the
+    role's own fields: builder step (0-4), delivery_plan, work_queue, pending_decisions;
+    qa scenario_progress, current_scenario, discoveries, verification_queue; architect
+    spec_reviews, discovery_processing."""
+    from purlin_resume.checkpoints import format as checkpoint
 
-            where = _project(project)
-            session = checkpoints.session_id(session_id)
-            values = {**extra, **given, "next": next}
-            values = {k: v for k, v in values.items() if v not in (None, [])}
-            saved, cp = checkpoints.take(where, role, values, session)
-            aside = where.relative(saved.kept_aside) if saved.kept_aside else None
-            return _out(
-                {"path": where.relative(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}
-            )
+    extra = dict(fields or {})
+    unknown = sorted(set(extra) - set(checkpoint.FIELDS_BY_KEY))
+    if unknown:
+        raise ToolError(
+            f"fields: unknown {', '.join(unknown)} (known: "
+            f"{', '.join(sorted(checkpoint.FIELDS_BY_KEY))})"
+        )
+    given = {"in_progress": in_progress, "feature": feature, "notes": notes, "done": done}
+    for name, value in [*given.items(), ("next", next), *extra.items()]:
+        items = value if isinstance(value, list) else [value]
+        if len(items) > 100:
+            raise ToolError(f"{name}: at most 100 items")
+        for item in items:
+            _text(item, name)
 
-        return _guard(work)
+    def work():
+        from purlin_resume.checkpoints import lifecycle as checkpoints
 
-    @server.tool()
-    def agents_status(project: str | None = None) -> dict[str, Any]:
-        """The registered agents of the project: alive or dead and why, role, lineage."""
+        where = _project(project)
+        session = checkpoints.session_id(session_id)
+        values = {**extra, **given, "next": next}
+        values = {k: v for k, v in values.items() if v not in (None, [])}
+        saved, cp = checkpoints.take(where, role, values, session)
+        aside = where.relative(saved.kept_aside) if saved.kept_aside else None
+        return _out(
+            {"path": where.relative(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}
+        )
 
-        def work():
-            from purlin_resume.agents import lineage, registry
-            from purlin_resume.agents.stall import server_of
-            from purlin_resume.core import config
+    return _guard(work)
 
-            where = _project(project)
-            statuses = lineage.statuses(registry.load(where), server_of(config.load(where)))
-            return _out({"project": str(where.root), "agents": [s.to_dict() for s in statuses]})
 
-        return _guard(work)
+@tool
+def agents_status(project: str | None = None) -> dict[str, Any]:
+    """The registered agents of the project: alive or dead and why, role, lineage."""
 
-    return server
+    def work():
+        from purlin_resume.agents import lineage, registry
+        from purlin_resume.agents.stall import server_of
+        from purlin_resume.core import config
+
+        where = _project(project)
+        statuses = lineage.statuses(registry.load(where), server_of(config.load(where)))
+        return _out({"project": str(where.root), "agents": [s.to_dict() for s in statuses]})
+
+    return _guard(work)
 
 
 def serve(claude_dir: Path | None = None) -> None:
     """Answer MCP requests on stdin/stdout until the client closes them."""
-    build(claude_dir).run("stdio")
+    from purlin_resume import __version__
+    from purlin_resume.mcp import protocol
+
+    _SERVED["claude_dir"] = claude_dir
+    protocol.serve("purlin-resume", __version__, INSTRUCTIONS, TOOLS)

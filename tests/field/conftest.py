@@ -1,7 +1,9 @@
 """Fixtures of the field tests: the real Claude Code against the scripted model.
 
-Without the pinned binary these tests skip on a developer machine; in CI (``CI=true``) a missing
-binary fails the run (``.ci/run`` installs it).
+Every field test runs once per Claude Code version (``claude_code``, see ``harness.versions``).
+They are slow (the real client, a few seconds a run), so they run only with ``--field``
+(``.ci/run`` passes it). A version that is not installed skips its tests, naming the command
+that installs it; in CI (``CI=true``) it fails them.
 """
 
 from __future__ import annotations
@@ -12,31 +14,37 @@ from pathlib import Path
 
 import pytest
 
-from tests.field.harness import PINNED, Field, claude_binary
+from tests.field.harness import Field, versions
 from tests.field.scripted_model import ScriptedModel
 
 
-@pytest.fixture(scope="session")
-def claude_code():
-    binary = claude_binary()
-    if binary is None or not binary.exists():
-        message = f"Claude Code {PINNED} is not installed: run .ci/run, or set PURLIN_FIELD_CLAUDE"
+@pytest.fixture(scope="session", params=versions(), ids=str)
+def claude_code(request):
+    version = request.param
+    if version.binary is None or not version.binary.exists():
+        message = (
+            f"Claude Code {version} is not installed: tests/field/install-claude-code {version}"
+        )
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
-    return binary
+    return version
 
 
 @pytest.fixture
 def field(claude_code, tmp_path, request):
     """A fresh HOME and project with the scripted model; see ``tests/field/harness.py``.
+    Whatever the test's outcome, every process it started is stopped afterwards.
 
     With ``$PURLIN_FIELD_OBSERVE`` set to a folder, what each test saw of Claude Code is written
     there as ``<test>.json`` (``tests/field/latest`` compares versions with it).
     """
     with ScriptedModel() as model:
         field = Field(tmp_path / "field", claude_code, model)
-        yield field
+        try:
+            yield field
+        finally:
+            field.stop_all()
         folder = os.environ.get("PURLIN_FIELD_OBSERVE")
         if folder:
             Path(folder).mkdir(parents=True, exist_ok=True)

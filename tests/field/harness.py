@@ -12,13 +12,17 @@
 Each test gets a fresh HOME (``field.home``; Claude Code's folder is ``field.claude_dir``) and a
 git project (``field.project``) with ``purlin-resume install`` applied. ``purlin-resume`` runs
 through a shim that keeps, per hook call, the payload Claude Code sent, what our hook printed,
-and the ``CLAUDE_CODE_SESSION_ID`` it saw. The binary is the pinned Claude Code version
-(``CLAUDE_CODE_VERSION`` beside this file), found at ``$PURLIN_FIELD_CLAUDE`` or in the cache
-that ``.ci/run`` fills.
+and the ``CLAUDE_CODE_SESSION_ID`` it saw. Every test runs on each Claude Code version of
+``CLAUDE_CODE_VERSIONS`` beside this file (the pinned latest first, then the oldest release of
+the last six months), from the cache that ``install-claude-code`` fills; ``$PURLIN_FIELD_CLAUDE``
+(binaries separated by ``:``) runs other ones instead. ``field.version`` says which one runs;
+where the versions behave differently, the test checks each one's behaviour (``SINCE``).
+When a test ends, every process it started is stopped (``Field.stop_all``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -33,7 +37,8 @@ from typing import Any
 from tests.field.scripted_model import ScriptedModel
 
 HERE = Path(__file__).resolve().parent
-PINNED = (HERE / "CLAUDE_CODE_VERSION").read_text().strip()
+VERSIONS = (HERE / "CLAUDE_CODE_VERSIONS").read_text().split()
+PINNED = VERSIONS[0]
 # Read once at import, before any test points HOME at a temp folder.
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "purlin-field"
 DEFAULT_TOOLS = "Bash Agent Read Write Edit"
@@ -44,10 +49,11 @@ def cached_binary(version: str) -> Path:
 
 
 def claude_binary(version: str = PINNED) -> Path | None:
-    """The Claude Code binary to test: ``$PURLIN_FIELD_CLAUDE``, else the cached ``version``."""
+    """The Claude Code binary to test: the first of ``$PURLIN_FIELD_CLAUDE``, else the cached
+    ``version``."""
     explicit = os.environ.get("PURLIN_FIELD_CLAUDE")
     if explicit:
-        return Path(explicit)
+        return Path(explicit.split(":")[0])
     path = cached_binary(version)
     return path if path.exists() else None
 
@@ -55,6 +61,52 @@ def claude_binary(version: str = PINNED) -> Path | None:
 def binary_version(binary: Path) -> str:
     out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60)
     return out.stdout.split()[0] if out.stdout.split() else ""
+
+
+@dataclass(frozen=True)
+class Version:
+    """One Claude Code version the field tests run on, and its binary (None: not installed)."""
+
+    number: str
+    binary: Path | None
+
+    def __str__(self) -> str:
+        return self.number
+
+    def at_least(self, other: str) -> bool:
+        return _numbers(self.number) >= _numbers(other)
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version))
+
+
+def versions() -> list[Version]:
+    """The versions to run: each binary of ``$PURLIN_FIELD_CLAUDE``, else ``VERSIONS`` from the
+    cache."""
+    explicit = os.environ.get("PURLIN_FIELD_CLAUDE")
+    if explicit:
+        return [Version(binary_version(Path(p)) or p, Path(p)) for p in explicit.split(":") if p]
+    return [Version(v, p if (p := cached_binary(v)).exists() else None) for v in VERSIONS]
+
+
+# Behaviour that differs between the tested versions: the first version known to show the newer
+# one (it changed after 2.1.197, by 2.1.330; the release in between is not pinned down).
+SINCE = {
+    # The Agent tool returns at once (``async_launched``): PostToolUse names a subagent that still
+    # runs. Before, a foreground subagent returns when it ends: one cut off gets no PostToolUse.
+    "background subagents": "2.1.330",
+    # MCP tools are deferred: the model fetches their schema with ToolSearch before calling one.
+    # Before, they are offered in the first request and there is no ToolSearch.
+    "deferred MCP tools": "2.1.330",
+}
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
 
 
 @dataclass
@@ -113,9 +165,11 @@ exit "${{PIPESTATUS[1]}}"
 class Field:
     """A private HOME, a git project with our install, the scripted model and the real claude."""
 
-    def __init__(self, root: Path, binary: Path, model: ScriptedModel):
+    def __init__(self, root: Path, version: Version, model: ScriptedModel):
+        assert version.binary is not None
         self.root = root
-        self.binary = binary
+        self.version = version
+        self.binary = binary = version.binary
         self.model = model
         self.home = root / "home"
         self.project = self.home / "src" / "project"  # projects live in the user's home
@@ -198,16 +252,22 @@ class Field:
         """``claude -p PROMPT ARGS`` in the project; waits for it to end. ``env``: added
         variables (PURLIN_ROLE...)."""
         argv = self.claude_args(prompt, *args, tools=tools)
-        done = subprocess.run(
+        process = subprocess.Popen(
             argv,
             cwd=self.project,
             env={**self.env, **(env or {})},
-            capture_output=True,
-            text=True,
-            timeout=timeout,
             stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
         )
-        return ClaudeRun(argv, done.returncode, done.stdout, done.stderr)
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.stop_all()
+            raise
+        return ClaudeRun(argv, process.returncode, stdout, stderr)
 
     def start(self, prompt: str | None, *args: str, tools: str = DEFAULT_TOOLS) -> subprocess.Popen:
         """``claude -p`` without waiting (to stop it mid-way); output goes to files under root."""
@@ -221,6 +281,38 @@ class Field:
             stderr=open(self.root / "claude.err", "w"),  # noqa: SIM115
             start_new_session=True,
         )
+
+    def shows(self, behaviour: str) -> bool:
+        """Whether the version under test shows the newer side of ``behaviour`` (see ``SINCE``)."""
+        return self.version.at_least(SINCE[behaviour])
+
+    def started_processes(self) -> list[int]:
+        """Every process still running with this field's HOME: claude, its hooks and MCP
+        servers, and what revive and resurrect started in tmux."""
+        marker = f"HOME={self.home}".encode()
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                environ = (entry / "environ").read_bytes()
+            except OSError:
+                continue
+            if marker in environ.split(b"\0"):
+                found.append(int(entry.name))
+        return found
+
+    def stop_all(self) -> None:
+        """Stop every process this field started (``started_processes``): TERM, then KILL."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            pids = self.started_processes()
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, sig)
+            deadline = time.monotonic() + 5
+            while pids and time.monotonic() < deadline:
+                pids = [pid for pid in pids if Path(f"/proc/{pid}").exists() and not _zombie(pid)]
+                time.sleep(0.1)
 
     @staticmethod
     def stop(process: subprocess.Popen, sig: int = signal.SIGINT, timeout: float = 30) -> int:

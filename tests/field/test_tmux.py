@@ -20,8 +20,14 @@ def submitted(request: Logged) -> str:
 
 
 def prompts_holding(model, mark: str) -> list[Logged]:
-    """Requests whose newest user message holds ``mark``: one per time it was submitted."""
-    return [r for r in model.messages if user_texts(r.body) and mark in user_texts(r.body)[-1]]
+    """Requests of the conversation whose newest user message holds ``mark``: one per time it
+    was submitted. The client's own side requests about the prompt (offered no tools, e.g. the
+    title 2.1.197 asks for) are not submissions."""
+    return [
+        r
+        for r in model.messages
+        if r.body.get("tools") and user_texts(r.body) and mark in user_texts(r.body)[-1]
+    ]
 
 
 def dead_agent(field, mark: str) -> str:

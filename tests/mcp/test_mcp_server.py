@@ -1,5 +1,6 @@
 """``purlin-resume mcp`` driven by the MCP SDK's own stdio client: the tools it lists, a call of
-each on a real project and real transcripts, redaction, and bad arguments as MCP errors."""
+each on a real project and real transcripts, redaction, and bad arguments as MCP errors; and
+driven line by line without the SDK installed, as the everyday install runs it."""
 
 from __future__ import annotations
 
@@ -8,17 +9,14 @@ import os
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.claude_records import Conversation, text, write_jsonl
 from tests.conftest import commit_file, git
 from tests.resurrection_data import write_config
-
-mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
-anyio = pytest.importorskip("anyio")
-
-from mcp.client.session import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {
@@ -194,21 +192,46 @@ def test_bad_arguments_are_mcp_errors_and_the_server_keeps_answering(world, tmp_
     assert not (repo / ".purlin" / "cache").exists()  # no failed save left anything
 
 
-def test_without_the_sdk_the_command_says_how_to_get_it():
+def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
+    """The everyday install has no MCP SDK: the server needs none. Bad lines get JSON-RPC
+    errors, notifications no answer, and the server goes on until its input closes."""
     import subprocess
 
+    repo, claude = world
     block = (
         "import sys; sys.modules['mcp'] = None; from purlin_resume.cli.entry import main; main()"
     )
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18"},
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        "not json",
+        {"jsonrpc": "2.0", "id": 2, "method": "resources/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "agents_status"}},
+        {"jsonrpc": "2.0", "id": 5, "method": "ping"},
+    ]
+    lines = [m if isinstance(m, str) else json.dumps(m) for m in messages]
     done = subprocess.run(
         [sys.executable, "-c", block, "mcp"],
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        input="\n".join(lines) + "\n",
+        env={**os.environ, "PYTHONPATH": str(ROOT), "CLAUDE_CONFIG_DIR": str(claude)},
+        cwd=repo,
         capture_output=True,
         text=True,
-        stdin=subprocess.DEVNULL,
+        timeout=60,
     )
 
-    assert done.returncode == 2
-    assert done.stderr.strip() == (
-        "error: the MCP server needs the official MCP SDK: pip install 'purlin-resume[mcp]'"
-    )
+    assert done.returncode == 0, done.stderr
+    initialized, unparsed, unknown, listed, called, pong = map(json.loads, done.stdout.splitlines())
+    assert initialized["result"]["protocolVersion"] == "2025-06-18"
+    assert initialized["result"]["capabilities"] == {"tools": {"listChanged": False}}
+    assert unparsed["error"]["code"] == -32700 and unknown["error"]["code"] == -32601
+    assert {tool["name"] for tool in listed["result"]["tools"]} == TOOLS
+    status = json.loads(called["result"]["content"][0]["text"])
+    assert not called["result"]["isError"] and status["agents"] == []
+    assert pong == {"jsonrpc": "2.0", "id": 5, "result": {}}
