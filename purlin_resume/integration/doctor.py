@@ -8,7 +8,8 @@ subagent matchers cover ``Agent`` and ``Task``, Claude Code's ``cleanupPeriodDay
 age of interrupted agents and of bookmarked agents with no archive (their transcripts are deleted
 after that many days; a bookmark whose archive exists is safe; a transcript file's age is its
 modification time), git, tmux and
-``purlin-resume`` on PATH, ``.purlin/cache/`` ignored, every state file readable, failures
+``purlin-resume`` on PATH, the MCP server (when the plugin or a ``.mcp.json`` declares it) answers
+``initialize`` as Claude Code would start it, ``.purlin/cache/`` ignored, every state file readable, failures
 recorded in ``.purlin/cache/hook.log``, and whether the project's status command is trusted to
 run (when the project has one: a configured command, or the default script present).
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,6 +37,17 @@ from purlin_resume.resurrection import bookmarks
 
 OK, WARN, ERROR = "ok", "warn", "error"
 RISK_MARGIN_DAYS = 7
+MCP_ANSWER_SECONDS = 15.0
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "doctor"},
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -308,6 +321,78 @@ def _tools() -> list[Finding]:
     return out
 
 
+def _mcp_declarations(project: Project, plugin: tuple[str, str] | None) -> list[tuple[str, dict]]:
+    """(who declares it, its entry) for each declaration of our MCP server Claude Code reads."""
+    declared = [(f"the plugin {plugin[0]}", installation.MCP_ENTRY)] if plugin else []
+    for target in (installation.project_target(project), installation.user_target()):
+        path = installation.mcp_path(target)
+        try:
+            entry = (
+                installation.read_mcp(path)[1].get("mcpServers", {}).get(installation.MCP_SERVER)
+            )
+        except PurlinError:
+            continue  # the state checks name a broken file
+        if isinstance(entry, dict):
+            declared.append((str(path), entry))
+    return declared
+
+
+def _mcp_problem(command: list[str], cwd: Path) -> str | None:
+    """Why ``command`` does not answer ``initialize`` as an MCP server on stdio; None if it does."""
+    if shutil.which(command[0]) is None:
+        return f"{command[0]} is not on PATH"
+    try:
+        done = subprocess.run(
+            command,
+            input=json.dumps(_INITIALIZE) + "\n",
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=MCP_ANSWER_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        return f"no answer to initialize within {MCP_ANSWER_SECONDS:.0f} s"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    for line in done.stdout.splitlines():
+        try:
+            if "result" in json.loads(line):
+                return None
+        except (ValueError, TypeError):
+            continue
+    said = [line for line in done.stderr.splitlines() if line.strip()]
+    return (
+        one_line(said[-1]) if said else f"it ended (exit code {done.returncode}) without answering"
+    )
+
+
+def _mcp(project: Project, plugin: tuple[str, str] | None) -> list[Finding]:
+    """Does the MCP server Claude Code would start answer? (Claude Code shows a server that
+    cannot start only under /mcp.)"""
+    declared = _mcp_declarations(project, plugin)
+    if not declared:
+        return []
+    where, entry = declared[0]
+    command = [str(entry.get("command") or ""), *[str(a) for a in entry.get("args") or []]]
+    shown = " ".join(command)
+    problem = _mcp_problem(command, project.root) if command[0] else "no command given"
+    if problem is None:
+        return [Finding("mcp", OK, f"the MCP server ({shown}, declared by {where}) answers")]
+    fix = (
+        "pipx install purlin-resume (or put its venv's bin on PATH)"
+        if "not on PATH" in problem
+        else "pipx reinstall purlin-resume, then run 'purlin-resume doctor' again"
+    )
+    return [
+        Finding(
+            "mcp",
+            ERROR,
+            f"the MCP server ({shown}, declared by {where}) cannot start: {problem}",
+            fix,
+        )
+    ]
+
+
 def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
     findings = list(settings_errors)
     readers = [
@@ -418,6 +503,7 @@ def examine(project: Project, now: datetime | None = None) -> list[Finding]:
         *_hooks(project, parsed),
         *_cleanup(project, parsed, moment),
         *_tools(),
+        *_mcp(project, plugin),
         *_state(project, settings_errors),
         *_trust(project),
     ]

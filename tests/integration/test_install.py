@@ -466,3 +466,40 @@ def test_the_layout_keeping_writer_survives_odd_but_valid_json():
         assert json.loads(claude_settings.dump(claude_settings.removed(merged), like=written)) == (
             data
         )
+
+
+def _mcp_findings(cli) -> list[dict]:
+    report = json.loads(cli("doctor", "--json").stdout)
+    return [f for f in report["findings"] if f["check"] == "mcp"]
+
+
+def test_doctor_reports_an_mcp_server_that_cannot_start_and_how_to_fix_it(
+    repo, cli, tmp_path, monkeypatch
+):
+    """The server the project registers (``install --mcp``) is started as Claude Code would
+    start it: one that fails is an error naming why and the command that fixes it."""
+    import sys
+
+    assert _mcp_findings(cli) == []  # nothing declares a server: nothing to check
+    assert cli("install", "--mcp").exit_code == 0
+    venv_bin = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", f"{venv_bin}:{os.environ['PATH']}")
+    (working,) = _mcp_findings(cli)
+    assert working["status"] == "ok" and "purlin-resume mcp" in working["message"], working
+
+    broken = tmp_path / "broken-bin"
+    broken.mkdir()
+    shim = broken / "purlin-resume"
+    shim.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'mcp'\" >&2\nexit 1\n")
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{broken}:{os.environ['PATH']}")
+    (failing,) = _mcp_findings(cli)
+    assert failing["status"] == "error"
+    assert "cannot start: ModuleNotFoundError: No module named 'mcp'" in failing["message"]
+    assert str(repo / ".mcp.json") in failing["message"]
+    assert failing["fix"].startswith("pipx reinstall purlin-resume")
+
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    (missing,) = _mcp_findings(cli)
+    assert missing["status"] == "error" and "purlin-resume is not on PATH" in missing["message"]
+    assert missing["fix"].startswith("pipx install purlin-resume")
