@@ -21,17 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from purlin_resume.integration.doctor import INITIALIZE_REQUEST as INITIALIZE
+
 SCRIPT = str(Path(sys.executable).with_name("purlin-resume"))
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "benchmark", "version": "0"},
-    },
-}
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 

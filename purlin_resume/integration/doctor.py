@@ -38,7 +38,7 @@ from purlin_resume.resurrection import bookmarks
 OK, WARN, ERROR = "ok", "warn", "error"
 RISK_MARGIN_DAYS = 7
 MCP_ANSWER_SECONDS = 15.0
-_INITIALIZE = {
+INITIALIZE_REQUEST = {
     "jsonrpc": "2.0",
     "id": 1,
     "method": "initialize",
@@ -344,7 +344,7 @@ def _mcp_problem(command: list[str], cwd: Path) -> str | None:
     try:
         done = subprocess.run(
             command,
-            input=json.dumps(_INITIALIZE) + "\n",
+            input=json.dumps(INITIALIZE_REQUEST) + "\n",
             cwd=cwd,
             capture_output=True,
             text=True,
