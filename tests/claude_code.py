@@ -1,8 +1,8 @@
 """The real Claude Code client for the tests that need it (``claude plugin validate``, install).
 
-The same pinned binary the field tests run (``tests/field/CLAUDE_CODE_VERSION``, installed by
-``.ci/run``; ``PURLIN_FIELD_CLAUDE`` names another). Without it a test skips on a developer
-machine and fails in CI (``CI=true``).
+The pinned version the field tests run first (``tests/field/CLAUDE_CODE_VERSIONS``, installed by
+``.ci/run``; ``PURLIN_FIELD_CLAUDE`` names another). Without it a test skips, naming the command
+that installs it, and fails in CI (``CI=true``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-
+from tests.conftest import missing_binary
 from tests.field.harness import PINNED, claude_binary
 
 
@@ -20,10 +19,7 @@ def binary() -> str:
     found = claude_binary()
     if found is not None and found.is_file() and os.access(found, os.X_OK):
         return str(found)
-    message = f"Claude Code {PINNED} is not installed (run .ci/run, or set PURLIN_FIELD_CLAUDE)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    missing_binary(f"Claude Code {PINNED}", f"tests/field/install-claude-code {PINNED}")
 
 
 def environment(home: Path) -> dict[str, str]:

@@ -4,6 +4,7 @@ import os
 import subprocess
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from typer.testing import CliRunner
@@ -20,6 +21,28 @@ GROUPS = {
     HERE / "web" / "test_dashboard_browser.py": "chromium",  # one browser per module
     HERE / "integration" / "test_git_hooks.py": "pre-commit",  # one pre-commit home per session
 }
+
+
+def missing_binary(what: str, install: str) -> NoReturn:
+    """A test needs a program that is not installed: skip naming what installs it; in CI
+    (``CI=true``, where ``.ci/run`` installs everything) fail instead."""
+    message = f"{what} is not installed: {install}"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{message} (.ci/run installs it)")
+    pytest.skip(message)
+
+
+def need_binary(name: str, install: str) -> str:
+    """The path of program ``name`` on PATH; see ``missing_binary`` when it is not there."""
+    import shutil
+
+    return shutil.which(name) or missing_binary(name, install)
+
+
+def give_away(path: Path) -> None:
+    """Make ``path`` someone else's (uid and gid 4242), as a file another user planted."""
+    assert os.geteuid() == 0, "giving a file away needs root: run the tests as root, as CI does"
+    os.chown(path, 4242, 4242)
 
 
 def pytest_addoption(parser):
@@ -162,14 +185,7 @@ def fixtures_copy(tmp_path) -> Path:
 
 
 def _need_tmux() -> None:
-    """Skip without tmux on a developer's machine; in CI (``CI=true``) a missing tmux fails."""
-    import os
-    import shutil
-
-    if shutil.which("tmux") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("tmux is not installed (.ci/run installs it)")
-        pytest.skip("tmux is not installed")
+    need_binary("tmux", "apt-get install tmux")
 
 
 @pytest.fixture

@@ -6,10 +6,6 @@ import json
 import warnings
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("starlette", reason="the dashboard needs the web extra")
-
 with warnings.catch_warnings():  # Starlette 1.x suggests httpx2 for its test client
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402

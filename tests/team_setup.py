@@ -114,21 +114,6 @@ def teammate(base: Path, name: str, transcripts: bool = True) -> Teammate:
     return Teammate(name, home, project, {})
 
 
-def require_team_extra() -> None:
-    """Skip without PyMySQL on a developer machine; in CI its absence fails the run."""
-    import importlib.util
-
-    import pytest
-
-    if importlib.util.find_spec("pymysql") is not None:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail("pymysql missing in CI: .ci/run installs '.[test,team]'")
-    pytest.skip(
-        "the team extra is not installed: pip install -e '.[team]'", allow_module_level=True
-    )
-
-
 @contextlib.contextmanager
 def git_daemon(base: Path) -> Iterator[str]:
     """``git daemon`` on 127.0.0.1 serving a new bare ``team.git`` with pushes allowed; its

@@ -7,14 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.conftest import need_binary
 
 SCALE = Path(__file__).resolve().parents[1] / "benchmarks" / "scale.py"
 
 
 def test_scale_quick_prints_its_rows_with_goals(tmp_path):
-    if not Path(sys.executable).with_name("purlin-resume").exists():
-        pytest.skip("purlin-resume is not installed next to this interpreter")
     done = subprocess.run(
         [sys.executable, str(SCALE), "--quick", "--runs", "1", "--only", "resurrections"],
         capture_output=True,
@@ -50,14 +48,7 @@ def test_scale_refuses_an_unknown_row():
 
 def test_instructions_counts_a_command_against_python_starting(tmp_path):
     """benchmarks/instructions.py counts with valgrind (installed by .ci/run)."""
-    import shutil
-
-    if shutil.which("valgrind") is None:
-        if os.environ.get("CI"):
-            pytest.fail("valgrind is missing: .ci/run installs it")
-        pytest.skip("valgrind is not installed")
-    if not Path(sys.executable).with_name("purlin-resume").exists():
-        pytest.skip("purlin-resume is not installed next to this interpreter")
+    need_binary("valgrind", "apt-get install valgrind")
     done = subprocess.run(
         [sys.executable, str(SCALE.with_name("instructions.py")), "--only", "version"],
         capture_output=True,

@@ -518,7 +518,8 @@ def test_restore_by_hand_without_a_terminal_says_how_to_trust(repo, cli, planted
 def test_restore_at_a_terminal_asks_before_running_it(repo, planted_status, answer, runs):
     import sys
 
-    pexpect = pytest.importorskip("pexpect")
+    import pexpect
+
     root = Path(__file__).resolve().parents[1]
     child = pexpect.spawn(
         sys.executable,

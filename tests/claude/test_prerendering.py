@@ -19,8 +19,6 @@ from tests.claude_records import Conversation, text, tool, write_jsonl
 from tests.conftest import FIXTURES, no_children_left
 from tests.secret_corpus import corpus
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
-
 SESSION = "a4ead000-0000-4000-8000-000000000001"
 FIXTURES_SESSION = FIXTURES / "projects" / "-home-marco-projects-spotter" / "short.jsonl"
 MODES = {

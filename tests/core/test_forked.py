@@ -11,8 +11,6 @@ import pytest
 from purlin_resume.core import forked
 from tests.conftest import no_children_left
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
-
 
 def _open_descriptors() -> int:
     return len(os.listdir("/proc/self/fd"))

@@ -15,8 +15,6 @@ import pytest
 from purlin_resume.core import helper as helpers
 from tests.conftest import ends_within, no_children_left
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
-
 
 def _descriptors() -> int:
     return len(os.listdir("/proc/self/fd"))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import missing_binary
 from tests.field.harness import Field, versions
 from tests.field.scripted_model import ScriptedModel
 
@@ -22,12 +23,7 @@ from tests.field.scripted_model import ScriptedModel
 def claude_code(request):
     version = request.param
     if version.binary is None or not version.binary.exists():
-        message = (
-            f"Claude Code {version} is not installed: tests/field/install-claude-code {version}"
-        )
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        missing_binary(f"Claude Code {version}", f"tests/field/install-claude-code {version}")
     return version
 
 

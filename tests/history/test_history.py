@@ -11,7 +11,7 @@ from purlin_resume.core import clock, store
 from purlin_resume.core.errors import CorruptFile
 from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
-from tests.conftest import commit_file, git
+from tests.conftest import commit_file, git, need_binary
 from tests.gsd_files import (
     GSD_EXAMPLE,
     entry,
@@ -72,8 +72,8 @@ def test_unknown_fields_survive_every_write(repo, cli):
         assert json.dumps(now) == json.dumps(before), "untouched entries stay as they were"
 
 
-@pytest.mark.skipif(shutil.which("jq") is None, reason="jq not installed")
 def test_list_spawned_parallel_matches_the_templates_jq_query(repo, cli):
+    need_binary("jq", "apt-get install jq")
     target = history_path(repo)
     target.parent.mkdir()
     shutil.copy(GSD_EXAMPLE, target)

@@ -7,12 +7,11 @@ import os
 import sys
 from pathlib import Path
 
-import pytest
+import pexpect
 
 from purlin_resume.resurrection import log as resurrection_log
 from tests.resurrection_data import write_config
 
-pexpect = pytest.importorskip("pexpect")
 ROOT = Path(__file__).resolve().parents[2]
 
 

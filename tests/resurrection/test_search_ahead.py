@@ -17,7 +17,6 @@ from purlin_resume.core.errors import PurlinError
 from purlin_resume.resurrection import search_index, search_reads
 from tests.conftest import no_children_left
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
 QUERIES = [
     "tmux module test setup",
     "tmxu modle",  # typos: spelled again from the index's vocabulary, here

@@ -13,13 +13,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import pymysql
 import pytest
 
+from tests.conftest import missing_binary
 from tests.core.test_redact import PLANTED
-from tests.team_setup import require_team_extra, teammate
-
-require_team_extra()
-import pymysql  # noqa: E402
+from tests.team_setup import teammate
 
 PASSWORD = "Pw0rd-" + PLANTED["github-token"][-12:]
 TMUX_EXPERT = ["bookmark", "add", "tmux-expert", "--session", "8463", "--agent", "a7be2f0"]
@@ -38,9 +37,7 @@ def mariadb():
     server = _binary("mariadbd", "mysqld")
     install = _binary("mariadb-install-db", "mysql_install_db")
     if server is None or install is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("mariadb-server is not installed in CI (.ci/run installs it)")
-        pytest.skip("mariadb-server is not installed (apt-get install mariadb-server)")
+        missing_binary("mariadb-server", "apt-get install mariadb-server")
     folder = Path(tempfile.mkdtemp(prefix="prm-", dir="/tmp"))  # socket paths must stay short
     data, socket = folder / "data", folder / "sock"
     as_root = ["--user=root"] if os.geteuid() == 0 else []

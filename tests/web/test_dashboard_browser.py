@@ -3,7 +3,8 @@ real ``purlin-resume dashboard`` process: revive from a card and from the detail
 private tmux server and the stand-in agent, live updates, charts drawn from the log.
 
 Screenshots of each page go to the test's temp folder (and to ``$PURLIN_SCREENSHOT_DIR`` when
-set). Without chromium or Playwright the tests skip, except in CI (``CI=true``), where they fail.
+set). Without chromium the tests skip, naming what installs it, except in CI (``CI=true``), where
+they fail.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 from purlin_resume.agents import registry
 from purlin_resume.core.project import Project
 from tests.agents_setup import agent_record, configure, prompts, write_registry
+from tests.conftest import missing_binary
 from tests.dashboard_setup import sample_log
 from tests.gsd_files import entry, write_history
 from tests.resurrection_data import session
@@ -38,20 +40,12 @@ ARGS = [
 ENDED = "2026-01-15T15:00:00Z"
 
 
-def _missing(what: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is required in CI (.ci/run installs it)")
-    pytest.skip(f"{what} is not installed")
-
-
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("playwright (pip install -e '.[test]')")
+    from playwright.sync_api import sync_playwright
+
     if not CHROMIUM.exists():
-        _missing(f"chromium ({CHROMIUM}; apt-get install chromium)")
+        missing_binary(f"chromium ({CHROMIUM})", "apt-get install chromium")
     with sync_playwright() as driver:
         launched = driver.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield launched
