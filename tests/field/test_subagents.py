@@ -144,6 +144,23 @@ def interrupted_subagent(field) -> dict:
     return entry
 
 
+def test_an_interrupted_subagent_is_recorded_interrupted(field):
+    entry = interrupted_subagent(field)
+    (spawn,) = field.hooks("PreToolUse")
+    session = spawn.payload["session_id"]
+    assert entry["task_description"] == "Migrate the schema"
+    assert entry["session_id"] == session
+    assert entry["status"] == "interrupted", entry
+    assert entry["completion_timestamp"] is None
+    agent_id = entry["agent_id"]
+    assert len(agent_id) == 17, agent_id  # the agent's own id, not the tool_use id
+
+    (node,) = json.loads(field.purlin("agents", session, "--json").stdout)["subagents"]
+    # stopped before the Agent call returned: the call reads interrupted; after it returned
+    # (a background agent) no end was ever notified: unfinished. Never completed nor failed.
+    assert node["id"] == agent_id and node["status"] in ("interrupted", "unfinished"), node
+
+
 def test_resume_task_briefs_an_interrupted_subagent_with_its_prompt(field):
     entry = interrupted_subagent(field)
     resumed = field.purlin("resume-task", entry["agent_id"])

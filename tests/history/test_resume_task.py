@@ -337,6 +337,37 @@ def test_scan_uses_the_registry_then_the_age(repo, cli):
     assert cli("history", "scan").stdout.strip() == "no interrupted agents found"
 
 
+def test_scan_names_a_cut_off_spawn_from_its_agents_meta_file(repo, cli, tmp_path):
+    """A foreground subagent cut off with its session never returned, so its spawn is still
+    keyed by the tool call; the scan takes the agent's id from the ``.meta.json`` Claude Code
+    wrote beside the agent's transcript (an unrelated agent's file changes nothing)."""
+    project = Project(repo)
+    session = tmp_path / "claude" / "projects" / "-project" / "s-cut.jsonl"
+    agents = session.with_suffix("") / "subagents"
+    agents.mkdir(parents=True)
+    session.write_text("")
+    (agents / "agent-a0123456789abcdef.meta.json").write_text(
+        json.dumps({"agentType": "general-purpose", "toolUseId": "toolu_other"})
+    )
+    (agents / "agent-afedcba9876543210.meta.json").write_text(
+        json.dumps({"agentType": "general-purpose", "toolUseId": "toolu_cut"})
+    )
+    registry.record_start(project, "s-cut", pid=os.getpid(), transcript_path=str(session))
+    registry.record_end(project, "s-cut")
+    write_history(
+        repo,
+        [
+            entry("toolu_cut", timestamp=ago(1), session_id="s-cut", tool_use_id="toolu_cut"),
+            entry("toolu_lost", timestamp=ago(1), session_id="s-cut", tool_use_id="toolu_lost"),
+        ],
+    )
+    assert cli("history", "scan").exit_code == 0
+    kept = {e["tool_use_id"]: e for e in read_history(repo)["entries"]}
+    assert kept["toolu_cut"]["agent_id"] == "afedcba9876543210"
+    assert kept["toolu_cut"]["status"] == "interrupted"
+    assert kept["toolu_lost"]["agent_id"] == "toolu_lost"  # no agent file names it
+
+
 def test_resume_task_detects_interrupted_agents_itself(repo, cli):
     write_history(repo, [entry("stale", timestamp=ago(500))])
     result = cli("resume-task", "--json")
