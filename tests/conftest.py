@@ -71,9 +71,15 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path_factory, monkeypatch):
-    """No test sees the developer's home, git identity or agent session."""
+    """No test sees the developer's home, git identity, agent session or temp folder (tests
+    running at once in other workers write their own files into theirs)."""
+    import tempfile
+
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
+    temp = tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     for name, folder in (
         ("XDG_CACHE_HOME", ".cache"),
         ("XDG_STATE_HOME", ".local/state"),
