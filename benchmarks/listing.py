@@ -102,6 +102,7 @@ def main() -> None:
     many = many_sessions(args.find_sessions)
     scratch = Path(tempfile.mkdtemp(prefix="listing-", dir=WORK))
     env = {**os.environ, "XDG_CACHE_HOME": str(scratch / "xdg"), "PYTHONPATH": str(REPO)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user runs compiled modules
     sessions = [SCRIPT, "sessions", "--all", "--claude-dir", str(listed)]
     find = [SCRIPT, "find", "tmux module", "--claude-dir", str(many)]
     table = {
@@ -118,8 +119,8 @@ def main() -> None:
         cold = []
         for _ in range(max(3, args.runs // 3)):
             shutil.rmtree(scratch / "xdg" / "purlin-resume" / "listing", ignore_errors=True)
-            for path in (scratch / "xdg" / "purlin-resume").glob("sessions-*"):
-                path.unlink()
+            for path in (scratch / "xdg" / "purlin-resume").glob("cache.sqlite*"):
+                path.unlink()  # the listing's rows (the search index is a file of its own)
             cold.append(timed(sessions, env))
         times: dict[str, list[float]] = {name: [] for name in table}
         for _ in range(args.runs):

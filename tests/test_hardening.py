@@ -104,7 +104,7 @@ def _hook_in_deleted_cwd(event: str, payload: str, tmp_path: Path, **env: str):
     gone = tmp_path / "removed-worktree"
     gone.mkdir()
     environment = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
-    environment.update(PURLIN_HOOK_FOREGROUND="1", GONE=str(gone), **env)
+    environment.update(GONE=str(gone), **env)
     return subprocess.run(
         ["sh", "-c", f'cd "$GONE" && rmdir "$GONE" && exec "{EXE}" hook {event}'],
         input=payload if isinstance(payload, str) else json.dumps(payload),

@@ -199,15 +199,17 @@ def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
 
 def files_touched(subject: Subject) -> set[str]:
     """Paths (relative to the worktree) that the agent's transcript wrote or edited: the
-    writing tool calls of its main thread (read without assembling the conversation, and only
-    past what an earlier run kept: ``written_paths``)."""
-    from purlin_resume.agents import written_paths
+    writing tool calls of its main thread (read without assembling the conversation)."""
+    from purlin_resume.claude import records
 
-    if subject.transcript is None:
-        return set()
+    if subject.transcript is None or not subject.transcript.is_file():
+        return set()  # (a FIFO in its place is never opened: its reading would wait)
     worktree = subject.worktree.resolve()
     touched = set()
-    for file_path in written_paths.written(subject.transcript, WRITING_TOOLS):
+    for block in records.main_tool_uses(subject.transcript, WRITING_TOOLS):
+        file_path = records.file_path_of(block.get("input"))
+        if not file_path:
+            continue
         path = Path(file_path)
         if not path.is_absolute():
             path = subject.worktree / path

@@ -1,38 +1,27 @@
-"""What ``sessions`` lists, kept between runs: the figures of each session by the size, mtime and
-inode of its files.
+"""What ``sessions`` lists, kept between runs: the figures of each session by the signature of
+its files.
 
 Listing a session means reading its transcript in full (turns, time span, title candidates,
-subagents). The figures found are kept in the user cache folder, one JSON file per Claude data
-folder (``sessions-<digest>.json``, beside the search index), and a session is read again only
-when one of its files changed: its own file, its ``subagents/`` folder or the ``agent-*.jsonl``
-files beside the sessions of its project folder (the same files the search index watches).
-
-The file is a cache, read and written as every kept file is (``core/cache_home.py``): replaced
-whole, 0600 in a 0700 folder, the last writer winning; one behind a link or that others may
-write is not believed, a damaged one is ignored and rewritten, and one that cannot be written
-(a read-only folder) only means the next run reads the transcripts again. Every text value in
-it is redacted first (with the counts of what was redacted, so that the command still reports
-them); a value redacted under rules other than the ones in use (a project's own patterns or
-allow-list) is read again.
+subagents). The figures found are kept in the ``sessions`` table of the cache
+(``core/cache_home``), one row per session file of a Claude data folder, and a session is read
+again only when one of its files changed: its own file, its ``subagents/`` folder or the
+``agent-*.jsonl`` files beside the sessions of its project folder (``signatures``). Every text
+value in a row is redacted first (with the counts of what was redacted, so that the command
+still reports them); a value redacted under rules other than the ones in use (a project's own
+patterns or allow-list) is read again. A cache that cannot be opened or written only means the
+transcripts are read again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
-from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import signatures
 from purlin_resume.core import cache_home
-
-VERSION = 1
-
-
-def cache_path(root: Path, cache: Path) -> Path:
-    digest = sha256(str(Path(root).resolve()).encode()).hexdigest()[:12]
-    return Path(cache) / f"sessions-{digest}.json"
 
 
 def rules() -> str:
@@ -44,27 +33,25 @@ def rules() -> str:
         return ""
     shown = repr(([(k, p.pattern) for k, p in current.extra], [p.pattern for p in current.allow]))
 
-    return sha256(shown.encode()).hexdigest()[:16]
+    return hashlib.sha256(shown.encode()).hexdigest()[:16]
 
 
 class Kept:
     """The kept figures of one Claude data folder's sessions, loaded once, saved once."""
 
     def __init__(self, root: Path, cache: Path):
-        self.path = cache_path(root, cache)
+        self.folder = str(Path(root).resolve())
+        self.cache = cache
         self.current = signatures.of(root)
         self.entries: dict[str, dict[str, Any]] = {}
-        self.changed = False
+        self.changed: set[str] = set()
         self.counts: dict[str, dict[str, int]] = {}  # redacted text -> what was redacted in it
-        kept = cache_home.open_kept(self.path)  # None: none yet, or not the user's own
-        try:
-            if kept is not None:
-                with kept:
-                    data = json.loads(kept.read())
-                if data.get("version") == VERSION and isinstance(data.get("sessions"), dict):
-                    self.entries = data["sessions"]
-        except (OSError, ValueError, AttributeError, RecursionError):
-            pass  # damaged: rebuilt as sessions are read
+        rows = cache_home.read(
+            "SELECT file, entry FROM sessions WHERE folder = ?", (self.folder,), cache
+        )
+        for file, entry in rows or ():
+            with contextlib.suppress(ValueError, RecursionError):
+                self.entries[file] = json.loads(entry)
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The kept entry of the session file ``key`` when its files are unchanged."""
@@ -83,7 +70,7 @@ class Kept:
             self.entries.pop(key, None)
         else:
             self.entries[key] = {"sig": now[2], **entry}
-        self.changed = True
+        self.changed.add(key)
 
     def text(self, value: Any) -> str | None:
         """A kept text value (``[text, counts]`` when something in it was redacted)."""
@@ -93,16 +80,22 @@ class Kept:
         return value if isinstance(value, str) else None
 
     def save(self) -> None:
-        """Write the entries back (those of sessions gone dropped); a failure is not one."""
+        """Write the entries that changed, and drop those of sessions gone; a failure is not
+        one (the next run reads those sessions again)."""
         stale = [key for key in self.entries if key not in self.current]
         if not self.changed and not stale:
             return
-        for key in stale:
-            del self.entries[key]
-        data = json.dumps({"version": VERSION, "sessions": self.entries}, separators=(",", ":"))
-        # replaced whole, the last writer winning; a cache that cannot be written is only slower
-        with contextlib.suppress(Exception):
-            cache_home.keep(self.path, [data.encode()])
+        kept = [
+            (self.folder, k, json.dumps(self.entries[k])) for k in self.changed if k in self.entries
+        ]
+        gone = [(self.folder, k) for k in {*stale, *self.changed} - {k for _, k, _ in kept}]
+        cache_home.write(
+            [
+                ("DELETE FROM sessions WHERE folder = ? AND file = ?", gone),
+                ("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?)", kept),
+            ],
+            self.cache,
+        )
 
 
 def redacted(value: str | None) -> tuple[Any, bool]:

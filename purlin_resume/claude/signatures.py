@@ -1,11 +1,7 @@
 """The signature of each session's files under a Claude data folder: the size, mtime and inode of
 its own file, of those in its ``subagents/`` folder and of the ``agent-*.jsonl`` files beside the
-sessions of its project folder. The search index and the ``sessions`` listing read a session
-again only when its signature changed.
-
-On a long history the walk takes longer than a search's own work, so ``find`` has it done
-ahead, in a child forked before the command loads anything (``resurrection/search_reads``). This
-module imports nothing but ``os`` for that reason: the child starts walking at once.
+sessions of its project folder. The search index and the kept ``sessions`` listing read a
+session again only when its signature changed.
 """
 
 from __future__ import annotations
@@ -14,13 +10,6 @@ import os
 
 SUFFIX = ".jsonl"  # layout.SUFFIX and layout.AGENT_PREFIX (a test keeps them equal)
 AGENT_PREFIX = "agent-"
-
-
-def walked(root: str | os.PathLike) -> tuple[str, dict[str, tuple[str, str, str]]]:
-    """(the folder resolved as ``Path.resolve`` does, its signatures): what a walk made ahead
-    hands back (``resurrection/search_reads``)."""
-    folder = os.path.realpath(root)
-    return folder, _walk(folder)
 
 
 def of(root: str | os.PathLike) -> dict[str, tuple[str, str, str]]:

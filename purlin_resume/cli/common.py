@@ -291,10 +291,6 @@ class Printout(Redaction):
     def add(self, text: str) -> None:
         self.spool.write(self.outgoing(text))
 
-    def add_kept(self, text: str) -> None:
-        """Text kept redacted already (found free of secrets under the rules in use)."""
-        self.spool.write(text)
-
     def send(self, head: str = "", tail: str = "") -> None:
         """Print ``head`` (redacted), the pieces, then ``tail`` (redacted)."""
         head, tail = self.outgoing(head), self.outgoing(tail)

@@ -95,20 +95,11 @@ def find(
         from purlin_resume.cli import team as team_cli
 
         return team_cli.find(claude_dir, text, limit, as_json)
-    from purlin_resume.claude import layout
-    from purlin_resume.resurrection import search_reads
+    from purlin_resume.resurrection import candidates
 
-    search_reads.start(layout.config_dir(claude_dir)[0], text)  # on the other core, meanwhile
-    try:
-        from purlin_resume.resurrection import candidates
-
-        env = environment(claude_dir, project)
-        progress = (
-            None if as_json or not sys.stderr.isatty() else ProgressBar("indexing transcripts")
-        )
-        found = candidates.by_search(env, text, limit, progress=progress)
-    finally:
-        search_reads.let_go()
+    env = environment(claude_dir, project)
+    progress = None if as_json or not sys.stderr.isatty() else ProgressBar("indexing transcripts")
+    found = candidates.by_search(env, text, limit, progress=progress)
     outside = getattr(found, "outside_note", lambda: None)()
     if as_json:
         results = [{**c.to_dict(), "open": open_command(c)} for c in found]

@@ -5,14 +5,10 @@ another core meanwhile.
 - ``stall check``: the ``git log`` and ``git status`` of the agent's work tree, started with
   nothing loaded but ``os`` and ``json`` (``agents/git_ahead``); the command takes them back
   with ``git_ahead.taken`` once its arguments are parsed.
-- ``find``: the walk of the Claude data folder's transcripts and the search's reads of its
-  index, in a child forked before anything is loaded (``resurrection/search_reads``); the search
-  takes them with ``search_reads.taken``.
 
 ``begin`` reads what the work needs (the agent, ``--project``, ``--claude-dir``) from the raw
 arguments. The work is used only where it is exactly what the command would do itself (the same
-work tree at the same moment, ``GitWork.serves``; the same folder and words, ``search_reads``), so a
-misread argument costs time, never a different answer.
+work tree at the same moment, ``GitWork.serves``), so a misread argument costs time, never a different answer.
 """
 
 from __future__ import annotations
@@ -60,33 +56,5 @@ def stall_check_arguments(args: list[str]) -> tuple[str, str | None] | None:
     return found[0][0], found[1].get("--project")
 
 
-def find_arguments(args: list[str]) -> tuple[str | None, str] | None:
-    """(--claude-dir or None, the words as one text) of ``[--no-redact] find WORDS... [--limit N]
-    [--claude-dir DIR] [--project DIR] [--json]`` in any order; None for anything else
-    (``--team`` searches no transcripts)."""
-    found = _command_line(args, ["find"], ("--limit", "--claude-dir", "--project"), ("--json",))
-    if found is None or not found[0]:
-        return None
-    return found[1].get("--claude-dir"), " ".join(found[0]).strip()
-
-
 def begin(args: list[str]) -> None:
-    """Start the work of ``stall check`` or ``find`` when ``args`` are its arguments."""
-    found = find_arguments(args)
-    if found is not None:
-        from purlin_resume.resurrection import search_reads
-
-        claude_dir, text = found
-        search_reads.start(claude_folder(claude_dir), text)
-        return
-
-
-def claude_folder(claude_dir: str | None) -> str:
-    """The folder ``layout.config_dir`` names (``--claude-dir``, else ``$CLAUDE_CONFIG_DIR``,
-    else ``~/.claude``), read with ``os.path`` alone: ``pathlib`` and ``layout`` are not loaded
-    yet. Read otherwise, it would only be walked for nothing."""
-    import os
-
-    if claude_dir is None:
-        claude_dir = os.environ.get("CLAUDE_CONFIG_DIR") or "~/.claude"
-    return os.path.expanduser(claude_dir)
+    """Nothing is started ahead of a command any more: the command does its own work."""

@@ -19,11 +19,9 @@ from purlin_resume.cli.app import PurlinGroup, app, runs
 from purlin_resume.cli.common import (
     Printout,
     checked_output,
-    echo,
     print_json,
     print_text,
     tmux_server,
-    user_cache,
 )
 from purlin_resume.cli.find_run import candidate_line, environment
 from purlin_resume.cli.options import (
@@ -884,21 +882,6 @@ def _entries(claude_dir, since, agent, outcome, mode, team=False, for_stats=Fals
     return log, chosen, history
 
 
-def _kept(claude_dir, since, agent, outcome, mode, team):
-    """The local log as kept in the user cache (``log_cache``), when nothing filters it and
-    output is redacted; else None (the log is read)."""
-    if since or agent or outcome or mode or team:
-        return None
-    folder = user_cache()
-    if folder is None:
-        return None
-    from purlin_resume.claude import layout
-    from purlin_resume.resurrection import log as resurrection_log
-    from purlin_resume.resurrection import log_cache
-
-    return log_cache.Kept(layout.history_dir(claude_dir) / resurrection_log.FILE_NAME, folder)
-
-
 class _NothingSkipped:
     skipped = 0
 
@@ -936,21 +919,6 @@ def resurrections_list(
     every teammate's)."""
     ctx.obj = (since, agent, outcome, mode, claude_dir, as_json, team)
     if ctx.invoked_subcommand is not None:
-        return
-    kept = None if as_json else _kept(claude_dir, since, agent, outcome, mode, team)
-    if kept is not None:
-        pieces = kept.summaries()
-        _warn_skipped(kept.log, kept.skipped)
-        if not kept.count and not kept.alone:
-            print_text(f"No resurrections in {kept.log}.\n")
-        elif kept.all_kept:  # nothing to redact, nothing to report: printed as it comes
-            for text, _ in pieces:
-                echo(text, nl=False)
-        else:
-            with Printout() as out:
-                for text, clean in pieces:
-                    (out.add_kept if clean else out.add)(text)
-                out.send()
         return
     from purlin_resume.resurrection import log as resurrection_log
 
@@ -995,13 +963,10 @@ def resurrections_stats(
 
     since, agent, outcome, mode, parent_dir, parent_json, parent_team = ctx.obj or (None,) * 7
     claude_dir, team = claude_dir or parent_dir, team or parent_team
-    kept = _kept(claude_dir, since, agent, outcome, mode, team)
     if team and not (since or agent or outcome or mode):
         from purlin_resume.cli import team as team_cli
 
         (log, figures), history = team_cli.stats(claude_dir), _NothingSkipped
-    elif kept is not None:
-        log, history, figures = kept.log, kept, kept.stats()
     else:
         log, chosen, history = _entries(claude_dir, since, agent, outcome, mode, team, True)
         figures = resurrection_log.stats(chosen, newest_first=True)

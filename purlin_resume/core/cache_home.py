@@ -1,12 +1,12 @@
-"""Where purlin-resume keeps what it can rebuild: ``$XDG_CACHE_HOME/purlin-resume``, or
-``~/.cache/purlin-resume`` when the variable is unset or empty; and how a kept file is read and
-written there.
+"""The one cache of purlin-resume: ``cache.sqlite`` in ``$XDG_CACHE_HOME/purlin-resume`` (or
+``~/.cache/purlin-resume`` when the variable is unset or empty), holding what is derived from
+other files and kept between runs.
 
-A kept file is never needed for a right answer, only for a fast one, and whoever can write it
-can change what a later process believes: it is read only when it is a regular file of this
-user's that no one else may write, in such a folder, opened without following a link or waiting
-on a FIFO; it is written 0600 into a 0700 folder and replaced whole by a rename (a reader sees
-the old file or the new one; of two writers the last wins), so it needs no lock.
+Every kept row names the files it came from by their signature (size, mtime_ns and inode of
+each): a row whose signature differs from the files' now is read again from them. The file is
+0600 in a 0700 folder. A folder or file that is a symbolic link, or not this user's alone, is
+refused: nothing is kept and every answer comes from the sources. A file that is damaged, is
+not ours (another application id) or has another schema version is deleted and built again.
 """
 
 from __future__ import annotations
@@ -14,11 +14,35 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Iterable
-from hashlib import sha256
-from typing import BinaryIO
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-EDGE = 4096  # the bytes ``edges`` checks at each end
+if TYPE_CHECKING:
+    import sqlite3
+
+FILE_NAME = "cache.sqlite"
+APPLICATION_ID = 0x50524331  # "PRC1": a SQLite file of someone else's is not read as ours
+SCHEMA_VERSION = 1
+BUSY_MS = 10_000
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    folder TEXT NOT NULL,      -- the Claude data folder, resolved
+    file TEXT NOT NULL,        -- the session's transcript
+    entry TEXT NOT NULL,       -- JSON: its figures (redacted) and "sig", its files' signature
+    PRIMARY KEY (folder, file)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS contexts (
+    key TEXT PRIMARY KEY,      -- the transcript files' signatures, the agent, the method
+    created REAL NOT NULL,     -- seconds since the epoch
+    entry TEXT NOT NULL        -- JSON: the extracted context (redacted)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS recommendations (
+    project TEXT PRIMARY KEY,  -- the project's root ('-' for none)
+    made TEXT NOT NULL         -- JSON: the last list made (redacted)
+) WITHOUT ROWID;
+"""
+SUFFIXES = ("", "-wal", "-shm", "-journal")
 
 
 def folder() -> str:
@@ -27,8 +51,175 @@ def folder() -> str:
     return os.path.join(base, "purlin-resume")
 
 
+def signature(path: str | os.PathLike) -> str | None:
+    """Size, mtime_ns and inode of ``path``: what a row kept from it is checked against; None
+    when it is gone."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}"
+
+
 def _private(info: os.stat_result) -> bool:
-    return info.st_uid == os.geteuid() and not info.st_mode & 0o022
+    return info.st_uid == os.geteuid() and not info.st_mode & 0o077
+
+
+def _private_folder(where: str) -> bool:
+    """``where`` made (0700) or checked: a folder of this user's that no one else may write
+    into (one others may read is made private)."""
+    try:
+        os.makedirs(where, mode=0o700, exist_ok=True)
+        info = os.lstat(where)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+            return False  # a link, someone else's, or one others may have planted files in
+        if info.st_mode & 0o077:
+            os.chmod(where, 0o700)
+    except OSError:
+        return False
+    return True
+
+
+def _own_file(path: str) -> bool:
+    """``path`` is a regular file of this user's, 0600 (created so when absent)."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and _private(info)
+
+
+def private_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` (created when absent) is a file of the cache to use: a regular file of
+    this user's alone, 0600, in a folder of this user's that no one else may write into."""
+    path = os.fspath(path)
+    return _private_folder(os.path.dirname(path)) and _own_file(path)
+
+
+def discard(path: str) -> None:
+    """Delete the cache file at ``path`` (and SQLite's files beside it): it is built again."""
+    for suffix in SUFFIXES:
+        with contextlib.suppress(OSError):
+            os.unlink(path + suffix)
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    """The file at ``path`` opened, checked as ours and of this schema (sqlite3.DatabaseError
+    when it is not)."""
+    import sqlite3  # (here: the hook path loads this module, through redaction, and no SQLite)
+
+    connection = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None)
+    try:
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        found = connection.execute("PRAGMA application_id").fetchone()[0]
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        if (found, version) == (0, 0) and not connection.execute(
+            "SELECT count(*) FROM sqlite_schema"
+        ).fetchone()[0]:
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.executescript(
+                f"BEGIN IMMEDIATE; {SCHEMA}"
+                f"PRAGMA application_id = {APPLICATION_ID};"
+                f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            )
+        elif (found, version) != (APPLICATION_ID, SCHEMA_VERSION):
+            raise sqlite3.DatabaseError(f"not this cache: {found:#x} version {version}")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+@contextlib.contextmanager
+def opened(where: str | os.PathLike | None = None) -> Iterator[sqlite3.Connection | None]:
+    """The cache file of the folder ``where`` (else ``folder()``), open for the block; None
+    when it is refused (see the module's description). A damaged or foreign file is deleted and
+    made again; one that still cannot be opened is None too."""
+    import sqlite3
+
+    where = os.fspath(where) if where is not None else folder()
+    path = os.path.join(where, FILE_NAME)
+    connection = None
+    for _ in range(2):
+        if not private_file(path):
+            break
+        try:
+            connection = _connect(path)
+            break
+        except sqlite3.Error as exc:
+            if not damaged(exc, where):
+                break
+    try:
+        yield connection
+    finally:
+        if connection is not None:
+            connection.close()
+
+
+def damaged(exc: sqlite3.Error, where: str | os.PathLike | None = None) -> bool:
+    """Whether ``exc`` says the cache file of ``where`` is damaged or not ours: then it is
+    deleted, to be built again. A busy or read-only file is left as it is (False)."""
+    import sqlite3
+
+    if isinstance(exc, sqlite3.OperationalError) or not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    discard(os.fspath(path_of(where)))
+    return True
+
+
+def read(
+    sql: str, parameters: Sequence[Any] = (), where: str | os.PathLike | None = None
+) -> list[tuple] | None:
+    """The rows ``sql`` selects from the cache of ``where`` (else ``folder()``); None when
+    there is no cache to read (refused, busy, damaged: a damaged one is built again later)."""
+    import sqlite3
+
+    with opened(where) as connection:
+        if connection is None:
+            return None
+        try:
+            return connection.execute(sql, parameters).fetchall()
+        except sqlite3.Error as exc:
+            damaged(exc, where)
+            return None
+
+
+def write(
+    changes: Iterable[tuple[str, Iterable[Sequence[Any]]]],
+    where: str | os.PathLike | None = None,
+) -> bool:
+    """Run each statement of ``changes`` over its rows of parameters, in one transaction of
+    the cache of ``where`` (else ``folder()``); False when nothing was written (a cache that
+    cannot be written only costs the next run its time)."""
+    import sqlite3
+
+    with opened(where) as connection:
+        if connection is None:
+            return False
+        try:
+            with connection:
+                connection.execute("BEGIN IMMEDIATE")
+                for sql, rows in changes:
+                    connection.executemany(sql, rows)
+        except sqlite3.Error as exc:
+            damaged(exc, where)
+            return False
+    return True
+
+
+def path_of(where: str | os.PathLike | None = None) -> Path:
+    """Where the cache file of ``where`` (else ``folder()``) is."""
+    return Path(where if where is not None else folder()) / FILE_NAME
+
+
+# --- single kept files, for the kept --help page and compiled patterns only (both on their way
+# out); nothing else is kept outside the cache file.
 
 
 def _as_is(path: str, flags: int) -> int:
@@ -36,8 +227,8 @@ def _as_is(path: str, flags: int) -> int:
 
 
 def open_kept(path: str | os.PathLike) -> BinaryIO | None:
-    """The kept file ``path`` opened for reading, or None when it is absent or not to be
-    believed (see the module's description)."""
+    """The kept file ``path`` opened for reading, or None when it is absent or not a regular
+    file of this user's alone in such a folder."""
     try:
         if not _private(os.lstat(os.path.dirname(os.fspath(path)))):
             return None
@@ -52,16 +243,12 @@ def open_kept(path: str | os.PathLike) -> BinaryIO | None:
 
 
 def keep(path: str | os.PathLike, pieces: Iterable[bytes]) -> bool:
-    """Replace the kept file ``path`` with ``pieces`` at once; False, with nothing written,
-    when its folder is not this user's alone. OSError when writing fails."""
+    """Replace the kept file ``path`` with ``pieces`` at once (0600, in a 0700 folder); False,
+    with nothing written, when its folder is not this user's alone."""
     path = os.fspath(path)
     where, name = os.path.split(path)
-    os.makedirs(where, mode=0o700, exist_ok=True)
-    info = os.lstat(where)
-    if not (stat.S_ISDIR(info.st_mode) and _private(info)):
-        return False  # a link, or a folder others may write into: nothing is kept there
-    if info.st_mode & 0o077:
-        os.chmod(where, 0o700)  # ours and readable by others: made private
+    if not _private_folder(where):
+        return False
     temporary = os.path.join(where, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -74,14 +261,3 @@ def keep(path: str | os.PathLike, pieces: Iterable[bytes]) -> bool:
             os.unlink(temporary)
         raise
     return True
-
-
-def edges(handle: BinaryIO, offset: int) -> list[str]:
-    """Checksums of the first and of the last ``EDGE`` bytes before ``offset`` of a file only
-    ever appended to (a log, a transcript): what was kept of it up to ``offset`` still holds
-    while these (and its device and inode) are the same."""
-    handle.seek(0)
-    head = handle.read(min(offset, EDGE))
-    handle.seek(max(0, offset - EDGE))
-    tail = handle.read(offset - max(0, offset - EDGE))
-    return [sha256(part).hexdigest()[:32] for part in (head, tail)]

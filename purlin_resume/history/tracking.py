@@ -6,8 +6,8 @@ parallel agents and hooks recording at the same moment never lose each other's e
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,12 @@ from purlin_resume.core import clock, gitrepo
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
-from purlin_resume.history.agent_history import AgentHistory, NewAgent, PruneResult
+from purlin_resume.history.agent_history import (
+    AgentHistory,
+    HistoryEntry,
+    NewAgent,
+    PruneResult,
+)
 
 if TYPE_CHECKING:
     from purlin_resume.core.config import Settings
@@ -44,6 +49,24 @@ def _head(project: Project) -> str | None:
     return gitrepo.head_commit(project.root)
 
 
+def _spawned(
+    doc: AgentHistory, request: NewAgent, session_id: str | None, head: str | None, moment
+) -> Recorded:
+    """``request`` recorded in ``doc`` as spawned: a new entry, or its queued entry moved on."""
+    existing = {e.agent_id: e for e in doc.latest()}.get(request.agent_id)
+    if existing is None:
+        entry = request.entry(history.SPAWNED, moment)
+        doc.data["entries"].append(entry)
+    else:
+        history.transition(existing, history.SPAWNED)
+        entry = existing.data
+        request.apply(entry, moment)
+        entry["timestamp"] = clock.iso(moment)
+    entry["spawn_commit"] = head
+    entry["session_id"] = session_id
+    return Recorded(dict(entry), history.prune(doc.data))
+
+
 def spawn(
     project: Project, request: NewAgent, session_id: str | None, now: datetime | None = None
 ) -> Recorded:
@@ -53,24 +76,121 @@ def spawn(
     """
     moment = now or clock.now()
     head = _head(project)
-
-    def change(doc: AgentHistory) -> Recorded:
-        existing = {e.agent_id: e for e in doc.latest()}.get(request.agent_id)
-        if existing is None:
-            entry = request.entry(history.SPAWNED, moment)
-            doc.data["entries"].append(entry)
-        else:
-            history.transition(existing, history.SPAWNED)
-            entry = existing.data
-            request.apply(entry, moment)
-            entry["timestamp"] = clock.iso(moment)
-        entry["spawn_commit"] = head
-        entry["session_id"] = session_id
-        return Recorded(dict(entry), history.prune(doc.data))
-
-    recorded = history.update(project, change, create=True)
+    recorded = history.update(
+        project, lambda doc: _spawned(doc, request, session_id, head, moment), create=True
+    )
     history.write_current_id(project, request.agent_id)
     return recorded
+
+
+def spawn_call(
+    project: Project,
+    request: NewAgent,
+    session_id: str | None,
+    siblings: Iterable[str] = (),
+    new_group: str | None = None,
+) -> Recorded | None:
+    """Record the spawn of an Agent/Task tool call (``request.tool_use_id``), in one locked
+    update: None when that call is recorded already. When the assistant message spawned
+    ``siblings`` too, they all share a parallel group: the one a sibling has, else
+    ``new_group``."""
+    moment = clock.now()
+    head = _head(project)
+    wanted = set(siblings)
+
+    def change(doc: AgentHistory) -> Recorded | None:
+        if _of_call(doc, request.tool_use_id or request.agent_id) is not None:
+            return None
+        made = request
+        if wanted:
+            made = replace(request, mode="parallel", group=_group(doc, wanted, new_group))
+        recorded = _spawned(doc, made, session_id, head, moment)
+        if made.group:
+            _join(doc, wanted, made.group)
+        return recorded
+
+    recorded = history.update(project, change, create=True)
+    if recorded is not None:
+        history.write_current_id(project, request.agent_id)
+    return recorded
+
+
+def _group(doc: AgentHistory, wanted: set[str], new_group: str | None) -> str | None:
+    """The parallel group a spawn of ``wanted`` has already, else ``new_group``."""
+    known = [e.parallel_group for e in doc.entries if _ids(e) & wanted]
+    return next((g for g in known if g), new_group)
+
+
+def _join(doc: AgentHistory, wanted: set[str], group: str) -> None:
+    """The running spawns of ``wanted`` without a group put into ``group``."""
+    for entry in doc.latest_with(*history.RUNNING_STATUSES):
+        if _ids(entry) & wanted and not entry.parallel_group:
+            entry.data.update(parallel_group=group, execution_mode="parallel")
+
+
+def _ids(entry: HistoryEntry) -> set[str | None]:
+    return {entry.agent_id, entry.data.get("tool_use_id")}
+
+
+def _of_call(doc: AgentHistory, tool_use_id: str) -> HistoryEntry | None:
+    """The last entry recorded for the tool call ``tool_use_id`` (its id until the agent is
+    named, then kept beside the agent's id)."""
+    return next((e for e in reversed(doc.entries) if tool_use_id in _ids(e)), None)
+
+
+def conclude(
+    project: Project,
+    agent_id: str,
+    status: str | None,
+    files: Iterable[str] = (),
+    spawn: Callable[[AgentHistory], HistoryEntry | None] | None = None,
+    siblings: Iterable[str] = (),
+    new_group: str | None = None,
+) -> tuple[str, bool]:
+    """In one locked update: the entry of agent ``agent_id`` (else the spawn ``spawn`` picks, a
+    tool call's entry that gets its agent's id) moved to ``status`` with ``files`` when it is
+    still running (``status`` None: only named). ``siblings``: the tool calls of the assistant
+    message that spawned it, when it holds several (the transcript may not have held them yet
+    when the spawn was recorded): they share a parallel group (one of theirs, else
+    ``new_group``). What happened, and whether the entry got the agent's id now (then
+    ``current-agent-id.txt`` names it).
+    """
+    files = list(files)
+    wanted = set(siblings)
+
+    def change(doc: AgentHistory) -> tuple[str, bool]:
+        entry = {e.agent_id: e for e in doc.latest()}.get(agent_id)
+        entry = entry or (spawn(doc) if spawn else None)
+        if entry is None:
+            return f"{agent_id}: no recorded spawn to match", False
+        named = entry.agent_id != agent_id
+        if named:
+            entry.data["tool_use_id"] = entry.data.get("tool_use_id") or entry.agent_id
+            entry.data["agent_id"] = agent_id
+        group = _group(doc, wanted, new_group) if wanted else None
+        if group:
+            _join(doc, wanted | {agent_id}, group)
+        if status is None:
+            return f"{agent_id} named", named
+        if entry.status not in history.RUNNING_STATUSES:
+            return f"{agent_id} already {entry.status}", named
+        history.transition(entry, status)
+        if status == history.COMPLETED:
+            entry.data["completion_timestamp"] = clock.iso()
+        history.merge_files(entry, files)
+        return f"{agent_id} {status}", named
+
+    if not history.path(project).exists():
+        return f"{agent_id}: no agent history", False
+    note, named = history.update(project, change)
+    if named:
+        history.write_current_id(project, agent_id)
+    return note, named
+
+
+def of_call(tool_use_id: str) -> Callable[[AgentHistory], HistoryEntry | None]:
+    """``conclude``'s ``spawn`` for the entry of tool call ``tool_use_id``."""
+    return lambda doc: _of_call(doc, tool_use_id)
 
 
 def queue(
@@ -189,46 +309,3 @@ def abandon(project: Project, wanted: str, now: datetime | None = None) -> list[
         return [dict(e.data) for e in chosen]
 
     return history.update(project, change)
-
-
-def join_group(project: Project, tool_use_ids: Iterable[str], group: str) -> list[str]:
-    """Put the running agents spawned by ``tool_use_ids`` (one assistant message) into parallel
-    group ``group``, unless they have one; the agent ids that joined."""
-    wanted = set(tool_use_ids)
-
-    def change(doc: AgentHistory) -> list[str]:
-        joined = []
-        for entry in doc.latest_with(*history.RUNNING_STATUSES):
-            if {
-                entry.agent_id,
-                entry.data.get("tool_use_id"),
-            } & wanted and not entry.parallel_group:
-                entry.data.update(parallel_group=group, execution_mode="parallel")
-                joined.append(entry.agent_id)
-        return joined
-
-    return history.update(project, change)
-
-
-def identify(project: Project, tool_use_id: str, agent_id: str) -> Recorded | None:
-    """Give the agent spawned by tool call ``tool_use_id`` its real id, once Claude Code names it.
-
-    A spawn recorded by the PreToolUse hook is keyed by its ``tool_use_id`` (the agent has no id
-    yet); this renames it to ``agent_id``, keeps ``tool_use_id`` beside it and points
-    ``current-agent-id.txt`` at it. None when no entry came from that tool call.
-    """
-
-    def change(doc: AgentHistory) -> Recorded | None:
-        for entry in reversed(doc.entries):
-            if tool_use_id in (entry.agent_id, entry.data.get("tool_use_id")):
-                entry.data["agent_id"] = agent_id
-                entry.data["tool_use_id"] = tool_use_id
-                return Recorded(dict(entry.data))
-        return None
-
-    if not history.path(project).exists():
-        return None
-    recorded = history.update(project, change)
-    if recorded is not None:
-        history.write_current_id(project, agent_id)
-    return recorded

@@ -40,19 +40,7 @@ NONE = "none"
 INTERRUPTED_MARK = "[Request interrupted by user"
 ASYNC_LAUNCHED = "async_launched"
 PROMPT_CHARS = 20_000  # a task prompt is kept whole up to here
-SPAWN_WAIT_SECONDS = 2.0  # the PreToolUse hook records in the background: allow it to land
-
-
-def _waiting(find, seconds: float = SPAWN_WAIT_SECONDS):
-    """``find()`` until it returns something, for at most ``seconds``."""
-    import time
-
-    deadline = time.monotonic() + seconds
-    while True:
-        found = find()
-        if found is not None or time.monotonic() >= deadline:
-            return found
-        time.sleep(0.05)
+COMPACTION_PREFIX = "acompact-"  # the agent ids of compaction runs
 
 
 @dataclass(frozen=True)
@@ -81,31 +69,28 @@ def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
 
     if not payload.spawns_agent or not payload.tool_use_id:
         return Outcome("not an agent spawn")
-    tool_input = payload.tool_input
-    description = _text_input(tool_input, "description")
-    prompt = _text_input(tool_input, "prompt")
+    description, prompt = _texts(payload)
     phase, plan = phase_and_plan(description, prompt)
     task = " ".join((description or prompt or payload.tool_name or "agent").split())
     task = redact.redact(task).text[:300]  # the history is committed: no secret goes into it
     batch = _spawn_batch(payload)
-    group = _group_of(project, batch, phase, plan) if batch else None
-    if _recorded(project, payload.tool_use_id):  # a spooled payload recorded twice
-        return Outcome(f"{payload.tool_use_id} already recorded")
     request = history.NewAgent(
         agent_id=payload.tool_use_id,
         task=task,
         phase=phase,
         plan=plan,
-        mode="parallel" if group else None,
-        group=group,
         prompt=_stored_prompt(prompt),
         tool_use_id=payload.tool_use_id,
     )
-    tracking.spawn(project, request, payload.session_id)
-    if group:
-        tracking.join_group(project, batch.tool_use_ids, group)
-        return Outcome(f"spawned {payload.tool_use_id} in parallel group {group}")
-    return Outcome(f"spawned {payload.tool_use_id}")
+    siblings = batch.tool_use_ids if batch else ()
+    group = _new_group(batch, phase, plan) if batch else None
+    recorded = tracking.spawn_call(project, request, payload.session_id, siblings, group)
+    if recorded is None:
+        return Outcome(f"{payload.tool_use_id} already recorded")
+    group = recorded.entry.get("parallel_group")
+    return Outcome(
+        f"spawned {payload.tool_use_id}" + (f" in parallel group {group}" if group else "")
+    )
 
 
 def _text_input(tool_input: dict, name: str) -> str | None:
@@ -135,30 +120,15 @@ def _spawn_batch(payload: HookPayload):
     return batch if batch is not None and len(batch.tool_use_ids) > 1 else None
 
 
-def _group_of(project: Project, batch, phase: str, plan: str) -> str:
-    """The parallel group of ``batch``: the one a sibling already got, else a new one in the GSD
-    format (``phase-PHASE-batch-UNIX``, then the end of the message id, so two batches started
-    in the same second by different sessions stay apart)."""
+def _new_group(batch, phase: str, plan: str) -> str:
+    """A parallel group for ``batch`` in the GSD format (``phase-PHASE-batch-UNIX``, then the
+    end of the message id, so two batches started in the same second by different sessions
+    stay apart); used when no sibling has one yet."""
     from purlin_resume.core import clock
 
-    if history.path(project).exists():
-        siblings = set(batch.tool_use_ids)
-        for entry in history.load(project).entries:
-            ids = {entry.agent_id, entry.data.get("tool_use_id")}
-            if ids & siblings and entry.parallel_group:
-                return entry.parallel_group
     moment = clock.parse(batch.timestamp) or clock.now()
     tail = "".join(c for c in batch.message_id if c.isalnum())[-6:]
     return f"{history.group_id('plan', phase, plan, moment)}-{tail}"
-
-
-def _recorded(project: Project, tool_use_id: str) -> bool:
-    if not history.path(project).exists():
-        return False
-    return any(
-        tool_use_id in (e.agent_id, e.data.get("tool_use_id"))
-        for e in history.load(project).entries
-    )
 
 
 def _agent_transcript(payload: HookPayload, agent_id: str) -> Path | None:
@@ -219,17 +189,13 @@ def interrupted_text(value) -> bool:
     return False
 
 
-def _finish(project: Project, agent_id: str, status: str, agent) -> str:
-    files = []
-    if agent is not None:
-        from purlin_resume.core.project import project_files
+def _files(project: Project, agent) -> list[str]:
+    """The project files ``agent`` (a reading of its transcript, or None) changed."""
+    if agent is None:
+        return []
+    from purlin_resume.core.project import project_files
 
-        files = project_files([project.root, agent.project_path], agent.files_modified())
-    current = {e.agent_id: e for e in history.load(project).latest()}.get(agent_id)
-    if current is None or current.status not in history.RUNNING_STATUSES:
-        return f"{agent_id} already {current.status if current else 'unknown'}"
-    tracking.change_status(project, agent_id, status, files=files)
-    return f"{agent_id} {status}"
+    return project_files([project.root, agent.project_path], agent.files_modified())
 
 
 def agent_returned(project: Project, payload: HookPayload) -> Outcome:
@@ -240,25 +206,28 @@ def agent_returned(project: Project, payload: HookPayload) -> Outcome:
     agent_id = response.get("agentId") if isinstance(response.get("agentId"), str) else None
     if not agent_id:
         return Outcome(f"{payload.tool_use_id}: no agentId in the tool response")
-    if _waiting(lambda: _identified(project, payload.tool_use_id, agent_id)) is None:
-        return Outcome(f"{payload.tool_use_id}: no spawn recorded for this tool call")
+    batch = _spawn_batch(payload)  # the message is in the transcript by now
+    siblings = batch.tool_use_ids if batch else ()
+    group = _new_group(batch, *phase_and_plan(*_texts(payload))) if batch else None
+    spawn = tracking.of_call(payload.tool_use_id)
     if response.get("status") == ASYNC_LAUNCHED:
-        return Outcome(f"{agent_id} launched in the background, still running")
+        note, _ = tracking.conclude(project, agent_id, None, (), spawn, siblings, group)
+        return Outcome(f"{note}, launched in the background, still running")
     agent = _read_agent(_agent_transcript(payload, agent_id))
     stopped = interrupted_text(response) or _finished_status(agent) == history.INTERRUPTED
     status = history.INTERRUPTED if stopped else history.COMPLETED
-    return Outcome(_finish(project, agent_id, status, agent))
+    files = _files(project, agent)
+    note, _ = tracking.conclude(project, agent_id, status, files, spawn, siblings, group)
+    return Outcome(note)
 
 
-def _identified(project: Project, tool_use_id: str, agent_id: str):
-    if not history.path(project).exists():
-        return None
-    return tracking.identify(project, tool_use_id, agent_id)
+def _texts(payload: HookPayload) -> tuple[str | None, str | None]:
+    """The description and the prompt of an Agent/Task call."""
+    return _text_input(payload.tool_input, "description"), _text_input(payload.tool_input, "prompt")
 
 
-def _unnamed_spawn(project: Project, payload: HookPayload, agent) -> str | None:
-    """The tool_use_id of the still unnamed spawn that ``agent`` is (SubagentStop comes first)."""
-    doc = history.load(project)
+def _unnamed_spawn(doc, payload: HookPayload, agent):
+    """The entry of the still unnamed spawn that ``agent`` is (SubagentStop comes first)."""
     waiting = [
         e
         for e in doc.latest_with(*history.RUNNING_STATUSES)
@@ -266,17 +235,17 @@ def _unnamed_spawn(project: Project, payload: HookPayload, agent) -> str | None:
         and (payload.session_id is None or e.session_id in (None, payload.session_id))
     ]
     if len(waiting) <= 1 or agent is None:
-        return waiting[0].agent_id if len(waiting) == 1 else None
+        return waiting[0] if len(waiting) == 1 else None
     parent = Path(payload.transcript_path) if payload.transcript_path else None
     if parent is None or not parent.is_file():
         return None
     from purlin_resume.claude import transcript
 
     reading = transcript.read(parent, parent.stem)
-    ids = {e.agent_id for e in waiting}
+    ids = {e.agent_id: e for e in waiting}
     for tool_use_id, linked in reading.progress_links.items():
         if linked == agent.agent_id and tool_use_id in ids:
-            return tool_use_id
+            return ids[tool_use_id]
     prompt = (agent.first_prompt or "").strip()
     for call in reading.main.tool_calls():
         if (
@@ -284,35 +253,33 @@ def _unnamed_spawn(project: Project, payload: HookPayload, agent) -> str | None:
             and isinstance(call.input, dict)
             and str(call.input.get("prompt") or "").strip() == prompt
         ):
-            return call.id
+            return ids[call.id]
     return None
 
 
 def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
-    """SubagentStop: completed or failed, with the files the agent changed."""
+    """SubagentStop: completed or failed, with the files the agent changed. A compaction run
+    (Claude Code sends SubagentStop for it too) is no agent of the history."""
     agent_id = payload.text("agent_id")
     if not agent_id:
         return Outcome("no agent_id in the payload")
+    if agent_id.startswith(COMPACTION_PREFIX):
+        return Outcome(f"{agent_id}: a compaction run")
     agent = _read_agent(_agent_transcript(payload, agent_id))
     if agent is not None:
         agent.agent_id = agent_id
-
-    def spawn_of_agent() -> str | None:
-        if not history.path(project).exists():
-            return None
-        if agent_id in {e.agent_id for e in history.load(project).latest()}:
-            return agent_id
-        return _unnamed_spawn(project, payload, agent)
-
-    found = _waiting(spawn_of_agent)
-    if found is None:
-        return Outcome(f"{agent_id}: no recorded spawn to match")
-    if found != agent_id:
-        tracking.identify(project, found, agent_id)
     message = payload.data.get("last_assistant_message")
     said = interrupted_text(message)
     answered = isinstance(message, str) and bool(message.strip())
-    return Outcome(_finish(project, agent_id, _finished_status(agent, said, answered), agent))
+    status = _finished_status(agent, said, answered)
+    note, _ = tracking.conclude(
+        project,
+        agent_id,
+        status,
+        _files(project, agent),
+        lambda doc: _unnamed_spawn(doc, payload, agent),
+    )
+    return Outcome(note)
 
 
 # --- checkpoints ---------------------------------------------------------------------------------

@@ -5,15 +5,6 @@ It reads the payload from stdin, finds the project (``$CLAUDE_PROJECT_DIR``, els
 prints what it returns. It never breaks Claude Code: any failure becomes one JSON line in
 ``.purlin/cache/hook.log`` (redacted) and the exit code is always 0 (2 would block the tool
 call). It imports only what the event needs: no Typer.
-
-``pre-tool-use`` runs on every subagent spawn while Claude Code waits, so it answers at once:
-the process reads its payload, leaves it in the spool folder (``$XDG_CACHE_HOME`` or
-``~/.cache``, then ``purlin-resume/hook-spool/``), forks, and exits; the forked child (its own
-session, standard streams on /dev/null) records the spawn and deletes the spooled copy. A child
-killed before it recorded leaves its payload behind, and the next child records it: a spawn is
-never lost, and recording one twice changes nothing. The handlers that need that record
-(PostToolUse, SubagentStop) wait for it briefly. ``PURLIN_HOOK_FOREGROUND=1`` records in the
-process itself; so do systems without ``fork``.
 """
 
 from __future__ import annotations
@@ -25,10 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 LOG_NAME = "hook.log"
-BACKGROUND = frozenset({"pre-tool-use"})
-FOREGROUND_ENV = "PURLIN_HOOK_FOREGROUND"
 PROJECT_ENV = "CLAUDE_PROJECT_DIR"
-STALE_SECONDS = 60  # a spooled payload this old has no child working on it any more
 
 
 def _process_cwd() -> str | None:
@@ -131,99 +119,6 @@ def run(
     return 0
 
 
-def _detached() -> bool:
-    """Fork; True in the parent. The child leaves the parent's session and standard streams."""
-    if os.fork() > 0:
-        return True
-    os.setsid()
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    return False
-
-
-def spool_dir(env: Mapping[str, str] = os.environ) -> str:
-    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "purlin-resume", "hook-spool")
-
-
-def _spool(event: str, payload: bytes) -> str | None:
-    """Keep a payload on disk until a child has recorded it; None when it cannot be kept."""
-    import time
-
-    try:
-        folder = spool_dir()
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        final = os.path.join(folder, f"{time.time_ns()}-{os.getpid()}.{event}.json")
-        data = os.environ.get(PROJECT_ENV, "").encode("utf-8", "replace") + b"\n" + payload
-        fd = os.open(final + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.replace(final + ".tmp", final)
-        return final
-    except OSError:
-        return None
-
-
-def drain_spool(stale_seconds: float = STALE_SECONDS) -> int:
-    """Record the payloads that children killed before recording left behind; how many."""
-    import io
-    import time
-    from contextlib import suppress
-
-    folder = spool_dir()
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return 0
-    done = 0
-    for name in names:
-        path = os.path.join(folder, name)
-        parts = name.split(".")
-        if len(parts) < 3 or parts[-1] not in ("json", "claimed"):
-            continue
-        try:
-            age = time.time() - os.stat(path).st_mtime
-        except OSError:
-            continue
-        if age < (stale_seconds if parts[-1] == "json" else 10 * stale_seconds):
-            continue
-        claimed = os.path.join(folder, f"{parts[0]}.{parts[1]}.{os.getpid()}.claimed")
-        try:
-            os.rename(path, claimed)  # only one drainer wins a file
-            with open(claimed, "rb") as spooled:
-                project, _, payload = spooled.read().partition(b"\n")
-        except OSError:
-            continue
-        env = {k: v for k, v in os.environ.items() if k != PROJECT_ENV}
-        if project:
-            env[PROJECT_ENV] = project.decode("utf-8", "replace")
-        run(parts[1], stdin=io.StringIO(payload.decode("utf-8", "replace")), env=env)
-        with suppress(OSError):
-            os.unlink(claimed)
-        done += 1
-    return done
-
-
 def handle(event: str) -> None:
-    """The console script's ``hook EVENT``: a background event answers at once (spool, fork,
-    exit) and records in the child; the others run in this process. Always exits 0."""
-    if event in BACKGROUND and not os.environ.get(FOREGROUND_ENV) and hasattr(os, "fork"):
-        payload = sys.stdin.buffer.read()
-        spooled = _spool(event, payload)
-        if _detached():
-            os._exit(0)
-        import io
-        from contextlib import suppress
-
-        code = run(event, stdin=io.StringIO(payload.decode("utf-8", "replace")))
-        if spooled:
-            with suppress(OSError):
-                os.unlink(spooled)
-        drain_spool()
-        sys.exit(code)
+    """The console script's ``hook EVENT``: the event handled in this process; exits 0."""
     sys.exit(run(event))

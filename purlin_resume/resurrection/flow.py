@@ -6,23 +6,22 @@ archive when Claude Code has deleted them), checked (``preflight``), compressed 
 rendered into ``templates/prompts/resurrection.md.j2`` and redacted. The original agent is never
 modified: every resurrection is a new agent with a new id, logged in the resurrection log.
 
-Extracted contexts are cached for ``context_cache_seconds`` (5 minutes) in the user cache
-folder, keyed by the transcript files' (path, size, mtime), the agent and the method; the cached
-copy is already redacted.
+Extracted contexts are kept for ``context_cache_seconds`` (5 minutes) in the cache's
+``contexts`` table (``core/cache_home``), keyed by the transcript files' signatures, the agent
+and the method; only redacted contexts are kept.
 """
 
 from __future__ import annotations
 
-import contextlib
+import json
 import os
 import shlex
 import time
 from dataclasses import dataclass
-from hashlib import sha256
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from purlin_resume.core import path_safety, redact, store
+from purlin_resume.core import cache_home, path_safety, redact
 from purlin_resume.core.errors import NotFound, PurlinError
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
@@ -263,16 +262,38 @@ class Plan:
         }
 
 
-def _cache_key(source: Source, method: str, redacting: bool) -> str:
-    parts = []
-    for path in source.files:
-        try:
-            stat = os.stat(path)
-        except OSError:
-            continue
-        parts.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}")
-    parts += [source.agent_id or "-", method, str(redacting)]
-    return sha256("|".join(parts).encode()).hexdigest()[:24]
+def _cache_key(source: Source, method: str) -> str:
+    parts = [f"{path}:{cache_home.signature(path)}" for path in source.files]
+    return "|".join([*parts, source.agent_id or "-", method])
+
+
+def _kept_context(env: Environment, key: str) -> dict[str, Any] | None:
+    """The context kept under ``key`` when it is younger than ``context_cache_seconds``."""
+    rows = cache_home.read(
+        "SELECT entry FROM contexts WHERE key = ? AND created > ?",
+        (key, time.time() - env.settings.context_cache_seconds),
+        env.cache,
+    )
+    try:
+        entry = json.loads(rows[0][0]) if rows else None
+    except (ValueError, RecursionError):
+        return None
+    return entry if isinstance(entry, dict) else None
+
+
+def _keep_context(env: Environment, key: str, entry: dict[str, Any]) -> None:
+    """Keep ``entry`` (redacted) under ``key``, and drop the contexts gone stale."""
+    stale = time.time() - env.settings.context_cache_seconds
+    cache_home.write(
+        [
+            ("DELETE FROM contexts WHERE created <= ?", [(stale,)]),
+            (
+                "INSERT OR REPLACE INTO contexts VALUES (?, ?, ?)",
+                [(key, entry["created"], json.dumps(entry))],
+            ),
+        ],
+        env.cache,
+    )
 
 
 def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:
@@ -280,15 +301,10 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     from purlin_resume.claude import export
     from purlin_resume.resurrection import compress
 
-    key = _cache_key(source, method, redacting)
-    path = env.cache / "contexts" / f"{key}.json"
-    ttl = env.settings.context_cache_seconds
-    try:
-        cached = store.read_json(path) if redacting else None
-        if isinstance(cached, dict) and time.time() - cached.get("created", 0) < ttl:
-            return cached
-    except (OSError, PurlinError):
-        pass  # absent, unreadable or damaged: a cache, rebuilt below
+    key = _cache_key(source, method)
+    cached = _kept_context(env, key) if redacting else None
+    if cached is not None:
+        return cached
     kind = "agent" if source.agent_id else "session"
     transcript, subagent, counts = source.transcript, source.subagent, {}
     if redacting:  # before anything is cut short: a token cut in half is no longer recognised
@@ -309,9 +325,7 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
         "redactions": counts,
     }
     if redacting:  # an unredacted context is never kept on disk
-        with contextlib.suppress(OSError, PurlinError):  # a cache that cannot be written is skipped
-            store.private_folder(path.parent)
-            store.write_json(path, entry)
+        _keep_context(env, key, entry)
     return entry
 
 

@@ -25,9 +25,7 @@ are appended under the lock, each with the time it was appended, so they are in 
 unless a clock was set back or logs were merged by hand: a line out of order by less than the
 slack, or a run of fewer than ``SINCE_RUN`` lines out of order by more, does not stop the
 reading, and an entry newer than ``since`` is only missed behind a longer such run. Lines
-that do not parse are counted among the lines read. The whole listing and ``stats`` read what
-they take from the log through ``log_cache`` (kept between runs, extended by the lines appended
-since), which folds the lines forwards exactly as ``History`` does backwards.
+that do not parse are counted among the lines read.
 """
 
 from __future__ import annotations

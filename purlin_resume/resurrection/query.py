@@ -1,9 +1,6 @@
 """A search's query: its time words (``today``, ``yesterday``, ``this/last week``, ``this/last
 month``, ``N days ago``, ``last N days``, a date ``YYYY-MM-DD``), which restrict the results to
 the conversations active then, and its words, without the stop words.
-
-The search (``search_index``) and the reads made ahead of it (``search_reads``, in a child that
-loads little) both read a query with ``parse``.
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
@@ -447,35 +446,27 @@ def recommend(
 # the last recommendations, for ``resurrect --recommended N``
 
 
-def last_path(cache: Path, project: str | None) -> Path:
-    digest = sha256((project or "-").encode()).hexdigest()[:12]
-    return Path(cache) / f"recommendations-{digest}.json"
-
-
-def remember(cache: Path, task: Task, found: list[Recommendation]) -> Path:
-    """Keep the list for ``resurrect --recommended N`` (redacted, 0600 in a private folder: it
-    names conversations and quotes their titles)."""
-    store.private_folder(Path(cache))
-    path = last_path(cache, task.project)
+def remember(cache: Path, task: Task, found: list[Recommendation]) -> None:
+    """Keep the list for ``resurrect --recommended N`` (redacted: it names conversations and
+    quotes their titles) in the cache's ``recommendations`` table; the last list made wins."""
     made = {
         "made_at": clock.iso(),
         "project": task.project,
         "task": task.summary(),
         "recommendations": [r.to_dict() for r in found],
     }
-    cache_home.keep(path, [store.dump_json(made).encode()])  # the last list made wins: no lock
-    return path
+    row = (task.project or "-", store.dump_json(made))
+    cache_home.write([("INSERT OR REPLACE INTO recommendations VALUES (?, ?)", [row])], cache)
 
 
 def remembered(cache: Path, project: str | None) -> list[dict[str, Any]] | None:
     """The last ``recommend`` list of ``project``; None when there is none (or it is unreadable)."""
-    kept = cache_home.open_kept(last_path(cache, project))
-    if kept is None:
-        return None  # none, or one not to be believed (a link, another user's, a FIFO)
+    rows = cache_home.read(
+        "SELECT made FROM recommendations WHERE project = ?", (project or "-",), cache
+    )
     try:
-        with kept:
-            data = json.loads(kept.read())
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(rows[0][0]) if rows else None
+    except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("recommendations"), list):
         return None

@@ -21,6 +21,7 @@ rapidfuzz. Every result carries its score (0-100) and the reasons it matched.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -30,20 +31,100 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import signatures
-from purlin_resume.core import redact, store
+from purlin_resume.core import cache_home, redact, store
 from purlin_resume.core.errors import PurlinError
-from purlin_resume.resurrection import search_reads
 from purlin_resume.resurrection.query import Query
 from purlin_resume.resurrection.query import parse as parse_query
-from purlin_resume.resurrection.search_reads import SCHEMA_VERSION
 
 BODY_LIMIT = 2_000_000
 FUZZY_MIN = 80
 TYPO_MIN = 75  # a query word and an index word this close (rapidfuzz ratio) are one word
 
 
+SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted value by value
+COLUMNS = (
+    "rowid, kind, id, session_id, agent_id, project, title, agent_type, started_at, ended_at, turns"
+)
+DOCS_COLUMNS = ", ".join("d." + column for column in COLUMNS.split(", "))  # docs joined as d
+BEST = 500  # the conversations the words' bm25 ranks
+
+
 def index_path(claude_root: Path, cache: Path) -> Path:
-    return Path(search_reads.index_file(str(Path(claude_root).resolve()), str(cache)))
+    """The index of the Claude data folder ``claude_root`` in the cache folder ``cache``."""
+    folder = str(Path(claude_root).resolve())
+    return Path(cache) / f"search-{hashlib.sha256(folder.encode()).hexdigest()[:12]}.sqlite"
+
+
+# ---------------------------------------------------------------------------------------------
+# what a search reads from the index before it scores
+
+
+def phrase(term: str) -> str:
+    """``term`` as one FTS5 phrase."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def match(terms: Iterable[str]) -> str:
+    """An FTS5 query for any of ``terms``."""
+    return " OR ".join(phrase(term) for term in terms)
+
+
+def rowids(connection: sqlite3.Connection, terms: list[str]) -> list[int]:
+    """The conversations holding any of ``terms``."""
+    found = connection.execute("SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?", (match(terms),))
+    return [rowid for (rowid,) in found]
+
+
+def best(connection: sqlite3.Connection, terms: list[str]) -> list[tuple]:
+    """The ``COLUMNS`` of the ``BEST`` conversations holding any of ``terms`` by bm25, best first,
+    each with its bm25 last. The best are chosen before their rows are read: a join before the
+    sort would read the row of every match."""
+    return connection.execute(
+        f"SELECT {DOCS_COLUMNS}, s.score FROM"
+        " (SELECT rowid, bm25(docs_fts, 4.0, 2.0, 1.0) AS score FROM docs_fts"
+        f"  WHERE docs_fts MATCH ? ORDER BY score, rowid LIMIT {BEST}) AS s"
+        " JOIN docs d ON d.rowid = s.rowid ORDER BY s.score, s.rowid",
+        (match(terms),),
+    ).fetchall()
+
+
+def distinct(connection: sqlite3.Connection, column: str) -> list[str]:
+    """The different non-empty values of a column of ``docs`` (titles, projects)."""
+    query = f"SELECT DISTINCT {column} FROM docs WHERE {column} IS NOT NULL AND {column} != ''"
+    return [value for (value,) in connection.execute(query)]
+
+
+def read(
+    connection: sqlite3.Connection,
+    words: list[str],
+    spellings: Callable[[str], list[str]] | None = None,
+) -> dict[str, Any] | None:
+    """The reads of a search for ``words``: each word and the index words it stands for
+    (``expanded``), the conversations holding any of them (``holding``), the best of those by
+    bm25 (``best``), the titles and the projects (none without words).
+
+    A word (of three letters or more) the index does not hold stands for its ``spellings``;
+    without that function there are no reads (None)."""
+    expanded: dict[str, list[str]] = {}
+    holding: dict[str, list[int]] = {}
+    for word in words:
+        found = rowids(connection, [word])
+        if found or len(word) < 3:
+            expanded[word], holding[word] = [word], found
+            continue
+        if spellings is None:
+            return None
+        terms = spellings(word)
+        expanded[word] = terms or [word]
+        holding[word] = rowids(connection, terms) if terms else []
+    terms = [term for each in expanded.values() for term in each]
+    return {
+        "expanded": expanded,
+        "holding": holding,
+        "best": best(connection, terms) if terms else [],
+        "titles": distinct(connection, "title") if words else [],
+        "projects": distinct(connection, "project") if words else [],
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,16 +172,13 @@ CREATE INDEX IF NOT EXISTS doc_files_doc ON doc_files(doc);
 
 
 def _private_file(path: Path) -> None:
-    """Create the database file 0600 in a 0700 folder (SQLite's journals take its mode)."""
-    try:
-        store.private_folder(path.parent)
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        os.chmod(path, 0o600)
-    except OSError as exc:
+    """The index file as every file of the cache is (``cache_home.private_file``), else a
+    PurlinError naming the folder."""
+    if not cache_home.private_file(path):
         raise PurlinError(
-            f"cannot create the search index in {path.parent}: {exc.strerror or exc}; "
-            "set XDG_CACHE_HOME to a writable folder"
-        ) from None
+            f"cannot create the search index in {path.parent}: it must be a folder of yours that "
+            "others cannot write, not a link; set XDG_CACHE_HOME to a writable folder"
+        )
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -307,22 +385,17 @@ def _all_rows(root: Path, tasks: list[tuple[Path, str]]) -> Iterator[list]:
 
 
 def refresh(
-    root: Path,
-    cache: Path,
-    progress: Callable[[int, int], None] | None = None,
-    current: dict[str, tuple[str, str, str]] | None = None,
+    root: Path, cache: Path, progress: Callable[[int, int], None] | None = None
 ) -> dict[str, int]:
     """Bring the index of ``root`` up to date; returns how many sessions were read and dropped.
 
     ``progress(done, total)`` is told after each session read (when there is something to
-    read). ``current``: the signatures of ``root``'s sessions, walked already. One build at a
-    time: a second one waits for the first, then finds its work done."""
+    read). One build at a time: a second one waits for the first, then finds its work done."""
     path = index_path(root, cache)
     root = Path(root).resolve()  # the sessions are keyed by path: one spelling of the folder
     connection = _connect(path)
     try:
-        if current is None:
-            current = signatures.of(root)
+        current = signatures.of(root)
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
         if not any(_outdated(known, current)):
             return {"read": 0, "dropped": 0, "sessions": len(current)}
@@ -392,7 +465,6 @@ def _build(connection, root, current, stale, changed, progress) -> None:
             connection.execute("INSERT INTO sessions VALUES (?,?)", (key, current[key][2]))
             if progress is not None:
                 progress(done, len(changed))
-        search_reads.new_generation(connection)
         connection.execute("COMMIT")
     except BaseException:
         connection.execute("ROLLBACK")
@@ -517,7 +589,7 @@ def _candidates(connection, hits, titles, projects, marks, window) -> list[tuple
     near = [p for p, (_, ratio) in projects.items() if ratio >= FUZZY_MIN]
     values = [*close, *near, *(v for key in marks for v in key)]
     if window is not None or len(values) > MAX_VARIABLES:
-        return connection.execute(f"SELECT {search_reads.COLUMNS} FROM docs").fetchall()
+        return connection.execute(f"SELECT {COLUMNS} FROM docs").fetchall()
     rows = [_row(rowid, hit) for rowid, hit in hits.items()]
     if not values:
         return rows
@@ -526,14 +598,12 @@ def _candidates(connection, hits, titles, projects, marks, window) -> list[tuple
         f"project IN ({','.join('?' * len(near))})",
         *["(session_id = ? AND agent_id IS ?)"] * len(marks),
     ]
-    more = connection.execute(
-        f"SELECT {search_reads.COLUMNS} FROM docs WHERE {' OR '.join(where)}", values
-    )
+    more = connection.execute(f"SELECT {COLUMNS} FROM docs WHERE {' OR '.join(where)}", values)
     return rows + [row for row in more if row[0] not in hits]
 
 
 def _row(rowid: int, hit: Hit) -> tuple:
-    """The ``docs`` row (``search_reads.COLUMNS``) a hit was read from."""
+    """The ``docs`` row (``COLUMNS``) a hit was read from."""
     return (
         rowid, hit.kind, hit.id, hit.session_id, hit.agent_id, hit.project, hit.title,
         hit.agent_type, hit.started_at, hit.ended_at, hit.turns,
@@ -566,27 +636,9 @@ def _snippets(connection, expanded: dict[str, list[str]], rowids: list[int]) -> 
     found = connection.execute(
         "SELECT rowid, snippet(docs_fts, 2, '[', ']', '…', 16) FROM docs_fts"
         f" WHERE docs_fts MATCH ? AND rowid IN ({','.join('?' * len(rowids))})",
-        (search_reads.match(t for ts in expanded.values() for t in ts), *rowids),
+        (match(t for ts in expanded.values() for t in ts), *rowids),
     )
     return {rowid: " ".join(text.split()) for rowid, text in found if text is not None}
-
-
-def _refreshed(root, cache, progress, connection) -> dict | None:
-    """Bring the index up to date for a search; returns the reads a child made for it
-    (``search_reads``) if they are of the index as it is now, else None.
-
-    The child sends the walk when it has no reads or the index no generation; with both, the
-    index is as the child read it as long as its generation is the same (every build gives it a
-    new one), and the child found it holding exactly the sessions it walked: nothing to refresh,
-    no walk to send or compare."""
-    ahead = search_reads.taken(root)
-    current, reads = ahead if ahead else (None, None)
-    if reads is not None and reads["generation"] is not None:
-        if search_reads.generation(connection) == reads["generation"]:
-            return reads
-        reads = None  # built since: the walk is done here
-    done = refresh(root, cache, progress, current=current)
-    return reads if not done["read"] and not done["dropped"] else None
 
 
 def search(
@@ -608,18 +660,14 @@ def search(
     the query, and whether it lies in the query's time window. Only the rows that can score are
     read (``_candidates``)."""
     query = parse_query(text, now)
-    if query.words:
-        # words are matched with rapidfuzz below; loading it first lets a child still reading
-        # for this search (search_reads) finish meanwhile
-        import rapidfuzz  # noqa: F401
     path = index_path(root, cache)
     connection = _connect(path)
     try:
         words = query.words
         phrase = " ".join(words)
-        reads = _refreshed(root, cache, progress, connection) if update else None
-        if reads is None or reads["words"] != words or Path(reads["index"]) != path:
-            reads = search_reads.read(connection, words, lambda word: _spellings(connection, word))
+        if update:
+            refresh(root, cache, progress)
+        reads = read(connection, words, lambda word: _spellings(connection, word))
         expanded = reads["expanded"]
         hits, text_score = _text_hits(reads["best"], expanded, reads["holding"])
         marks: dict[tuple[str, str | None], list[BookmarkName]] = {}
@@ -742,13 +790,11 @@ def related(
     try:
         found: dict[int, Related] = {}
         words = [w for w in dict.fromkeys(words) if w]
-        terms = {
-            w: " OR ".join(search_reads.phrase(t) for t in _forms(connection, w)) for w in words
-        }
+        terms = {w: " OR ".join(phrase(t) for t in _forms(connection, w)) for w in words}
         if words:
             match = " OR ".join(terms.values())
             rows = connection.execute(
-                f"SELECT {search_reads.DOCS_COLUMNS}, bm25(docs_fts, 4.0, 2.0, 1.0)"
+                f"SELECT {DOCS_COLUMNS}, bm25(docs_fts, 4.0, 2.0, 1.0)"
                 " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
                 " WHERE docs_fts MATCH ? AND d.session_id IS NOT ?"
                 " ORDER BY bm25(docs_fts, 4.0, 2.0, 1.0) LIMIT ?",
@@ -770,7 +816,7 @@ def related(
         for chunk in range(0, len(files), 500):
             part = files[chunk : chunk + 500]
             rows = connection.execute(
-                f"SELECT f.path, f.edited, {search_reads.DOCS_COLUMNS}"
+                f"SELECT f.path, f.edited, {DOCS_COLUMNS}"
                 " FROM doc_files f JOIN docs d ON d.rowid = f.doc"
                 f" WHERE f.path IN ({','.join('?' * len(part))}) AND d.session_id IS NOT ?",
                 (*part, exclude_session),

@@ -351,8 +351,11 @@ def search(scope: Scope, query: str) -> list[dict[str, Any]]:
 
 
 def sessions(scope: Scope) -> list[dict[str, Any]]:
-    """The Claude Code sessions started in this project (newest first)."""
+    """The Claude Code sessions started in this project (newest first), from the kept listing
+    where their files did not change."""
     from purlin_resume.claude import catalog, layout
+    from purlin_resume.core import cache_home
 
-    listed = catalog.Catalog(layout.claude_dir(scope.claude_dir)).sessions(scope.project.root)
+    found = catalog.Catalog(layout.claude_dir(scope.claude_dir))
+    listed = found.sessions(scope.project.root, cache=Path(cache_home.folder()))
     return clean([s.to_dict() for s in reversed(listed)])

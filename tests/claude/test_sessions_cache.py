@@ -1,11 +1,13 @@
-"""`sessions` keeps what it read of each session and reads again only the sessions whose files
-changed (size, mtime, inode); the kept file is a cache: redacted, private, never fatal."""
+"""`sessions` keeps what it read of each session (the cache's ``sessions`` table) and reads again
+only the sessions whose files changed (size, mtime, inode); the cache is redacted, private, never
+fatal."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from tests.claude_records import Conversation, text, write_jsonl
-from tests.conftest import plant_kept
 from tests.secret_corpus import corpus
 
 SCRIPT = str(Path(sys.executable).with_name("purlin-resume"))
@@ -24,9 +25,19 @@ def _cache_folder() -> Path:
 
 
 def _cache_file() -> Path:
-    found = list(_cache_folder().glob("sessions-*.json"))
-    assert len(found) == 1, found
-    return found[0]
+    return _cache_folder() / "cache.sqlite"
+
+
+def _kept() -> dict[str, dict]:
+    """The kept entries: session file -> its figures."""
+    with sqlite3.connect(_cache_file()) as connection:
+        rows = connection.execute("SELECT file, entry FROM sessions").fetchall()
+    return {file: json.loads(entry) for file, entry in rows}
+
+
+def _set_entry(file: str, entry: str) -> None:
+    with sqlite3.connect(_cache_file()) as connection:
+        connection.execute("UPDATE sessions SET entry = ? WHERE file = ?", (entry, file))
 
 
 def _sessions(cli, root: Path, *args: str):
@@ -95,11 +106,11 @@ def test_a_session_is_read_again_only_when_its_size_or_mtime_changed(cli, tmp_pa
 def test_a_deleted_session_leaves_the_listing_and_the_cache(cli, tmp_path):
     root, path = _demo(tmp_path)
     _sessions(cli, root)
-    assert path.name in _cache_file().read_text()
+    assert str(path) in _kept()
     path.unlink()
     listed = json.loads(_sessions(cli, root, "--json").stdout)["sessions"]
     assert [s["id"] for s in listed] == ["22222222-bbbb-4000-8000-000000000002"]
-    assert path.name not in _cache_file().read_text()
+    assert str(path) not in _kept()
 
 
 def test_a_file_replaced_by_a_symlink_of_the_same_size_and_mtime_is_read_again(cli, tmp_path):
@@ -119,44 +130,87 @@ def test_a_file_replaced_by_a_symlink_of_the_same_size_and_mtime_is_read_again(c
 @pytest.mark.parametrize(
     "damage",
     [
-        b"not json at all {",
-        b"",
-        b"[1, 2, 3]",
-        b'{"version": 1, "sessions": []}',
-        b'{"version": 1, "sessions": {"KEY": {"sig": "SIG", "asked": 5}}}',
-        b'{"version": 1, "sessions": {"KEY": {"sig": "SIG", "asked": [], "found": [],'
-        b' "cwd": [null], "summaries": [[1]], "session": {}, "titles": {}}}}',
-        b"[" * 100_000,
+        "not json at all {",
+        "",
+        "[1, 2, 3]",
+        '{"sig": "SIG", "asked": 5}',
+        '{"sig": "SIG", "asked": [], "found": [], "cwd": [null], "summaries": [[1]],'
+        ' "session": {}, "titles": {}}',
+        "[" * 100_000,
     ],
 )
-def test_a_damaged_cache_is_read_past_and_rewritten(cli, tmp_path, damage):
+def test_a_damaged_entry_is_read_past_and_rewritten(cli, tmp_path, damage):
     root, path = _demo(tmp_path)
     cold = _sessions(cli, root)
-    cache = _cache_file()
-    entry = json.loads(cache.read_text())["sessions"][str(path)]
-    damage = damage.replace(b"KEY", str(path).encode()).replace(b"SIG", entry["sig"].encode())
-    cache.write_bytes(damage)
+    entry = _kept()[str(path)]
+    _set_entry(str(path), damage.replace("SIG", entry["sig"]))
     again = _sessions(cli, root)
     assert (again.stdout, again.stderr) == (cold.stdout, cold.stderr)
-    assert json.loads(cache.read_text())["sessions"][str(path)]["sig"] == entry["sig"]
+    assert _kept()[str(path)] == entry
+
+
+@pytest.mark.parametrize(
+    "damage", [b"not a database at all", b"SQLite format 3\x00" + b"\xff" * 5000, b""]
+)
+def test_a_damaged_cache_file_is_built_again(cli, tmp_path, damage):
+    root, path = _demo(tmp_path)
+    cold = _sessions(cli, root)
+    entry = _kept()[str(path)]
+    for suffix in ("-wal", "-shm"):
+        Path(f"{_cache_file()}{suffix}").unlink(missing_ok=True)
+    _cache_file().write_bytes(damage)
+    again = _sessions(cli, root)
+    assert (again.stdout, again.stderr) == (cold.stdout, cold.stderr)
+    assert _kept()[str(path)] == entry
+
+
+def test_a_foreign_sqlite_file_in_its_place_is_built_again(cli, tmp_path):
+    root, path = _demo(tmp_path)
+    cold = _sessions(cli, root)
+    shutil.rmtree(_cache_folder())
+    _cache_folder().mkdir(mode=0o700, parents=True)
+    with sqlite3.connect(_cache_file()) as connection:  # someone else's tables, same names
+        connection.execute("CREATE TABLE sessions (folder, file, entry)")
+        connection.execute(
+            "INSERT INTO sessions VALUES (?, ?, ?)", (str(root), str(path), '{"sig": "x"}')
+        )
+    _cache_file().chmod(0o600)
+    again = _sessions(cli, root)
+    assert (again.stdout, again.stderr) == (cold.stdout, cold.stderr)
+    assert _kept()[str(path)]["sig"] != "x"
 
 
 @pytest.mark.parametrize("how", ["linked", "shared"])
 def test_a_planted_cache_is_not_believed(cli, tmp_path, how):
     """A cache with the right signatures whose titles were changed, behind a link or in a file
-    others may write, is read past: the transcripts are read again."""
-    root, _ = _demo(tmp_path)
+    others may write, is refused: the transcripts are read again."""
+    root, path = _demo(tmp_path)
     cold = _sessions(cli, root)
     assert "fix the login page" in cold.stdout
-    cache = _cache_file()
-    planted = cache.read_text().replace("fix the login page", "planted title")
-    assert planted != cache.read_text()
-    elsewhere = tmp_path / "elsewhere.json"
-    plant_kept(cache, planted, how, elsewhere)
+    entry = json.dumps(_kept()[str(path)]).replace("fix the login page", "planted title")
+    _set_entry(str(path), entry)
+    if how == "linked":
+        elsewhere = tmp_path / "elsewhere.sqlite"
+        shutil.copy(_cache_file(), elsewhere)
+        _cache_file().unlink()
+        _cache_file().symlink_to(elsewhere)
+    else:
+        _cache_file().chmod(0o666)
     again = _sessions(cli, root)
     assert (again.stdout, again.stderr) == (cold.stdout, cold.stderr)
-    if how == "linked":
-        assert elsewhere.read_text() == planted  # the link was replaced, not written through
+
+
+def test_a_cache_folder_that_is_a_link_is_refused(cli, tmp_path, monkeypatch):
+    root, _ = _demo(tmp_path)
+    expected = _sessions(cli, root).stdout
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    xdg = tmp_path / "xdg"
+    xdg.mkdir()
+    (xdg / "purlin-resume").symlink_to(elsewhere)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(xdg))
+    assert _sessions(cli, root).stdout == expected
+    assert list(elsewhere.iterdir()) == [], "nothing is written through the link"
 
 
 def test_a_cache_that_cannot_be_written_only_costs_time(cli, tmp_path, monkeypatch):
@@ -209,7 +263,7 @@ def test_the_cache_is_private_and_holds_no_secret(cli, tmp_path):
         warm = _sessions(cli, root, *args)
         assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr)
         assert "redacted" in warm.stderr
-        kept = _cache_file().read_text()
+        kept = json.dumps(_kept())
         for item in planted:
             assert item.secret not in kept and item.secret not in warm.stdout
         assert _cache_file().stat().st_mode & 0o777 == 0o600
@@ -241,7 +295,6 @@ def test_concurrent_listings_agree_and_leave_a_whole_cache(fixtures_copy, tmp_pa
     outputs = [process.communicate(timeout=120) for process in running]
     assert all(process.returncode == 0 for process in running), outputs
     assert len({out for out, _ in outputs}) == 1
-    kept = json.loads(_cache_file().read_text())
-    assert len(kept["sessions"]) == 6
+    assert len(_kept()) == 6
     again = subprocess.run(argv, env=env, capture_output=True, check=True)
     assert again.stdout == outputs[0][0]

@@ -101,7 +101,7 @@ def _files(*roots: Path) -> list[Path]:
 
 
 def _hook(event: str, payload: dict | str, root: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "PURLIN_HOOK_FOREGROUND": "1"}
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root)}
     text = payload if isinstance(payload, str) else json.dumps(payload)
     return subprocess.run(
         [str(EXE), "hook", event], input=text, capture_output=True, text=True,
@@ -218,7 +218,7 @@ def test_files_with_conversation_content_are_private_whatever_the_umask(
     }
     assert any(p.name.endswith(".tar.gz") for p in private)
     assert any(p.suffix == ".sqlite" for p in private)
-    assert any(p.parent.name == "contexts" for p in private)
+    assert any(p.name == "cache.sqlite" for p in private)  # with the extracted context
     for path in private:
         if path.name.endswith(".lock"):
             continue

@@ -104,6 +104,33 @@ def test_a_sibling_recorded_before_the_message_was_complete_joins_the_group(repo
     assert found[calls[0]["id"]]["parallel_group"] is not None
 
 
+def test_spawns_recorded_before_their_message_reached_the_transcript_are_grouped_on_return(
+    repo, tmp_path
+):
+    """Claude Code may run PreToolUse before the assistant message is in the transcript; the
+    PostToolUse of each agent, which comes after, puts the message's spawns in one group."""
+    transcript, calls = parallel_session(tmp_path, repo)
+    lines = transcript.read_text().splitlines(keepends=True)
+    transcript.write_text(lines[0])  # only the user's request so far
+    for call in calls:
+        hook("pre-tool-use", spawn_payload(repo, transcript, call), repo)
+    assert {entries(repo)[c["id"]]["parallel_group"] for c in calls} == {None}
+    transcript.write_text("".join(lines))
+    for number, call in enumerate(calls):
+        returned = {
+            **spawn_payload(repo, transcript, call),
+            "hook_event_name": "PostToolUse",
+            "tool_response": {"status": "completed", "agentId": f"agroup{number}"},
+        }
+        assert hook("post-tool-use", returned, repo).returncode == 0
+    found = entries(repo)
+    groups = {found[f"agroup{n}"]["parallel_group"] for n in (0, 1)}
+    assert len(groups) == 1 and None not in groups
+    assert groups.pop().startswith("phase-05-batch-")
+    assert {found[f"agroup{n}"]["status"] for n in (0, 1)} == {"completed"}
+    assert log_lines(repo) == []
+
+
 def test_spawns_in_separate_messages_are_sequential(repo, tmp_path):
     talk = Conversation(SESSION, cwd=str(repo))
     first = tool("toolu_01Seq1", "Agent", description="one", prompt="first task")

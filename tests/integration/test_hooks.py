@@ -32,7 +32,6 @@ def hook(event: str, payload: dict | str, root: Path, **env: str) -> subprocess.
     environment = {
         **os.environ,
         "CLAUDE_PROJECT_DIR": str(root),
-        "PURLIN_HOOK_FOREGROUND": "1",
         **env,
     }
     return subprocess.run(
@@ -577,20 +576,53 @@ def test_hook_through_the_typer_command_behaves_the_same(repo, cli):
     assert history.load(Project(repo)).find("toolu_T").status == "spawned"
 
 
-def test_pre_tool_use_answers_at_once_and_records_the_spawn_in_the_background(repo):
+def test_the_spawn_is_on_disk_when_pre_tool_use_returns(repo):
     payload = {
         "session_id": "s-bg",
         "cwd": str(repo),
         "tool_name": "Agent",
         "tool_use_id": "toolu_BG",
-        "tool_input": {"description": "background"},
+        "tool_input": {"description": "at once"},
     }
-    out = hook("pre-tool-use", payload, repo, PURLIN_HOOK_FOREGROUND="")
+    out = hook("pre-tool-use", payload, repo)
     assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+    assert history.load(Project(repo)).find("toolu_BG").status == "spawned"
     post = {**payload, "tool_response": {"status": "completed", "agentId": "bg1"}}
-    assert hook("post-tool-use", post, repo).returncode == 0  # waits for the spawn to land
+    assert hook("post-tool-use", post, repo).returncode == 0
     entry = history.load(Project(repo)).find("bg1").data
     assert (entry["tool_use_id"], entry["status"]) == ("toolu_BG", "completed")
+    assert log_lines(repo) == []
+
+
+def test_one_subagents_life_in_the_clients_order_is_one_entry(repo):
+    """PreToolUse, then SubagentStop (before the tool returns), then PostToolUse: the spawn is
+    named by SubagentStop and completed; PostToolUse finds it done and changes nothing."""
+    spawn = _spawn_payload(repo, "toolu_LIFE")
+    hook("pre-tool-use", spawn, repo)
+    stop = {**spawn, "agent_id": "alife01", "last_assistant_message": "Done: plan 03-02."}
+    assert hook("subagent-stop", stop, repo).returncode == 0
+    after_stop = history.path(Project(repo)).read_bytes()
+    post = {**spawn, "tool_response": {"status": "completed", "agentId": "alife01"}}
+    assert hook("post-tool-use", post, repo).returncode == 0
+    assert history.path(Project(repo)).read_bytes() == after_stop
+    [entry] = [e.data for e in history.load(Project(repo)).entries if e.agent_id == "alife01"]
+    assert (entry["tool_use_id"], entry["status"]) == ("toolu_LIFE", "completed")
+    assert (entry["phase"], entry["plan"]) == ("03", "02")
+    assert history.read_current_id(Project(repo)) == "alife01"
+    assert log_lines(repo) == []
+
+
+def test_a_compaction_runs_subagent_stop_answers_at_once_and_records_nothing(repo):
+    import time
+
+    hook("pre-tool-use", _spawn_payload(repo, "toolu_RUNNING"), repo)
+    before = history.path(Project(repo)).read_bytes()
+    stop = {"session_id": "s-spawn", "cwd": str(repo), "agent_id": "acompact-e1f845"}
+    started = time.monotonic()
+    assert hook("subagent-stop", stop, repo).returncode == 0
+    assert time.monotonic() - started < 30  # (no timing budget: only that it returns)
+    assert history.path(Project(repo)).read_bytes() == before
+    assert history.load(Project(repo)).find("toolu_RUNNING").status == "spawned"
     assert log_lines(repo) == []
 
 
@@ -661,61 +693,13 @@ def test_an_unknown_resurrection_id_is_logged_and_the_session_still_starts(repo,
 
 def _spawn_payload(repo: Path, tool_use_id: str) -> dict:
     return {
-        "session_id": "spooled",
+        "session_id": "s-spawn",
         "cwd": str(repo),
         "hook_event_name": "PreToolUse",
         "tool_name": "Agent",
         "tool_use_id": tool_use_id,
         "tool_input": {"description": "Execute plan 03-02", "prompt": "do it"},
     }
-
-
-def _background_hook(repo: Path, payload: dict) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "PURLIN_HOOK_FOREGROUND"}
-    return subprocess.run(
-        [str(EXE), "hook", "pre-tool-use"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env={**env, "CLAUDE_PROJECT_DIR": str(repo)},
-        cwd=repo,
-        check=False,
-    )
-
-
-def _wait_for_entries(repo: Path, wanted: set[str], timeout: float = 10) -> set[str]:
-    import time
-
-    deadline = time.monotonic() + timeout
-    found: set[str] = set()
-    while time.monotonic() < deadline:
-        if history.path(Project(repo)).exists():
-            found = {e.agent_id for e in history.load(Project(repo)).entries}
-            if wanted <= found:
-                break
-        time.sleep(0.05)
-    return found
-
-
-def test_a_spawn_whose_recorder_died_is_recorded_by_the_next_one(repo):
-    from purlin_resume.integration import hook_call
-
-    # What a child killed before recording leaves behind: its payload, spooled a while ago.
-    spool = Path(hook_call.spool_dir())
-    spool.mkdir(parents=True)
-    left = spool / "1-999.pre-tool-use.json"
-    left.write_bytes(f"{repo}\n".encode() + json.dumps(_spawn_payload(repo, "toolu_LOST")).encode())
-    os.utime(left, (1, 1))
-    done = _background_hook(repo, _spawn_payload(repo, "toolu_NEXT"))
-    assert done.returncode == 0 and done.stdout == ""
-    assert {"toolu_LOST", "toolu_NEXT"} <= _wait_for_entries(repo, {"toolu_LOST", "toolu_NEXT"})
-    for _ in range(100):
-        if not list(spool.iterdir()):
-            break
-        import time
-
-        time.sleep(0.05)
-    assert list(spool.iterdir()) == [], "recorded payloads leave the spool"
 
 
 def test_a_spawn_recorded_twice_is_one_entry(repo):
@@ -728,11 +712,8 @@ def test_a_spawn_recorded_twice_is_one_entry(repo):
 
 def test_tests_never_see_the_developers_xdg_folders():
     """conftest points HOME and every XDG folder into a temporary home: a developer's
-    XDG_CACHE_HOME (where the hook spool lives) never leaks into a test."""
-    from purlin_resume.integration import hook_call
-
+    XDG_CACHE_HOME (where the cache lives) never leaks into a test."""
     home = Path(os.environ["HOME"])
     for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
         assert Path(os.environ[name]).is_relative_to(home), name
-    assert Path(hook_call.spool_dir()).is_relative_to(home)
     assert "CLAUDE_CODE_SESSION_ID" not in os.environ

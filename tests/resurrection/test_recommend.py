@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -322,12 +324,25 @@ def test_resurrect_recommended_without_a_list_ranks_now_and_rejects_a_number_pas
     assert cli("resurrect", "--recommended", "0", "--yes").exit_code == 2
 
 
+def _cache_file() -> Path:
+    return Path(os.environ["HOME"]) / ".cache" / "purlin-resume" / "cache.sqlite"
+
+
+def _remembered() -> dict:
+    with sqlite3.connect(_cache_file()) as connection:
+        (made,) = connection.execute("SELECT made FROM recommendations").fetchone()
+    return json.loads(made)
+
+
+def _remember(made: str) -> None:
+    with sqlite3.connect(_cache_file()) as connection:
+        connection.execute("UPDATE recommendations SET made = ?", (made,))
+
+
 def test_a_corrupt_remembered_list_is_ranked_again(cli, work, claude):
     earlier_agent(claude, "editor", work, "parser", edits=("src/parser.py",))
     recommend(cli, claude)
-    cache = Path(os.environ["HOME"]) / ".cache" / "purlin-resume"
-    (remembered,) = cache.glob("recommendations-*.json")
-    remembered.write_text("{not json")
+    _remember("{not json")
     result = cli("resurrect", "--recommended", "1", "--yes", "--claude-dir", str(claude), "--json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["resurrection"]["resurrected_from_session_id"] == "editor"
@@ -337,9 +352,7 @@ def test_a_remembered_list_others_could_have_planted_is_not_believed(cli, work, 
     earlier_agent(claude, "editor", work, "parser", edits=("src/parser.py",))
     earlier_agent(claude, "helper", work, "parser", edits=("src/parser.py",))
     recommend(cli, claude)
-    cache = Path(os.environ["HOME"]) / ".cache" / "purlin-resume"
-    (remembered,) = cache.glob("recommendations-*.json")
-    listed = json.loads(remembered.read_text())
+    listed = _remembered()
 
     def first_resurrected() -> str:
         result = cli(
@@ -348,23 +361,20 @@ def test_a_remembered_list_others_could_have_planted_is_not_believed(cli, work, 
         assert result.exit_code == 0, result.stderr
         return json.loads(result.stdout)["resurrection"]["resurrected_from_session_id"]
 
-    remembered.unlink()
+    with sqlite3.connect(_cache_file()) as connection:
+        connection.execute("DELETE FROM recommendations")
     ranked_now = first_resurrected()  # no list kept: ranked again (and kept)
     other = next(r for r in listed["recommendations"] if r["session_id"] != ranked_now)
-    planted = {**listed, "recommendations": [other]}
-    forged = tmp_path / "forged.json"
-    forged.write_text(json.dumps(planted))
-    forged.chmod(0o600)
-
-    remembered.write_text(json.dumps(planted))
+    _remember(json.dumps({**listed, "recommendations": [other]}))
     assert first_resurrected() == other["session_id"]  # the user's own private file: believed
-    remembered.unlink()
-    remembered.symlink_to(forged)  # a link: not followed, ranked again
+    forged = tmp_path / "forged.sqlite"
+    shutil.copy(_cache_file(), forged)
+    _cache_file().unlink()
+    _cache_file().symlink_to(forged)  # a link: not followed, ranked again
     assert first_resurrected() == ranked_now
-    assert forged.read_text() == json.dumps(planted)
-    remembered.unlink()
-    remembered.write_text(json.dumps(planted))
-    remembered.chmod(0o666)  # writable by others: not believed
+    _cache_file().unlink()
+    shutil.copy(forged, _cache_file())
+    _cache_file().chmod(0o666)  # writable by others: not believed
     assert first_resurrected() == ranked_now
 
 
@@ -385,7 +395,6 @@ def session_start(
         **os.environ,
         "CLAUDE_CONFIG_DIR": str(claude),
         "CLAUDE_PROJECT_DIR": str(root),
-        "PURLIN_HOOK_FOREGROUND": "1",
         "CLAUDE_CODE_SESSION_ID": session_id,
     }
     return subprocess.run(
@@ -476,12 +485,10 @@ def test_secrets_in_the_task_and_in_transcripts_never_reach_any_output(cli, work
         "src/parser.py",
     )
     assert "session leaky" in shown.stdout
-    cache = Path(os.environ["HOME"]) / ".cache" / "purlin-resume"
-    kept = list(cache.glob("recommendations-*.json"))
-    on_disk = "".join(p.read_text(errors="replace") for p in kept)
+    on_disk = json.dumps(_remembered())
     assert on_disk
-    assert all(p.stat().st_mode & 0o777 == 0o600 for p in kept)
-    assert cache.stat().st_mode & 0o777 == 0o700
+    assert _cache_file().stat().st_mode & 0o777 == 0o600
+    assert _cache_file().parent.stat().st_mode & 0o777 == 0o700
     for secret in secrets:
         for output in (shown.stdout, shown.stderr, as_json.stdout, on_disk):
             assert secret not in output

@@ -579,6 +579,34 @@ def test_sessions_list_search_and_transcript(repo, claude):
     assert as_json["id"] == sid and as_json["turns"] == 2
 
 
+def test_the_sessions_answer_comes_from_the_cache_and_follows_the_transcripts(repo, claude):
+    """What the dashboard lists is kept in the cache file; a transcript that changed is read
+    again, one that did not is not (a title changed in the cache stands until then)."""
+    import sqlite3
+
+    from purlin_resume.core import cache_home
+
+    sid = "5e55a1b2-0000-4000-8000-00000000cafe"
+    session(claude, sid, str(repo), [("user", "Tune the cache"), ("agent", "Tuned.")])
+    client, guard = board(repo, claude)
+    assert client.get("/api/sessions", headers=_auth(guard)).json()["sessions"][0]["title"] == (
+        "Tune the cache"
+    )
+    kept = cache_home.path_of()
+    with sqlite3.connect(kept) as connection:
+        (entry,) = connection.execute("SELECT entry FROM sessions").fetchone()
+        connection.execute(
+            "UPDATE sessions SET entry = ?", (entry.replace("Tune the cache", "Kept title"),)
+        )
+    assert client.get("/api/sessions", headers=_auth(guard)).json()["sessions"][0]["title"] == (
+        "Kept title"
+    )
+    session(claude, sid, str(repo), [("user", "Tune the search index"), ("agent", "Tuned.")])
+    listed = client.get("/api/sessions", headers=_auth(guard)).json()["sessions"]
+    assert [s["title"] for s in listed] == ["Tune the search index"]
+    assert "Tune the search index" in client.get("/sessions", headers=_auth(guard)).text
+
+
 def test_sessions_without_claude_data_show_one_line(repo, tmp_path):
     client, guard = board(repo, tmp_path / "no-claude")
 
