@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from purlin_resume.core import tmux
+from tests.resurrection_data import write_config
 
 STANDIN = Path(__file__).resolve().parent / "standin_claude.py"
 KINDS = ("paste", "lines")  # the stand-in showing a paste placeholder, the one echoing lines
@@ -41,9 +42,7 @@ def configure(root: Path, server: tmux.Server, record: Path, kind: str = "paste"
         "inject_settle_seconds": 0.2,
         **extra,
     }
-    folder = root / ".purlin"
-    folder.mkdir(exist_ok=True)
-    (folder / "config.json").write_text(json.dumps({"resume": settings}))
+    write_config(root, **settings)
 
 
 def write_registry(root: Path, agents: dict) -> Path:

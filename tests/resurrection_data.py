@@ -37,5 +37,15 @@ def session_with_error(claude: Path, session_id: str, cwd: str) -> Path:
 
 
 def write_config(root: Path, **settings) -> None:
+    """The project's settings, trusted by the user as written (as ``purlin-resume trust`` does)."""
     (root / ".purlin").mkdir(exist_ok=True)
     (root / ".purlin" / "config.json").write_text(json.dumps({"resume": settings}))
+    trust_project(root)
+
+
+def trust_project(root: Path) -> None:
+    """What ``purlin-resume trust`` records for the project as it is now."""
+    from purlin_resume.core import config, trust
+    from purlin_resume.core.project import Project
+
+    trust.allow(Project(root), config.load(Project(root)))

@@ -67,8 +67,9 @@ def _redaction():
             root = gitrepo.toplevel(Path.cwd())
         except OSError:  # the working folder is gone: no project, no project settings
             root = None
-        if root is not None:
-            config.load(Project(root))  # a config's resume.redact section takes effect here
+        if root is not None:  # the project's resume.redact section (see config) takes effect
+            settings = config.load(Project(root))
+            redact.configure(settings.redact_extra, settings.redact_allow, settings.redact_bounded)
     return redact
 
 

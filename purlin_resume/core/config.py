@@ -33,23 +33,41 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 | context_cache_seconds | 300 | how long an extracted resurrection context is reused |
 | redact | ``{}`` | ``extra``: more secret patterns, each a regex or ``{"kind": …, "pattern": …}`` (a group ``s`` marks the secret); ``allow``: regexes a found secret may fully match to be left as it is |
 
+The user's own settings, in the same shape, are in ``$XDG_CONFIG_HOME/purlin-resume/config.json``
+(else ``~/.config/…``); a project's file overrides them. A committed file is not trusted: the
+settings that run a program or loosen protection (``NEEDS_TRUST``) are taken from a project only
+once the user trusted it as it is now (``trust``); until then they come from the user's file or
+the defaults (``Settings.held_back`` names those left out). A project may always add redaction
+patterns; an untrusted project's run only under RE2 (linear time), else not at all.
+
 Every setting is checked against the type of its default: a number must be positive, a list
 must hold strings. A new setting needs only its field here and its row above.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import redact, store
+from purlin_resume.core import store, trust
 from purlin_resume.core.errors import CorruptFile, PurlinError
 from purlin_resume.core.project import Project
 
 CONFIG_NAMES = ("config.json", "config.yaml", "config.yml")
+# settings that run a program, choose whose tmux server gets typed into, or loosen protection
+NEEDS_TRUST = (
+    "agent_command",
+    "agent_session_flag",
+    "tmux_socket",
+    "allowed_roots",
+    "redact_allow",
+)
 
 
 @dataclass(frozen=True)
@@ -88,8 +106,13 @@ class Settings:
     recommend_in_briefing: bool = True
     redact_extra: tuple[tuple[str, str], ...] = ()
     redact_allow: tuple[str, ...] = ()
+    # an untrusted project's own patterns: run only under RE2 (``redact.Scanner``)
+    redact_bounded: tuple[tuple[str, str], ...] = ()
     source: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    # the ``NEEDS_TRUST`` settings as the project's file writes them (what trust is bound to)
+    asked: dict[str, Any] = field(default_factory=dict)
+    held_back: tuple[str, ...] = ()  # of those, the ones not applied: the project is not trusted
 
     def role_settings(self, role: str) -> dict[str, Any]:
         """What the shared config says about one role (Purlin's ``agents.<role>``)."""
@@ -188,7 +211,8 @@ def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
     defaults = {
         f.name: f.default
         for f in fields(Settings)
-        if f.name not in ("source", "raw", "redact_extra", "redact_allow")
+        if f.name not in ("source", "raw", "asked", "held_back")
+        and not f.name.startswith("redact_")
     }
     unknown = sorted(set(values) - set(defaults))
     if unknown:
@@ -200,20 +224,67 @@ def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
     } | redaction
 
 
+_DEFAULTS = {f.name: f.default for f in fields(Settings)}
+
+
+def user_path(env: Mapping[str, str] = os.environ) -> Path:
+    """The user's own settings file."""
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "purlin-resume" / "config.json"
+
+
+def _section(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The checked ``resume`` settings of one file, and the whole file."""
+    raw = _parse(path)
+    section = raw.get("resume", {})
+    if not isinstance(section, dict):
+        raise PurlinError(f"{path}: 'resume' must be an object of settings")
+    return _check(path, section), raw
+
+
+def _merged(user: dict[str, Any], project: dict[str, Any], trusted: bool) -> dict[str, Any]:
+    """The project's settings over the user's; an untrusted project's ``NEEDS_TRUST`` ones left
+    out and its redaction patterns kept apart; redaction patterns and allow-lists add up."""
+    values = user | {k: v for k, v in project.items() if trusted or k not in NEEDS_TRUST}
+    extra = project.get("redact_extra", ())
+    values["redact_extra"] = user.get("redact_extra", ()) + (extra if trusted else ())
+    values["redact_bounded"] = () if trusted else extra
+    values["redact_allow"] = user.get("redact_allow", ()) + (
+        project.get("redact_allow", ()) if trusted else ()
+    )
+    return values
+
+
 def load(project: Project) -> Settings:
-    """Settings of ``project``; defaults when it has no config file."""
+    """Settings of ``project`` over the user's own; defaults where neither says."""
+    mine = user_path()
+    user = _section(mine)[0] if mine.is_file() else {}
     for name in CONFIG_NAMES:
         path = project.purlin_dir / name
         if path.is_file():
-            raw = _parse(path)
-            section = raw.get("resume", {})
-            if not isinstance(section, dict):
-                raise PurlinError(f"{path}: 'resume' must be an object of settings")
-            settings = Settings(**_check(path, section), source=path, raw=raw)
-            if settings.redact_extra or settings.redact_allow:
-                redact.configure(settings.redact_extra, settings.redact_allow)
-            return settings
-    return Settings()
+            written, raw = _section(path)
+            asked = {
+                k: written[k] for k in NEEDS_TRUST if written.get(k, _DEFAULTS[k]) != _DEFAULTS[k]
+            }
+            settings = Settings(**_merged(user, written, True), source=path, raw=raw, asked=asked)
+            if trust.trusted(project, settings):
+                return settings
+            values = _merged(user, written, False)
+            return dataclasses.replace(
+                Settings(**values, source=path, raw=raw, asked=asked), held_back=tuple(asked)
+            )
+    return Settings(**user, source=mine if user else None)
+
+
+def how_to_set(settings: Settings, key: str) -> str:
+    """What a message tells the user about a setting: where to set it, or, when the project's
+    own was held back, that trusting the project applies it."""
+    if key in settings.held_back:
+        return (
+            f"the project's resume.{key} applies once you trust the project "
+            "(run 'purlin-resume trust' in your own terminal)"
+        )
+    return f"set resume.{key} in .purlin/config.json"
 
 
 def load_or_defaults(project: Project) -> tuple[Settings, str | None]:

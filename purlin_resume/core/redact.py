@@ -210,11 +210,17 @@ class Scanner:
     expression is compiled when first needed.
     """
 
-    def __init__(self, extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()):
+    def __init__(
+        self,
+        extra: Iterable[tuple[str, str]] = (),
+        allow: Iterable[str] = (),
+        bounded: Iterable[tuple[str, str]] = (),
+    ):
         self._by_first: dict[str, list[tuple[str, _Branch]]] | None = None
         self._pattern: re.Pattern[str] | None = None
         self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
         self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
+        self.extra += _linear(bounded)
         self.allow = [re.compile(pattern) for pattern in allow]
 
     @property
@@ -387,12 +393,9 @@ class Scanner:
     def _with_extra(self, text: str, found: list[Finding]) -> list[Finding]:
         """Add the matches of the config's own patterns that overlap no finding."""
         more = [
-            Finding(
-                kind,
-                *m.span("s" if "s" in pattern.groupindex else 0),
-                m.group("s" if "s" in pattern.groupindex else 0),
-            )
+            Finding(kind, *m.span(group), m.group(group))
             for kind, pattern in self.extra
+            for group in [pattern.groupindex.get("s", 0)]
             for m in pattern.finditer(text)
             if m.end() > m.start()
         ]
@@ -404,6 +407,28 @@ class Scanner:
                 continue
             chosen.append(finding)
         return chosen
+
+
+def _linear(patterns: Iterable[tuple[str, str]]) -> list[tuple[str, Any]]:
+    """Patterns from a file the user has not trusted, compiled by RE2, whose time grows with the
+    text only (``(a+)+b`` cannot hang a command); without RE2, or where RE2 refuses one
+    (look-arounds, back-references), they are not run at all."""
+    patterns = list(patterns)
+    if not patterns:
+        return []
+    try:
+        import re2
+    except ImportError:
+        return []
+    options = re2.Options()
+    options.log_errors = False
+    compiled = []
+    for kind, pattern in patterns:
+        try:
+            compiled.append((_kind_name(kind), re2.compile(pattern, options)))
+        except re2.error:
+            continue
+    return compiled
 
 
 def _kind_name(kind: str) -> str:
@@ -441,12 +466,17 @@ def scanner() -> Scanner:
     return _builtin
 
 
-def configure(extra: Iterable[tuple[str, str]] = (), allow: Iterable[str] = ()) -> None:
+def configure(
+    extra: Iterable[tuple[str, str]] = (),
+    allow: Iterable[str] = (),
+    bounded: Iterable[tuple[str, str]] = (),
+) -> None:
     """Add a config's extra patterns ``(kind, regex)`` and allow-list (regexes a secret may
-    fully match to be left alone) to the rules used from now on; none: the built-in rules."""
+    fully match to be left alone) to the rules used from now on, and patterns from a file not
+    trusted (``bounded``: run in linear time or not at all); none: the built-in rules."""
     global _scanner
-    extra, allow = tuple(extra), tuple(allow)
-    _scanner = Scanner(extra, allow) if (extra or allow) else None
+    extra, allow, bounded = tuple(extra), tuple(allow), tuple(bounded)
+    _scanner = Scanner(extra, allow, bounded) if (extra or allow or bounded) else None
 
 
 def find(text: str) -> list[Finding]:

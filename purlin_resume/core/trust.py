@@ -1,29 +1,34 @@
-"""Which projects may run their own status command: the user's decision, kept outside any repo.
+"""Which projects the user trusted: their decision, kept outside any repository.
 
 A project's status command (``status_command`` in ``.purlin/config.json``, by default
-``tools/cdd/status.sh``) is code from the repository. A cloned repository or a checked-out
-branch could run anything through it, so hooks run it only for a project the user trusted with
-``purlin-resume trust``, as direnv does with ``direnv allow``. Trust is kept in
-``$XDG_DATA_HOME/purlin-resume/trust.json`` (else ``~/.local/share/…``), keyed by the project's
-real path and the hash of the command: the command line and, when it names a file in the
-project, that file's content. Change either and the project must be trusted again. An agent
-cannot trust for the user: ``trust`` refuses to run in Claude Code's shell (``$CLAUDECODE``).
+``tools/cdd/status.sh``) is code from the repository, and so are the settings that name a
+program or loosen protection (``config.NEEDS_TRUST``: ``agent_command``, ``tmux_socket``,
+``redact.allow`` ...). A cloned repository or a checked-out branch could run anything through
+them, so they apply only to a project the user trusted with ``purlin-resume trust``, as direnv
+does with ``direnv allow``. Trust is kept in ``$XDG_DATA_HOME/purlin-resume/trust.json`` (else
+``~/.local/share/…``), keyed by the project's real path and a hash of the command line, the
+content of the file it names in the project, and those settings as the project writes them.
+Change any and the project must be trusted again. An agent cannot trust for the user: ``trust``
+refuses to run in Claude Code's shell (``$CLAUDECODE``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from purlin_resume.core import clock, store
-from purlin_resume.core.config import Settings
 from purlin_resume.core.errors import CorruptFile
 from purlin_resume.core.project import Project
+
+if TYPE_CHECKING:  # config reads trust: the settings' type only, no import circle
+    from purlin_resume.core.config import Settings
 
 FILE_NAME = "trust.json"
 VERSION = 1
@@ -44,7 +49,8 @@ class Command:
 
 
 def command(project: Project, settings: Settings) -> Command:
-    """The configured status command and the hash trust is keyed by."""
+    """The configured status command and the hash trust is keyed by (with the project's
+    ``NEEDS_TRUST`` settings as written, when it writes any)."""
     text = settings.status_command.strip()
     digest = sha256(text.encode("utf-8"))
     try:
@@ -54,6 +60,8 @@ def command(project: Project, settings: Settings) -> Command:
     local = project.root / first[0] if first else None
     if local is not None and local.is_file():
         digest.update(b"\0" + local.read_bytes())
+    if settings.asked:
+        digest.update(b"\0settings\0" + json.dumps(settings.asked, sort_keys=True).encode())
     return Command(text, digest.hexdigest())
 
 

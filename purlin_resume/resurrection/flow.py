@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from purlin_resume.core import cache_home, path_safety, redact
+from purlin_resume.core import cache_home, config, path_safety, redact
 from purlin_resume.core.errors import NotFound, PurlinError
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
@@ -614,7 +614,7 @@ def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict
         reason = f"agent command {argv[0]!r} could not start: {exc.strerror or exc}"
         log_mod.record_outcome(env.log, entry["resurrection_id"], "failure", reason=reason)
         raise PurlinError(
-            f"{reason}; set resume.agent_command in .purlin/config.json or put it on PATH"
+            f"{reason}; {config.how_to_set(env.settings, 'agent_command')}, or put it on PATH"
         ) from None
     duration = round((time.monotonic() - began) * 1000)
     if done.returncode != 0:

@@ -273,7 +273,7 @@ def test_the_cache_is_private_and_holds_no_secret(cli, tmp_path):
     assert planted[0].secret in raw.stdout
 
 
-def test_a_project_allow_list_is_honoured_over_the_cache(cli, tmp_path, repo):
+def test_a_trusted_project_allow_list_is_honoured_over_the_cache(cli, tmp_path, repo):
     root, _ = _demo(tmp_path, prompt="token ghp_" + "a1B2c3D4e5" * 3 + "abcdef")
     shown = _sessions(cli, root).stdout
     assert "[REDACTED:" in shown
@@ -281,6 +281,8 @@ def test_a_project_allow_list_is_honoured_over_the_cache(cli, tmp_path, repo):
     (repo / ".purlin" / "config.json").write_text(
         json.dumps({"resume": {"redact": {"allow": ["ghp_a1B2.*"]}}})
     )
+    assert "[REDACTED:" in _sessions(cli, root).stdout  # a committed file loosens nothing
+    assert cli("trust").exit_code == 0
     allowed = _sessions(cli, root).stdout
     assert "ghp_a1B2" in allowed and "[REDACTED:" not in allowed
 
