@@ -18,7 +18,7 @@ from pathlib import Path
 from purlin_resume.checkpoints import format as checkpoint_format
 from purlin_resume.checkpoints.format import Checkpoint
 from purlin_resume.checkpoints.roles import display_name, with_article
-from purlin_resume.core import clock, current_session, gitrepo, store
+from purlin_resume.core import clock, current_session, gitrepo, redact, store
 from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.core.project import Project
 
@@ -88,7 +88,7 @@ class Saved:
 
 
 def save(project: Project, cp: Checkpoint) -> Saved:
-    """Write ``cp`` to its session's path (atomically) and keep the cache out of git.
+    """Write ``cp``, redacted, to its session's path (atomically) and keep the cache out of git.
 
     A checkpoint already there that does not parse is moved into the archive first
     (``<name>-unreadable-<time>.md``): whatever it held is never lost by saving over it.
@@ -104,7 +104,7 @@ def save(project: Project, cp: Checkpoint) -> Saved:
             read(target)
         except CorruptFile:
             kept = _archive(project, target, "-unreadable")
-    store.write_text(target, checkpoint_format.render(cp))
+    store.write_text(target, checkpoint_format.render(redact.redact_data(cp)[0]))
     return Saved(target, kept)
 
 
@@ -116,10 +116,11 @@ def _archive(project: Project, path: Path, label: str = "") -> Path:
 def take(
     project: Project, role: str, values: Mapping[str, object], session: str | None
 ) -> tuple[Saved, Checkpoint]:
-    """Save a checkpoint of ``role`` from ``values``; branch and uncommitted changes from git."""
+    """Save a checkpoint of ``role`` from ``values`` (redacted as given, before they are put on
+    one line each); branch and uncommitted changes from git."""
     cp = checkpoint_format.from_fields(
         role,
-        dict(values),
+        redact.redact_data(dict(values))[0],
         timestamp=clock.iso(),
         branch=gitrepo.branch(project.root),
         uncommitted=uncommitted(project),

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import clock, gitrepo, ids, store
+from purlin_resume.core import clock, gitrepo, ids, redact, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.core.project import Project
 
@@ -493,7 +493,7 @@ def update(project: Project, change: Callable[[AgentHistory], Any], create: bool
     """Run ``change`` on the history under its lock and write the result; returns what it returns.
 
     ``create`` starts from the template when the file is absent. Nothing is written when the
-    file does not parse or ``change`` raises.
+    file does not parse or ``change`` raises. Every entry is written redacted.
     """
     file = path(project)
     if not create and not file.exists():
@@ -503,6 +503,7 @@ def update(project: Project, change: Callable[[AgentHistory], Any], create: bool
 
     def apply(data: Any) -> None:
         outcome.append(change(AgentHistory(file, check(file, data))))
+        data["entries"] = redact.redact_data(data["entries"])[0]  # the file is committed
 
     store.update_json(file, apply, default=template())
     return outcome[0]

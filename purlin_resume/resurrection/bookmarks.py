@@ -97,13 +97,10 @@ def _parse(path: Path, text: str | None) -> list[dict[str, Any]]:
 
 
 def _dump(items: list[dict[str, Any]]) -> str:
-    """The file's text; descriptions and tags pass through redaction on every write."""
+    """The file's text; every bookmark passes through redaction on every write."""
     from purlin_resume.core import redact
 
-    for item in items:
-        for key in ("description", "tags"):
-            if item.get(key):
-                item[key] = redact.redact_data(item[key])[0]
+    items = redact.redact_data(items)[0]
     return "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items)
 
 

@@ -1,0 +1,91 @@
+"""Everything the product writes is redacted, by every path: checkpoints saved by the CLI and the
+MCP tool, the committed agent history, bookmark files, and what ``find`` prints."""
+
+from __future__ import annotations
+
+import json
+
+from tests.resurrection_data import session
+from tests.secret_corpus import corpus
+
+ITEMS = corpus(37)
+LOW_ENTROPY = ["DB_PASSWORD=hunter2hunter2", "PASSWORD=correcthorsebatterystaple"]
+LOW_SECRETS = ["hunter2hunter2", "correcthorsebatterystaple"]
+
+
+def _survivors(text: str, secrets: list[str] | None = None) -> list[str]:
+    return [s for s in (secrets or [i.secret for i in ITEMS] + LOW_SECRETS) if s in text]
+
+
+def _lines() -> list[str]:
+    return [i.line for i in ITEMS] + LOW_ENTROPY
+
+
+def test_save_writes_every_field_redacted(cli, repo):
+    lines = _lines()
+    args = ["save", "--role", "builder", "--in-progress", lines[0], "--notes", lines[1]]
+    args += ["--feature", lines[2], "--step", "2", "--step-note", lines[3]]
+    for line in lines[4:]:
+        args += ["--done", line, "--next", line, "--work-queue", line]
+    result = cli(*args)
+    assert result.exit_code == 0, result.stderr
+    [saved] = (repo / ".purlin" / "cache").rglob("*.md")
+    assert _survivors(saved.read_text()) == []
+    assert "[REDACTED:" in saved.read_text()
+
+
+def test_save_from_a_file_writes_it_redacted(cli, repo, tmp_path):
+    lines = _lines()
+    fields = {"role": "builder", "in_progress": lines[0], "step": "2", "next": lines}
+    fields |= {"done": lines, "notes": lines[-1]}
+    given = tmp_path / "fields.json"
+    given.write_text(json.dumps(fields))
+    assert cli("save", "--from", str(given)).exit_code == 0
+    [saved] = (repo / ".purlin" / "cache").rglob("*.md")
+    assert _survivors(saved.read_text()) == []
+
+
+def test_history_spawn_writes_the_task_redacted(cli, repo):
+    for number, line in enumerate(_lines()):
+        result = cli(
+            "history", "spawn", "--agent-id", f"agent-{number}", "--task", line,
+            "--phase", "01", "--plan", "01",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+    written = (repo / ".planning" / "agent-history.json").read_text()
+    assert len(json.loads(written)["entries"]) == len(_lines())
+    assert _survivors(written) == []
+
+
+def test_bookmark_files_and_find_hold_no_secret(cli, repo, tmp_path):
+    claude = tmp_path / "claude"
+    said = "set " + " and ".join(LOW_ENTROPY) + " for the zanzibar deploy"
+    session(claude, "lowent", str(repo), [("user", said), ("agent", f"Done: {said}")])
+    result = cli(
+        "bookmark", "add", "zanzibar", "--session", "lowent", "--description", said,
+        "--tag", LOW_ENTROPY[0], "--claude-dir", str(claude),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    files = [p for p in repo.rglob("*.jsonl") if "bookmark" in str(p)]
+    files += [p for p in (claude / "history").rglob("*.jsonl")]
+    assert files and all(_survivors(p.read_text(), LOW_SECRETS) == [] for p in files)
+    for args in ((), ("--json",)):
+        found = cli("find", "zanzibar deploy", *args, "--claude-dir", str(claude))
+        assert found.exit_code == 0 and "lowent" in found.stdout
+        assert _survivors(found.stdout + found.stderr, LOW_SECRETS) == []
+    listed = cli("bookmark", "list", "--json")
+    assert _survivors(listed.stdout, LOW_SECRETS) == []
+
+
+def test_the_mcp_save_checkpoint_writes_it_redacted(repo, tmp_path):
+    import pytest
+
+    pytest.importorskip("mcp")
+    from tests.mcp.test_mcp_server import _call, _data
+
+    lines = _lines()
+    arguments = {"role": "builder", "in_progress": lines[0], "notes": lines[1], "done": lines[2:]}
+    arguments |= {"next": lines[2:], "fields": {"step": "2"}}
+    _, [result] = _call(repo, tmp_path / "claude", [("save_checkpoint", arguments)])
+    saved = repo / _data(result)["path"]
+    assert _survivors(saved.read_text()) == []
