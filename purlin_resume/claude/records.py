@@ -8,7 +8,10 @@ counted and skipped, as is a record of a type this reader does not know. Records
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -93,13 +96,23 @@ class ReadStats:
         }
 
 
+def open_regular(path: Path) -> BinaryIO:
+    """``path`` opened for reading when it is a regular file; else ``OSError``: a FIFO put in a
+    transcript's place would hold the open (and a read) until some writer came."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return os.fdopen(fd, "rb")
+
+
 def is_binary(path: Path) -> bool:
     """True when the file is not JSONL text: its start holds NUL bytes and no JSON object.
 
     A transcript whose end a crash filled with zeros still starts with ``{``: it is read, and
     its zeroed lines are counted as malformed.
     """
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         start = handle.read(_SNIFF_BYTES)
     return b"\x00" in start and not start.lstrip().startswith(b"{")
 
@@ -464,7 +477,7 @@ def last_records(path: Path, max_bytes: int = 256 * 1024) -> Iterator[dict[str, 
     try:
         if is_binary(path):
             return
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             size = handle.seek(0, 2)
             start = max(0, size - max_bytes)
             handle.seek(start)

@@ -39,6 +39,8 @@ def _read_fields(source: str) -> dict[str, Any]:
     """Fields from a YAML or JSON mapping in a file, or on stdin for ``-``."""
     import yaml
 
+    from purlin_resume.core import yaml_text
+
     if source == "-":
         text, where = sys.stdin.read(), "standard input"
     else:
@@ -47,7 +49,7 @@ def _read_fields(source: str) -> dict[str, Any]:
             raise UsageError(f"--from {source}: no such file")
         text, where = path.read_text(encoding="utf-8", errors="replace"), source
     try:
-        data = yaml.safe_load(text) if text.strip() else {}
+        data = yaml_text.load(text) if text.strip() else {}
     except yaml.YAMLError as exc:
         first = str(exc).splitlines()[0] if str(exc) else "syntax error"
         raise UsageError(f"--from {where}: not valid YAML or JSON ({first})") from None

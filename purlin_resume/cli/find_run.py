@@ -18,11 +18,12 @@ if TYPE_CHECKING:
 
 def project_root(explicit: Path | None) -> Path | None:
     from purlin_resume.core import gitrepo
-    from purlin_resume.core.project import locate
+    from purlin_resume.core.project import locate, working_folder
 
     if explicit is not None:
         return locate(explicit).root
-    return gitrepo.toplevel(Path.cwd())
+    here = working_folder()
+    return gitrepo.toplevel(here) if here is not None else None  # a deleted folder: no project
 
 
 def environment(claude_dir: Path | None, project: Path | None) -> Environment:

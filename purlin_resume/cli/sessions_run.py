@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from purlin_resume.cli.common import print_json, print_text, user_cache
 from purlin_resume.cli.transcript_run import open_catalog
-from purlin_resume.core.errors import UsageError
+from purlin_resume.core.errors import PurlinError, UsageError
 
 if TYPE_CHECKING:
     from purlin_resume.claude.catalog import Catalog
@@ -48,8 +48,11 @@ def sessions(
             scope = Path(os.path.abspath(project.expanduser()))
         else:
             from purlin_resume.core import gitrepo
+            from purlin_resume.core.project import GONE, working_folder
 
-            here = Path.cwd()
+            here = working_folder()
+            if here is None:
+                raise PurlinError(GONE.replace("--project", "--project or --all"))
             scope = gitrepo.toplevel(here) or here
     listed = crosscli.list_sessions(catalog, clis, scope, cache=user_cache())
     if as_json:

@@ -140,10 +140,10 @@ def _checked_payload(payload: bytes) -> tuple[bytes, bytes]:
 
 
 def _archived(claude_dir: Path | None, identifier: str, options) -> Opened | None:
-    from purlin_resume.core import gitrepo
+    from purlin_resume.cli.find_run import project_root
     from purlin_resume.resurrection import flow as resurrection
 
-    env = resurrection.environment(claude_dir, gitrepo.toplevel(Path.cwd()))
+    env = resurrection.environment(claude_dir, project_root(None))
     opened = resurrection.open_archived(env, identifier, options)
     if opened is not None:
         session = opened.target.session.id if opened.target.session else identifier

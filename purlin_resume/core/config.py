@@ -136,16 +136,20 @@ def _parse_text(path: Path, text: str) -> dict[str, Any]:
         except json.JSONDecodeError as exc:
             import yaml  # only for YAML: the hooks read config.json, the usual file
 
+            from purlin_resume.core import yaml_text
+
             # JSON is YAML too; a hand-written config.json in YAML is accepted.
             try:
-                data = yaml.safe_load(text)
+                data = yaml_text.load(text)
             except yaml.YAMLError:
                 raise CorruptFile(path, f"invalid JSON at line {exc.lineno}") from None
     else:
         import yaml
 
+        from purlin_resume.core import yaml_text
+
         try:
-            data = yaml.safe_load(text) or {}
+            data = yaml_text.load(text) or {}
         except yaml.YAMLError as exc:
             raise CorruptFile(path, f"invalid YAML: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict):

@@ -32,6 +32,17 @@ class Project:
         return Path(path).resolve().relative_to(self.root).as_posix()
 
 
+GONE = "the working folder no longer exists; run in the project or pass --project"
+
+
+def working_folder() -> Path | None:
+    """The working folder; None when it was deleted under this process."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        return None
+
+
 def locate(explicit: Path | None = None, cwd: Path | None = None) -> Project:
     """The project for ``--project`` when given, else the git top-level of ``cwd``."""
     if explicit is not None:
@@ -39,13 +50,9 @@ def locate(explicit: Path | None = None, cwd: Path | None = None) -> Project:
         if not folder.is_dir():
             raise UsageError(f"--project {explicit}: no such folder")
         return Project(folder.resolve())
+    cwd = cwd if cwd is not None else working_folder()
     if cwd is None:
-        try:
-            cwd = Path.cwd()
-        except FileNotFoundError:
-            raise PurlinError(
-                "the working folder no longer exists; run in the project or pass --project"
-            ) from None
+        raise PurlinError(GONE)
     here = Path(cwd)
     top = gitrepo.toplevel(here)
     if top is None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from purlin_resume.core import cache_home, config, path_safety, redact
 from purlin_resume.core.errors import NotFound, PurlinError
+from purlin_resume.core.project import GONE, working_folder
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
 from purlin_resume.resurrection.bookmarks import Bookmark
@@ -465,12 +466,24 @@ def _clean(value: str | None, redacting: bool) -> str | None:
     return redact.redact(value).text if (value and redacting) else value
 
 
+def _working_folder() -> Path:
+    here = working_folder()
+    if here is None:
+        raise PurlinError(GONE)
+    return here
+
+
+def _in_project(env: Environment) -> str:
+    """Where the resurrection happens: the project, else the working folder (if it still is)."""
+    return str(env.project_root or working_folder() or "")
+
+
 def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, Any]:
     """Log the resurrection (TR-1) and count it on its bookmark; returns the log entry."""
     from purlin_resume.core import clock
 
     mark = plan.candidate.bookmark
-    in_project = str(env.project_root) if env.project_root else os.getcwd()
+    in_project = _in_project(env)
     entry = {
         "bookmark_id": mark.bookmark_id if mark else None,
         "bookmark_uuid": mark.uuid if mark else None,
@@ -523,7 +536,7 @@ def record_failure(
         "resurrected_from_project": candidate.project if candidate else None,
         "resurrected_as_agent_id": None,
         "resurrected_in_session": _session_here(),
-        "resurrected_in_project": str(env.project_root) if env.project_root else os.getcwd(),
+        "resurrected_in_project": _in_project(env),
         "resurrected_by": _user(),
         "resurrection_mode": mode,
         "query": _clean(query, True),
@@ -605,7 +618,7 @@ def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict
     import subprocess
 
     argv = [*shlex.split(env.settings.agent_command), prompt]
-    cwd = env.project_root or Path.cwd()
+    cwd = env.project_root or _working_folder()
     began = time.monotonic()
     try:
         child_env = {**os.environ, **agent_env(entry), **env.data_env}
@@ -649,7 +662,7 @@ def launch_tmux(
     session = settings.tmux_session
     if server == tmux.Server() and tmux.inside_tmux():
         session = tmux.current_session(server) or session
-    cwd = env.project_root or Path.cwd()
+    cwd = env.project_root or _working_folder()
     rid = entry["resurrection_id"]
     child_env = {**agent_env(entry), **env.data_env}
     pane = None

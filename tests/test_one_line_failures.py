@@ -1,0 +1,143 @@
+"""Hostile or broken surroundings end a command with one line and the right exit code, never a
+traceback: a deleted working folder, a full disk, deeply nested or alias-bombed input, a FIFO
+in a transcript's place."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tests.resurrection_data import session
+
+ENTRY = "from purlin_resume.cli.entry import main; main()"
+
+
+def _one_line(result, code: int) -> None:
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr + result.stdout
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["find", "zanzibar"],
+        ["sessions"],
+        ["resurrect", "--session", "deleted", "--yes"],
+        ["recommend"],
+        ["bookmark", "list"],
+        ["open", "deleted", "--spawn", "print"],
+        ["transcript", "nothing-like-it"],
+    ],
+)
+def test_commands_in_a_deleted_working_folder(cli, tmp_path, monkeypatch, args):
+    claude = tmp_path / "claude"
+    session(claude, "deleted", "/nowhere/project", [("user", "zanzibar"), ("agent", "ok")])
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    result = cli(*args, "--claude-dir", str(claude))
+    assert "Traceback" not in result.stderr and not isinstance(result.exception, OSError)
+    assert result.exit_code in (0, 1), result.stderr
+    if result.exit_code:
+        assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+
+
+def test_save_from_deeply_nested_json_and_yaml(cli, repo, tmp_path):
+    for name, text in (
+        ("deep.json", "[" * 100_000 + "]" * 100_000),
+        ("deep.yaml", "next: " + "[" * 100_000 + "]" * 100_000),
+    ):
+        path = tmp_path / name
+        path.write_text(text)
+        result = cli("save", "--role", "qa", "--from", str(path))
+        _one_line(result, 2)
+        assert "nested too deeply" in result.stderr
+
+
+def test_a_yaml_alias_bomb_is_refused_before_it_grows(cli, repo, tmp_path):
+    levels = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for number, name in enumerate("bcdefghi"):
+        below = "abcdefghi"[number]
+        levels.append(f"{name}: &{name} [" + ", ".join([f"*{below}"] * 9) + "]")
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("role: builder\nstep: '2'\nnext:\n  " + "\n  ".join(
+        f"- {line.split(': ', 1)[1]}" for line in levels
+    ) + "\n")  # fmt: skip
+    result = cli("save", "--from", str(bomb))
+    _one_line(result, 2)
+    assert "aliases" in result.stderr
+    config = repo / ".purlin" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text("resume:\n  main_branches: &m [main, main]\n  allowed_roots: [*m, *m]\n")
+    _one_line(cli("history", "scan"), 1)
+
+
+def _limited(size: int):
+    def limit() -> None:  # a file cannot grow past ``size`` bytes: a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+
+    return limit
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["save", "--role", "builder", "--in-progress", "x" * 400, "--step", "2", "--next", "n"],
+        [
+            "history",
+            "spawn",
+            "--agent-id",
+            "a1",
+            "--task",
+            "t" * 400,
+            "--phase",
+            "1",
+            "--plan",
+            "1",
+        ],
+    ],
+)
+def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(repo, args):
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, *args],
+        capture_output=True, text=True, env=env, preexec_fn=_limited(300), timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
+    assert "File too large" in done.stderr
+    state = [repo / ".purlin" / "cache", repo / ".planning"]
+    written = [p for folder in state if folder.is_dir() for p in folder.rglob("*") if p.is_file()]
+    assert not [p for p in written if p.suffix in (".md", ".json")]
+
+
+def test_a_fifo_as_the_transcript_does_not_hold_pre_tool_use(repo, tmp_path):
+    fifo = tmp_path / "transcript.jsonl"
+    os.mkfifo(fifo)
+    payload = {
+        "session_id": "s1", "transcript_path": str(fifo), "cwd": str(repo),
+        "hook_event_name": "PreToolUse", "tool_name": "Agent", "tool_use_id": "toolu_1",
+        "tool_input": {"description": "port it", "prompt": "port it", "subagent_type": "x"},
+    }  # fmt: skip
+    code = (
+        "import json, sys; from pathlib import Path; from purlin_resume.claude import hooks;"
+        "from purlin_resume.integration import capture; from purlin_resume.core.project import"
+        " Project; p = hooks.parse('pre-tool-use', sys.stdin.read());"
+        "print(capture.agent_spawned(Project(Path.cwd()), p).note)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=json.dumps(payload), capture_output=True,
+        text=True, timeout=60, cwd=repo,
+    )  # fmt: skip
+    assert done.returncode == 0 and "spawned toolu_1" in done.stdout, done.stderr
+    history = json.loads((repo / ".planning" / "agent-history.json").read_text())
+    assert [e["agent_id"] for e in history["entries"]] == ["toolu_1"]
