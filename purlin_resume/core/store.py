@@ -105,6 +105,8 @@ def private_folder(folder: Path) -> Path:
 
     Files written into a private folder are private too (0600), whatever the umask, and an
     existing one is tightened on its next write: this is where conversation content is kept.
+    An existing folder that is a symbolic link, belongs to another user or that others may
+    write into is refused (anyone could have made it, to read or replace what is put there).
     """
     folder = Path(folder)
     missing = []
@@ -115,10 +117,18 @@ def private_folder(folder: Path) -> Path:
         with suppress(FileExistsError):
             created.mkdir(mode=0o700)
     folder = missing[0] if missing else folder
-    info = folder.stat()
-    if info.st_mode & 0o077 and info.st_uid == os.geteuid():
-        os.chmod(folder, 0o700)
-    return folder
+    info = folder.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        problem = "is a symbolic link"
+    elif info.st_uid != os.geteuid():
+        problem = f"belongs to user id {info.st_uid}, not to you"
+    elif info.st_mode & 0o022:
+        problem = f"is open to others' writes (mode {stat.S_IMODE(info.st_mode):o})"
+    else:
+        if info.st_mode & 0o077:
+            os.chmod(folder, 0o700)
+        return folder
+    raise PurlinError(f"refusing {folder}: it {problem}; remove it and run the command again")
 
 
 def _private(folder: Path) -> bool:

@@ -83,16 +83,36 @@ def _text(value: str | None, name: str) -> str | None:
     return value
 
 
-def _project(project: str | None):
+def _own_project():
     from purlin_resume.core.project import locate
 
-    if project is not None:
-        _text(project, "project")
-        return locate(Path(project))
     given = os.environ.get("CLAUDE_PROJECT_DIR")
     if given and Path(given).is_dir():
         return locate(cwd=Path(given))
     return locate()
+
+
+def _project(project: str | None):
+    """The session's own project; another only when the user's settings list it
+    (``mcp_projects``): a model must not write into, or read, any repository it names."""
+    from purlin_resume.core import config
+    from purlin_resume.core.errors import PurlinError
+    from purlin_resume.core.project import locate
+
+    own = _own_project()
+    if project is None:
+        return own
+    _text(project, "project")
+    asked = locate(Path(project))
+    allowed = {os.path.realpath(own.root)} | {
+        os.path.realpath(os.path.expanduser(p)) for p in config.load(own).mcp_projects
+    }
+    if os.path.realpath(asked.root) not in allowed:
+        raise PurlinError(
+            f"project {project}: this server works on {own.root} only; list other projects in "
+            f"resume.mcp_projects of {config.user_path()}"
+        )
+    return asked
 
 
 def _environment(project: str | None):

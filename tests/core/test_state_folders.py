@@ -1,0 +1,52 @@
+"""A state or cache folder someone else could have made is refused, never written into."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def _one_line_refusal(result, folder) -> None:
+    assert result.exit_code == 1, result.stdout
+    assert result.stderr.startswith(f"error: refusing {folder}") and result.stderr.count("\n") == 1
+
+
+def _save(cli):
+    return cli("save", "--role", "builder", "--in-progress", "x", "--step", "2", "--next", "n")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_a_state_folder_of_another_user_is_refused(cli, repo):
+    cache = repo / ".purlin" / "cache"
+    cache.mkdir(parents=True)
+    os.chown(cache, 65534, 65534)
+    cache.chmod(0o777)
+    _one_line_refusal(_save(cli), cache)
+    assert list(cache.iterdir()) == []
+
+
+def test_a_state_folder_others_may_write_is_refused(cli, repo):
+    cache = repo / ".purlin" / "cache"
+    cache.mkdir(parents=True)
+    cache.chmod(0o777)
+    _one_line_refusal(_save(cli), cache)
+    assert list(cache.iterdir()) == []
+
+
+def test_a_cache_folder_that_is_a_link_is_refused(cli, repo, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    (repo / ".purlin").mkdir()
+    (repo / ".purlin" / "cache").symlink_to(elsewhere)
+    result = _save(cli)
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_folder_of_ones_own_only_readable_by_others_is_made_private(cli, repo):
+    cache = repo / ".purlin" / "cache"
+    cache.mkdir(parents=True)
+    cache.chmod(0o755)
+    assert _save(cli).exit_code == 0
+    assert cache.stat().st_mode & 0o777 == 0o700
