@@ -37,7 +37,7 @@ PAGES = (
 )
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
-    "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "img-src 'self' data:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
@@ -101,6 +101,7 @@ class Dashboard:
                 pages=PAGES,
                 current=context.pop("current", name),
                 token=self.guard.token,
+                base=self.guard.base,
                 project=redact.redact(str(self.scope.project.root)).text,
                 **context,
             )
@@ -215,7 +216,7 @@ class Dashboard:
         return JSONResponse(views.conversation(self.scope, request.path_params["identifier"]))
 
     def home(self, request: Request) -> Response:
-        return RedirectResponse("/agents", status_code=303)
+        return RedirectResponse(f"{self.guard.base}/agents", status_code=303)
 
 
 def views_modes() -> dict[str, tuple[str, ...]]:
@@ -236,7 +237,7 @@ class Gate(BaseHTTPMiddleware):
         return f"purlin_dashboard_{self.guard.port}"
 
     def _refuse(self, request: Request, status: int, message: str) -> Response:
-        if request.url.path.startswith("/api/") or request.method not in SAFE_METHODS:
+        if request.scope["path"].startswith("/api/") or request.method not in SAFE_METHODS:
             answer: Response = JSONResponse({"error": message}, status_code=status)
         else:
             answer = HTMLResponse(
@@ -253,7 +254,10 @@ class Gate(BaseHTTPMiddleware):
             return self._refuse(
                 request, 403, "this Host is not the dashboard's address (DNS rebinding?)"
             )
-        if request.url.path.startswith("/static/"):
+        under_base = request.url.path.startswith(guard.base + "/")
+        if under_base:  # the pages' own path: what follows it is the route
+            request.scope["path"] = request.scope["path"][len(guard.base) :]
+        if request.scope["path"].startswith("/static/"):
             return await call_next(request)
         in_url = request.query_params.get("token")
         header = request.headers.get(TOKEN_HEADER)
@@ -261,20 +265,24 @@ class Gate(BaseHTTPMiddleware):
             if (
                 in_url is not None
                 and guard.token_matches(in_url)
-                and not (request.url.path.startswith("/api/"))
+                and not (request.scope["path"].startswith("/api/"))
             ):
                 rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
-                target = request.url.path + (f"?{urlencode(rest)}" if rest else "")
+                target = (
+                    guard.base + request.scope["path"] + (f"?{urlencode(rest)}" if rest else "")
+                )
                 answer: Response = RedirectResponse(target, status_code=303)
                 answer.set_cookie(
-                    self.cookie, guard.token, httponly=True, samesite="strict", path="/"
+                    self.cookie,
+                    guard.token,
+                    httponly=True,
+                    samesite="strict",
+                    path=guard.base + "/",
                 )
                 answer.headers.update(HEADERS)
                 return answer
-            allowed = any(
-                guard.token_matches(given)
-                for given in (in_url, header, request.cookies.get(self.cookie))
-            )
+            cookie = request.cookies.get(self.cookie) if under_base else None
+            allowed = any(guard.token_matches(given) for given in (in_url, header, cookie))
         else:
             allowed = guard.token_matches(header)
             if allowed and not guard.origin_allowed(request.headers.get("origin"), host):

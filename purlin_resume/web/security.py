@@ -2,7 +2,9 @@
 
 - Every request but ``/static/`` needs the run's token: ``?token=`` in the URL printed at start
   (the page then keeps it in a cookie and drops it from the address bar), the cookie, or the
-  ``X-Purlin-Token`` header.
+  ``X-Purlin-Token`` header. Browsers send a host's cookies to each of its ports, so the pages
+  live under a random path of this run (``Guard.base``) and the cookie is bound to that path:
+  a server on another port of the same host is never sent it, and it counts only under it.
 - A state-changing request (anything but GET/HEAD) needs the token in the header (a cookie alone
   would let another site's form ride on it) and an ``Origin`` that is this dashboard's own.
 - The ``Host`` header must name the bound address (or ``localhost`` for a loopback bind): a
@@ -56,6 +58,7 @@ class Guard:
     host: str
     port: int
     token: str = field(default_factory=new_token)
+    base: str = field(default_factory=lambda: "/" + secrets.token_urlsafe(12))
 
     def host_allowed(self, header: str | None) -> bool:
         if not header:

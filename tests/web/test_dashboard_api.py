@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from purlin_resume.web import security
 from tests.agents_setup import agent_record, configure, dead_pid, prompts, write_registry
 from tests.dashboard_setup import ORIGIN, PORT, board, resurrection, sample_log, write_log
 from tests.gsd_files import entry, write_history
@@ -74,15 +75,34 @@ def test_the_printed_url_sets_a_cookie_and_drops_the_token_from_the_address(repo
     first = client.get(f"/resurrections?mode=fuzzy&token={guard.token}")
 
     assert first.status_code == 303
-    assert first.headers["location"] == "/resurrections?mode=fuzzy"
+    assert first.headers["location"] == f"{guard.base}/resurrections?mode=fuzzy"
     cookie = first.headers["set-cookie"]
     assert f"purlin_dashboard_{PORT}={guard.token}" in cookie
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie
-    page = client.get("/resurrections?mode=fuzzy")
+    assert f"Path={guard.base}/" in cookie
+    page = client.get(f"{guard.base}/resurrections?mode=fuzzy")
     assert page.status_code == 200
     assert f'<meta name="purlin-token" content="{guard.token}">' in page.text
+    assert f'<base href="{guard.base}/">' in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert page.headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_cookie_is_bound_to_this_runs_path_not_to_the_host(repo, claude):
+    """Browsers send a host's cookies to all its ports: the cookie must name a path only this
+    dashboard's pages have, and count nowhere else."""
+    client, guard = board(repo, claude)
+    first = client.get(f"/agents?token={guard.token}")
+    cookie = first.headers["set-cookie"]
+    assert f"Path={guard.base}/" in cookie and len(guard.base) > 12
+    assert guard.base != security.Guard("127.0.0.1", PORT).base  # random per run
+    client.cookies.set(f"purlin_dashboard_{PORT}", guard.token)  # as if sent to any path
+    assert client.get("/agents").status_code == 401  # outside the run's path: not counted
+    page = client.get(f"{guard.base}/agents")
+    assert page.status_code == 200
+    assert 'href="agents/' in page.text or 'href="sessions"' in page.text
+    css = client.get(f"{guard.base}/static/dashboard.css")
+    assert css.status_code == 200
 
 
 def test_a_foreign_host_header_is_refused_even_with_the_token(repo, claude):
@@ -188,7 +208,7 @@ def test_agents_page_and_api_show_live_and_dead_agents(repo, claude, tmp_path):
     assert by_id["live-1"]["state"] == "alive" and by_id["live-1"]["revivable"] is False
     assert by_id["gone-1"]["state"] == "dead" and by_id["gone-1"]["revivable"] is False
     assert page.count('data-revive="') == 1 and 'data-revive="dead-1"' in page
-    assert 'revived from <a class="agent-link" href="/agents/dead-1">dead-1</a>' in page
+    assert 'revived from <a class="agent-link" href="agents/dead-1">dead-1</a>' in page
     assert 'data-activity="live-1"' in page
     assert cards.strip().startswith("<article") and "<html" not in cards
 
@@ -258,7 +278,7 @@ def test_agent_detail_shows_the_redacted_conversation_tools_files_and_lineage(re
     assert "<img src=x" not in page.text and "&lt;img src=x onerror=alert(1)&gt;" in page.text
     assert GITHUB_TOKEN not in page.text and GITHUB_TOKEN not in api.text
     assert "older (not registered)" in page.text
-    assert 'href="/agents/next-1"' in page.text and 'href="/agents/next-2"' in page.text
+    assert 'href="agents/next-1"' in page.text and 'href="agents/next-2"' in page.text
     assert f'data-revive="{sid}"' in page.text
     detail = api.json()
     assert detail["lineage"]["data"]["predecessors"] == [{"agent_id": "older", "registered": False}]
@@ -313,7 +333,7 @@ def test_an_unknown_agent_page_is_a_404_page(repo, claude):
     assert page.status_code == 404
     assert "<h1>Error 404</h1>" in page.text
     assert "no registered agent &#39;nobody&#39;" in page.text
-    assert '<a href="/agents"' in page.text  # the navigation still works
+    assert '<a href="agents"' in page.text  # the navigation still works
 
 
 def test_a_corrupt_registry_breaks_only_its_panel(repo, claude):
@@ -388,7 +408,7 @@ def test_reviving_a_dead_agent_starts_its_successor(repo, claude, tmux_server, t
     assert body["card"]["previous_agent_id"] == "dead-1"
     assert body["card"]["role"] == "qa"
     assert f'data-agent-id="{successor}"' in body["card_html"]
-    assert 'revived from <a class="agent-link" href="/agents/dead-1">' in body["card_html"]
+    assert 'revived from <a class="agent-link" href="agents/dead-1">' in body["card_html"]
     received = prompts(record, 2)
     assert received[1].startswith("Revival: you succeed agent dead-1 (qa)")
     listed = client.get("/api/agents", headers=_auth(guard)).json()["agents"]
@@ -573,7 +593,7 @@ def test_sessions_list_search_and_transcript(repo, claude):
     assert [s["id"] for s in listed["sessions"]] == [sid]
     assert found["results"][0]["session_id"] == sid
     assert found["results"][0]["score"] > 0
-    assert f'href="/transcripts/{sid}"' in page
+    assert f'href="transcripts/{sid}"' in page
     assert transcript.status_code == 200
     assert "<h2>Fix the flaky tmux injection tests</h2>" in transcript.text
     assert as_json["id"] == sid and as_json["turns"] == 2
@@ -711,7 +731,7 @@ def test_a_long_registry_shows_every_live_agent_and_the_newest_dead_ones(repo, c
     assert page.count('<article class="card') == views.AGENTS_SHOWN
     assert 'data-agent-id="live-1"' in page  # the oldest, but alive
     assert f"{views.AGENTS_SHOWN} of {views.AGENTS_SHOWN + 21} agents shown" in page
-    assert 'data-poll="/agents/cards?all=1"' in everything
+    assert 'data-poll="agents/cards?all=1"' in everything
     assert everything.count('<article class="card') == views.AGENTS_SHOWN + 21
     assert api["total"] == len(api["agents"]) == views.AGENTS_SHOWN + 21
 

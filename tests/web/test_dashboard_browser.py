@@ -148,7 +148,7 @@ def test_revive_a_dead_agent_from_its_card(repo, tmux_server, tmp_path, dashboar
     card.wait_for()
     link = card.locator("p.predecessor a")
     assert link.inner_text() == "dead-1"
-    assert link.get_attribute("href") == "/agents/dead-1"
+    assert link.get_attribute("href") == "agents/dead-1"
     assert card.get_attribute("data-state") == "alive"
     assert prompts(record, 2)[1].startswith("Revival: you succeed agent dead-1 (builder)")
     shoot(page, tmp_path, "agents")
@@ -168,7 +168,7 @@ def test_revive_from_the_detail_view(repo, tmux_server, tmp_path, claude, dashbo
     page.locator(".revive-status.busy", has_text="Reviving…").wait_for()
     successor = page.locator("#revived article.card")
     successor.wait_for()
-    assert successor.locator("p.predecessor a").get_attribute("href") == f"/agents/{sid}"
+    assert successor.locator("p.predecessor a").get_attribute("href") == f"agents/{sid}"
     new_id = successor.get_attribute("data-agent-id")
     assert registry.load(Project(repo))[new_id].previous_agent_id == sid
     assert prompts(record, 1)[0].startswith(f"Revival: you succeed agent {sid}")
@@ -244,11 +244,11 @@ def test_subagents_and_sessions_pages(repo, claude, tmp_path, dashboard, page):
     assert page.locator("code.command").inner_text() == "/gsd:resume-task agent-a1"
     shoot(page, tmp_path, "subagents")
 
-    page.click('nav a[href="/sessions"]')
+    page.click('nav a[href="sessions"]')
     page.fill("input[name=q]", "tmux injection")
     page.click("form.filters button")
     result = page.locator("ol.results a").first
-    assert result.get_attribute("href") == f"/transcripts/{sid}"
+    assert result.get_attribute("href") == f"transcripts/{sid}"
     shoot(page, tmp_path, "sessions")
     result.click()
     page.locator("#conversation h2", has_text="Profile the tmux injection").wait_for()

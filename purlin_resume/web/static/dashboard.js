@@ -15,7 +15,7 @@
     status.className = "revive-status busy";
     status.textContent = "Reviving…";
     try {
-      const answer = await fetch("/api/agents/" + encodeURIComponent(id) + "/revive", {
+      const answer = await fetch("api/agents/" + encodeURIComponent(id) + "/revive", {
         method: "POST",
         headers: { "X-Purlin-Token": token },
       });
@@ -45,7 +45,7 @@
       const known = activitySeen.get(id);
       if (known && Date.now() - known.at < 30000) { cell.textContent = known.text; continue; }
       try {
-        const answer = await fetch("/api/agents/" + encodeURIComponent(id) + "/activity");
+        const answer = await fetch("api/agents/" + encodeURIComponent(id) + "/activity");
         const body = await answer.json();
         const text = answer.ok
           ? (body.is_active ? "active" : "stalled") + " · confidence " + body.confidence.toFixed(2) +
