@@ -186,6 +186,37 @@ def corpus(seed: int) -> list[Planted]:
         ),
         ("google-api-key", s := "AIza" + chars(35, ALNUM + "_-"), f"GOOGLE_API_KEY={s}"),
         ("gitlab-token", s := "glpat-" + chars(20), f"CI_JOB_TOKEN: {s}"),
+        # secrets managers, observability, project tools
+        ("vault-token", s := "hvs." + chars(90, ALNUM + "_-"), f"export VAULT_TOKEN={s}"),
+        ("doppler-token", s := "dp.pt." + chars(43), f"doppler configure set token {s}"),
+        ("postman-token", s := f"PMAK-{chars(24, HEX)}-{chars(34, HEX)}", f"postman {s}"),
+        ("linear-key", s := "lin_api_" + chars(40), f"Linear key {s}"),
+        ("grafana-token", s := f"glsa_{chars(32)}_{chars(8, HEX)}", f"grafana sa {s}"),
+        ("atlassian-token", s := "ATATT3" + chars(186, ALNUM + "_-="), f"jira token {s}"),
+        ("pulumi-token", s := "pul-" + chars(40, HEX), f"PULUMI_ACCESS_TOKEN {s}"),
+        (
+            "age-secret-key",
+            s := "AGE-SECRET-KEY-1" + chars(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"),
+            f"# created: 2026-01-01\n{s}",
+        ),
+        ("newrelic-key", s := "NRAK-" + chars(27, UPPER + string.digits), f"newrelic {s}"),
+        ("sentry-token", s := "sntryu_" + chars(64, HEX), f"sentry-cli --auth-token {s}"),
+        (
+            "aws-secret-key",
+            s := chars(40, B64),
+            f"[default]\naws_access_key_id = AKIA{chars(16, UPPER)}\naws_secret_access_key = {s}",
+        ),
+        # long values: past what a keyword value used to be matched up to
+        ("assigned-secret", s := chars(400), f'{{"access_token": "{s}"}}'),
+        ("assigned-secret", s := chars(300), f'refresh_token="{s}"'),
+        ("assigned-secret", s := chars(257), f'"client_secret": "{s}"'),
+        ("assigned-secret", s := chars(617, B64), f'"SessionToken": "{s}"'),
+        ("assigned-secret", s := chars(500), f"ACCESS_TOKEN={s}"),
+        (
+            "jwt",
+            s := f"eyJ{chars(30)}.eyJ{chars(400)}.{chars(43, ALNUM + '_-')}",
+            f"Authorization: Bearer {s}",
+        ),
     ]
     return [Planted(kind, secret, line) for kind, secret, line in items]
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from purlin_resume.claude import layout, listing, records
 from purlin_resume.claude.layout import AgentFile, SessionFile
 from purlin_resume.claude.records import ReadStats
+from purlin_resume.core import redact
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 
 if TYPE_CHECKING:
@@ -144,8 +145,7 @@ class Target:
 def _title(text: str | None) -> str | None:
     if not text:
         return None
-    line = " ".join(text.split())
-    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+    return redact.one_line(text, TITLE_LENGTH)
 
 
 def _shown(text: str | None) -> str | None:

@@ -27,6 +27,7 @@ from purlin_resume.claude.transcript import (
     Transcript,
     Turn,
 )
+from purlin_resume.core import redact
 from purlin_resume.core.templating import counted
 
 HEADING_LENGTH = 100
@@ -60,8 +61,7 @@ def has_history(
 
 
 def _one_line(text: str, limit: int = HEADING_LENGTH) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return redact.one_line(text, limit)
 
 
 def _fence(text: str, info: str = "") -> str:

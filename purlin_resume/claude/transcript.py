@@ -19,6 +19,7 @@ from typing import Any
 
 from purlin_resume.claude import records
 from purlin_resume.claude.records import SUBAGENT_TOOLS, ReadStats, utc
+from purlin_resume.core import redact
 
 PROMPT, COMMAND, INTERRUPTION, NOTIFICATION, RESPONSE, COMPACTION = (
     "prompt",
@@ -195,8 +196,7 @@ class Transcript:
 
 
 def _one_line(text: str, limit: int = 120) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return redact.one_line(text, limit)
 
 
 def _summarise_input(name: str, data: Any) -> str:

@@ -338,9 +338,10 @@ class Scanner:
         if quote and text[end : end + 4].lstrip("\\")[:1] != quote[-1]:
             return None  # a quote that does not close right after one word: prose
         if name == "flag":
-            key = "password" if match.group()[1] == "p" else "token"
+            short = match.group()[1] == "p"  # ``mysql -pPASSWORD``; else ``--password VALUE``
+            key = "password" if short else match.group()[2:].split("=")[0].split()[0].lower()
             line = before[before.rfind("\n") + 1 :]
-            if key == "password" and not MYSQL.search(line):
+            if short and not MYSQL.search(line):
                 return None
             spaced = False
         else:
@@ -514,6 +515,30 @@ def redact(text: str, places: Places | None = None) -> Redacted:
         last = finding.end
     parts.append(text[last:])
     return Redacted("".join(parts), dict(Counter(f.kind for f in findings)))
+
+
+_LONGEST_SECRET = 17_000  # a private key's body is matched up to 16 KiB
+
+
+def one_line(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with ``…`` where no secret (nor a
+    placeholder) is cut in two: a secret the cut would cross goes whole, so the redaction of
+    what is shown (which needs the whole secret) still finds every one left. Only the start of
+    a long text is looked at: as far as the longest secret reaches past the cut."""
+    line = " ".join(text[: limit + _LONGEST_SECRET].split())
+    if len(line) <= limit:
+        return line
+    end = limit - 1
+    for finding in scanner().find(line):
+        if finding.start >= end:
+            break
+        if finding.end > end:
+            end = finding.start
+            break
+    opened = line.rfind("[REDACTED:", 0, end)
+    if opened != -1 and line.find("]", opened) >= end:
+        end = opened
+    return line[:end] + "…"
 
 
 _UNSEEN = Redacted("")

@@ -79,8 +79,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "aws-secret-key",
-        "aws_secret_access_key",  # ``aws configure set aws_secret_access_key VALUE``
-        rf"{_SPACED}(?P<s>{_B64}{{40}})(?![A-Za-z0-9+/=])",
+        "aws_secret_access_key",  # ``aws configure set … VALUE``; ``~/.aws/credentials``: `` = VALUE``
+        rf"(?:[ \t]*=[ \t]*\\{{0,3}}[\"']?|{_SPACED})(?P<s>{_B64}{{40}})(?![A-Za-z0-9+/=])",
         anchor=3,
         source="gitleaks aws-access-token (its secret); the aws cli's configure set",
     ),
@@ -101,7 +101,7 @@ RULES: tuple[Rule, ...] = (
         "digitalocean-token",
         ("dop_v1_", "doo_v1_", "dor_v1_"),
         rf"[a-f0-9]{{64}}{_END}",
-        source="gitleaks digitalocean-pat",
+        source="gitleaks digitalocean-pat, digitalocean-access-token, digitalocean-refresh-token",
     ),
     _r(
         "alibaba-access-key",
@@ -121,7 +121,8 @@ RULES: tuple[Rule, ...] = (
         "github-token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
         rf"[A-Za-z0-9]{{36,255}}{_END}",
-        source="gitleaks github-pat, github-oauth, github-app-token, github-refresh-token",
+        source="gitleaks github-pat, github-oauth, github-app-token, github-refresh-token; "
+        "detect-secrets GitHubTokenDetector",
     ),
     _r(
         "github-token",
@@ -134,14 +135,19 @@ RULES: tuple[Rule, ...] = (
         "gitlab-token",
         ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-"),
         r"[A-Za-z0-9_-]{20,}",
-        source="gitleaks gitlab-pat and the other gitlab-* rules",
+        source="gitleaks gitlab-pat, gitlab-deploy-token, gitlab-ptt, "
+        "gitlab-cicd-job-token, gitlab-scim-token, gitlab-feed-token, gitlab-incoming-mail-token, "
+        "gitlab-kubernetes-agent-token, gitlab-runner-authentication-token; "
+        "detect-secrets GitLabTokenDetector",
     ),
     # chat
     _r(
         "slack-token",
         ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"),
         r"(?:\d+-)?[A-Za-z0-9-]{10,}",
-        source="gitleaks slack-bot-token, slack-user-token, slack-app-token",
+        source="gitleaks slack-bot-token, slack-user-token, slack-app-token, "
+        "slack-legacy-token, slack-legacy-bot-token, slack-legacy-workspace-token, "
+        "slack-config-access-token, slack-config-refresh-token; detect-secrets SlackDetector",
     ),
     _r(
         "slack-webhook",
@@ -162,7 +168,7 @@ RULES: tuple[Rule, ...] = (
         ":AA",
         r"[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])",
         word_start=False,
-        source="gitleaks telegram-bot-api-token",
+        source="gitleaks telegram-bot-api-token; detect-secrets TelegramBotTokenDetector",
     ),
     _r(
         "twilio-key",
@@ -194,7 +200,7 @@ RULES: tuple[Rule, ...] = (
         "square-token",
         ("sq0atp-", "sq0csp-", "EAAA"),
         r"[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])",
-        source="gitleaks square-access-token, square-secret",
+        source="gitleaks square-access-token, square-secret; detect-secrets SquareOAuthDetector",
     ),
     _r(
         "shopify-token",
@@ -220,13 +226,13 @@ RULES: tuple[Rule, ...] = (
         "openai-key",
         ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"),
         r"[A-Za-z0-9_-]{20,}",
-        source="gitleaks openai-api-key",
+        source="gitleaks openai-api-key; detect-secrets OpenAIDetector",
     ),
     _r(
         "openai-key",
         "sk-",
         r"(?:[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{48}" + _END + ")",
-        source="gitleaks openai-api-key",
+        source="gitleaks openai-api-key; detect-secrets OpenAIDetector",
     ),
     _r(
         "huggingface-token",
@@ -276,6 +282,59 @@ RULES: tuple[Rule, ...] = (
         anchor=4,  # its first _: letters follow (the token's own may start with _ or -)
         source="gitleaks (docker) dckr_pat_ token",
     ),
+    # secrets managers, observability, project tools
+    _r(
+        "vault-token",
+        ("hvs.", "hvb.", "hvr."),
+        r"[A-Za-z0-9_-]{24,}",
+        anchor=3,
+        source="gitleaks vault-service-token, vault-batch-token",
+    ),
+    _r(
+        "doppler-token",
+        ("dp.pt.", "dp.st.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."),
+        rf"[A-Za-z0-9]{{40,44}}{_END}",
+        anchor=2,
+        source="gitleaks doppler-api-token",
+    ),
+    _r(
+        "postman-token",
+        "PMAK-",
+        rf"[a-fA-F0-9]{{24}}-[a-fA-F0-9]{{34}}{_END}",
+        source="gitleaks postman-api-token",
+    ),
+    _r("linear-key", "lin_api_", rf"[A-Za-z0-9]{{40}}{_END}", source="gitleaks linear-api-key"),
+    _r(
+        "grafana-token",
+        ("glsa_", "glc_"),
+        rf"[A-Za-z0-9+/]{{32,400}}(?:_[A-Fa-f0-9]{{8}})?={{0,2}}{_END}",
+        source="gitleaks grafana-service-account-token, grafana-cloud-api-token",
+    ),
+    _r(
+        "atlassian-token",
+        ("ATATT3", "ATCTT3"),
+        r"[A-Za-z0-9_=-]{50,}",
+        source="gitleaks atlassian-api-token",
+    ),
+    _r("pulumi-token", "pul-", rf"[a-f0-9]{{40}}{_END}", source="gitleaks pulumi-api-token"),
+    _r(
+        "age-secret-key",
+        "AGE-SECRET-KEY-1",
+        rf"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{{58}}{_END}",
+        source="gitleaks age-secret-key",
+    ),
+    _r(
+        "newrelic-key",
+        ("NRAK-", "NRJS-", "NRII-"),
+        rf"[A-Za-z0-9]{{27}}{_END}",
+        source="gitleaks new-relic-user-api-key, new-relic-browser-api-token, new-relic-insert-key",
+    ),
+    _r(
+        "sentry-token",
+        ("sntryu_", "sntrys_"),
+        r"[A-Za-z0-9_=+/-]{40,}",
+        source="gitleaks sentry-user-token, sentry-org-token",
+    ),
     # keys and tokens of any origin
     _r(
         "private-key",
@@ -294,7 +353,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "url-credentials",
         "://",
-        r"[^\s:/@'\"\\]{0,128}:(?P<s>[^\s:/@'\"\\]{1,256})@",
+        r"[^\s:/@'\"\\]{0,128}:(?P<s>[^\s:/@'\"\\]{1,4096})@",
         word_start=False,
         source="detect-secrets BasicAuthDetector; gitleaks generic URL credentials",
     ),
@@ -346,8 +405,8 @@ KEY_TAILS = tuple(sorted(set(STRONG_KEYS + TOKEN_KEYS)))
 
 _CONTINUATION = r"(?:(?:\\+\r?\n|\\{2,}n)[ \t]*)?"  # a shell line continuation, raw or escaped
 _VALUE = (
-    r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>[^\s\"'`\\]{1,256})"
-    r"|(?P<uv>[^\s\"'`\\<>(){}\[\],;|]{1,256}))"
+    r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>[^\s\"'`\\]{1,16384})"
+    r"|(?P<uv>[^\s\"'`\\<>(){}\[\],;|]{1,16384}))"
 )
 ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``_key_before``
     rf"[=>]?[ \t]{{0,4}}{_CONTINUATION}"

@@ -275,8 +275,7 @@ def _inside(name: str, root: str) -> str | None:
 def _one_line(text: str | None, limit: int = 120) -> str | None:
     if not text:
         return None
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return redact.one_line(text, limit)
 
 
 def _documents(view) -> Iterable[dict[str, Any]]:

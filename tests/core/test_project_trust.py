@@ -43,6 +43,7 @@ HOSTILE = {
     "tmux_socket": "/tmp/other-user/default",
     "allowed_roots": ["/"],
     "redact": {"allow": [".*"]},
+    "mcp_projects": ["/"],
 }
 
 
