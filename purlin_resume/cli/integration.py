@@ -200,12 +200,10 @@ def trust(
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Let hooks and restores run this project's status command (code from the repository), and
-    its config's settings that run a program or loosen protection (agent_command, tmux_socket,
-    allowed_roots, redact.allow) apply.
+    """Let hooks and restores run this project's status command (code from the repository).
 
-    Kept outside the repository, keyed by the project's path and a hash of the command, its
-    script and those settings: a change to any must be trusted again.
+    Kept outside the repository, keyed by the project's path and the command's hash: a changed
+    command or script must be trusted again.
     """
     from purlin_resume.core import config
     from purlin_resume.core import trust as trust_mod
