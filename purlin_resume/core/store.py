@@ -105,8 +105,9 @@ def private_folder(folder: Path) -> Path:
 
     Files written into a private folder are private too (0600), whatever the umask, and an
     existing one is tightened on its next write: this is where conversation content is kept.
-    An existing folder that is a symbolic link, belongs to another user or that others may
-    write into is refused (anyone could have made it, to read or replace what is put there).
+    An existing folder that belongs to another user or that others may write into is refused
+    (anyone could have made it, to read or replace what is put there), and so is a symbolic
+    link, but one that stays inside the project's state folders (``confined``).
     """
     folder = Path(folder)
     missing = []
@@ -117,8 +118,9 @@ def private_folder(folder: Path) -> Path:
         with suppress(FileExistsError):
             created.mkdir(mode=0o700)
     folder = missing[0] if missing else folder
-    info = folder.lstat()
-    if stat.S_ISLNK(info.st_mode):
+    confined(folder)  # a link out of the project's state folders: refused, named
+    info = folder.stat()
+    if folder.is_symlink() and not STATE_FOLDERS & set(folder.parts):
         problem = "is a symbolic link"
     elif info.st_uid != os.geteuid():
         problem = f"belongs to user id {info.st_uid}, not to you"
