@@ -1,7 +1,6 @@
 """The walk over the transcripts' files and the index reads that ``find`` has done ahead, in a
 child on the other core (``resurrection/search_reads``): what the child hands over is what the
-search would walk and read itself, used only for that folder, that index and those words, and
-a command that ends before it searches leaves no process behind."""
+search would walk and read itself, used only for that folder, that index and those words."""
 
 from __future__ import annotations
 
@@ -11,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from purlin_resume.claude import signatures
-from purlin_resume.cli import find_run
 from purlin_resume.core import cache_home
-from purlin_resume.core.errors import PurlinError
 from purlin_resume.resurrection import search_index, search_reads
 from tests.conftest import no_children_left
 
@@ -108,15 +105,6 @@ def test_a_walk_of_a_missing_folder_is_empty(tmp_path):
     gone = tmp_path / "deleted"
     search_reads.start(gone, "tmux")
     assert search_reads.taken(gone) == ({}, None)
-
-
-def test_find_that_fails_before_it_searches_leaves_no_child(fixtures_copy, tmp_path):
-    with pytest.raises(PurlinError):
-        find_run.find(
-            ["tmux"], 5, fixtures_copy, tmp_path / "no such project", as_json=True, team=False
-        )
-    assert no_children_left()
-    assert search_reads.taken(fixtures_copy) is None  # nothing was left pending
 
 
 @pytest.mark.parametrize("text", QUERIES)
@@ -225,98 +213,10 @@ def test_hostile_names_come_back_as_the_walk_read_them(fixtures_copy, monkeypatc
     assert not (root / "pwned").exists() and not Path("pwned").exists()
 
 
-# -- the walk a `find` command line starts before it loads anything (cli/head_start) ---------
-
-
 def test_the_walk_knows_the_names_layout_knows():
     from purlin_resume.claude import layout
 
     assert (signatures.SUFFIX, signatures.AGENT_PREFIX) == (layout.SUFFIX, layout.AGENT_PREFIX)
-
-
-@pytest.mark.parametrize(
-    "given", [None, "", "claude", "./claude/", "a//b/./../claude", "~/claude", "~", "/"]
-)
-@pytest.mark.parametrize("config_env", [None, "", "~/from-env"])
-def test_the_head_start_reads_the_folder_as_layout_does(given, config_env, tmp_path, monkeypatch):
-    from purlin_resume.claude import layout
-    from purlin_resume.cli.head_start import claude_folder
-
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
-    if config_env is None:
-        monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    else:
-        monkeypatch.setenv("CLAUDE_CONFIG_DIR", config_env)
-    folder = layout.config_dir(None if given is None else Path(given))[0]
-    assert signatures.walked(claude_folder(given))[0] == str(folder.resolve())
-
-
-@pytest.mark.parametrize(
-    ("args", "expected"),
-    [
-        (["find", "tmux", "tests"], (None, "tmux tests")),
-        (["--no-redact", "find", "--json", "tmux"], (None, "tmux")),
-        (["find", "tmux", "--claude-dir", "/c", "--limit", "3", "--project", "/p"], ("/c", "tmux")),
-        (["find", "--claude-dir=/c d", "tmux"], ("/c d", "tmux")),
-        (["find", "--", "--claude-dir"], (None, "--claude-dir")),  # a word after --
-        (["find", "tmux", "--team"], None),  # searches the team's bookmarks only
-        (["find", "tmux", "--help"], None),
-        (["find", "--claude-dir", "/c"], None),  # no words: the command says so
-        (["find", "tmux", "--claude-dir"], None),
-        (["resurrect", "find", "tmux"], None),
-        (["--version", "find", "tmux"], None),
-    ],
-)
-def test_the_find_arguments_read_before_anything_loads(args, expected):
-    from purlin_resume.cli.head_start import find_arguments
-
-    assert find_arguments(args) == expected
-
-
-# `purlin-resume ARGS...` in a fresh interpreter where only a child forked before the command
-# loaded its modules may walk the folder
-ONLY_A_CHILD_WALKS = (
-    "import os, sys\n"
-    "from purlin_resume.claude import signatures\n"
-    "parent, walk = os.getpid(), signatures._walk\n"
-    "def walk_in_a_child(root):\n"
-    "    if os.getpid() == parent:\n"
-    "        raise SystemExit('walked in the command itself')\n"
-    "    if 'purlin_resume.cli.find_run' in sys.modules:\n"
-    "        raise SystemExit('forked once the command was loaded')\n"
-    "    return walk(root)\n"
-    "signatures._walk = walk_in_a_child\n"
-    "sys.argv = ['purlin-resume', *sys.argv[1:]]\n"
-    "from purlin_resume.cli import main\n"
-    "main()\n"
-)
-
-
-@pytest.mark.parametrize("how", ["--claude-dir", "--claude-dir=", "~", "CLAUDE_CONFIG_DIR"])
-def test_find_takes_the_walk_its_command_line_started(fixtures_copy, tmp_path, how):
-    import subprocess
-    import sys
-
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
-    env.pop("CLAUDE_CONFIG_DIR", None)
-    named = {
-        "--claude-dir": ["--claude-dir", str(fixtures_copy)],
-        "--claude-dir=": [f"--claude-dir={fixtures_copy}"],
-        "~": ["--claude-dir", "~/claude"],  # fixtures_copy is tmp_path/claude
-        "CLAUDE_CONFIG_DIR": [],
-    }[how]
-    if how == "CLAUDE_CONFIG_DIR":
-        env["CLAUDE_CONFIG_DIR"] = str(fixtures_copy)
-    argv = ["find", "tmux", "tests", *named, "--json"]
-    plain = subprocess.run(
-        [sys.executable, "-m", "purlin_resume", *argv], env=env, capture_output=True, text=True
-    )  # (builds the index)
-    assert plain.returncode == 0 and '"results": [' in plain.stdout, plain.stderr
-    ahead = subprocess.run(
-        [sys.executable, "-c", ONLY_A_CHILD_WALKS, *argv], env=env, capture_output=True, text=True
-    )
-    assert (ahead.returncode, ahead.stdout, ahead.stderr) == (0, plain.stdout, plain.stderr)
 
 
 # -- the index's generation: the search's check that the index is as the child read it -------
