@@ -1,10 +1,10 @@
 """CPU time of the short commands as whole processes, against ``python -c pass``.
 
-    .venv/bin/python benchmarks/short_commands.py [--runs 9] [--sessions 120] [--before SCRIPT]
+    .venv/bin/python benchmarks/short_commands.py [--runs 9] [--sessions 120] [--also NAME=SCRIPT]
 
 Each command runs through the installed console script (this interpreter's ``purlin-resume``);
-``--before`` names another checkout's console script (``/tmp/before/.venv/bin/purlin-resume``)
-whose figures are printed beside. Every run of every command, of both versions and of the
+``--also before=/tmp/before/.venv/bin/purlin-resume`` (repeatable) measures another checkout's
+console script beside it. Every run of every command, of both versions and of the
 anchor is interleaved; each figure is the median CPU time (user + system, from ``wait4``) of
 ``--runs`` runs, so other load on the machine counts less than in wall time. Budget: each
 command at most 15x ``python -c pass`` (this very interpreter).
@@ -154,11 +154,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per median (default 9)")
     parser.add_argument("--sessions", type=int, default=120, help="sessions listed (default 120)")
-    parser.add_argument("--before", help="another checkout's purlin-resume, measured beside")
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="NAME=SCRIPT",
+        help="another checkout's purlin-resume, measured beside (repeatable)",
+    )
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     build_project(WORK / "project", 200)
-    versions = {"now": SCRIPT} | ({"before": args.before} if args.before else {})
+    versions = {"now": SCRIPT}
+    for given in args.also:
+        name, _, script = given.partition("=")
+        if not script or name in versions:
+            parser.error(f"--also {given}: give NAME=SCRIPT, a name of its own")
+        versions[name] = script
     check_outputs(versions, args.sessions)
     figures = measure(versions, args.runs, args.sessions)
     anchor = figures["anchor"]["python -c pass"]

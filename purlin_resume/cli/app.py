@@ -24,7 +24,7 @@ class PurlinGroup(TyperGroup):
         except typer.TyperException as exc:
             raise _fail(f"{exc.format_message()} (see '{info_name} --help')", USAGE) from None
 
-    def invoke(self, ctx: typer.Context):
+    def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except PurlinError as exc:

@@ -41,13 +41,13 @@ def _run(cli, claude: Path, *args: str) -> tuple[str, str]:
 def _read_as_kept_and_whole(cli, claude: Path) -> list[tuple[str, str]]:
     """Every read through the cache, checked against the same read of the whole log (the
     reading without the cache, as before it: the reference)."""
-    from purlin_resume.cli import resurrect
+    from purlin_resume.cli import resurrections
 
     shown = []
     for args in READS:
         kept = _run(cli, claude, *args)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(resurrect, "_kept", lambda *_: None)
+            patch.setattr(resurrections, "_kept", lambda *_: None)
             whole = _run(cli, claude, *args)
         assert kept == whole, args
         shown.append(kept)
