@@ -66,18 +66,23 @@ def main() -> None:
         import_module("purlin_resume.cli.commands")
     else:
         import_module(f"purlin_resume.cli.{owner}")
-        keep_only(app, word or "")
+        keep_only(app, word or "", args[args.index(word or "") + 1 :][:1])
     app()
 
 
-def keep_only(app, name: str) -> None:
-    """Leave on ``app`` only the command or group ``name``: Typer builds the Click command of
-    everything registered on each call, and the owning module may register several."""
+def keep_only(app, name: str, after: list[str]) -> None:
+    """Leave on ``app`` only the command or group ``name`` (and of a group, only its command
+    named right ``after`` it, when there is one): Typer builds the Click command of everything
+    registered on each call, and the owning module may register several."""
     from typer.main import get_command_name
 
-    app.registered_commands = [
-        info
-        for info in app.registered_commands
-        if (info.name or get_command_name(info.callback.__name__)) == name
-    ]
+    def named(info) -> str:
+        return info.name or get_command_name(info.callback.__name__)
+
+    app.registered_commands = [info for info in app.registered_commands if named(info) == name]
     app.registered_groups = [info for info in app.registered_groups if info.name == name]
+    for group in app.registered_groups:
+        commands = group.typer_instance.registered_commands
+        chosen = [info for info in commands if after and named(info) == after[0]]
+        if chosen and not group.typer_instance.registered_groups:
+            group.typer_instance.registered_commands = chosen
