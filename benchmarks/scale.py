@@ -10,12 +10,12 @@ console script, the commands of one row interleaved run by run. Peak RSS is the 
 never a ``python3`` found on PATH. Each row prints its anchor, the ratio and the issue's goal.
 
 Rows (``--only`` takes these names): ``transcript`` (the 3.2 MB fixture session against
-``claude-code-log convert -f md`` and against a ``json.loads`` loop), ``startup``
-(``--version`` / ``--help`` against ``python -c pass``), ``sizes`` (``transcript`` and ``export``
-in every mode at 3 / 30 / 300 MB: MB/s and peak RSS), ``find`` (cold index build and warm
+``claude-code-log convert -f md`` and against a ``json.loads`` loop), ``sizes`` (``transcript``
+and ``export`` in every mode at 3 / 30 / 300 MB: MB/s and peak RSS), ``find`` (cold index build and warm
 search over 1,000 sessions), ``sessions`` (``sessions --all`` over 120 sessions, warm),
 ``resurrect-done`` and ``resurrections`` (a 100,000-line resurrection log), ``stall``
-(``stall check`` on a 10,000-file repository with uncommitted edits).
+(``stall check`` on a 10,000-file repository with uncommitted edits). The short commands'
+CPU time against ``python -c pass`` is ``short_commands.py``'s.
 
 The data is generated from the real transcripts (``tests/fixtures/claude`` or
 ``PURLIN_FIXTURES``) once, under ``benchmarks/.work/`` (never committed): sessions of a given
@@ -48,7 +48,7 @@ SCRIPT = str(Path(sys.executable).with_name("purlin-resume"))
 PASS = [sys.executable, "-c", "pass"]  # the interpreter's own start: the machine's pace
 SCALE = Path(os.environ.get("PURLIN_BENCH_WORK") or run.WORK) / "scale"  # this script's own data
 MIB = 2**20
-ROWS = ("transcript", "startup", "sizes", "find", "sessions", "resurrect-done", "resurrections")
+ROWS = ("transcript", "sizes", "find", "sessions", "resurrect-done", "resurrections")
 ROWS += ("stall",)
 FIND_QUERY = "tmux module test setup"
 
@@ -195,42 +195,6 @@ def transcript_rows(plan: Plan) -> list[Row]:
             f"{ratio:.1f}x",
             "<= 2.5x",
             ratio <= 2.5,
-        )
-    )
-    return rows
-
-
-def startup_rows(plan: Plan) -> list[Row]:
-    got = interleaved(
-        {
-            "pass": PASS,
-            "import typer": [sys.executable, "-c", "import typer"],
-            "--version": [SCRIPT, "--version"],
-            "--help": [SCRIPT, "--help"],
-        },
-        plan.runs if plan.quick else max(plan.runs, 10),  # short processes: more runs
-    )
-    anchor = got["pass"]
-    rows = []
-    for flag, goal in (("--version", 4), ("--help", 8)):
-        ratio = got[flag].seconds / anchor.seconds
-        rows.append(
-            Row(
-                f"`purlin-resume {flag}` vs `python -c pass`",
-                ms(got[flag].ms),
-                f"python -c pass {ms(anchor.ms)}",
-                f"{ratio:.1f}x",
-                f"<= {goal}x",
-                ratio <= goal,
-            )
-        )
-    typer = got["import typer"]
-    rows.append(
-        Row(
-            "(for reference) `python -c 'import typer'`: paid by every command that does work",
-            ms(typer.ms),
-            f"python -c pass {ms(anchor.ms)}",
-            f"{typer.seconds / anchor.seconds:.1f}x",
         )
     )
     return rows
@@ -563,7 +527,6 @@ def stall_rows(plan: Plan) -> list[Row]:
 
 MEASURES: dict[str, Callable[[Plan], list[Row]]] = {
     "transcript": transcript_rows,
-    "startup": startup_rows,
     "sizes": size_rows,
     "find": find_rows,
     "sessions": sessions_rows,

@@ -104,3 +104,44 @@ def test_every_wing_says_what_it_holds():
         init = PACKAGE / wing / "__init__.py"
         doc = ast.get_docstring(ast.parse(init.read_text()))
         assert doc and len(doc) > 20, wing
+
+
+def module_imports(path: Path) -> set[str]:
+    """The ``purlin_resume`` modules ``path`` imports (lazy ones too), by dotted name."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.startswith("purlin_resume")
+        ):
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names if a.name.startswith("purlin_resume."))
+    return names
+
+
+def test_no_import_circle():
+    known = {
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): path
+        for path in modules()
+    }
+    graph = {name: (module_imports(path) & set(known)) - {name} for name, path in known.items()}
+    graph = {name: {dep for dep in deps if dep.count(".") > 1} for name, deps in graph.items()}
+    circles = []
+    done: set[str] = set()
+
+    def visit(name: str, trail: list[str]) -> None:
+        if name in trail:
+            circles.append(trail[trail.index(name) :] + [name])
+            return
+        if name in done:
+            return
+        for dep in sorted(graph.get(name, ())):
+            visit(dep, [*trail, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+    assert circles == []

@@ -248,26 +248,6 @@ def test_output_is_unchanged(cli, claude, tmp_path, monkeypatch, name):
     check(name, run_in_process(cli, claude, CASES[name]))
 
 
-# The Markdown whose thoughts, tool inputs and results a helper renders ahead on a big session
-AHEAD_CASES = [
-    name
-    for name, args in CASES.items()
-    if name.endswith(".md") and "--json" not in args and not name.endswith("-plain.md")
-]
-
-
-@pytest.mark.parametrize("name", AHEAD_CASES)
-def test_output_rendered_ahead_is_unchanged(cli, claude, tmp_path, monkeypatch, name):
-    """The same bytes when a helper renders the pieces ahead (as on a session of many MB)."""
-    from purlin_resume.claude import prerendering
-
-    if REGOLD:
-        pytest.skip("the golden files come from the runs without a helper")
-    monkeypatch.setattr(prerendering, "AHEAD_BYTES", 0)
-    monkeypatch.chdir(tmp_path)
-    check(name, run_in_process(cli, claude, CASES[name]))
-
-
 @pytest.mark.parametrize("name", PROCESS_CASES)
 def test_whole_process_output_is_unchanged(claude, tmp_path, name):
     if REGOLD:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import (
@@ -36,12 +36,6 @@ _HEADING = re.compile(r"#{1,6}(?:\s|$)")
 
 # a turn's thoughts, and each tool call's input and result (None: not shown), as Markdown
 TurnPieces = tuple[list[str], list[str | None], list[str | None]]
-
-
-class Ready(Protocol):
-    """Turn pieces rendered ahead (in another process): a turn's, when every one is ready."""
-
-    def turn(self, turn: Turn) -> TurnPieces | None: ...
 
 
 @dataclass(frozen=True)
@@ -195,9 +189,7 @@ def header(transcript: Transcript, subagent: Subagent | None = None, kind: str =
     return "\n".join(lines) + "\n"
 
 
-def _turn(
-    turn: Turn, options: MarkdownOptions, details: Details, ready: Ready | None = None
-) -> str:
+def _turn(turn: Turn, options: MarkdownOptions, details: Details) -> str:
     label = "**User:**" if turn.role == "user" else "**Agent:**"
     stamp = f" _{turn.timestamp}_" if turn.timestamp else ""
     parts = [f"{label}{stamp}\n"]
@@ -205,11 +197,7 @@ def _turn(
         parts.append(f"(background task) {turn.text.strip()}\n")
     elif turn.text.strip():
         parts.append(demote_headings(turn.text.strip()) + "\n")
-    shown = None
-    if options.thinking or options.tools:
-        shown = ready.turn(turn) if ready is not None else None
-        if shown is None:
-            shown = turn_pieces(turn, details)
+    shown = turn_pieces(turn, details) if options.thinking or options.tools else None
     if shown is not None and options.thinking:
         parts.extend(shown[0])
     if turn.tool_calls:
@@ -255,11 +243,9 @@ def chunks(
     kind: str = "session",
     details: Details | None = None,
     sections: list[Section] | None = None,
-    ready: Ready | None = None,
 ) -> Iterator[str]:
     """The Markdown of ``transcript`` piece by piece, to be written as it comes: its header,
-    then one block per shown turn. Its sections (for a digest) are added to ``sections``;
-    ``ready`` gives the pieces of turns rendered ahead."""
+    then one block per shown turn. Its sections (for a digest) are added to ``sections``."""
     details = details if details is not None else Details(transcript)
     found: list[Section] = sections if sections is not None else []
     head = header(transcript, subagent, kind)
@@ -284,7 +270,7 @@ def chunks(
                 if section is not None:
                     found.append(Section(*section))
                 section = [heading or "Start", turn.timestamp, 0, newlines + 2]
-            block += "\n" + _turn(turn, options, details, ready)
+            block += "\n" + _turn(turn, options, details)
             section[2] += 1
         yield block
         if sections is not None:  # the lines sections start on are only asked for a digest

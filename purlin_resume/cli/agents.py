@@ -7,8 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from purlin_resume.cli import stall_run
-from purlin_resume.cli.app import app, runs
+from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
     builtin_redaction,
     print_json,
@@ -23,6 +22,7 @@ from purlin_resume.cli.options import (
     TmuxSocketOption,
 )
 
+STALLED_EXIT = 3  # stall check: 0 active, 3 stalled, so scripts can tell them from errors
 AgentArgument = Annotated[
     str,
     typer.Argument(metavar="AGENT_ID", help="Registered agent (session) id or a unique prefix."),
@@ -213,7 +213,6 @@ def lineage_command(
 
 
 @stall_app.command("check")
-@runs(stall_run.check)
 def stall_check_command(
     agent_id: AgentArgument,
     lookback: Annotated[
@@ -228,6 +227,30 @@ def stall_check_command(
     as_json: JsonOption = False,
 ) -> None:
     """Is the agent active? Confidence, level, last activity, signals, reasons, and the sources that could not be read. Exit code: 0 active, 3 stalled (1 error, 2 usage)."""
+    from purlin_resume.agents import stall
+    from purlin_resume.core.errors import UsageError
+
+    if lookback is not None and lookback <= 0:
+        raise UsageError("--lookback must be a positive number of minutes")
+    result = stall.detect(project_for(project), agent_id, lookback)
+    if as_json:
+        print_json(result.to_dict())
+        raise typer.Exit(0 if result.is_active else STALLED_EXIT)
+    verdict = "active" if result.is_active else "stalled"
+    last = result.to_dict()["last_activity"] or "never"
+    lines = [
+        f"{result.agent_id}: {verdict} (confidence {result.confidence:.2f}, {result.level}; "
+        f"validation {'passed' if result.validation_passed else 'failed'}; last activity {last})"
+    ]
+    lines += [
+        f"  signal {s.source.value} tier {s.tier} {s.confidence:.2f} "
+        f"{s.to_dict()['timestamp']} {s.detail}"
+        for s in result.signals
+    ]
+    lines += [f"  reason: {reason}" for reason in result.reasons]
+    lines += [f"  note: {note}" for note in result.notes]
+    print_text("\n".join(lines) + "\n")
+    raise typer.Exit(0 if result.is_active else STALLED_EXIT)
 
 
 @app.command("watch", rich_help_panel="Revival and stall watch")

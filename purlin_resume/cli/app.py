@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any
-
 import typer
 from typer.core import TyperGroup
 
 from purlin_resume.cli import version_line
-from purlin_resume.cli.common import collect_from_here, error_line, start
+from purlin_resume.cli.common import error_line, start
 from purlin_resume.core.errors import FAILED, USAGE, PurlinError
 
 
 def _fail(message: str, code: int) -> typer.Exit:
     error_line(message)
     return typer.Exit(code)
-
-
-def runs(work: Callable[..., None]):
-    """Declare a command whose work is ``work``: a function, in a module that does not import
-    Typer, taking the command's parameters by name. The command does nothing but call it, so
-    ``cli/fast_path`` may call ``work`` itself when the command line is plain."""
-
-    def command(declared: Callable[..., None]) -> Callable[..., None]:
-        @functools.wraps(declared)  # Typer reads the parameters off the declared function
-        def call(**parameters: Any) -> None:
-            work(**parameters)
-
-        call.runs = f"{work.__module__}:{work.__qualname__}"  # type: ignore[attr-defined]
-        return call
-
-    return command
 
 
 class PurlinGroup(TyperGroup):
@@ -44,8 +24,7 @@ class PurlinGroup(TyperGroup):
         except typer.TyperException as exc:
             raise _fail(f"{exc.format_message()} (see '{info_name} --help')", USAGE) from None
 
-    def invoke(self, ctx: typer.Context):
-        collect_from_here()
+    def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except PurlinError as exc:

@@ -8,12 +8,15 @@ from importlib import import_module
 from purlin_resume.cli.app import app
 
 # Each module registers its commands on ``app`` when imported; this order is the order of the
-# panels in ``purlin-resume --help``.
+# commands in ``purlin-resume --help``.
 COMMAND_MODULES = (
     "checkpoint",
     "history",
     "transcripts",
     "resurrect",
+    "search",
+    "bookmarks",
+    "resurrections",
     "native",
     "team",
     "agents",

@@ -1,6 +1,5 @@
-"""Output and helpers shared by the command modules. Importing it does not import Typer: the
-commands ``cli/fast_path`` runs without Typer print through it too (their options are in
-``cli/options``)."""
+"""What the command modules share: output (redacted, made safe for a terminal), the checks of
+a few common options."""
 
 from __future__ import annotations
 
@@ -220,17 +219,6 @@ def start(no_redact: bool) -> None:
     """What the top-level options set for the command that runs."""
     Output.redact = not no_redact
     Output.configured = False  # the project's redaction settings are read again for this run
-
-
-def collect_from_here() -> None:
-    """The console script starts with the cyclic collector off (``cli.main``): start-up makes
-    many objects and no garbage. The command's own work gets it back, and never looks again at
-    what start-up made (the modules, the commands)."""
-    import gc
-
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
 
 
 def echo(text: str, nl: bool = True) -> None:

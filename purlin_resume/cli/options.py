@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -33,3 +34,14 @@ TmuxSocketOption = Annotated[
         show_default=False,
     ),
 ]
+TeamOption = Annotated[
+    bool, typer.Option("--team", help="The team database (see 'purlin-resume team').")
+]
+
+
+class Outcome(str, Enum):
+    """How a resurrected agent's work ended (``resurrect done``, ``resurrections --outcome``)."""
+
+    success = "success"
+    failure = "failure"
+    partial = "partial"

@@ -1,5 +1,4 @@
-"""`team init|status|sync|log` and the `--team` side of the resurrection commands: a shell over
-``purlin_resume.team``."""
+"""`team init|status|sync|log`: a shell over ``purlin_resume.team``."""
 
 from __future__ import annotations
 
@@ -10,12 +9,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from purlin_resume.cli.app import PurlinGroup, app
-from purlin_resume.cli.common import echo_error, outgoing, print_json, print_text
+from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption
+from purlin_resume.cli.team_side import _environment, _history, warn
 from purlin_resume.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from purlin_resume.resurrection.flow import Environment
+    pass
 
 # ruff: noqa: UP045
 
@@ -26,18 +26,6 @@ team = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(team, name="team", rich_help_panel="Resurrection")
-
-
-def warn(text: str) -> None:
-    from purlin_resume.core.terminal_text import one_line
-
-    echo_error(outgoing(f"warning: team: {one_line(text)}"))
-
-
-def _environment(claude_dir: Path | None, project: Path | None = None) -> Environment:
-    from purlin_resume.cli.find_run import environment
-
-    return environment(claude_dir, project)
 
 
 def _password(dsn: str, password_file: Path | None) -> str:
@@ -181,111 +169,3 @@ def team_log(
         )
         or "No commits.\n"
     )
-
-
-def _history(claude_dir: Path | None) -> Path:
-    from purlin_resume.claude import layout
-
-    return layout.history_dir(claude_dir)
-
-
-# ---------------------------------------------------------------------------------------------
-# --team on the resurrection commands
-
-
-def team_entries(claude_dir: Path | None, for_stats: bool = False) -> tuple[str, list[dict]]:
-    from purlin_resume.team import reads, sync
-
-    env = _environment(claude_dir)
-    found = reads.resurrections(env.history, env.shelves.paths(), warn)
-    return sync.where(sync.require(env.history)), found
-
-
-def stats(claude_dir: Path | None) -> tuple[str, dict[str, Any]]:
-    """The team's resurrection metrics, computed in SQL."""
-    from purlin_resume.team import reads, sync
-
-    env = _environment(claude_dir)
-    figures = reads.figures(env.history, env.shelves.paths(), warn)
-    return sync.where(sync.require(env.history)), figures
-
-
-def bookmarks(claude_dir: Path | None, tag: str | None, as_json: bool) -> None:
-    from purlin_resume.team import reads
-
-    env = _environment(claude_dir)
-    marks = [
-        m
-        for m in reads.bookmarks(env.history, env.shelves.paths(), warn)
-        if tag is None or tag in m["tags"]
-    ]
-    if as_json:
-        print_json({"bookmarks": marks})
-        return
-    print_text("".join(_mark_line(m) for m in marks) or "No team bookmarks.\n")
-
-
-def _mark_line(mark: dict[str, Any]) -> str:
-    what = f"agent {mark['agent_id']}" if mark.get("agent_id") else "main agent"
-    tags = f"  [{', '.join(mark['tags'])}]" if mark.get("tags") else ""
-    shared = "  shared context" if mark.get("shared") else ""
-    return (
-        f"{mark['name']}  {mark['bookmark_id']}  {mark['member']}  session {mark['session_id']}"
-        f" · {what}{tags}{shared}\n"
-        f"    {mark.get('description') or ''}  resurrected {mark.get('team_resurrections', 0)}x"
-        f" by the team  uuid {mark['uuid']}\n"
-    )
-
-
-def find(claude_dir: Path | None, text: str, limit: int, as_json: bool) -> None:
-    from purlin_resume.team import reads
-
-    env = _environment(claude_dir)
-    found = reads.find(env.history, env.shelves.paths(), text, limit, warn)
-    if as_json:
-        print_json({"query": text, "results": found})
-        return
-    print_text("".join(_mark_line(m) for m in found) or f"No team bookmark matches {text!r}.\n")
-
-
-def share(key: str, no_redact: bool, env: Environment, as_json: bool) -> None:
-    """Keep a bookmark's redacted context pack for the team; the next sync publishes it."""
-    if no_redact:
-        raise UsageError("bookmark share always redacts: --no-redact is refused here")
-    from purlin_resume.resurrection import flow as resurrection
-    from purlin_resume.team import reads
-
-    candidate = resurrection.by_bookmark(env, key)
-    mark = candidate.bookmark
-    plan = resurrection.plan(env, candidate, "bookmark", key, "hybrid", None, True)
-    shared = reads.share(
-        env.history, mark.to_dict(), plan.context.to_dict(), plan.tokens, plan.method
-    )
-    if as_json:
-        print_json(shared)
-        return
-    print_text(
-        f"shared {shared['name']} ({shared['bookmark_id']}): {plan.method} context, "
-        f"{plan.tokens} tokens, {shared['bytes']} bytes compressed; "
-        "'purlin-resume team sync' publishes it\n"
-    )
-
-
-def resurrect(name: str, options: Any) -> None:
-    """``resurrect NAME --team``: a teammate's shared bookmark, brought back here."""
-    from purlin_resume.cli.common import checked_output, tmux_server
-    from purlin_resume.cli.resurrect import deliver
-    from purlin_resume.team import revive
-
-    if options.no_redact:
-        raise UsageError("a shared context is always redacted: --no-redact does not apply")
-    output = checked_output(options.output)
-    server = tmux_server(options.tmux_socket)
-    env = _environment(options.claude_dir, options.project)
-    done = revive.revive(env, name, options.task, options.notes)
-    entry = done.entry
-    summary = (
-        f"{entry['resurrection_id']}: {done.bookmark['name']} of {done.bookmark['member']} → "
-        f"{entry['resurrected_as_agent_id']} ({done.tokens} tokens, shared context)"
-    )
-    deliver(env, entry, done.prompt, options, output, server, summary, {"bookmark": done.bookmark})

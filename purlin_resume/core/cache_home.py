@@ -16,7 +16,7 @@ import os
 import stat
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import sqlite3
@@ -216,48 +216,3 @@ def write(
 def path_of(where: str | os.PathLike | None = None) -> Path:
     """Where the cache file of ``where`` (else ``folder()``) is."""
     return Path(where if where is not None else folder()) / FILE_NAME
-
-
-# --- single kept files, for the kept --help page and compiled patterns only (both on their way
-# out); nothing else is kept outside the cache file.
-
-
-def _as_is(path: str, flags: int) -> int:
-    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
-
-
-def open_kept(path: str | os.PathLike) -> BinaryIO | None:
-    """The kept file ``path`` opened for reading, or None when it is absent or not a regular
-    file of this user's alone in such a folder."""
-    try:
-        if not _private(os.lstat(os.path.dirname(os.fspath(path)))):
-            return None
-        kept = open(path, "rb", opener=_as_is)  # noqa: SIM115 - handed to the caller
-    except OSError:
-        return None
-    info = os.fstat(kept.fileno())
-    if stat.S_ISREG(info.st_mode) and _private(info):
-        return kept
-    kept.close()
-    return None
-
-
-def keep(path: str | os.PathLike, pieces: Iterable[bytes]) -> bool:
-    """Replace the kept file ``path`` with ``pieces`` at once (0600, in a 0700 folder); False,
-    with nothing written, when its folder is not this user's alone."""
-    path = os.fspath(path)
-    where, name = os.path.split(path)
-    if not _private_folder(where):
-        return False
-    temporary = os.path.join(where, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for piece in pieces:
-                out.write(piece)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    return True

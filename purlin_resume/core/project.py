@@ -43,6 +43,12 @@ def working_folder() -> Path | None:
         return None
 
 
+def toplevel_here() -> Path | None:
+    """The git top-level of the working folder; None outside a repository or in a deleted one."""
+    here = working_folder()
+    return gitrepo.toplevel(here) if here is not None else None
+
+
 def locate(explicit: Path | None = None, cwd: Path | None = None) -> Project:
     """The project for ``--project`` when given, else the git top-level of ``cwd``."""
     if explicit is not None:

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import layout
-from purlin_resume.core import cache_home
+from purlin_resume.core import cache_home, config
 from purlin_resume.core.config import Settings
 from purlin_resume.core.errors import NotFound, UsageError
+from purlin_resume.core.project import Project, locate, toplevel_here
 from purlin_resume.resurrection import bookmarks
 from purlin_resume.resurrection.bookmarks import Bookmark, Shelves
 from purlin_resume.resurrection.conversation import Conversation
@@ -72,6 +73,17 @@ def environment(
         project_root,
         data_env=layout.child_environment(claude_dir),
     )
+
+
+def environment_here(claude_dir: Path | None, project: Path | None) -> Environment:
+    """The environment of a command: the project ``project`` names (else the git top-level of
+    the working folder, when there is one) with its settings."""
+    if project is not None:
+        root: Path | None = locate(project).root
+    else:
+        root = toplevel_here()  # a deleted working folder: no project
+    settings = config.load(Project(root)) if root is not None else Settings()
+    return environment(claude_dir, root, settings)
 
 
 @dataclass

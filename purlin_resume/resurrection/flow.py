@@ -13,16 +13,18 @@ and the method; only redacted contexts are kept.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from purlin_resume.core import cache_home, config, path_safety, redact
-from purlin_resume.core.errors import NotFound, PurlinError
+from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.project import GONE, working_folder
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
@@ -99,6 +101,59 @@ def open_archived(env: Environment, identifier: str, options=None):
             if opened.transcript is not None:
                 return opened
     return None
+
+
+def open_conversation(claude_dir: Path | None, identifier: str, options=None):
+    """The conversation ``identifier`` names, read from Claude Code's folder, or, when its
+    transcript (or the folder) is gone, from the archive a bookmark of it keeps; with the id of
+    the session whose archive it was read from (None: read from Claude Code's folder)."""
+    from purlin_resume.claude import layout
+    from purlin_resume.claude.catalog import Catalog, open_resolved
+
+    try:
+        catalog = Catalog(layout.claude_dir(claude_dir))
+        target = catalog.resolve(identifier)
+    except NotFound:
+        archived = _archived_here(claude_dir, identifier, options)
+        if archived is not None:
+            return archived
+        other = _other_cli(identifier, options)
+        if other is None:
+            raise
+        return other, None
+    opened = open_resolved(catalog, target, options)
+    if opened.transcript is None:
+        return _archived_here(claude_dir, identifier, options) or (opened, None)
+    return opened, None
+
+
+def _other_cli(identifier: str, options):
+    """The conversation of Codex CLI, Gemini CLI or opencode ``identifier`` names, if any."""
+    import dataclasses
+
+    from purlin_resume.claude.catalog import Opened, Target
+    from purlin_resume.claude.transcript import ReadOptions
+    from purlin_resume.crosscli import sessions as crosscli
+
+    options = dataclasses.replace(options or ReadOptions(), deferred=False)
+    try:
+        found = crosscli.open_conversation(identifier, options)
+    except NotFound:
+        return None
+    target = Target(found.kind, found.session.id, None)
+    return Opened(target, None, found.conversation.transcript)  # type: ignore[arg-type]
+
+
+def _archived_here(claude_dir: Path | None, identifier: str, options):
+    """(what ``open_archived`` finds with the bookmarks of the project here, its session id),
+    or None."""
+    from purlin_resume.core.project import toplevel_here
+
+    env = environment(claude_dir, toplevel_here())
+    opened = open_archived(env, identifier, options)
+    if opened is None:
+        return None
+    return opened, opened.target.session.id if opened.target.session else identifier
 
 
 def _open_in(catalog, candidate: Candidate, options):
@@ -550,6 +605,143 @@ def record_failure(
         "latency_ms": round((time.monotonic() - started) * 1000),
     }
     return log_mod.append(env.log, entry)
+
+
+def by_ids(
+    env: Environment, session: str | None, agent: str | None, project: Path | None = None
+) -> Candidate:
+    """The conversation named by its ids (a session, an agent, or both); with ``project``, only
+    when its session was run in that folder or below it (a failed pre-flight otherwise)."""
+    candidate = direct(session, agent) if session is not None else by_agent(env, agent or "")
+    if project is None:
+        return candidate
+    source = open_source(env, candidate)
+    recorded = source.transcript.project_path
+    own = path_safety.folders([recorded, env.project_root])
+    wanted = path_safety.checked(project, [*env.allowed, *own], "--from")
+    if not recorded or not (
+        recorded == str(wanted) or recorded.startswith(str(wanted).rstrip("/") + "/")
+    ):
+        raise PreflightFailed(
+            Check(
+                "exists",
+                "fail",
+                f"session {source.session_id} belongs to {recorded or 'no project'}, "
+                f"not to --from {project}",
+                "drop --from or give the project the session was run in",
+            )
+        )
+    return candidate
+
+
+def recommended(env: Environment, number: int) -> Candidate:
+    """The ``number``-th of the last recommendations for the project here (made now when there
+    are none)."""
+    from purlin_resume.resurrection import recommendation
+
+    here = str(env.project_root) if env.project_root is not None else None
+    listed = recommendation.remembered(env.cache, here)
+    if listed is None:
+        _, found = recommendation.for_task(env, None, [], None, max(number, 5))
+        listed = [r.to_dict() for r in found]
+    if number > len(listed):
+        raise UsageError(
+            f"--recommended {number}: the last recommendations hold {len(listed)}; "
+            "run 'purlin-resume recommend' to see them"
+        )
+    chosen = listed[number - 1]
+    agent = chosen.get("agent_id")
+    mark = next(
+        (
+            m
+            for m in env.shelves.all()
+            if (m.session_id, m.agent_id) == (chosen["session_id"], agent)
+        ),
+        None,
+    )
+    return Candidate(
+        chosen["session_id"],
+        agent,
+        title=chosen.get("title"),
+        project=chosen.get("project"),
+        score=chosen.get("score"),
+        reasons=[chosen.get("why") or "recommended"],
+        bookmark=mark,
+        agent_type=chosen.get("agent_type"),
+        ended_at=chosen.get("ended_at"),
+    )
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a resurrection asks for: how the agent was named (``mode``, ``query``), the context
+    wanted, the new agent's task, and the note for the log."""
+
+    mode: str
+    query: str | None
+    method: str = DEFAULT_METHOD
+    task: str | None = None
+    redacting: bool = True
+    notes: str | None = None
+
+
+def resurrect(
+    env: Environment,
+    request: Request,
+    candidates_of: Callable[[Environment], list[Candidate]],
+    choose: Callable[[list[Candidate]], Candidate],
+    review: Callable[[Plan, int, Callable[[str], Plan]], tuple[Plan, list[str]]],
+    started: float | None = None,
+) -> tuple[Plan, dict[str, Any]]:
+    """Resurrect the candidate ``choose`` picks among those ``candidates_of`` finds: its plan,
+    once ``review`` saw it (given the number of candidates and a way to plan again with another
+    method, it returns the plan to carry out and what it decided, for the log), and the log
+    entry. A pre-flight that fails (nothing found, a failing check) is logged and raised."""
+    started = time.monotonic() if started is None else started
+    chosen = None
+    try:
+        found = candidates_of(env)
+        if not found:
+            outside = getattr(found, "outside_note", lambda: None)()
+            raise PreflightFailed(
+                Check(
+                    "exists",
+                    "fail",
+                    f"nothing matches {request.query!r}" + (f" ({outside})" if outside else ""),
+                    "try other words, a date (2026-02-09) or 'yesterday'; "
+                    "'purlin-resume sessions --all' lists everything",
+                )
+            )
+        chosen = choose(found)
+        planned = _planned(env, chosen, request, request.method, started)
+    except PreflightFailed as failed:
+        message = failed.check.message
+        record_failure(env, request.mode, request.query, chosen, message, request.method, started)
+        raise
+    again = functools.partial(_planned, env, chosen, request, started=started)
+    planned, decisions = review(planned, len(found), again)
+    note = "; ".join([*([request.notes] if request.notes else []), *decisions]) or None
+    return planned, record(env, planned, note)
+
+
+def _planned(
+    env: Environment, chosen: Candidate, request: Request, method: str, started: float
+) -> Plan:
+    return plan(
+        env, chosen, request.mode, request.query, method, request.task, request.redacting, started
+    )
+
+
+def went_on(plan: Plan, candidates: int) -> list[str]:
+    """What a resurrection that asks nothing decided, for the log: the candidate it took, and
+    the question it went on past."""
+    picked = f"picked {plan.candidate.label()}"
+    if plan.candidate.score is not None:
+        picked += f" (score {plan.candidate.score}) of {candidates} candidate(s)"
+    decisions = [f"autonomous: {picked}"]
+    if plan.asks:
+        decisions.append(f"went on past: {plan.asks[0].message}")
+    return decisions
 
 
 def bookmark_agent(

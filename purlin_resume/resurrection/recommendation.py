@@ -442,6 +442,37 @@ def recommend(
     )
 
 
+def for_task(
+    env,
+    told: str | None,
+    files: list[str],
+    session: str | None,
+    limit: int,
+    threshold: float | None = None,
+) -> tuple[Task, list[Recommendation]]:
+    """The task (``told``, else gathered from the session, branch, changed files and a live
+    checkpoint; ``files`` added) and the earlier agents recommended for it, remembered for
+    ``resurrect --recommended N``."""
+    from purlin_resume.core import current_session
+    from purlin_resume.core.errors import PurlinError
+
+    session = current_session.checked(session)
+    if told is not None:
+        here = str(env.project_root) if env.project_root else None
+        task = Task.told(told, files, session, here)
+    else:
+        task = gather(env.project_root, env.claude_root, session, env.settings.main_branches)
+        task.files += [f for f in files if f not in task.files]
+    if not env.has_transcripts() and not env.shelves.all():
+        raise PurlinError(
+            f"no Claude Code transcripts in {env.claude_root} and no bookmarks: nothing to "
+            "recommend; pass --claude-dir or set CLAUDE_CONFIG_DIR"
+        )
+    found = recommend(env, task, limit=limit, threshold=threshold)
+    remember(env.cache, task, found)
+    return task, found
+
+
 # ---------------------------------------------------------------------------------------------
 # the last recommendations, for ``resurrect --recommended N``
 

@@ -1,5 +1,5 @@
-"""``stall check`` as the console script runs it: git started before Typer loads, the writing
-tool calls read straight from the transcript, git status without optional locks; on real git
+"""``stall check`` as the console script runs it: the writing tool calls read straight from the
+transcript, git status without optional locks; on real git
 repositories, real transcripts, hostile file names and a working folder that is gone."""
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from purlin_resume.agents import activity
-from purlin_resume.cli.head_start import stall_check_arguments
 from purlin_resume.core import gitrepo
 from tests.agents_setup import agent_record, write_registry, writing
 from tests.conftest import commit_file, git
@@ -303,28 +302,3 @@ def test_has_commits_agrees_with_git(tmp_path, state):
     )
     assert gitrepo.has_commits(where) is (says.returncode == 0)
     assert gitrepo.has_commits(where) is (state not in ("unborn", "dangling"))
-
-
-# -- the arguments read before Typer loads ---------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("args", "expected"),
-    [
-        (["stall", "check", "a1"], ("a1", None)),
-        (["--no-redact", "stall", "check", "--json", "a1"], ("a1", None)),
-        (["stall", "check", "a1", "--project", "/p", "--lookback", "5"], ("a1", "/p")),
-        (["stall", "check", "--project=/p q", "--lookback=5", "a1"], ("a1", "/p q")),
-        (["stall", "check", "--", "-odd-id"], ("-odd-id", None)),
-        (["stall", "check", "a1", "--help"], None),
-        (["stall", "check", "a1", "--verbose"], None),
-        (["stall", "check", "a1", "a2"], None),
-        (["stall", "check"], None),
-        (["stall", "check", "a1", "--project"], None),
-        (["stall", "--help"], None),
-        (["transcript", "stall", "check", "a1"], None),
-        (["--version", "stall", "check", "a1"], None),
-    ],
-)
-def test_the_arguments_read_before_typer_loads(args, expected):
-    assert stall_check_arguments(args) == expected

@@ -1,0 +1,127 @@
+"""Candidates for resurrection and for ``open`` as the commands show them: one per line with why
+it matched, the question that picks one on a terminal, and a session continued in Claude Code
+itself (``open``, or ``oN`` at the question)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from enum import Enum
+from pathlib import Path
+
+import typer
+
+from purlin_resume.cli.common import print_json, print_text
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.resurrection import native_resume
+from purlin_resume.resurrection.candidates import Candidate, Environment
+
+
+def say(text: str) -> None:
+    typer.echo(text, err=True)
+
+
+def candidate_line(number: int, candidate: Candidate) -> str:
+    score = f"{candidate.score:5.1f}" if candidate.score is not None else "    -"
+    what = candidate.label()
+    kind = f" ({candidate.agent_type})" if candidate.agent_type else ""
+    lines = [f"{number:2}. {score}  {what}{kind}  {candidate.title or ''}".rstrip()]
+    details = [candidate.project or "?", candidate.ended_at or ""]
+    lines.append(f"      {' · '.join(d for d in details if d)}")
+    if candidate.reasons:
+        lines.append(f"      why: {', '.join(candidate.reasons)}")
+    lines.append(f"      continue it: {open_command(candidate)}")
+    return "\n".join(lines)
+
+
+def open_command(candidate: Candidate) -> str:
+    """The ``open`` command that continues a candidate's session in Claude Code."""
+    return f"purlin-resume open {shlex.quote(candidate.session_id)}"
+
+
+class OpenInstead(Exception):
+    """The user picked a candidate to continue in Claude Code itself rather than resurrect."""
+
+    def __init__(self, candidate: Candidate):
+        super().__init__(candidate.session_id)
+        self.candidate = candidate
+
+
+def choose(candidates: list[Candidate], interactive: bool, offer_open: bool = True) -> Candidate:
+    """The candidate the user picks (the best one when not interactive). With ``offer_open``,
+    ``oN`` continues candidate N's session in Claude Code instead (``OpenInstead``)."""
+    if not interactive or len(candidates) == 1:
+        return candidates[0]
+    say("Candidates:")
+    for number, candidate in enumerate(candidates, 1):
+        say(candidate_line(number, candidate))
+    count = len(candidates)
+    offer = f", o1-o{count} to continue it in Claude Code (open)" if offer_open else ""
+    while True:
+        answer = typer.prompt(
+            f"Which one? [1-{count}{offer}, q to cancel]", default="1", err=True
+        ).strip()
+        if answer.lower() in ("q", "quit", "cancel"):
+            raise PurlinError("cancelled: nothing was resurrected")
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return candidates[int(answer) - 1]
+        number = answer[1:].strip()
+        if (
+            offer_open
+            and answer[:1].lower() == "o"
+            and number.isdigit()
+            and 1 <= int(number) <= count
+        ):
+            raise OpenInstead(candidates[int(number) - 1])
+        say(f"Give a number from 1 to {count}.")
+
+
+class OpenSpawn(str, Enum):
+    tmux = "tmux"
+    exec = "exec"
+    print = "print"
+
+
+def default_spawn() -> OpenSpawn:
+    """exec on a terminal, else print the command (an agent or a script asked)."""
+    return OpenSpawn.exec if sys.stdin.isatty() and sys.stdout.isatty() else OpenSpawn.print
+
+
+def carry_out(
+    env: Environment,
+    query: str,
+    *,
+    fork: bool,
+    spawn: OpenSpawn,
+    claude_dir_given: bool,
+    tmux_socket: Path | None = None,
+    as_json: bool = False,
+    pick=None,
+) -> None:
+    """Plan the resume of ``query`` and run it the ``spawn`` way (shared with the picker)."""
+    opened = native_resume.plan(env, query, fork, pick=pick, claude_dir_given=claude_dir_given)
+    for note in opened.notes:
+        typer.echo(f"note: {note}", err=True)
+    if spawn is OpenSpawn.print:
+        if as_json:
+            print_json({"spawned": "none", **opened.to_dict()})
+        else:
+            print_text(opened.shell_line() + "\n")
+        return
+    if spawn is OpenSpawn.tmux:
+        socket = tmux_socket or (
+            Path(env.settings.tmux_socket) if env.settings.tmux_socket else None
+        )
+        where = native_resume.launch(opened, socket, env.settings.tmux_session)
+        if as_json:
+            print_json({"spawned": "tmux", **where, **opened.to_dict()})
+        else:
+            print_text(
+                f"Resumed session {opened.session_id}"
+                + (f" as fork {opened.new_session_id}" if opened.fork else "")
+                + f" in tmux session {where['session']}, pane {where['pane']} ({opened.cwd}).\n"
+            )
+        return
+    typer.echo(f"cd {opened.cwd} && {' '.join(opened.argv)}", err=True)
+    sys.stdout.flush()
+    native_resume.exec_now(opened)
