@@ -21,14 +21,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from purlin_resume.core import clock, store
 from purlin_resume.core.errors import CorruptFile
 from purlin_resume.core.project import Project
 
-if TYPE_CHECKING:  # config reads trust: the settings' type only, no import circle
-    from purlin_resume.core.config import Settings
+
+class Settings(Protocol):
+    """What trust reads of a project's settings (``config.Settings`` has both)."""
+
+    status_command: str
+    asked: Mapping[str, Any]
+
 
 FILE_NAME = "trust.json"
 VERSION = 1
