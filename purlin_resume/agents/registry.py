@@ -14,7 +14,8 @@ Format (version 1), one object per session id; unknown keys are kept as they are
           "tmux_pane": null,            # e.g. "%3"
           "tmux_socket": null,          # the socket of that pane's server (from $TMUX)
           "role": null,                 # builder, qa, architect, ...
-          "previous_agent_id": null     # the session this one succeeds
+          "previous_agent_id": null,    # the session this one succeeds
+          "restored_from": null         # the checkpoint it took over (archived path)
         }
       }
     }
@@ -54,6 +55,7 @@ class RegisteredAgent:
     tmux_socket: str | None = None
     role: str | None = None
     previous_agent_id: str | None = None
+    restored_from: str | None = None
 
     @classmethod
     def from_record(cls, session_id: str, record: dict[str, Any]) -> RegisteredAgent:
@@ -72,6 +74,7 @@ class RegisteredAgent:
                     "tmux_socket",
                     "role",
                     "previous_agent_id",
+                    "restored_from",
                 )
             },
         )
@@ -138,22 +141,28 @@ def record_start(
     role: str | None = None,
     previous_agent_id: str | None = None,
 ) -> RegisteredAgent:
-    """Register a session as started (again): it runs until ``record_end`` or its process dies."""
-    return _update(
-        project,
-        session_id,
-        {
-            "pid": pid,
-            "cwd": cwd if cwd is not None else str(project.root),
-            "started_at": clock.iso(started_at or clock.now()),
-            "ended_at": None,
-            "transcript_path": transcript_path,
-            "tmux_pane": tmux_pane,
-            "tmux_socket": tmux_socket if tmux_pane else None,
-            "role": role,
-            "previous_agent_id": previous_agent_id,
-        },
-    )
+    """Register a session as started (again): it runs until ``record_end`` or its process dies.
+
+    A session started again (resumed, compacted) keeps the role and predecessor it had when
+    none is given now."""
+    values: dict[str, Any] = {
+        "pid": pid,
+        "cwd": cwd if cwd is not None else str(project.root),
+        "started_at": clock.iso(started_at or clock.now()),
+        "ended_at": None,
+        "transcript_path": transcript_path,
+        "tmux_pane": tmux_pane,
+        "tmux_socket": tmux_socket if tmux_pane else None,
+    }
+    kept = {"role": role, "previous_agent_id": previous_agent_id}
+    values.update({name: value for name, value in kept.items() if value is not None})
+    return _update(project, session_id, values)
+
+
+def record_takeover(project: Project, session_id: str, role: str, restored_from: str) -> None:
+    """``session_id`` restored the checkpoint now at ``restored_from``: its role and plan are
+    this session's from now on."""
+    _update(project, session_id, {"role": role, "restored_from": restored_from})
 
 
 def record_end(
@@ -191,6 +200,33 @@ def session_state(agent: RegisteredAgent | None) -> str:
     if agent.pid is None:
         return UNKNOWN
     return RUNNING if pid_alive(agent.pid) else OVER
+
+
+def running_sessions(agents: dict[str, RegisteredAgent]) -> set[str]:
+    """The sessions still running: not ended, their process alive, and not replaced in that
+    process by a session started after them (``/clear`` starts a new session in the same
+    process; one process runs one session at a time)."""
+    newest: dict[int, RegisteredAgent] = {}
+    for agent in agents.values():
+        if session_state(agent) != RUNNING or agent.pid is None:
+            continue
+        held = newest.get(agent.pid)
+        if held is None or (agent.started_at or "") >= (held.started_at or ""):
+            newest[agent.pid] = agent
+    return {agent.session_id for agent in newest.values()}
+
+
+def predecessor_in_process(
+    agents: dict[str, RegisteredAgent], session_id: str | None
+) -> RegisteredAgent | None:
+    """The session the same process ran just before ``session_id`` (the one ``/clear`` ended)."""
+    agent = agents.get(session_id or "")
+    if agent is None or agent.pid is None:
+        return None
+    order = list(agents)  # registration order: a session is added when it first starts
+    before = order[: order.index(agent.session_id)]
+    same = [agents[sid] for sid in before if agents[sid].pid == agent.pid]
+    return same[-1] if same else None
 
 
 def register_successor(

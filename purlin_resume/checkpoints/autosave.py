@@ -13,7 +13,10 @@ transcript rather than from the model's memory:
 
 Role: the session's role in the registry, else the role of the session's own newest checkpoint
 (a QA agent that saved once stays QA), else ``builder`` (the role of a coding session; its
-protocol step is marked as not recorded). Everything taken from the transcript is redacted.
+protocol step is marked as not recorded). The plan goes on from the session's newest checkpoint
+of that role (``carried``: one it saved, or the one it restored): feature, delivery plan, work
+queue, pending decisions, the role's own fields, and its Next list when the transcript has no
+to-do list. Everything taken from the transcript is redacted.
 A checkpoint the agent saved itself for the same session is never overwritten by one of these.
 """
 
@@ -34,6 +37,20 @@ TODO_TOOL = "TodoWrite"
 READ_OPTIONS = ReadOptions(inputs_of=frozenset({TODO_TOOL}))
 REQUEST_CHARS = 600
 MESSAGE_CHARS = 2000
+CONTINUE = "Continue the last request (see In Progress)"
+PLAN_FIELDS = (
+    "feature",
+    "step",
+    "scenario_progress",
+    "current_scenario",
+    "delivery_plan",
+    "work_queue",
+    "pending_decisions",
+    "discoveries",
+    "verification_queue",
+    "spec_reviews",
+    "discovery_processing",
+)
 
 
 def source_for(trigger: str | None) -> str:
@@ -78,15 +95,18 @@ def build(
     session: str | None,
     trigger: str | None,
     root: Path,
+    carried: Checkpoint | None = None,
 ) -> Checkpoint:
-    """The automatic checkpoint of ``transcript`` (redacted, normalised)."""
+    """The automatic checkpoint of ``transcript`` (redacted, normalised); the plan of
+    ``carried`` goes on when it is of the same role."""
     clean = lambda text: redact.redact(text).text  # noqa: E731
     request = last_request(transcript)
     todos = todo_list(transcript)
     done = [t["content"] for t in todos if t.get("status") == "completed"]
     active = [t["content"] for t in todos if t.get("status") == "in_progress"]
     pending = [t["content"] for t in todos if t.get("status") not in ("completed", "in_progress")]
-    upcoming = active + pending or ["Continue the last request (see In Progress)"]
+    plan = carried if carried is not None and carried.role == role else None
+    upcoming = active + pending or list(plan.next if plan else ()) or [CONTINUE]
     files = relative_paths([root, transcript.project_path], transcript.files_modified())
     message = transcript.final_output
     notes = [
@@ -100,6 +120,8 @@ def build(
         role_fields["step"] = NOT_RECORDED
     elif role == "qa":
         role_fields.update(scenario_progress=NOT_RECORDED, current_scenario=NOT_RECORDED)
+    if plan is not None:
+        role_fields.update({name: getattr(plan, name) for name in PLAN_FIELDS})
     return Checkpoint(
         role=role,
         timestamp=timestamp,

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import glob
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from purlin_resume.checkpoints import format as checkpoint_format
 from purlin_resume.checkpoints.format import Checkpoint
 from purlin_resume.checkpoints.roles import display_name, with_article
 from purlin_resume.core import clock, current_session, gitrepo, redact, store
-from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
+from purlin_resume.core.errors import Conflict, CorruptFile, NotFound, UsageError
 from purlin_resume.core.project import Project
 
 PLAIN_NAME = "session_checkpoint.md"
@@ -157,12 +157,27 @@ class Choice:
     notices: list[str] = field(default_factory=list)
 
 
-def choose(project: Project, role: str, session: str | None, explicit: bool) -> Choice:
+def owner(found: LiveCheckpoint) -> str | None:
+    """The session a checkpoint belongs to: its file's, else (the single-agent file) the one
+    it names."""
+    return found.session or (found.checkpoint.session if found.checkpoint else None)
+
+
+def choose(
+    project: Project,
+    role: str,
+    session: str | None,
+    explicit: bool,
+    busy: frozenset[str] = frozenset(),
+    prefer: str | None = None,
+) -> Choice:
     """Pick the checkpoint for a restore of ``role``.
 
     An explicitly named session must have one. Otherwise: this session's own checkpoint, then
-    the single-agent file, then the newest checkpoint of another session saved for the same
-    role. A checkpoint that does not parse stops the restore (CorruptFile), untouched.
+    the one of ``prefer`` (the session this one replaced), then the single-agent file, then the
+    newest checkpoint of another session saved for the same role. A checkpoint of a session in
+    ``busy`` (still running) is never taken: it is that session's. A checkpoint that does not
+    parse stops the restore (CorruptFile), untouched.
     """
     if explicit:
         own = _live_at(path_for(project, session), session)
@@ -171,6 +186,10 @@ def choose(project: Project, role: str, session: str | None, explicit: bool) -> 
             raise NotFound(
                 f"no checkpoint for session {session}"
                 + (f"; live checkpoints: {', '.join(sessions)}" if sessions else "")
+            )
+        if session in busy:
+            raise Conflict(
+                f"session {session} is still running: its checkpoint is its own to restore"
             )
         return Choice(_checked(own), _role_notice(own, role))
     if session is not None:
@@ -184,6 +203,9 @@ def choose(project: Project, role: str, session: str | None, explicit: bool) -> 
             _checked(broken)
         notices.append(f"Unreadable checkpoint left in place: {broken.error}")
     readable = [c for c in candidates if c.checkpoint is not None]
+    held = [c for c in readable if owner(c) in busy and owner(c) != session]
+    readable = [c for c in readable if c not in held]
+    preferred = [c for c in readable if prefer and owner(c) == prefer and c.checkpoint.role == role]
     plain = [c for c in readable if c.session is None and c.checkpoint.role == role]
     keyed = [c for c in readable if c.session is not None and c.checkpoint.role == role]
     notices += [
@@ -191,7 +213,8 @@ def choose(project: Project, role: str, session: str | None, explicit: bool) -> 
         for c in readable
         if c.checkpoint.role != role and c.session is not None
     ]
-    pick = (plain or keyed or [None])[0]
+    notices += [f"Left to session {owner(c)}, which is still running." for c in held]
+    pick = (preferred or plain or keyed or [None])[0]
     others = [c for c in keyed if c is not pick]
     if pick is not None and others:
         notices.append(
@@ -200,6 +223,25 @@ def choose(project: Project, role: str, session: str | None, explicit: bool) -> 
             + " (restore one with --session)"
         )
     return Choice(pick, notices)
+
+
+CLAIM_ATTEMPTS = 5
+
+
+def claim(project: Project, choosing: Callable[[], Choice]) -> tuple[Choice, Path | None]:
+    """Choose (``choosing`` runs ``choose``), then take the chosen checkpoint: move it into the
+    archive under its lock. Of two restores that chose the same checkpoint at once only one
+    gets it; the other chooses again among what is left. Returns the choice and where the
+    checkpoint went."""
+    for _ in range(CLAIM_ATTEMPTS):
+        choice = choosing()
+        if choice.chosen is None:
+            return choice, None
+        try:
+            return choice, consume(project, choice.chosen)
+        except NotFound:
+            continue  # taken by another restore a moment ago
+    raise Conflict("other sessions keep restoring the same checkpoints; try again")
 
 
 def _checked(found: LiveCheckpoint) -> LiveCheckpoint:
@@ -229,10 +271,10 @@ def of_session(project: Project, session: str, *, include_archive: bool = True) 
             continue
         if cp.session == session:
             found.append(cp)
-    return sorted(found, key=_written_at, reverse=True)
+    return sorted(found, key=written_at, reverse=True)
 
 
-def _written_at(cp: Checkpoint) -> float:
+def written_at(cp: Checkpoint) -> float:
     moment = clock.parse(cp.timestamp)
     return moment.timestamp() if moment else 0.0
 
@@ -242,4 +284,3 @@ def consume(project: Project, found: LiveCheckpoint) -> Path:
     stamp = clock.iso().replace(":", "").replace("-", "")
     name = f"{found.session or 'session_checkpoint'}-{stamp}.md"
     return store.move(found.path, store.private_folder(archive_dir(project)) / name)
-    return _archive(project, found.path)

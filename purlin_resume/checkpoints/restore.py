@@ -46,13 +46,23 @@ def prepare(
     *,
     session: str | None,
     session_explicit: bool = False,
+    busy: frozenset[str] = frozenset(),
+    prefer: str | None = None,
+    claim: bool = False,
     system_prompt: str | None = None,
     reload_instructions: bool = False,
     run_status: bool = False,
 ) -> Restoration:
-    """Steps 2 to 5: everything a restore presents. Reads only; nothing is moved yet. The
-    project's status command runs only when ``run_status`` (see ``trust``)."""
-    choice = checkpoints.choose(project, role, session, session_explicit)
+    """Steps 2 to 5: everything a restore presents, and with ``claim`` step 7 first: the
+    checkpoint is taken (archived) before anything else is read, so two restores at once never
+    both take it. ``busy``: sessions still running, whose checkpoints are never taken;
+    ``prefer``: the session this one replaced. The project's status command runs only when
+    ``run_status`` (see ``trust``)."""
+
+    def choosing() -> checkpoints.Choice:
+        return checkpoints.choose(project, role, session, session_explicit, busy, prefer)
+
+    choice, archived = checkpoints.claim(project, choosing) if claim else (choosing(), None)
     layers = instructions.layers(project, role)
     reload = reload_instructions or not instructions.launcher_loaded(system_prompt, layers[1])
     state = project_state.gather(project, settings, role, run_status)
@@ -71,13 +81,8 @@ def prepare(
         commands=commands,
         state=state,
         notices=notices,
+        archived_to=archived,
     )
-
-
-def consume(project: Project, restoration: Restoration) -> None:
-    """Step 7: move the checkpoint that was read into the archive (never deleted)."""
-    if restoration.found is not None:
-        restoration.archived_to = checkpoints.consume(project, restoration.found)
 
 
 def _context(project: Project, r: Restoration) -> dict[str, Any]:

@@ -221,9 +221,10 @@ def restore_command(
     as_json: JsonOption = False,
 ) -> None:
     """Restore a session (what /pl-resume ROLE runs): checkpoint, instructions, commands and fresh project state."""
+    from purlin_resume.agents import handover
     from purlin_resume.checkpoints import lifecycle as checkpoints
     from purlin_resume.checkpoints import restore, roles
-    from purlin_resume.core import config
+    from purlin_resume.core import config, current_session
 
     if role is not None and role.strip().lower() == "save":
         raise UsageError(
@@ -235,10 +236,13 @@ def restore_command(
         prompt_text = sys.stdin.read() if system_prompt == "-" else _read_prompt(system_prompt)
     where = project_for(project)
     session_id = checkpoints.session_id(session)
+    standing = handover.standing(where, session_id)
     source = "argument"
     if chosen is None and session_id:
         own = checkpoints.of_session(where, session_id, include_archive=False)
         chosen, source = (own[0].role, "session's own checkpoint") if own else (None, source)
+    if chosen is None and standing.role:
+        chosen, source = standing.role, "this agent's role"
     if chosen is None and prompt_text:
         chosen, source = roles.detect_from_system_prompt(prompt_text), "system prompt"
     if chosen is None:
@@ -253,12 +257,17 @@ def restore_command(
         source,
         session=session_id,
         session_explicit=bool(session),
+        busy=handover.standing(where, current_session.from_environment()).busy
+        if session
+        else standing.busy,
+        prefer=standing.predecessor,
+        claim=not keep,
         system_prompt=prompt_text,
         reload_instructions=reload_instructions,
         run_status=run_status,
     )
-    if not keep:
-        restore.consume(where, r)
+    if r.found is not None and r.found.session != session_id:
+        handover.taken_over(where, session_id, chosen, r.archived_to)
     if as_json:
         print_json(restore.as_json(where, r))
     else:

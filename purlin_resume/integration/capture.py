@@ -287,6 +287,7 @@ def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
 
 def pre_compact(project: Project, payload: HookPayload) -> Outcome:
     """Write the automatic checkpoint of this session from its transcript."""
+    from purlin_resume.agents import handover
     from purlin_resume.checkpoints import autosave
     from purlin_resume.checkpoints import lifecycle as checkpoints
     from purlin_resume.claude import transcript
@@ -311,6 +312,7 @@ def pre_compact(project: Project, payload: HookPayload) -> Outcome:
         session=session,
         trigger=payload.text("trigger"),
         root=project.root,
+        carried=handover.carried(project, session),
     )
     saved = checkpoints.save(project, cp)
     aside = f" (the unreadable one kept at {saved.kept_aside})" if saved.kept_aside else ""
@@ -356,6 +358,7 @@ def session_started(
     project: Project, payload: HookPayload, env: Mapping[str, str] = os.environ
 ) -> Outcome:
     """Register the session, mark orphaned agents interrupted, return the briefing if one is due."""
+    from purlin_resume.agents import handover
     from purlin_resume.checkpoints import lifecycle as checkpoints
     from purlin_resume.core import config, processes
     from purlin_resume.core.errors import PurlinError
@@ -388,7 +391,7 @@ def session_started(
     request = session_briefing.Request(
         source=payload.source or "startup",
         session=session,
-        role=role if role in ROLES else _chosen_role(project, payload.session_id, session),
+        role=role if role in ROLES else handover.role_of(project, payload.session_id),
         settings=settings,
         settings_note=settings_note,
     )
@@ -397,21 +400,6 @@ def session_started(
     if line:
         text = f"{text}\n\n{line}" if text else line
     return Outcome("; ".join(notes) or "nothing to do", text)
-
-
-def _chosen_role(project: Project, session_id: str | None, session: str | None) -> str | None:
-    """The role this session was given: in the registry, else in a checkpoint it saved itself
-    (live or consumed); None when it never had one."""
-    from purlin_resume.checkpoints import autosave
-    from purlin_resume.checkpoints import lifecycle as checkpoints
-
-    agent = registry.load(project).get(session_id or "")
-    if agent and agent.role in ROLES:
-        return agent.role
-    if not session:
-        return None
-    saved = [c for c in checkpoints.of_session(project, session) if not autosave.is_automatic(c)]
-    return saved[0].role if saved and saved[0].role in ROLES else None
 
 
 def recommendation_line(

@@ -17,8 +17,10 @@ in its config, or the checkpoint being restored was saved by the agent with ``/p
 Elsewhere no persona, rule or slash command is named.
 
 The briefing is due after ``compact``, ``resume`` and ``clear``; on ``startup`` only when a
-checkpoint is live or subagents are waiting. The checkpoint shown is consumed (archived) only when
-it is an automatic one. A checkpoint of another session that is still running is never briefed.
+checkpoint is live or subagents are waiting. The checkpoint shown is the session's own, else that
+of the session its process ran before it, else one of the session's own role (``handover``); a
+checkpoint of another session that is still running is never briefed. It is consumed (archived)
+only when it is an automatic one, and then it and its plan are this session's.
 Everything is redacted and cut to Claude Code's context limit.
 """
 
@@ -28,7 +30,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from purlin_resume.agents import registry
+from purlin_resume.agents import handover
 from purlin_resume.checkpoints import autosave
 from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.checkpoints.roles import ROLES
@@ -105,7 +107,9 @@ def compose(project: Project, request: Request) -> str | None:
 
 
 def _checkpoint_to_brief(project: Project, request: Request) -> checkpoints.LiveCheckpoint | None:
-    """This session's checkpoint, else the newest one no running session still owns."""
+    """This session's checkpoint; else that of the session its process ran before (``/clear``);
+    else the newest one of the session's role that no running session owns. A session without
+    a role is handed only an automatic checkpoint, and only in a project without roles."""
     live = checkpoints.live(project)
     own = [c for c in live if request.session and c.session == request.session]
     broken = next((c for c in own if c.error), None)
@@ -115,14 +119,23 @@ def _checkpoint_to_brief(project: Project, request: Request) -> checkpoints.Live
     mine = [c for c in readable if request.session and c.session == request.session]
     if mine:
         return mine[0]
-    if request.role is not None:
-        readable = [c for c in readable if c.checkpoint.role == request.role] or readable
-    agents = registry.load(project)
-    for found in readable:
-        owner = agents.get(found.session) if found.session else None
-        if registry.session_state(owner) != registry.RUNNING:
-            return found
-    return None
+    standing = handover.standing(project, request.session)
+    role = request.role
+    free = [c for c in readable if checkpoints.owner(c) not in standing.busy]
+    before = [
+        c
+        for c in free
+        if standing.predecessor
+        and checkpoints.owner(c) == standing.predecessor
+        and role in (None, c.checkpoint.role)
+    ]
+    if role is not None:
+        free = [c for c in free if c.checkpoint.role == role]
+    elif uses_roles(project, request.settings, None):
+        free = []
+    else:
+        free = [c for c in free if autosave.is_automatic(c.checkpoint)]
+    return (before or free or [None])[0]
 
 
 def _consume_if_automatic(project: Project, found: checkpoints.LiveCheckpoint | None):
@@ -144,12 +157,13 @@ def _role_briefing(
         f"SessionStart hook ({request.source})",
         session=chosen.session if chosen else request.session,
         session_explicit=chosen is not None,
+        claim=chosen is not None and autosave.is_automatic(chosen.checkpoint),
         run_status=trust.trusted(project, request.settings),  # code from the repo: never untrusted
     )
     if chosen is None:
         r.found = None  # what is live belongs to another session that is still running
-    if r.found is not None and autosave.is_automatic(r.checkpoint):
-        restore.consume(project, r)
+    elif chosen.session != request.session:
+        handover.taken_over(project, request.session, role, r.archived_to)
     return restore.briefing(project, r)
 
 

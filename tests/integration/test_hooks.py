@@ -471,7 +471,7 @@ def test_pre_compact_never_overwrites_a_checkpoint_the_agent_saved(repo, tmp_pat
 def test_startup_briefs_only_when_a_checkpoint_is_live_and_clear_finds_the_role(repo, cli):
     assert (
         hook(
-            "session-start", {"session_id": "s-1", "cwd": str(repo), "source": "startup"}, repo
+            "session-start", {"session_id": "old", "cwd": str(repo), "source": "startup"}, repo
         ).stdout
         == ""
     )
@@ -490,9 +490,10 @@ def test_startup_briefs_only_when_a_checkpoint_is_live_and_clear_finds_the_role(
         "--session",
         "old",
     )
+    # /clear: a new session in the same process, which is still the QA agent
     out = hook("session-start", {"session_id": "new", "cwd": str(repo), "source": "clear"}, repo)
     context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert "verifying login" in context
+    assert "verifying login" in context and "restoring the QA" in context
     assert len(context) <= 10_000
 
 
@@ -640,11 +641,17 @@ def test_a_running_agents_checkpoint_is_not_briefed_to_a_new_session(repo, cli):
         "--session",
         "A",
     )
-    registry.record_start(Project(repo), "A", pid=os.getpid())
-    out = hook("session-start", {"session_id": "B", "cwd": str(repo), "source": "startup"}, repo)
+    with subprocess.Popen(["sleep", "60"]) as agent_a:  # A's own Claude Code process
+        registry.record_start(Project(repo), "A", pid=agent_a.pid)
+        out = hook(
+            "session-start", {"session_id": "B", "cwd": str(repo), "source": "startup"}, repo
+        )
+        agent_a.kill()
     assert out.stdout == ""
     registry.record_end(Project(repo), "A")
-    out = hook("session-start", {"session_id": "B", "cwd": str(repo), "source": "startup"}, repo)
+    start = {"session_id": "B", "cwd": str(repo), "source": "startup"}
+    assert hook("session-start", start, repo).stdout == ""  # B has no role: not A's work
+    out = hook("session-start", start, repo, PURLIN_ROLE="builder")
     assert "agent A's work" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
 
 

@@ -1,0 +1,89 @@
+"""Which checkpoints a session may take over, and the role and plan it works with.
+
+A checkpoint belongs to its session while that session runs (``registry.running_sessions``):
+no other session is briefed with it or restores it. A session's role is the one it was given
+(``$PURLIN_ROLE``, or the role of the checkpoint it restored, both kept in the registry), else
+the role of a checkpoint it saved itself, else the role of the session its process ran before
+it (``/clear`` starts a new session; the agent stays who it was). What a session restored is its
+own from then on: its automatic checkpoints carry that checkpoint's plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from purlin_resume.agents import registry
+from purlin_resume.agents.registry import RegisteredAgent
+from purlin_resume.checkpoints import autosave
+from purlin_resume.checkpoints import lifecycle as checkpoints
+from purlin_resume.checkpoints.format import Checkpoint
+from purlin_resume.checkpoints.roles import ROLES
+from purlin_resume.core.errors import CorruptFile, NotFound
+from purlin_resume.core.project import Project
+
+MAX_GENERATIONS = 20  # /clear after /clear in one process: how far back a role is looked for
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What the registry says about one session, for a restore or a briefing."""
+
+    busy: frozenset[str]  # other sessions still running: their checkpoints are theirs
+    predecessor: str | None  # the session its process ran before it
+    role: str | None  # the role it works in, None when it never had one
+
+
+def _saved_role(project: Project, session: str) -> str | None:
+    saved = [c for c in checkpoints.of_session(project, session) if not autosave.is_automatic(c)]
+    return saved[0].role if saved and saved[0].role in ROLES else None
+
+
+def role_of(
+    project: Project, session: str | None, agents: dict[str, RegisteredAgent] | None = None
+) -> str | None:
+    """The role ``session`` works in (see the module text); None when it never had one."""
+    agents = registry.load(project) if agents is None else agents
+    seen: set[str] = set()
+    while session and session not in seen and len(seen) < MAX_GENERATIONS:
+        seen.add(session)
+        agent = agents.get(session)
+        if agent is not None and agent.role in ROLES:
+            return agent.role
+        role = _saved_role(project, session)
+        if role:
+            return role
+        before = registry.predecessor_in_process(agents, session)
+        session = before.session_id if before else None
+    return None
+
+
+def standing(project: Project, session: str | None) -> Standing:
+    agents = registry.load(project)
+    before = registry.predecessor_in_process(agents, session)
+    return Standing(
+        busy=frozenset(registry.running_sessions(agents) - {session}),
+        predecessor=before.session_id if before else None,
+        role=role_of(project, session, agents),
+    )
+
+
+def taken_over(project: Project, session: str | None, role: str, archived: Path | None) -> None:
+    """Record that ``session`` restored the checkpoint now at ``archived``, in ``role``."""
+    if session and archived is not None:
+        registry.record_takeover(project, session, role, project.relative(archived))
+
+
+def carried(project: Project, session: str | None) -> Checkpoint | None:
+    """The newest checkpoint that is ``session``'s: one it saved or had saved for it, or the
+    one it restored. Its plan goes on in the session's automatic checkpoints."""
+    if not session:
+        return None
+    found = list(checkpoints.of_session(project, session))
+    agent = registry.load(project).get(session)
+    if agent is not None and agent.restored_from:
+        try:
+            found.append(checkpoints.read(project.root / agent.restored_from))
+        except (CorruptFile, NotFound, OSError):
+            pass  # the archived file gone or damaged: nothing to carry
+    return max(found, key=checkpoints.written_at, default=None)

@@ -1,0 +1,115 @@
+"""Checkpoints between agents working in one project at once: a running agent's checkpoint is
+its own, a checkpoint is taken once, and the role and plan go with the session that took it."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+
+import pytest
+
+from purlin_resume.agents import handover, registry
+from purlin_resume.checkpoints import lifecycle as checkpoints
+from purlin_resume.core.project import Project
+
+QA = ["--role", "qa", "--next", "n", "--scenario-progress", "1 of 2", "--current-scenario", "s"]
+
+
+@pytest.fixture
+def live_process():
+    """A process standing for a Claude Code that still runs."""
+    with subprocess.Popen(["sleep", "120"]) as process:
+        yield process.pid
+        process.kill()
+
+
+def save(cli, session: str, work: str, role_fields=QA) -> None:
+    done = cli("save", *role_fields, "--in-progress", work, "--session", session)
+    assert done.exit_code == 0, done.output
+
+
+def test_a_restore_leaves_the_checkpoint_of_a_running_agent_alone(repo, cli, live_process):
+    project = Project(repo)
+    save(cli, "A", "A's work")
+    save(cli, "B", "B's work")
+    registry.record_start(project, "A", pid=12345678)  # A's process is gone
+    registry.record_end(project, "A")
+    registry.record_start(project, "B", pid=live_process)
+    env = {"CLAUDE_CODE_SESSION_ID": "A2"}
+    out = cli("restore", "qa", env=env)
+    assert out.exit_code == 0, out.output
+    assert "A's work" in out.stdout and "B's work" not in out.stdout
+    assert [c.session for c in checkpoints.live(project)] == ["B"]
+    again = cli("restore", "qa", env={"CLAUDE_CODE_SESSION_ID": "A3"})
+    assert "B's work" not in again.stdout and "still running" in again.stdout
+    assert cli("restore", "--session", "B").exit_code == 1  # not even when named
+    assert [c.session for c in checkpoints.live(project)] == ["B"]
+
+
+def test_two_restores_at_once_never_take_one_checkpoint_twice(repo, cli):
+    project = Project(repo)
+    save(cli, "dead-1", "the only work")
+    both_chose = threading.Barrier(2)
+    results: dict[str, tuple] = {}
+
+    def restore(name: str) -> None:
+        first = [True]
+
+        def choosing():
+            choice = checkpoints.choose(project, "qa", name, False)
+            if first:  # both have chosen the same checkpoint before either takes it
+                first.clear()
+                both_chose.wait(10)
+            return choice
+
+        results[name] = checkpoints.claim(project, choosing)
+
+    threads = [threading.Thread(target=restore, args=(n,)) for n in ("one", "two")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    # the one that lost chose again and found nothing left
+    assert sorted(str(c.chosen and c.chosen.session) for c, _ in results.values()) == [
+        "None",
+        "dead-1",
+    ]
+    taken = [archived for _choice, archived in results.values() if archived is not None]
+    assert len(taken) == 1 and taken[0].exists()
+    assert checkpoints.live(project) == []
+
+
+def test_after_clear_restore_without_a_role_takes_the_agents_own_checkpoint(repo, cli):
+    """/clear starts a new session in the same process; it is still the same QA agent."""
+    project = Project(repo)
+    registry.record_start(project, "before", pid=999_999_01)
+    save(cli, "before", "before-clear work")
+    save(cli, "other", "another QA's work")  # newer, of an agent that ended
+    registry.record_end(project, "before")
+    registry.record_start(project, "after", pid=999_999_01)
+    assert handover.role_of(project, "after") == "qa"
+    out = cli("restore", env={"CLAUDE_CODE_SESSION_ID": "after"})
+    assert out.exit_code == 0, out.output
+    assert "before-clear work" in out.stdout
+    # from now on the role and the plan are the restoring session's
+    agent = registry.load(project)["after"]
+    assert agent.role == "qa" and agent.restored_from.startswith(".purlin/cache/archive/")
+    carried = handover.carried(project, "after")
+    assert carried is not None and carried.in_progress == "before-clear work"
+
+
+def test_a_session_started_again_keeps_its_role_and_predecessor(repo):
+    project = Project(repo)
+    registry.record_start(project, "s", pid=1, role="qa", previous_agent_id="p")
+    again = registry.record_start(project, "s", pid=2)  # SessionStart(compact), no PURLIN_ROLE
+    assert (again.role, again.previous_agent_id, again.pid) == ("qa", "p", 2)
+
+
+def test_a_process_runs_one_session_at_a_time(repo, live_process):
+    project = Project(repo)
+    registry.record_start(project, "first", pid=live_process)
+    registry.record_start(project, "second", pid=live_process)  # /clear, no SessionEnd seen
+    agents = registry.load(project)
+    assert registry.running_sessions(agents) == {"second"}
+    assert registry.predecessor_in_process(agents, "second").session_id == "first"
+    assert registry.predecessor_in_process(agents, "first") is None
