@@ -10,6 +10,7 @@ own from then on: its automatic checkpoints carry that checkpoint's plan.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,8 +83,6 @@ def carried(project: Project, session: str | None) -> Checkpoint | None:
     found = list(checkpoints.of_session(project, session))
     agent = registry.load(project).get(session)
     if agent is not None and agent.restored_from:
-        try:
+        with suppress(CorruptFile, NotFound, OSError):  # gone or damaged: nothing to carry
             found.append(checkpoints.read(project.root / agent.restored_from))
-        except (CorruptFile, NotFound, OSError):
-            pass  # the archived file gone or damaged: nothing to carry
     return max(found, key=checkpoints.written_at, default=None)

@@ -216,6 +216,14 @@ def running_sessions(agents: dict[str, RegisteredAgent]) -> set[str]:
     return {agent.session_id for agent in newest.values()}
 
 
+def session_of_process(project: Project, pid: int | None) -> str | None:
+    """The session process ``pid`` runs now (a Claude Code process changes session at
+    ``/clear``); None when the registry knows of none."""
+    agents = load(project)
+    running = [agents[sid] for sid in running_sessions(agents) if agents[sid].pid == pid]
+    return running[0].session_id if pid is not None and running else None
+
+
 def predecessor_in_process(
     agents: dict[str, RegisteredAgent], session_id: str | None
 ) -> RegisteredAgent | None:

@@ -275,7 +275,9 @@ def save_checkpoint(
     runs out; the next session's start or /pl-resume restores it. ``fields`` holds the
     role's own fields: builder step (0-4), delivery_plan, work_queue, pending_decisions;
     qa scenario_progress, current_scenario, discoveries, verification_queue; architect
-    spec_reviews, discovery_processing."""
+    spec_reviews, discovery_processing. The checkpoint is keyed by ``session_id``, else by the
+    session the Claude Code that started this server runs now (it changes at ``/clear``), else
+    by the session of the server's environment."""
     from purlin_resume.checkpoints import format as checkpoint
 
     extra = dict(fields or {})
@@ -294,10 +296,13 @@ def save_checkpoint(
             _text(item, name)
 
     def work():
+        from purlin_resume.agents import registry
         from purlin_resume.checkpoints import lifecycle as checkpoints
+        from purlin_resume.core import processes
 
         where = _project(project)
-        session = checkpoints.session_id(session_id)
+        serving = registry.session_of_process(where, processes.agent_pid())
+        session = checkpoints.session_id(session_id or serving)
         values = {**extra, **given, "next": next}
         values = {k: v for k, v in values.items() if v not in (None, [])}
         saved, cp = checkpoints.take(where, role, values, session)

@@ -5,10 +5,18 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 from tests.field.live_client import LiveClient
-from tests.field.scripted_model import bash, conversation, last_user, text
+from tests.field.scripted_model import (
+    bash,
+    conversation,
+    last_user,
+    text,
+    tool_use,
+    user_texts,
+)
 
 FIELDS = {
     "qa": "scenario_progress: 1 of 3 scenarios\ncurrent_scenario: {mark}-SCENARIO\n",
@@ -172,3 +180,56 @@ def test_four_agents_of_two_roles_at_once(field):
     kept = archived(field)
     for mark in agents:  # every saved checkpoint taken exactly once
         assert sum(f"{mark}-WORK in progress" in k for k in kept) == 1, mark
+
+
+MCP_TOOL = "mcp__purlin-resume__save_checkpoint"
+
+
+def mentions(mark: str):
+    """Requests of a conversation one of whose user messages holds ``mark``."""
+
+    def match(request) -> bool:
+        return bool(request.get("tools")) and any(mark in t for t in user_texts(request))
+
+    match.__name__ = f"mentions({mark!r})"
+    return match
+
+
+def test_the_mcp_server_saves_for_the_session_it_serves_after_clear(field):
+    assert field.purlin("install", "--mcp").returncode == 0
+    (field.home / ".claude.json").write_text(
+        json.dumps(
+            {
+                "projects": {
+                    str(field.project): {
+                        "hasTrustDialogAccepted": True,
+                        "enabledMcpjsonServers": ["purlin-resume"],
+                    }
+                }
+            }
+        )
+    )
+    for mark in ("MM-BEFORE", "MM-AFTER"):
+        field.model.reply(
+            mentions(mark),
+            tool_use(
+                MCP_TOOL,
+                role="builder",
+                in_progress=f"{mark}-WORK",
+                next=["n"],
+                fields={"step": "2"},
+            ),
+        )
+        field.model.reply(mentions(mark), text("Saved."))
+    with LiveClient(field, tools=f"{MCP_TOOL} Bash") as agent:
+        agent.say("hello")
+        time.sleep(5)  # the client connects its MCP servers in the background
+        agent.say("MM-BEFORE save")
+        before = agent.session_id
+        agent.say("/clear")
+        agent.say("MM-AFTER save")
+        after = agent.session_id
+    assert not field.model.unused(), field.model.unused()
+    folder = field.project / ".purlin" / "cache" / "checkpoints"
+    assert "MM-BEFORE-WORK" in (folder / f"{before}.md").read_text()
+    assert "MM-AFTER-WORK" in (folder / f"{after}.md").read_text()
