@@ -166,13 +166,16 @@ TRANSCRIPT_CONFIDENCE = {
 
 
 def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
-    """The last record of the transcript that is not noise."""
+    """The last record of the transcript that is evidence: not noise, not the client's own
+    bookkeeping (a ``system`` record without text, such as ``turn_duration``), and not a reply
+    to our nudge (the text answer that follows a noise prompt)."""
     from purlin_resume.claude import records
 
     if subject.transcript is None:
         return []
     if not subject.transcript.is_file():
         raise PurlinError(f"{subject.transcript} does not exist or is not a file")
+    reply = None  # the newest text answer, evidence unless it answers a nudge
     for record in records.last_records(subject.transcript):
         if record.get("type") not in ("user", "assistant", "system"):
             continue
@@ -180,21 +183,31 @@ def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
         if moment is None:
             continue
         kind, text = _record_kind(record)
-        if is_noise(text):
+        if kind == "system" and not text.strip():
             continue
-        if not _recent(moment, now):
-            return []
-        found = _COMMIT_OUTPUT.search(text) if kind == "tool_result" else None
-        return [
-            ActivitySignal(
-                Source.TRANSCRIPT,
-                moment,
-                TRANSCRIPT_CONFIDENCE[kind],
-                f"last record: {kind}",
-                commit=found.group(1) if found else None,
-            )
-        ]
-    return []
+        if is_noise(text):
+            reply = None
+            continue
+        if kind == "response":
+            reply = reply or (kind, moment, text)
+            continue
+        return _transcript_signal(*(reply or (kind, moment, text)), now)
+    return _transcript_signal(*reply, now) if reply else []
+
+
+def _transcript_signal(kind: str, moment: datetime, text: str, now: datetime):
+    if not _recent(moment, now):
+        return []
+    found = _COMMIT_OUTPUT.search(text) if kind == "tool_result" else None
+    return [
+        ActivitySignal(
+            Source.TRANSCRIPT,
+            moment,
+            TRANSCRIPT_CONFIDENCE[kind],
+            f"last record: {kind}",
+            commit=found.group(1) if found else None,
+        )
+    ]
 
 
 def files_touched(subject: Subject) -> set[str]:

@@ -159,10 +159,36 @@ def record_start(
     return _update(project, session_id, values)
 
 
+def forget(project: Project, session_id: str) -> None:
+    """Undo a registration ahead of a start that failed (a revival): the session is removed,
+    or marked ended when its own SessionStart hook saw it start after all."""
+    file = path(project)
+    moment = clock.iso()
+
+    def change(data: Any) -> None:
+        agents = _checked(file, data)["agents"]
+        if (agents.get(session_id) or {}).get("transcript_path"):
+            agents[session_id]["ended_at"] = moment
+        else:
+            agents.pop(session_id, None)
+
+    store.update_json(file, change, default={"version": VERSION, "agents": {}})
+
+
 def record_takeover(project: Project, session_id: str, role: str, restored_from: str) -> None:
     """``session_id`` restored the checkpoint now at ``restored_from``: its role and plan are
     this session's from now on."""
     _update(project, session_id, {"role": role, "restored_from": restored_from})
+
+
+def running_session(
+    reported: str | None, previous: str | None, successor: str | None
+) -> str | None:
+    """The session that really runs when a hook reports ``reported``. A fork (``claude
+    --resume X --fork-session --session-id N``, as ``revive --native`` starts one) reports the
+    original X at SessionStart; its successor id N (``$PURLIN_AGENT_ID``, with X as
+    ``$PURLIN_PREVIOUS_AGENT_ID``) is the session that runs, and only SessionEnd names it."""
+    return successor if successor and previous and reported == previous else reported
 
 
 def record_end(

@@ -43,7 +43,7 @@ from purlin_resume.core.errors import Conflict, PurlinError
 from purlin_resume.core.project import Project
 
 LOG_NAME = "revivals.jsonl"
-SUCCESS, PARTIAL = "success", "partial"
+SUCCESS, PARTIAL, FAILED = "success", "partial", "failed"
 
 
 @dataclass(frozen=True)
@@ -177,7 +177,7 @@ def plan(
         **layout.child_environment(claude_dir),
     }
     if agent.role:
-        env["PURLIN_AGENT_ROLE"] = agent.role
+        env["PURLIN_ROLE"] = agent.role
     # Absolute: the successor may work in a subfolder of the project.
     transcript_file = str(project.cache_dir / f"revival-{agent.session_id}.md")
     injections = []
@@ -254,25 +254,33 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
             who="the successor",
         )
     except PurlinError as exc:
-        # No window left open for nothing, no successor that looks alive.
+        # No window left open for nothing, no successor that looks like an agent that ran.
         tmux.kill_pane(server, pane)
-        registry.record_end(project, revival_plan.successor_id)
+        registry.forget(project, revival_plan.successor_id)
+        _log(project, revival_plan, pane, socket, FAILED, exc.message)
         raise PurlinError(f"{exc.message} (revival undone: window closed)") from None
+    _log(project, revival_plan, pane, socket, result.outcome, result.problem or None)
+    return result
+
+
+def _log(
+    project: Project, done: Plan, pane: str, socket: Path | None, outcome: str, reason: str | None
+) -> None:
+    """One line of ``.purlin/cache/revivals.jsonl``: a revival and how it went."""
     store.append_jsonl(
         project.cache_dir / LOG_NAME,
         {
             "at": clock.iso(),
-            "predecessor": revival_plan.predecessor.session_id,
-            "successor": revival_plan.successor_id,
-            "role": revival_plan.predecessor.role,
+            "predecessor": done.predecessor.session_id,
+            "successor": done.successor_id,
+            "role": done.predecessor.role,
             "tmux_pane": pane,
             "tmux_socket": str(socket) if socket else None,
-            "injections": [i.kind for i in revival_plan.injections],
-            "outcome": result.outcome,
-            "reason": result.problem or None,
+            "injections": [i.kind for i in done.injections],
+            "outcome": outcome,
+            "reason": reason,
         },
     )
-    return result
 
 
 # ---------------------------------------------------------------------------------------------

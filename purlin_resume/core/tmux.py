@@ -173,9 +173,13 @@ def new_window(
     env: Mapping[str, str] | None = None,
     name: str | None = None,
 ) -> str:
-    """Open a window in ``session`` (created when absent); returns its pane id."""
+    """Open a window in ``session`` (created when absent); returns its pane id. ``env`` is
+    the window's own: a session created for it does not keep it for later windows."""
     if not session_exists(server, session):
-        return new_session(server, session, cwd, command, env)
+        pane = new_session(server, session, cwd, command, env)
+        for key in env or {}:
+            run(server, "set-environment", "-t", f"={session}", "-u", key, check=False)
+        return pane
     args = ["new-window", "-d", "-t", f"={session}:", "-c", str(cwd), "-P", "-F", "#{pane_id}"]
     args += [*(["-n", name] if name else []), *_env_args(env)]
     return _pane_id(server, run(server, *args, *([command] if command else [])))

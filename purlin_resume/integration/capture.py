@@ -366,19 +366,21 @@ def session_started(
 
     notes = []
     role = env.get("PURLIN_ROLE", "").strip().lower() or None
+    previous = env.get("PURLIN_PREVIOUS_AGENT_ID") or None
+    running = registry.running_session(payload.session_id, previous, env.get("PURLIN_AGENT_ID"))
     if payload.session_id:
         registry.record_start(
             project,
-            payload.session_id,
+            running,
             pid=processes.agent_pid(),
             cwd=payload.cwd,
-            transcript_path=payload.transcript_path,
+            transcript_path=_transcript_of(payload.transcript_path, running),
             tmux_pane=env.get("TMUX_PANE") or None,
             tmux_socket=_tmux_socket(env),
             role=role if role in ROLES else None,
-            previous_agent_id=env.get("PURLIN_PREVIOUS_AGENT_ID") or None,
+            previous_agent_id=previous if previous != running else None,
         )
-        notes.append(f"registered {payload.session_id}")
+        notes.append(f"registered {running}")
         notes += _resurrection_started(payload.session_id, env)
     settings, settings_note = config.load_or_defaults(project)
     if history.path(project).exists():
@@ -387,11 +389,11 @@ def session_started(
             notes += [f"interrupted {d.entry['agent_id']}" for d in marked]
         except PurlinError as exc:  # the briefing says so in its subagents part
             notes.append(f"agent history not scanned: {exc.message}")
-    session = checkpoints.session_id(payload.session_id, env={}) if payload.session_id else None
+    session = checkpoints.session_id(running, env={}) if running else None
     request = session_briefing.Request(
         source=payload.source or "startup",
         session=session,
-        role=role if role in ROLES else handover.role_of(project, payload.session_id),
+        role=role if role in ROLES else handover.role_of(project, running),
         settings=settings,
         settings_note=settings_note,
     )
@@ -400,6 +402,13 @@ def session_started(
     if line:
         text = f"{text}\n\n{line}" if text else line
     return Outcome("; ".join(notes) or "nothing to do", text)
+
+
+def _transcript_of(reported: str | None, session: str | None) -> str | None:
+    """The transcript of ``session``: the reported one, renamed for a fork's new id."""
+    if not reported or not session:
+        return reported
+    return str(Path(reported).with_name(f"{session}.jsonl"))
 
 
 def recommendation_line(

@@ -80,7 +80,7 @@ def test_reviving_an_anonymous_agent_injects_only_the_revival(repo, tmux_server,
     received = prompts(record, 1)
     assert len(received) == 1
     assert received[0].startswith("Revival: you succeed agent anon-1, which stopped: process ")
-    assert "PURLIN_AGENT_ROLE" not in _started(record)["env"]
+    assert "PURLIN_ROLE" not in _started(record)["env"]
 
 
 def test_a_persona_without_a_persona_file_gets_the_role_persona(repo, tmux_server, tmp_path, cli):
@@ -94,7 +94,7 @@ def test_a_persona_without_a_persona_file_gets_the_role_persona(repo, tmux_serve
     planned = json.loads(result.stdout)
     assert [i["kind"] for i in planned["injections"]] == ["persona", "revival"]
     assert planned["injections"][0]["text"].startswith("Persona: you are the QA agent")
-    assert planned["env"]["PURLIN_AGENT_ROLE"] == "qa"
+    assert planned["env"]["PURLIN_ROLE"] == "qa"
 
 
 def test_dry_run_starts_nothing_and_writes_nothing(repo, tmux_server, tmp_path, cli):
@@ -222,10 +222,14 @@ def test_a_successor_that_never_gets_ready_is_an_error(repo, tmux_server, tmp_pa
     assert result.exit_code == 1
     assert "did not show '? for shortcuts|shift+tab to cycle' within 1 s" in result.stderr
     assert result.stderr.strip().endswith("(revival undone: window closed)")
-    agents = registry.load(Project(repo))
-    successor = next(a for a in agents.values() if a.previous_agent_id == "dead-1")
-    assert successor.ended_at is not None
-    assert not tmux.pane_alive(tmux_server, successor.tmux_pane)
+    # no phantom successor: the registry holds the dead agent alone, and the log says why
+    assert list(registry.load(Project(repo))) == ["dead-1"]
+    (logged,) = [
+        json.loads(line)
+        for line in (repo / ".purlin" / "cache" / "revivals.jsonl").read_text().splitlines()
+    ]
+    assert logged["outcome"] == "failed" and "within 1 s" in logged["reason"]
+    assert not tmux.pane_alive(tmux_server, logged["tmux_pane"])
 
 
 def test_regression_unused_windows_a_failed_revival_leaves_none(repo, tmux_server, tmp_path, cli):

@@ -696,3 +696,42 @@ def test_our_own_nudge_never_counts_as_the_agents_activity(repo, watched):
     assert all("pane" not in d.reason for d in second)
     texts = prompts(record, 2)
     assert "for 0 minutes" not in texts[1]
+
+
+def test_a_reply_to_a_nudge_and_the_clients_bookkeeping_are_no_activity(tmp_path):
+    """With ``stall_max_nudges: 1`` an agent that only answers "on it" must stay stalled."""
+    from datetime import timedelta
+
+    from purlin_resume.agents import activity
+
+    now = clock.now()
+    at = lambda minutes: clock.iso(now - timedelta(minutes=minutes))  # noqa: E731
+    records = [
+        {
+            "type": "user",
+            "timestamp": at(90),
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "tests pass"}],
+            },
+        },
+        {
+            "type": "user",
+            "timestamp": at(10),
+            "message": {
+                "role": "user",
+                "content": "[stall-recovery] Inactivity detected: continue your task",
+            },
+        },
+        {
+            "type": "assistant",
+            "timestamp": at(9),
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "On it."}]},
+        },
+        {"type": "system", "subtype": "turn_duration", "timestamp": at(9), "durationMs": 900},
+    ]
+    transcript = tmp_path / "agent.jsonl"
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
+    subject = activity.Subject("agent", tmp_path, tmp_path, tmp_path / "ws", transcript)
+    (signal,) = activity.transcript_signals(subject, now)
+    assert signal.timestamp == clock.parse(at(90)) and signal.detail == "last record: tool_result"

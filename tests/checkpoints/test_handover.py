@@ -113,3 +113,26 @@ def test_a_process_runs_one_session_at_a_time(repo, live_process):
     assert registry.running_sessions(agents) == {"second"}
     assert registry.predecessor_in_process(agents, "second").session_id == "first"
     assert registry.predecessor_in_process(agents, "first") is None
+
+
+def test_a_fork_registers_its_new_id_not_the_one_it_resumed(repo, tmp_path):
+    """``claude --resume X --fork-session --session-id N`` reports X at SessionStart."""
+    from tests.integration.test_hooks import hook
+
+    project = Project(repo)
+    registry.record_start(project, "x-dead", pid=12345678, role="qa")
+    registry.record_end(project, "x-dead")
+    payload = {
+        "session_id": "x-dead",
+        "transcript_path": str(tmp_path / "x-dead.jsonl"),
+        "cwd": str(repo),
+        "hook_event_name": "SessionStart",
+        "source": "resume",
+    }
+    env = {"PURLIN_PREVIOUS_AGENT_ID": "x-dead", "PURLIN_AGENT_ID": "n-new", "PURLIN_ROLE": "qa"}
+    assert hook("session-start", payload, repo, **env).returncode == 0
+    agents = registry.load(project)
+    assert agents["x-dead"].ended_at is not None  # the dead agent stays dead
+    new = agents["n-new"]
+    assert (new.previous_agent_id, new.role, new.ended_at) == ("x-dead", "qa", None)
+    assert new.transcript_path == str(tmp_path / "n-new.jsonl")

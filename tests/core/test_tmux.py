@@ -20,9 +20,13 @@ def test_windows_start_in_the_folder_with_the_environment(tmux_server, tmp_path)
     )
     assert pane.startswith("%")
     assert tmux.wait_for(tmux_server, pane, f"FOO=bar baz in {tmp_path}", timeout=5)
-    second = tmux.new_window(tmux_server, "work", tmp_path, "cat", name="second")
+    second = tmux.new_window(
+        tmux_server, "work", tmp_path, "sh -c 'echo \"FOO=${FOO-unset}\"; exec cat'", name="second"
+    )
     assert second != pane
     assert tmux.pane_info(tmux_server, second)["session_name"] == "work"
+    # the first window's environment stayed its own: the session did not keep it
+    assert tmux.wait_for(tmux_server, second, "FOO=unset", timeout=5)
 
 
 def test_a_long_multiline_paste_arrives_whole(tmux_server, tmp_path):
