@@ -70,6 +70,7 @@ class Session:
             "file_missing": not self.exists,
             "malformed_lines": self.stats.malformed,
             "unknown_records": self.stats.unknown,
+            "unknown_types": dict(sorted(self.stats.unknown_types.items())),
             "duplicate_records": self.stats.duplicates,
             "truncated": self.stats.truncated,
             "binary": self.stats.binary,
@@ -543,6 +544,7 @@ def _keep(file: SessionFile, figures, leaves: set[str], catalog: Catalog, kept) 
             "stats": {
                 **{name: getattr(stats, name) for name in _KEPT_STATS},
                 "unknown": stats.unknown,
+                "unknown_types": dict(stats.unknown_types),
                 "unreadable": text(stats.unreadable),
             },
         },
@@ -566,7 +568,8 @@ def _from_kept(file: SessionFile, entry: dict[str, Any], kept, leaves: set[str])
     figures, titles = entry["session"], entry["titles"]
     stats = ReadStats(**{name: figures["stats"][name] for name in _KEPT_STATS})
     if figures["stats"]["unknown"]:
-        stats.unknown_types = Counter(unknown=figures["stats"]["unknown"])
+        named = figures["stats"].get("unknown_types") or {"unknown": figures["stats"]["unknown"]}
+        stats.unknown_types = Counter(named)
     stats.unreadable = kept.text(figures["stats"]["unreadable"])
     session = Session(
         file.id,

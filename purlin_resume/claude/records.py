@@ -83,6 +83,14 @@ class ReadStats:
     def unknown(self) -> int:
         return sum(self.unknown_types.values())
 
+    @property
+    def unknown_named(self) -> str:
+        """The unknown record types, named so drift shows: ``permission-mode ×2, x``."""
+        return ", ".join(
+            f"{kind} ×{count}" if count > 1 else kind
+            for kind, count in sorted(self.unknown_types.items())
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "lines": self.lines,

@@ -181,7 +181,7 @@ def header(transcript: Transcript, subagent: Subagent | None = None, kind: str =
     if stats.malformed:
         skipped.append(f"{stats.malformed} malformed line(s)")
     if stats.unknown:
-        skipped.append(f"{stats.unknown} record(s) of unknown type")
+        skipped.append(f"{stats.unknown} record(s) of unknown type ({stats.unknown_named})")
     if stats.duplicates:
         skipped.append(f"{stats.duplicates} duplicate record(s)")
     if skipped:

@@ -145,6 +145,8 @@ def _session_lines(session) -> str:
     skipped = session.stats.malformed + session.stats.unknown
     if skipped:
         missing += f" [{skipped} line(s) skipped]"
+    if session.stats.unknown:
+        missing += f" [unknown record types: {session.stats.unknown_named}]"
     if session.stats.binary or session.stats.unreadable:
         missing += " [not readable as JSONL]"
     return (

@@ -273,20 +273,20 @@ def plan_install(
     target: Target, executable: str = claude_settings.COMMAND, mcp: bool = False
 ) -> Plan:
     plan = Plan(target)
-    for name, text in command_templates().items():
-        path = target.commands_dir / name
-        before = _read(path)
-        if before != text:
-            plan.changes.append(
-                Change(path, before, text, lambda p=path, t=text: _write_command(p, t))
-            )
     plugin = enabled_plugin(target)
-    if plugin is not None:  # the plugin's hooks already run: ours twice would record twice
+    if plugin is not None:  # the plugin carries both: ours too would show and record twice
         plan.left.append(
-            f"hooks: the plugin {plugin[0]} is enabled ({plugin[1]}) and carries them; "
-            "not written to settings.json"
+            f"commands and hooks: the plugin {plugin[0]} is enabled ({plugin[1]}) and carries "
+            "them; not written to commands/ and settings.json"
         )
     else:
+        for name, text in command_templates().items():
+            path = target.commands_dir / name
+            before = _read(path)
+            if before != text:
+                plan.changes.append(
+                    Change(path, before, text, lambda p=path, t=text: _write_command(p, t))
+                )
         change = _settings_change(target, lambda data: claude_settings.merged(data, executable))
         if change is not None:
             plan.changes.append(change)

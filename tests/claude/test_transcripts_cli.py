@@ -379,3 +379,17 @@ def test_an_unwritable_output_is_one_line_and_exit_1(cli, fixtures_copy, tmp_pat
     assert result.stderr.startswith("error: cannot write /proc/purlin-resume-test.json: ")
     assert result.stderr.count("\n") == 1
     assert not list(tmp_path.glob("**/*.lock")), "an output file leaves no lock file"
+
+
+def test_unknown_record_types_are_named_so_drift_shows(cli, tmp_path):
+    root = tmp_path / "claude"
+    c = Conversation("eeeeeeee-1")
+    odd = {"type": "permission-mode", "permissionMode": "default", "sessionId": "eeeeeeee-1"}
+    write_jsonl(root / "projects" / "-w" / "eeeeeeee-1.jsonl", [odd, c.user("Hello"), odd])
+    for _ in range(2):  # read fresh, then from what the listing kept
+        out = run(cli, root, "sessions", "--all").stdout
+        assert "[unknown record types: permission-mode ×2]" in out
+        listed = json.loads(run(cli, root, "sessions", "--all", "--json").stdout)["sessions"]
+        assert listed[0]["unknown_types"] == {"permission-mode": 2}
+    shown = run(cli, root, "transcript", "eeeeeeee-1").stdout
+    assert "2 record(s) of unknown type (permission-mode ×2)" in shown

@@ -393,6 +393,7 @@ def test_two_commands_install_the_plugin_and_doctor_and_install_see_it(
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
     assert ".claude/settings.json" not in report["changed"]
+    assert not (repo / ".claude" / "commands").exists()  # the plugin's commands only: not twice
     assert any("purlin-resume@purlin-resume" in line for line in report["left"])
     doctor = json.loads(cli("doctor", "--json").stdout)
     hooks = [f for f in doctor["findings"] if f["check"] in ("hooks", "plugin")]
@@ -416,3 +417,15 @@ def test_doctor_reports_hooks_registered_by_both_plugin_and_install(repo, cli):
     settings_path.write_text(json.dumps({**settings, "enabledPlugins": {"purlin-resume@x": False}}))
     off = json.loads(cli("doctor", "--json").stdout)
     assert [f["status"] for f in off["findings"] if f["check"] == "hooks"] == ["ok"]
+
+
+def test_install_writes_no_commands_while_the_plugin_is_enabled(repo, cli):
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"enabledPlugins": {"purlin-resume@x": True}}))
+    result = cli("install")
+    assert result.exit_code == 0, result.stderr
+    assert not (repo / ".claude" / "commands").exists()
+    settings.write_text(json.dumps({"enabledPlugins": {"purlin-resume@x": False}}))
+    assert cli("install").exit_code == 0
+    assert (repo / ".claude" / "commands" / "pl-resume.md").is_file()
