@@ -70,10 +70,15 @@ def _server(scope: Scope):
     return server_of(config.load(scope.project))
 
 
-def card(status) -> dict[str, Any]:
-    """One registered agent as its card shows it."""
+def card(status, alive: set[str]) -> dict[str, Any]:
+    """One registered agent as its card shows it. It can be revived when it is dead (ended, or
+    its process died without a SessionEnd) and none of its successors is alive (``alive``)."""
+    from purlin_resume.agents import lineage
+
     data = status.to_dict()
-    data["revivable"] = bool(status.agent.ended_at)
+    data["revivable"] = status.liveness.state == lineage.DEAD and not (
+        set(status.successors) & alive
+    )
     data["project"] = data.pop("cwd")
     return data
 
@@ -93,7 +98,8 @@ def agents(scope: Scope, limit: int | None = None) -> dict[str, Any]:
             if status.liveness.state != lineage.DEAD or room > 0:
                 room -= status.liveness.state == lineage.DEAD
                 chosen.append(status)
-    return {"agents": clean([card(s) for s in chosen]), "total": len(statuses)}
+    alive = {s.agent.session_id for s in statuses if s.liveness.state == lineage.ALIVE}
+    return {"agents": clean([card(s, alive) for s in chosen]), "total": len(statuses)}
 
 
 def agent_card(scope: Scope, agent_id: str) -> dict[str, Any]:
@@ -102,10 +108,10 @@ def agent_card(scope: Scope, agent_id: str) -> dict[str, Any]:
     server = _server(scope)
     found = registry.load(scope.project)
     agent = registry.resolve(found, checked_id(agent_id))
-    status = lineage.AgentStatus(
-        agent, lineage.liveness(agent, server), lineage.successors(found, agent.session_id)
-    )
-    return clean(card(status))
+    after = lineage.successors(found, agent.session_id)
+    status = lineage.AgentStatus(agent, lineage.liveness(agent, server), after)
+    alive = {sid for sid in after if lineage.liveness(found[sid], server).state == lineage.ALIVE}
+    return clean(card(status, alive))
 
 
 def activity(scope: Scope, agent_id: str) -> dict[str, Any]:

@@ -203,11 +203,13 @@ def test_agents_page_and_api_show_live_and_dead_agents(repo, claude, tmp_path):
 
     by_id = {a["agent_id"]: a for a in api["agents"]}
     assert [a["agent_id"] for a in api["agents"]][0] == "live-1"  # newest first
-    assert by_id["dead-1"]["state"] == "dead" and by_id["dead-1"]["revivable"] is True
+    # dead-1 has a live successor: reviving it would be refused (409), so no button
+    assert by_id["dead-1"]["state"] == "dead" and by_id["dead-1"]["revivable"] is False
     assert by_id["dead-1"]["successors"] == ["live-1"]
     assert by_id["live-1"]["state"] == "alive" and by_id["live-1"]["revivable"] is False
-    assert by_id["gone-1"]["state"] == "dead" and by_id["gone-1"]["revivable"] is False
-    assert page.count('data-revive="') == 1 and 'data-revive="dead-1"' in page
+    # gone-1's process died without a SessionEnd: the CLI and the API revive it, so can a click
+    assert by_id["gone-1"]["state"] == "dead" and by_id["gone-1"]["revivable"] is True
+    assert page.count('data-revive="') == 1 and 'data-revive="gone-1"' in page
     assert 'revived from <a class="agent-link" href="agents/dead-1">dead-1</a>' in page
     assert 'data-activity="live-1"' in page
     assert cards.strip().startswith("<article") and "<html" not in cards

@@ -5,6 +5,7 @@
   const token = document.querySelector('meta[name="purlin-token"]').content;
   let pending = 0;
   const activitySeen = new Map();
+  const failed = new Map(); // agent id -> the last revive error, shown until a revive succeeds
 
   async function revive(button) {
     const id = button.dataset.revive;
@@ -21,6 +22,7 @@
       });
       const body = await answer.json().catch(() => ({ error: "the dashboard gave no answer" }));
       if (!answer.ok) throw new Error(body.error || answer.statusText);
+      failed.delete(id);
       status.className = "revive-status done";
       status.textContent = "Revived as " + body.successor;
       const holder = document.getElementById("revived");
@@ -31,11 +33,26 @@
       else card.after(added);
       loadActivity(added);
     } catch (failure) {
-      status.className = "revive-status error";
-      status.textContent = String(failure.message || failure).split("\n")[0];
+      failed.set(id, String(failure.message || failure).split("\n")[0]);
+      showFailures(document);
       button.disabled = false;
     } finally {
       pending -= 1;
+    }
+  }
+
+  // A refresh redraws the cards: a revive error stays on its agent's card.
+  function showFailures(root) {
+    for (const [id, message] of failed) {
+      const card = root.querySelector('.card[data-agent-id="' + CSS.escape(id) + '"]');
+      if (!card) continue;
+      let status = card.querySelector(".revive-status");
+      if (!status) {
+        status = document.createElement("p");
+        card.append(status);
+      }
+      status.className = "revive-status error";
+      status.textContent = message;
     }
   }
 
@@ -68,6 +85,7 @@
           if (pending === 0 && html !== section.dataset.last) {
             section.dataset.last = html;
             section.innerHTML = html;
+            showFailures(section);
             loadActivity(section);
           }
         }
