@@ -192,6 +192,14 @@ def test_a_failed_revival_shows_one_line_and_the_button_again(
     failed.wait_for()
     assert "the successor's command exited in tmux pane" in failed.inner_text()
     assert page.locator('button[data-revive="dead-1"]').is_enabled()
+    # the list redraws itself (a new agent arrived): the error stays on its card
+    path = repo / ".purlin" / "agents.json"
+    data = json.loads(path.read_text())
+    data["agents"]["arrived"] = agent_record(repo, pid=os.getpid(), started_at="2026-02-01T00:00Z")
+    path.write_text(json.dumps(data))
+    page.locator('article.card[data-agent-id="arrived"]').wait_for(timeout=15_000)
+    kept = page.locator('article.card[data-agent-id="dead-1"] .revive-status.error')
+    assert "the successor's command exited in tmux pane" in kept.inner_text()
 
 
 def test_the_agent_list_updates_by_itself(repo, tmp_path, dashboard, page):
