@@ -1,9 +1,11 @@
-"""Scenario 7: revive and resurrect type into the real interactive Claude Code in tmux."""
+"""Scenario 7: revive and resurrect type into the real interactive Claude Code in tmux; the
+revived agent keeps its role, and its lineage stays in its own window."""
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
 
 from purlin_resume.resurrection import log as resurrection_log
 from tests.field.scripted_model import Logged, conversation, last_user, text, typed, user_texts
@@ -61,6 +63,30 @@ def test_revive_types_the_briefing_into_the_real_client_once(field, tmux_server)
         assert request.session_id == done["successor"]
         assert submitted(request) == injection["text"].strip()
     assert not field.model.unused()
+    # the successor keeps the persona (its SessionStart read the role revive passed on) ...
+    successor = done["successor"]
+    field.wait_for(
+        lambda: [c for c in field.hooks("SessionStart") if c.payload["session_id"] == successor],
+        60,
+        "the successor's SessionStart",
+    )
+    agents = {
+        a["agent_id"]: a
+        for a in json.loads(field.purlin("agents-status", "--json").stdout)["agents"]
+    }
+    assert (agents[successor]["role"], agents[successor]["previous_agent_id"]) == (
+        "qa",
+        predecessor,
+    )
+    assert agents[predecessor]["state"] == "dead"
+    # ... and its lineage stays in its own window: later windows of the session do not inherit it
+    environment = subprocess.run(
+        ["tmux", "-S", str(tmux_server.socket), "show-environment", "-t", done["tmux_session"]],
+        capture_output=True,
+        text=True,
+    ).stdout
+    for name in ("PURLIN_PREVIOUS_AGENT_ID", "PURLIN_AGENT_ID", "PURLIN_ROLE"):
+        assert f"{name}=" not in environment, environment
 
 
 def test_resurrect_in_tmux_types_the_prompt_into_the_real_client_once(field, tmux_server):
