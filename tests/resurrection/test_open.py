@@ -71,6 +71,9 @@ def test_open_fork_resumes_into_a_new_session_id(world, cli):
     new = plan["new_session_id"]
     assert plan["argv"][-5:] == ["--resume", SESSION, "--fork-session", "--session-id", new]
     assert new != SESSION
+    # the fork reports SESSION at SessionStart: the hook learns the id it really runs under
+    assert plan["env"]["PURLIN_AGENT_ID"] == new
+    assert plan["env"]["PURLIN_PREVIOUS_AGENT_ID"] == SESSION
 
 
 def test_open_exec_replaces_the_process_with_claude_in_the_folder(world):
