@@ -382,7 +382,7 @@ def test_a_remembered_list_others_could_have_planted_is_not_believed(cli, work, 
 
 
 def session_start(
-    root: Path, claude: Path, session_id: str = "new-session"
+    root: Path, claude: Path, session_id: str = "new-session", role: str | None = None
 ) -> subprocess.CompletedProcess:
     payload = {
         "session_id": session_id,
@@ -396,6 +396,7 @@ def session_start(
         "CLAUDE_CONFIG_DIR": str(claude),
         "CLAUDE_PROJECT_DIR": str(root),
         "CLAUDE_CODE_SESSION_ID": session_id,
+        **({"PURLIN_ROLE": role} if role else {}),
     }
     return subprocess.run(
         [str(EXE), "hook", "session-start"],
@@ -443,8 +444,8 @@ def test_a_failing_recommendation_costs_only_its_line(cli, work, claude):
     )
     assert saved.exit_code == 0, saved.stderr
     (work / ".purlin" / "bookmarks.jsonl").write_text("{broken\n")
-    context = context_of(session_start(work, claude))
-    assert "parsing" in context  # the checkpoint briefing is still given
+    context = context_of(session_start(work, claude, role="builder"))
+    assert "parsing" in context  # the builder's checkpoint briefing is still given
     assert "Worked on this before" not in context
 
 
