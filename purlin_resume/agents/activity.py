@@ -139,7 +139,9 @@ def _record_kind(record: dict[str, Any]) -> tuple[str, str]:
     from purlin_resume.claude import records
 
     kind = record.get("type")
-    message = record.get("message") if isinstance(record.get("message"), dict) else {}
+    message = record.get("message")
+    if not isinstance(message, dict):
+        message = {}
     content = message.get("content")
     blocks = content if isinstance(content, list) else []
     types = {block.get("type") for block in blocks if isinstance(block, dict)}

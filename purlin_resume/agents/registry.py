@@ -115,8 +115,9 @@ def _update(project: Project, session_id: str, values: dict[str, Any]) -> Regist
     if not session_id:
         raise UsageError("a session id is required")
     for value in (session_id, values.get("previous_agent_id")):
-        if value is not None and ids.SESSION.problem(value):
-            raise UsageError(ids.SESSION.problem(value))
+        problem = ids.SESSION.problem(value) if value is not None else None
+        if problem:
+            raise UsageError(problem)
     file = path(project)
     gitrepo.exclude_state_files(project.purlin_dir, FILE_NAME, FILE_NAME + ".lock")
 

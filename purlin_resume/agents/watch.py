@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from purlin_resume.agents import activity, injection, registry
 from purlin_resume.agents.lineage import ALIVE, liveness, server_for
@@ -39,6 +39,14 @@ class Decision:
         return asdict(self)
 
 
+class Observed(TypedDict):
+    """What every decision about an agent also records (``Decision``'s last fields)."""
+
+    confidence: float | None
+    level: str | None
+    tmux_pane: str | None
+
+
 def log_path(project: Project):
     return project.cache_dir / LOG_NAME
 
@@ -63,7 +71,7 @@ def restraint(
     past: list[dict[str, Any]], now: datetime, settings: config_mod.Settings
 ) -> str | None:
     """Why a stalled agent must not be nudged now (cooldown, cap), or None."""
-    since_active = []
+    since_active: list[dict[str, Any]] = []
     for entry in past:
         if entry.get("action") == ACTIVE:
             since_active = []
@@ -103,7 +111,7 @@ def watch_once(
             continue
         moment = now or clock.now()
         send, why, result = should_send_resume(project, agent.session_id, None, moment, settings)
-        extra = {
+        extra: Observed = {
             "confidence": result.confidence if result else None,
             "level": result.level if result else None,
             "tmux_pane": agent.tmux_pane,

@@ -80,7 +80,8 @@ def read(project: Project) -> Handoff:
     """The hand-off present in the project (``present`` is False when there is none)."""
     json_path = path(project)
     data, error = None, None
-    if json_path.is_file() and not json_path.is_symlink():
+    present = json_path.is_file() and not json_path.is_symlink()
+    if present:
         try:
             parsed = json.loads(store.read_text(json_path))
             if isinstance(parsed, dict):
@@ -91,10 +92,8 @@ def read(project: Project) -> Handoff:
             error = f"unreadable: {getattr(exc, 'msg', None) or exc}"
         except Exception as exc:  # noqa: BLE001 -- store's own errors carry a message
             error = getattr(exc, "message", str(exc))
-    else:
-        json_path = None
     files = _continue_here_files(project)
-    return Handoff(json_path, data, error, files[-1] if files else None)
+    return Handoff(json_path if present else None, data, error, files[-1] if files else None)
 
 
 def _text(value: Any) -> str:

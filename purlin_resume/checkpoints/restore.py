@@ -150,17 +150,17 @@ def briefing(project: Project, r: Restoration) -> str:
 
 
 def as_json(project: Project, r: Restoration) -> dict[str, Any]:
-    s = r.state
+    s, found = r.state, r.found
     return {
         "role": r.role,
         "role_source": r.role_source,
         "checkpoint": (
             {
-                "path": _relative(project, r.found.path),
-                "session": r.found.session,
-                **as_dict(r.checkpoint),
+                "path": _relative(project, found.path),
+                "session": found.session,
+                **as_dict(found.checkpoint),
             }
-            if r.checkpoint
+            if found and found.checkpoint
             else None
         ),
         "checkpoint_message": None if r.checkpoint else NO_CHECKPOINT,

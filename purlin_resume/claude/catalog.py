@@ -588,7 +588,7 @@ def _from_kept(file: SessionFile, entry: dict[str, Any], kept, leaves: set[str])
     return session, set(entry["found"]) & leaves, candidates
 
 
-def _usable(entry: dict[str, Any] | None) -> dict[str, Any] | None:
+def _usable(entry: Any) -> dict[str, Any] | None:
     """``entry`` when it has the shape ``_keep`` gives (a damaged cache is read past)."""
     try:
         if (

@@ -120,6 +120,7 @@ def document(
     duration = subagent.duration_ms if subagent is not None else None
     if duration is None:
         duration = _duration_ms(transcript.started_at, transcript.ended_at)
+    agent_type: str | None
     if kind == "session":
         agent_type = "main"
     elif subagent is not None:

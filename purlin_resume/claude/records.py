@@ -196,7 +196,7 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
             yield at, record
 
 
-def line_decoder() -> Callable[[bytes], Any]:
+def line_decoder() -> Callable[[str | bytes], Any]:
     """``json.loads`` for one line, twice as fast: msgspec's decoder parses what it can (what
     the JSON standard allows, to Python objects equal to ``json.loads``'s: big integers stay
     integers) and ``json.loads`` the rest (NaN, lone surrogates, a byte order mark, numbers too
@@ -206,7 +206,7 @@ def line_decoder() -> Callable[[bytes], Any]:
     decode = fast.Decoder().decode
     loads = json.loads
 
-    def decoded(line: bytes) -> Any:
+    def decoded(line: str | bytes) -> Any:
         try:
             return decode(line)
         except (ValueError, RecursionError):  # msgspec's errors are ValueErrors

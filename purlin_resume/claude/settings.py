@@ -212,7 +212,9 @@ _SPACE = re.compile(r"\s*")
 
 
 def _skip(text: str, at: int) -> int:
-    return _SPACE.match(text, at).end()
+    space = _SPACE.match(text, at)
+    assert space is not None  # \s* matches everywhere
+    return space.end()
 
 
 def _members(text: str, start: int, end: int) -> list[tuple[Any, int, int, int]]:
@@ -266,7 +268,7 @@ def _spliced(text: str, start: int, end: int, old: Any, new: Any, unit: int | st
     indent = "" if one_line else _indent_before(text, members[0][1])
     separator = ", " if one_line else ",\n" + indent
     parts: list[str] = []
-    previous = kept = None
+    previous, kept = start, -2  # both set by the first kept member before they are read
     for item in _plan(old, new, objects):
         if item[0] == "old":
             number, value = item[1], item[2]
@@ -290,6 +292,7 @@ def _spliced(text: str, start: int, end: int, old: Any, new: Any, unit: int | st
 def _plan(old: Any, new: Any, objects: bool) -> list[tuple[str, Any, Any]]:
     """The members of ``new`` in order: ("old", index of the member of ``old`` it continues,
     value) or ("new", key or None, value)."""
+    plan: list[tuple[str, Any, Any]] = []
     if objects:
         keys = list(old)
         plan = [("old", keys.index(k), v) for k, v in new.items() if k in old]
@@ -297,7 +300,6 @@ def _plan(old: Any, new: Any, objects: bool) -> list[tuple[str, Any, Any]]:
     from difflib import SequenceMatcher
 
     canonical = lambda items: [json.dumps(i, sort_keys=True) for i in items]  # noqa: E731
-    plan: list[tuple[str, Any, Any]] = []
     matcher = SequenceMatcher(None, canonical(old), canonical(new), autojunk=False)
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
         if op == "equal" or (op == "replace" and a2 - a1 == b2 - b1):

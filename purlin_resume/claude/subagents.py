@@ -102,7 +102,9 @@ def spawned_by(session_transcript: Path, tool_use_id: str) -> str | None:
 
 
 def _same_prompt(left: str | None, right: Any) -> bool:
-    return bool(left) and isinstance(right, str) and left.strip() == right.strip()
+    if not left:
+        return False
+    return isinstance(right, str) and left.strip() == right.strip()
 
 
 def _status(call: ToolCall) -> str:

@@ -112,6 +112,7 @@ def revive_command(
         swept = revival.sweep(found, settings, native, claude_dir, dry_run, server)
         _report_sweep(swept, dry_run, as_json)
         return
+    assert agent_id is not None  # without --all an AGENT_ID is given (checked above)
     planner = revival.plan_native if native else revival.plan
     planned = planner(found, agent_id, settings, claude_dir=claude_dir, tmux_server=server)
     if dry_run:

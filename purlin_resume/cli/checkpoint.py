@@ -332,7 +332,7 @@ def list_checkpoints(project: ProjectOption = None, as_json: JsonOption = False)
 
     where = project_for(project)
     now = time.time()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for found in checkpoints.live(where):
         cp = found.checkpoint
         rows.append(

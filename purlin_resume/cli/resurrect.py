@@ -184,7 +184,7 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
             fork=False,
             spawn=default_spawn(),
             claude_dir_given=options.claude_dir is not None,
-            tmux_socket=options.tmux_socket,
+            tmux_socket=Path(options.tmux_socket) if options.tmux_socket else None,
         )
         return
     summary = (

@@ -134,7 +134,7 @@ def resurrections_stats(
 ) -> None:
     """Top agents, success by mode, context size by agent type, cross-repo, latency, failures."""
     since, agent, outcome, mode, parent_dir, parent_json, parent_team = ctx.obj or (None,) * 7
-    claude_dir, team = claude_dir or parent_dir, team or parent_team
+    claude_dir, team = claude_dir or parent_dir, team or bool(parent_team)
     if team and not (since or agent or outcome or mode):
         (log, figures), history = team_side.stats(claude_dir), _NothingSkipped
     else:

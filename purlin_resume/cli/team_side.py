@@ -91,6 +91,7 @@ def share(key: str, no_redact: bool, env: Environment, as_json: bool) -> None:
 
     candidate = resurrection.by_bookmark(env, key)
     mark = candidate.bookmark
+    assert mark is not None  # a candidate found by its bookmark carries it
     plan = resurrection.plan(env, candidate, "bookmark", key, "hybrid", None, True)
     shared = reads.share(
         env.history, mark.to_dict(), plan.context.to_dict(), plan.tokens, plan.method

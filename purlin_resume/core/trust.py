@@ -31,8 +31,10 @@ from purlin_resume.core.project import Project
 class Settings(Protocol):
     """What trust reads of a project's settings (``config.Settings`` has both)."""
 
-    status_command: str
-    asked: Mapping[str, Any]
+    @property
+    def status_command(self) -> str: ...
+    @property
+    def asked(self) -> Mapping[str, Any]: ...
 
 
 FILE_NAME = "trust.json"

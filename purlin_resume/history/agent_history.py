@@ -225,7 +225,7 @@ def check_status(status: str) -> str:
     return status
 
 
-def group_id(granularity: str, phase: str, plan: str, moment: datetime) -> str:
+def group_id(granularity: str, phase: str | None, plan: str | None, moment: datetime) -> str:
     """A new parallel group id in the template's formats."""
     unix = int(moment.timestamp())
     if granularity == "task_group":
@@ -267,7 +267,8 @@ class NewAgent:
         if grouped and self.mode == "sequential":
             raise UsageError("a parallel group needs --mode parallel")
         values: dict[str, Any] = {}
-        for name, value in (
+        given: Any
+        for name, given in (
             ("task_description", self.task),
             ("phase", self.phase),
             ("plan", self.plan),
@@ -277,8 +278,8 @@ class NewAgent:
             ("granularity", self.granularity),
             ("depends_on", list(self.depends_on) or None),
         ):
-            if value is not None:
-                values[name] = value
+            if given is not None:
+                values[name] = given
         return values
 
     def apply(self, entry: dict[str, Any], moment: datetime) -> None:

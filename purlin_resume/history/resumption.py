@@ -99,6 +99,7 @@ def choose(
             )
             raise NotFound(f"no interrupted agent in {doc.path}{hint}")
         return [waiting[-1]], waiting[-1].parallel_group
+    group: str | None
     if wanted and any(e.parallel_group == wanted for e in doc.entries):
         group = wanted
     elif wanted:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,7 +112,7 @@ def _stored_prompt(prompt: str | None) -> str | None:
 
 def _spawn_batch(payload: HookPayload):
     """The spawns of the assistant message this call belongs to, when it holds several."""
-    if not payload.transcript_path:
+    if not payload.transcript_path or not payload.tool_use_id:
         return None
     from purlin_resume.claude import records
 
@@ -485,7 +485,7 @@ def session_ended(project: Project, payload: HookPayload) -> Outcome:
     return Outcome(f"ended {payload.session_id}")
 
 
-HANDLERS = {
+HANDLERS: dict[str, Callable[..., Outcome]] = {  # SessionStart's takes the environment too
     "PreToolUse": agent_spawned,
     "PostToolUse": agent_returned,
     "SubagentStop": agent_stopped,

@@ -139,10 +139,10 @@ def _hooks(project: Project, parsed: dict[str, dict]) -> list[Finding]:
         return _plugin_hooks(parsed, plugin)
     findings = []
     for ours in claude_settings.HOOKS:
-        groups = [
+        installed = [
             (where, claude_settings.installed(data)[ours.event]) for where, data in parsed.items()
         ]
-        groups = [(where, g) for where, g in groups if g is not None]
+        groups = [(where, g) for where, g in installed if g is not None]
         if not groups:
             findings.append(
                 Finding(

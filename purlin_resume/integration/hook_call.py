@@ -35,7 +35,7 @@ def project_root(cwd: str | None, env: Mapping[str, str]) -> Path | None:
 
     from purlin_resume.core import gitrepo
 
-    named = [c for c in (env.get(PROJECT_ENV), cwd) if c and os.path.isabs(c)]
+    named: list[str | None] = [c for c in (env.get(PROJECT_ENV), cwd) if c and os.path.isabs(c)]
     for candidate in named or [_process_cwd()]:
         if candidate and Path(candidate).is_dir():
             folder = Path(candidate).resolve()

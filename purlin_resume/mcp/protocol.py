@@ -36,7 +36,7 @@ class Tool:
         self.name = function.__name__
         self.description = inspect.getdoc(function) or self.name
         hints = typing.get_type_hints(function)
-        fields = []
+        fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
         for name, parameter in inspect.signature(function).parameters.items():
             if parameter.default is inspect.Parameter.empty:
                 fields.append((name, hints[name]))
@@ -122,6 +122,7 @@ def serve(
     for line in stdin:
         if not line.strip():
             continue
+        reply: dict[str, Any] | None
         try:
             message = json.loads(line)
         except ValueError:

@@ -362,7 +362,8 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     if cached is not None:
         return cached
     kind = "agent" if source.agent_id else "session"
-    transcript, subagent, counts = source.transcript, source.subagent, {}
+    transcript, subagent = source.transcript, source.subagent
+    counts: dict[str, int] = {}
     if redacting:  # before anything is cut short: a token cut in half is no longer recognised
         (transcript, subagent), counts = redact.redact_data((transcript, subagent))
     document = export.document(transcript, subagent, tools=False, kind=kind)
@@ -370,13 +371,13 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     context = compress.compress(transcript, document, method)
     full = context if method == "full" else compress.compress(transcript, document, "full")
     full_tokens = compress.estimate_tokens(render_prompt(full, None))
-    context = context.to_dict()
+    kept = context.to_dict()
     if redacting:
-        context = redact.redact_data(context)[0]
+        kept = redact.redact_data(kept)[0]
     entry = {
         "created": time.time(),
         "facts": known,
-        "context": context,
+        "context": kept,
         "full_tokens": full_tokens,
         "redactions": counts,
     }

@@ -429,6 +429,15 @@ class Facts:
         "cross",
         "latency",
     )
+    agent: list[str | None]
+    counted: list[bool]
+    mode: list[str]
+    success: list[bool]
+    reason: list[str | None]
+    tokens: list[int | None]
+    kind: list[str | None]
+    cross: list[bool]
+    latency: list[float | None]
 
     def __init__(self, columns: dict[str, list[Any]] | None = None) -> None:
         columns = columns or {}
@@ -477,7 +486,7 @@ class Facts:
                 by_mode[mode][0] += count
         sizes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for kind, tokens in zip(self.kind, self.tokens, strict=True):
-            if tokens is not None:
+            if tokens is not None and kind is not None:  # a row has both or neither
                 size = sizes[kind]
                 size[0] += tokens
                 size[1] += 1

@@ -150,10 +150,11 @@ def gather(
         files = [path for path in dict.fromkeys(changed) if not path.startswith(STATE_FOLDERS)]
         if files:
             sources.append(f"{len(files)} changed file{'s' if len(files) != 1 else ''}")
-        live = [c for c in checkpoints.live(Project(project_root)) if c.checkpoint is not None]
-        own = [c for c in live if session_id and c.session == session_id]
-        chosen = (own or live or [None])[0]
-        feature = chosen.checkpoint.feature if chosen else "none"
+        found = checkpoints.live(Project(project_root))
+        live = [(c.session, c.checkpoint) for c in found if c.checkpoint is not None]
+        own = [saved for session, saved in live if session_id and session == session_id]
+        chosen = own[0] if own else live[0][1] if live else None
+        feature = chosen.feature if chosen else "none"
         if feature and feature != "none":
             parts.append(feature)
             sources.append(f"checkpoint feature {feature}")
@@ -216,10 +217,8 @@ def outcome_text(outcomes: Counter) -> str | None:
     return f"resurrected {_times(total)}: {shown}"
 
 
-def age_text(moment: datetime | None, now: datetime) -> str | None:
+def age_text(moment: datetime, now: datetime) -> str:
     """``from today``, ``5 days old``, ``3 weeks old``, ``2 months old``, ``2 years old``."""
-    if moment is None:
-        return None
     days = (now - moment).total_seconds() / 86400
     if days < 1:
         return "from today"
@@ -237,9 +236,8 @@ def age_text(moment: datetime | None, now: datetime) -> str | None:
     return f"{count} {unit}s old"
 
 
-def _files_text(edited: int, read: int, total: int) -> str | None:
-    if not edited and not read:
-        return None
+def _files_text(edited: int, read: int, total: int) -> str:
+    """What was edited and read of ``total`` files (at least one was)."""
     of = f"of the {total} files you changed" if total != 1 else "the file you changed"
     if total == 1:
         return "edited " + of if edited else "read " + of

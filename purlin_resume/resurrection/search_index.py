@@ -540,7 +540,9 @@ def _window(query: Query) -> tuple[str, str] | None:
 def _overlaps(started_at: str | None, ended_at: str | None, window: tuple[str, str]) -> bool:
     start = started_at or ended_at
     end = ended_at or started_at
-    return bool(start and end) and start < window[1] and end >= window[0]
+    if not (start and end):
+        return False
+    return start < window[1] and end >= window[0]
 
 
 def _close_titles(phrase: str, titles: Iterable[str]) -> dict[str, float]:
@@ -667,6 +669,7 @@ def search(
         if update:
             refresh(root, cache, progress)
         reads = read(connection, words, lambda word: _spellings(connection, word))
+        assert reads is not None  # with spellings a search always reads
         expanded = reads["expanded"]
         hits, text_score = _text_hits(reads["best"], expanded, reads["holding"])
         marks: dict[tuple[str, str | None], list[BookmarkName]] = {}

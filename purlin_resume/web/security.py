@@ -86,7 +86,9 @@ class Guard:
         return origin == f"http://{host_header}"
 
     def token_matches(self, given: str | None) -> bool:
-        return bool(given) and hmac.compare_digest(given.encode(), self.token.encode())
+        if not given:
+            return False
+        return hmac.compare_digest(given.encode(), self.token.encode())
 
     def url(self, path: str = "/") -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
