@@ -50,6 +50,11 @@ class LiveCheckpoint:
     error: str | None = None
 
     @property
+    def role(self) -> str | None:
+        """The role the checkpoint was saved for; None when it does not parse."""
+        return self.checkpoint.role if self.checkpoint else None
+
+    @property
     def sort_key(self) -> float:
         moment = clock.parse(self.checkpoint.timestamp) if self.checkpoint else None
         return moment.timestamp() if moment else self.modified
@@ -205,16 +210,16 @@ def choose(
     readable = [c for c in candidates if c.checkpoint is not None]
     held = [c for c in readable if owner(c) in busy and owner(c) != session]
     readable = [c for c in readable if c not in held]
-    preferred = [c for c in readable if prefer and owner(c) == prefer and c.checkpoint.role == role]
-    plain = [c for c in readable if c.session is None and c.checkpoint.role == role]
-    keyed = [c for c in readable if c.session is not None and c.checkpoint.role == role]
+    preferred = [c for c in readable if prefer and owner(c) == prefer and c.role == role]
+    plain = [c for c in readable if c.session is None and c.role == role]
+    keyed = [c for c in readable if c.session is not None and c.role == role]
     notices += [
-        f"Left for its own role: the {c.checkpoint.role} checkpoint of session {c.session}."
+        f"Left for its own role: the {c.role} checkpoint of session {c.session}."
         for c in readable
-        if c.checkpoint.role != role and c.session is not None
+        if c.role != role and c.session is not None
     ]
     notices += [f"Left to session {owner(c)}, which is still running." for c in held]
-    pick = (preferred or plain or keyed or [None])[0]
+    pick = next(iter(preferred or plain or keyed), None)
     others = [c for c in keyed if c is not pick]
     if pick is not None and others:
         notices.append(

@@ -368,7 +368,7 @@ def session_started(
     role = env.get("PURLIN_ROLE", "").strip().lower() or None
     previous = env.get("PURLIN_PREVIOUS_AGENT_ID") or None
     running = registry.running_session(payload.session_id, previous, env.get("PURLIN_AGENT_ID"))
-    if payload.session_id:
+    if payload.session_id and running:  # running is set exactly when the payload names one
         registry.record_start(
             project,
             running,

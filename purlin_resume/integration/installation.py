@@ -23,6 +23,7 @@ had other content keeps it, minus our hooks.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 from collections.abc import Callable
@@ -80,7 +81,7 @@ class Change:
     path: Path
     before: str | None
     after: str | None
-    apply: Callable[[], None] = field(repr=False, default=lambda: None)
+    apply: Callable[[], object] = field(repr=False, default=lambda: None)  # its result unused
     note: str = ""
 
 
@@ -285,7 +286,7 @@ def plan_install(
             before = _read(path)
             if before != text:
                 plan.changes.append(
-                    Change(path, before, text, lambda p=path, t=text: _write_command(p, t))
+                    Change(path, before, text, functools.partial(_write_command, path, text))
                 )
         change = _settings_change(target, lambda data: claude_settings.merged(data, executable))
         if change is not None:
@@ -315,7 +316,9 @@ def plan_uninstall(target: Target) -> Plan:
             plan.left.append(f"{target.label(path)}: changed since it was installed, left in place")
             continue
         plan.changes.append(
-            Change(path, before, None, lambda p=path: store.remove(p, up_to=target.claude_dir))
+            Change(
+                path, before, None, functools.partial(store.remove, path, up_to=target.claude_dir)
+            )
         )
     change = _settings_change(target, claude_settings.removed)
     if change is not None:

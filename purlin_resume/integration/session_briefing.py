@@ -29,6 +29,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from purlin_resume.agents import handover
 from purlin_resume.checkpoints import autosave
@@ -41,6 +42,7 @@ from purlin_resume.history import agent_history as history
 
 SOURCES = ("startup", "resume", "clear", "compact")
 MAX_LISTED = 12
+Built = TypeVar("Built")  # what a part of the briefing gives
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class Request:
     settings_note: str | None = None
 
 
-def _part(name: str, build: Callable[[], str | None]) -> str | None:
+def _part(name: str, build: Callable[[], Built]) -> Built | str:
     try:
         return build()
     except PurlinError as exc:
@@ -80,18 +82,20 @@ def compose(project: Project, request: Request) -> str | None:
 
     if request.source not in SOURCES:
         return None
-    chosen = _part("checkpoint", lambda: _checkpoint_to_brief(project, request))
-    broken = chosen if isinstance(chosen, str) else None  # unreadable: said, and the rest goes on
-    chosen = None if broken else chosen
+    found = _part("checkpoint", lambda: _checkpoint_to_brief(project, request))
+    broken = found if isinstance(found, str) else None  # unreadable: said, and the rest goes on
+    chosen = None if isinstance(found, str) else found
     waiting = _part("subagents", lambda: _subagents(project))
     gsd = _part("GSD hand-off", lambda: _gsd_handoff(project))
     if request.source == "startup" and not (chosen or waiting or broken or gsd):
         return None
     saved_by_agent = chosen is not None and not autosave.is_automatic(chosen.checkpoint)
     if saved_by_agent or uses_roles(project, request.settings, request.role):
-        role = request.role or (chosen.checkpoint.role if chosen else None)
+        role = request.role or (chosen.role if chosen else None)
         role = role if role in ROLES else autosave.DEFAULT_ROLE
-        parts = [_part("restore", lambda: _role_briefing(project, request, role, chosen))]
+        parts: list[str | None] = [
+            _part("restore", lambda: _role_briefing(project, request, role, chosen))
+        ]
         tail = f"Run `purlin-resume restore {role} --keep` to read the whole briefing."
     else:
         parts = [
@@ -127,15 +131,15 @@ def _checkpoint_to_brief(project: Project, request: Request) -> checkpoints.Live
         for c in free
         if standing.predecessor
         and checkpoints.owner(c) == standing.predecessor
-        and role in (None, c.checkpoint.role)
+        and role in (None, c.role)
     ]
     if role is not None:
-        free = [c for c in free if c.checkpoint.role == role]
+        free = [c for c in free if c.role == role]
     elif uses_roles(project, request.settings, None):
         free = []
     else:
         free = [c for c in free if autosave.is_automatic(c.checkpoint)]
-    return (before or free or [None])[0]
+    return next(iter(before or free), None)
 
 
 def _consume_if_automatic(project: Project, found: checkpoints.LiveCheckpoint | None):
@@ -171,6 +175,7 @@ def _neutral_checkpoint(project: Project, found: checkpoints.LiveCheckpoint | No
     if found is None:
         return "## Checkpoint\n\nNo checkpoint found."
     cp = found.checkpoint
+    assert cp is not None  # _checkpoint_to_brief picks a readable one
     lines = [
         "## Checkpoint",
         "",

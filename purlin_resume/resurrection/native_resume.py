@@ -164,7 +164,7 @@ def plan(
     if fork:
         new_id = str(uuid.uuid4())
         argv += [FORK_FLAG, SESSION_FLAG, new_id]
-    launch_env = {}
+    launch_env: dict[str, str] = {}
     if new_id:  # the fork reports the id it resumed at SessionStart: name its own for the hook
         launch_env.update(PURLIN_PREVIOUS_AGENT_ID=session_id, PURLIN_AGENT_ID=new_id)
     if claude_dir_given or os.environ.get("CLAUDE_CONFIG_DIR"):
