@@ -15,11 +15,12 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
 from purlin_resume.claude.records import ReadStats, line_decoder, utc
-from purlin_resume.claude.transcript import ToolCall, Transcript, Turn
+from purlin_resume.claude.transcript import RESPONSE, ToolCall, Transcript, Turn
 
 CLAUDE, CODEX, GEMINI, OPENCODE = "claude", "codex", "gemini", "opencode"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -232,7 +233,6 @@ def millis(value: Any) -> str | None:
     """A time in milliseconds since the epoch (or seconds, when small) as ISO 8601 UTC."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return utc(value) if isinstance(value, str) else None
-    from datetime import datetime, timezone
 
     seconds = value / 1000 if value > 10**11 else value
     try:
@@ -280,8 +280,6 @@ def tool_call(call_id: Any, name: Any, data: Any, keep: bool, spawns: bool = Fal
 def agent_turn(transcript: Transcript, timestamp: str | None) -> Turn:
     """The agent turn the next piece of an answer joins: the last turn when it is the agent's,
     else a new one."""
-    from purlin_resume.claude.transcript import RESPONSE
-
     if transcript.turns and transcript.turns[-1].role == "agent":
         return transcript.turns[-1]
     turn = Turn("agent", RESPONSE, timestamp)

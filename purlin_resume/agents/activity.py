@@ -31,7 +31,9 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.agents import trailers
 from purlin_resume.agents.git_work import HORIZON, GitWork, commits_within_horizon, newest_change
+from purlin_resume.claude import records
 from purlin_resume.core import clock, gitrepo, store, tmux
 from purlin_resume.core.errors import CorruptFile, PurlinError
 
@@ -136,8 +138,6 @@ def _recent(moment: datetime, now: datetime) -> bool:
 
 def _record_kind(record: dict[str, Any]) -> tuple[str, str]:
     """(kind, text) of a transcript record: tool_use, tool_result, response, prompt or system."""
-    from purlin_resume.claude import records
-
     kind = record.get("type")
     message = record.get("message")
     if not isinstance(message, dict):
@@ -171,8 +171,6 @@ def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
     """The last record of the transcript that is evidence: not noise, not the client's own
     bookkeeping (a ``system`` record without text, such as ``turn_duration``), and not a reply
     to our nudge (the text answer that follows a noise prompt)."""
-    from purlin_resume.claude import records
-
     if subject.transcript is None:
         return []
     if not subject.transcript.is_file():
@@ -215,8 +213,6 @@ def _transcript_signal(kind: str, moment: datetime, text: str, now: datetime):
 def files_touched(subject: Subject) -> set[str]:
     """Paths (relative to the worktree) that the agent's transcript wrote or edited: the
     writing tool calls of its main thread (read without assembling the conversation)."""
-    from purlin_resume.claude import records
-
     if subject.transcript is None or not subject.transcript.is_file():
         return set()  # (a FIFO in its place is never opened: its reading would wait)
     worktree = subject.worktree.resolve()
@@ -239,8 +235,6 @@ def files_touched(subject: Subject) -> set[str]:
 
 
 def _trailer_names(message: str, agent_id: str) -> bool:
-    from purlin_resume.agents import trailers
-
     return agent_id.lower() in {name.lower() for name in trailers.trailer_agents(message)}
 
 

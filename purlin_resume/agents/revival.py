@@ -37,7 +37,7 @@ from purlin_resume.agents.registry import RegisteredAgent, work_folder
 from purlin_resume.agents.stall import server_of
 from purlin_resume.checkpoints.roles import display_name
 from purlin_resume.claude import layout
-from purlin_resume.core import clock, redact, store, templating, tmux
+from purlin_resume.core import clock, gitrepo, redact, store, templating, tmux
 from purlin_resume.core import config as config_mod
 from purlin_resume.core.errors import Conflict, PurlinError
 from purlin_resume.core.project import Project
@@ -217,8 +217,6 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
 
     Raises PurlinError when nothing reached the successor (its window is closed again); an
     injection that cannot be confirmed is a ``partial`` revival with its window left open."""
-    from purlin_resume.core import gitrepo
-
     server = revival_plan.server
     gitrepo.ensure_ignored(project.root, ".purlin/cache/")
     store.private_folder(project.cache_dir)  # the successor writes its transcript there
@@ -289,8 +287,6 @@ def _log(
 
 def own_transcript(agent: RegisteredAgent, claude_dir: Path | None = None) -> Path | None:
     """The agent's own session transcript, when Claude Code still has it."""
-    from purlin_resume.claude import layout
-
     if agent.transcript_path and Path(agent.transcript_path).is_file():
         return Path(agent.transcript_path)
     root = layout.config_dir(claude_dir)[0] / "projects"

@@ -25,8 +25,9 @@ from typing import Any
 
 from purlin_resume.agents import activity, registry
 from purlin_resume.agents.activity import ActivitySignal
+from purlin_resume.agents.lineage import ALIVE, liveness, server_for
 from purlin_resume.agents.registry import RegisteredAgent, work_folder
-from purlin_resume.core import clock, store, tmux
+from purlin_resume.core import clock, redact, store, templating, tmux
 from purlin_resume.core import config as config_mod
 from purlin_resume.core.errors import NotFound, PurlinError
 from purlin_resume.core.project import Project
@@ -170,9 +171,7 @@ def subject_of(
         and work_folder(project, other).resolve() == worktree
     ]
     shared = False
-    if others:  # (``lineage`` is loaded only then)
-        from purlin_resume.agents.lineage import ALIVE, liveness
-
+    if others:
         panes = tmux.live_panes(server) if any(other.tmux_pane for other in others) else None
         shared = any(liveness(other, server, panes).state == ALIVE for other in others)
     return activity.Subject(
@@ -204,8 +203,6 @@ def detect(
     server = server_of(settings)
     subject = subject_of(project, agent, agents, settings, server)
     if agent.tmux_pane:  # the server of its pane (only a pane is sampled on it)
-        from purlin_resume.agents.lineage import server_for
-
         server = server_for(agent, server)
     observation = activity.observe(subject, now, server, project.cache_dir)
     result = assess(agent.session_id, observation.signals, now, lookback, settings.stall_threshold)
@@ -264,8 +261,6 @@ def resume_prompt(
     now: datetime | None = None,
 ) -> str:
     """The nudge for a stalled agent. Composing it reads only: nothing is claimed or changed."""
-    from purlin_resume.core import redact, templating  # only the prompt needs them
-
     now = now or clock.now()
     status = activity.read_status(workspace_of(project, settings, agent.session_id)) or {}
     last = assessment.last_activity if assessment else None

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.checkpoints import instructions, project_state
+from purlin_resume.checkpoints import gsd_handoff, instructions, project_state
 from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.checkpoints.format import Checkpoint, as_dict
 from purlin_resume.checkpoints.instructions import CommandTable, Layer, RoleCompact
@@ -139,8 +139,6 @@ def summary_block(project: Project, r: Restoration) -> str:
 def briefing(project: Project, r: Restoration) -> str:
     """The whole restore as Markdown for the agent: steps 1 to 7 in order, then a present GSD
     hand-off (``.planning/HANDOFF.json``, ``.continue-here.md``) before the closing question."""
-    from purlin_resume.checkpoints import gsd_handoff
-
     text = templating.render(
         "restore/briefing.md.j2", summary=summary_block(project, r), **_context(project, r)
     )
@@ -225,7 +223,5 @@ def as_json(project: Project, r: Restoration) -> dict[str, Any]:
 
 
 def _gsd_handoff(project: Project) -> dict[str, Any] | None:
-    from purlin_resume.checkpoints import gsd_handoff
-
     found = gsd_handoff.read(project)
     return gsd_handoff.summary(project, found) if found.present else None

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from purlin_resume.claude import layout, listing, records
 from purlin_resume.claude.layout import AgentFile, SessionFile
 from purlin_resume.claude.records import ReadStats
+from purlin_resume.claude.subagents import INLINE, AgentRun, attach_compaction_runs, link, read_meta
 from purlin_resume.core import redact
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 
@@ -216,13 +217,6 @@ class Catalog:
     def view(
         self, session: SessionFile, options: ReadOptions | None = None, leaves=()
     ) -> SessionView:
-        from purlin_resume.claude.subagents import (
-            INLINE,
-            AgentRun,
-            attach_compaction_runs,
-            link,
-            read_meta,
-        )
         from purlin_resume.claude.transcript import ReadOptions, read
 
         options = options or ReadOptions()

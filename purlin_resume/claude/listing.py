@@ -21,13 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import signatures
-from purlin_resume.core import cache_home
+from purlin_resume.core import cache_home, redact
 
 
 def rules() -> str:
     """The redaction rules in use, as a short fingerprint (empty: the built-in ones)."""
-    from purlin_resume.core import redact
-
     current = redact.scanner()
     if not current.extra and not current.allow:
         return ""
@@ -102,7 +100,6 @@ def redacted(value: str | None) -> tuple[Any, bool]:
     """``value`` as kept: itself, or ``[text, counts]`` when it held a secret; and whether it did."""
     if value is None:
         return None, False
-    from purlin_resume.core import redact
 
     done = redact.redact(value)
     if not done.counts:

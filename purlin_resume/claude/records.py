@@ -15,6 +15,7 @@ import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -456,7 +457,6 @@ def utc(timestamp: Any) -> str | None:
         return None
     if len(timestamp) == 24 and timestamp[19] == "." and timestamp[23] == "Z":
         return timestamp
-    from datetime import datetime, timezone
 
     try:
         moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))

@@ -17,6 +17,7 @@ import copy
 import json
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any
 
 COMMAND = "purlin-resume"
@@ -297,7 +298,6 @@ def _plan(old: Any, new: Any, objects: bool) -> list[tuple[str, Any, Any]]:
         keys = list(old)
         plan = [("old", keys.index(k), v) for k, v in new.items() if k in old]
         return plan + [("new", k, v) for k, v in new.items() if k not in old]
-    from difflib import SequenceMatcher
 
     canonical = lambda items: [json.dumps(i, sort_keys=True) for i in items]  # noqa: E731
     matcher = SequenceMatcher(None, canonical(old), canonical(new), autojunk=False)

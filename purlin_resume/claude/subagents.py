@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.claude.layout import AGENT_PREFIX
 from purlin_resume.claude.transcript import Compaction, ToolCall, Transcript
 
 INLINE = "inline"
@@ -91,8 +92,6 @@ def spawned_by(session_transcript: Path, tool_use_id: str) -> str | None:
     """The id of the agent that the session's tool call ``tool_use_id`` started, as the
     ``<session>/subagents/agent-<id>.meta.json`` beside the session file says; the call itself
     may never have returned (a foreground subagent cut off with its session)."""
-    from purlin_resume.claude.layout import AGENT_PREFIX
-
     folder = session_transcript.with_suffix("") / "subagents"
     for meta in sorted(folder.glob(f"{AGENT_PREFIX}*.meta.json")):
         data = read_meta(meta)

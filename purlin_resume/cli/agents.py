@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from purlin_resume.agents import lineage, registry, revival, stall, watch
+from purlin_resume.agents.stall import server_of
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
     builtin_redaction,
@@ -21,6 +23,8 @@ from purlin_resume.cli.options import (
     ProjectOption,
     TmuxSocketOption,
 )
+from purlin_resume.core import config
+from purlin_resume.core.errors import PurlinError, UsageError
 
 STALLED_EXIT = 3  # stall check: 0 active, 3 stalled, so scripts can tell them from errors
 AgentArgument = Annotated[
@@ -34,10 +38,6 @@ app.add_typer(stall_app, name="stall", rich_help_panel="Revival and stall watch"
 @app.command("agents-status", rich_help_panel="Revival and stall watch")
 def agents_status_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Registered agents: alive or dead (ended, process gone, pane gone), role, lineage."""
-    from purlin_resume.agents import lineage, registry
-    from purlin_resume.agents.stall import server_of
-    from purlin_resume.core import config
-
     found = project_for(project)
     statuses = lineage.statuses(registry.load(found), server_of(config.load(found)))
     if as_json:
@@ -99,10 +99,6 @@ def revive_command(
     as_json: JsonOption = False,
 ) -> None:
     """Start a successor for a dead agent in a new tmux window and brief it from the transcript."""
-    from purlin_resume.agents import revival
-    from purlin_resume.core import config
-    from purlin_resume.core.errors import UsageError
-
     if every == (agent_id is not None):
         raise UsageError("give one AGENT_ID or --all")
     server = tmux_server(tmux_socket)
@@ -144,8 +140,6 @@ def _plan_text(planned) -> str:
 
 
 def _revived_line(done) -> str:
-    from purlin_resume.agents import revival
-
     planned = done.plan
     if planned.native:
         how = "resuming its own conversation"
@@ -160,8 +154,6 @@ def _revived_line(done) -> str:
 
 
 def _report_sweep(sweep, dry_run: bool, as_json: bool) -> None:
-    from purlin_resume.core.errors import PurlinError
-
     if as_json:
         print_json({"dry_run": dry_run, **sweep.to_dict()})
     else:
@@ -183,8 +175,6 @@ def lineage_command(
     agent_id: AgentArgument, project: ProjectOption = None, as_json: JsonOption = False
 ) -> None:
     """The chain of predecessors and the successors of an agent."""
-    from purlin_resume.agents import lineage, registry
-
     found = project_for(project)
     agents = registry.load(found)
     agent = registry.resolve(agents, agent_id)
@@ -228,9 +218,6 @@ def stall_check_command(
     as_json: JsonOption = False,
 ) -> None:
     """Is the agent active? Confidence, level, last activity, signals, reasons, and the sources that could not be read. Exit code: 0 active, 3 stalled (1 error, 2 usage)."""
-    from purlin_resume.agents import stall
-    from purlin_resume.core.errors import UsageError
-
     if lookback is not None and lookback <= 0:
         raise UsageError("--lookback must be a positive number of minutes")
     result = stall.detect(project_for(project), agent_id, lookback)
@@ -269,10 +256,6 @@ def watch_command(
     as_json: JsonOption = False,
 ) -> None:
     """Watch live registered agents and send the resume prompt to stalled ones through tmux."""
-    from purlin_resume.agents import watch
-    from purlin_resume.core import config
-    from purlin_resume.core.errors import UsageError
-
     if interval is not None and interval <= 0:
         raise UsageError("--interval must be a positive number of seconds")
     found = project_for(project)

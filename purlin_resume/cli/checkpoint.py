@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+import yaml
+from rich.console import Console
+from rich.table import Table
 
+from purlin_resume.agents import handover
+from purlin_resume.checkpoints import format as checkpoint_format
+from purlin_resume.checkpoints import gsd_handoff, project_state, restore, roles
+from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
     print_json,
@@ -19,6 +26,7 @@ from purlin_resume.cli.options import (
     JsonOption,
     ProjectOption,
 )
+from purlin_resume.core import config, current_session, trust, yaml_text
 from purlin_resume.core.errors import UsageError
 
 SessionOption = Annotated[
@@ -37,10 +45,6 @@ def _opt(*names: str, help: str) -> Any:
 
 def _read_fields(source: str) -> dict[str, Any]:
     """Fields from a YAML or JSON mapping in a file, or on stdin for ``-``."""
-    import yaml
-
-    from purlin_resume.core import yaml_text
-
     if source == "-":
         text, where = sys.stdin.read(), "standard input"
     else:
@@ -122,10 +126,6 @@ def save(
     as_json: JsonOption = False,
 ) -> None:
     """Save a checkpoint of this session (what /pl-resume save runs). Branch and uncommitted changes come from git."""
-    from purlin_resume.checkpoints import format as checkpoint_format
-    from purlin_resume.checkpoints import lifecycle as checkpoints
-    from purlin_resume.checkpoints import roles
-
     given = {
         "feature": feature,
         "in_progress": in_progress,
@@ -179,8 +179,6 @@ def save(
 
 def _gsd_handoff(where, cp) -> list[str]:
     """``--gsd-handoff``: the checkpoint written again as GSD's hand-off; the files written."""
-    from purlin_resume.checkpoints import gsd_handoff
-
     phase = gsd_handoff.current_phase_dir(where)
     data = gsd_handoff.from_checkpoint(where, cp, phase)
     written = [where.relative(p) for p in gsd_handoff.write(where, data, phase)]
@@ -221,11 +219,6 @@ def restore_command(
     as_json: JsonOption = False,
 ) -> None:
     """Restore a session (what /pl-resume ROLE runs): checkpoint, instructions, commands and fresh project state."""
-    from purlin_resume.agents import handover
-    from purlin_resume.checkpoints import lifecycle as checkpoints
-    from purlin_resume.checkpoints import restore, roles
-    from purlin_resume.core import config, current_session
-
     if role is not None and role.strip().lower() == "save":
         raise UsageError(
             "'save' writes a checkpoint: run 'purlin-resume save --role ROLE ...'; restore takes architect, builder or qa"
@@ -277,9 +270,6 @@ def restore_command(
 def _may_run_status(where, settings, stdin_used: bool) -> bool:
     """A trusted project's status command runs; otherwise a person at a terminal is asked
     (once, for this restore), and without one the briefing says how to trust the project."""
-    from purlin_resume.checkpoints import project_state
-    from purlin_resume.core import trust
-
     if trust.trusted(where, settings):
         return True
     if stdin_used or not sys.stdin.isatty():
@@ -302,8 +292,6 @@ def _read_prompt(source: str) -> str:
 
 
 def _ask_role(stdin_used: bool, markers: list[str]) -> str:
-    from purlin_resume.checkpoints import roles
-
     if stdin_used or not sys.stdin.isatty():
         found = (
             f"the system prompt names {len(markers)} roles ({' and '.join(markers)})"
@@ -328,8 +316,6 @@ def _age(seconds: float) -> str:
 @app.command(name="checkpoints", rich_help_panel="Checkpoints")
 def list_checkpoints(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """List the live (not yet restored) checkpoints of this project."""
-    from purlin_resume.checkpoints import lifecycle as checkpoints
-
     where = project_for(project)
     now = time.time()
     rows: list[dict[str, Any]] = []
@@ -352,8 +338,6 @@ def list_checkpoints(project: ProjectOption = None, as_json: JsonOption = False)
     if not rows:
         print_text("No live checkpoints.")
         return
-    from rich.console import Console
-    from rich.table import Table
 
     table = Table("session", "role", "age", "feature", "path", box=None, highlight=False)
     for row in rows:

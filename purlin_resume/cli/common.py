@@ -4,21 +4,25 @@ a few common options."""
 from __future__ import annotations
 
 import json
+import re
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core.errors import UsageError
-from purlin_resume.core.project import Project
+import typer
+
+from purlin_resume.core import cache_home, config, gitrepo, redact, tmux
+from purlin_resume.core.errors import PurlinError, UsageError
+from purlin_resume.core.project import Project, locate
+from purlin_resume.core.store import whole_characters
+from purlin_resume.core.terminal_text import displayed, one_line
 
 
 def tmux_server(spec: str | None):
     """``--tmux-socket`` as a ``tmux.Server``; None when not given."""
-    from purlin_resume.core import tmux
-    from purlin_resume.core.errors import PurlinError
-
     if spec is None:
         return None
     try:
@@ -40,8 +44,6 @@ def checked_output(path: Path | None) -> Path | None:
 
 
 def project_for(explicit: Path | None) -> Project:
-    from purlin_resume.core.project import locate
-
     return locate(explicit)
 
 
@@ -54,12 +56,8 @@ class Output:
 
 def _redaction():
     """The redaction module, set up once with the project's own patterns and allow-list."""
-    from purlin_resume.core import redact
-
     if not Output.configured:
         Output.configured = True
-        from purlin_resume.core import config, gitrepo
-        from purlin_resume.core.project import Project
 
         redact.configure()  # the built-in rules, until a config adds its own
         try:
@@ -75,8 +73,6 @@ def _redaction():
 def builtin_redaction() -> None:
     """Redact output with the built-in rules only: for a command that goes on without a usable
     config (the stall watch fails open), where the config's own patterns cannot be read."""
-    from purlin_resume.core import redact
-
     redact.configure()
     Output.configured = True
 
@@ -165,7 +161,6 @@ class Terminal:
                 cls._is = False
         if not cls._is:
             return text
-        from purlin_resume.core.terminal_text import displayed
 
         return displayed(text)
 
@@ -183,8 +178,6 @@ def _write(stream, text: str, nl: bool) -> None:
     if stream is None:
         return
     if not utf8(stream):
-        import typer
-
         typer.echo(text, file=stream, nl=nl)
         return
     if nl:
@@ -195,14 +188,10 @@ def _write(stream, text: str, nl: bool) -> None:
         except Exception:  # noqa: BLE001 (Click's own test: anything raised means "no")
             terminal = False
         if not terminal:
-            import re
-
             text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
         try:
             stream.write(text)
         except UnicodeEncodeError:  # a lone surrogate: see ``store.encoded``
-            from purlin_resume.core.store import whole_characters
-
             stream.write(whole_characters(text))
     stream.flush()
 
@@ -210,8 +199,6 @@ def _write(stream, text: str, nl: bool) -> None:
 def error_line(message: str) -> None:
     """``error: MESSAGE`` on one line of standard error, whatever the message holds (a path or
     an id with a newline, escape sequences from a file name)."""
-    from purlin_resume.core.terminal_text import one_line
-
     echo_error(f"error: {one_line(message)}")
 
 
@@ -260,8 +247,6 @@ class Printout(Redaction):
     SPOOL_BYTES = 4 << 20
 
     def __init__(self) -> None:
-        import tempfile
-
         super().__init__()
         self.spool = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by __exit__)
             self.SPOOL_BYTES, "w+", encoding="utf-8"
@@ -297,7 +282,6 @@ def user_cache() -> Path | None:
     if not Output.redact:
         return None
     _redaction()  # the project's rules, before anything is redacted for the cache
-    from purlin_resume.core import cache_home
 
     return Path(cache_home.folder())
 

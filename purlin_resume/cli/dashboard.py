@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import suppress
+from importlib.util import find_spec
 from typing import Annotated
 
 import typer
@@ -14,6 +15,7 @@ from purlin_resume.cli.options import (
     ProjectOption,
 )
 from purlin_resume.core.errors import PurlinError
+from purlin_resume.web import server, views
 
 INSTALL_HINT = "the dashboard needs the web extra: pip install 'purlin-resume[web]'"
 
@@ -36,11 +38,8 @@ def dashboard_command(
     project: ProjectOption = None,
 ) -> None:
     """Agents, subagents, resurrections and sessions in the browser; revive dead agents."""
-    from importlib.util import find_spec
-
     if find_spec("starlette") is None or find_spec("uvicorn") is None:
         raise PurlinError(INSTALL_HINT)
-    from purlin_resume.web import server, views
 
     scope = views.Scope(project_for(project), claude_dir)
     with suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down cleanly

@@ -16,6 +16,9 @@ from purlin_resume.cli.options import (
     JsonOption,
     ProjectOption,
 )
+from purlin_resume.core import config, current_session
+from purlin_resume.history import agent_history, resumption
+from purlin_resume.history.agent_history import NewAgent
 
 if TYPE_CHECKING:
     from purlin_resume.history import tracking
@@ -81,8 +84,6 @@ AgentId = Annotated[str, typer.Argument(help="Agent id, or a unique prefix of it
 
 
 def _session(explicit: str | None) -> str | None:
-    from purlin_resume.core import current_session
-
     return current_session.resolve(explicit)
 
 
@@ -130,8 +131,6 @@ def _report(recorded: tracking.Recorded, as_json: bool) -> None:
 @history.command("init")
 def init_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Create .planning/agent-history.json from the template when it is absent; prune it when it holds more than max_entries."""
-    from purlin_resume.history import agent_history
-
     where = project_for(project)
     created, pruned = agent_history.init(where)
     file = agent_history.path(where)
@@ -195,7 +194,6 @@ def _entry_command(name: str, doc: str, agent_id_parameter: Any) -> None:
         as_json: JsonOption = False,
     ) -> None:
         from purlin_resume.history import tracking
-        from purlin_resume.history.agent_history import NewAgent
 
         request = NewAgent(
             agent_id, task, phase, plan, segment, mode, group, new_group, granularity,
@@ -265,8 +263,6 @@ def list_command(
     as_json: JsonOption = False,
 ) -> None:
     """List entries as they are in the file, oldest first."""
-    from purlin_resume.history import agent_history
-
     doc = agent_history.load(project_for(project))
     chosen = agent_history.select(doc, status, group, parallel)
     if as_json:
@@ -293,7 +289,6 @@ def list_command(
 @history.command("scan")
 def scan_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Mark running agents whose spawning session is over as interrupted."""
-    from purlin_resume.core import config
     from purlin_resume.history import tracking
 
     where = project_for(project)
@@ -328,9 +323,6 @@ def resume_task_command(
     as_json: JsonOption = False,
 ) -> None:
     """Resume an interrupted agent: record it and print a briefing for a fresh agent (GSD)."""
-    from purlin_resume.core import config
-    from purlin_resume.history import resumption
-
     where = project_for(project)
     done = resumption.resume(
         where,

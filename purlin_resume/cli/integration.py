@@ -20,8 +20,13 @@ from purlin_resume.cli.options import (
     JsonOption,
     ProjectOption,
 )
+from purlin_resume.core import config
+from purlin_resume.core import trust as trust_mod
 from purlin_resume.core.errors import UsageError
+from purlin_resume.integration import doctor as doctor_mod
+from purlin_resume.integration import githooks, hook_call
 from purlin_resume.integration.githook_names import NAMES as GIT_HOOKS
+from purlin_resume.mcp import server
 
 if TYPE_CHECKING:
     from purlin_resume.integration import installation
@@ -126,8 +131,6 @@ def hook(
     ],
 ) -> None:
     """Handle one Claude Code hook call (payload JSON on stdin). Always exits 0; failures go to .purlin/cache/hook.log."""
-    from purlin_resume.integration import hook_call
-
     hook_call.run(event)
 
 
@@ -146,8 +149,6 @@ def git_hook(
     project: ProjectOption = None,
 ) -> None:
     """Run one git hook: agent-history, no-cache, no-secrets (pre-commit) or post-commit."""
-    from purlin_resume.integration import githooks, hook_call
-
     if name not in GIT_HOOKS:
         raise UsageError(f"unknown git hook {name!r} (known: {', '.join(GIT_HOOKS)})")
     where = project_for(project)
@@ -168,16 +169,12 @@ def git_hook(
 @app.command(name="mcp", rich_help_panel=PANEL)
 def mcp_command(claude_dir: ClaudeDirOption = None) -> None:
     """Serve the MCP tools on stdin/stdout (Claude Code starts it)."""
-    from purlin_resume.mcp import server
-
     server.serve(claude_dir)
 
 
 @app.command(rich_help_panel=PANEL)
 def doctor(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Check that commands, hooks, tools and state files are in place; each finding says how to fix it."""
-    from purlin_resume.integration import doctor as doctor_mod
-
     findings = doctor_mod.examine(project_for(project))
     failed = any(f.status == doctor_mod.ERROR for f in findings)
     if as_json:
@@ -205,9 +202,6 @@ def trust(
     Kept outside the repository, keyed by the project's path and the command's hash: a changed
     command or script must be trusted again.
     """
-    from purlin_resume.core import config
-    from purlin_resume.core import trust as trust_mod
-
     where = project_for(project)
     if not revoke and os.environ.get(trust_mod.AGENT_SHELL_ENV):
         raise UsageError(

@@ -39,6 +39,7 @@ from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.resurrection.candidates import Candidate, Environment, environment_here
 from purlin_resume.resurrection.flow import Plan
+from purlin_resume.team import revive
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006
@@ -410,8 +411,6 @@ def done(
 
 def _team(name: str, options: Delivery) -> None:
     """``resurrect NAME --team``: a teammate's shared bookmark, brought back here."""
-    from purlin_resume.team import revive
-
     if options.no_redact:
         raise UsageError("a shared context is always redacted: --no-redact does not apply")
     output = checked_output(options.output)

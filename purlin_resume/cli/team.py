@@ -13,6 +13,7 @@ from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption
 from purlin_resume.cli.team_side import _environment, _history, warn
 from purlin_resume.core.errors import UsageError
+from purlin_resume.team import server, sync
 
 if TYPE_CHECKING:
     pass
@@ -30,8 +31,6 @@ app.add_typer(team, name="team", rich_help_panel="Resurrection")
 
 def _password(dsn: str, password_file: Path | None) -> str:
     """The DSN with its password, which never comes from the command line."""
-    from purlin_resume.team import server
-
     if server.has_password(dsn):
         raise UsageError(
             "--dsn: leave the password out of the URL (any user could read it in ps); give it "
@@ -86,8 +85,6 @@ def team_init(
     as_json: JsonOption = False,
 ) -> None:
     """Join a team (or found it) and send it your log and bookmarks."""
-    from purlin_resume.team import sync
-
     if dsn:
         dsn = _password(dsn, password_file)
     env = _environment(claude_dir, project)
@@ -116,8 +113,6 @@ def team_status(
     claude_dir: ClaudeDirOption = None, project: ProjectOption = None, as_json: JsonOption = False
 ) -> None:
     """Who you are in the team, where it is, and how many of your rows it still lacks."""
-    from purlin_resume.team import sync
-
     env = _environment(claude_dir, project)
     result = sync.status(env.history, env.shelves.paths())
     if as_json:
@@ -139,8 +134,6 @@ def team_sync(
     claude_dir: ClaudeDirOption = None, project: ProjectOption = None, as_json: JsonOption = False
 ) -> None:
     """Send the team whatever of your log and bookmarks it lacks, and bring in everyone's."""
-    from purlin_resume.team import sync
-
     env = _environment(claude_dir, project)
     result = sync.sync(env.history, env.shelves.paths(), warn)
     if as_json:
@@ -156,8 +149,6 @@ def team_log(
     as_json: JsonOption = False,
 ) -> None:
     """The team's commits, newest first (git, or a Dolt server), as of the last sync."""
-    from purlin_resume.team import sync
-
     commits = sync.commits(_history(claude_dir), limit)
     if as_json:
         print_json({"commits": commits})

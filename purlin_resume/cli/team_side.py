@@ -6,14 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.claude import layout
 from purlin_resume.cli.common import echo_error, outgoing, print_json, print_text
 from purlin_resume.core.errors import UsageError
+from purlin_resume.core.terminal_text import one_line
+from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection.candidates import Environment, environment_here
+from purlin_resume.team import reads, sync
 
 
 def warn(text: str) -> None:
-    from purlin_resume.core.terminal_text import one_line
-
     echo_error(outgoing(f"warning: team: {one_line(text)}"))
 
 
@@ -22,14 +24,10 @@ def _environment(claude_dir: Path | None, project: Path | None = None) -> Enviro
 
 
 def _history(claude_dir: Path | None) -> Path:
-    from purlin_resume.claude import layout
-
     return layout.history_dir(claude_dir)
 
 
 def team_entries(claude_dir: Path | None, for_stats: bool = False) -> tuple[str, list[dict]]:
-    from purlin_resume.team import reads, sync
-
     env = _environment(claude_dir)
     found = reads.resurrections(env.history, env.shelves.paths(), warn)
     return sync.where(sync.require(env.history)), found
@@ -37,16 +35,12 @@ def team_entries(claude_dir: Path | None, for_stats: bool = False) -> tuple[str,
 
 def stats(claude_dir: Path | None) -> tuple[str, dict[str, Any]]:
     """The team's resurrection metrics, computed in SQL."""
-    from purlin_resume.team import reads, sync
-
     env = _environment(claude_dir)
     figures = reads.figures(env.history, env.shelves.paths(), warn)
     return sync.where(sync.require(env.history)), figures
 
 
 def bookmarks(claude_dir: Path | None, tag: str | None, as_json: bool) -> None:
-    from purlin_resume.team import reads
-
     env = _environment(claude_dir)
     marks = [
         m
@@ -72,8 +66,6 @@ def _mark_line(mark: dict[str, Any]) -> str:
 
 
 def find(claude_dir: Path | None, text: str, limit: int, as_json: bool) -> None:
-    from purlin_resume.team import reads
-
     env = _environment(claude_dir)
     found = reads.find(env.history, env.shelves.paths(), text, limit, warn)
     if as_json:
@@ -86,8 +78,6 @@ def share(key: str, no_redact: bool, env: Environment, as_json: bool) -> None:
     """Keep a bookmark's redacted context pack for the team; the next sync publishes it."""
     if no_redact:
         raise UsageError("bookmark share always redacts: --no-redact is refused here")
-    from purlin_resume.resurrection import flow as resurrection
-    from purlin_resume.team import reads
 
     candidate = resurrection.by_bookmark(env, key)
     mark = candidate.bookmark

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from purlin_resume.claude import layout, rendering
+from purlin_resume.claude import exposure, layout, rendering
 from purlin_resume.claude import transcript_output as output_of
 from purlin_resume.claude.catalog import Catalog, Opened
 from purlin_resume.claude.transcript import ReadOptions
@@ -386,8 +386,6 @@ def redact_report_command(
 ) -> None:
     """Secrets redaction would hide in a session or agent: by kind and place, file and line,
     with only the first and last two characters shown. Review it before resurrecting."""
-    from purlin_resume.claude import exposure
-
     found = exposure.report(open_catalog(claude_dir), identifier)
     if as_json:
         print_json(found.to_dict())

@@ -29,9 +29,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 from purlin_resume.agents import commit_log, trailers
+from purlin_resume.claude import catalog, layout
 from purlin_resume.core import gitrepo
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project, project_files
+from purlin_resume.history import agent_history as history
 from purlin_resume.history.agent_history import HistoryEntry
 
 CLEAN, CONFLICT, UNVERIFIED = "clean", "conflict", "unverified"
@@ -175,8 +177,6 @@ def _is_own(commit: gitrepo.Commit, entry: HistoryEntry, session: str | None) ->
 
 def claimed_by_others(project: Project, entry: HistoryEntry) -> set[str]:
     """Files other agents of the history record as theirs (their ``files_modified``)."""
-    from purlin_resume.history import agent_history as history
-
     try:
         doc = history.load(project)
     except PurlinError:
@@ -188,8 +188,6 @@ def claimed_by_others(project: Project, entry: HistoryEntry) -> set[str]:
 def transcript_files(project: Project, agent_id: str) -> list[str]:
     """Files inside the project that the agent's own transcript shows it edited; [] when its
     transcript cannot be found (Claude data folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``)."""
-    from purlin_resume.claude import catalog, layout
-
     try:
         opened = catalog.open_target(catalog.Catalog(layout.claude_dir()), agent_id)
     except PurlinError:

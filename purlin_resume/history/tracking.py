@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from purlin_resume.agents import registry
@@ -273,8 +274,6 @@ def scan(project: Project, settings: Settings, now: datetime | None = None) -> l
 def _name_unnamed(entry, agents: dict[str, registry.RegisteredAgent]) -> None:
     """Give an interrupted spawn still keyed by its tool call the id of the agent it started:
     a foreground subagent cut off with its session never returned to say it."""
-    from pathlib import Path
-
     from purlin_resume.claude import subagents
 
     tool_use_id = entry.data.get("tool_use_id")

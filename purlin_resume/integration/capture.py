@@ -29,8 +29,11 @@ from pathlib import Path
 
 from purlin_resume.agents import registry
 from purlin_resume.checkpoints.roles import ROLES
+from purlin_resume.claude import records
 from purlin_resume.claude.hooks import HookPayload
-from purlin_resume.core.project import Project
+from purlin_resume.core import clock, gitrepo, ids, redact
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.core.project import Project, project_files
 from purlin_resume.history import agent_history as history
 from purlin_resume.history import tracking
 
@@ -65,8 +68,6 @@ def phase_and_plan(*texts: str | None) -> tuple[str, str]:
 def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
     """PreToolUse on Agent/Task: record the spawn under its tool_use_id, with the whole prompt
     (redacted) and, when the same assistant message spawns others, their parallel group."""
-    from purlin_resume.core import redact
-
     if not payload.spawns_agent or not payload.tool_use_id:
         return Outcome("not an agent spawn")
     description, prompt = _texts(payload)
@@ -102,7 +103,6 @@ def _stored_prompt(prompt: str | None) -> str | None:
     """The prompt as the history keeps it: redacted, at most ``PROMPT_CHARS``."""
     if not prompt:
         return None
-    from purlin_resume.core import redact
 
     text = redact.redact(prompt).text
     if len(text) > PROMPT_CHARS:
@@ -114,7 +114,6 @@ def _spawn_batch(payload: HookPayload):
     """The spawns of the assistant message this call belongs to, when it holds several."""
     if not payload.transcript_path or not payload.tool_use_id:
         return None
-    from purlin_resume.claude import records
 
     batch = records.spawn_batch(Path(payload.transcript_path), payload.tool_use_id)
     return batch if batch is not None and len(batch.tool_use_ids) > 1 else None
@@ -124,8 +123,6 @@ def _new_group(batch, phase: str, plan: str) -> str:
     """A parallel group for ``batch`` in the GSD format (``phase-PHASE-batch-UNIX``, then the
     end of the message id, so two batches started in the same second by different sessions
     stay apart); used when no sibling has one yet."""
-    from purlin_resume.core import clock
-
     moment = clock.parse(batch.timestamp) or clock.now()
     tail = "".join(c for c in batch.message_id if c.isalnum())[-6:]
     return f"{history.group_id('plan', phase, plan, moment)}-{tail}"
@@ -193,7 +190,6 @@ def _files(project: Project, agent) -> list[str]:
     """The project files ``agent`` (a reading of its transcript, or None) changed."""
     if agent is None:
         return []
-    from purlin_resume.core.project import project_files
 
     return project_files([project.root, agent.project_path], agent.files_modified())
 
@@ -291,7 +287,6 @@ def pre_compact(project: Project, payload: HookPayload) -> Outcome:
     from purlin_resume.checkpoints import autosave
     from purlin_resume.checkpoints import lifecycle as checkpoints
     from purlin_resume.claude import transcript
-    from purlin_resume.core import clock, gitrepo
 
     path = Path(payload.transcript_path) if payload.transcript_path else None
     if path is None or not path.is_file():
@@ -361,7 +356,6 @@ def session_started(
     from purlin_resume.agents import handover
     from purlin_resume.checkpoints import lifecycle as checkpoints
     from purlin_resume.core import config, processes
-    from purlin_resume.core.errors import PurlinError
     from purlin_resume.integration import session_briefing
 
     notes = []
@@ -436,7 +430,6 @@ def recommendation_line(
     if not found:
         return None
     best = found[0]
-    from purlin_resume.core import redact
 
     what = f"{best.label()}" + (f" ({best.title})" if best.title else "")
     line = (
@@ -461,9 +454,6 @@ def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
     wanted = env.get("PURLIN_RESURRECTION_ID", "").strip()
     if not wanted:
         return []
-    from pathlib import Path
-
-    from purlin_resume.core import ids
 
     if not ids.RESURRECTION.valid(wanted):
         raise ValueError(f"$PURLIN_RESURRECTION_ID: {ids.RESURRECTION.problem(wanted)}")

@@ -27,6 +27,7 @@ from purlin_resume.agents import registry
 from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.claude import layout
 from purlin_resume.claude import settings as claude_settings
+from purlin_resume.claude.catalog import Catalog, session_paths
 from purlin_resume.core import clock, config, gitrepo, trust
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
@@ -213,8 +214,6 @@ def _shelves(project: Project) -> bookmarks.Shelves:
 
 def _bookmark_files(catalog, mark: bookmarks.Bookmark) -> list[Path]:
     """The transcript files of a bookmark's session; [] when they are gone."""
-    from purlin_resume.claude.catalog import session_paths
-
     try:
         target = catalog.resolve(mark.session_id, kinds=("session",))
     except PurlinError:
@@ -226,8 +225,6 @@ def _bookmark_files(catalog, mark: bookmarks.Bookmark) -> list[Path]:
 def _bookmarks_at_risk(project: Project, days: int, now: datetime) -> tuple[list[str], list[str]]:
     """(at risk, lost): bookmarks with no archive whose oldest transcript file is within
     ``RISK_MARGIN_DAYS`` of deletion, and those whose transcripts are already gone."""
-    from purlin_resume.claude.catalog import Catalog
-
     claude_root = layout.config_dir()[0]
     history_dir = claude_root / "history"
     try:

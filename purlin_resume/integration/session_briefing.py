@@ -35,6 +35,8 @@ from purlin_resume.agents import handover
 from purlin_resume.checkpoints import autosave
 from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.checkpoints.roles import ROLES
+from purlin_resume.claude import hooks
+from purlin_resume.core import gitrepo, redact, trust
 from purlin_resume.core.config import Settings
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
@@ -77,9 +79,6 @@ def uses_roles(project: Project, settings: Settings, role: str | None) -> bool:
 
 def compose(project: Project, request: Request) -> str | None:
     """The briefing text (redacted, bounded), or None when nothing is due."""
-    from purlin_resume.claude import hooks
-    from purlin_resume.core import redact
-
     if request.source not in SOURCES:
         return None
     found = _part("checkpoint", lambda: _checkpoint_to_brief(project, request))
@@ -152,7 +151,6 @@ def _role_briefing(
     project: Project, request: Request, role: str, chosen: checkpoints.LiveCheckpoint | None
 ) -> str:
     from purlin_resume.checkpoints import restore
-    from purlin_resume.core import trust
 
     r = restore.prepare(
         project,
@@ -202,7 +200,6 @@ def _neutral_checkpoint(project: Project, found: checkpoints.LiveCheckpoint | No
 
 def _git_state(project: Project) -> str | None:
     from purlin_resume.checkpoints.restore import uncommitted_summary
-    from purlin_resume.core import gitrepo
 
     if gitrepo.toplevel(project.root) is None:
         return None

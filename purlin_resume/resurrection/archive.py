@@ -11,6 +11,7 @@ Unpacking accepts only regular files under ``projects/`` with no ``..``: nothing
 from __future__ import annotations
 
 import io
+import tarfile
 from pathlib import Path, PurePosixPath
 
 from purlin_resume.claude.catalog import Catalog, session_paths
@@ -27,8 +28,6 @@ def archive_path(history: Path, session_id: str) -> Path:
 
 def create(history: Path, catalog: Catalog, session: SessionFile) -> Path:
     """Write (or refresh) the archive of ``session``; returns its path."""
-    import tarfile  # on first use: most commands only find where archives live
-
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
         for path in session_paths(catalog, session):
@@ -53,7 +52,6 @@ def unpack(archive: Path, cache: Path) -> Path:
     mtime = archive.stat().st_mtime_ns
     if stamp.is_file() and store.read_text(stamp).strip() == str(mtime):
         return target
-    import tarfile
 
     try:
         with tarfile.open(archive, mode="r:gz") as tar:

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import clock, ids, store
+from purlin_resume.core import clock, ids, redact, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
 
 FILE_NAME = "bookmarks.jsonl"
@@ -61,8 +61,6 @@ class Bookmark:
 
 
 def check_name(name: str) -> str:
-    from purlin_resume.core import redact
-
     if not ids.BOOKMARK_NAME.valid(name) or name in RESERVED:
         raise UsageError(
             f"bookmark name {name!r}: use {ids.BOOKMARK_NAME.shape}, "
@@ -98,8 +96,6 @@ def _parse(path: Path, text: str | None) -> list[dict[str, Any]]:
 
 def _dump(items: list[dict[str, Any]]) -> str:
     """The file's text; every bookmark passes through redaction on every write."""
-    from purlin_resume.core import redact
-
     items = redact.redact_data(items)[0]
     return "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items)
 

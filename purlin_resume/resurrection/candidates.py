@@ -9,16 +9,17 @@ launching), so it loads none of that.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import layout
-from purlin_resume.core import cache_home, config
+from purlin_resume.core import cache_home, config, path_safety
 from purlin_resume.core.config import Settings
 from purlin_resume.core.errors import NotFound, UsageError
 from purlin_resume.core.project import Project, locate, toplevel_here
-from purlin_resume.resurrection import bookmarks
+from purlin_resume.resurrection import bookmarks, log, preflight
 from purlin_resume.resurrection.bookmarks import Bookmark, Shelves
 from purlin_resume.resurrection.conversation import Conversation
 
@@ -38,14 +39,10 @@ class Environment:
 
     @property
     def log(self) -> Path:
-        from purlin_resume.resurrection import log
-
         return self.history / log.FILE_NAME
 
     @property
     def allowed(self) -> list[Path]:
-        from purlin_resume.core import path_safety
-
         return path_safety.roots(self.settings.allowed_roots)
 
     def has_transcripts(self) -> bool:
@@ -120,10 +117,6 @@ def close_matches(word: str, choices: list[str], limit: int = 3) -> list[str]:
 def by_bookmark(env: Environment, name: str) -> Candidate:
     mark = env.shelves.find(name)
     if mark is None:
-        import shlex
-
-        from purlin_resume.resurrection import preflight
-
         names = [m.name for m in env.shelves.all()]
         close = close_matches(name, names)
         hint = f"did you mean {', '.join(close)}? " if close else ""
@@ -228,8 +221,6 @@ def by_agent(env: Environment, agent: str) -> Candidate:
             found.setdefault(mark.agent_id, mark.session_id)
     exact = {aid: sid for aid, sid in found.items() if aid == wanted} or found
     if not exact:
-        from purlin_resume.resurrection import preflight
-
         raise preflight.failure(
             "exists",
             f"no agent {wanted} in {env.claude_root} or in a bookmark",

@@ -13,19 +13,24 @@ and the method; only redacted contexts are kept.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
 import shlex
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from purlin_resume.core import cache_home, config, path_safety, redact
+from purlin_resume.claude import layout
+from purlin_resume.claude import layout as claude_layout
+from purlin_resume.core import cache_home, clock, config, path_safety, redact
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
-from purlin_resume.core.project import GONE, working_folder
+from purlin_resume.core.errors import PurlinError as Ambiguous
+from purlin_resume.core.project import GONE, toplevel_here, working_folder
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
 from purlin_resume.resurrection.bookmarks import Bookmark
@@ -107,7 +112,6 @@ def open_conversation(claude_dir: Path | None, identifier: str, options=None):
     """The conversation ``identifier`` names, read from Claude Code's folder, or, when its
     transcript (or the folder) is gone, from the archive a bookmark of it keeps; with the id of
     the session whose archive it was read from (None: read from Claude Code's folder)."""
-    from purlin_resume.claude import layout
     from purlin_resume.claude.catalog import Catalog, open_resolved
 
     try:
@@ -129,8 +133,6 @@ def open_conversation(claude_dir: Path | None, identifier: str, options=None):
 
 def _other_cli(identifier: str, options):
     """The conversation of Codex CLI, Gemini CLI or opencode ``identifier`` names, if any."""
-    import dataclasses
-
     from purlin_resume.claude.catalog import Opened, Target
     from purlin_resume.claude.transcript import ReadOptions
     from purlin_resume.crosscli import sessions as crosscli
@@ -147,8 +149,6 @@ def _other_cli(identifier: str, options):
 def _archived_here(claude_dir: Path | None, identifier: str, options):
     """(what ``open_archived`` finds with the bookmarks of the project here, its session id),
     or None."""
-    from purlin_resume.core.project import toplevel_here
-
     env = environment(claude_dir, toplevel_here())
     opened = open_archived(env, identifier, options)
     if opened is None:
@@ -158,8 +158,6 @@ def _archived_here(claude_dir: Path | None, identifier: str, options):
 
 def _open_in(catalog, candidate: Candidate, options):
     """(source, None) or (None, failure) for one Claude data folder."""
-    from purlin_resume.core.errors import PurlinError as Ambiguous
-
     try:
         target = catalog.resolve(candidate.session_id, kinds=("session",))
     except NotFound:
@@ -536,8 +534,6 @@ def _in_project(env: Environment) -> str:
 
 def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, Any]:
     """Log the resurrection (TR-1) and count it on its bookmark; returns the log entry."""
-    from purlin_resume.core import clock
-
     mark = plan.candidate.bookmark
     in_project = _in_project(env)
     entry = {
@@ -755,7 +751,6 @@ def bookmark_agent(
     global_: bool,
 ) -> Bookmark:
     """Bookmark a session or agent and archive its session's transcripts."""
-    from purlin_resume.claude import layout as claude_layout
     from purlin_resume.claude.catalog import Catalog
     from purlin_resume.claude.transcript import ReadOptions
 
@@ -808,8 +803,6 @@ def agent_env(entry: dict[str, Any]) -> dict[str, str]:
 
 def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict[str, Any]:
     """Run the agent command in the foreground with the prompt; its end completes the log entry."""
-    import subprocess
-
     argv = [*shlex.split(env.settings.agent_command), prompt]
     cwd = env.project_root or _working_folder()
     began = time.monotonic()

@@ -41,7 +41,7 @@ from itertools import compress
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import clock, store
+from purlin_resume.core import clock, redact, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
 
 FILE_NAME = "resurrection-log.jsonl"
@@ -303,8 +303,6 @@ def record_outcome(
 ) -> dict[str, Any]:
     """What ``resurrect done`` (and the hooks) call when a resurrected agent ends: its outcome,
     its own id, duration, tool calls and notes (redacted). A success clears the reason."""
-    from purlin_resume.core import redact
-
     changes: dict[str, Any] = {"outcome": outcome}
     for key, value in (
         ("resurrected_as_agent_id", agent_id),
@@ -329,8 +327,6 @@ def parse_since(text: str) -> str:
     """``7d``, ``12h``, ``30m``, an ISO date/time, or the time words ``find`` knows (``today``,
     ``yesterday``, ``this/last week``, ``this/last month``, ``3 days ago``, ``last 7 days``:
     their start), as the ISO moment entries must not precede."""
-    from datetime import timedelta
-
     match = re.fullmatch(r"(\d+)([dhm])", text.strip())
     if match:
         amount = int(match.group(1))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude.layout import FORK_FLAG, RESUME_FLAG, SESSION_FLAG
+from purlin_resume.core import tmux
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection.flow import Candidate, Environment
@@ -174,8 +176,6 @@ def plan(
 
 def exec_now(opened: OpenPlan) -> None:
     """Replace this process with Claude Code in the session's folder (returns only on failure)."""
-    import shutil
-
     program = shutil.which(opened.argv[0])
     try:
         if program is None:
@@ -191,8 +191,6 @@ def exec_now(opened: OpenPlan) -> None:
 
 def launch(opened: OpenPlan, socket: Path | None, session_name: str) -> dict[str, str]:
     """Run the plan in a new window of tmux session ``session_name``; the pane id and session."""
-    from purlin_resume.core import tmux
-
     server = tmux.Server(socket)
     if socket is None and tmux.inside_tmux():
         session_name = tmux.current_session(server) or session_name

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.core import gitrepo, path_safety
 from purlin_resume.core.errors import NotFound
 
 OK, WARN, ASK, FAIL = "ok", "warn", "ask", "fail"
@@ -214,8 +215,6 @@ def size(
 
 def project(path: str | None, allowed: list[Path], recorded_commit: str | None) -> Check:
     """The source project: refused outside the allowed roots (SEC-2) when it is on this machine."""
-    from purlin_resume.core import gitrepo, path_safety
-
     if not path:
         return Check("project", WARN, "the transcript names no project folder")
     if not Path(path).exists():

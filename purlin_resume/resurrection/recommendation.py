@@ -33,7 +33,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import cache_home, clock, redact, store
+from purlin_resume.core import cache_home, clock, gitrepo, redact, store
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.core.project import Project
 from purlin_resume.resurrection.conversation import Conversation
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -124,9 +126,6 @@ def gather(
 ) -> Task:
     """The current task from what is at hand (see the module's description)."""
     from purlin_resume.checkpoints import lifecycle as checkpoints
-    from purlin_resume.core import gitrepo
-    from purlin_resume.core.errors import PurlinError
-    from purlin_resume.core.project import Project
 
     parts: list[str] = []
     sources: list[str] = []
@@ -452,7 +451,6 @@ def for_task(
     checkpoint; ``files`` added) and the earlier agents recommended for it, remembered for
     ``resurrect --recommended N``."""
     from purlin_resume.core import current_session
-    from purlin_resume.core.errors import PurlinError
 
     session = current_session.checked(session)
     if told is not None:

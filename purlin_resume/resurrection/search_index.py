@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import multiprocessing
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -30,7 +31,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rapidfuzz import fuzz, process
+
 from purlin_resume.claude import signatures
+from purlin_resume.claude.catalog import Catalog
+from purlin_resume.claude.layout import SessionFile
+from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.core import cache_home, redact, store
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.resurrection.query import Query
@@ -316,9 +322,6 @@ def _documents(view) -> Iterable[dict[str, Any]]:
 def _session_rows(catalog, folder: Path, session_id: str) -> list[tuple[tuple, str, list]]:
     """What the index holds of one session: per conversation, its ``docs`` columns (from
     ``kind``), its searchable body and its files."""
-    from purlin_resume.claude.layout import SessionFile
-    from purlin_resume.claude.transcript import ReadOptions
-
     view = catalog.view(SessionFile(session_id, folder), ReadOptions(tools=True))
     rows = []
     for doc in _documents(view):
@@ -348,8 +351,6 @@ def _rows_in_worker(task: tuple[Path, str]) -> list[tuple[tuple, str, list]]:
 
 
 def _start_worker(root: Path) -> None:
-    from purlin_resume.claude.catalog import Catalog
-
     global _CATALOG
     _CATALOG = Catalog(root)
 
@@ -360,10 +361,6 @@ PARALLEL_FROM = 8  # sessions to read before worker processes pay for their star
 def _all_rows(root: Path, tasks: list[tuple[Path, str]]) -> Iterator[list]:
     """The rows of each session of ``tasks``, in order: read by worker processes (one per core,
     forked so that they share the redaction rules in use) when there are enough of them."""
-    import multiprocessing
-
-    from purlin_resume.claude.catalog import Catalog
-
     workers = min(os.cpu_count() or 1, 8)
     if (
         workers < 2
@@ -494,8 +491,6 @@ def _hit(row) -> tuple[int, Hit]:
 def _spellings(connection: sqlite3.Connection, word: str) -> list[str]:
     """The index words close to ``word`` (a word the index does not hold: a typo, most likely),
     at most three."""
-    from rapidfuzz import fuzz, process
-
     # close spellings that share the first letter: a typo rarely hits it, and the range keeps the
     # vocabulary read small
     first = word[0]
@@ -548,8 +543,6 @@ def _overlaps(started_at: str | None, ended_at: str | None, window: tuple[str, s
 def _close_titles(phrase: str, titles: Iterable[str]) -> dict[str, float]:
     """Each title the phrase matches partially (``fuzz.partial_ratio`` of its lowercase form, at
     least ``FUZZY_MIN``) and how well: searched in one call, each close one scored alone."""
-    from rapidfuzz import fuzz, process
-
     if len(phrase) < 4:
         return {}
     titles = list(titles)
@@ -562,8 +555,6 @@ def _close_titles(phrase: str, titles: Iterable[str]) -> dict[str, float]:
 
 def _project_ratio(project: str, phrase: str, words: list[str]) -> tuple[str, float]:
     """The project folder's name and how close the query's words (or all of them) come to it."""
-    from rapidfuzz import fuzz
-
     name = os.path.basename(project.rstrip("/"))
     lowered = name.lower()
     ratio = max((fuzz.ratio(word, lowered) for word in words), default=0)
@@ -571,8 +562,6 @@ def _project_ratio(project: str, phrase: str, words: list[str]) -> tuple[str, fl
 
 
 def _bookmark_ratio(mark: BookmarkName, phrase: str, words: list[str]) -> float:
-    from rapidfuzz import fuzz
-
     name = mark.name.lower()
     ratio = fuzz.ratio(phrase, name) if phrase else 0
     return max(ratio, max((fuzz.ratio(word, name) for word in words), default=0))

@@ -11,11 +11,17 @@ since joining (``removed.jsonl``), the contexts shared (``contexts/``) and the l
 
 from __future__ import annotations
 
+import getpass
 import os
 import re
+import secrets
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from purlin_resume.core import store
+from purlin_resume.core.errors import CorruptFile, NotFound
 
 FOLDER = "team"
 CONFIG = "team.json"
@@ -87,8 +93,6 @@ class Membership:
 
 
 def _user() -> str:
-    import getpass
-
     try:
         name = getpass.getuser()
     except (KeyError, OSError):
@@ -98,9 +102,6 @@ def _user() -> str:
 
 def member_id(history: Path) -> str:
     """This teammate's id (``<user>-<6 hex>``): made once, then kept in ``team/member``."""
-    from purlin_resume.core import store
-    from purlin_resume.core.errors import NotFound
-
     path = folder(history) / MEMBER
     try:
         known = store.read_text(path).strip()
@@ -108,7 +109,6 @@ def member_id(history: Path) -> str:
         known = ""
     if MEMBER_ID.match(known):
         return known
-    import secrets
 
     made = f"{_user()}-{secrets.token_hex(3)}"
     store.private_folder(path.parent)
@@ -118,9 +118,6 @@ def member_id(history: Path) -> str:
 
 def load(history: Path) -> Membership | None:
     """The membership of ``history``, or None when it has not joined a team."""
-    from purlin_resume.core import store
-    from purlin_resume.core.errors import CorruptFile, NotFound
-
     path = folder(history) / CONFIG
     try:
         data = store.read_json(path)
@@ -145,8 +142,6 @@ def load(history: Path) -> Membership | None:
 def save(membership: Membership) -> None:
     """Write ``team.json`` readable by its owner only (a DSN may carry a password): made 0600
     before anything is written into it."""
-    from purlin_resume.core import store
-
     store.private_folder(membership.folder)
     store.write_json(membership.folder / CONFIG, membership.to_dict())
     os.chmod(membership.folder / CONFIG, 0o600)
@@ -155,8 +150,6 @@ def save(membership: Membership) -> None:
 def _made_key(*parts: Any) -> str:
     """A key for a record written before records carried a ``uuid``: a UUID made from what
     never changes in it, so every sync of the same record finds the same key."""
-    import uuid
-
     text = "\x1f".join("" if part is None else str(part) for part in parts)
     return str(uuid.uuid5(uuid.NAMESPACE_URL, "purlin-resume:" + text))
 

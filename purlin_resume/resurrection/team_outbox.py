@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.claude import layout
+from purlin_resume.core import clock, store
 from purlin_resume.resurrection import team_membership as membership
 
 
@@ -31,7 +33,6 @@ def bookmark_history(path: Path) -> Path:
     path = Path(path)
     if path.parent.name == "history":
         return path.parent
-    from purlin_resume.claude import layout
 
     return layout.history_dir(None)
 
@@ -51,8 +52,6 @@ def bookmark_changed(path: Path, op: str, record: dict[str, Any]) -> None:
 
 def removed(history: Path, record: dict[str, Any]) -> None:
     """Record the removal of the bookmark ``record`` and drop its shared context."""
-    from purlin_resume.core import clock, store
-
     key = membership.bookmark_key(record)
     folder = membership.folder(history)
     store.append_jsonl(

@@ -11,6 +11,8 @@ local copy is a cache: one that is broken (a sync killed midway) is made again.
 
 from __future__ import annotations
 
+import grp
+import hashlib
 import os
 import random
 import re
@@ -112,8 +114,6 @@ def create_on_disk(path: str, group: str | None) -> bool:
         raise TeamError(f"cannot create the team repository {path}: its folder does not exist")
     git(None, "init", "--quiet", "--bare", "--shared=0660", str(target))
     if group:
-        import grp
-
         try:
             gid = grp.getgrnam(group).gr_gid
         except KeyError:
@@ -191,8 +191,6 @@ def read_many(m: Membership, commit: str | None, paths: list[str]) -> dict[str, 
 
 def blob_id(data: bytes) -> str:
     """The id git gives a file holding ``data``."""
-    import hashlib
-
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 

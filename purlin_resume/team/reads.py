@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rapidfuzz import fuzz
+
 from purlin_resume.core import clock, redact, store
 from purlin_resume.core.errors import NotFound
 from purlin_resume.resurrection import team_membership as membership
@@ -105,8 +107,6 @@ def bookmarks(
 def find(history: Path, shelves, query: str, limit: int = 10, warn: Warn = _silent) -> list:
     """Team bookmarks matching ``query``: every word in the name, description, tags, project
     or teammate; ranked by how close the name is."""
-    from rapidfuzz import fuzz
-
     words = [w.lower() for w in query.split() if w.strip()]
     found = []
     for mark in bookmarks(history, shelves, warn):

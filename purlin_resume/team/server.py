@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from purlin_resume.core import clock
 from purlin_resume.core.errors import UsageError
 from purlin_resume.team import TeamError, TeamUnavailable, rows, schema
 
@@ -297,8 +298,6 @@ def _plain(value: Any) -> Any:
 def _to_db(table: str, row: dict[str, Any]) -> dict[str, Any]:
     """A row as the server takes it: times as DATETIME(3) texts, the server's own
     ``created_at`` on a log row, an empty text for a missing NOT NULL one."""
-    from purlin_resume.core import clock
-
     made = dict(row)
     for name in schema.DATETIMES & set(made):
         value = made[name]

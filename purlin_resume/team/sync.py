@@ -10,17 +10,19 @@ from anywhere but the team, so a lost or rolled-back local copy loses nothing.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import store
+from purlin_resume.core import clock, store
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.resurrection import team_membership as membership
 from purlin_resume.resurrection.team_membership import Membership
 from purlin_resume.team import gitstore, index, members, rows
+from purlin_resume.team.server import Server, shown_dsn
 
 LOCK_SECONDS = 600
 Warn = Callable[[str], None]
@@ -32,8 +34,6 @@ def _silent(text: str) -> None:
 
 def where(m: Membership) -> str:
     if m.dsn:
-        from purlin_resume.team.server import shown_dsn
-
         return shown_dsn(m.dsn)
     return gitstore.shown_url(m.remote)
 
@@ -179,8 +179,6 @@ def _counts(one: Callable[[str], Any]) -> dict[str, int]:
 
 
 def connect(m: Membership):
-    from purlin_resume.team.server import Server
-
     return Server(str(m.dsn), m.member)
 
 
@@ -235,14 +233,10 @@ def _sync_server(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> 
 
 
 def _pack_version(pack: dict[str, Any]) -> str:
-    import hashlib
-
     return hashlib.sha1(pack["bookmark_uuid"].encode() + pack["pack"]).hexdigest()
 
 
 def _pack_time(pack: bytes) -> str:
-    from purlin_resume.core import clock
-
     with contextlib.suppress(Exception):
         return str(json.loads(zlib.decompress(pack))["shared_at"])
     return clock.iso()
