@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -17,11 +17,8 @@ from purlin_resume.cli.options import (
     ProjectOption,
 )
 from purlin_resume.core import config, current_session
-from purlin_resume.history import agent_history, resumption
+from purlin_resume.history import agent_history, resumption, tracking
 from purlin_resume.history.agent_history import NewAgent
-
-if TYPE_CHECKING:
-    from purlin_resume.history import tracking
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006
@@ -164,8 +161,6 @@ def abandon_command(
     as_json: JsonOption = False,
 ) -> None:
     """Start fresh: close an interrupted agent (or its whole parallel group) as failed, so it no longer waits for a resume."""
-    from purlin_resume.history import tracking
-
     closed = tracking.abandon(project_for(project), wanted)
     if as_json:
         print_json({"abandoned": closed})
@@ -193,8 +188,6 @@ def _entry_command(name: str, doc: str, agent_id_parameter: Any) -> None:
         project: ProjectOption = None,
         as_json: JsonOption = False,
     ) -> None:
-        from purlin_resume.history import tracking
-
         request = NewAgent(
             agent_id, task, phase, plan, segment, mode, group, new_group, granularity,
             tuple(depends_on or ()), ref,
@@ -228,8 +221,6 @@ def _status_command(target: str, doc: str) -> None:
         project: ProjectOption = None,
         as_json: JsonOption = False,
     ) -> None:
-        from purlin_resume.history import agent_history, tracking
-
         recorded = tracking.change_status(
             project_for(project),
             agent,
@@ -289,8 +280,6 @@ def list_command(
 @history.command("scan")
 def scan_command(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Mark running agents whose spawning session is over as interrupted."""
-    from purlin_resume.history import tracking
-
     where = project_for(project)
     found = tracking.scan(where, config.load(where))
     if as_json:

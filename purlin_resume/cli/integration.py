@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -24,12 +24,9 @@ from purlin_resume.core import config
 from purlin_resume.core import trust as trust_mod
 from purlin_resume.core.errors import UsageError
 from purlin_resume.integration import doctor as doctor_mod
-from purlin_resume.integration import githooks, hook_call
+from purlin_resume.integration import githooks, hook_call, installation
 from purlin_resume.integration.githook_names import NAMES as GIT_HOOKS
 from purlin_resume.mcp import server
-
-if TYPE_CHECKING:
-    from purlin_resume.integration import installation
 
 PANEL = "Claude Code and git"
 UserOption = Annotated[
@@ -44,8 +41,6 @@ DryRunOption = Annotated[
 
 
 def _target(project: Path | None, user: bool) -> installation.Target:
-    from purlin_resume.integration import installation
-
     if user and project is not None:
         raise UsageError("--project and --user exclude each other: choose one target")
     return installation.user_target() if user else installation.project_target(project_for(project))
@@ -102,7 +97,6 @@ def install(
     as_json: JsonOption = False,
 ) -> None:
     """Install the slash commands and the hooks into Claude Code (project by default; no hooks while the plugin is enabled)."""
-    from purlin_resume.integration import installation
 
     def planner(target: installation.Target) -> installation.Plan:
         return installation.plan_install(target, mcp=mcp)
@@ -118,8 +112,6 @@ def uninstall(
     as_json: JsonOption = False,
 ) -> None:
     """Remove our hooks and slash commands; every other setting and hook stays as it is."""
-    from purlin_resume.integration import installation
-
     _carry_out(installation.plan_uninstall, _target(project, user), dry_run, as_json, "Removed")
 
 
