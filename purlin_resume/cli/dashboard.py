@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
 from contextlib import suppress
-from importlib.util import find_spec
 from typing import Annotated
 
 import typer
@@ -15,7 +15,6 @@ from purlin_resume.cli.options import (
     ProjectOption,
 )
 from purlin_resume.core.errors import PurlinError
-from purlin_resume.web import server, views
 
 INSTALL_HINT = "the dashboard needs the web extra: pip install 'purlin-resume[web]'"
 
@@ -38,8 +37,10 @@ def dashboard_command(
     project: ProjectOption = None,
 ) -> None:
     """Agents, subagents, resurrections and sessions in the browser; revive dead agents."""
-    if find_spec("starlette") is None or find_spec("uvicorn") is None:
+    if any(importlib.util.find_spec(name) is None for name in ("starlette", "uvicorn")):
         raise PurlinError(INSTALL_HINT)
+    from purlin_resume.web import server, views  # the web extra
+
 
     scope = views.Scope(project_for(project), claude_dir)
     with suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down cleanly

@@ -117,11 +117,13 @@ def _connect(path: str) -> sqlite3.Connection:
     connection = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None)
     try:
         connection.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-        found = connection.execute("PRAGMA application_id").fetchone()[0]
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if (found, version) == (0, 0) and not connection.execute(
-            "SELECT count(*) FROM sqlite_schema"
-        ).fetchone()[0]:
+        # one statement, so one snapshot: read apart, another process's commit could fall
+        # between them and a file half seen as made would be taken for someone else's
+        found, version, tables = connection.execute(
+            "SELECT a.application_id, u.user_version, (SELECT count(*) FROM sqlite_schema)"
+            " FROM pragma_application_id AS a, pragma_user_version AS u"
+        ).fetchone()
+        if (found, version, tables) == (0, 0, 0):
             connection.execute("PRAGMA journal_mode = WAL")
             connection.executescript(
                 f"BEGIN IMMEDIATE; {SCHEMA}"

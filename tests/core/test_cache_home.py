@@ -103,8 +103,6 @@ def test_a_cache_file_others_may_write_is_refused(tmp_path):
 
 WRITER = r"""
 import sys
-
-import pytest
 from purlin_resume.core import cache_home
 where, me = sys.argv[1], sys.argv[2]
 for n in range(60):
