@@ -152,12 +152,12 @@ def _together(script: str, target: Path, writers: int, *args: str) -> None:
 
 
 @pytest.mark.slow
-def test_32_processes_times_50_updates_lose_nothing(tmp_path):
+def test_16_processes_times_25_updates_lose_nothing(tmp_path):
     target = tmp_path / "shared.json"
-    _together(_WORKER, target, 32, "50")
+    _together(_WORKER, target, 16, "25")
     data = store.read_json(target)
-    assert data["counter"] == 32 * 50
-    assert sorted(data["seen"]) == sorted(f"w{n}:{i}" for n in range(32) for i in range(50))
+    assert data["counter"] == 16 * 25
+    assert sorted(data["seen"]) == sorted(f"w{n}:{i}" for n in range(16) for i in range(25))
 
 
 _APPENDER = """

@@ -186,7 +186,7 @@ class Field:
         self.env = {
             key: value
             for key, value in os.environ.items()
-            if not key.startswith(("CLAUDE", "ANTHROPIC", "PURLIN_", "TMUX"))
+            if not key.startswith(("CLAUDE", "ANTHROPIC", "PURLIN_", "TMUX", "XDG_"))
         }
         self.env.update(
             HOME=str(self.home),
@@ -338,8 +338,9 @@ class Field:
         project = state.setdefault("projects", {}).setdefault(str(self.project), {})
         project.update(hasTrustDialogAccepted=True, hasCompletedProjectOnboarding=True)
         state_path.write_text(json.dumps(state, indent=2))
-        config = self.project / ".purlin" / "config.json"
-        config.parent.mkdir(exist_ok=True)
+        # the user's own settings: a project's config may not name a tmux server
+        config = self.home / ".config" / "purlin-resume" / "config.json"
+        config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(
             json.dumps({"resume": {"tmux_socket": str(tmux_socket), "agent_ready_timeout": 90}})
         )

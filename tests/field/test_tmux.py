@@ -84,6 +84,7 @@ def test_revive_types_the_briefing_into_the_real_client_once(field, tmux_server)
         ["tmux", "-S", str(tmux_server.socket), "show-environment", "-t", done["tmux_session"]],
         capture_output=True,
         text=True,
+        check=True,  # the session is on the private server the user's settings name
     ).stdout
     for name in ("PURLIN_PREVIOUS_AGENT_ID", "PURLIN_AGENT_ID", "PURLIN_ROLE"):
         assert f"{name}=" not in environment, environment
@@ -111,6 +112,13 @@ def test_resurrect_in_tmux_types_the_prompt_into_the_real_client_once(field, tmu
     assert "Schema migrated to version 7." in prompt  # the origin's context came along
     assert request.session_id != origin
     assert not field.model.unused()
+    windows = subprocess.run(
+        ["tmux", "-S", str(tmux_server.socket), "list-windows", "-a"],
+        capture_output=True,
+        text=True,
+        check=True,  # the agent runs on the private server the user's settings name
+    ).stdout
+    assert windows.strip(), "no window on the private tmux server"
     # one entry, however many times its outcome was recorded (each adds a revision line)
     (entry,) = resurrection_log.read(
         field.home / ".claude" / "history" / resurrection_log.FILE_NAME
