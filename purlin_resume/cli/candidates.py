@@ -14,7 +14,12 @@ import typer
 from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.resurrection import native_resume
-from purlin_resume.resurrection.candidates import Candidate, Environment
+from purlin_resume.resurrection.candidates import (
+    Candidate,
+    Environment,
+    NoClearWinner,
+    clear_winner,
+)
 
 
 def say(text: str) -> None:
@@ -47,10 +52,27 @@ class OpenInstead(Exception):
         self.candidate = candidate
 
 
-def choose(candidates: list[Candidate], interactive: bool, offer_open: bool = True) -> Candidate:
-    """The candidate the user picks (the best one when not interactive). With ``offer_open``,
-    ``oN`` continues candidate N's session in Claude Code instead (``OpenInstead``)."""
-    if not interactive or len(candidates) == 1:
+def choose(
+    candidates: list[Candidate],
+    interactive: bool,
+    offer_open: bool = True,
+    query: str | None = None,
+) -> Candidate:
+    """The candidate the user picks. Not interactive: the first, or, for the results of a
+    search for ``query``, its clear winner (else the candidates are listed and
+    ``NoClearWinner`` raised). With ``offer_open``, ``oN`` continues candidate N's session in
+    Claude Code instead (``OpenInstead``)."""
+    if not interactive and query is None:
+        return candidates[0]
+    if not interactive:
+        try:
+            return clear_winner(query, candidates)
+        except NoClearWinner:
+            say("Candidates:")
+            for number, candidate in enumerate(candidates, 1):
+                say(candidate_line(number, candidate))
+            raise
+    if len(candidates) == 1:
         return candidates[0]
     say("Candidates:")
     for number, candidate in enumerate(candidates, 1):

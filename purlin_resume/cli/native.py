@@ -71,5 +71,5 @@ def open_command(
         claude_dir_given=claude_dir is not None,
         tmux_socket=tmux_socket,
         as_json=as_json,
-        pick=lambda found: choose(found, interactive, offer_open=False),
+        pick=lambda found: choose(found, interactive, offer_open=False, query=query),
     )

@@ -160,9 +160,12 @@ def delivered(form):
     return command
 
 
-def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None:
-    """Resurrect what ``candidates_of`` finds, asking on a terminal unless ``--yes``, and
-    deliver the prompt (``deliver``)."""
+def _run(
+    mode: str, query: str | None, candidates_of, options: Delivery, searched: bool = False
+) -> None:
+    """Resurrect what ``candidates_of`` finds (the results of a search for ``query`` when
+    ``searched``), asking on a terminal unless ``--yes``, and deliver the prompt
+    (``deliver``)."""
     started = time.monotonic()
     if options.no_redact:
         Output.redact = False
@@ -176,7 +179,12 @@ def _run(mode: str, query: str | None, candidates_of, options: Delivery) -> None
     review = _asked if interactive else _told
     try:
         plan, entry = resurrection.resurrect(
-            env, request, candidates_of, lambda found: choose(found, interactive), review, started
+            env,
+            request,
+            candidates_of,
+            lambda found: choose(found, interactive, query=query if searched else None),
+            review,
+            started,
         )
     except OpenInstead as picked:
         carry_out(
@@ -314,7 +322,7 @@ def by_search(
     text = " ".join(query).strip()
     if not text:
         raise UsageError('give words to search for, e.g. resurrect find "tmux tests yesterday"')
-    _run("fuzzy", text, lambda env: resurrection.by_search(env, text, limit), options)
+    _run("fuzzy", text, lambda env: resurrection.by_search(env, text, limit), options, True)
 
 
 @resurrect.command("direct", hidden=True)

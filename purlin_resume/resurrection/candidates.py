@@ -96,6 +96,7 @@ class Candidate(Conversation):
     bookmark: Bookmark | None = None
     agent_type: str | None = None
     ended_at: str | None = None
+    resurrects: str | None = None  # a resurrection of this conversation (its label) started it
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,6 +104,7 @@ class Candidate(Conversation):
             "score": self.score,
             "reasons": self.reasons,
             "bookmark": self.bookmark.name if self.bookmark else None,
+            "resurrects": self.resurrects,
         }
 
 
@@ -165,12 +167,61 @@ def by_search(
             bookmark=marks.get(hit.bookmark) if hit.bookmark else None,
             agent_type=hit.agent_type,
             ended_at=hit.ended_at,
+            resurrects=hit.resurrects,
         )
         for hit in hits
     ]
     found += _archived_bookmarks(query, marks.values(), {(c.session_id, c.agent_id) for c in found})
     found.sort(key=lambda c: -(c.score or 0))
     return hits.like(found[:limit])
+
+
+# An autonomous pick (``--yes``) takes the best match only when it is a clear winner: this high,
+# and this far ahead of the next one (as a share of its own score).
+AUTONOMOUS_FLOOR = 30.0
+AUTONOMOUS_LEAD = 0.2
+
+
+class NoClearWinner(preflight.PreflightFailed):
+    """A search whose best match is too weak, or too close to the next, to be taken without
+    asking (exit 1); ``candidates`` are the matches, to show."""
+
+    def __init__(self, query: str, candidates: list[Candidate]):
+        self.candidates = candidates
+        best = candidates[0].score or 0.0
+        shown = "; ".join(
+            f"{c.score:.1f} {c.label()}" + (f" {c.title[:40]!r}" if c.title else "")
+            for c in candidates[:3]
+        )
+        why = (
+            f"the best match scores {best:.1f}, under {AUTONOMOUS_FLOOR:.0f}"
+            if best < AUTONOMOUS_FLOOR
+            else "no match is clearly ahead of the next"
+        )
+        super().__init__(
+            preflight.Check(
+                "exists",
+                preflight.FAIL,
+                f"no clear winner for {query!r} ({why}): {shown}",
+                "name one by its ids, or leave out --yes and pick",
+            )
+        )
+
+
+def clear_winner(query: str, found: list[Candidate]) -> Candidate:
+    """The search result an autonomous pick may take: the best one, when it scores at least
+    ``AUTONOMOUS_FLOOR`` and leads the next by ``AUTONOMOUS_LEAD`` of its score (a
+    conversation a resurrection of the best one started is no rival: it holds the same
+    context); else ``NoClearWinner``. A candidate without a score (named by a bookmark or its
+    ids) is taken."""
+    best = found[0]
+    if best.score is None:
+        return best
+    rivals = [c.score or 0.0 for c in found[1:] if c.resurrects != best.label()]
+    runner_up = max(rivals, default=0.0)
+    if best.score >= AUTONOMOUS_FLOOR and best.score - runner_up >= AUTONOMOUS_LEAD * best.score:
+        return best
+    raise NoClearWinner(query, found)
 
 
 def _archived_bookmarks(query: str, marks, listed: set) -> list[Candidate]:

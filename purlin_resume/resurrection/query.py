@@ -1,6 +1,7 @@
 """A search's query: its time words (``today``, ``yesterday``, ``this/last week``, ``this/last
 month``, ``N days ago``, ``last N days``, a date ``YYYY-MM-DD``), which restrict the results to
-the conversations active then, and its words, without the stop words.
+the conversations active then, and its words, without the stop words. ``last week`` reaches from
+the start of the previous calendar week to today (on a Friday, Tuesday is last week too).
 """
 
 from __future__ import annotations
@@ -110,7 +111,9 @@ def parse(text: str, now: datetime | None = None) -> Query:
                 "today": (today, today + timedelta(days=1)),
                 "yesterday": (today - timedelta(days=1), today),
                 "this week": (week, week + timedelta(days=7)),
-                "last week": (week - timedelta(days=7), week),
+                # what a user means by it on a Friday includes Tuesday: the previous
+                # calendar week and the days since, so never less than the last seven days
+                "last week": (week - timedelta(days=7), today + timedelta(days=1)),
                 "this month": (month, (month + timedelta(days=32)).replace(day=1)),
                 "last month": (previous_month, month),
             }[phrase]

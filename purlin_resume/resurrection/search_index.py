@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import multiprocessing
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -45,11 +46,22 @@ from purlin_resume.resurrection.query import parse as parse_query
 BODY_LIMIT = 2_000_000
 FUZZY_MIN = 80
 TYPO_MIN = 75  # a query word and an index word this close (rapidfuzz ratio) are one word
+# A word found only under another spelling (helm~help) counts this share of a word found as
+# typed, times how close the spelling is: a likely typo, not evidence.
+TYPO_WEIGHT = 0.5
+TYPE_BONUS = 10  # a query word naming the subagent's type: "the agent who explored …"
+RESURRECTION_FACTOR = 0.8  # a conversation started from a resurrection ranks below its original
+# The first line of a resurrection's prompt (templates/prompts/resurrection.md.j2)
+_RESURRECTION = re.compile(
+    r"\s*You are a resurrection of (?:agent (\S+)|the main agent of session (\S+)) from "
+)
 
 
-SCHEMA_VERSION = "3"  # 2: the files of each conversation; 3: bodies redacted value by value
+SCHEMA_VERSION = "4"  # 2: the files of each conversation; 3: bodies redacted value by value;
+# 4: the conversation a resurrection started from
 COLUMNS = (
-    "rowid, kind, id, session_id, agent_id, project, title, agent_type, started_at, ended_at, turns"
+    "rowid, kind, id, session_id, agent_id, project, title, agent_type, started_at, ended_at,"
+    " turns, resurrects"
 )
 DOCS_COLUMNS = ", ".join("d." + column for column in COLUMNS.split(", "))  # docs joined as d
 BEST = 500  # the conversations the words' bm25 ranks
@@ -155,6 +167,7 @@ class Hit:
     reasons: list[str] = field(default_factory=list)
     snippet: str | None = None
     bookmark: str | None = None
+    resurrects: str | None = None  # started from a resurrection of this agent or session
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -166,7 +179,7 @@ CREATE TABLE IF NOT EXISTS sessions(path TEXT PRIMARY KEY, signature TEXT NOT NU
 CREATE TABLE IF NOT EXISTS docs(
     rowid INTEGER PRIMARY KEY, session_path TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL,
     session_id TEXT NOT NULL, agent_id TEXT, project TEXT, title TEXT, agent_type TEXT,
-    started_at TEXT, ended_at TEXT, turns INTEGER);
+    started_at TEXT, ended_at TEXT, turns INTEGER, resurrects TEXT);
 CREATE INDEX IF NOT EXISTS docs_session ON docs(session_path);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
     title, project, body, tokenize = 'unicode61 remove_diacritics 2');
@@ -278,6 +291,16 @@ def _inside(name: str, root: str) -> str | None:
     return None
 
 
+def resurrected_from(first_prompt: str | None) -> str | None:
+    """``agent ID`` or ``session ID``: the conversation whose resurrection prompt started this
+    one (its first prompt), else None."""
+    found = _RESURRECTION.match(first_prompt or "")
+    if found is None:
+        return None
+    agent, session = found.groups()
+    return f"agent {agent}" if agent else f"session {session.rstrip('.')}"
+
+
 def _one_line(text: str | None, limit: int = 120) -> str | None:
     if not text:
         return None
@@ -337,6 +360,7 @@ def _session_rows(catalog, folder: Path, session_id: str) -> list[tuple[tuple, s
             transcript.started_at,
             transcript.ended_at,
             transcript.turn_count,
+            resurrected_from(transcript.first_prompt),
         )
         files = conversation_files(transcript, doc["session_project"])
         rows.append((columns, _body(transcript), files))
@@ -445,8 +469,8 @@ def _build(connection, root, current, stale, changed, progress) -> None:
             for columns, body, files in rows:
                 cursor = connection.execute(
                     "INSERT INTO docs(session_path, kind, id, session_id, agent_id, project,"
-                    " title, agent_type, started_at, ended_at, turns)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    " title, agent_type, started_at, ended_at, turns, resurrects)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     (key, *columns),
                 )
                 doc = cursor.lastrowid
@@ -482,10 +506,8 @@ class BookmarkName:
 
 
 def _hit(row) -> tuple[int, Hit]:
-    rowid, kind, ident, session_id, agent_id, project, title, agent_type, start, end, turns = row
-    return rowid, Hit(
-        kind, ident, session_id, agent_id, project, title, agent_type, start, end, turns or 0
-    )
+    rowid, *columns, turns, resurrects = row  # COLUMNS
+    return rowid, Hit(*columns, turns or 0, resurrects=resurrects)
 
 
 def _spellings(connection: sqlite3.Connection, word: str) -> list[str]:
@@ -596,15 +618,17 @@ def _row(rowid: int, hit: Hit) -> tuple:
     """The ``docs`` row (``COLUMNS``) a hit was read from."""
     return (
         rowid, hit.kind, hit.id, hit.session_id, hit.agent_id, hit.project, hit.title,
-        hit.agent_type, hit.started_at, hit.ended_at, hit.turns,
+        hit.agent_type, hit.started_at, hit.ended_at, hit.turns, hit.resurrects,
     )  # fmt: skip
 
 
 def _text_hits(rows: list[tuple], expanded: dict[str, list[str]], holding: dict[str, list[int]]):
     """The conversations holding the query's words (``rows``: the best by bm25), each with the
-    words it holds as reasons, and its bm25 relative to the best one (0..1)."""
+    words it holds as reasons, its bm25 relative to the best one (0..1), and the query words it
+    holds."""
     hits: dict[int, Hit] = {}
     text_score: dict[int, float] = {}
+    held: dict[int, list[str]] = {}
     best = min((row[-1] for row in rows), default=-1.0) or -1.0
     for row in rows:
         rowid, hit = _hit(row[:-1])
@@ -616,7 +640,30 @@ def _text_hits(rows: list[tuple], expanded: dict[str, list[str]], holding: dict[
         for rowid in holding[word]:
             if rowid in hits:
                 hits[rowid].reasons.append(f"word {shown}")
-    return hits, text_score
+                held.setdefault(rowid, []).append(word)
+    return hits, text_score, held
+
+
+def _word_weights(expanded: dict[str, list[str]]) -> dict[str, float]:
+    """How much each query word counts when a conversation holds it: 1 as typed, less under
+    another spelling (``TYPO_WEIGHT`` times how close the closest one is)."""
+    weights = {}
+    for word, terms in expanded.items():
+        if word in terms:
+            weights[word] = 1.0
+        else:
+            closest = max((fuzz.ratio(word, term) for term in terms), default=0)
+            weights[word] = TYPO_WEIGHT * closest / 100
+    return weights
+
+
+def _names_type(word: str, agent_type: str | None) -> bool:
+    """``word`` is a form of the subagent type ``agent_type`` (explored, exploring: Explore)."""
+    if not agent_type or agent_type in ("main", "general-purpose"):
+        return False
+    stem = agent_type.lower()
+    stem = stem[:-1] if stem.endswith("e") else stem
+    return len(stem) >= 4 and word.startswith(stem)
 
 
 def _snippets(connection, expanded: dict[str, list[str]], rowids: list[int]) -> dict[int, str]:
@@ -660,7 +707,8 @@ def search(
         reads = read(connection, words, lambda word: _spellings(connection, word))
         assert reads is not None  # with spellings a search always reads
         expanded = reads["expanded"]
-        hits, text_score = _text_hits(reads["best"], expanded, reads["holding"])
+        hits, text_score, held = _text_hits(reads["best"], expanded, reads["holding"])
+        weights = _word_weights(expanded)
         marks: dict[tuple[str, str | None], list[BookmarkName]] = {}
         for mark in bookmarks:
             marks.setdefault((mark.session_id, mark.agent_id), []).append(mark)
@@ -678,10 +726,15 @@ def search(
             reasons = hit.reasons if hit is not None else []
             bookmark = None
             score = 0.0
-            if rowid in text_score:
-                matched = sum(1 for r in reasons if r.startswith("word "))
-                coverage = matched / max(len(words), 1)
-                score += 50 * (0.6 * coverage + 0.4 * text_score[rowid])
+            typed = [word for word in words if _names_type(word, row[7])]
+            if typed:
+                score += TYPE_BONUS
+                reasons.append(f"type {row[7]}")
+            if rowid in text_score or typed:
+                counted = {word: weights[word] for word in held.get(rowid, [])}
+                counted.update(dict.fromkeys(typed, 1.0))
+                coverage = sum(counted.values()) / max(len(words), 1)
+                score += 50 * coverage * (0.6 + 0.4 * text_score.get(rowid, 0.0))
             ratio = titles.get(title, 0) if title else 0
             if ratio >= FUZZY_MIN:
                 score += 20 * ratio / 100
@@ -703,6 +756,9 @@ def search(
                     continue
                 score += 10 if words else 50
                 reasons.append(f"time {query.time_label}")
+            if score > 0 and row[11]:
+                score *= RESURRECTION_FACTOR
+                reasons.append(f"resurrection of {row[11]}")
             if score > 0:
                 if hit is None:
                     hit = hits[rowid] = _hit(row)[1]
