@@ -18,7 +18,9 @@ project) that share words or files with the task, and the bookmarks. Each gets a
 - same repository (+5): cross-repository candidates are ranked too, and marked.
 
 Only candidates that share something with the task (words, files or tags) are ranked, and only
-those that reach the threshold (``resume.recommend_threshold``, 35) are recommended.
+those that reach the threshold (``resume.recommend_threshold``, 35) as if they were recent (their
+recency counted in full) are recommended: age orders the candidates, it excludes none (a strong
+match of the task's words alone is recommended however old it is).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ BRANCH_NOISE = frozenset(
 STATE_FOLDERS = (".purlin/", ".planning/", ".claude/")
 HALF_LIFE_DAYS = 30.0
 READ_WEIGHT = 0.4
+RECENCY_WEIGHT = 10.0
 
 
 @dataclass
@@ -303,7 +306,7 @@ def _score(
     moment = clock.parse(found.ended_at)
     if moment is not None:
         age = max(0.0, (now - moment).total_seconds() / 86400)
-        parts["recency"] = 10 * 0.5 ** (age / HALF_LIFE_DAYS)
+        parts["recency"] = RECENCY_WEIGHT * 0.5 ** (age / HALF_LIFE_DAYS)
         reasons.append(age_text(moment, now))
     cross = bool(task.project) and not _inside(found.project, task.project)
     if task.project and not cross:
@@ -325,6 +328,11 @@ def _score(
         cross,
         mark.name if mark else None,
     )
+
+
+def _judged(found: Recommendation) -> float:
+    """The score the threshold judges: the candidate's, as if it were recent."""
+    return found.score - found.parts.get("recency", 0.0) + RECENCY_WEIGHT
 
 
 def rank(
@@ -408,7 +416,7 @@ def rank(
         for key, item in evidence.items()
         if (found := _score(item, task, words, outcomes.get(key, Counter()), by_key.get(key), now))
         is not None
-        and found.score >= threshold
+        and _judged(found) >= threshold
     ]
     scored.sort(key=lambda r: (-r.score, r.cross_repo, r.session_id, r.agent_id or ""))
     return [
