@@ -44,6 +44,12 @@ def open_command(candidate: Candidate) -> str:
     return f"purlin-resume open {shlex.quote(candidate.session_id)}"
 
 
+def resurrect_command(candidate: Candidate) -> str:
+    """The ``resurrect`` command that brings back exactly this candidate (by its ids)."""
+    agent = f" --agent {shlex.quote(candidate.agent_id)}" if candidate.agent_id else ""
+    return f"purlin-resume resurrect --session {shlex.quote(candidate.session_id)}{agent}"
+
+
 class OpenInstead(Exception):
     """The user picked a candidate to continue in Claude Code itself rather than resurrect."""
 

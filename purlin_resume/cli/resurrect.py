@@ -17,7 +17,15 @@ import typer
 
 from purlin_resume.claude import layout
 from purlin_resume.cli.app import PurlinGroup, app
-from purlin_resume.cli.candidates import OpenInstead, carry_out, choose, default_spawn, say
+from purlin_resume.cli.candidates import (
+    OpenInstead,
+    candidate_line,
+    carry_out,
+    choose,
+    default_spawn,
+    resurrect_command,
+    say,
+)
 from purlin_resume.cli.common import (
     Output,
     checked_output,
@@ -37,7 +45,13 @@ from purlin_resume.core import store
 from purlin_resume.core.errors import PurlinError, UsageError
 from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection import log as resurrection_log
-from purlin_resume.resurrection.candidates import Candidate, Environment, environment_here
+from purlin_resume.resurrection.candidates import (
+    Candidate,
+    Environment,
+    NoClearWinner,
+    clear_winner,
+    environment_here,
+)
 from purlin_resume.resurrection.flow import Plan
 from purlin_resume.team import revive
 
@@ -84,6 +98,14 @@ SocketOption = TmuxSocketOption
 NotesOption = Annotated[
     Optional[str], typer.Option("--notes", help="A note for the log.", show_default=False)
 ]
+PreviewOption = Annotated[
+    bool,
+    typer.Option(
+        "--preview",
+        help="Show the candidates and the context the first one would bring back; "
+        "resurrect nothing.",
+    ),
+]
 
 
 def _interactive(yes: bool) -> bool:
@@ -97,9 +119,9 @@ def _interactive(yes: bool) -> bool:
     return True
 
 
-def _preview(plan: Plan, lines: int = 40) -> str:
+def _preview(plan: Plan, lines: int = 40, doing: str = "Resurrecting") -> str:
     head = [
-        f"Resurrecting {plan.candidate.label()} (session {plan.source_session})"
+        f"{doing} {plan.candidate.label()} (session {plan.source_session})"
         + (" from the archive" if plan.archived else ""),
         f"Context: {plan.method}, {plan.tokens} tokens (full: {plan.tokens_full})",
     ]
@@ -131,6 +153,7 @@ class Delivery:
     output: OutputOption = None
     tmux_socket: SocketOption = None
     notes: NotesOption = None
+    preview: PreviewOption = False
     claude_dir: ClaudeDirOption = None
     project: ProjectOption = None
     as_json: JsonOption = False
@@ -169,6 +192,8 @@ def _run(
     started = time.monotonic()
     if options.no_redact:
         Output.redact = False
+    if options.preview:
+        return _previewed(mode, query, candidates_of, options, searched)
     output = checked_output(options.output)
     server = tmux_server(options.tmux_socket)
     interactive = _interactive(options.yes)
@@ -201,6 +226,44 @@ def _run(
         f"({plan.method}, {plan.tokens} tokens, full {plan.tokens_full})"
     )
     deliver(env, entry, plan.prompt, options, output, server, summary, plan.to_dict())
+
+
+def _previewed(mode: str, query: str | None, candidates_of, options: Delivery, searched: bool):
+    """``--preview``: the candidates and the plan of the first, for the user to approve (an
+    agent shows them and asks); nothing is resurrected, recorded or started."""
+    if options.spawn is not Spawn.none or options.output is not None:
+        raise UsageError("--preview resurrects nothing: leave out --spawn and -o")
+    env = environment_here(options.claude_dir, options.project)
+    request = resurrection.Request(
+        mode, query, options.method.value, options.task, not options.no_redact, options.notes
+    )
+    found, plan, problem = resurrection.preview(env, request, candidates_of)
+    try:
+        winner = clear_winner(query or "", found) if searched else found[0]
+    except NoClearWinner:
+        winner = None
+    shown = (
+        _preview(plan, doing="Would resurrect")
+        if plan
+        else f"{found[0].label()} cannot be resurrected: {problem}"
+    )
+    if options.as_json:
+        listed = [{**c.to_dict(), "resurrect": resurrect_command(c)} for c in found]
+        print_json(
+            {
+                "candidates": listed,
+                "clear_winner": winner is not None,
+                "plan": plan.to_dict() if plan else None,
+                "problem": problem,
+                "preview": shown,
+            }
+        )
+        return
+    if len(found) > 1:
+        print_text("Candidates:\n")
+        print_text("\n".join(candidate_line(n, c) for n, c in enumerate(found, 1)) + "\n")
+    print_text(shown + "\n")
+    print_text(f"Nothing was resurrected. To go on: {resurrect_command(found[0])}\n")
 
 
 def _asked(plan: Plan, candidates: int, again) -> tuple[Plan, list[str]]:

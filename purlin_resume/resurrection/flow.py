@@ -697,18 +697,7 @@ def resurrect(
     started = time.monotonic() if started is None else started
     chosen = None
     try:
-        found = candidates_of(env)
-        if not found:
-            outside = getattr(found, "outside_note", lambda: None)()
-            raise PreflightFailed(
-                Check(
-                    "exists",
-                    "fail",
-                    f"nothing matches {request.query!r}" + (f" ({outside})" if outside else ""),
-                    "try other words, a date (2026-02-09) or 'yesterday'; "
-                    "'purlin-resume sessions --all' lists everything",
-                )
-            )
+        found = _found(env, request, candidates_of)
         chosen = choose(found)
         planned = _planned(env, chosen, request, request.method, started)
     except PreflightFailed as failed:
@@ -719,6 +708,38 @@ def resurrect(
     planned, decisions = review(planned, len(found), again)
     note = "; ".join([*([request.notes] if request.notes else []), *decisions]) or None
     return planned, record(env, planned, note)
+
+
+def _found(
+    env: Environment, request: Request, candidates_of: Callable[[Environment], list[Candidate]]
+) -> list[Candidate]:
+    """The candidates ``candidates_of`` finds; a failed pre-flight when there are none."""
+    found = candidates_of(env)
+    if not found:
+        outside = getattr(found, "outside_note", lambda: None)()
+        raise PreflightFailed(
+            Check(
+                "exists",
+                "fail",
+                f"nothing matches {request.query!r}" + (f" ({outside})" if outside else ""),
+                "try other words, a date (2026-02-09) or 'yesterday'; "
+                "'purlin-resume sessions --all' lists everything",
+            )
+        )
+    return found
+
+
+def preview(
+    env: Environment, request: Request, candidates_of: Callable[[Environment], list[Candidate]]
+) -> tuple[list[Candidate], Plan | None, str | None]:
+    """What a resurrection would bring back, for the user to approve first; nothing is
+    recorded or started. The candidates ``candidates_of`` finds (a failed pre-flight when there
+    are none) and the plan of the first one, or None and why it cannot be resurrected."""
+    found = _found(env, request, candidates_of)
+    try:
+        return found, _planned(env, found[0], request, request.method, time.monotonic()), None
+    except PreflightFailed as failed:
+        return found, None, failed.message
 
 
 def _planned(

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from benchmarks import search_quality
 from purlin_resume.core import cache_home
 from purlin_resume.resurrection import candidates, log, query, search_index
-from tests.resurrection.test_resurrect_cli import _fails, _ok
+from tests.resurrection.test_resurrect_cli import ROOT, _fails, _ok
 from tests.resurrection_data import session
 
 FUM = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
@@ -126,3 +126,44 @@ def test_the_search_benchmark_makes_no_wrong_autonomous_pick(capsys):
     assert got["hit@1"] == got["with an answer"]
     assert got["picked right"] >= got["with an answer"] - 2
     assert "hit@1: " in capsys.readouterr().out
+
+
+def test_a_preview_shows_the_candidates_and_the_context_and_resurrects_nothing(
+    cli, fixtures_copy, repo
+):
+    """What /resurrect shows the user before asking (the slash command runs it)."""
+    claude = ("--claude-dir", str(fixtures_copy))
+    args = ["resurrect", "find", "tmux module", "--preview"]
+    data = json.loads(_ok(cli(*args, "--json", *claude)).stdout)
+    first = data["candidates"][0]
+    assert first["agent_id"] == "a7be2f0" and len(data["candidates"]) > 1
+    assert first["resurrect"] == f"purlin-resume resurrect --session {FUM} --agent a7be2f0"
+    assert data["clear_winner"] is True and data["problem"] is None
+    assert data["plan"]["agent_id"] == "a7be2f0" and data["plan"]["tokens"] > 0
+    assert data["preview"].startswith(f"Would resurrect agent a7be2f0 (session {FUM})")
+    assert "--- preview ---\nYou are a resurrection of agent a7be2f0" in data["preview"]
+
+    shown = _ok(cli(*args, *claude)).stdout
+    assert shown.startswith("Candidates:\n 1.  ")
+    assert shown.endswith(
+        f"Nothing was resurrected. To go on: purlin-resume resurrect --session {FUM} "
+        "--agent a7be2f0\n"
+    )
+    weak = cli("resurrect", "find", "kubernetes helm chart", "--preview", "--json", *claude)
+    assert json.loads(_ok(weak).stdout)["clear_winner"] is False
+    assert not (fixtures_copy / "history" / log.FILE_NAME).exists()  # nothing logged
+
+    _fails(cli(*args, "-o", "x.md", *claude), 2, "--preview resurrects nothing")
+
+
+def test_the_slash_command_asks_before_it_resurrects():
+    """The command runs the preview, not ``--yes``; the model asks the user (field test:
+    tests/field/test_resurrect_command.py)."""
+    text = (ROOT / "plugin" / "commands" / "resurrect.md").read_text()
+    head, body = text.split("---\n")[1:3]
+    assert "AskUserQuestion" in head.split("allowed-tools:")[1]
+    (line,) = [row for row in body.splitlines() if row.startswith("!`")]
+    assert line == "!`purlin-resume resurrect $ARGUMENTS --preview --json`"
+    assert "Never pick for the user" in body
+    skill = (ROOT / "plugin" / "skills" / "resurrect-earlier-work" / "SKILL.md").read_text()
+    assert "--preview --json" in skill and "Never pick for the user" in skill
