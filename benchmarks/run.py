@@ -1,6 +1,6 @@
 """Speed and memory of the transcript engine against its anchors.
 
-    .venv/bin/python benchmarks/run.py [--runs 5] [--big-runs 3] [--size-mb 300]
+    .venv/bin/python benchmarks/run.py [--runs 5] [--big-runs 3] [--size-mb 300] [--quality]
 
 Prints, from one run (medians of --runs repetitions):
 
@@ -11,11 +11,14 @@ Prints, from one run (medians of --runs repetitions):
    fixture lines with fresh uuids (generated into benchmarks/.work/, never committed).
 
 Targets: >= 5x faster than claude-code-log, <= 3x the floor, >= 100 MB/s, peak RSS <= 150 MB.
+
+Then the quality measures (``QUALITY``: judgements, not timings; ``--quality`` prints only them).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import re
@@ -38,6 +41,7 @@ SOURCES = [
     "projects/-home-USER-projects-spotter-worktrees-spotter-fum/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
 ]
 BIG_SESSION = "b16b16b1-0000-4000-8000-000000000300"
+QUALITY = ("search_quality",)  # modules of this folder whose main(argv) prints a quality measure
 CCL_VENV = WORK / "ccl-venv"
 _UUID = re.compile(rb"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-)[0-9a-f]{4}([0-9a-f]{8})")
 _API_ID = re.compile(rb"\b((?:msg|toolu|req)_[A-Za-z0-9]{8,})")
@@ -167,7 +171,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--big-runs", type=int, default=3)
     parser.add_argument("--size-mb", type=int, default=300)
+    parser.add_argument("--quality", action="store_true", help="Only the quality measures.")
     args = parser.parse_args()
+    if args.quality:
+        return quality()
     if not (FIXTURES / SOURCES[0]).exists():
         raise SystemExit(f"fixture session not found under {FIXTURES} (set PURLIN_FIXTURES)")
     sys.path.insert(0, str(REPO))
@@ -300,6 +307,15 @@ def main() -> None:
             ("peak RSS <= 150 MB", f"{big_rss / 1e6:.0f} MB", verdict(big_rss / 1e6 <= 150)),
         ],
     )
+    quality()
+
+
+def quality() -> None:
+    """Print every quality measure of ``QUALITY``."""
+    sys.path.insert(0, str(HERE))
+    for name in QUALITY:
+        importlib.import_module(name).main([])
+        print()
 
 
 def ms(seconds: float) -> str:
