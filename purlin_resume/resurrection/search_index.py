@@ -14,8 +14,10 @@ session's name or first prompt, the subagent's description), the project path, t
 A query is split into time words (``today``, ``yesterday``, ``this/last week``, ``this/last
 month``, ``N days ago``, ``last N days``, a date ``YYYY-MM-DD``), which restrict the results to
 conversations active then, and words. Words are matched by FTS5 (bm25), typo-tolerantly
-against the index's own vocabulary and against titles, project names and bookmark names with
-rapidfuzz. Every result carries its score (0-100) and the reasons it matched.
+against the index's own vocabulary (a word found only under another spelling counts for less)
+and against titles, project names and bookmark names with rapidfuzz; a word naming a subagent's
+type finds it. A conversation a resurrection started (its first prompt is the resurrection's)
+ranks below its original. Every result carries its score (0-100) and the reasons it matched.
 """
 
 from __future__ import annotations
@@ -657,6 +659,14 @@ def _word_weights(expanded: dict[str, list[str]]) -> dict[str, float]:
     return weights
 
 
+def _words_part(counted: dict[str, float], words: int, relative_bm25: float) -> float:
+    """The words' part of a score (up to 50): the share of the query's ``words`` the
+    conversation holds (each ``counted`` as much as it weighs), raised by its bm25 relative to
+    the best match."""
+    coverage = sum(counted.values()) / max(words, 1)
+    return 50 * coverage * (0.6 + 0.4 * relative_bm25)
+
+
 def _names_type(word: str, agent_type: str | None) -> bool:
     """``word`` is a form of the subagent type ``agent_type`` (explored, exploring: Explore)."""
     if not agent_type or agent_type in ("main", "general-purpose"):
@@ -726,15 +736,14 @@ def search(
             reasons = hit.reasons if hit is not None else []
             bookmark = None
             score = 0.0
-            typed = [word for word in words if _names_type(word, row[7])]
-            if typed:
+            naming_type = [word for word in words if _names_type(word, row[7])]
+            if naming_type:
                 score += TYPE_BONUS
                 reasons.append(f"type {row[7]}")
-            if rowid in text_score or typed:
+            if rowid in text_score or naming_type:
                 counted = {word: weights[word] for word in held.get(rowid, [])}
-                counted.update(dict.fromkeys(typed, 1.0))
-                coverage = sum(counted.values()) / max(len(words), 1)
-                score += 50 * coverage * (0.6 + 0.4 * text_score.get(rowid, 0.0))
+                counted.update(dict.fromkeys(naming_type, 1.0))
+                score += _words_part(counted, len(words), text_score.get(rowid, 0.0))
             ratio = titles.get(title, 0) if title else 0
             if ratio >= FUZZY_MIN:
                 score += 20 * ratio / 100

@@ -47,3 +47,15 @@ def test_resurrect_asks_before_it_resurrects(field):
     done = field.claude("the first one", "--resume", asked.session_id)
     assert done.returncode == 0, done.stderr
     assert [entry["resurrected_from_agent_id"] for entry in _log(field)] == ["a7be2f0"]
+
+
+def test_nothing_found_is_the_one_error_line_and_no_question(field):
+    """When the preview fails (nothing matches), Claude Code stops the command (the newer
+    versions show the error line as its result) and never asks the model."""
+    _with_fixture_transcripts(field)
+    run = field.claude('/resurrect find "zzqxv"')
+    assert run.returncode == 0, run.stderr
+    assert field.model.messages == []
+    assert _log(field) == []
+    if run.result:  # (2.1.197 prints nothing in -p mode)
+        assert "error: pre-flight exists: nothing matches 'zzqxv'" in run.result
