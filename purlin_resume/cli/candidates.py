@@ -68,9 +68,9 @@ def choose(
     search for ``query``, its clear winner (else the candidates are listed and
     ``NoClearWinner`` raised). With ``offer_open``, ``oN`` continues candidate N's session in
     Claude Code instead (``OpenInstead``)."""
-    if not interactive and query is None:
-        return candidates[0]
     if not interactive:
+        if query is None:
+            return candidates[0]
         try:
             return clear_winner(query, candidates)
         except NoClearWinner:

@@ -508,8 +508,12 @@ class BookmarkName:
 
 
 def _hit(row) -> tuple[int, Hit]:
-    rowid, *columns, turns, resurrects = row  # COLUMNS
-    return rowid, Hit(*columns, turns or 0, resurrects=resurrects)
+    rowid, kind, ident, session_id, agent_id, project, title, agent_type, start, end = row[:10]
+    hit = Hit(
+        kind, ident, session_id, agent_id, project, title, agent_type, start, end, row[10] or 0
+    )
+    hit.resurrects = row[11]  # COLUMNS
+    return rowid, hit
 
 
 def _spellings(connection: sqlite3.Connection, word: str) -> list[str]:
