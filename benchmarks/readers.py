@@ -3,6 +3,7 @@ JSON floor, at 3, 30 and 300 MB.
 
     .venv/bin/python benchmarks/readers.py            # 3, 30 and 300 MB
     .venv/bin/python benchmarks/readers.py --quick    # 3 MB only
+    .venv/bin/python benchmarks/readers.py --runs 5   # the median of 5 runs (default 3)
 
 A session of each size is generated under ``benchmarks/.work/readers/`` by repeating the records
 of the real fixture sessions (``tests/fixtures/<cli>``) with fresh ids: a rollout for Codex, a
@@ -18,6 +19,7 @@ import argparse
 import json
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import uuid
@@ -160,11 +162,27 @@ def _imports(cli: str) -> str:
     }[cli]
 
 
+def _medians(cli: str, path: Path, runs: int) -> tuple[float, float, float, float]:
+    """The median time and the largest peak of the reader and of the floor, the two
+    interleaved run by run (so that a busy moment slows both)."""
+    reader, floor = [], []
+    for _ in range(runs):
+        reader.append(_measure(READ[cli], path, _imports(cli)))
+        floor.append(_measure(FLOOR["db" if cli == "opencode" else "jsonl"], path))
+    return (
+        statistics.median(t for t, _ in reader),
+        max(p for _, p in reader),
+        statistics.median(t for t, _ in floor),
+        max(p for _, p in floor),
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 MB only")
     parser.add_argument("--sizes", default="3,30,300", help="sizes in MB (default 3,30,300)")
     parser.add_argument("--only", default="codex,gemini,opencode")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each (the median is shown)")
     args = parser.parse_args()
     sizes = [3] if args.quick else [int(s) for s in args.sizes.split(",")]
     print(
@@ -175,8 +193,7 @@ def main() -> None:
         for size in sizes:
             path = MAKERS[cli](size)
             megabytes = path.stat().st_size / MB
-            took, peak = _measure(READ[cli], path, _imports(cli))
-            floor, floor_peak = _measure(FLOOR["db" if cli == "opencode" else "jsonl"], path)
+            took, peak, floor, floor_peak = _medians(cli, path, args.runs)
             print(
                 f"| {cli} | {megabytes:.0f} MB | {took:.2f} | {megabytes / took:.0f} | "
                 f"{floor:.2f} | {megabytes / floor:.0f} | {floor / took:.2f}x | {peak:.0f} | "

@@ -85,6 +85,15 @@ def markdown_pieces(
     )
 
 
+def markdown(opened: Opened, options: MarkdownOptions) -> str:
+    """The Markdown of the conversation whole (its header first), or the line saying it has
+    none (not redacted yet)."""
+    if not rendering.has_history(opened.transcript, options):
+        return rendering.no_history(opened.target.id)
+    assert opened.transcript is not None
+    return rendering.render(opened.transcript, options, opened.subagent, kind(opened))[0]
+
+
 def batches(pieces: Iterable[str]) -> Iterator[str]:
     """Pieces joined into batches of about ``BATCH_CHARS`` (a piece is never split)."""
     batch: list[str] = []

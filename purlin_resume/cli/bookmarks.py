@@ -37,8 +37,10 @@ def _mark_dict(mark) -> dict[str, Any]:
 def _mark_text(mark) -> str:
     what = f"agent {mark.agent_id}" if mark.agent_id else "main agent"
     tags = f"  [{', '.join(mark.tags)}]" if mark.tags else ""
+    cli = f"{mark.cli} " if mark.cli else ""
     return (
-        f"{mark.name}  {mark.bookmark_id}  {mark.scope}  session {mark.session_id} · {what}{tags}\n"
+        f"{mark.name}  {mark.bookmark_id}  {mark.scope}  {cli}session {mark.session_id} · "
+        f"{what}{tags}\n"
         f"    {mark.description or ''}  resurrected {mark.resurrection_count}x"
         f"{'  last ' + mark.last_resurrected if mark.last_resurrected else ''}\n"
     )
@@ -81,9 +83,8 @@ def bookmark_add(
     if as_json:
         print_json(_mark_dict(mark))
         return
-    print_text(
-        f"bookmarked {mark.name} ({mark.bookmark_id}, {mark.scope}); archive {mark.archive}\n"
-    )
+    kept = f"archive {mark.archive}" if mark.archive else f"no archive: {mark.cli} keeps it"
+    print_text(f"bookmarked {mark.name} ({mark.bookmark_id}, {mark.scope}); {kept}\n")
 
 
 @bookmark.command("list")

@@ -19,6 +19,7 @@ from purlin_resume.resurrection.candidates import (
     Environment,
     NoClearWinner,
     clear_winner,
+    open_command,
 )
 
 
@@ -35,13 +36,13 @@ def candidate_line(number: int, candidate: Candidate) -> str:
     lines.append(f"      {' · '.join(d for d in details if d)}")
     if candidate.reasons:
         lines.append(f"      why: {', '.join(candidate.reasons)}")
-    lines.append(f"      continue it: {open_command(candidate)}")
+    command = open_command(candidate)
+    if command is not None:
+        lines.append(f"      continue it: {command}")
+    else:
+        ident = candidate.agent_id or candidate.session_id
+        lines.append(f"      read it: purlin-resume transcript {shlex.quote(ident)}")
     return "\n".join(lines)
-
-
-def open_command(candidate: Candidate) -> str:
-    """The ``open`` command that continues a candidate's session in Claude Code."""
-    return f"purlin-resume open {shlex.quote(candidate.session_id)}"
 
 
 def resurrect_command(candidate: Candidate) -> str:

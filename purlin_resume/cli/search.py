@@ -10,12 +10,12 @@ import typer
 
 from purlin_resume.cli import team_side
 from purlin_resume.cli.app import app
-from purlin_resume.cli.candidates import candidate_line, open_command
+from purlin_resume.cli.candidates import candidate_line
 from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, TeamOption
 from purlin_resume.core.errors import UsageError
 from purlin_resume.resurrection import candidates, recommendation
-from purlin_resume.resurrection.candidates import environment_here
+from purlin_resume.resurrection.candidates import environment_here, open_command
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006

@@ -294,16 +294,19 @@ def read(
     return Conversation(session, transcript)
 
 
+def conversations(folder: Path) -> Iterator[tuple[Path, str | None, str | None]]:
+    """(file, parent session id or None, project path) of every chat under ``folder``; a
+    legacy ``.json`` file left out when the CLI migrated it to a ``.jsonl`` beside it."""
+    roots = _project_roots(folder)
+    for path, parent, project in chat_files(folder):
+        if not (path.suffix == ".json" and path.with_suffix(".jsonl").exists()):
+            yield path, parent, _project_path(project, roots)
+
+
 def sessions(folder: Path) -> list[NativeSession]:
     """Every chat under ``folder`` (a ``~/.gemini``), subagents included (``parent_id`` set;
-    each parent counts them in ``subagents``), oldest first. A legacy ``.json`` file is left
-    out when the CLI migrated it to a ``.jsonl`` beside it."""
-    roots = _project_roots(folder)
-    found = [
-        read(path, parent, _project_path(project, roots)).session
-        for path, parent, project in chat_files(folder)
-        if not (path.suffix == ".json" and path.with_suffix(".jsonl").exists())
-    ]
+    each parent counts them in ``subagents``), oldest first."""
+    found = [read(path, parent, project).session for path, parent, project in conversations(folder)]
     by_id = {s.id: s for s in found if s.parent_id is None}
     for session in found:
         parent = by_id.get(session.parent_id or "")

@@ -132,9 +132,10 @@ def _environment(project: str | None):
 
 @tool
 def search_sessions(query: str, limit: int = 10, project: str | None = None) -> dict[str, Any]:
-    """Find earlier Claude Code sessions and subagents of every project by what happened in
-    them (words, file names, branch, time words such as 'yesterday'), ranked, with why each
-    matched and the command that continues it in Claude Code."""
+    """Find earlier sessions and subagents of Claude Code, Codex CLI, Gemini CLI and opencode,
+    of every project, by what happened in them (words, file names, branch, time words such as
+    'yesterday'), ranked, with why each matched and the command that continues it in Claude
+    Code (none for another CLI's session: get_transcript reads it)."""
     _text(query, "query")
     if not query.strip():
         raise ToolError("query: give words to search for")
@@ -143,9 +144,10 @@ def search_sessions(query: str, limit: int = 10, project: str | None = None) -> 
 
     def work():
         from purlin_resume.resurrection import flow as resurrection
+        from purlin_resume.resurrection.candidates import open_command
 
         found = resurrection.by_search(_environment(project), query, limit)
-        results = [{**c.to_dict(), "open": f"purlin-resume open {c.session_id}"} for c in found]
+        results = [{**c.to_dict(), "open": open_command(c)} for c in found]
         return _out({"query": query, "results": results})
 
     return _guard(work)
@@ -155,8 +157,9 @@ def search_sessions(query: str, limit: int = 10, project: str | None = None) -> 
 def get_transcript(
     id: str, page: int = 1, page_chars: int = PAGE_CHARS, include_tools: bool = False
 ) -> dict[str, Any]:
-    """One page of a session's or subagent's conversation as Markdown (redacted). Give the
-    session or agent id (or a unique prefix); ask for page 2, 3, ... while page < pages."""
+    """One page of a session's or subagent's conversation (Claude Code, Codex CLI, Gemini CLI
+    or opencode) as Markdown (redacted). Give the session or agent id (or a unique prefix); ask
+    for page 2, 3, ... while page < pages."""
     _text(id, "id")
     if page < 1:
         raise ToolError("page: 1 or more")
@@ -164,19 +167,16 @@ def get_transcript(
         raise ToolError(f"page_chars: between {MIN_PAGE_CHARS} and {MAX_PAGE_CHARS}")
 
     def work():
-        from purlin_resume.claude import layout, rendering
-        from purlin_resume.claude.catalog import Catalog, open_target
+        from purlin_resume.claude import rendering, transcript_output
         from purlin_resume.claude.transcript import ReadOptions
         from purlin_resume.core import redact
+        from purlin_resume.resurrection import flow as resurrection
 
-        catalog = Catalog(layout.claude_dir(_claude_dir()))
-        opened = open_target(catalog, id, ReadOptions(tools=include_tools))
-        options = rendering.MarkdownOptions(tools=include_tools)
-        kind = {"inline": "agent"}.get(opened.target.kind, opened.target.kind)
-        if not rendering.has_history(opened.transcript, options):
-            markdown = rendering.no_history(opened.target.id)
-        else:
-            markdown = rendering.render(opened.transcript, options, opened.subagent, kind)[0]
+        options = ReadOptions(tools=include_tools)
+        opened, _ = resurrection.open_conversation(_claude_dir(), id, options)
+        markdown = transcript_output.markdown(
+            opened, rendering.MarkdownOptions(tools=include_tools)
+        )
         done = redact.redact(markdown)
         pages = max(1, math.ceil(len(done.text) / page_chars))
         if page > pages:
@@ -185,7 +185,8 @@ def get_transcript(
         return _out(
             {
                 "id": opened.target.id,
-                "kind": kind,
+                "kind": transcript_output.kind(opened),
+                "cli": opened.transcript.cli if opened.transcript is not None else "claude",
                 "page": page,
                 "pages": pages,
                 "chars": len(done.text),

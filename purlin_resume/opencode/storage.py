@@ -328,6 +328,22 @@ def listed(folder: Path) -> list[NativeSession]:
     return found + [s for s in _file_sessions(folder) if s.id not in known]
 
 
+def row_counts(folder: Path) -> dict[str, str]:
+    """Session id -> how many message and part rows it has in the database (read from the
+    tables' indexes): with the session's update time, what tells that it changed."""
+    connection = _connect(folder / "opencode.db")
+    if connection is None:
+        return {}
+    counts: dict[str, list[int]] = {}
+    with connection:
+        for table, at in (("message", 0), ("part", 1)):
+            query = f"select session_id, count(*) from {table} group by session_id"
+            for session_id, count in connection.execute(query):
+                counts.setdefault(str(session_id), [0, 0])[at] = count
+    connection.close()
+    return {ident: f"{messages}m{parts}p" for ident, (messages, parts) in counts.items()}
+
+
 def sessions(folder: Path) -> list[NativeSession]:
     """Every session of ``folder`` (opencode's data folder): the database's, and those of the
     older JSON files that the database does not hold; children have ``parent_id``, and each

@@ -7,7 +7,9 @@ whichever file it is in),
 name, description, session_id, agent_id, project_path, hostname, tags, created_at,
 resurrection_count, last_resurrected, plus archive (the compressed copy of the transcripts,
 relative to the history folder) and uuid (made once per bookmark, never reused: the readable id
-of a removed bookmark can come back, its uuid cannot). This module is the one reader and writer
+of a removed bookmark can come back, its uuid cannot), and cli for a conversation of another
+agent CLI than Claude Code (``codex``, ``gemini``, ``opencode``; absent for Claude Code's, which
+alone have an archive). This module is the one reader and writer
 of both files; every change is a locked read-modify-write, and a file with a line that does not
 parse is never rewritten.
 """
@@ -47,11 +49,14 @@ class Bookmark:
     last_resurrected: str | None = None
     archive: str | None = None
     uuid: str | None = None
+    cli: str | None = None  # another agent CLI's conversation; None: Claude Code's
     scope: str = "local"  # where it was read from; not stored
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("scope")
+        if data["cli"] is None:
+            data.pop("cli")  # a Claude Code bookmark reads as it always did
         return data
 
     @classmethod

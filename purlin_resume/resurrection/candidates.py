@@ -97,6 +97,7 @@ class Candidate(Conversation):
     agent_type: str | None = None
     ended_at: str | None = None
     resurrects: str | None = None  # a resurrection of this conversation (its label) started it
+    cli: str = "claude"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -106,6 +107,14 @@ class Candidate(Conversation):
             "bookmark": self.bookmark.name if self.bookmark else None,
             "resurrects": self.resurrects,
         }
+
+
+def open_command(candidate: Candidate) -> str | None:
+    """The ``open`` command that continues a candidate's session in Claude Code (None for
+    another CLI's session)."""
+    if candidate.cli != "claude":
+        return None
+    return f"purlin-resume open {shlex.quote(candidate.session_id)}"
 
 
 def close_matches(word: str, choices: list[str], limit: int = 3) -> list[str]:
@@ -135,17 +144,21 @@ def by_bookmark(env: Environment, name: str) -> Candidate:
         project=mark.project_path,
         reasons=[f"bookmark {mark.name}"],
         bookmark=mark,
+        cli=mark.cli or "claude",
     )
 
 
 def by_search(
     env: Environment, query: str, limit: int = 10, now=None, progress=None
 ) -> list[Candidate]:
+    from purlin_resume.crosscli import sessions as crosscli
     from purlin_resume.resurrection import search_index
 
-    if not env.has_transcripts():  # (the index reads them: no catalog is built here)
+    # (the index reads the transcripts: no catalog is built here)
+    if not env.has_transcripts() and not crosscli.has_sessions():
         raise NotFound(
-            f"no Claude Code transcripts in {env.claude_root}: nothing to search; "
+            f"no Claude Code transcripts in {env.claude_root} and no sessions of "
+            f"{', '.join(crosscli.OTHERS)}: nothing to search; "
             "pass --claude-dir or set CLAUDE_CONFIG_DIR"
         )
     names = [
@@ -168,6 +181,7 @@ def by_search(
             agent_type=hit.agent_type,
             ended_at=hit.ended_at,
             resurrects=hit.resurrects,
+            cli=hit.cli,
         )
         for hit in hits
     ]

@@ -8,7 +8,8 @@ from typing import Any
 
 class Conversation:
     """Mixed into the dataclasses that name a conversation: they hold ``session_id``,
-    ``agent_id``, ``title``, ``project``, ``agent_type`` and ``ended_at``."""
+    ``agent_id``, ``title``, ``project``, ``agent_type``, ``ended_at`` and ``cli`` (the agent
+    CLI that wrote it)."""
 
     session_id: str
     agent_id: str | None
@@ -16,9 +17,11 @@ class Conversation:
     project: str | None
     agent_type: str | None
     ended_at: str | None
+    cli: str
 
     def label(self) -> str:
-        return f"agent {self.agent_id}" if self.agent_id else f"session {self.session_id}"
+        what = f"agent {self.agent_id}" if self.agent_id else f"session {self.session_id}"
+        return what if self.cli == "claude" else f"{self.cli} {what}"
 
     def identity(self) -> dict[str, Any]:
         """The conversation's fields, in the order every JSON output gives them."""
@@ -29,4 +32,5 @@ class Conversation:
             "project": self.project,
             "agent_type": self.agent_type,
             "ended_at": self.ended_at,
+            "cli": self.cli,
         }

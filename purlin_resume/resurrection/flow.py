@@ -771,19 +771,28 @@ def bookmark_agent(
     tags: list[str],
     global_: bool,
 ) -> Bookmark:
-    """Bookmark a session or agent and archive its session's transcripts."""
+    """Bookmark a session or agent and archive its session's transcripts (a session of
+    another agent CLI is bookmarked without an archive: that CLI keeps it)."""
     from purlin_resume.claude.catalog import Catalog
     from purlin_resume.claude.transcript import ReadOptions
 
     bookmarks.check_name(name)
-    catalog = Catalog(claude_layout.claude_dir(env.claude_root))
     candidate = direct(session, agent)
-    source, failure = _open_in(catalog, candidate, ReadOptions())
+    try:
+        catalog = Catalog(claude_layout.claude_dir(env.claude_root))
+        source, failure = _open_in(catalog, candidate, ReadOptions())
+    except NotFound as exc:
+        source, failure = None, exc
     if source is None:
-        raise failure
+        other = _other_cli_bookmark(candidate)
+        if other is None:
+            raise failure
+        other.name, other.hostname = name, env.host
+        other.description = _clean(description, True)
+        other.tags = list(dict.fromkeys(tags))
+        return bookmarks.add(_bookmark_shelf(env, global_, other), other)
     target = catalog.resolve(source.session_id, kinds=("session",))
     assert target.session is not None
-    path = env.shelves.global_ if global_ or env.shelves.local is None else env.shelves.local
     from purlin_resume.resurrection import archive
 
     try:
@@ -803,9 +812,43 @@ def bookmark_agent(
         hostname=env.host,
         tags=list(dict.fromkeys(tags)),
         archive=saved.relative_to(env.history).as_posix(),
-        scope="global" if path == env.shelves.global_ else "local",
     )
-    return bookmarks.add(path, mark)
+    return bookmarks.add(_bookmark_shelf(env, global_, mark), mark)
+
+
+def _bookmark_shelf(env: Environment, global_: bool, mark: Bookmark) -> Path:
+    """The file a new bookmark goes into (the project's, unless ``global_`` or outside a
+    project), its scope set on ``mark``."""
+    path = env.shelves.global_ if global_ or env.shelves.local is None else env.shelves.local
+    mark.scope = "global" if path == env.shelves.global_ else "local"
+    return path
+
+
+def _other_cli_bookmark(candidate: Candidate) -> Bookmark | None:
+    """The bookmark of a Codex CLI, Gemini CLI or opencode conversation (a child session is
+    an agent of its parent session), or None when no such CLI has it. ``--agent`` names the
+    child, ``--session`` its parent."""
+    from purlin_resume.crosscli import sessions as crosscli
+
+    try:
+        found = crosscli.open_conversation(candidate.agent_id or candidate.session_id)
+    except NotFound:
+        return None
+    session = found.session
+    if candidate.agent_id and not (session.parent_id or "").startswith(candidate.session_id):
+        raise preflight.failure(
+            "exists",
+            f"{session.cli} session {session.id} is no child of session {candidate.session_id}",
+            f"'purlin-resume agents {candidate.session_id}' lists its children",
+        )
+    return Bookmark(
+        bookmark_id="",
+        name="",
+        session_id=session.parent_id or session.id,
+        agent_id=session.id if session.parent_id else None,
+        project_path=session.project_path,
+        cli=session.cli,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from typing import Any
 from purlin_resume.core import cache_home, clock, gitrepo, redact, store
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
+from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.resurrection.conversation import Conversation
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -183,6 +184,7 @@ class Recommendation(Conversation):
     parts: dict[str, float]
     cross_repo: bool
     bookmark: str | None = None
+    cli: str = "claude"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -269,6 +271,7 @@ class _Evidence:
     words: list[str] = field(default_factory=list)
     edited: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
+    cli: str = "claude"
 
 
 def _score(
@@ -327,6 +330,7 @@ def _score(
         {k: round(v, 1) for k, v in parts.items()},
         cross,
         mark.name if mark else None,
+        found.cli,
     )
 
 
@@ -376,6 +380,7 @@ def rank(
             item.words,
             item.edited,
             item.read,
+            hit.cli,
         )
     by_key = {(m.session_id, m.agent_id): m for m in marks}
     if text_only:
@@ -393,6 +398,7 @@ def rank(
                 "",
                 {"text": round(100 * e.text, 1)},
                 False,
+                cli=e.cli,
             )
             for e in ranked[:limit]
         ]
@@ -443,7 +449,7 @@ def recommend(
         outcomes=resurrection_log.outcomes_by_source(entries),
         threshold=env.settings.recommend_threshold if threshold is None else threshold,
         limit=limit,
-        update=update and env.has_transcripts(),
+        update=update and (env.has_transcripts() or crosscli.has_sessions()),
     )
 
 
@@ -467,10 +473,11 @@ def for_task(
     else:
         task = gather(env.project_root, env.claude_root, session, env.settings.main_branches)
         task.files += [f for f in files if f not in task.files]
-    if not env.has_transcripts() and not env.shelves.all():
+    if not env.has_transcripts() and not crosscli.has_sessions() and not env.shelves.all():
         raise PurlinError(
-            f"no Claude Code transcripts in {env.claude_root} and no bookmarks: nothing to "
-            "recommend; pass --claude-dir or set CLAUDE_CONFIG_DIR"
+            f"no Claude Code transcripts in {env.claude_root}, no sessions of "
+            f"{', '.join(crosscli.OTHERS)} and no bookmarks: nothing to recommend; "
+            "pass --claude-dir or set CLAUDE_CONFIG_DIR"
         )
     found = recommend(env, task, limit=limit, threshold=threshold)
     remember(env.cache, task, found)

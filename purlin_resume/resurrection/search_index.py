@@ -1,11 +1,13 @@
 """Finding agents: an SQLite FTS5 index of every session and subagent, and ranked search over it.
 
 The index lives in the user cache folder (``$XDG_CACHE_HOME/purlin-resume`` or
-``~/.cache/purlin-resume``), one database per Claude data folder. It is derived from the
+``~/.cache/purlin-resume``), one database per Claude data folder, and holds the conversations of
+Codex CLI, Gemini CLI and opencode too (each a row with its CLI). It is derived from the
 transcripts only, so deleting it at any time is safe: the next search rebuilds it. It is kept
 up to date incrementally: a session is read again only when the (path, size, mtime) of one of its
 files changed (its own file, its ``subagents/`` folder, the ``agent-*.jsonl`` files beside the
-sessions of its project folder); sessions whose files are gone are dropped.
+sessions of its project folder; another CLI's conversation: ``crosscli.sources``); sessions
+whose files are gone are dropped.
 
 Indexed per conversation (a session's main thread, each subagent): the words of the prompts, the
 answers, the tool inputs and the file paths, redacted before they are stored; the title (the
@@ -42,6 +44,7 @@ from purlin_resume.claude.layout import SessionFile
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.core import cache_home, redact, store
 from purlin_resume.core.errors import PurlinError
+from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.resurrection.query import Query
 from purlin_resume.resurrection.query import parse as parse_query
 
@@ -59,11 +62,11 @@ _RESURRECTION = re.compile(
 )
 
 
-SCHEMA_VERSION = "4"  # 2: the files of each conversation; 3: bodies redacted value by value;
-# 4: the conversation a resurrection started from
+SCHEMA_VERSION = "5"  # 2: the files of each conversation; 3: bodies redacted value by value;
+# 4: the conversation a resurrection started from; 5: the agent CLI of each conversation
 COLUMNS = (
     "rowid, kind, id, session_id, agent_id, project, title, agent_type, started_at, ended_at,"
-    " turns, resurrects"
+    " turns, resurrects, cli"
 )
 DOCS_COLUMNS = ", ".join("d." + column for column in COLUMNS.split(", "))  # docs joined as d
 BEST = 500  # the conversations the words' bm25 ranks
@@ -170,6 +173,7 @@ class Hit:
     snippet: str | None = None
     bookmark: str | None = None
     resurrects: str | None = None  # started from a resurrection of this agent or session
+    cli: str = crosscli.CLAUDE
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -181,7 +185,7 @@ CREATE TABLE IF NOT EXISTS sessions(path TEXT PRIMARY KEY, signature TEXT NOT NU
 CREATE TABLE IF NOT EXISTS docs(
     rowid INTEGER PRIMARY KEY, session_path TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL,
     session_id TEXT NOT NULL, agent_id TEXT, project TEXT, title TEXT, agent_type TEXT,
-    started_at TEXT, ended_at TEXT, turns INTEGER, resurrects TEXT);
+    started_at TEXT, ended_at TEXT, turns INTEGER, resurrects TEXT, cli TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS docs_session ON docs(session_path);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
     title, project, body, tokenize = 'unicode61 remove_diacritics 2');
@@ -363,28 +367,68 @@ def _session_rows(catalog, folder: Path, session_id: str) -> list[tuple[tuple, s
             transcript.ended_at,
             transcript.turn_count,
             resurrected_from(transcript.first_prompt),
+            crosscli.CLAUDE,
         )
         files = conversation_files(transcript, doc["session_project"])
         rows.append((columns, _body(transcript), files))
     return rows
 
 
+def _other_rows(key: str, cli: str, reference: Any) -> list[tuple[tuple, str, list]]:
+    """What the index holds of one conversation of another CLI: a session, or a child session
+    (its ``agent``, under its parent's id)."""
+    conversation = crosscli.read_source(key, cli, reference, ReadOptions(tools=True))
+    session, transcript = conversation.session, conversation.transcript
+    child = session.parent_id is not None
+    title = session.title or transcript.first_prompt
+    columns = (
+        "agent" if child else "session",
+        session.id,
+        session.parent_id or session.id,
+        session.id if child else None,
+        session.project_path,
+        _one_line(redact.redact(title).text if title else None),
+        session.agent_type or (None if child else "main"),
+        session.started_at,
+        session.ended_at,
+        transcript.turn_count,
+        resurrected_from(transcript.first_prompt),
+        cli,
+    )
+    files = conversation_files(transcript, session.project_path)
+    return [(columns, _body(transcript), files)]
+
+
+def _rows(catalog: Catalog | None, key: str, source: tuple) -> list[tuple[tuple, str, list]]:
+    """The rows of one source of the index: a Claude Code session (its project folder, its id)
+    or another CLI's conversation (its CLI, what its reader needs)."""
+    if source[0] in crosscli.OTHERS:
+        return _other_rows(key, source[0], source[1])
+    assert catalog is not None  # a Claude Code session was listed: its folder is there
+    return _session_rows(catalog, Path(source[0]), source[1])
+
+
+def _catalog(root: Path) -> Catalog | None:
+    """The catalog of the Claude data folder ``root``; None when it has no ``projects/``."""
+    return Catalog(root) if (Path(root) / "projects").is_dir() else None
+
+
 _CATALOG = None  # the catalog a build's worker process reads
 
 
-def _rows_in_worker(task: tuple[Path, str]) -> list[tuple[tuple, str, list]]:
-    return _session_rows(_CATALOG, *task)
+def _rows_in_worker(task: tuple[str, tuple]) -> list[tuple[tuple, str, list]]:
+    return _rows(_CATALOG, *task)
 
 
 def _start_worker(root: Path) -> None:
     global _CATALOG
-    _CATALOG = Catalog(root)
+    _CATALOG = _catalog(root)
 
 
 PARALLEL_FROM = 8  # sessions to read before worker processes pay for their start
 
 
-def _all_rows(root: Path, tasks: list[tuple[Path, str]]) -> Iterator[list]:
+def _all_rows(root: Path, tasks: list[tuple[str, tuple]]) -> Iterator[list]:
     """The rows of each session of ``tasks``, in order: read by worker processes (one per core,
     forked so that they share the redaction rules in use) when there are enough of them."""
     workers = min(os.cpu_count() or 1, 8)
@@ -393,9 +437,9 @@ def _all_rows(root: Path, tasks: list[tuple[Path, str]]) -> Iterator[list]:
         or len(tasks) < PARALLEL_FROM
         or "fork" not in multiprocessing.get_all_start_methods()
     ):
-        catalog = Catalog(root)
+        catalog = _catalog(root)
         for task in tasks:
-            yield _session_rows(catalog, *task)
+            yield _rows(catalog, *task)
         return
     context = multiprocessing.get_context("fork")
     with context.Pool(workers, initializer=_start_worker, initargs=(root,)) as pool:
@@ -417,7 +461,7 @@ def refresh(
     root = Path(root).resolve()  # the sessions are keyed by path: one spelling of the folder
     connection = _connect(path)
     try:
-        current = signatures.of(root)
+        current = {**signatures.of(root), **crosscli.sources()}
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
         if not any(_outdated(known, current)):
             return {"read": 0, "dropped": 0, "sessions": len(current)}
@@ -447,7 +491,7 @@ def _build_lock(stack: contextlib.ExitStack, path: Path) -> None:
         ) from None
 
 
-def _outdated(known: dict[str, str], current: dict[str, tuple[str, str, str]]):
+def _outdated(known: dict[str, str], current: dict[str, tuple[Any, Any, str]]):
     """(sessions gone, sessions new or changed)."""
     stale = [key for key in known if key not in current]
     changed = [key for key, (_, _, sig) in current.items() if known.get(key) != sig]
@@ -466,13 +510,13 @@ def _build(connection, root, current, stale, changed, progress) -> None:
             connection.executemany("DELETE FROM doc_files WHERE doc=?", [(r,) for r in rows])
             connection.execute("DELETE FROM docs WHERE session_path=?", (key,))
             connection.execute("DELETE FROM sessions WHERE path=?", (key,))
-        tasks = [(Path(current[key][0]), current[key][1]) for key in changed]
+        tasks = [(key, current[key]) for key in changed]
         for done, (key, rows) in enumerate(zip(changed, _all_rows(root, tasks), strict=True), 1):
             for columns, body, files in rows:
                 cursor = connection.execute(
                     "INSERT INTO docs(session_path, kind, id, session_id, agent_id, project,"
-                    " title, agent_type, started_at, ended_at, turns, resurrects)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " title, agent_type, started_at, ended_at, turns, resurrects, cli)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (key, *columns),
                 )
                 doc = cursor.lastrowid
@@ -512,7 +556,7 @@ def _hit(row) -> tuple[int, Hit]:
     hit = Hit(
         kind, ident, session_id, agent_id, project, title, agent_type, start, end, row[10] or 0
     )
-    hit.resurrects = row[11]  # COLUMNS
+    hit.resurrects, hit.cli = row[11], row[12]  # COLUMNS
     return rowid, hit
 
 
@@ -624,7 +668,7 @@ def _row(rowid: int, hit: Hit) -> tuple:
     """The ``docs`` row (``COLUMNS``) a hit was read from."""
     return (
         rowid, hit.kind, hit.id, hit.session_id, hit.agent_id, hit.project, hit.title,
-        hit.agent_type, hit.started_at, hit.ended_at, hit.turns, hit.resurrects,
+        hit.agent_type, hit.started_at, hit.ended_at, hit.turns, hit.resurrects, hit.cli,
     )  # fmt: skip
 
 

@@ -147,27 +147,25 @@ def lineage_of(scope: Scope, agent_id: str) -> dict[str, Any]:
 
 
 def conversation(scope: Scope, identifier: str) -> dict[str, Any]:
-    """A session's or agent's conversation as ``transcript`` renders it (Markdown, redacted),
-    its tool calls counted and the files it touched."""
-    from purlin_resume.claude import catalog, layout, rendering
+    """A session's or agent's conversation of any agent CLI as ``transcript`` renders it
+    (Markdown, redacted), its tool calls counted and the files it touched."""
+    from purlin_resume.claude import rendering, transcript_output
+    from purlin_resume.resurrection import flow as resurrection
 
-    opened = catalog.open_target(
-        catalog.Catalog(layout.claude_dir(scope.claude_dir)), checked_id(identifier, "id")
-    )
+    opened, _ = resurrection.open_conversation(scope.claude_dir, checked_id(identifier, "id"))
     transcript = opened.transcript
     options = rendering.MarkdownOptions()
+    markdown = transcript_output.markdown(opened, options)
     if transcript is None or not rendering.has_history(transcript, options):
-        markdown = rendering.no_history(opened.target.id)
         tools, files, turns = {}, [], 0
     else:
-        kind = {"inline": "agent"}.get(opened.target.kind, opened.target.kind)
-        markdown = rendering.render(transcript, options, opened.subagent, kind)[0]
         tools = dict(transcript.tool_counts().most_common())
         files = transcript.files_touched()
         turns = transcript.turn_count
     return {
         "id": opened.target.id,
         "kind": opened.target.kind,
+        "cli": transcript.cli if transcript is not None else "claude",
         "session_id": opened.target.session.id if opened.target.session else None,
         "markdown": redact.redact(markdown).text,
         "tool_calls": clean(tools),
@@ -357,11 +355,20 @@ def search(scope: Scope, query: str) -> list[dict[str, Any]]:
 
 
 def sessions(scope: Scope) -> list[dict[str, Any]]:
-    """The Claude Code sessions started in this project (newest first), from the kept listing
-    where their files did not change."""
+    """The sessions of every agent CLI started in this project (newest first), from the kept
+    listing where their files did not change."""
     from purlin_resume.claude import catalog, layout
     from purlin_resume.core import cache_home
+    from purlin_resume.core.errors import NotFound
+    from purlin_resume.crosscli import sessions as crosscli
 
-    found = catalog.Catalog(layout.claude_dir(scope.claude_dir))
-    listed = found.sessions(scope.project.root, cache=Path(cache_home.folder()))
-    return clean([s.to_dict() for s in reversed(listed)])
+    try:
+        found = catalog.Catalog(layout.claude_dir(scope.claude_dir))
+    except NotFound:
+        if scope.claude_dir is not None:
+            raise
+        found = None  # no Claude Code folder: the other CLIs' sessions still show
+    listed = crosscli.list_sessions(
+        found, crosscli.CLIS, scope.project.root, cache=Path(cache_home.folder())
+    )
+    return clean([{"cli": crosscli.cli_of(s), **s.to_dict()} for s in reversed(listed)])

@@ -4,12 +4,10 @@ with a secret planted in each reader's data redacted on the way out."""
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 
 import pytest
 
-from tests.conftest import FIXTURES
 from tests.other_cli_data import (
     CODEX_CHILD,
     CODEX_PARENT,
@@ -21,18 +19,10 @@ from tests.other_cli_data import (
     OPENCODE_PARENT,
     OPENCODE_SHELL,
     aws_key,
-    codex_home,
     gemini_home,
-    home,
     opencode_home,
     rollout,
 )
-
-
-@pytest.fixture
-def every_cli():
-    shutil.copytree(FIXTURES, home() / ".claude", ignore=shutil.ignore_patterns("NOTICE.md"))
-    codex_home(), gemini_home(), opencode_home()
 
 
 def test_one_listing_of_every_cli(cli, every_cli):
