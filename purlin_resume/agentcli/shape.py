@@ -23,6 +23,8 @@ from purlin_resume.claude.records import ReadStats, line_decoder, utc
 from purlin_resume.claude.transcript import RESPONSE, ToolCall, Transcript, Turn
 
 CLAUDE, CODEX, GEMINI, OPENCODE = "claude", "codex", "gemini", "opencode"
+CLIS = (CLAUDE, CODEX, GEMINI, OPENCODE)
+OTHERS = (CODEX, GEMINI, OPENCODE)
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _READ_BUFFER = 1 << 20
 MARK_BYTES = 200
@@ -87,6 +89,17 @@ class NativeSession:
                 self.started_at = timestamp
             if self.ended_at is None or timestamp > self.ended_at:
                 self.ended_at = timestamp
+
+
+def family(found: list[NativeSession]) -> list[NativeSession]:
+    """``found``, oldest first, each parent counting its children in ``subagents``."""
+    by_id = {session.id: session for session in found}
+    for session in found:
+        parent = by_id.get(session.parent_id or "")
+        if parent is not None:
+            parent.subagents += 1
+    found.sort(key=lambda s: (s.started_at or "", s.id))
+    return found
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """What ``sessions`` lists, kept between runs: the figures of each session by the signature of
-its files.
+its files (Claude Code's here; the other agent CLIs' through ``crosscli.listing``, one folder
+each).
 
 Listing a session means reading its transcript in full (turns, time span, title candidates,
 subagents). The figures found are kept in the ``sessions`` table of the cache
@@ -37,10 +38,12 @@ def rules() -> str:
 class Kept:
     """The kept figures of one Claude data folder's sessions, loaded once, saved once."""
 
-    def __init__(self, root: Path, cache: Path):
+    def __init__(self, root: Path, cache: Path, current: dict[str, tuple] | None = None):
+        """``current``: key -> (…, signature) of every session of ``root`` (default: Claude
+        Code's, ``signatures.of``; another CLI's: ``crosscli.sources``)."""
         self.folder = str(Path(root).resolve())
         self.cache = cache
-        self.current = signatures.of(root)
+        self.current = signatures.of(root) if current is None else current
         self.entries: dict[str, dict[str, Any]] = {}
         self.changed: set[str] = set()
         self.counts: dict[str, dict[str, int]] = {}  # redacted text -> what was redacted in it

@@ -27,6 +27,7 @@ from purlin_resume.agentcli.shape import (
     NativeSession,
     add_text,
     agent_turn,
+    family,
     json_lines,
     result_text,
     tool_call,
@@ -321,14 +322,9 @@ def sessions(folder: Path) -> list[NativeSession]:
     set; each parent counts its children in ``subagents``), oldest first."""
     names = thread_names(folder)
     found = [read(thread, path).session for thread, path in rollout_files(folder)]
-    by_id = {session.id: session for session in found}
     for session in found:
         session.title = names.get(session.id, session.title)
-        parent = by_id.get(session.parent_id or "")
-        if parent is not None:
-            parent.subagents += 1
-    found.sort(key=lambda s: (s.started_at or "", s.id))
-    return found
+    return family(found)
 
 
 def threads(folder: Path) -> list[NativeSession]:

@@ -1,7 +1,8 @@
 """The sessions of every agent CLI in one listing, and any CLI's conversation opened by its id.
 
 Claude Code's sessions come from its catalog (and the listing cache it keeps); Codex CLI's,
-Gemini CLI's and opencode's from their readers, each at its CLI's default place
+Gemini CLI's and opencode's from their readers (through the listing kept for them,
+``crosscli.listing``), each at its CLI's default place
 (``$CODEX_HOME`` or ``~/.codex``; ``~/.gemini``; ``$XDG_DATA_HOME/opencode`` or
 ``~/.local/share/opencode``). A child session (a subagent) is not listed on its own line: its
 parent counts it, ``agents`` shows it, and its id opens it.
@@ -15,25 +16,24 @@ from typing import TYPE_CHECKING, Any
 
 from purlin_resume.agentcli.shape import (
     CLAUDE,
+    CLIS,
     CODEX,
     GEMINI,
     OPENCODE,
+    OTHERS,
     Conversation,
     NativeSession,
     inside,
 )
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.codex import rollouts
-from purlin_resume.core import cache_home
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.crosscli import listing
 from purlin_resume.gemini import chats
 from purlin_resume.opencode import storage
 
 if TYPE_CHECKING:
     from purlin_resume.claude.catalog import Catalog, Session
-
-CLIS = (CLAUDE, CODEX, GEMINI, OPENCODE)
-OTHERS = (CODEX, GEMINI, OPENCODE)
 
 
 def chosen(names: str | None) -> tuple[str, ...]:
@@ -45,15 +45,6 @@ def chosen(names: str | None) -> tuple[str, ...]:
     if unknown or not wanted:
         raise UsageError(f"--cli takes {', '.join(CLIS)} (comma-separated), not '{names}'")
     return wanted
-
-
-def other_sessions(cli: str) -> list[NativeSession]:
-    """Every session of ``cli`` (not Claude Code), children included, at its default place."""
-    if cli == CODEX:
-        return rollouts.sessions(rollouts.root())
-    if cli == GEMINI:
-        return chats.sessions(chats.root())
-    return storage.sessions(storage.root())
 
 
 def list_sessions(
@@ -72,56 +63,11 @@ def list_sessions(
             continue
         listed += [
             s
-            for s in other_sessions(cli)
+            for s in listing.sessions(cli, cache)
             if s.parent_id is None and (scope is None or inside(s.project_path, str(scope)))
         ]
     listed.sort(key=lambda s: (s.started_at or "", s.id))
     return listed
-
-
-def sources(clis: tuple[str, ...] = OTHERS) -> dict[str, tuple[str, Any, str]]:
-    """Every conversation of ``clis`` (Claude Code left out), children included, at their
-    default places: key -> (cli, what ``read_source`` needs, signature). The key is the file
-    (Codex CLI, Gemini CLI) or ``<database>#<session id>`` (opencode); the signature is the
-    file's size, mtime and inode, or the session row's update time with its message and part
-    counts. What reads every conversation (the search index) reads one again only when its
-    signature changed."""
-    found: dict[str, tuple[str, Any, str]] = {}
-    if CODEX in clis:
-        for thread, path in rollouts.rollout_files(rollouts.root()):
-            found[str(path)] = (CODEX, thread, cache_home.signature(path) or "gone")
-    if GEMINI in clis:
-        for path, parent, project in chats.conversations(chats.root()):
-            found[str(path)] = (GEMINI, (parent, project), cache_home.signature(path) or "gone")
-    if OPENCODE in clis:
-        folder = storage.root()
-        counts = storage.row_counts(folder)
-        for session in storage.listed(folder):
-            mark = f"{session.ended_at}:{counts.get(session.id, '')}"
-            found[f"{session.path}#{session.id}"] = (OPENCODE, session, mark)
-    return found
-
-
-def read_source(key: str, cli: str, reference: Any, options: ReadOptions) -> Conversation:
-    """The conversation ``sources`` lists under ``key``, read with ``options``."""
-    if cli == CODEX:
-        return rollouts.read(reference, Path(key), options)
-    if cli == GEMINI:
-        parent, project = reference
-        return chats.read(Path(key), parent, project, options)
-    return storage.read(reference, options)
-
-
-def has_sessions() -> bool:
-    """Whether any CLI other than Claude Code keeps sessions at its default place."""
-    codex, opencode = rollouts.root(), storage.root()
-    return (
-        (codex / "sessions").is_dir()
-        or (codex / "archived_sessions").is_dir()
-        or (chats.root() / "tmp").is_dir()
-        or (opencode / "opencode.db").is_file()
-        or (opencode / "storage" / "session").is_dir()
-    )
 
 
 def cli_of(session: Any) -> str:

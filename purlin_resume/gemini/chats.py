@@ -25,6 +25,7 @@ from purlin_resume.agentcli.shape import (
     Conversation,
     NativeSession,
     add_text,
+    family,
     json_file,
     json_lines,
     result_text,
@@ -306,11 +307,6 @@ def conversations(folder: Path) -> Iterator[tuple[Path, str | None, str | None]]
 def sessions(folder: Path) -> list[NativeSession]:
     """Every chat under ``folder`` (a ``~/.gemini``), subagents included (``parent_id`` set;
     each parent counts them in ``subagents``), oldest first."""
-    found = [read(path, parent, project).session for path, parent, project in conversations(folder)]
-    by_id = {s.id: s for s in found if s.parent_id is None}
-    for session in found:
-        parent = by_id.get(session.parent_id or "")
-        if parent is not None:
-            parent.subagents += 1
-    found.sort(key=lambda s: (s.started_at or "", s.id))
-    return found
+    return family(
+        [read(path, parent, project).session for path, parent, project in conversations(folder)]
+    )

@@ -26,6 +26,7 @@ from purlin_resume.agentcli.shape import (
     Conversation,
     NativeSession,
     add_text,
+    family,
     json_file,
     millis,
     regular_file,
@@ -349,22 +350,9 @@ def sessions(folder: Path) -> list[NativeSession]:
     older JSON files that the database does not hold; children have ``parent_id``, and each
     parent counts them in ``subagents``. Oldest first."""
     found = listed(folder)
-    by_id = {s.id: s for s in found}
     for session in found:
-        parent = by_id.get(session.parent_id or "")
-        if parent is not None:
-            parent.subagents += 1
-    for session in found:
-        _figures(session)
-    found.sort(key=lambda s: (s.started_at or "", s.id))
-    return found
-
-
-def _figures(session: NativeSession) -> None:
-    """Turns and compactions of a listed session (read through)."""
-    subagents = session.subagents
-    read(session)
-    session.subagents = subagents
+        read(session)  # its turns and compactions
+    return family(found)
 
 
 def read(session: NativeSession, options: ReadOptions | None = None) -> Conversation:

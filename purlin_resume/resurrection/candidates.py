@@ -151,7 +151,7 @@ def by_bookmark(env: Environment, name: str) -> Candidate:
 def by_search(
     env: Environment, query: str, limit: int = 10, now=None, progress=None
 ) -> list[Candidate]:
-    from purlin_resume.crosscli import sessions as crosscli
+    from purlin_resume.crosscli import sources as crosscli
     from purlin_resume.resurrection import search_index
 
     # (the index reads the transcripts: no catalog is built here)

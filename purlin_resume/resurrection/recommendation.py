@@ -38,7 +38,7 @@ from typing import Any
 from purlin_resume.core import cache_home, clock, gitrepo, redact, store
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
-from purlin_resume.crosscli import sessions as crosscli
+from purlin_resume.crosscli import sources as crosscli
 from purlin_resume.resurrection.conversation import Conversation
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)

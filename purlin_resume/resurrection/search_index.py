@@ -38,13 +38,14 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from purlin_resume.agentcli.shape import CLAUDE, OTHERS
 from purlin_resume.claude import signatures
 from purlin_resume.claude.catalog import Catalog
 from purlin_resume.claude.layout import SessionFile
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.core import cache_home, redact, store
 from purlin_resume.core.errors import PurlinError
-from purlin_resume.crosscli import sessions as crosscli
+from purlin_resume.crosscli.sources import read_source, sources
 from purlin_resume.resurrection.query import Query
 from purlin_resume.resurrection.query import parse as parse_query
 
@@ -173,7 +174,7 @@ class Hit:
     snippet: str | None = None
     bookmark: str | None = None
     resurrects: str | None = None  # started from a resurrection of this agent or session
-    cli: str = crosscli.CLAUDE
+    cli: str = CLAUDE
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -367,7 +368,7 @@ def _session_rows(catalog, folder: Path, session_id: str) -> list[tuple[tuple, s
             transcript.ended_at,
             transcript.turn_count,
             resurrected_from(transcript.first_prompt),
-            crosscli.CLAUDE,
+            CLAUDE,
         )
         files = conversation_files(transcript, doc["session_project"])
         rows.append((columns, _body(transcript), files))
@@ -377,7 +378,7 @@ def _session_rows(catalog, folder: Path, session_id: str) -> list[tuple[tuple, s
 def _other_rows(key: str, cli: str, reference: Any) -> list[tuple[tuple, str, list]]:
     """What the index holds of one conversation of another CLI: a session, or a child session
     (its ``agent``, under its parent's id)."""
-    conversation = crosscli.read_source(key, cli, reference, ReadOptions(tools=True))
+    conversation = read_source(key, cli, reference, ReadOptions(tools=True))
     session, transcript = conversation.session, conversation.transcript
     child = session.parent_id is not None
     title = session.title or transcript.first_prompt
@@ -402,7 +403,7 @@ def _other_rows(key: str, cli: str, reference: Any) -> list[tuple[tuple, str, li
 def _rows(catalog: Catalog | None, key: str, source: tuple) -> list[tuple[tuple, str, list]]:
     """The rows of one source of the index: a Claude Code session (its project folder, its id)
     or another CLI's conversation (its CLI, what its reader needs)."""
-    if source[0] in crosscli.OTHERS:
+    if source[0] in OTHERS:
         return _other_rows(key, source[0], source[1])
     assert catalog is not None  # a Claude Code session was listed: its folder is there
     return _session_rows(catalog, Path(source[0]), source[1])
@@ -461,7 +462,7 @@ def refresh(
     root = Path(root).resolve()  # the sessions are keyed by path: one spelling of the folder
     connection = _connect(path)
     try:
-        current = {**signatures.of(root), **crosscli.sources()}
+        current = {**signatures.of(root), **sources()}
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
         if not any(_outdated(known, current)):
             return {"read": 0, "dropped": 0, "sessions": len(current)}

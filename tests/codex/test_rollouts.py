@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from pathlib import Path
 
+import pytest
 import zstandard
 
 from purlin_resume.claude.transcript import COMPACTION, INTERRUPTION, NOTIFICATION, ReadOptions
@@ -166,3 +168,27 @@ def test_thread_names_from_the_session_index():
     )
     listed = {s.id: s for s in rollouts.sessions(home)}
     assert listed[CODEX_SHELL].title == "Git log"
+
+
+UPSTREAM = Path(__file__).resolve().parents[1] / "fixtures" / "codex-upstream"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "said"),
+    [
+        ("rollout_copy_paste_local_image.json", "pasted image"),
+        ("rollout_drag_drop_image.json", "dropped image"),
+    ],
+)
+def test_codex_own_image_prompt_records(fixture, said):
+    """The records Codex's own tests keep for a prompt with an image, as the next prompt of a
+    real rollout: one prompt turn, its text and the image marked."""
+    path = rollout(CODEX_SHELL)
+    payload = json.loads((UPSTREAM / fixture).read_text())
+    record = {"timestamp": "2026-11-27T09:00:00.000Z", "type": "response_item", "payload": payload}
+    with path.open("a") as handle:
+        handle.write(json.dumps(record) + "\n")
+    read = rollouts.read(CODEX_SHELL, path)
+    last = read.transcript.turns[-1]
+    assert last.role == "user" and said in last.text and "[image]" in last.text
+    assert read.session.stats.unknown == 0 and read.session.stats.malformed == 0
