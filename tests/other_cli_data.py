@@ -20,6 +20,9 @@ GEMINI_CHILD = "9308853c-bbdb-42a3-897e-f20d970ffdd1"
 OPENCODE_SHELL = "ses_de3d9a777ffe7l06BWfS7DgRkB"
 OPENCODE_PARENT = "ses_de3d8f520ffeuO3E4BOX4HMO4j"
 OPENCODE_CHILD = "ses_de3d898fdffedMLJOEJnPAzXXQ"
+CODEX_COMPACTED = "01a21cd9-cd43-7590-bfe9-42fd844638df"
+OPENCODE_COMPACTED = "ses_de325e75fffeqZLTwTOZXRxHsR"
+SUMMARY = "FIELD-SUMMARY: the user asked for the git log; it shows one commit, start."
 
 
 def home() -> Path:
@@ -44,6 +47,16 @@ def opencode_home() -> Path:
     target = Path(os.environ["XDG_DATA_HOME"]) / "opencode"
     if not target.exists():
         shutil.copytree(FIXTURES / "opencode", target)
+    return target
+
+
+def compaction_home(cli: str) -> Path:
+    """The recorded session with a compaction of ``cli`` (codex, opencode), copied under HOME
+    where the CLI keeps its data."""
+    where = {"codex": home() / ".codex", "opencode": Path(os.environ["XDG_DATA_HOME"]) / "opencode"}
+    target = where[cli]
+    if not target.exists():
+        shutil.copytree(FIXTURES / f"{cli}-compaction", target)
     return target
 
 

@@ -19,7 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from purlin_resume.claude.records import ReadStats, line_decoder, utc
+from purlin_resume.claude.catalog import listing_fields
+from purlin_resume.claude.records import ReadStats, decoded, line_decoder, utc
 from purlin_resume.claude.transcript import RESPONSE, ToolCall, Transcript, Turn
 
 CLAUDE, CODEX, GEMINI, OPENCODE = "claude", "codex", "gemini", "opencode"
@@ -59,27 +60,9 @@ class NativeSession:
     def to_dict(self) -> dict[str, Any]:
         return {
             "cli": self.cli,
-            "id": self.id,
-            "project": self.project_path,
-            "start": self.started_at,
-            "end": self.ended_at,
-            "turns": self.turns,
-            "title": self.title,
-            "subagents": self.subagents,
-            "compactions": self.compactions,
-            "size": self.size,
-            "version": self.version,
-            "git_branch": self.git_branch,
+            **listing_fields(self),
             "parent_id": self.parent_id,
             "tokens": self.tokens,
-            "path": str(self.path),
-            "file_missing": not self.exists,
-            "malformed_lines": self.stats.malformed,
-            "unknown_records": self.stats.unknown,
-            "unknown_types": dict(sorted(self.stats.unknown_types.items())),
-            "truncated": self.stats.truncated,
-            "binary": self.stats.binary,
-            "unreadable": self.stats.unreadable,
         }
 
     def seen(self, timestamp: str | None) -> None:
@@ -208,20 +191,10 @@ def _records(handle: Any, loads: Callable[[bytes], Any], stats: ReadStats, passe
             if any(mark in start for mark in passed_over) and line.endswith(b"}\n"):
                 stats.records += 1
                 continue
-        try:
-            record = loads(line)
-        except (ValueError, RecursionError):
-            if line.strip():
-                stats.malformed += 1
-                stats.truncated = stats.truncated or not line.endswith(b"\n")
-            else:
-                stats.blank += 1
-            continue
-        if not isinstance(record, dict):
-            stats.malformed += 1
-            continue
-        stats.records += 1
-        yield record
+        record = decoded(line, loads, stats)
+        if record is not None:
+            stats.records += 1
+            yield record
 
 
 def json_file(path: Path, stats: ReadStats) -> Any:

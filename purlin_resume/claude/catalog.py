@@ -55,28 +55,35 @@ class Session:
     redactions: dict[str, dict[str, int]] = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "project": self.project_path,
-            "start": self.started_at,
-            "end": self.ended_at,
-            "turns": self.turns,
-            "title": self.title,
-            "subagents": self.subagents,
-            "compactions": self.compactions,
-            "size": self.size,
-            "version": self.version,
-            "git_branch": self.git_branch,
-            "path": str(self.path),
-            "file_missing": not self.exists,
-            "malformed_lines": self.stats.malformed,
-            "unknown_records": self.stats.unknown,
-            "unknown_types": dict(sorted(self.stats.unknown_types.items())),
-            "duplicate_records": self.stats.duplicates,
-            "truncated": self.stats.truncated,
-            "binary": self.stats.binary,
-            "unreadable": self.stats.unreadable,
-        }
+        return listing_fields(self)
+
+
+def listing_fields(session: Any) -> dict[str, Any]:
+    """What ``sessions --json`` shows of a session of any agent CLI (``Session``, or another
+    CLI's ``NativeSession``, which names its attributes alike)."""
+    stats = session.stats
+    return {
+        "id": session.id,
+        "project": session.project_path,
+        "start": session.started_at,
+        "end": session.ended_at,
+        "turns": session.turns,
+        "title": session.title,
+        "subagents": session.subagents,
+        "compactions": session.compactions,
+        "size": session.size,
+        "version": session.version,
+        "git_branch": session.git_branch,
+        "path": str(session.path),
+        "file_missing": not session.exists,
+        "malformed_lines": stats.malformed,
+        "unknown_records": stats.unknown,
+        "unknown_types": dict(sorted(stats.unknown_types.items())),
+        "duplicate_records": stats.duplicates,
+        "truncated": stats.truncated,
+        "binary": stats.binary,
+        "unreadable": stats.unreadable,
+    }
 
 
 @dataclass(frozen=True)

@@ -160,22 +160,11 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
             at = offset
             offset += len(line)
             stats.lines += 1
-            complete = line.endswith(b"\n")
             if passed_over(line):
                 stats.records += 1
                 continue
-            try:
-                record = loads(line)
-            except (ValueError, RecursionError):
-                if line.strip():
-                    stats.malformed += 1
-                    if not complete:
-                        stats.truncated = True
-                else:
-                    stats.blank += 1
-                continue
-            if not isinstance(record, dict):
-                stats.malformed += 1
+            record = decoded(line, loads, stats)
+            if record is None:
                 continue
             kind = record.get("type")
             if kind not in KNOWN_TYPES:
@@ -195,6 +184,25 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
                 seen.add(uuid)
             stats.records += 1
             yield at, record
+
+
+def decoded(line: bytes, loads: Callable[[bytes], Any], stats: ReadStats) -> dict[str, Any] | None:
+    """The JSON object on ``line``; None, counted in ``stats``, for a blank line, one that does
+    not parse (truncated when it has no newline: the file's end cut off) or one that is no
+    object."""
+    try:
+        record = loads(line)
+    except (ValueError, RecursionError):
+        if line.strip():
+            stats.malformed += 1
+            stats.truncated = stats.truncated or not line.endswith(b"\n")
+        else:
+            stats.blank += 1
+        return None
+    if not isinstance(record, dict):
+        stats.malformed += 1
+        return None
+    return record
 
 
 def line_decoder() -> Callable[[str | bytes], Any]:

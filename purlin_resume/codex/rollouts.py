@@ -127,6 +127,7 @@ class _Reading:
         self.options = options
         self.calls: dict[str, ToolCall] = {}
         self.envelope: bool | None = None
+        self.answer: tuple[Turn, str] | None = None  # the newest answer, and the turn it is in
 
     def add(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -201,7 +202,9 @@ class _Reading:
         text = _content_text(item.get("content"))
         role = item.get("role")
         if role == "assistant":
-            add_text(agent_turn(self.transcript, timestamp), text)
+            turn = agent_turn(self.transcript, timestamp)
+            add_text(turn, text)
+            self.answer = (turn, text)
             return
         if role != "user" or not text.strip():
             return  # developer and system instructions
@@ -262,7 +265,16 @@ class _Reading:
             call.outcome["status"] = "failed" if call.is_error else "spawned"
 
     def _compacted(self, payload: dict[str, Any], timestamp: str | None) -> None:
+        """A compaction: its message is Codex's preamble then the summary the model just wrote
+        (recorded before it as an answer), which becomes the compaction's summary alone."""
         summary = _text(payload.get("message")) or ""
+        turns = self.transcript.turns
+        if self.answer and self.answer[1].strip() and summary.endswith(self.answer[1]):
+            turn, summary = self.answer
+            turn.text = turn.text[: len(turn.text) - len(summary)].rstrip()
+            if not turn.text and not turn.tool_calls and turns and turns[-1] is turn:
+                turns.pop()
+        self.answer = None
         self.transcript.compactions.append(Compaction(timestamp, summary=summary))
         self.transcript.turns.append(Turn("user", COMPACTION, timestamp, summary))
         self.session.compactions += 1

@@ -106,6 +106,7 @@ class _Reading:
         self.turn: Turn | None = None
         self.compaction: Compaction | None = None  # the one the current message summarises
         self.placed: dict[str, tuple[Turn | None, Compaction | None]] = {}  # by message id
+        self.summarised: list[Compaction] = []  # those a summary message made
 
     def message(self, message: dict[str, Any]) -> None:
         self.session.stats.records += 1
@@ -129,6 +130,7 @@ class _Reading:
         if message.get("summary") and role == "assistant":
             self.compaction = Compaction(timestamp)
             self.transcript.compactions.append(self.compaction)
+            self.summarised.append(self.compaction)
             self.turn.kind, self.turn.role = COMPACTION, "user"
         self.transcript.turns.append(self.turn)
         self.placed[str(message.get("id"))] = (self.turn, self.compaction)
@@ -159,7 +161,18 @@ class _Reading:
         elif kind == "tool":
             self._tool(turn, part)
         elif kind == "compaction":
-            self.transcript.compactions.append(Compaction(turn.timestamp, trigger=_auto(part)))
+            self._compaction_asked(turn, _auto(part))
+
+    def _compaction_asked(self, turn: Turn, trigger: str | None) -> None:
+        """The request for a compaction (a part of the user message that asks for it): its
+        trigger goes to the compaction its summary message made (the first after it not yet
+        asked for), else it stands alone (no summary was written)."""
+        at = turn.timestamp or ""
+        after = [c for c in self.summarised if c.trigger is None and (c.timestamp or "") >= at]
+        if after:
+            min(after, key=lambda c: c.timestamp or "").trigger = trigger
+        else:
+            self.transcript.compactions.append(Compaction(turn.timestamp, trigger=trigger))
 
     def _tool(self, turn: Turn, part: dict[str, Any]) -> None:
         state = _object(part.get("state"))

@@ -2,8 +2,8 @@
 
 The CLIs come from npm into the field cache (``install-other-clis`` beside this file puts them
 there); each run gets a private HOME with a git project in it, and the CLI is pointed at the
-stand-in on 127.0.0.1 through its own configuration. ``record_*`` write the sessions the fixture
-folders under ``tests/fixtures/<cli>`` hold (``python -m tests.field.record_sessions OUT``).
+stand-in on 127.0.0.1 through its own configuration. ``record`` writes the sessions the fixture
+folders under ``tests/fixtures/<cli>`` hold (``python -m tests.field.record_sessions``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.field.harness import CACHE
 from tests.field.scripted_apis import ScriptedAPIs
@@ -134,40 +137,6 @@ def codex_config(home: Home, api: ScriptedAPIs) -> dict[str, str]:
     return home.env(CODEX_HOME=str(codex_home), FIELD_API_KEY="sk-field-not-a-key")
 
 
-def record_codex(root: Path) -> Path:
-    """A ``codex exec`` session with a shell command, one that spawns a child agent, and one
-    cut off by Ctrl-C while the model answers; their ``$CODEX_HOME``."""
-    home = Home(root)
-    codex = str(BINARIES["codex"])
-    exec_args = [codex, "exec", "--skip-git-repo-check", "--sandbox", "workspace-write"]
-    with ScriptedAPIs() as api:
-        env = codex_config(home, api)
-        api.reply("FIELD-SHELL", tool="exec_command", args={"cmd": "git log --oneline"}, last=True)
-        api.reply("start", text="The project has one commit: start.", last=True)
-        home.run([*exec_args, "FIELD-SHELL show the git log"], env)
-    with ScriptedAPIs() as api:
-        env = codex_config(home, api)
-        api.reply(
-            "FIELD-PARENT",
-            tool="spawn_agent",
-            namespace="multi_agent_v1",
-            args={"message": "FIELD-CHILD count the files in the project"},
-            last=True,
-        )
-        api.reply("FIELD-CHILD", tool="exec_command", args={"cmd": "ls | wc -l"}, last=True)
-        api.reply("Process exited", text="There is 1 file.", last=True)
-        api.reply(
-            "FIELD-PARENT", tool="wait_agent", namespace="multi_agent_v1", args=_spawned_agent
-        )
-        api.reply("FIELD-PARENT", text="The child agent counted 1 file.")
-        home.run([*exec_args, "FIELD-PARENT ask a child agent to count the files"], env)
-    with ScriptedAPIs() as api:
-        env = codex_config(home, api)
-        api.reply("FIELD-STOP", text="never sent", hang=True, last=True)
-        home.interrupted([*exec_args, "FIELD-STOP this turn is cut off"], env, api)
-    return home.root / ".codex"
-
-
 # Gemini CLI ------------------------------------------------------------------------------------
 
 
@@ -185,53 +154,6 @@ def gemini_config(home: Home, api: ScriptedAPIs) -> dict[str, str]:
         GEMINI_API_KEY="field-not-a-key",
         GEMINI_CLI_NO_RELAUNCH="true",
     )
-
-
-def record_gemini(root: Path, log: list | None = None) -> Path:
-    """A ``gemini -p`` session with a shell command, one that invokes the generalist subagent,
-    and one cut off by Ctrl-C while the model answers; their ``~/.gemini``."""
-    home = Home(root)
-    args = [str(BINARIES["gemini"]), "--yolo", "-m", "gemini-2.5-pro", "-p"]
-    with ScriptedAPIs() as api:
-        env = gemini_config(home, api)
-        api.reply(
-            "FIELD-SHELL",
-            tool="run_shell_command",
-            args={"command": "git log --oneline"},
-            last=True,
-        )
-        api.reply("start", text="The project has one commit: start.", last=True)
-        home.run([*args, "FIELD-SHELL show the git log"], env)
-    with ScriptedAPIs() as api:
-        env = gemini_config(home, api)
-        api.reply(
-            "FIELD-PARENT",
-            tool="invoke_agent",
-            args={
-                "agent_name": "generalist",
-                "prompt": "FIELD-CHILD count the files in the project",
-            },
-            last=True,
-        )
-        api.reply(
-            "FIELD-CHILD", tool="run_shell_command", args={"command": "ls | wc -l"}, last=True
-        )
-        api.reply(
-            "Output: 1",
-            tool="complete_task",
-            args={"result": {"response": "There is 1 file."}},
-            last=True,
-        )
-        api.reply("FIELD-PARENT", text="The subagent counted 1 file.")
-        out = home.run([*args, "FIELD-PARENT ask the generalist to count the files"], env)
-        if log is not None:
-            log.extend(api.log)
-            log.append(out)
-    with ScriptedAPIs() as api:
-        env = gemini_config(home, api)
-        api.reply("FIELD-STOP", text="never sent", hang=True, last=True)
-        home.interrupted([*args, "FIELD-STOP this turn is cut off"], env, api)
-    return home.root / ".gemini"
 
 
 # opencode --------------------------------------------------------------------------------------
@@ -269,44 +191,175 @@ def opencode_config(home: Home, api: ScriptedAPIs) -> dict[str, str]:
     )
 
 
-def record_opencode(root: Path) -> Path:
-    """An ``opencode run`` session with a shell command, one whose task tool starts a child
-    session, and one cut off by Ctrl-C while the model answers; their data folder."""
-    home = Home(root)
-    args = [str(BINARIES["opencode"]), "run"]
+# the recordings ---------------------------------------------------------------------------------
+
+
+def _codex_parent(api: ScriptedAPIs) -> None:
+    api.reply(
+        "FIELD-PARENT",
+        tool="spawn_agent",
+        namespace="multi_agent_v1",
+        args={"message": "FIELD-CHILD count the files in the project"},
+        last=True,
+    )
+    api.reply("FIELD-CHILD", tool="exec_command", args={"cmd": "ls | wc -l"}, last=True)
+    api.reply("Process exited", text="There is 1 file.", last=True)
+    api.reply("FIELD-PARENT", tool="wait_agent", namespace="multi_agent_v1", args=_spawned_agent)
+    api.reply("FIELD-PARENT", text="The child agent counted 1 file.")
+
+
+def _gemini_parent(api: ScriptedAPIs) -> None:
+    api.reply(
+        "FIELD-PARENT",
+        tool="invoke_agent",
+        args={"agent_name": "generalist", "prompt": "FIELD-CHILD count the files in the project"},
+        last=True,
+    )
+    api.reply("FIELD-CHILD", tool="run_shell_command", args={"command": "ls | wc -l"}, last=True)
+    api.reply(
+        "Output: 1",
+        tool="complete_task",
+        args={"result": {"response": "There is 1 file."}},
+        last=True,
+    )
+    api.reply("FIELD-PARENT", text="The subagent counted 1 file.")
+
+
+def _opencode_parent(api: ScriptedAPIs) -> None:
+    api.reply(
+        "FIELD-PARENT",
+        tool="task",
+        args={
+            "description": "Count the files",
+            "prompt": "FIELD-CHILD count the files in the project",
+            "subagent_type": "general",
+        },
+        last=True,
+    )
+    api.reply(
+        "FIELD-CHILD",
+        tool="bash",
+        args={"command": "ls | wc -l", "description": "Count files"},
+        last=True,
+    )
+    api.reply("1", text="There is 1 file.", last=True)
+    api.reply("FIELD-PARENT", text="The subagent counted 1 file.")
+
+
+_CODEX_COMPACTING = "model_auto_compact_token_limit = 1000\n"
+_OPENCODE_COMPACTING = {
+    "provider": {
+        "field": {"models": {"scripted-model": {"limit": {"context": 1000, "output": 200}}}}
+    }
+}
+
+
+def _prepend(path: Path, text: str) -> None:
+    path.write_text(text + path.read_text())
+
+
+def _merged(into: dict, more: dict) -> dict:
+    for key, value in more.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merged(into[key], value)
+        else:
+            into[key] = value
+    return into
+
+
+def _settings(path: Path, more: dict) -> None:
+    path.write_text(json.dumps(_merged(json.loads(path.read_text()), more), indent=1))
+
+
+@dataclass(frozen=True)
+class Recording:
+    """How one CLI is run for the three fixture sessions: its command before the prompt, its
+    configuration, its shell tool and arguments, the script of the session that starts a
+    child, and where it keeps its sessions."""
+
+    command: Callable[[], list[str]]
+    config: Callable[[Home, ScriptedAPIs], dict[str, str]]
+    shell: tuple[str, dict[str, Any]]
+    parent: Callable[[ScriptedAPIs], None]
+    parent_prompt: str
+    data: str  # relative to HOME
+    compacting: Callable[[Home], None] | None  # set the CLI to compact a context of 1,000 tokens
+    summary_request: str  # a mark of the request that asks the model for the summary
+
+
+RECORDINGS = {
+    "codex": Recording(
+        lambda: (
+            [str(BINARIES["codex"]), "exec", "--skip-git-repo-check"]
+            + ["--sandbox", "workspace-write"]
+        ),
+        codex_config,
+        ("exec_command", {"cmd": "git log --oneline"}),
+        _codex_parent,
+        "FIELD-PARENT ask a child agent to count the files",
+        ".codex",
+        lambda home: _prepend(home.root / ".codex/config.toml", _CODEX_COMPACTING),
+        "CONTEXT CHECKPOINT COMPACTION",
+    ),
+    "gemini": Recording(
+        lambda: [str(BINARIES["gemini"]), "--yolo", "-m", "gemini-2.5-pro", "-p"],
+        gemini_config,
+        ("run_shell_command", {"command": "git log --oneline"}),
+        _gemini_parent,
+        "FIELD-PARENT ask the generalist to count the files",
+        ".gemini",
+        None,  # Gemini CLI writes no compression into its chat file: nothing to record
+        "",
+    ),
+    "opencode": Recording(
+        lambda: [str(BINARIES["opencode"]), "run"],
+        opencode_config,
+        ("bash", {"command": "git log --oneline", "description": "Show the git log"}),
+        _opencode_parent,
+        "FIELD-PARENT ask a subagent to count the files",
+        ".local/share/opencode",
+        lambda home: _settings(home.root / ".config/opencode/opencode.json", _OPENCODE_COMPACTING),
+        "context summarization agent",
+    ),
+}
+
+
+def record(cli: str, root: Path) -> Path:
+    """Run ``cli`` for a session with a shell command, one that starts a child (subagent)
+    session, and one cut off by Ctrl-C while the model answers; the folder it keeps them in."""
+    how, home = RECORDINGS[cli], Home(root)
     with ScriptedAPIs() as api:
-        env = opencode_config(home, api)
-        api.reply(
-            "FIELD-SHELL",
-            tool="bash",
-            args={"command": "git log --oneline", "description": "Show the git log"},
-            last=True,
-        )
+        env = how.config(home, api)
+        tool, args = how.shell
+        api.reply("FIELD-SHELL", tool=tool, args=args, last=True)
         api.reply("start", text="The project has one commit: start.", last=True)
-        home.run([*args, "FIELD-SHELL show the git log"], env)
+        home.run([*how.command(), "FIELD-SHELL show the git log"], env)
     with ScriptedAPIs() as api:
-        env = opencode_config(home, api)
-        api.reply(
-            "FIELD-PARENT",
-            tool="task",
-            args={
-                "description": "Count the files",
-                "prompt": "FIELD-CHILD count the files in the project",
-                "subagent_type": "general",
-            },
-            last=True,
-        )
-        api.reply(
-            "FIELD-CHILD",
-            tool="bash",
-            args={"command": "ls | wc -l", "description": "Count files"},
-            last=True,
-        )
-        api.reply("1", text="There is 1 file.", last=True)
-        api.reply("FIELD-PARENT", text="The subagent counted 1 file.")
-        home.run([*args, "FIELD-PARENT ask a subagent to count the files"], env)
+        env = how.config(home, api)
+        how.parent(api)
+        home.run([*how.command(), how.parent_prompt], env)
     with ScriptedAPIs() as api:
-        env = opencode_config(home, api)
+        env = how.config(home, api)
         api.reply("FIELD-STOP", text="never sent", hang=True, last=True)
-        home.interrupted([*args, "FIELD-STOP this turn is cut off"], env, api)
-    return home.root / ".local" / "share" / "opencode"
+        home.interrupted([*how.command(), "FIELD-STOP this turn is cut off"], env, api)
+    return home.root / how.data
+
+
+def record_compaction(cli: str, root: Path) -> Path:
+    """Run ``cli`` for one session whose context overflows after a shell command (the stand-in
+    reports 5,000 prompt tokens against a limit of about 1,000), so that the CLI compacts it
+    with a scripted summary and goes on; the folder it keeps the session in."""
+    how, home = RECORDINGS[cli], Home(root)
+    assert how.compacting is not None, f"{cli} records no compaction"
+    with ScriptedAPIs() as api:
+        env = how.config(home, api)
+        how.compacting(home)
+        tool, args = how.shell
+        api.reply("FIELD-COMPACT", tool=tool, args=args, last=True, tokens=5000)
+        api.reply(how.summary_request, text=SUMMARY, side=True)
+        api.reply("", text="The project has one commit: start.")
+        home.run([*how.command(), "FIELD-COMPACT show the git log"], env)
+    return home.root / how.data
+
+
+SUMMARY = "FIELD-SUMMARY: the user asked for the git log; it shows one commit, start."

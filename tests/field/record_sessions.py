@@ -1,11 +1,13 @@
 """Record the fixture sessions of Codex CLI, Gemini CLI and opencode with the real CLIs.
 
-    python -m tests.field.record_sessions [codex gemini opencode]
+    python -m tests.field.record_sessions [codex gemini opencode codex-compaction opencode-compaction]
 
 Each CLI runs offline against ``ScriptedAPIs`` in a private HOME under
-``/tmp/purlin-field-record/<cli>`` (a fixed place, so the paths the sessions record stay the
-same from one recording to the next); what it wrote is then copied into ``tests/fixtures/<cli>``
+``/tmp/purlin-field-record/<name>`` (a fixed place, so the paths the sessions record stay the
+same from one recording to the next); what it wrote is then copied into ``tests/fixtures/<name>``
 as it is (opencode's database through SQLite's backup, so its write-ahead log is folded in).
+``<cli>-compaction`` is one session whose context the CLI compacts (``record_compaction``);
+Gemini CLI writes no compression into its chat files, so it has none.
 """
 
 from __future__ import annotations
@@ -21,24 +23,18 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RECORDING = Path("/tmp/purlin-field-record")
 
 
-def codex() -> None:
-    codex_home = other_clis.record_codex(RECORDING / "codex")
-    target = FIXTURES / "codex"
+def _codex(codex_home: Path, target: Path) -> None:
     shutil.rmtree(target / "sessions", ignore_errors=True)
     shutil.copytree(codex_home / "sessions", target / "sessions")
 
 
-def gemini() -> None:
-    folder = other_clis.record_gemini(RECORDING / "gemini")
-    target = FIXTURES / "gemini"
+def _gemini(folder: Path, target: Path) -> None:
     shutil.rmtree(target / "tmp", ignore_errors=True)
     shutil.copytree(folder / "tmp", target / "tmp")
     shutil.copy2(folder / "projects.json", target / "projects.json")
 
 
-def opencode() -> None:
-    folder = other_clis.record_opencode(RECORDING / "opencode")
-    target = FIXTURES / "opencode"
+def _opencode(folder: Path, target: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     copy = target / "opencode.db"
     copy.unlink(missing_ok=True)
@@ -49,16 +45,24 @@ def opencode() -> None:
     source.close()
 
 
-RECORDERS = {"codex": codex, "gemini": gemini, "opencode": opencode}
+COPIES = {"codex": _codex, "gemini": _gemini, "opencode": _opencode}
+NAMES = ("codex", "gemini", "opencode", "codex-compaction", "opencode-compaction")
+
+
+def record(name: str) -> None:
+    cli, _, kind = name.partition("-")
+    recorder = other_clis.record_compaction if kind else other_clis.record
+    COPIES[cli](recorder(cli, RECORDING / name), FIXTURES / name)
 
 
 def main(names: list[str]) -> None:
-    for name in names or list(RECORDERS):
-        if not other_clis.installed(name):
-            print(f"{name}: not installed at {other_clis.BINARIES[name]}", file=sys.stderr)
+    for name in names or NAMES:
+        cli = name.partition("-")[0]
+        if not other_clis.installed(cli):
+            print(f"{cli}: not installed at {other_clis.BINARIES[cli]}", file=sys.stderr)
             continue
-        RECORDERS[name]()
-        print(f"{name} {other_clis.version(name)}: recorded into {FIXTURES / name}")
+        record(name)
+        print(f"{name} {other_clis.version(cli)}: recorded into {FIXTURES / name}")
 
 
 if __name__ == "__main__":

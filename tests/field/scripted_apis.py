@@ -22,10 +22,9 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.field.scripted_model import _Server
+from tests.field.scripted_model import Answering, _Server
 
 _ids = itertools.count(1)
 
@@ -39,6 +38,8 @@ class Reply:
     namespace: str | None = None  # the tool's namespace (Responses API)
     hang: bool = False
     last: bool = False  # match only when the mark is in the newest message
+    tokens: int = 120  # the prompt tokens the reply reports using (a high count: a full context)
+    side: bool = False  # answers a side request (one without tools: a title, a summary)
     used: bool = False
 
 
@@ -106,11 +107,10 @@ class ScriptedAPIs:
 
     def pick(self, body: dict[str, Any]) -> int | None:
         whole, newest = _all_text(body), _newest(body)
-        if not body.get("tools"):
-            return None  # a side request (a title, a summary): the default reply
+        side = not body.get("tools")  # a title, a summary: the default reply unless scripted
         with self._lock:
             for index, reply in enumerate(self.replies):
-                if reply.used:
+                if reply.used or reply.side != side:
                     continue
                 if reply.when in (newest if reply.last else whole):
                     reply.used = True
@@ -120,12 +120,7 @@ class ScriptedAPIs:
     def _handler(self):
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
+        class Handler(Answering):
             def do_GET(self):
                 path = self.path.split("?")[0]
                 if path.endswith("/models"):
@@ -175,34 +170,6 @@ class ScriptedAPIs:
                     self._stream(_gemini_events(body, reply), named=False)
                 else:
                     self._json(200, _gemini_chunk(body, reply))
-
-            def _json(self, status: int, document: dict):
-                data = json.dumps(document).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _stream(self, events, named: bool = True, done: bool = False):
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("connection", "close")
-                self.end_headers()
-                self.close_connection = True
-                try:
-                    for event in events:
-                        head = f"event: {event['type']}\n" if named else ""
-                        if not named:
-                            event = {k: v for k, v in event.items() if k != "type"}
-                        self.wfile.write(f"{head}data: {json.dumps(event)}\n\n".encode())
-                        self.wfile.flush()
-                    if done:
-                        self.wfile.write(b"data: [DONE]\n\n")
-                        self.wfile.flush()
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
 
         return Handler
 
@@ -258,11 +225,11 @@ def _responses_events(body: dict[str, Any], reply: Reply):
         yield {"type": "response.output_item.done", "output_index": len(output), "item": item}
         output.append(item)
     usage = {
-        "input_tokens": 120,
+        "input_tokens": reply.tokens,
         "input_tokens_details": {"cached_tokens": 0},
         "output_tokens": 12,
         "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 132,
+        "total_tokens": reply.tokens + 12,
     }
     yield {
         "type": "response.completed",
@@ -301,7 +268,11 @@ def _chat_events(body: dict[str, Any], reply: Reply):
             "function": {"name": reply.tool, "arguments": json.dumps(_arguments(body, reply))},
         }
         yield chunk({"tool_calls": [call]})
-    usage = {"prompt_tokens": 120, "completion_tokens": 12, "total_tokens": 132}
+    usage = {
+        "prompt_tokens": reply.tokens,
+        "completion_tokens": 12,
+        "total_tokens": reply.tokens + 12,
+    }
     yield chunk({}, "tool_calls" if reply.tool else "stop", usage=usage)
 
 
@@ -318,9 +289,9 @@ def _gemini_chunk(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     return {
         "candidates": [candidate],
         "usageMetadata": {
-            "promptTokenCount": 120,
+            "promptTokenCount": reply.tokens,
             "candidatesTokenCount": 12,
-            "totalTokenCount": 132,
+            "totalTokenCount": reply.tokens + 12,
         },
         "modelVersion": "gemini-2.5-pro",
         "responseId": f"field{next(_ids):06d}",

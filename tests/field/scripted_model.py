@@ -238,12 +238,7 @@ class ScriptedModel:
     def _handler(self):
         model = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # keep pytest output clean
-                pass
-
+        class Handler(Answering):
             def do_GET(self):
                 self._json(
                     404, {"type": "error", "error": {"type": "not_found_error", "message": "none"}}
@@ -279,36 +274,52 @@ class ScriptedModel:
                 if step.delay:
                     time.sleep(step.delay)
                 message_id = f"msg_field{index if index is not None else 'x'}_{len(model.log):04d}"
+                name = body.get("model", "claude")
                 if body.get("stream"):
-                    self._stream(message_id, body.get("model", "claude"), step.content)
+                    self._stream(_events(message_id, name, step.content))
                 else:
-                    self._json(200, _message(message_id, body.get("model", "claude"), step.content))
-
-            def _json(self, status: int, document: dict):
-                data = json.dumps(document).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _stream(self, message_id: str, model_name: str, content: list[dict]):
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("connection", "close")
-                self.end_headers()
-                self.close_connection = True
-                try:
-                    for event in _events(message_id, model_name, content):
-                        self.wfile.write(
-                            f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
-                        )
-                        self.wfile.flush()
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                    self._json(200, _message(message_id, name, step.content))
 
         return Handler
+
+
+class Answering(BaseHTTPRequestHandler):
+    """How the stand-ins answer: a JSON document, or server-sent events as the model APIs
+    stream them (each event named by its ``type``, unless ``named`` is false; ``done``: the
+    ``[DONE]`` line Chat Completions ends with)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):  # keep pytest output clean
+        pass
+
+    def _json(self, status: int, document: dict):
+        data = json.dumps(document).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, events, named: bool = True, done: bool = False):
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            for event in events:
+                head = f"event: {event['type']}\n" if named else ""
+                if not named:
+                    event = {k: v for k, v in event.items() if k != "type"}
+                self.wfile.write(f"{head}data: {json.dumps(event)}\n\n".encode())
+                self.wfile.flush()
+            if done:
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
 
 class _Server(ThreadingHTTPServer):

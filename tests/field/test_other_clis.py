@@ -1,24 +1,19 @@
 """The real Codex CLI, Gemini CLI and opencode write sessions the readers read: each CLI runs
-offline against the scripted stand-in (``other_clis.record_*``), then ``sessions``, ``agents``
+offline against the scripted stand-in (``other_clis.record``), then ``sessions``, ``agents``
 and ``export`` read what it wrote. Skipped where the CLI is not in the field cache
 (``tests/field/install-other-clis`` puts it there); in CI a missing CLI fails the run."""
 
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
+from tests.conftest import missing_binary
 from tests.field import other_clis
 
-
-def _need(cli: str) -> None:
-    if not other_clis.installed(cli):
-        message = f"{cli} is not installed: run tests/field/install-other-clis"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+# what tells the readers where each CLI keeps its sessions
+VARIABLE = {"codex": "CODEX_HOME", "gemini": "GEMINI_CLI_HOME", "opencode": "XDG_DATA_HOME"}
 
 
 def _listed(cli_runner, name: str) -> dict[str, dict]:
@@ -29,14 +24,10 @@ def _listed(cli_runner, name: str) -> dict[str, dict]:
 
 @pytest.mark.parametrize("name", ["codex", "gemini", "opencode"])
 def test_what_the_real_cli_writes_is_read(cli, tmp_path, monkeypatch, name):
-    _need(name)
-    recorded = getattr(other_clis, f"record_{name}")(tmp_path / name)
-    if name == "codex":
-        monkeypatch.setenv("CODEX_HOME", str(recorded))
-    elif name == "gemini":
-        monkeypatch.setenv("GEMINI_CLI_HOME", str(recorded.parent))
-    else:
-        monkeypatch.setenv("XDG_DATA_HOME", str(recorded.parent))
+    if not other_clis.installed(name):
+        missing_binary(name, "tests/field/install-other-clis")
+    recorded = other_clis.record(name, tmp_path / name)
+    monkeypatch.setenv(VARIABLE[name], str(recorded if name == "codex" else recorded.parent))
     listed = _listed(cli, name)
     assert len(listed) == 3, listed  # shell, parent (its child not on a line of its own), stopped
     parent = next(s for s in listed.values() if "FIELD-PARENT" in json.dumps(s) or s["subagents"])
