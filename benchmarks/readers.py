@@ -4,6 +4,7 @@ JSON floor, at 3, 30 and 300 MB.
     .venv/bin/python benchmarks/readers.py            # 3, 30 and 300 MB
     .venv/bin/python benchmarks/readers.py --quick    # 3 MB only
     .venv/bin/python benchmarks/readers.py --runs 5   # the median of 5 runs (default 3)
+    .venv/bin/python benchmarks/readers.py --index    # the search index built over a rollout
 
 A session of each size is generated under ``benchmarks/.work/readers/`` by repeating the records
 of the real fixture sessions (``tests/fixtures/<cli>``) with fresh ids: a rollout for Codex, a
@@ -11,6 +12,10 @@ chat file for Gemini, a database for opencode. Each measurement runs in a fresh 
 reports its time and its peak RSS. The floor is this interpreter running ``json.loads`` on every
 line of the file (for opencode: on the JSON of every message and part row, read in order). The
 goal (issue 38): each reader at least half the floor's throughput, its memory flat.
+
+``--index`` builds the search index (``search_index.refresh``, which reads every CLI's
+conversations) over the generated Codex rollout alone, in a fresh process with an empty HOME and
+cache: its throughput should not fall as the rollout grows (a build linear in bytes).
 """
 
 from __future__ import annotations
@@ -162,6 +167,31 @@ def _imports(cli: str) -> str:
     }[cli]
 
 
+INDEX = (
+    "import os, tempfile\n"
+    "from purlin_resume.resurrection import search_index\n"
+    "home = tempfile.mkdtemp()\n"
+    "os.environ.update(HOME=home, XDG_CACHE_HOME=home + '/cache', XDG_DATA_HOME=home + '/data')\n"
+    "os.environ['CODEX_HOME'] = str(path.parents[4])\n"
+)
+
+
+def _index(sizes: list[int], runs: int) -> None:
+    print("| index over | size | build s | MB/s | peak MiB |")
+    print("|---|---|---|---|---|")
+    for size in sizes:
+        path = _codex(size)
+        megabytes = path.stat().st_size / MB
+        body = "search_index.refresh(Path(home) / 'claude', Path(home) / 'cache')\n"
+        found = [_measure(body, path, INDEX) for _ in range(runs)]
+        took = statistics.median(t for t, _ in found)
+        peak = max(p for _, p in found)
+        print(
+            f"| codex rollout | {megabytes:.0f} MB | {took:.2f} | {megabytes / took:.0f} | {peak:.0f} |"
+        )
+        shutil.rmtree(path.parents[4])
+
+
 def _medians(cli: str, path: Path, runs: int) -> tuple[float, float, float, float]:
     """The median time and the largest peak of the reader and of the floor, the two
     interleaved run by run (so that a busy moment slows both)."""
@@ -179,12 +209,17 @@ def _medians(cli: str, path: Path, runs: int) -> tuple[float, float, float, floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3 MB only")
+    parser.add_argument("--quick", action="store_true", help="3 MB only, one run")
     parser.add_argument("--sizes", default="3,30,300", help="sizes in MB (default 3,30,300)")
     parser.add_argument("--only", default="codex,gemini,opencode")
     parser.add_argument("--runs", type=int, default=3, help="runs of each (the median is shown)")
+    parser.add_argument("--index", action="store_true", help="the search index's build instead")
     args = parser.parse_args()
     sizes = [3] if args.quick else [int(s) for s in args.sizes.split(",")]
+    runs = 1 if args.quick else args.runs
+    if args.index:
+        _index(sizes, runs)
+        return
     print(
         "| reader | size | reader s | MB/s | floor s | floor MB/s | vs floor | reader peak MiB | floor peak MiB |"
     )
@@ -193,7 +228,7 @@ def main() -> None:
         for size in sizes:
             path = MAKERS[cli](size)
             megabytes = path.stat().st_size / MB
-            took, peak, floor, floor_peak = _medians(cli, path, args.runs)
+            took, peak, floor, floor_peak = _medians(cli, path, runs)
             print(
                 f"| {cli} | {megabytes:.0f} MB | {took:.2f} | {megabytes / took:.0f} | "
                 f"{floor:.2f} | {megabytes / floor:.0f} | {floor / took:.2f}x | {peak:.0f} | "
