@@ -1,6 +1,7 @@
 """The real Codex CLI, Gemini CLI and opencode write sessions the readers read: each CLI runs
 offline against the scripted stand-in (``other_clis.record``), then ``sessions``, ``agents``
-and ``export`` read what it wrote. Skipped where the CLI is not in the field cache
+and ``export`` read what it wrote, and the compaction Codex CLI and opencode make of a context
+that overflows is read once with its summary. Skipped where the CLI is not in the field cache
 (``tests/field/install-other-clis`` puts it there); in CI a missing CLI fails the run."""
 
 from __future__ import annotations
@@ -37,3 +38,17 @@ def test_what_the_real_cli_writes_is_read(cli, tmp_path, monkeypatch, name):
     document = json.loads(cli("export", child, "--include-tools").stdout)
     assert document["session_id"] == parent["id"] and document["tool_calls_summary"]["total"] >= 1
     assert all(s["unknown_records"] == 0 and s["malformed_lines"] == 0 for s in listed.values())
+
+
+@pytest.mark.parametrize("name", ["codex", "opencode"])
+def test_a_compaction_the_real_cli_makes_is_read_once(cli, tmp_path, monkeypatch, name):
+    if not other_clis.installed(name):
+        missing_binary(name, "tests/field/install-other-clis")
+    recorded = other_clis.record_compaction(name, tmp_path / name)
+    monkeypatch.setenv(VARIABLE[name], str(recorded if name == "codex" else recorded.parent))
+    [session] = _listed(cli, name).values()
+    assert session["compactions"] == 1
+    document = json.loads(cli("export", session["id"]).stdout)
+    items = document["conversation"]
+    assert [i["content"] for i in items if i.get("type") == "compaction"] == [other_clis.SUMMARY]
+    assert json.dumps(items).count("FIELD-SUMMARY") == 1
