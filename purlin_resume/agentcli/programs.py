@@ -31,6 +31,12 @@ class AgentProgram:
     fork_args: tuple[str, ...] | None  # None: the CLI cannot fork a session
     markers: tuple[str, ...]  # variables the CLI sets for the commands its agent runs
     ready_text: str  # what its interactive screen shows while it waits (texts joined by |)
+    data_vars: tuple[str, ...] = ()  # variables naming where it keeps its sessions
+
+    def data_env(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Those of ``data_vars`` set here, to hand to an agent started elsewhere (tmux)."""
+        environ = os.environ if environ is None else environ
+        return {name: environ[name] for name in self.data_vars if environ.get(name)}
 
     def command(self, agent_command: str | None = None) -> list[str]:
         """The program's argv (Claude Code's: the ``agent_command`` setting)."""
@@ -71,6 +77,7 @@ PROGRAMS: dict[str, AgentProgram] = {
         (RESUME_FLAG, "{id}", FORK_FLAG, SESSION_FLAG, "{new}"),
         ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"),
         "? for shortcuts|shift+tab to cycle",
+        ("CLAUDE_CONFIG_DIR",),
     ),
     CODEX: AgentProgram(
         CODEX,
@@ -81,6 +88,7 @@ PROGRAMS: dict[str, AgentProgram] = {
         ("fork", "{id}"),
         ("CODEX_THREAD_ID", "CODEX_SANDBOX"),
         "? for shortcuts|context left",
+        ("CODEX_HOME",),
     ),
     GEMINI: AgentProgram(
         GEMINI,
@@ -91,6 +99,7 @@ PROGRAMS: dict[str, AgentProgram] = {
         None,
         ("GEMINI_CLI",),
         "Type your message",
+        ("GEMINI_CLI_HOME",),
     ),
     OPENCODE: AgentProgram(
         OPENCODE,
@@ -101,6 +110,7 @@ PROGRAMS: dict[str, AgentProgram] = {
         ("--session", "{id}", "--fork"),
         ("OPENCODE",),
         "ctrl+p commands|tab agents",
+        ("XDG_DATA_HOME", "XDG_CONFIG_HOME"),
     ),
 }
 NAMES = tuple(PROGRAMS)
