@@ -972,6 +972,7 @@ def _first_prompt(env, entry, prompt, server, session, cwd, child_env, into) -> 
     rid = entry["resurrection_id"]
     target = programs.program(into)
     argv = [*target.command(env.settings.agent_command), *target.prompt_flag]
+    child_env = {**target.data_env(), **child_env}
     folder = store.private_folder(env.cache / PROMPTS)
     waiting = folder / f"{rid}.md"
     store.write_output(waiting, prompt)

@@ -43,6 +43,17 @@ def installed(cli: str) -> bool:
     return BINARIES[cli].exists()
 
 
+def need(cli: str) -> None:
+    """Skip the test when ``cli`` is not in the field cache; in CI, fail it."""
+    import pytest
+
+    if not installed(cli):
+        message = f"{cli} is not installed: run tests/field/install-other-clis"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
 class Home:
     """A private HOME with a git project ``project`` in it, for one CLI run."""
 
@@ -310,3 +321,28 @@ def record_opencode(root: Path) -> Path:
         api.reply("FIELD-STOP", text="never sent", hang=True, last=True)
         home.interrupted([*args, "FIELD-STOP this turn is cut off"], env, api)
     return home.root / ".local" / "share" / "opencode"
+
+
+def trust_codex(codex_home: Path, folder: Path) -> None:
+    """Codex CLI trusts ``folder`` (else its screen asks first)."""
+    with open(codex_home / "config.toml", "a") as config:
+        config.write(f'[projects."{folder}"]\ntrust_level = "trusted"\n')
+
+
+def codex_exec(home: Home, api: ScriptedAPIs, prompt: str, cwd: Path | None = None) -> str:
+    """``codex exec PROMPT`` in ``cwd`` (the home's project); the id of the session it wrote."""
+    env = codex_config(home, api)
+    args = [str(BINARIES["codex"]), "exec", "--skip-git-repo-check", "--sandbox", "workspace-write"]
+    before = set((home.root / ".codex").rglob("rollout-*.jsonl"))
+    done = subprocess.run(
+        [*args, prompt],
+        cwd=cwd or home.project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
+    written = set((home.root / ".codex").rglob("rollout-*.jsonl")) - before
+    assert len(written) == 1, (done.stdout, done.stderr)
+    return _THREAD_ID.findall(written.pop().name)[-1]

@@ -6,19 +6,10 @@ and ``export`` read what it wrote. Skipped where the CLI is not in the field cac
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
 from tests.field import other_clis
-
-
-def _need(cli: str) -> None:
-    if not other_clis.installed(cli):
-        message = f"{cli} is not installed: run tests/field/install-other-clis"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 def _listed(cli_runner, name: str) -> dict[str, dict]:
@@ -29,7 +20,7 @@ def _listed(cli_runner, name: str) -> dict[str, dict]:
 
 @pytest.mark.parametrize("name", ["codex", "gemini", "opencode"])
 def test_what_the_real_cli_writes_is_read(cli, tmp_path, monkeypatch, name):
-    _need(name)
+    other_clis.need(name)
     recorded = getattr(other_clis, f"record_{name}")(tmp_path / name)
     if name == "codex":
         monkeypatch.setenv("CODEX_HOME", str(recorded))
