@@ -329,11 +329,16 @@ def trust_codex(codex_home: Path, folder: Path) -> None:
         config.write(f'[projects."{folder}"]\ntrust_level = "trusted"\n')
 
 
-def codex_exec(home: Home, api: ScriptedAPIs, prompt: str, cwd: Path | None = None) -> str:
-    """``codex exec PROMPT`` in ``cwd`` (the home's project); the id of the session it wrote."""
+def codex_exec(
+    home: Home, api: ScriptedAPIs, prompt: str, cwd: Path | None = None, *extra: str, path=None
+) -> str:
+    """``codex exec PROMPT`` in ``cwd`` (the home's project); the id of the session it wrote.
+    ``extra``: more options; ``path``: the PATH it runs with."""
     env = codex_config(home, api)
+    if path:
+        env["PATH"] = path
     args = [str(BINARIES["codex"]), "exec", "--skip-git-repo-check", "--sandbox", "workspace-write"]
-    before = set((home.root / ".codex").rglob("rollout-*.jsonl"))
+    args += list(extra)
     done = subprocess.run(
         [*args, prompt],
         cwd=cwd or home.project,
@@ -343,6 +348,6 @@ def codex_exec(home: Home, api: ScriptedAPIs, prompt: str, cwd: Path | None = No
         timeout=180,
         stdin=subprocess.DEVNULL,
     )
-    written = set((home.root / ".codex").rglob("rollout-*.jsonl")) - before
-    assert len(written) == 1, (done.stdout, done.stderr)
-    return _THREAD_ID.findall(written.pop().name)[-1]
+    found = re.search(r"^session id: (\S+)$", done.stderr, re.M)
+    assert found, (done.stdout, done.stderr)
+    return found.group(1)

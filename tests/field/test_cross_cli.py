@@ -200,3 +200,55 @@ def test_open_resumes_a_session_in_its_own_cli(field, tmux_server, cli, resume):
                 text=True,
             ).stdout
             raise AssertionError(panes + _pane_text(tmux_server, where["pane"])) from timed_out
+
+
+def test_codex_hooks_register_its_session_and_record_a_subagent(field):
+    other_clis.need("codex")
+    home = other_clis.Home(field.home / "codex-user")
+    codex_home = home.root / ".codex"
+    codex_home.mkdir()
+    installed = field.purlin(
+        "install", "--cli", "codex", "--user", env={"CODEX_HOME": str(codex_home)}
+    )
+    assert installed.returncode == 0, installed.stderr
+    with ScriptedAPIs() as api:
+        api.reply(
+            "X39-PARENT",
+            tool="spawn_agent",
+            namespace="multi_agent_v1",
+            args={"message": "X39-CHILD count the files in the project"},
+            last=True,
+        )
+        api.reply("X39-CHILD", text="There are 3 files.", last=True)
+        api.reply(
+            "X39-PARENT",
+            tool="wait_agent",
+            namespace="multi_agent_v1",
+            args=other_clis._spawned_agent,
+        )
+        api.reply("X39-PARENT", text="The child counted 3 files.")
+        session = other_clis.codex_exec(
+            home,
+            api,
+            "X39-PARENT ask a child to count the files",
+            field.project,
+            "--dangerously-bypass-hook-trust",
+            path=field.env["PATH"],
+        )
+    events = [(c.hook_event_name, c.payload.get("agent_id")) for c in field.hooks()]
+    child = next(agent for event, agent in events if event == "SubagentStart")
+    assert events == [
+        ("SessionStart", None),
+        ("SubagentStart", child),
+        ("SubagentStop", child),
+        ("SessionEnd", None),
+    ]
+    agents = json.loads((field.project / ".purlin" / "agents.json").read_text())["agents"]
+    assert agents[session]["cli"] == "codex" and agents[session]["ended_at"]
+    (entry,) = field.history()["entries"]
+    assert (entry["agent_id"], entry["status"], entry["session_id"]) == (
+        child,
+        "completed",
+        session,
+    )
+    assert not (field.project / ".purlin" / "cache" / "hook.log").exists()
