@@ -402,7 +402,7 @@ def session_started(
 
 def _transcript_of(reported: str | None, session: str | None) -> str | None:
     """The transcript of ``session``: the reported one, renamed for a fork's new id."""
-    if not reported or not session:
+    if not reported or not session or Path(reported).stem == session or session in reported:
         return reported
     return str(Path(reported).with_name(f"{session}.jsonl"))
 

@@ -66,6 +66,8 @@ def test_a_claude_code_agent_resurrected_into_codex(field, tmux_server):
             "codex",
             "--spawn",
             "tmux",
+            "--tmux-socket",
+            str(tmux_server.socket),
             "--task",
             "X39-TASK check the cache",
             "--json",
@@ -111,6 +113,8 @@ def test_a_codex_agent_resurrected_into_claude_code(field, tmux_server):
         "claude",
         "--spawn",
         "tmux",
+        "--tmux-socket",
+        str(tmux_server.socket),
         "--task",
         "X39-NEXT check the parser",
         env={"CODEX_HOME": codex_home},
@@ -129,6 +133,19 @@ def _pane_text(server, pane: str) -> str:
         capture_output=True,
         text=True,
     ).stdout
+
+
+def _on_screen(field, server, pane: str, text: str) -> None:
+    """Wait until ``text`` shows in ``pane``; else fail showing the panes and the screen."""
+    try:
+        field.wait_for(lambda: text in _pane_text(server, pane), 90, f"{text!r} on screen")
+    except AssertionError as timed_out:
+        panes = subprocess.run(
+            ["tmux", "-S", str(server.socket), "list-panes", "-a", "-F", "#{pane_id} #{pane_dead}"],
+            capture_output=True,
+            text=True,
+        ).stdout
+        raise AssertionError(panes + _pane_text(server, pane)) from timed_out
 
 
 def _recorded(field, cli: str, api: ScriptedAPIs) -> tuple[str, dict[str, str], other_clis.Home]:
@@ -179,27 +196,7 @@ def test_open_resumes_a_session_in_its_own_cli(field, tmux_server, cli, resume):
         where = json.loads(opened.stdout)
         assert where["argv"] == [cli, *resume, session]
         assert where["cwd"] == str(home.project)
-        try:
-            field.wait_for(
-                lambda: "X39-ANSWER the tests pass." in _pane_text(tmux_server, where["pane"]),
-                90,
-                f"the resumed conversation on {cli}'s screen",
-            )
-        except AssertionError as timed_out:
-            panes = subprocess.run(
-                [
-                    "tmux",
-                    "-S",
-                    str(tmux_server.socket),
-                    "list-panes",
-                    "-a",
-                    "-F",
-                    "#{pane_id} #{pane_dead} #{pane_current_command}",
-                ],
-                capture_output=True,
-                text=True,
-            ).stdout
-            raise AssertionError(panes + _pane_text(tmux_server, where["pane"])) from timed_out
+        _on_screen(field, tmux_server, where["pane"], "X39-ANSWER the tests pass.")
 
 
 def test_codex_hooks_register_its_session_and_record_a_subagent(field):
@@ -252,3 +249,44 @@ def test_codex_hooks_register_its_session_and_record_a_subagent(field):
         session,
     )
     assert not (field.project / ".purlin" / "cache" / "hook.log").exists()
+
+
+def test_a_dead_codex_agent_revived_by_its_session_id_in_tmux(field, tmux_server):
+    other_clis.need("codex")
+    home = other_clis.Home(field.home / "codex-user")
+    codex_home = home.root / ".codex"
+    codex_home.mkdir()
+    reach = {"CODEX_HOME": str(codex_home), "FIELD_API_KEY": "sk-field-not-a-key"}
+    assert field.purlin("install", "--cli", "codex", "--user", env=reach).returncode == 0
+    with ScriptedAPIs() as api:
+        api.reply("X39-REVIVE", text="X39-DONE the migration is half way.", last=True)
+        session = other_clis.codex_exec(
+            home,
+            api,
+            "X39-REVIVE migrate the schema",
+            field.project,
+            "--dangerously-bypass-hook-trust",
+            path=field.env["PATH"],
+        )
+        dead = json.loads(field.purlin("agents-status", "--json").stdout)["agents"]
+        assert [(a["agent_id"], a["state"]) for a in dead] == [(session, "dead")]
+        other_clis.trust_codex(codex_home, field.project)
+        (field.bin_dir / "codex").symlink_to(other_clis.BINARIES["codex"])
+        field.settle_interactive(tmux_server.socket)
+        socket = ("--tmux-socket", str(tmux_server.socket))
+        revived = field.purlin("revive", session, *socket, "--json", env=reach)
+        assert revived.returncode == 0, revived.stderr
+        done = json.loads(revived.stdout)
+        assert done["command"] == f"codex resume {session}" and done["successor"] == session
+        subprocess.run(
+            ["tmux", "-S", str(tmux_server.socket), "set-option", "-g", "remain-on-exit", "on"]
+        )
+        pane = done["tmux_pane"]
+        _on_screen(field, tmux_server, pane, "Hooks need review")  # as for a user, once
+        subprocess.run(["tmux", "-S", socket[1], "send-keys", "-t", pane, "2", "Enter"])
+        _on_screen(field, tmux_server, pane, "X39-DONE the migration is half way.")
+    agents = json.loads((field.project / ".purlin" / "agents.json").read_text())["agents"]
+    assert (agents[session]["cli"], agents[session]["ended_at"]) == ("codex", None)
+    assert agents[session]["tmux_pane"] == done["tmux_pane"]
+    again = field.purlin("revive", session, *socket, env=reach)  # it runs now: no second one
+    assert again.returncode == 1 and "alive" in again.stderr or "open in another" in again.stderr
