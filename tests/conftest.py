@@ -102,6 +102,11 @@ def _isolated_env(tmp_path_factory, monkeypatch):
         "CODEX_HOME",
         "GEMINI_CLI_HOME",
         "CLAUDECODE",
+        "CLAUDE_CODE_ENTRYPOINT",
+        "CODEX_THREAD_ID",
+        "CODEX_SANDBOX",
+        "GEMINI_CLI",
+        "OPENCODE",
         "TMUX",
         "TMUX_PANE",
     ):

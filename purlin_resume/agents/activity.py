@@ -109,6 +109,7 @@ class Subject:
     transcript: Path | None = None
     pane: str | None = None
     shared_worktree: bool = False  # another live agent works in the same folder
+    cli: str = "claude"  # the agent CLI whose session file ``transcript`` is
 
 
 @dataclass
@@ -167,22 +168,86 @@ TRANSCRIPT_CONFIDENCE = {
 }
 
 
+def _codex_kind(record: dict[str, Any]) -> tuple[str, str] | None:
+    """(kind, text) of a Codex CLI rollout record, None for its bookkeeping."""
+    payload = record.get("payload")
+    if record.get("type") != "response_item" or not isinstance(payload, dict):
+        return None
+    kind = payload.get("type")
+    if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+        return "tool_use", str(payload.get("name") or "")
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        return "tool_result", str(payload.get("output") or "")
+    if kind == "message" and payload.get("role") in ("assistant", "user"):
+        text = records.text_of(payload.get("content"))
+        return ("response" if payload["role"] == "assistant" else "prompt"), text
+    return None
+
+
+def _gemini_kind(record: dict[str, Any]) -> tuple[str, str] | None:
+    """(kind, text) of a Gemini CLI chat record, None for its bookkeeping."""
+    text = records.text_of(record.get("content"))
+    if record.get("type") == "gemini":
+        return ("tool_use" if record.get("toolCalls") else "response"), text
+    if record.get("type") == "user":
+        return "prompt", text
+    return None
+
+
+def _evidence(subject: Subject):
+    """(kind, moment, text) of the session file's records, newest first."""
+    for record in _newest_first(subject.transcript, subject.cli):
+        if subject.cli == "codex":
+            found = _codex_kind(record)
+        elif subject.cli == "gemini":
+            found = _gemini_kind(record)
+        elif record.get("type") in ("user", "assistant", "system"):
+            found = _record_kind(record)
+        else:
+            found = None
+        moment = clock.parse(record.get("timestamp"))
+        if found is not None and moment is not None:
+            yield found[0], moment, found[1]
+
+
+TAIL_BYTES = 256 * 1024
+
+
+def _newest_first(path, cli: str):
+    """Claude Code's records through its reader; another CLI's lines of the file's last
+    ``TAIL_BYTES``, parsed newest first."""
+    if cli == "claude":
+        yield from records.last_records(path)
+        return
+    loads = records.line_decoder()
+    try:
+        with records.open_regular(path) as handle:
+            size = handle.seek(0, 2)
+            handle.seek(max(0, size - TAIL_BYTES))
+            lines = handle.read().split(b"\n")[1 if size > TAIL_BYTES else 0 :]
+    except OSError:
+        return
+    for line in reversed(lines):
+        try:
+            record = loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            yield record
+
+
 def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
     """The last record of the transcript that is evidence: not noise, not the client's own
     bookkeeping (a ``system`` record without text, such as ``turn_duration``), and not a reply
-    to our nudge (the text answer that follows a noise prompt)."""
+    to our nudge (the text answer that follows a noise prompt). A Codex CLI rollout and a
+    Gemini CLI chat file are read the same way, by their own record types (opencode keeps no
+    file per session: none)."""
     if subject.transcript is None:
         return []
     if not subject.transcript.is_file():
         raise PurlinError(f"{subject.transcript} does not exist or is not a file")
     reply = None  # the newest text answer, evidence unless it answers a nudge
-    for record in records.last_records(subject.transcript):
-        if record.get("type") not in ("user", "assistant", "system"):
-            continue
-        moment = clock.parse(record.get("timestamp"))
-        if moment is None:
-            continue
-        kind, text = _record_kind(record)
+    for kind, moment, text in _evidence(subject):
         if kind == "system" and not text.strip():
             continue
         if is_noise(text):

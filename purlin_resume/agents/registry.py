@@ -15,7 +15,8 @@ Format (version 1), one object per session id; unknown keys are kept as they are
           "tmux_socket": null,          # the socket of that pane's server (from $TMUX)
           "role": null,                 # builder, qa, architect, ...
           "previous_agent_id": null,    # the session this one succeeds
-          "restored_from": null         # the checkpoint it took over (archived path)
+          "restored_from": null,        # the checkpoint it took over (archived path)
+          "cli": "codex"                # the agent CLI it runs in; absent: Claude Code
         }
       }
     }
@@ -56,6 +57,12 @@ class RegisteredAgent:
     role: str | None = None
     previous_agent_id: str | None = None
     restored_from: str | None = None
+    cli: str | None = None  # None: Claude Code
+
+    @property
+    def agent_cli(self) -> str:
+        """The agent CLI the session runs in (``claude`` when none is recorded)."""
+        return self.cli or "claude"
 
     @classmethod
     def from_record(cls, session_id: str, record: dict[str, Any]) -> RegisteredAgent:
@@ -75,6 +82,7 @@ class RegisteredAgent:
                     "role",
                     "previous_agent_id",
                     "restored_from",
+                    "cli",
                 )
             },
         )
@@ -141,11 +149,12 @@ def record_start(
     tmux_socket: str | None = None,
     role: str | None = None,
     previous_agent_id: str | None = None,
+    cli: str | None = None,
 ) -> RegisteredAgent:
     """Register a session as started (again): it runs until ``record_end`` or its process dies.
 
-    A session started again (resumed, compacted) keeps the role and predecessor it had when
-    none is given now."""
+    A session started again (resumed, compacted) keeps the role, predecessor and CLI it had
+    when none is given now."""
     values: dict[str, Any] = {
         "pid": pid,
         "cwd": cwd if cwd is not None else str(project.root),
@@ -155,7 +164,7 @@ def record_start(
         "tmux_pane": tmux_pane,
         "tmux_socket": tmux_socket if tmux_pane else None,
     }
-    kept = {"role": role, "previous_agent_id": previous_agent_id}
+    kept = {"role": role, "previous_agent_id": previous_agent_id, "cli": cli}
     values.update({name: value for name, value in kept.items() if value is not None})
     return _update(project, session_id, values)
 

@@ -10,6 +10,11 @@ with its server's socket), waiting until the agent shows it is ready, then each 
 (``injection.when_ready``). An injection that cannot be confirmed leaves the window open and is
 logged ``partial``; one that fails closes the window.
 
+An agent of Codex CLI, Gemini CLI or opencode (its registry ``cli``) is revived natively: its own
+CLI resumes the same session by its id (``codex resume ID``, ``gemini --resume ID``, ``opencode
+--session ID``) in the folder it worked in, and is registered running again in the new pane once
+the CLI shows its screen; refused while another process has that session open.
+
 Where the successor opens: ``--tmux-socket`` when given, else the predecessor's own tmux server
 (recorded with its pane) while it is reachable, else the ``tmux_socket`` setting. The successor
 reads the same Claude Code data folder as this command (``CLAUDE_CONFIG_DIR`` in its environment
@@ -24,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.agentcli import programs
+from purlin_resume.agentcli.shape import CLAUDE
 from purlin_resume.agents import injection, registry
 from purlin_resume.agents.lineage import (
     ALIVE,
@@ -37,7 +44,7 @@ from purlin_resume.agents.registry import RegisteredAgent, work_folder
 from purlin_resume.agents.stall import server_of
 from purlin_resume.checkpoints.roles import display_name
 from purlin_resume.claude import layout
-from purlin_resume.core import clock, gitrepo, redact, store, templating, tmux
+from purlin_resume.core import clock, gitrepo, processes, redact, store, templating, tmux
 from purlin_resume.core import config as config_mod
 from purlin_resume.core.errors import Conflict, PurlinError
 from purlin_resume.core.project import Project
@@ -165,6 +172,8 @@ def plan(
                 f"agent {agent.session_id} already has a live successor {child}; "
                 "revive that one when it dies"
             )
+    if agent.agent_cli != CLAUDE:
+        return _resumed_in_own_cli(project, agent, settings, tmux_server)
     successor = successor_id or str(uuid.uuid4())
     cwd = work_folder(project, agent)
     command = settings.agent_command
@@ -212,6 +221,51 @@ def plan(
     return Plan(agent, successor, command, cwd, env, session, injections, transcript_file, target)
 
 
+def _resumed_in_own_cli(
+    project: Project,
+    agent: RegisteredAgent,
+    settings: config_mod.Settings,
+    tmux_server: tmux.Server | None,
+) -> Plan:
+    """The revival of an agent of Codex CLI, Gemini CLI or opencode: its own CLI resumes the
+    same session by its id, in its folder (nothing to inject); refused while another process
+    holds that session."""
+    cli = programs.program(agent.agent_cli)
+    holders = processes.naming(agent.session_id)
+    if holders:
+        raise Conflict(
+            f"session {agent.session_id} is open in another process (pid "
+            f"{', '.join(map(str, holders))}); close it there, or continue it there"
+        )
+    if not agent.cwd or not Path(agent.cwd).is_dir():
+        raise PurlinError(
+            f"the folder agent {agent.session_id} worked in is gone ({agent.cwd or 'none recorded'})"
+            f"; {cli.label} resumes a session only from its own folder: bring its expertise back "
+            f"with 'purlin-resume resurrect --session {agent.session_id}'"
+        )
+    env = {"PURLIN_AGENT_ID": agent.session_id, **cli.data_env()}
+    if agent.role:
+        env["PURLIN_ROLE"] = agent.role
+    target = successor_server(agent, settings, tmux_server)
+    session = settings.tmux_session
+    if target == tmux.Server() and tmux.inside_tmux():
+        session = tmux.current_session(target) or session
+    command = shlex.join(cli.resume(agent.session_id))
+    transcript_file = agent.transcript_path or ""
+    return Plan(
+        agent,
+        agent.session_id,
+        command,
+        Path(agent.cwd),
+        env,
+        session,
+        [],
+        transcript_file,
+        server=target,
+        native=True,
+    )
+
+
 def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings) -> Revival:
     """Start the successor, register it, wait until it is ready, inject, log the revival.
 
@@ -232,6 +286,8 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
     info = tmux.pane_info(server, pane) or {}
     pid = info.get("pane_pid")
     socket = tmux.socket_path(server)
+    if revival_plan.successor_id == revival_plan.predecessor.session_id:
+        return _resumed(project, revival_plan, settings, pane, socket, pid)
     registry.register_successor(
         project,
         revival_plan.successor_id,
@@ -259,6 +315,36 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
         raise PurlinError(f"{exc.message} (revival undone: window closed)") from None
     _log(project, revival_plan, pane, socket, result.outcome, result.problem or None)
     return result
+
+
+def _resumed(project, revival_plan: Plan, settings, pane: str, socket, pid) -> Revival:
+    """The agent's own session started again in its CLI: registered as running in the new pane
+    once the CLI shows its screen; window closed and the agent left dead when it does not."""
+    agent = revival_plan.predecessor
+    server = revival_plan.server
+    ready = programs.program(agent.agent_cli).ready_text
+    if not tmux.wait_quiet(
+        server, pane, ready, settings.agent_ready_timeout, settings.inject_settle_seconds
+    ):
+        tmux.kill_pane(server, pane)
+        reason = (
+            f"{programs.label(agent.agent_cli)} did not show {ready!r} within "
+            f"{settings.agent_ready_timeout:g} s in tmux pane {pane} ({revival_plan.command!r})"
+        )
+        _log(project, revival_plan, pane, socket, FAILED, reason)
+        raise PurlinError(f"{reason} (revival undone: window closed)")
+    registry.record_start(
+        project,
+        agent.session_id,
+        pid=int(pid) if pid and pid.isdigit() else None,
+        cwd=str(revival_plan.cwd),
+        transcript_path=agent.transcript_path,
+        tmux_pane=pane,
+        tmux_socket=str(socket) if socket else None,
+        cli=agent.agent_cli,
+    )
+    _log(project, revival_plan, pane, socket, SUCCESS, None)
+    return Revival(revival_plan, pane)
 
 
 def _log(
@@ -318,6 +404,8 @@ def plan_native(
         tmux_server=tmux_server,
     )
     agent = base.predecessor
+    if base.native:  # another CLI's agent: resumed natively already
+        return base
     if own_transcript(agent, claude_dir) is None:
         raise PurlinError(
             f"the transcript of agent {agent.session_id} is gone, so Claude Code cannot resume "

@@ -182,6 +182,7 @@ def subject_of(
         transcript=Path(agent.transcript_path) if agent.transcript_path else None,
         pane=agent.tmux_pane,
         shared_worktree=shared,
+        cli=agent.agent_cli,
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypedDict
 
+from purlin_resume.agentcli import programs
 from purlin_resume.agents import activity, injection, registry
 from purlin_resume.agents.lineage import ALIVE, liveness, server_for
 from purlin_resume.agents.stall import resume_prompt, server_of, should_send_resume
@@ -130,6 +131,15 @@ def watch_once(
                 f"stalled ({why}); no live tmux pane to nudge",
                 **extra,
             )
+        elif not _shows_ready(own, agent, settings):
+            ready = programs.program(agent.agent_cli).ready_text
+            decision = Decision(
+                stamp,
+                agent.session_id,
+                HELD,
+                f"stalled ({why}); {programs.label(agent.agent_cli)} does not show {ready!r}",
+                **extra,
+            )
         elif (held := restraint(history(project, agent.session_id), moment, settings)) is not None:
             decision = Decision(stamp, agent.session_id, HELD, f"stalled; {held}", **extra)
         else:
@@ -154,3 +164,17 @@ def watch_once(
         record(project, decision)
         decisions.append(decision)
     return decisions
+
+
+READY_WAIT_SECONDS = 3.0
+
+
+def _shows_ready(server, agent, settings) -> bool:
+    """Whether an agent of another CLI shows its ready prompt (a dialog on its screen would
+    take the nudge's keys); Claude Code's are nudged as before."""
+    if agent.agent_cli == "claude":
+        return True
+    ready = programs.program(agent.agent_cli).ready_text
+    return tmux.wait_quiet(
+        server, agent.tmux_pane, ready, READY_WAIT_SECONDS, settings.inject_settle_seconds
+    )

@@ -32,6 +32,7 @@ from purlin_resume.core import ids
 EVENTS = {
     "pre-tool-use": "PreToolUse",
     "post-tool-use": "PostToolUse",
+    "subagent-start": "SubagentStart",
     "subagent-stop": "SubagentStop",
     "pre-compact": "PreCompact",
     "session-start": "SessionStart",

@@ -30,10 +30,11 @@ class OurHook:
     event: str  # Claude Code's name
     name: str  # ours, for ``purlin-resume hook NAME``
     matcher: str | None
-    timeout: int
+    timeout: int  # in the unit the CLI reads (seconds; Gemini CLI: milliseconds)
+    cli: str | None = None  # another agent CLI's hook: ``--cli NAME`` tells the hook which
 
     def command(self, executable: str = COMMAND) -> str:
-        return f"{executable} hook {self.name}"
+        return f"{executable} hook {self.name}" + (f" --cli {self.cli}" if self.cli else "")
 
     def group(self, executable: str = COMMAND) -> dict[str, Any]:
         group: dict[str, Any] = {}
@@ -95,11 +96,14 @@ def check(settings: Any) -> dict[str, Any]:
     return settings
 
 
-def merged(settings: dict[str, Any], executable: str = COMMAND) -> dict[str, Any]:
-    """``settings`` with our hooks in it, current; unchanged (equal) when they already are."""
+def merged(
+    settings: dict[str, Any], executable: str = COMMAND, wanted_hooks: tuple[OurHook, ...] = HOOKS
+) -> dict[str, Any]:
+    """``settings`` with our hooks (``wanted_hooks``: another CLI's) in it, current; unchanged
+    (equal) when they already are."""
     result = copy.deepcopy(check(settings))
     hooks = result.setdefault("hooks", {})
-    for ours in HOOKS:
+    for ours in wanted_hooks:
         groups = hooks.setdefault(ours.event, [])
         wanted = ours.group(executable)
         index = _our_group_index(groups)

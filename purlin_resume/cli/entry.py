@@ -11,7 +11,7 @@ def main() -> None:
     if len(args) >= 2 and args[0] == "hook" and not args[1].startswith("-"):  # never Typer's exit 2
         from purlin_resume.integration import hook_call
 
-        hook_call.handle(args[1])
+        hook_call.handle(args[1], args[2:])
     from purlin_resume.cli import main as cli_main
 
     cli_main()

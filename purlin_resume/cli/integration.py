@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
+# ruff: noqa: UP045 - Typer reads the annotations at runtime on Python 3.10
 from purlin_resume.claude.hooks import EVENTS
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
@@ -23,8 +24,8 @@ from purlin_resume.cli.options import (
 from purlin_resume.core import config
 from purlin_resume.core import trust as trust_mod
 from purlin_resume.core.errors import UsageError
+from purlin_resume.integration import cli_hooks, githooks, hook_call, installation
 from purlin_resume.integration import doctor as doctor_mod
-from purlin_resume.integration import githooks, hook_call, installation
 from purlin_resume.integration.githook_names import NAMES as GIT_HOOKS
 from purlin_resume.mcp import server
 
@@ -38,6 +39,21 @@ UserOption = Annotated[
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Print the diff of what would change; change nothing.")
 ]
+CliOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--cli",
+        help="Another agent CLI's hooks instead: codex (.codex/hooks.json) or gemini "
+        "(.gemini/settings.json); with --user, the user's.",
+        show_default=False,
+    ),
+]
+
+
+def _cli_target(cli: str, project: Path | None, user: bool) -> installation.Target:
+    if user and project is not None:
+        raise UsageError("--project and --user exclude each other: choose one target")
+    return cli_hooks.target(cli, None if user else project_for(project))
 
 
 def _target(project: Path | None, user: bool) -> installation.Target:
@@ -93,10 +109,17 @@ def install(
             "or with --user the user's .claude.json.",
         ),
     ] = False,
+    cli: CliOption = None,
     dry_run: DryRunOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Install the slash commands and the hooks into Claude Code (project by default; no hooks while the plugin is enabled)."""
+    """Install the slash commands and the hooks into Claude Code (project by default; no hooks while the plugin is enabled); --cli codex|gemini: our hooks into that CLI."""
+    if cli is not None:
+        if mcp:
+            raise UsageError("--mcp registers the MCP server with Claude Code: leave out --cli")
+        where = _cli_target(cli, project, user)
+        _carry_out(lambda t: cli_hooks.plan_install(cli, t), where, dry_run, as_json, "Installed")
+        return
 
     def planner(target: installation.Target) -> installation.Plan:
         return installation.plan_install(target, mcp=mcp)
@@ -108,10 +131,15 @@ def install(
 def uninstall(
     project: ProjectOption = None,
     user: UserOption = False,
+    cli: CliOption = None,
     dry_run: DryRunOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Remove our hooks and slash commands; every other setting and hook stays as it is."""
+    if cli is not None:
+        where = _cli_target(cli, project, user)
+        _carry_out(lambda t: cli_hooks.plan_uninstall(cli, t), where, dry_run, as_json, "Removed")
+        return
     _carry_out(installation.plan_uninstall, _target(project, user), dry_run, as_json, "Removed")
 
 
@@ -121,9 +149,13 @@ def hook(
         str,
         typer.Argument(metavar="EVENT", help=f"One of: {', '.join(EVENTS)}.", show_default=False),
     ],
+    cli: Annotated[
+        Optional[str],
+        typer.Option("--cli", help="The agent CLI that calls (codex, gemini).", show_default=False),
+    ] = None,
 ) -> None:
     """Handle one Claude Code hook call (payload JSON on stdin). Always exits 0; failures go to .purlin/cache/hook.log."""
-    hook_call.run(event)
+    hook_call.handle(event, ["--cli", cli] if cli else [])
 
 
 @app.command(name="git-hook", rich_help_panel=PANEL)

@@ -1,4 +1,5 @@
-"""`open`: continue a session in Claude Code itself (``claude --resume``) from any folder."""
+"""`open`: continue a session in the agent CLI that wrote it (``claude --resume``, ``codex resume``,
+``gemini --resume``, ``opencode --session``) from any folder."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ def open_command(
     fork: Annotated[
         bool,
         typer.Option(
-            "--fork", help="Resume into a new session (--fork-session); the old one stays."
+            "--fork",
+            help="Resume into a new session (claude --fork-session, codex fork, opencode "
+            "--fork; Gemini CLI cannot fork); the old one stays.",
         ),
     ] = False,
     spawn: Annotated[
@@ -59,7 +62,8 @@ def open_command(
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Continue a session in Claude Code (claude --resume) from the folder it worked in."""
+    """Continue a session in its own agent CLI (claude --resume, codex resume, gemini --resume,
+    opencode --session) from the folder it worked in."""
     query = " ".join(target).strip()
     env = environment_here(claude_dir, project)
     interactive = not yes and sys.stdin.isatty()

@@ -15,6 +15,8 @@ from typing import Annotated, Any, Optional, get_type_hints
 
 import typer
 
+from purlin_resume.agentcli import programs
+from purlin_resume.agentcli.shape import CLAUDE
 from purlin_resume.claude import layout
 from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.candidates import (
@@ -66,9 +68,23 @@ class Method(str, Enum):
 
 
 class Spawn(str, Enum):
-    none = "none"
-    claude = "claude"
+    print = "print"
+    process = "process"
     tmux = "tmux"
+    none = "none"  # print, as it was called before
+    claude = "claude"  # process, as it was called before
+
+    @property
+    def way(self) -> str:
+        """print, process or tmux (what the older names stand for)."""
+        return {"none": "print", "claude": "process"}.get(self.value, self.value)
+
+
+class Into(str, Enum):
+    claude = "claude"
+    codex = "codex"
+    gemini = "gemini"
+    opencode = "opencode"
 
 
 MethodOption = Annotated[
@@ -88,7 +104,21 @@ NoRedactOption = Annotated[
     bool, typer.Option("--no-redact", help="Pass secrets through unredacted (explicit only).")
 ]
 SpawnOption = Annotated[
-    Spawn, typer.Option("--spawn", help="none: print the prompt; claude or tmux: start the agent.")
+    Spawn,
+    typer.Option(
+        "--spawn",
+        help="print: print the prompt; process: run the new agent here; tmux: in a new tmux "
+        "window (none and claude: the older names of print and process).",
+    ),
+]
+IntoOption = Annotated[
+    Optional[Into],
+    typer.Option(
+        "--into",
+        help="The agent CLI the new agent runs in (default: the one running this command, "
+        "else claude).",
+        show_default=False,
+    ),
 ]
 OutputOption = Annotated[
     Optional[Path],
@@ -149,7 +179,8 @@ class Delivery:
     task: TaskOption = None
     yes: YesOption = False
     no_redact: NoRedactOption = False
-    spawn: SpawnOption = Spawn.none
+    spawn: SpawnOption = Spawn.print
+    into: IntoOption = None
     output: OutputOption = None
     tmux_socket: SocketOption = None
     notes: NotesOption = None
@@ -199,7 +230,13 @@ def _run(
     interactive = _interactive(options.yes)
     env = environment_here(options.claude_dir, options.project)
     request = resurrection.Request(
-        mode, query, options.method.value, options.task, not options.no_redact, options.notes
+        mode,
+        query,
+        options.method.value,
+        options.task,
+        not options.no_redact,
+        options.notes,
+        target_cli(options),
     )
     review = _asked if interactive else _told
     try:
@@ -223,7 +260,12 @@ def _run(
         return
     summary = (
         f"{entry['resurrection_id']}: {plan.candidate.label()} → {entry['resurrected_as_agent_id']} "
-        f"({plan.method}, {plan.tokens} tokens, full {plan.tokens_full})"
+        f"({plan.method}, {plan.tokens} tokens, full {plan.tokens_full}"
+        + (
+            f"; {programs.label(plan.source_cli)} → {programs.label(plan.target_cli)})"
+            if plan.source_cli != plan.target_cli
+            else ")"
+        )
     )
     deliver(env, entry, plan.prompt, options, output, server, summary, plan.to_dict())
 
@@ -298,17 +340,24 @@ def _told(plan: Plan, candidates: int, again) -> tuple[Plan, list[str]]:
     return plan, resurrection.went_on(plan, candidates)
 
 
+def target_cli(options: Delivery) -> str:
+    """``--into``, else the agent CLI this command runs in, else Claude Code."""
+    return options.into.value if options.into else (programs.running_in() or CLAUDE)
+
+
 def deliver(env, entry, prompt, options: Delivery, output, server, summary, document) -> None:
     """What every form of ``resurrect`` (``--team`` too) does with its prompt: write it (``-o``),
     start the agent (``--spawn``), then report: one JSON document, or the summary line and the
     prompt."""
     launched: dict[str, Any] = {"spawned": "none"}
+    into = entry.get("target_cli") or target_cli(options)
+    way = options.spawn.way
     if output is not None:
         store.write_output(output, prompt)
-    if options.spawn is Spawn.claude:
-        launched = resurrection.launch_process(env, entry, prompt)
-    elif options.spawn is Spawn.tmux:
-        launched = resurrection.launch_tmux(env, entry, prompt, server)
+    if way == "process":
+        launched = resurrection.launch_process(env, entry, prompt, into)
+    elif way == "tmux":
+        launched = resurrection.launch_tmux(env, entry, prompt, server, into)
     if options.as_json:
         print_json(
             {
@@ -323,10 +372,13 @@ def deliver(env, entry, prompt, options: Delivery, output, server, summary, docu
     say(summary)
     if output is not None:
         say(f"wrote {output}")
-    elif options.spawn is Spawn.none:
+    elif way == "print":
         print_text(prompt)
-    if options.spawn is Spawn.tmux:
-        say(f"started in tmux session {launched['session']}, pane {launched['pane']}")
+    if way == "tmux":
+        say(
+            f"started {programs.label(into)} in tmux session {launched['session']}, "
+            f"pane {launched['pane']}"
+        )
 
 
 class ResurrectGroup(PurlinGroup):

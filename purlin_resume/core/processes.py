@@ -57,3 +57,19 @@ def agent_pid(skip: frozenset[str] = SHELLS) -> int | None:
             continue
         return pid
     return None
+
+
+def naming(text: str) -> list[int]:
+    """The processes (not this one) whose command line holds ``text`` as one of its
+    arguments: e.g. an agent CLI that resumed a session by its id."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if text.encode() in arguments:
+            found.append(int(entry.name))
+    return found

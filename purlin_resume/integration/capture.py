@@ -4,6 +4,7 @@
 |---|---|
 | PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description, the whole ``prompt`` kept (redacted); spawns of one assistant message share a ``parallel_group`` |
 | PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed (interrupted when the response says the user stopped it), or kept running when ``status`` is ``async_launched`` |
+| SubagentStart (Codex CLI) | a ``spawned`` entry in the agent history under the subagent's own id |
 | SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer (in its transcript or in ``last_assistant_message``, which Claude Code may send before the answer's record is written); with the project files it changed |
 | PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``), unless the agent saved one itself |
 | SessionStart | the session is registered; agents of sessions that are over are marked interrupted; the briefing of ``session_briefing`` is returned as context |
@@ -373,6 +374,7 @@ def session_started(
             tmux_socket=_tmux_socket(env),
             role=role if role in ROLES else None,
             previous_agent_id=previous if previous != running else None,
+            cli=env.get("PURLIN_AGENT_CLI") or None,
         )
         notes.append(f"registered {running}")
         notes += _resurrection_started(payload.session_id, env)
@@ -400,7 +402,7 @@ def session_started(
 
 def _transcript_of(reported: str | None, session: str | None) -> str | None:
     """The transcript of ``session``: the reported one, renamed for a fork's new id."""
-    if not reported or not session:
+    if not reported or not session or Path(reported).stem == session or session in reported:
         return reported
     return str(Path(reported).with_name(f"{session}.jsonl"))
 
@@ -475,7 +477,29 @@ def session_ended(project: Project, payload: HookPayload) -> Outcome:
     return Outcome(f"ended {payload.session_id}")
 
 
+def subagent_started(project: Project, payload: HookPayload) -> Outcome:
+    """SubagentStart (Codex CLI): a ``spawned`` entry in the agent history under the subagent's
+    own id, its task from the payload's prompt or role; SubagentStop completes it."""
+    agent_id = payload.text("agent_id")
+    if not agent_id:
+        return Outcome("no agent id")
+    described = payload.text("prompt") or payload.text("task") or payload.text("agent_type")
+    task = redact.redact(" ".join((described or "subagent").split())).text[:300]
+    phase, plan = phase_and_plan(described)
+    request = history.NewAgent(
+        agent_id=agent_id,
+        task=task,
+        phase=phase,
+        plan=plan,
+        prompt=_stored_prompt(payload.text("prompt")),
+    )
+    if tracking.spawn_call(project, request, payload.session_id) is None:
+        return Outcome(f"{agent_id} already recorded")
+    return Outcome(f"spawned {agent_id}")
+
+
 HANDLERS: dict[str, Callable[..., Outcome]] = {  # SessionStart's takes the environment too
+    "SubagentStart": subagent_started,
     "PreToolUse": agent_spawned,
     "PostToolUse": agent_returned,
     "SubagentStop": agent_stopped,

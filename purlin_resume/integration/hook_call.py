@@ -17,6 +17,7 @@ from typing import TextIO
 
 LOG_NAME = "hook.log"
 PROJECT_ENV = "CLAUDE_PROJECT_DIR"
+CLI_ENV = "PURLIN_AGENT_CLI"  # which agent CLI called (``hook EVENT --cli NAME``), for handlers
 
 
 def _process_cwd() -> str | None:
@@ -119,6 +120,11 @@ def run(
     return 0
 
 
-def handle(event: str) -> None:
-    """The console script's ``hook EVENT``: the event handled in this process; exits 0."""
-    sys.exit(run(event))
+def handle(event: str, rest: list[str] | None = None) -> None:
+    """The console script's ``hook EVENT [--cli NAME]``: the event handled in this process;
+    exits 0. ``--cli`` names the agent CLI that calls (Codex CLI, Gemini CLI; else Claude Code)."""
+    rest = rest or []
+    env = dict(os.environ)
+    if len(rest) >= 2 and rest[0] == "--cli":
+        env[CLI_ENV] = rest[1]
+    sys.exit(run(event, env=env))

@@ -149,7 +149,7 @@ def read_settings(path: Path) -> tuple[str | None, dict]:
         raise CorruptFile(path, str(exc)) from None
 
 
-def _document_change(
+def document_change(
     target: Target,
     path: Path,
     read: Callable[[Path], tuple[str | None, dict]],
@@ -182,7 +182,7 @@ def _document_change(
 
 
 def _settings_change(target: Target, transform: Callable[[dict], dict]) -> Change | None:
-    return _document_change(target, target.settings_path, read_settings, transform)
+    return document_change(target, target.settings_path, read_settings, transform)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,7 +241,7 @@ def enabled_plugin(target: Target) -> tuple[str, Path] | None:
     return None
 
 
-def _project_changes(project: Project) -> list[Change]:
+def project_changes(project: Project) -> list[Change]:
     changes = []
     root = project.root
     if gitrepo.toplevel(root) is not None and not gitrepo.is_ignored(root, CACHE_IGNORE):
@@ -292,11 +292,11 @@ def plan_install(
         if change is not None:
             plan.changes.append(change)
     if mcp:
-        change = _document_change(target, mcp_path(target), read_mcp, with_mcp)
+        change = document_change(target, mcp_path(target), read_mcp, with_mcp)
         if change is not None:
             plan.changes.append(change)
     if target.project is not None:
-        plan.changes += _project_changes(target.project)
+        plan.changes += project_changes(target.project)
     return plan
 
 
@@ -323,7 +323,7 @@ def plan_uninstall(target: Target) -> Plan:
     change = _settings_change(target, claude_settings.removed)
     if change is not None:
         plan.changes.append(change)
-    change = _document_change(target, mcp_path(target), read_mcp, without_mcp)
+    change = document_change(target, mcp_path(target), read_mcp, without_mcp)
     if change is not None:
         plan.changes.append(change)
     return plan

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from purlin_resume.agentcli.shape import CLAUDE
 from purlin_resume.claude import layout
 from purlin_resume.claude import layout as claude_layout
 from purlin_resume.core import cache_home, clock, config, path_safety, redact
@@ -68,6 +69,7 @@ class Source:
     subagent: Any
     files: list[Path]
     archived: bool
+    cli: str = CLAUDE  # the agent CLI that wrote the conversation
 
 
 def archives(env: Environment, session: str) -> list[Path]:
@@ -227,6 +229,9 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
         if source is not None:
             source.archived = True
             return source
+    other = _other_source(candidate, options)
+    if other is not None:
+        return other
     if failure is None:
         failure = preflight.failure(
             "exists",
@@ -234,6 +239,22 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
             "pass --claude-dir or set CLAUDE_CONFIG_DIR",
         )
     raise failure
+
+
+def _other_source(candidate: Candidate, options) -> Source | None:
+    """The candidate's conversation in Codex CLI, Gemini CLI or opencode (its session id, or
+    a child session's), if one of them has it."""
+    from purlin_resume.crosscli import sessions as crosscli
+
+    if candidate.agent_id is not None:
+        return None
+    try:
+        found = crosscli.open_conversation(candidate.session_id, options)
+    except NotFound:
+        return None
+    session = found.session
+    transcript = found.conversation.transcript
+    return Source(candidate, session.id, None, transcript, None, [session.path], False, session.cli)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,6 +279,9 @@ class Plan:
     redacted: bool
     archived: bool
     started: float
+    source_cli: str = CLAUDE
+    target_cli: str = CLAUDE
+    progress: dict[str, Any] | None = None  # what git said (continuity.Progress)
 
     @property
     def asks(self) -> list[Check]:
@@ -311,6 +335,9 @@ class Plan:
             "redacted": self.redacted,
             "redactions": self.redactions,
             "archived": self.archived,
+            "source_cli": self.source_cli,
+            "target_cli": self.target_cli,
+            "progress": self.progress,
             "checks": [c.to_dict() for c in self.checks],
             "passed": self.passed(),
         }
@@ -388,7 +415,12 @@ def _date(moment: str | None) -> str:
     return (moment or "an unknown date")[:10]
 
 
-def render_prompt(context: compress.Context, task: str | None, note: str | None = None) -> str:
+def render_prompt(
+    context: compress.Context,
+    task: str | None,
+    note: str | None = None,
+    continuity: str | None = None,
+) -> str:
     from purlin_resume.core import templating
 
     label = (
@@ -403,6 +435,7 @@ def render_prompt(context: compress.Context, task: str | None, note: str | None 
         date=_date(context.completed_at or context.started_at),
         task=task,
         note=note,
+        continuity=continuity,
     )
 
 
@@ -415,9 +448,11 @@ def plan(
     task: str | None = None,
     redacting: bool = True,
     started: float | None = None,
+    into: str = CLAUDE,
 ) -> Plan:
-    """Open, check and compress the candidate; raises PreflightFailed on a failing check."""
-    from purlin_resume.resurrection import compress
+    """Open, check and compress the candidate, for a new agent of the CLI ``into``; raises
+    PreflightFailed on a failing check."""
+    from purlin_resume.resurrection import compress, continuity
 
     started = time.monotonic() if started is None else started
     source = open_source(env, candidate)
@@ -453,8 +488,11 @@ def plan(
     )
     context = compress.Context.from_dict(extracted["context"])
     note = "partial: the agent did not end normally" if checks[-2].level != preflight.OK else None
-    done = redact.redact(render_prompt(context, task, note)) if redacting else None
-    prompt = done.text if done else render_prompt(context, task, note)
+    state = continuity.progress(env.project_root, context.completed_at or context.started_at)
+    carried = continuity.section(source.cli, into, state)
+    rendered = render_prompt(context, task, note, carried)
+    done = redact.redact(rendered) if redacting else None
+    prompt = done.text if done else rendered
     counts = dict(extracted["redactions"])
     for kind, count in (done.counts if done else {}).items():
         counts[kind] = counts.get(kind, 0) + count
@@ -488,6 +526,9 @@ def plan(
         redacting,
         source.archived,
         started,
+        source.cli,
+        into,
+        redact.redact_data(state.to_dict())[0] if redacting else state.to_dict(),
     )
 
 
@@ -561,6 +602,8 @@ def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, 
         "context_tokens_before": plan.tokens_full,
         "redactions": plan.redactions,
         "latency_ms": round((time.monotonic() - plan.started) * 1000),
+        "source_cli": plan.source_cli,
+        "target_cli": plan.target_cli,
     }
     written = log_mod.append(env.log, entry)
     if mark is not None:
@@ -680,6 +723,7 @@ class Request:
     task: str | None = None
     redacting: bool = True
     notes: str | None = None
+    into: str = CLAUDE  # the agent CLI the new agent runs in
 
 
 def resurrect(
@@ -746,7 +790,15 @@ def _planned(
     env: Environment, chosen: Candidate, request: Request, method: str, started: float
 ) -> Plan:
     return plan(
-        env, chosen, request.mode, request.query, method, request.task, request.redacting, started
+        env,
+        chosen,
+        request.mode,
+        request.query,
+        method,
+        request.task,
+        request.redacting,
+        started,
+        request.into,
     )
 
 
@@ -854,7 +906,8 @@ def _other_cli_bookmark(candidate: Candidate) -> Bookmark | None:
 # ---------------------------------------------------------------------------------------------
 # starting the new agent
 
-SPAWN_WAYS = ("none", "claude", "tmux")
+SPAWN_WAYS = ("print", "process", "tmux")
+PROMPTS = "prompts"  # the cache folder a prompt waits in for a new agent of another CLI
 
 
 def agent_env(entry: dict[str, Any]) -> dict[str, str]:
@@ -865,9 +918,14 @@ def agent_env(entry: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict[str, Any]:
-    """Run the agent command in the foreground with the prompt; its end completes the log entry."""
-    argv = [*shlex.split(env.settings.agent_command), prompt]
+def launch_process(
+    env: Environment, entry: dict[str, Any], prompt: str, into: str = CLAUDE
+) -> dict[str, Any]:
+    """Run a new agent of the CLI ``into`` in the foreground with the prompt; its end completes
+    the log entry."""
+    from purlin_resume.agentcli import programs
+
+    argv = programs.program(into).start(prompt, env.settings.agent_command)
     cwd = env.project_root or _working_folder()
     began = time.monotonic()
     try:
@@ -889,13 +947,18 @@ def launch_process(env: Environment, entry: dict[str, Any], prompt: str) -> dict
     log_mod.record_outcome(
         env.log, entry["resurrection_id"], entry["outcome"], duration_ms=duration
     )
-    return {"spawned": "claude", "exit_code": 0, "duration_ms": duration}
+    return {"spawned": "process", "cli": into, "exit_code": 0, "duration_ms": duration}
 
 
 def launch_tmux(
-    env: Environment, entry: dict[str, Any], prompt: str, server: Server | None
+    env: Environment,
+    entry: dict[str, Any],
+    prompt: str,
+    server: Server | None,
+    into: str = CLAUDE,
 ) -> dict[str, Any]:
-    """Start the agent command in a new tmux window and, once it is ready, type the prompt.
+    """Start a new agent of the CLI ``into`` in a new tmux window with the prompt: Claude Code's
+    is typed once it is ready, another CLI's is its first prompt (``_first_prompt``).
 
     ``server`` is ``--tmux-socket``; None: the ``tmux_socket`` setting, else the current server.
     The new agent reads the same Claude Code data folder (``CLAUDE_CONFIG_DIR``). When the agent
@@ -915,6 +978,8 @@ def launch_tmux(
     cwd = env.project_root or _working_folder()
     rid = entry["resurrection_id"]
     child_env = {**agent_env(entry), **env.data_env}
+    if into != CLAUDE:
+        return _first_prompt(env, entry, prompt, server, session, cwd, child_env, into)
     pane = None
     try:
         pane = tmux.new_window(server, session, cwd, settings.agent_command, child_env, name=rid)
@@ -931,9 +996,46 @@ def launch_tmux(
         log_mod.record_outcome(env.log, rid, "partial", reason=delivery.detail)
     return {
         "spawned": "tmux",
+        "cli": CLAUDE,
         "session": session,
         "pane": pane,
         "tmux_server": server.label,
         "delivery": delivery.to_dict(),
         "attempts": [delivery.attempts],
+    }
+
+
+def _first_prompt(env, entry, prompt, server, session, cwd, child_env, into) -> dict[str, Any]:
+    """A new agent of Codex CLI, Gemini CLI or opencode in a new tmux window, started with the
+    prompt as its first one: the prompt waits in a private file the window's shell reads and
+    removes (a tmux command line is too short for it)."""
+    from purlin_resume.agentcli import programs
+    from purlin_resume.core import store, tmux
+
+    rid = entry["resurrection_id"]
+    target = programs.program(into)
+    argv = [*target.command(env.settings.agent_command), *target.prompt_flag]
+    child_env = {**target.data_env(), **child_env}
+    folder = store.private_folder(env.cache / PROMPTS)
+    waiting = folder / f"{rid}.md"
+    store.write_output(waiting, prompt)
+    quoted = shlex.quote(str(waiting))
+    command = (
+        f"prompt=$(cat {quoted}) && rm -f {quoted} && exec "
+        + " ".join(shlex.quote(part) for part in argv)
+        + ' "$prompt"'
+    )
+    try:
+        pane = tmux.new_window(server, session, cwd, command, child_env, name=rid)
+    except PurlinError as exc:
+        waiting.unlink(missing_ok=True)
+        log_mod.record_outcome(env.log, rid, "failure", reason=exc.message)
+        raise PurlinError(f"{exc.message} (resurrection {rid}: no window was opened)") from None
+    return {
+        "spawned": "tmux",
+        "cli": into,
+        "session": session,
+        "pane": pane,
+        "tmux_server": server.label,
+        "delivery": {"way": "first prompt", "argv": [*argv, "PROMPT"]},
     }

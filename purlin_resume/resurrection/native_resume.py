@@ -1,4 +1,5 @@
-"""``open``: hand a session back to Claude Code itself (``claude --resume``), from anywhere.
+"""``open``: hand a session back to the agent CLI that wrote it (``claude --resume``, ``codex
+resume``, ``gemini --resume``, ``opencode --session``), from anywhere.
 
 Claude Code's ``--resume ID`` only finds a session among those of the folder it runs in (its
 transcripts live under ``projects/<that folder, encoded>/``). So ``plan`` resolves what the user
@@ -11,6 +12,10 @@ composes the command to run there: ``claude --resume ID``, with ``--fork-session
 
 A session Claude Code cannot resume is an error naming the alternative: its folder is gone, or
 its transcript survives only in a bookmark's archive (``resurrect`` still brings it back).
+
+A session of Codex CLI, Gemini CLI or opencode (named by its id, a child's id, or a unique
+prefix) is resumed the same way in the folder it recorded, with its own CLI's command
+(``agentcli.programs``); a child session resumes its parent. Gemini CLI cannot fork.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.claude.layout import FORK_FLAG, RESUME_FLAG, SESSION_FLAG
+from purlin_resume.agentcli import programs
+from purlin_resume.agentcli.shape import CLAUDE, NativeSession
 from purlin_resume.core import tmux
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.resurrection import flow as resurrection
@@ -47,6 +53,7 @@ class OpenPlan:
     title: str | None = None
     new_session_id: str | None = None  # the fork's id
     notes: list[str] = field(default_factory=list)
+    cli: str = CLAUDE  # the agent CLI that resumes it
 
     def shell_line(self) -> str:
         """The command as one line a user can paste into a shell (every value quoted)."""
@@ -57,6 +64,7 @@ class OpenPlan:
     def to_dict(self) -> dict[str, Any]:
         return {
             "session_id": self.session_id,
+            "cli": self.cli,
             "new_session_id": self.new_session_id,
             "fork": self.fork,
             "via": self.via,
@@ -75,10 +83,21 @@ def project_folder_name(cwd: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
+@dataclass
+class _Named:
+    """What ``open`` was asked for: a session, how it was named, its title; ``native``: the
+    session when another agent CLI wrote it."""
+
+    session_id: str
+    via: str
+    title: str | None = None
+    native: NativeSession | None = None
+
+
 def _resolve(
     env: Environment, query: str, pick: Callable[[list[Candidate]], Candidate] | None
-) -> tuple[str, str, str | None]:
-    """(session id, how it was named, title) of what ``query`` names."""
+) -> _Named:
+    """The session ``query`` names: Claude Code's, a bookmark's, another CLI's, a search's."""
     catalog = env.live_catalog()
     if catalog is not None:
         try:
@@ -86,10 +105,13 @@ def _resolve(
         except NotFound:
             target = None
         if target is not None and target.session is not None:
-            return target.session.id, target.kind, None
+            return _Named(target.session.id, target.kind)
     mark = env.shelves.find(query.strip())
     if mark is not None:
-        return mark.session_id, "bookmark", mark.description or mark.name
+        return _Named(mark.session_id, "bookmark", mark.description or mark.name)
+    native = _other_cli_session(query)
+    if native is not None:
+        return _Named(native[0].id, native[1], native[0].title, native[0])
     if catalog is None:
         raise NotFound(
             f"no Claude Code transcripts in {env.claude_root} and no bookmark {query!r}; "
@@ -102,7 +124,7 @@ def _resolve(
             "'purlin-resume find WORDS' searches, 'purlin-resume sessions --all' lists them"
         )
     chosen = pick(found) if pick is not None else found[0]
-    return chosen.session_id, "search", chosen.title
+    return _Named(chosen.session_id, "search", chosen.title)
 
 
 def _session_folder(env: Environment, session_id: str) -> tuple[Any, str | None]:
@@ -126,7 +148,10 @@ def plan(
     """Resolve ``query`` and compose the ``claude --resume`` that continues it in its folder."""
     if not query.strip():
         raise UsageError("give a session id, an agent id, a bookmark or words to search for")
-    session_id, via, title = _resolve(env, query, pick)
+    named = _resolve(env, query, pick)
+    if named.native is not None:
+        return _other_plan(named.native, named.via, fork)
+    session_id, via, title = named.session_id, named.via, named.title
     session, recorded = _session_folder(env, session_id)
     alternative = f"bring its agent back instead: purlin-resume resurrect --session {session_id}"
     if session is None or not session.exists:
@@ -139,10 +164,34 @@ def plan(
             f"the transcript of session {session_id} is gone from {env.claude_root}; "
             f"Claude Code cannot resume it; {alternative}"
         )
+    cwd = _recorded_folder(CLAUDE, session_id, recorded, alternative)
+    notes = []
+    if session.folder.name != project_folder_name(recorded):
+        notes.append(
+            f"the transcript lies in {session.folder.name}, not where Claude Code looks for "
+            f"{cwd}; --resume may not find it there"
+        )
+    claude = programs.program(CLAUDE)
+    argv = claude.resume(session_id, env.settings.agent_command)
+    new_id = None
+    if fork:
+        new_id = str(uuid.uuid4())
+        argv = claude.fork(session_id, new_id, env.settings.agent_command) or argv
+    launch_env: dict[str, str] = {}
+    if new_id:  # the fork reports the id it resumed at SessionStart: name its own for the hook
+        launch_env.update(PURLIN_PREVIOUS_AGENT_ID=session_id, PURLIN_AGENT_ID=new_id)
+    if claude_dir_given or os.environ.get("CLAUDE_CONFIG_DIR"):
+        launch_env["CLAUDE_CONFIG_DIR"] = str(env.claude_root)
+    return OpenPlan(session_id, cwd, argv, launch_env, fork, via, title, new_id, notes)
+
+
+def _recorded_folder(cli: str, session_id: str, recorded: str | None, alternative: str) -> Path:
+    """The folder a session recorded, where its CLI resumes it; an error when there is none."""
+    name = programs.label(cli)
     if not recorded:
         raise PurlinError(
-            f"session {session_id} records no working folder, so Claude Code cannot find it "
-            f"with --resume; {alternative}"
+            f"session {session_id} records no working folder, so {name} cannot find it; "
+            f"{alternative}"
         )
     if _UNSAFE.search(recorded) or not os.path.isabs(recorded):
         raise PurlinError(
@@ -152,26 +201,43 @@ def plan(
     cwd = Path(recorded)
     if not cwd.is_dir():
         raise NotFound(
-            f"the folder of session {session_id} is gone ({cwd}); Claude Code resumes a session "
+            f"the folder of session {session_id} is gone ({cwd}); {name} resumes a session "
             f"only from its own folder: restore it (git clone / git worktree add) or {alternative}"
         )
-    notes = []
-    if session.folder.name != project_folder_name(recorded):
-        notes.append(
-            f"the transcript lies in {session.folder.name}, not where Claude Code looks for "
-            f"{cwd}; --resume may not find it there"
-        )
-    argv = [*shlex.split(env.settings.agent_command), RESUME_FLAG, session_id]
-    new_id = None
+    return cwd
+
+
+def _other_cli_session(query: str) -> tuple[NativeSession, str] | None:
+    """(the session, "session" or "agent") of Codex CLI, Gemini CLI or opencode ``query``
+    names by id (a child session: its parent)."""
+    from purlin_resume.crosscli import sessions as crosscli
+
+    try:
+        found = crosscli.open_conversation(query)
+    except NotFound:
+        return None
+    session = found.session
+    if session.parent_id is None:
+        return session, "session"
+    parent = crosscli.open_conversation(session.parent_id).session
+    return parent, "agent"
+
+
+def _other_plan(session: NativeSession, via: str, fork: bool) -> OpenPlan:
+    """The command that resumes ``session`` in its own CLI, in the folder it recorded."""
+    cli = programs.program(session.cli)
+    alternative = f"bring its agent back instead: purlin-resume resurrect --session {session.id}"
+    cwd = _recorded_folder(session.cli, session.id, session.project_path, alternative)
+    argv = cli.resume(session.id)
     if fork:
-        new_id = str(uuid.uuid4())
-        argv += [FORK_FLAG, SESSION_FLAG, new_id]
-    launch_env: dict[str, str] = {}
-    if new_id:  # the fork reports the id it resumed at SessionStart: name its own for the hook
-        launch_env.update(PURLIN_PREVIOUS_AGENT_ID=session_id, PURLIN_AGENT_ID=new_id)
-    if claude_dir_given or os.environ.get("CLAUDE_CONFIG_DIR"):
-        launch_env["CLAUDE_CONFIG_DIR"] = str(env.claude_root)
-    return OpenPlan(session_id, cwd, argv, launch_env, fork, via, title, new_id, notes)
+        forked = cli.fork(session.id, "")
+        if forked is None:
+            raise UsageError(
+                f"{cli.label} cannot fork a session: drop --fork to resume it, or {alternative}"
+            )
+        argv = forked
+    env = cli.data_env()
+    return OpenPlan(session.id, cwd, argv, env, fork, via, session.title, cli=session.cli)
 
 
 def exec_now(opened: OpenPlan) -> None:
@@ -184,8 +250,13 @@ def exec_now(opened: OpenPlan) -> None:
         os.execve(program, opened.argv, {**os.environ, **opened.env})
     except OSError as exc:
         raise PurlinError(
-            f"could not start {opened.argv[0]!r}: {exc.strerror or exc}; put Claude Code on "
-            "PATH or set resume.agent_command in .purlin/config.json"
+            f"could not start {opened.argv[0]!r}: {exc.strerror or exc}; put "
+            f"{programs.label(opened.cli)} on PATH"
+            + (
+                " or set resume.agent_command in .purlin/config.json"
+                if opened.cli == CLAUDE
+                else ""
+            )
         ) from None
 
 

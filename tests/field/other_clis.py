@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import missing_binary
 from tests.field.harness import CACHE
 from tests.field.scripted_apis import ScriptedAPIs
 
@@ -40,6 +41,13 @@ def version(cli: str) -> str | None:
         return json.loads(PACKAGES[cli].read_text())["version"]
     except (OSError, ValueError, KeyError):
         return None
+
+
+def need(cli: str) -> None:
+    """Skip the test when ``cli`` is not in the field cache (naming what installs it); in CI,
+    fail it."""
+    if not installed(cli):
+        missing_binary(cli, "tests/field/install-other-clis")
 
 
 def installed(cli: str) -> bool:
@@ -363,3 +371,31 @@ def record_compaction(cli: str, root: Path) -> Path:
 
 
 SUMMARY = "FIELD-SUMMARY: the user asked for the git log; it shows one commit, start."
+
+
+def trust_codex(codex_home: Path, folder: Path) -> None:
+    """Codex CLI trusts ``folder`` (else its screen asks first)."""
+    with open(codex_home / "config.toml", "a") as config:
+        config.write(f'[projects."{folder}"]\ntrust_level = "trusted"\n')
+
+
+def codex_exec(
+    home: Home, api: ScriptedAPIs, prompt: str, cwd: Path | None = None, *extra: str, path=None
+) -> str:
+    """``codex exec PROMPT`` in ``cwd`` (the home's project); the id of the session it wrote.
+    ``extra``: more options; ``path``: the PATH it runs with."""
+    env = codex_config(home, api)
+    if path:
+        env["PATH"] = path
+    done = subprocess.run(
+        [*RECORDINGS["codex"].command(), *extra, prompt],
+        cwd=cwd or home.project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
+    found = re.search(r"^session id: (\S+)$", done.stderr, re.M)
+    assert found, (done.stdout, done.stderr)
+    return found.group(1)

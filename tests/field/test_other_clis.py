@@ -10,7 +10,6 @@ import json
 
 import pytest
 
-from tests.conftest import missing_binary
 from tests.field import other_clis
 
 # what tells the readers where each CLI keeps its sessions
@@ -25,8 +24,7 @@ def _listed(cli_runner, name: str) -> dict[str, dict]:
 
 @pytest.mark.parametrize("name", ["codex", "gemini", "opencode"])
 def test_what_the_real_cli_writes_is_read(cli, tmp_path, monkeypatch, name):
-    if not other_clis.installed(name):
-        missing_binary(name, "tests/field/install-other-clis")
+    other_clis.need(name)
     recorded = other_clis.record(name, tmp_path / name)
     monkeypatch.setenv(VARIABLE[name], str(recorded if name == "codex" else recorded.parent))
     listed = _listed(cli, name)
@@ -42,8 +40,7 @@ def test_what_the_real_cli_writes_is_read(cli, tmp_path, monkeypatch, name):
 
 @pytest.mark.parametrize("name", ["codex", "opencode"])
 def test_a_compaction_the_real_cli_makes_is_read_once(cli, tmp_path, monkeypatch, name):
-    if not other_clis.installed(name):
-        missing_binary(name, "tests/field/install-other-clis")
+    other_clis.need(name)
     recorded = other_clis.record_compaction(name, tmp_path / name)
     monkeypatch.setenv(VARIABLE[name], str(recorded if name == "codex" else recorded.parent))
     [session] = _listed(cli, name).values()

@@ -1,0 +1,78 @@
+"""``install --cli codex|gemini``: our hooks in Codex CLI's hooks.json and Gemini CLI's
+settings.json, and what a hook call naming its CLI records."""
+
+from __future__ import annotations
+
+import json
+
+from purlin_resume.agents import registry
+from purlin_resume.core.project import Project
+from purlin_resume.history import agent_history as history
+from tests.integration.test_hooks import hook
+
+CODEX_SESSION = "01a21cdd-7cc7-7022-895f-a77c2af7d599"
+CODEX_CHILD = "01a21cdd-8600-7f82-96c4-d6fe691b2b8d"
+
+
+def _commands(document: dict) -> dict[str, list]:
+    return {
+        event: [(h["command"], h["timeout"]) for g in groups for h in g["hooks"]]
+        for event, groups in document["hooks"].items()
+    }
+
+
+def test_install_cli_codex_writes_the_users_hooks_json_once_and_uninstall_removes_it(
+    cli, repo, tmp_path, monkeypatch
+):
+    codex_home = tmp_path / "codex-home"
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    result = cli("install", "--cli", "codex", "--user")
+    assert result.exit_code == 0, result.stderr
+    written = json.loads((codex_home / "hooks.json").read_text())
+    assert _commands(written) == {
+        "SessionStart": [("purlin-resume hook session-start --cli codex", 60)],
+        "SessionEnd": [("purlin-resume hook session-end --cli codex", 3)],
+        "SubagentStart": [("purlin-resume hook subagent-start --cli codex", 30)],
+        "SubagentStop": [("purlin-resume hook subagent-stop --cli codex", 30)],
+    }
+    assert "trust them: open /hooks" in result.stdout
+    assert "Nothing to change" in cli("install", "--cli", "codex", "--user").stdout
+    assert cli("uninstall", "--cli", "codex", "--user").exit_code == 0
+    assert not (codex_home / "hooks.json").exists()
+
+
+def test_install_cli_gemini_keeps_the_projects_other_settings(cli, repo):
+    settings = repo / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"general": {"vimMode": True}}, indent=2) + "\n")
+    result = cli("install", "--cli", "gemini")
+    assert result.exit_code == 0, result.stderr
+    written = json.loads(settings.read_text())
+    assert written["general"] == {"vimMode": True}
+    assert _commands(written) == {
+        "SessionStart": [("purlin-resume hook session-start --cli gemini", 60000)],
+        "SessionEnd": [("purlin-resume hook session-end --cli gemini", 10000)],
+    }
+    assert history.path(Project(repo)).exists()  # the project is set up as for Claude Code
+    cli("uninstall", "--cli", "gemini")
+    assert json.loads(settings.read_text()) == {"general": {"vimMode": True}}
+
+
+def test_install_cli_takes_codex_or_gemini(cli, repo):
+    result = cli("install", "--cli", "copilot")
+    assert result.exit_code == 2 and "--cli takes codex, gemini" in result.stderr
+
+
+def test_codex_hook_calls_register_the_cli_and_record_the_subagent(repo):
+    base = {"session_id": CODEX_SESSION, "cwd": str(repo)}
+    started = hook("session-start --cli codex", {**base, "source": "startup"}, repo)
+    assert started.returncode == 0, started.stderr
+    child = {**base, "agent_id": CODEX_CHILD, "agent_type": "default"}
+    hook("subagent-start --cli codex", child, repo)
+    hook("subagent-stop --cli codex", {**child, "last_assistant_message": "3 files."}, repo)
+    hook("session-end --cli codex", {**base, "reason": "other"}, repo)
+    agent = registry.load(Project(repo))[CODEX_SESSION]
+    assert (agent.cli, agent.agent_cli) == ("codex", "codex") and agent.ended_at
+    (entry,) = json.loads(history.path(Project(repo)).read_text())["entries"]
+    assert (entry["agent_id"], entry["status"]) == (CODEX_CHILD, "completed")
+    assert not (repo / ".purlin" / "cache" / "hook.log").exists()
