@@ -64,7 +64,7 @@ class AgentProgram:
     @property
     def forks_with_own_id(self) -> bool:
         """Whether a fork is given its id up front (Claude Code's ``--session-id``)."""
-        return bool(self.fork_args) and any("{new}" in a for a in self.fork_args)
+        return any("{new}" in a for a in self.fork_args or ())
 
 
 PROGRAMS: dict[str, AgentProgram] = {

@@ -166,7 +166,7 @@ def plan(
         )
     cwd = _recorded_folder(CLAUDE, session_id, recorded, alternative)
     notes = []
-    if session.folder.name != project_folder_name(recorded):
+    if session.folder.name != project_folder_name(str(cwd)):
         notes.append(
             f"the transcript lies in {session.folder.name}, not where Claude Code looks for "
             f"{cwd}; --resume may not find it there"
