@@ -273,7 +273,7 @@ def _run(
 def _previewed(mode: str, query: str | None, candidates_of, options: Delivery, searched: bool):
     """``--preview``: the candidates and the plan of the first, for the user to approve (an
     agent shows them and asks); nothing is resurrected, recorded or started."""
-    if options.spawn is not Spawn.none or options.output is not None:
+    if options.spawn.way != "print" or options.output is not None:
         raise UsageError("--preview resurrects nothing: leave out --spawn and -o")
     env = environment_here(options.claude_dir, options.project)
     request = resurrection.Request(
