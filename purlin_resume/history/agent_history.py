@@ -459,12 +459,9 @@ def state_files() -> tuple[str, ...]:
 
 
 def _keep_locks_out_of_git(project: Project) -> None:
-    """Our lock files kept out of ``git status``: done when a lock file is first made (one that
-    exists was excluded then), so a write asks git nothing."""
-    locks = [f"{name}.lock" for name in (FILE_NAME, CURRENT_ID_FILE)]
-    new = [name for name in locks if not (project.planning_dir / name).exists()]
-    if new:
-        gitrepo.exclude_state_files(project.planning_dir, *new)
+    gitrepo.exclude_state_files(
+        project.planning_dir, FILE_NAME + ".lock", CURRENT_ID_FILE + ".lock"
+    )
 
 
 def load(project: Project) -> AgentHistory:
