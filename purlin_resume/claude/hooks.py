@@ -7,7 +7,9 @@ events purlin-resume listens to add:
 |---|---|
 | PreToolUse (matcher ``Agent|Task``) | ``tool_name``, ``tool_input`` (description, prompt, subagent_type), ``tool_use_id`` |
 | PostToolUse (same matcher) | the same, plus ``tool_response`` (``agentId``, ``status``: completed or async_launched) |
+| SubagentStart | ``agent_id``, ``agent_type`` (no tool call: the agent's ``.meta.json`` names it) |
 | SubagentStop | ``agent_id``, ``agent_type``, ``agent_transcript_path``, ``last_assistant_message`` |
+| UserPromptSubmit | ``prompt`` (also the ``<task-notification>`` of a background agent's end) |
 | PreCompact | ``trigger`` (manual or auto), ``custom_instructions`` |
 | SessionStart | ``source`` (startup, resume, clear or compact) |
 | SessionEnd | ``reason`` |
@@ -16,7 +18,7 @@ A SessionStart hook gives the model context by printing
 ``{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": TEXT}}``.
 Exit code 2 is the only code that blocks anything; purlin-resume hooks always exit 0.
 
-This module is pure (json and the id patterns only) so the hook entry point stays light.
+This module is pure (json, the id patterns and names) so the hook entry point stays light.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from purlin_resume.claude.layout import COMPACTION_PREFIX
 from purlin_resume.claude.records import SUBAGENT_TOOLS
 from purlin_resume.core import ids
 
@@ -34,11 +37,15 @@ EVENTS = {
     "post-tool-use": "PostToolUse",
     "subagent-start": "SubagentStart",
     "subagent-stop": "SubagentStop",
+    "user-prompt-submit": "UserPromptSubmit",
     "pre-compact": "PreCompact",
     "session-start": "SessionStart",
     "session-end": "SessionEnd",
 }
 SESSION_SOURCES = ("startup", "resume", "clear", "compact")
+AGENT_CLI_ENV = (
+    "PURLIN_AGENT_CLI"  # which agent CLI called (``hook EVENT --cli NAME``); unset: Claude Code
+)
 MAX_CONTEXT_CHARS = 10_000
 
 
@@ -94,6 +101,12 @@ class HookPayload:
     @property
     def source(self) -> str | None:
         return self.text("source")
+
+    @property
+    def compaction_run(self) -> bool:
+        """SubagentStart or SubagentStop of a compaction run (``acompact-…``): no agent."""
+        agent = self.text("agent_id")
+        return agent is not None and agent.startswith(COMPACTION_PREFIX)
 
 
 def parse(event: str, text: str) -> HookPayload:

@@ -9,16 +9,23 @@ description; the agent's first prompt matching the call's prompt is the last res
 ``acompact-*`` runs are compactions, not agents. A background agent's call (2.1.x) only says
 ``async_launched``; its end is the ``<task-notification>`` the session receives later, else the
 ``finished`` flag of its ``.meta.json``, else it is unfinished.
+
+How an agent ended when no hook said so: a ``<task-notification>`` the session received (a
+background agent, 2.1.x), the error result of its call in the session's transcript (the user
+stopped a foreground agent: "User rejected tool use"), ``stoppedByUser`` in its ``.meta.json``,
+or an API error as its last record (``isApiErrorMessage``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.claude import records
 from purlin_resume.claude.layout import AGENT_PREFIX
 from purlin_resume.claude.transcript import Compaction, ToolCall, Transcript
 
@@ -26,6 +33,10 @@ INLINE = "inline"
 COMPLETED, FAILED, UNFINISHED, UNKNOWN = "completed", "failed", "unfinished", "unknown"
 ASYNC_LAUNCHED = "async_launched"  # a background agent's call result; its end comes later
 META_LINKS = ("toolUseId", "toolUseID", "tool_use_id", "parentToolUseID")  # .meta.json: its call
+STOPPED_BY_USER = "stoppedByUser"  # .meta.json of a background agent the user stopped
+META_SUFFIX = ".meta.json"
+_NOTIFICATION = re.compile(r"<task-notification>(.*?)</task-notification>", re.S)
+_NOTIFIED = re.compile(r"<(task-id|tool-use-id|status)>\s*([^<]*?)\s*</\1>")
 
 
 @dataclass
@@ -88,15 +99,102 @@ def read_meta(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def agent_folder(session_transcript: Path) -> Path:
+    """Where Claude Code 2.1.2+ keeps the subagents of the session whose transcript this is."""
+    return session_transcript.with_suffix("") / "subagents"
+
+
+def agent_path(session_transcript: Path, agent_id: str) -> Path | None:
+    """The transcript of agent ``agent_id`` of that session (2.1.2+ or 2.0.x layout), if any."""
+    for candidate in (
+        agent_folder(session_transcript) / f"{AGENT_PREFIX}{agent_id}.jsonl",
+        session_transcript.parent / f"{AGENT_PREFIX}{agent_id}.jsonl",
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def meta_of(session_transcript: Path, agent_id: str) -> dict[str, Any]:
+    """The ``.meta.json`` of agent ``agent_id`` of that session ({} when there is none)."""
+    return read_meta(agent_folder(session_transcript) / f"{AGENT_PREFIX}{agent_id}{META_SUFFIX}")
+
+
+def call_of(meta: dict[str, Any]) -> str | None:
+    """The tool call that started an agent, as its ``.meta.json`` names it."""
+    return next((v for k in META_LINKS if isinstance(v := meta.get(k), str) and v), None)
+
+
 def spawned_by(session_transcript: Path, tool_use_id: str) -> str | None:
     """The id of the agent that the session's tool call ``tool_use_id`` started, as the
     ``<session>/subagents/agent-<id>.meta.json`` beside the session file says; the call itself
     may never have returned (a foreground subagent cut off with its session)."""
-    folder = session_transcript.with_suffix("") / "subagents"
-    for meta in sorted(folder.glob(f"{AGENT_PREFIX}*.meta.json")):
-        data = read_meta(meta)
-        if any(data.get(key) == tool_use_id for key in META_LINKS):
-            return meta.name[len(AGENT_PREFIX) : -len(".meta.json")] or None
+    for meta in sorted(agent_folder(session_transcript).glob(f"{AGENT_PREFIX}*{META_SUFFIX}")):
+        if call_of(read_meta(meta)) == tool_use_id:
+            return meta.name[len(AGENT_PREFIX) : -len(META_SUFFIX)] or None
+    return None
+
+
+@dataclass(frozen=True)
+class Notification:
+    """A ``<task-notification>`` the session received: a background agent's end."""
+
+    task_id: str | None
+    tool_use_id: str | None
+    status: str
+
+
+def notifications(text: str | None) -> list[Notification]:
+    """The task notifications in a prompt the session received."""
+    found = []
+    for block in _NOTIFICATION.findall(text or ""):
+        fields = dict(_NOTIFIED.findall(block))
+        if fields.get("status"):
+            found.append(
+                Notification(fields.get("task-id"), fields.get("tool-use-id"), fields["status"])
+            )
+    return found
+
+
+def call_result(session_transcript: Path, tool_use_id: str) -> dict[str, Any] | None:
+    """The ``tool_result`` block that answered the call ``tool_use_id`` in the session's
+    transcript, None while it has none (or the file cannot be read)."""
+    try:
+        lines = list(records.lines_holding(session_transcript, (tool_use_id.encode(),)))
+    except OSError:
+        return None
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        message = record.get("message") if isinstance(record, dict) else None
+        if record.get("type") != "user" or not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "tool_result"
+                and block.get("tool_use_id") == tool_use_id
+            ):
+                return block
+    return None
+
+
+def api_error(agent_transcript: Path | None) -> str | None:
+    """The API error an agent's run ended with (its last assistant record is the client's
+    ``isApiErrorMessage``), else None."""
+    if agent_transcript is None:
+        return None
+    for record in records.last_records(agent_transcript, 64 * 1024):
+        if record.get("type") != "assistant":
+            continue
+        if record.get("isApiErrorMessage") is not True:
+            return None
+        message = record.get("message")
+        text = records.text_of(message.get("content")) if isinstance(message, dict) else ""
+        return text.strip() or "API error"
     return None
 
 

@@ -264,7 +264,7 @@ class Scanner:
         self._by_first = by_first
         # the assignments first: the most frequent characters, with a key before them
         assigned = _key_guard() + _no_groups(ASSIGNMENT)
-        alternatives = [f":{assigned}", f"={assigned}"]
+        alternatives = [f"[:=]{assigned}"]  # one copy of the key test: it is most of the compile
         # the most frequent characters first: each place found tries the alternatives in order
         for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
             options = list(free[char])

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from purlin_resume.claude.records import TOOL_USE_PREFIX
 from purlin_resume.core import clock, gitrepo, templating
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.project import Project
@@ -176,7 +177,10 @@ def resume(
             interrupted=old,
             resumed=new,
             report=reports[old["agent_id"]],
-            reachable=bool(session_id) and session_id == old.get("session_id"),
+            # SendMessage takes an agent's own id, never the id of the call that spawned it
+            reachable=bool(session_id)
+            and session_id == old.get("session_id")
+            and not old["agent_id"].startswith(TOOL_USE_PREFIX),
         )
         for old, new in pairs
     )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from purlin_resume.agents import registry
 from purlin_resume.core import clock, gitrepo
 from purlin_resume.core.errors import PurlinError
-from purlin_resume.core.project import Project
+from purlin_resume.core.project import Project, project_files
 from purlin_resume.history import agent_history as history
 from purlin_resume.history.agent_history import (
     AgentHistory,
@@ -45,9 +45,11 @@ class Detection:
 
 
 def _head(project: Project) -> str | None:
-    if gitrepo.toplevel(project.root) is None:
+    """HEAD of the project, None outside git or before the first commit."""
+    try:
+        return gitrepo.head_commit(project.root)
+    except PurlinError:  # not a git repository
         return None
-    return gitrepo.head_commit(project.root)
 
 
 def _spawned(
@@ -263,26 +265,97 @@ def scan(project: Project, settings: Settings, now: datetime | None = None) -> l
         for entry in doc.latest_with(*history.RUNNING_STATUSES):
             reason = wanted.get((entry.index, entry.agent_id))
             if reason is not None:
-                history.transition(entry, history.INTERRUPTED)
-                _name_unnamed(entry, agents)
+                history.transition(entry, _cut_off(project, entry, agents))
                 marked.append(Detection(dict(entry.data), reason))
         return marked
 
     return history.update(project, change)
 
 
-def _name_unnamed(entry, agents: dict[str, registry.RegisteredAgent]) -> None:
-    """Give an interrupted spawn still keyed by its tool call the id of the agent it started:
-    a foreground subagent cut off with its session never returned to say it."""
+def _cut_off(
+    project: Project, entry: HistoryEntry, agents: dict[str, registry.RegisteredAgent]
+) -> str:
+    """How a running agent of a session that is over ended: failed when its run ended with an
+    API error, else interrupted. A spawn still keyed by its tool call gets the id of the agent
+    it started (a foreground subagent cut off with its session never returned to say it), and
+    the entry the files the agent changed."""
     from purlin_resume.claude import subagents
 
-    tool_use_id = entry.data.get("tool_use_id")
     record = agents.get(entry.session_id) if entry.session_id else None
-    if tool_use_id != entry.agent_id or record is None or not record.transcript_path:
-        return  # named already (or no spawn of a tool call), or no transcript to look in
-    agent_id = subagents.spawned_by(Path(record.transcript_path), tool_use_id)
-    if agent_id:
-        entry.data["agent_id"] = agent_id
+    if record is None or not record.transcript_path:
+        return history.INTERRUPTED  # no transcript to look in
+    session = Path(record.transcript_path)
+    tool_use_id = entry.data.get("tool_use_id")
+    if tool_use_id and tool_use_id == entry.agent_id:
+        entry.data["agent_id"] = subagents.spawned_by(session, tool_use_id) or entry.agent_id
+    if entry.agent_id == tool_use_id:
+        return history.INTERRUPTED
+    path = subagents.agent_path(session, entry.agent_id)
+    history.merge_files(entry, changed_files(project.root, read_agent(path)))
+    return history.FAILED if subagents.api_error(path) is not None else history.INTERRUPTED
+
+
+def read_agent(path: Path | None):
+    """The reading of a subagent's transcript (its main thread), None when there is none."""
+    if path is None or not path.is_file():
+        return None
+    from purlin_resume.claude import transcript
+
+    return transcript.read(path, path.stem, split_sidechains=False).main
+
+
+def changed_files(root: Path, agent) -> list[str]:
+    """The files inside ``root`` that ``agent`` (a ``read_agent`` reading, or None) changed."""
+    if agent is None:
+        return []
+    return project_files([root, agent.project_path], agent.files_modified())
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a running agent ended, as a later hook of its session found out: the entry (by the
+    id it has now), its new status, its agent id when only its tool call was known, and the
+    files it changed."""
+
+    recorded_as: str
+    status: str
+    agent_id: str | None = None
+    files: tuple[str, ...] = ()
+
+
+def running(project: Project, session_id: str | None) -> list[HistoryEntry]:
+    """The agents of session ``session_id`` that the history holds as running (read without
+    the lock: a later ``end`` checks each again under it)."""
+    if not session_id or not history.path(project).exists():
+        return []
+    doc = history.load(project)
+    return [e for e in doc.latest_with(*history.RUNNING_STATUSES) if e.session_id == session_id]
+
+
+def end(project: Project, endings: Iterable[Ending]) -> list[str]:
+    """In one locked update, each ending applied to its entry when that is still running:
+    named, moved to its status, with its files. What happened, one note per ending."""
+    wanted = {e.recorded_as: e for e in endings}
+    if not wanted:
+        return []
+
+    def change(doc: AgentHistory) -> list[str]:
+        notes = []
+        for entry in doc.latest_with(*history.RUNNING_STATUSES):
+            ending = wanted.get(entry.agent_id)
+            if ending is None:
+                continue
+            if ending.agent_id and ending.agent_id != entry.agent_id:
+                entry.data["tool_use_id"] = entry.data.get("tool_use_id") or entry.agent_id
+                entry.data["agent_id"] = ending.agent_id
+            history.transition(entry, ending.status)
+            if ending.status == history.COMPLETED:
+                entry.data["completion_timestamp"] = clock.iso()
+            history.merge_files(entry, ending.files)
+            notes.append(f"{entry.agent_id} {ending.status}")
+        return notes
+
+    return history.update(project, change)
 
 
 def abandon(project: Project, wanted: str, now: datetime | None = None) -> list[dict[str, Any]]:

@@ -3,8 +3,9 @@
 | event | what happens |
 |---|---|
 | PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description, the whole ``prompt`` kept (redacted); spawns of one assistant message share a ``parallel_group`` |
-| PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed (interrupted when the response says the user stopped it), or kept running when ``status`` is ``async_launched`` |
-| SubagentStart (Codex CLI) | a ``spawned`` entry in the agent history under the subagent's own id |
+| PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed (interrupted when the response says the user stopped it, failed when it reports an API error), or kept running when ``status`` is ``async_launched`` |
+| SubagentStart | Claude Code: the spawn entry gets the agent's id (its ``.meta.json`` names the call), so an agent cut off before its call returns is known by it; Codex CLI (no PreToolUse for its subagents): a ``spawned`` entry under the subagent's own id |
+| UserPromptSubmit | running agents of the session that ended unnoticed: a background agent's ``<task-notification>``, a call the user stopped (its error result), a ``.meta.json`` with ``stoppedByUser``; interrupted, failed or completed |
 | SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer (in its transcript or in ``last_assistant_message``, which Claude Code may send before the answer's record is written); with the project files it changed |
 | PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``), unless the agent saved one itself |
 | SessionStart | the session is registered; agents of sessions that are over are marked interrupted; the briefing of ``session_briefing`` is returned as context |
@@ -30,21 +31,29 @@ from pathlib import Path
 
 from purlin_resume.agents import registry
 from purlin_resume.checkpoints.roles import ROLES
-from purlin_resume.claude import records
-from purlin_resume.claude.hooks import HookPayload
+from purlin_resume.claude import records, subagents
+from purlin_resume.claude.hooks import AGENT_CLI_ENV, HookPayload
+from purlin_resume.claude.records import TOOL_USE_PREFIX
 from purlin_resume.core import clock, gitrepo, ids, redact
 from purlin_resume.core.errors import PurlinError
-from purlin_resume.core.project import Project, project_files
+from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
 from purlin_resume.history import tracking
 
 _PHASE_PLAN = re.compile(r"\b(\d{1,3}(?:\.\d+)?)-(\d{1,3})\b")
-TOOL_USE_PREFIX = "toolu_"
 NONE = "none"
 INTERRUPTED_MARK = "[Request interrupted by user"
 ASYNC_LAUNCHED = "async_launched"
 PROMPT_CHARS = 20_000  # a task prompt is kept whole up to here
-COMPACTION_PREFIX = "acompact-"  # the agent ids of compaction runs
+_API_ERROR = re.compile(r"API Error: [45]\d\d\b")
+# how a task notification's status reads in the history
+NOTIFIED = {
+    "completed": history.COMPLETED,
+    "failed": history.FAILED,
+    "killed": history.INTERRUPTED,
+    "stopped": history.INTERRUPTED,
+    "cancelled": history.INTERRUPTED,
+}
 
 
 @dataclass(frozen=True)
@@ -130,39 +139,29 @@ def _new_group(batch, phase: str, plan: str) -> str:
 
 
 def _agent_transcript(payload: HookPayload, agent_id: str) -> Path | None:
-    """Where Claude Code 2.1 keeps the subagent's transcript, beside the session's."""
+    """Where Claude Code keeps the subagent's transcript, beside the session's."""
     explicit = payload.text("agent_transcript_path")
     if explicit:
         return Path(explicit)
-    if not payload.transcript_path or not payload.session_id:
+    if not payload.transcript_path:
         return None
-    session = Path(payload.transcript_path)
-    for candidate in (
-        session.parent / payload.session_id / "subagents" / f"agent-{agent_id}.jsonl",
-        session.parent / f"agent-{agent_id}.jsonl",
-    ):
-        if candidate.is_file():
-            return candidate
-    return None
+    return subagents.agent_path(Path(payload.transcript_path), agent_id)
 
 
-def _read_agent(path: Path | None):
-    if path is None or not path.is_file():
-        return None
-    from purlin_resume.claude import transcript
-
-    return transcript.read(path, path.stem, split_sidechains=False).main
-
-
-def _finished_status(agent, said_interrupted: bool = False, said_answer: bool = False) -> str:
+def _finished_status(
+    agent, said_interrupted: bool = False, said_answer: bool = False, api_error: bool = False
+) -> str:
     """completed; interrupted when the user stopped the agent (its transcript ends with the
-    interruption, or the hook payload says so); failed when it ended without an answer.
-    ``said_answer``: the hook payload carries the agent's last answer, which counts even when
-    its record has not reached the transcript yet (Claude Code may run the hook first)."""
+    interruption, or the hook payload says so); failed when it ended without an answer or
+    with an API error. ``said_answer``: the hook payload carries the agent's last answer, which
+    counts even when its record has not reached the transcript yet (Claude Code may run the
+    hook first)."""
     from purlin_resume.claude.transcript import INTERRUPTION
 
     if said_interrupted:
         return history.INTERRUPTED
+    if api_error:
+        return history.FAILED
     if agent is None:
         return history.COMPLETED
     last = next((t for t in reversed(agent.turns) if t.counts or t.kind == INTERRUPTION), None)
@@ -187,12 +186,10 @@ def interrupted_text(value) -> bool:
     return False
 
 
-def _files(project: Project, agent) -> list[str]:
-    """The project files ``agent`` (a reading of its transcript, or None) changed."""
-    if agent is None:
-        return []
-
-    return project_files([project.root, agent.project_path], agent.files_modified())
+def said_api_error(text) -> bool:
+    """Whether a text the client sent (a tool response's, an agent's last message) is its
+    report of an API error."""
+    return isinstance(text, str) and bool(_API_ERROR.match(text.strip()))
 
 
 def agent_returned(project: Project, payload: HookPayload) -> Outcome:
@@ -210,10 +207,12 @@ def agent_returned(project: Project, payload: HookPayload) -> Outcome:
     if response.get("status") == ASYNC_LAUNCHED:
         note, _ = tracking.conclude(project, agent_id, None, (), spawn, siblings, group)
         return Outcome(f"{note}, launched in the background, still running")
-    agent = _read_agent(_agent_transcript(payload, agent_id))
-    stopped = interrupted_text(response) or _finished_status(agent) == history.INTERRUPTED
-    status = history.INTERRUPTED if stopped else history.COMPLETED
-    files = _files(project, agent)
+    path = _agent_transcript(payload, agent_id)
+    agent = tracking.read_agent(path)
+    said = records.text_of(response.get("content"))
+    failed = said_api_error(said) or subagents.api_error(path) is not None
+    status = _finished_status(agent, interrupted_text(response), True, failed)
+    files = tracking.changed_files(project.root, agent)
     note, _ = tracking.conclude(project, agent_id, status, files, spawn, siblings, group)
     return Outcome(note)
 
@@ -260,23 +259,85 @@ def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
     agent_id = payload.text("agent_id")
     if not agent_id:
         return Outcome("no agent_id in the payload")
-    if agent_id.startswith(COMPACTION_PREFIX):
+    if payload.compaction_run:
         return Outcome(f"{agent_id}: a compaction run")
-    agent = _read_agent(_agent_transcript(payload, agent_id))
+    path = _agent_transcript(payload, agent_id)
+    agent = tracking.read_agent(path)
     if agent is not None:
         agent.agent_id = agent_id
     message = payload.data.get("last_assistant_message")
     said = interrupted_text(message)
     answered = isinstance(message, str) and bool(message.strip())
-    status = _finished_status(agent, said, answered)
+    failed = said_api_error(message) or subagents.api_error(path) is not None
+    status = _finished_status(agent, said, answered, failed)
     note, _ = tracking.conclude(
         project,
         agent_id,
         status,
-        _files(project, agent),
+        tracking.changed_files(project.root, agent),
         lambda doc: _unnamed_spawn(doc, payload, agent),
     )
     return Outcome(note)
+
+
+def agent_started(
+    project: Project, payload: HookPayload, env: Mapping[str, str] = os.environ
+) -> Outcome:
+    """SubagentStart. Claude Code: the spawn of this agent's tool call (as its ``.meta.json``
+    names it, else the session's one spawn still unnamed) gets the agent's id, so an agent cut
+    off before its call returns is known by its own id. Another agent CLI (``hook --cli``):
+    see ``subagent_started``."""
+    if env.get(AGENT_CLI_ENV):
+        return subagent_started(project, payload)
+    agent_id = payload.text("agent_id")
+    if not agent_id:
+        return Outcome("no agent_id in the payload")
+    if payload.compaction_run:
+        return Outcome(f"{agent_id}: a compaction run")
+    session = Path(payload.transcript_path) if payload.transcript_path else None
+    call = subagents.call_of(subagents.meta_of(session, agent_id)) if session else None
+    spawn = tracking.of_call(call) if call else (lambda doc: _unnamed_spawn(doc, payload, None))
+    note, _ = tracking.conclude(project, agent_id, None, (), spawn)
+    return Outcome(note)
+
+
+def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
+    """UserPromptSubmit: the running agents of this session that ended without a hook saying
+    so are recorded: a background agent's end the prompt notifies, a foreground agent the user
+    stopped (its call's error result), a background agent the user stopped (its
+    ``.meta.json``)."""
+    running = tracking.running(project, payload.session_id)
+    if not running or not payload.transcript_path:
+        return Outcome("no running agent of this session")
+    session = Path(payload.transcript_path)
+    notified = subagents.notifications(payload.text("prompt"))
+    endings = [_ending(project, session, entry, notified) for entry in running]
+    notes = tracking.end(project, [e for e in endings if e is not None])
+    return Outcome("; ".join(notes) or "no agent ended")
+
+
+def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending | None:
+    """How the running ``entry`` ended, from what its session shows; None: still running."""
+    call = entry.data.get("tool_use_id") or None
+    agent_id = entry.agent_id
+    if agent_id.startswith(TOOL_USE_PREFIX):
+        call, agent_id = agent_id, subagents.spawned_by(session, agent_id)
+    meta = subagents.meta_of(session, agent_id) if agent_id else {}
+    notice = next((n for n in notified if {n.tool_use_id, n.task_id} & {call, agent_id}), None)
+    result = subagents.call_result(session, call) if call and notice is None else None
+    if notice is not None and notice.status in NOTIFIED:
+        status = NOTIFIED[notice.status]
+    elif result is not None and result.get("is_error") is True:
+        status = history.INTERRUPTED  # the user stopped the call ("User rejected tool use")
+    elif meta.get(subagents.STOPPED_BY_USER) is True:
+        status = history.INTERRUPTED
+    else:
+        return None
+    path = subagents.agent_path(session, agent_id) if agent_id else None
+    if status == history.COMPLETED and subagents.api_error(path) is not None:
+        status = history.FAILED
+    files = tracking.changed_files(project.root, tracking.read_agent(path))
+    return tracking.Ending(entry.agent_id, status, agent_id, tuple(files))
 
 
 # --- checkpoints ---------------------------------------------------------------------------------
@@ -498,12 +559,14 @@ def subagent_started(project: Project, payload: HookPayload) -> Outcome:
     return Outcome(f"spawned {agent_id}")
 
 
-HANDLERS: dict[str, Callable[..., Outcome]] = {  # SessionStart's takes the environment too
-    "SubagentStart": subagent_started,
+HANDLERS: dict[str, Callable[..., Outcome]] = {  # those of TAKES_ENV take the environment too
     "PreToolUse": agent_spawned,
     "PostToolUse": agent_returned,
+    "SubagentStart": agent_started,
     "SubagentStop": agent_stopped,
+    "UserPromptSubmit": prompt_submitted,
     "PreCompact": pre_compact,
     "SessionStart": session_started,
     "SessionEnd": session_ended,
 }
+TAKES_ENV = frozenset({"SessionStart", "SubagentStart"})

@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
+from purlin_resume.claude.hooks import AGENT_CLI_ENV
+
 LOG_NAME = "hook.log"
 PROJECT_ENV = "CLAUDE_PROJECT_DIR"
-CLI_ENV = "PURLIN_AGENT_CLI"  # which agent CLI called (``hook EVENT --cli NAME``), for handlers
 
 
 def _process_cwd() -> str | None:
@@ -89,8 +90,6 @@ def run(
     session = None
     try:
         from purlin_resume.claude import hooks
-        from purlin_resume.core.project import Project
-        from purlin_resume.integration import capture
 
         text = stdin.read()
         try:
@@ -99,11 +98,16 @@ def run(
             root = project_root(None, env)
             raise
         session = payload.session_id
+        if payload.compaction_run:  # /compact: nothing to record, nothing to load
+            return 0
         root = project_root(payload.cwd, env)
         if root is None:
             raise FileNotFoundError(f"no project folder: the payload's cwd {payload.cwd!r} is gone")
+        from purlin_resume.core.project import Project
+        from purlin_resume.integration import capture
+
         handler = capture.HANDLERS[payload.event]
-        if payload.event == "SessionStart":
+        if payload.event in capture.TAKES_ENV:
             outcome = handler(Project(root), payload, env)
         else:
             outcome = handler(Project(root), payload)
@@ -126,5 +130,5 @@ def handle(event: str, rest: list[str] | None = None) -> None:
     rest = rest or []
     env = dict(os.environ)
     if len(rest) >= 2 and rest[0] == "--cli":
-        env[CLI_ENV] = rest[1]
+        env[AGENT_CLI_ENV] = rest[1]
     sys.exit(run(event, env=env))

@@ -102,6 +102,14 @@ SINCE = {
 }
 
 
+def _text_of(path: Path) -> str:
+    """A file the shim writes, "" while it is not there yet (an async hook may still run)."""
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
 def _zombie(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
@@ -355,12 +363,11 @@ class Field:
                 payload = json.loads((folder / "payload.json").read_text() or "{}")
             except (OSError, ValueError):
                 payload = {}
-            out = folder / "stdout"
             call = HookCall(
                 name,
                 payload,
-                out.read_text() if out.exists() else "",
-                (folder / "env_session_id").read_text() or None,
+                _text_of(folder / "stdout"),
+                _text_of(folder / "env_session_id") or None,
             )
             if event in (None, call.event, call.hook_event_name):
                 calls.append(call)

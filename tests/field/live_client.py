@@ -47,15 +47,31 @@ class LiveClient:
                 continue
         self._lines.put(None)
 
+    def send(self, text: str) -> None:
+        """Send one user message without waiting for its answer."""
+        message = {"role": "user", "content": [{"type": "text", "text": text}]}
+        self._write({"type": "user", "message": message})
+
+    def interrupt(self) -> None:
+        """Stop what the client is doing, as Esc does in the terminal (a stopped turn still
+        ends with a ``result`` record, which the next ``say`` may return)."""
+        request = {"subtype": "interrupt"}
+        self._write({"type": "control_request", "request_id": "interrupt", "request": request})
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self.process.stdin.write(json.dumps(record) + "\n")
+        self.process.stdin.flush()
+
     def say(self, text: str, timeout: float = 120) -> dict[str, Any]:
         """Send one user message (a prompt or a slash command); its ``result`` record."""
-        message = {"role": "user", "content": [{"type": "text", "text": text}]}
-        self.process.stdin.write(json.dumps({"type": "user", "message": message}) + "\n")
-        self.process.stdin.flush()
+        self.send(text)
+        return self._result(repr(text), timeout)
+
+    def _result(self, what: str, timeout: float) -> dict[str, Any]:
         while True:
             record = self._lines.get(timeout=timeout)
             if record is None:
-                raise AssertionError(f"the client ended before answering {text!r}")
+                raise AssertionError(f"the client ended before answering {what}")
             self.records.append(record)
             if record.get("type") == "result":
                 return record

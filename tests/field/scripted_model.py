@@ -142,6 +142,7 @@ class Step:
     content: list[dict]
     delay: float = 0.0  # seconds before the reply starts
     hang: bool = False  # hold the request until ``ScriptedModel.release()`` or shutdown
+    error: int | None = None  # answer with this HTTP status and an API error instead
     used: bool = False
 
 
@@ -185,6 +186,12 @@ class ScriptedModel:
     def reply(self, when: Matcher, *content: dict, delay: float = 0.0, hang: bool = False):
         """Add a step: the next request ``when`` matches gets an assistant message of ``content``."""
         self.steps.append(Step(when, list(content) or [text("Done.")], delay, hang))
+        return self
+
+    def fail(self, when: Matcher, status: int = 400, message: str = "scripted failure"):
+        """Add a step: the next request ``when`` matches gets the API error ``status`` (a 4xx
+        is not retried by the client)."""
+        self.steps.append(Step(when, [text(message)], error=status))
         return self
 
     def release(self) -> None:
@@ -273,6 +280,11 @@ class ScriptedModel:
                     model._released.wait()
                 if step.delay:
                     time.sleep(step.delay)
+                if step.error is not None:
+                    kind = "invalid_request_error" if step.error < 500 else "api_error"
+                    message = step.content[0].get("text", "")
+                    error = {"type": kind, "message": message}
+                    return self._json(step.error, {"type": "error", "error": error})
                 message_id = f"msg_field{index if index is not None else 'x'}_{len(model.log):04d}"
                 name = body.get("model", "claude")
                 if body.get("stream"):

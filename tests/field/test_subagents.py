@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tests.field.scripted_model import agent, bash, conversation, last_user, text
+from tests.field.live_client import LiveClient
+from tests.field.scripted_model import agent, bash, conversation, last_user, text, tool_use
 
 
 def test_a_completed_subagent_is_recorded_and_read_in_full(field):
@@ -105,40 +106,39 @@ def test_two_agents_in_one_message_are_one_parallel_group(field):
     assert sorted(n["status"] for n in shown) == ["completed", "completed"]
 
 
-def interrupted_subagent(field) -> dict:
-    """A session stopped by the user while its subagent waits for the model; its history entry.
+def named(field) -> list[dict]:
+    """The history entries known by their agent's own id (not by the tool call's)."""
+    return [e for e in field.history()["entries"] if not e["agent_id"].startswith("toolu_")]
 
-    Where the versions differ (``background subagents``): a background subagent's call returns at
-    once, so PostToolUse names the agent before the stop; a foreground subagent that is cut off
-    never returns, so no PostToolUse comes and the history learns the agent's id from the
-    ``.meta.json`` Claude Code wrote beside its transcript when the next session starts."""
+
+def interrupted_subagent(field) -> dict:
+    """A session stopped by the user while its subagent, having written ``schema.sql``, waits
+    for the model; its history entry.
+
+    SubagentStart names the agent as soon as it starts, in both versions, so it is known by
+    its own id before the stop. Where the versions differ (``background subagents``): a
+    background subagent's call returns at once, so PostToolUse names it too; a foreground
+    subagent that is cut off never returns (no PostToolUse), and its files are read from its
+    transcript when the next session start finds it interrupted."""
     model = field.model
     model.reply(
         conversation("S3-MAIN"),
         agent("Migrate the schema", "S3-SUB migrate the schema of table orders to version 7"),
     )
-    model.reply(conversation("S3-SUB"), bash("ls", "List the files"))
+    schema = str(field.project / "schema.sql")
+    model.reply(conversation("S3-SUB"), tool_use("Write", file_path=schema, content="-- v7\n"))
     model.reply(conversation("S3-SUB"), text("never sent"), hang=True)  # the slow subagent
     model.reply(conversation("S3-MAIN"), text("The migration is running."))
 
     process = field.start("S3-MAIN migrate the schema")
     assert model.wait_hung(90), (field.root / "claude.err").read_text()
-    if field.shows("background subagents"):
-        # the spawn is recorded under the agent's own id once PostToolUse has run (on a busy
-        # machine that can be after the subagent's next request)
-        field.wait_for(
-            lambda: [
-                e for e in field.history()["entries"] if not e["agent_id"].startswith("toolu_")
-            ],
-            60,
-            "PostToolUse to name the agent",
-        )
+    field.wait_for(lambda: named(field), 60, "SubagentStart to name the agent")
     field.stop(process)  # the user stops claude while the subagent works
     model.release()
     if not field.shows("background subagents"):
         assert not field.hooks("PostToolUse"), "a foreground subagent cut off never returns"
-        (waiting,) = field.history()["entries"]
-        assert waiting["agent_id"].startswith("toolu_"), waiting  # only the spawn is known
+    (waiting,) = field.history()["entries"]
+    assert len(waiting["agent_id"]) == 17 and waiting["status"] == "spawned", waiting
     field.purlin("history", "scan")  # what the next session start does
     (entry,) = field.history()["entries"]
     return entry
@@ -183,3 +183,81 @@ def test_the_next_session_is_told_about_the_interrupted_subagent(field):
         assert persona not in context
     (request,) = [r for r in field.model.messages if "S3-NEXT" in r.text]
     assert f"resume-task {entry['agent_id']}" in request.text  # it reached the model
+
+
+def test_a_subagent_cut_off_keeps_its_files_for_the_conflict_check(field):
+    """The agent's id, its transcript and the files it wrote are known after the stop, so a
+    later commit to one of them stops ``resume-task`` (exit 1, naming the file)."""
+    entry = interrupted_subagent(field)
+    assert entry["files_modified"] == ["schema.sql"], entry
+    assert entry["tool_use_id"].startswith("toolu_")
+    shown = field.purlin("transcript", entry["agent_id"])
+    assert shown.returncode == 0, shown.stderr
+    assert "S3-SUB migrate the schema" in shown.stdout
+
+    (field.project / "schema.sql").write_text("-- someone else's version 8\n")
+    field.git("add", "schema.sql")
+    field.git("commit", "-q", "-m", "schema v8")
+    stopped = field.purlin("resume-task", entry["agent_id"])
+    assert stopped.returncode == 1, stopped.stdout
+    assert "schema.sql" in stopped.stderr
+
+
+def test_esc_on_a_running_subagent_is_recorded_at_the_next_prompt(field):
+    """The user presses Esc (the client's interrupt) while a subagent works, then types on.
+    2.1.197 (foreground): the Agent call ends with the error result "User rejected tool use";
+    2.1.330 (background): the agent's ``.meta.json`` says ``stoppedByUser``. No hook names the
+    end; the next prompt's UserPromptSubmit records it interrupted, and ``resume-task`` in the
+    same session offers SendMessage to the agent's own id."""
+    model = field.model
+    model.reply(conversation("S4-MAIN"), agent("Index the logs", "S4-SUB index the logs"))
+    notes = str(field.project / "notes.md")
+    model.reply(conversation("S4-SUB"), tool_use("Write", file_path=notes, content="half\n"))
+    model.reply(conversation("S4-SUB"), text("never sent"), hang=True)
+    model.reply(last_user("S4-NEXT"), text("Stopped; what next?"))
+    with LiveClient(field) as client:
+        client.send("S4-MAIN index the logs")
+        assert model.wait_hung(90)
+        field.wait_for(lambda: named(field), 60, "SubagentStart to name the agent")
+        client.interrupt()
+        model.release()
+        client.say("S4-NEXT carry on")
+        field.wait_for(lambda: [r for r in model.messages if "S4-NEXT" in r.text], 60, "S4-NEXT")
+        session = client.session_id
+        (entry,) = field.wait_for(
+            lambda: [e for e in named(field) if e["status"] == "interrupted"],
+            60,
+            "UserPromptSubmit to record the stop",
+        )
+        assert entry["session_id"] == session
+        assert entry["files_modified"] == ["notes.md"], entry
+        if not field.shows("background subagents"):
+            assert not field.hooks("PostToolUse") and not field.hooks("SubagentStop")
+        resumed = field.purlin(
+            "resume-task", entry["agent_id"], env={"CLAUDE_CODE_SESSION_ID": session}
+        )
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"SendMessage to `{entry['agent_id']}`" in resumed.stdout
+    assert "toolu_" not in resumed.stdout.split("### How to continue")[1]
+
+
+def test_a_subagent_that_hit_an_api_error_is_recorded_failed(field):
+    """The subagent's request fails with an HTTP 400 the client does not retry (the prompt is
+    too long): its transcript ends with the client's API error message, and no SubagentStop
+    comes. 2.1.197: PostToolUse says ``completed`` with the error as the answer; 2.1.330: the
+    call returned at once (``async_launched``) and only a failed task notification follows
+    (its hook may be stopped with ``claude -p``): the next session start settles it. Both are
+    recorded failed."""
+    model = field.model
+    model.reply(conversation("S5-MAIN"), agent("Break the build", "S5-SUB do it"))
+    model.fail(conversation("S5-SUB"), 400, "prompt is too long: 300000 tokens > 200000 maximum")
+    model.reply(conversation("S5-MAIN"), text("Done here."))
+    run = field.claude("S5-MAIN start the agent")
+    assert run.returncode == 0, run.stderr
+    assert not field.hooks("SubagentStop")
+    if field.shows("background subagents"):
+        field.purlin("history", "scan")  # what the next session start does
+    (entry,) = field.history()["entries"]
+    assert len(entry["agent_id"]) == 17, entry
+    assert entry["status"] == "failed", entry
+    assert entry["completion_timestamp"] is None

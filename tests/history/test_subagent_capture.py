@@ -302,3 +302,138 @@ def test_an_answer_the_payload_carries_counts_before_its_record_is_written(
     entry = entries(repo)["a0000000000000004"]
     assert (entry["status"], entry["files_modified"]) == (status, ["src/parse.py"])
     assert not (repo / "pwned").exists()
+
+
+def _meta(tmp_path: Path, agent_id: str, **fields) -> None:
+    """The ``.meta.json`` Claude Code writes beside an agent's transcript when it starts."""
+    meta = tmp_path / SESSION / "subagents" / f"agent-{agent_id}.meta.json"
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    meta.write_text(json.dumps({"agentType": "general-purpose", **fields}))
+
+
+def _session_event(tmp_path: Path, root: Path, event: str, **fields) -> dict:
+    return {
+        "session_id": SESSION,
+        "transcript_path": str(tmp_path / f"{SESSION}.jsonl"),
+        "cwd": str(root),
+        "hook_event_name": event,
+        **fields,
+    }
+
+
+def test_subagent_start_names_the_spawn_its_meta_file_links(repo, tmp_path):
+    _spawned(repo, tmp_path, "toolu_01Other")
+    call = _spawned(repo, tmp_path)
+    _meta(tmp_path, "a0000000000000010", toolUseId=call["id"])
+    start = _session_event(tmp_path, repo, "SubagentStart", agent_id="a0000000000000010")
+    assert hook("subagent-start", start, repo).returncode == 0
+    found = entries(repo)
+    assert found["a0000000000000010"]["tool_use_id"] == call["id"]
+    assert found["a0000000000000010"]["status"] == "spawned"
+    assert "toolu_01Other" in found  # the other spawn keeps waiting for its own agent
+    assert not log_lines(repo)
+
+
+def test_subagent_start_of_a_compaction_run_records_nothing(repo, tmp_path):
+    _spawned(repo, tmp_path)
+    before = entries(repo)
+    start = _session_event(tmp_path, repo, "SubagentStart", agent_id="acompact-e1f845")
+    assert hook("subagent-start", start, repo).returncode == 0
+    assert entries(repo) == before
+
+
+def _stopped_call(repo: Path, tmp_path: Path, agent_id: str) -> dict:
+    """A spawn whose call the user stopped: its error result, then the interruption."""
+    call = _spawned(repo, tmp_path)
+    talk = Conversation(SESSION, cwd=str(repo))
+    write_jsonl(
+        tmp_path / f"{SESSION}.jsonl",
+        [
+            talk.user("Explore the parser"),
+            talk.assistant("msg_01Stop", call),
+            talk.user(
+                [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call["id"],
+                        "content": "The user doesn't want to proceed with this tool use.",
+                        "is_error": True,
+                    }
+                ],
+                toolUseResult="User rejected tool use",
+            ),
+            talk.user([text("[Request interrupted by user for tool use]")]),
+        ],
+    )
+    _parser_agent(repo, tmp_path, agent_id, None)
+    _meta(tmp_path, agent_id, toolUseId=call["id"])
+    return call
+
+
+def test_the_next_prompt_records_a_subagent_the_user_stopped(repo, tmp_path, cli):
+    call = _stopped_call(repo, tmp_path, "a0000000000000011")
+    prompt = _session_event(tmp_path, repo, "UserPromptSubmit", prompt="carry on")
+    assert hook("user-prompt-submit", prompt, repo).returncode == 0
+    entry = entries(repo)["a0000000000000011"]
+    assert entry["status"] == "interrupted"
+    assert entry["tool_use_id"] == call["id"]
+    assert entry["files_modified"] == ["src/parse.py"]
+    resumed = cli("resume-task", "a0000000000000011", "--session", SESSION)
+    assert resumed.exit_code == 0, resumed.stderr
+    assert "SendMessage to `a0000000000000011`" in resumed.stdout
+
+
+def test_a_running_call_is_left_running_by_the_next_prompt(repo, tmp_path):
+    _spawned(repo, tmp_path)
+    prompt = _session_event(tmp_path, repo, "UserPromptSubmit", prompt="and then?")
+    hook("user-prompt-submit", prompt, repo)
+    assert entries(repo)["toolu_01Int"]["status"] == "spawned"
+
+
+@pytest.mark.parametrize(("said", "status"), [("failed", "failed"), ("killed", "interrupted")])
+def test_a_task_notification_records_the_background_agents_end(repo, tmp_path, said, status):
+    call = _spawned(repo, tmp_path)
+    _meta(tmp_path, "a0000000000000012", toolUseId=call["id"])
+    hook(
+        "subagent-start",
+        _session_event(tmp_path, repo, "SubagentStart", agent_id="a0000000000000012"),
+        repo,
+    )
+    notice = (
+        "<task-notification>\n<task-id>a0000000000000012</task-id>\n"
+        f"<tool-use-id>{call['id']}</tool-use-id>\n<status>{said}</status>\n"
+        "<summary>Agent ended</summary>\n</task-notification>"
+    )
+    hook(
+        "user-prompt-submit",
+        _session_event(tmp_path, repo, "UserPromptSubmit", prompt=notice),
+        repo,
+    )
+    assert entries(repo)["a0000000000000012"]["status"] == status
+
+
+def test_an_agent_that_returned_an_api_error_is_failed(repo, tmp_path):
+    call = _spawned(repo, tmp_path)
+    post = _session_event(
+        tmp_path,
+        repo,
+        "PostToolUse",
+        tool_name="Agent",
+        tool_input=call["input"],
+        tool_use_id=call["id"],
+        tool_response={
+            "status": "completed",
+            "agentId": "a0000000000000013",
+            "content": [{"type": "text", "text": 'API Error: 400 {"type":"error"}'}],
+        },
+    )
+    hook("post-tool-use", post, repo)
+    assert entries(repo)["a0000000000000013"]["status"] == "failed"
+
+
+def test_resume_task_never_offers_sendmessage_to_a_tool_call_id(repo, tmp_path, cli):
+    _spawned(repo, tmp_path)
+    cli("history", "interrupt", "toolu_01Int")
+    resumed = cli("resume-task", "toolu_01Int", "--session", SESSION)
+    assert resumed.exit_code == 0, resumed.stderr
+    assert "SendMessage" not in resumed.stdout
