@@ -20,6 +20,7 @@ import os
 import shlex
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,7 +215,7 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
     from purlin_resume.claude.catalog import Catalog
     from purlin_resume.claude.transcript import ReadOptions
 
-    options = ReadOptions(tools=True)
+    options = ReadOptions(tools=True, deferred=True)
     failure = None
     catalog = env.live_catalog()
     if catalog is not None:
@@ -380,6 +381,7 @@ def _keep_context(env: Environment, key: str, entry: dict[str, Any]) -> None:
 def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:
     """The facts, the context (redacted when asked) and the full method's token count."""
     from purlin_resume.claude import export
+    from purlin_resume.claude.transcript import Details
     from purlin_resume.resurrection import compress
 
     key = _cache_key(source, method)
@@ -388,14 +390,17 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
         return cached
     kind = "agent" if source.agent_id else "session"
     transcript, subagent = source.transcript, source.subagent
-    counts: dict[str, int] = {}
+    counts: Counter[str] = Counter()
     if redacting:  # before anything is cut short: a token cut in half is no longer recognised
-        (transcript, subagent), counts = redact.redact_data((transcript, subagent))
+        (transcript, subagent), found = redact.redact_data((transcript, subagent))
+        counts.update(found)
     document = export.document(transcript, subagent, tools=False, kind=kind)
     known = preflight.facts(transcript, subagent, document)
-    context = compress.compress(transcript, document, method)
-    full = context if method == "full" else compress.compress(transcript, document, "full")
-    full_tokens = compress.estimate_tokens(render_prompt(full, None))
+    # tool inputs and results are read back from the file one turn at a time (the reading
+    # deferred them), redacted as they come; the pass over every one counts what it redacted
+    context = compress.compress(transcript, document, method, Details(transcript, _cleaner(None)))
+    every = Details(transcript, _cleaner(counts if redacting else None))
+    full_tokens = compress.full_tokens(context, transcript, every, lambda c: render_prompt(c, None))
     kept = context.to_dict()
     if redacting:
         kept = redact.redact_data(kept)[0]
@@ -404,11 +409,23 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
         "facts": known,
         "context": kept,
         "full_tokens": full_tokens,
-        "redactions": counts,
+        "redactions": dict(counts),
     }
     if redacting:  # an unredacted context is never kept on disk
         _keep_context(env, key, entry)
     return entry
+
+
+def _cleaner(counts: Counter[str] | None):
+    """What ``Details`` passes read-back values through: redaction (counted into ``counts``),
+    or nothing when ``counts`` is None and the transcript is not redacted."""
+
+    def clean(data):
+        done, found = redact.redact_data(data)
+        counts.update(found)
+        return done
+
+    return clean if counts is not None else None
 
 
 def _date(moment: str | None) -> str:
