@@ -293,9 +293,9 @@ def full_tokens(context: Context, transcript: Transcript, details: Details, rend
     written, length = stripped_length(whole_conversation(_conversation(transcript), details))
     full = replace(context, head=[], digest=None, tail=[], transcript="-" if written else None)
     text = render(full)
-    return estimate_tokens(text) if not written else (
-        len(text) - 1 + length + CHARS_PER_TOKEN - 1
-    ) // CHARS_PER_TOKEN
+    if not written:
+        return estimate_tokens(text)
+    return (len(text) - 1 + length + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN  # "-" taken out
 
 
 def stripped_length(chunks: Iterable[str]) -> tuple[int, int]:
