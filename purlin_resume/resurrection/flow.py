@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import getpass
 import json
 import os
+import secrets
 import shlex
 import subprocess
 import time
@@ -26,13 +28,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.shape import CLAUDE
+from purlin_resume.agents import injection
 from purlin_resume.claude import layout
 from purlin_resume.claude import layout as claude_layout
-from purlin_resume.core import cache_home, clock, config, path_safety, redact
+from purlin_resume.core import (
+    cache_home,
+    clock,
+    config,
+    current_session,
+    path_safety,
+    redact,
+    store,
+    templating,
+    tmux,
+)
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.errors import PurlinError as Ambiguous
 from purlin_resume.core.project import GONE, toplevel_here, working_folder
+from purlin_resume.core.templating import counted as n
+from purlin_resume.core.tmux import Server
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
 from purlin_resume.resurrection.bookmarks import Bookmark
@@ -46,7 +62,6 @@ from purlin_resume.resurrection.candidates import environment as environment
 from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
 
 if TYPE_CHECKING:
-    from purlin_resume.core.tmux import Server
     from purlin_resume.resurrection import compress
 
 # ``compress`` (and with it the transcript reader and renderer) is imported where a context is
@@ -299,7 +314,6 @@ class Plan:
 
     def passed(self) -> list[str]:
         """What the new agent is given, in words (the SEC-3 preview)."""
-        from purlin_resume.core.templating import counted as n
 
         c = self.context
         items = ["metadata (agent, session, project, branch, time, tool counts)"]
@@ -438,8 +452,6 @@ def render_prompt(
     note: str | None = None,
     continuity: str | None = None,
 ) -> str:
-    from purlin_resume.core import templating
-
     label = (
         f"agent {context.agent_id}"
         if context.agent_id
@@ -554,14 +566,10 @@ def plan(
 
 
 def new_agent_id() -> str:
-    import secrets
-
     return "agent-" + secrets.token_hex(4)[:7]
 
 
 def _user() -> str:
-    import getpass
-
     try:
         return getpass.getuser()
     except (KeyError, OSError):
@@ -569,8 +577,6 @@ def _user() -> str:
 
 
 def _session_here() -> str | None:
-    from purlin_resume.core import current_session
-
     return current_session.from_environment()
 
 
@@ -940,8 +946,6 @@ def launch_process(
 ) -> dict[str, Any]:
     """Run a new agent of the CLI ``into`` in the foreground with the prompt; its end completes
     the log entry."""
-    from purlin_resume.agentcli import programs
-
     argv = programs.program(into).start(prompt, env.settings.agent_command)
     cwd = env.project_root or _working_folder()
     began = time.monotonic()
@@ -984,8 +988,6 @@ def launch_tmux(
     prompt was pasted but the pane does not show it, the window stays open for a person to look,
     and the entry is ``partial`` (the prompt is never typed twice).
     """
-    from purlin_resume.agents import injection
-    from purlin_resume.core import tmux
 
     settings = env.settings
     server = server or tmux.Server.parse(settings.tmux_socket)
@@ -1026,9 +1028,6 @@ def _first_prompt(env, entry, prompt, server, session, cwd, child_env, into) -> 
     """A new agent of Codex CLI, Gemini CLI or opencode in a new tmux window, started with the
     prompt as its first one: the prompt waits in a private file the window's shell reads and
     removes (a tmux command line is too short for it)."""
-    from purlin_resume.agentcli import programs
-    from purlin_resume.core import store, tmux
-
     rid = entry["resurrection_id"]
     target = programs.program(into)
     argv = [*target.command(env.settings.agent_command), *target.prompt_flag]
