@@ -198,5 +198,8 @@ def test_codex_own_image_prompt_records(fixture, said):
         handle.write(json.dumps(record) + "\n")
     read = rollouts.read(CODEX_SHELL, path)
     last = read.transcript.turns[-1]
-    assert last.role == "user" and said in last.text and "[image]" in last.text
-    assert read.session.stats.unknown == 0 and read.session.stats.malformed == 0
+    assert last.role == "user"
+    assert said in last.text
+    assert "[image]" in last.text
+    assert read.session.stats.unknown == 0
+    assert read.session.stats.malformed == 0
