@@ -49,11 +49,13 @@ def one_run(cwd: Path) -> tuple[float, float]:
         _send(process, INITIALIZE)
         answered = json.loads(process.stdout.readline())
         initialized = (time.perf_counter() - started) * 1000
-        assert answered.get("id") == 1 and "result" in answered, answered
+        assert answered.get("id") == 1, answered
+        assert "result" in answered, answered
         _send(process, INITIALIZED)
         _send(process, LIST)
         listed = json.loads(process.stdout.readline())
-        assert listed.get("id") == 2 and listed["result"]["tools"], listed
+        assert listed.get("id") == 2, listed
+        assert listed["result"]["tools"], listed
         return initialized, (time.perf_counter() - started) * 1000
     finally:
         process.stdin.close()

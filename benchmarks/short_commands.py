@@ -7,7 +7,9 @@ Each command runs through the installed console script (this interpreter's ``pur
 console script beside it. Every run of every command, of both versions and of the
 anchor is interleaved; each figure is the median CPU time (user + system, from ``wait4``) of
 ``--runs`` runs, so other load on the machine counts less than in wall time. Budget: each
-command at most 15x ``python -c pass`` (this very interpreter).
+command at most 15x ``python -c pass`` (this very interpreter). Typer's own share is measured
+beside them: a bare Typer command of one argument and four options (the shape of ``resurrect
+done``), with no purlin-resume code.
 
 The commands: ``--version``, ``--help``, ``resurrect done`` on a log of one entry (put back
 before every run), ``sessions --all`` and ``find tmux`` warm over ``--sessions`` sessions (the
@@ -57,6 +59,20 @@ LOG_ENTRY = {
     "new_agent_duration_ms": None,
     "new_agent_tool_calls": None,
 }
+
+# A Typer command with the parameters of `resurrect done`, and nothing else: Typer's own cost.
+BARE_TYPER = """
+from typing import Optional
+import typer
+app = typer.Typer()
+@app.callback()
+def root(no_redact: bool = False): pass
+@app.command()
+def done(rid: str, outcome: str = "success", agent_id: Optional[str] = None,
+         notes: Optional[str] = None, as_json: bool = typer.Option(False, "--json")):
+    print(rid, outcome)
+app()
+"""
 
 sys.path.insert(0, str(HERE))
 from resurrection import many_sessions  # noqa: E402
@@ -119,10 +135,14 @@ def measure(versions: dict[str, str], runs: int, sessions: int) -> dict[str, dic
     build_project(WORK / "project", 200)
     taken: dict[str, dict[str, list[float]]] = {name: {} for name in versions}
     anchor: list[float] = []
+    bare: list[float] = []
     for number in range(runs + 1):  # the first round fills the caches and is not counted
         seconds = cpu_seconds([sys.executable, "-c", "pass"], WORK, dict(os.environ))
+        typer_only = [sys.executable, "-c", BARE_TYPER, "done", "res-1", "--agent-id", "a"]
+        typer_seconds = cpu_seconds(typer_only, WORK, dict(os.environ))
         if number:
             anchor.append(seconds)
+            bare.append(typer_seconds)
         for name, (data, env, argvs) in plans.items():
             for label, argv in argvs.items():
                 reset_log(data)
@@ -133,7 +153,10 @@ def measure(versions: dict[str, str], runs: int, sessions: int) -> dict[str, dic
     figures = {
         name: {k: statistics.median(v) for k, v in got.items()} for name, got in taken.items()
     }
-    figures["anchor"] = {"python -c pass": statistics.median(anchor)}
+    figures["anchor"] = {
+        "python -c pass": statistics.median(anchor),
+        "bare Typer command": statistics.median(bare),
+    }
     return figures
 
 
@@ -173,8 +196,11 @@ def main() -> None:
     check_outputs(versions, args.sessions)
     figures = measure(versions, args.runs, args.sessions)
     anchor = figures["anchor"]["python -c pass"]
+    typer_only = figures["anchor"]["bare Typer command"]
     print(
-        f"CPU time, medians of {args.runs} interleaved runs; python -c pass = {anchor * 1000:.1f} ms"
+        f"CPU time, medians of {args.runs} interleaved runs, load {os.getloadavg()[0]:.1f}; "
+        f"python -c pass = {anchor * 1000:.1f} ms; a bare Typer command (no purlin-resume code) "
+        f"= {typer_only * 1000:.1f} ms ({typer_only / anchor:.1f}x)"
     )
     head = "| command |" + "".join(f" {name} | ratio |" for name in versions) + " budget |"
     print(head)

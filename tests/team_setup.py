@@ -30,7 +30,8 @@ class Run:
     def error(self) -> str:
         """The one error line a failed command printed (and nothing else on stderr)."""
         lines = self.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: "), self.stderr
+        assert len(lines) == 1, self.stderr
+        assert lines[0].startswith("error: "), self.stderr
         return lines[0]
 
 

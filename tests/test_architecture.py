@@ -103,7 +103,8 @@ def test_every_wing_says_what_it_holds():
     for wing in [*RANK, *SHELLS]:
         init = PACKAGE / wing / "__init__.py"
         doc = ast.get_docstring(ast.parse(init.read_text()))
-        assert doc and len(doc) > 20, wing
+        assert doc, wing
+        assert len(doc) > 20, wing
 
 
 def module_imports(path: Path) -> set[str]:

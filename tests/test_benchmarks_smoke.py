@@ -33,7 +33,8 @@ def test_scale_quick_prints_its_rows_with_goals(tmp_path):
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         assert cells[1].endswith(("ms", "MiB")), row  # a median was measured
         if number < 3:
-            assert cells[4] and cells[5] in ("met", "MISSED"), row  # a goal and its verdict
+            assert cells[4], row
+            assert cells[5] in ("met", "MISSED"), row  # a goal and its verdict
     assert "QUICK" in done.stdout
     assert (tmp_path / "scale" / "log-1000" / "claude" / "history").is_dir()
 
@@ -78,4 +79,5 @@ def test_readers_quick_measures_each_reader_against_the_floor(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| codex")]
-    assert len(rows) == 1 and rows[0].count("|") == 10
+    assert len(rows) == 1
+    assert rows[0].count("|") == 10

@@ -39,7 +39,8 @@ def test_output_into_a_fifo_writes_into_it(cli, fixtures_copy, tmp_path):
 def test_output_to_a_folder_is_refused(cli, fixtures_copy, tmp_path):
     result = run(cli, fixtures_copy, "export", DOV_SESSION, "-o", str(tmp_path))
     assert result.exit_code == 2
-    assert "folder" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "folder" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 @pytest.fixture
@@ -67,7 +68,8 @@ def test_overflow_folder_planted_as_a_symlink_is_refused(cli, fixtures_copy, tem
     (temp_root / f"purlin-resume-{os.getuid()}").symlink_to(elsewhere)
     result = _overflow(cli, fixtures_copy)
     assert result.exit_code == 1
-    assert "symbolic link" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "symbolic link" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
     assert list(elsewhere.iterdir()) == []
 
 
@@ -224,7 +226,8 @@ def test_a_planted_transcript_resurrected_into_tmux_runs_nothing(cli, repo, tmp_
     result = cli(*args, "--tmux-socket", str(tmux_server.socket), "--claude-dir", str(claude))
     assert result.exit_code == 0, result.stderr
     [received] = prompts(record, 1)
-    assert f"!touch {mark}" in received and "\x1b" not in received
+    assert f"!touch {mark}" in received
+    assert "\x1b" not in received
     assert json.loads(result.stdout)["launch"]["attempts"] == [1]
     assert not mark.exists()
 
@@ -244,9 +247,11 @@ def test_a_committed_history_with_a_hostile_id_is_refused_in_one_line(repo, cli,
         result = cli(*args)
         assert result.exit_code == 1, (args, result.stdout)
         [line] = result.stderr.strip().splitlines()
-        assert "agent-history.json" in line and "agent id" in line
+        assert "agent-history.json" in line
+        assert "agent id" in line
         assert "purlin-resume history fail" not in result.stdout
-    assert path.read_bytes() == before and not mark.exists()
+    assert path.read_bytes() == before
+    assert not mark.exists()
 
 
 @pytest.mark.parametrize("bad", ["$(touch x)", "a\nb", "a;b", "-rf", "x" * 200, "a b"])
@@ -351,7 +356,8 @@ def _outside(tmp_path: Path) -> Path:
 def _refused(result, code: int = 1) -> str:
     assert result.exit_code == code, (result.stdout, result.stderr)
     [line] = [x for x in result.stderr.splitlines() if not x.startswith("[warn]")]
-    assert "symbolic link" in line and "outside" in line
+    assert "symbolic link" in line
+    assert "outside" in line
     return line
 
 
@@ -502,7 +508,8 @@ def test_a_status_command_changed_in_the_config_needs_trust_again(repo, cli, pla
 def test_trust_can_be_revoked(repo, cli, planted_status):
     assert cli("trust").exit_code == 0
     result = cli("trust", "--revoke")
-    assert result.exit_code == 0 and "no longer trusted" in result.stdout
+    assert result.exit_code == 0
+    assert "no longer trusted" in result.stdout
     _compact(repo)
     assert not planted_status.exists()
 
@@ -595,7 +602,8 @@ def test_deeply_nested_json_state_is_one_clear_line(repo, cli, relative, args):
     result = cli(*args)
     assert result.exit_code == 1, result.stdout
     [line] = result.stderr.strip().splitlines()
-    assert "nested too deeply" in line and relative in line
+    assert "nested too deeply" in line
+    assert relative in line
     assert path.read_text() == NESTED
 
 
@@ -603,7 +611,8 @@ def test_a_deeply_nested_hook_payload_is_logged_and_exits_zero(repo):
     from tests.integration.test_hooks import hook, log_lines
 
     out = hook("session-start", '{"a": ' + NESTED + "}", repo)
-    assert out.returncode == 0 and "Traceback" not in out.stderr
+    assert out.returncode == 0
+    assert "Traceback" not in out.stderr
     assert "nested too deeply" in log_lines(repo)[0]["error"]
 
 
@@ -611,7 +620,8 @@ def test_error_messages_are_one_line_whatever_the_input(repo, cli, tmp_path):
     result = cli("history", "list", "--project", str(tmp_path / "no\nsuch\x1b[2J\rfolder"))
     assert result.exit_code == 2
     [line] = result.stderr.strip().splitlines()
-    assert "\x1b" not in line and line.startswith("error: ")
+    assert "\x1b" not in line
+    assert line.startswith("error: ")
 
 
 def test_resurrections_counts_the_lines_it_could_not_read(cli, tmp_path):
@@ -625,7 +635,8 @@ def test_resurrections_counts_the_lines_it_could_not_read(cli, tmp_path):
     result = cli("resurrections", "--claude-dir", str(claude))
     assert result.exit_code == 0, result.stderr
     assert "res-2026-01-01-001" in result.stdout
-    assert "3 line(s)" in result.stderr and "skipped" in result.stderr
+    assert "3 line(s)" in result.stderr
+    assert "skipped" in result.stderr
     data = json.loads(cli("resurrections", "--json", "--claude-dir", str(claude)).stdout)
     assert data["skipped_lines"] == 3
     stats = json.loads(cli("resurrections", "stats", "--json", "--claude-dir", str(claude)).stdout)
@@ -646,7 +657,9 @@ def test_a_committed_bookmark_file_with_a_hostile_name_is_refused(cli, repo, tmp
     result = cli("bookmark", "list", "--claude-dir", str(tmp_path / "claude"))
     assert result.exit_code == 1, result.stdout
     [line] = result.stderr.strip().splitlines()
-    assert "bookmark name" in line and "\x1b" not in line and "\x07" not in line
+    assert "bookmark name" in line
+    assert "\x1b" not in line
+    assert "\x07" not in line
 
 
 def test_output_through_a_symbolic_link_keeps_the_link(cli, fixtures_copy, tmp_path):
@@ -656,7 +669,8 @@ def test_output_through_a_symbolic_link_keeps_the_link(cli, fixtures_copy, tmp_p
     link.symlink_to(real)
     result = run(cli, fixtures_copy, "export", DOV_SESSION, "-o", str(link))
     assert result.exit_code == 0, result.stderr
-    assert link.is_symlink() and '"conversation"' in real.read_text()
+    assert link.is_symlink()
+    assert '"conversation"' in real.read_text()
 
 
 def test_an_agent_cannot_trust_a_project_for_the_user(repo, cli, planted_status, monkeypatch):
@@ -678,7 +692,8 @@ def _trust_findings(cli) -> list[dict]:
 
 def test_doctor_says_whether_the_status_command_is_trusted(repo, cli, planted_status):
     [untrusted] = _trust_findings(cli)
-    assert untrusted["status"] == "warn" and "tools/cdd/status.sh" in untrusted["message"]
+    assert untrusted["status"] == "warn"
+    assert "tools/cdd/status.sh" in untrusted["message"]
     assert "purlin-resume trust" in untrusted["fix"]
     assert cli("trust").exit_code == 0
     assert [f["status"] for f in _trust_findings(cli)] == ["ok"]
@@ -698,7 +713,8 @@ def test_doctor_names_a_corrupt_trust_file_and_keeps_it(repo, cli, planted_statu
     kept.parent.mkdir(parents=True)
     kept.write_text('{"projects": [')
     [finding] = _trust_findings(cli)
-    assert finding["status"] == "error" and "trust.json" in finding["message"]
+    assert finding["status"] == "error"
+    assert "trust.json" in finding["message"]
     assert kept.read_text() == '{"projects": ['
 
 
@@ -718,5 +734,7 @@ def test_doctor_shows_a_hostile_status_command_redacted_and_on_one_line(repo, cl
     )
     result = cli("doctor")
     line = next(line for line in result.stdout.splitlines() if "status command" in line)
-    assert secret not in result.stdout and "[REDACTED:" in line
-    assert "\x1b" not in line and "\x07" not in line
+    assert secret not in result.stdout
+    assert "[REDACTED:" in line
+    assert "\x1b" not in line
+    assert "\x07" not in line

@@ -21,7 +21,8 @@ ENTRY = "from purlin_resume.cli.entry import main; main()"
 def _one_line(result, code: int) -> None:
     assert result.exit_code == code, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr + result.stdout
-    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: ")
+    assert result.stderr.count("\n") == 1
 
 
 @pytest.mark.parametrize(
@@ -44,10 +45,12 @@ def test_commands_in_a_deleted_working_folder(cli, tmp_path, monkeypatch, args):
     monkeypatch.chdir(gone)
     gone.rmdir()
     result = cli(*args, "--claude-dir", str(claude))
-    assert "Traceback" not in result.stderr and not isinstance(result.exception, OSError)
+    assert "Traceback" not in result.stderr
+    assert not isinstance(result.exception, OSError)
     assert result.exit_code in (0, 1), result.stderr
     if result.exit_code:
-        assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+        assert result.stderr.startswith("error: ")
+        assert result.stderr.count("\n") == 1
 
 
 def test_save_from_deeply_nested_json_and_yaml(cli, repo, tmp_path):
@@ -112,8 +115,10 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_half_written(repo, args):
         [sys.executable, "-c", ENTRY, *args],
         capture_output=True, text=True, env=env, preexec_fn=_limited(300), timeout=120,
     )  # fmt: skip
-    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("error: ")
+    assert done.stderr.count("\n") == 1
     assert "File too large" in done.stderr
     state = [repo / ".purlin" / "cache", repo / ".planning"]
     written = [p for folder in state if folder.is_dir() for p in folder.rglob("*") if p.is_file()]
@@ -138,6 +143,7 @@ def test_a_fifo_as_the_transcript_does_not_hold_pre_tool_use(repo, tmp_path):
         [sys.executable, "-c", code], input=json.dumps(payload), capture_output=True,
         text=True, timeout=60, cwd=repo,
     )  # fmt: skip
-    assert done.returncode == 0 and "spawned toolu_1" in done.stdout, done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "spawned toolu_1" in done.stdout, done.stderr
     history = json.loads((repo / ".planning" / "agent-history.json").read_text())
     assert [e["agent_id"] for e in history["entries"]] == ["toolu_1"]

@@ -127,10 +127,8 @@ def test_the_console_script_runs_a_command_with_only_its_module_and_helps_with_a
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert "purlin_resume.cli.transcripts" in run.stderr
-    assert (
-        "purlin_resume.cli.dashboard" not in run.stderr
-        and "purlin_resume.cli.commands" not in run.stderr
-    )
+    assert "purlin_resume.cli.dashboard" not in run.stderr
+    assert "purlin_resume.cli.commands" not in run.stderr
     helped = subprocess.run([str(exe), "--help"], capture_output=True, text=True, cwd=tmp_path)
     assert helped.returncode == 0
     for name in ("save", "recommend", "dashboard", "team", "mcp", "open"):
@@ -138,4 +136,5 @@ def test_the_console_script_runs_a_command_with_only_its_module_and_helps_with_a
     unknown = subprocess.run(
         [str(exe), "no-such-command"], capture_output=True, text=True, cwd=tmp_path
     )
-    assert unknown.returncode == 2 and "No such command" in unknown.stderr
+    assert unknown.returncode == 2
+    assert "No such command" in unknown.stderr

@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
+import zstandard
+
 from purlin_resume.claude.catalog import listing_fields
 from purlin_resume.claude.records import ReadStats, decoded, line_decoder, utc
 from purlin_resume.claude.transcript import RESPONSE, ToolCall, Transcript, Turn
@@ -114,11 +116,6 @@ def _opened(path: Path) -> IO[bytes]:
     start = handle.peek(4)[:4]  # type: ignore[attr-defined]
     if start != _ZSTD_MAGIC:
         return handle
-    try:
-        import zstandard  # only for compressed rollouts
-    except ImportError:
-        handle.close()
-        raise OSError(0, "zstd-compressed: install the zstandard package to read it") from None
     stream = zstandard.ZstdDecompressor().stream_reader(handle, closefd=True)
     return _LineReader(stream)  # type: ignore[return-value]
 

@@ -12,21 +12,22 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from purlin_resume.claude import layout, listing, records
 from purlin_resume.claude.layout import AgentFile, SessionFile
 from purlin_resume.claude.records import ReadStats
-from purlin_resume.claude.subagents import INLINE, AgentRun, attach_compaction_runs, link, read_meta
+from purlin_resume.claude.subagents import (
+    INLINE,
+    AgentRun,
+    Subagent,
+    attach_compaction_runs,
+    link,
+    read_meta,
+)
+from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript, read
 from purlin_resume.core import redact
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
-
-if TYPE_CHECKING:
-    from purlin_resume.claude.subagents import Subagent
-    from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript
-
-# The reader and the subagent tree are imported when a session is read: a warm ``sessions``
-# takes every figure from the cache and needs neither.
 
 TITLE_LENGTH = 80
 _INLINE_ROOT = (b'"isSidechain":true', b'"parentUuid":null')
@@ -224,8 +225,6 @@ class Catalog:
     def view(
         self, session: SessionFile, options: ReadOptions | None = None, leaves=()
     ) -> SessionView:
-        from purlin_resume.claude.transcript import ReadOptions, read
-
         options = options or ReadOptions()
         reading = None
         main = None

@@ -2,7 +2,7 @@
 
 ``main`` (the console script's way in) answers a lone ``--version`` before Typer is imported;
 otherwise it imports the module that owns the command named (every module for ``--help``, shell
-completion or an unknown name), leaves only that command on the app, and runs Typer.
+completion or an unknown name) and runs Typer.
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 from importlib import import_module
+
+from purlin_resume import __version__
 
 # The module of each top-level command (a test keeps it in step with what the modules register).
 OWNERS = {
@@ -47,8 +49,6 @@ OWNERS = {
 
 
 def version_line() -> str:
-    from purlin_resume import __version__
-
     return f"purlin-resume {__version__}"
 
 
@@ -66,23 +66,4 @@ def main() -> None:
         import_module("purlin_resume.cli.commands")
     else:
         import_module(f"purlin_resume.cli.{owner}")
-        keep_only(app, word or "", args[args.index(word or "") + 1 :][:1])
     app()
-
-
-def keep_only(app, name: str, after: list[str]) -> None:
-    """Leave on ``app`` only the command or group ``name`` (and of a group, only its command
-    named right ``after`` it, when there is one): Typer builds the Click command of everything
-    registered on each call, and the owning module may register several."""
-    from typer.main import get_command_name
-
-    def named(info) -> str:
-        return info.name or get_command_name(info.callback.__name__)
-
-    app.registered_commands = [info for info in app.registered_commands if named(info) == name]
-    app.registered_groups = [info for info in app.registered_groups if info.name == name]
-    for group in app.registered_groups:
-        commands = group.typer_instance.registered_commands
-        chosen = [info for info in commands if after and named(info) == after[0]]
-        if chosen and not group.typer_instance.registered_groups:
-            group.typer_instance.registered_commands = chosen

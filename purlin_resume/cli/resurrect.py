@@ -55,7 +55,6 @@ from purlin_resume.resurrection.candidates import (
     environment_here,
 )
 from purlin_resume.resurrection.flow import Plan
-from purlin_resume.team import revive
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006
@@ -519,7 +518,6 @@ def done(
     as_json: JsonOption = False,
 ) -> None:
     """Record what a resurrected agent did (hooks call this when it ends)."""
-    """Record what a resurrected agent did (hooks call this when it ends)."""
     if not re.fullmatch(r"res-\d{4}-\d{2}-\d{2}-\d{3,}", resurrection_id):
         raise UsageError(f"{resurrection_id!r} is not a resurrection id (res-YYYY-MM-DD-NNN)")
     log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
@@ -534,6 +532,8 @@ def done(
 
 def _team(name: str, options: Delivery) -> None:
     """``resurrect NAME --team``: a teammate's shared bookmark, brought back here."""
+    from purlin_resume.team import revive  # the team wing, loaded for --team only
+
     if options.no_redact:
         raise UsageError("a shared context is always redacted: --no-redact does not apply")
     output = checked_output(options.output)

@@ -8,13 +8,14 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from purlin_resume.claude import exposure, layout, rendering
 from purlin_resume.claude import transcript_output as output_of
 from purlin_resume.claude.catalog import Catalog, Opened
+from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.claude.transcript_output import Format
 from purlin_resume.cli.app import app
@@ -38,9 +39,6 @@ from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.project import GONE, working_folder
 from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.resurrection import flow as resurrection
-
-if TYPE_CHECKING:
-    from purlin_resume.claude.subagents import Subagent
 
 DEFAULT_MAX_CHARS = 25_000
 

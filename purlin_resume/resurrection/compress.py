@@ -26,11 +26,19 @@ to compare methods and to warn about size, not to bill.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from purlin_resume.claude import rendering
-from purlin_resume.claude.transcript import COMMAND, COMPACTION, PROMPT, Transcript, Turn
+from purlin_resume.claude.transcript import (
+    COMMAND,
+    COMPACTION,
+    PROMPT,
+    Details,
+    Transcript,
+    Turn,
+)
 
 METHODS = ("full", "summarized", "hybrid")
 DEFAULT_METHOD = "hybrid"
@@ -188,8 +196,10 @@ def _conversation(transcript: Transcript) -> list[Turn]:
     return shown
 
 
-def digest(turns: list[Turn]) -> Digest:
-    """The condensed account of ``turns`` (deterministic: same turns, same digest)."""
+def digest(turns: list[Turn], details: Details | None = None) -> Digest:
+    """The condensed account of ``turns`` (deterministic: same turns, same digest); the results
+    of failed calls come from ``details`` (by default, those the turns hold)."""
+    details = details if details is not None else Details(Transcript(""))
     result = Digest(messages=len(turns))
     tools: dict[str, int] = {}
     read: dict[str, None] = {}
@@ -197,7 +207,7 @@ def digest(turns: list[Turn]) -> Digest:
     errors: dict[str, None] = {}
     findings: dict[str, None] = {}
     for turn in turns:
-        for call in turn.tool_calls:
+        for number, call in enumerate(turn.tool_calls):
             tools[call.name] = tools.get(call.name, 0) + 1
             if call.file_path:
                 if call.name in CHANGE_TOOLS:
@@ -205,7 +215,7 @@ def digest(turns: list[Turn]) -> Digest:
                 elif call.name in READ_TOOLS:
                     read.setdefault(call.file_path, None)
             if call.is_error and len(errors) < MAX_ERRORS:
-                detail = _first_line(call.result) or "failed"
+                detail = _first_line(details.of(turn).results[number]) or "failed"
                 errors.setdefault(f"{call.name} ({call.summary}): {detail}", None)
         if turn.role != "agent" or not turn.text.strip():
             continue
@@ -224,14 +234,17 @@ def digest(turns: list[Turn]) -> Digest:
     return result
 
 
-def compress(transcript: Transcript, document: dict[str, Any], method: str) -> Context:
+def compress(
+    transcript: Transcript, document: dict[str, Any], method: str, details: Details | None = None
+) -> Context:
     """The context of ``transcript`` by ``method``; ``document`` is its TR-3 export (metadata).
 
-    The transcript must have been read with tool inputs and results (``ReadOptions(tools=True)``)
-    for the full method and for the errors' details.
+    Tool inputs and results (the full method, the errors' details) come from ``details``; by
+    default, those the transcript holds (read with ``ReadOptions(tools=True)``).
     """
     if method not in METHODS:
         raise ValueError(f"unknown context method {method!r}")
+    details = details if details is not None else Details(transcript)
     context = Context(
         method=method,
         agent_id=document.get("agent_id"),
@@ -254,16 +267,45 @@ def compress(transcript: Transcript, document: dict[str, Any], method: str) -> C
     messages = _conversation(transcript)
     context.findings = findings(messages)
     if method == "full":
-        options = rendering.MarkdownOptions(tools=True)
-        context.transcript = "".join(
-            rendering.turn_markdown(turn, options) + "\n" for turn in messages
-        )
+        context.transcript = "".join(whole_conversation(messages, details))
     elif method == "summarized":
-        context.digest = digest(messages)
+        context.digest = digest(messages, details)
     elif len(messages) <= SHORT_CONVERSATION:
         context.head = [rendering.turn_markdown(turn) for turn in messages]
     else:
         context.head = [rendering.turn_markdown(turn) for turn in messages[:KEEP_HEAD]]
-        context.digest = digest(messages[KEEP_HEAD:-KEEP_TAIL])
+        context.digest = digest(messages[KEEP_HEAD:-KEEP_TAIL], details)
         context.tail = [rendering.turn_markdown(turn) for turn in messages[-KEEP_TAIL:]]
     return context
+
+
+def whole_conversation(messages: list[Turn], details: Details) -> Iterator[str]:
+    """The full method's conversation as Markdown, one message at a time (tools included)."""
+    options = rendering.MarkdownOptions(tools=True)
+    for turn in messages:
+        yield rendering.turn_markdown(turn, options, details) + "\n"
+
+
+def full_tokens(context: Context, transcript: Transcript, details: Details, render) -> int:
+    """The tokens of the full method's prompt (``render(context)``) for ``context`` (a context
+    of another method, of the same transcript), without holding the whole conversation: the
+    prompt is rendered around a one-character stand-in and the conversation's length added."""
+    written, length = stripped_length(whole_conversation(_conversation(transcript), details))
+    full = replace(context, head=[], digest=None, tail=[], transcript="-" if written else None)
+    text = render(full)
+    if not written:
+        return estimate_tokens(text)
+    return (len(text) - 1 + length + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN  # "-" taken out
+
+
+def stripped_length(chunks: Iterable[str]) -> tuple[int, int]:
+    """``len("".join(chunks))`` and ``len("".join(chunks).strip())``, one chunk at a time."""
+    written = trailing = 0
+    leading = None  # the whitespace before the first character that is not
+    for chunk in chunks:
+        if leading is None and chunk.strip():
+            leading = written + len(chunk) - len(chunk.lstrip())
+        body = chunk.rstrip()
+        trailing = trailing + len(chunk) if not body else len(chunk) - len(body)
+        written += len(chunk)
+    return written, (written - (leading or 0) - trailing) if leading is not None else 0

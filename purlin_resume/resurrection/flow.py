@@ -15,23 +15,40 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import getpass
 import json
 import os
+import secrets
 import shlex
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.shape import CLAUDE
+from purlin_resume.agents import injection
 from purlin_resume.claude import layout
 from purlin_resume.claude import layout as claude_layout
-from purlin_resume.core import cache_home, clock, config, path_safety, redact
+from purlin_resume.core import (
+    cache_home,
+    clock,
+    config,
+    current_session,
+    path_safety,
+    redact,
+    store,
+    templating,
+    tmux,
+)
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.errors import PurlinError as Ambiguous
 from purlin_resume.core.project import GONE, toplevel_here, working_folder
+from purlin_resume.core.templating import counted as n
+from purlin_resume.core.tmux import Server
 from purlin_resume.resurrection import bookmarks, preflight
 from purlin_resume.resurrection import log as log_mod
 from purlin_resume.resurrection.bookmarks import Bookmark
@@ -45,7 +62,6 @@ from purlin_resume.resurrection.candidates import environment as environment
 from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
 
 if TYPE_CHECKING:
-    from purlin_resume.core.tmux import Server
     from purlin_resume.resurrection import compress
 
 # ``compress`` (and with it the transcript reader and renderer) is imported where a context is
@@ -214,7 +230,7 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
     from purlin_resume.claude.catalog import Catalog
     from purlin_resume.claude.transcript import ReadOptions
 
-    options = ReadOptions(tools=True)
+    options = ReadOptions(tools=True, deferred=True)
     failure = None
     catalog = env.live_catalog()
     if catalog is not None:
@@ -298,7 +314,6 @@ class Plan:
 
     def passed(self) -> list[str]:
         """What the new agent is given, in words (the SEC-3 preview)."""
-        from purlin_resume.core.templating import counted as n
 
         c = self.context
         items = ["metadata (agent, session, project, branch, time, tool counts)"]
@@ -380,6 +395,7 @@ def _keep_context(env: Environment, key: str, entry: dict[str, Any]) -> None:
 def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:
     """The facts, the context (redacted when asked) and the full method's token count."""
     from purlin_resume.claude import export
+    from purlin_resume.claude.transcript import Details
     from purlin_resume.resurrection import compress
 
     key = _cache_key(source, method)
@@ -388,14 +404,17 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
         return cached
     kind = "agent" if source.agent_id else "session"
     transcript, subagent = source.transcript, source.subagent
-    counts: dict[str, int] = {}
+    counts: Counter[str] = Counter()
     if redacting:  # before anything is cut short: a token cut in half is no longer recognised
-        (transcript, subagent), counts = redact.redact_data((transcript, subagent))
+        (transcript, subagent), found = redact.redact_data((transcript, subagent))
+        counts.update(found)
     document = export.document(transcript, subagent, tools=False, kind=kind)
     known = preflight.facts(transcript, subagent, document)
-    context = compress.compress(transcript, document, method)
-    full = context if method == "full" else compress.compress(transcript, document, "full")
-    full_tokens = compress.estimate_tokens(render_prompt(full, None))
+    # tool inputs and results are read back from the file one turn at a time (the reading
+    # deferred them), redacted as they come; the pass over every one counts what it redacted
+    context = compress.compress(transcript, document, method, Details(transcript, _cleaner(None)))
+    every = Details(transcript, _cleaner(counts if redacting else None))
+    full_tokens = compress.full_tokens(context, transcript, every, lambda c: render_prompt(c, None))
     kept = context.to_dict()
     if redacting:
         kept = redact.redact_data(kept)[0]
@@ -404,11 +423,23 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
         "facts": known,
         "context": kept,
         "full_tokens": full_tokens,
-        "redactions": counts,
+        "redactions": dict(counts),
     }
     if redacting:  # an unredacted context is never kept on disk
         _keep_context(env, key, entry)
     return entry
+
+
+def _cleaner(counts: Counter[str] | None):
+    """What ``Details`` passes read-back values through: redaction (counted into ``counts``),
+    or nothing when ``counts`` is None and the transcript is not redacted."""
+
+    def clean(data):
+        done, found = redact.redact_data(data)
+        counts.update(found)
+        return done
+
+    return clean if counts is not None else None
 
 
 def _date(moment: str | None) -> str:
@@ -421,8 +452,6 @@ def render_prompt(
     note: str | None = None,
     continuity: str | None = None,
 ) -> str:
-    from purlin_resume.core import templating
-
     label = (
         f"agent {context.agent_id}"
         if context.agent_id
@@ -537,14 +566,10 @@ def plan(
 
 
 def new_agent_id() -> str:
-    import secrets
-
     return "agent-" + secrets.token_hex(4)[:7]
 
 
 def _user() -> str:
-    import getpass
-
     try:
         return getpass.getuser()
     except (KeyError, OSError):
@@ -552,8 +577,6 @@ def _user() -> str:
 
 
 def _session_here() -> str | None:
-    from purlin_resume.core import current_session
-
     return current_session.from_environment()
 
 
@@ -923,8 +946,6 @@ def launch_process(
 ) -> dict[str, Any]:
     """Run a new agent of the CLI ``into`` in the foreground with the prompt; its end completes
     the log entry."""
-    from purlin_resume.agentcli import programs
-
     argv = programs.program(into).start(prompt, env.settings.agent_command)
     cwd = env.project_root or _working_folder()
     began = time.monotonic()
@@ -967,8 +988,6 @@ def launch_tmux(
     prompt was pasted but the pane does not show it, the window stays open for a person to look,
     and the entry is ``partial`` (the prompt is never typed twice).
     """
-    from purlin_resume.agents import injection
-    from purlin_resume.core import tmux
 
     settings = env.settings
     server = server or tmux.Server.parse(settings.tmux_socket)
@@ -1009,9 +1028,6 @@ def _first_prompt(env, entry, prompt, server, session, cwd, child_env, into) -> 
     """A new agent of Codex CLI, Gemini CLI or opencode in a new tmux window, started with the
     prompt as its first one: the prompt waits in a private file the window's shell reads and
     removes (a tmux command line is too short for it)."""
-    from purlin_resume.agentcli import programs
-    from purlin_resume.core import store, tmux
-
     rid = entry["resurrection_id"]
     target = programs.program(into)
     argv = [*target.command(env.settings.agent_command), *target.prompt_flag]

@@ -43,6 +43,7 @@ from typing import Any
 
 from purlin_resume.core import clock, redact, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
+from purlin_resume.resurrection.query import parse
 
 FILE_NAME = "resurrection-log.jsonl"
 MODES = ("bookmark", "fuzzy", "direct")
@@ -334,8 +335,6 @@ def parse_since(text: str) -> str:
         return clock.iso(clock.now() - timedelta(**{unit: amount}))
     moment = clock.parse(text)
     if moment is None:
-        from purlin_resume.resurrection.query import parse
-
         words = parse(text, clock.now())
         moment = words.start if not words.words else None
     if moment is None:

@@ -35,11 +35,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import cache_home, clock, gitrepo, redact, store
+from purlin_resume.claude import layout
+from purlin_resume.core import cache_home, clock, current_session, gitrepo, redact, store
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
+from purlin_resume.core.terminal_text import one_line
 from purlin_resume.crosscli import sources as crosscli
+from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.resurrection.conversation import Conversation
+from purlin_resume.resurrection.query import STOP_WORDS
 
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_WORDS = 32
@@ -86,8 +90,6 @@ class Task:
 
 def task_words(text: str) -> list[str]:
     """The words a task is matched by: lower case, identifiers split, no stop words or numbers."""
-    from purlin_resume.resurrection.query import STOP_WORDS
-
     text = redact.PLACEHOLDER.sub(" ", text)  # what redaction put in place of a secret is no word
     words = [
         word
@@ -99,14 +101,11 @@ def task_words(text: str) -> list[str]:
 
 def _one_line(text: str, limit: int = 80) -> str:
     """One plain line (a title is shown on a terminal): escapes and control characters gone."""
-    from purlin_resume.core.terminal_text import one_line
-
     line = one_line(text)
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _first_prompt(claude_root: Path, session_id: str) -> str | None:
-    from purlin_resume.claude import layout
     from purlin_resume.claude.transcript import read
 
     projects = Path(claude_root) / "projects"
@@ -438,8 +437,6 @@ def recommend(
 ) -> list[Recommendation]:
     """``rank`` with what the resurrection environment ``env`` knows: its index, bookmarks,
     resurrection log and threshold setting."""
-    from purlin_resume.resurrection import log as resurrection_log
-
     entries = resurrection_log.History(env.log)
     return rank(
         task,
@@ -464,8 +461,6 @@ def for_task(
     """The task (``told``, else gathered from the session, branch, changed files and a live
     checkpoint; ``files`` added) and the earlier agents recommended for it, remembered for
     ``resurrect --recommended N``."""
-    from purlin_resume.core import current_session
-
     session = current_session.checked(session)
     if told is not None:
         here = str(env.project_root) if env.project_root else None

@@ -50,7 +50,8 @@ def test_a_one_line_text_is_confirmed_and_submitted_once(tmux_server, tmp_path, 
     first = injection.deliver(tmux_server, pane, "carry on with the next task", settle=0.2)
     second = injection.deliver(tmux_server, pane, "carry on with the next task", settle=0.2)
 
-    assert first.confirmed and second.confirmed, (first, second)
+    assert first.confirmed, (first, second)
+    assert second.confirmed, (first, second)
     assert prompts(record, 2) == ["carry on with the next task"] * 2
 
 
@@ -65,7 +66,8 @@ def test_text_that_never_shows_is_pasted_once_and_left_unsubmitted(tmux_server, 
 
     delivery = injection.deliver(tmux_server, pane, "never seen", settle=0.1)
 
-    assert delivery.status == "unverified" and delivery.attempts == 1
+    assert delivery.status == "unverified"
+    assert delivery.attempts == 1
     assert f"pasted once into tmux pane {pane}" in delivery.detail
     assert "press Enter there" in delivery.detail
     time.sleep(0.3)

@@ -48,7 +48,8 @@ def test_start_then_end_writes_the_documented_format(repo):
     ended = registry.record_end(
         project, "sess-1", datetime(2026, 1, 15, 15, 0, tzinfo=timezone.utc)
     )
-    assert ended.ended_at == "2026-01-15T15:00:00Z" and ended.pid == 4242
+    assert ended.ended_at == "2026-01-15T15:00:00Z"
+    assert ended.pid == 4242
     assert registry.load(project)["sess-1"].role == "builder"
 
 
@@ -62,7 +63,8 @@ def test_unknown_keys_and_other_sessions_are_kept(repo):
     registry.record_start(Project(repo), "new", pid=None)
     data = json.loads(path.read_text())
     assert data["note"] == "x"
-    assert data["agents"]["old"]["color"] == "red" and data["agents"]["old"]["ended_at"]
+    assert data["agents"]["old"]["color"] == "red"
+    assert data["agents"]["old"]["ended_at"]
     assert set(data["agents"]) == {"old", "new"}
 
 

@@ -228,7 +228,8 @@ def test_a_successor_that_never_gets_ready_is_an_error(repo, tmux_server, tmp_pa
         json.loads(line)
         for line in (repo / ".purlin" / "cache" / "revivals.jsonl").read_text().splitlines()
     ]
-    assert logged["outcome"] == "failed" and "within 1 s" in logged["reason"]
+    assert logged["outcome"] == "failed"
+    assert "within 1 s" in logged["reason"]
     assert not tmux.pane_alive(tmux_server, logged["tmux_pane"])
 
 

@@ -49,7 +49,8 @@ def test_native_revival_resumes_the_own_conversation_as_a_registered_successor(
     assert result.exit_code == 0, result.stderr
     done = json.loads(result.stdout)
     successor = done["successor"]
-    assert done["native"] is True and done["injections"] == []
+    assert done["native"] is True
+    assert done["injections"] == []
     started = _started(record)
     assert started["argv"] == ["--resume", DEAD, "--fork-session", "--session-id", successor]
     assert os.path.realpath(started["cwd"]) == os.path.realpath(repo)
@@ -77,7 +78,8 @@ def test_native_revival_without_a_transcript_says_to_revive_plainly(
     result = cli("revive", DEAD, "--native")
 
     assert result.exit_code == 1
-    assert "transcript of agent" in result.stderr and "without --native" in result.stderr
+    assert "transcript of agent" in result.stderr
+    assert "without --native" in result.stderr
     assert path.read_bytes() == before
     assert not (tmp_path / "agent" / "started.json").exists()
 
@@ -118,7 +120,8 @@ def test_revive_all_revives_each_dead_agent_once_in_its_own_window(
     left = {s["agent_id"]: s["why"] for s in swept["skipped"]}
     assert left["finished"].startswith("ended at")
     assert left["old"] == "already succeeded by old-successor"
-    assert "alive" in left and "old-successor" in left
+    assert "alive" in left
+    assert "old-successor" in left
     panes = [r["tmux_pane"] for r in revived.values()]
     assert len(set(panes)) == 2
     for pane in panes:
@@ -140,7 +143,8 @@ def test_revive_needs_one_agent_or_all(repo, cli):
     neither = cli("revive")
     both = cli("revive", "x", "--all")
 
-    assert neither.exit_code == 2 and "give one AGENT_ID or --all" in neither.stderr
+    assert neither.exit_code == 2
+    assert "give one AGENT_ID or --all" in neither.stderr
     assert both.exit_code == 2
 
 

@@ -56,7 +56,8 @@ def test_server_names_and_paths():
     assert tmux.Server(name="work").argv("ls") == ["tmux", "-L", "work", "ls"]
     assert tmux.Server.parse("./sock").argv("ls") == ["tmux", "-S", "sock", "ls"]
     client = tmux.Server.of_client({"TMUX": "/tmp/tmux-0/work,1234,0"})
-    assert client is not None and str(client.socket) == "/tmp/tmux-0/work"
+    assert client is not None
+    assert str(client.socket) == "/tmp/tmux-0/work"
     assert tmux.Server.of_client({"TMUX": "/tmp/odd,name/sock,99,1"}).socket.name == "sock"
     assert tmux.Server.of_client({}) is None
     with pytest.raises(Exception, match="control characters"):
@@ -98,7 +99,8 @@ def test_a_pane_id_alone_never_makes_a_running_agent_dead(repo, tmux_server, tmp
     )
     assert states["no-server"]["state"] == "dead"
     assert "tmux server -S" in states["no-server"]["why"]
-    assert revive.exit_code == 1 and "is alive" in revive.stderr
+    assert revive.exit_code == 1
+    assert "is alive" in revive.stderr
 
 
 @pytest.mark.parametrize("option", [None, "--tmux-socket"])
@@ -128,7 +130,8 @@ def test_end_to_end_an_agent_on_a_named_server_is_revived_there(
 
     assert _status(cli)["first-agent"]["state"] == "alive"
     refused = cli("revive", "first-agent")
-    assert refused.exit_code == 1 and "is alive" in refused.stderr
+    assert refused.exit_code == 1
+    assert "is alive" in refused.stderr
 
     tmux.kill_pane(server, pane)
     _wait_gone(agent.pid)
@@ -164,10 +167,12 @@ def test_an_unreachable_socket_is_named_and_nothing_is_opened(repo, tmux_server,
     assert result.stderr.startswith(
         "error: the tmux server -S /no/such.sock is not reachable (/no does not exist)"
     )
-    assert "window closed" not in result.stderr and "capture-pane" not in result.stderr
+    assert "window closed" not in result.stderr
+    assert "capture-pane" not in result.stderr
     assert list(registry.load(Project(repo))) == ["dead-1"]
     bad = cli("revive", "dead-1", "--tmux-socket", "a\x07b")
-    assert bad.exit_code == 2 and "control characters" in bad.stderr
+    assert bad.exit_code == 2
+    assert "control characters" in bad.stderr
 
 
 def test_a_briefing_that_cannot_be_confirmed_is_partial_and_the_window_stays(
@@ -189,11 +194,13 @@ def test_a_briefing_that_cannot_be_confirmed_is_partial_and_the_window_stays(
         json.loads(line)
         for line in (repo / ".purlin" / "cache" / "revivals.jsonl").read_text().splitlines()
     ]
-    assert entry["outcome"] == "partial" and "pasted once" in entry["reason"]
+    assert entry["outcome"] == "partial"
+    assert "pasted once" in entry["reason"]
     assert tmux.pane_alive(tmux_server, entry["tmux_pane"])
     time.sleep(0.3)
     text = received.read_text()
-    assert text.startswith("Revival: you succeed agent dead-1") and text.count("Revival:") == 1
+    assert text.startswith("Revival: you succeed agent dead-1")
+    assert text.count("Revival:") == 1
     agents = registry.load(Project(repo))
     successor = next(a for a in agents.values() if a.previous_agent_id == "dead-1")
     assert successor.ended_at is None
@@ -256,7 +263,8 @@ def test_watch_nudges_an_agent_on_its_own_server_exactly_once(
     ]
     text = "\n".join(received)
     first = text.splitlines()[0]
-    assert first and text.count(first) == 1
+    assert first
+    assert text.count(first) == 1
     assert len(received) == (1 if kind == "paste" else len(text.splitlines()))
 
 

@@ -122,12 +122,15 @@ def test_a_fresh_commit_makes_the_agent_active(repo, monkeypatch):
     result = stall.detect(project, "agent-1")
     send, why, _ = stall.should_send_resume(project, "agent-1")
 
-    assert result.is_active and result.validation_passed
+    assert result.is_active
+    assert result.validation_passed
     assert result.level == "high"
     assert result.confidence == 0.85
     git_signal = next(s for s in result.signals if s.source is Source.GIT)
-    assert git_signal.commit == sha and git_signal.detail == f"commit {sha[:12]} (trailer)"
-    assert send is False and why.startswith("active (high")
+    assert git_signal.commit == sha
+    assert git_signal.detail == f"commit {sha[:12]} (trailer)"
+    assert send is False
+    assert why.startswith("active (high")
 
 
 def test_only_file_edits_make_the_agent_active_at_medium(repo):
@@ -139,7 +142,9 @@ def test_only_file_edits_make_the_agent_active_at_medium(repo):
 
     assert sources(result) == ["files"]
     assert result.signals[0].detail == "changed notes.txt"
-    assert result.is_active and result.level == "medium" and result.confidence == 0.65
+    assert result.is_active
+    assert result.level == "medium"
+    assert result.confidence == 0.65
 
 
 def test_changes_in_virtualenvs_dependencies_and_caches_are_not_work(repo):
@@ -196,7 +201,8 @@ def test_only_our_own_nudge_is_not_activity(repo, tmp_path):
     assert result.signals[0].detail == "last record: response"
     answered = json.loads(transcript.read_text().splitlines()[1])["timestamp"]
     assert clock.iso(result.last_activity) == answered
-    assert not result.is_active and not result.validation_passed
+    assert not result.is_active
+    assert not result.validation_passed
     assert send is True
 
 
@@ -210,9 +216,11 @@ def test_silent_for_two_hours_means_stalled(repo, monkeypatch):
 
     assert sources(result) == ["git"]  # committed work is the git source's, not the files'
     assert result.confidence == round(0.85 * 0.7, 3)
-    assert not result.validation_passed and not result.is_active
+    assert not result.validation_passed
+    assert not result.is_active
     assert "validation: nothing within the last 60 min" in result.reasons
-    assert send is True and "nothing within the last 60 min" in why
+    assert send is True
+    assert "nothing within the last 60 min" in why
 
 
 def test_a_commit_seen_by_two_sources_counts_once(repo, tmp_path, monkeypatch):
@@ -292,8 +300,10 @@ def test_regression_repo_wide_test_cache_credits_every_agent(repo):
     credited = stall.detect(project, "agent-a")
     elsewhere = stall.detect(project, "agent-b")
 
-    assert sources(credited) == ["tests"] and credited.is_active
-    assert sources(elsewhere) == [] and not elsewhere.is_active
+    assert sources(credited) == ["tests"]
+    assert credited.is_active
+    assert sources(elsewhere) == []
+    assert not elsewhere.is_active
 
     # Two live agents in one folder: nobody can tell whose run it was.
     project = register(repo, "agent-c", cwd=str(repo), pid=os.getpid())
@@ -312,7 +322,8 @@ def test_regression_unused_windows(repo, monkeypatch):
     wide = stall.detect(project, "agent-1", lookback_minutes=180)
 
     assert not narrow.is_active
-    assert wide.is_active and wide.confidence == round(0.85 * 0.7, 3)
+    assert wide.is_active
+    assert wide.confidence == round(0.85 * 0.7, 3)
 
 
 # -- the confidence rules ----------------------------------------------------------------
@@ -339,11 +350,15 @@ def test_confidence_tiers_bonuses_and_penalties():
     assert (two_tier1.confidence, two_tier1.level) == (0.9, "very_high")
     assert (two_tier2.confidence, two_tier2.level) == (0.7, "high")
     assert "2 tier-2 sources agree" in two_tier2.reasons
-    assert half_hour.confidence == round(0.85 * 0.85, 3) and half_hour.is_active
-    assert only_pane.level == "low" and not only_pane.validation_passed
+    assert half_hour.confidence == round(0.85 * 0.85, 3)
+    assert half_hour.is_active
+    assert only_pane.level == "low"
+    assert not only_pane.validation_passed
     assert "validation: no tier-1 or tier-2 signal within 60 min" in only_pane.reasons
-    assert mtime_only.validation_passed and not mtime_only.is_active
-    assert not future.validation_passed and not future.is_active
+    assert mtime_only.validation_passed
+    assert not mtime_only.is_active
+    assert not future.validation_passed
+    assert not future.is_active
     assert (nothing.is_active, nothing.confidence, nothing.level) == (False, 0.0, "very_low")
 
 
@@ -363,7 +378,8 @@ def test_noise_in_devlogs_inbox_and_status_is_ignored(repo):
     (workspace / "inbox" / "processed" / "task.md").write_text("Review PR 12\n")
     result = stall.detect(project, "agent-1")
     assert sorted(sources(result)) == ["devlog", "inbox"]
-    assert result.confidence == 0.7 and result.level == "high"
+    assert result.confidence == 0.7
+    assert result.level == "high"
 
 
 def test_status_without_content_is_only_its_file_time(repo):
@@ -394,7 +410,9 @@ def test_the_pane_changing_between_samples_is_weak_evidence(repo, tmux_server, t
     third = stall.detect(project, "agent-1")
 
     assert sources(first) == []
-    assert sources(second) == ["pane"] and second.level == "low" and not second.is_active
+    assert sources(second) == ["pane"]
+    assert second.level == "low"
+    assert not second.is_active
     assert sources(third) == []  # only a noise line changed
 
 
@@ -413,7 +431,8 @@ def test_a_source_that_cannot_be_read_is_noted_and_skipped(repo, tmp_path):
     assert sources(result) == ["devlog"]
     assert any(note.startswith("git: not read (git log") for note in result.notes)
     assert any(note.startswith("files: not read (git status") for note in result.notes)
-    assert result.is_active and send is False
+    assert result.is_active
+    assert send is False
 
 
 def test_git_that_cannot_be_started_is_noted_where_its_answer_is_read(repo, monkeypatch):
@@ -424,7 +443,8 @@ def test_git_that_cannot_be_started_is_noted_where_its_answer_is_read(repo, monk
 
     assert any(note.startswith("git: not read (") for note in result.notes), result.notes
     assert any(note.startswith("files: not read (") for note in result.notes), result.notes
-    assert "git" not in sources(result) and "files" not in sources(result)
+    assert "git" not in sources(result)
+    assert "files" not in sources(result)
 
 
 def test_detection_fails_open_by_default_and_closed_when_configured(repo):
@@ -434,14 +454,17 @@ def test_detection_fails_open_by_default_and_closed_when_configured(repo):
     project = Project(repo)
 
     send, why, result = stall.should_send_resume(project, "agent-1")
-    assert send is True and result is None
-    assert why.startswith("detection failed (") and why.endswith("failing open")
+    assert send is True
+    assert result is None
+    assert why.startswith("detection failed (")
+    assert why.endswith("failing open")
 
     (repo / ".purlin" / "config.json").write_text(
         json.dumps({"resume": {"stall_fail_open": False}})
     )
     send, why, _ = stall.should_send_resume(project, "agent-1")
-    assert send is False and "holding back" in why
+    assert send is False
+    assert "holding back" in why
     assert path.read_text() == "[1, 2"
 
 
@@ -472,7 +495,8 @@ def test_the_resume_prompt_uses_status_and_plan_and_changes_nothing(repo):
     assert "Agent agent-1 (builder)" in text
     assert "Your last recorded state: testing" in text
     assert "Next open task in PLAN.md: error messages" in text
-    assert "AKIAIOSFODNN7EXAMPLE" not in text and "[REDACTED:" in text
+    assert "AKIAIOSFODNN7EXAMPLE" not in text
+    assert "[REDACTED:" in text
     assert activity.is_noise(text), "our own prompt must never count as activity"
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (status, plan)} == before
 
@@ -509,8 +533,10 @@ def test_stall_check_bad_input(repo, cli):
     bad_lookback = cli("stall", "check", "agent-1", "--lookback", "0")
     unknown = cli("stall", "check", "nobody")
     not_a_number = cli("stall", "check", "agent-1", "--lookback", "soon")
-    assert bad_lookback.exit_code == 2 and "--lookback must be a positive" in bad_lookback.stderr
-    assert unknown.exit_code == 1 and "no registered agent 'nobody'" in unknown.stderr
+    assert bad_lookback.exit_code == 2
+    assert "--lookback must be a positive" in bad_lookback.stderr
+    assert unknown.exit_code == 1
+    assert "no registered agent 'nobody'" in unknown.stderr
     assert not_a_number.exit_code == 2
     (repo / ".purlin" / "config.json").write_text(json.dumps({"resume": {"stall_threshold": "x"}}))
     bad_setting = cli("stall", "check", "agent-1")
@@ -580,7 +606,8 @@ def test_watch_leaves_an_active_agent_alone_and_logs_it(repo, watched, cli):
     result = cli("watch", "--once", "--json")
 
     decision = json.loads(result.stdout)["decisions"][0]
-    assert decision["action"] == "active" and decision["level"] == "medium"
+    assert decision["action"] == "active"
+    assert decision["level"] == "medium"
     assert not (record / "prompts.jsonl").exists()
     assert _log(repo)[0]["action"] == "active"
 
@@ -600,7 +627,8 @@ def test_watch_skips_dead_agents_and_holds_agents_without_a_pane(repo, tmux_serv
 
 def test_watch_bad_interval(repo, cli):
     result = cli("watch", "--interval", "-1", "--once")
-    assert result.exit_code == 2 and "--interval must be a positive" in result.stderr
+    assert result.exit_code == 2
+    assert "--interval must be a positive" in result.stderr
 
 
 # -- the transcript source on real transcripts -------------------------------------------
@@ -638,7 +666,8 @@ def test_an_old_real_transcript_is_no_evidence(repo, fixtures_copy):
     result = stall.detect(project, "agent-1")
     wide = stall.assess("agent-1", [], clock.now())
 
-    assert sources(result) == [] and result.notes == []
+    assert sources(result) == []
+    assert result.notes == []
     assert result.to_dict()["signals"] == wide.to_dict()["signals"]
 
 
@@ -674,7 +703,8 @@ def test_watch_once_with_a_corrupt_config_fails_open_and_says_so(repo, cli):
     result = cli("watch", "--once", "--json")
 
     assert result.exit_code == 0, result.stderr
-    assert "config.json" in result.stderr and "using the default settings" in result.stderr
+    assert "config.json" in result.stderr
+    assert "using the default settings" in result.stderr
     decisions = json.loads(result.stdout)["decisions"]
     assert [(d["agent_id"], d["action"]) for d in decisions] == [("paneless", "held")]
     assert (repo / ".purlin" / "config.json").read_text() == "{ this is not json"
@@ -734,4 +764,5 @@ def test_a_reply_to_a_nudge_and_the_clients_bookkeeping_are_no_activity(tmp_path
     transcript.write_text("".join(json.dumps(r) + "\n" for r in records))
     subject = activity.Subject("agent", tmp_path, tmp_path, tmp_path / "ws", transcript)
     (signal,) = activity.transcript_signals(subject, now)
-    assert signal.timestamp == clock.parse(at(90)) and signal.detail == "last record: tool_result"
+    assert signal.timestamp == clock.parse(at(90))
+    assert signal.detail == "last record: tool_result"

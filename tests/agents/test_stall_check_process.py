@@ -131,7 +131,8 @@ def test_writing_calls_of_the_main_thread_only_and_hostile_records(tmp_path):
 
     assert touched == {HOSTILE, "src/relative.py", "nb.ipynb", "escaped.py", "named.py"}
     assert touched == assembled_files_touched(path, worktree)
-    assert not (worktree / "PWNED").exists() and not Path("PWNED").exists()
+    assert not (worktree / "PWNED").exists()
+    assert not Path("PWNED").exists()
 
 
 # -- the console script: the same answers, whichever way the arguments come ----------------
@@ -168,13 +169,18 @@ def test_a_misread_or_bad_command_line_gets_the_commands_own_answer(project, tmp
     registry.write_text("[" * 100_000)
     corrupt = console("stall", "check", "agent-1", "--json", cwd=project)
 
-    assert unknown.returncode == 1 and "no registered agent 'nobody'" in unknown.stderr
-    assert bad_project.returncode == 2 and "no such folder" in bad_project.stderr
-    assert usage.returncode == 2 and two.returncode == 2
-    assert corrupt.returncode == 1 and "agents.json is corrupt" in corrupt.stderr
+    assert unknown.returncode == 1
+    assert "no registered agent 'nobody'" in unknown.stderr
+    assert bad_project.returncode == 2
+    assert "no such folder" in bad_project.stderr
+    assert usage.returncode == 2
+    assert two.returncode == 2
+    assert corrupt.returncode == 1
+    assert "agents.json is corrupt" in corrupt.stderr
     assert registry.read_text() == "[" * 100_000
     for done in (unknown, bad_project, usage, two, corrupt):
-        assert "Traceback" not in done.stderr and done.stdout == ""
+        assert "Traceback" not in done.stderr
+        assert done.stdout == ""
 
 
 def test_hostile_file_names_come_out_as_they_are_and_run_nothing(tmp_path, cli, monkeypatch):
@@ -199,7 +205,8 @@ def test_hostile_file_names_come_out_as_they_are_and_run_nothing(tmp_path, cli, 
         "changed evil\nname $(touch PWNED) `touch PWNED2` \x1b]0;title\x07red\r.py" in text.stdout
     )
     for name in ("PWNED", "PWNED2"):
-        assert not (root / name).exists() and not (tmp_path / name).exists()
+        assert not (root / name).exists()
+        assert not (tmp_path / name).exists()
 
 
 def test_a_secret_in_a_file_name_is_redacted(project):
@@ -210,7 +217,8 @@ def test_a_secret_in_a_file_name_is_redacted(project):
     done = console("stall", "check", "agent-1", "--json", cwd=project)
 
     assert done.returncode == 0, done.stderr
-    assert token not in done.stdout and "leak-" in done.stdout
+    assert token not in done.stdout
+    assert "leak-" in done.stdout
     assert "redacted 1 secret" in done.stderr
 
 
@@ -233,7 +241,8 @@ def from_a_folder_that_is_gone(folder: Path, *args: str) -> tuple[int, str, str]
 def test_a_working_folder_that_is_gone(project, tmp_path):
     gone = tmp_path / "gone"
     code, out, err = from_a_folder_that_is_gone(gone, "stall", "check", "agent-1", "--json")
-    assert code == 1 and out == ""
+    assert code == 1
+    assert out == ""
     assert (
         err == "error: the working folder no longer exists; run in the project or pass --project\n"
     )
@@ -259,7 +268,8 @@ def test_a_repository_without_commits_has_only_its_files_as_evidence(tmp_path):
 
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert [s["detail"] for s in data["signals"]] == ["changed first.py"] and data["notes"] == []
+    assert [s["detail"] for s in data["signals"]] == ["changed first.py"]
+    assert data["notes"] == []
 
 
 def test_git_status_leaves_the_index_alone(project):

@@ -79,7 +79,8 @@ def test_scenario_save_writes_checkpoint_file(repo, cli):
     text = (repo / PLAIN).read_text()
     assert "**Role:** builder" in text
     stamp = text.split("**Timestamp:** ")[1].splitlines()[0]
-    assert clock.parse(stamp) is not None and stamp.endswith("Z")
+    assert clock.parse(stamp) is not None
+    assert stamp.endswith("Z")
     assert "**Branch:** feature/status-monitor" in text
     assert "**Step:** 3 -- Verify Locally (implementation committed, running tests)" in text
 
@@ -131,7 +132,8 @@ def test_scenario_role_from_explicit_argument(repo, cli, tmp_path):
     assert result.exit_code == 0, result.stderr
     out = result.stdout
     assert "Role: Architect (from the argument)" in out
-    assert "Architect -- Ready" in out and "/pl-spec <name>" in out, "the Architect command table"
+    assert "Architect -- Ready" in out, "the Architect command table"
+    assert "/pl-spec <name>" in out, "the Architect command table"
     assert "Features in TODO: features/a.md" in out
     assert "Features in TESTING: features/c.md" in out
     assert "Gap analysis:" in out
@@ -149,7 +151,8 @@ def test_scenario_invalid_argument_prints_error_and_touches_nothing(repo, cli):
     before = os.stat(repo / PLAIN)
     assert cli("restore", "invalid").exit_code == 2
     after = os.stat(repo / PLAIN)
-    assert (repo / PLAIN).read_text() == SEED_EXAMPLE and after.st_mtime_ns == before.st_mtime_ns
+    assert (repo / PLAIN).read_text() == SEED_EXAMPLE
+    assert after.st_mtime_ns == before.st_mtime_ns
     assert not (repo / ".purlin/cache/archive").exists(), "nothing read or consumed"
 
 
@@ -226,7 +229,8 @@ def test_explicit_session_without_checkpoint_is_an_error(repo, cli):
 def test_keep_leaves_the_checkpoint_live(repo, cli):
     cli("save", *BUILDER_FIELDS)
     assert cli("restore", "builder", "--keep").exit_code == 0
-    assert (repo / PLAIN).exists() and not archived(repo)
+    assert (repo / PLAIN).exists()
+    assert not archived(repo)
 
 
 def test_restore_json_is_one_document_with_the_same_content(repo, cli):
@@ -474,10 +478,12 @@ def test_a_corrupt_single_agent_checkpoint_stops_restore_and_is_kept(repo, cli):
     (repo / PLAIN).write_bytes(b"\xff\xfe not a checkpoint")
     result = cli("restore", "builder")
     assert result.exit_code == 1
-    assert str(repo / PLAIN) in result.stderr and "corrupt" in result.stderr
+    assert str(repo / PLAIN) in result.stderr
+    assert "corrupt" in result.stderr
     assert (repo / PLAIN).read_bytes() == b"\xff\xfe not a checkpoint"
     listed = json.loads(cli("checkpoints", "--json").stdout)
-    assert listed[0]["role"] is None and "corrupt" in listed[0]["error"]
+    assert listed[0]["role"] is None
+    assert "corrupt" in listed[0]["error"]
 
 
 def test_a_corrupt_checkpoint_of_another_session_is_reported_not_fatal(repo, cli):
@@ -537,7 +543,8 @@ def test_secrets_in_a_checkpoint_never_reach_the_briefing(repo, cli):
     assert secret not in as_json
     # the checkpoint was written redacted: not even --no-redact finds the secret
     raw = cli("--no-redact", "restore", "builder", "--session", "s1", "--keep")
-    assert secret not in raw.stdout and "[REDACTED:github-token:" in raw.stdout
+    assert secret not in raw.stdout
+    assert "[REDACTED:github-token:" in raw.stdout
     assert not [p for p in (repo / ".purlin").rglob("*.md") if secret in p.read_text()]
 
 

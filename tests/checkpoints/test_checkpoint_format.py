@@ -59,7 +59,8 @@ def test_the_specification_example_parses_into_its_fields():
     assert cp.step == "3 -- Verify Locally (implementation committed, running tests)"
     assert cp.step_number == 3
     assert cp.done[2] == "Recorded [CLARIFICATION] for font-size in impl.md"
-    assert len(cp.next) == 4 and cp.next[1] == "Commit status tag: [Ready for Verification]"
+    assert len(cp.next) == 4
+    assert cp.next[1] == "Commit status tag: [Ready for Verification]"
     assert cp.delivery_plan.splitlines()[0] == "Phase 2 of 3 -- IN_PROGRESS"
     assert cp.work_queue == (
         "[HIGH] cdd_spec_map.md -- Phase 2",

@@ -92,7 +92,8 @@ def test_session_start_briefs_a_gsd_handoff_even_without_a_checkpoint(repo):
     hook_call.run("session-start", io.StringIO(json.dumps(payload)), out, env={})
 
     context = json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
-    assert "## GSD hand-off" in context and "finish refresh-token rotation" in context
+    assert "## GSD hand-off" in context
+    assert "finish refresh-token rotation" in context
     assert SECRET not in context
 
 
@@ -151,7 +152,9 @@ def test_save_gsd_handoff_writes_both_files_in_gsds_shape(repo, cli):
         assert data[key] is None or type(data[key]) is type(value), key
     assert (data["phase"], data["phase_name"]) == ("03", "auth-module")
     assert data["phase_dir"] == ".planning/phases/03-auth-module"
-    assert data["status"] == "paused" and data["task"] == 3 and data["total_tasks"] == 5
+    assert data["status"] == "paused"
+    assert data["task"] == 3
+    assert data["total_tasks"] == 5
     assert data["completed_tasks"][2] == {"id": 3, "name": "token refresh", "status": "in_progress"}
     assert [t["name"] for t in data["remaining_tasks"]] == ["logout route", "rate limit"]
     assert data["decisions"][0]["decision"] == "JWT over sessions"
@@ -169,13 +172,15 @@ def test_save_gsd_handoff_writes_both_files_in_gsds_shape(repo, cli):
         "context",
         "next_action",
     ):
-        assert f"<{section}>" in note and f"</{section}>" in note
+        assert f"<{section}>" in note
+        assert f"</{section}>" in note
     assert "- Task 1: session store - Done" in note
     assert "Start with: logout route" in note
     assert SECRET not in note
     # What was written reads back into the briefing.
     found = gsd_handoff.read(Project(repo))
-    assert found.data == data and found.continue_here == phase / ".continue-here.md"
+    assert found.data == data
+    assert found.continue_here == phase / ".continue-here.md"
 
 
 def test_save_gsd_handoff_without_a_phase_writes_only_the_json(repo, cli):
@@ -197,5 +202,6 @@ def test_save_gsd_handoff_without_a_phase_writes_only_the_json(repo, cli):
     assert result.exit_code == 0, result.stderr
     assert "only HANDOFF.json was written" in result.stderr
     data = json.loads((repo / ".planning" / "HANDOFF.json").read_text())
-    assert data["phase"] is None and data["phase_dir"] is None
+    assert data["phase"] is None
+    assert data["phase_dir"] is None
     assert not list((repo / ".planning").rglob(".continue-here.md"))

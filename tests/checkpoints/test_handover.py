@@ -38,10 +38,12 @@ def test_a_restore_leaves_the_checkpoint_of_a_running_agent_alone(repo, cli, liv
     env = {"CLAUDE_CODE_SESSION_ID": "A2"}
     out = cli("restore", "qa", env=env)
     assert out.exit_code == 0, out.output
-    assert "A's work" in out.stdout and "B's work" not in out.stdout
+    assert "A's work" in out.stdout
+    assert "B's work" not in out.stdout
     assert [c.session for c in checkpoints.live(project)] == ["B"]
     again = cli("restore", "qa", env={"CLAUDE_CODE_SESSION_ID": "A3"})
-    assert "B's work" not in again.stdout and "still running" in again.stdout
+    assert "B's work" not in again.stdout
+    assert "still running" in again.stdout
     assert cli("restore", "--session", "B").exit_code == 1  # not even when named
     assert [c.session for c in checkpoints.live(project)] == ["B"]
 
@@ -75,7 +77,8 @@ def test_two_restores_at_once_never_take_one_checkpoint_twice(repo, cli):
         "dead-1",
     ]
     taken = [archived for _choice, archived in results.values() if archived is not None]
-    assert len(taken) == 1 and taken[0].exists()
+    assert len(taken) == 1
+    assert taken[0].exists()
     assert checkpoints.live(project) == []
 
 
@@ -93,9 +96,11 @@ def test_after_clear_restore_without_a_role_takes_the_agents_own_checkpoint(repo
     assert "before-clear work" in out.stdout
     # from now on the role and the plan are the restoring session's
     agent = registry.load(project)["after"]
-    assert agent.role == "qa" and agent.restored_from.startswith(".purlin/cache/archive/")
+    assert agent.role == "qa"
+    assert agent.restored_from.startswith(".purlin/cache/archive/")
     carried = handover.carried(project, "after")
-    assert carried is not None and carried.in_progress == "before-clear work"
+    assert carried is not None
+    assert carried.in_progress == "before-clear work"
 
 
 def test_a_session_started_again_keeps_its_role_and_predecessor(repo):

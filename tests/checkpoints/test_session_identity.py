@@ -119,7 +119,8 @@ def test_history_spawn_and_commit_attribution_read_claude_code_session_id(repo, 
     entry = json.loads((repo / ".planning/agent-history.json").read_text())["entries"][0]
     assert entry["session_id"] == SESSION
     author = commit_log.author_session({}, [], {"CLAUDE_CODE_SESSION_ID": SESSION})
-    assert author is not None and author.session_id == SESSION
+    assert author is not None
+    assert author.session_id == SESSION
 
 
 def test_a_qa_agent_comes_back_as_qa_after_compaction(repo, cli, tmp_path):

@@ -173,10 +173,12 @@ def test_a_record_whose_id_is_no_string_is_malformed_not_fatal(tmp_path, uuid):
 
     main = read(path, "s").main
 
-    assert main.turn_count == 2 and main.stats.malformed == 1
+    assert main.turn_count == 2
+    assert main.stats.malformed == 1
     assert dict(main.tool_counts()) == {}
     markdown, _ = rendering.render(main, rendering.MarkdownOptions(True, True))
-    assert "two" in markdown and "odd.py" not in markdown
+    assert "two" in markdown
+    assert "odd.py" not in markdown
 
 
 def test_empty_and_binary_files_yield_no_turns(tmp_path):
@@ -200,7 +202,8 @@ def test_tool_use_result_as_a_string_marks_the_call(tmp_path):
     records[-1]["message"]["content"][0]["is_error"] = True
     main = read(write_jsonl(tmp_path / "s.jsonl", records), "s", ReadOptions(tools=True)).main
     (call,) = main.tool_calls()
-    assert call.answered and call.is_error
+    assert call.answered
+    assert call.is_error
     assert call.result == "denied"
 
 
@@ -316,7 +319,8 @@ def test_subagent_whose_parent_file_is_gone_is_still_listed(tmp_path):
     )
     catalog = Catalog(root)
     (session,) = catalog.sessions()
-    assert session.id == session_id and not session.exists
+    assert session.id == session_id
+    assert not session.exists
     assert session.subagents == 1
     assert session.project_path == "/srv/demo"
     opened = open_target(catalog, "ddd")
@@ -547,7 +551,8 @@ def test_progress_lines_are_skipped_but_a_prompt_quoting_one_is_kept(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     main = read(path, "s").main
     assert [turn.text for turn in main.turns] == [quoted]
-    assert main.stats.records == 2 and main.stats.malformed == 0
+    assert main.stats.records == 2
+    assert main.stats.malformed == 0
 
 
 def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known(tmp_path):
@@ -606,7 +611,8 @@ def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known
         (sub / f"agent-{agent_id}.meta.json").write_text(json.dumps(meta))
     catalog = Catalog(root)
     (session,) = catalog.sessions()
-    assert session.stats.unknown == 0 and session.stats.malformed == 0
+    assert session.stats.unknown == 0
+    assert session.stats.malformed == 0
     view = open_target(catalog, session_id[:8]).view
     nodes = {n.id: n for n in view.all_subagents()}
     assert nodes["a0123456789abcdef"].status == "completed"  # the notification says so

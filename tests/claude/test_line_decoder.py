@@ -71,7 +71,8 @@ def test_lines_json_loads_rejects_are_rejected_with_its_errors():
                 parse(line)
             except (ValueError, RecursionError) as exc:
                 errors.append(type(exc))
-        assert len(errors) == 2 and errors[0] is errors[1], line[:40]
+        assert len(errors) == 2, line[:40]
+        assert errors[0] is errors[1], line[:40]
 
 
 JSON = st.recursive(
@@ -117,6 +118,8 @@ def test_a_transcript_with_odd_numbers_and_a_lone_surrogate_still_reads(tmp_path
     path = tmp_path / "odd.jsonl"
     path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in lines))
     main = read(path, "odd").main
-    assert main.stats.malformed == 0 and main.stats.records == 2
+    assert main.stats.malformed == 0
+    assert main.stats.records == 2
     assert main.turns[0].text == "first \ud83d half of an emoji"
-    assert main.turns[1].text == "answered" and main.last_usage_tokens == 10**25
+    assert main.turns[1].text == "answered"
+    assert main.last_usage_tokens == 10**25

@@ -53,9 +53,10 @@ def _argv(root: Path, *command: str) -> list[str]:
 def test_a_terminal_gets_the_words_without_escapes_or_controls(tmp_path):
     root = _claude(tmp_path)
     shown = _shown(_argv(root, "transcript", SESSION), _env(tmp_path))
-    assert (
-        "\x1b" not in shown and "\x9b" not in shown and "\x00" not in shown and "\x07" not in shown
-    )
+    assert "\x1b" not in shown
+    assert "\x9b" not in shown
+    assert "\x00" not in shown
+    assert "\x07" not in shown
     # the pty turns "\n" into "\r\n": no other carriage return is left
     assert "\r" not in shown.replace("\r\n", "\n")
     for word in ("read the notes", "then", "fix", "the bug", "now", "HIDDEN", "done\tok"):
@@ -66,7 +67,8 @@ def test_a_terminal_gets_the_words_without_escapes_or_controls(tmp_path):
 def test_json_on_a_terminal_loses_the_c1_controls_json_does_not_escape(tmp_path):
     root = _claude(tmp_path)
     shown = _shown(_argv(root, "transcript", SESSION, "--json"), _env(tmp_path))
-    assert "\x9b" not in shown and "\x1b" not in shown
+    assert "\x9b" not in shown
+    assert "\x1b" not in shown
     assert "the bug" in shown
 
 
@@ -76,7 +78,9 @@ def test_a_pipe_and_a_file_are_not_cleaned_for_a_terminal(tmp_path):
         _argv(root, "transcript", SESSION), capture_output=True, env=_env(tmp_path), check=True
     ).stdout.decode()
     # (Click drops CSI sequences such as ESC[2J on a pipe by itself; the rest goes through)
-    assert "\x1b]52;c;" in piped and "\x9b31m" in piped and "now\rHIDDEN" in piped
+    assert "\x1b]52;c;" in piped
+    assert "\x9b31m" in piped
+    assert "now\rHIDDEN" in piped
     out = tmp_path / "t.md"
     subprocess.run(
         _argv(root, "transcript", SESSION, "-o", str(out)),

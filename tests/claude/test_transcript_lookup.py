@@ -22,7 +22,8 @@ def test_a_session_is_found_by_the_id_its_records_carry(cli, fixtures_copy, repo
     shown = _ok(cli("transcript", SHORT, "--max-chars", "0", *claude)).stdout
 
     assert listed["session_id"] == SHORT
-    assert by_prefix["session_id"] == SHORT and by_prefix["turns"] > 0
+    assert by_prefix["session_id"] == SHORT
+    assert by_prefix["turns"] > 0
     assert "mix phx.server doesnt seem to start" in shown
     _fails(cli("transcript", "5560466x", *claude), 1, "no session or agent matches")
 
@@ -48,8 +49,10 @@ def test_export_of_a_gone_conversation_has_every_tr3_key(cli, fixtures_copy, rep
 
     full = json.loads(_ok(cli("export", "8463c716", "--claude-dir", str(fixtures_copy))).stdout)
     assert set(data) == set(full) | {"message"}
-    assert data["conversation"] == [] and data["agent_id"] is None
-    assert data["session_id"].startswith("4d5611e5") and data["final_output"] is None
+    assert data["conversation"] == []
+    assert data["agent_id"] is None
+    assert data["session_id"].startswith("4d5611e5")
+    assert data["final_output"] is None
     assert data["tool_calls_summary"] == {"total": 0, "by_tool": {}}
     assert "No conversation history found" in data["message"]
     assert set(export.no_conversation("x", "agent", "s", None, "m")) == set(data)
@@ -73,7 +76,8 @@ def test_transcript_and_export_read_a_bookmarks_archive(cli, fixtures_copy, repo
     assert "Explore transcript rendering codebase" in shown.stdout
     assert "read from the archive of session 4d5611e5" in shown.stderr
     data = json.loads(exported.stdout)
-    assert data["agent_id"] == "a2898e3" and data["conversation"]
+    assert data["agent_id"] == "a2898e3"
+    assert data["conversation"]
     _fails(cli("transcript", "a9999999", *claude), 1, "no session or agent matches")
 
 

@@ -67,7 +67,8 @@ def whole_and_streamed(root: Path, identifier: str, tools: bool, thinking: bool)
 @pytest.mark.parametrize(("tools", "thinking"), MODES)
 def test_streamed_output_is_the_whole_document_on_every_fixture(fixtures_copy, tools, thinking):
     identifiers = conversations(fixtures_copy)
-    assert DOV_SESSION in identifiers and len(identifiers) >= 10
+    assert DOV_SESSION in identifiers
+    assert len(identifiers) >= 10
     for identifier in identifiers:
         whole, streamed = whole_and_streamed(fixtures_copy, identifier, tools, thinking)
         assert streamed[0] == whole[0], identifier
@@ -160,7 +161,8 @@ def test_deeply_nested_tool_input(cli, tmp_path):
     result = run(cli, root, "transcript", SESSION, "--include-tools", "--max-chars", "0")
     assert result.exit_code == 0, result.stderr
     assert "- Skipped: 1 malformed line(s)" in result.stdout
-    assert result.stdout.count('"down": {') == 400 and '"leaf": "bottom"' in result.stdout
+    assert result.stdout.count('"down": {') == 400
+    assert '"leaf": "bottom"' in result.stdout
     exported = run(cli, root, "export", SESSION, "--include-tools")
     assert exported.exit_code == 0, exported.stderr
     assert json.loads(exported.stdout)["conversation"][1]["content"][0]["input"]["tree"] == nested
@@ -194,7 +196,8 @@ def test_secrets_in_deferred_values_are_redacted_everywhere(cli, tmp_path, repo)
         assert secret not in result.stdout, name
         assert "redacted" in result.stderr, name
     written = target.read_text()
-    assert secret not in written and written.count("[REDACTED") >= 3
+    assert secret not in written
+    assert written.count("[REDACTED") >= 3
     kept = run(cli, root, "export", SESSION, "--no-redact", *flags).stdout
     assert kept.count(secret) == 3
 
@@ -217,13 +220,15 @@ def purlin(*args: str, **kwargs) -> subprocess.Popen:
 )
 def test_a_pipe_closed_early_ends_the_command_quietly(fixtures_copy, args):
     child = purlin(*args, "--claude-dir", str(fixtures_copy))
-    assert child.stdout is not None and child.stderr is not None
+    assert child.stdout is not None
+    assert child.stderr is not None
     start = child.stdout.read(200)
     child.stdout.close()  # as `| head -c 200` does
     stderr = child.stderr.read().decode()
     child.wait(timeout=60)
     assert start.startswith(b"# Session" if args[0] == "transcript" else b"{\n")
-    assert "Traceback" not in stderr and "Error" not in stderr, stderr
+    assert "Traceback" not in stderr, stderr
+    assert "Error" not in stderr, stderr
 
 
 def test_output_file_is_replaced_whole_or_not_at_all(fixtures_copy, tmp_path):

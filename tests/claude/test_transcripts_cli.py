@@ -44,7 +44,8 @@ def test_sessions_json_lists_every_fixture_session_with_independent_counts(cli, 
         assert entry["compactions"] == expected["compactions"]
         assert entry["malformed_lines"] == expected["malformed"]
         assert entry["size"] == path.stat().st_size
-        assert entry["start"].endswith("Z") and entry["end"].endswith("Z")
+        assert entry["start"].endswith("Z")
+        assert entry["end"].endswith("Z")
 
 
 def test_sessions_of_one_project_by_recorded_cwd(cli, fixtures_copy):
@@ -128,7 +129,8 @@ def test_long_transcript_prints_a_bounded_digest_and_writes_the_whole(
     full = whole.read_text()
     assert len(full) > 25_000
     assert full == run(cli, fixtures_copy, "transcript", DOV_SESSION, "--max-chars", "0").stdout
-    assert "## Sections" in result.stdout and "Conversation compacted" in result.stdout
+    assert "## Sections" in result.stdout
+    assert "Conversation compacted" in result.stdout
     assert result.stdout.rstrip().endswith(full.rstrip()[-500:])  # the end of the conversation
     full_lines = full.splitlines()
     listed = re.findall(r"^\d+\. line (\d+) · ", result.stdout, re.M)
@@ -235,7 +237,8 @@ def test_export_of_a_session_records_the_commit_it_made(cli, fixtures_copy):
         if item["role"] == "user" and isinstance(item["content"], list)
         for b in item["content"]
     ]
-    assert results and all(b["type"] == "tool_result" for b in results)
+    assert results
+    assert all(b["type"] == "tool_result" for b in results)
 
 
 def test_export_md_to_a_file_matches_the_transcript(cli, fixtures_copy, tmp_path):
@@ -270,7 +273,8 @@ def test_missing_claude_dir_is_one_line_and_exit_1(cli, tmp_path, args):
 def test_unknown_id_exits_1_with_a_clear_line(cli, fixtures_copy, command):
     result = run(cli, fixtures_copy, command, "ffffffff")
     assert result.exit_code == 1
-    assert "no session" in result.stderr and "'ffffffff'" in result.stderr
+    assert "no session" in result.stderr
+    assert "'ffffffff'" in result.stderr
     assert result.stderr.count("\n") == 1
 
 
@@ -279,7 +283,8 @@ def test_ambiguous_prefix_lists_candidates(cli, fixtures_copy, command):
     result = run(cli, fixtures_copy, command, "acompact")
     assert result.exit_code == 1
     assert "ambiguous" in result.stderr
-    assert "acompact-e1f845" in result.stderr and "acompact-f46190" in result.stderr
+    assert "acompact-e1f845" in result.stderr
+    assert "acompact-f46190" in result.stderr
 
 
 def test_agents_with_an_ambiguous_session_prefix(cli, tmp_path):
@@ -290,7 +295,8 @@ def test_agents_with_an_ambiguous_session_prefix(cli, tmp_path):
         )
     result = run(cli, root, "agents", "abc")
     assert result.exit_code == 1
-    assert "abc11111-x" in result.stderr and "abc22222-y" in result.stderr
+    assert "abc11111-x" in result.stderr
+    assert "abc22222-y" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -372,7 +378,8 @@ def test_an_unwritable_output_is_one_line_and_exit_1(cli, fixtures_copy, tmp_pat
     inside_a_file.write_text("x")
     result = run(cli, fixtures_copy, "export", DEMO_SMALL, "-o", str(inside_a_file / "x.json"))
     assert result.exit_code == 2
-    assert "the folder" in result.stderr and "does not exist" in result.stderr
+    assert "the folder" in result.stderr
+    assert "does not exist" in result.stderr
     # A folder that exists but takes no files (procfs refuses even root): the write itself fails.
     result = run(cli, fixtures_copy, "export", DEMO_SMALL, "-o", "/proc/purlin-resume-test.json")
     assert result.exit_code == 1

@@ -26,10 +26,14 @@ def test_real_rollouts_list_with_children_linked_by_parent_thread_id():
     listed = {s.id: s for s in rollouts.sessions(codex_home())}
     assert set(listed) == {CODEX_PARENT, CODEX_CHILD, CODEX_SHELL, CODEX_STOPPED}
     parent, child = listed[CODEX_PARENT], listed[CODEX_CHILD]
-    assert child.parent_id == CODEX_PARENT and parent.subagents == 1
-    assert parent.version == "0.171.0" and parent.git_branch == "main"
+    assert child.parent_id == CODEX_PARENT
+    assert parent.subagents == 1
+    assert parent.version == "0.171.0"
+    assert parent.git_branch == "main"
     assert parent.project_path == "/tmp/purlin-field-record/codex/project"
-    assert parent.tokens == 396 and parent.stats.unknown == 0 and parent.stats.malformed == 0
+    assert parent.tokens == 396
+    assert parent.stats.unknown == 0
+    assert parent.stats.malformed == 0
     assert parent.title == "FIELD-PARENT ask a child agent to count the files"
 
 
@@ -37,7 +41,8 @@ def test_a_shell_call_its_output_and_the_answer():
     read = rollouts.read(CODEX_SHELL, rollout(CODEX_SHELL), ReadOptions(tools=True))
     calls = list(read.transcript.tool_calls())
     assert [(c.name, c.summary) for c in calls] == [("exec_command", "git log --oneline")]
-    assert calls[0].answered and "start" in calls[0].result
+    assert calls[0].answered
+    assert "start" in calls[0].result
     assert read.transcript.final_output == "The project has one commit: start."
     assert read.transcript.first_prompt == "FIELD-SHELL show the git log"
 
@@ -48,7 +53,8 @@ def test_spawn_names_the_child_and_the_child_knows_its_session():
     assert spawn.agent_id == CODEX_CHILD
     assert NOTIFICATION in [t.kind for t in parent.turns]
     child = rollouts.read(CODEX_CHILD, rollout(CODEX_CHILD)).transcript
-    assert child.session_id == CODEX_PARENT and child.agent_id == CODEX_CHILD
+    assert child.session_id == CODEX_PARENT
+    assert child.agent_id == CODEX_CHILD
 
 
 def test_an_interrupted_turn_ends_with_an_interruption():
@@ -103,7 +109,8 @@ def test_the_older_format_without_envelopes(tmp_path):
     read = rollouts.read(thread, path, ReadOptions(tools=True))
     call = next(read.transcript.tool_calls())
     assert (call.name, call.summary, call.result) == ("shell", "ls -la", "total 0")
-    assert read.transcript.final_output == "Empty." and read.session.stats.unknown == 0
+    assert read.transcript.final_output == "Empty."
+    assert read.session.stats.unknown == 0
 
 
 def test_compaction_and_unknown_records_are_named(tmp_path):
@@ -140,7 +147,8 @@ def test_hostile_lines_are_counted_never_fatal(tmp_path):
     path.write_bytes(b"".join(lines[:5] + bad + lines[5:]) + b'{"type": "event_m')
     read = rollouts.read(CODEX_SHELL, path)
     stats = read.session.stats
-    assert stats.malformed == 2 and stats.truncated
+    assert stats.malformed == 2
+    assert stats.truncated
     assert stats.unknown_types["response_item"] == 1  # a payload that is no object
     assert read.transcript.final_output == "The project has one commit: start."
     assert any(len(t.text) == 4 << 20 for t in read.transcript.turns)
@@ -190,5 +198,8 @@ def test_codex_own_image_prompt_records(fixture, said):
         handle.write(json.dumps(record) + "\n")
     read = rollouts.read(CODEX_SHELL, path)
     last = read.transcript.turns[-1]
-    assert last.role == "user" and said in last.text and "[image]" in last.text
-    assert read.session.stats.unknown == 0 and read.session.stats.malformed == 0
+    assert last.role == "user"
+    assert said in last.text
+    assert "[image]" in last.text
+    assert read.session.stats.unknown == 0
+    assert read.session.stats.malformed == 0

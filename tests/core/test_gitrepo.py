@@ -18,7 +18,8 @@ def test_output_and_paths_come_back_as_git_prints_them(repo):
     assert gitrepo.changed_between(repo, first) == ["src/ünïcode name.py"]
     assert gitrepo.untracked_paths(repo) == ["notes.txt"]
     [commit, initial] = gitrepo.commits_since(repo, 0)
-    assert commit.message == "second: ünïcode" and commit.files == ("src/ünïcode name.py",)
+    assert commit.message == "second: ünïcode"
+    assert commit.files == ("src/ünïcode name.py",)
     assert initial.sha == first, "since the epoch means every commit, however old"
     assert gitrepo.is_ignored(repo, "notes.txt") is False
     (repo / ".gitignore").write_text("notes.txt\n")
@@ -30,7 +31,8 @@ def test_a_failing_git_command_is_one_line_with_gits_reason(repo):
         gitrepo.changed_between(repo, "no-such-branch")
     message = caught.value.message
     assert "\n" not in message
-    assert message.startswith("git diff") and "no-such-branch" in message
+    assert message.startswith("git diff")
+    assert "no-such-branch" in message
     assert "fatal:" in message
 
 

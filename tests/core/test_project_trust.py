@@ -53,7 +53,8 @@ def test_an_untrusted_project_cannot_set_what_runs_or_loosens(repo):
     defaults = config.Settings()
     assert settings.agent_command == defaults.agent_command == "claude"
     assert settings.agent_session_flag == defaults.agent_session_flag
-    assert settings.tmux_socket == "" and settings.allowed_roots == ("~",)
+    assert settings.tmux_socket == ""
+    assert settings.allowed_roots == ("~",)
     assert settings.redact_allow == ()
     assert set(settings.held_back) == set(config.NEEDS_TRUST)
     assert settings.agent_ready_timeout == 7  # harmless settings still apply
@@ -92,7 +93,8 @@ def test_a_project_allow_list_never_loosens_redaction(cli, fixtures_copy, repo):
     session(fixtures_copy, "allow", str(repo), [("user", f"token {SECRET}")])
     _write(repo, redact={"allow": [".*"]})
     shown = cli("transcript", "allow", "--claude-dir", str(fixtures_copy))
-    assert shown.exit_code == 0 and SECRET not in shown.stdout
+    assert shown.exit_code == 0
+    assert SECRET not in shown.stdout
     assert "[REDACTED:github-token:" in shown.stdout
 
 
@@ -107,7 +109,8 @@ def test_an_untrusted_projects_own_patterns_still_tighten(cli, fixtures_copy, re
     session(fixtures_copy, "tight", str(repo), [("user", "ticket ACME-123456")])
     _write(repo, redact={"extra": [{"kind": "ticket", "pattern": "ACME-[0-9]{6}"}]})
     shown = cli("transcript", "tight", "--claude-dir", str(fixtures_copy))
-    assert "ACME-123456" not in shown.stdout and "[REDACTED:ticket:" in shown.stdout
+    assert "ACME-123456" not in shown.stdout
+    assert "[REDACTED:ticket:" in shown.stdout
 
 
 @pytest.mark.parametrize("with_re2", [True, False])
@@ -128,7 +131,8 @@ def test_a_trusted_projects_patterns_and_allow_list_apply(cli, fixtures_copy, re
     _write(repo, redact={"allow": ["ghp_a1B2.*"], "extra": ["ACME-[0-9]{6}"]})
     assert cli("trust").exit_code == 0
     shown = cli("transcript", "trusted", "--claude-dir", str(fixtures_copy)).stdout
-    assert SECRET in shown and "ACME-123456" not in shown
+    assert SECRET in shown
+    assert "ACME-123456" not in shown
 
 
 # every path that starts the agent command ----------------------------------------------------
@@ -149,11 +153,13 @@ def test_resurrect_spawn_never_runs_an_untrusted_agent_command(
     _write(repo, agent_command=str(_marker_program(tmp_path)))
     if revoked:
         assert cli("trust").exit_code == 0
-        assert _spawn(cli, fixtures_copy).exit_code == 0 and (tmp_path / "ran").exists()
+        assert _spawn(cli, fixtures_copy).exit_code == 0
+        assert (tmp_path / "ran").exists()
         (tmp_path / "ran").unlink()
         assert cli("trust", "--revoke").exit_code == 0
     result = _spawn(cli, fixtures_copy)
-    assert result.exit_code == 1 and not (tmp_path / "ran").exists()
+    assert result.exit_code == 1
+    assert not (tmp_path / "ran").exists()
     assert "'claude' could not start" in result.stderr
     assert "purlin-resume trust" in result.stderr
 
@@ -186,7 +192,8 @@ def test_revive_never_runs_an_untrusted_agent_command(
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no real claude: its window ends at once
     _planted_revival(repo, tmp_path, tmux_server)
     result = cli("revive", "a")
-    assert result.exit_code == 1 and "'claude" in result.stderr, result.stderr
+    assert result.exit_code == 1, result.stderr
+    assert "'claude" in result.stderr, result.stderr
     assert not (tmp_path / "ran").exists()
 
 
@@ -200,5 +207,6 @@ def test_the_dashboards_revive_never_runs_an_untrusted_agent_command(
     client, guard = board(repo, tmp_path / "claude")
     headers = {"x-purlin-token": guard.token, "origin": ORIGIN}
     answer = client.post("/api/agents/a/revive", headers=headers)
-    assert answer.status_code == 500 and "'claude" in answer.json()["error"]
+    assert answer.status_code == 500
+    assert "'claude" in answer.json()["error"]
     assert not (tmp_path / "ran").exists()

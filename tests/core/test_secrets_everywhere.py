@@ -25,7 +25,8 @@ ITEMS = corpus(11)
 
 
 def test_the_corpus_is_big_and_varied_and_every_secret_is_found_in_its_line():
-    assert len(ITEMS) >= 60 and len({item.kind for item in ITEMS}) >= 25
+    assert len(ITEMS) >= 60
+    assert len({item.kind for item in ITEMS}) >= 25
     assert len({item.kind for item in ITEMS}) >= 30
     for item in ITEMS:
         for text in (item.line, json.dumps(item.line)):
@@ -142,11 +143,13 @@ def test_no_planted_secret_reaches_any_file_or_sink(
     start = _hook(
         "session-start", {**payload, "hook_event_name": "SessionStart", "source": "compact"}, repo
     )
-    assert start.returncode == 0 and "additionalContext" in start.stdout
+    assert start.returncode == 0
+    assert "additionalContext" in start.stdout
     printed.append(start.stdout)
     # a hook that fails logs a line, redacted
     bad = _hook("pre-compact", '{"session_id": "x", "cwd": "' + str(repo) + '", ' + secret, repo)
-    assert bad.returncode == 0 and (repo / ".purlin" / "cache" / "hook.log").is_file()
+    assert bad.returncode == 0
+    assert (repo / ".purlin" / "cache" / "hook.log").is_file()
     overflow = (
         Path(tempfile.gettempdir()) / f"purlin-resume-{os.getuid()}" / f"transcript-{SESSION}.md"
     )
@@ -228,7 +231,8 @@ def test_files_with_conversation_content_are_private_whatever_the_umask(
     overflow = Path(tempfile.gettempdir()) / f"purlin-resume-{os.getuid()}" / "transcript-short.md"
     overflow.unlink(missing_ok=True)
     _ok(cli("transcript", "short", "--max-chars", "100", *where))
-    assert _mode(overflow) == 0o600 and _mode(overflow.parent) == 0o700
+    assert _mode(overflow) == 0o600
+    assert _mode(overflow.parent) == 0o700
 
 
 CODE = [
@@ -310,13 +314,16 @@ def test_config_adds_patterns_and_an_allow_list(cli, fixtures_copy, repo):
         [("user", "ACME-123456 corp_abcdefghijkl AKIAIOSFODNN7EXAMPLE"), ("agent", "ACME-654321")],
     )
     out = _ok(cli("transcript", "cfg", "--claude-dir", str(fixtures_copy))).stdout
-    assert "ACME-123456" not in out and "[REDACTED:internal-ticket:" in out
-    assert "abcdefghijkl" not in out and "corp_[REDACTED:custom:" in out
+    assert "ACME-123456" not in out
+    assert "[REDACTED:internal-ticket:" in out
+    assert "abcdefghijkl" not in out
+    assert "corp_[REDACTED:custom:" in out
     assert "AKIAIOSFODNN7EXAMPLE" in out  # allowed: the documented example key
     assert "ACME-654321" not in out  # a text the built-in rules find nothing in
     (repo / ".purlin" / "config.json").write_text('{"resume": {"redact": {"extra": ["("]}}}')
     bad = cli("transcript", "cfg", "--claude-dir", str(fixtures_copy))
-    assert bad.exit_code == 1 and "resume.redact.extra[0]" in bad.stderr
+    assert bad.exit_code == 1
+    assert "resume.redact.extra[0]" in bad.stderr
     redact.configure()
 
 
@@ -329,9 +336,11 @@ def test_redact_report_names_kind_place_and_line_and_hides_the_secret(cli, fixtu
     assert report["by_kind"]["aws-access-key"] >= 5
     assert all(f["line"] > 1 and len(f["hint"]) == 5 for f in report["findings"])
     text = _ok(cli("redact", "report", SESSION, "--claude-dir", str(fixtures_copy))).stdout
-    assert ITEMS[0].secret not in text and "aws-access-key" in text
+    assert ITEMS[0].secret not in text
+    assert "aws-access-key" in text
     missing = cli("redact", "report", "nope", "--claude-dir", str(fixtures_copy))
-    assert missing.exit_code == 1 and missing.stderr.startswith("error: ")
+    assert missing.exit_code == 1
+    assert missing.stderr.startswith("error: ")
 
 
 def test_a_huge_value_is_scanned_in_time_and_large_strings_are_not_slower():
@@ -347,7 +356,8 @@ def test_a_huge_value_is_scanned_in_time_and_large_strings_are_not_slower():
 def test_hostile_values_are_redacted_and_finish():
     deep = json.loads("[" * 900 + '"PASSWORD=hunter2abc"' + "]" * 900)
     clean, counts = redact.redact_data(deep)
-    assert counts == {"assigned-secret": 1} and "hunter2abc" not in json.dumps(clean)
+    assert counts == {"assigned-secret": 1}
+    assert "hunter2abc" not in json.dumps(clean)
     begins = "-----BEGIN RSA PRIVATE KEY-----" * 2000  # no END: once quadratic
     assert redact.redact(begins).text == begins
     repeated = "password=" * 3000
@@ -367,4 +377,5 @@ def test_output_is_redacted_when_the_working_folder_is_gone(
     monkeypatch.chdir(gone)  # restored after the test
     gone.rmdir()
     out = _ok(cli("transcript", "gone", "--claude-dir", str(fixtures_copy))).stdout
-    assert secret not in out and "[REDACTED:stripe-key:" in out
+    assert secret not in out
+    assert "[REDACTED:stripe-key:" in out

@@ -9,7 +9,8 @@ import pytest
 
 def _one_line_refusal(result, folder) -> None:
     assert result.exit_code == 1, result.stdout
-    assert result.stderr.startswith(f"error: refusing {folder}") and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"error: refusing {folder}")
+    assert result.stderr.count("\n") == 1
 
 
 def _save(cli):
@@ -40,7 +41,8 @@ def test_a_cache_folder_that_is_a_link_is_refused(cli, repo, tmp_path):
     (repo / ".purlin").mkdir()
     (repo / ".purlin" / "cache").symlink_to(elsewhere)
     result = _save(cli)
-    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr
     assert list(elsewhere.iterdir()) == []
 
 

@@ -95,7 +95,8 @@ def test_remove_takes_the_lock_file_with_it(tmp_path):
     store.write_text(target, "{}\n")
     assert store.lock_path(target).exists()
     assert store.remove(target, up_to=tmp_path) is True
-    assert not target.exists() and not store.lock_path(target).exists()
+    assert not target.exists()
+    assert not store.lock_path(target).exists()
     assert list(tmp_path.iterdir()) == []  # emptied folders go too
     assert store.remove(target) is False
 
@@ -108,8 +109,10 @@ def test_an_update_that_returns_none_deletes_the_file_and_its_lock(tmp_path):
     seen = []
     assert store.update_text(target, lambda text: seen.append(text)) is None
     assert seen == ['{"a": 1}\n']
-    assert not target.exists() and not store.lock_path(target).exists()
-    assert beside.read_text() == "{}\n" and store.lock_path(beside).exists()
+    assert not target.exists()
+    assert not store.lock_path(target).exists()
+    assert beside.read_text() == "{}\n"
+    assert store.lock_path(beside).exists()
     assert store.update_text(target, lambda text: None) is None  # absent: nothing to delete
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.json", "other.json.lock"]
 
@@ -122,8 +125,10 @@ def test_move_never_replaces_an_existing_destination(tmp_path):
     assert store.move(first, archive) == archive
     moved = store.move(second, archive)
     assert moved == tmp_path / "archive" / "x-1.md"
-    assert archive.read_text() == "first" and moved.read_text() == "second"
-    assert not first.exists() and not second.exists()
+    assert archive.read_text() == "first"
+    assert moved.read_text() == "second"
+    assert not first.exists()
+    assert not second.exists()
     with pytest.raises(NotFound):
         store.move(first, archive)
 

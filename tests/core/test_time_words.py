@@ -24,7 +24,8 @@ def test_find_says_how_many_matches_a_time_word_left_out(cli, fixtures_copy, rep
 
     assert text.startswith("Nothing matches 'tmux last week' (")
     assert "outside 'last week')." in text
-    assert data["results"] == [] and data["outside_time"].endswith("outside 'last week'")
+    assert data["results"] == []
+    assert data["outside_time"].endswith("outside 'last week'")
     assert int(data["outside_time"].split()[0]) > 0
     _fails(failed, 1, "nothing matches 'tmux last week' (", "outside 'last week')")
     plain = _ok(cli("find", "zzqxv", *claude)).stdout

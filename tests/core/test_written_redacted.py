@@ -68,10 +68,12 @@ def test_bookmark_files_and_find_hold_no_secret(cli, repo, tmp_path):
     assert result.exit_code == 0, result.stderr
     files = [p for p in repo.rglob("*.jsonl") if "bookmark" in str(p)]
     files += [p for p in (claude / "history").rglob("*.jsonl")]
-    assert files and all(_survivors(p.read_text(), LOW_SECRETS) == [] for p in files)
+    assert files
+    assert all(_survivors(p.read_text(), LOW_SECRETS) == [] for p in files)
     for args in ((), ("--json",)):
         found = cli("find", "zanzibar deploy", *args, "--claude-dir", str(claude))
-        assert found.exit_code == 0 and "lowent" in found.stdout
+        assert found.exit_code == 0
+        assert "lowent" in found.stdout
         assert _survivors(found.stdout + found.stderr, LOW_SECRETS) == []
     listed = cli("bookmark", "list", "--json")
     assert _survivors(listed.stdout, LOW_SECRETS) == []

@@ -28,5 +28,6 @@ def test_the_compaction_is_shown_once_with_its_summary(cli, name, session, trigg
     assert (compaction.summary, compaction.trigger) == (SUMMARY, trigger)
     shown = cli("transcript", session, "--include-tools", "--max-chars", "0").stdout
     before, _, after = shown.partition("Conversation compacted")
-    assert "git log --oneline" in before and SUMMARY in after
+    assert "git log --oneline" in before
+    assert SUMMARY in after
     assert "The project has one commit: start." in after

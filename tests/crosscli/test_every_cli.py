@@ -33,17 +33,21 @@ def test_one_listing_of_every_cli(cli, every_cli):
     for session in listed:
         by_cli.setdefault(session["cli"], set()).add(session["id"])
     assert set(by_cli) == {"claude", "codex", "gemini", "opencode"}
-    assert CODEX_PARENT in by_cli["codex"] and CODEX_CHILD not in by_cli["codex"]  # a child
-    assert GEMINI_CHILD not in by_cli["gemini"] and OPENCODE_CHILD not in by_cli["opencode"]
+    assert CODEX_PARENT in by_cli["codex"]  # a child
+    assert CODEX_CHILD not in by_cli["codex"]
+    assert GEMINI_CHILD not in by_cli["gemini"]
+    assert OPENCODE_CHILD not in by_cli["opencode"]
     text = cli("sessions", "--all", "--cli", "codex,gemini").stdout
-    assert (
-        "codex" in text and "gemini" in text and "opencode " not in text and "claude " not in text
-    )
+    assert "codex" in text
+    assert "gemini" in text
+    assert "opencode " not in text
+    assert "claude " not in text
 
 
 def test_an_unknown_cli_is_a_usage_error(cli, every_cli):
     result = cli("sessions", "--all", "--cli", "copilot")
-    assert result.exit_code == 2 and "--cli takes" in result.stderr
+    assert result.exit_code == 2
+    assert "--cli takes" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -54,7 +58,8 @@ def test_agents_and_export_of_a_child(cli, every_cli, parent, child):
     tree = json.loads(cli("agents", parent[:12], "--json").stdout)
     assert [node["id"] for node in tree["subagents"]] == [child]
     document = json.loads(cli("export", child, "--include-tools").stdout)
-    assert document["agent_id"] == child and document["session_id"] == parent
+    assert document["agent_id"] == child
+    assert document["session_id"] == parent
     assert document["tool_calls_summary"]["total"] >= 1
     assert document["cli"] in ("codex", "gemini", "opencode")
 
@@ -90,4 +95,5 @@ def test_a_planted_secret_never_leaves(cli, every_cli, session):
 
 def test_an_id_no_cli_knows(cli, every_cli):
     result = cli("transcript", "nosuchsession")
-    assert result.exit_code == 1 and "no session or agent matches" in result.stderr
+    assert result.exit_code == 1
+    assert "no session or agent matches" in result.stderr

@@ -76,11 +76,13 @@ def test_compaction_checkpoints_and_rebriefs_the_same_role(field):
 
     # PreCompact wrote the automatic checkpoint of this session, in its role
     (pre,) = field.hooks("PreCompact")
-    assert pre.payload["session_id"] == session and pre.payload["trigger"] == "manual"
+    assert pre.payload["session_id"] == session
+    assert pre.payload["trigger"] == "manual"
     written = sorted((field.project / ".purlin" / "cache").glob(f"**/{session}*.md"))
     assert len(written) == 1, written
     checkpoint = written[0].read_text()
-    assert "**Role:** qa" in checkpoint and "Listed." in checkpoint
+    assert "**Role:** qa" in checkpoint
+    assert "Listed." in checkpoint
 
     # SessionStart(compact) briefed the same role, from that checkpoint
     (start,) = [c for c in field.hooks("SessionStart") if c.payload.get("source") == "compact"]
@@ -102,7 +104,9 @@ def test_compaction_checkpoints_and_rebriefs_the_same_role(field):
         for s in json.loads(field.purlin("sessions", "--json").stdout)["sessions"]
         if s["id"] == session
     ]
-    assert row["compactions"] == 1 and row["subagents"] == 0 and row["unknown_records"] == 0
+    assert row["compactions"] == 1
+    assert row["subagents"] == 0
+    assert row["unknown_records"] == 0
     assert field.history()["entries"] == []
 
 
@@ -130,7 +134,8 @@ def test_compaction_in_a_project_without_roles_briefs_neutrally(field):
     assert compacted.returncode == 0, compacted.stderr
     (start,) = [c for c in field.hooks("SessionStart") if c.payload.get("source") == "compact"]
     context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert "S6-MAIN list the project" in context and "## Git" in context
+    assert "S6-MAIN list the project" in context
+    assert "## Git" in context
     for persona in ("Builder", "Role Compact", "/pl-", "Critic"):
         assert persona not in context
     assert len(context) < 3000

@@ -80,7 +80,8 @@ def test_a_claude_code_agent_resurrected_into_codex(field, tmux_server):
             lambda: next((r for r in api.log if r.body.get("tools")), None), 120, "codex's request"
         )
         sent = _all_text(first.body.get("input"))
-        assert "X39-TASK check the cache" in sent and "The cache layer is done." in sent
+        assert "X39-TASK check the cache" in sent
+        assert "The cache layer is done." in sent
         assert "Expertise from: Claude Code (you now run in Codex CLI" in sent
         _matches_git(_progress(sent), _git_says(field, "X39-LATER"), "wip.txt")
     (entry,) = [
@@ -241,7 +242,8 @@ def test_codex_hooks_register_its_session_and_record_a_subagent(field):
         ("SessionEnd", None),
     ]
     agents = json.loads((field.project / ".purlin" / "agents.json").read_text())["agents"]
-    assert agents[session]["cli"] == "codex" and agents[session]["ended_at"]
+    assert agents[session]["cli"] == "codex"
+    assert agents[session]["ended_at"]
     (entry,) = field.history()["entries"]
     assert (entry["agent_id"], entry["status"], entry["session_id"]) == (
         child,
@@ -277,7 +279,8 @@ def test_a_dead_codex_agent_revived_by_its_session_id_in_tmux(field, tmux_server
         revived = field.purlin("revive", session, *socket, "--json", env=reach)
         assert revived.returncode == 0, revived.stderr
         done = json.loads(revived.stdout)
-        assert done["command"] == f"codex resume {session}" and done["successor"] == session
+        assert done["command"] == f"codex resume {session}"
+        assert done["successor"] == session
         subprocess.run(
             ["tmux", "-S", str(tmux_server.socket), "set-option", "-g", "remain-on-exit", "on"]
         )

@@ -35,12 +35,14 @@ def test_a_fork_of_a_dead_agent_registers_as_its_successor(field):
     assert not field.model.unused()
     starts = [c.payload["session_id"] for c in field.hooks("SessionStart")]
     ends = [c.payload["session_id"] for c in field.hooks("SessionEnd")]
-    assert starts[-1] in (dead.session_id, new) and ends[-1] == new  # what the client reports
+    assert starts[-1] in (dead.session_id, new)  # what the client reports
+    assert ends[-1] == new
     registered = agents(field)
     assert registered[dead.session_id]["ended_at"] is not None  # the dead agent stays dead
     assert registered[dead.session_id].get("previous_agent_id") in (None, "")
     successor = registered[new]
-    assert successor["previous_agent_id"] == dead.session_id and successor["role"] == "qa"
+    assert successor["previous_agent_id"] == dead.session_id
+    assert successor["role"] == "qa"
     assert successor["ended_at"] is not None
     assert successor["transcript_path"].endswith(f"{new}.jsonl")
     assert field.session_file(new).exists()

@@ -84,17 +84,21 @@ def test_two_agents_of_one_role_each_get_back_their_own_work(field):
         a.say("/clear")
         assert a.session_id != a_before
         brief = briefing(field, a.session_id, "clear")
-        assert "MA-WORK" in brief and "MB-WORK" not in brief
+        assert "MA-WORK" in brief
+        assert "MB-WORK" not in brief
         a.say("MA-BACK /pl-resume")  # no role given: the one it had before /clear
-        assert "MA-WORK" in restored(field, "MA") and "MB-WORK" not in restored(field, "MA")
+        assert "MA-WORK" in restored(field, "MA")
+        assert "MB-WORK" not in restored(field, "MA")
         # B's checkpoint is still live, and B's own /clear briefs B's work
         assert [c["session"] for c in live_checkpoints(field)] == [b.session_id]
         b_before = b.session_id
         b.say("/clear")
         brief = briefing(field, b.session_id, "clear")
-        assert "MB-WORK" in brief and "MA-WORK" not in brief
+        assert "MB-WORK" in brief
+        assert "MA-WORK" not in brief
         b.say("MB-BACK /pl-resume")
-        assert "MB-WORK" in restored(field, "MB") and "MA-WORK" not in restored(field, "MB")
+        assert "MB-WORK" in restored(field, "MB")
+        assert "MA-WORK" not in restored(field, "MB")
     assert not field.model.unused(), field.model.unused()
     assert live_checkpoints(field) == []
     kept = archived(field)
@@ -112,7 +116,8 @@ def test_a_new_agent_is_briefed_only_with_its_own_roles_work(field):
     for run in (builder, plain):
         assert run.returncode == 0, run.stderr
         brief = briefing(field, run.session_id, "startup")
-        assert "MQ-WORK" not in brief and "QA" not in brief, brief[:400]
+        assert "MQ-WORK" not in brief, brief[:400]
+        assert "QA" not in brief, brief[:400]
     (left,) = live_checkpoints(field)  # still there for the next QA agent
     qa = field.claude("MQ-QA go on", env={"PURLIN_ROLE": "qa"})
     assert "MQ-WORK" in briefing(field, qa.session_id, "startup")
@@ -134,7 +139,8 @@ def test_role_and_plan_survive_compaction_after_clear_and_restore(field):
     assert pre.payload["session_id"] == session
     brief = briefing(field, session, "compact")
     assert "restoring the Builder" in brief, brief[:300]
-    assert "MC-PLAN Phase 1 of 2" in brief and "MC-QUEUE" in brief
+    assert "MC-PLAN Phase 1 of 2" in brief
+    assert "MC-QUEUE" in brief
 
 
 def test_four_agents_of_two_roles_at_once(field):
@@ -169,7 +175,8 @@ def test_four_agents_of_two_roles_at_once(field):
     for mark, role in agents.items():
         others = [m for m in agents if m != mark]
         got = restored(field, mark)
-        assert f"{mark}-WORK" in got and not any(f"{m}-WORK" in got for m in others), mark
+        assert f"{mark}-WORK" in got, mark
+        assert not any(f"{m}-WORK" in got for m in others), mark
         for source, session in (("clear", sessions[mark][1]), ("compact", sessions[mark][1])):
             brief = briefing(field, session, source)
             assert not any(f"{m}-WORK" in brief for m in others), (mark, source)

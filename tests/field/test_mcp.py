@@ -64,17 +64,21 @@ def test_the_model_calls_an_mcp_tool_and_receives_its_result(field):
     scripted = [r for r in field.model.messages if r.scripted]
     first_offer = {tool["name"] for tool in scripted[0].body.get("tools", [])}
     if deferred:
-        assert "ToolSearch" in first_offer and TOOL not in first_offer, first_offer
+        assert "ToolSearch" in first_offer, first_offer
+        assert TOOL not in first_offer, first_offer
         _, fetched, called = scripted
         (schema,) = _tool_results(fetched)
         assert TOOL in json.dumps(schema["content"])  # ToolSearch found our tool
     else:
-        assert TOOL in first_offer and "ToolSearch" not in first_offer, first_offer
+        assert TOOL in first_offer, first_offer
+        assert "ToolSearch" not in first_offer, first_offer
         _, called = scripted
     offered = {tool["name"]: tool for tool in called.body.get("tools", [])}
-    assert TOOL in offered and "project" in json.dumps(offered[TOOL])  # with our schema
+    assert TOOL in offered  # with our schema
+    assert "project" in json.dumps(offered[TOOL])
     results = _tool_results(called)
-    assert len(results) == 1 + deferred and not results[-1].get("is_error"), results
+    assert len(results) == 1 + deferred, results
+    assert not results[-1].get("is_error"), results
     status = json.loads(_text_of(results[-1]))
     # The result is the product's own: this very session, registered by its SessionStart hook.
     assert status["project"] == str(field.project.resolve())

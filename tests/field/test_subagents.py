@@ -26,7 +26,8 @@ def test_a_completed_subagent_is_recorded_and_read_in_full(field):
     # the agent id is what Claude Code wrote: 17 hex characters, in the subagents/ layout
     (agent_file,) = field.agent_files(session)
     agent_id = agent_file.stem.removeprefix("agent-")
-    assert len(agent_id) == 17 and int(agent_id, 16) >= 0
+    assert len(agent_id) == 17
+    assert int(agent_id, 16) >= 0
     assert agent_file.with_suffix(".meta.json").exists()
 
     # the history entry, keyed by the real session, completed
@@ -53,7 +54,8 @@ def test_a_completed_subagent_is_recorded_and_read_in_full(field):
     # sessions: every record type this version writes is understood
     listed = json.loads(field.purlin("sessions", "--json").stdout)["sessions"]
     (row,) = [s for s in listed if s["id"] == session]
-    assert row["unknown_records"] == 0 and row["malformed_lines"] == 0
+    assert row["unknown_records"] == 0
+    assert row["malformed_lines"] == 0
     assert row["subagents"] == 1
 
     # transcript of the session and of the agent: content rendered, nothing reported as unknown
@@ -98,7 +100,8 @@ def test_two_agents_in_one_message_are_one_parallel_group(field):
     ]
     assert {e["session_id"] for e in entries} == {run.session_id}
     groups = {e["parallel_group"] for e in entries}
-    assert len(groups) == 1 and None not in groups, entries
+    assert len(groups) == 1, entries
+    assert None not in groups, entries
     assert {e["execution_mode"] for e in entries} == {"parallel"}
     assert {e["status"] for e in entries} == {"completed"}
 
@@ -158,7 +161,8 @@ def test_an_interrupted_subagent_is_recorded_interrupted(field):
     (node,) = json.loads(field.purlin("agents", session, "--json").stdout)["subagents"]
     # stopped before the Agent call returned: the call reads interrupted; after it returned
     # (a background agent) no end was ever notified: unfinished. Never completed nor failed.
-    assert node["id"] == agent_id and node["status"] in ("interrupted", "unfinished"), node
+    assert node["id"] == agent_id, node
+    assert node["status"] in ("interrupted", "unfinished"), node
 
 
 def test_resume_task_briefs_an_interrupted_subagent_with_its_prompt(field):

@@ -17,7 +17,8 @@ def _listed():
 def test_real_chats_with_the_subagent_nested_under_its_parent():
     listed = _listed()
     parent, child = listed[GEMINI_PARENT], listed[GEMINI_CHILD]
-    assert child.parent_id == GEMINI_PARENT and parent.subagents == 1
+    assert child.parent_id == GEMINI_PARENT
+    assert parent.subagents == 1
     assert child.path.parent.name == GEMINI_PARENT
     assert parent.project_path == "/tmp/purlin-field-record/gemini/project"
     assert all(s.stats.unknown == 0 and s.stats.malformed == 0 for s in listed.values())
@@ -30,7 +31,8 @@ def test_a_tool_call_written_again_counts_once_with_its_result():
     transcript = chats.read(session.path, options=ReadOptions(tools=True)).transcript
     calls = list(transcript.tool_calls())
     assert [(c.name, c.summary) for c in calls] == [("run_shell_command", "git log --oneline")]
-    assert calls[0].answered and "start" in calls[0].result
+    assert calls[0].answered
+    assert "start" in calls[0].result
     assert transcript.final_output == "The project has one commit: start."
     assert session.tokens == 264
 
@@ -71,7 +73,8 @@ def test_a_rewind_drops_the_message_and_all_after_it(tmp_path):
     )
     read = chats.read(path)
     assert [t.text for t in read.transcript.turns] == ["first", "answer two"]
-    assert read.session.id == "s1" and read.session.title == "A chat"
+    assert read.session.id == "s1"
+    assert read.session.title == "A chat"
 
 
 def test_the_legacy_json_form(tmp_path):

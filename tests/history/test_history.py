@@ -44,7 +44,8 @@ def test_gsd_example_loads_and_round_trips_byte_for_byte(repo, cli):
 
     listed = cli("history", "list", "--json")
     assert listed.exit_code == 0, listed.stderr
-    assert listed.stdout and json.loads(listed.stdout)["entries"] == json.loads(original)["entries"]
+    assert listed.stdout
+    assert json.loads(listed.stdout)["entries"] == json.loads(original)["entries"]
 
     doc = history.load(Project(repo))
     assert store.dump_json(doc.data).encode() == original
@@ -119,7 +120,8 @@ def test_spawn_records_every_schema_field_commit_and_session(repo, cli, monkeypa
     assert saved["status"] == "spawned"
     assert saved["segment"] == 2
     assert saved["depends_on"] == ["agent_00", "02-01"]
-    assert saved["execution_mode"] == "sequential" and saved["granularity"] == "plan"
+    assert saved["execution_mode"] == "sequential"
+    assert saved["granularity"] == "plan"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", saved["timestamp"])
     assert saved["spawn_commit"] == head
     assert saved["session_id"] == "sess-claude"
@@ -160,7 +162,8 @@ def test_queued_agent_is_spawned_later_with_its_commit(repo, cli):
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     (queued,) = read_history(repo)["entries"]
-    assert queued["status"] == "queued" and queued["spawn_commit"] is None
+    assert queued["status"] == "queued"
+    assert queued["spawn_commit"] is None
     head = commit_file(repo, "later.txt", "x\n")
     spawned = cli("history", "spawn", "--agent-id", "agent_q", "--json")
     assert spawned.exit_code == 0, spawned.stderr
@@ -212,7 +215,8 @@ def test_every_lifecycle_edge(repo, cli, start, target):
         if target != "resumed":
             allowed = history.TRANSITIONS[start]
             assert f"allowed from {start}: " in message
-            assert all(a in message for a in allowed) and (allowed or "final" in message)
+            assert all(a in message for a in allowed)
+            assert allowed or "final" in message
         assert snapshot(repo) == before
 
 
@@ -252,7 +256,8 @@ def test_pruning_with_everything_spawned_stays_over_the_limit_and_says_so(repo, 
     write_history(repo, [entry(f"s{i}") for i in range(3)], max_entries=3)
     result = spawn(cli, "s3")
     assert len(read_history(repo)["entries"]) == 4
-    assert "over max_entries 3" in result.stderr and "4 entries" in result.stderr
+    assert "over max_entries 3" in result.stderr
+    assert "4 entries" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -351,7 +356,8 @@ def test_a_broken_history_is_kept_named_and_exit_1(repo, cli, command, kind):
     result = cli(*command)
     assert result.exit_code == 1, (result.stdout, result.stderr)
     message = one_error_line(result)
-    assert str(target) in message and "corrupt" in message
+    assert str(target) in message
+    assert "corrupt" in message
     assert snapshot(repo) == before
 
 
@@ -371,16 +377,20 @@ def test_unknown_and_ambiguous_ids(repo, cli):
     write_history(repo, [entry("agent_01AB"), entry("agent_01AC"), entry("agent_02")])
     before = snapshot(repo)
     unknown = cli("history", "complete", "agent_99")
-    assert unknown.exit_code == 1 and "no agent 'agent_99'" in one_error_line(unknown)
+    assert unknown.exit_code == 1
+    assert "no agent 'agent_99'" in one_error_line(unknown)
     ambiguous = cli("history", "complete", "agent_01")
     assert ambiguous.exit_code == 2
     message = one_error_line(ambiguous)
-    assert "ambiguous" in message and "agent_01AB" in message and "agent_01AC" in message
+    assert "ambiguous" in message
+    assert "agent_01AB" in message
+    assert "agent_01AC" in message
     assert snapshot(repo) == before
     unique = cli("history", "complete", "agent_02")
     assert unique.exit_code == 0
     prefix = cli("history", "fail", "agent_01AB"[:9] + "B")
-    assert prefix.exit_code == 0 and statuses(repo)[0] == ("agent_01AB", "failed")
+    assert prefix.exit_code == 0
+    assert statuses(repo)[0] == ("agent_01AB", "failed")
 
 
 @pytest.mark.parametrize(
@@ -439,7 +449,8 @@ def test_project_option_and_a_folder_outside_git(tmp_path, cli, monkeypatch):
     assert "not a git repository" in resumed.stdout
     assert statuses(folder) == [("a1", "interrupted"), ("a1", "resumed")]
     outside = cli("history", "list")
-    assert outside.exit_code == 1 and "not inside a git repository" in one_error_line(outside)
+    assert outside.exit_code == 1
+    assert "not inside a git repository" in one_error_line(outside)
 
 
 # --- start fresh, pruning on init, the spawn options ---------------------------------------------
@@ -451,7 +462,8 @@ def test_abandon_closes_an_interrupted_agent_so_it_no_longer_waits(repo, cli):
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("abandoned agent_a failed")
     closed = read_history(repo)["entries"][0]
-    assert closed["status"] == "failed" and closed["abandoned_at"] == closed["completion_timestamp"]
+    assert closed["status"] == "failed"
+    assert closed["abandoned_at"] == closed["completion_timestamp"]
     waiting = cli("resume-task", "--json")  # the most recent interrupted one is now agent_b
     assert json.loads(waiting.stdout)["agents"][0]["agent_id"] == "agent_b"
 

@@ -48,13 +48,15 @@ def test_no_argument_resumes_the_most_recent_interrupted_agent(repo, cli):
 
     first = cli("resume-task")
     assert first.exit_code == 0, first.stderr
-    assert "## Agent agent_b" in first.stdout and "agent_a" not in first.stdout
+    assert "## Agent agent_b" in first.stdout
+    assert "agent_a" not in first.stdout
     second = cli("resume-task", "--json")
     assert json.loads(second.stdout)["agents"][0]["agent_id"] == "agent_a"
     third = cli("resume-task")
     assert third.exit_code == 1
     message = one_error_line(third)
-    assert "no interrupted agent" in message and "agent_c" in message
+    assert "no interrupted agent" in message
+    assert "agent_c" in message
     assert statuses(repo) == [
         ("agent_a", "interrupted"),
         ("agent_b", "interrupted"),
@@ -74,10 +76,14 @@ def test_resume_records_the_spec_pair_and_the_successor_can_complete(repo, cli, 
     result = cli("resume-task", "agent_01")
     assert result.exit_code == 0, result.stderr
     old, new = read_history(repo)["entries"]
-    assert old["status"] == "interrupted" and old["session_id"] == "first-session"
-    assert new["status"] == "resumed" and new["agent_id"] == "agent_01HXY123ABC"
-    assert new["session_id"] == "second-session" and new["spawn_commit"] == head
-    assert new["completion_timestamp"] is None and new["files_modified"] == ["src/a.py"]
+    assert old["status"] == "interrupted"
+    assert old["session_id"] == "first-session"
+    assert new["status"] == "resumed"
+    assert new["agent_id"] == "agent_01HXY123ABC"
+    assert new["session_id"] == "second-session"
+    assert new["spawn_commit"] == head
+    assert new["completion_timestamp"] is None
+    assert new["files_modified"] == ["src/a.py"]
     assert (repo / ".planning" / "current-agent-id.txt").read_text() == "agent_01HXY123ABC\n"
 
     briefing = result.stdout
@@ -139,10 +145,12 @@ def test_unknown_and_ambiguous_ids_to_resume(repo, cli):
     write_history(repo, [entry("agent_1a", "interrupted"), entry("agent_1b", "interrupted")])
     before = snapshot(repo)
     unknown = cli("resume-task", "agent_9")
-    assert unknown.exit_code == 1 and "no agent 'agent_9'" in one_error_line(unknown)
+    assert unknown.exit_code == 1
+    assert "no agent 'agent_9'" in one_error_line(unknown)
     ambiguous = cli("resume-task", "agent_1")
     assert ambiguous.exit_code == 2
-    assert "agent_1a" in one_error_line(ambiguous) and "agent_1b" in ambiguous.stderr
+    assert "agent_1a" in one_error_line(ambiguous)
+    assert "agent_1b" in ambiguous.stderr
     assert snapshot(repo) == before
 
 
@@ -166,9 +174,12 @@ def test_batch_resumes_every_interrupted_agent_of_the_group(repo, cli):
     assert done["group"] == group
     briefing = done["briefing"]
     assert f"# Resume briefing: parallel group {group}" in briefing
-    assert "## Agent p1" in briefing and "## Agent p3" in briefing and "p2" not in briefing
+    assert "## Agent p1" in briefing
+    assert "## Agent p3" in briefing
+    assert "p2" not in briefing
     assert statuses(repo)[-2:] == [("p1", "resumed"), ("p3", "resumed")]
-    assert ("other", "interrupted") in statuses(repo) and ("solo", "interrupted") in statuses(repo)
+    assert ("other", "interrupted") in statuses(repo)
+    assert ("solo", "interrupted") in statuses(repo)
 
     again = cli("resume-task", "p2", "--batch")
     assert again.exit_code == 1
@@ -191,7 +202,8 @@ def test_batch_of_an_agent_outside_any_group_is_refused(repo, cli):
     cli("history", "interrupt", "solo")
     before = snapshot(repo)
     result = cli("resume-task", "solo", "--batch")
-    assert result.exit_code == 1 and "no parallel group" in one_error_line(result)
+    assert result.exit_code == 1
+    assert "no parallel group" in one_error_line(result)
     assert snapshot(repo) == before
 
 
@@ -232,7 +244,8 @@ def test_a_real_conflict_stops_the_resume_until_forced(repo, cli, agent_on_branc
     result = cli("resume-task", "agent_w")
     assert result.exit_code == 1
     message = one_error_line(result)
-    assert "agent agent_w: src/shared.txt (conflict)" in message and "--force" in message
+    assert "agent agent_w: src/shared.txt (conflict)" in message
+    assert "--force" in message
     assert result.stdout == ""
     assert snapshot(repo) == before, "a stopped resume records nothing"
 
@@ -268,7 +281,8 @@ def test_without_the_agents_branch_an_overlap_is_unverified_and_stops(repo, cli)
     result = cli("resume-task")
     assert result.exit_code == 1
     message = one_error_line(result)
-    assert "src/a.py (unverified)" in message and "src/b.py" not in message
+    assert "src/a.py (unverified)" in message
+    assert "src/b.py" not in message
     assert "unrelated" not in message
     forced = cli("resume-task", "--force", "--json")
     report = json.loads(forced.stdout)["agents"][0]["conflicts"]
@@ -282,7 +296,8 @@ def test_our_own_state_files_are_never_someone_elses_change(repo, cli):
     result = cli("resume-task", "--json")
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)["agents"][0]["conflicts"]
-    assert report["uncommitted"] == [] and report["overlaps"] == []
+    assert report["uncommitted"] == []
+    assert report["overlaps"] == []
 
 
 def test_a_work_ref_that_does_not_exist_is_named(repo, cli):
@@ -290,7 +305,8 @@ def test_a_work_ref_that_does_not_exist_is_named(repo, cli):
     cli("history", "interrupt", "agent_s", "--files", "x.py")
     before = snapshot(repo)
     result = cli("resume-task")
-    assert result.exit_code == 1 and "no-such-branch" in one_error_line(result)
+    assert result.exit_code == 1
+    assert "no-such-branch" in one_error_line(result)
     assert snapshot(repo) == before
 
 
@@ -398,7 +414,8 @@ def test_a_corrupt_registry_is_named_and_nothing_is_marked(repo, cli):
     agents.write_text('{"version": 1, "agents": []}')
     before = snapshot(repo)
     result = cli("history", "scan")
-    assert result.exit_code == 1 and str(agents) in one_error_line(result)
+    assert result.exit_code == 1
+    assert str(agents) in one_error_line(result)
     assert snapshot(repo) == before
 
 
@@ -411,9 +428,11 @@ def test_the_gsd_slash_command_calls_the_cli_with_its_arguments():
     _, front, body = text.split("---\n", 2)
     meta = yaml.safe_load(front)
     assert meta["allowed-tools"] == "Bash(purlin-resume:*)"
-    assert meta["description"] and "--batch" in meta["argument-hint"]
+    assert meta["description"]
+    assert "--batch" in meta["argument-hint"]
     assert "purlin-resume resume-task $ARGUMENTS" in body
-    assert "--force" in body and "history complete" in body
+    assert "--force" in body
+    assert "history complete" in body
 
 
 def test_ref_given_at_resume_checks_that_branch_and_is_recorded(repo, cli, tmp_path):

@@ -71,7 +71,8 @@ def test_parallel_spawns_of_one_message_share_a_group_and_resume_as_a_batch(repo
         assert hook("pre-tool-use", spawn_payload(repo, transcript, call), repo).returncode == 0
     found = entries(repo)
     groups = {found[c["id"]]["parallel_group"] for c in calls}
-    assert len(groups) == 1 and None not in groups
+    assert len(groups) == 1
+    assert None not in groups
     group = groups.pop()
     assert group.startswith("phase-05-batch-")
     assert {found[c["id"]]["execution_mode"] for c in calls} == {"parallel"}
@@ -125,7 +126,8 @@ def test_spawns_recorded_before_their_message_reached_the_transcript_are_grouped
         assert hook("post-tool-use", returned, repo).returncode == 0
     found = entries(repo)
     groups = {found[f"agroup{n}"]["parallel_group"] for n in (0, 1)}
-    assert len(groups) == 1 and None not in groups
+    assert len(groups) == 1
+    assert None not in groups
     assert groups.pop().startswith("phase-05-batch-")
     assert {found[f"agroup{n}"]["status"] for n in (0, 1)} == {"completed"}
     assert log_lines(repo) == []
@@ -172,7 +174,8 @@ def test_a_huge_prompt_is_cut(repo, tmp_path):
     transcript = write_jsonl(tmp_path / "s.jsonl", [])
     hook("pre-tool-use", spawn_payload(repo, transcript, call), repo)
     stored = entries(repo)[call["id"]]["prompt"]
-    assert len(stored) < 21_000 and stored.endswith("characters]")
+    assert len(stored) < 21_000
+    assert stored.endswith("characters]")
 
 
 def _spawned(repo: Path, tmp_path: Path, tool_use_id: str = "toolu_01Int") -> dict:

@@ -60,7 +60,8 @@ def test_install_cli_gemini_keeps_the_projects_other_settings(cli, repo):
 
 def test_install_cli_takes_codex_or_gemini(cli, repo):
     result = cli("install", "--cli", "copilot")
-    assert result.exit_code == 2 and "--cli takes codex, gemini" in result.stderr
+    assert result.exit_code == 2
+    assert "--cli takes codex, gemini" in result.stderr
 
 
 def test_codex_hook_calls_register_the_cli_and_record_the_subagent(repo):
@@ -72,7 +73,8 @@ def test_codex_hook_calls_register_the_cli_and_record_the_subagent(repo):
     hook("subagent-stop --cli codex", {**child, "last_assistant_message": "3 files."}, repo)
     hook("session-end --cli codex", {**base, "reason": "other"}, repo)
     agent = registry.load(Project(repo))[CODEX_SESSION]
-    assert (agent.cli, agent.agent_cli) == ("codex", "codex") and agent.ended_at
+    assert (agent.cli, agent.agent_cli) == ("codex", "codex")
+    assert agent.ended_at
     (entry,) = json.loads(history.path(Project(repo)).read_text())["entries"]
     assert (entry["agent_id"], entry["status"]) == (CODEX_CHILD, "completed")
     assert not (repo / ".purlin" / "cache" / "hook.log").exists()

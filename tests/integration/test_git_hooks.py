@@ -38,7 +38,8 @@ def test_agent_history_check(repo, cli):
     )
     result = cli("git-hook", "agent-history")
     assert result.exit_code == 1
-    assert "unknown status 'running'" in result.stderr and "before committing" in result.stderr
+    assert "unknown status 'running'" in result.stderr
+    assert "before committing" in result.stderr
     assert cli("git-hook", "agent-history", "README.md").exit_code == 0  # not the history
 
 
@@ -47,7 +48,8 @@ def test_no_cache_check(repo, cli):
     stage(repo, ".purlin/cache/checkpoints/s.md", "x")
     result = cli("git-hook", "no-cache")
     assert result.exit_code == 1
-    assert ".purlin/cache/checkpoints/s.md" in result.stderr and "git rm --cached" in result.stderr
+    assert ".purlin/cache/checkpoints/s.md" in result.stderr
+    assert "git rm --cached" in result.stderr
 
 
 def test_no_secrets_check_names_line_and_kind_never_the_secret(repo, cli):
@@ -62,7 +64,8 @@ def test_no_secrets_check_names_line_and_kind_never_the_secret(repo, cli):
 
 def test_unknown_git_hook_is_a_usage_error(repo, cli):
     result = cli("git-hook", "nope")
-    assert result.exit_code == 2 and "known: agent-history" in result.stderr
+    assert result.exit_code == 2
+    assert "known: agent-history" in result.stderr
 
 
 def test_post_commit_records_the_agent_whose_process_made_the_commit(repo):
@@ -81,7 +84,8 @@ def test_post_commit_records_the_agent_whose_process_made_the_commit(repo):
         "builder",
         "%4",
     )
-    assert record["files"] == ["a.txt"] and record["branch"] == "main"
+    assert record["files"] == ["a.txt"]
+    assert record["branch"] == "main"
     registry.record_end(project, "sess-A")
     commit_file(repo, "b.txt", "b", "a person's commit")
     assert commit_log.read(project)[-1]["session_id"] is None
@@ -130,7 +134,8 @@ def test_pre_commit_try_repo_runs_our_hooks(repo, pre_commit_home):
     out = refused.stdout
     assert out.count("Failed") == 3
     assert "'entries' must be a list" in out
-    assert ".planning/notes.md:1: looks like a secret" in out and TOKEN not in out
+    assert ".planning/notes.md:1: looks like a secret" in out
+    assert TOKEN not in out
     assert ".purlin/cache/session_checkpoint.md: .purlin/cache/ holds local state" in out
 
     git(repo, "reset", "-q")

@@ -184,9 +184,8 @@ def test_replay_of_the_fixture_session_records_agent_registry_and_checkpoint(
     )
     assert not checkpoint.exists()  # an automatic checkpoint is consumed once briefed...
     archived = list((repo / ".purlin" / "cache" / "archive").glob(f"{SESSION}-*.md"))
-    assert (
-        len(archived) == 1 and "PreCompact hook" in archived[0].read_text()
-    )  # ...into the archive
+    assert len(archived) == 1
+    assert "PreCompact hook" in archived[0].read_text()  # ...into the archive
 
     agent = registry.load(Project(repo))[SESSION]
     assert (agent.transcript_path, agent.tmux_pane, agent.role, agent.previous_agent_id) == (
@@ -434,7 +433,8 @@ def test_pre_compact_checkpoint_holds_the_todo_list_redacted(repo, tmp_path):
     assert "**Source:** PreCompact hook (manual /compact)" in text
     assert "**In Progress:** Add the login page" in text
     assert "### Done\n- Write the form" in text
-    assert "1. Wire the API with token=[REDACTED:" in text and "2. Add tests" in text
+    assert "1. Wire the API with token=[REDACTED:" in text
+    assert "2. Add tests" in text
     assert "ghp_" not in text
     assert "Files changed this session: login.py" in text
 
@@ -493,7 +493,8 @@ def test_startup_briefs_only_when_a_checkpoint_is_live_and_clear_finds_the_role(
     # /clear: a new session in the same process, which is still the QA agent
     out = hook("session-start", {"session_id": "new", "cwd": str(repo), "source": "clear"}, repo)
     context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert "verifying login" in context and "restoring the QA" in context
+    assert "verifying login" in context
+    assert "restoring the QA" in context
     assert len(context) <= 10_000
 
 
@@ -553,7 +554,8 @@ def test_a_corrupt_history_is_left_untouched_and_the_hook_still_exits_zero(repo)
     assert out.returncode == 0
     assert broken.read_text() == '{"entries": "oops"'
     [line] = log_lines(repo)
-    assert "agent-history.json" in line["error"] and line["event"] == "pre-tool-use"
+    assert "agent-history.json" in line["error"]
+    assert line["event"] == "pre-tool-use"
 
 
 def test_secrets_in_a_failure_never_reach_the_log(repo):
@@ -677,7 +679,8 @@ def test_a_resurrected_agents_first_session_start_completes_its_log_entry(repo, 
         PURLIN_RESURRECTION_ID=entry["resurrection_id"],
         CLAUDE_CONFIG_DIR=str(claude),
     )
-    assert done.returncode == 0 and log_lines(repo) == []
+    assert done.returncode == 0
+    assert log_lines(repo) == []
     [written] = resurrection_log.read(log)[0]
     assert written["resurrected_as_agent_id"] == "the-new-session"
     assert written["resurrected_from_session_id"] == "old", "nothing else changes"

@@ -71,7 +71,8 @@ def test_install_merges_beside_other_hooks_is_idempotent_and_uninstall_restores_
     assert result.exit_code == 0, result.stderr
     data = json.loads(path.read_text())
     assert sorted(ours(data)) == sorted(h.command() for h in claude_settings.HOOKS)
-    assert data["permissions"] == OTHERS["permissions"] and data["env"] == OTHERS["env"]
+    assert data["permissions"] == OTHERS["permissions"]
+    assert data["env"] == OTHERS["env"]
     assert (
         data["hooks"]["PreToolUse"][0] == OTHERS["hooks"]["PreToolUse"][0]
     )  # theirs first, untouched
@@ -86,7 +87,8 @@ def test_install_merges_beside_other_hooks_is_idempotent_and_uninstall_restores_
 
     snapshot = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git/" not in str(p)}
     again = cli("install")
-    assert again.exit_code == 0 and "Nothing to change" in again.stdout
+    assert again.exit_code == 0
+    assert "Nothing to change" in again.stdout
     assert {p: p.read_bytes() for p in snapshot} == snapshot
 
     removed = cli("uninstall")
@@ -269,27 +271,28 @@ def test_a_broken_settings_file_is_named_and_never_touched(repo, cli, text, why)
     for command in (("install",), ("uninstall",), ("install", "--dry-run")):
         result = cli(*command)
         assert result.exit_code == 1
-        assert (
-            result.stderr.count("\n") == 1
-            and why in result.stderr
-            and "settings.json" in result.stderr
-        )
+        assert result.stderr.count("\n") == 1
+        assert why in result.stderr
+        assert "settings.json" in result.stderr
         assert path.read_text() == text
     assert not (repo / ".claude" / "commands").exists()
 
 
 def test_install_usage_errors(repo, cli, tmp_path):
     result = cli("install", "--project", str(repo), "--user")
-    assert result.exit_code == 2 and "exclude each other" in result.stderr
+    assert result.exit_code == 2
+    assert "exclude each other" in result.stderr
     result = cli("install", "--project", str(tmp_path / "missing"))
-    assert result.exit_code == 2 and "no such folder" in result.stderr
+    assert result.exit_code == 2
+    assert "no such folder" in result.stderr
 
 
 def test_doctor_on_a_bare_project_says_how_to_fix_each_finding(repo, cli):
     result = cli("doctor")
     assert result.exit_code == 1
     failing = [line for line in result.stdout.splitlines() if line.startswith(("FAIL", "warn"))]
-    assert failing and all("-> " in line for line in failing)
+    assert failing
+    assert all("-> " in line for line in failing)
     assert any("purlin-resume install" in line for line in failing)
     cli("install")
     report = json.loads(cli("doctor", "--json").stdout)
@@ -321,7 +324,9 @@ def test_doctor_reports_corrupt_state_and_transcripts_at_risk(repo, cli):
     )
     report = json.loads(cli("doctor", "--json").stdout)
     cleanup = next(f for f in report["findings"] if f["check"] == "cleanup")
-    assert cleanup["status"] == "warn" and "old1" in cleanup["message"] and cleanup["fix"]
+    assert cleanup["status"] == "warn"
+    assert "old1" in cleanup["message"]
+    assert cleanup["fix"]
     history_file.write_text("{oops")
     registry = repo / ".purlin" / "agents.json"
     registry.parent.mkdir(exist_ok=True)
@@ -333,7 +338,8 @@ def test_doctor_reports_corrupt_state_and_transcripts_at_risk(repo, cli):
     ]
     assert any("agent-history.json" in m for m in messages)
     assert any("agents.json" in m for m in messages)
-    assert history_file.read_text() == "{oops" and registry.read_text() == "[]"
+    assert history_file.read_text() == "{oops"
+    assert registry.read_text() == "[]"
 
 
 def test_shipped_command_templates_are_all_installed(repo, cli):
@@ -355,11 +361,9 @@ def test_doctor_reports_hook_failures_from_the_log(repo, cli):
         for f in json.loads(cli("doctor", "--json").stdout)["findings"]
         if f["check"] == "hook log"
     )
-    assert (
-        finding["status"] == "warn"
-        and "boom" in finding["message"]
-        and "hook.log" in finding["fix"]
-    )
+    assert finding["status"] == "warn"
+    assert "boom" in finding["message"]
+    assert "hook.log" in finding["fix"]
 
 
 def _bookmark_line(name: str, session: str, **extra) -> str:
@@ -392,12 +396,16 @@ def test_doctor_warns_about_bookmarked_agents_whose_transcripts_are_at_risk(
 
     [risk, lost] = _cleanup_findings(cli)
 
-    assert risk["status"] == "warn" and "cleanupPeriodDays is 30 (default)" in risk["message"]
-    assert "bookmarked agents" in risk["message"] and "old-expert (40 days)" in risk["message"]
+    assert risk["status"] == "warn"
+    assert "cleanupPeriodDays is 30 (default)" in risk["message"]
+    assert "bookmarked agents" in risk["message"]
+    assert "old-expert (40 days)" in risk["message"]
     assert "tmux-expert" not in risk["message"]  # its archive keeps it safe
     assert "fresh-expert" not in risk["message"]  # its transcript is recent
-    assert "cleanupPeriodDays" in risk["fix"] and "bookmark add" in risk["fix"]
-    assert lost["status"] == "warn" and "gone-expert" in lost["message"]
+    assert "cleanupPeriodDays" in risk["fix"]
+    assert "bookmark add" in risk["fix"]
+    assert lost["status"] == "warn"
+    assert "gone-expert" in lost["message"]
     assert "bookmark rm" in lost["fix"]
 
     archived = fixtures_copy / "history" / "archive" / "8463c716-a2ea-4c14-9efa-87158ebd9f20.tar.gz"
@@ -409,7 +417,8 @@ def test_doctor_warns_about_bookmarked_agents_whose_transcripts_are_at_risk(
     settings.write_text(json.dumps({**json.loads(settings.read_text()), "cleanupPeriodDays": 365}))
     shelf.write_text("")
     [calm] = _cleanup_findings(cli)
-    assert calm["status"] == "ok" and "cleanupPeriodDays is 365" in calm["message"]
+    assert calm["status"] == "ok"
+    assert "cleanupPeriodDays is 365" in calm["message"]
 
 
 def test_doctor_names_a_corrupt_bookmark_file(repo, cli, tmp_path, monkeypatch):
@@ -419,7 +428,9 @@ def test_doctor_names_a_corrupt_bookmark_file(repo, cli, tmp_path, monkeypatch):
     local.write_text("{not json\n")
     report = json.loads(cli("doctor", "--json").stdout)
     [state] = [f for f in report["findings"] if "bookmarks" in f["message"]]
-    assert state["status"] == "error" and "bookmarks.jsonl" in state["message"] and state["fix"]
+    assert state["status"] == "error"
+    assert "bookmarks.jsonl" in state["message"]
+    assert state["fix"]
     assert [f["status"] for f in report["findings"] if f["check"] == "cleanup"] == ["ok"]
     assert local.read_text() == "{not json\n"
 
@@ -444,13 +455,15 @@ def test_install_then_uninstall_keeps_the_users_formatting(repo, cli, text):
     path = repo / ".claude" / "settings.json"
     path.parent.mkdir()
     path.write_text(text)
-    assert cli("install").exit_code == 0
+    assert cli("install").exit_code == 0  # idempotent
     installed = path.read_text()
     unchanged = [line for line in text.splitlines() if '"permissions"' in line or '"env"' in line]
     if "\n" in text.strip():  # a multi-line file: its one-line members stay as they were
-        assert len(unchanged) == 2 and all(line in installed for line in unchanged)
+        assert len(unchanged) == 2
+        assert all(line in installed for line in unchanged)
     assert len(ours(json.loads(installed))) == len(claude_settings.HOOKS)
-    assert cli("install").exit_code == 0 and path.read_text() == installed  # idempotent
+    assert cli("install").exit_code == 0  # idempotent
+    assert path.read_text() == installed
     assert cli("uninstall").exit_code == 0
     assert path.read_text() == text  # byte for byte
 
@@ -485,7 +498,8 @@ def test_doctor_reports_an_mcp_server_that_cannot_start_and_how_to_fix_it(
     venv_bin = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", f"{venv_bin}:{os.environ['PATH']}")
     (working,) = _mcp_findings(cli)
-    assert working["status"] == "ok" and "purlin-resume mcp" in working["message"], working
+    assert working["status"] == "ok", working
+    assert "purlin-resume mcp" in working["message"], working
 
     broken = tmp_path / "broken-bin"
     broken.mkdir()
@@ -501,5 +515,6 @@ def test_doctor_reports_an_mcp_server_that_cannot_start_and_how_to_fix_it(
 
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     (missing,) = _mcp_findings(cli)
-    assert missing["status"] == "error" and "purlin-resume is not on PATH" in missing["message"]
+    assert missing["status"] == "error"
+    assert "purlin-resume is not on PATH" in missing["message"]
     assert missing["fix"].startswith("pipx install purlin-resume")

@@ -292,7 +292,9 @@ def test_a_broken_mcp_file_is_one_line_and_left_as_it_was(repo, cli, text, words
     result = cli("install", "--mcp")
     assert result.exit_code == 1
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and words in lines[0] and ".mcp.json" in lines[0]
+    assert len(lines) == 1
+    assert words in lines[0]
+    assert ".mcp.json" in lines[0]
     assert (repo / ".mcp.json").read_text() == text
 
 
@@ -323,7 +325,8 @@ def test_the_real_client_validates_plugin_and_marketplace(tmp_path):
 
     assert plugin.returncode == 0, plugin.stdout + plugin.stderr
     assert market.returncode == 0, market.stdout + market.stderr
-    assert report["success"] is True and report["manifest"]["errors"] == []
+    assert report["success"] is True
+    assert report["manifest"]["errors"] == []
     provided = {h["event"]: h["command"] for h in report["provides"]["hooks"]}
     assert provided == {o.event: o.command() for o in claude_settings.HOOKS}
 
@@ -411,7 +414,8 @@ def test_doctor_reports_hooks_registered_by_both_plugin_and_install(repo, cli):
     again = cli("install", "--json")
 
     [hooks] = [f for f in doctor["findings"] if f["check"] == "hooks"]
-    assert hooks["status"] == "warn" and "registered twice" in hooks["message"]
+    assert hooks["status"] == "warn"
+    assert "registered twice" in hooks["message"]
     assert "purlin-resume uninstall" in hooks["fix"]
     assert json.loads(again.stdout)["changed"] == []  # install adds nothing beside the plugin
     settings_path.write_text(json.dumps({**settings, "enabledPlugins": {"purlin-resume@x": False}}))

@@ -56,7 +56,8 @@ def test_a_project_without_roles_gets_a_neutral_briefing(repo, tmp_path, source)
     automatic_checkpoint(repo, tmp_path)
     brief = context(start(repo, source))
     assert "Fix the flaky upload test" in brief
-    assert "## Git" in brief and "Branch: main" in brief
+    assert "## Git" in brief
+    assert "Branch: main" in brief
     for persona in ("Builder", "Architect", "QA", "Role Compact", "/pl-", "Critic"):
         assert persona not in brief
     assert len(brief) < 2000
@@ -66,7 +67,8 @@ def test_a_project_with_instructions_gets_the_role_briefing(repo, tmp_path):
     (repo / "instructions").mkdir()
     automatic_checkpoint(repo, tmp_path)
     brief = context(start(repo, "compact"))
-    assert "restoring the Builder" in brief and "Role Compact" in brief
+    assert "restoring the Builder" in brief
+    assert "Role Compact" in brief
 
 
 def test_a_role_in_the_config_means_the_project_uses_roles(repo, tmp_path):
@@ -98,7 +100,8 @@ def test_after_clear_interrupted_and_running_subagents_are_listed(repo):
     assert "`purlin-resume resume-task a1b2c3d4e5f6a7b8c`" in brief
     assert "Explore the parser" in brief
     assert f"`purlin-resume resume-task --batch {group}`" in brief
-    assert "Still marked running (1)" in brief and "Write the migration" in brief
+    assert "Still marked running (1)" in brief
+    assert "Write the migration" in brief
     assert "agent_done" not in brief
 
 
@@ -114,7 +117,8 @@ def test_an_id_that_is_not_shell_safe_never_reaches_a_command(repo):
     write_history(repo, [entry("x; rm -rf ~", "interrupted")])
     brief = context(start(repo, "clear"))
     broken = [line for line in brief.splitlines() if "subagents unavailable" in line]
-    assert len(broken) == 1 and "agent-history.json" in broken[0]
+    assert len(broken) == 1
+    assert "agent-history.json" in broken[0]
     assert "resume-task" not in brief
 
 
@@ -125,7 +129,8 @@ def test_a_corrupt_agent_history_costs_one_line_not_the_briefing(repo, tmp_path)
     brief = context(start(repo, "compact"))
     assert "Fix the flaky upload test" in brief  # the checkpoint part is still given
     broken = [line for line in brief.splitlines() if "subagents unavailable" in line]
-    assert len(broken) == 1 and "agent-history.json" in broken[0]
+    assert len(broken) == 1
+    assert "agent-history.json" in broken[0]
     assert (repo / ".planning" / "agent-history.json").read_text() == "{ not json"
 
 
@@ -158,4 +163,5 @@ def test_secrets_in_a_checkpoint_never_reach_the_briefing(repo, tmp_path):
     payload = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(repo)}
     hook("pre-compact", {**payload, "hook_event_name": "PreCompact", "trigger": "auto"}, repo)
     brief = context(start(repo, "compact"))
-    assert "deploy with token" in brief and secret not in brief
+    assert "deploy with token" in brief
+    assert secret not in brief

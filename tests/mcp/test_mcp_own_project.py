@@ -35,9 +35,11 @@ def test_another_repository_is_refused(repo, tmp_path):
     ]
     _, results = _call(repo, tmp_path / "claude", calls)
     for result in results[:3]:
-        assert result.is_error and "works on" in result.content[0].text
+        assert result.is_error
+        assert "works on" in result.content[0].text
     assert not results[3].is_error
-    assert not (other / ".purlin").exists() and not (other / ".gitignore").exists()
+    assert not (other / ".purlin").exists()
+    assert not (other / ".gitignore").exists()
 
 
 def test_a_project_the_user_listed_is_served(repo, tmp_path):

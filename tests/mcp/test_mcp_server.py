@@ -139,12 +139,16 @@ def test_lists_the_seven_tools_and_each_call_answers(world):
     found, page1, page2, context, interrupted, saved, agents, briefing = map(_data, results)
     assert found["results"][0]["session_id"] == SESSION
     assert found["results"][0]["open"] == f"purlin-resume open {SESSION}"
-    assert page1["pages"] > 2 and page1["page"] == 1 and len(page1["text"]) == 5000
-    assert page2["text"] and page2["text"] != page1["text"]
+    assert page1["pages"] > 2
+    assert page1["page"] == 1
+    assert len(page1["text"]) == 5000
+    assert page2["text"]
+    assert page2["text"] != page1["text"]
     assert "zanzibar" in context["prompt"]
     assert context["start_with"] == f"purlin-resume resurrect --session {SESSION}"
     assert [e["agent_id"] for e in interrupted["interrupted"]] == ["agent-cut-1"]
-    assert (repo / saved["path"]).is_file() and saved["role"] == "builder"
+    assert (repo / saved["path"]).is_file()
+    assert saved["role"] == "builder"
     assert agents["agents"] == []
     assert "port the exporter" in briefing["briefing"]
     # Every result is redacted: the planted token leaves in none of them.
@@ -182,7 +186,8 @@ def test_bad_arguments_are_mcp_errors_and_the_server_keeps_answering(world, tmp_
     for result in failures:
         assert result.is_error, result.content
         message = result.content[0].text
-        assert "Traceback" not in message and message.strip()
+        assert "Traceback" not in message
+        assert message.strip()
     assert not last.is_error
     assert "no session or agent matches" in failures[0].content[0].text
     assert "page(s)" in failures[1].content[0].text
@@ -230,8 +235,10 @@ def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
     initialized, unparsed, unknown, listed, called, pong = map(json.loads, done.stdout.splitlines())
     assert initialized["result"]["protocolVersion"] == "2025-06-18"
     assert initialized["result"]["capabilities"] == {"tools": {"listChanged": False}}
-    assert unparsed["error"]["code"] == -32700 and unknown["error"]["code"] == -32601
+    assert unparsed["error"]["code"] == -32700
+    assert unknown["error"]["code"] == -32601
     assert {tool["name"] for tool in listed["result"]["tools"]} == TOOLS
     status = json.loads(called["result"]["content"][0]["text"])
-    assert not called["result"]["isError"] and status["agents"] == []
+    assert not called["result"]["isError"]
+    assert status["agents"] == []
     assert pong == {"jsonrpc": "2.0", "id": 5, "result": {}}

@@ -13,8 +13,10 @@ def test_real_sessions_with_the_child_by_parent_id():
     listed = {s.id: s for s in storage.sessions(opencode_home())}
     assert len(listed) == 4
     parent, child = listed[OPENCODE_PARENT], listed[OPENCODE_CHILD]
-    assert child.parent_id == OPENCODE_PARENT and parent.subagents == 1
-    assert child.agent_type == "general" and parent.version == "1.18.33"
+    assert child.parent_id == OPENCODE_PARENT
+    assert parent.subagents == 1
+    assert child.agent_type == "general"
+    assert parent.version == "1.18.33"
     task = next(storage.read(parent).transcript.tool_calls())
     assert (task.name, task.agent_id, task.summary) == ("task", OPENCODE_CHILD, "Count the files")
 
@@ -24,7 +26,8 @@ def test_a_shell_call_with_its_output():
     transcript = storage.read(session, ReadOptions(tools=True)).transcript
     call = next(transcript.tool_calls())
     assert (call.name, call.summary) == ("bash", "git log --oneline")
-    assert call.answered and call.result.endswith("start\n")
+    assert call.answered
+    assert call.result.endswith("start\n")
     assert transcript.final_output == "The project has one commit: start."
 
 
@@ -71,7 +74,8 @@ def test_the_older_json_file_layout(tmp_path):
     )
     _put(storage_folder / "part/msg_2/prt_3.json", {"id": "prt_3", "type": "hologram"})
     listed = {s.id: s for s in storage.sessions(tmp_path)}
-    assert listed["ses_a"].subagents == 1 and listed["ses_b"].parent_id == "ses_a"
+    assert listed["ses_a"].subagents == 1
+    assert listed["ses_b"].parent_id == "ses_a"
     read = storage.read(listed["ses_a"])
     assert read.transcript.first_prompt == "hello"
     assert read.transcript.compactions[0].summary == "summed up"

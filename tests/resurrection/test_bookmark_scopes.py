@@ -22,8 +22,10 @@ def test_a_local_and_a_global_bookmark_made_the_same_day_have_different_ids(
     shared = _add(cli, fixtures_copy, "everywhere", "--global")
     second = _add(cli, fixtures_copy, "everywhere-2", "--global")
 
-    assert local["bookmark_id"].endswith("-001") and "-g" not in local["bookmark_id"]
-    assert shared["bookmark_id"].endswith("-g001") and second["bookmark_id"].endswith("-g002")
+    assert local["bookmark_id"].endswith("-001")
+    assert "-g" not in local["bookmark_id"]
+    assert shared["bookmark_id"].endswith("-g001")
+    assert second["bookmark_id"].endswith("-g002")
     claude = ("--claude-dir", str(fixtures_copy))
     for mark in (local, shared):
         shown = json.loads(

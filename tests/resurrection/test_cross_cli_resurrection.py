@@ -65,7 +65,8 @@ def test_a_codex_session_resurrected_into_claude_code_carries_git_progress(
     assert f"`{later[:7]} FIELD-LATER a commit after the agent`" in progress
     assert "- Last commit: `" + later[:7] in progress
     assert "`?? wip.txt`" in progress
-    assert document["source_cli"] == "codex" and document["target_cli"] == "claude"
+    assert document["source_cli"] == "codex"
+    assert document["target_cli"] == "claude"
     assert document["progress"]["branch"] == "main"
     [entry] = _log(claude)
     assert (entry["source_cli"], entry["target_cli"]) == ("codex", "claude")
@@ -85,7 +86,8 @@ def test_spawn_process_starts_the_target_cli_with_the_prompt(
     result = _resurrect(cli, "short", fixtures_copy, "--into", into, "--spawn", "process")
     assert result.exit_code == 0, result.stderr
     args = _args(bin_dir, into)
-    assert args[: len(flag)] == flag and len(args) == len(flag) + 1
+    assert args[: len(flag)] == flag
+    assert len(args) == len(flag) + 1
     assert args[-1].startswith("You are a resurrection of")
     assert "Expertise from: Claude Code (you now run in" in args[-1]
     [entry] = _log(fixtures_copy)

@@ -78,7 +78,8 @@ def test_concurrent_finds_build_once_and_agree(fixtures_copy, tmp_path):
     ]
     outputs = [process.communicate(timeout=300) for process in running]
     assert [p.returncode for p in running] == [0, 0, 0], outputs
-    assert len({out for out, _ in outputs}) == 1 and b"tmux" in outputs[0][0].lower()
+    assert len({out for out, _ in outputs}) == 1
+    assert b"tmux" in outputs[0][0].lower()
     assert all(err == b"" for _, err in outputs)
     cache = Path(os.environ["XDG_CACHE_HOME"]) / "purlin-resume"
     docs, _ = _index(root.resolve(), cache)
@@ -90,8 +91,10 @@ def test_a_progress_bar_while_the_index_builds_on_a_terminal_only(fixtures_copy,
     cache = Path(os.environ["XDG_CACHE_HOME"]) / "purlin-resume"
     argv = [SCRIPT, "find", "tmux module", "--claude-dir", str(root)]
     code, out, terminal = on_a_terminal(argv, "stderr")
-    assert code == 0 and b"tmux" in out.lower()
-    assert b"indexing transcripts [" in terminal and b"/18 sessions" in terminal
+    assert code == 0
+    assert b"tmux" in out.lower()
+    assert b"indexing transcripts [" in terminal
+    assert b"/18 sessions" in terminal
     assert terminal.rstrip().endswith(b"\x1b[K")  # wiped when done
     assert b"indexing" not in out
     # on a pipe, and in --json, nothing but the results
@@ -101,10 +104,12 @@ def test_a_progress_bar_while_the_index_builds_on_a_terminal_only(fixtures_copy,
         assert b"indexing" not in piped.stderr + piped.stdout
     shutil.rmtree(cache)
     code, out, terminal = on_a_terminal(argv + ["--json"], "stderr")
-    assert code == 0 and b"indexing" not in terminal + out
+    assert code == 0
+    assert b"indexing" not in terminal + out
     # a warm find draws nothing
     code, out, terminal = on_a_terminal(argv, "stderr")
-    assert code == 0 and terminal == b""
+    assert code == 0
+    assert terminal == b""
 
 
 def _output(argv: list[str]) -> str:
@@ -141,7 +146,8 @@ def test_an_index_lock_that_cannot_be_taken_is_one_line_and_exit_1(cli, fixtures
     result = cli("find", "tmux", "--claude-dir", str(fixtures_copy))
     assert result.exit_code == 1
     assert result.stderr.startswith("error: cannot lock the search index in ")
-    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
 
 
 def test_the_same_folder_spelt_another_way_reuses_the_index(fixtures_copy, tmp_path, monkeypatch):
@@ -233,5 +239,6 @@ def test_a_secret_in_a_file_path_inside_the_project_never_reaches_the_index(tmp_
         files = dict(connection.execute("SELECT path, edited FROM doc_files"))
     finally:
         connection.close()
-    assert len(files) == 2 and all(p.startswith("conf/[REDACTED:") for p in files), files
+    assert len(files) == 2, files
+    assert all(p.startswith("conf/[REDACTED:") for p in files), files
     assert sorted(files.values()) == [0, 1]

@@ -48,7 +48,8 @@ def test_open_print_gives_a_quoted_resume_command_for_the_recorded_folder(world,
 
     assert result.exit_code == 0, result.stderr
     plan = json.loads(result.stdout)
-    assert plan["session_id"] == SESSION and plan["via"] == "session"
+    assert plan["session_id"] == SESSION
+    assert plan["via"] == "session"
     assert plan["cwd"] == str(world["work"])
     assert plan["argv"][-2:] == ["--resume", SESSION]
     assert plan["env"] == {"CLAUDE_CONFIG_DIR": str(world["claude"])}
@@ -59,7 +60,8 @@ def test_open_print_gives_a_quoted_resume_command_for_the_recorded_folder(world,
     started = json.loads((world["record"] / "started.json").read_text())
     assert started["argv"] == ["--resume", SESSION]
     assert os.path.realpath(started["cwd"]) == os.path.realpath(world["work"])
-    assert not (Path("/") / "pwned").exists() and not (world["work"] / "pwned").exists()
+    assert not (Path("/") / "pwned").exists()
+    assert not (world["work"] / "pwned").exists()
 
 
 def test_open_fork_resumes_into_a_new_session_id(world, cli):
@@ -145,7 +147,8 @@ def test_open_of_a_session_whose_folder_is_gone_names_the_alternative(world, cli
     result = cli("open", SESSION, "--spawn", "print")
 
     assert result.exit_code == 1
-    assert "folder of session" in result.stderr and "is gone" in result.stderr
+    assert "folder of session" in result.stderr
+    assert "is gone" in result.stderr
     assert f"purlin-resume resurrect --session {SESSION}" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
@@ -179,7 +182,8 @@ def test_open_of_an_unknown_id_and_of_nothing(world, cli):
     unknown = cli("open", "zzzz-no-such-thing", "--spawn", "print")
     empty = cli("open", " ", "--spawn", "print")
 
-    assert unknown.exit_code == 1 and "no session matches" in unknown.stderr
+    assert unknown.exit_code == 1
+    assert "no session matches" in unknown.stderr
     assert empty.exit_code == 2
 
 

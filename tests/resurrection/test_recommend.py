@@ -306,7 +306,8 @@ def test_resurrect_recommended_resurrects_the_nth_of_the_last_list(cli, work, cl
     assert result.exit_code == 0, result.stderr
     entry = json.loads(result.stdout)["resurrection"]
     assert entry["resurrected_from_session_id"] == "helper"
-    assert entry["resurrection_mode"] == "fuzzy" and entry["query"] == "recommended #2"
+    assert entry["resurrection_mode"] == "fuzzy"
+    assert entry["query"] == "recommended #2"
     again = cli("resurrect", "--recommended=1", "--yes", "--claude-dir", str(claude), "--json")
     assert json.loads(again.stdout)["resurrection"]["resurrected_from_session_id"] == "editor"
 
@@ -423,7 +424,8 @@ def test_session_start_names_the_best_candidate_in_one_line(cli, work, claude):
     context = context_of(session_start(work, claude))
     lines = [line for line in context.splitlines() if "Worked on this before" in line]
     assert len(lines) == 1
-    assert "session editor" in lines[0] and "edited 2 of the 2 files you changed" in lines[0]
+    assert "session editor" in lines[0]
+    assert "edited 2 of the 2 files you changed" in lines[0]
     assert "purlin-resume resurrect --recommended 1" in lines[0]
 
 
@@ -457,9 +459,12 @@ def test_hostile_transcript_text_is_shown_as_one_plain_line(cli, work, claude):
     earlier_agent(claude, "hostile", work, prompt, edits=("src/parser.py",))
     shown = cli("recommend", "--claude-dir", str(claude))
     assert shown.exit_code == 0, shown.stderr
-    assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout and "\r" not in shown.stdout
+    assert "\x1b" not in shown.stdout
+    assert "\x07" not in shown.stdout
+    assert "\r" not in shown.stdout
     entry = [line for line in shown.stdout.splitlines() if "session hostile" in line]
-    assert len(entry) == 1 and "$(touch /tmp/pwned)" in entry[0]  # text, shown as text
+    assert len(entry) == 1  # text, shown as text
+    assert "$(touch /tmp/pwned)" in entry[0]
     assert not Path("/tmp/pwned").exists()
 
 
@@ -507,13 +512,15 @@ def test_secrets_in_the_task_and_in_transcripts_never_reach_any_output(cli, work
 def test_bad_arguments_are_usage_errors(cli, work, claude, args, code, words):
     result = cli("recommend", "--claude-dir", str(claude), *args)
     assert result.exit_code == code
-    assert words in result.stderr and "Traceback" not in result.stderr
+    assert words in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_no_transcripts_and_no_bookmarks_is_one_line(cli, work, tmp_path):
     result = cli("recommend", "--claude-dir", str(tmp_path / "nowhere"))
     assert result.exit_code == 1
-    assert result.stderr.strip().count("\n") == 0 and "nothing to recommend" in result.stderr
+    assert result.stderr.strip().count("\n") == 0
+    assert "nothing to recommend" in result.stderr
 
 
 def test_corrupt_log_lines_are_skipped_and_a_corrupt_bookmark_file_is_named(cli, work, claude):
@@ -526,7 +533,8 @@ def test_corrupt_log_lines_are_skipped_and_a_corrupt_bookmark_file_is_named(cli,
     (work / ".purlin" / "bookmarks.jsonl").write_text("{broken\n")
     result = cli("recommend", "--claude-dir", str(claude))
     assert result.exit_code == 1
-    assert "bookmarks.jsonl" in result.stderr and "Traceback" not in result.stderr
+    assert "bookmarks.jsonl" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_a_huge_prompt_and_outside_paths_are_bounded(cli, work, claude):

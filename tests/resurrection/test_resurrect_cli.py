@@ -31,7 +31,8 @@ def _fails(result, code: int, *words: str):
     assert result.exit_code == code, (result.stdout, result.stderr)
     lines = result.stderr.strip().splitlines()
     errors = [line for line in lines if line.startswith("error: ")]
-    assert len(errors) == 1 and lines[-1] == errors[0], result.stderr  # warnings may precede
+    assert len(errors) == 1, result.stderr
+    assert lines[-1] == errors[0], result.stderr  # warnings may precede
     for word in words:
         assert word in errors[0]
     return errors[0]
@@ -73,9 +74,11 @@ def test_direct_resurrection_prints_the_prompt_and_logs_every_field(cli, fixture
     assert entry["context_extraction_method"] == "hybrid"
     assert entry["resurrected_from_agent_id"] == "a2898e3"
     assert entry["resurrected_from_session_id"].startswith("4d5611e5")
-    assert entry["resurrected_in_project"] == str(repo) and entry["cross_repo"] is True
+    assert entry["resurrected_in_project"] == str(repo)
+    assert entry["cross_repo"] is True
     # the fixtures' projects are on another machine: the context is the transcript alone
-    assert entry["outcome"] == "partial" and "is not on this machine" in entry["outcome_reason"]
+    assert entry["outcome"] == "partial"
+    assert "is not on this machine" in entry["outcome_reason"]
     assert entry["resurrected_as_agent_id"].startswith("agent-")
     assert entry["context_size_tokens"] < entry["context_tokens_before"] / 2
     assert "autonomous" in entry["notes"]
@@ -101,8 +104,10 @@ def test_fuzzy_resurrection_picks_the_best_match_and_logs_the_decision(cli, fixt
         )
     )
     data = json.loads(result.stdout)
-    assert data["agent_id"] == "a7be2f0" and data["mode"] == "fuzzy"
-    assert data["candidate"]["score"] > 0 and "word tmux" in data["candidate"]["reasons"]
+    assert data["agent_id"] == "a7be2f0"
+    assert data["mode"] == "fuzzy"
+    assert data["candidate"]["score"] > 0
+    assert "word tmux" in data["candidate"]["reasons"]
     assert data["prompt"].startswith("You are a resurrection of agent a7be2f0")
     [entry] = _log(fixtures_copy)
     assert entry["query"] == "tmux module test setup"
@@ -124,7 +129,8 @@ def test_bookmark_resurrection_counts_on_the_bookmark(cli, fixtures_copy, repo):
     marks = [
         json.loads(line) for line in (repo / ".purlin" / "bookmarks.jsonl").read_text().splitlines()
     ]
-    assert marks[0]["name"] == "tmux-expert" and marks[0]["bookmark_id"].startswith("bmk-")
+    assert marks[0]["name"] == "tmux-expert"
+    assert marks[0]["bookmark_id"].startswith("bmk-")
     assert (fixtures_copy / "history" / marks[0]["archive"]).is_file()
     for _ in range(2):
         _ok(cli("resurrect", "tmux-expert", "--yes", "--claude-dir", str(fixtures_copy)))
@@ -133,7 +139,8 @@ def test_bookmark_resurrection_counts_on_the_bookmark(cli, fixtures_copy, repo):
             cli("bookmark", "show", "tmux-expert", "--json", "--claude-dir", str(fixtures_copy))
         ).stdout
     )
-    assert shown["resurrection_count"] == 2 and shown["last_resurrected"]
+    assert shown["resurrection_count"] == 2
+    assert shown["last_resurrected"]
     entries = _log(fixtures_copy)
     assert [e["bookmark_id"] for e in entries] == [marks[0]["bookmark_id"]] * 2
     assert len({e["resurrection_id"] for e in entries}) == 2
@@ -242,7 +249,8 @@ def test_concurrent_resurrections_get_distinct_ids(fixtures_copy, repo):
     ]
     assert all(p.wait(timeout=120) == 0 for p in procs)
     ids = [e["resurrection_id"] for e in _log(fixtures_copy)]
-    assert len(ids) == 5 and len(set(ids)) == 5
+    assert len(ids) == 5
+    assert len(set(ids)) == 5
 
 
 # pre-flight ----------------------------------------------------------------------------------
@@ -277,7 +285,8 @@ def test_unknown_session_agent_and_bookmark_fail_with_suggestions(cli, fixtures_
     )
     _fails(cli("resurrect", "find", "zqxwv", "--yes", "--claude-dir", claude), 1, "nothing matches")
     failures = [e for e in _log(fixtures_copy) if e["outcome"] == "failure"]
-    assert len(failures) == 5 and all(e["outcome_reason"] for e in failures)
+    assert len(failures) == 5
+    assert all(e["outcome_reason"] for e in failures)
 
 
 def test_an_empty_conversation_is_not_meaningful(cli, tmp_path, repo):
@@ -319,7 +328,8 @@ def test_an_unreadable_transcript_is_not_extractable(cli, tmp_path, repo):
     )
     assert str(path) in error
     [entry] = _log(claude)
-    assert entry["outcome"] == "failure" and "could not read" in entry["outcome_reason"]
+    assert entry["outcome"] == "failure"
+    assert "could not read" in entry["outcome_reason"]
 
 
 @pytest.mark.parametrize(
@@ -342,10 +352,12 @@ def test_incomplete_agents_warn_and_resurrect_partially(cli, tmp_path, repo, tur
     )
     data = json.loads(result.stdout)
     complete = next(c for c in data["checks"] if c["name"] == "complete")
-    assert complete["level"] == "warn" and words in complete["message"]
+    assert complete["level"] == "warn"
+    assert words in complete["message"]
     assert "[warn] complete" in result.stderr
     [entry] = _log(claude)
-    assert entry["outcome"] == "partial" and words in entry["outcome_reason"]
+    assert entry["outcome"] == "partial"
+    assert words in entry["outcome_reason"]
 
 
 def test_a_bookmark_from_another_host_warns(cli, fixtures_copy, repo):
@@ -366,11 +378,13 @@ def test_context_size_warns_and_asks_by_configured_thresholds(cli, fixtures_copy
     write_config(repo, context_warn_tokens=100, context_confirm_tokens=5000)
     claude = str(fixtures_copy)
     small = _ok(cli("resurrect", "--session", "short", "--yes", "--claude-dir", claude))
-    assert "[warn] size: the context is" in small.stderr and "over 100" in small.stderr
+    assert "[warn] size: the context is" in small.stderr
+    assert "over 100" in small.stderr
     big = _ok(
         cli("resurrect", "--session", "4d56", "--agent", "a2898e3", "--yes", "--claude-dir", claude)
     )
-    assert "[ask] size" in big.stderr and "--method summarized" in big.stderr
+    assert "[ask] size" in big.stderr
+    assert "--method summarized" in big.stderr
     assert "went on past" in _log(fixtures_copy)[-1]["notes"]
     full = _ok(
         cli("resurrect", "--session", "8463", "--method", "full", "--yes", "--claude-dir", claude)
@@ -460,7 +474,8 @@ def test_a_planted_secrets_corpus_is_fully_redacted(cli, tmp_path, repo):
     for secret in secrets:
         assert not any(secret.encode() in p.read_bytes() for p in cached)
     log_text = (claude / "history" / resurrection_log.FILE_NAME).read_text()
-    assert "Zk3Lq9Wm2Rt7Yv5N" not in log_text and "[REDACTED:" in log_text
+    assert "Zk3Lq9Wm2Rt7Yv5N" not in log_text
+    assert "[REDACTED:" in log_text
     plain = _ok(
         cli(
             "resurrect",
@@ -544,7 +559,8 @@ def test_spawn_failures_are_logged(cli, fixtures_copy, repo, tmp_path):
     _fails(cli(*args), 1, "could not start", "agent_command")
     outcomes = [(e["outcome"], e["outcome_reason"]) for e in _log(fixtures_copy)]
     assert outcomes[0] == ("failure", "agent command exited with 3")
-    assert outcomes[1][0] == "failure" and "could not start" in outcomes[1][1]
+    assert outcomes[1][0] == "failure"
+    assert "could not start" in outcomes[1][1]
 
 
 def _spawn_tmux(cli, claude, server):
@@ -575,7 +591,8 @@ def test_spawn_tmux_waits_for_the_agent_then_types_the_prompt(
     assert started["env"]["PURLIN_RESURRECTION_ID"] == rid
     assert tmux.pane_alive(tmux_server, data["launch"]["pane"])
     [entry] = _log(fixtures_copy)
-    assert entry["resurrection_id"] == rid and entry["outcome"] != "failure"
+    assert entry["resurrection_id"] == rid
+    assert entry["outcome"] != "failure"
 
 
 @pytest.mark.parametrize(
@@ -600,7 +617,8 @@ def test_spawn_tmux_an_agent_that_never_gets_ready_is_a_logged_failure(
 
     [entry] = _log(fixtures_copy)
     assert entry["resurrection_id"] in error
-    assert entry["outcome"] == "failure" and words[0] in entry["outcome_reason"]
+    assert entry["outcome"] == "failure"
+    assert words[0] in entry["outcome_reason"]
     windows = tmux.run(tmux_server, "list-windows", "-a", "-F", "#{window_name}", check=False)
     assert entry["resurrection_id"] not in windows
 
@@ -714,7 +732,8 @@ def test_resurrections_filters_and_stats(cli, fixtures_copy, repo):
     assert stats["top_failure_reasons"][0]["count"] == 1
     assert stats["latency_ms"]["p50"] is not None
     text = _ok(cli("resurrections", "stats", "--claude-dir", claude)).stdout
-    assert "Success rate by mode" in text and "Latency ms" in text
+    assert "Success rate by mode" in text
+    assert "Latency ms" in text
     _fails(cli("resurrections", "--since", "someday", "--claude-dir", claude), 1, "--since")
     log = fixtures_copy / "history" / resurrection_log.FILE_NAME
     with open(log, "a") as handle:
@@ -739,7 +758,8 @@ def test_find_shows_scores_and_reasons(cli, fixtures_copy, repo):
         _ok(cli("find", "nextjs", "todo", "--json", "--claude-dir", str(fixtures_copy))).stdout
     )
     top = data["results"][0]
-    assert top["agent_id"].startswith("60dade70") and top["score"] > 0
+    assert top["agent_id"].startswith("60dade70")
+    assert top["score"] > 0
     assert "word nextjs" in top["reasons"]
     text = _ok(cli("find", "phoenix server", "--claude-dir", str(fixtures_copy))).stdout
     assert "why: word phoenix" in text
@@ -827,8 +847,10 @@ def test_exports_are_redacted_unless_asked_not_to(cli, tmp_path, repo):
     )
     for fmt in ("json", "md"):
         out = _ok(cli("export", "leaky", "--format", fmt, "--claude-dir", str(claude))).stdout
-        assert PLANTED["stripe-key"] not in out and PLANTED["jwt"] not in out
-        assert "[REDACTED:stripe-key:" in out and "[REDACTED:jwt:" in out
+        assert PLANTED["stripe-key"] not in out
+        assert PLANTED["jwt"] not in out
+        assert "[REDACTED:stripe-key:" in out
+        assert "[REDACTED:jwt:" in out
     written = _ok(
         cli("export", "leaky", "-o", str(tmp_path / "x.json"), "--claude-dir", str(claude))
     )
@@ -872,7 +894,8 @@ def test_concurrent_finds_build_one_consistent_index(fixtures_copy, repo):
     outputs = [p.communicate(timeout=120) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err for _, err in outputs]
     results = [json.loads(out)["results"] for out, _ in outputs]
-    assert all(r == results[0] for r in results) and results[0]
+    assert all(r == results[0] for r in results)
+    assert results[0]
     ids = [(r["session_id"], r["agent_id"]) for r in results[0]]
     assert len(ids) == len(set(ids))  # no conversation indexed twice
 
@@ -921,4 +944,5 @@ def test_spawn_tmux_uses_the_tmux_settings_when_no_socket_is_given(
     [received] = prompts(record, 1)
     assert received == data["prompt"].rstrip()  # a final newline is not typed
     info = tmux.pane_info(tmux_server, data["launch"]["pane"])
-    assert info is not None and info["session_name"] == "agents-here"
+    assert info is not None
+    assert info["session_name"] == "agents-here"

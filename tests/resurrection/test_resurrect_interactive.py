@@ -55,7 +55,8 @@ def test_pick_a_candidate_preview_and_confirm(fixtures_copy, repo):
     child.close()
     assert child.exitstatus == 0
     [entry] = _log(fixtures_copy)
-    assert entry["resurrection_mode"] == "fuzzy" and "autonomous" not in (entry["notes"] or "")
+    assert entry["resurrection_mode"] == "fuzzy"
+    assert "autonomous" not in (entry["notes"] or "")
 
 
 def test_a_large_context_asks_and_can_switch_to_summarized(fixtures_copy, repo):

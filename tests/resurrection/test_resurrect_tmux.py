@@ -56,7 +56,8 @@ def test_a_prompt_that_cannot_be_confirmed_is_logged_partial_and_its_window_stay
     assert data["launch"]["delivery"]["status"] == "unverified"
     assert tmux.pane_alive(tmux_server, data["launch"]["pane"])
     [entry] = _log(fixtures_copy)
-    assert entry["outcome"] == "partial" and "pasted once" in entry["outcome_reason"]
+    assert entry["outcome"] == "partial"
+    assert "pasted once" in entry["outcome_reason"]
     time.sleep(0.3)
     assert received.read_text() == data["prompt"].rstrip()  # once, not submitted
 
@@ -67,9 +68,11 @@ def test_an_unreachable_server_is_named_and_logged(cli, fixtures_copy, repo, tmp
     result = cli(*ARGS, "--tmux-socket", "/no/such.sock", "--claude-dir", str(fixtures_copy))
 
     error = _fails(result, 1, "the tmux server -S /no/such.sock is not reachable")
-    assert "no window was opened" in error and "capture-pane" not in error
+    assert "no window was opened" in error
+    assert "capture-pane" not in error
     [entry] = _log(fixtures_copy)
-    assert entry["outcome"] == "failure" and "not reachable" in entry["outcome_reason"]
+    assert entry["outcome"] == "failure"
+    assert "not reachable" in entry["outcome_reason"]
 
 
 def test_the_socket_setting_takes_a_name(cli, fixtures_copy, repo, tmp_path, tmux_named_server):

@@ -110,10 +110,13 @@ def test_done_on_a_big_log_appends_and_keeps_every_line(cli, tmp_path):
     [added] = after[len(before) :].splitlines()
     assert json.loads(added)["revision"] == 2
     entries, skipped = resurrection_log.read(log)
-    assert skipped == 0 and len(entries) == 2500
+    assert skipped == 0
+    assert len(entries) == 2500
     done = entries[1200]
-    assert done["resurrection_id"] == rid and "revision" not in done
-    assert done["outcome"] == "failure" and done["outcome_reason"] == "tests failed"
+    assert done["resurrection_id"] == rid
+    assert "revision" not in done
+    assert done["outcome"] == "failure"
+    assert done["outcome_reason"] == "tests failed"
     assert done["notes"].endswith("; second try")
     untouched = [json.loads(line) for line in before.splitlines()]
     assert entries[:1200] + entries[1201:] == untouched[:1200] + untouched[1201:]
@@ -164,7 +167,8 @@ def test_a_completed_entry_reads_as_the_older_rewritten_line_did(cli, tmp_path):
     ]
     assert sources[0] == sources[1]
     team = [rows.log_rows(path.parent, "member") for path in (log, old)]  # what a sync sends
-    assert team[0] == team[1] and len(team[0]) == 1200
+    assert team[0] == team[1]
+    assert len(team[0]) == 1200
 
 
 def test_the_json_listing_is_the_one_document_print_json_made(cli, tmp_path):
@@ -177,10 +181,13 @@ def test_the_json_listing_is_the_one_document_print_json_made(cli, tmp_path):
     log.write_text("\n".join(lines) + "\n{broken\n")
     result = cli("resurrections", "--json", "--claude-dir", str(claude))
     assert result.exit_code == 0
-    assert SECRET not in result.stdout and "redacted 1 secret" in result.stderr
+    assert SECRET not in result.stdout
+    assert "redacted 1 secret" in result.stderr
     entries = [json.loads(line) for line in lines[::-1]]
     note = json.loads(result.stdout)["resurrections"][len(lines) - 1 - 1500]["notes"]
-    assert note.startswith("token ") and note.endswith(" here") and SECRET not in note
+    assert note.startswith("token ")
+    assert note.endswith(" here")
+    assert SECRET not in note
     entries[len(lines) - 1 - 1500]["notes"] = note
     document = {"log": str(log), "skipped_lines": 1, "resurrections": entries}
     assert result.stdout == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -215,7 +222,8 @@ def test_concurrent_done_and_append_lose_nothing(tmp_path):
     ]
     assert all(p.wait(timeout=180) == 0 for p in procs)
     entries, skipped = resurrection_log.read(log)
-    assert skipped == 0 and len(entries) == 1 + 3 * 8
+    assert skipped == 0
+    assert len(entries) == 1 + 3 * 8
     assert len({e["resurrection_id"] for e in entries}) == len(entries)
     notes = entries[0]["notes"].split("; ")
     assert sorted(notes) == sorted(f"w{w}-{n}" for w in range(3) for n in range(8))
@@ -232,10 +240,12 @@ def test_corrupt_lines_in_the_middle_and_a_truncated_last_line(cli, tmp_path, mo
     lines[10:10] = [b"{broken", b"", b"[1, 2]", b'{"resurrection_id": 7}', b'{"not": "\xff utf-8"}']
     log.write_bytes(b"\n".join(lines) + b'\n{"resurrection_id":"res-2026-01-09-001","outc')
     entries, skipped = resurrection_log.read(log)
-    assert len(entries) == 40 and skipped == 5
+    assert len(entries) == 40
+    assert skipped == 5
     result = cli("resurrections", "--claude-dir", str(claude))
     assert result.exit_code == 0
-    assert "5 line(s)" in result.stderr and len(result.stdout.splitlines()) == 40
+    assert "5 line(s)" in result.stderr
+    assert len(result.stdout.splitlines()) == 40
     rid = entries[-1]["resurrection_id"]
     before = log.read_bytes()
     assert (
@@ -245,7 +255,8 @@ def test_corrupt_lines_in_the_middle_and_a_truncated_last_line(cli, tmp_path, mo
     after = log.read_bytes()
     assert after.startswith(before + b"\n")  # the cut line is closed, never joined
     entries, skipped = resurrection_log.read(log)
-    assert entries[-1]["outcome"] == "partial" and skipped == 5
+    assert entries[-1]["outcome"] == "partial"
+    assert skipped == 5
     unknown = cli(
         "resurrect",
         "done",
@@ -255,7 +266,8 @@ def test_corrupt_lines_in_the_middle_and_a_truncated_last_line(cli, tmp_path, mo
         "--claude-dir",
         str(claude),
     )
-    assert unknown.exit_code == 1 and "no resurrection res-2026-01-09-001" in unknown.stderr
+    assert unknown.exit_code == 1
+    assert "no resurrection res-2026-01-09-001" in unknown.stderr
     assert log.read_bytes() == after
 
 
@@ -298,7 +310,8 @@ def test_since_on_a_log_whose_tail_is_older(cli, tmp_path):
     claude = tmp_path / "claude"
     log = _big_log(claude, 300)
     result = cli("resurrections", "--since", "2026-03-01", "--claude-dir", str(claude))
-    assert result.exit_code == 0 and result.stdout == f"No resurrections in {log}.\n"
+    assert result.exit_code == 0
+    assert result.stdout == f"No resurrections in {log}.\n"
     stats = json.loads(
         _out(
             cli,
@@ -331,7 +344,8 @@ def test_since_finds_entries_behind_lines_out_of_time_order(cli, tmp_path):
             _out(cli, "resurrections", "--since", since, "--json", "--claude-dir", str(claude))[0]
         )
         full = resurrection_log.select(resurrection_log.read(log)[0], since=since)
-        assert out["resurrections"] == full[::-1] and full
+        assert out["resurrections"] == full[::-1]
+        assert full
 
 
 def test_a_revision_whose_first_line_is_gone_still_counts(tmp_path):
@@ -354,7 +368,8 @@ def test_line_separators_inside_values_stay_inside_their_line(tmp_path):
     written = resurrection_log.append(log, _entry(notes="one\u2028two\x85three"))
     resurrection_log.record_outcome(log, written["resurrection_id"], "partial", notes="more")
     [entry], skipped = resurrection_log.read(log)
-    assert skipped == 0 and entry["notes"] == "one\u2028two\x85three; more"
+    assert skipped == 0
+    assert entry["notes"] == "one\u2028two\x85three; more"
 
 
 @settings(max_examples=60, deadline=None)

@@ -84,7 +84,8 @@ def test_the_outcome_rule(case, repo):
         assert reason is None
     else:
         bad = [c.message for c in checks if c.level in (preflight.WARN, preflight.FAIL)]
-        assert reason and reason.split("; ")[0] == bad[0]
+        assert reason
+        assert reason.split("; ")[0] == bad[0]
 
 
 def _orphan_subagent(claude: Path, cwd: Path, answer: str) -> None:
@@ -109,7 +110,8 @@ def test_an_orphan_agent_with_a_final_answer_is_a_success(cli, repo, tmp_path):
     data = json.loads(_ok(cli(*args, "--claude-dir", str(claude))).stdout)
 
     complete = next(c for c in data["checks"] if c["name"] == "complete")
-    assert complete["level"] == "ok" and "final answer" in complete["message"]
+    assert complete["level"] == "ok"
+    assert "final answer" in complete["message"]
     [entry] = _log(claude)
     assert (entry["outcome"], entry["outcome_reason"]) == ("success", None)
 
@@ -140,8 +142,10 @@ def test_resurrections_name_what_a_failure_was_asked_for(cli, fixtures_copy, rep
 
     assert "None" not in listed
     failed, done = listed.splitlines()[1], listed.splitlines()[0]
-    assert "zzqx0000" in failed and "(nothing resurrected)  failure" in failed
-    assert " → " in done and "short" in done
+    assert "zzqx0000" in failed
+    assert "(nothing resurrected)  failure" in failed
+    assert " → " in done
+    assert "short" in done
 
 
 def test_from_may_name_the_transcripts_own_project_outside_the_roots(cli, tmp_path, repo):
@@ -178,4 +182,5 @@ def test_a_recorded_project_that_is_a_symlink_does_not_carry_the_permission(cli,
 
     result = cli(*base, "--from", str(tmp_path / "proj-link"))
 
-    assert result.exit_code == 2 and "symbolic link leads to" in result.stderr
+    assert result.exit_code == 2
+    assert "symbolic link leads to" in result.stderr

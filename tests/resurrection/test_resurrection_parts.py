@@ -47,9 +47,11 @@ def test_hybrid_cuts_at_least_half_of_the_full_context_on_large_agents(fixtures_
 def test_hybrid_keeps_three_messages_each_side_and_condenses_the_middle(fixtures_copy):
     transcript, doc = _opened(fixtures_copy, "4d56")
     context = compress.compress(transcript, doc, "hybrid")
-    assert len(context.head) == 3 and len(context.tail) == 3
+    assert len(context.head) == 3
+    assert len(context.tail) == 3
     digest = context.digest
-    assert digest is not None and digest.messages > 100
+    assert digest is not None
+    assert digest.messages > 100
     counts = transcript.tool_counts()
     # the digest counts the tools of the middle messages only: never more than the whole
     assert all(digest.tools[name] <= counts[name] for name in digest.tools)
@@ -64,7 +66,8 @@ def test_hybrid_keeps_three_messages_each_side_and_condenses_the_middle(fixtures
 def test_a_short_conversation_is_kept_whole_by_hybrid(fixtures_copy):
     transcript, doc = _opened(fixtures_copy, "short")
     context = compress.compress(transcript, doc, "hybrid")
-    assert context.digest is None and context.tail == []
+    assert context.digest is None
+    assert context.tail == []
     messages = [t for t in transcript.turns if t.text.strip() or t.tool_calls]
     assert len(context.head) == len(messages) - 1  # the original task has its own section
     assert transcript.first_prompt not in "".join(context.head)
@@ -89,12 +92,15 @@ def test_each_part_of_a_prompt_is_there_once(fixtures_copy, ident, method):
     assert f"### Original task\n\n{first.text.strip()}" in prompt
     assert rendering.turn_markdown(first).strip() not in prompt, "and not again as a message"
     findings = prompt.split("## Original agent's findings", 1)[1].split("## Original agent's")[0]
-    assert "conversation above" not in findings and "final output below" not in findings
+    assert "conversation above" not in findings
+    assert "final output below" not in findings
     said = [t for t in transcript.turns if t.role == "agent" and t.text.strip()]
     if len(said) == 1:  # "short": its only words are its final output
-        assert context.findings == [] and "stated nothing besides its final output" in findings
+        assert context.findings == []
+        assert "stated nothing besides its final output" in findings
     else:
-        assert context.findings and all(f"- {f}" in findings for f in context.findings)
+        assert context.findings
+        assert all(f"- {f}" in findings for f in context.findings)
     assert all(finding not in final for finding in context.findings)
 
 
@@ -226,7 +232,8 @@ def test_a_corrupt_counter_stops_the_append_and_is_kept(tmp_path):
     before = log.read_bytes()
     with pytest.raises(CorruptFile):
         resurrection_log.append(log, _entry())
-    assert counter.read_text() == "{broken" and log.read_bytes() == before
+    assert counter.read_text() == "{broken"
+    assert log.read_bytes() == before
 
 
 def test_enums_are_enforced(tmp_path):
@@ -249,7 +256,8 @@ def test_concurrent_appends_get_distinct_ids(tmp_path):
     ]
     assert all(p.wait(timeout=120) == 0 for p in procs)
     ids = [json.loads(line)["resurrection_id"] for line in log.read_text().splitlines()]
-    assert len(ids) == 60 and len(set(ids)) == 60
+    assert len(ids) == 60
+    assert len(set(ids)) == 60
 
 
 def test_completing_an_entry_appends_its_new_state_and_keeps_every_line(tmp_path):
@@ -267,7 +275,8 @@ def test_completing_an_entry_appends_its_new_state_and_keeps_every_line(tmp_path
     assert after.startswith(before)
     assert json.loads(after[len(before) :]) == {**done, "revision": 2}
     entries, skipped = resurrection_log.read(log)
-    assert entries[0] == done and skipped == 1
+    assert entries[0] == done
+    assert skipped == 1
     with pytest.raises(NotFound):
         resurrection_log.complete(log, "res-2000-01-01-001", {"outcome": "success"})
 
@@ -319,7 +328,8 @@ def test_bookmark_ids_names_and_corrupt_files(tmp_path):
     path = tmp_path / "bookmarks.jsonl"
     first = bookmarks.add(path, bookmarks.Bookmark("", "one", "s1"))
     second = bookmarks.add(path, bookmarks.Bookmark("", "two", "s2", agent_id="a"))
-    assert first.bookmark_id.startswith("bmk-") and first.bookmark_id.endswith("-001")
+    assert first.bookmark_id.startswith("bmk-")
+    assert first.bookmark_id.endswith("-001")
     assert second.bookmark_id.endswith("-002")
     with pytest.raises(PurlinError, match="exists"):
         bookmarks.add(path, bookmarks.Bookmark("", "one", "s3"))
@@ -328,7 +338,8 @@ def test_bookmark_ids_names_and_corrupt_files(tmp_path):
     bookmarks.update(path, "one", {"description": "d", "tags": ["x"]})
     bookmarks.record_resurrection(path, first.bookmark_id, "2026-01-01T00:00:00Z")
     loaded = {m.name: m for m in bookmarks.load(path, "local")}
-    assert loaded["one"].description == "d" and loaded["one"].resurrection_count == 1
+    assert loaded["one"].description == "d"
+    assert loaded["one"].resurrection_count == 1
     bookmarks.remove(path, second.bookmark_id)
     assert [m.name for m in bookmarks.load(path, "local")] == ["one"]
     with open(path, "a") as handle:
@@ -359,7 +370,8 @@ def test_time_words_become_windows():
     assert found.start == datetime(2026, 2, 12, tzinfo=timezone.utc)
     assert found.end == datetime(2026, 2, 13, tzinfo=timezone.utc)
     week = query.parse("last week", NOW)
-    assert week.start == datetime(2026, 2, 2, tzinfo=timezone.utc) and week.words == []
+    assert week.start == datetime(2026, 2, 2, tzinfo=timezone.utc)
+    assert week.words == []
     dated = query.parse("rendering 2026-02-11", NOW)
     assert dated.start == datetime(2026, 2, 11, tzinfo=timezone.utc)
     assert query.parse("3 days ago", NOW).start == datetime(2026, 2, 10, tzinfo=timezone.utc)
@@ -368,14 +380,18 @@ def test_time_words_become_windows():
 def test_search_ranks_words_typos_time_and_projects(fixtures_copy, tmp_path):
     cache = tmp_path / "cache"
     best = search_index.search(fixtures_copy, cache, "tmux module test setup", now=NOW)[0]
-    assert best.agent_id == "a7be2f0" and "word tmux" in best.reasons
+    assert best.agent_id == "a7be2f0"
+    assert "word tmux" in best.reasons
     typo = search_index.search(fixtures_copy, cache, "tmxu modle", now=NOW)
-    assert typo and any(r.startswith("word tmxu~") for r in typo[0].reasons)
+    assert typo
+    assert any(r.startswith("word tmxu~") for r in typo[0].reasons)
     dated = search_index.search(fixtures_copy, cache, "transcript rendering yesterday", now=NOW)
-    assert dated[0].agent_id == "a2898e3" and "time yesterday" in dated[0].reasons
+    assert dated[0].agent_id == "a2898e3"
+    assert "time yesterday" in dated[0].reasons
     assert all(hit.ended_at >= "2026-02-12" for hit in dated)
     project = search_index.search(fixtures_copy, cache, "spotter-dov", now=NOW)
-    assert project[0].session_id.startswith("4d56") and "project spotter-dov" in project[0].reasons
+    assert project[0].session_id.startswith("4d56")
+    assert "project spotter-dov" in project[0].reasons
     named = search_index.search(
         fixtures_copy,
         cache,
@@ -383,7 +399,8 @@ def test_search_ranks_words_typos_time_and_projects(fixtures_copy, tmp_path):
         bookmarks=[search_index.BookmarkName("beads-expert", "short", None)],
         now=NOW,
     )
-    assert named[0].session_id == "short" and "bookmark beads-expert" in named[0].reasons
+    assert named[0].session_id == "short"
+    assert "bookmark beads-expert" in named[0].reasons
 
 
 def test_the_index_is_incremental_and_safe_to_delete(fixtures_copy, tmp_path):

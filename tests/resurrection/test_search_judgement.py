@@ -28,7 +28,8 @@ def test_a_word_found_only_under_another_spelling_is_no_match(cli, fixtures_copy
     """Regression: "kubernetes helm chart" scored an unrelated session 30 through helm~help and
     chart~cat, as much as a real match, and ``resurrect find --yes`` resurrected it."""
     found = _found(cli, fixtures_copy, "kubernetes helm chart")
-    assert found and any("word helm~help" in r["reasons"] for r in found)
+    assert found
+    assert any("word helm~help" in r["reasons"] for r in found)
     assert max(r["score"] for r in found) < candidates.AUTONOMOUS_FLOOR / 2
 
     failed = cli(
@@ -64,7 +65,8 @@ def test_a_close_second_is_no_clear_winner(cli, fixtures_copy, repo):
     """The Explore agent and the session that spawned it (which holds its prompt) score alike
     on "transcript renderer annotation selection": the pick is the user's."""
     found = _found(cli, fixtures_copy, "transcript renderer annotation selection")
-    assert found[0]["agent_id"] == "a2898e3" and found[1]["session_id"].startswith("4d5611e5")
+    assert found[0]["agent_id"] == "a2898e3"
+    assert found[1]["session_id"].startswith("4d5611e5")
     failed = cli(
         "resurrect",
         "find",
@@ -118,7 +120,8 @@ def test_last_week_on_a_friday_includes_tuesday(fixtures_copy):
     hits = search_index.search(
         fixtures_copy, cache_home.folder(), "xterm scrolling last week", now=FRIDAY
     )
-    assert hits[0].id == "tool_heavy" and "time last week" in hits[0].reasons
+    assert hits[0].id == "tool_heavy"
+    assert "time last week" in hits[0].reasons
 
 
 def test_a_preview_shows_the_candidates_and_the_context_and_resurrects_nothing(
@@ -129,10 +132,13 @@ def test_a_preview_shows_the_candidates_and_the_context_and_resurrects_nothing(
     args = ["resurrect", "find", "tmux module", "--preview"]
     data = json.loads(_ok(cli(*args, "--json", *claude)).stdout)
     first = data["candidates"][0]
-    assert first["agent_id"] == "a7be2f0" and len(data["candidates"]) > 1
+    assert first["agent_id"] == "a7be2f0"
+    assert len(data["candidates"]) > 1
     assert first["resurrect"] == f"purlin-resume resurrect --session {FUM} --agent a7be2f0"
-    assert data["clear_winner"] is True and data["problem"] is None
-    assert data["plan"]["agent_id"] == "a7be2f0" and data["plan"]["tokens"] > 0
+    assert data["clear_winner"] is True
+    assert data["problem"] is None
+    assert data["plan"]["agent_id"] == "a7be2f0"
+    assert data["plan"]["tokens"] > 0
     assert data["preview"].startswith(f"Would resurrect agent a7be2f0 (session {FUM})")
     assert "--- preview ---\nYou are a resurrection of agent a7be2f0" in data["preview"]
 
@@ -159,7 +165,8 @@ def test_the_slash_command_asks_before_it_resurrects():
     assert line == "!`purlin-resume resurrect $ARGUMENTS --preview --json`"
     assert "Never pick for the user" in body
     skill = (ROOT / "plugin" / "skills" / "resurrect-earlier-work" / "SKILL.md").read_text()
-    assert "--preview --json" in skill and "Never pick for the user" in skill
+    assert "--preview --json" in skill
+    assert "Never pick for the user" in skill
 
 
 def test_one_command_prints_the_quality_measures():
@@ -172,4 +179,5 @@ def test_one_command_prints_the_quality_measures():
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    assert "hit@1: 20/20" in done.stdout and " 0 wrong (should be 0)" in done.stdout
+    assert "hit@1: 20/20" in done.stdout
+    assert " 0 wrong (should be 0)" in done.stdout

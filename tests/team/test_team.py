@@ -69,12 +69,16 @@ def test_three_teammates_share_everything_through_a_bare_repository(tmp_path, re
 
     logs = [_log(w) for w in team]
     marks = [_marks(w) for w in team]
-    assert logs[0] == logs[1] == logs[2] and marks[0] == marks[1] == marks[2]
+    assert logs[0] == logs[1] == logs[2]
+    assert marks[0] == marks[1] == marks[2]
     assert {e["uuid"] for e in logs[0]} == set().union(*(_local_keys(w) for w in team))
-    assert len(logs[0]) == 6 and len(marks[0]) == 3 and all(m["shared"] for m in marks[0])
+    assert len(logs[0]) == 6
+    assert len(marks[0]) == 3
+    assert all(m["shared"] for m in marks[0])
     assert SECRET not in json.dumps(logs + marks)
     done = [e for e in logs[0] if e.get("new_agent_tool_calls") == 7]
-    assert len(done) == 3 and all(e["outcome"] == "success" for e in done)
+    assert len(done) == 3
+    assert all(e["outcome"] == "success" for e in done)
 
     # the statistics, computed in SQL, are those of the three logs read as one
     from purlin_resume.resurrection import log as resurrection_log
@@ -90,7 +94,8 @@ def test_three_teammates_share_everything_through_a_bare_repository(tmp_path, re
     found = team[0].ok("find", "--team", "tmux", "--json").json()["results"]
     assert bobs["uuid"] in {m["uuid"] for m in found}
     revived = team[0].ok("resurrect", bobs["uuid"], "--team", "--json").json()
-    assert "a7be2f0" in revived["prompt"] and SECRET not in revived["prompt"]
+    assert "a7be2f0" in revived["prompt"]
+    assert SECRET not in revived["prompt"]
     team[0].ok("team", "sync")
     team[1].ok("team", "sync")
     assert any(e.get("bookmark_uuid") == bobs["uuid"] for e in _log(team[1]))
@@ -99,7 +104,8 @@ def test_three_teammates_share_everything_through_a_bare_repository(tmp_path, re
     commits = team[1].ok("team", "log", "--json").json()["commits"]
     assert {c["committer"].split("-")[0] for c in commits} == {"alice", "bob", "carol"}
     status = team[2].ok("team", "status", "--json").json()
-    assert status["unsent"] == 0 and status["transport"] == "git"
+    assert status["unsent"] == 0
+    assert status["transport"] == "git"
 
     # the shared repository: the group may read and write it, others nothing
     for folder, _, files in os.walk(remote):
@@ -114,7 +120,8 @@ def test_teammates_share_through_a_git_server_on_loopback(tmp_path):
         alice.ok("team", "sync")
         bob.ok(*TMUX_EXPERT)
         bob.ok("team", "sync")
-        assert len(_log(bob)) == 2 and len(_marks(bob)) == 2
+        assert len(_log(bob)) == 2
+        assert len(_marks(bob)) == 2
         assert {e["uuid"] for e in _log(bob)} == _local_keys(alice)
 
 
@@ -131,10 +138,13 @@ def test_ids_that_repeat_never_overwrite_a_row(tmp_path, remote):
     alice.ok("team", "sync")
     bob.ok("team", "sync")
     (new,) = _marks(bob)
-    assert new["bookmark_id"] == old["bookmark_id"] and new["uuid"] != old["uuid"]
-    assert new["session_id"].startswith("4d56") and not new["shared"]
+    assert new["bookmark_id"] == old["bookmark_id"]
+    assert new["uuid"] != old["uuid"]
+    assert new["session_id"].startswith("4d56")
+    assert not new["shared"]
     refused = bob("resurrect", "temp-d", "--team", "--yes")
-    assert refused.code == 1 and "no shared context" in refused.error()
+    assert refused.code == 1
+    assert "no shared context" in refused.error()
 
     # one teammate's bookmarks in two projects: both bmk-...-001, both kept
     other = alice.home / "other-project"
@@ -154,7 +164,8 @@ def test_ids_that_repeat_never_overwrite_a_row(tmp_path, remote):
     state = json.loads(counter.read_text())
     counter.write_text(json.dumps({**state, "last": state["last"] - 1}))
     alice.ok("resurrect", "--session", "8463", "--yes")
-    assert len({e["resurrection_id"] for e in alice.log()}) == 1 and len(alice.log()) == 2
+    assert len({e["resurrection_id"] for e in alice.log()}) == 1
+    assert len(alice.log()) == 2
     alice.ok("team", "sync")
     bob.ok("team", "sync")
     assert {e["uuid"] for e in _log(bob)} == _local_keys(alice)
@@ -183,7 +194,8 @@ def test_a_rolled_back_or_deleted_local_copy_loses_nothing(tmp_path, remote):
     before = _log(bob)
     assert alice.ok("team", "sync", "--json").json()["sent"]["resurrections"] == 0
     bob.ok("team", "sync")
-    assert _log(bob) == before and len(before) == 3
+    assert _log(bob) == before
+    assert len(before) == 3
     assert sum(e.get("new_agent_tool_calls") == 7 for e in before) == 1
 
 
@@ -199,7 +211,8 @@ def test_a_home_copied_to_a_second_machine_syncs_alongside(tmp_path, remote):
     assert [r.wait(timeout=120) for r in runs] == [0, 0]
     alice.ok("team", "sync")
     keys = {e["uuid"] for e in _log(alice)}
-    assert keys == _local_keys(alice) | _local_keys(twin) and len(keys) == 2
+    assert keys == _local_keys(alice) | _local_keys(twin)
+    assert len(keys) == 2
 
 
 def _append(history: Path, number: int) -> None:
@@ -270,7 +283,8 @@ def test_a_sync_killed_midway_is_followed_by_one_that_completes(tmp_path, remote
     alice.ok("team", "sync")
     bob.ok("team", "sync")
     keys = [e["uuid"] for e in _log(bob)]
-    assert len(keys) == len(set(keys)) == 303 and set(keys) == _local_keys(alice)
+    assert len(keys) == len(set(keys)) == 303
+    assert set(keys) == _local_keys(alice)
 
 
 def test_a_corrupt_index_is_one_warning_and_built_again(tmp_path, remote):
@@ -282,7 +296,8 @@ def test_a_corrupt_index_is_one_warning_and_built_again(tmp_path, remote):
     listed = bob.ok("bookmark", "list", "--team")
     assert "tmux-expert" in listed.stdout
     lines = listed.stderr.strip().splitlines()
-    assert len(lines) == 1 and "built again" in lines[0]
+    assert len(lines) == 1
+    assert "built again" in lines[0]
     assert bob.ok("bookmark", "list", "--team").stderr == ""
 
 
@@ -297,7 +312,8 @@ def test_bad_setups_are_one_line_each_and_leave_no_membership(tmp_path):
     ]
     for args, code, words in cases:
         done = frank(*args)
-        assert done.code == code and words in done.error(), (args, done.stderr)
+        assert done.code == code, (args, done.stderr)
+        assert words in done.error(), (args, done.stderr)
         assert "p@ss" not in done.stderr
         assert not (frank.history / "team" / "team.json").exists()
     proc = subprocess.run(["git", "--version"], capture_output=True, check=True)

@@ -111,7 +111,8 @@ def test_three_teammates_share_one_server_with_the_tr2_tables(tmp_path, database
     dsn, root, name = database
     team = [teammate(tmp_path, n) for n in ("alice", "bob", "carol")]
     created = _join(team[0], dsn)
-    assert created.code == 0 and "created" in created.stdout, created.stderr
+    assert created.code == 0, created.stderr
+    assert "created" in created.stdout, created.stderr
     assert PASSWORD not in created.stdout + created.stderr
     config = team[0].history / "team" / "team.json"
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
@@ -127,12 +128,15 @@ def test_three_teammates_share_one_server_with_the_tr2_tables(tmp_path, database
         who.ok("team", "sync")
     logs = [w.ok("resurrections", "--team", "--json").json()["resurrections"] for w in team]
     marks = [w.ok("bookmark", "list", "--team", "--json").json()["bookmarks"] for w in team]
-    assert logs[0] == logs[1] == logs[2] and marks[0] == marks[1] == marks[2]
-    assert len(logs[0]) == 3 and len(marks[0]) == 3
+    assert logs[0] == logs[1] == logs[2]
+    assert marks[0] == marks[1] == marks[2]
+    assert len(logs[0]) == 3
+    assert len(marks[0]) == 3
     assert {e["new_agent_duration_ms"] for e in logs[0]} == {2**31 - 1}
     assert {e["uuid"] for e in logs[0]} == {e["uuid"] for w in team for e in w.log()}
     stats = team[1].ok("resurrections", "stats", "--team", "--json").json()
-    assert stats["total"] == 3 and stats["success_rate_by_mode"]["bookmark"]["total"] == 3
+    assert stats["total"] == 3
+    assert stats["success_rate_by_mode"]["bookmark"]["total"] == 3
 
     with root.cursor() as cursor:  # TR-2's columns, keyed by uuid
         cursor.execute(f"SHOW CREATE TABLE {name}.resurrection_log")
@@ -140,7 +144,8 @@ def test_three_teammates_share_one_server_with_the_tr2_tables(tmp_path, database
         cursor.execute(f"SELECT description FROM {name}.bookmarks")
         descriptions = [row[0] for row in cursor.fetchall()]
     assert "FOREIGN KEY (`bookmark_uuid`) REFERENCES `bookmarks` (`uuid`)" in ddl
-    assert "`resurrected_at` datetime(3) NOT NULL" in ddl and "KEY `idx_from_agent`" in ddl
+    assert "`resurrected_at` datetime(3) NOT NULL" in ddl
+    assert "KEY `idx_from_agent`" in ddl
     assert all(PLANTED["github-token"] not in d for d in descriptions)
 
     # share, find, resurrect; then rm + add: the old context is gone with its bookmark
@@ -157,7 +162,8 @@ def test_three_teammates_share_one_server_with_the_tr2_tables(tmp_path, database
         cursor.execute(f"SELECT COUNT(*) FROM {name}.context_packs")
         assert cursor.fetchone()[0] == 0
     no_history = team[1]("team", "log")
-    assert no_history.code == 1 and "keeps no history" in no_history.error()
+    assert no_history.code == 1
+    assert "keeps no history" in no_history.error()
     assert team[2].ok("team", "status", "--json").json()["unsent"] == 0
 
 
@@ -176,14 +182,18 @@ def test_bad_dsns_are_one_line_each_and_leave_nothing(tmp_path, database, mariad
     ]
     for url, password, words in cases:
         done = _join(frank, url, password)
-        assert done.code == 1 and words in done.error(), (url, done.stderr)
-        assert PASSWORD not in done.stderr and "wrong-password" not in done.stderr
+        assert done.code == 1, (url, done.stderr)
+        assert words in done.error(), (url, done.stderr)
+        assert PASSWORD not in done.stderr
+        assert "wrong-password" not in done.stderr
         assert not (frank.history / "team" / "team.json").exists()
     in_url = frank("team", "init", "--dsn", dsn.replace("teammate@", f"teammate:{PASSWORD}@"))
-    assert in_url.code == 2 and PASSWORD not in in_url.stderr
+    assert in_url.code == 2
+    assert PASSWORD not in in_url.stderr
     secret = tmp_path / "password"
     secret.write_text(PASSWORD + "\n")
     frank.ok("team", "init", "--dsn", dsn, "--password-file", str(secret))
     listed = frank.ok("team", "status", "--json").json()
-    assert listed["transport"] == "mysql" and listed["versioned"] is False
+    assert listed["transport"] == "mysql"
+    assert listed["versioned"] is False
     assert PASSWORD not in json.dumps(listed)

@@ -78,7 +78,8 @@ def test_the_printed_url_sets_a_cookie_and_drops_the_token_from_the_address(repo
     assert first.headers["location"] == f"{guard.base}/resurrections?mode=fuzzy"
     cookie = first.headers["set-cookie"]
     assert f"purlin_dashboard_{PORT}={guard.token}" in cookie
-    assert "HttpOnly" in cookie and "SameSite=strict" in cookie
+    assert "HttpOnly" in cookie
+    assert "SameSite=strict" in cookie
     assert f"Path={guard.base}/" in cookie
     page = client.get(f"{guard.base}/resurrections?mode=fuzzy")
     assert page.status_code == 200
@@ -94,7 +95,8 @@ def test_the_cookie_is_bound_to_this_runs_path_not_to_the_host(repo, claude):
     client, guard = board(repo, claude)
     first = client.get(f"/agents?token={guard.token}")
     cookie = first.headers["set-cookie"]
-    assert f"Path={guard.base}/" in cookie and len(guard.base) > 12
+    assert f"Path={guard.base}/" in cookie
+    assert len(guard.base) > 12
     assert guard.base != security.Guard("127.0.0.1", PORT).base  # random per run
     client.cookies.set(f"purlin_dashboard_{PORT}", guard.token)  # as if sent to any path
     assert client.get("/agents").status_code == 401  # outside the run's path: not counted
@@ -176,7 +178,8 @@ def test_static_assets_need_no_token_but_the_host(repo, claude):
     assert client.get("/static/dashboard.css").status_code == 200
     assert client.get("/static/dashboard.js", headers={"host": "evil.example"}).status_code == 403
     escaped = client.get("/static/%2e%2e/app.py")
-    assert escaped.status_code == 404 and "import" not in escaped.text
+    assert escaped.status_code == 404
+    assert "import" not in escaped.text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,15 +207,20 @@ def test_agents_page_and_api_show_live_and_dead_agents(repo, claude, tmp_path):
     by_id = {a["agent_id"]: a for a in api["agents"]}
     assert [a["agent_id"] for a in api["agents"]][0] == "live-1"  # newest first
     # dead-1 has a live successor: reviving it would be refused (409), so no button
-    assert by_id["dead-1"]["state"] == "dead" and by_id["dead-1"]["revivable"] is False
+    assert by_id["dead-1"]["state"] == "dead"
+    assert by_id["dead-1"]["revivable"] is False
     assert by_id["dead-1"]["successors"] == ["live-1"]
-    assert by_id["live-1"]["state"] == "alive" and by_id["live-1"]["revivable"] is False
+    assert by_id["live-1"]["state"] == "alive"
+    assert by_id["live-1"]["revivable"] is False
     # gone-1's process died without a SessionEnd: the CLI and the API revive it, so can a click
-    assert by_id["gone-1"]["state"] == "dead" and by_id["gone-1"]["revivable"] is True
-    assert page.count('data-revive="') == 1 and 'data-revive="gone-1"' in page
+    assert by_id["gone-1"]["state"] == "dead"
+    assert by_id["gone-1"]["revivable"] is True
+    assert page.count('data-revive="') == 1
+    assert 'data-revive="gone-1"' in page
     assert 'revived from <a class="agent-link" href="agents/dead-1">dead-1</a>' in page
     assert 'data-activity="live-1"' in page
-    assert cards.strip().startswith("<article") and "<html" not in cards
+    assert cards.strip().startswith("<article")
+    assert "<html" not in cards
 
 
 def test_what_the_registry_says_is_escaped_and_redacted(repo, claude):
@@ -277,10 +285,13 @@ def test_agent_detail_shows_the_redacted_conversation_tools_files_and_lineage(re
 
     assert page.status_code == 200
     assert "<h2>Wire the login form</h2>" in page.text  # Markdown rendered to HTML
-    assert "<img src=x" not in page.text and "&lt;img src=x onerror=alert(1)&gt;" in page.text
-    assert GITHUB_TOKEN not in page.text and GITHUB_TOKEN not in api.text
+    assert "<img src=x" not in page.text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page.text
+    assert GITHUB_TOKEN not in page.text
+    assert GITHUB_TOKEN not in api.text
     assert "older (not registered)" in page.text
-    assert 'href="agents/next-1"' in page.text and 'href="agents/next-2"' in page.text
+    assert 'href="agents/next-1"' in page.text
+    assert 'href="agents/next-2"' in page.text
     assert f'data-revive="{sid}"' in page.text
     detail = api.json()
     assert detail["lineage"]["data"]["predecessors"] == [{"agent_id": "older", "registered": False}]
@@ -356,7 +367,8 @@ def test_a_corrupt_registry_breaks_only_its_panel(repo, claude):
     assert api.status_code == 500
     assert "agents.json is corrupt" in api.json()["error"]
     assert revive.status_code == 500
-    assert others.status_code == 200 and "<svg" in others.text
+    assert others.status_code == 200
+    assert "<svg" in others.text
     assert path.read_text() == "{not json"
 
 
@@ -388,8 +400,10 @@ def test_reviving_a_live_agent_is_409_with_the_cli_reason(repo, claude, tmp_path
         "error": f"agent live-1 is alive (process {os.getpid()} runs); "
         "only a dead agent can be revived"
     }
-    assert ghost.status_code == 409 and "cannot tell whether agent ghost is dead" in ghost.text
-    assert twice.status_code == 409 and "already has a live successor new" in twice.text
+    assert ghost.status_code == 409
+    assert "cannot tell whether agent ghost is dead" in ghost.text
+    assert twice.status_code == 409
+    assert "already has a live successor new" in twice.text
     assert unknown.status_code == 404
     assert path.read_bytes() == before
 
@@ -427,7 +441,8 @@ def test_a_failed_revival_is_one_line(repo, claude, tmux_server, tmp_path):
     assert answer.status_code == 500
     error = answer.json()["error"]
     assert "the successor's command exited in tmux pane" in error
-    assert error.endswith("(revival undone: window closed)") and "\n" not in error
+    assert error.endswith("(revival undone: window closed)")
+    assert "\n" not in error
 
 
 # ---------------------------------------------------------------------------------------------
@@ -476,13 +491,15 @@ def test_subagents_by_group_and_status_with_resume_command_and_conflict_check(re
     assert api["groups"]["(no parallel group)"]["spawned"][0]["agent_id"] == "agent-b1"
     assert "/gsd:resume-task agent-a1" in page
     assert "conflict check: blocked: src/api.py (unverified)" in page
-    assert GITHUB_TOKEN not in page and GITHUB_TOKEN not in json.dumps(api)
+    assert GITHUB_TOKEN not in page
+    assert GITHUB_TOKEN not in json.dumps(api)
 
 
 def test_subagents_without_history_and_with_a_corrupt_one(repo, claude):
     client, guard = board(repo, claude)
     empty = client.get("/subagents", headers=_auth(guard))
-    assert empty.status_code == 200 and "No subagents recorded" in empty.text
+    assert empty.status_code == 200
+    assert "No subagents recorded" in empty.text
 
     (repo / ".planning").mkdir()
     (repo / ".planning" / "agent-history.json").write_text("[1, 2")
@@ -490,8 +507,10 @@ def test_subagents_without_history_and_with_a_corrupt_one(repo, claude):
     api = client.get("/api/subagents", headers=_auth(guard))
 
     assert page.status_code == 200
-    assert '<p class="panel-error" role="alert">' in page.text and "is corrupt" in page.text
-    assert api.status_code == 500 and "agent-history.json is corrupt" in api.json()["error"]
+    assert '<p class="panel-error" role="alert">' in page.text
+    assert "is corrupt" in page.text
+    assert api.status_code == 500
+    assert "agent-history.json is corrupt" in api.json()["error"]
     assert client.get("/agents", headers=_auth(guard)).status_code == 200
 
 
@@ -520,7 +539,9 @@ def test_resurrections_api_filters_and_metrics(repo, claude):
         {"day": "2026-02-09", "resurrections": 1, "success": 1},
     ]
     assert [e["resurrection_id"] for e in failures["resurrections"]] == ["res-2026-02-05-003"]
-    assert fuzzy["total"] == 1 and by_agent["total"] == 1 and recent["total"] == 1
+    assert fuzzy["total"] == 1
+    assert by_agent["total"] == 1
+    assert recent["total"] == 1
 
 
 def test_resurrection_charts_are_svg_with_a_bar_per_value(repo, claude):
@@ -542,7 +563,8 @@ def test_resurrection_charts_are_svg_with_a_bar_per_value(repo, claude):
     frequency = page.split('data-chart="frequency"')[1].split("</svg>")[0]
     assert frequency.count('<rect class="bar total" ') == 3
     modes = page.split('data-chart="success-by-mode"')[1].split("</svg>")[0]
-    assert 'data-value="0.0"' in modes and 'data-value="1.0"' in modes
+    assert 'data-value="0.0"' in modes
+    assert 'data-value="1.0"' in modes
     assert "transcript file is gone" in page
 
 
@@ -559,7 +581,8 @@ def test_the_resurrection_log_is_redacted_and_skips_broken_lines(repo, claude):
 
     assert api["skipped_lines"] == 2
     assert "2 line(s) skipped" in page
-    assert GITHUB_TOKEN not in page and GITHUB_TOKEN not in json.dumps(api)
+    assert GITHUB_TOKEN not in page
+    assert GITHUB_TOKEN not in json.dumps(api)
     assert "[REDACTED:github-token:" in page
 
 
@@ -598,7 +621,8 @@ def test_sessions_list_search_and_transcript(repo, claude):
     assert f'href="transcripts/{sid}"' in page
     assert transcript.status_code == 200
     assert "<h2>Fix the flaky tmux injection tests</h2>" in transcript.text
-    assert as_json["id"] == sid and as_json["turns"] == 2
+    assert as_json["id"] == sid
+    assert as_json["turns"] == 2
 
 
 def test_the_sessions_answer_comes_from_the_cache_and_follows_the_transcripts(repo, claude):
@@ -636,7 +660,8 @@ def test_sessions_without_claude_data_show_one_line(repo, tmp_path):
     api = client.get("/api/sessions", headers=_auth(guard))
 
     assert page.status_code == 200
-    assert "no Claude Code transcripts in" in page.text and "panel-error" in page.text
+    assert "no Claude Code transcripts in" in page.text
+    assert "panel-error" in page.text
     assert api.status_code == 404
 
 
@@ -780,7 +805,8 @@ def test_hostile_transcript_text_and_a_huge_query_stay_harmless(repo, claude):
     assert 'href="javascript:' not in page.text
     assert "<script>alert(2)</script>" not in page.text
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in page.text
-    assert huge.status_code == 200 and "Nothing matches" in huge.text
+    assert huge.status_code == 200
+    assert "Nothing matches" in huge.text
 
 
 def test_an_entry_appended_to_the_log_shows_at_the_next_look(repo, claude):

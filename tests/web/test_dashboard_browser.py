@@ -227,7 +227,9 @@ def test_resurrection_charts_render_with_data(repo, claude, tmp_path, dashboard,
     heights = [float(frequency.nth(i).get_attribute("height")) for i in range(3)]
     assert heights[0] > heights[1] > 0  # two on the first day, one on each other
     box = page.locator('svg[data-chart="top-agents"] rect.bar').first.bounding_box()
-    assert box is not None and box["width"] > 20 and box["height"] > 5  # drawn, not just markup
+    assert box is not None  # drawn, not just markup
+    assert box["width"] > 20
+    assert box["height"] > 5
     assert "0 resurrection" not in page.locator("main").inner_text()
     shoot(page, tmp_path, "resurrections")
 
