@@ -141,7 +141,8 @@ def interrupted_subagent(field) -> dict:
     if not field.shows("background subagents"):
         assert not field.hooks("PostToolUse"), "a foreground subagent cut off never returns"
     (waiting,) = field.history()["entries"]
-    assert len(waiting["agent_id"]) == 17 and waiting["status"] == "spawned", waiting
+    assert len(waiting["agent_id"]) == 17, waiting
+    assert waiting["status"] == "spawned", waiting
     field.purlin("history", "scan")  # what the next session start does
     (entry,) = field.history()["entries"]
     return entry
@@ -236,7 +237,8 @@ def test_esc_on_a_running_subagent_is_recorded_at_the_next_prompt(field):
         assert entry["session_id"] == session
         assert entry["files_modified"] == ["notes.md"], entry
         if not field.shows("background subagents"):
-            assert not field.hooks("PostToolUse") and not field.hooks("SubagentStop")
+            assert not field.hooks("PostToolUse")
+            assert not field.hooks("SubagentStop")
         resumed = field.purlin(
             "resume-task", entry["agent_id"], env={"CLAUDE_CODE_SESSION_ID": session}
         )
