@@ -254,11 +254,11 @@ def _run(
             fork=False,
             spawn=default_spawn(),
             claude_dir_given=options.claude_dir is not None,
-            tmux_socket=Path(options.tmux_socket) if options.tmux_socket else None,
+            server=server,
         )
         return
     summary = (
-        f"{entry['resurrection_id']}: {plan.candidate.label()} → {entry['resurrected_as_agent_id']} "
+        f"{entry['resurrection_id']}: {plan.candidate.label()} "
         f"({plan.method}, {plan.tokens} tokens, full {plan.tokens_full}"
         + (
             f"; {programs.label(plan.source_cli)} → {programs.label(plan.target_cli)})"
@@ -542,8 +542,8 @@ def _team(name: str, options: Delivery) -> None:
     found = revive.revive(env, name, options.task, options.notes)
     entry = found.entry
     summary = (
-        f"{entry['resurrection_id']}: {found.bookmark['name']} of {found.bookmark['member']} → "
-        f"{entry['resurrected_as_agent_id']} ({found.tokens} tokens, shared context)"
+        f"{entry['resurrection_id']}: {found.bookmark['name']} of {found.bookmark['member']} "
+        f"({found.tokens} tokens, shared context)"
     )
     deliver(
         env, entry, found.prompt, options, output, server, summary, {"bookmark": found.bookmark}

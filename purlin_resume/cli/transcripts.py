@@ -34,7 +34,7 @@ from purlin_resume.cli.options import (
     ClaudeDirOption,
     JsonOption,
 )
-from purlin_resume.core import gitrepo
+from purlin_resume.core import gitrepo, trust
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.project import GONE, working_folder
 from purlin_resume.crosscli import sessions as crosscli
@@ -265,7 +265,8 @@ def transcript_command(
             "--max-chars",
             min=0,
             help="Past this many characters write the whole transcript to a file and print a "
-            "digest (default 25000 unless stdout is a file; 0 = no limit).",
+            "digest (default: no limit; 25000 in Claude Code's agent shell unless stdout is a "
+            "file; 0 = no limit).",
             show_default=False,
         ),
     ] = None,
@@ -296,10 +297,17 @@ def transcript_command(
             else:
                 print_text(rendering.no_history(opened.target.id))
             return
+        asked = max_chars is not None
         if max_chars is None:
-            max_chars = 0 if _stdout_is_file() else DEFAULT_MAX_CHARS
+            max_chars = DEFAULT_MAX_CHARS if _read_by_an_agent() else 0
         if max_chars:
-            print_text(output_of.bounded(opened, options, max_chars, redaction))
+            shown, whole = output_of.bounded(opened, options, max_chars, redaction)
+            if whole is not None and not asked:
+                echo_error(
+                    f"a digest of the transcript (past {max_chars} characters, as Claude Code "
+                    f"cuts long output); the whole is in {whole}; --max-chars 0 prints it all"
+                )
+            print_text(shown)
         else:
             _to_stdout(output_of.markdown_pieces(opened, options, redaction), redaction)
     finally:
@@ -360,6 +368,12 @@ def _to_stdout(pieces, redaction: Redaction) -> None:
         last = text[-1:] or last
     if last != "\n":
         echo("")
+
+
+def _read_by_an_agent() -> bool:
+    """Claude Code's agent runs the command (its Bash tool cuts the middle out of long output)
+    and stdout is not a file: a transcript is bounded by default there, and only there."""
+    return bool(os.environ.get(trust.AGENT_SHELL_ENV)) and not _stdout_is_file()
 
 
 def _stdout_is_file() -> bool:

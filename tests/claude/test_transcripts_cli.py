@@ -119,10 +119,12 @@ def test_transcript_of_an_inline_subagent(cli, fixtures_copy):
 
 
 def test_long_transcript_prints_a_bounded_digest_and_writes_the_whole(
-    cli, fixtures_copy, overflow_dir
+    cli, fixtures_copy, overflow_dir, monkeypatch
 ):
+    monkeypatch.setenv("CLAUDECODE", "1")  # Claude Code's agent reads it (its Bash tool)
     result = run(cli, fixtures_copy, "transcript", DOV_SESSION[:6])
     assert result.exit_code == 0, result.stderr
+    assert "a digest of the transcript" in result.stderr and "--max-chars 0" in result.stderr
     whole = overflow_dir / f"purlin-resume-{os.getuid()}" / f"transcript-{DOV_SESSION}.md"
     assert len(result.stdout) <= 25_000
     assert str(whole) in result.stdout
@@ -138,6 +140,24 @@ def test_long_transcript_prints_a_bounded_digest_and_writes_the_whole(
     assert all(full_lines[int(number) - 1].startswith("## ") for number in listed)
     small = run(cli, fixtures_copy, "transcript", DOV_SESSION, "--max-chars", "3000").stdout
     assert len(small) <= 3000
+
+
+def test_a_piped_transcript_is_whole_unless_less_is_asked_for(cli, fixtures_copy, overflow_dir):
+    """Regression: past 25,000 characters a pipe got an index and the tail, so
+    ``transcript 4d56 | grep -ci dialyzer`` found 13 of the 50 lines."""
+    whole = run(cli, fixtures_copy, "transcript", DOV_SESSION, "-o", str(overflow_dir / "all.md"))
+    assert whole.exit_code == 0, whole.stderr
+    expected = (overflow_dir / "all.md").read_text()
+    assert len(expected) > 25_000
+
+    piped = run(cli, fixtures_copy, "transcript", DOV_SESSION[:4])
+
+    assert piped.exit_code == 0 and piped.stderr == ""
+    assert piped.stdout == expected
+    dialyzer = [line for line in piped.stdout.splitlines() if "dialyzer" in line.lower()]
+    assert len(dialyzer) == sum("dialyzer" in line.lower() for line in expected.splitlines())
+    asked = run(cli, fixtures_copy, "transcript", DOV_SESSION[:4], "--max-chars", "3000")
+    assert len(asked.stdout) <= 3000 and asked.stderr == ""
 
 
 def test_transcript_to_a_file(cli, fixtures_copy, tmp_path):
