@@ -81,3 +81,18 @@ def test_readers_quick_measures_each_reader_against_the_floor(tmp_path):
     rows = [line for line in done.stdout.splitlines() if line.startswith("| codex")]
     assert len(rows) == 1
     assert rows[0].count("|") == 10
+
+
+def test_run_prints_the_findings_quality_first_and_no_finding_is_narration():
+    """benchmarks/run.py --quality-only: the findings measure on the real fixtures."""
+    done = subprocess.run(
+        [sys.executable, str(SCALE.with_name("run.py")), "--quality-only"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {line.split("  ")[1].strip(): line for line in done.stdout.splitlines() if "  " in line}
+    narration = rows["findings lines that are narration (hybrid)"]
+    assert " 0%  0 of " in narration
+    assert "2 of 2" in rows["sessions with a compaction: its summary in the prompt"]

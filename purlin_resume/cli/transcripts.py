@@ -317,7 +317,9 @@ def transcript_command(
 @app.command("export", rich_help_panel="Transcripts")
 def export_command(
     identifier: IdArgument,
-    format: Annotated[Format, typer.Option("--format", help="json (TR-3) or md.")] = Format.json,
+    format: Annotated[
+        Format, typer.Option("--format", help="json (the agent's context as one document) or md.")
+    ] = Format.json,
     include_tools: ToolsOption = False,
     include_thinking: ThinkingOption = False,
     output: OutputOption = None,
@@ -326,7 +328,8 @@ def export_command(
         bool, typer.Option("--no-redact", help="Leave secrets in (explicit only).")
     ] = False,
 ) -> None:
-    """Export a session's or agent's context: the TR-3 JSON document, or Markdown (redacted)."""
+    """Export a session's or agent's context as one JSON document (ids, project, times, task,
+    conversation, final output, files, tool counts), or as Markdown (redacted)."""
     if no_redact:
         Output.redact = False
     output = checked_output(output)

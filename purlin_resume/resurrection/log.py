@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.core import clock, redact, store
-from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
+from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.resurrection.query import parse
 
 FILE_NAME = "resurrection-log.jsonl"
@@ -342,7 +342,7 @@ def parse_since(text: str) -> str:
         words = parse(text, clock.now())
         moment = words.start if not words.words else None
     if moment is None:
-        raise PurlinError(
+        raise UsageError(
             f"--since {text!r}: give a date (2026-02-09), a time, 7d / 12h / 30m, "
             "or yesterday / last week / 3 days ago"
         )

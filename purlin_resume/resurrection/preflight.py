@@ -53,7 +53,7 @@ class PreflightFailed(NotFound):
     def __init__(self, check: Check):
         self.check = check
         message = check.message + (f"; {check.suggestion}" if check.suggestion else "")
-        super().__init__(f"pre-flight {check.name}: {message}")
+        super().__init__(message)
 
 
 def failure(name: str, message: str, suggestion: str | None = None) -> PreflightFailed:

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_records import Conversation, independent_counts, text, write_jsonl
+from tests.claude_records import (
+    Conversation,
+    independent_counts,
+    recorded_session_id,
+    text,
+    write_jsonl,
+)
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 DOV_SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
@@ -36,10 +42,10 @@ def test_sessions_json_lists_every_fixture_session_with_independent_counts(cli, 
     files = [
         p for p in (fixtures_copy / "projects").glob("*/*.jsonl") if not p.name.startswith("agent-")
     ]
-    assert set(listed) == {p.stem for p in files}
+    assert set(listed) == {recorded_session_id(p) for p in files}
     for path in files:
         expected = independent_counts(path)
-        entry = listed[path.stem]
+        entry = listed[recorded_session_id(path)]
         assert entry["turns"] == expected["turns"]
         assert entry["compactions"] == expected["compactions"]
         assert entry["malformed_lines"] == expected["malformed"]

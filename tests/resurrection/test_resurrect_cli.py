@@ -565,6 +565,9 @@ def test_spawn_failures_are_logged(cli, fixtures_copy, repo, tmp_path):
 
 
 def _spawn_tmux(cli, claude, server):
+    from purlin_resume.core import tmux
+
+    tmux.new_session(server, "editor", claude, "cat")  # --tmux-socket names a running server
     args = ["resurrect", "--session", "short", "--yes", "--spawn", "tmux", "--json"]
     return cli(*args, "--tmux-socket", str(server.socket), "--claude-dir", str(claude))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 from purlin_resume.core import tmux
 from tests.agents_setup import configure, prompts, socket_setting
@@ -61,9 +62,9 @@ def test_a_prompt_that_cannot_be_confirmed_is_logged_partial_and_its_window_stay
 
 
 def test_an_unreachable_server_is_named_and_logged(cli, fixtures_copy, repo, tmp_path, tmux_server):
-    configure(repo, tmux_server, tmp_path / "agent")
+    configure(repo, tmux.Server(socket=Path("/no/such.sock")), tmp_path / "agent")
 
-    result = cli(*ARGS, "--tmux-socket", "/no/such.sock", "--claude-dir", str(fixtures_copy))
+    result = cli(*ARGS, "--claude-dir", str(fixtures_copy))  # the tmux_socket setting
 
     error = _fails(result, 1, "the tmux server -S /no/such.sock is not reachable")
     assert "no window was opened" in error
