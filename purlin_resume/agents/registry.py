@@ -312,12 +312,12 @@ def resolve(agents: dict[str, RegisteredAgent], query: str) -> RegisteredAgent:
         raise UsageError("an agent id is required")
     if query in agents:
         return agents[query]
-    if len(query) < MIN_PREFIX:
+    found = [agent for sid, agent in agents.items() if sid.startswith(query)]
+    if found and len(query) < MIN_PREFIX:
         raise UsageError(
             f"agent id {query!r} is too short: give the whole id or at least {MIN_PREFIX} of its "
             "first characters; 'purlin-resume agents-status' lists them"
         )
-    found = [agent for sid, agent in agents.items() if sid.startswith(query)]
     if not found:
         raise NotFound(
             f"no registered agent {query!r}; 'purlin-resume agents-status' lists the known ones"

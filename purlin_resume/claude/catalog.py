@@ -197,10 +197,14 @@ class Catalog:
         self._agents: list[AgentFile] | None = None
         self._agents_by_session: dict[str | None, list[AgentFile]] = {}
 
-    def session_files(self) -> list[SessionFile]:
+    def session_files(self, kept: listing.Kept | None = None) -> list[SessionFile]:
+        """Every session file; ``kept``: the listing kept, which knows the recorded id of a file
+        named otherwise while it is unchanged."""
         if self._sessions is None:
             self._sessions = [
-                s for folder in self.folders for s in _recorded_ids(layout.session_files(folder))
+                s
+                for folder in self.folders
+                for s in _recorded_ids(layout.session_files(folder), kept)
             ]
         return self._sessions
 
@@ -265,7 +269,7 @@ class Catalog:
         kept = listing.Kept(self.root, cache) if cache is not None else None
         listed: list[Session] = []
         by_folder: dict[Path, list[SessionFile]] = {}
-        for file in self.session_files():
+        for file in self.session_files(kept):
             by_folder.setdefault(file.folder, []).append(file)
         for folder in self.folders:
             files = by_folder.get(folder, [])
@@ -470,15 +474,19 @@ def _names(target: Target) -> tuple[str, ...]:
     return (target.id, stem) if stem else (target.id,)
 
 
-def _recorded_ids(files: list[SessionFile]) -> list[SessionFile]:
+def _recorded_ids(files: list[SessionFile], kept: listing.Kept | None) -> list[SessionFile]:
     """``files`` of one folder, each under the session id its records carry when its name is
     not a session id (a copy such as ``subagent.jsonl``); one whose id another file of the
-    folder already has keeps its name."""
+    folder already has keeps its name. The listing kept of an unchanged file says it."""
     named = {f.id for f in files}
     found = []
     for file in files:
         if file.exists and not _SESSION_ID.fullmatch(file.id):
-            recorded = records.first_record(file.path, ("sessionId",)).get("sessionId")
+            entry = _usable(kept.get(str(file.path))) if kept is not None else None
+            if entry is not None and "session_id" in entry:
+                recorded = entry["session_id"]
+            else:
+                recorded = records.first_record(file.path, ("sessionId",)).get("sessionId")
             if isinstance(recorded, str) and recorded and recorded not in named:
                 named.add(recorded)
                 file = SessionFile(recorded, file.folder, stem=file.id)
@@ -543,6 +551,7 @@ def _keep(file: SessionFile, figures, leaves: set[str], catalog: Catalog, kept) 
 
     stats = session.stats
     entry = {
+        "session_id": file.id,
         "cwd": [cwd],
         "asked": sorted(leaves),
         "found": sorted(found),

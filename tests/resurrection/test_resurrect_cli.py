@@ -274,7 +274,7 @@ def test_unknown_session_agent_and_bookmark_fail_with_suggestions(cli, fixtures_
         cli("resurrect", "--session", "short", "--agent", "abc", "--yes", "--claude-dir", claude),
         1,
         "no subagents",
-        "--session short",
+        "--session 55604662-cf2a-4331-851a-ec234028f8ca",  # the id short.jsonl's records carry
     )
     _ok(cli(*TMUX_EXPERT, "--claude-dir", claude))
     _fails(
@@ -295,8 +295,7 @@ def test_an_empty_conversation_is_not_meaningful(cli, tmp_path, repo):
     _fails(
         cli("resurrect", "--session", "empty", "--yes", "--claude-dir", str(claude)),
         1,
-        "meaningful",
-        "empty",
+        "the conversation is empty",
     )
 
 
@@ -308,8 +307,7 @@ def test_a_binary_transcript_is_not_extractable(cli, tmp_path, repo):
     _fails(
         cli("resurrect", "--session", "bin", "--yes", "--claude-dir", str(claude)),
         1,
-        "extractable",
-        "binary",
+        "is not a JSONL transcript (binary)",
     )
 
 
@@ -323,7 +321,6 @@ def test_an_unreadable_transcript_is_not_extractable(cli, tmp_path, repo):
     error = _fails(
         cli("resurrect", "--session", "locked", "--yes", "--claude-dir", str(claude)),
         1,
-        "extractable",
         "could not read",
     )
     assert str(path) in error
@@ -738,7 +735,7 @@ def test_resurrections_filters_and_stats(cli, fixtures_copy, repo):
     text = _ok(cli("resurrections", "stats", "--claude-dir", claude)).stdout
     assert "Success rate by mode" in text
     assert "Latency ms" in text
-    _fails(cli("resurrections", "--since", "someday", "--claude-dir", claude), 1, "--since")
+    _fails(cli("resurrections", "--since", "someday", "--claude-dir", claude), 2, "--since")
     log = fixtures_copy / "history" / resurrection_log.FILE_NAME
     with open(log, "a") as handle:
         handle.write("garbage\n")
