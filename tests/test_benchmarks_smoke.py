@@ -83,10 +83,10 @@ def test_readers_quick_measures_each_reader_against_the_floor(tmp_path):
     assert rows[0].count("|") == 10
 
 
-def test_run_prints_the_findings_quality_first_and_no_finding_is_narration():
-    """benchmarks/run.py --quality-only: the findings measure on the real fixtures."""
+def test_no_finding_of_a_resurrection_prompt_is_narration():
+    """benchmarks/findings.py (one of run.py's quality measures) on the real fixtures."""
     done = subprocess.run(
-        [sys.executable, str(SCALE.with_name("run.py")), "--quality-only"],
+        [sys.executable, str(SCALE.with_name("findings.py"))],
         capture_output=True,
         text=True,
         timeout=300,

@@ -19,8 +19,10 @@ def test_a_renamed_session_is_listed_and_read_by_its_recorded_id(cli, fixtures_c
     by_prefix = cli("transcript", SHORT[:6], "--max-chars", "0", *claude)
     by_name = cli("transcript", "short", "--max-chars", "0", *claude)
 
+    found = json.loads(cli("find", "mix phx.server doesnt start", "--json", *claude).stdout)
     ids = {s["id"] for s in listed}
     assert SHORT in ids and "short" not in ids
+    assert found["results"][0]["session_id"] == SHORT
     assert by_prefix.exit_code == 0, by_prefix.stderr
     assert by_prefix.stdout == by_name.stdout and f"# Session {SHORT}" in by_prefix.stdout
 
