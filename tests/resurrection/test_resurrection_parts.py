@@ -395,11 +395,14 @@ def test_search_ranks_words_typos_time_and_projects(fixtures_copy, tmp_path):
         fixtures_copy,
         cache,
         "beads-expert",
-        bookmarks=[search_index.BookmarkName("beads-expert", "short", None)],
+        bookmarks=[search_index.BookmarkName("beads-expert", SHORT, None)],
         now=NOW,
     )
-    assert named[0].session_id == "short"
+    assert named[0].session_id == SHORT
     assert "bookmark beads-expert" in named[0].reasons
+
+
+SHORT = "55604662-cf2a-4331-851a-ec234028f8ca"  # short.jsonl, by the id its records carry
 
 
 def test_the_index_is_incremental_and_safe_to_delete(fixtures_copy, tmp_path):
