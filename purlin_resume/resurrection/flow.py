@@ -18,7 +18,6 @@ import functools
 import getpass
 import json
 import os
-import secrets
 import shlex
 import subprocess
 import time

@@ -21,10 +21,12 @@ def test_a_renamed_session_is_listed_and_read_by_its_recorded_id(cli, fixtures_c
 
     found = json.loads(cli("find", "mix phx.server doesnt start", "--json", *claude).stdout)
     ids = {s["id"] for s in listed}
-    assert SHORT in ids and "short" not in ids
+    assert SHORT in ids
+    assert "short" not in ids
     assert found["results"][0]["session_id"] == SHORT
     assert by_prefix.exit_code == 0, by_prefix.stderr
-    assert by_prefix.stdout == by_name.stdout and f"# Session {SHORT}" in by_prefix.stdout
+    assert by_prefix.stdout == by_name.stdout
+    assert f"# Session {SHORT}" in by_prefix.stdout
 
 
 def test_subagent_jsonl_is_opened_by_its_session_id(cli, fixtures_copy, tmp_path, monkeypatch):
@@ -43,5 +45,6 @@ def test_subagent_jsonl_is_opened_by_its_session_id(cli, fixtures_copy, tmp_path
 
     assert result.exit_code == 0, result.stderr
     plan = json.loads(result.stdout)
-    assert plan["session_id"] == SHORT and plan["argv"][-2:] == ["--resume", SHORT]
+    assert plan["session_id"] == SHORT
+    assert plan["argv"][-2:] == ["--resume", SHORT]
     assert any("subagent.jsonl" in note for note in plan["notes"])

@@ -130,7 +130,8 @@ def test_long_transcript_prints_a_bounded_digest_and_writes_the_whole(
     monkeypatch.setenv("CLAUDECODE", "1")  # Claude Code's agent reads it (its Bash tool)
     result = run(cli, fixtures_copy, "transcript", DOV_SESSION[:6])
     assert result.exit_code == 0, result.stderr
-    assert "a digest of the transcript" in result.stderr and "--max-chars 0" in result.stderr
+    assert "a digest of the transcript" in result.stderr
+    assert "--max-chars 0" in result.stderr
     whole = overflow_dir / f"purlin-resume-{os.getuid()}" / f"transcript-{DOV_SESSION}.md"
     assert len(result.stdout) <= 25_000
     assert str(whole) in result.stdout
@@ -158,12 +159,14 @@ def test_a_piped_transcript_is_whole_unless_less_is_asked_for(cli, fixtures_copy
 
     piped = run(cli, fixtures_copy, "transcript", DOV_SESSION[:4])
 
-    assert piped.exit_code == 0 and piped.stderr == ""
+    assert piped.exit_code == 0
+    assert piped.stderr == ""
     assert piped.stdout == expected
     dialyzer = [line for line in piped.stdout.splitlines() if "dialyzer" in line.lower()]
     assert len(dialyzer) == sum("dialyzer" in line.lower() for line in expected.splitlines())
     asked = run(cli, fixtures_copy, "transcript", DOV_SESSION[:4], "--max-chars", "3000")
-    assert len(asked.stdout) <= 3000 and asked.stderr == ""
+    assert len(asked.stdout) <= 3000
+    assert asked.stderr == ""
 
 
 def test_transcript_to_a_file(cli, fixtures_copy, tmp_path):

@@ -45,9 +45,11 @@ def test_an_agent_cut_off_mid_work_is_not_complete(cli, fixtures_copy, repo):
     data = _resurrect(cli, fixtures_copy, "--session", "8463", "--agent", "a7be2f0")
 
     complete = _check(data, "complete")
-    assert complete["level"] == "warn" and "ended mid-work" in complete["message"]
+    assert complete["level"] == "warn"
+    assert "ended mid-work" in complete["message"]
     [entry] = _log(fixtures_copy)
-    assert entry["outcome"] == "partial" and "ended mid-work" in entry["outcome_reason"]
+    assert entry["outcome"] == "partial"
+    assert "ended mid-work" in entry["outcome_reason"]
     assert "partial: the agent did not end normally" in data["prompt"]
 
 
@@ -69,13 +71,16 @@ def test_a_source_folder_absent_here_is_a_note_not_an_outcome(cli, fixtures_copy
     whole, crashed, missing = _log(fixtures_copy)
     assert (whole["outcome"], whole["outcome_reason"]) == ("success", None)
     assert f"{DOV_PROJECT} is not on this machine" in whole["notes"]
-    assert crashed["outcome"] == "partial" and "is not on this machine" in crashed["notes"]
+    assert crashed["outcome"] == "partial"
+    assert "is not on this machine" in crashed["notes"]
     stats = json.loads(_ok(cli("resurrections", "stats", "--json", *claude)).stdout)
     reasons = [r["reason"] for r in stats["top_failure_reasons"]]
-    assert len(reasons) == 1 and "zzqx0000" in reasons[0]
+    assert len(reasons) == 1
+    assert "zzqx0000" in reasons[0]
     assert stats["success_rate_by_mode"]["direct"]["success"] == 1
     shown = _ok(cli("resurrections", "stats", *claude)).stdout
-    assert "not on this machine" not in shown and "mid-work" not in shown
+    assert "not on this machine" not in shown
+    assert "mid-work" not in shown
 
 
 def test_recommend_counts_a_resurrection_with_a_warning_as_a_success(cli, fixtures_copy, repo):
@@ -170,9 +175,8 @@ def test_refusals_are_logged(cli, fixtures_copy, repo, tmp_path):
     _fails(cli(*base, "--from", f"{project}/../spotter-dov"), 2, "'..' is not allowed")
 
     outside, dots = _log(fixtures_copy)
-    assert (
-        outside["outcome"] == "failure"
-        and "outside the allowed folders" in outside["outcome_reason"]
-    )
+    assert outside["outcome"] == "failure"
+    assert "outside the allowed folders" in outside["outcome_reason"]
     assert outside["resurrected_from_agent_id"] == "a2898e3"
-    assert dots["outcome"] == "failure" and "'..' is not allowed" in dots["outcome_reason"]
+    assert dots["outcome"] == "failure"
+    assert "'..' is not allowed" in dots["outcome_reason"]

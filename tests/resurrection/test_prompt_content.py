@@ -44,7 +44,8 @@ def test_the_hybrid_context_of_a_compacted_session_holds_claudes_summary(cli, fi
     prompt = _prompt(cli, fixtures_copy, "--session", "4d56")
 
     assert "### Claude Code's own summary of the conversation, at its last compaction" in prompt
-    assert "1. Primary Request and Intent:" in prompt and "9. Optional Next Step:" in prompt
+    assert "1. Primary Request and Intent:" in prompt
+    assert "9. Optional Next Step:" in prompt
     # its instructions to the model that went on are not for the new agent
     assert "Please continue the conversation from where we left off" not in prompt
     assert "Analysis:\nLet me chronologically analyze" not in prompt
