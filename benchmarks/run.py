@@ -41,7 +41,7 @@ SOURCES = [
     "projects/-home-USER-projects-spotter-worktrees-spotter-fum/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
 ]
 BIG_SESSION = "b16b16b1-0000-4000-8000-000000000300"
-QUALITY = ("search_quality",)  # modules of this folder whose main(argv) prints a quality measure
+QUALITY = ("search_quality", "findings")  # modules of this folder whose main(argv) prints one
 CCL_VENV = WORK / "ccl-venv"
 _UUID = re.compile(rb"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-)[0-9a-f]{4}([0-9a-f]{8})")
 _API_ID = re.compile(rb"\b((?:msg|toolu|req)_[A-Za-z0-9]{8,})")

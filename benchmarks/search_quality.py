@@ -35,6 +35,8 @@ sys.path.insert(0, str(REPO))
 
 FUM = "8463c716-a2ea-4c14-9efa-87158ebd9f20"
 FUM_FOLDER = "-home-USER-projects-spotter-worktrees-spotter-fum"
+SHORT = "55604662-cf2a-4331-851a-ec234028f8ca"  # short.jsonl, by the id its records carry
+TOOL_HEAVY = "d6e0bada-1959-4eec-a9d2-0bfade768d8f"  # tool_heavy.jsonl
 RESURRECTED = "5e55e55e-0000-4000-8000-00000000a7be"  # the session the resurrection starts
 FRIDAY = datetime(2026, 2, 13, 9, 0, tzinfo=timezone.utc)  # the Friday after the fixtures' week
 NEXT_MONTH = datetime(2026, 3, 20, 9, 0, tzinfo=timezone.utc)
@@ -54,11 +56,11 @@ CASES = [
     Case("explore transcript rendering codebase", "agent a2898e3"),
     Case("agent who explored the codebase yesterday", "agent a2898e3", FRIDAY),
     Case("transcript renderer annotation selection", "agent a2898e3"),
-    Case("xterm.js scrolling", "session tool_heavy"),
-    Case("xterm scrollng", "session tool_heavy"),
-    Case("xterm scrolling last week", "session tool_heavy", FRIDAY),
-    Case("start phoenix in background", "session tool_heavy"),
-    Case("mix phx.server doesnt seem to start", "session short"),
+    Case("xterm.js scrolling", f"session {TOOL_HEAVY}"),
+    Case("xterm scrollng", f"session {TOOL_HEAVY}"),
+    Case("xterm scrolling last week", f"session {TOOL_HEAVY}", FRIDAY),
+    Case("start phoenix in background", f"session {TOOL_HEAVY}"),
+    Case("mix phx.server doesnt seem to start", f"session {SHORT}"),
     Case("spotter-fum", f"session {FUM}"),
     Case("spotter-dov", "session 4d5611e5-241a-462a-8d15-5122611a9569"),
     Case("create data models", "agent f4546a51-ea10-47e0-b4e0-76802974f8a9"),

@@ -74,6 +74,18 @@ def tool(tool_id: str, name: str, **data: Any) -> dict[str, Any]:
     return {"type": "tool_use", "id": tool_id, "name": name, "input": data}
 
 
+def recorded_session_id(path: Path) -> str:
+    """The session id a session file's records carry (its name when none does)."""
+    for line in path.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
+            return record["sessionId"]
+    return path.stem
+
+
 def independent_counts(path: Path, sidechains: bool = False) -> dict[str, Any]:
     """Turns, tool calls by tool, compactions and malformed lines of one conversation file,
     counted straight from the JSON (``sidechains``: count the sidechain records instead)."""

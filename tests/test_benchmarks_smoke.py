@@ -81,3 +81,18 @@ def test_readers_quick_measures_each_reader_against_the_floor(tmp_path):
     rows = [line for line in done.stdout.splitlines() if line.startswith("| codex")]
     assert len(rows) == 1
     assert rows[0].count("|") == 10
+
+
+def test_no_finding_of_a_resurrection_prompt_is_narration():
+    """benchmarks/findings.py (one of run.py's quality measures) on the real fixtures."""
+    done = subprocess.run(
+        [sys.executable, str(SCALE.with_name("findings.py"))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {line.split("  ")[1].strip(): line for line in done.stdout.splitlines() if "  " in line}
+    narration = rows["findings lines that are narration (hybrid)"]
+    assert " 0%  0 of " in narration
+    assert "2 of 2" in rows["sessions with a compaction: its summary in the prompt"]

@@ -205,6 +205,7 @@ def test_a_planted_transcript_resurrected_into_tmux_runs_nothing(cli, repo, tmp_
     import json
     import sys
 
+    from purlin_resume.core import tmux
     from tests.agents_setup import STANDIN, configure, prompts
     from tests.resurrection_data import session
 
@@ -223,6 +224,7 @@ def test_a_planted_transcript_resurrected_into_tmux_runs_nothing(cli, repo, tmp_
     record = tmp_path / "agent"
     configure(repo, tmux_server, record, agent_command=f"{sys.executable} {STANDIN} {record}")
     args = ["resurrect", "--session", planted, "--yes", "--spawn", "tmux", "--json"]
+    tmux.new_session(tmux_server, "editor", repo, "cat")  # --tmux-socket names a running server
     result = cli(*args, "--tmux-socket", str(tmux_server.socket), "--claude-dir", str(claude))
     assert result.exit_code == 0, result.stderr
     [received] = prompts(record, 1)

@@ -268,10 +268,12 @@ def test_output_file_is_unchanged(cli, claude, tmp_path, command):
 
 
 def test_long_transcript_digest_is_unchanged(cli, claude, tmp_path, monkeypatch):
-    """The default on a long session: a bounded digest on stdout, the whole in a file."""
+    """The default on a long session in Claude Code's agent shell: a bounded digest on stdout,
+    the whole in a file."""
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("CLAUDECODE", "1")
     result = cli("transcript", "4d5611e5", "--claude-dir", str(claude))
     assert result.exit_code == 0, result.stderr
     digest = result.stdout_bytes.replace(str(tmp_path).encode(), b"<TMP>")

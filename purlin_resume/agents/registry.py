@@ -300,14 +300,24 @@ def register_successor(
     )
 
 
+MIN_PREFIX = 4  # characters of an agent id a prefix must give (one would name any agent)
+
+
 def resolve(agents: dict[str, RegisteredAgent], query: str) -> RegisteredAgent:
-    """The agent whose id is ``query`` or starts with it; NotFound or ambiguous is an error."""
+    """The agent whose id is ``query``, or starts with it: a prefix of at least ``MIN_PREFIX``
+    characters that only one agent's id starts with. Too short, not found or ambiguous is an
+    error."""
     query = query.strip()
     if not query:
         raise UsageError("an agent id is required")
     if query in agents:
         return agents[query]
     found = [agent for sid, agent in agents.items() if sid.startswith(query)]
+    if found and len(query) < MIN_PREFIX:
+        raise UsageError(
+            f"agent id {query!r} is too short: give the whole id or at least {MIN_PREFIX} of its "
+            "first characters; 'purlin-resume agents-status' lists them"
+        )
     if not found:
         raise NotFound(
             f"no registered agent {query!r}; 'purlin-resume agents-status' lists the known ones"

@@ -1,13 +1,16 @@
 """The sessions and agents of a Claude data folder: listing them and resolving ids.
 
-Ids are a session id (the file name), an agent id (``agent-<id>.jsonl``, given with or without
-the ``agent-`` prefix) or, for 1.0.x inline subagents that have none, the uuid of the
-sidechain's first record. A unique prefix of any of them is enough, as in git.
+Ids are a session id (the file name; for a file not named by a session id, such as a copy
+``subagent.jsonl``, the session id its records carry, the file name still naming it too), an
+agent id (``agent-<id>.jsonl``, given with or without the ``agent-`` prefix) or, for 1.0.x inline
+subagents that have none, the uuid of the sidechain's first record. A unique prefix of any of
+them is enough, as in git.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,6 +33,7 @@ from purlin_resume.core import redact
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 
 TITLE_LENGTH = 80
+_SESSION_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _INLINE_ROOT = (b'"isSidechain":true', b'"parentUuid":null')
 
 
@@ -193,9 +197,15 @@ class Catalog:
         self._agents: list[AgentFile] | None = None
         self._agents_by_session: dict[str | None, list[AgentFile]] = {}
 
-    def session_files(self) -> list[SessionFile]:
+    def session_files(self, kept: listing.Kept | None = None) -> list[SessionFile]:
+        """Every session file; ``kept``: the listing kept, which knows the recorded id of a file
+        named otherwise while it is unchanged."""
         if self._sessions is None:
-            self._sessions = [s for folder in self.folders for s in layout.session_files(folder)]
+            self._sessions = [
+                s
+                for folder in self.folders
+                for s in _recorded_ids(layout.session_files(folder), kept)
+            ]
         return self._sessions
 
     def agent_files(self) -> list[AgentFile]:
@@ -259,7 +269,7 @@ class Catalog:
         kept = listing.Kept(self.root, cache) if cache is not None else None
         listed: list[Session] = []
         by_folder: dict[Path, list[SessionFile]] = {}
-        for file in self.session_files():
+        for file in self.session_files(kept):
             by_folder.setdefault(file.folder, []).append(file)
         for folder in self.folders:
             files = by_folder.get(folder, [])
@@ -438,13 +448,11 @@ class Catalog:
         if not query:
             raise UsageError("an id is required: a session id, an agent id or a unique prefix")
         named = [t for t in self.targets(inline=False) if kinds is None or t.kind in kinds]
-        exact = [t for t in named if t.id == query]
+        exact = [t for t in named if query in _names(t)]
         if len(exact) != 1 and (kinds is None or "inline" in kinds):
             named += [t for t in self._inline_roots() if t.id.startswith(query)]
-            exact = [t for t in named if t.id == query]
-        matches = exact or [t for t in named if t.id.startswith(query)]
-        if not matches and (kinds is None or "session" in kinds):
-            matches = self._by_recorded_id(query)
+            exact = [t for t in named if query in _names(t)]
+        matches = exact or [t for t in named if any(n.startswith(query) for n in _names(t))]
         what = "session" if kinds == ("session",) else "session or agent"
         if not matches:
             raise NotFound(
@@ -459,19 +467,31 @@ class Catalog:
             )
         return matches[0]
 
-    def _by_recorded_id(self, query: str) -> list[Target]:
-        """Sessions whose records carry ``query`` (or an id starting with it) as ``sessionId``
-        in a file named otherwise (a copy such as ``subagent.jsonl``). Read only when no file
-        name matched: one first record per such file."""
-        found: dict[str, Target] = {}
-        for session in self.session_files():
-            if not session.exists or session.id.startswith(query):
-                continue
-            recorded = records.first_record(session.path, ("sessionId",)).get("sessionId")
-            if isinstance(recorded, str) and recorded != session.id and recorded.startswith(query):
-                renamed = SessionFile(recorded, session.folder, stem=session.id)
-                found.setdefault(f"{recorded} {session.path}", Target("session", recorded, renamed))
-        return list(found.values())
+
+def _names(target: Target) -> tuple[str, ...]:
+    """What names ``target``: its id, and a session file's own name when that is another."""
+    stem = target.session.stem if target.kind == "session" and target.session else None
+    return (target.id, stem) if stem else (target.id,)
+
+
+def _recorded_ids(files: list[SessionFile], kept: listing.Kept | None) -> list[SessionFile]:
+    """``files`` of one folder, each under the session id its records carry when its name is
+    not a session id (a copy such as ``subagent.jsonl``); one whose id another file of the
+    folder already has keeps its name. The listing kept of an unchanged file says it."""
+    named = {f.id for f in files}
+    found = []
+    for file in files:
+        if file.exists and not _SESSION_ID.fullmatch(file.id):
+            entry = _usable(kept.get(str(file.path))) if kept is not None else None
+            if entry is not None and "session_id" in entry:
+                recorded = entry["session_id"]
+            else:
+                recorded = records.first_record(file.path, ("sessionId",)).get("sessionId")
+            if isinstance(recorded, str) and recorded and recorded not in named:
+                named.add(recorded)
+                file = SessionFile(recorded, file.folder, stem=file.id)
+        found.append(file)
+    return found
 
 
 @dataclass
@@ -531,6 +551,7 @@ def _keep(file: SessionFile, figures, leaves: set[str], catalog: Catalog, kept) 
 
     stats = session.stats
     entry = {
+        "session_id": file.id,
         "cwd": [cwd],
         "asked": sorted(leaves),
         "found": sorted(found),

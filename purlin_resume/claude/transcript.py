@@ -5,7 +5,8 @@ assistant API message. Claude Code writes an assistant message as several record
 content block, sharing ``message.id``; they are joined back into one turn. Tool results are not
 turns: they are attached to the tool call they answer. Compaction (a ``compact_boundary`` system
 record, then a user record with ``isCompactSummary``) becomes a ``Compaction`` plus a marker turn
-that holds the summary. Records are taken in file order.
+that holds the summary. Records are taken in file order, but for a manual `/compact`: Claude
+Code writes it after the compaction it caused, and it is put back before it.
 """
 
 from __future__ import annotations
@@ -260,6 +261,18 @@ def classify_blocks_text(text: str) -> tuple[str, str] | None:
     return PROMPT, text
 
 
+def _caused(command: Turn, last: Turn | None) -> bool:
+    """``command`` is the ``/compact`` that made the compaction ``last``: Claude Code writes the
+    command after the compaction it caused, with the earlier time it was typed."""
+    return (
+        command.kind == COMMAND
+        and command.text.split(" ", 1)[0] == "/compact"
+        and last is not None
+        and last.kind == COMPACTION
+        and (not command.timestamp or not last.timestamp or command.timestamp <= last.timestamp)
+    )
+
+
 class _Assembly:
     """Turns the records of one conversation into a Transcript, one record at a time."""
 
@@ -388,7 +401,12 @@ class _Assembly:
         kind, text = classified
         if kind == NOTIFICATION:
             self._task_notification(blocks_text(content))
-        self.transcript.turns.append(Turn("user", kind, timestamp, text, uuid=record.get("uuid")))
+        turn = Turn("user", kind, timestamp, text, uuid=record.get("uuid"))
+        turns = self.transcript.turns
+        if _caused(turn, turns[-1] if turns else None):
+            turns.insert(len(turns) - 1, turn)
+        else:
+            turns.append(turn)
 
     def _task_notification(self, text: str) -> None:
         """A background agent's end (its call's result only said "async_launched"): its status

@@ -141,11 +141,14 @@ def overflow_path(identifier: str) -> Path:
     return private_temp() / f"transcript-{re.sub(r'[^A-Za-z0-9_.-]', '_', identifier)}.md"
 
 
-def bounded(opened: Opened, options: MarkdownOptions, limit: int, redaction: Redaction) -> str:
+def bounded(
+    opened: Opened, options: MarkdownOptions, limit: int, redaction: Redaction
+) -> tuple[str, Path | None]:
     """The Markdown when it fits in ``limit`` characters; past that, a digest of it, the whole
-    written to a private file as it comes (only its last ``limit`` characters are kept)."""
+    written to a private file as it comes (only its last ``limit`` characters are kept); with
+    that file, or None when the Markdown fitted."""
     if not rendering.has_history(opened.transcript, options):
-        return rendering.no_history(opened.target.id)
+        return rendering.no_history(opened.target.id), None
     sections: list[Section] = []
     pieces = markdown_pieces(opened, options, redaction, sections)
     start: list[str] = []
@@ -156,7 +159,7 @@ def bounded(opened: Opened, options: MarkdownOptions, limit: int, redaction: Red
         if length > limit:
             break
     else:
-        return "".join(start)
+        return "".join(start), None
     assert opened.transcript is not None
     end = deque(start[1:])  # the last pieces of the body (all but the header), >= limit chars
     kept = length - len(start[0])
@@ -174,7 +177,7 @@ def bounded(opened: Opened, options: MarkdownOptions, limit: int, redaction: Red
 
     path = overflow_path(opened.target.id)
     to_file(path, everything(), redaction)
-    return rendering.digest(
+    shown = rendering.digest(
         length,
         "".join(end),
         sections,
@@ -184,3 +187,4 @@ def bounded(opened: Opened, options: MarkdownOptions, limit: int, redaction: Red
         opened.subagent,
         kind(opened),
     )
+    return shown, path

@@ -7,11 +7,11 @@ from __future__ import annotations
 import shlex
 import sys
 from enum import Enum
-from pathlib import Path
 
 import typer
 
 from purlin_resume.cli.common import print_json, print_text
+from purlin_resume.core import tmux
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.resurrection import native_resume
 from purlin_resume.resurrection.candidates import (
@@ -123,7 +123,7 @@ def carry_out(
     fork: bool,
     spawn: OpenSpawn,
     claude_dir_given: bool,
-    tmux_socket: Path | None = None,
+    server: tmux.Server | None = None,
     as_json: bool = False,
     pick=None,
 ) -> None:
@@ -138,10 +138,8 @@ def carry_out(
             print_text(opened.shell_line() + "\n")
         return
     if spawn is OpenSpawn.tmux:
-        socket = tmux_socket or (
-            Path(env.settings.tmux_socket) if env.settings.tmux_socket else None
-        )
-        where = native_resume.launch(opened, socket, env.settings.tmux_session)
+        server = server or tmux.Server.parse(env.settings.tmux_socket)
+        where = native_resume.launch(opened, server, env.settings.tmux_session)
         if as_json:
             print_json({"spawned": "tmux", **where, **opened.to_dict()})
         else:

@@ -22,13 +22,20 @@ from purlin_resume.core.terminal_text import displayed, one_line
 
 
 def tmux_server(spec: str | None):
-    """``--tmux-socket`` as a ``tmux.Server``; None when not given."""
+    """``--tmux-socket`` as a ``tmux.Server``; None when not given. A path must be the socket of
+    a running server: tmux would start a new one there, which nobody sees."""
     if spec is None:
         return None
     try:
-        return tmux.Server.parse(spec)
+        server = tmux.Server.parse(spec)
     except PurlinError as exc:
         raise UsageError(f"--tmux-socket: {exc.message}") from None
+    if server.socket is not None and not tmux.is_socket(server.socket):
+        raise UsageError(
+            f"--tmux-socket {server.socket}: no tmux server listens there; give the socket of "
+            "a running server (tmux display -p '#{socket_path}' prints it), or a name (as tmux -L)"
+        )
+    return server
 
 
 def checked_output(path: Path | None) -> Path | None:

@@ -4,17 +4,18 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.candidates import OpenSpawn, carry_out, choose, default_spawn
+from purlin_resume.cli.common import tmux_server
 from purlin_resume.cli.options import (
     ClaudeDirOption,
     JsonOption,
     ProjectOption,
+    TmuxSocketOption,
 )
 from purlin_resume.resurrection.candidates import environment_here
 
@@ -47,14 +48,7 @@ def open_command(
             show_default=False,
         ),
     ] = None,
-    tmux_socket: Annotated[
-        Optional[Path],
-        typer.Option(
-            "--tmux-socket",
-            help="tmux server socket (default: resume.tmux_socket).",
-            show_default=False,
-        ),
-    ] = None,
+    tmux_socket: TmuxSocketOption = None,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="For a search: take the best match, ask nothing.")
     ] = False,
@@ -73,7 +67,7 @@ def open_command(
         fork=fork,
         spawn=spawn or default_spawn(),
         claude_dir_given=claude_dir is not None,
-        tmux_socket=tmux_socket,
+        server=tmux_server(tmux_socket),
         as_json=as_json,
         pick=lambda found: choose(found, interactive, offer_open=False, query=query),
     )

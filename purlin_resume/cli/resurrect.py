@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional, get_type_hints
 
 import typer
+from typer.core import TyperCommand
 
 from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.shape import CLAUDE
@@ -254,11 +255,11 @@ def _run(
             fork=False,
             spawn=default_spawn(),
             claude_dir_given=options.claude_dir is not None,
-            tmux_socket=Path(options.tmux_socket) if options.tmux_socket else None,
+            server=server,
         )
         return
     summary = (
-        f"{entry['resurrection_id']}: {plan.candidate.label()} → {entry['resurrected_as_agent_id']} "
+        f"{entry['resurrection_id']}: {plan.candidate.label()} "
         f"({plan.method}, {plan.tokens} tokens, full {plan.tokens_full}"
         + (
             f"; {programs.label(plan.source_cli)} → {programs.label(plan.target_cli)})"
@@ -393,6 +394,21 @@ class ResurrectGroup(PurlinGroup):
         return super().parse_args(ctx, args)
 
 
+class FormContext(typer.Context):
+    """A hidden form's context: its usage and errors name ``resurrect``, as the user typed it,
+    never the form's inner name."""
+
+    @property
+    def command_path(self) -> str:
+        return self.parent.command_path if self.parent is not None else super().command_path
+
+
+class Form(TyperCommand):
+    """A form of ``resurrect`` chosen by its arguments (``ResurrectGroup``), not by a name."""
+
+    context_class = FormContext
+
+
 resurrect = typer.Typer(
     cls=ResurrectGroup,
     name="resurrect",
@@ -409,7 +425,7 @@ resurrect = typer.Typer(
 app.add_typer(resurrect, name="resurrect", rich_help_panel="Resurrection")
 
 
-@resurrect.command("name", hidden=True)
+@resurrect.command("name", hidden=True, cls=Form)
 @delivered
 def by_name(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Bookmark name or id.")],
@@ -439,7 +455,7 @@ def by_search(
     _run("fuzzy", text, lambda env: resurrection.by_search(env, text, limit), options, True)
 
 
-@resurrect.command("direct", hidden=True)
+@resurrect.command("direct", hidden=True, cls=Form)
 @delivered
 def by_ids(
     session: Annotated[
@@ -474,7 +490,7 @@ def by_ids(
     _run("direct", query, candidates, options)
 
 
-@resurrect.command("recommended", hidden=True)
+@resurrect.command("recommended", hidden=True, cls=Form)
 @delivered
 def by_recommendation(
     number: Annotated[
@@ -542,8 +558,8 @@ def _team(name: str, options: Delivery) -> None:
     found = revive.revive(env, name, options.task, options.notes)
     entry = found.entry
     summary = (
-        f"{entry['resurrection_id']}: {found.bookmark['name']} of {found.bookmark['member']} → "
-        f"{entry['resurrected_as_agent_id']} ({found.tokens} tokens, shared context)"
+        f"{entry['resurrection_id']}: {found.bookmark['name']} of {found.bookmark['member']} "
+        f"({found.tokens} tokens, shared context)"
     )
     deliver(
         env, entry, found.prompt, options, output, server, summary, {"bookmark": found.bookmark}

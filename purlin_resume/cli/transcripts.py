@@ -34,7 +34,7 @@ from purlin_resume.cli.options import (
     ClaudeDirOption,
     JsonOption,
 )
-from purlin_resume.core import gitrepo
+from purlin_resume.core import gitrepo, trust
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.project import GONE, working_folder
 from purlin_resume.crosscli import sessions as crosscli
@@ -265,7 +265,8 @@ def transcript_command(
             "--max-chars",
             min=0,
             help="Past this many characters write the whole transcript to a file and print a "
-            "digest (default 25000 unless stdout is a file; 0 = no limit).",
+            "digest (default: no limit; 25000 in Claude Code's agent shell unless stdout is a "
+            "file; 0 = no limit).",
             show_default=False,
         ),
     ] = None,
@@ -296,10 +297,17 @@ def transcript_command(
             else:
                 print_text(rendering.no_history(opened.target.id))
             return
+        asked = max_chars is not None
         if max_chars is None:
-            max_chars = 0 if _stdout_is_file() else DEFAULT_MAX_CHARS
+            max_chars = DEFAULT_MAX_CHARS if _read_by_an_agent() else 0
         if max_chars:
-            print_text(output_of.bounded(opened, options, max_chars, redaction))
+            shown, whole = output_of.bounded(opened, options, max_chars, redaction)
+            if whole is not None and not asked:
+                echo_error(
+                    f"a digest of the transcript (past {max_chars} characters, as Claude Code "
+                    f"cuts long output); the whole is in {whole}; --max-chars 0 prints it all"
+                )
+            print_text(shown)
         else:
             _to_stdout(output_of.markdown_pieces(opened, options, redaction), redaction)
     finally:
@@ -309,7 +317,9 @@ def transcript_command(
 @app.command("export", rich_help_panel="Transcripts")
 def export_command(
     identifier: IdArgument,
-    format: Annotated[Format, typer.Option("--format", help="json (TR-3) or md.")] = Format.json,
+    format: Annotated[
+        Format, typer.Option("--format", help="json (the agent's context as one document) or md.")
+    ] = Format.json,
     include_tools: ToolsOption = False,
     include_thinking: ThinkingOption = False,
     output: OutputOption = None,
@@ -318,7 +328,8 @@ def export_command(
         bool, typer.Option("--no-redact", help="Leave secrets in (explicit only).")
     ] = False,
 ) -> None:
-    """Export a session's or agent's context: the TR-3 JSON document, or Markdown (redacted)."""
+    """Export a session's or agent's context as one JSON document (ids, project, times, task,
+    conversation, final output, files, tool counts), or as Markdown (redacted)."""
     if no_redact:
         Output.redact = False
     output = checked_output(output)
@@ -360,6 +371,12 @@ def _to_stdout(pieces, redaction: Redaction) -> None:
         last = text[-1:] or last
     if last != "\n":
         echo("")
+
+
+def _read_by_an_agent() -> bool:
+    """Claude Code's agent runs the command (its Bash tool cuts the middle out of long output)
+    and stdout is not a file: a transcript is bounded by default there, and only there."""
+    return bool(os.environ.get(trust.AGENT_SHELL_ENV)) and not _stdout_is_file()
 
 
 def _stdout_is_file() -> bool:

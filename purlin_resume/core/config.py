@@ -27,6 +27,7 @@ its own settings from the ``resume`` object and leaves every other key alone. De
 | stall_max_nudges | 3 | nudges of one agent without activity in between, then no more |
 | watch_interval | 300 | seconds between two passes of ``watch`` |
 | allowed_roots | ``["~"]`` | folders a resurrection may read a project or ``--from`` path under (SEC-2) |
+| allow_own_projects | true | a project your own transcripts record is allowed wherever it lies (``..`` and symbolic links leaving it are still refused); false: only ``allowed_roots`` and the current repository |
 | mcp_projects | ``[]`` | projects besides the session's own that the MCP tools may be given as ``project`` |
 | context_warn_tokens | 10000 | a resurrection context above this many tokens is warned about |
 | context_confirm_tokens | 20000 | above this many tokens a resurrection asks before going on |
@@ -67,6 +68,7 @@ NEEDS_TRUST = (
     "agent_session_flag",
     "tmux_socket",
     "allowed_roots",
+    "allow_own_projects",
     "mcp_projects",
     "redact_allow",
 )
@@ -100,6 +102,7 @@ class Settings:
     stall_max_nudges: int = 3
     watch_interval: float = 300.0
     allowed_roots: tuple[str, ...] = ("~",)
+    allow_own_projects: bool = True
     mcp_projects: tuple[str, ...] = ()
     context_warn_tokens: int = 10000
     context_confirm_tokens: int = 20000

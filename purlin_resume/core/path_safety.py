@@ -4,8 +4,9 @@ A path given on the command line (``--from``) or taken from a bookmark is refuse
 a ``..`` component, when it lies outside every allowed root, or when it lies inside one only as
 written but a symbolic link takes it outside (the real path is what is checked). Allowed roots
 come from the ``allowed_roots`` setting (default: the home folder); ``~`` is expanded. A
-resurrection also allows the project its transcript records and the current repository
-(``folders``): they are what the user works in, wherever they lie.
+resurrection also allows the current repository and, unless ``allow_own_projects`` is off, the
+project the user's own transcript records (``folders``): the user ran Claude Code there,
+wherever it lies (``/srv``, ``/work``, a mounted disk).
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from collections.abc import Iterable
 from pathlib import Path, PurePath
 
 from purlin_resume.core.errors import PurlinError, UsageError
+
+
+class Refused(UsageError):
+    """A path SEC-2 refuses (exit 2); a resurrection logs it."""
 
 
 def roots(configured: Iterable[str]) -> list[Path]:
@@ -34,22 +39,22 @@ def _inside(path: Path, allowed: list[Path]) -> bool:
 
 
 def checked(raw: str | os.PathLike[str], allowed: list[Path], what: str = "path") -> Path:
-    """The real absolute path of ``raw``, or UsageError (exit 2) naming why it is refused."""
+    """The real absolute path of ``raw``, or Refused (exit 2) naming why it is refused."""
     text = os.fspath(raw)
     shown = ", ".join(str(root) for root in allowed) or "none configured"
     hint = "add the folder to resume.allowed_roots in .purlin/config.json"
     if ".." in PurePath(text).parts:
-        raise UsageError(f"{what} {text}: '..' is not allowed; give the folder itself")
+        raise Refused(f"{what} {text}: '..' is not allowed; give the folder itself")
     written = Path(os.path.abspath(os.path.expanduser(text)))
     real = Path(os.path.realpath(written))
     if _inside(real, allowed):
         return real
     if _inside(written, allowed):
-        raise UsageError(
+        raise Refused(
             f"{what} {text}: a symbolic link leads to {real}, outside the allowed folders "
             f"({shown}); {hint} if that is intended"
         )
-    raise UsageError(f"{what} {text}: outside the allowed folders ({shown}); {hint}")
+    raise Refused(f"{what} {text}: outside the allowed folders ({shown}); {hint}")
 
 
 def private_folder(path: Path) -> Path:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import time
 from collections.abc import Mapping
@@ -60,6 +61,14 @@ class Server:
         value = environ.get("TMUX", "")
         socket = value.rsplit(",", 2)[0] if value.count(",") >= 2 else value
         return cls(socket=Path(socket)) if socket.startswith("/") else None
+
+
+def is_socket(path: Path) -> bool:
+    """``path`` is a socket (where a tmux server listens)."""
+    try:
+        return stat.S_ISSOCK(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def available() -> bool:

@@ -27,7 +27,9 @@ from purlin_resume.core import clock, ids, redact, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
 
 FILE_NAME = "bookmarks.jsonl"
-RESERVED = frozenset({"find", "done", "list", "show"})
+# the words ``resurrect`` and ``bookmark`` take as commands: a bookmark so named could never be
+# resurrected by name
+RESERVED = frozenset({"find", "done", "list", "show", "name", "direct", "recommended"})
 ID = re.compile(r"^bmk-(\d{4}-\d{2}-\d{2})-(g?)(\d{3,})$")
 GLOBAL_MARK = "g"  # in the ids of global bookmarks
 
@@ -243,8 +245,14 @@ class Shelves:
 
     def find(self, key: str) -> Bookmark | None:
         """The bookmark named (or with the id) ``key``: local first, then global. An id found in
-        both files (made before ids told the scopes apart) is ambiguous: an error."""
-        marks = self.all()
+        both files (made before ids told the scopes apart) is ambiguous: an error. A file that
+        does not parse is an error only when the other does not hold ``key``."""
+        marks, broken = [], None
+        for scope, path in self.paths():  # a broken file stops only a search that needs it
+            try:
+                marks += load(path, scope)
+            except CorruptFile as exc:
+                broken = broken or exc
         same_id = [mark for mark in marks if mark.bookmark_id == key]
         if len(same_id) > 1:
             where = ", ".join(f"{mark.name} ({mark.scope})" for mark in same_id)
@@ -254,6 +262,8 @@ class Shelves:
         for mark in marks:
             if key in (mark.name, mark.bookmark_id):
                 return mark
+        if broken is not None:
+            raise broken
         return None
 
     def not_in(self, key: str, scope: str) -> NotFound:

@@ -16,7 +16,14 @@ Every method keeps the metadata, the original task, the findings and the final o
 once: the message that is the original task and the one that is the final output are left out of
 the conversation parts, since they have sections of their own. The findings are the agent's own
 conclusions: its sentences of decisions and results (as in the digest) over the whole
-conversation, then its last substantive messages, condensed; never the final output again.
+conversation, then its last substantive answers (messages that called no tool), condensed; never
+the final output again. Narration is never a finding: a sentence announcing the agent's next
+step ("Let me search…", "Now I'll…", "I need to…"), an interjection ("Perfect!") or a line
+that introduces a tool call (it ends in a colon).
+
+hybrid and summarized also keep Claude Code's own summary of a compaction (its latest), when
+the messages kept whole do not hold it: the summary part, without the instructions it gives the
+model that continued the session.
 
 Token counts are an estimate, the same on every machine: one token per 4 characters of the text
 (rounded up), the usual rule of thumb for English and code with Claude's tokenizer. It is used
@@ -57,10 +64,24 @@ _FINDING = re.compile(
     r"\b(?:decided|decision|conclu\w+|root cause|the (?:issue|problem|bug|cause|fix) (?:is|was)"
     r"|turns out|found that|I found|recommend\w*|going with|instead of|fixed|confirmed|verified"
     r"|works now|the answer is|in summary|key (?:insight|finding)s?|approach|the plan is"
-    r"|implemented|all \d+ tests? pass\w*|tests? pass(?:es|ed)?|is now|no longer)\b",
+    r"|implemented|all \d+ tests? pass\w*|tests? pass(?:es|ed)?|is now|no longer"
+    r"|successfully|succeeded|passed|no (?:\w+ )?errors|actually|already|appears to be)\b",
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_INTERJECTION = re.compile(
+    r"^(?:(?:perfect|great|excellent|good|nice|awesome|okay|ok|alright|all right|ah|oh|hmm"
+    r"|right|sure|got it|i see)\b[,.!—-]*\s*)+",
+    re.I,
+)
+_NARRATION = re.compile(
+    r"^(?:(?:now|next|then|first|finally|also|so)\b,?\s+)?"
+    r"(?:let me|let's|let us|i'll|i will|i'm going to|i am going to|i need to|i should|i want to"
+    r"|i'm now|we need to|we'll|time to|going to)\b",
+    re.I,
+)
+_SUMMARY_START = re.compile(r"^Summary:\s*$", re.M)
+_SUMMARY_END = "\nIf you need specific details from before compaction"
 
 
 def estimate_tokens(text: str) -> int:
@@ -117,6 +138,7 @@ class Context:
     tail: list[str] = field(default_factory=list)
     transcript: str | None = None  # the full method: the whole conversation as Markdown
     findings: list[str] = field(default_factory=list)  # the agent's conclusions (module doc)
+    compaction_summary: str | None = None  # hybrid, summarized: Claude Code's own (module doc)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -147,34 +169,54 @@ def _condensed(text: str) -> str:
     return text if len(text) <= FINDING_LENGTH else text[: FINDING_LENGTH - 1] + "…"
 
 
+def narration(sentence: str) -> bool:
+    """A sentence that tells what the agent is about to do, or only reacts: no finding."""
+    bare = _INTERJECTION.sub("", sentence.strip())
+    return not bare.strip(" .!") or bool(_NARRATION.match(bare)) or bare.endswith(":")
+
+
+def _stated(text: str) -> list[str]:
+    """The sentences of ``text`` that are not narration, condensed."""
+    kept = [_condensed(part) for part in _SENTENCE.split(text) if not narration(part)]
+    return [sentence for sentence in kept if sentence]
+
+
 def _conclusions(text: str) -> list[str]:
     """The sentences of ``text`` that state a decision, a cause, a fix or a result."""
-    found = []
-    for sentence in _SENTENCE.split(text):
-        sentence = _condensed(sentence)
-        if len(sentence) > 20 and _FINDING.search(sentence):
-            found.append(sentence)
-    return found
+    return [s for s in _stated(text) if len(s) > 20 and _FINDING.search(s)]
 
 
 def findings(turns: list[Turn]) -> list[str]:
     """The agent's conclusions in ``turns``: its decision and result sentences (the latest
-    ``MAX_FINDINGS``, less those its last messages hold), then its last ``LAST_TEXTS``
-    substantive messages, condensed."""
+    ``MAX_FINDINGS``, less those its last answers hold), then its last ``LAST_TEXTS``
+    substantive answers (messages that called no tool), without their narration."""
     said = [
-        turn.text
+        turn
         for turn in turns
         if turn.role == "agent"
         and turn.text.strip()
         and not turn.text.lstrip().startswith("API Error")
     ]
     found: dict[str, None] = {}
-    for text in said:
-        for sentence in _conclusions(text):
+    for turn in said:
+        for sentence in _conclusions(turn.text):
             found.setdefault(sentence, None)
-    last = [_condensed(text) for text in said if len(text.strip()) >= SUBSTANTIVE][-LAST_TEXTS:]
+    answers = [" ".join(_stated(turn.text)) for turn in said if not turn.tool_calls]
+    last = [text for text in answers if len(text) >= SUBSTANTIVE][-LAST_TEXTS:]
+    last = [_condensed(text) for text in last]
     kept = [s for s in found if not any(s in text for text in last)][-MAX_FINDINGS:]
     return list(dict.fromkeys([*kept, *last]))
+
+
+def compaction_summary(transcript: Transcript) -> str | None:
+    """Claude Code's summary at the conversation's latest compaction: its ``Summary:`` part
+    (the whole text when it has none), without the instructions to the model that went on."""
+    text = next((c.summary for c in reversed(transcript.compactions) if c.summary), None)
+    if not text:
+        return None
+    start = _SUMMARY_START.search(text)
+    text = text[start.end() :] if start else text
+    return text.split(_SUMMARY_END, 1)[0].strip() or None
 
 
 def _conversation(transcript: Transcript) -> list[Turn]:
@@ -276,6 +318,8 @@ def compress(
         context.head = [rendering.turn_markdown(turn) for turn in messages[:KEEP_HEAD]]
         context.digest = digest(messages[KEEP_HEAD:-KEEP_TAIL], details)
         context.tail = [rendering.turn_markdown(turn) for turn in messages[-KEEP_TAIL:]]
+    if context.digest is not None:  # the compaction is among the condensed messages
+        context.compaction_summary = compaction_summary(transcript)
     return context
 
 

@@ -18,7 +18,6 @@ import functools
 import getpass
 import json
 import os
-import secrets
 import shlex
 import subprocess
 import time
@@ -451,7 +450,10 @@ def render_prompt(
     task: str | None,
     note: str | None = None,
     continuity: str | None = None,
+    here: str | None = None,
 ) -> str:
+    """The resurrection prompt; ``here``: the project the new agent works in (named when it is
+    not the original agent's)."""
     label = (
         f"agent {context.agent_id}"
         if context.agent_id
@@ -465,6 +467,7 @@ def render_prompt(
         task=task,
         note=note,
         continuity=continuity,
+        here=here,
     )
 
 
@@ -508,18 +511,15 @@ def plan(
             raise PreflightFailed(check)
         checks.append(check)
     checks.append(preflight.completeness(known))
-    checks.append(
-        preflight.project(
-            known.get("project_path"),
-            [*env.allowed, *path_safety.folders([env.project_root])],
-            known.get("git_commit"),
-        )
-    )
+    recorded = known.get("project_path")
+    own = [recorded] if env.settings.allow_own_projects else []
+    allowed = [*env.allowed, *path_safety.folders([env.project_root, *own])]
+    checks.append(preflight.project(recorded, allowed, known.get("git_commit")))
     context = compress.Context.from_dict(extracted["context"])
     note = "partial: the agent did not end normally" if checks[-2].level != preflight.OK else None
     state = continuity.progress(env.project_root, context.completed_at or context.started_at)
     carried = continuity.section(source.cli, into, state)
-    rendered = render_prompt(context, task, note, carried)
+    rendered = render_prompt(context, task, note, carried, _in_project(env) or None)
     done = redact.redact(rendered) if redacting else None
     prompt = done.text if done else rendered
     counts = dict(extracted["redactions"])
@@ -565,10 +565,6 @@ def plan(
 # the record
 
 
-def new_agent_id() -> str:
-    return "agent-" + secrets.token_hex(4)[:7]
-
-
 def _user() -> str:
     try:
         return getpass.getuser()
@@ -597,9 +593,12 @@ def _in_project(env: Environment) -> str:
 
 
 def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, Any]:
-    """Log the resurrection (TR-1) and count it on its bookmark; returns the log entry."""
+    """Log the resurrection (TR-1) and count it on its bookmark; returns the log entry. The new
+    agent's id is not known yet: its SessionStart fills it in (``--spawn``), or ``resurrect
+    done --agent-id``; warnings that are no outcome go to the notes."""
     mark = plan.candidate.bookmark
     in_project = _in_project(env)
+    notes = "; ".join([*([notes] if notes else []), *preflight.notes(plan.checks)]) or None
     entry = {
         "bookmark_id": mark.bookmark_id if mark else None,
         "bookmark_uuid": mark.uuid if mark else None,
@@ -607,7 +606,7 @@ def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, 
         "resurrected_from_session_id": plan.source_session,
         "resurrected_from_hostname": (mark.hostname if mark and mark.hostname else env.host),
         "resurrected_from_project": plan.context.project_path,
-        "resurrected_as_agent_id": new_agent_id(),
+        "resurrected_as_agent_id": None,
         "resurrected_in_session": _session_here(),
         "resurrected_in_project": in_project,
         "resurrected_by": _user(),
@@ -760,15 +759,16 @@ def resurrect(
     """Resurrect the candidate ``choose`` picks among those ``candidates_of`` finds: its plan,
     once ``review`` saw it (given the number of candidates and a way to plan again with another
     method, it returns the plan to carry out and what it decided, for the log), and the log
-    entry. A pre-flight that fails (nothing found, a failing check) is logged and raised."""
+    entry. A pre-flight that fails (nothing found, a failing check) or a path SEC-2 refuses is
+    logged and raised."""
     started = time.monotonic() if started is None else started
     chosen = None
     try:
         found = _found(env, request, candidates_of)
         chosen = choose(found)
         planned = _planned(env, chosen, request, request.method, started)
-    except PreflightFailed as failed:
-        message = failed.check.message
+    except (PreflightFailed, path_safety.Refused) as failed:
+        message = failed.check.message if isinstance(failed, PreflightFailed) else failed.message
         record_failure(env, request.mode, request.query, chosen, message, request.method, started)
         raise
     again = functools.partial(_planned, env, chosen, request, started=started)
@@ -935,10 +935,7 @@ PROMPTS = "prompts"  # the cache folder a prompt waits in for a new agent of ano
 
 def agent_env(entry: dict[str, Any]) -> dict[str, str]:
     """What the new agent's process is told about itself (hooks read it to call ``done``)."""
-    return {
-        "PURLIN_RESURRECTION_ID": entry["resurrection_id"],
-        "PURLIN_RESURRECTED_AGENT_ID": entry.get("resurrected_as_agent_id") or "",
-    }
+    return {"PURLIN_RESURRECTION_ID": entry["resurrection_id"]}
 
 
 def launch_process(

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.core import clock, redact, store
-from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
+from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.resurrection.query import parse
 
 FILE_NAME = "resurrection-log.jsonl"
@@ -263,7 +263,8 @@ def _joined(kept: Any, added: Any) -> Any:
 
 
 def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[str, Any]:
-    """Set the outcome (and agent id, duration, tool calls) of one entry; add to its notes."""
+    """Set the outcome (and agent id, duration, tool calls) of one entry; add to its notes. A
+    new outcome drops the reason of the old one (``changes`` may give its own)."""
     log = Path(log)
     if changes.get("outcome") is not None and changes["outcome"] not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}")
@@ -278,6 +279,8 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
                 "list them with 'purlin-resume resurrections'"
             )
         number = entry.pop(REVISION, None)
+        if changes.get("outcome") not in (None, entry.get("outcome")):
+            entry["outcome_reason"] = None  # the reason of the outcome it replaces
         entry.update(changes, notes=_joined(entry.get("notes"), changes.get("notes")))
         done.append(entry)
         return {**entry, REVISION: (number if type(number) is int else 1) + 1}
@@ -303,7 +306,8 @@ def record_outcome(
     reason: str | None = None,
 ) -> dict[str, Any]:
     """What ``resurrect done`` (and the hooks) call when a resurrected agent ends: its outcome,
-    its own id, duration, tool calls and notes (redacted). A success clears the reason."""
+    its own id, duration, tool calls and notes (redacted). A success has no reason; another
+    outcome has the one given (a changed outcome without one: none, never the old one's)."""
     changes: dict[str, Any] = {"outcome": outcome}
     for key, value in (
         ("resurrected_as_agent_id", agent_id),
@@ -338,7 +342,7 @@ def parse_since(text: str) -> str:
         words = parse(text, clock.now())
         moment = words.start if not words.words else None
     if moment is None:
-        raise PurlinError(
+        raise UsageError(
             f"--since {text!r}: give a date (2026-02-09), a time, 7d / 12h / 30m, "
             "or yesterday / last week / 3 days ago"
         )
@@ -451,7 +455,7 @@ class Facts:
             outcome != "failure",
             str(entry.get("resurrection_mode")),
             outcome == "success",
-            str(reason) if reason and outcome != "success" else None,
+            str(reason) if reason and outcome == "failure" else None,
             tokens if isinstance(tokens, int) else None,
             str(entry.get("resurrected_from_agent_type") or "unknown")
             if isinstance(tokens, int)
@@ -540,11 +544,14 @@ def summary_line(entry: dict[str, Any]) -> str:
 
 def _what_became(entry: dict[str, Any]) -> str:
     """``SOURCE → NEW AGENT``; for an entry without them (a failure before an agent was chosen
-    or made) the query and what did not happen."""
+    or made) the query and what did not happen; a new agent whose id is not known yet (the
+    prompt printed, or the agent not started yet) is named so."""
     source = entry.get("resurrected_from_agent_id") or entry.get("resurrected_from_session_id")
     target = entry.get("resurrected_as_agent_id")
     if source and target:
         return f"{source} → {target}"
+    if source and entry.get("outcome") != "failure":
+        return f"{source} → a new agent (its id is not known)"
     asked = source or (repr(entry["query"]) if entry.get("query") else "?")
     return f"{asked} (nothing resurrected)"
 

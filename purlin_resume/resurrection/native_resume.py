@@ -171,6 +171,11 @@ def plan(
             f"the transcript lies in {session.folder.name}, not where Claude Code looks for "
             f"{cwd}; --resume may not find it there"
         )
+    if session.stem:
+        notes.append(
+            f"its transcript is the file {session.path.name}, not {session_id}.jsonl, the name "
+            "Claude Code looks for; --resume may not find it"
+        )
     claude = programs.program(CLAUDE)
     argv = claude.resume(session_id, env.settings.agent_command)
     new_id = None
@@ -260,10 +265,10 @@ def exec_now(opened: OpenPlan) -> None:
         ) from None
 
 
-def launch(opened: OpenPlan, socket: Path | None, session_name: str) -> dict[str, str]:
-    """Run the plan in a new window of tmux session ``session_name``; the pane id and session."""
-    server = tmux.Server(socket)
-    if socket is None and tmux.inside_tmux():
+def launch(opened: OpenPlan, server: tmux.Server, session_name: str) -> dict[str, str]:
+    """Run the plan in a new window of tmux session ``session_name`` of ``server``; the pane id
+    and session."""
+    if server == tmux.Server() and tmux.inside_tmux():
         session_name = tmux.current_session(server) or session_name
     command = " ".join(shlex.quote(part) for part in opened.argv)
     pane = tmux.new_window(

@@ -5,8 +5,8 @@ failure, with its own message and what to do instead.
 2. accessible: the bookmark was made on this host (else a warning); the original transcript is
    still there (else the archive is read: a warning); the source project, when it is on this
    machine, lies under the allowed roots (SEC-2) and its HEAD is still the recorded commit;
-3. complete: the agent ended normally (crashed, API error, interrupted, unfinished: a warning,
-   the partial context is used);
+3. complete: the agent ended normally (crashed, API error, interrupted, unfinished, ended
+   mid-work with tool results it never read: a warning, the partial context is used);
 4. extractable: its file could be read (unreadable or binary: a failure);
 5. meaningful: it holds a conversation (empty: a failure);
 6. size: over ``context_warn_tokens`` a warning, over ``context_confirm_tokens`` a question
@@ -27,9 +27,9 @@ from purlin_resume.core.errors import NotFound
 OK, WARN, ASK, FAIL = "ok", "warn", "ask", "fail"
 SUCCESS, PARTIAL, FAILURE = "success", "partial", "failure"
 # The checks about the context itself: a warning from one of them means the new agent gets less
-# than the original agent had, or gets it from somewhere else. Size warnings do not: the context
-# is whole, only large.
-ABOUT_THE_CONTEXT = ("accessible", "extractable", "complete", "project")
+# than a finished agent would hand over. The other warnings (another host, the archive read, the
+# project not here or moved on, a large context) are notes: the context is whole.
+ABOUT_THE_CONTEXT = ("extractable", "complete")
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class PreflightFailed(NotFound):
     def __init__(self, check: Check):
         self.check = check
         message = check.message + (f"; {check.suggestion}" if check.suggestion else "")
-        super().__init__(f"pre-flight {check.name}: {message}")
+        super().__init__(message)
 
 
 def failure(name: str, message: str, suggestion: str | None = None) -> PreflightFailed:
@@ -65,11 +65,9 @@ def outcome(checks: list[Check]) -> tuple[str, str | None]:
     """The outcome a resurrection is logged with, and why.
 
     - ``failure``: a check failed (the resurrection did not happen);
-    - ``partial``: a check about the context warned: bookmarked on another host, the original
-      transcript gone (the archive is read), lines that did not parse, the agent crashed, hit
-      an API error, was interrupted or did not complete, its project is not on this machine
-      (or names none) or has moved on from the recorded commit;
-    - ``success``: otherwise, size warnings and questions included.
+    - ``partial``: the context is only part of the agent's work: lines that did not parse, the
+      agent crashed, hit an API error, was interrupted, ended mid-work or did not complete;
+    - ``success``: otherwise; the other warnings are notes (``notes``), not an outcome.
 
     The reason names every check that made it so, in the order they ran.
     """
@@ -78,6 +76,28 @@ def outcome(checks: list[Check]) -> tuple[str, str | None]:
         return FAILURE, "; ".join(failed)
     warned = [c.message for c in checks if c.name in ABOUT_THE_CONTEXT and c.level == WARN]
     return (PARTIAL, "; ".join(warned)) if warned else (SUCCESS, None)
+
+
+def notes(checks: list[Check]) -> list[str]:
+    """The warnings that do not make the outcome (another host, the archive, the project), each
+    with what it means for the new agent."""
+    return [
+        f"{c.message}; {c.suggestion}" if c.suggestion else c.message
+        for c in checks
+        if c.level == WARN and c.name not in ABOUT_THE_CONTEXT and c.name != "size"
+    ]
+
+
+def unread_results(transcript) -> int:
+    """How many tool calls of the agent's last turn it never answered: their results never
+    came, or came and the agent stopped before it read them (it ended mid-work). 0 when its
+    last turn says something without calling a tool, as a finished agent's does."""
+    from purlin_resume.claude.transcript import INTERRUPTION
+
+    last = next((turn for turn in reversed(transcript.turns) if turn.counts), None)
+    if last is None or last.role != "agent" or last.kind == INTERRUPTION:
+        return 0
+    return len(last.tool_calls)
 
 
 def facts(transcript, subagent, document: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +111,7 @@ def facts(transcript, subagent, document: dict[str, Any]) -> dict[str, Any]:
         "turns": transcript.turn_count,
         "status": subagent.status if subagent is not None else None,
         "interrupted": last is not None and last.kind == INTERRUPTION,
+        "mid_work": unread_results(transcript),
         "api_error": final.lstrip().startswith("API Error"),
         "answered": bool(final.strip()),
         "truncated": stats.truncated,
@@ -118,6 +139,15 @@ def completeness(known: dict[str, Any]) -> Check:
     if known.get("interrupted"):
         return Check(
             "complete", WARN, "the agent was interrupted by the user", "its partial context is used"
+        )
+    if known.get("mid_work"):
+        calls = known["mid_work"]
+        return Check(
+            "complete",
+            WARN,
+            f"the agent ended mid-work: its last {calls} tool call(s) were never followed by "
+            "an answer (it crashed or was stopped)",
+            "its partial context is used",
         )
     if status == "unknown" and known.get("answered", True):
         # Its parent session's file is gone, so no record says how it ended; it was not cut

@@ -63,8 +63,9 @@ _RESURRECTION = re.compile(
 )
 
 
-SCHEMA_VERSION = "5"  # 2: the files of each conversation; 3: bodies redacted value by value;
-# 4: the conversation a resurrection started from; 5: the agent CLI of each conversation
+SCHEMA_VERSION = "6"  # 2: the files of each conversation; 3: bodies redacted value by value;
+# 4: the conversation a resurrection started from; 5: the agent CLI of each conversation;
+# 6: a renamed session file by its recorded id
 COLUMNS = (
     "rowid, kind, id, session_id, agent_id, project, title, agent_type, started_at, ended_at,"
     " turns, resurrects, cli"
@@ -352,14 +353,16 @@ def _documents(view) -> Iterable[dict[str, Any]]:
 def _session_rows(catalog, folder: Path, session_id: str) -> list[tuple[tuple, str, list]]:
     """What the index holds of one session: per conversation, its ``docs`` columns (from
     ``kind``), its searchable body and its files."""
-    view = catalog.view(SessionFile(session_id, folder), ReadOptions(tools=True))
+    file = SessionFile(session_id, folder)  # named by its file; by its records when renamed
+    file = next((s for s in catalog.session_files() if s.path == file.path), file)
+    view = catalog.view(file, ReadOptions(tools=True))
     rows = []
     for doc in _documents(view):
         transcript = doc["transcript"]
         columns = (
             doc["kind"],
             doc["id"],
-            session_id,
+            file.id,
             doc["agent_id"],
             transcript.project_path,
             doc["title"],

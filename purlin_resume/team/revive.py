@@ -33,9 +33,9 @@ def revive(env: Environment, name: str, task: str | None, notes: str | None) -> 
     started = time.monotonic()
     mark, data = reads.context_of(env.history, env.shelves.paths(), name)
     context = compress.Context.from_dict(data)
-    prompt = redact.redact(resurrection.render_prompt(context, task)).text
-    tokens = compress.estimate_tokens(prompt)
     in_project = str(env.project_root) if env.project_root else os.getcwd()
+    prompt = redact.redact(resurrection.render_prompt(context, task, here=in_project)).text
+    tokens = compress.estimate_tokens(prompt)
     entry = {
         "bookmark_id": mark["bookmark_id"],
         "bookmark_uuid": mark["uuid"],
@@ -43,7 +43,7 @@ def revive(env: Environment, name: str, task: str | None, notes: str | None) -> 
         "resurrected_from_session_id": mark.get("session_id") or context.session_id,
         "resurrected_from_hostname": mark.get("hostname"),
         "resurrected_from_project": context.project_path or mark.get("project_path"),
-        "resurrected_as_agent_id": resurrection.new_agent_id(),
+        "resurrected_as_agent_id": None,
         "resurrected_in_session": resurrection._session_here(),
         "resurrected_in_project": in_project,
         "resurrected_by": resurrection._user(),

@@ -45,7 +45,7 @@ def figures(query: Query, mysql: bool) -> dict[str, Any]:
     failures = query(
         "SELECT outcome_reason, COUNT(*) AS n FROM resurrection_log "
         "WHERE outcome_reason IS NOT NULL AND outcome_reason <> '' "
-        "AND (outcome IS NULL OR outcome <> 'success') "
+        "AND outcome = 'failure' "
         "GROUP BY outcome_reason ORDER BY n DESC, MIN(resurrected_at) LIMIT 5",
         (),
     )

@@ -151,12 +151,13 @@ def test_an_agent_whose_pane_is_gone_is_dead(repo, tmux_server, tmp_path, cli):
 def test_unknown_state_and_unknown_ids_are_refused(repo, tmux_server, tmp_path, cli):
     configure(repo, tmux_server, tmp_path / "agent")
     write_registry(
-        repo, {"ghost": agent_record(repo), "ab-1": agent_record(repo), "ab-2": agent_record(repo)}
+        repo,
+        {"ghost": agent_record(repo), "abcd-1": agent_record(repo), "abcd-2": agent_record(repo)},
     )
 
     unknown = cli("revive", "ghost")
     missing = cli("revive", "nobody")
-    ambiguous = cli("revive", "ab")
+    ambiguous = cli("revive", "abcd")
     empty = cli("revive", " ")
 
     assert unknown.exit_code == 1
@@ -166,10 +167,28 @@ def test_unknown_state_and_unknown_ids_are_refused(repo, tmux_server, tmp_path, 
         "error: no registered agent 'nobody'; 'purlin-resume agents-status' lists the known ones"
     )
     assert ambiguous.exit_code == 2
-    assert "ambiguous (ab-1, ab-2)" in ambiguous.stderr
+    assert "ambiguous (abcd-1, abcd-2)" in ambiguous.stderr
     assert empty.exit_code == 2
     for result in (unknown, missing, ambiguous, empty):
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_prefix_shorter_than_four_characters_names_no_agent(repo, tmux_server, tmp_path, cli):
+    """Regression: ``revive 5`` revived the one dead agent whose id starts with 5."""
+    configure(repo, tmux_server, tmp_path / "agent")
+    dead = "55604662-cf2a-4331-851a-ec234028f8ca"  # a real session id (the fixture short.jsonl)
+    write_registry(repo, {dead: agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+
+    short = cli("revive", "5", "--dry-run")
+    enough = cli("revive", "5560", "--dry-run")
+
+    assert short.exit_code == 2
+    assert short.stderr.strip() == (
+        "error: agent id '5' is too short: give the whole id or at least 4 of its first "
+        "characters; 'purlin-resume agents-status' lists them"
+    )
+    assert enough.exit_code == 0, enough.stderr
+    assert dead in enough.stdout
 
 
 def test_a_corrupt_registry_is_reported_and_kept(repo, tmux_server, tmp_path, cli):

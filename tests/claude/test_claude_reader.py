@@ -13,7 +13,14 @@ from purlin_resume.claude import export, layout, rendering
 from purlin_resume.claude.catalog import Catalog, open_target
 from purlin_resume.claude.transcript import ReadOptions, read
 from purlin_resume.core.errors import NotFound, PurlinError
-from tests.claude_records import Conversation, independent_counts, text, tool, write_jsonl
+from tests.claude_records import (
+    Conversation,
+    independent_counts,
+    recorded_session_id,
+    text,
+    tool,
+    write_jsonl,
+)
 from tests.conftest import FIXTURES
 
 DEMO = "projects/-path-to-Demo"
@@ -58,7 +65,7 @@ def test_every_fixture_agent_file_counts_match_an_independent_scan(path):
 
 def test_fixture_sessions_list_their_subagents_and_compactions(fixtures_copy):
     sessions = {s.id: s for s in Catalog(fixtures_copy).sessions()}
-    assert set(sessions) == {p.stem for p in fixture_sessions()}
+    assert set(sessions) == {recorded_session_id(p) for p in fixture_sessions()}
     for session in sessions.values():
         folder = session.path.parent / session.id / "subagents"
         files = list(folder.glob("agent-*.jsonl")) if folder.is_dir() else []

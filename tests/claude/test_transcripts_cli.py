@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.claude_records import Conversation, independent_counts, text, write_jsonl
+from tests.claude_records import (
+    Conversation,
+    independent_counts,
+    recorded_session_id,
+    text,
+    write_jsonl,
+)
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 DOV_SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
@@ -36,10 +42,10 @@ def test_sessions_json_lists_every_fixture_session_with_independent_counts(cli, 
     files = [
         p for p in (fixtures_copy / "projects").glob("*/*.jsonl") if not p.name.startswith("agent-")
     ]
-    assert set(listed) == {p.stem for p in files}
+    assert set(listed) == {recorded_session_id(p) for p in files}
     for path in files:
         expected = independent_counts(path)
-        entry = listed[path.stem]
+        entry = listed[recorded_session_id(path)]
         assert entry["turns"] == expected["turns"]
         assert entry["compactions"] == expected["compactions"]
         assert entry["malformed_lines"] == expected["malformed"]
@@ -119,10 +125,13 @@ def test_transcript_of_an_inline_subagent(cli, fixtures_copy):
 
 
 def test_long_transcript_prints_a_bounded_digest_and_writes_the_whole(
-    cli, fixtures_copy, overflow_dir
+    cli, fixtures_copy, overflow_dir, monkeypatch
 ):
+    monkeypatch.setenv("CLAUDECODE", "1")  # Claude Code's agent reads it (its Bash tool)
     result = run(cli, fixtures_copy, "transcript", DOV_SESSION[:6])
     assert result.exit_code == 0, result.stderr
+    assert "a digest of the transcript" in result.stderr
+    assert "--max-chars 0" in result.stderr
     whole = overflow_dir / f"purlin-resume-{os.getuid()}" / f"transcript-{DOV_SESSION}.md"
     assert len(result.stdout) <= 25_000
     assert str(whole) in result.stdout
@@ -138,6 +147,26 @@ def test_long_transcript_prints_a_bounded_digest_and_writes_the_whole(
     assert all(full_lines[int(number) - 1].startswith("## ") for number in listed)
     small = run(cli, fixtures_copy, "transcript", DOV_SESSION, "--max-chars", "3000").stdout
     assert len(small) <= 3000
+
+
+def test_a_piped_transcript_is_whole_unless_less_is_asked_for(cli, fixtures_copy, overflow_dir):
+    """Regression: past 25,000 characters a pipe got an index and the tail, so
+    ``transcript 4d56 | grep -ci dialyzer`` found 13 of the 50 lines."""
+    whole = run(cli, fixtures_copy, "transcript", DOV_SESSION, "-o", str(overflow_dir / "all.md"))
+    assert whole.exit_code == 0, whole.stderr
+    expected = (overflow_dir / "all.md").read_text()
+    assert len(expected) > 25_000
+
+    piped = run(cli, fixtures_copy, "transcript", DOV_SESSION[:4])
+
+    assert piped.exit_code == 0
+    assert piped.stderr == ""
+    assert piped.stdout == expected
+    dialyzer = [line for line in piped.stdout.splitlines() if "dialyzer" in line.lower()]
+    assert len(dialyzer) == sum("dialyzer" in line.lower() for line in expected.splitlines())
+    asked = run(cli, fixtures_copy, "transcript", DOV_SESSION[:4], "--max-chars", "3000")
+    assert len(asked.stdout) <= 3000
+    assert asked.stderr == ""
 
 
 def test_transcript_to_a_file(cli, fixtures_copy, tmp_path):

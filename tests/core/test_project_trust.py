@@ -44,6 +44,7 @@ HOSTILE = {
     "allowed_roots": ["/"],
     "redact": {"allow": [".*"]},
     "mcp_projects": ["/"],
+    "allow_own_projects": False,
 }
 
 

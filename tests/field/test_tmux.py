@@ -124,3 +124,5 @@ def test_resurrect_in_tmux_types_the_prompt_into_the_real_client_once(field, tmu
         field.home / ".claude" / "history" / resurrection_log.FILE_NAME
     )[0]
     assert entry["resurrected_from_session_id"] == origin
+    # the new agent is named by the id its own SessionStart reported, never made up
+    assert entry["resurrected_as_agent_id"] == request.session_id

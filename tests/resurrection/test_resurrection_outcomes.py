@@ -33,11 +33,11 @@ CASES = {
     "every check ok": (lambda repo: [], "success"),
     "bookmarked on another host": (
         lambda repo: [preflight.hostname("far.example", "here.example")],
-        "partial",
+        "success",
     ),
     "the transcript is gone, the archive is read": (
         lambda repo: [Check("accessible", preflight.WARN, "the original transcript is gone")],
-        "partial",
+        "success",
     ),
     "lines that did not parse": (
         lambda repo: [preflight.extractable(_known(malformed=2), "f.jsonl")],
@@ -57,10 +57,10 @@ CASES = {
     ),
     "project not on this machine": (
         lambda repo: [preflight.project("/nowhere/at/all", [], None)],
-        "partial",
+        "success",
     ),
-    "no project recorded": (lambda repo: [preflight.project(None, [], None)], "partial"),
-    "project moved past the recorded commit": (lambda repo: [_moved_project(repo)], "partial"),
+    "no project recorded": (lambda repo: [preflight.project(None, [], None)], "success"),
+    "project moved past the recorded commit": (lambda repo: [_moved_project(repo)], "success"),
     "large context: warned and asked": (
         lambda repo: preflight.size(30000, "full", 40, 10000, 20000, 10),
         "success",
@@ -82,6 +82,10 @@ def test_the_outcome_rule(case, repo):
     assert outcome == expected
     if expected == "success":
         assert reason is None
+        warned = [c for c in checks if c.level == preflight.WARN and c.name != "size"]
+        assert [note.split("; ")[0] for note in preflight.notes(checks)] == [
+            c.message for c in warned
+        ]  # a warning that is no outcome is a note
     else:
         bad = [c.message for c in checks if c.level in (preflight.WARN, preflight.FAIL)]
         assert reason
@@ -145,7 +149,7 @@ def test_resurrections_name_what_a_failure_was_asked_for(cli, fixtures_copy, rep
     assert "zzqx0000" in failed
     assert "(nothing resurrected)  failure" in failed
     assert " → " in done
-    assert "short" in done
+    assert "55604662-cf2a-4331-851a-ec234028f8ca" in done  # short.jsonl
 
 
 def test_from_may_name_the_transcripts_own_project_outside_the_roots(cli, tmp_path, repo):

@@ -314,7 +314,8 @@ def test_agent_detail_without_a_transcript_shows_that_panel_failing(repo, claude
     ("path", "status", "error"),
     [
         ("/api/agents/nobody", 404, "no registered agent 'nobody'"),
-        ("/api/agents/ab", 400, "agent id 'ab' is ambiguous (ab-1, ab-2)"),
+        ("/api/agents/abcd", 400, "agent id 'abcd' is ambiguous (abcd-1, abcd-2)"),
+        ("/api/agents/ab", 400, "agent id 'ab' is too short"),
         ("/api/agents/a%20b", 400, "agent id 'a b' is not valid"),
         ("/api/agents/%24(rm%20-rf)", 400, "is not valid"),
         ("/api/agents/" + "x" * 300, 400, "is not valid"),
@@ -327,7 +328,7 @@ def test_agent_detail_without_a_transcript_shows_that_panel_failing(repo, claude
     ],
 )
 def test_bad_ids_and_filters_get_one_line(repo, claude, path, status, error):
-    write_registry(repo, {"ab-1": agent_record(repo), "ab-2": agent_record(repo)})
+    write_registry(repo, {"abcd-1": agent_record(repo), "abcd-2": agent_record(repo)})
     client, guard = board(repo, claude)
 
     answer = client.get(path, headers=_auth(guard))
