@@ -58,4 +58,4 @@ def test_nothing_found_is_the_one_error_line_and_no_question(field):
     assert field.model.messages == []
     assert _log(field) == []
     if run.result:  # (2.1.197 prints nothing in -p mode)
-        assert "error: pre-flight exists: nothing matches 'zzqxv'" in run.result
+        assert "error: nothing matches 'zzqxv'" in run.result
