@@ -20,6 +20,7 @@ whole key at the few places that pass.
 from __future__ import annotations
 
 import dataclasses
+import bisect
 import hashlib
 import itertools
 import json
@@ -36,10 +37,11 @@ from purlin_resume.core.secret_rules import (
     ESCAPE,
     FLAG,
     KEY_TAILS,
-    MYSQL,
     PLACEHOLDER_VALUE,
     RULES,
     SCHEMES,
+    SHORT_FLAGS,
+    USER_PASSWORD_FLAGS,
     Rule,
     assigned_kind,
     is_assigned_secret,
@@ -51,6 +53,9 @@ _INSIDE_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]*$")
 # character at a time: slow on text made of keys)
 _KEY_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
 _KEY_LONGEST = max(map(len, KEY_TAILS))
+# between two string literals joined with ``+`` (quotes escaped, a line break): a secret may
+# be written in pieces
+_JOINT = re.compile(r"\\{0,3}[\"'][ \t]*\+[ \t]*(?:(?:\r?\n|\\n)[ \t]*)?\\{0,3}[\"']")
 
 
 def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 99) -> str:
@@ -175,16 +180,32 @@ def _no_groups(regex: str) -> str:
     return re.sub(r"\(\?P<\w+>", "(?:", regex)
 
 
+def _flag(match: re.Match[str], before: str) -> tuple[str, bool] | None:
+    """The key a flag gives its value to, and whether that value is ``USER:PASSWORD``; None:
+    not a password for the command on the line before it (``-p`` is a password for mysql)."""
+    line = before[before.rfind("\n") + 1 :]
+    long = match.group("long")
+    if long and long.lower() not in USER_PASSWORD_FLAGS:
+        return long.lower(), False
+    flag = "u " if long else match.group("short") + " " * bool(match.group("gap"))
+    command = SHORT_FLAGS.get(flag)
+    if command is None or not command.search(line):
+        return None
+    return "password", flag in USER_PASSWORD_FLAGS
+
+
 class Places:
     """Where the scanner's ``pattern`` matches in one text, asked for in order: ``next(pos)``
     is the first such position from ``pos`` on (None: there is none). The last answer is kept:
     asking again from anywhere between its question and it costs nothing. ``first``: the first
     place, when the caller found it already."""
 
-    def __init__(self, pattern: re.Pattern[str], text: str, first: int | None = None):
+    def __init__(
+        self, pattern: re.Pattern[str], text: str, first: int | None = None, known: bool = False
+    ):
         self._pattern, self._text = pattern, text
         # the first place from ``_asked`` on is ``_at``
-        self._asked: int = -1 if first is None else 0
+        self._asked: int = 0 if first is not None or known else -1
         self._at: int | None = first
 
     def next(self, pos: int) -> int | None:
@@ -307,12 +328,20 @@ class Scanner:
         else:
             start, end = match.start() - branch.back, match.end()
         secret = text[start:end]
-        if rule.context and not any(
-            word in text[max(0, start - 200) : start].lower() for word in rule.context
-        ):
+        if rule.context:
+            near = text[max(0, start - rule.within) : end + rule.within].lower()
+            if not any(word in near for word in rule.context):
+                return None
+        if rule.before and not _ends_with(rule.before, text, match.start() - branch.back):
             return None
         if rule.validator is not None and not rule.validator(secret):
             return None
+        if rule.parts:  # the secrets inside the block: each of its values
+            return [
+                Finding(branch.kind, start + part.start("v"), start + part.end("v"), value)
+                for part in _compiled(rule.parts).finditer(secret)
+                if not PLACEHOLDER_VALUE.match(value := part.group("v"))
+            ] or None
         found = [Finding(branch.kind, start, end, secret)]
         if rule.pair_kind and match.start("pair") != -1:
             found.append(Finding(rule.pair_kind, *match.span("pair"), match.group("pair")))
@@ -338,17 +367,21 @@ class Scanner:
         if quote and text[end : end + 4].lstrip("\\")[:1] != quote[-1]:
             return None  # a quote that does not close right after one word: prose
         if name == "flag":
-            short = match.group()[1] == "p"  # ``mysql -pPASSWORD``; else ``--password VALUE``
-            key = "password" if short else match.group()[2:].split("=")[0].split()[0].lower()
-            line = before[before.rfind("\n") + 1 :]
-            if short and not MYSQL.search(line):
+            flag = _flag(match, text[max(0, op - 256) : op])
+            if flag is None:
                 return None
-            spaced = False
+            key, user_password = flag
+            if user_password:  # ``curl -u USER:PASSWORD``: the password only
+                colon = value.find(":") + 1
+                if colon <= 1 or PLACEHOLDER_VALUE.match(value[colon:]):
+                    return None
+                start, value = start + colon, value[colon:]
+            quote, spaced = quote or "", False  # a command's argument is a literal
         else:
             found = _KEY_BEFORE.search(before)
             key = found.group(1) if found else ""
             spaced = text[op - 1 : op] == " " or text[op + 1 : op + 2] in (" ", "\t")
-        if not is_assigned_secret(key, value, bool(quote), after, spaced):
+        if not is_assigned_secret(key, value, quote is not None, after, spaced):
             return None
         inner = self.find(value, assignments=False)
         if inner:  # a provider's token keeps its own kind
@@ -362,9 +395,14 @@ class Scanner:
         return Places(self.pattern, text)
 
     def any_places(self, text: str) -> Places | None:
-        """``places(text)``, or None when ``pattern`` matches nowhere in it (most text)."""
+        """``places(text)``, or None when ``pattern`` matches nowhere in it and no string
+        literals are joined in it (most text)."""
         match = self.pattern.search(text)
-        return None if match is None else Places(self.pattern, text, match.start())
+        if match is not None:
+            return Places(self.pattern, text, match.start())
+        if "+" in text and _JOINT.search(text):
+            return Places(self.pattern, text, known=True)  # none, but pieces to join
+        return None
 
     def find(
         self, text: str, assignments: bool = True, places: Places | None = None
@@ -384,9 +422,42 @@ class Scanner:
                     continue
                 found.append(finding)
             at = places.next(max([at + 1] + [f.end for f in findings]))
+        if "+" in text:
+            found = self._with_joined(text, found, assignments)
         if self.extra:
             found = self._with_extra(text, found)
         return found
+
+    def _with_joined(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:
+        """Add the secrets written in pieces (``"ghp_abc" + "def…"``): the text is scanned
+        again with the joints between its string literals taken out; a secret that crosses one
+        replaces what the first scan found inside it."""
+        pieces: list[str] = []  # of the joined text
+        starts: list[tuple[int, int]] = []  # where each piece starts, in it and in ``text``
+        last = length = 0
+        for joint in itertools.chain(_JOINT.finditer(text), [None]):
+            if joint is None and not pieces:
+                return found
+            pieces.append(text[last : joint.start() if joint else len(text)])
+            starts.append((length, last))
+            length += len(pieces[-1])
+            last = joint.end() if joint else last
+        joined = "".join(pieces)
+
+        def origin(at: int) -> tuple[int, int]:  # the piece a character is in, and where
+            number = bisect.bisect_right(starts, (at, len(text))) - 1
+            return number, starts[number][1] + at - starts[number][0]
+
+        crossing = []
+        for finding in self.find(joined, assignments):
+            first, start = origin(finding.start)
+            last_piece, end = origin(finding.end - 1)
+            if first != last_piece:
+                crossing.append(Finding(finding.kind, start, end + 1, finding.secret))
+        if not crossing:
+            return found
+        kept = [f for f in found if not any(f.start < c.end and c.start < f.end for c in crossing)]
+        return sorted(kept + crossing, key=lambda f: f.start)
 
     def _allowed(self, secret: str) -> bool:
         return any(pattern.fullmatch(secret) for pattern in self.allow)
@@ -408,6 +479,20 @@ class Scanner:
                 continue
             chosen.append(finding)
         return chosen
+
+
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    if pattern not in _COMPILED:
+        _COMPILED[pattern] = re.compile(pattern)
+    return _COMPILED[pattern]
+
+
+def _ends_with(pattern: str, text: str, at: int) -> bool:
+    """Does the text before ``at`` end with ``pattern`` (looking at 256 characters at most)?"""
+    return _compiled(f"(?:{pattern})\\Z").search(text[max(0, at - 256) : at]) is not None
 
 
 def _linear(patterns: Iterable[tuple[str, str]]) -> list[tuple[str, Any]]:
