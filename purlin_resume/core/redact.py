@@ -19,8 +19,8 @@ whole key at the few places that pass.
 
 from __future__ import annotations
 
-import dataclasses
 import bisect
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -28,8 +28,10 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from purlin_resume.core import secret_rules
 from purlin_resume.core.secret_rules import (
     ASSIGNMENT,
     AWS_SECRET_BEFORE,
@@ -183,7 +185,8 @@ def _no_groups(regex: str) -> str:
 def _flag(match: re.Match[str], before: str) -> tuple[str, bool] | None:
     """The key a flag gives its value to, and whether that value is ``USER:PASSWORD``; None:
     not a password for the command on the line before it (``-p`` is a password for mysql)."""
-    line = before[before.rfind("\n") + 1 :]
+    escaped = before.rfind("\\n")  # a line break inside an escaped (JSON) string
+    line = before[max(before.rfind("\n") + 1, escaped + 2 if escaped >= 0 else 0) :]
     long = match.group("long")
     if long and long.lower() not in USER_PASSWORD_FLAGS:
         return long.lower(), False
@@ -240,6 +243,8 @@ class Scanner:
         self._by_first: dict[str, list[tuple[str, _Branch]]] | None = None
         self._pattern: re.Pattern[str] | None = None
         self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
+        extra, allow, bounded = tuple(extra), tuple(allow), tuple(bounded)
+        self.given = repr((extra, allow, bounded))  # what ``fingerprint`` tells apart
         self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
         self.extra += _linear(bounded)
         self.allow = [re.compile(pattern) for pattern in allow]
@@ -563,6 +568,21 @@ def configure(
     global _scanner
     extra, allow, bounded = tuple(extra), tuple(allow), tuple(bounded)
     _scanner = Scanner(extra, allow, bounded) if (extra or allow or bounded) else None
+
+
+_BUILT_IN: list[str] = []  # the digest of the built-in rules, once computed
+
+
+def fingerprint() -> str:
+    """The rules in use, as a short digest: the built-in ones (the code of this module and of
+    its rules) and a config's own. Redacted text a cache keeps is good under these rules only:
+    a new release's rules, or a pattern added since, may find more in it."""
+    if not _BUILT_IN:
+        digest = hashlib.sha256()
+        for module in (__file__, secret_rules.__file__):
+            digest.update(Path(module).read_bytes())
+        _BUILT_IN.append(digest.hexdigest())
+    return hashlib.sha256((_BUILT_IN[0] + scanner().given).encode()).hexdigest()[:16]
 
 
 def find(text: str) -> list[Finding]:

@@ -67,7 +67,8 @@ def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> R
 
 
 _B64 = r"[A-Za-z0-9+/]"
-_BREAK = r"(?:\r?\n|\\r?\\n)"  # a line break, raw or escaped
+_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"  # a line break, raw or escaped
+_KEY_LINE = rf"[A-Za-z0-9+/=]{{16,}}(?=[ \t]*(?:{_BREAK}|$|[\"'\\]))"  # a whole line of a key
 _END = r"(?![A-Za-z0-9])"
 # between an AWS key id and its secret key: a separator, or a line break (raw or escaped),
 # with quotes and spaces around; the secret: 40 base64 characters, not a 40-digit hex hash
@@ -404,7 +405,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "flyio-token",
         ("fo1_", "fm1_", "fm2_", "fm1a_", "fm1r_", "fm2a_", "fm2r_"),
-        rf"[A-Za-z0-9_+/-]{{43,}}={{0,3}}",
+        r"[A-Za-z0-9_+/-]{43,}={0,3}",
         source="gitleaks flyio-access-token",
     ),
     _r("frameio-token", "fio-u-", r"[A-Za-z0-9_=-]{64}", source="gitleaks frameio-api-token"),
@@ -417,14 +418,24 @@ RULES: tuple[Rule, ...] = (
         source="gitleaks hashicorp-tf-api-token",
     ),
     _r("heroku-key", "HRKU-AA", r"[0-9A-Za-z_-]{58}", source="gitleaks heroku-api-key-v2"),
-    _r("infracost-token", "ico-", rf"[A-Za-z0-9]{{32}}{_END}", source="gitleaks infracost-api-token"),
+    _r(
+        "infracost-token",
+        "ico-",
+        rf"[A-Za-z0-9]{{32}}{_END}",
+        source="gitleaks infracost-api-token",
+    ),
     _r(
         "mapbox-token",
         "sk.eyJ",
         rf"[A-Za-z0-9_-]{{50,}}\.[A-Za-z0-9_-]{{20,}}{_END}",
         source="gitleaks mapbox-api-token",
     ),
-    _r("notion-token", "ntn_", rf"\d{{11}}[A-Za-z0-9]{{35}}{_END}", source="gitleaks notion-api-token"),
+    _r(
+        "notion-token",
+        "ntn_",
+        rf"\d{{11}}[A-Za-z0-9]{{35}}{_END}",
+        source="gitleaks notion-api-token",
+    ),
     _r(
         "openshift-token",
         "sha256~",
@@ -500,7 +511,12 @@ RULES: tuple[Rule, ...] = (
         word_start=False,
         source="gitleaks gitlab-session-cookie",
     ),
-    _r("yandex-key", "AQVN", rf"[A-Za-z0-9_-]{{35,38}}(?![A-Za-z0-9_-])", source="gitleaks yandex-api-key"),
+    _r(
+        "yandex-key",
+        "AQVN",
+        r"[A-Za-z0-9_-]{35,38}(?![A-Za-z0-9_-])",
+        source="gitleaks yandex-api-key",
+    ),
     _r(
         "dropbox-token",
         "sl.",
@@ -514,14 +530,24 @@ RULES: tuple[Rule, ...] = (
         rf"[A-Za-z0-9]{{100,}}{_END}",
         source="gitleaks facebook-page-access-token, facebook-access-token",
     ),
-    _r("octopus-deploy-key", "API-", rf"[A-Z0-9]{{26}}{_END}", source="gitleaks octopus-deploy-api-key"),
+    _r(
+        "octopus-deploy-key",
+        "API-",
+        rf"[A-Z0-9]{{26}}{_END}",
+        source="gitleaks octopus-deploy-api-key",
+    ),
     _r(
         "plaid-token",
         ("access-sandbox-", "access-development-", "access-production-"),
         rf"[a-f0-9]{{8}}-[a-f0-9]{{4}}-[a-f0-9]{{4}}-[a-f0-9]{{4}}-[a-f0-9]{{12}}{_END}",
         source="gitleaks plaid-api-token",
     ),
-    _r("adobe-client-secret", "p8e-", rf"[A-Za-z0-9]{{32}}{_END}", source="gitleaks adobe-client-secret"),
+    _r(
+        "adobe-client-secret",
+        "p8e-",
+        rf"[A-Za-z0-9]{{32}}{_END}",
+        source="gitleaks adobe-client-secret",
+    ),
     _r(
         "azure-ad-client-secret",
         "Q~",
@@ -551,7 +577,7 @@ RULES: tuple[Rule, ...] = (
         "-----BEGIN",
         rf"[ A-Z0-9_-]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
         rf"(?:{_BREAK}[A-Za-z-]+: [^\r\n\\]*)*(?:{_BREAK})?{_BREAK}"
-        rf"(?P<s>[A-Za-z0-9+/=]{{16,}}(?:{_BREAK}[A-Za-z0-9+/=]{{16,}})*)",
+        rf"(?P<s>{_KEY_LINE}(?:{_BREAK}{_KEY_LINE})*)",
         word_start=False,
         source="gitleaks private-key; detect-secrets PrivateKeyDetector",
     ),
@@ -775,7 +801,7 @@ _JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,
 def _wrapped_jwt(secret: str) -> bool:
     """A JWT broken into lines of one width: the first may be shorter (it starts after other
     text), the last no longer, the others all as wide (a JWT ending a line is not wrapped)."""
-    lines = re.split(r"\r?\n|\\r?\\n", secret)
+    lines = re.split(r"\r?\n|(?:\\r)?\\n", secret)
     width = len(lines[1]) if len(lines) > 2 else len(lines[0])
     return (
         len(lines[0]) <= width <= 128
