@@ -56,8 +56,56 @@ _INSIDE_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]*$")
 _KEY_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
 _KEY_LONGEST = max(map(len, KEY_TAILS))
 # between two string literals joined with ``+`` (quotes escaped, a line break): a secret may
-# be written in pieces
-_JOINT = re.compile(r"\\{0,3}[\"'][ \t]*\+[ \t]*(?:(?:\r?\n|\\n)[ \t]*)?\\{0,3}[\"']")
+# be written in pieces; found from the ``+`` (a literal: fast to look for)
+_JOINT = re.compile(
+    r"\+(?:(?<=[\"'] \+)|(?<=[\"']\+)|(?<=[\"']\t\+))[ \t]*(?:(?:\r?\n|\\n)[ \t]*)?\\{0,3}[\"']"
+)
+_REACH = 256  # how far a secret written in pieces may reach past a joint
+
+
+def _joints(text: str) -> list[tuple[int, int]]:
+    """Where the joints between string literals are: from the closing quote (and the
+    backslashes escaping it) to the opening one."""
+    spans = []
+    for joint in _JOINT.finditer(text):
+        start = joint.start() - 1
+        while text[start] in " \t":
+            start -= 1
+        while start > 0 and text[start - 1] == "\\" and joint.start() - start < 8:
+            start -= 1
+        spans.append((start, joint.end()))
+    return spans
+
+
+def _joined(text: str, window: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+    """The text of a window with its joints taken out, and where each of its pieces starts:
+    in the joined text, and in ``text``."""
+    pieces, starts, length = [], [], 0
+    for (_, after), (before, _) in itertools.pairwise(window):
+        pieces.append(text[after:before])
+        starts.append((length, after))
+        length += len(pieces[-1])
+    return "".join(pieces), starts
+
+
+def _origin(starts: list[tuple[int, int]], at: int) -> tuple[int, int]:
+    """The piece a character of a joined text comes from, and where it is in the text."""
+    number = bisect.bisect_right(starts, (at, 1 << 62)) - 1
+    return number, starts[number][1] + at - starts[number][0]
+
+
+def _windows(joints: list[tuple[int, int]], length: int) -> list[list[tuple[int, int]]]:
+    """The joints grouped where they lie close, each group between the two spans of text
+    around it (``(start, start)`` and ``(end, end)``) that a secret may reach."""
+    groups: list[list[tuple[int, int]]] = []
+    for joint in joints:
+        if groups and joint[0] - groups[-1][-1][1] <= 2 * _REACH:
+            groups[-1].append(joint)
+        else:
+            groups.append([joint])
+    return [
+        [(max(0, g[0][0] - _REACH),) * 2, *g, (min(length, g[-1][1] + _REACH),) * 2] for g in groups
+    ]
 
 
 def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 99) -> str:
@@ -294,12 +342,15 @@ class Scanner:
         # the most frequent characters first: each place found tries the alternatives in order
         for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
             options = list(free[char])
-            heads = {head for head, _ in prefixed[char]}
-            if heads:
-                rests = "|".join(dict.fromkeys(rest for _, rest in prefixed[char]))
-                trie = _reverse_trie({h.lower() for h in heads}) if "" not in heads else ""
-                ahead = _AHEAD.get(char, "")
-                options.append(f"{ahead}{trie}(?:{rests})")
+            ahead = _AHEAD.get(char, "")
+            # prefixes that start at the character, then those a trie of what precedes it
+            # rules out at most places
+            for headed in (False, True):
+                pairs = [(head, rest) for head, rest in prefixed[char] if bool(head) == headed]
+                if pairs:
+                    rests = "|".join(dict.fromkeys(rest for _, rest in pairs))
+                    trie = _reverse_trie({h.lower() for h, _ in pairs}) if headed else ""
+                    options.append(f"{ahead}{trie}(?:{rests})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
         # each alternative starts with its character: the engine skips fast to one of them
         return "|".join(alternatives)
@@ -415,6 +466,14 @@ class Scanner:
         """The secrets in ``text``; ``assignments=False``: only providers' tokens and the like.
         ``places``: where ``pattern`` matches in ``text``, when the caller looked already (the
         scan goes on from what it found instead of reading the text again)."""
+        found = self._scan(text, assignments, places)
+        if "+" in text:
+            found = self._with_joined(text, found, assignments)
+        if self.extra:
+            found = self._with_extra(text, found)
+        return found
+
+    def _scan(self, text: str, assignments: bool, places: Places | None = None) -> list[Finding]:
         found: list[Finding] = []
         places = places if places is not None else self.places(text)
         at = places.next(0)
@@ -427,38 +486,20 @@ class Scanner:
                     continue
                 found.append(finding)
             at = places.next(max([at + 1] + [f.end for f in findings]))
-        if "+" in text:
-            found = self._with_joined(text, found, assignments)
-        if self.extra:
-            found = self._with_extra(text, found)
         return found
 
     def _with_joined(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:
-        """Add the secrets written in pieces (``"ghp_abc" + "def…"``): the text is scanned
-        again with the joints between its string literals taken out; a secret that crosses one
-        replaces what the first scan found inside it."""
-        pieces: list[str] = []  # of the joined text
-        starts: list[tuple[int, int]] = []  # where each piece starts, in it and in ``text``
-        last = length = 0
-        for joint in itertools.chain(_JOINT.finditer(text), [None]):
-            if joint is None and not pieces:
-                return found
-            pieces.append(text[last : joint.start() if joint else len(text)])
-            starts.append((length, last))
-            length += len(pieces[-1])
-            last = joint.end() if joint else last
-        joined = "".join(pieces)
-
-        def origin(at: int) -> tuple[int, int]:  # the piece a character is in, and where
-            number = bisect.bisect_right(starts, (at, len(text))) - 1
-            return number, starts[number][1] + at - starts[number][0]
-
+        """Add the secrets written in pieces (``"ghp_abc" + "def…"``): around the joints
+        between string literals, the text is scanned again with them taken out; a secret that
+        crosses one replaces what the first scan found inside it."""
         crossing = []
-        for finding in self.find(joined, assignments):
-            first, start = origin(finding.start)
-            last_piece, end = origin(finding.end - 1)
-            if first != last_piece:
-                crossing.append(Finding(finding.kind, start, end + 1, finding.secret))
+        for window in _windows(_joints(text), len(text)):
+            joined, starts = _joined(text, window)
+            for finding in self._scan(joined, assignments):
+                first, begins = _origin(starts, finding.start)
+                last, ends = _origin(starts, finding.end - 1)
+                if first != last:
+                    crossing.append(Finding(finding.kind, begins, ends + 1, finding.secret))
         if not crossing:
             return found
         kept = [f for f in found if not any(f.start < c.end and c.start < f.end for c in crossing)]

@@ -67,7 +67,7 @@ def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> R
 
 
 _B64 = r"[A-Za-z0-9+/]"
-_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"  # a line break, raw or escaped
+_BREAK = r"(?:\r?\n|(?:\\{1,3}r)?\\{1,3}n)"  # a line break, raw or escaped (once or twice)
 _KEY_LINE = rf"[A-Za-z0-9+/=]{{16,}}(?=[ \t]*(?:{_BREAK}|$|[\"'\\]))"  # a whole line of a key
 _END = r"(?![A-Za-z0-9])"
 # between an AWS key id and its secret key: a separator, or a line break (raw or escaped),
@@ -358,10 +358,16 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "artifactory-token",
-        ("AKCp", "cmVmdGtu"),
-        rf"[A-Za-z0-9]{{56,69}}{_END}",
-        source="gitleaks artifactory-api-key, artifactory-reference-token; "
-        "detect-secrets ArtifactoryDetector",
+        "AKCp",
+        rf"[A-Za-z0-9]{{69}}{_END}",
+        anchor=1,
+        source="gitleaks artifactory-api-key; detect-secrets ArtifactoryDetector",
+    ),
+    _r(
+        "artifactory-token",
+        "cmVmdGtu",
+        rf"[A-Za-z0-9]{{56}}{_END}",
+        source="gitleaks artifactory-reference-token",
     ),
     _r(
         "aws-bedrock-key",
@@ -487,7 +493,8 @@ RULES: tuple[Rule, ...] = (
     _r(
         "teams-webhook",
         "/IncomingWebhook/",
-        r"(?P<s>[A-Za-z0-9]{32}/[A-Za-z0-9-]{36})",
+        anchor=1,
+        body=r"(?P<s>[A-Za-z0-9]{32}/[A-Za-z0-9-]{36})",
         word_start=False,
         source="gitleaks microsoft-teams-webhook",
     ),
@@ -528,6 +535,7 @@ RULES: tuple[Rule, ...] = (
         "facebook-token",
         ("EAAM", "EAAC"),
         rf"[A-Za-z0-9]{{100,}}{_END}",
+        anchor=2,
         source="gitleaks facebook-page-access-token, facebook-access-token",
     ),
     _r(
@@ -558,7 +566,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "docker-config",  # base64 of a docker config: ``{"auths":``, ``{\n  "auths":``
-        ("eyJhdXRocyI6", "ewogICJhdXRocyI6", "eyAiYXV0aHMiOi"),
+        ("eyJhdXRocyI6", "ewogICJhdXRocyI6"),
         rf"{_B64}{{16,}}={{0,2}}",
         word_start=False,
         source="kubernetes .dockerconfigjson",
@@ -631,7 +639,7 @@ RULES: tuple[Rule, ...] = (
         "pgpass-password",  # ``host:port:database:user:password``, one to a line
         ":",
         r"(?:\d{1,5}|\*):[A-Za-z0-9_*.$-]+:[A-Za-z0-9_*.@$-]+:"
-        r"(?P<s>[^\s:'\"\\]{3,})(?=[ \t]*(?:\r?\n|\\[rn]|$|['\"]))",
+        r"(?P<s>[^\s:'\"\\]{3,})(?=[ \t]*(?:\r?\n|\\+[rn]|$|\\*['\"]))",
         word_start=False,
         before=r"(?:^|[\s'\"]|\\n)[A-Za-z0-9_.*-]+",
         validator=lambda secret: _literal(secret),
@@ -639,7 +647,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "xml-password",  # ``<password>VALUE</password>``, ``<db:Password>``
-        ("password>", "Password>", "PASSWORD>"),
+        ("password>", "Password>"),
         r"(?P<s>[^<>\s][^<>]{0,1023}?)</",
         anchor=7,
         word_start=False,
@@ -648,9 +656,17 @@ RULES: tuple[Rule, ...] = (
         source="XML configuration (Maven settings, Tomcat, .NET)",
     ),
     _r(
+        "private-key",  # a kubeconfig's, in base64
+        ("client-key-data:", 'client-key-data":', 'client-key-data\\":'),
+        rf"[ \t]*\\{{0,3}}\"?(?P<s>{_B64}{{16,}}={{0,2}})",
+        word_start=False,
+        source="kubeconfig client-key-data",
+    ),
+    _r(
         "nuget-password",
         "ClearTextPassword",
-        r"\\{0,3}\"[ \t]+value=\\{0,3}\"(?P<s>[^\"\\]+)",
+        anchor=5,
+        body=r"\\{0,3}\"[ \t]+value=\\{0,3}\"(?P<s>[^\"\\]+)",
         validator=lambda secret: _literal(secret),
         source="gitleaks nuget-config-password",
     ),
@@ -674,7 +690,7 @@ TOKEN_KEYS = (
     "token", "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key",
     "secret_key", "secretkey", "private_key", "privatekey", "private-key", "account_key",
     "accountkey", "auth", "authorization", "key_base", "signing_key", "encryption_key",
-    "master_key", "client_key", "sharedaccesskey", "key-data", "key_data", "dockerconfigjson",
+    "master_key", "client_key", "sharedaccesskey",
 )  # fmt: skip
 # what may stand between a key and its operator: quotes, escaped once or twice (JSON inside JSON)
 CLOSERS = ("", '"', "'", " ", '" ', "' ", '\\"', "\\'", '\\\\\\"', "`", "  ", "] ", '\\" ')
@@ -745,8 +761,6 @@ def assigned_kind(key: str) -> str:
         return "aws-secret-key"
     if low == "auth":
         return "auth-credential"
-    if low.endswith("key_data"):
-        return "private-key"  # a kubeconfig's ``client-key-data``
     return "assigned-secret"
 
 
@@ -801,7 +815,7 @@ _JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,
 def _wrapped_jwt(secret: str) -> bool:
     """A JWT broken into lines of one width: the first may be shorter (it starts after other
     text), the last no longer, the others all as wide (a JWT ending a line is not wrapped)."""
-    lines = re.split(r"\r?\n|(?:\\r)?\\n", secret)
+    lines = re.split(_BREAK, secret)
     width = len(lines[1]) if len(lines) > 2 else len(lines[0])
     return (
         len(lines[0]) <= width <= 128

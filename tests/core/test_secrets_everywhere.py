@@ -32,6 +32,8 @@ def test_the_corpus_is_big_and_varied_and_every_secret_is_found_in_its_line():
             done = redact.redact(f"before\n{text}\nafter")
             assert item.secret not in done.text, (item.kind, text)
             assert item.kind in done.counts, (item.kind, done.counts)
+        twice = json.dumps(json.dumps(item.line))  # JSON printed inside JSON
+        assert item.secret not in redact.redact(twice).text, (item.kind, twice)
 
 
 def _surviving(text: str, items: list[Planted]) -> list[str]:
