@@ -342,6 +342,15 @@ def corpus(seed: int) -> list[Planted]:
         ("plaid-token", s := f"access-sandbox-{_uuid(rng)}", f"plaid {s}"),
         ("adobe-client-secret", s := "p8e-" + chars(32), f"adobe {s}"),
         ("azure-ad-client-secret", s := f"Q~{chars(34, ALNUM + '_.-')}", f"AZURE abc1{s}"),
+        ("gitlab-token", s := "GR1348941" + chars(20), f"gitlab-runner register --token {s}"),
+        ("gitlab-token", s := "gloas-" + chars(64, HEX), f"GITLAB_OAUTH_SECRET {s}"),
+        ("mailgun-key", s := "pubkey-" + chars(32, HEX), f"mailgun public {s}"),
+        ("grafana-token", s := "eyJrIjoi" + chars(90), f"grafana key {s}"),
+        (
+            "jwt",
+            s := base64.b64encode(f"eyJhbGciOiJIUzI1NiJ9.eyJ{chars(40)}.{chars(43)}".encode()).decode(),
+            f"JWT_B64={s}",
+        ),
     ]
     return [Planted(kind, secret, line) for kind, secret, line in items]
 

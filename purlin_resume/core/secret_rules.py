@@ -141,12 +141,22 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "gitlab-token",
-        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-"),
+        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-",
+         "glffct-", "gloas-"),  # fmt: skip
         r"[A-Za-z0-9_-]{20,}",
         source="gitleaks gitlab-pat, gitlab-deploy-token, gitlab-ptt, "
         "gitlab-cicd-job-token, gitlab-scim-token, gitlab-feed-token, gitlab-incoming-mail-token, "
-        "gitlab-kubernetes-agent-token, gitlab-runner-authentication-token; "
+        "gitlab-kubernetes-agent-token, gitlab-runner-authentication-token, gitlab-pat-routable, "
+        "gitlab-runner-authentication-token-routable, gitlab-feature-flag-client-token, "
+        "gitlab-oauth-app-secret; "
         "detect-secrets GitLabTokenDetector",
+    ),
+    _r(
+        "gitlab-token",
+        "GR1348941",
+        r"[A-Za-z0-9_-]{20}(?![A-Za-z0-9_-])",
+        anchor=1,
+        source="gitleaks gitlab-rrt",
     ),
     # chat
     _r(
@@ -197,6 +207,7 @@ RULES: tuple[Rule, ...] = (
         context=("mailgun",),
         source="gitleaks mailgun-private-api-token",
     ),
+    _r("mailgun-key", "pubkey-", rf"[a-f0-9]{{32}}{_END}", source="gitleaks mailgun-pub-key"),
     # payment
     _r(
         "stripe-key",
@@ -214,7 +225,8 @@ RULES: tuple[Rule, ...] = (
         "shopify-token",
         ("shpat_", "shpca_", "shppa_", "shpss_"),
         rf"[a-fA-F0-9]{{32}}{_END}",
-        source="gitleaks shopify-access-token, shopify-shared-secret",
+        source="gitleaks shopify-access-token, shopify-shared-secret, shopify-custom-access-token, "
+        "shopify-private-app-access-token",
     ),
     _r(
         "braintree-token",
@@ -319,6 +331,12 @@ RULES: tuple[Rule, ...] = (
         source="gitleaks grafana-service-account-token, grafana-cloud-api-token",
     ),
     _r(
+        "grafana-token",
+        "eyJrIjoi",
+        rf"[A-Za-z0-9]{{70,400}}={{0,3}}{_END}",
+        source="gitleaks grafana-api-key",
+    ),
+    _r(
         "atlassian-token",
         ("ATATT3", "ATCTT3"),
         r"[A-Za-z0-9_=-]{50,}",
@@ -393,6 +411,7 @@ RULES: tuple[Rule, ...] = (
         "dynatrace-token",
         "dt0c01.",
         rf"[A-Za-z0-9]{{24}}\.[A-Za-z0-9]{{64}}{_END}",
+        anchor=6,
         source="gitleaks dynatrace-api-token",
     ),
     _r(
@@ -603,11 +622,19 @@ RULES: tuple[Rule, ...] = (
         source="gitleaks jwt; detect-secrets JwtTokenDetector",
     ),
     _r(
+        "jwt",  # a JWT in base64 (``eyJhbGciOi`` encoded again)
+        "ZXlKaGJHY2lPaU",
+        rf"{_B64}{{40,}}={{0,2}}",
+        anchor=3,
+        source="gitleaks jwt-base64",
+    ),
+    _r(
         "url-credentials",
         "://",
         r"[^\s:/@'\"\\]{0,128}:(?P<s>[^\s:/@'\"\\]{1,4096})@",
         word_start=False,
-        source="detect-secrets BasicAuthDetector; gitleaks generic URL credentials",
+        source="detect-secrets BasicAuthDetector; gitleaks generic URL credentials, "
+        "sidekiq-sensitive-url",
     ),
     _r(
         "bearer-token",
