@@ -348,7 +348,9 @@ def corpus(seed: int) -> list[Planted]:
         ("grafana-token", s := "eyJrIjoi" + chars(90), f"grafana key {s}"),
         (
             "jwt",
-            s := base64.b64encode(f"eyJhbGciOiJIUzI1NiJ9.eyJ{chars(40)}.{chars(43)}".encode()).decode(),
+            s := base64.b64encode(
+                f"eyJhbGciOiJIUzI1NiJ9.eyJ{chars(40)}.{chars(43)}".encode()
+            ).decode(),
             f"JWT_B64={s}",
         ),
     ]

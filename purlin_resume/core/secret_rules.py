@@ -141,8 +141,19 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "gitlab-token",
-        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-",
-         "glffct-", "gloas-"),  # fmt: skip
+        (
+            "glpat-",
+            "gldt-",
+            "glptt-",
+            "glrt-",
+            "glcbt-",
+            "glsoat-",
+            "glft-",
+            "glimt-",
+            "glagent-",
+            "glffct-",
+            "gloas-",
+        ),  # fmt: skip
         r"[A-Za-z0-9_-]{20,}",
         source="gitleaks gitlab-pat, gitlab-deploy-token, gitlab-ptt, "
         "gitlab-cicd-job-token, gitlab-scim-token, gitlab-feed-token, gitlab-incoming-mail-token, "
