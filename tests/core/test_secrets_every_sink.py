@@ -210,7 +210,8 @@ def test_no_secret_on_any_dashboard_page(planted, repo):
         page = client.get(path, headers=headers)
         assert page.status_code == 200, (path, page.text[:300])
         sinks[path] = page.text
-    assert SESSION in sinks["/sessions"] and "zanzibar" in sinks[f"/transcripts/{SESSION}"]
+    assert SESSION in sinks["/sessions"]
+    assert "zanzibar" in sinks[f"/transcripts/{SESSION}"]
     _clean(sinks)
 
 
@@ -234,7 +235,8 @@ def test_no_secret_from_any_mcp_tool(planted, repo):
         f"{name} {args}": "".join(c.text for c in r.content)
         for (name, args), r in zip(calls, results, strict=True)
     }
-    assert not results[0].is_error and "zanzibar" in sinks[f"get_transcript {calls[0][1]}"]
+    assert not results[0].is_error
+    assert "zanzibar" in sinks[f"get_transcript {calls[0][1]}"]
     _clean(sinks)
 
 
@@ -284,10 +286,12 @@ def test_no_secret_is_typed_into_a_tmux_pane(cli, planted, repo, tmp_path, tmux_
     pane = json.loads(result.stdout)["launch"]["pane"]
     screen = subprocess.run(["tmux", "-S", str(tmux_server.socket), "capture-pane", "-p", "-S", "-",
                              "-t", pane], capture_output=True, text=True, check=False).stdout  # fmt: skip
-    assert tmux.pane_alive(tmux_server, pane) and "zanzibar" in typed
+    assert tmux.pane_alive(tmux_server, pane)
+    assert "zanzibar" in typed
     _clean({"typed": typed, "pane": screen, "printed": shown})
 
 
 def test_the_corpus_is_big_and_varied():
-    assert len(ITEMS) >= 100 and len({item.kind for item in ITEMS}) >= 60
+    assert len(ITEMS) >= 100
+    assert len({item.kind for item in ITEMS}) >= 60
     assert isinstance(ITEMS[0], Planted)

@@ -110,11 +110,13 @@ def test_caches_written_under_other_rules_are_built_again(cli, repo, tmp_path, m
     for args in (("find", "zanzibar deploy"), ("sessions",)):
         assert cli(*args, "--claude-dir", str(claude)).exit_code == 0
     kept = list(cache.rglob("*.sqlite"))
-    assert len(kept) == 2 and all(_survivors(p.read_bytes().decode("latin-1")) for p in kept)
+    assert len(kept) == 2
+    assert all(_survivors(p.read_bytes().decode("latin-1")) for p in kept)
     mine.unlink()
     for args in (("find", "zanzibar deploy"), ("find", "zanzibar", "--json"), ("sessions",)):
         result = cli(*args, "--claude-dir", str(claude))
-        assert result.exit_code == 0 and _survivors(result.stdout, LOW_SECRETS) == []
+        assert result.exit_code == 0
+        assert _survivors(result.stdout, LOW_SECRETS) == []
     for path in cache.rglob("*.sqlite"):
         assert _survivors(path.read_bytes().decode("latin-1"), LOW_SECRETS) == [], path.name
 
@@ -130,6 +132,7 @@ def test_find_builds_its_index_with_the_user_s_own_patterns(cli, repo, tmp_path,
     claude = tmp_path / "claude"
     session(claude, "ticket", str(repo), [("user", "zanzibar ticket ACME-123456"), ("agent", "ok")])
     result = cli("find", "zanzibar ticket", "--claude-dir", str(claude))
-    assert result.exit_code == 0 and "ticket" in result.stdout
+    assert result.exit_code == 0
+    assert "ticket" in result.stdout
     [index] = cache.rglob("search-*.sqlite")
     assert b"ACME-123456" not in index.read_bytes()
