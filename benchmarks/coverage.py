@@ -4,8 +4,8 @@ detect-secrets' plugins (their names only: the rules here are our own).
     .venv/bin/python benchmarks/coverage.py [--missing]
 
 A kind counts as covered when one of ``redact.RULES`` names it as the public rule it follows
-(``Rule.source``), or, for the keyword rules (a value given to a secret-named key), when the
-assignment rules cover it (``ASSIGNMENTS``). ``--missing`` lists the kinds not covered.
+(``Rule.source``), or, for the keyword rules (a value given to a secret-named key or to a
+password flag), when the assignment rules cover it (``ASSIGNMENTS``). ``--missing`` lists the kinds not covered.
 """
 
 from __future__ import annotations
@@ -95,12 +95,14 @@ DETECT_SECRETS = (
     "SlackDetector", "SoftlayerDetector", "SquareOAuthDetector", "StripeDetector",
     "TelegramBotTokenDetector", "TwilioKeyDetector",
 )  # fmt: skip
-# what the rules for a value given to a secret-named key (``PASSWORD=``, ``api_key:``) cover
+# what the rules for a value given to a secret-named key (``PASSWORD=``, ``api_key:``,
+# ``-H "X-Api-Key: …"``) or to a password flag (``curl -u USER:PASSWORD``) cover
 ASSIGNMENTS = (
     "generic-api-key",
     "KeywordDetector",
     "hashicorp-tf-password",
-    "nuget-config-password",
+    "curl-auth-header",
+    "curl-auth-user",
 )
 
 

@@ -1,6 +1,6 @@
 """Redaction speed on real transcripts.
 
-    .venv/bin/python benchmarks/redaction.py [--runs 5]
+    .venv/bin/python benchmarks/redaction.py [--runs 5] [--against REF]
 
 Prints, as medians of ``--runs`` runs (CPU time of this process, so other load on the machine
 counts less):
@@ -18,17 +18,24 @@ counts less):
    compile the scanner, against the same calls once compiled (wall time, ``sys.executable``);
 7. the anchor: one pass of ``re`` finding two literal characters over the same text, the least
    a scan of the text by the regular expression engine costs.
+
+``--against REF`` (a commit, a branch: ``main``) measures instead 1, 2 and 4 with this tree's
+code and with REF's (``git archive``), each in fresh processes taken in turn, and prints this
+tree's throughput over REF's (the rules' budget: at least 0.8x).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -101,9 +108,58 @@ def startup(runs: int) -> tuple[float, float]:
     return statistics.median(firsts), statistics.median(agains)
 
 
+THROUGHPUT = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from purlin_resume.core import redact
+texts, strings = json.loads(open(sys.argv[2]).read())
+distinct = list(dict.fromkeys(strings))
+redact.redact("PASSWORD=hunter2xyz")  # compiled before the clock starts
+times = []
+for work in (lambda: redact.redact_data(strings), lambda: [redact.redact(t) for t in texts],
+             lambda: [redact.redact(s) for s in distinct]):
+    started = time.process_time()
+    work()
+    times.append(time.process_time() - started)
+print(json.dumps(times))
+"""
+MEASURES = ("text values of whole transcripts", "each raw file as one string",
+            "each distinct text value once")  # fmt: skip
+
+
+def against(ref: str, runs: int, texts: list[str], strings: list[str]) -> None:
+    """This tree's redaction throughput over ``ref``'s, on the same text, in turn."""
+    here = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as folder:
+        other = Path(folder) / "ref"
+        archive = subprocess.run(["git", "archive", ref, "purlin_resume"], cwd=here,
+                                 capture_output=True, check=True).stdout  # fmt: skip
+        other.mkdir()
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(other, filter="data")
+        data = Path(folder) / "text.json"
+        data.write_text(json.dumps([texts, strings]))
+        times: dict[str, list[list[float]]] = {"here": [], ref: []}
+        for _ in range(runs):
+            for name, root in (("here", here), (ref, other)):
+                out = subprocess.run([sys.executable, "-c", THROUGHPUT, str(root), str(data)],
+                                     capture_output=True, text=True, check=True).stdout  # fmt: skip
+                times[name].append(json.loads(out))
+    print(f"this tree against {ref}: medians of {runs} fresh processes each (CPU time)")
+    for number, name in enumerate(MEASURES):
+        mine = statistics.median(t[number] for t in times["here"])
+        theirs = statistics.median(t[number] for t in times[ref])
+        ratio = theirs / mine
+        print(
+            f"  {name:<36} {ratio:.2f}x of {ref}'s throughput  "
+            f"(>= 0.8x: {'met' if ratio >= 0.8 else 'missed'})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--against", metavar="REF", help="compare with another commit's code")
     args = parser.parse_args()
     files = sorted(FIXTURES.rglob("*.jsonl"))
     if not files:
@@ -111,6 +167,9 @@ def main() -> None:
     texts = [path.read_text(encoding="utf-8", errors="replace") for path in files]
     records = [json.loads(line) for text in texts for line in text.splitlines() if line.strip()]
     strings = [value for record in records for value in values(record)]
+    if args.against:
+        against(args.against, args.runs, texts, strings)
+        return
     value_mb = sum(len(s.encode()) for s in strings) / 1e6
     raw_mb = sum(len(t.encode()) for t in texts) / 1e6
     joined = "\n".join(strings)

@@ -36,7 +36,7 @@ class Planted:
 
 
 def corpus(seed: int) -> list[Planted]:
-    """More than sixty secrets of more than thirty kinds, each in the line it is usually met in."""
+    """More than 150 secrets of more than 80 kinds, each in the line it is usually met in."""
     rng = random.Random(seed)
 
     def chars(n: int, alphabet: str = ALNUM) -> str:
@@ -216,6 +216,142 @@ def corpus(seed: int) -> list[Planted]:
             "jwt",
             s := f"eyJ{chars(30)}.eyJ{chars(400)}.{chars(43, ALNUM + '_-')}",
             f"Authorization: Bearer {s}",
+        ),
+        # commands that take a password
+        ("assigned-secret", s := chars(14), f"curl -u deploy:{s} https://api.example.com/v1"),
+        ("assigned-secret", s := chars(12), f"curl --user 'ci:{s}' -X POST https://x.example"),
+        ("assigned-secret", s := chars(13), f"sshpass -p '{s}' ssh root@10.0.0.5"),
+        ("assigned-secret", s := chars(11), f"ldapsearch -x -D cn=admin,dc=corp -w {s} -b dc=corp"),
+        ("assigned-secret", s := chars(16), f"redis-cli -h cache -a {s} ping"),
+        # configuration files and manifests
+        (
+            "kubernetes-secret",
+            s := base64.b64encode(chars(18).encode()).decode(),
+            f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\n"
+            f"data:\n  connection: {s}\n",
+        ),
+        (
+            "kubernetes-secret",
+            s := base64.b64encode(
+                b'{"auths":{"r.io":{"auth":"' + chars(16).encode() + b'"}}}'
+            ).decode(),
+            f"data:\n  .dockerconfigjson: {s}\nkind: Secret\ntype: kubernetes.io/dockerconfigjson",
+        ),
+        (
+            "docker-config",
+            s := base64.b64encode(
+                b'{"auths":{"ghcr.io":{"auth":"' + chars(20).encode() + b'"}}}'
+            ).decode(),
+            f"DOCKER_CONFIG_B64 {s}",
+        ),
+        (
+            "netrc-password",
+            s := chars(20),
+            f"machine api.heroku.com\n  login me@example.com\n  password {s}",
+        ),
+        ("netrc-password", s := chars(12), f"machine github.com login octo password {s}"),
+        ("pgpass-password", s := chars(15), f"db.internal:5432:app:appuser:{s}"),
+        ("pgpass-password", s := chars(10), f"echo '*:*:*:postgres:{s}' >> ~/.pgpass"),
+        ("xml-password", s := chars(14), f"<server><id>repo</id><password>{s}</password></server>"),
+        (
+            "nuget-password",
+            s := chars(16),
+            f'<add key="Username" value="me" />\n<add key="ClearTextPassword" value="{s}" />',
+        ),
+        (
+            "private-key",
+            s := chars(40, B64),
+            f"users:\n- name: admin\n  user:\n    client-key-data: LS0tLS1CRUdJTi{s}",
+        ),
+        ("aws-secret-key", s := chars(40, B64), f"aws_secret_access_key   =   {s}"),
+        ("assigned-secret", hunter2 := "hunter2hunter2", f"password = {hunter2}"),
+        ("assigned-secret", s := "correcthorsebatterystaple", f"PASSWORD = {s}"),
+        # cut, wrapped, split
+        (
+            "private-key",
+            s := chars(64, B64),
+            f"$ head -4 id_rsa\n-----BEGIN OPENSSH PRIVATE KEY-----\n{s}\n{chars(64, B64)}\n{chars(64, B64)}",
+        ),
+        (
+            "jwt",  # the secret to look for: a whole line of it (the JWT is never on one)
+            (jwt := f"eyJ{chars(33)}.eyJ{chars(150)}.{chars(43, ALNUM + '_-')}")[76:152],
+            "\n".join(jwt[i : i + 76] for i in range(0, len(jwt), 76)),
+        ),
+        (
+            "github-token",  # written in two pieces: look for the second
+            (s := "ghp_" + chars(36))[14:],
+            f'GH = "{s[:14]}" + "{s[14:]}"',
+        ),
+        # more providers
+        ("1password-token", s := "ops_eyJ" + chars(260, B64), f"OP_SERVICE_ACCOUNT_TOKEN={s}"),
+        (
+            "1password-secret-key",
+            s := "A3-" + "-".join(chars(n, UPPER + string.digits) for n in (6, 6, 5, 5, 5, 5)),
+            f"1password secret key {s}",
+        ),
+        ("artifactory-token", s := "AKCp" + chars(69), f"X-JFrog-Art-Api {s}"),
+        ("aws-bedrock-key", s := "ABSK" + chars(132, B64), f"AWS_BEARER_TOKEN_BEDROCK {s}"),
+        ("clojars-token", s := "CLOJARS_" + chars(60, HEX), f"clojars {s}"),
+        (
+            "defined-networking-token",
+            s := f"dnkey-{chars(26, HEX)}-{chars(52, HEX)}",
+            f"dnctl {s}",
+        ),
+        ("duffel-token", s := "duffel_test_" + chars(43), f"duffel {s}"),
+        (
+            "dynatrace-token",
+            s := f"dt0c01.{chars(24, UPPER + string.digits)}.{chars(64)}",
+            f"dt {s}",
+        ),
+        ("easypost-token", s := "EZAK" + chars(54), f"easypost {s}"),
+        ("flutterwave-key", s := f"FLWSECK_TEST-{chars(32, HEX)}-X", f"flw {s}"),
+        ("flyio-token", s := "fo1_" + chars(43), f"FLY_API_TOKEN {s}"),
+        ("frameio-token", s := "fio-u-" + chars(64), f"frame {s}"),
+        ("terraform-token", s := chars(66), f"TFE {chars(14, HEX)}.atlasv1.{s}"),
+        ("heroku-key", s := "HRKU-AA" + chars(58), f"heroku {s}"),
+        ("infracost-token", s := "ico-" + chars(32), f"infracost {s}"),
+        ("mapbox-token", s := f"sk.eyJ{chars(60)}.{chars(22)}", f"mapbox {s}"),
+        ("notion-token", s := f"ntn_{chars(11, string.digits)}{chars(35)}", f"notion {s}"),
+        ("openshift-token", s := "sha256~" + chars(43), f"oc login --token={s}"),
+        ("planetscale-token", s := "pscale_tkn_" + chars(43), f"pscale {s}"),
+        ("prefect-token", s := "pnu_" + chars(36), f"prefect {s}"),
+        ("readme-token", s := "rdme_" + chars(70, HEX), f"readme {s}"),
+        ("scalingo-token", s := "tk-us-" + chars(48), f"scalingo {s}"),
+        ("sendinblue-key", s := f"xkeysib-{chars(64, HEX)}-{chars(16)}", f"brevo {s}"),
+        ("settlemint-token", s := "sm_pat_" + chars(16), f"settlemint {s}"),
+        ("shippo-token", s := "shippo_live_" + chars(40, HEX), f"shippo {s}"),
+        ("sonar-token", s := "squ_" + chars(40, HEX), f"sonar-scanner -Dsonar.token={s}"),
+        ("sourcegraph-token", s := "sgp_" + chars(40, HEX), f"src {s}"),
+        ("typeform-token", s := "tfp_" + chars(59), f"typeform {s}"),
+        (
+            "teams-webhook",
+            s := f"{chars(32, HEX)}/{_uuid(rng)}",
+            f"https://corp.webhook.office.com/webhookb2/{_uuid(rng)}@{_uuid(rng)}/IncomingWebhook/{s}",
+        ),
+        ("cloudflare-origin-ca-key", s := f"v1.0-{chars(24, HEX)}-{chars(146, HEX)}", f"cf {s}"),
+        (
+            "harness-token",
+            s := f"pat.{chars(22)}.{chars(24)}.{chars(20)}",
+            f"harness {s}",
+        ),
+        ("gitlab-session-cookie", s := chars(32, HEX), f"Cookie: _gitlab_session={s}"),
+        ("yandex-key", s := "AQVN" + chars(36), f"yc {s}"),
+        ("dropbox-token", s := "sl." + chars(140), f"dropbox {s}"),
+        ("facebook-token", s := "EAAC" + chars(120), f"fb {s}"),
+        ("octopus-deploy-key", s := "API-" + chars(26, UPPER + string.digits), f"octo {s}"),
+        ("plaid-token", s := f"access-sandbox-{_uuid(rng)}", f"plaid {s}"),
+        ("adobe-client-secret", s := "p8e-" + chars(32), f"adobe {s}"),
+        ("azure-ad-client-secret", s := f"Q~{chars(34, ALNUM + '_.-')}", f"AZURE abc1{s}"),
+        ("gitlab-token", s := "GR1348941" + chars(20), f"gitlab-runner register --token {s}"),
+        ("gitlab-token", s := "gloas-" + chars(64, HEX), f"GITLAB_OAUTH_SECRET {s}"),
+        ("mailgun-key", s := "pubkey-" + chars(32, HEX), f"mailgun public {s}"),
+        ("grafana-token", s := "eyJrIjoi" + chars(90), f"grafana key {s}"),
+        (
+            "jwt",
+            s := base64.b64encode(
+                f"eyJhbGciOiJIUzI1NiJ9.eyJ{chars(40)}.{chars(43)}".encode()
+            ).decode(),
+            f"JWT_B64={s}",
         ),
     ]
     return [Planted(kind, secret, line) for kind, secret, line in items]

@@ -541,13 +541,9 @@ def _keep(file: SessionFile, figures, leaves: set[str], catalog: Catalog, kept) 
     if any(listing.redacted(value)[1] for value in identifiers if isinstance(value, str)):
         kept.put(str(file.path), None)
         return
-    any_redacted = False
 
     def text(value: str | None):
-        nonlocal any_redacted
-        stored, changed = listing.redacted(value)
-        any_redacted |= changed
-        return stored
+        return listing.redacted(value)[0]
 
     stats = session.stats
     entry = {
@@ -579,8 +575,7 @@ def _keep(file: SessionFile, figures, leaves: set[str], catalog: Catalog, kept) 
     if any(not isinstance(leaf, str | None) for leaf, _ in candidates.own_summaries):
         kept.put(str(file.path), None)  # an odd leaf: read each time
         return
-    if any_redacted:
-        entry["rules"] = listing.rules()
+    entry["rules"] = redact.fingerprint()  # what it holds was redacted under these rules
     kept.put(str(file.path), entry)
 
 

@@ -16,23 +16,12 @@ transcripts are read again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import signatures
 from purlin_resume.core import cache_home, redact
-
-
-def rules() -> str:
-    """The redaction rules in use, as a short fingerprint (empty: the built-in ones)."""
-    current = redact.scanner()
-    if not current.extra and not current.allow:
-        return ""
-    shown = repr(([(k, p.pattern) for k, p in current.extra], [p.pattern for p in current.allow]))
-
-    return hashlib.sha256(shown.encode()).hexdigest()[:16]
 
 
 class Kept:
@@ -60,8 +49,8 @@ class Kept:
         now = self.current.get(key)
         if not isinstance(entry, dict) or now is None or entry.get("sig") != now[2]:
             return None
-        if "rules" in entry and entry["rules"] != rules():
-            return None
+        if entry.get("rules") != redact.fingerprint():
+            return None  # redacted under other rules
         return entry
 
     def put(self, key: str, entry: dict[str, Any] | None) -> None:

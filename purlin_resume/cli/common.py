@@ -72,8 +72,7 @@ def _redaction():
         except OSError:  # the working folder is gone: no project, no project settings
             root = None
         if root is not None:  # the project's resume.redact section (see config) takes effect
-            settings = config.load(Project(root))
-            redact.configure(settings.redact_extra, settings.redact_allow, settings.redact_bounded)
+            config.apply_redaction(config.load(Project(root)))
     return redact
 
 

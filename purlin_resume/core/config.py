@@ -57,7 +57,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import store, trust
+from purlin_resume.core import redact, store, trust
 from purlin_resume.core.errors import CorruptFile, PurlinError
 from purlin_resume.core.project import Project
 
@@ -265,11 +265,14 @@ def _merged(user: dict[str, Any], project: dict[str, Any], trusted: bool) -> dic
     return values
 
 
-def load(project: Project) -> Settings:
-    """Settings of ``project`` over the user's own; defaults where neither says."""
+def load(project: Project | None) -> Settings:
+    """Settings of ``project`` over the user's own (None: the user's only); defaults where
+    neither says."""
     mine = user_path()
     user = _section(mine)[0] if mine.is_file() else {}
     for name in CONFIG_NAMES:
+        if project is None:
+            break
         path = project.purlin_dir / name
         if path.is_file():
             written, raw = _section(path)
@@ -284,6 +287,13 @@ def load(project: Project) -> Settings:
                 Settings(**values, source=path, raw=raw, asked=asked), held_back=tuple(asked)
             )
     return Settings(**user, source=mine if user else None)
+
+
+def apply_redaction(settings: Settings) -> None:
+    """Redact from now on with the built-in rules and what ``settings`` add: the user's own
+    patterns and allow-list, a trusted project's, an untrusted project's patterns under a time
+    bound."""
+    redact.configure(settings.redact_extra, settings.redact_allow, settings.redact_bounded)
 
 
 def how_to_set(settings: Settings, key: str) -> str:

@@ -19,6 +19,7 @@ whole key at the few places that pass.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 import itertools
@@ -27,8 +28,10 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from purlin_resume.core import secret_rules
 from purlin_resume.core.secret_rules import (
     ASSIGNMENT,
     AWS_SECRET_BEFORE,
@@ -36,10 +39,11 @@ from purlin_resume.core.secret_rules import (
     ESCAPE,
     FLAG,
     KEY_TAILS,
-    MYSQL,
     PLACEHOLDER_VALUE,
     RULES,
     SCHEMES,
+    SHORT_FLAGS,
+    USER_PASSWORD_FLAGS,
     Rule,
     assigned_kind,
     is_assigned_secret,
@@ -51,6 +55,57 @@ _INSIDE_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]*$")
 # character at a time: slow on text made of keys)
 _KEY_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
 _KEY_LONGEST = max(map(len, KEY_TAILS))
+# between two string literals joined with ``+`` (quotes escaped, a line break): a secret may
+# be written in pieces; found from the ``+`` (a literal: fast to look for)
+_JOINT = re.compile(
+    r"\+(?:(?<=[\"'] \+)|(?<=[\"']\+)|(?<=[\"']\t\+))[ \t]*(?:(?:\r?\n|\\n)[ \t]*)?\\{0,3}[\"']"
+)
+_REACH = 256  # how far a secret written in pieces may reach past a joint
+
+
+def _joints(text: str) -> list[tuple[int, int]]:
+    """Where the joints between string literals are: from the closing quote (and the
+    backslashes escaping it) to the opening one."""
+    spans = []
+    for joint in _JOINT.finditer(text):
+        start = joint.start() - 1
+        while text[start] in " \t":
+            start -= 1
+        while start > 0 and text[start - 1] == "\\" and joint.start() - start < 8:
+            start -= 1
+        spans.append((start, joint.end()))
+    return spans
+
+
+def _joined(text: str, window: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+    """The text of a window with its joints taken out, and where each of its pieces starts:
+    in the joined text, and in ``text``."""
+    pieces, starts, length = [], [], 0
+    for (_, after), (before, _) in itertools.pairwise(window):
+        pieces.append(text[after:before])
+        starts.append((length, after))
+        length += len(pieces[-1])
+    return "".join(pieces), starts
+
+
+def _origin(starts: list[tuple[int, int]], at: int) -> tuple[int, int]:
+    """The piece a character of a joined text comes from, and where it is in the text."""
+    number = bisect.bisect_right(starts, (at, 1 << 62)) - 1
+    return number, starts[number][1] + at - starts[number][0]
+
+
+def _windows(joints: list[tuple[int, int]], length: int) -> list[list[tuple[int, int]]]:
+    """The joints grouped where they lie close, each group between the two spans of text
+    around it (``(start, start)`` and ``(end, end)``) that a secret may reach."""
+    groups: list[list[tuple[int, int]]] = []
+    for joint in joints:
+        if groups and joint[0] - groups[-1][-1][1] <= 2 * _REACH:
+            groups[-1].append(joint)
+        else:
+            groups.append([joint])
+    return [
+        [(max(0, g[0][0] - _REACH),) * 2, *g, (min(length, g[-1][1] + _REACH),) * 2] for g in groups
+    ]
 
 
 def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 99) -> str:
@@ -175,16 +230,33 @@ def _no_groups(regex: str) -> str:
     return re.sub(r"\(\?P<\w+>", "(?:", regex)
 
 
+def _flag(match: re.Match[str], before: str) -> tuple[str, bool] | None:
+    """The key a flag gives its value to, and whether that value is ``USER:PASSWORD``; None:
+    not a password for the command on the line before it (``-p`` is a password for mysql)."""
+    escaped = before.rfind("\\n")  # a line break inside an escaped (JSON) string
+    line = before[max(before.rfind("\n") + 1, escaped + 2 if escaped >= 0 else 0) :]
+    long = match.group("long")
+    if long and long.lower() not in USER_PASSWORD_FLAGS:
+        return long.lower(), False
+    flag = "u " if long else match.group("short") + " " * bool(match.group("gap"))
+    command = SHORT_FLAGS.get(flag)
+    if command is None or not command.search(line):
+        return None
+    return "password", flag in USER_PASSWORD_FLAGS
+
+
 class Places:
     """Where the scanner's ``pattern`` matches in one text, asked for in order: ``next(pos)``
     is the first such position from ``pos`` on (None: there is none). The last answer is kept:
     asking again from anywhere between its question and it costs nothing. ``first``: the first
     place, when the caller found it already."""
 
-    def __init__(self, pattern: re.Pattern[str], text: str, first: int | None = None):
+    def __init__(
+        self, pattern: re.Pattern[str], text: str, first: int | None = None, known: bool = False
+    ):
         self._pattern, self._text = pattern, text
         # the first place from ``_asked`` on is ``_at``
-        self._asked: int = -1 if first is None else 0
+        self._asked: int = 0 if first is not None or known else -1
         self._at: int | None = first
 
     def next(self, pos: int) -> int | None:
@@ -219,6 +291,8 @@ class Scanner:
         self._by_first: dict[str, list[tuple[str, _Branch]]] | None = None
         self._pattern: re.Pattern[str] | None = None
         self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
+        extra, allow, bounded = tuple(extra), tuple(allow), tuple(bounded)
+        self.given = repr((extra, allow, bounded))  # what ``fingerprint`` tells apart
         self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
         self.extra += _linear(bounded)
         self.allow = [re.compile(pattern) for pattern in allow]
@@ -268,12 +342,15 @@ class Scanner:
         # the most frequent characters first: each place found tries the alternatives in order
         for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
             options = list(free[char])
-            heads = {head for head, _ in prefixed[char]}
-            if heads:
-                rests = "|".join(dict.fromkeys(rest for _, rest in prefixed[char]))
-                trie = _reverse_trie({h.lower() for h in heads}) if "" not in heads else ""
-                ahead = _AHEAD.get(char, "")
-                options.append(f"{ahead}{trie}(?:{rests})")
+            ahead = _AHEAD.get(char, "")
+            # prefixes that start at the character, then those a trie of what precedes it
+            # rules out at most places
+            for headed in (False, True):
+                pairs = [(head, rest) for head, rest in prefixed[char] if bool(head) == headed]
+                if pairs:
+                    rests = "|".join(dict.fromkeys(rest for _, rest in pairs))
+                    trie = _reverse_trie({h.lower() for h, _ in pairs}) if headed else ""
+                    options.append(f"{ahead}{trie}(?:{rests})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
         # each alternative starts with its character: the engine skips fast to one of them
         return "|".join(alternatives)
@@ -307,12 +384,20 @@ class Scanner:
         else:
             start, end = match.start() - branch.back, match.end()
         secret = text[start:end]
-        if rule.context and not any(
-            word in text[max(0, start - 200) : start].lower() for word in rule.context
-        ):
+        if rule.context:
+            near = text[max(0, start - rule.within) : end + rule.within].lower()
+            if not any(word in near for word in rule.context):
+                return None
+        if rule.before and not _ends_with(rule.before, text, match.start() - branch.back):
             return None
         if rule.validator is not None and not rule.validator(secret):
             return None
+        if rule.parts:  # the secrets inside the block: each of its values
+            return [
+                Finding(branch.kind, start + part.start("v"), start + part.end("v"), value)
+                for part in _compiled(rule.parts).finditer(secret)
+                if not PLACEHOLDER_VALUE.match(value := part.group("v"))
+            ] or None
         found = [Finding(branch.kind, start, end, secret)]
         if rule.pair_kind and match.start("pair") != -1:
             found.append(Finding(rule.pair_kind, *match.span("pair"), match.group("pair")))
@@ -338,17 +423,21 @@ class Scanner:
         if quote and text[end : end + 4].lstrip("\\")[:1] != quote[-1]:
             return None  # a quote that does not close right after one word: prose
         if name == "flag":
-            short = match.group()[1] == "p"  # ``mysql -pPASSWORD``; else ``--password VALUE``
-            key = "password" if short else match.group()[2:].split("=")[0].split()[0].lower()
-            line = before[before.rfind("\n") + 1 :]
-            if short and not MYSQL.search(line):
+            flag = _flag(match, text[max(0, op - 256) : op])
+            if flag is None:
                 return None
-            spaced = False
+            key, user_password = flag
+            if user_password:  # ``curl -u USER:PASSWORD``: the password only
+                colon = value.find(":") + 1
+                if colon <= 1 or PLACEHOLDER_VALUE.match(value[colon:]):
+                    return None
+                start, value = start + colon, value[colon:]
+            quote, spaced = quote or "", False  # a command's argument is a literal
         else:
             found = _KEY_BEFORE.search(before)
             key = found.group(1) if found else ""
             spaced = text[op - 1 : op] == " " or text[op + 1 : op + 2] in (" ", "\t")
-        if not is_assigned_secret(key, value, bool(quote), after, spaced):
+        if not is_assigned_secret(key, value, quote is not None, after, spaced):
             return None
         inner = self.find(value, assignments=False)
         if inner:  # a provider's token keeps its own kind
@@ -362,9 +451,14 @@ class Scanner:
         return Places(self.pattern, text)
 
     def any_places(self, text: str) -> Places | None:
-        """``places(text)``, or None when ``pattern`` matches nowhere in it (most text)."""
+        """``places(text)``, or None when ``pattern`` matches nowhere in it and no string
+        literals are joined in it (most text)."""
         match = self.pattern.search(text)
-        return None if match is None else Places(self.pattern, text, match.start())
+        if match is not None:
+            return Places(self.pattern, text, match.start())
+        if "+" in text and _JOINT.search(text):
+            return Places(self.pattern, text, known=True)  # none, but pieces to join
+        return None
 
     def find(
         self, text: str, assignments: bool = True, places: Places | None = None
@@ -372,6 +466,14 @@ class Scanner:
         """The secrets in ``text``; ``assignments=False``: only providers' tokens and the like.
         ``places``: where ``pattern`` matches in ``text``, when the caller looked already (the
         scan goes on from what it found instead of reading the text again)."""
+        found = self._scan(text, assignments, places)
+        if "+" in text:
+            found = self._with_joined(text, found, assignments)
+        if self.extra:
+            found = self._with_extra(text, found)
+        return found
+
+    def _scan(self, text: str, assignments: bool, places: Places | None = None) -> list[Finding]:
         found: list[Finding] = []
         places = places if places is not None else self.places(text)
         at = places.next(0)
@@ -384,9 +486,24 @@ class Scanner:
                     continue
                 found.append(finding)
             at = places.next(max([at + 1] + [f.end for f in findings]))
-        if self.extra:
-            found = self._with_extra(text, found)
         return found
+
+    def _with_joined(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:
+        """Add the secrets written in pieces (``"ghp_abc" + "def…"``): around the joints
+        between string literals, the text is scanned again with them taken out; a secret that
+        crosses one replaces what the first scan found inside it."""
+        crossing = []
+        for window in _windows(_joints(text), len(text)):
+            joined, starts = _joined(text, window)
+            for finding in self._scan(joined, assignments):
+                first, begins = _origin(starts, finding.start)
+                last, ends = _origin(starts, finding.end - 1)
+                if first != last:
+                    crossing.append(Finding(finding.kind, begins, ends + 1, finding.secret))
+        if not crossing:
+            return found
+        kept = [f for f in found if not any(f.start < c.end and c.start < f.end for c in crossing)]
+        return sorted(kept + crossing, key=lambda f: f.start)
 
     def _allowed(self, secret: str) -> bool:
         return any(pattern.fullmatch(secret) for pattern in self.allow)
@@ -408,6 +525,20 @@ class Scanner:
                 continue
             chosen.append(finding)
         return chosen
+
+
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    if pattern not in _COMPILED:
+        _COMPILED[pattern] = re.compile(pattern)
+    return _COMPILED[pattern]
+
+
+def _ends_with(pattern: str, text: str, at: int) -> bool:
+    """Does the text before ``at`` end with ``pattern`` (looking at 256 characters at most)?"""
+    return _compiled(f"(?:{pattern})\\Z").search(text[max(0, at - 256) : at]) is not None
 
 
 def _linear(patterns: Iterable[tuple[str, str]]) -> list[tuple[str, Any]]:
@@ -478,6 +609,21 @@ def configure(
     global _scanner
     extra, allow, bounded = tuple(extra), tuple(allow), tuple(bounded)
     _scanner = Scanner(extra, allow, bounded) if (extra or allow or bounded) else None
+
+
+_BUILT_IN: list[str] = []  # the digest of the built-in rules, once computed
+
+
+def fingerprint() -> str:
+    """The rules in use, as a short digest: the built-in ones (the code of this module and of
+    its rules) and a config's own. Redacted text a cache keeps is good under these rules only:
+    a new release's rules, or a pattern added since, may find more in it."""
+    if not _BUILT_IN:
+        digest = hashlib.sha256()
+        for module in (__file__, secret_rules.__file__):
+            digest.update(Path(module).read_bytes())
+        _BUILT_IN.append(digest.hexdigest())
+    return hashlib.sha256((_BUILT_IN[0] + scanner().given).encode()).hexdigest()[:16]
 
 
 def find(text: str) -> list[Finding]:

@@ -36,17 +36,23 @@ class Rule:
     ``prefixes`` are the literals a token starts with; ``body`` is the pattern of the rest. The
     secret is the group ``s`` when the body has one, else prefix and body together; ``pair``
     is an optional second secret in the same match (an AWS secret key written next to its id),
-    reported as ``pair_kind``. ``context`` words (any case) must stand within 200 characters
-    before the match; ``validator`` gets the secret and may reject it. ``word_start``: the
-    token may not follow a letter or digit. ``source`` names the public rule it follows.
-    ``anchor``: where in each prefix the scan stops, when not at its last rare character (see
-    ``_AHEAD`` for what must follow a ``_`` or ``-``).
+    reported as ``pair_kind``. ``context`` words (any case) must stand within ``within``
+    characters of the match, before or after it; ``before``: a pattern the text right before
+    the token must end with; ``validator`` gets the secret and may reject it. ``parts``: a
+    pattern whose ``v`` groups are the secrets inside the matched block (each value of a
+    manifest's ``data:``), when not the block itself. ``word_start``: the token may not follow
+    a letter or digit. ``source`` names the public rule it follows. ``anchor``: where in each
+    prefix the scan stops, when not at its last rare character (see ``_AHEAD`` for what must
+    follow a ``_`` or ``-``).
     """
 
     kind: str
     prefixes: tuple[str, ...]
     body: str
     context: tuple[str, ...] = ()
+    within: int = 200
+    before: str = ""
+    parts: str = ""
     validator: Callable[[str], bool] | None = None
     word_start: bool = True
     pair_kind: str | None = None
@@ -61,6 +67,8 @@ def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> R
 
 
 _B64 = r"[A-Za-z0-9+/]"
+_BREAK = r"(?:\r?\n|(?:\\{1,3}r)?\\{1,3}n)"  # a line break, raw or escaped (once or twice)
+_KEY_LINE = rf"[A-Za-z0-9+/=]{{16,}}(?=[ \t]*(?:{_BREAK}|$|[\"'\\]))"  # a whole line of a key
 _END = r"(?![A-Za-z0-9])"
 # between an AWS key id and its secret key: a separator, or a line break (raw or escaped),
 # with quotes and spaces around; the secret: 40 base64 characters, not a 40-digit hex hash
@@ -133,12 +141,33 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "gitlab-token",
-        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "glagent-"),
+        (
+            "glpat-",
+            "gldt-",
+            "glptt-",
+            "glrt-",
+            "glcbt-",
+            "glsoat-",
+            "glft-",
+            "glimt-",
+            "glagent-",
+            "glffct-",
+            "gloas-",
+        ),  # fmt: skip
         r"[A-Za-z0-9_-]{20,}",
         source="gitleaks gitlab-pat, gitlab-deploy-token, gitlab-ptt, "
         "gitlab-cicd-job-token, gitlab-scim-token, gitlab-feed-token, gitlab-incoming-mail-token, "
-        "gitlab-kubernetes-agent-token, gitlab-runner-authentication-token; "
+        "gitlab-kubernetes-agent-token, gitlab-runner-authentication-token, gitlab-pat-routable, "
+        "gitlab-runner-authentication-token-routable, gitlab-feature-flag-client-token, "
+        "gitlab-oauth-app-secret; "
         "detect-secrets GitLabTokenDetector",
+    ),
+    _r(
+        "gitlab-token",
+        "GR1348941",
+        r"[A-Za-z0-9_-]{20}(?![A-Za-z0-9_-])",
+        anchor=1,
+        source="gitleaks gitlab-rrt",
     ),
     # chat
     _r(
@@ -189,6 +218,7 @@ RULES: tuple[Rule, ...] = (
         context=("mailgun",),
         source="gitleaks mailgun-private-api-token",
     ),
+    _r("mailgun-key", "pubkey-", rf"[a-f0-9]{{32}}{_END}", source="gitleaks mailgun-pub-key"),
     # payment
     _r(
         "stripe-key",
@@ -206,7 +236,8 @@ RULES: tuple[Rule, ...] = (
         "shopify-token",
         ("shpat_", "shpca_", "shppa_", "shpss_"),
         rf"[a-fA-F0-9]{{32}}{_END}",
-        source="gitleaks shopify-access-token, shopify-shared-secret",
+        source="gitleaks shopify-access-token, shopify-shared-secret, shopify-custom-access-token, "
+        "shopify-private-app-access-token",
     ),
     _r(
         "braintree-token",
@@ -311,6 +342,12 @@ RULES: tuple[Rule, ...] = (
         source="gitleaks grafana-service-account-token, grafana-cloud-api-token",
     ),
     _r(
+        "grafana-token",
+        "eyJrIjoi",
+        rf"[A-Za-z0-9]{{70,400}}={{0,3}}{_END}",
+        source="gitleaks grafana-api-key",
+    ),
+    _r(
         "atlassian-token",
         ("ATATT3", "ATCTT3"),
         r"[A-Za-z0-9_=-]{50,}",
@@ -335,6 +372,235 @@ RULES: tuple[Rule, ...] = (
         r"[A-Za-z0-9_=+/-]{40,}",
         source="gitleaks sentry-user-token, sentry-org-token",
     ),
+    # more providers (gitleaks' default rule set)
+    _r(
+        "1password-token",
+        "ops_eyJ",
+        rf"{_B64}{{250,}}={{0,3}}",
+        source="gitleaks 1password-service-account-token",
+    ),
+    _r(
+        "1password-secret-key",
+        "A3-",
+        rf"[A-Z0-9]{{6}}-(?:[A-Z0-9]{{11}}|[A-Z0-9]{{6}}-[A-Z0-9]{{5}})(?:-[A-Z0-9]{{5}}){{3}}{_END}",
+        source="gitleaks 1password-secret-key",
+    ),
+    _r(
+        "artifactory-token",
+        "AKCp",
+        rf"[A-Za-z0-9]{{69}}{_END}",
+        anchor=1,
+        source="gitleaks artifactory-api-key; detect-secrets ArtifactoryDetector",
+    ),
+    _r(
+        "artifactory-token",
+        "cmVmdGtu",
+        rf"[A-Za-z0-9]{{56}}{_END}",
+        source="gitleaks artifactory-reference-token",
+    ),
+    _r(
+        "aws-bedrock-key",
+        ("ABSK", "bedrock-api-key-"),
+        rf"{_B64}{{100,2000}}={{0,2}}(?![A-Za-z0-9+/=])",
+        source="gitleaks aws-amazon-bedrock-api-key-long-lived, "
+        "aws-amazon-bedrock-api-key-short-lived",
+    ),
+    _r("clojars-token", "CLOJARS_", rf"[a-z0-9]{{60}}{_END}", source="gitleaks clojars-api-token"),
+    _r(
+        "defined-networking-token",
+        "dnkey-",
+        r"[a-z0-9=_-]{26}-[a-z0-9=_-]{52}",
+        source="gitleaks defined-networking-api-token",
+    ),
+    _r(
+        "duffel-token",
+        ("duffel_test_", "duffel_live_"),
+        r"[A-Za-z0-9_=-]{43}",
+        source="gitleaks duffel-api-token",
+    ),
+    _r(
+        "dynatrace-token",
+        "dt0c01.",
+        rf"[A-Za-z0-9]{{24}}\.[A-Za-z0-9]{{64}}{_END}",
+        anchor=6,
+        source="gitleaks dynatrace-api-token",
+    ),
+    _r(
+        "easypost-token",
+        ("EZAK", "EZTK"),
+        rf"[A-Za-z0-9]{{54}}{_END}",
+        source="gitleaks easypost-api-token, easypost-test-api-token",
+    ),
+    _r(
+        "flutterwave-key",
+        ("FLWSECK_TEST-", "FLWSECK-", "FLWPUBK_TEST-", "FLWPUBK-"),
+        rf"[a-hA-H0-9]{{12}}(?:[a-hA-H0-9]{{20}}-X)?{_END}",
+        source="gitleaks flutterwave-secret-key, flutterwave-public-key, "
+        "flutterwave-encryption-key",
+    ),
+    _r(
+        "flyio-token",
+        ("fo1_", "fm1_", "fm2_", "fm1a_", "fm1r_", "fm2a_", "fm2r_"),
+        r"[A-Za-z0-9_+/-]{43,}={0,3}",
+        source="gitleaks flyio-access-token",
+    ),
+    _r("frameio-token", "fio-u-", r"[A-Za-z0-9_=-]{64}", source="gitleaks frameio-api-token"),
+    _r(
+        "terraform-token",
+        ".atlasv1.",
+        rf"[A-Za-z0-9_=-]{{60,70}}{_END}",
+        word_start=False,
+        anchor=8,
+        source="gitleaks hashicorp-tf-api-token",
+    ),
+    _r("heroku-key", "HRKU-AA", r"[0-9A-Za-z_-]{58}", source="gitleaks heroku-api-key-v2"),
+    _r(
+        "infracost-token",
+        "ico-",
+        rf"[A-Za-z0-9]{{32}}{_END}",
+        source="gitleaks infracost-api-token",
+    ),
+    _r(
+        "mapbox-token",
+        "sk.eyJ",
+        rf"[A-Za-z0-9_-]{{50,}}\.[A-Za-z0-9_-]{{20,}}{_END}",
+        source="gitleaks mapbox-api-token",
+    ),
+    _r(
+        "notion-token",
+        "ntn_",
+        rf"\d{{11}}[A-Za-z0-9]{{35}}{_END}",
+        source="gitleaks notion-api-token",
+    ),
+    _r(
+        "openshift-token",
+        "sha256~",
+        r"[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])",
+        anchor=6,
+        source="gitleaks openshift-user-token",
+    ),
+    _r(
+        "planetscale-token",
+        ("pscale_tkn_", "pscale_pw_", "pscale_oauth_"),
+        r"[A-Za-z0-9_=.-]{32,64}",
+        source="gitleaks planetscale-api-token, planetscale-password, planetscale-oauth-token",
+    ),
+    _r("prefect-token", "pnu_", rf"[A-Za-z0-9]{{36}}{_END}", source="gitleaks prefect-api-token"),
+    _r("readme-token", "rdme_", rf"[a-z0-9]{{70}}{_END}", source="gitleaks readme-api-token"),
+    _r("scalingo-token", "tk-us-", r"[A-Za-z0-9_-]{48}", source="gitleaks scalingo-api-token"),
+    _r(
+        "sendinblue-key",
+        "xkeysib-",
+        rf"[a-f0-9]{{64}}-[A-Za-z0-9]{{16}}{_END}",
+        source="gitleaks sendinblue-api-token",
+    ),
+    _r(
+        "settlemint-token",
+        ("sm_pat_", "sm_aat_", "sm_sat_"),
+        rf"[A-Za-z0-9]{{16}}{_END}",
+        source="gitleaks settlemint-personal-access-token, "
+        "settlemint-application-access-token, settlemint-service-access-token",
+    ),
+    _r(
+        "shippo-token",
+        ("shippo_live_", "shippo_test_"),
+        rf"[a-fA-F0-9]{{40}}{_END}",
+        source="gitleaks shippo-api-token",
+    ),
+    _r(
+        "sonar-token",
+        ("squ_", "sqp_", "sqa_"),
+        rf"[a-f0-9]{{40}}{_END}",
+        source="gitleaks sonar-api-token",
+    ),
+    _r(
+        "sourcegraph-token",
+        "sgp_",
+        rf"(?:[a-fA-F0-9]{{16}}_|local_)?[a-fA-F0-9]{{40}}{_END}",
+        source="gitleaks sourcegraph-access-token",
+    ),
+    _r("typeform-token", "tfp_", r"[A-Za-z0-9_.=-]{59}", source="gitleaks typeform-api-token"),
+    _r(
+        "teams-webhook",
+        "/IncomingWebhook/",
+        anchor=1,
+        body=r"(?P<s>[A-Za-z0-9]{32}/[A-Za-z0-9-]{36})",
+        word_start=False,
+        source="gitleaks microsoft-teams-webhook",
+    ),
+    _r(
+        "cloudflare-origin-ca-key",
+        "v1.0-",
+        rf"[a-f0-9]{{24}}-[a-f0-9]{{146}}{_END}",
+        source="gitleaks cloudflare-origin-ca-key",
+    ),
+    _r(
+        "harness-token",
+        ("pat.", "sat."),
+        rf"[A-Za-z0-9_-]{{22}}\.[A-Za-z0-9]{{24}}\.[A-Za-z0-9]{{20}}{_END}",
+        anchor=3,
+        source="gitleaks harness-api-key",
+    ),
+    _r(
+        "gitlab-session-cookie",
+        "_gitlab_session=",
+        rf"(?P<s>[0-9a-z]{{32}}){_END}",
+        word_start=False,
+        source="gitleaks gitlab-session-cookie",
+    ),
+    _r(
+        "yandex-key",
+        "AQVN",
+        r"[A-Za-z0-9_-]{35,38}(?![A-Za-z0-9_-])",
+        source="gitleaks yandex-api-key",
+    ),
+    _r(
+        "dropbox-token",
+        "sl.",
+        r"[A-Za-z0-9_=.-]{135,}",
+        anchor=2,
+        source="gitleaks dropbox-short-lived-api-token",
+    ),
+    _r(
+        "facebook-token",
+        ("EAAM", "EAAC"),
+        rf"[A-Za-z0-9]{{100,}}{_END}",
+        anchor=2,
+        source="gitleaks facebook-page-access-token, facebook-access-token",
+    ),
+    _r(
+        "octopus-deploy-key",
+        "API-",
+        rf"[A-Z0-9]{{26}}{_END}",
+        source="gitleaks octopus-deploy-api-key",
+    ),
+    _r(
+        "plaid-token",
+        ("access-sandbox-", "access-development-", "access-production-"),
+        rf"[a-f0-9]{{8}}-[a-f0-9]{{4}}-[a-f0-9]{{4}}-[a-f0-9]{{4}}-[a-f0-9]{{12}}{_END}",
+        source="gitleaks plaid-api-token",
+    ),
+    _r(
+        "adobe-client-secret",
+        "p8e-",
+        rf"[A-Za-z0-9]{{32}}{_END}",
+        source="gitleaks adobe-client-secret",
+    ),
+    _r(
+        "azure-ad-client-secret",
+        "Q~",
+        r"[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+        word_start=False,
+        before=r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}\d",
+        source="gitleaks azure-ad-client-secret",
+    ),
+    _r(
+        "docker-config",  # base64 of a docker config: ``{"auths":``, ``{\n  "auths":``
+        ("eyJhdXRocyI6", "ewogICJhdXRocyI6"),
+        rf"{_B64}{{16,}}={{0,2}}",
+        word_start=False,
+        source="kubernetes .dockerconfigjson",
+    ),
     # keys and tokens of any origin
     _r(
         "private-key",
@@ -345,23 +611,102 @@ RULES: tuple[Rule, ...] = (
         source="gitleaks private-key; detect-secrets PrivateKeyDetector",
     ),
     _r(
+        "private-key",  # cut short (``head -4``): the lines after BEGIN, with no END
+        "-----BEGIN",
+        rf"[ A-Z0-9_-]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
+        rf"(?:{_BREAK}[A-Za-z-]+: [^\r\n\\]*)*(?:{_BREAK})?{_BREAK}"
+        rf"(?P<s>{_KEY_LINE}(?:{_BREAK}{_KEY_LINE})*)",
+        word_start=False,
+        source="gitleaks private-key; detect-secrets PrivateKeyDetector",
+    ),
+    _r(
+        "jwt",  # wrapped at a fixed width (``base64 -w 76``, mail, logs)
+        "eyJ",
+        rf"(?:[A-Za-z0-9_.-]{{17,}}{_BREAK})+[A-Za-z0-9_.-]+",
+        validator=lambda secret: _wrapped_jwt(secret),
+        source="gitleaks jwt; detect-secrets JwtTokenDetector",
+    ),
+    _r(
         "jwt",
         "eyJ",
         r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
         source="gitleaks jwt; detect-secrets JwtTokenDetector",
     ),
     _r(
+        "jwt",  # a JWT in base64 (``eyJhbGciOi`` encoded again)
+        "ZXlKaGJHY2lPaU",
+        rf"{_B64}{{40,}}={{0,2}}",
+        anchor=3,
+        source="gitleaks jwt-base64",
+    ),
+    _r(
         "url-credentials",
         "://",
         r"[^\s:/@'\"\\]{0,128}:(?P<s>[^\s:/@'\"\\]{1,4096})@",
         word_start=False,
-        source="detect-secrets BasicAuthDetector; gitleaks generic URL credentials",
+        source="detect-secrets BasicAuthDetector; gitleaks generic URL credentials, "
+        "sidekiq-sensitive-url",
     ),
     _r(
         "bearer-token",
         ("Bearer", "BEARER"),
         r"[ \t]+(?P<s>[A-Za-z0-9._~+/-]{16,}=*)",
         source="gitleaks (authorization header) bearer token",
+    ),
+    # configuration files and manifests
+    _r(
+        "kubernetes-secret",  # each value under a Secret's ``data:`` (base64) or ``stringData:``
+        ("data:", "stringData:"),
+        rf"(?P<s>(?:[ \t]*{_BREAK}[ \t]+[\w.-]+:[ \t]*[^\s\\][^\r\n\\]*)+)",
+        context=("kind: secret", '"kind": "secret"', 'kind\\": \\"secret'),
+        within=4000,
+        parts=r"[\w.-]+:[ \t]*(?P<v>[^\s\\](?:[^\r\n\\]*[^\s\\])?)",
+        source="gitleaks kubernetes-secret-yaml",
+    ),
+    _r(
+        "netrc-password",  # ``machine HOST login USER password VALUE``
+        "password",
+        r"[ \t]+(?P<s>[^\s'\"\\]+)",
+        anchor=7,
+        context=("machine",),
+        within=300,
+        validator=lambda secret: _literal(secret),
+        source="curl and git's .netrc",
+    ),
+    _r(
+        "pgpass-password",  # ``host:port:database:user:password``, one to a line
+        ":",
+        r"(?:\d{1,5}|\*):[A-Za-z0-9_*.$-]+:[A-Za-z0-9_*.@$-]+:"
+        r"(?P<s>[^\s:'\"\\]{3,})(?=[ \t]*(?:\r?\n|\\+[rn]|$|\\*['\"]))",
+        word_start=False,
+        before=r"(?:^|[\s'\"]|\\n)[A-Za-z0-9_.*-]+",
+        validator=lambda secret: _literal(secret),
+        source="PostgreSQL's .pgpass",
+    ),
+    _r(
+        "xml-password",  # ``<password>VALUE</password>``, ``<db:Password>``
+        ("password>", "Password>"),
+        r"(?P<s>[^<>\s][^<>]{0,1023}?)</",
+        anchor=7,
+        word_start=False,
+        before=r"<[A-Za-z0-9_:.-]*",
+        validator=lambda secret: _literal(secret),
+        source="XML configuration (Maven settings, Tomcat, .NET)",
+    ),
+    _r(
+        "private-key",  # a kubeconfig's, in base64
+        ("client-key-data:", 'client-key-data":', 'client-key-data\\":'),
+        rf"[ \t]*\\{{0,3}}\"?(?P<s>{_B64}{{16,}}={{0,2}})",
+        word_start=False,
+        source="kubeconfig client-key-data",
+    ),
+    _r(
+        "nuget-password",
+        "ClearTextPassword",
+        anchor=5,
+        body=r"\\{0,3}\"[ \t]+value=\\{0,3}\"(?P<s>[^\"\\]+)",
+        validator=lambda secret: _literal(secret),
+        source="gitleaks nuget-config-password",
     ),
 )
 
@@ -397,6 +742,7 @@ FLAG_KEYS = (
     "auth-token",
     "access-token",
     "client-secret",
+    "user",  # ``curl --user USER:PASSWORD``
 )
 
 
@@ -414,10 +760,22 @@ ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``
 )
 FLAG = (
     r"-(?<![^\s\"']-)"  # a flag: after a space or a quote, or first
-    rf"(?:-(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)})(?:=|[ \t]+{_CONTINUATION})"
-    r"|p(?=[^\s\"'-]))"
+    rf"(?:-(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))(?:=|[ \t]+{_CONTINUATION})"
+    r"|(?P<short>[pwau])(?P<gap>[ \t]+)?(?=[^\s-]))"
     rf"{_VALUE}"
 )
+_LDAP = re.compile(r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b")
+# the commands a short flag gives a password to, by the flag (a space after it: the value
+# follows a space, else it is joined to the flag)
+SHORT_FLAGS = {
+    "p": re.compile(r"mysql|mariadb"),  # ``mysql -pPASSWORD``
+    "p ": re.compile(r"\bsshpass\b"),
+    "w": _LDAP,
+    "w ": _LDAP,
+    "a ": re.compile(r"\bredis-cli\b"),
+    "u ": re.compile(r"\bcurl\b"),  # ``curl -u USER:PASSWORD``
+}
+USER_PASSWORD_FLAGS = ("u ", "user")  # their value is ``USER:PASSWORD``, for curl only
 PLACEHOLDER_VALUE = re.compile(
     r"^(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
     r"(?:none|null|nil|true|false|undefined|redacted|changeme|change_me|example|placeholder|"
@@ -430,7 +788,6 @@ PLACEHOLDER_VALUE = re.compile(
 _WORD = r"(?:[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+|[A-Z][A-Z0-9_]*)"
 _IDENTIFIER = re.compile(rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?")
 _SECRET_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.I)
-MYSQL = re.compile(r"mysql|mariadb")
 SCHEMES = {"basic": "basic-auth", "bearer": "bearer-token"}
 
 
@@ -455,7 +812,7 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
         if after in "([.{" and after:  # a call, subscript or attribute: code
             return False
         if _IDENTIFIER.fullmatch(value) and (
-            spaced
+            (spaced and not (strong and _written_out(value)))
             or "_" in value
             or "." in value
             or _SECRET_WORD.search(value)
@@ -472,7 +829,35 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
     )
 
 
+def _written_out(value: str) -> bool:
+    """A password written out after ``password = `` (an ini or credentials file), not a
+    variable: a word with digits in it (``hunter2hunter2``), or one longer than names are."""
+    digits = any(c.isdigit() for c in value)
+    return (digits and any(c.isalpha() for c in value)) or (value.islower() and len(value) >= 16)
+
+
 # an AWS secret key right before its key id (the text searched ends at the id)
 AWS_SECRET_BEFORE = re.compile(
     rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$"
 )
+
+
+def _literal(value: str) -> bool:
+    """A value written out, not a placeholder for one."""
+    return not PLACEHOLDER_VALUE.match(value)
+
+
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
+
+
+def _wrapped_jwt(secret: str) -> bool:
+    """A JWT broken into lines of one width: the first may be shorter (it starts after other
+    text), the last no longer, the others all as wide (a JWT ending a line is not wrapped)."""
+    lines = re.split(_BREAK, secret)
+    width = len(lines[1]) if len(lines) > 2 else len(lines[0])
+    return (
+        len(lines[0]) <= width <= 128
+        and all(len(line) == width for line in lines[1:-1])
+        and len(lines[-1]) <= width
+        and _JWT.fullmatch("".join(lines)) is not None
+    )

@@ -68,9 +68,26 @@ def _guard(work: Callable[[], T]) -> T:
     from purlin_resume.core.errors import PurlinError
 
     try:
+        _redaction()
         return work()
     except PurlinError as exc:
         raise ToolError(redact.redact(exc.message).text) from None
+
+
+def _redaction() -> None:
+    """Redact with the user's own rules and the session's project's, as the CLI does (set up
+    at the first call; a config that cannot be read fails every call, as it fails a command)."""
+    from purlin_resume.core import config
+    from purlin_resume.core.errors import PurlinError
+
+    if "redaction" in _SERVED:
+        return
+    try:
+        project = _own_project()
+    except PurlinError:  # no project: the user's own settings still apply
+        project = None
+    config.apply_redaction(config.load(project))
+    _SERVED["redaction"] = project.root if project else None
 
 
 def _text(value: str | None, name: str) -> str | None:

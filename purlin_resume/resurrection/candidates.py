@@ -74,12 +74,14 @@ def environment(
 
 def environment_here(claude_dir: Path | None, project: Path | None) -> Environment:
     """The environment of a command: the project ``project`` names (else the git top-level of
-    the working folder, when there is one) with its settings."""
+    the working folder, when there is one) with its settings, whose redaction rules apply from
+    now on (what the command keeps in caches is redacted by them)."""
     if project is not None:
         root: Path | None = locate(project).root
     else:
         root = toplevel_here()  # a deleted working folder: no project
-    settings = config.load(Project(root)) if root is not None else Settings()
+    settings = config.load(Project(root) if root is not None else None)
+    config.apply_redaction(settings)
     return environment(claude_dir, root, settings)
 
 

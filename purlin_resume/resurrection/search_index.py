@@ -219,13 +219,14 @@ def _connect(path: Path) -> sqlite3.Connection:
                 version = row[0] if row else None
             except sqlite3.OperationalError:
                 pass
-            if version not in (None, SCHEMA_VERSION):
-                raise sqlite3.DatabaseError("old schema")
+            # what the index holds was redacted by the rules in use when it was written: under
+            # other rules (a new release's, a pattern added since) it is built again
+            current = f"{SCHEMA_VERSION} {redact.fingerprint()}"
+            if version not in (None, current):
+                raise sqlite3.DatabaseError("old schema or other redaction rules")
             if version is None:  # a new database: no write (and no fsync) on every search
                 connection.executescript(_SCHEMA)
-                connection.execute(
-                    "INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,)
-                )
+                connection.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (current,))
             return connection
         except sqlite3.DatabaseError:
             # a cache: a damaged or outdated one is simply rebuilt

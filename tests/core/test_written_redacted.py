@@ -86,8 +86,53 @@ def test_the_mcp_save_checkpoint_writes_it_redacted(repo, tmp_path):
     from tests.mcp.test_mcp_server import _call, _data
 
     lines = _lines()
-    arguments = {"role": "builder", "in_progress": lines[0], "notes": lines[1], "done": lines[2:]}
-    arguments |= {"next": lines[2:], "fields": {"step": "2"}}
+    listed = lines[2:100] + lines[-2:]  # a list holds 100 items at most
+    arguments = {"role": "builder", "in_progress": lines[0], "notes": lines[1], "done": listed}
+    arguments |= {"next": lines[100:-2] or listed, "fields": {"step": "2"}}
     _, [result] = _call(repo, tmp_path / "claude", [("save_checkpoint", arguments)])
     saved = repo / _data(result)["path"]
     assert _survivors(saved.read_text()) == []
+
+
+def test_caches_written_under_other_rules_are_built_again(cli, repo, tmp_path, monkeypatch):
+    """A cache keeps text redacted by the rules of its day: under a release's new rules, or a
+    pattern the user added since, what they find must not stay in it (nor reach ``find``)."""
+    from purlin_resume.core import config
+
+    cache = tmp_path / "xdg-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    claude = tmp_path / "claude"
+    said = "set " + " and ".join(LOW_ENTROPY) + " for the zanzibar deploy"
+    session(claude, "lowent", str(repo), [("user", said), ("agent", f"Done: {said}")])
+    mine = config.user_path()  # rules under which they are no secret: an allow-list
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text(json.dumps({"resume": {"redact": {"allow": LOW_SECRETS}}}))
+    for args in (("find", "zanzibar deploy"), ("sessions",)):
+        assert cli(*args, "--claude-dir", str(claude)).exit_code == 0
+    kept = list(cache.rglob("*.sqlite"))
+    assert len(kept) == 2
+    assert all(_survivors(p.read_bytes().decode("latin-1")) for p in kept)
+    mine.unlink()
+    for args in (("find", "zanzibar deploy"), ("find", "zanzibar", "--json"), ("sessions",)):
+        result = cli(*args, "--claude-dir", str(claude))
+        assert result.exit_code == 0
+        assert _survivors(result.stdout, LOW_SECRETS) == []
+    for path in cache.rglob("*.sqlite"):
+        assert _survivors(path.read_bytes().decode("latin-1"), LOW_SECRETS) == [], path.name
+
+
+def test_find_builds_its_index_with_the_user_s_own_patterns(cli, repo, tmp_path, monkeypatch):
+    from purlin_resume.core import config
+
+    cache = tmp_path / "xdg-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    mine = config.user_path()
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text(json.dumps({"resume": {"redact": {"extra": [r"ACME-[0-9]{6}"]}}}))
+    claude = tmp_path / "claude"
+    session(claude, "ticket", str(repo), [("user", "zanzibar ticket ACME-123456"), ("agent", "ok")])
+    result = cli("find", "zanzibar ticket", "--claude-dir", str(claude))
+    assert result.exit_code == 0
+    assert "ticket" in result.stdout
+    [index] = cache.rglob("search-*.sqlite")
+    assert b"ACME-123456" not in index.read_bytes()

@@ -242,3 +242,32 @@ def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
     assert not called["result"]["isError"]
     assert status["agents"] == []
     assert pong == {"jsonrpc": "2.0", "id": 5, "result": {}}
+
+
+def test_the_user_s_own_redaction_rules_apply_to_every_tool(repo, tmp_path):
+    from purlin_resume.core import config
+
+    mine = config.user_path()
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text(json.dumps({"resume": {"redact": {"extra": [
+        {"kind": "ticket", "pattern": r"ACME-[0-9]{6}"}]}}}))  # fmt: skip
+    claude = tmp_path / "claude-data"
+    chat = Conversation(SESSION, cwd=str(repo))
+    write_jsonl(
+        claude / "projects" / "-project" / f"{SESSION}.jsonl",
+        [
+            chat.user("zanzibar ticket ACME-123456 opened"),
+            chat.assistant("m1", text("ACME-654321")),
+        ],
+    )
+    calls = [
+        ("get_transcript", {"id": SESSION}),
+        ("search_sessions", {"query": "zanzibar ticket"}),
+        ("resurrection_context", {"session_id": SESSION}),
+    ]
+    _, results = _call(repo, claude, calls)
+    for (name, _), result in zip(calls, results, strict=True):
+        shown = json.dumps(_data(result))
+        assert "ACME-123456" not in shown, name
+        assert "ACME-654321" not in shown, name
+    assert "[REDACTED:ticket:" in json.dumps(_data(results[0]))
