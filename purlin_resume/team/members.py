@@ -1,10 +1,11 @@
 """A teammate's files on the team's git ref, and what they hold.
 
 ``members/<member>/log.jsonl`` and ``members/<member>/bookmarks.jsonl`` hold one row version
-per line, only ever appended to (a later line of a key is its newer version; a bookmark line
-with ``removed_at`` and no ``name`` says it was removed); ``members/<member>/contexts/<uuid>.json.z``
-holds the context shared with one bookmark. ``fold`` reads such a file back, and ``missing``
-says which local rows the team lacks.
+per line (a later line of a key is its newer version; a line with ``removed_at`` and no ``name``,
+a tombstone, says the row was removed or purged); ``members/<member>/contexts/<uuid>.json.z``
+holds the context shared with one bookmark. A teammate appends to their files, except that a
+removed row's earlier lines are dropped from them (``compact``): only its tombstone stays.
+``fold`` reads such a file back, and ``missing`` says which local rows the team lacks.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ def dumps(row: dict[str, Any]) -> str:
     return rows.canonical(row) + "\n"
 
 
+def tombstone(row: dict[str, Any]) -> bool:
+    """A line saying its key was removed (a bookmark removed, a row purged)."""
+    return bool(row.get("removed_at")) and "name" not in row
+
+
 @dataclass
 class Folded:
     """One file's rows: the newest version of each key, every version seen, the removed keys."""
@@ -50,7 +56,7 @@ class Folded:
         if not isinstance(key, str):
             return
         self.versions.add(rows.version(row, text))
-        if row.get("removed_at") and "name" not in row:
+        if tombstone(row):
             self.removed.add(key)
             self.latest.pop(key, None)
         elif key not in self.removed:
@@ -60,18 +66,32 @@ class Folded:
         return list(self.latest.values())
 
 
-def fold(text: bytes | str | None) -> Folded:
-    """A member file read back; a line that does not parse (cut short by a crash) is skipped."""
-    found = Folded()
+def _parsed(text: bytes | str | None) -> list[tuple[dict[str, Any], str]]:
+    """Each line of a member file that parses (one cut short by a crash does not), with its
+    text."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
+    found = []
     for line in (text or "").splitlines():
         try:
             row = json.loads(line)
         except ValueError:
             continue
-        if isinstance(row, dict):  # written canonical (``dumps``): its text is its version's
-            found.add(row, line)
+        if isinstance(row, dict):
+            found.append((row, line))
+    return found
+
+
+def lines(text: bytes | str | None) -> list[dict[str, Any]]:
+    """Every row version a member file holds, oldest first."""
+    return [row for row, _ in _parsed(text)]
+
+
+def fold(text: bytes | str | None) -> Folded:
+    """A member file read back."""
+    found = Folded()
+    for row, line in _parsed(text):  # written canonical (``dumps``): its text is its version's
+        found.add(row, line)
     return found
 
 
@@ -84,3 +104,16 @@ def missing(team: Folded, local: list[dict[str, Any]]) -> list[dict[str, Any]]:
         wanted.append(row)
         team.add(row)
     return wanted
+
+
+def compact(text: bytes, removed: set[str]) -> bytes:
+    """A member file without the lines of the ``removed`` keys, their tombstones kept."""
+    kept = []
+    for line in text.splitlines(keepends=True):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a crash
+        if not isinstance(row, dict) or row.get("uuid") not in removed or tombstone(row):
+            kept.append(line if line.endswith(b"\n") else line + b"\n")
+    return b"".join(kept)

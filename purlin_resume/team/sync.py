@@ -83,9 +83,18 @@ def _lines(text: str) -> list[dict[str, Any]]:
 def local_rows(
     m: Membership, shelves: list[tuple[str, Path]]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """This teammate's rows: the log's, and the bookmarks' followed by the removals."""
-    marks = rows.bookmark_rows(shelves, m.member) + _removals(m)
-    return rows.log_rows(m.history, m.member), marks
+    """This teammate's rows: the log's and the bookmarks', each followed by the tombstones of
+    its removed or purged rows (a purged row the log still holds is left out)."""
+    gone = _removals(m)
+    keys = {row["uuid"] for row in gone}
+    found = []
+    for table, made in (
+        ("resurrection_log", rows.log_rows(m.history, m.member)),
+        ("bookmarks", rows.bookmark_rows(shelves, m.member)),
+    ):
+        ended = [r for r in gone if r.get("table", "bookmarks") == table]
+        found.append([r for r in made if r["uuid"] not in keys] + ended)
+    return found[0], found[1]
 
 
 def _local_packs(m: Membership) -> dict[str, bytes]:
@@ -121,10 +130,12 @@ def _git_plan(m: Membership, local: tuple[list, list], counted: dict[str, int]):
             team = members.fold(before)
             wanted = members.missing(team, local)
             removed |= team.removed
-            if wanted:
-                if before and not before.endswith(b"\n"):
-                    before += b"\n"
-                changes[path] = before + "".join(map(members.dumps, wanted)).encode("utf-8")
+            after = members.compact(before, team.removed) if team.removed else before
+            if after and not after.endswith(b"\n"):
+                after += b"\n"
+            after += "".join(map(members.dumps, wanted)).encode("utf-8")
+            if after != before:
+                changes[path] = after
                 counted[what] = len(wanted)
         for key, pack in packs.items():
             path = members.pack_path(m.member, key)
@@ -145,7 +156,7 @@ def _git_plan(m: Membership, local: tuple[list, list], counted: dict[str, int]):
     return plan
 
 
-def _sync_git(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
+def sync_git(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
     counted: dict[str, int] = {}
     local = local_rows(m, shelves)
     result = gitstore.publish(m, _git_plan(m, local, counted))
@@ -182,7 +193,7 @@ def connect(m: Membership):
     return Server(str(m.dsn), m.member)
 
 
-def _sync_server(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
+def sync_server(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
     log_rows, mark_rows = local_rows(m, shelves)
     db = connect(m)
     try:
@@ -190,12 +201,14 @@ def _sync_server(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> 
         branch = db.on_own_branch()
         sent = db.sent()
         team = members.Folded(versions=set(sent))
-        removals = [r for r in mark_rows if r.get("removed_at") and "name" not in r]
-        team.removed = {r["uuid"] for r in removals if rows.version(r) in sent}
-        db.remove([(r["uuid"], rows.version(r)) for r in removals if r["uuid"] not in team.removed])
-        team.removed |= {r["uuid"] for r in removals}
-        marks = members.missing(team, [r for r in mark_rows if r not in removals])
-        logs = members.missing(team, log_rows)
+        for table, found in (("bookmarks", mark_rows), ("resurrection_log", log_rows)):
+            gone = [r for r in found if members.tombstone(r)]
+            db.remove(
+                table, [(r["uuid"], rows.version(r)) for r in gone if rows.version(r) not in sent]
+            )
+            team.removed |= {r["uuid"] for r in gone}
+        marks = members.missing(team, [r for r in mark_rows if not members.tombstone(r)])
+        logs = members.missing(team, [r for r in log_rows if not members.tombstone(r)])
         counted = {
             "bookmarks": db.write("bookmarks", marks, rows.version, warn),
             "resurrections": 0,
@@ -250,7 +263,7 @@ def sync(history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent) -
     """Send what the team lacks and bring the team's rows in; the figures of what happened."""
     m = require(history)
     with locked(m):
-        found = _sync_server(m, shelves, warn) if m.dsn else _sync_git(m, shelves, warn)
+        found = sync_server(m, shelves, warn) if m.dsn else sync_git(m, shelves, warn)
     return {"member": m.member, "transport": m.transport, "remote": where(m), **found}
 
 
