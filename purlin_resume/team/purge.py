@@ -61,8 +61,8 @@ def _matching(m: Membership, shelves, keys: list[str]) -> list[tuple[str, str, s
     candidates = [("resurrection_log", r) for r in log_rows] + [("bookmarks", r) for r in mark_rows]
     if not m.dsn:
         tip = gitstore.fetch(m)
-        for name, table in ((members.LOG, "resurrection_log"), (members.BOOKMARKS, "bookmarks")):
-            text = gitstore.read(m, tip, members.path(m.member, name))
+        for name, table in members.TABLES.items():
+            text = members.read(m, tip, m.member, name)
             candidates += [(table, row) for row in members.lines(text)]
     found: dict[str, tuple[str, str, str]] = {}
     for key in keys:
@@ -134,8 +134,8 @@ def _everything(m: Membership) -> dict[str, Any]:
 
         tip = gitstore.fetch(m)
         count = sum(
-            len(members.fold(gitstore.read(m, tip, members.path(m.member, name))).live())
-            for name in (members.LOG, members.BOOKMARKS)
+            len(members.fold(members.read(m, tip, m.member, name)).live())
+            for name in members.TABLES
         )
         gitstore.publish(m, plan)
         kept = gitstore.rewrite(m, members.folder(m.member))

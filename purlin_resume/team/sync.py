@@ -119,30 +119,27 @@ def _git_plan(m: Membership, local: tuple[list, list], counted: dict[str, int]):
         counted.update(resurrections=0, bookmarks=0, contexts=0)
         removed: set[str] = set()
         present = gitstore.blobs(m, tip)
-        paths = {name: members.path(m.member, name) for name in (members.LOG, members.BOOKMARKS)}
-        held = gitstore.read_many(m, tip, [p for p in paths.values() if p in present])
         for name, local, what in (
             (members.LOG, log_rows, "resurrections"),
             (members.BOOKMARKS, mark_rows, "bookmarks"),
         ):
-            path = paths[name]
-            before = held.get(path, b"")
-            team = members.fold(before)
+            held = dict(
+                sorted(
+                    gitstore.read_many(m, tip, members.segments(present, m.member, name)).items()
+                )
+            )
+            team = members.fold(members.joined(held.values()))
             wanted = members.missing(team, local)
             removed |= team.removed
-            after = members.compact(before, team.removed) if team.removed else before
-            if after and not after.endswith(b"\n"):
-                after += b"\n"
-            after += "".join(map(members.dumps, wanted)).encode("utf-8")
-            if after != before:
-                changes[path] = after
-                counted[what] = len(wanted)
+            made = members.written(held, m.member, name, team.removed, wanted)
+            changes.update(made)
+            counted[what] = len(wanted)
         for key, pack in packs.items():
             path = members.pack_path(m.member, key)
             if key not in removed and present.get(path) != gitstore.blob_id(pack):
                 changes[path] = pack
                 counted["contexts"] += 1
-        mine = members.path(m.member, members.CONTEXTS) + "/"
+        mine = f"{members.folder(m.member)}/{members.CONTEXTS}/"
         for path in present:
             key = path.rsplit("/", 1)[1][: -len(members.PACK_SUFFIX)]
             if path.startswith(mine) and key in removed:
@@ -332,7 +329,7 @@ def status(history: Path, shelves: list[tuple[str, Path]]) -> dict[str, Any]:
             tip = gitstore.tip(m)
             unsent = 0
             for name, local in ((members.LOG, log_rows), (members.BOOKMARKS, mark_rows)):
-                team = members.fold(gitstore.read(m, tip, members.path(m.member, name)))
+                team = members.fold(members.read(m, tip, m.member, name))
                 unsent += len(members.missing(team, local))
             result["tip"] = tip
     result["unsent"] = unsent

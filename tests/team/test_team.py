@@ -153,7 +153,9 @@ def test_three_teammates_share_everything(tmp_path, served):
     assert not any(name.endswith(".json.z") for name in files)
     left = [
         json.loads(line)
-        for line in files[f"members/{carols['member']}/bookmarks.jsonl"].splitlines()
+        for name, text in sorted(files.items())
+        if name.startswith(f"members/{carols['member']}/bookmarks/")
+        for line in text.splitlines()
     ]
     assert left == [
         {
@@ -312,22 +314,55 @@ def test_ten_teammates_in_twenty_concurrent_syncs_lose_and_repeat_nothing(tmp_pa
     assert {e["new_agent_duration_ms"] for e in final} == {2**31 - 1}
 
 
+def _git_child(pid: int, word: str) -> bool:
+    """A git process started by ``pid`` runs ``git … word``."""
+    for entry in Path("/proc").iterdir():
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid and b"git" in command[0] and word.encode() in command:
+            return True
+    return False
+
+
 @pytest.mark.slow
 def test_a_sync_killed_midway_is_followed_by_one_that_completes(tmp_path, remote):
-    alice, bob = _team(tmp_path, remote, ("alice", "bob"))
+    """kill -9 while git fetches, while it pushes (git left running, or killed with it), and
+    while the index is written: the next sync sends what is missing, and nothing twice."""
+    alice, bob = (teammate(tmp_path, name, transcripts=False) for name in ("alice", "bob"))
+    for who in (alice, bob):
+        who.ok("team", "init", "--remote", remote)
     for number in range(300):
         _append(alice.history, number)
-    for delay in (0.3, 0.6, 0.9):
-        run = alice.popen("team", "sync")
-        time.sleep(delay)
-        os.kill(run.pid, signal.SIGKILL)
+    killed = 0
+    for number, (word, group, after) in enumerate(
+        [
+            ("fetch", False, False),
+            ("push", False, False),
+            ("push", True, False),
+            ("push", False, True),
+        ]
+    ):
+        run = alice.popen("team", "sync", start_new_session=True)
+        while not _git_child(run.pid, word) and run.poll() is None:
+            time.sleep(0.002)
+        while after and _git_child(run.pid, word):  # pushed: the index is being written
+            time.sleep(0.002)
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL) if group else os.kill(run.pid, signal.SIGKILL)
+            killed += 1
         run.wait(timeout=30)
-        _append(alice.history, 1000 + int(delay * 10))
+        _append(alice.history, 1000 + number)
+    assert killed >= 3  # the syncs were killed, not finished first
     alice.ok("team", "sync")
     bob.ok("team", "sync")
-    keys = [e["uuid"] for e in _log(bob)]
-    assert len(keys) == len(set(keys)) == 303
-    assert set(keys) == _local_keys(alice)
+    found = _log(bob)
+    keys = [e["uuid"] for e in found]
+    assert len(keys) == len(set(keys)) == 304 and set(keys) == _local_keys(alice)
+    mine = {e["uuid"]: e["resurrected_from_agent_id"] for e in alice.log()}
+    assert {e["uuid"]: e["resurrected_from_agent_id"] for e in found} == mine  # none overwritten
 
 
 def test_a_corrupt_index_is_one_warning_and_built_again(tmp_path, remote):
