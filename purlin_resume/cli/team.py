@@ -164,6 +164,7 @@ def team_purge(
     keys: Annotated[
         Optional[list[str]],
         typer.Argument(
+            metavar="KEY...",
             help="Your rows to purge: a uuid, a bookmark's name or id, a resurrection id.",
             show_default=False,
         ),

@@ -312,6 +312,14 @@ def test_ten_teammates_in_twenty_concurrent_syncs_lose_and_repeat_nothing(tmp_pa
     assert len(keys) == len(set(keys)) == people * rounds
     assert {e["member"] for e in final} == {membership.load(h).member for h in homes}
     assert {e["new_agent_duration_ms"] for e in final} == {2**31 - 1}
+    from purlin_resume.resurrection import log as resurrection_log
+
+    written = {
+        e["uuid"]: e["resurrected_from_agent_id"]
+        for h in homes
+        for e in resurrection_log.read(h / resurrection_log.FILE_NAME)[0]
+    }
+    assert {e["uuid"]: e["resurrected_from_agent_id"] for e in final} == written  # none overwritten
 
 
 def _git_child(pid: int, word: str) -> bool:
