@@ -212,10 +212,14 @@ def sync_server(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> d
             "contexts": 0,
         }
         live = {r[0] for r in db.tuples("SELECT uuid FROM bookmarks")}
-        for row in logs:  # a bookmark the server does not hold is named in extra only
-            if row.get("bookmark_uuid") not in live:
-                row["bookmark_uuid"] = None
-        counted["resurrections"] = db.write("resurrection_log", logs, rows.version, warn)
+        versions = {row["uuid"]: rows.version(row) for row in logs}  # of the rows as they are
+        logs = [  # a bookmark the server does not hold (any more) is not referred to
+            row if row.get("bookmark_uuid") in live else {**row, "bookmark_uuid": None}
+            for row in logs
+        ]
+        counted["resurrections"] = db.write(
+            "resurrection_log", logs, lambda row: versions[row["uuid"]], warn
+        )
         packs = [
             {
                 "bookmark_uuid": key,
