@@ -155,20 +155,42 @@ def _with_remote(m: Membership, *args: str) -> subprocess.CompletedProcess:
     return git(m.repo, *args, env=_env(remote=m.remote), check=False)
 
 
-def fetch(m: Membership) -> str | None:
-    """Fetch the team ref; its tip, or None when the remote has no such ref yet."""
-    repo = local_copy(m)
-    done = _with_remote(m, "fetch", "--quiet", "--no-tags", "team", f"+{m.ref}:{TRACKING}")
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace")
-        if "couldn't find remote ref" not in said:
-            raise TeamError(
-                f"cannot fetch from {shown_url(m.remote)}: {_last_line(done.stderr)}; "
-                "check the URL, your access and the network"
-            )
-        git(repo, "update-ref", "-d", TRACKING, check=False)
+def _quiet(text: str) -> None:
+    pass
+
+
+def fetch(m: Membership, warn: Callable[[str], None] = _quiet) -> str | None:
+    """Fetch the team ref; its tip, or None when the remote has no such ref yet. A local copy
+    git cannot use is made again (with one ``warn`` line) before a failure is reported."""
+    done = _fetched(m)
+    if done is not None and done.returncode != 0 and _reachable(m):
+        shutil.rmtree(m.repo, ignore_errors=True)
+        done = _fetched(m)
+        if done is None or done.returncode == 0:
+            warn(f"the local copy of the team ref {m.repo} was unusable; it was made again")
+    if done is None:
+        git(m.repo, "update-ref", "-d", TRACKING, check=False)
         return None
+    if done.returncode != 0:
+        raise TeamError(
+            f"cannot fetch from {shown_url(m.remote)}: {_last_line(done.stderr)}; "
+            "check the URL, your access and the network"
+        )
     return tip(m)
+
+
+def _reachable(m: Membership) -> bool:
+    """The remote answers (asked without the local copy, which may be what is broken)."""
+    listed = git(None, "ls-remote", "team", m.ref, env=_env(remote=m.remote), check=False)
+    return listed.returncode == 0
+
+
+def _fetched(m: Membership) -> subprocess.CompletedProcess | None:
+    """One fetch of the team ref into the local copy; None when the remote has no such ref."""
+    local_copy(m)
+    done = _with_remote(m, "fetch", "--quiet", "--no-tags", "team", f"+{m.ref}:{TRACKING}")
+    missing = "couldn't find remote ref" in done.stderr.decode("utf-8", "replace")
+    return None if done.returncode != 0 and missing else done
 
 
 def tip(m: Membership) -> str | None:
@@ -266,12 +288,16 @@ def _push(m: Membership, commit: str) -> bool:
     )
 
 
-def publish(m: Membership, plan: Callable[[str | None], tuple[Changes, str]]) -> dict[str, Any]:
+def publish(
+    m: Membership,
+    plan: Callable[[str | None], tuple[Changes, str]],
+    warn: Callable[[str], None] = _quiet,
+) -> dict[str, Any]:
     """Fetch, ``plan`` the changes on the tip, commit and push, until a push goes through.
     ``plan(tip)`` gives the changes to make on that tip and the commit message."""
     wait = WAIT_FIRST
     for attempt in range(1, ATTEMPTS + 1):
-        base = fetch(m)
+        base = fetch(m, warn)
         changes, message = plan(base)
         if not changes:
             return {"attempts": attempt, "commit": None, "tip": base}

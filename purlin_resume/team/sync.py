@@ -156,7 +156,7 @@ def _git_plan(m: Membership, local: tuple[list, list], counted: dict[str, int]):
 def sync_git(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
     counted: dict[str, int] = {}
     local = local_rows(m, shelves)
-    result = gitstore.publish(m, _git_plan(m, local, counted))
+    result = gitstore.publish(m, _git_plan(m, local, counted), warn)
     with index.opened(m, warn) as db:
         index.refresh(m, db, lambda: local)
         totals = _counts(lambda sql: db.execute(sql).fetchone()[0])

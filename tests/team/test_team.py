@@ -373,18 +373,36 @@ def test_a_sync_killed_midway_is_followed_by_one_that_completes(tmp_path, remote
     assert {e["uuid"]: e["resurrected_from_agent_id"] for e in found} == mine  # none overwritten
 
 
-def test_a_corrupt_index_is_one_warning_and_built_again(tmp_path, remote):
-    alice, bob = _team(tmp_path, remote, ("alice", "bob"))
-    alice.ok(*TMUX_EXPERT)
+def test_a_corrupt_index_or_local_copy_is_one_warning_and_made_again(tmp_path, remote):
+    alice, bob = (teammate(tmp_path, name, transcripts=False) for name in ("alice", "bob"))
+    for who in (alice, bob):
+        _append(who.history, 1)
+        who.ok("team", "init", "--remote", remote)
     alice.ok("team", "sync")
-    bob.ok("team", "sync")
-    (bob.history / "team" / "index.sqlite").write_bytes(b"not a database" * 100)
-    listed = bob.ok("bookmark", "list", "--team")
-    assert "tmux-expert" in listed.stdout
+    (alice.history / "team" / "index.sqlite").write_bytes(b"not a database" * 100)
+    listed = alice.ok("resurrections", "--team", "--json")
+    assert len(listed.json()["resurrections"]) == 2
     lines = listed.stderr.strip().splitlines()
-    assert len(lines) == 1
-    assert "built again" in lines[0]
-    assert bob.ok("bookmark", "list", "--team").stderr == ""
+    assert len(lines) == 1 and "built again" in lines[0]
+    assert alice.ok("resurrections", "--team").stderr == ""
+
+    copy = alice.history / "team" / "repo.git"
+    (copy / "HEAD").write_text("garbage\n")
+    for packed in (copy / "objects").rglob("*"):
+        if packed.is_file():
+            packed.chmod(0o644)
+            packed.write_bytes(b"junk")
+    _append(alice.history, 2)
+    synced = alice.ok("team", "sync", "--json")
+    assert synced.json()["resurrections"] == 3
+    lines = synced.stderr.strip().splitlines()
+    assert len(lines) == 1 and "made again" in lines[0]
+
+    # an unreachable remote is one error line, and the team as last fetched stays readable
+    shutil.move(remote, f"{remote}.away")
+    offline = alice("team", "sync")
+    assert offline.code == 1 and "cannot fetch" in offline.error()
+    assert len(_log(alice)) == 3
 
 
 def _history_text(repository: Path) -> str:
