@@ -185,15 +185,11 @@ def team_purge(
     if as_json:
         print_json(result)
         return
-    gone = result["purged"]
-    what = (
-        f"{gone} row(s)"
-        if isinstance(gone, int)
-        else ", ".join(
-            f"{p['id'] or p['uuid']} ({'resurrection' if p['table'] == 'resurrection_log' else 'bookmark'})"
-            for p in gone
-        )
+    what = ", ".join(
+        f"{row['id'] or row['uuid']} ({'bookmark' if row['table'] == 'bookmarks' else 'resurrection'})"
+        for row in result.get("rows", [])
     )
+    what = what or f"{result['purged']} row(s)"
     if result["rewritten"]:
         kept = (
             "the team's history no longer holds them (copies fetched before stay in teammates' "

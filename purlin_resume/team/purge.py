@@ -51,8 +51,15 @@ def purge(
             kept = gitstore.rewrite(
                 m, members.folder(m.member), _without(m, {k for _, k, _ in found})
             )
-    purged = [{"table": table, "uuid": key, "id": label} for table, key, label in found]
-    return {"member": m.member, "remote": sync.where(m), "purged": purged, "left": False, **kept}
+    listed = [{"table": table, "uuid": key, "id": label} for table, key, label in found]
+    return {
+        "member": m.member,
+        "remote": sync.where(m),
+        "purged": len(listed),
+        "rows": listed,
+        "left": False,
+        **kept,
+    }
 
 
 def _matching(m: Membership, shelves, keys: list[str]) -> list[tuple[str, str, str]]:

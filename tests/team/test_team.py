@@ -426,7 +426,7 @@ def test_purge_takes_rows_out_of_the_files_and_the_history(tmp_path, remote):
         _append(bob.history, number)
     racing = [bob.popen("team", "sync") for _ in range(2)]
     purged = alice.ok("team", "purge", leaked["resurrection_id"], "--json").json()
-    assert [r["uuid"] for r in purged["purged"]] == [leaked["uuid"]] and purged["rewritten"]
+    assert [r["uuid"] for r in purged["rows"]] == [leaked["uuid"]] and purged["rewritten"]
     assert [r.wait(timeout=120) for r in racing] == [0, 0]
     bob.ok("team", "sync")
     history = _history_text(Path(remote))
