@@ -121,8 +121,6 @@ def team_status(
         f"unsent     {result['unsent']} row(s)"
         + ("" if not result["unsent"] else ": run 'purlin-resume team sync'"),
     ]
-    if result.get("last_failure"):
-        lines.append(f"last failure  {result['last_failure']}")
     print_text("\n".join(lines) + "\n")
 
 

@@ -317,9 +317,6 @@ def status(history: Path, shelves: list[tuple[str, Path]]) -> dict[str, Any]:
     m = require(history)
     log_rows, mark_rows = local_rows(m, shelves)
     result: dict[str, Any] = {"member": m.member, "transport": m.transport, "remote": where(m)}
-    with contextlib.suppress(NotFound, OSError):
-        lines = store.read_text(m.folder / membership.FAILURES).strip().splitlines()
-        result["last_failure"] = lines[-1] if lines else None
     with locked(m):
         if m.dsn:
             db = connect(m)
