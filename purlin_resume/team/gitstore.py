@@ -32,6 +32,7 @@ ATTEMPTS = 40
 WAIT_FIRST = 0.05
 WAIT_MOST = 2.0
 REFUSED = ("[rejected]", "fetch first", "non-fast-forward", "cannot lock ref", "stale info")
+MOVED = ("stale info", "fetch first", "cannot lock ref", "failed to update ref")  # a lease lost
 
 
 def shown_url(url: str | None) -> str:
@@ -340,7 +341,7 @@ def rewrite(m: Membership, folder: str, keep: Keep | None = None) -> dict[str, A
             git(m.repo, "update-ref", "-d", REWRITTEN, check=False)
             git(m.repo, "gc", "--quiet", "--prune=now", check=False)
             return {"rewritten": True, "commits": count}
-        if "stale info" not in said and "fetch first" not in said:
+        if not any(sign in said for sign in MOVED):
             return {"rewritten": False, "commits": count, "reason": _last_line(done.stderr)}
         time.sleep(WAIT_FIRST * random.uniform(0.5, 1.5))
     raise TeamError(f"{shown_url(m.remote)} kept moving through {ATTEMPTS} tries; try again")
