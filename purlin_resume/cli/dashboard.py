@@ -41,7 +41,6 @@ def dashboard_command(
         raise PurlinError(INSTALL_HINT)
     from purlin_resume.web import server, views  # the web extra
 
-
     scope = views.Scope(project_for(project), claude_dir)
     with suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down cleanly
         server.serve(scope, host, port, typer.echo, open_browser)
