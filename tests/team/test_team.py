@@ -170,6 +170,7 @@ def test_three_teammates_share_everything(tmp_path, served):
     assert gone.code == 1 and "no team bookmark" in gone.error()
 
 
+@pytest.mark.slow
 def test_ids_that_repeat_never_overwrite_a_row(tmp_path, remote):
     alice, bob = _team(tmp_path, remote, ("alice", "bob"))
     # bookmark rm then add: the same readable id, a new uuid; the old shared context is gone
@@ -216,6 +217,7 @@ def test_ids_that_repeat_never_overwrite_a_row(tmp_path, remote):
     assert {e["uuid"] for e in _log(bob)} == _local_keys(alice)
 
 
+@pytest.mark.slow
 def test_a_rolled_back_or_deleted_local_copy_loses_nothing(tmp_path, remote):
     alice, bob = _team(tmp_path, remote, ("alice", "bob"))
     _work(alice)
@@ -244,6 +246,7 @@ def test_a_rolled_back_or_deleted_local_copy_loses_nothing(tmp_path, remote):
     assert sum(e.get("new_agent_tool_calls") == 7 for e in before) == 1
 
 
+@pytest.mark.slow
 def test_a_home_copied_to_a_second_machine_syncs_alongside(tmp_path, remote):
     (alice,) = _team(tmp_path, remote, ("alice",))
     alice.ok(*TMUX_EXPERT)
@@ -375,6 +378,7 @@ def test_a_sync_killed_midway_is_followed_by_one_that_completes(tmp_path, remote
     assert {e["uuid"]: e["resurrected_from_agent_id"] for e in found} == mine  # none overwritten
 
 
+@pytest.mark.slow
 def test_a_corrupt_index_or_local_copy_is_one_warning_and_made_again(tmp_path, remote):
     alice, bob = (teammate(tmp_path, name, transcripts=False) for name in ("alice", "bob"))
     for who in (alice, bob):
