@@ -167,7 +167,8 @@ def test_three_teammates_share_everything(tmp_path, served):
     team[0].ok("team", "sync")
     assert carols["uuid"] not in {m["uuid"] for m in _marks(team[0])}
     gone = team[0]("resurrect", carols["uuid"], "--team", "--yes")
-    assert gone.code == 1 and "no team bookmark" in gone.error()
+    assert gone.code == 1
+    assert "no team bookmark" in gone.error()
 
 
 @pytest.mark.slow
@@ -373,7 +374,8 @@ def test_a_sync_killed_midway_is_followed_by_one_that_completes(tmp_path, remote
     bob.ok("team", "sync")
     found = _log(bob)
     keys = [e["uuid"] for e in found]
-    assert len(keys) == len(set(keys)) == 300 + number and set(keys) == _local_keys(alice)
+    assert len(keys) == len(set(keys)) == 300 + number
+    assert set(keys) == _local_keys(alice)
     mine = {e["uuid"]: e["resurrected_from_agent_id"] for e in alice.log()}
     assert {e["uuid"]: e["resurrected_from_agent_id"] for e in found} == mine  # none overwritten
 
@@ -389,7 +391,8 @@ def test_a_corrupt_index_or_local_copy_is_one_warning_and_made_again(tmp_path, r
     listed = alice.ok("resurrections", "--team", "--json")
     assert len(listed.json()["resurrections"]) == 2
     lines = listed.stderr.strip().splitlines()
-    assert len(lines) == 1 and "built again" in lines[0]
+    assert len(lines) == 1
+    assert "built again" in lines[0]
     assert alice.ok("resurrections", "--team").stderr == ""
 
     copy = alice.history / "team" / "repo.git"
@@ -402,12 +405,14 @@ def test_a_corrupt_index_or_local_copy_is_one_warning_and_made_again(tmp_path, r
     synced = alice.ok("team", "sync", "--json")
     assert synced.json()["resurrections"] == 3
     lines = synced.stderr.strip().splitlines()
-    assert len(lines) == 1 and "made again" in lines[0]
+    assert len(lines) == 1
+    assert "made again" in lines[0]
 
     # an unreachable remote is one error line, and the team as last fetched stays readable
     shutil.move(remote, f"{remote}.away")
     offline = alice("team", "sync")
-    assert offline.code == 1 and "cannot fetch" in offline.error()
+    assert offline.code == 1
+    assert "cannot fetch" in offline.error()
     assert len(_log(alice)) == 3
 
 
@@ -432,11 +437,14 @@ def test_purge_takes_rows_out_of_the_files_and_the_history(tmp_path, remote):
         _append(bob.history, number)
     racing = [bob.popen("team", "sync") for _ in range(2)]
     purged = alice.ok("team", "purge", leaked["resurrection_id"], "--json").json()
-    assert [r["uuid"] for r in purged["rows"]] == [leaked["uuid"]] and purged["rewritten"]
+    assert [r["uuid"] for r in purged["rows"]] == [leaked["uuid"]]
+    assert purged["rewritten"]
     assert [r.wait(timeout=120) for r in racing] == [0, 0]
     bob.ok("team", "sync")
     history = _history_text(Path(remote))
-    assert '"agent-101"' not in history and '"agent-100"' in history and '"agent-102"' in history
+    assert '"agent-101"' not in history
+    assert '"agent-100"' in history
+    assert '"agent-102"' in history
     assert alice.ok("team", "sync", "--json").json()["sent"]["resurrections"] == 0
     seen = {e["resurrected_from_agent_id"] for e in _log(alice)}
     assert seen == {f"agent-{n}" for n in (100, 102, 200, 201, 202, 203, 204)}
@@ -444,7 +452,8 @@ def test_purge_takes_rows_out_of_the_files_and_the_history(tmp_path, remote):
 
     # everything of bob's: out of the files and the history, and bob out of the team
     gone = bob.ok("team", "purge", "--all")
-    assert "purged 5 row(s)" in gone.stdout and "left the team" in gone.stdout
+    assert "purged 5 row(s)" in gone.stdout
+    assert "left the team" in gone.stdout
     assert '"agent-20' not in _history_text(Path(remote))
     assert bob("team", "status").code == 1
     alice.ok("team", "sync")
@@ -457,8 +466,10 @@ def test_a_repository_made_on_disk_is_its_groups_only(tmp_path, remote):
     group = next(g for g in grp.getgrall() if g.gr_gid not in (0, os.getgid()))
     frank = teammate(tmp_path, "frank", transcripts=False)
     wrong = frank("team", "init", "--remote", remote, "--group", "no-such-group")
-    assert wrong.code == 2 and "no such group" in wrong.error()
-    assert not Path(remote).exists() and not (frank.history / "team" / "team.json").exists()
+    assert wrong.code == 2
+    assert "no such group" in wrong.error()
+    assert not Path(remote).exists()
+    assert not (frank.history / "team" / "team.json").exists()
     _append(frank.history, 1)
     mask = os.umask(0)  # whatever the umask
     try:
@@ -481,7 +492,8 @@ def test_a_token_in_a_remote_url_is_refused_or_kept_out_of_arguments(tmp_path):
     frank = teammate(tmp_path, "frank", transcripts=False)
     token = "tok3n-" + SECRET[-10:]
     given = frank("team", "init", "--remote", f"https://frank:{token}@127.0.0.1:9/team.git")
-    assert given.code == 2 and "leave the password or token out" in given.error()
+    assert given.code == 2
+    assert "leave the password or token out" in given.error()
     assert token not in given.stderr
 
     # an origin that carries one (as CI checkouts do): never in git's arguments nor printed
@@ -494,9 +506,11 @@ def test_a_token_in_a_remote_url_is_refused_or_kept_out_of_arguments(tmp_path):
     wrapper.chmod(0o755)
     frank.extra_env["PATH"] = f"{wrapper.parent}:{os.environ['PATH']}"
     failed = frank("team", "init", "--remote", "origin")
-    assert failed.code == 1 and "cannot fetch from http://frank@127.0.0.1:9" in failed.error()
+    assert failed.code == 1
+    assert "cannot fetch from http://frank@127.0.0.1:9" in failed.error()
     assert token not in failed.stdout + failed.stderr
-    assert "fetch" in calls.read_text() and token not in calls.read_text()
+    assert "fetch" in calls.read_text()
+    assert token not in calls.read_text()
 
 
 def test_bad_setups_are_one_line_each_and_leave_no_membership(tmp_path):
