@@ -1,10 +1,10 @@
-"""`team init|status|sync|log`: a shell over ``purlin_resume.team``."""
+"""`team init|status|sync|log|purge`: a shell over ``purlin_resume.team``."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -13,10 +13,7 @@ from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption
 from purlin_resume.cli.team_side import _environment, _history, warn
 from purlin_resume.core.errors import UsageError
-from purlin_resume.team import server, sync
-
-if TYPE_CHECKING:
-    pass
+from purlin_resume.team import purge, server, sync
 
 # ruff: noqa: UP045
 
@@ -124,8 +121,6 @@ def team_status(
         f"unsent     {result['unsent']} row(s)"
         + ("" if not result["unsent"] else ": run 'purlin-resume team sync'"),
     ]
-    if result.get("last_failure"):
-        lines.append(f"last failure  {result['last_failure']}")
     print_text("\n".join(lines) + "\n")
 
 
@@ -160,3 +155,47 @@ def team_log(
         )
         or "No commits.\n"
     )
+
+
+@team.command("purge")
+def team_purge(
+    keys: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            metavar="KEY...",
+            help="Your rows to purge: a uuid, a bookmark's name or id, a resurrection id.",
+            show_default=False,
+        ),
+    ] = None,
+    everything: Annotated[
+        bool, typer.Option("--all", help="Purge every row of yours and leave the team.")
+    ] = False,
+    claude_dir: ClaudeDirOption = None,
+    project: ProjectOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Take rows of yours out of the team: its files and (on git) its history; your local log
+    and bookmarks stay."""
+    if bool(keys) == everything:
+        raise UsageError("name the rows to purge (a uuid, bookmark or resurrection id), or --all")
+    env = _environment(claude_dir, project)
+    result = purge.purge(env.history, env.shelves.paths(), keys or [], warn)
+    if as_json:
+        print_json(result)
+        return
+    what = ", ".join(
+        f"{row['id'] or row['uuid']} ({'bookmark' if row['table'] == 'bookmarks' else 'resurrection'})"
+        for row in result.get("rows", [])
+    )
+    what = what or f"{result['purged']} row(s)"
+    if result["rewritten"]:
+        kept = (
+            "the team's history no longer holds them (copies fetched before stay in teammates' "
+            "local copies and the remote's object store until git gc prunes them)"
+            if result.get("commits")
+            else "the team keeps no history of them"
+        )
+    else:
+        kept = f"its history still holds them: {result.get('reason')}"
+    left = "; you have left the team" if result["left"] else ""
+    print_text(f"purged {what} from the team at {result['remote']}; {kept}{left}\n")

@@ -3,9 +3,9 @@
 Everything lives in ``<Claude data folder>/history/team/``: ``team.json`` (0600: the transport,
 ``git`` with a ``remote`` URL and a ``ref``, or ``mysql`` with a ``dsn``), ``member`` (this
 teammate's id, kept across a new ``team init``), the local copy of the team's git ref
-(``repo.git``), the index the ``--team`` reads use (``index.sqlite``), the bookmarks removed
-since joining (``removed.jsonl``), the contexts shared (``contexts/``) and the last failure
-(``mirror.log``). Reading it costs one ``stat`` when there is no team: the hook path calls
+(``repo.git``), the index the ``--team`` reads use (``index.sqlite``), the tombstones of the
+bookmarks removed and the rows purged since joining (``removed.jsonl``) and the contexts shared
+(``contexts/``). Reading it costs one ``stat`` when there is no team: the hook path calls
 ``joined``.
 """
 
@@ -30,7 +30,6 @@ REPO = "repo.git"
 INDEX = "index.sqlite"
 REMOVED = "removed.jsonl"
 CONTEXTS = "contexts"
-FAILURES = "mirror.log"
 LOCK = "team"  # store.locked(folder / LOCK) guards the local copy, the index and the config
 MEMBER_ID = re.compile(r"^[a-z0-9][a-z0-9-]{2,39}$")
 DEFAULT_REF = "refs/purlin/team"

@@ -32,20 +32,27 @@ ATTEMPTS = 40
 WAIT_FIRST = 0.05
 WAIT_MOST = 2.0
 REFUSED = ("[rejected]", "fetch first", "non-fast-forward", "cannot lock ref", "stale info")
+MOVED = ("stale info", "fetch first", "cannot lock ref", "failed to update ref")  # a lease lost
 
 
 def shown_url(url: str | None) -> str:
     """A remote URL fit to print: without a password or token."""
-    return re.sub(r"(//[^/@:]+):[^@/]*@", r"\1@", url or "")
+    return re.sub(r"(//[^/@:\s]+):[^@/\s]*@", r"\1@", url or "")
 
 
-def _env(member: str | None = None) -> dict[str, str]:
+def _env(member: str | None = None, remote: str | None = None) -> dict[str, str]:
+    """git's environment: no prompt, this teammate as author, and the team's remote under the
+    name ``team`` (given here, not in git's arguments, which every user of the machine can
+    read: a URL may carry a token)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(
         GIT_TERMINAL_PROMPT="0",
         LC_ALL="C",
         GIT_SSH_COMMAND=os.environ.get("GIT_SSH_COMMAND", "ssh -o BatchMode=yes"),
     )
+    if remote:
+        env.update(GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="remote.team.url")
+        env["GIT_CONFIG_VALUE_0"] = remote
     if member:
         who = {"NAME": member, "EMAIL": f"{member}@purlin-resume"}
         for role in ("AUTHOR", "COMMITTER"):
@@ -78,7 +85,7 @@ def git(
 def _last_line(text: bytes) -> str:
     lines = [line for line in text.decode("utf-8", "replace").splitlines() if line.strip()]
     useful = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
-    return " ".join(useful[-1].split()) if useful else "no message"
+    return shown_url(" ".join(useful[-1].split())) if useful else "no message"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -90,6 +97,11 @@ def remote_url(remote: str, project: Path | None) -> str:
     project's own origin)."""
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in remote):
         raise UsageError("--remote: the URL holds control characters; give a plain git URL")
+    if shown_url(remote) != remote:
+        raise UsageError(
+            "--remote: leave the password or token out of the URL (any user could read it in "
+            "ps); let git's credential helper or ssh give it"
+        )
     if remote == "origin":
         if project is None:
             raise UsageError("--remote origin: run it inside a git project that has an origin")
@@ -139,22 +151,47 @@ def local_copy(m: Membership) -> Path:
     return repo
 
 
-def fetch(m: Membership) -> str | None:
-    """Fetch the team ref; its tip, or None when the remote has no such ref yet."""
-    repo = local_copy(m)
-    done = git(
-        repo, "fetch", "--quiet", "--no-tags", str(m.remote), f"+{m.ref}:{TRACKING}", check=False
-    )
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace")
-        if "couldn't find remote ref" not in said:
-            raise TeamError(
-                f"cannot fetch from {shown_url(m.remote)}: {_last_line(done.stderr)}; "
-                "check the URL, your access and the network"
-            )
-        git(repo, "update-ref", "-d", TRACKING, check=False)
+def _with_remote(m: Membership, *args: str) -> subprocess.CompletedProcess:
+    """git on the local copy, with the team's remote as ``team``; the caller checks the result."""
+    return git(m.repo, *args, env=_env(remote=m.remote), check=False)
+
+
+def _quiet(text: str) -> None:
+    pass
+
+
+def fetch(m: Membership, warn: Callable[[str], None] = _quiet) -> str | None:
+    """Fetch the team ref; its tip, or None when the remote has no such ref yet. A local copy
+    git cannot use is made again (with one ``warn`` line) before a failure is reported."""
+    done = _fetched(m)
+    if done is not None and done.returncode != 0 and _reachable(m):
+        shutil.rmtree(m.repo, ignore_errors=True)
+        done = _fetched(m)
+        if done is None or done.returncode == 0:
+            warn(f"the local copy of the team ref {m.repo} was unusable; it was made again")
+    if done is None:
+        git(m.repo, "update-ref", "-d", TRACKING, check=False)
         return None
+    if done.returncode != 0:
+        raise TeamError(
+            f"cannot fetch from {shown_url(m.remote)}: {_last_line(done.stderr)}; "
+            "check the URL, your access and the network"
+        )
     return tip(m)
+
+
+def _reachable(m: Membership) -> bool:
+    """The remote answers (asked without the local copy, which may be what is broken)."""
+    listed = git(None, "ls-remote", "team", m.ref, env=_env(remote=m.remote), check=False)
+    return listed.returncode == 0
+
+
+def _fetched(m: Membership) -> subprocess.CompletedProcess | None:
+    """One fetch of the team ref into the local copy; None when the remote has no such ref."""
+    local_copy(m)
+    done = _with_remote(m, "fetch", "--quiet", "--no-tags", "team", f"+{m.ref}:{TRACKING}")
+    missing = "couldn't find remote ref" in done.stderr.decode("utf-8", "replace")
+    return None if done.returncode != 0 and missing else done
 
 
 def tip(m: Membership) -> str | None:
@@ -227,8 +264,7 @@ def _commit(m: Membership, base: str | None, changes: Changes, message: str) -> 
             if content is None:  # mode 0: the entry is removed
                 entries.append(f"0 {'0' * 40}\t{name}\n")
                 continue
-            blob = git(repo, "hash-object", "-w", "--stdin", data=content).stdout.decode().strip()
-            entries.append(f"100644 {blob}\t{name}\n")
+            entries.append(f"100644 {store_blob(m, content)}\t{name}\n")
         git(repo, "update-index", "--index-info", data="".join(entries).encode(), env=env)
         tree = git(repo, "write-tree", env=env).stdout.decode().strip()
     finally:
@@ -240,7 +276,7 @@ def _commit(m: Membership, base: str | None, changes: Changes, message: str) -> 
 
 def _push(m: Membership, commit: str) -> bool:
     """Push ``commit`` as the team ref; False when the remote moved first."""
-    done = git(m.repo, "push", "--quiet", str(m.remote), f"{commit}:{m.ref}", check=False)
+    done = _with_remote(m, "push", "--quiet", "team", f"{commit}:{m.ref}")
     if done.returncode == 0:
         git(m.repo, "update-ref", TRACKING, commit)
         return True
@@ -253,12 +289,16 @@ def _push(m: Membership, commit: str) -> bool:
     )
 
 
-def publish(m: Membership, plan: Callable[[str | None], tuple[Changes, str]]) -> dict[str, Any]:
+def publish(
+    m: Membership,
+    plan: Callable[[str | None], tuple[Changes, str]],
+    warn: Callable[[str], None] = _quiet,
+) -> dict[str, Any]:
     """Fetch, ``plan`` the changes on the tip, commit and push, until a push goes through.
     ``plan(tip)`` gives the changes to make on that tip and the commit message."""
     wait = WAIT_FIRST
     for attempt in range(1, ATTEMPTS + 1):
-        base = fetch(m)
+        base = fetch(m, warn)
         changes, message = plan(base)
         if not changes:
             return {"attempts": attempt, "commit": None, "tip": base}
@@ -271,6 +311,81 @@ def publish(m: Membership, plan: Callable[[str | None], tuple[Changes, str]]) ->
         f"{shown_url(m.remote)} kept moving through {ATTEMPTS} tries; "
         "run 'purlin-resume team sync' again"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# taking rows back out of the history
+
+REWRITTEN = "refs/purlin/rewritten"
+Keep = Callable[[str, str], "str | None"]  # (path, blob id) -> the blob id kept, or None
+
+
+def rewrite(m: Membership, folder: str, keep: Keep | None = None) -> dict[str, Any]:
+    """Rewrite every commit of the team ref without ``folder`` (``keep`` None; commits that
+    touched only it are dropped), or with each of its files replaced by ``keep(path, blob)``;
+    force-pushed with a lease on the tip it was made from, so another teammate's push is never
+    lost (a ref that moved meanwhile is rewritten again). ``rewritten`` False, with the
+    remote's ``reason``, when the remote refuses a forced push (a protected ref)."""
+    for _ in range(ATTEMPTS):
+        old = fetch(m)
+        if old is None:
+            return {"rewritten": True, "commits": 0}
+        new, count = _rewritten(m, old, folder, keep)
+        if new == old:
+            return {"rewritten": True, "commits": count}
+        lease = f"--force-with-lease={m.ref}:{old}"
+        done = _with_remote(m, "push", "--quiet", lease, "team", f"{new or ''}:{m.ref}")
+        said = done.stderr.decode("utf-8", "replace")
+        if done.returncode == 0:
+            git(m.repo, *(["update-ref", TRACKING, new] if new else ["update-ref", "-d", TRACKING]))
+            git(m.repo, "update-ref", "-d", REWRITTEN, check=False)
+            git(m.repo, "gc", "--quiet", "--prune=now", check=False)
+            return {"rewritten": True, "commits": count}
+        if not any(sign in said for sign in MOVED):
+            return {"rewritten": False, "commits": count, "reason": _last_line(done.stderr)}
+        time.sleep(WAIT_FIRST * random.uniform(0.5, 1.5))
+    raise TeamError(f"{shown_url(m.remote)} kept moving through {ATTEMPTS} tries; try again")
+
+
+def _rewritten(m: Membership, old: str, folder: str, keep: Keep | None) -> tuple[str | None, int]:
+    """The tip of ``old``'s history rewritten (None: nothing is left) and its commit count."""
+    limit = ["--", f":(exclude){folder}"] if keep is None else []
+    stream = git(
+        m.repo, "fast-export", "--no-data", f"--refspec={TRACKING}:{REWRITTEN}", TRACKING, *limit
+    ).stdout
+    made, at, count, inside = [], 0, 0, folder.encode() + b"/"
+    while at < len(stream):
+        end = stream.index(b"\n", at)
+        line, at = stream[at:end], end + 1
+        if line.startswith(b"data "):  # a commit message, copied as it is
+            length = int(line[5:])
+            made.append(line + b"\n" + stream[at : at + length])
+            at += length
+            continue
+        count += line.startswith(b"commit ")
+        if (
+            keep is not None
+            and line.startswith(b"M ")
+            and line.split(b" ", 3)[3].startswith(inside)
+        ):
+            _, mode, blob, name = line.decode().split(" ", 3)
+            kept = keep(name, blob)
+            if kept is None:
+                continue
+            line = f"M {mode} {kept} {name}".encode()
+        made.append(line + b"\n")
+    git(m.repo, "fast-import", "--quiet", "--force", data=b"".join(made))
+    found = git(m.repo, "rev-parse", "--verify", "--quiet", REWRITTEN, check=False)
+    tip = found.stdout.decode().strip()
+    return (tip if tip and set(tip) != {"0"} else None), count
+
+
+def store_blob(m: Membership, data: bytes) -> str:
+    return git(m.repo, "hash-object", "-w", "--stdin", data=data).stdout.decode().strip()
+
+
+def blob(m: Membership, blob_id: str) -> bytes:
+    return git(m.repo, "cat-file", "blob", blob_id).stdout
 
 
 def history(m: Membership, limit: int) -> list[dict[str, Any]]:

@@ -1,9 +1,9 @@
 """The local index of the team's git ref (``team/index.sqlite``): every teammate's rows in the
 team tables (``schema``), for the ``--team`` reads and the statistics.
 
-``refresh`` compares each member file's blob id at the fetched tip with the one indexed, and
-reads only the files that changed: of a file that grew (the files are only appended to), only
-the lines after the part already indexed. This teammate's own rows not synced yet are laid over
+``refresh`` compares the blob ids of each teammate's segments at the fetched tip with those
+indexed, and reads only the teammates and tables that changed: when their segments only grew or
+new ones came after them, only the lines they gained. This teammate's own rows not synced yet are laid over
 them (a version the team already had stays under the team's newer one). The index is a cache:
 one that does not open or read as SQLite is deleted and built again, with one warning line.
 """
@@ -78,19 +78,54 @@ def _insert(db: sqlite3.Connection, table: str, found: list[dict[str, Any]]) -> 
     )
 
 
-def _member_of(path: str) -> tuple[str, str] | None:
-    parts = path.split("/")
-    if len(parts) == 3 and parts[0] == "members" and parts[2] in (members.LOG, members.BOOKMARKS):
-        return parts[1], parts[2]
-    return None
-
-
-def _tail(indexed: tuple[str, int] | None, content: bytes | None) -> bytes | None:
-    """What ``content`` holds after the part already indexed, when it only grew since."""
-    if indexed is None or content is None or not indexed[1] or len(content) < indexed[1]:
-        return None
+def _tail(indexed: tuple[str, int] | None, content: bytes) -> bytes | None:
+    """What ``content`` holds after the part already indexed (all of it for a segment not
+    indexed yet), when it only grew since; None when it changed otherwise."""
+    if indexed is None:
+        return content
     blob, length = indexed
-    return content[length:] if gitstore.blob_id(content[:length]) == blob else None
+    if len(content) < length or gitstore.blob_id(content[:length]) != blob:
+        return None
+    return content[length:]
+
+
+Group = tuple[str, str]  # (member, members.LOG or members.BOOKMARKS)
+
+
+class _Files:
+    """The segments at the tip and those indexed, by teammate and table."""
+
+    def __init__(self, now: dict[str, str], known: dict[str, tuple[str, int]]):
+        self.now, self.known = now, known
+        self.paths: dict[Group, list[str]] = {}
+        self.indexed: dict[Group, list[str]] = {}
+        for path in sorted(now):
+            self.paths.setdefault(members.owner(path) or ("", ""), []).append(path)
+        for path in sorted(known):
+            if members.owner(path):
+                self.indexed.setdefault(members.owner(path) or ("", ""), []).append(path)
+
+    def unchanged(self, group: Group) -> bool:
+        at_tip = {p: self.now[p] for p in self.paths.get(group, [])}
+        return at_tip == {p: self.known[p][0] for p in self.indexed.get(group, [])}
+
+    def gained(self, group: Group, held: dict[str, bytes]) -> bytes | None:
+        """The lines ``group`` gained since it was indexed, when that is all that happened
+        (segments grew, or came after the indexed ones); None when it must be read whole."""
+        paths, before = self.paths.get(group, []), self.indexed.get(group, [])
+        if any(p not in self.now for p in before):
+            return None
+        if before and any(p < before[-1] for p in paths if p not in before):
+            return None
+        tails = []
+        for path in paths:
+            if path in before and self.known[path][0] == self.now[path]:
+                continue
+            tail = _tail(self.known.get(path), held[path])
+            if tail is None:
+                return None
+            tails.append(tail)
+        return members.joined(tails)
 
 
 def refresh(
@@ -98,10 +133,11 @@ def refresh(
     db: sqlite3.Connection,
     own: Callable[[], tuple[list[dict[str, Any]], list[dict[str, Any]]]],
 ) -> None:
-    """Bring the index up to the fetched tip and this teammate's local files."""
+    """Bring the index up to the fetched tip and this teammate's local files: the segments of
+    each teammate and table that changed are read (only what they gained, when that is all that
+    happened), and this teammate's own rows not synced yet are laid over them."""
     tip = gitstore.tip(m)
     listed = gitstore.blobs(m, tip)
-    now = {p: b for p, b in listed.items() if _member_of(p)}
     packs = {p for p in listed if p.endswith(members.PACK_SUFFIX)}
     if m.contexts.is_dir():
         packs |= {
@@ -109,40 +145,18 @@ def refresh(
             for f in m.contexts.glob("*" + members.PACK_SUFFIX)
         }
     known = {p: (b, n) for p, b, n in db.execute(f"SELECT path, blob, length FROM {FILES}")}
-    changed = {
-        p
-        for p in set(now) | {p for p in known if not p.startswith(OWN)}
-        if now.get(p) != known.get(p, (None,))[0]
-    }
+    files = _Files({p: b for p, b in listed.items() if members.owner(p)}, known)
     own_log, own_marks = own()
-    mine = {
-        members.path(m.member, members.LOG): own_log,
-        members.path(m.member, members.BOOKMARKS): own_marks,
+    mine = {members.LOG: own_log, members.BOOKMARKS: own_marks}
+    stale = {(m.member, name) for name in mine} | {
+        group for group in files.paths.keys() | files.indexed.keys() if not files.unchanged(group)
     }
-    held = gitstore.read_many(m, tip, sorted(p for p in changed | set(mine) if p in now))
-    folded = {p: members.fold(held.get(p)) for p in mine}
-    pending = {p for p in mine if members.missing(folded[p], mine[p])}
+    wanted = sorted(p for group in stale for p in files.paths.get(group, []))
+    held = gitstore.read_many(m, tip, wanted)
     db.execute("BEGIN")
     try:
-        for path in changed | pending | {p for p in mine if OWN + p in known}:
-            member, name = _member_of(path) or ("", "")
-            table = "resurrection_log" if name == members.LOG else "bookmarks"
-            content = held.get(path)
-            tail = None if path in mine else _tail(known.get(path), content)
-            if tail is None:
-                db.execute(f"DELETE FROM {table} WHERE member = ?", (member,))
-                found = folded[path] if path in mine else members.fold(content)
-            else:
-                found = members.fold(tail)
-                db.executemany(f"DELETE FROM {table} WHERE uuid = ?", [(k,) for k in found.removed])
-            _insert(db, table, found.live())
-            db.execute(f"DELETE FROM {FILES} WHERE path IN (?, ?)", (path, OWN + path))
-            if path in now:
-                db.execute(
-                    f"INSERT INTO {FILES} VALUES (?, ?, ?)", (path, now[path], len(content or b""))
-                )
-            if path in pending:  # own rows laid over the team's: redone on the next read
-                db.execute(f"INSERT INTO {FILES} VALUES (?, 'pending', 0)", (OWN + path,))
+        for group in stale:
+            _index(m, db, group, files, held, mine.get(group[1], []))
         db.execute("DELETE FROM context_packs")
         db.executemany(
             "INSERT OR REPLACE INTO context_packs (bookmark_uuid, member, shared_at, pack) "
@@ -153,3 +167,36 @@ def refresh(
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def _index(m: Membership, db, group: Group, files: _Files, held, own: list) -> None:
+    """Index one teammate's segments of one table (this teammate's with their own rows)."""
+    member, name = group
+    table = members.TABLES[name]
+    paths = files.paths.get(group, [])
+    marker = f"{OWN}{member}/{name}"
+    pending: list[dict[str, Any]] = []
+    found = None
+    if member == m.member:
+        everything = members.fold(members.joined(held[p] for p in paths))
+        pending = members.missing(everything, own)
+        if pending or marker in files.known:
+            found = everything
+        elif files.unchanged(group):
+            return
+    gained = None if found is not None else files.gained(group, held)
+    if found is None:
+        found = members.fold(members.joined(held[p] for p in paths) if gained is None else gained)
+    if gained is None:
+        db.execute(f"DELETE FROM {table} WHERE member = ?", (member,))
+    else:
+        db.executemany(f"DELETE FROM {table} WHERE uuid = ?", [(k,) for k in found.removed])
+    _insert(db, table, found.live())
+    gone = [*files.indexed.get(group, []), marker]
+    db.executemany(f"DELETE FROM {FILES} WHERE path = ?", [(p,) for p in gone])
+    db.executemany(
+        f"INSERT INTO {FILES} VALUES (?, ?, ?)",
+        [(p, files.now[p], len(held[p])) for p in paths],
+    )
+    if pending:  # own rows laid over the team's: redone on the next read
+        db.execute(f"INSERT INTO {FILES} VALUES (?, 'pending', 0)", (marker,))

@@ -1,32 +1,70 @@
 """A teammate's files on the team's git ref, and what they hold.
 
-``members/<member>/log.jsonl`` and ``members/<member>/bookmarks.jsonl`` hold one row version
-per line, only ever appended to (a later line of a key is its newer version; a bookmark line
-with ``removed_at`` and no ``name`` says it was removed); ``members/<member>/contexts/<uuid>.json.z``
-holds the context shared with one bookmark. ``fold`` reads such a file back, and ``missing``
-says which local rows the team lacks.
+``members/<member>/log/`` and ``members/<member>/bookmarks/`` hold segments (``000001.jsonl``,
+``000002.jsonl``, …) of one row version per line, read in order as one file (a later line of
+a key is its newer version; a line with ``removed_at`` and no ``name``, a tombstone, says the
+row was removed or purged); ``members/<member>/contexts/<uuid>.json.z`` holds the context
+shared with one bookmark. A sync appends to the last segment, or starts a new one once that
+holds ``SEGMENT_BYTES``, so what each sync stores stays small however long the log grows; a
+removed row's earlier lines are dropped from its segments (``compact``), its tombstone stays.
+``fold`` reads the lines back, and ``missing`` says which local rows the team lacks.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from purlin_resume.team import rows
+from purlin_resume.resurrection.team_membership import Membership
+from purlin_resume.team import gitstore, rows
 
-LOG = "log.jsonl"
-BOOKMARKS = "bookmarks.jsonl"
+LOG = "log"
+BOOKMARKS = "bookmarks"
+TABLES = {LOG: "resurrection_log", BOOKMARKS: "bookmarks"}
 CONTEXTS = "contexts"
 PACK_SUFFIX = ".json.z"
+SEGMENT_SUFFIX = ".jsonl"
+SEGMENT_BYTES = 64 * 1024
 
 
 def folder(member: str) -> str:
     return f"members/{member}"
 
 
-def path(member: str, name: str) -> str:
-    return f"{folder(member)}/{name}"
+def segment(member: str, name: str, number: int) -> str:
+    return f"{folder(member)}/{name}/{number:06d}{SEGMENT_SUFFIX}"
+
+
+def owner(path: str) -> tuple[str, str] | None:
+    """(member, ``LOG`` or ``BOOKMARKS``) of a segment's path; None for any other path."""
+    parts = path.split("/")
+    if (
+        len(parts) == 4
+        and parts[0] == "members"
+        and parts[2] in TABLES
+        and parts[3].endswith(SEGMENT_SUFFIX)
+    ):
+        return parts[1], parts[2]
+    return None
+
+
+def segments(listed: dict[str, str] | set[str], member: str, name: str) -> list[str]:
+    """The paths of one teammate's segments of ``name`` among ``listed``, in order."""
+    return sorted(p for p in listed if owner(p) == (member, name))
+
+
+def read(m: Membership, tip: str | None, member: str, name: str) -> bytes:
+    """One teammate's segments of ``name`` at ``tip``, read as one file."""
+    paths = segments(gitstore.blobs(m, tip), member, name)
+    held = gitstore.read_many(m, tip, paths)
+    return joined(held[p] for p in paths if p in held)
+
+
+def joined(texts: Iterable[bytes]) -> bytes:
+    """Segments read as one file."""
+    return b"".join(text if text.endswith(b"\n") else text + b"\n" for text in texts if text)
 
 
 def pack_path(member: str, key: str) -> str:
@@ -35,6 +73,11 @@ def pack_path(member: str, key: str) -> str:
 
 def dumps(row: dict[str, Any]) -> str:
     return rows.canonical(row) + "\n"
+
+
+def tombstone(row: dict[str, Any]) -> bool:
+    """A line saying its key was removed (a bookmark removed, a row purged)."""
+    return bool(row.get("removed_at")) and "name" not in row
 
 
 @dataclass
@@ -50,7 +93,7 @@ class Folded:
         if not isinstance(key, str):
             return
         self.versions.add(rows.version(row, text))
-        if row.get("removed_at") and "name" not in row:
+        if tombstone(row):
             self.removed.add(key)
             self.latest.pop(key, None)
         elif key not in self.removed:
@@ -60,18 +103,32 @@ class Folded:
         return list(self.latest.values())
 
 
-def fold(text: bytes | str | None) -> Folded:
-    """A member file read back; a line that does not parse (cut short by a crash) is skipped."""
-    found = Folded()
+def _parsed(text: bytes | str | None) -> list[tuple[dict[str, Any], str]]:
+    """Each line of a member file that parses (one cut short by a crash does not), with its
+    text."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
+    found = []
     for line in (text or "").splitlines():
         try:
             row = json.loads(line)
         except ValueError:
             continue
-        if isinstance(row, dict):  # written canonical (``dumps``): its text is its version's
-            found.add(row, line)
+        if isinstance(row, dict):
+            found.append((row, line))
+    return found
+
+
+def lines(text: bytes | str | None) -> list[dict[str, Any]]:
+    """Every row version a member file holds, oldest first."""
+    return [row for row, _ in _parsed(text)]
+
+
+def fold(text: bytes | str | None) -> Folded:
+    """A member file read back."""
+    found = Folded()
+    for row, line in _parsed(text):  # written canonical (``dumps``): its text is its version's
+        found.add(row, line)
     return found
 
 
@@ -84,3 +141,39 @@ def missing(team: Folded, local: list[dict[str, Any]]) -> list[dict[str, Any]]:
         wanted.append(row)
         team.add(row)
     return wanted
+
+
+def compact(text: bytes, removed: set[str]) -> bytes:
+    """A member file without the lines of the ``removed`` keys, their tombstones kept."""
+    kept = []
+    for line in text.splitlines(keepends=True):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a crash
+        if not isinstance(row, dict) or row.get("uuid") not in removed or tombstone(row):
+            kept.append(line if line.endswith(b"\n") else line + b"\n")
+    return b"".join(kept)
+
+
+def written(
+    held: dict[str, bytes], member: str, name: str, removed: set[str], wanted: list[dict[str, Any]]
+) -> dict[str, bytes | None]:
+    """The segments to write: ``held`` without the lines of ``removed`` keys (a segment left
+    empty is deleted), and ``wanted`` appended to the last one, or to a new one when the last
+    is full."""
+    changes: dict[str, bytes | None] = {}
+    for path, text in held.items() if removed else ():
+        kept = compact(text, removed)
+        if kept != text:
+            changes[path] = kept or None
+    if wanted:
+        added = "".join(map(dumps, wanted)).encode("utf-8")
+        last = max(held, default=None)
+        current = changes.get(last, held.get(last)) if last else None
+        if last is not None and current is not None and len(current) < SEGMENT_BYTES:
+            changes[last] = joined([current]) + added
+        else:
+            number = int(last.rsplit("/", 1)[1][: -len(SEGMENT_SUFFIX)]) + 1 if last else 1
+            changes[segment(member, name, number)] = added
+    return changes

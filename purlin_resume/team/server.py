@@ -219,14 +219,15 @@ class Server:
         )
         self.connection.commit()
 
-    def remove(self, keys: list[tuple[str, str]]) -> None:
-        """Delete this teammate's removed bookmarks (their shared contexts go with them)."""
+    def remove(self, table: str, keys: list[tuple[str, str]]) -> None:
+        """Delete this teammate's removed or purged rows of ``table`` (a bookmark's shared
+        context goes with it), given as (uuid, version of the removal)."""
         if not keys:
             return
         self.connection.begin()
         cursor = self.connection.cursor()
         cursor.executemany(
-            "DELETE FROM bookmarks WHERE uuid = %s AND member = %s",
+            f"DELETE FROM {table} WHERE uuid = %s AND member = %s",
             [(key, self.member) for key, _ in keys],
         )
         cursor.executemany(
@@ -234,6 +235,20 @@ class Server:
             [(version, self.member, key) for key, version in keys],
         )
         self.connection.commit()
+
+    def purge_member(self) -> int:
+        """Delete every row of this teammate (on Dolt, committed on their branch and merged);
+        how many rows went."""
+        branch = self.on_own_branch()
+        self.connection.begin()
+        cursor = self.connection.cursor()
+        count = 0
+        for table in ("context_packs", "resurrection_log", "bookmarks", "row_versions"):
+            cursor.execute(f"DELETE FROM {table} WHERE member = %s", (self.member,))
+            count += cursor.rowcount if table in ("resurrection_log", "bookmarks") else 0
+        self.connection.commit()
+        self.merge_into_main(branch, f"{self.member}: every row purged")
+        return count
 
     # Dolt
 

@@ -83,9 +83,18 @@ def _lines(text: str) -> list[dict[str, Any]]:
 def local_rows(
     m: Membership, shelves: list[tuple[str, Path]]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """This teammate's rows: the log's, and the bookmarks' followed by the removals."""
-    marks = rows.bookmark_rows(shelves, m.member) + _removals(m)
-    return rows.log_rows(m.history, m.member), marks
+    """This teammate's rows: the log's and the bookmarks', each followed by the tombstones of
+    its removed or purged rows (a purged row the log still holds is left out)."""
+    gone = _removals(m)
+    keys = {row["uuid"] for row in gone}
+    found = []
+    for table, made in (
+        ("resurrection_log", rows.log_rows(m.history, m.member)),
+        ("bookmarks", rows.bookmark_rows(shelves, m.member)),
+    ):
+        ended = [r for r in gone if r.get("table", "bookmarks") == table]
+        found.append([r for r in made if r["uuid"] not in keys] + ended)
+    return found[0], found[1]
 
 
 def _local_packs(m: Membership) -> dict[str, bytes]:
@@ -110,28 +119,27 @@ def _git_plan(m: Membership, local: tuple[list, list], counted: dict[str, int]):
         counted.update(resurrections=0, bookmarks=0, contexts=0)
         removed: set[str] = set()
         present = gitstore.blobs(m, tip)
-        paths = {name: members.path(m.member, name) for name in (members.LOG, members.BOOKMARKS)}
-        held = gitstore.read_many(m, tip, [p for p in paths.values() if p in present])
         for name, local, what in (
             (members.LOG, log_rows, "resurrections"),
             (members.BOOKMARKS, mark_rows, "bookmarks"),
         ):
-            path = paths[name]
-            before = held.get(path, b"")
-            team = members.fold(before)
+            held = dict(
+                sorted(
+                    gitstore.read_many(m, tip, members.segments(present, m.member, name)).items()
+                )
+            )
+            team = members.fold(members.joined(held.values()))
             wanted = members.missing(team, local)
             removed |= team.removed
-            if wanted:
-                if before and not before.endswith(b"\n"):
-                    before += b"\n"
-                changes[path] = before + "".join(map(members.dumps, wanted)).encode("utf-8")
-                counted[what] = len(wanted)
+            made = members.written(held, m.member, name, team.removed, wanted)
+            changes.update(made)
+            counted[what] = len(wanted)
         for key, pack in packs.items():
             path = members.pack_path(m.member, key)
             if key not in removed and present.get(path) != gitstore.blob_id(pack):
                 changes[path] = pack
                 counted["contexts"] += 1
-        mine = members.path(m.member, members.CONTEXTS) + "/"
+        mine = f"{members.folder(m.member)}/{members.CONTEXTS}/"
         for path in present:
             key = path.rsplit("/", 1)[1][: -len(members.PACK_SUFFIX)]
             if path.startswith(mine) and key in removed:
@@ -145,10 +153,10 @@ def _git_plan(m: Membership, local: tuple[list, list], counted: dict[str, int]):
     return plan
 
 
-def _sync_git(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
+def sync_git(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
     counted: dict[str, int] = {}
     local = local_rows(m, shelves)
-    result = gitstore.publish(m, _git_plan(m, local, counted))
+    result = gitstore.publish(m, _git_plan(m, local, counted), warn)
     with index.opened(m, warn) as db:
         index.refresh(m, db, lambda: local)
         totals = _counts(lambda sql: db.execute(sql).fetchone()[0])
@@ -182,7 +190,7 @@ def connect(m: Membership):
     return Server(str(m.dsn), m.member)
 
 
-def _sync_server(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
+def sync_server(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
     log_rows, mark_rows = local_rows(m, shelves)
     db = connect(m)
     try:
@@ -190,22 +198,28 @@ def _sync_server(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> 
         branch = db.on_own_branch()
         sent = db.sent()
         team = members.Folded(versions=set(sent))
-        removals = [r for r in mark_rows if r.get("removed_at") and "name" not in r]
-        team.removed = {r["uuid"] for r in removals if rows.version(r) in sent}
-        db.remove([(r["uuid"], rows.version(r)) for r in removals if r["uuid"] not in team.removed])
-        team.removed |= {r["uuid"] for r in removals}
-        marks = members.missing(team, [r for r in mark_rows if r not in removals])
-        logs = members.missing(team, log_rows)
+        for table, found in (("bookmarks", mark_rows), ("resurrection_log", log_rows)):
+            gone = [r for r in found if members.tombstone(r)]
+            db.remove(
+                table, [(r["uuid"], rows.version(r)) for r in gone if rows.version(r) not in sent]
+            )
+            team.removed |= {r["uuid"] for r in gone}
+        marks = members.missing(team, [r for r in mark_rows if not members.tombstone(r)])
+        logs = members.missing(team, [r for r in log_rows if not members.tombstone(r)])
         counted = {
             "bookmarks": db.write("bookmarks", marks, rows.version, warn),
             "resurrections": 0,
             "contexts": 0,
         }
         live = {r[0] for r in db.tuples("SELECT uuid FROM bookmarks")}
-        for row in logs:  # a bookmark the server does not hold is named in extra only
-            if row.get("bookmark_uuid") not in live:
-                row["bookmark_uuid"] = None
-        counted["resurrections"] = db.write("resurrection_log", logs, rows.version, warn)
+        versions = {row["uuid"]: rows.version(row) for row in logs}  # of the rows as they are
+        logs = [  # a bookmark the server does not hold (any more) is not referred to
+            row if row.get("bookmark_uuid") in live else {**row, "bookmark_uuid": None}
+            for row in logs
+        ]
+        counted["resurrections"] = db.write(
+            "resurrection_log", logs, lambda row: versions[row["uuid"]], warn
+        )
         packs = [
             {
                 "bookmark_uuid": key,
@@ -250,7 +264,7 @@ def sync(history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent) -
     """Send what the team lacks and bring the team's rows in; the figures of what happened."""
     m = require(history)
     with locked(m):
-        found = _sync_server(m, shelves, warn) if m.dsn else _sync_git(m, shelves, warn)
+        found = sync_server(m, shelves, warn) if m.dsn else sync_git(m, shelves, warn)
     return {"member": m.member, "transport": m.transport, "remote": where(m), **found}
 
 
@@ -303,9 +317,6 @@ def status(history: Path, shelves: list[tuple[str, Path]]) -> dict[str, Any]:
     m = require(history)
     log_rows, mark_rows = local_rows(m, shelves)
     result: dict[str, Any] = {"member": m.member, "transport": m.transport, "remote": where(m)}
-    with contextlib.suppress(NotFound, OSError):
-        lines = store.read_text(m.folder / membership.FAILURES).strip().splitlines()
-        result["last_failure"] = lines[-1] if lines else None
     with locked(m):
         if m.dsn:
             db = connect(m)
@@ -319,7 +330,7 @@ def status(history: Path, shelves: list[tuple[str, Path]]) -> dict[str, Any]:
             tip = gitstore.tip(m)
             unsent = 0
             for name, local in ((members.LOG, log_rows), (members.BOOKMARKS, mark_rows)):
-                team = members.fold(gitstore.read(m, tip, members.path(m.member, name)))
+                team = members.fold(members.read(m, tip, m.member, name))
                 unsent += len(members.missing(team, local))
             result["tip"] = tip
     result["unsent"] = unsent

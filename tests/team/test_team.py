@@ -11,10 +11,12 @@ import stat
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import git
 from tests.core.test_redact import PLANTED
 from tests.team_setup import Teammate, git_daemon, teammate
 
@@ -26,6 +28,40 @@ TMUX_EXPERT = ["bookmark", "add", "tmux-expert", "--session", "8463", "--agent",
 def remote(tmp_path) -> str:
     (tmp_path / "shared-drive").mkdir()
     return str(tmp_path / "shared-drive" / "team.git")
+
+
+@pytest.fixture(params=["bare repository on disk", "git daemon on loopback"])
+def served(request, tmp_path, remote) -> Iterator[tuple[str, Path]]:
+    """The team's remote: its URL and the bare repository behind it."""
+    if request.param.startswith("bare"):
+        yield remote, Path(remote)
+        return
+    with git_daemon(tmp_path) as url:
+        yield url, tmp_path / "served" / "team.git"
+
+
+def _tree(repository: Path, member: str) -> dict[str, str]:
+    """The team ref's files of one teammate at the remote's tip: path -> content."""
+    found = {}
+    listing = git(
+        repository,
+        "--git-dir",
+        str(repository),
+        "ls-tree",
+        "-r",
+        "--name-only",
+        "refs/purlin/team",
+        f"members/{member}",
+    )
+    for name in listing.split():
+        found[name] = git(
+            repository, "--git-dir", str(repository), "show", f"refs/purlin/team:{name}"
+        )
+    return found
+
+
+def _member(who: Teammate) -> str:
+    return (who.history / "team" / "member").read_text().strip()
 
 
 def _team(tmp_path: Path, remote: str, names=("alice", "bob", "carol")) -> list[Teammate]:
@@ -58,7 +94,9 @@ def _work(who: Teammate) -> None:
     who.ok("resurrect", "done", first, "--outcome", "success", "--tool-calls", "7")
 
 
-def test_three_teammates_share_everything_through_a_bare_repository(tmp_path, remote):
+@pytest.mark.slow
+def test_three_teammates_share_everything(tmp_path, served):
+    remote, repository = served
     team = _team(tmp_path, remote)
     for who in team:
         _work(who)
@@ -107,24 +145,33 @@ def test_three_teammates_share_everything_through_a_bare_repository(tmp_path, re
     assert status["unsent"] == 0
     assert status["transport"] == "git"
 
-    # the shared repository: the group may read and write it, others nothing
-    for folder, _, files in os.walk(remote):
-        for name in [folder, *(os.path.join(folder, f) for f in files)]:
-            assert not stat.S_IMODE(os.stat(name).st_mode) & 0o007, name
+    # bookmark rm: the bookmark, its shared context and its earlier lines leave the team's files
+    carols = [m for m in marks[0] if m["member"].startswith("carol-")][0]
+    team[2].ok("bookmark", "rm", "tmux-expert")
+    team[2].ok("team", "sync")
+    files = _tree(repository, carols["member"])
+    assert not any(name.endswith(".json.z") for name in files)
+    left = [
+        json.loads(line)
+        for name, text in sorted(files.items())
+        if name.startswith(f"members/{carols['member']}/bookmarks/")
+        for line in text.splitlines()
+    ]
+    assert left == [
+        {
+            "uuid": carols["uuid"],
+            "bookmark_id": carols["bookmark_id"],
+            "removed_at": left[0]["removed_at"],
+        }
+    ]
+    team[0].ok("team", "sync")
+    assert carols["uuid"] not in {m["uuid"] for m in _marks(team[0])}
+    gone = team[0]("resurrect", carols["uuid"], "--team", "--yes")
+    assert gone.code == 1
+    assert "no team bookmark" in gone.error()
 
 
-def test_teammates_share_through_a_git_server_on_loopback(tmp_path):
-    with git_daemon(tmp_path) as url:
-        alice, bob = _team(tmp_path, url, ("alice", "bob"))
-        _work(alice)
-        alice.ok("team", "sync")
-        bob.ok(*TMUX_EXPERT)
-        bob.ok("team", "sync")
-        assert len(_log(bob)) == 2
-        assert len(_marks(bob)) == 2
-        assert {e["uuid"] for e in _log(bob)} == _local_keys(alice)
-
-
+@pytest.mark.slow
 def test_ids_that_repeat_never_overwrite_a_row(tmp_path, remote):
     alice, bob = _team(tmp_path, remote, ("alice", "bob"))
     # bookmark rm then add: the same readable id, a new uuid; the old shared context is gone
@@ -171,6 +218,7 @@ def test_ids_that_repeat_never_overwrite_a_row(tmp_path, remote):
     assert {e["uuid"] for e in _log(bob)} == _local_keys(alice)
 
 
+@pytest.mark.slow
 def test_a_rolled_back_or_deleted_local_copy_loses_nothing(tmp_path, remote):
     alice, bob = _team(tmp_path, remote, ("alice", "bob"))
     _work(alice)
@@ -199,6 +247,7 @@ def test_a_rolled_back_or_deleted_local_copy_loses_nothing(tmp_path, remote):
     assert sum(e.get("new_agent_tool_calls") == 7 for e in before) == 1
 
 
+@pytest.mark.slow
 def test_a_home_copied_to_a_second_machine_syncs_alongside(tmp_path, remote):
     (alice,) = _team(tmp_path, remote, ("alice",))
     alice.ok(*TMUX_EXPERT)
@@ -267,38 +316,201 @@ def test_ten_teammates_in_twenty_concurrent_syncs_lose_and_repeat_nothing(tmp_pa
     assert len(keys) == len(set(keys)) == people * rounds
     assert {e["member"] for e in final} == {membership.load(h).member for h in homes}
     assert {e["new_agent_duration_ms"] for e in final} == {2**31 - 1}
+    from purlin_resume.resurrection import log as resurrection_log
+
+    written = {
+        e["uuid"]: e["resurrected_from_agent_id"]
+        for h in homes
+        for e in resurrection_log.read(h / resurrection_log.FILE_NAME)[0]
+    }
+    assert {e["uuid"]: e["resurrected_from_agent_id"] for e in final} == written  # none overwritten
+
+
+def _git_child(pid: int, word: str) -> bool:
+    """A git process started by ``pid`` runs ``git … word``."""
+    for entry in Path("/proc").iterdir():
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid and b"git" in command[0] and word.encode() in command:
+            return True
+    return False
 
 
 @pytest.mark.slow
 def test_a_sync_killed_midway_is_followed_by_one_that_completes(tmp_path, remote):
-    alice, bob = _team(tmp_path, remote, ("alice", "bob"))
+    """kill -9 while git fetches, while it pushes (git left running, or killed with it), and
+    while the index is written: the next sync sends what is missing, and nothing twice."""
+    alice, bob = (teammate(tmp_path, name, transcripts=False) for name in ("alice", "bob"))
+    for who in (alice, bob):
+        who.ok("team", "init", "--remote", remote)
     for number in range(300):
         _append(alice.history, number)
-    for delay in (0.3, 0.6, 0.9):
-        run = alice.popen("team", "sync")
-        time.sleep(delay)
-        os.kill(run.pid, signal.SIGKILL)
-        run.wait(timeout=30)
-        _append(alice.history, 1000 + int(delay * 10))
+    killed, number = 0, 0
+    for word, group, after in [
+        ("fetch", False, False),
+        ("push", False, False),
+        ("push", True, False),
+        ("push", False, True),
+    ]:
+        for _ in range(5):  # a sync that finished before it could be killed is tried again
+            run = alice.popen("team", "sync", start_new_session=True)
+            while not _git_child(run.pid, word) and run.poll() is None:
+                time.sleep(0.002)
+            while after and _git_child(run.pid, word):  # pushed: the index is being written
+                time.sleep(0.002)
+            number += 1
+            _append(alice.history, 1000 + number)
+            if run.poll() is None:
+                os.killpg(run.pid, signal.SIGKILL) if group else os.kill(run.pid, signal.SIGKILL)
+                run.wait(timeout=30)
+                killed += 1
+                break
+            assert run.wait(timeout=30) == 0, run.stderr.read()
+    assert killed >= 3  # the syncs were killed, not finished first
     alice.ok("team", "sync")
     bob.ok("team", "sync")
-    keys = [e["uuid"] for e in _log(bob)]
-    assert len(keys) == len(set(keys)) == 303
+    found = _log(bob)
+    keys = [e["uuid"] for e in found]
+    assert len(keys) == len(set(keys)) == 300 + number
     assert set(keys) == _local_keys(alice)
+    mine = {e["uuid"]: e["resurrected_from_agent_id"] for e in alice.log()}
+    assert {e["uuid"]: e["resurrected_from_agent_id"] for e in found} == mine  # none overwritten
 
 
-def test_a_corrupt_index_is_one_warning_and_built_again(tmp_path, remote):
-    alice, bob = _team(tmp_path, remote, ("alice", "bob"))
-    alice.ok(*TMUX_EXPERT)
+@pytest.mark.slow
+def test_a_corrupt_index_or_local_copy_is_one_warning_and_made_again(tmp_path, remote):
+    alice, bob = (teammate(tmp_path, name, transcripts=False) for name in ("alice", "bob"))
+    for who in (alice, bob):
+        _append(who.history, 1)
+        who.ok("team", "init", "--remote", remote)
     alice.ok("team", "sync")
-    bob.ok("team", "sync")
-    (bob.history / "team" / "index.sqlite").write_bytes(b"not a database" * 100)
-    listed = bob.ok("bookmark", "list", "--team")
-    assert "tmux-expert" in listed.stdout
+    (alice.history / "team" / "index.sqlite").write_bytes(b"not a database" * 100)
+    listed = alice.ok("resurrections", "--team", "--json")
+    assert len(listed.json()["resurrections"]) == 2
     lines = listed.stderr.strip().splitlines()
     assert len(lines) == 1
     assert "built again" in lines[0]
-    assert bob.ok("bookmark", "list", "--team").stderr == ""
+    assert alice.ok("resurrections", "--team").stderr == ""
+
+    copy = alice.history / "team" / "repo.git"
+    (copy / "HEAD").write_text("garbage\n")
+    for packed in (copy / "objects").rglob("*"):
+        if packed.is_file():
+            packed.chmod(0o644)
+            packed.write_bytes(b"junk")
+    _append(alice.history, 2)
+    synced = alice.ok("team", "sync", "--json")
+    assert synced.json()["resurrections"] == 3
+    lines = synced.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "made again" in lines[0]
+
+    # an unreachable remote is one error line, and the team as last fetched stays readable
+    shutil.move(remote, f"{remote}.away")
+    offline = alice("team", "sync")
+    assert offline.code == 1
+    assert "cannot fetch" in offline.error()
+    assert len(_log(alice)) == 3
+
+
+def _history_text(repository: Path) -> str:
+    return git(repository, "--git-dir", str(repository), "log", "-p", "refs/purlin/team")
+
+
+@pytest.mark.slow
+def test_purge_takes_rows_out_of_the_files_and_the_history(tmp_path, remote):
+    alice, bob = (teammate(tmp_path, name, transcripts=False) for name in ("alice", "bob"))
+    for who, first in ((alice, 100), (bob, 200)):
+        for number in range(first, first + 3):
+            _append(who.history, number)
+        who.ok("team", "init", "--remote", remote)
+    alice.ok("team", "sync")
+    assert bob("team", "purge").code == 2
+    leaked = alice.log()[1]
+    assert bob("team", "purge", leaked["uuid"]).code == 1  # only one's own rows
+
+    # one row purged while bob syncs new rows: the history loses it, bob loses nothing
+    for number in (203, 204):
+        _append(bob.history, number)
+    racing = [bob.popen("team", "sync") for _ in range(2)]
+    purged = alice.ok("team", "purge", leaked["resurrection_id"], "--json").json()
+    assert [r["uuid"] for r in purged["rows"]] == [leaked["uuid"]]
+    assert purged["rewritten"]
+    assert [r.wait(timeout=120) for r in racing] == [0, 0]
+    bob.ok("team", "sync")
+    history = _history_text(Path(remote))
+    assert '"agent-101"' not in history
+    assert '"agent-100"' in history
+    assert '"agent-102"' in history
+    assert alice.ok("team", "sync", "--json").json()["sent"]["resurrections"] == 0
+    seen = {e["resurrected_from_agent_id"] for e in _log(alice)}
+    assert seen == {f"agent-{n}" for n in (100, 102, 200, 201, 202, 203, 204)}
+    assert '"agent-101"' not in _history_text(Path(remote))
+
+    # everything of bob's: out of the files and the history, and bob out of the team
+    gone = bob.ok("team", "purge", "--all")
+    assert "purged 5 row(s)" in gone.stdout
+    assert "left the team" in gone.stdout
+    assert '"agent-20' not in _history_text(Path(remote))
+    assert bob("team", "status").code == 1
+    alice.ok("team", "sync")
+    assert {e["member"] for e in _log(alice)} == {_member(alice)}
+
+
+def test_a_repository_made_on_disk_is_its_groups_only(tmp_path, remote):
+    import grp
+
+    group = next(g for g in grp.getgrall() if g.gr_gid not in (0, os.getgid()))
+    frank = teammate(tmp_path, "frank", transcripts=False)
+    wrong = frank("team", "init", "--remote", remote, "--group", "no-such-group")
+    assert wrong.code == 2
+    assert "no such group" in wrong.error()
+    assert not Path(remote).exists()
+    assert not (frank.history / "team" / "team.json").exists()
+    _append(frank.history, 1)
+    mask = os.umask(0)  # whatever the umask
+    try:
+        frank.ok("team", "init", "--remote", remote, "--group", group.gr_name)
+        _append(frank.history, 2)
+        frank.ok("team", "sync")
+    finally:
+        os.umask(mask)
+    for folder, _, files in os.walk(remote):
+        for name in [folder, *(os.path.join(folder, f) for f in files)]:
+            found = os.stat(name)
+            assert found.st_gid == group.gr_gid, name
+            assert stat.S_IMODE(found.st_mode) & 0o047 == 0o040, name  # group reads, others nothing
+    local = frank.history / "team"  # the local copy, the index, the config: the owner's only
+    assert stat.S_IMODE(local.stat().st_mode) == 0o700
+    assert stat.S_IMODE((local / "team.json").stat().st_mode) == 0o600
+
+
+def test_a_token_in_a_remote_url_is_refused_or_kept_out_of_arguments(tmp_path):
+    frank = teammate(tmp_path, "frank", transcripts=False)
+    token = "tok3n-" + SECRET[-10:]
+    given = frank("team", "init", "--remote", f"https://frank:{token}@127.0.0.1:9/team.git")
+    assert given.code == 2
+    assert "leave the password or token out" in given.error()
+    assert token not in given.stderr
+
+    # an origin that carries one (as CI checkouts do): never in git's arguments nor printed
+    git(frank.project, "remote", "add", "origin", f"http://frank:{token}@127.0.0.1:9/team.git")
+    calls = tmp_path / "git-calls"
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    real = shutil.which("git")
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {calls}\nexec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    frank.extra_env["PATH"] = f"{wrapper.parent}:{os.environ['PATH']}"
+    failed = frank("team", "init", "--remote", "origin")
+    assert failed.code == 1
+    assert "cannot fetch from http://frank@127.0.0.1:9" in failed.error()
+    assert token not in failed.stdout + failed.stderr
+    assert "fetch" in calls.read_text()
+    assert token not in calls.read_text()
 
 
 def test_bad_setups_are_one_line_each_and_leave_no_membership(tmp_path):

@@ -166,6 +166,24 @@ def test_three_teammates_share_one_server_with_the_tr2_tables(tmp_path, database
     assert "keeps no history" in no_history.error()
     assert team[2].ok("team", "status", "--json").json()["unsent"] == 0
 
+    # purge: one resurrection of bob's, then everything of carol's (who leaves the team)
+    bobs = team[1].log()[0]
+    team[1].ok("team", "purge", bobs["resurrection_id"])
+    for who in team[:2]:  # nothing is sent twice, nor the purged row again
+        assert who.ok("team", "sync", "--json").json()["sent"]["resurrections"] == 0
+    gone = team[2].ok("team", "purge", "--all", "--json").json()
+    assert gone["left"]
+    assert gone["purged"] == 2
+    with root.cursor() as cursor:
+        cursor.execute(f"SELECT uuid, member FROM {name}.resurrection_log")
+        left = dict(cursor.fetchall())
+        cursor.execute(f"SELECT COUNT(*) FROM {name}.bookmarks WHERE member LIKE 'carol-%%'")
+        assert cursor.fetchone()[0] == 0
+    assert bobs["uuid"] not in left
+    assert len(left) == 2
+    assert not any(member.startswith("carol-") for member in left.values())
+    assert team[2]("team", "status").code == 1
+
 
 @pytest.mark.slow
 def test_bad_dsns_are_one_line_each_and_leave_nothing(tmp_path, database, mariadb):
