@@ -11,9 +11,7 @@ Claude Code sends for a compaction run, PreCompact and SessionEnd, each through 
 ``python -c pass`` (the venv's interpreter) runs before each of them: the anchor. The first run
 is not counted (it compiles the modules, as a user's first hook call does once). Medians of
 ``--runs`` runs and their ratios to the anchor's median are printed; budgets: 8x for the
-events that run on a tool call or a prompt, 15x for the others. SubagentStart and
-UserPromptSubmit are installed ``async`` (the client does not wait for them): their row is
-what they cost the machine, not the session. The run fails when a hook logged a failure
+events that run on a tool call or a prompt, 15x for the others. The run fails when a hook logged a failure
 or the subagent did not end up completed under its own id.
 """
 
