@@ -52,10 +52,17 @@ def pytest_addoption(parser):
         help="also run the field tests: the real Claude Code, on every version of "
         "tests/field/CLAUDE_CODE_VERSIONS (.ci/run passes it)",
     )
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        help="also run the tests marked slow: concurrency, crash, install and team-engine "
+        "tests (.ci/run runs them)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
-    """Group the tests that share a resource; leave the field tests out without ``--field``."""
+    """Group the tests that share a resource; leave the field tests out without ``--field`` and
+    the slow ones without ``--slow``."""
     kept, left_out = [], []
     for item in items:
         path = Path(str(item.path))
@@ -63,7 +70,11 @@ def pytest_collection_modifyitems(config, items):
             if path == where or where in path.parents:
                 item.add_marker(pytest.mark.xdist_group(group))
         is_field = FIELD in path.parents
-        (left_out if is_field and not config.getoption("--field") else kept).append(item)
+        is_slow = item.get_closest_marker("slow") is not None
+        wanted = (not is_field or config.getoption("--field")) and (
+            not is_slow or config.getoption("--slow")
+        )
+        (kept if wanted else left_out).append(item)
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept

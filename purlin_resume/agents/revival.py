@@ -237,12 +237,11 @@ def _resumed_in_own_cli(
             f"session {agent.session_id} is open in another process (pid "
             f"{', '.join(map(str, holders))}); close it there, or continue it there"
         )
-    if not agent.cwd or not Path(agent.cwd).is_dir():
-        raise PurlinError(
-            f"the folder agent {agent.session_id} worked in is gone ({agent.cwd or 'none recorded'})"
-            f"; {cli.label} resumes a session only from its own folder: bring its expertise back "
-            f"with 'purlin-resume resurrect --session {agent.session_id}'"
-        )
+    folder = _own_folder(
+        agent,
+        cli.label,
+        f"bring its expertise back with 'purlin-resume resurrect --session {agent.session_id}'",
+    )
     env = {"PURLIN_AGENT_ID": agent.session_id, **cli.data_env()}
     if agent.role:
         env["PURLIN_ROLE"] = agent.role
@@ -256,7 +255,7 @@ def _resumed_in_own_cli(
         agent,
         agent.session_id,
         command,
-        Path(agent.cwd),
+        folder,
         env,
         session,
         [],
@@ -411,11 +410,7 @@ def plan_native(
             f"the transcript of agent {agent.session_id} is gone, so Claude Code cannot resume "
             f"it; revive it without --native (a successor briefed from what is left)"
         )
-    if not agent.cwd or not Path(agent.cwd).is_dir():
-        raise PurlinError(
-            f"the folder agent {agent.session_id} worked in is gone ({agent.cwd or 'none recorded'});"
-            " Claude Code resumes a session only from its own folder: revive it without --native"
-        )
+    folder = _own_folder(agent, "Claude Code", "revive it without --native")
     flags = [
         layout.RESUME_FLAG,
         agent.session_id,
@@ -428,7 +423,7 @@ def plan_native(
         agent,
         base.successor_id,
         " ".join([settings.agent_command, *(shlex.quote(f) for f in flags)]),
-        Path(agent.cwd),
+        folder,
         env,
         base.session,
         [],
@@ -522,3 +517,14 @@ def sweep(
     with store.locked(project.cache_dir / "revive-all", timeout=SWEEP_LOCK_SECONDS):
         found = plan_all(project, settings, native, claude_dir, tmux_server)
         return found if dry_run else perform_all(project, found, settings)
+
+
+def _own_folder(agent: RegisteredAgent, cli_label: str, remedy: str) -> Path:
+    """The folder the agent worked in, where its CLI resumes it; refused when it is gone."""
+    if not agent.cwd or not Path(agent.cwd).is_dir():
+        raise PurlinError(
+            f"the folder agent {agent.session_id} worked in is gone "
+            f"({agent.cwd or 'none recorded'}); {cli_label} resumes a session only from its own "
+            f"folder: {remedy}"
+        )
+    return Path(agent.cwd)

@@ -575,7 +575,6 @@ def _keep(file: SessionFile, figures, leaves: set[str], catalog: Catalog, kept) 
     if any(not isinstance(leaf, str | None) for leaf, _ in candidates.own_summaries):
         kept.put(str(file.path), None)  # an odd leaf: read each time
         return
-    entry["rules"] = redact.fingerprint()  # what it holds was redacted under these rules
     kept.put(str(file.path), entry)
 
 

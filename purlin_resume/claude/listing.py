@@ -59,7 +59,8 @@ class Kept:
         if now is None or entry is None:
             self.entries.pop(key, None)
         else:
-            self.entries[key] = {"sig": now[2], **entry}
+            # what it holds was redacted under these rules
+            self.entries[key] = {"sig": now[2], **entry, "rules": redact.fingerprint()}
         self.changed.add(key)
 
     def text(self, value: Any) -> str | None:

@@ -279,6 +279,7 @@ def test_no_secret_is_typed_into_a_tmux_pane(cli, planted, repo, tmp_path, tmux_
     claude, _, _ = planted
     record = tmp_path / "agent"
     configure(repo, tmux_server, record)
+    tmux.new_session(tmux_server, "editor", repo, "cat")  # the user's running server
     result = cli("resurrect", "--session", SESSION, "--method", "full", "--yes", "--spawn", "tmux",
                  "--json", "--tmux-socket", str(tmux_server.socket), "--claude-dir", str(claude))  # fmt: skip
     shown = _ok(result)

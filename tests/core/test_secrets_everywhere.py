@@ -229,9 +229,11 @@ def test_files_with_conversation_content_are_private_whatever_the_umask(
         assert _mode(path) == 0o600, path
         assert _mode(path.parent) == 0o700, path.parent
     # a transcript written past --max-chars goes to a private file in a private folder
-    overflow = Path(tempfile.gettempdir()) / f"purlin-resume-{os.getuid()}" / "transcript-short.md"
-    overflow.unlink(missing_ok=True)
+    folder = Path(tempfile.gettempdir()) / f"purlin-resume-{os.getuid()}"
+    for old in folder.glob("transcript-*.md"):
+        old.unlink()
     _ok(cli("transcript", "short", "--max-chars", "100", *where))
+    (overflow,) = folder.glob("transcript-*.md")  # named after the session id its records carry
     assert _mode(overflow) == 0o600
     assert _mode(overflow.parent) == 0o700
 

@@ -50,4 +50,4 @@ def test_resurrections_since_time_words(cli, fixtures_copy, repo):
     for words in ("yesterday", "last week", "today"):
         listed = json.loads(_ok(cli("resurrections", "--since", words, "--json", *claude)).stdout)
         assert len(listed["resurrections"]) == 1, words
-    _fails(cli("resurrections", "--since", "someday", *claude), 1, "yesterday / last week")
+    _fails(cli("resurrections", "--since", "someday", *claude), 2, "yesterday / last week")
