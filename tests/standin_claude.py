@@ -123,8 +123,10 @@ def main() -> None:
     env = {
         k: v for k, v in os.environ.items() if k.startswith("PURLIN_") or k == "CLAUDE_CONFIG_DIR"
     }
-    with open(os.path.join(record, "started.json"), "w") as handle:
+    started = os.path.join(record, "started.json")
+    with open(started + ".tmp", "w") as handle:  # whole or not there: tests wait for it
         json.dump({"argv": args[1:], "cwd": os.getcwd(), "env": env}, handle)
+    os.replace(started + ".tmp", started)
     fd = sys.stdin.fileno()
     if not os.isatty(fd):  # started by exec from a test, not in a terminal: recorded, done
         return
