@@ -66,8 +66,6 @@ def test_a_claude_code_agent_resurrected_into_codex(field, tmux_server):
             "codex",
             "--spawn",
             "tmux",
-            "--tmux-socket",
-            str(tmux_server.socket),
             "--task",
             "X39-TASK check the cache",
             "--json",
@@ -114,8 +112,6 @@ def test_a_codex_agent_resurrected_into_claude_code(field, tmux_server):
         "claude",
         "--spawn",
         "tmux",
-        "--tmux-socket",
-        str(tmux_server.socket),
         "--task",
         "X39-NEXT check the parser",
         env={"CODEX_HOME": codex_home},
@@ -183,6 +179,11 @@ def test_open_resumes_a_session_in_its_own_cli(field, tmux_server, cli, resume):
     (field.bin_dir / cli).symlink_to(other_clis.BINARIES[cli])
     with ScriptedAPIs() as api:
         session, env, home = _recorded(field, cli, api)
+        subprocess.run(  # the user's tmux server, running in this environment
+            ["tmux", "-S", str(tmux_server.socket), "new-session", "-d", "-s", "user", "cat"],
+            env={**field.env, **env},
+            check=True,
+        )
         opened = field.purlin(
             "open",
             session,
@@ -275,8 +276,7 @@ def test_a_dead_codex_agent_revived_by_its_session_id_in_tmux(field, tmux_server
         other_clis.trust_codex(codex_home, field.project)
         (field.bin_dir / "codex").symlink_to(other_clis.BINARIES["codex"])
         field.settle_interactive(tmux_server.socket)
-        socket = ("--tmux-socket", str(tmux_server.socket))
-        revived = field.purlin("revive", session, *socket, "--json", env=reach)
+        revived = field.purlin("revive", session, "--json", env=reach)
         assert revived.returncode == 0, revived.stderr
         done = json.loads(revived.stdout)
         assert done["command"] == f"codex resume {session}"
@@ -286,10 +286,12 @@ def test_a_dead_codex_agent_revived_by_its_session_id_in_tmux(field, tmux_server
         )
         pane = done["tmux_pane"]
         _on_screen(field, tmux_server, pane, "Hooks need review")  # as for a user, once
-        subprocess.run(["tmux", "-S", socket[1], "send-keys", "-t", pane, "2", "Enter"])
+        subprocess.run(
+            ["tmux", "-S", str(tmux_server.socket), "send-keys", "-t", pane, "2", "Enter"]
+        )
         _on_screen(field, tmux_server, pane, "X39-DONE the migration is half way.")
     agents = json.loads((field.project / ".purlin" / "agents.json").read_text())["agents"]
     assert (agents[session]["cli"], agents[session]["ended_at"]) == ("codex", None)
     assert agents[session]["tmux_pane"] == done["tmux_pane"]
-    again = field.purlin("revive", session, *socket, env=reach)  # it runs now: no second one
+    again = field.purlin("revive", session, env=reach)  # it runs now: no second one
     assert again.returncode == 1 and "alive" in again.stderr or "open in another" in again.stderr
