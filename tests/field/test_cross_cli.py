@@ -156,14 +156,13 @@ def _recorded(field, cli: str, api: ScriptedAPIs) -> tuple[str, dict[str, str], 
         return session, {"CODEX_HOME": str(home.root / ".codex"), "FIELD_API_KEY": "k"}, home
     if cli == "gemini":
         env = other_clis.gemini_config(home, api)
-        args = [str(other_clis.BINARIES["gemini"]), "--yolo", "-m", "gemini-2.5-pro", "-p"]
-        home.run([*args, "X39-OPEN run the tests"], env)
+        home.run([*other_clis.RECORDINGS["gemini"].command(), "X39-OPEN run the tests"], env)
         keep = ("GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY", "GEMINI_CLI_NO_RELAUNCH")
         extra = {"GEMINI_CLI_HOME": str(home.root), **{k: env[k] for k in keep}}
         extra["CI"] = "false"  # CI=true makes Gemini CLI's screen a headless run
     else:
         env = other_clis.opencode_config(home, api)
-        home.run([str(other_clis.BINARIES["opencode"]), "run", "X39-OPEN run the tests"], env)
+        home.run([*other_clis.RECORDINGS["opencode"].command(), "X39-OPEN run the tests"], env)
         extra = {k: v for k, v in env.items() if k.startswith(("XDG_", "OPENCODE_"))}
     listed = field.purlin("sessions", "--all", "--cli", cli, "--json", env=extra)
     (session,) = [s["id"] for s in json.loads(listed.stdout)["sessions"]]
