@@ -52,11 +52,20 @@ class LiveClient:
         message = {"role": "user", "content": [{"type": "text", "text": text}]}
         self._write({"type": "user", "message": message})
 
-    def interrupt(self) -> None:
-        """Stop what the client is doing, as Esc does in the terminal (a stopped turn still
-        ends with a ``result`` record, which the next ``say`` may return)."""
+    def interrupt(self, timeout: float = 60) -> None:
+        """Stop what the client is doing, as Esc does in the terminal, and wait until the client
+        acknowledges it (a stopped turn still ends with a ``result`` record, which the next
+        ``say`` may return)."""
         request = {"subtype": "interrupt"}
         self._write({"type": "control_request", "request_id": "interrupt", "request": request})
+        while True:
+            record = self._lines.get(timeout=timeout)
+            if record is None:
+                raise AssertionError("the client ended before acknowledging the interrupt")
+            self.records.append(record)
+            response = record.get("response") or {}
+            if record.get("type") == "control_response" and response.get("request_id") == "interrupt":
+                return
 
     def _write(self, record: dict[str, Any]) -> None:
         self.process.stdin.write(json.dumps(record) + "\n")

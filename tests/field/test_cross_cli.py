@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 
 import pytest
 
@@ -143,6 +144,22 @@ def _on_screen(field, server, pane: str, text: str) -> None:
             text=True,
         ).stdout
         raise AssertionError(panes + _pane_text(server, pane)) from timed_out
+
+
+def _answer(field, server, pane: str, question: str, choice: str) -> None:
+    """Pick ``choice`` in the question on screen, again while it stays (a busy machine may draw
+    the question before the client reads keys)."""
+
+    def answered() -> bool:
+        if question not in _pane_text(server, pane):
+            return True
+        subprocess.run(["tmux", "-S", str(server.socket), "send-keys", "-t", pane, choice])
+        time.sleep(0.5)
+        subprocess.run(["tmux", "-S", str(server.socket), "send-keys", "-t", pane, "Enter"])
+        time.sleep(2)
+        return question not in _pane_text(server, pane)
+
+    field.wait_for(answered, 60, f"{question!r} answered")
 
 
 def _recorded(field, cli: str, api: ScriptedAPIs) -> tuple[str, dict[str, str], other_clis.Home]:
@@ -285,9 +302,7 @@ def test_a_dead_codex_agent_revived_by_its_session_id_in_tmux(field, tmux_server
         )
         pane = done["tmux_pane"]
         _on_screen(field, tmux_server, pane, "Hooks need review")  # as for a user, once
-        subprocess.run(
-            ["tmux", "-S", str(tmux_server.socket), "send-keys", "-t", pane, "2", "Enter"]
-        )
+        _answer(field, tmux_server, pane, "Hooks need review", "2")
         _on_screen(field, tmux_server, pane, "X39-DONE the migration is half way.")
     agents = json.loads((field.project / ".purlin" / "agents.json").read_text())["agents"]
     assert (agents[session]["cli"], agents[session]["ended_at"]) == ("codex", None)
