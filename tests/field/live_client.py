@@ -64,7 +64,10 @@ class LiveClient:
                 raise AssertionError("the client ended before acknowledging the interrupt")
             self.records.append(record)
             response = record.get("response") or {}
-            if record.get("type") == "control_response" and response.get("request_id") == "interrupt":
+            if (
+                record.get("type") == "control_response"
+                and response.get("request_id") == "interrupt"
+            ):
                 return
 
     def _write(self, record: dict[str, Any]) -> None:
