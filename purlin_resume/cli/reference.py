@@ -6,6 +6,7 @@ group in the order of ``purlin-resume --help``, with its help, usage, arguments 
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -69,8 +70,13 @@ def _context(command: Any, name: str, parent: Any) -> Any:
 
 def _usage(command: Any, context: Any) -> str:
     path = context.parent.command_path if command.hidden else context.command_path
-    pieces = " ".join([path, *command.collect_usage_pieces(context)])
-    return f"```text\n{pieces}\n```\n"
+    pieces = [path, command.options_metavar]
+    for parameter in command.params:
+        if parameter.param_type_name == "argument" and not parameter.hidden:
+            name = _argument(parameter)
+            pieces.append(f"{{{name}}}" if parameter.required else f"[{name}]")
+    pieces.append(getattr(command, "subcommand_metavar", None))
+    return f"```text\n{' '.join(piece for piece in pieces if piece)}\n```\n"
 
 
 def _parameters(command: Any, context: Any) -> str:
@@ -78,12 +84,26 @@ def _parameters(command: Any, context: Any) -> str:
     for parameter in command.params:
         record = None if getattr(parameter, "hidden", False) else parameter.get_help_record(context)
         if record:
-            rows.append(f"| `{_cell(record[0])}` | {_cell(_text(record[1]))} |\n")
+            rows.append(f"| `{_cell(_name(parameter, record[0]))}` | {_cell(_text(record[1]))} |\n")
     if not rows:
         return ""
     arguments = any(p.param_type_name == "argument" for p in command.params)
     kind = "argument or option" if arguments else "option"
     return f"| {kind} | meaning |\n|---|---|\n" + "".join(rows)
+
+
+def _name(parameter: Any, printed: str) -> str:
+    """The first column of a parameter's row, the same whichever Typer release prints it: an
+    argument by its name, an option by its names and the type of one value."""
+    if parameter.param_type_name == "argument":
+        return _argument(parameter)
+    return re.sub(r"<list\[(.*)\]>", r"<\1>", printed)
+
+
+def _argument(parameter: Any) -> str:
+    """An argument's name, with ``...`` when it takes any number of values."""
+    name = parameter.metavar or parameter.name
+    return name if parameter.nargs == 1 or name.endswith("...") else f"{name}..."
 
 
 def _summary(command: Any) -> str:
