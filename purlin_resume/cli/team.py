@@ -8,11 +8,13 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from purlin_resume.claude import layout
 from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption
-from purlin_resume.cli.team_side import _environment, _history, warn
+from purlin_resume.cli.team_side import warn
 from purlin_resume.core.errors import UsageError
+from purlin_resume.resurrection.candidates import environment_here
 from purlin_resume.team import purge, server, sync
 
 # ruff: noqa: UP045
@@ -84,7 +86,7 @@ def team_init(
     """Join a team (or found it) and send it your log and bookmarks."""
     if dsn:
         dsn = _password(dsn, password_file)
-    env = _environment(claude_dir, project)
+    env = environment_here(claude_dir, project)
     result = sync.init(
         env.history, env.shelves.paths(), remote, dsn, env.project_root, ref, group, warn
     )
@@ -110,7 +112,7 @@ def team_status(
     claude_dir: ClaudeDirOption = None, project: ProjectOption = None, as_json: JsonOption = False
 ) -> None:
     """Who you are in the team, where it is, and how many of your rows it still lacks."""
-    env = _environment(claude_dir, project)
+    env = environment_here(claude_dir, project)
     result = sync.status(env.history, env.shelves.paths())
     if as_json:
         print_json(result)
@@ -129,7 +131,7 @@ def team_sync(
     claude_dir: ClaudeDirOption = None, project: ProjectOption = None, as_json: JsonOption = False
 ) -> None:
     """Send the team whatever of your log and bookmarks it lacks, and bring in everyone's."""
-    env = _environment(claude_dir, project)
+    env = environment_here(claude_dir, project)
     result = sync.sync(env.history, env.shelves.paths(), warn)
     if as_json:
         print_json(result)
@@ -144,7 +146,7 @@ def team_log(
     as_json: JsonOption = False,
 ) -> None:
     """The team's commits, newest first (git, or a Dolt server), as of the last sync."""
-    commits = sync.commits(_history(claude_dir), limit)
+    commits = sync.commits(layout.history_dir(claude_dir), limit)
     if as_json:
         print_json({"commits": commits})
         return
@@ -178,7 +180,7 @@ def team_purge(
     and bookmarks stay."""
     if bool(keys) == everything:
         raise UsageError("name the rows to purge (a uuid, bookmark or resurrection id), or --all")
-    env = _environment(claude_dir, project)
+    env = environment_here(claude_dir, project)
     result = purge.purge(env.history, env.shelves.paths(), keys or [], warn)
     if as_json:
         print_json(result)

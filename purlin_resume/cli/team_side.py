@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.claude import layout
 from purlin_resume.cli.common import echo_error, outgoing, print_json, print_text
 from purlin_resume.core.errors import UsageError
 from purlin_resume.core.terminal_text import one_line
@@ -19,29 +18,21 @@ def warn(text: str) -> None:
     echo_error(outgoing(f"warning: team: {one_line(text)}"))
 
 
-def _environment(claude_dir: Path | None, project: Path | None = None) -> Environment:
-    return environment_here(claude_dir, project)
-
-
-def _history(claude_dir: Path | None) -> Path:
-    return layout.history_dir(claude_dir)
-
-
 def team_entries(claude_dir: Path | None, for_stats: bool = False) -> tuple[str, list[dict]]:
-    env = _environment(claude_dir)
+    env = environment_here(claude_dir, None)
     found = reads.resurrections(env.history, env.shelves.paths(), warn)
     return sync.where(sync.require(env.history)), found
 
 
 def stats(claude_dir: Path | None) -> tuple[str, dict[str, Any]]:
     """The team's resurrection metrics, computed in SQL."""
-    env = _environment(claude_dir)
+    env = environment_here(claude_dir, None)
     figures = reads.figures(env.history, env.shelves.paths(), warn)
     return sync.where(sync.require(env.history)), figures
 
 
 def bookmarks(claude_dir: Path | None, tag: str | None, as_json: bool) -> None:
-    env = _environment(claude_dir)
+    env = environment_here(claude_dir, None)
     marks = [
         m
         for m in reads.bookmarks(env.history, env.shelves.paths(), warn)
@@ -66,7 +57,7 @@ def _mark_line(mark: dict[str, Any]) -> str:
 
 
 def find(claude_dir: Path | None, text: str, limit: int, as_json: bool) -> None:
-    env = _environment(claude_dir)
+    env = environment_here(claude_dir, None)
     found = reads.find(env.history, env.shelves.paths(), text, limit, warn)
     if as_json:
         print_json({"query": text, "results": found})

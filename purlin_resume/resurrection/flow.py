@@ -572,16 +572,14 @@ def _user() -> str:
         return os.environ.get("USER") or "unknown"
 
 
-def _session_here() -> str | None:
-    return current_session.from_environment()
-
-
 def _clean(value: str | None, redacting: bool) -> str | None:
     return redact.redact(value).text if (value and redacting) else value
 
 
-def _working_folder() -> Path:
-    here = working_folder()
+def destination(env: Environment) -> Path:
+    """The folder a new agent works in: the project, else the working folder; a failure when
+    that folder was deleted."""
+    here = env.project_root or working_folder()
     if here is None:
         raise PurlinError(GONE)
     return here
@@ -590,6 +588,16 @@ def _working_folder() -> Path:
 def _in_project(env: Environment) -> str:
     """Where the resurrection happens: the project, else the working folder (if it still is)."""
     return str(env.project_root or working_folder() or "")
+
+
+def resurrector(env: Environment) -> dict[str, str | None]:
+    """Who resurrects, and where: the log entry's ``resurrected_in_session``,
+    ``resurrected_in_project`` and ``resurrected_by``."""
+    return {
+        "resurrected_in_session": current_session.from_environment(),
+        "resurrected_in_project": _in_project(env),
+        "resurrected_by": _user(),
+    }
 
 
 def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, Any]:
@@ -607,9 +615,7 @@ def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, 
         "resurrected_from_hostname": (mark.hostname if mark and mark.hostname else env.host),
         "resurrected_from_project": plan.context.project_path,
         "resurrected_as_agent_id": None,
-        "resurrected_in_session": _session_here(),
-        "resurrected_in_project": in_project,
-        "resurrected_by": _user(),
+        **resurrector(env),
         "resurrection_mode": plan.mode,
         "query": _clean(plan.query, plan.redacted),
         "context_extraction_method": plan.method,
@@ -652,9 +658,7 @@ def record_failure(
         "resurrected_from_hostname": mark.hostname if mark and mark.hostname else env.host,
         "resurrected_from_project": candidate.project if candidate else None,
         "resurrected_as_agent_id": None,
-        "resurrected_in_session": _session_here(),
-        "resurrected_in_project": _in_project(env),
-        "resurrected_by": _user(),
+        **resurrector(env),
         "resurrection_mode": mode,
         "query": _clean(query, True),
         "context_extraction_method": method,
@@ -944,7 +948,7 @@ def launch_process(
     """Run a new agent of the CLI ``into`` in the foreground with the prompt; its end completes
     the log entry."""
     argv = programs.program(into).start(prompt, env.settings.agent_command)
-    cwd = env.project_root or _working_folder()
+    cwd = destination(env)
     began = time.monotonic()
     try:
         child_env = {**os.environ, **agent_env(entry), **env.data_env}
@@ -991,7 +995,7 @@ def launch_tmux(
     session = settings.tmux_session
     if server == tmux.Server() and tmux.inside_tmux():
         session = tmux.current_session(server) or session
-    cwd = env.project_root or _working_folder()
+    cwd = destination(env)
     rid = entry["resurrection_id"]
     child_env = {**agent_env(entry), **env.data_env}
     if into != CLAUDE:

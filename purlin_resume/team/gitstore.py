@@ -69,9 +69,18 @@ def git(
     check: bool = True,
 ) -> subprocess.CompletedProcess:
     command = ["git", *(["--git-dir", str(repo)] if repo else []), *args]
+    # every path given is absolute: git runs in a folder that exists, whatever the working
+    # folder became (a deleted one makes git fail and the team look empty)
+    where = repo if repo is not None and repo.is_dir() else Path("/")
     try:
         done = subprocess.run(
-            command, input=data, capture_output=True, env=env or _env(), timeout=300, check=False
+            command,
+            input=data,
+            capture_output=True,
+            env=env or _env(),
+            cwd=where,
+            timeout=300,
+            check=False,
         )
     except FileNotFoundError:
         raise TeamError("git is not installed; team sharing through git needs it") from None

@@ -20,14 +20,14 @@ from purlin_resume.core.errors import NotFound
 from purlin_resume.resurrection import team_membership as membership
 from purlin_resume.resurrection.team_membership import Membership
 from purlin_resume.team import gitstore, members, sync
-from purlin_resume.team.sync import Warn, _silent
+from purlin_resume.team.sync import Warn, silent
 
 
 def purge(
     history: Path,
     shelves: list[tuple[str, Path]],
     keys: list[str],
-    warn: Warn = _silent,
+    warn: Warn = silent,
 ) -> dict[str, Any]:
     """Purge the rows of this teammate that ``keys`` name (a uuid, a bookmark's name or id, a
     resurrection id; every row of theirs that matches), or all of them when ``keys`` is empty."""

@@ -22,7 +22,7 @@ from purlin_resume.core.errors import NotFound
 from purlin_resume.resurrection import team_membership as membership
 from purlin_resume.resurrection.team_membership import Membership
 from purlin_resume.team import gitstore, index, members, rows, stats, sync
-from purlin_resume.team.sync import Warn, _silent
+from purlin_resume.team.sync import Warn, silent
 
 _MARKS = (
     "SELECT b.*, (SELECT COUNT(*) FROM resurrection_log r WHERE r.bookmark_uuid = b.uuid)"
@@ -59,7 +59,7 @@ class _Index:
 
 
 @contextlib.contextmanager
-def tables(history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent) -> Iterator[Any]:
+def tables(history: Path, shelves: list[tuple[str, Path]], warn: Warn = silent) -> Iterator[Any]:
     """The team tables: the refreshed local index, or a connection to the team server."""
     m = sync.require(history)
     if m.dsn:
@@ -75,7 +75,7 @@ def tables(history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent)
 
 
 def resurrections(
-    history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent
+    history: Path, shelves: list[tuple[str, Path]], warn: Warn = silent
 ) -> list[dict[str, Any]]:
     """Every teammate's resurrections, oldest first, shaped like local log entries."""
     with tables(history, shelves, warn) as db:
@@ -83,14 +83,14 @@ def resurrections(
     return [rows.entry("resurrection_log", row) for row in found]
 
 
-def figures(history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent) -> dict:
+def figures(history: Path, shelves: list[tuple[str, Path]], warn: Warn = silent) -> dict:
     """The resurrection metrics of the whole team, computed in SQL."""
     with tables(history, shelves, warn) as db:
         return stats.figures(db.tuples, db.mysql)
 
 
 def bookmarks(
-    history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent
+    history: Path, shelves: list[tuple[str, Path]], warn: Warn = silent
 ) -> list[dict[str, Any]]:
     """Every teammate's bookmarks; ``shared`` when a context comes with it."""
     with tables(history, shelves, warn) as db:
@@ -104,7 +104,7 @@ def bookmarks(
     return marks
 
 
-def find(history: Path, shelves, query: str, limit: int = 10, warn: Warn = _silent) -> list:
+def find(history: Path, shelves, query: str, limit: int = 10, warn: Warn = silent) -> list:
     """Team bookmarks matching ``query``: every word in the name, description, tags, project
     or teammate; ranked by how close the name is."""
     words = [w.lower() for w in query.split() if w.strip()]

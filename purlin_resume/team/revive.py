@@ -8,7 +8,6 @@ team bookmark's id.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -31,9 +30,9 @@ class Revival:
 
 def revive(env: Environment, name: str, task: str | None, notes: str | None) -> Revival:
     started = time.monotonic()
+    in_project = str(resurrection.destination(env))
     mark, data = reads.context_of(env.history, env.shelves.paths(), name)
     context = compress.Context.from_dict(data)
-    in_project = str(env.project_root) if env.project_root else os.getcwd()
     prompt = redact.redact(resurrection.render_prompt(context, task, here=in_project)).text
     tokens = compress.estimate_tokens(prompt)
     entry = {
@@ -44,9 +43,7 @@ def revive(env: Environment, name: str, task: str | None, notes: str | None) -> 
         "resurrected_from_hostname": mark.get("hostname"),
         "resurrected_from_project": context.project_path or mark.get("project_path"),
         "resurrected_as_agent_id": None,
-        "resurrected_in_session": resurrection._session_here(),
-        "resurrected_in_project": in_project,
-        "resurrected_by": resurrection._user(),
+        **resurrection.resurrector(env),
         "resurrection_mode": "bookmark",
         "query": name,
         "context_extraction_method": context.method,

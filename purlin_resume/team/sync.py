@@ -28,7 +28,7 @@ LOCK_SECONDS = 600
 Warn = Callable[[str], None]
 
 
-def _silent(text: str) -> None:
+def silent(text: str) -> None:
     pass
 
 
@@ -260,7 +260,7 @@ def _pack_time(pack: bytes) -> str:
 # the commands
 
 
-def sync(history: Path, shelves: list[tuple[str, Path]], warn: Warn = _silent) -> dict[str, Any]:
+def sync(history: Path, shelves: list[tuple[str, Path]], warn: Warn = silent) -> dict[str, Any]:
     """Send what the team lacks and bring the team's rows in; the figures of what happened."""
     m = require(history)
     with locked(m):
@@ -276,7 +276,7 @@ def init(
     project: Path | None = None,
     ref: str | None = None,
     group: str | None = None,
-    warn: Warn = _silent,
+    warn: Warn = silent,
 ) -> dict[str, Any]:
     """Join (or found) a team, and send it the local log and bookmarks."""
     if bool(remote) == bool(dsn):

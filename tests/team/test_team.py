@@ -9,6 +9,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -216,6 +217,45 @@ def test_ids_that_repeat_never_overwrite_a_row(tmp_path, remote):
     alice.ok("team", "sync")
     bob.ok("team", "sync")
     assert {e["uuid"] for e in _log(bob)} == _local_keys(alice)
+
+
+def _in_a_deleted_folder(who: Teammate, *args: str) -> subprocess.CompletedProcess:
+    """``purlin-resume ARGS`` run by ``who`` in a working folder deleted before it starts."""
+    gone = who.home / "gone"
+    gone.mkdir(exist_ok=True)
+    return subprocess.run(
+        ["sh", "-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", str(gone)]
+        + [sys.executable, "-m", "purlin_resume", *args],
+        env=who.env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_deleted_working_folder_reads_the_team_and_refuses_a_resurrection(tmp_path, remote):
+    alice, bob = _team(tmp_path, remote, ("alice", "bob"))
+    alice.ok(*TMUX_EXPERT)
+    alice.ok("bookmark", "share", "tmux-expert")
+    alice.ok("team", "sync")
+    bob.ok("team", "sync")
+    (mark,) = _marks(bob)
+    # the team's files are read whatever the working folder became
+    listed = _in_a_deleted_folder(bob, "bookmark", "list", "--team", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [m["uuid"] for m in json.loads(listed.stdout)["bookmarks"]] == [mark["uuid"]]
+    assert _in_a_deleted_folder(bob, "team", "sync").returncode == 0
+
+    ran = _in_a_deleted_folder(bob, "resurrect", mark["uuid"], "--team", "--yes")
+    assert ran.returncode == 1, ran.stderr
+    assert ran.stdout == ""
+    assert ran.stderr.strip().splitlines() == [
+        "error: the working folder no longer exists; run in the project or pass --project"
+    ]
+    assert not (bob.history / "resurrection-log.jsonl").exists()
+    # with --project, the same bookmark is resurrected from anywhere
+    revived = bob.ok("resurrect", mark["uuid"], "--team", "--project", str(bob.project))
+    assert "a7be2f0" in revived.stdout
 
 
 @pytest.mark.slow
