@@ -19,7 +19,7 @@ from purlin_resume.checkpoints import format as checkpoint_format
 from purlin_resume.checkpoints.format import Checkpoint
 from purlin_resume.checkpoints.roles import display_name, with_article
 from purlin_resume.core import clock, current_session, gitrepo, redact, store
-from purlin_resume.core.errors import Conflict, CorruptFile, NotFound, UsageError
+from purlin_resume.core.errors import Conflict, CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.core.project import Project
 
 PLAIN_NAME = "session_checkpoint.md"
@@ -251,7 +251,7 @@ def claim(project: Project, choosing: Callable[[], Choice]) -> tuple[Choice, Pat
 
 def _checked(found: LiveCheckpoint) -> LiveCheckpoint:
     if found.error:
-        raise CorruptFile(found.path, found.error)
+        raise PurlinError(found.error)  # already names the file and what to do
     return found
 
 

@@ -478,8 +478,9 @@ def test_a_corrupt_single_agent_checkpoint_stops_restore_and_is_kept(repo, cli):
     (repo / PLAIN).write_bytes(b"\xff\xfe not a checkpoint")
     result = cli("restore", "builder")
     assert result.exit_code == 1
-    assert str(repo / PLAIN) in result.stderr
-    assert "corrupt" in result.stderr
+    assert result.stderr.count(str(repo / PLAIN)) == 1  # named once, not wrapped twice
+    assert result.stderr.count(" is corrupt (") == 1
+    assert len(result.stderr.strip().splitlines()) == 1
     assert (repo / PLAIN).read_bytes() == b"\xff\xfe not a checkpoint"
     listed = json.loads(cli("checkpoints", "--json").stdout)
     assert listed[0]["role"] is None
