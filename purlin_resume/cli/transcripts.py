@@ -194,8 +194,13 @@ def agents_command(
         if catalog is None:
             raise NotFound(session)
         target = catalog.resolve(session, kinds=("session",))
-    except NotFound:
-        _other_agents(session, as_json)
+    except NotFound as missing:
+        try:
+            _other_agents(session, as_json)
+        except NotFound:
+            if catalog is None:
+                raise
+            raise missing from None  # as 'transcript' says it: where Claude Code's sessions are
         return
     assert target.session is not None
     view = catalog.view(target.session)

@@ -304,6 +304,7 @@ def test_unknown_id_exits_1_with_a_clear_line(cli, fixtures_copy, command):
     assert result.exit_code == 1
     assert "no session" in result.stderr
     assert "'ffffffff'" in result.stderr
+    assert f"in {fixtures_copy};" in result.stderr  # where Claude Code's sessions were looked for
     assert result.stderr.count("\n") == 1
 
 
