@@ -25,6 +25,18 @@ def _one_line(result, code: int) -> None:
     assert result.stderr.count("\n") == 1
 
 
+def _in_a_deleted_folder(tmp_path, monkeypatch):
+    """A Claude data folder with one session ("deleted", saying "zanzibar"); the test then runs
+    in a working folder deleted under it."""
+    claude = tmp_path / "claude"
+    session(claude, "deleted", "/nowhere/project", [("user", "zanzibar"), ("agent", "ok")])
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    return claude
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -38,12 +50,7 @@ def _one_line(result, code: int) -> None:
     ],
 )
 def test_commands_in_a_deleted_working_folder(cli, tmp_path, monkeypatch, args):
-    claude = tmp_path / "claude"
-    session(claude, "deleted", "/nowhere/project", [("user", "zanzibar"), ("agent", "ok")])
-    gone = tmp_path / "gone"
-    gone.mkdir()
-    monkeypatch.chdir(gone)
-    gone.rmdir()
+    claude = _in_a_deleted_folder(tmp_path, monkeypatch)
     result = cli(*args, "--claude-dir", str(claude))
     assert "Traceback" not in result.stderr
     assert not isinstance(result.exception, OSError)
@@ -51,6 +58,19 @@ def test_commands_in_a_deleted_working_folder(cli, tmp_path, monkeypatch, args):
     if result.exit_code:
         assert result.stderr.startswith("error: ")
         assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["transcript", "export"])
+def test_a_relative_output_in_a_deleted_working_folder_is_a_usage_line(
+    cli, tmp_path, monkeypatch, command
+):
+    claude = _in_a_deleted_folder(tmp_path, monkeypatch)
+    result = cli(command, "deleted", "-o", "out.md", "--claude-dir", str(claude))
+    _one_line(result, 2)
+    assert "the working folder no longer exists" in result.stderr
+    written = cli(command, "deleted", "-o", str(tmp_path / "out.md"), "--claude-dir", str(claude))
+    assert written.exit_code == 0, written.stderr
+    assert "zanzibar" in (tmp_path / "out.md").read_text()
 
 
 def test_save_from_deeply_nested_json_and_yaml(cli, repo, tmp_path):

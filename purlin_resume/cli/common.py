@@ -16,7 +16,7 @@ import typer
 
 from purlin_resume.core import cache_home, config, gitrepo, redact, tmux
 from purlin_resume.core.errors import PurlinError, UsageError
-from purlin_resume.core.project import Project, locate
+from purlin_resume.core.project import Project, locate, working_folder
 from purlin_resume.core.store import whole_characters
 from purlin_resume.core.terminal_text import displayed, one_line
 
@@ -43,6 +43,8 @@ def checked_output(path: Path | None) -> Path | None:
     if path is None:
         return None
     path = path.expanduser()
+    if not path.is_absolute() and working_folder() is None:
+        raise UsageError(f"-o {path}: the working folder no longer exists; give an absolute path")
     if path.is_dir():
         raise UsageError(f"-o {path}: is a folder; give a file name")
     if not path.parent.is_dir():
