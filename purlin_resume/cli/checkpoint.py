@@ -48,10 +48,7 @@ def _read_fields(source: str) -> dict[str, Any]:
     if source == "-":
         text, where = sys.stdin.read(), "standard input"
     else:
-        path = Path(source)
-        if not path.is_file():
-            raise UsageError(f"--from {source}: no such file")
-        text, where = path.read_text(encoding="utf-8", errors="replace"), source
+        text, where = _file_text("--from", source), source
     try:
         data = yaml_text.load(text) if text.strip() else {}
     except yaml.YAMLError as exc:
@@ -226,7 +223,11 @@ def restore_command(
     chosen = roles.parse_role(role) if role is not None else None  # before anything is read
     prompt_text = None
     if system_prompt is not None:
-        prompt_text = sys.stdin.read() if system_prompt == "-" else _read_prompt(system_prompt)
+        prompt_text = (
+            sys.stdin.read()
+            if system_prompt == "-"
+            else _file_text("--system-prompt", system_prompt)
+        )
     where = project_for(project)
     session_id = checkpoints.session_id(session)
     standing = handover.standing(where, session_id)
@@ -284,10 +285,13 @@ def _may_run_status(where, settings, stdin_used: bool) -> bool:
     )
 
 
-def _read_prompt(source: str) -> str:
+def _file_text(option: str, source: str) -> str:
+    """The text of the file an option names (a usage error when it is not a file)."""
     path = Path(source)
+    if path.is_dir():
+        raise UsageError(f"{option} {source}: is a folder; give a file")
     if not path.is_file():
-        raise UsageError(f"--system-prompt {source}: no such file")
+        raise UsageError(f"{option} {source}: no such file")
     return path.read_text(encoding="utf-8", errors="replace")
 
 

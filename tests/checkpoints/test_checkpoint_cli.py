@@ -429,10 +429,15 @@ def test_resaving_replaces_the_sessions_checkpoint(repo, cli):
         ),
         (["save", *BUILDER_FIELDS, "--session", "../escape"], "is not usable as a name"),
         (["save", "--from", "missing.yaml"], "--from missing.yaml: no such file"),
+        (["save", "--from", "."], "--from .: is a folder; give a file"),
         (["save", *BUILDER_FIELDS, "--bogus"], "No such option: --bogus"),
         (
             ["restore", "builder", "--system-prompt", "nope.txt"],
             "--system-prompt nope.txt: no such file",
+        ),
+        (
+            ["restore", "builder", "--system-prompt", "."],
+            "--system-prompt .: is a folder; give a file",
         ),
         (["restore", "save"], "'save' writes a checkpoint"),
         (
