@@ -60,6 +60,16 @@ def test_commands_in_a_deleted_working_folder(cli, tmp_path, monkeypatch, args):
         assert result.stderr.count("\n") == 1
 
 
+def test_a_resurrection_in_a_deleted_working_folder_is_refused_and_not_logged(
+    cli, tmp_path, monkeypatch
+):
+    claude = _in_a_deleted_folder(tmp_path, monkeypatch)
+    result = cli("resurrect", "--session", "deleted", "--yes", "--claude-dir", str(claude))
+    _one_line(result, 1)
+    assert "the working folder no longer exists" in result.stderr
+    assert not (claude / "history" / "resurrection-log.jsonl").exists()
+
+
 @pytest.mark.parametrize("command", ["transcript", "export"])
 def test_a_relative_output_in_a_deleted_working_folder_is_a_usage_line(
     cli, tmp_path, monkeypatch, command

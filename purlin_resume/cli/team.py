@@ -102,7 +102,7 @@ def _summary(result: dict[str, Any]) -> str:
     return (
         f"sent {sent['resurrections']} resurrection row(s), {sent['bookmarks']} bookmark "
         f"row(s), {sent['contexts']} shared context(s); the team has "
-        f"{result['resurrections']} resurrection(s), {result['bookmarks']} bookmark(s) of "
+        f"{result['resurrections']} resurrection(s), {result['bookmarks']} bookmark(s) from "
         f"{result['members']} teammate(s)\n"
     )
 

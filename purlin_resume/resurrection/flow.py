@@ -764,8 +764,10 @@ def resurrect(
     once ``review`` saw it (given the number of candidates and a way to plan again with another
     method, it returns the plan to carry out and what it decided, for the log), and the log
     entry. A pre-flight that fails (nothing found, a failing check) or a path SEC-2 refuses is
-    logged and raised."""
+    logged and raised. In a deleted working folder outside a project it refuses, logging
+    nothing (a new agent would have nowhere to work)."""
     started = time.monotonic() if started is None else started
+    destination(env)
     chosen = None
     try:
         found = _found(env, request, candidates_of)
