@@ -451,7 +451,7 @@ def session_started(
             running,
             pid=processes.agent_pid(),
             cwd=payload.cwd,
-            transcript_path=_transcript_of(payload.transcript_path, running),
+            transcript_path=_transcript_of(project, payload, running),
             tmux_pane=env.get("TMUX_PANE") or None,
             tmux_socket=_tmux_socket(env),
             role=role if role in ROLES else None,
@@ -482,11 +482,18 @@ def session_started(
     return Outcome("; ".join(notes) or "nothing to do", text)
 
 
-def _transcript_of(reported: str | None, session: str | None) -> str | None:
-    """The transcript of ``session``: the reported one, renamed for a fork's new id."""
-    if not reported or not session or Path(reported).stem == session or session in reported:
-        return reported
-    return str(Path(reported).with_name(f"{session}.jsonl"))
+def _transcript_of(project: Project, payload: HookPayload, session: str) -> str | None:
+    """The transcript of ``session``: the reported one, renamed for a fork's new id. A file
+    that does not exist gives way to the one registered for the session when that one does
+    (Gemini CLI, resuming, names a new chat file but goes on writing the old one)."""
+    reported = payload.transcript_path
+    if reported and session != payload.session_id:  # a fork: its own new file
+        return str(Path(reported).with_name(f"{session}.jsonl"))
+    known = registry.load(project).get(session)
+    kept = known.transcript_path if known else None
+    if reported and kept and not Path(reported).exists() and Path(kept).is_file():
+        return kept
+    return reported
 
 
 def recommendation_line(

@@ -119,3 +119,19 @@ def test_gemini_precompress_before_every_request_writes_no_checkpoint(repo):
     said = {"session_id": session, "cwd": str(repo), "transcript_path": str(GEMINI_CHAT)}
     assert hook("pre-compact --cli gemini", {**said, "trigger": "auto"}, repo).returncode == 0
     assert _checkpoints(repo, session) == []
+
+
+def test_a_resumed_gemini_session_keeps_the_chat_file_it_writes(repo, tmp_path):
+    """Gemini CLI, resuming, names a new chat file at SessionStart but writes the old one."""
+    session = "445d2a96-f739-4418-b95b-cc287cf9b98a"
+    chat = tmp_path / "chats" / "session-2026-11-27T08-38-445d2a96.jsonl"
+    chat.parent.mkdir()
+    chat.write_bytes(GEMINI_CHAT.read_bytes())
+    said = {"session_id": session, "cwd": str(repo), "transcript_path": str(chat)}
+    hook("session-start --cli gemini", {**said, "source": "startup"}, repo)
+    hook("session-end --cli gemini", {**said, "reason": "exit"}, repo)
+    named = str(chat.with_name("session-2026-11-27T09-10-445d2a96.jsonl"))  # never written
+    hook("session-start --cli gemini", {**said, "transcript_path": named, "source": "resume"}, repo)
+    agent = registry.load(Project(repo))[session]
+    assert (agent.transcript_path, agent.ended_at) == (str(chat), None)
+    assert not (repo / ".purlin" / "cache" / "hook.log").exists()
