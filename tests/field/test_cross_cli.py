@@ -180,8 +180,11 @@ def _command(field, server, pane: str, command: str, done) -> None:
     tmux = ["tmux", "-S", str(server.socket), "send-keys", "-t", pane]
 
     def typed() -> bool:
+        shown = lambda: command in _pane_text(server, pane)  # noqa: E731
+        if shown():  # it came late: typing it again would double it
+            return True
         subprocess.run([*tmux, "-l", command])
-        return _shown_within(lambda: command in _pane_text(server, pane), 5)
+        return _shown_within(shown, 10)
 
     def submitted() -> bool:
         subprocess.run([*tmux, "Enter"])
