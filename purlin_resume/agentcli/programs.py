@@ -109,7 +109,7 @@ PROGRAMS: dict[str, AgentProgram] = {
         ("--session", "{id}"),
         ("--session", "{id}", "--fork"),
         ("OPENCODE",),
-        "ctrl+p commands|tab agents",
+        "ctrl+p",  # its status line: "ctrl+p commands", wrapped when the folder path is long
         ("XDG_DATA_HOME", "XDG_CONFIG_HOME"),
     ),
 }

@@ -42,7 +42,7 @@ from purlin_resume.claude.transcript import (
 )
 
 _MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
-_CONTEXT_PREFIXES = ("<session_context>",)
+_CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")  # hooks' context, as it wraps it
 SPAWN_TOOLS = frozenset({"invoke_agent"})
 
 

@@ -7,7 +7,7 @@
 | SubagentStart | Claude Code: the spawn entry gets the agent's id (its ``.meta.json`` names the call), so an agent cut off before its call returns is known by it; Codex CLI (no PreToolUse for its subagents): a ``spawned`` entry under the subagent's own id |
 | UserPromptSubmit | running agents of the session that ended unnoticed: a background agent's ``<task-notification>``, a call the user stopped (its error result), a ``.meta.json`` with ``stoppedByUser``; interrupted, failed or completed |
 | SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer (in its transcript or in ``last_assistant_message``, which Claude Code may send before the answer's record is written); with the project files it changed |
-| PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``), unless the agent saved one itself |
+| PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``; Codex CLI's rollout; Gemini CLI's chat file at its PreCompress of ``/compress`` only: it sends the automatic one before every request, before it checks whether the context is full), unless the agent saved one itself |
 | SessionStart | the session is registered; agents of sessions that are over are marked interrupted; the briefing of ``session_briefing`` is returned as context |
 | SessionEnd | the session is registered as ended |
 
@@ -343,13 +343,19 @@ def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending
 # --- checkpoints ---------------------------------------------------------------------------------
 
 
-def pre_compact(project: Project, payload: HookPayload) -> Outcome:
-    """Write the automatic checkpoint of this session from its transcript."""
+def pre_compact(
+    project: Project, payload: HookPayload, env: Mapping[str, str] = os.environ
+) -> Outcome:
+    """Write the automatic checkpoint of this session from its transcript (Codex CLI's
+    rollout, Gemini CLI's chat file when ``hook --cli`` names them)."""
+    from purlin_resume.agentcli.shape import GEMINI
     from purlin_resume.agents import handover
     from purlin_resume.checkpoints import autosave
     from purlin_resume.checkpoints import lifecycle as checkpoints
-    from purlin_resume.claude import transcript
 
+    cli = env.get(AGENT_CLI_ENV)
+    if cli == GEMINI and payload.text("trigger") != "manual":
+        return Outcome("Gemini CLI asks before every request, full context or not: no checkpoint")
     path = Path(payload.transcript_path) if payload.transcript_path else None
     if path is None or not path.is_file():
         return Outcome("no transcript to checkpoint")
@@ -358,10 +364,9 @@ def pre_compact(project: Project, payload: HookPayload) -> Outcome:
     if saved_by_agent is not None:
         return Outcome(f"kept the checkpoint the agent saved: {saved_by_agent}")
     agent = registry.load(project).get(payload.session_id or "")
-    reading = transcript.read(path, path.stem, autosave.READ_OPTIONS)
     in_git = gitrepo.toplevel(project.root) is not None
     cp = autosave.build(
-        reading.main,
+        _session_transcript(project, payload, path, cli),
         role=session_role(project, session, agent.role if agent else None),
         timestamp=clock.iso(),
         branch=gitrepo.branch(project.root) if in_git else "",
@@ -374,6 +379,22 @@ def pre_compact(project: Project, payload: HookPayload) -> Outcome:
     saved = checkpoints.save(project, cp)
     aside = f" (the unreadable one kept at {saved.kept_aside})" if saved.kept_aside else ""
     return Outcome(f"checkpoint written: {saved.path}{aside}")
+
+
+def _session_transcript(project: Project, payload: HookPayload, path: Path, cli: str | None):
+    """The session's conversation, read by the reader of the CLI that called (none: Claude
+    Code)."""
+    from purlin_resume.agentcli.shape import CODEX, GEMINI
+    from purlin_resume.checkpoints.autosave import READ_OPTIONS
+
+    if cli in (CODEX, GEMINI):
+        from purlin_resume.crosscli import sources
+
+        reference = payload.session_id if cli == CODEX else (None, str(project.root))
+        return sources.read_source(str(path), cli, reference, READ_OPTIONS).transcript
+    from purlin_resume.claude import transcript
+
+    return transcript.read(path, path.stem, READ_OPTIONS).main
 
 
 def _saved_by_agent(project: Project, session: str | None) -> Path | None:
@@ -430,7 +451,7 @@ def session_started(
             running,
             pid=processes.agent_pid(),
             cwd=payload.cwd,
-            transcript_path=_transcript_of(payload.transcript_path, running),
+            transcript_path=_transcript_of(project, payload, running),
             tmux_pane=env.get("TMUX_PANE") or None,
             tmux_socket=_tmux_socket(env),
             role=role if role in ROLES else None,
@@ -461,11 +482,18 @@ def session_started(
     return Outcome("; ".join(notes) or "nothing to do", text)
 
 
-def _transcript_of(reported: str | None, session: str | None) -> str | None:
-    """The transcript of ``session``: the reported one, renamed for a fork's new id."""
-    if not reported or not session or Path(reported).stem == session or session in reported:
-        return reported
-    return str(Path(reported).with_name(f"{session}.jsonl"))
+def _transcript_of(project: Project, payload: HookPayload, session: str) -> str | None:
+    """The transcript of ``session``: the reported one, renamed for a fork's new id. A file
+    that does not exist gives way to the one registered for the session when that one does
+    (Gemini CLI, resuming, names a new chat file but goes on writing the old one)."""
+    reported = payload.transcript_path
+    if reported and session != payload.session_id:  # a fork: its own new file
+        return str(Path(reported).with_name(f"{session}.jsonl"))
+    known = registry.load(project).get(session)
+    kept = known.transcript_path if known else None
+    if reported and kept and not Path(reported).exists() and Path(kept).is_file():
+        return kept
+    return reported
 
 
 def recommendation_line(
@@ -569,4 +597,4 @@ HANDLERS: dict[str, Callable[..., Outcome]] = {  # those of TAKES_ENV take the e
     "SessionStart": session_started,
     "SessionEnd": session_ended,
 }
-TAKES_ENV = frozenset({"SessionStart", "SubagentStart"})
+TAKES_ENV = frozenset({"SessionStart", "SubagentStart", "PreCompact"})

@@ -5,8 +5,8 @@ Both CLIs read hooks in Claude Code's shape (event → matcher groups → comman
 
 | CLI | file (project / ``--user``) | events we register | no hook for |
 |---|---|---|---|
-| Codex CLI 0.171 | ``.codex/hooks.json`` / ``$CODEX_HOME/hooks.json`` | SessionStart, SessionEnd, SubagentStart, SubagentStop | an automatic checkpoint at compaction (PreCompact exists, but its transcript is a Codex rollout, which the checkpoint writer does not read) |
-| Gemini CLI 0.61 | ``.gemini/settings.json`` / ``$GEMINI_CLI_HOME/.gemini/settings.json`` | SessionStart, SessionEnd | subagents (Gemini CLI has no subagent start or end event), the checkpoint at compression (PreCompress) for the same reason as Codex |
+| Codex CLI 0.171 | ``.codex/hooks.json`` / ``$CODEX_HOME/hooks.json`` | SessionStart, SessionEnd, SubagentStart, SubagentStop, PreCompact (its rollout is the transcript) | — |
+| Gemini CLI 0.61 | ``.gemini/settings.json`` / ``$GEMINI_CLI_HOME/.gemini/settings.json`` | SessionStart, SessionEnd, PreCompress (its chat file is the transcript; only ``/compress``'s counts: the automatic one comes before every request) | subagents: no subagent event, and BeforeTool/AfterTool carry no call id to tie a start to its end |
 
 Codex CLI runs a hook someone added to its files only after the user trusted it (``/hooks`` in
 its screen, once per hook as written); Codex also loads a project's ``.codex/`` only when the
@@ -33,10 +33,12 @@ HOOKS: dict[str, tuple[OurHook, ...]] = {
         OurHook("SessionEnd", "session-end", None, 3, CODEX),  # Codex allows it 3 s at most
         OurHook("SubagentStart", "subagent-start", None, 30, CODEX),
         OurHook("SubagentStop", "subagent-stop", None, 30, CODEX),
+        OurHook("PreCompact", "pre-compact", None, 60, CODEX),
     ),
     GEMINI: (
         OurHook("SessionStart", "session-start", None, 60_000, GEMINI),
         OurHook("SessionEnd", "session-end", None, 10_000, GEMINI),
+        OurHook("PreCompress", "pre-compact", None, 60_000, GEMINI),
     ),
 }
 FILES = {CODEX: (".codex", "hooks.json"), GEMINI: (".gemini", "settings.json")}

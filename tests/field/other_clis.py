@@ -78,10 +78,11 @@ class Home:
             **extra,
         }
 
-    def run(self, args: list[str], env: dict[str, str], timeout: float = 180):
+    def run(self, args: list[str], env: dict[str, str], timeout: float = 180, cwd=None):
+        """``args`` run headless in ``cwd`` (the home's project)."""
         return subprocess.run(
             args,
-            cwd=self.project,
+            cwd=cwd or self.project,
             env=env,
             capture_output=True,
             text=True,
@@ -162,6 +163,26 @@ def gemini_config(home: Home, api: ScriptedAPIs) -> dict[str, str]:
         GEMINI_API_KEY="field-not-a-key",
         GEMINI_CLI_NO_RELAUNCH="true",
     )
+
+
+def gemini_with_hooks(field, api: ScriptedAPIs, prompt: str) -> dict[str, str]:
+    """Gemini CLI against ``api`` with our hooks (``install --cli gemini --user``), run headless
+    in the field project with ``prompt``; the variables that reach its data and the stand-in."""
+    home = Home(field.home / "gemini-user")
+    env = {**gemini_config(home, api), "PATH": field.env["PATH"]}
+    env["GEMINI_CLI_HOME"] = str(home.root)
+    installed = field.purlin("install", "--cli", "gemini", "--user", env=env)
+    assert installed.returncode == 0, installed.stderr
+    command = RECORDINGS["gemini"].command()
+    ran = home.run([*command, prompt], env, cwd=field.project)
+    assert ran.returncode == 0, ran.stderr
+    keep = ("GEMINI_CLI_HOME", "GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY", "GEMINI_CLI_NO_RELAUNCH")
+    return {k: env[k] for k in keep}
+
+
+def checkpoints_of(field, session: str) -> list[str]:
+    found = sorted((field.project / ".purlin" / "cache").glob(f"**/{session}*.md"))
+    return [path.read_text() for path in found]
 
 
 # opencode --------------------------------------------------------------------------------------

@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
+from purlin_resume.agentcli import programs
 from tests.field import other_clis
 from tests.field.scripted_apis import ScriptedAPIs, _all_text
 from tests.field.scripted_model import conversation, text
@@ -162,6 +164,36 @@ def _answer(field, server, pane: str, question: str, choice: str) -> None:
     field.wait_for(answered, 60, f"{question!r} answered")
 
 
+def _shown_within(check, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _command(field, server, pane: str, command: str, done) -> None:
+    """Type ``command`` into the CLI in ``pane`` and press Enter, each again while it has not
+    shown (a busy machine may draw the screen before the client reads keys; a completion list
+    may take the first Enter), until ``done()``."""
+    tmux = ["tmux", "-S", str(server.socket), "send-keys", "-t", pane]
+
+    def typed() -> bool:
+        shown = lambda: command in _pane_text(server, pane)  # noqa: E731
+        if shown():  # it came late: typing it again would double it
+            return True
+        subprocess.run([*tmux, "-l", command])
+        return _shown_within(shown, 10)
+
+    def submitted() -> bool:
+        subprocess.run([*tmux, "Enter"])
+        return _shown_within(done, 5)
+
+    field.wait_for(typed, 60, f"{command!r} typed")
+    field.wait_for(submitted, 90, f"{command!r} run")
+
+
 def _recorded(field, cli: str, api: ScriptedAPIs) -> tuple[str, dict[str, str], other_clis.Home]:
     """A session of ``cli`` (run headless in a project of its own, its answer X39-ANSWER), and
     the variables that point the CLI at its data and at the stand-in."""
@@ -226,26 +258,13 @@ def test_codex_hooks_register_its_session_and_record_a_subagent(field):
         "install", "--cli", "codex", "--user", env={"CODEX_HOME": str(codex_home)}
     )
     assert installed.returncode == 0, installed.stderr
+    codex = other_clis.RECORDINGS["codex"]
     with ScriptedAPIs() as api:
-        api.reply(
-            "X39-PARENT",
-            tool="spawn_agent",
-            namespace="multi_agent_v1",
-            args={"message": "X39-CHILD count the files in the project"},
-            last=True,
-        )
-        api.reply("X39-CHILD", text="There are 3 files.", last=True)
-        api.reply(
-            "X39-PARENT",
-            tool="wait_agent",
-            namespace="multi_agent_v1",
-            args=other_clis._spawned_agent,
-        )
-        api.reply("X39-PARENT", text="The child counted 3 files.")
+        codex.parent(api)  # the parent starts a child, which counts the files
         session = other_clis.codex_exec(
             home,
             api,
-            "X39-PARENT ask a child to count the files",
+            codex.parent_prompt,
             field.project,
             "--dangerously-bypass-hook-trust",
             path=field.env["PATH"],
@@ -310,3 +329,78 @@ def test_a_dead_codex_agent_revived_by_its_session_id_in_tmux(field, tmux_server
     again = field.purlin("revive", session, env=reach)  # it runs now: no second one
     assert again.returncode == 1, again.stderr
     assert "alive" in again.stderr or "open in another" in again.stderr
+
+
+def _revived_natively(field, server, cli: str, session: str, reach: dict[str, str]) -> str:
+    """``revive SESSION`` of a dead agent of ``cli``: its own CLI resumes it in a new pane of
+    ``server`` (the pane, once the CLI shows its ready prompt); a second revive is refused."""
+    (field.bin_dir / cli).symlink_to(other_clis.BINARIES[cli])
+    field.settle_interactive(server.socket)
+    if "XDG_CONFIG_HOME" in reach:  # the user's settings are read from there too
+        ours = Path(reach["XDG_CONFIG_HOME"]) / "purlin-resume"
+        ours.mkdir(parents=True, exist_ok=True)
+        (ours / "config.json").write_bytes(
+            (field.home / ".config" / "purlin-resume" / "config.json").read_bytes()
+        )
+    dead = json.loads(field.purlin("agents-status", "--json").stdout)["agents"]
+    assert [(a["agent_id"], a["state"]) for a in dead] == [(session, "dead")]
+    revived = field.purlin("revive", session, "--json", env=reach)
+    assert revived.returncode == 0, revived.stderr
+    done = json.loads(revived.stdout)
+    resume = programs.program(cli).resume(session)
+    assert (done["command"], done["successor"]) == (" ".join(resume), session)
+    agents = json.loads((field.project / ".purlin" / "agents.json").read_text())["agents"]
+    assert (agents[session]["cli"], agents[session]["ended_at"]) == (cli, None)
+    assert agents[session]["tmux_pane"] == done["tmux_pane"]
+    again = field.purlin("revive", session, env=reach)  # it runs now: no second one
+    assert again.returncode == 1, again.stderr
+    return done["tmux_pane"]
+
+
+def _manual(field) -> list:
+    return [c for c in field.hooks("PreCompress") if c.payload.get("trigger") == "manual"]
+
+
+def test_a_dead_gemini_agent_revived_by_its_session_id_in_tmux(field, tmux_server):
+    """Registered by Gemini CLI's own hooks; revived, it goes on, and its ``/compress`` writes
+    the automatic checkpoint from its chat file."""
+    other_clis.need("gemini")
+    with ScriptedAPIs() as api:
+        api.reply("X39-REVIVE", text="X39-DONE the migration is half way.", last=True)
+        reach = other_clis.gemini_with_hooks(field, api, "X39-REVIVE migrate the schema")
+        session = field.hooks("SessionStart")[0].payload["session_id"]
+        reach["CI"] = "false"  # CI=true makes Gemini CLI's screen a headless run
+        pane = _revived_natively(field, tmux_server, "gemini", session, reach)
+        _on_screen(field, tmux_server, pane, "X39-DONE the migration is half way.")
+        api.reply("", text=other_clis.SUMMARY, side=True)
+        _command(
+            field, tmux_server, pane, "/compress", lambda: other_clis.checkpoints_of(field, session)
+        )
+    assert [c.payload["session_id"] for c in _manual(field)] == [session]
+    (checkpoint,) = other_clis.checkpoints_of(field, session)
+    assert "**Source:** PreCompact hook (manual /compact)" in checkpoint
+    assert "X39-REVIVE migrate the schema" in checkpoint  # from Gemini CLI's chat file
+    assert "X39-DONE the migration is half way." in checkpoint
+
+
+def test_a_dead_opencode_agent_revived_by_its_session_id_in_tmux(field, tmux_server):
+    other_clis.need("opencode")
+    with ScriptedAPIs() as api:
+        api.reply("X39-REVIVE", text="X39-DONE the migration is half way.", last=True)
+        home = other_clis.Home(field.home / "opencode-user")
+        env = other_clis.opencode_config(home, api)
+        command = other_clis.RECORDINGS["opencode"].command()
+        ran = home.run([*command, "X39-REVIVE migrate the schema"], env, cwd=field.project)
+        assert ran.returncode == 0, ran.stderr
+        reach = {k: v for k, v in env.items() if k.startswith(("XDG_", "OPENCODE_"))}
+        listed = field.purlin("sessions", "--all", "--cli", "opencode", "--json", env=reach)
+        (session,) = [s["id"] for s in json.loads(listed.stdout)["sessions"]]
+        # opencode has no command hooks: its start and end registered as a plugin of the user's
+        # would register them
+        for event in ("session-start", "session-end"):
+            said = {"session_id": session, "cwd": str(field.project), "source": "startup"}
+            hook = field.purlin("hook", event, "--cli", "opencode", input=json.dumps(said))
+            assert hook.returncode == 0, hook.stderr
+        pane = _revived_natively(field, tmux_server, "opencode", session, reach)
+        _on_screen(field, tmux_server, pane, "X39-DONE the migration is half way.")
+    assert not (field.project / ".purlin" / "cache" / "hook.log").exists()
