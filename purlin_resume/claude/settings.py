@@ -2,9 +2,13 @@
 
 The ``hooks`` key maps an event to a list of matcher groups, each
 ``{"matcher": PATTERN, "hooks": [{"type": "command", "command": ..., "timeout": SECONDS}]}``
-(events without tools take no matcher); every hook of ours runs in the foreground (with an
-asynchronous hook, ``claude -p`` of 2.1.197 runs no SessionEnd hook). Our hook commands are
-recognised by their command, ``purlin-resume hook EVENT``: nothing else in the file is ours. Merging keeps every other key,
+(events without tools take no matcher); ``"async": true`` lets the client go on without waiting
+for the command. Only SubagentStart is: the client stops a background hook still running when
+it exits (``claude -p`` does right after its answer), and the id SubagentStart gives a spawn
+SubagentStop, PostToolUse and the next prompt or session start give it too. PostToolUse is the
+only record of a subagent that ended on an API error in 2.1.197, and with an asynchronous
+UserPromptSubmit, ``claude -p`` of 2.1.197 runs no SessionEnd hook. Our hook commands are recognised by their command,
+``purlin-resume hook EVENT``: nothing else in the file is ours. Merging keeps every other key,
 every other group and every other tool's command exactly as they were, in place; a group of ours
 that is out of date is replaced where it stands. Removing takes out our commands only, and the
 groups and event lists that held nothing else.
@@ -33,6 +37,7 @@ class OurHook:
     matcher: str | None
     timeout: int  # in the unit the CLI reads (seconds; Gemini CLI: milliseconds)
     cli: str | None = None  # another agent CLI's hook: ``--cli NAME`` tells the hook which
+    background: bool = False  # ``"async": true``: the client does not wait for it
 
     def command(self, executable: str = COMMAND) -> str:
         return f"{executable} hook {self.name}" + (f" --cli {self.cli}" if self.cli else "")
@@ -43,6 +48,8 @@ class OurHook:
             group["matcher"] = self.matcher
         hook: dict[str, Any] = {"type": "command", "command": self.command(executable)}
         hook["timeout"] = self.timeout
+        if self.background:
+            hook["async"] = True
         group["hooks"] = [hook]
         return group
 
@@ -50,7 +57,7 @@ class OurHook:
 HOOKS = (
     OurHook("PreToolUse", "pre-tool-use", SUBAGENT_MATCHER, 10),  # the spawn's commit: before
     OurHook("PostToolUse", "post-tool-use", SUBAGENT_MATCHER, 30),
-    OurHook("SubagentStart", "subagent-start", None, 10),
+    OurHook("SubagentStart", "subagent-start", None, 10, background=True),
     OurHook("SubagentStop", "subagent-stop", None, 30),
     OurHook("UserPromptSubmit", "user-prompt-submit", None, 10),
     OurHook("PreCompact", "pre-compact", None, 60),
@@ -172,7 +179,7 @@ def current(group: dict[str, Any] | None, ours: OurHook) -> bool:
     return (
         hook.get("command", "").split()[-2:] == ["hook", ours.name]
         and hook.get("timeout") == ours.timeout
-        and not hook.get("async")
+        and bool(hook.get("async")) == ours.background
     )
 
 

@@ -23,11 +23,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from purlin_resume.claude import records
 from purlin_resume.claude.layout import AGENT_PREFIX
-from purlin_resume.claude.transcript import Compaction, ToolCall, Transcript
+
+if TYPE_CHECKING:  # the hooks read .meta.json files and tails without the transcript reader
+    from purlin_resume.claude.transcript import Compaction, ToolCall, Transcript
 
 INLINE = "inline"
 COMPLETED, FAILED, UNFINISHED, UNKNOWN = "completed", "failed", "unfinished", "unknown"

@@ -20,7 +20,6 @@ from typing import Any
 
 from purlin_resume.claude import records
 from purlin_resume.claude.records import SUBAGENT_TOOLS, ReadStats, utc
-from purlin_resume.core import redact
 
 PROMPT, COMMAND, INTERRUPTION, NOTIFICATION, RESPONSE, COMPACTION = (
     "prompt",
@@ -197,6 +196,8 @@ class Transcript:
 
 
 def _one_line(text: str, limit: int = 120) -> str:
+    from purlin_resume.core import redact  # the hooks read agents' transcripts without the scanner
+
     return redact.one_line(text, limit)
 
 

@@ -12,6 +12,7 @@ not ours (another application id) or has another schema version is deleted and b
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 from collections.abc import Iterable, Iterator, Sequence
@@ -43,6 +44,13 @@ CREATE TABLE IF NOT EXISTS recommendations (
 ) WITHOUT ROWID;
 """
 SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+
+def index_path(claude_root: Path, cache: Path) -> Path:
+    """The search index of the Claude data folder ``claude_root`` in the cache folder ``cache``
+    (a SQLite file of its own, beside ``cache.sqlite``)."""
+    data = str(Path(claude_root).resolve())
+    return Path(cache) / f"search-{hashlib.sha256(data.encode()).hexdigest()[:12]}.sqlite"
 
 
 def folder() -> str:

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import clock, gitrepo, ids, redact, store
+from purlin_resume.core import clock, gitrepo, ids, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.core.project import Project
 
@@ -494,7 +494,7 @@ def update(project: Project, change: Callable[[AgentHistory], Any], create: bool
     """Run ``change`` on the history under its lock and write the result; returns what it returns.
 
     ``create`` starts from the template when the file is absent. Nothing is written when the
-    file does not parse or ``change`` raises. Every entry is written redacted.
+    file does not parse or ``change`` raises. Every text a change writes is redacted.
     """
     file = path(project)
     if not create and not file.exists():
@@ -503,11 +503,55 @@ def update(project: Project, change: Callable[[AgentHistory], Any], create: bool
     outcome: list[Any] = []
 
     def apply(data: Any) -> None:
+        before = _texts(data)
         outcome.append(change(AgentHistory(file, check(file, data))))
-        data["entries"] = redact.redact_data(data["entries"])[0]  # the file is committed
+        data["entries"] = [_redacted(entry, before) for entry in data["entries"]]
 
     store.update_json(file, apply, default=template())
     return outcome[0]
+
+
+# fields whose values are ids, statuses, modes or times (checked or made here): no free text
+_SHAPED_FIELDS = frozenset(
+    {
+        "agent_id",
+        "session_id",
+        "tool_use_id",
+        "status",
+        "timestamp",
+        "completion_timestamp",
+        "abandoned_at",
+        "spawn_commit",
+        "execution_mode",
+        "parallel_group",
+        "granularity",
+        "depends_on",
+    }
+)
+
+
+def _texts(value: Any) -> set[str]:
+    """Every string inside a JSON value, keys included."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set(value).union(*(_texts(item) for item in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_texts(item) for item in value))
+    return set()
+
+
+def _redacted(entry: Any, before: set[str]) -> Any:
+    """``entry`` redacted when a change put free text into it that the file did not hold (the
+    file is committed); text it held already was written redacted, and is not scanned again."""
+    if not isinstance(entry, dict):
+        return entry
+    added = _texts({k: v for k, v in entry.items() if k not in _SHAPED_FIELDS}) - before
+    if not added:
+        return entry
+    from purlin_resume.core import redact  # only then: naming or ending an agent needs none
+
+    return redact.redact_data(entry)[0]
 
 
 def write_current_id(project: Project, agent_id: str) -> None:

@@ -34,7 +34,7 @@ from purlin_resume.checkpoints.roles import ROLES
 from purlin_resume.claude import records, subagents
 from purlin_resume.claude.hooks import AGENT_CLI_ENV, HookPayload
 from purlin_resume.claude.records import TOOL_USE_PREFIX
-from purlin_resume.core import clock, gitrepo, ids, redact
+from purlin_resume.core import clock, gitrepo, ids
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
@@ -64,6 +64,14 @@ class Outcome:
     output: str | None = None
 
 
+def redacted(text: str) -> str:
+    """``text`` as a hook writes or prints it. The scanner loads only in the hooks that write
+    free text: building its expression is the largest part of a hook call."""
+    from purlin_resume.core import redact
+
+    return redact.redact(text).text
+
+
 def phase_and_plan(*texts: str | None) -> tuple[str, str]:
     for text in texts:
         match = _PHASE_PLAN.search(text or "")
@@ -83,7 +91,7 @@ def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
     description, prompt = _texts(payload)
     phase, plan = phase_and_plan(description, prompt)
     task = " ".join((description or prompt or payload.tool_name or "agent").split())
-    task = redact.redact(task).text[:300]  # the history is committed: no secret goes into it
+    task = redacted(task)[:300]  # the history is committed: no secret goes into it
     batch = _spawn_batch(payload)
     request = history.NewAgent(
         agent_id=payload.tool_use_id,
@@ -114,7 +122,7 @@ def _stored_prompt(prompt: str | None) -> str | None:
     if not prompt:
         return None
 
-    text = redact.redact(prompt).text
+    text = redacted(prompt)
     if len(text) > PROMPT_CHARS:
         text = text[:PROMPT_CHARS].rstrip() + f"\n[... prompt cut at {PROMPT_CHARS} characters]"
     return text
@@ -504,11 +512,15 @@ def recommendation_line(
     stays fast), and a failure here costs only this line (named in the hook's notes)."""
     if not settings.recommend_in_briefing:
         return None
-    from purlin_resume.resurrection import flow as resurrection
-    from purlin_resume.resurrection import recommendation
+    from purlin_resume.core import cache_home
+    from purlin_resume.resurrection import candidates
 
     try:
-        env = resurrection.environment(None, project.root, settings)
+        env = candidates.environment(None, project.root, settings)
+        if not cache_home.index_path(env.claude_root, env.cache).exists():
+            return None  # no search index yet: nothing to recommend from
+        from purlin_resume.resurrection import recommendation
+
         task = recommendation.gather(
             project.root, env.claude_root, payload.session_id, settings.main_branches
         )
@@ -527,7 +539,7 @@ def recommendation_line(
         f"Worked on this before: {what}: {best.why}. "
         "Bring its expertise back with `purlin-resume resurrect --recommended 1`."
     )
-    return redact.redact(line).text
+    return redacted(line)
 
 
 def _tmux_socket(env: Mapping[str, str]) -> str | None:
@@ -573,7 +585,7 @@ def subagent_started(project: Project, payload: HookPayload) -> Outcome:
     if not agent_id:
         return Outcome("no agent id")
     described = payload.text("prompt") or payload.text("task") or payload.text("agent_type")
-    task = redact.redact(" ".join((described or "subagent").split())).text[:300]
+    task = redacted(" ".join((described or "subagent").split()))[:300]
     phase, plan = phase_and_plan(described)
     request = history.NewAgent(
         agent_id=agent_id,

@@ -25,7 +25,6 @@ ranks below its original. Every result carries its score (0-100) and the reasons
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import multiprocessing
 import os
 import re
@@ -44,6 +43,7 @@ from purlin_resume.claude.catalog import Catalog
 from purlin_resume.claude.layout import SessionFile
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.core import cache_home, redact, store
+from purlin_resume.core.cache_home import index_path
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.crosscli.sources import read_source, sources
 from purlin_resume.resurrection.query import Query
@@ -72,12 +72,6 @@ COLUMNS = (
 )
 DOCS_COLUMNS = ", ".join("d." + column for column in COLUMNS.split(", "))  # docs joined as d
 BEST = 500  # the conversations the words' bm25 ranks
-
-
-def index_path(claude_root: Path, cache: Path) -> Path:
-    """The index of the Claude data folder ``claude_root`` in the cache folder ``cache``."""
-    folder = str(Path(claude_root).resolve())
-    return Path(cache) / f"search-{hashlib.sha256(folder.encode()).hexdigest()[:12]}.sqlite"
 
 
 # ---------------------------------------------------------------------------------------------

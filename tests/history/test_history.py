@@ -547,3 +547,19 @@ def test_counts_agree_with_their_nouns(repo, cli):
     assert result.exit_code == 0, result.stderr
     assert "1 agent of this group was interrupted together" in result.stdout
     assert "1 agents" not in result.stdout
+
+
+def test_text_a_change_adds_is_written_redacted(repo):
+    secret = "ghp_" + "C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+    write_history(repo, [entry("a1"), entry("a2")])
+
+    def change(doc):
+        doc.entries[1].data["task_description"] = f"deploy with token {secret}"
+        doc.entries[1].data["files_modified"] = [f"notes/{secret}.md"]
+        doc.data["entries"].append(entry("a3", task_description=f"GITHUB_TOKEN={secret}"))
+
+    history.update(Project(repo), change)
+    written = history_path(repo).read_text()
+    assert secret not in written
+    assert written.count("[REDACTED:") == 3
+    assert [e["task_description"] for e in read_history(repo)["entries"]][0] == "task of a1"
