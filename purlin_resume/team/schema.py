@@ -5,7 +5,8 @@ TR-6's fields. Additions, never renames: ``uuid`` (the row's key, which never re
 primary key, since readable ids do repeat across teammates, projects and clocks set back),
 ``member`` (whose row it is), ``bookmark_uuid`` (the foreign key to ``bookmarks``, in place of
 TR-2's on ``bookmark_id``, which is not unique), the TR-1 additions the statistics read (agent
-type, latency) and ``extra`` (the other additions as JSON). ``context_packs`` holds what
+type, latency) and, in both tables, ``extra`` (a row's other fields as JSON, such as the agent
+CLI of a bookmark of another CLI's session; schema 3 added it to ``bookmarks``). ``context_packs`` holds what
 ``bookmark share`` publishes (deleted with its bookmark), ``row_versions`` the hash of every
 row version a teammate sent (so an older copy is never sent again over a newer one), and
 ``purlin_team`` the schema version.
@@ -13,7 +14,9 @@ row version a teammate sent (so an older copy is never sent again over a newer o
 
 from __future__ import annotations
 
-VERSION = 2
+VERSION = 3
+# what brings a server's tables of an earlier schema version to this one
+UPGRADES = {"2": ("ALTER TABLE bookmarks ADD COLUMN extra TEXT",)}
 META = "purlin_team"
 INT_RANGE = (-(2**31), 2**31 - 1)
 
@@ -70,6 +73,7 @@ BOOKMARK_COLUMNS = (
     ("resurrection_count", "INT", "INT NOT NULL DEFAULT 0"),
     ("last_resurrected", "TEXT", "DATETIME(3)"),
     ("scope", "TEXT", "VARCHAR(16)"),
+    ("extra", "TEXT", "TEXT"),
 )
 BOOKMARK_INDEXES = (("idx_bookmark_name", "name"), ("idx_bookmark_member", "member"))
 PACK_COLUMNS = (

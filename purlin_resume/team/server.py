@@ -154,12 +154,25 @@ class Server:
             self.dolt_commit("create the purlin-resume team tables")
             made = True
         found = self.tuples(f"SELECT value FROM {schema.META} WHERE name = 'schema_version'")
+        if found and found[0][0] in schema.UPGRADES:
+            found = self._upgrade(found[0][0])
         if not found or found[0][0] != str(schema.VERSION):
             raise TeamError(
                 f"{self.where} holds team tables of schema {found[0][0] if found else '?'}, "
                 f"this purlin-resume writes schema {schema.VERSION}: use the same version"
             )
         return made
+
+    def _upgrade(self, version: str) -> list[tuple]:
+        """Tables of an earlier schema brought to this one (columns added, nothing renamed)."""
+        for statement in schema.UPGRADES[version]:
+            self.execute(statement)
+        self.execute(
+            f"UPDATE {schema.META} SET value = %s WHERE name = 'schema_version'",
+            (str(schema.VERSION),),
+        )
+        self.dolt_commit(f"upgrade the purlin-resume team tables to schema {schema.VERSION}")
+        return [(str(schema.VERSION),)]
 
     # writing
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import FIXTURES, git
 from tests.core.test_redact import PLANTED
 from tests.team_setup import Teammate, git_daemon, teammate
 
@@ -570,3 +570,18 @@ def test_bad_setups_are_one_line_each_and_leave_no_membership(tmp_path):
         assert not (frank.history / "team" / "team.json").exists()
     proc = subprocess.run(["git", "--version"], capture_output=True, check=True)
     assert proc.returncode == 0
+
+
+def test_a_bookmark_of_another_cli_comes_back_with_its_cli(tmp_path, remote):
+    alice, bob = _team(tmp_path, remote, ("alice", "bob"))
+    codex_home = tmp_path / "codex-home"
+    shutil.copytree(FIXTURES.parent / "codex", codex_home)
+    alice.extra_env["CODEX_HOME"] = str(codex_home)
+    alice.ok("bookmark", "add", "codex-work", "--session", "01a21c25-3856")
+    alice.ok("bookmark", "add", "claude-work", "--session", "4d56")
+    alice.ok("team", "sync")
+    bob.ok("team", "sync")
+    marks = {m["name"]: m for m in _marks(bob)}
+    assert marks["codex-work"]["cli"] == "codex"
+    assert marks["codex-work"]["session_id"] == "01a21c25-3856-72b2-af61-b2807cc1fe09"
+    assert marks["claude-work"].get("cli") is None
