@@ -78,6 +78,7 @@ _PASSED_OVER = (
     b'"payload":{"type":"task_started"',
     b'"payload":{"type":"task_complete"',
 )
+_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
 _AGENT_ID = re.compile(r'"agent_id"\s*:\s*"([0-9a-f-]{36})"')
 
 
@@ -210,6 +211,9 @@ class _Reading:
             return  # developer and system instructions
         stripped = text.lstrip()
         if stripped.startswith(_CONTEXT_PREFIXES):
+            found = _CWD.search(text) if stripped.startswith("<environment_context>") else None
+            if found and self.session.project_path is None:  # the older format's folder
+                self.session.project_path = self.transcript.project_path = found.group(1)
             return
         if stripped.startswith("<turn_aborted>"):
             self._aborted(timestamp)
@@ -337,6 +341,22 @@ def sessions(folder: Path) -> list[NativeSession]:
     for session in found:
         session.title = names.get(session.id, session.title)
     return family(found)
+
+
+def head(thread: str, path: Path, folder: Path | None = None) -> NativeSession:
+    """A thread as its first records tell it (id, parent, folder, first prompt as its title,
+    or the name ``folder``'s session index gives it): its meta, and on the older format the
+    environment context, without reading the conversation through."""
+    reading = _Reading(thread, path, ReadOptions())
+    session = reading.session
+    for record in json_lines(path, session.stats, _PASSED_OVER):
+        reading.add(record)
+        if reading.transcript.turns:
+            break
+    prompt = reading.transcript.first_prompt
+    session.title = thread_names(folder).get(thread) if folder is not None else None
+    session.title = session.title or (" ".join(prompt.split())[:80] if prompt else None)
+    return session
 
 
 def threads(folder: Path) -> list[NativeSession]:

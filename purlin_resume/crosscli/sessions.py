@@ -104,12 +104,9 @@ def _read(session: NativeSession, options: ReadOptions) -> Conversation:
     return storage.read(session, options)
 
 
-def open_conversation(
-    identifier: str, options: ReadOptions | None = None, clis: tuple[str, ...] = OTHERS
-) -> Opened:
-    """The session or child session of Codex CLI, Gemini CLI or opencode whose id is
-    ``identifier`` (or starts with it, when only one does), read with ``options``."""
-    options = options or ReadOptions()
+def _find(identifier: str, clis: tuple[str, ...]) -> tuple[NativeSession, list[NativeSession]]:
+    """The listed session ``identifier`` names (by id, or a prefix only one id has), and every
+    session of its CLI."""
     query = identifier.strip()
     if not query:
         raise UsageError("an id is required: a session id, an agent id or a unique prefix")
@@ -122,11 +119,24 @@ def open_conversation(
     if len(found) > 1:
         shown = ", ".join(f"{s.id} ({s.cli})" for s in found[:10])
         raise PurlinError(f"'{query}' is ambiguous: it matches {shown}; give more characters")
-    session = found[0]
-    children = [
-        _read(s, ReadOptions()).session
-        for s in everything[session.cli]
-        if s.parent_id == session.id
-    ]
-    conversation = _read(session, options)
+    return found[0], everything[found[0].cli]
+
+
+def located(identifier: str, clis: tuple[str, ...] = OTHERS) -> NativeSession:
+    """The session or child session ``identifier`` names with its folder, parent and title,
+    its conversation not read (of a Codex thread only its first records)."""
+    session, _ = _find(identifier, clis)
+    if session.cli == CODEX:
+        return rollouts.head(session.id, session.path, rollouts.root())
+    return session
+
+
+def open_conversation(
+    identifier: str, options: ReadOptions | None = None, clis: tuple[str, ...] = OTHERS
+) -> Opened:
+    """The session or child session of Codex CLI, Gemini CLI or opencode whose id is
+    ``identifier`` (or starts with it, when only one does), read with ``options``."""
+    session, listed = _find(identifier, clis)
+    children = [_read(s, ReadOptions()).session for s in listed if s.parent_id == session.id]
+    conversation = _read(session, options or ReadOptions())
     return Opened(conversation, "agent" if session.parent_id else "session", children)

@@ -218,14 +218,12 @@ def _other_cli_session(query: str) -> tuple[NativeSession, str] | None:
     from purlin_resume.crosscli import sessions as crosscli
 
     try:
-        found = crosscli.open_conversation(query)
+        session = crosscli.located(query)
     except NotFound:
         return None
-    session = found.session
     if session.parent_id is None:
         return session, "session"
-    parent = crosscli.open_conversation(session.parent_id).session
-    return parent, "agent"
+    return crosscli.located(session.parent_id), "agent"
 
 
 def _other_plan(session: NativeSession, via: str, fork: bool) -> OpenPlan:

@@ -203,3 +203,54 @@ def test_codex_own_image_prompt_records(fixture, said):
     assert "[image]" in last.text
     assert read.session.stats.unknown == 0
     assert read.session.stats.malformed == 0
+
+
+def _long_rollout(folder: Path, older: bool, thread: str) -> Path:
+    """A rollout of either record format with a working folder, a first prompt and 5,000 more
+    records after them."""
+    stamp = "2025-08-01T10:00:00.000Z"
+    context = {
+        "type": "message",
+        "role": "user",
+        "content": [
+            {
+                "type": "input_text",
+                "text": ("<environment_context>\n  <cwd>/work/older</cwd>\n</environment_context>"),
+            }
+        ],
+    }
+    prompt = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}
+    answer = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "done"}],
+    }
+    if older:
+        records = [{"id": thread, "timestamp": stamp, "instructions": None}, context, prompt]
+        records += [answer] * 5000
+    else:
+        meta = {"id": thread, "cwd": "/work/newer", "cli_version": "0.171.0"}
+        records = [{"timestamp": stamp, "type": "session_meta", "payload": meta}]
+        records += [
+            {"timestamp": stamp, "type": "response_item", "payload": item}
+            for item in [context, prompt] + [answer] * 5000
+        ]
+    name = f"rollout-2025-08-01T10-00-00-{thread}.jsonl"
+    return _write(folder / "sessions/2025/08/01" / name, records)
+
+
+@pytest.mark.parametrize("older", [True, False], ids=["older format", "newer format"])
+def test_a_threads_head_tells_its_folder_and_title_from_its_first_records(tmp_path, older):
+    thread = "0b1c2d3e-0000-4000-8000-00000000000" + ("a" if older else "b")
+    path = _long_rollout(tmp_path, older, thread)
+    head = rollouts.head(thread, path, tmp_path)
+    assert head.project_path == ("/work/older" if older else "/work/newer")
+    assert head.title == "go"
+    assert head.stats.lines <= 4
+    whole = rollouts.read(thread, path).session
+    assert (whole.project_path, whole.title) == (head.project_path, head.title)
+    assert whole.stats.lines > 5000
+    (tmp_path / "session_index.jsonl").write_text(
+        json.dumps({"id": thread, "thread_name": "named"}) + "\n"
+    )
+    assert rollouts.head(thread, path, tmp_path).title == "named"
