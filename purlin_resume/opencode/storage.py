@@ -105,8 +105,7 @@ class _Reading:
         self.transcript.stats = session.stats
         self.turn: Turn | None = None
         self.compaction: Compaction | None = None  # the one the current message summarises
-        self.placed: dict[str, tuple[Turn | None, Compaction | None]] = {}  # by message id
-        self.summarised: list[Compaction] = []  # those a summary message made
+        self.asked: list[Compaction] = []  # compactions asked for, their summary not yet read
 
     def message(self, message: dict[str, Any]) -> None:
         self.session.stats.records += 1
@@ -114,7 +113,6 @@ class _Reading:
         timestamp = millis(time.get("created"))
         role = message.get("role")
         self.compaction = None
-        self.placed[str(message.get("id"))] = (None, None)
         if role == "user":
             self.turn = Turn("user", PROMPT, timestamp)
         elif role == "assistant":
@@ -128,24 +126,28 @@ class _Reading:
             self.turn = None
             return
         if message.get("summary") and role == "assistant":
-            self.compaction = Compaction(timestamp)
-            self.transcript.compactions.append(self.compaction)
-            self.summarised.append(self.compaction)
+            self.compaction = self._summarised(timestamp)
             self.turn.kind, self.turn.role = COMPACTION, "user"
         self.transcript.turns.append(self.turn)
-        self.placed[str(message.get("id"))] = (self.turn, self.compaction)
         error = message.get("error")
         if isinstance(error, dict) and "Abort" in str(error.get("name")):
             self.transcript.turns.append(
                 Turn("user", INTERRUPTION, timestamp, "[Request interrupted by user]")
             )
 
-    def part_of(self, message_id: Any, part: dict[str, Any]) -> None:
-        """A part of the message ``message_id`` (read earlier), in whatever order parts come."""
-        self.turn, self.compaction = self.placed.get(str(message_id), (None, None))
-        self.part(part)
+    def _summarised(self, timestamp: str | None) -> Compaction:
+        """The compaction a summary message written at ``timestamp`` completes: the oldest one
+        asked for and not yet summarised, else one of its own."""
+        if self.asked:
+            compaction = self.asked.pop(0)
+            compaction.timestamp = timestamp
+            return compaction
+        compaction = Compaction(timestamp)
+        self.transcript.compactions.append(compaction)
+        return compaction
 
     def part(self, part: dict[str, Any]) -> None:
+        """A part of the message read last."""
         kind, turn = part.get("type"), self.turn
         if kind not in _PART_TYPES:
             self.session.stats.unknown_types[f"part:{kind}"] += 1
@@ -164,15 +166,11 @@ class _Reading:
             self._compaction_asked(turn, _auto(part))
 
     def _compaction_asked(self, turn: Turn, trigger: str | None) -> None:
-        """The request for a compaction (a part of the user message that asks for it): its
-        trigger goes to the compaction its summary message made (the first after it not yet
-        asked for), else it stands alone (no summary was written)."""
-        at = turn.timestamp or ""
-        after = [c for c in self.summarised if c.trigger is None and (c.timestamp or "") >= at]
-        if after:
-            min(after, key=lambda c: c.timestamp or "").trigger = trigger
-        else:
-            self.transcript.compactions.append(Compaction(turn.timestamp, trigger=trigger))
+        """The request for a compaction (a part of the user message that asks for it): the
+        summary message that follows it, if one does, is that compaction's summary."""
+        compaction = Compaction(turn.timestamp, trigger=trigger)
+        self.transcript.compactions.append(compaction)
+        self.asked.append(compaction)
 
     def _tool(self, turn: Turn, part: dict[str, Any]) -> None:
         state = _object(part.get("state"))
@@ -224,6 +222,10 @@ def _auto(part: dict[str, Any]) -> str | None:
 
 
 _DECODE = line_decoder()
+_MESSAGES_AND_PARTS = (
+    "select m.id, m.data, p.data from message m left join part p on p.message_id = m.id "
+    "where m.session_id = ? order by m.time_created, m.id, p.id"
+)
 
 
 def _loads(text: Any, stats: ReadStats) -> dict[str, Any] | None:
@@ -249,28 +251,26 @@ def _database_sessions(folder: Path) -> list[NativeSession]:
 
 
 def _read_database(session: NativeSession, options: ReadOptions) -> Transcript:
+    """The session's messages in order, each followed by its parts in order: one cursor over
+    the two tables' indexes (no sorting), one row at a time."""
     reading = _Reading(session, options)
     connection = _connect(session.path)
     if connection is None:
         session.stats.unreadable = "not an opencode database"
         return reading.finish()
-    messages = connection.execute(
-        "select id, data from message where session_id = ? order by time_created, id",
-        (session.id,),
-    )
-    for message_id, data in messages:  # one row at a time
-        message = _loads(data, session.stats)
-        if message is not None:
-            reading.message({"id": message_id, **message})
-    # then the parts, as they were written (each to its message's turn): in the order of the
-    # table, which SQLite reads without sorting
-    parts = connection.execute(
-        "select message_id, data from part where session_id = ?", (session.id,)
-    )
-    for message_id, data in parts:
-        part = _loads(data, session.stats)
+    rows = connection.execute(_MESSAGES_AND_PARTS, (session.id,))
+    current = None
+    for message_id, message_data, part_data in rows:
+        if message_id != current:
+            current = message_id
+            message = _loads(message_data, session.stats)
+            if message is not None:
+                reading.message({"id": message_id, **message})
+            else:
+                reading.turn = reading.compaction = None
+        part = _loads(part_data, session.stats) if part_data is not None else None
         if part is not None:
-            reading.part_of(message_id, part)
+            reading.part(part)
     connection.close()
     return reading.finish()
 
@@ -322,7 +322,7 @@ def _read_files(session: NativeSession, options: ReadOptions) -> Transcript:
         reading.message(message)
         parts = list(_json_objects(storage / "part" / str(message.get("id")), stats))
         for part in sorted(parts, key=lambda p: str(p.get("id"))):
-            reading.part_of(message.get("id"), part)
+            reading.part(part)
     return reading.finish()
 
 

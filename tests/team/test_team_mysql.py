@@ -16,7 +16,7 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from tests.conftest import missing_binary
+from tests.conftest import FIXTURES, missing_binary
 from tests.core.test_redact import PLANTED
 from tests.team_setup import teammate
 
@@ -215,3 +215,25 @@ def test_bad_dsns_are_one_line_each_and_leave_nothing(tmp_path, database, mariad
     assert listed["transport"] == "mysql"
     assert listed["versioned"] is False
     assert PASSWORD not in json.dumps(listed)
+
+
+@pytest.mark.slow
+def test_a_server_of_schema_2_is_upgraded_and_keeps_a_bookmarks_cli(tmp_path, database):
+    dsn, root, name = database
+    alice, bob = teammate(tmp_path, "alice"), teammate(tmp_path, "bob")
+    assert _join(alice, dsn).code == 0
+    with root.cursor() as cursor:  # the tables as schema 2 made them
+        cursor.execute(f"ALTER TABLE {name}.bookmarks DROP COLUMN extra")
+        cursor.execute(f"UPDATE {name}.purlin_team SET value = '2'")
+    codex_home = tmp_path / "codex-home"
+    shutil.copytree(FIXTURES.parent / "codex", codex_home)
+    alice.extra_env["CODEX_HOME"] = str(codex_home)
+    alice.ok("bookmark", "add", "codex-work", "--session", "01a21c25-3856")
+    alice.ok("team", "sync")
+    assert _join(bob, dsn).code == 0
+    bob.ok("team", "sync")
+    (mark,) = bob.ok("bookmark", "list", "--team", "--json").json()["bookmarks"]
+    assert mark["cli"] == "codex"
+    with root.cursor() as cursor:
+        cursor.execute(f"SELECT value FROM {name}.purlin_team")
+        assert cursor.fetchone()[0] == "3"
