@@ -6,7 +6,9 @@ then message records (``id``, ``timestamp``, ``type`` user/gemini/info/error/war
 ``content``; a gemini message holds ``toolCalls`` with their results, ``thoughts`` and
 ``tokens``). A message written again under the same id replaces the earlier one; ``{"$set":
 {...}}`` updates the metadata (its ``messages``, when present, start the list over) and
-``{"$rewindTo": id}`` drops that message and every later one. Before the JSONL form, a session
+``{"$rewindTo": id}`` drops that message and every later one. A compression (``/compress`` or an
+automatic one) starts the list over with the summary as a user message and the CLI's fixed
+answer to it, then the messages kept: the turns before it stay, followed by a compaction. Before the JSONL form, a session
 was one JSON document ``session-*.json`` holding the same fields and a ``messages`` list; it is
 read whole (those files were rewritten whole by the CLI, and stay small). A subagent's file sits
 under its parent's session id: ``chats/<parent session id>/<subagent session id>.jsonl``. The
@@ -33,8 +35,10 @@ from purlin_resume.agentcli.shape import (
 )
 from purlin_resume.claude.records import ReadStats, utc
 from purlin_resume.claude.transcript import (
+    COMPACTION,
     PROMPT,
     RESPONSE,
+    Compaction,
     ReadOptions,
     ToolCall,
     Transcript,
@@ -44,6 +48,8 @@ from purlin_resume.claude.transcript import (
 _MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 _CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")  # hooks' context, as it wraps it
 SPAWN_TOOLS = frozenset({"invoke_agent"})
+# what the CLI has the model say after a compression's summary (chatCompressionService.ts)
+COMPRESSION_ACK = "Got it. Thanks for the additional context!"
 
 
 def root(explicit: Path | None = None) -> Path:
@@ -105,6 +111,9 @@ class _Reading:
         self.messages: dict[str, list[Turn]] = {}  # message id -> its turns, in order
         self.calls: dict[str, ToolCall] = {}
         self.tokens: dict[str, int] = {}
+        self.before: list[Turn] = []  # the turns up to the newest compression, and its mark
+        self.compactions: list[Compaction] = []
+        self.summaries: set[str] = set()  # ids of the compressions' summary and answer
 
     def add(self, record: dict[str, Any]) -> None:
         if "$rewindTo" in record:
@@ -134,10 +143,37 @@ class _Reading:
             session.agent_type = session.agent_type or "subagent"
         messages = data.get("messages")
         if isinstance(messages, list):
+            messages = [m for m in messages if isinstance(m, dict) and "id" in m]
+            if self._compressed(messages):
+                self._compression(messages)
             self.messages.clear()
             for message in messages:
-                if isinstance(message, dict) and "id" in message:
+                if str(message["id"]) not in self.summaries:
                     self._message(message)
+
+    def _compressed(self, messages: list[dict[str, Any]]) -> bool:
+        """Whether a new list of messages is a compression's: a summary the user message says,
+        the CLI's fixed answer to it, then the messages kept."""
+        return (
+            len(messages) >= 2
+            and messages[0].get("type") == "user"
+            and messages[1].get("type") == "gemini"
+            and _parts_text(messages[1].get("content")).strip() == COMPRESSION_ACK
+            and str(messages[0]["id"]) not in self.summaries
+        )
+
+    def _compression(self, messages: list[dict[str, Any]]) -> None:
+        """The turns so far kept before a compaction mark (those the compression kept move
+        after it, as the new list has them)."""
+        kept = {str(m["id"]) for m in messages[2:]}
+        self.before += [t for key, turns in self.messages.items() if key not in kept for t in turns]
+        summary, timestamp = (
+            _parts_text(messages[0].get("content")),
+            utc(messages[0].get("timestamp")),
+        )
+        self.compactions.append(Compaction(timestamp, summary=summary))
+        self.before.append(Turn("user", COMPACTION, timestamp, summary))
+        self.summaries.update(str(m["id"]) for m in messages[:2])
 
     def _rewind(self, message_id: Any) -> None:
         if message_id not in self.messages:
@@ -227,7 +263,8 @@ class _Reading:
         session = self.session
         transcript = Transcript(session.id, path=None, cli=GEMINI)
         transcript.stats = session.stats
-        transcript.turns = [turn for turns in self.messages.values() for turn in turns]
+        transcript.turns = self.before + [t for turns in self.messages.values() for t in turns]
+        transcript.compactions = self.compactions
         transcript.session_id = session.parent_id or session.id
         transcript.agent_id = session.id if session.parent_id else None
         transcript.project_path = session.project_path
@@ -290,6 +327,7 @@ def read(
         session.exists = False
     transcript = reading.transcript()
     session.turns = transcript.turn_count
+    session.compactions = len(transcript.compactions)
     if session.title is None and transcript.first_prompt:
         session.title = " ".join(transcript.first_prompt.split())[:80]
     return Conversation(session, transcript)

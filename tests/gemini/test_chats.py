@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from purlin_resume.claude.transcript import ReadOptions
+from purlin_resume.claude.transcript import COMPACTION, ReadOptions
 from purlin_resume.gemini import chats
 from tests.other_cli_data import GEMINI_CHILD, GEMINI_PARENT, GEMINI_SHELL, gemini_home
 
@@ -117,3 +117,42 @@ def test_a_fifo_is_not_opened(tmp_path):
     os.mkfifo(folder / "session-2026-11-27T09-00-ffffffff.jsonl")
     listed = chats.sessions(gemini_home())
     assert any(s.stats.unreadable == "not a regular file" for s in listed)
+
+
+def test_a_compression_keeps_the_turns_before_it_and_marks_a_compaction(tmp_path):
+    """The record /compress (or an automatic compression) leaves, as Gemini CLI 0.61.0 writes
+    it: the chat started again through ``$set`` with the summary as a user message, the CLI's
+    fixed answer, and the messages kept; resuming writes that list once more."""
+    summary = _message("s1", "user", "<state_snapshot>the user counted files</state_snapshot>")
+    answer = _message("s2", "gemini", chats.COMPRESSION_ACK)
+    kept = _message("m4", "gemini", "answer two")
+    after = [_message("m5", "user", "third"), _message("m6", "gemini", "answer three")]
+    path = _chat(
+        tmp_path,
+        [
+            {"sessionId": "s5", "projectHash": "h", "startTime": "2026-01-01T10:00:00.000Z"},
+            _message("m1", "user", "first"),
+            _message("m2", "gemini", "answer one"),
+            _message("m3", "user", "second"),
+            kept,
+            {"$set": {"messages": [summary, answer, kept]}},
+            *after,
+            {"$set": {"messages": [summary, answer, kept, *after]}},  # a resume
+        ],
+    )
+    read = chats.read(path)
+    turns = read.transcript.turns
+    assert [t.text for t in turns] == [
+        "first",
+        "answer one",
+        "second",
+        "<state_snapshot>the user counted files</state_snapshot>",
+        "answer two",
+        "third",
+        "answer three",
+    ]
+    assert turns[3].kind == COMPACTION
+    (compaction,) = read.transcript.compactions
+    assert compaction.summary == "<state_snapshot>the user counted files</state_snapshot>"
+    assert read.session.compactions == 1
+    assert read.session.turns == 6
