@@ -22,6 +22,7 @@ OPENCODE_PARENT = "ses_de3d8f520ffeuO3E4BOX4HMO4j"
 OPENCODE_CHILD = "ses_de3d898fdffedMLJOEJnPAzXXQ"
 CODEX_COMPACTED = "01a21cd9-cd43-7590-bfe9-42fd844638df"
 OPENCODE_COMPACTED = "ses_de325e75fffeqZLTwTOZXRxHsR"
+GEMINI_COMPACTED = "b72513e1-4cf1-4bff-af7e-6828f222fd8d"
 SUMMARY = "FIELD-SUMMARY: the user asked for the git log; it shows one commit, start."
 
 
@@ -51,9 +52,13 @@ def opencode_home() -> Path:
 
 
 def compaction_home(cli: str) -> Path:
-    """The recorded session with a compaction of ``cli`` (codex, opencode), copied under HOME
-    where the CLI keeps its data."""
-    where = {"codex": home() / ".codex", "opencode": Path(os.environ["XDG_DATA_HOME"]) / "opencode"}
+    """The recorded session with a compaction of ``cli`` (codex, gemini, opencode), copied under
+    HOME where the CLI keeps its data."""
+    where = {
+        "codex": home() / ".codex",
+        "gemini": home() / ".gemini",
+        "opencode": Path(os.environ["XDG_DATA_HOME"]) / "opencode",
+    }
     target = where[cli]
     if not target.exists():
         shutil.copytree(FIXTURES / f"{cli}-compaction", target)

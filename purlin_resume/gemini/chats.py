@@ -7,8 +7,8 @@ then message records (``id``, ``timestamp``, ``type`` user/gemini/info/error/war
 ``tokens``). A message written again under the same id replaces the earlier one; ``{"$set":
 {...}}`` updates the metadata (its ``messages``, when present, start the list over) and
 ``{"$rewindTo": id}`` drops that message and every later one. A compression (``/compress`` or an
-automatic one) starts the list over with the summary as a user message and the CLI's fixed
-answer to it, then the messages kept: the turns before it stay, followed by a compaction. Before the JSONL form, a session
+automatic one) starts the list over with the session's context, the summary as a user message
+and the CLI's fixed answer to it, then the messages kept: the turns before it stay, followed by a compaction. Before the JSONL form, a session
 was one JSON document ``session-*.json`` holding the same fields and a ``messages`` list; it is
 read whole (those files were rewritten whole by the CLI, and stay small). A subagent's file sits
 under its parent's session id: ``chats/<parent session id>/<subagent session id>.jsonl``. The
@@ -144,36 +144,37 @@ class _Reading:
         messages = data.get("messages")
         if isinstance(messages, list):
             messages = [m for m in messages if isinstance(m, dict) and "id" in m]
-            if self._compressed(messages):
-                self._compression(messages)
+            at = self._compressed(messages)
+            if at is not None:
+                self._compression(messages, at)
             self.messages.clear()
             for message in messages:
                 if str(message["id"]) not in self.summaries:
                     self._message(message)
 
-    def _compressed(self, messages: list[dict[str, Any]]) -> bool:
-        """Whether a new list of messages is a compression's: a summary the user message says,
-        the CLI's fixed answer to it, then the messages kept."""
-        return (
-            len(messages) >= 2
-            and messages[0].get("type") == "user"
-            and messages[1].get("type") == "gemini"
-            and _parts_text(messages[1].get("content")).strip() == COMPRESSION_ACK
-            and str(messages[0]["id"]) not in self.summaries
-        )
+    def _compressed(self, messages: list[dict[str, Any]]) -> int | None:
+        """Where a new list of messages holds a compression's summary (a user message, after
+        the session's context) followed by the CLI's fixed answer to it; None: it holds none."""
+        answer = next((i for i, m in enumerate(messages) if m.get("type") != "user"), 0)
+        if (
+            answer < 1
+            or messages[answer].get("type") != "gemini"
+            or _parts_text(messages[answer].get("content")).strip() != COMPRESSION_ACK
+            or str(messages[answer - 1]["id"]) in self.summaries
+        ):
+            return None
+        return answer - 1
 
-    def _compression(self, messages: list[dict[str, Any]]) -> None:
+    def _compression(self, messages: list[dict[str, Any]], at: int) -> None:
         """The turns so far kept before a compaction mark (those the compression kept move
         after it, as the new list has them)."""
-        kept = {str(m["id"]) for m in messages[2:]}
+        kept = {str(m["id"]) for m in messages[at + 2 :]}
         self.before += [t for key, turns in self.messages.items() if key not in kept for t in turns]
-        summary, timestamp = (
-            _parts_text(messages[0].get("content")),
-            utc(messages[0].get("timestamp")),
-        )
+        summary = _parts_text(messages[at].get("content"))
+        timestamp = utc(messages[at].get("timestamp"))
         self.compactions.append(Compaction(timestamp, summary=summary))
         self.before.append(Turn("user", COMPACTION, timestamp, summary))
-        self.summaries.update(str(m["id"]) for m in messages[:2])
+        self.summaries.update(str(m["id"]) for m in messages[at : at + 2])
 
     def _rewind(self, message_id: Any) -> None:
         if message_id not in self.messages:
@@ -190,13 +191,15 @@ class _Reading:
         if kind not in _MESSAGE_TYPES:
             self.session.stats.unknown_types[f"message:{kind}"] += 1
             return
-        self.messages.pop(key, None)  # written again: the newer one counts, in its new place
         if kind == "user":
             turns = self._user(message, timestamp)
+            if not turns and key in self.messages:
+                return  # tool results under the id of the call's message (a resume's rewrite)
         elif kind == "gemini":
             turns = self._gemini(message, key, timestamp)
         else:
             turns = []
+        self.messages.pop(key, None)  # written again: the newer one counts, in its new place
         self.messages[key] = turns
 
     def _user(self, message: dict[str, Any], timestamp: str | None) -> list[Turn]:
@@ -222,7 +225,9 @@ class _Reading:
                     if text:
                         turn.thinking.append(text)
         calls = message.get("toolCalls")
-        for record in calls if isinstance(calls, list) else []:
+        if not isinstance(calls, list):  # rewritten on a resume: the calls are in the content
+            calls = [_call_record(p) for p in _parts(message.get("content")) if "functionCall" in p]
+        for record in calls:
             if isinstance(record, dict):
                 turn.tool_calls.append(self._call(record))
         tokens = message.get("tokens")
@@ -289,6 +294,16 @@ def _parts_text(content: Any) -> str:
         ):
             parts.append(part["text"])
     return "\n".join(p for p in parts if p)
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    return [p for p in content if isinstance(p, dict)] if isinstance(content, list) else []
+
+
+def _call_record(part: dict[str, Any]) -> dict[str, Any]:
+    """A ``functionCall`` part as the tool call record a gemini message holds."""
+    call = part["functionCall"] if isinstance(part["functionCall"], dict) else {}
+    return {"id": call.get("id"), "name": call.get("name"), "args": call.get("args")}
 
 
 def _response_text(part: dict[str, Any]) -> str:

@@ -276,6 +276,7 @@ def _opencode_parent(api: ScriptedAPIs) -> None:
 
 
 _CODEX_COMPACTING = "model_auto_compact_token_limit = 1000\n"
+_GEMINI_COMPACTING = {"model": {"compressionThreshold": 0.0001}}  # of 1,048,576 tokens
 _OPENCODE_COMPACTING = {
     "provider": {
         "field": {"models": {"scripted-model": {"limit": {"context": 1000, "output": 200}}}}
@@ -314,6 +315,10 @@ class Recording:
     data: str  # relative to HOME
     compacting: Callable[[Home], None] | None  # set the CLI to compact a context of 1,000 tokens
     summary_request: str  # a mark of the request that asks the model for the summary
+    summary_asks: int = 1  # how many such requests (Gemini CLI asks again to check its summary)
+    # the command that goes on with the latest session, where the CLI compacts only at a later
+    # prompt (Gemini CLI: a history it can split at a prompt of the user's)
+    resumed: Callable[[], list[str]] | None = None
 
 
 RECORDINGS = {
@@ -337,8 +342,13 @@ RECORDINGS = {
         _gemini_parent,
         "FIELD-PARENT ask the generalist to count the files",
         ".gemini",
-        None,  # Gemini CLI writes no compression into its chat file: nothing to record
-        "",
+        lambda home: _settings(home.root / ".gemini/settings.json", _GEMINI_COMPACTING),
+        "<state_snapshot>",
+        2,
+        lambda: (
+            [str(BINARIES["gemini"]), "--yolo", "-m", "gemini-2.5-pro", "--resume", "latest"]
+            + ["-p"]
+        ),
     ),
     "opencode": Recording(
         lambda: [str(BINARIES["opencode"]), "run"],
@@ -385,9 +395,12 @@ def record_compaction(cli: str, root: Path) -> Path:
         how.compacting(home)
         tool, args = how.shell
         api.reply("FIELD-COMPACT", tool=tool, args=args, last=True, tokens=5000)
-        api.reply(how.summary_request, text=SUMMARY, side=True)
+        for _ in range(how.summary_asks):
+            api.reply(how.summary_request, text=SUMMARY, side=True)
         api.reply("", text="The project has one commit: start.")
         home.run([*how.command(), "FIELD-COMPACT show the git log"], env)
+        if how.resumed is not None:
+            home.run([*how.resumed(), "FIELD-AGAIN is it still one commit?"], env)
     return home.root / how.data
 
 

@@ -6,8 +6,7 @@ Each CLI runs offline against ``ScriptedAPIs`` in a private HOME under
 ``/tmp/purlin-field-record/<name>`` (a fixed place, so the paths the sessions record stay the
 same from one recording to the next); what it wrote is then copied into ``tests/fixtures/<name>``
 as it is (opencode's database through SQLite's backup, so its write-ahead log is folded in).
-``<cli>-compaction`` is one session whose context the CLI compacts (``record_compaction``);
-Gemini CLI writes no compression into its chat files, so it has none.
+``<cli>-compaction`` is one session whose context the CLI compacts (``record_compaction``).
 """
 
 from __future__ import annotations
@@ -46,7 +45,14 @@ def _opencode(folder: Path, target: Path) -> None:
 
 
 COPIES = {"codex": _codex, "gemini": _gemini, "opencode": _opencode}
-NAMES = ("codex", "gemini", "opencode", "codex-compaction", "opencode-compaction")
+NAMES = (
+    "codex",
+    "gemini",
+    "opencode",
+    "codex-compaction",
+    "gemini-compaction",
+    "opencode-compaction",
+)
 
 
 def record(name: str) -> None:

@@ -1,7 +1,7 @@
 """The real Codex CLI, Gemini CLI and opencode write sessions the readers read: each CLI runs
 offline against the scripted stand-in (``other_clis.record``), then ``sessions``, ``agents``
-and ``export`` read what it wrote, and the compaction Codex CLI and opencode make of a context
-that overflows is read once with its summary. Skipped where the CLI is not in the field cache
+and ``export`` read what it wrote, and the compaction each CLI makes of a context that
+overflows is read once with its summary. Skipped where the CLI is not in the field cache
 (``tests/field/install-other-clis`` puts it there); in CI a missing CLI fails the run."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_what_the_real_cli_writes_is_read(cli, tmp_path, monkeypatch, name):
     assert all(s["unknown_records"] == 0 and s["malformed_lines"] == 0 for s in listed.values())
 
 
-@pytest.mark.parametrize("name", ["codex", "opencode"])
+@pytest.mark.parametrize("name", ["codex", "gemini", "opencode"])
 def test_a_compaction_the_real_cli_makes_is_read_once(cli, tmp_path, monkeypatch, name):
     other_clis.need(name)
     recorded = other_clis.record_compaction(name, tmp_path / name)
