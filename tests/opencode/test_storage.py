@@ -89,3 +89,42 @@ def test_a_damaged_database_lists_nothing(tmp_path):
     (tmp_path / "opencode.db").unlink()
     (tmp_path / "opencode.db").symlink_to(opencode_home() / "opencode.db")
     assert storage.sessions(tmp_path) == []  # a link is not followed
+
+
+def test_parts_go_to_their_message_whatever_order_the_table_holds_them_in(tmp_path):
+    """The real database, with the shell session's rows written again in reverse (the part
+    table's order no longer that of the messages) and a message whose JSON is damaged: every
+    part still lands in its own turn, in order, and none in the turn before a damaged one."""
+    import shutil
+    import sqlite3
+
+    shutil.copy(opencode_home() / "opencode.db", tmp_path / "opencode.db")
+    with sqlite3.connect(tmp_path / "opencode.db") as db:
+        for table in ("part", "message"):
+            rows = db.execute(
+                f"select * from {table} where session_id = ? order by rowid desc", (OPENCODE_SHELL,)
+            ).fetchall()
+            db.execute(f"delete from {table} where session_id = ?", (OPENCODE_SHELL,))
+            marks = ", ".join("?" * len(rows[0]))
+            db.executemany(f"insert into {table} values ({marks})", rows)
+    db.close()
+    session = next(s for s in storage.listed(tmp_path) if s.id == OPENCODE_SHELL)
+    before = storage.read(session, ReadOptions(tools=True)).transcript
+    expected = next(s for s in storage.listed(opencode_home()) if s.id == OPENCODE_SHELL)
+    original = storage.read(expected, ReadOptions(tools=True)).transcript
+    shown = [(t.kind, t.text, [c.summary for c in t.tool_calls]) for t in before.turns]
+    assert shown == [(t.kind, t.text, [c.summary for c in t.tool_calls]) for t in original.turns]
+
+    with sqlite3.connect(tmp_path / "opencode.db") as db:
+        (first,) = db.execute(
+            "select id from message where session_id = ? and data like '%\"assistant\"%' "
+            "order by time_created, id limit 1",
+            (OPENCODE_SHELL,),
+        ).fetchone()
+        db.execute("update message set data = '{broken' where id = ?", (first,))
+    db.close()
+    damaged = storage.read(session, ReadOptions(tools=True))
+    assert damaged.session.stats.malformed == 1
+    prompt = damaged.transcript.turns[0]
+    assert prompt.text.strip('"') == "FIELD-SHELL show the git log"
+    assert prompt.tool_calls == []
