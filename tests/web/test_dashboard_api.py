@@ -700,18 +700,23 @@ def test_the_command_without_the_web_extra_says_how_to_install_it(repo, cli, mon
     )
 
 
-def test_cli_and_hooks_do_not_import_the_web_stack():
+def test_cli_and_hooks_work_without_the_web_stack(tmp_path):
     code = (
         "import sys, io\n"
+        "for name in ('starlette', 'uvicorn', 'markdown_it'):\n"
+        "    sys.modules[name] = None\n"
         "from purlin_resume.integration import hook_call\n"
-        "import purlin_resume.cli.commands\n"
         "hook_call.run('session-end', stdin=io.StringIO('{}'))\n"
-        "loaded = [m for m in ('starlette', 'uvicorn', 'markdown_it', 'purlin_resume.web') "
-        "if m in sys.modules]\n"
-        "print(loaded)\n"
+        "sys.argv = ['purlin-resume', 'sessions', '--all', '--json']\n"
+        "from purlin_resume.cli.entry import main\n"
+        "main()\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    env = {**os.environ, "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["sessions"] == []
 
 
 def test_the_command_rejects_a_busy_port_and_an_unknown_host(repo, cli):
