@@ -26,7 +26,15 @@ def _run(args: list[str], home: Path, extra: dict | None = None, stdin: str = ""
 
 
 def test_install_completion_writes_the_bash_script(tmp_path):
-    done = _run(["--install-completion", "bash"], tmp_path)
+    # Typer names the shell from the processes above (shellingham), not from $SHELL: run
+    # from bash, as a user does, whatever started the tests
+    done = subprocess.run(
+        ["bash", "-c", '"$0" --install-completion; exit $?', str(SCRIPT)],
+        env={**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
 
     assert done.returncode == 0, done.stderr
     script = tmp_path / ".bash_completions" / "purlin-resume.sh"

@@ -25,13 +25,15 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.shape import CLAUDE
 from purlin_resume.agents import injection
-from purlin_resume.claude import layout
+from purlin_resume.claude import export, layout
 from purlin_resume.claude import layout as claude_layout
+from purlin_resume.claude.catalog import Catalog, Opened, Target, open_resolved, open_target
+from purlin_resume.claude.transcript import Details, ReadOptions
 from purlin_resume.core import (
     cache_home,
     clock,
@@ -48,7 +50,15 @@ from purlin_resume.core.errors import PurlinError as Ambiguous
 from purlin_resume.core.project import GONE, toplevel_here, working_folder
 from purlin_resume.core.templating import counted as n
 from purlin_resume.core.tmux import Server
-from purlin_resume.resurrection import bookmarks, preflight
+from purlin_resume.crosscli import sessions as crosscli
+from purlin_resume.resurrection import (
+    archive,
+    bookmarks,
+    compress,
+    continuity,
+    preflight,
+    recommendation,
+)
 from purlin_resume.resurrection import log as log_mod
 from purlin_resume.resurrection.bookmarks import Bookmark
 from purlin_resume.resurrection.candidates import Candidate, Environment, close_matches, direct
@@ -59,9 +69,6 @@ from purlin_resume.resurrection.candidates import by_bookmark as by_bookmark
 from purlin_resume.resurrection.candidates import by_search as by_search
 from purlin_resume.resurrection.candidates import environment as environment
 from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
-
-if TYPE_CHECKING:
-    from purlin_resume.resurrection import compress
 
 # ``compress`` (and with it the transcript reader and renderer) is imported where a context is
 # made: ``find`` and the bookmark commands need none.
@@ -88,7 +95,6 @@ class Source:
 
 
 def archives(env: Environment, session: str) -> list[Path]:
-    from purlin_resume.resurrection import archive
 
     folder = env.history / archive.FOLDER
     if not folder.is_dir():
@@ -101,7 +107,6 @@ def open_archived(env: Environment, identifier: str, options=None):
     archive of a bookmarked session, for when Claude Code has deleted its transcripts; None
     when no bookmark of it has an archive. ``transcript`` and ``export`` read it as
     ``resurrect`` does."""
-    from purlin_resume.claude.catalog import Catalog, open_target
 
     wanted = identifier.strip().removeprefix("agent-")
     if not wanted:
@@ -111,7 +116,6 @@ def open_archived(env: Environment, identifier: str, options=None):
         for mark in env.shelves.all()
         if mark.session_id.startswith(wanted) or (mark.agent_id or "").startswith(wanted)
     )
-    from purlin_resume.resurrection import archive
 
     for session_id in sessions:
         for path in archives(env, session_id):
@@ -129,7 +133,6 @@ def open_conversation(claude_dir: Path | None, identifier: str, options=None):
     """The conversation ``identifier`` names, read from Claude Code's folder, or, when its
     transcript (or the folder) is gone, from the archive a bookmark of it keeps; with the id of
     the session whose archive it was read from (None: read from Claude Code's folder)."""
-    from purlin_resume.claude.catalog import Catalog, open_resolved
 
     try:
         catalog = Catalog(layout.claude_dir(claude_dir))
@@ -150,9 +153,6 @@ def open_conversation(claude_dir: Path | None, identifier: str, options=None):
 
 def _other_cli(identifier: str, options):
     """The conversation of Codex CLI, Gemini CLI or opencode ``identifier`` names, if any."""
-    from purlin_resume.claude.catalog import Opened, Target
-    from purlin_resume.claude.transcript import ReadOptions
-    from purlin_resume.crosscli import sessions as crosscli
 
     options = dataclasses.replace(options or ReadOptions(), deferred=False)
     try:
@@ -226,8 +226,6 @@ def _open_in(catalog, candidate: Candidate, options):
 
 def open_source(env: Environment, candidate: Candidate) -> Source:
     """Read the candidate's conversation: the live transcripts, else its session's archive."""
-    from purlin_resume.claude.catalog import Catalog
-    from purlin_resume.claude.transcript import ReadOptions
 
     options = ReadOptions(tools=True, deferred=True)
     failure = None
@@ -236,7 +234,6 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
         source, failure = _open_in(catalog, candidate, options)
         if source is not None:
             return source
-    from purlin_resume.resurrection import archive
 
     for path in archives(env, candidate.session_id):
         root = archive.unpack(path, env.cache / "archive")
@@ -259,7 +256,6 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
 def _other_source(candidate: Candidate, options) -> Source | None:
     """The candidate's conversation in Codex CLI, Gemini CLI or opencode (its session id, or
     a child session's), if one of them has it."""
-    from purlin_resume.crosscli import sessions as crosscli
 
     if candidate.agent_id is not None:
         return None
@@ -393,9 +389,6 @@ def _keep_context(env: Environment, key: str, entry: dict[str, Any]) -> None:
 
 def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:
     """The facts, the context (redacted when asked) and the full method's token count."""
-    from purlin_resume.claude import export
-    from purlin_resume.claude.transcript import Details
-    from purlin_resume.resurrection import compress
 
     key = _cache_key(source, method)
     cached = _kept_context(env, key) if redacting else None
@@ -484,7 +477,6 @@ def plan(
 ) -> Plan:
     """Open, check and compress the candidate, for a new agent of the CLI ``into``; raises
     PreflightFailed on a failing check."""
-    from purlin_resume.resurrection import compress, continuity
 
     started = time.monotonic() if started is None else started
     source = open_source(env, candidate)
@@ -703,7 +695,6 @@ def by_ids(
 def recommended(env: Environment, number: int) -> Candidate:
     """The ``number``-th of the last recommendations for the project here (made now when there
     are none)."""
-    from purlin_resume.resurrection import recommendation
 
     here = str(env.project_root) if env.project_root is not None else None
     listed = recommendation.remembered(env.cache, here)
@@ -854,8 +845,6 @@ def bookmark_agent(
 ) -> Bookmark:
     """Bookmark a session or agent and archive its session's transcripts (a session of
     another agent CLI is bookmarked without an archive: that CLI keeps it)."""
-    from purlin_resume.claude.catalog import Catalog
-    from purlin_resume.claude.transcript import ReadOptions
 
     bookmarks.check_name(name)
     candidate = direct(session, agent)
@@ -874,7 +863,6 @@ def bookmark_agent(
         return bookmarks.add(_bookmark_shelf(env, global_, other), other)
     target = catalog.resolve(source.session_id, kinds=("session",))
     assert target.session is not None
-    from purlin_resume.resurrection import archive
 
     try:
         saved = archive.create(env.history, catalog, target.session)
@@ -909,7 +897,6 @@ def _other_cli_bookmark(candidate: Candidate) -> Bookmark | None:
     """The bookmark of a Codex CLI, Gemini CLI or opencode conversation (a child session is
     an agent of its parent session), or None when no such CLI has it. ``--agent`` names the
     child, ``--session`` its parent."""
-    from purlin_resume.crosscli import sessions as crosscli
 
     try:
         found = crosscli.open_conversation(candidate.agent_id or candidate.session_id)

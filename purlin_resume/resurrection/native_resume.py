@@ -34,6 +34,7 @@ from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.shape import CLAUDE, NativeSession
 from purlin_resume.core import tmux
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection.flow import Candidate, Environment
 
@@ -215,7 +216,6 @@ def _recorded_folder(cli: str, session_id: str, recorded: str | None, alternativ
 def _other_cli_session(query: str) -> tuple[NativeSession, str] | None:
     """(the session, "session" or "agent") of Codex CLI, Gemini CLI or opencode ``query``
     names by id (a child session: its parent)."""
-    from purlin_resume.crosscli import sessions as crosscli
 
     try:
         found = crosscli.open_conversation(query)
