@@ -70,9 +70,7 @@ from purlin_resume.resurrection.candidates import by_search as by_search
 from purlin_resume.resurrection.candidates import environment as environment
 from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
 
-# ``compress`` (and with it the transcript reader and renderer) is imported where a context is
-# made: ``find`` and the bookmark commands need none.
-DEFAULT_METHOD = "hybrid"  # compress.DEFAULT_METHOD (a test keeps them equal)
+DEFAULT_METHOD = compress.DEFAULT_METHOD
 
 TEMPLATE = "prompts/resurrection.md.j2"
 MODES = log_mod.MODES
