@@ -24,8 +24,6 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
 
 LOCK_TIMEOUT_SECONDS = 30.0
@@ -63,6 +61,7 @@ def locked(target: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None
     confined(target, lock_path(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     # here: read-only commands (stall check, transcript) take no lock and skip its loading
+    from filelock import FileLock, Timeout
 
     lock = FileLock(str(lock_path(target)), timeout=timeout)
     try:

@@ -53,7 +53,6 @@ class Environment:
         return (self.claude_root / "projects").is_dir()
 
     def live_catalog(self):
-
         return Catalog(self.claude_root) if self.has_transcripts() else None
 
 
@@ -155,7 +154,6 @@ def by_bookmark(env: Environment, name: str) -> Candidate:
 def by_search(
     env: Environment, query: str, limit: int = 10, now=None, progress=None
 ) -> list[Candidate]:
-
     # (the index reads the transcripts: no catalog is built here)
     if not env.has_transcripts() and not crosscli.has_sessions():
         raise NotFound(

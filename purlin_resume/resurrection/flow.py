@@ -93,7 +93,6 @@ class Source:
 
 
 def archives(env: Environment, session: str) -> list[Path]:
-
     folder = env.history / archive.FOLDER
     if not folder.is_dir():
         return []

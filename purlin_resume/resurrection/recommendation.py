@@ -109,7 +109,6 @@ def _one_line(text: str, limit: int = 80) -> str:
 
 
 def _first_prompt(claude_root: Path, session_id: str) -> str | None:
-
     projects = Path(claude_root) / "projects"
     name = session_id + layout.SUFFIX
     try:
