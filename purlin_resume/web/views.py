@@ -25,6 +25,7 @@ from purlin_resume.core.project import Project
 from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.history import agent_history as history
 from purlin_resume.history import conflicts
+from purlin_resume.resurrection import archive
 from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection import log as resurrection_log
 
@@ -149,7 +150,7 @@ def conversation(scope: Scope, identifier: str) -> dict[str, Any]:
     """A session's or agent's conversation of any agent CLI as ``transcript`` renders it
     (Markdown, redacted), its tool calls counted and the files it touched."""
 
-    opened, _ = resurrection.open_conversation(scope.claude_dir, checked_id(identifier, "id"))
+    opened, _ = archive.open_conversation(scope.claude_dir, checked_id(identifier, "id"))
     transcript = opened.transcript
     options = rendering.MarkdownOptions()
     markdown = transcript_output.markdown(opened, options)
