@@ -9,9 +9,11 @@ tool_calls_summary {total, by_tool}; plus git_branch and git_commit when the rec
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
+
+import msgspec
 
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import COMPACTION, Details, Transcript, Turn
@@ -196,14 +198,14 @@ def no_conversation(
     }
 
 
-def json_chunks(data: Any, clean: Callable[[Any], Any] | None = None) -> Iterator[str]:
+def json_chunks(data: Any) -> Iterator[str]:
     """``store.dump_json(data)`` piece by piece, byte for byte: each iterator inside ``data``
-    is written as a list, one item at a time, each item passed through ``clean`` first."""
-    yield from _json_chunks(data, 0, clean)
+    is written as a list, one item at a time."""
+    yield from _json_chunks(data, 0)
     yield "\n"
 
 
-def _json_chunks(value: Any, level: int, clean: Callable[[Any], Any] | None) -> Iterator[str]:
+def _json_chunks(value: Any, level: int) -> Iterator[str]:
     inner = "\n" + "  " * (level + 1)
     if isinstance(value, dict) and any(isinstance(v, Iterator) for v in value.values()):
         if not value:
@@ -212,16 +214,26 @@ def _json_chunks(value: Any, level: int, clean: Callable[[Any], Any] | None) -> 
         separator = "{" + inner
         for key, item in value.items():
             yield separator + json.dumps(key, ensure_ascii=False) + ": "
-            yield from _json_chunks(item, level + 1, clean)
+            yield from _json_chunks(item, level + 1)
             separator = "," + inner
         yield "\n" + "  " * level + "}"
     elif isinstance(value, Iterator):
         separator = "[" + inner
         for item in value:
             yield separator
-            yield from _json_chunks(clean(item) if clean is not None else item, level + 1, None)
+            yield from _json_chunks(item, level + 1)
             separator = "," + inner
         yield "[]" if separator.startswith("[") else "\n" + "  " * level + "]"
     else:  # (a newline inside a JSON string is escaped: every one ends a line)
-        text = json.dumps(value, indent=2, ensure_ascii=False)
+        text = json_text(value)
         yield text.replace("\n", "\n" + "  " * level) if level else text
+
+
+def json_text(value: Any) -> str:
+    """``json.dumps(value, indent=2, ensure_ascii=False)``, the same text made faster: json's
+    C encoder writes it compact, msgspec lays it out (what msgspec refuses, NaN or a lone
+    surrogate, json lays out alone)."""
+    try:
+        return msgspec.json.format(json.dumps(value, ensure_ascii=False), indent=2)
+    except (msgspec.DecodeError, UnicodeEncodeError):
+        return json.dumps(value, indent=2, ensure_ascii=False)

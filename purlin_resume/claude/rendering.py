@@ -9,13 +9,13 @@ summary the model continued from.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.claude import export
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import (
     COMMAND,
@@ -110,7 +110,7 @@ def _call_line(call: ToolCall) -> str:
 
 def input_piece(data: dict[str, Any]) -> str:
     """A tool call's input as the transcript shows it with ``tools``."""
-    return _fence(json.dumps(data, indent=2, ensure_ascii=False), "json")
+    return _fence(export.json_text(data), "json")
 
 
 def result_piece(text: str) -> str:

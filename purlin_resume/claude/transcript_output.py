@@ -65,7 +65,10 @@ def document(opened: Opened, tools: bool, thinking: bool, redaction: Redaction) 
 
 
 def json_pieces(opened: Opened, tools: bool, thinking: bool, redaction: Redaction) -> Iterator[str]:
-    return export.json_chunks(document(opened, tools, thinking, redaction), redaction.data)
+    """The TR-3 document piece by piece. Like ``markdown_pieces``, it takes a conversation
+    whose transcript is redacted already; what is read back from its file is redacted as it
+    comes (``Details``)."""
+    return export.json_chunks(document(opened, tools, thinking, redaction))
 
 
 def markdown_pieces(

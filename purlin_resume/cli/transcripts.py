@@ -38,7 +38,7 @@ from purlin_resume.core import gitrepo, trust
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.project import GONE, working_folder
 from purlin_resume.crosscli import sessions as crosscli
-from purlin_resume.resurrection import flow as resurrection
+from purlin_resume.resurrection import archive
 
 DEFAULT_MAX_CHARS = 25_000
 
@@ -360,7 +360,7 @@ def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool)
     gone), its text values redacted before any rendering. Tool inputs and results and thinking
     stay in the file until written (``Details``)."""
     options = ReadOptions(tools=tools, thinking=thinking, deferred=True)
-    opened, archived = resurrection.open_conversation(claude_dir, identifier, options)
+    opened, archived = archive.open_conversation(claude_dir, identifier, options)
     if archived is not None:
         echo_error(f"the transcript is gone: read from the archive of session {archived}")
     return dataclasses.replace(

@@ -21,7 +21,6 @@ UNCOMMITTED = ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-
 # What ``git log`` tells of each commit, paths included (``_commits`` reads the format back).
 LOG = ("--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%ct%x1f%an%x1f%ae%x1f%B%x1f")
 _NOT_A_REPOSITORY = ("not a git repository", "cannot change to")
-_ELSEWHERE = frozenset({"GIT_DIR", "GIT_WORK_TREE"})  # what makes git look elsewhere
 
 
 def _started(
@@ -90,12 +89,8 @@ def _failure(root: Path, args: tuple[str, ...], status: int, err: str) -> Purlin
 
 
 def toplevel(path: Path) -> Path | None:
-    """The top-level folder of the work tree containing ``path``, or None outside git. A folder
-    holding ``.git`` (git's folder, or the file of a worktree or submodule) is its own top
-    level, as git would say (unless ``$GIT_DIR`` or ``$GIT_WORK_TREE`` point git elsewhere):
-    git is asked about the others only."""
-    if (Path(path) / ".git").exists() and not _ELSEWHERE.intersection(os.environ):
-        return Path(path).resolve()
+    """The top-level folder of the work tree containing ``path``, as git says; None outside
+    git."""
     status, out, _ = _execute(path, ("rev-parse", "--show-toplevel"), above=True)
     found = out.strip()
     return Path(found).resolve() if status == 0 and found else None

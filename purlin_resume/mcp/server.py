@@ -187,10 +187,10 @@ def get_transcript(
         from purlin_resume.claude import rendering, transcript_output
         from purlin_resume.claude.transcript import ReadOptions
         from purlin_resume.core import redact
-        from purlin_resume.resurrection import flow as resurrection
+        from purlin_resume.resurrection import archive
 
         options = ReadOptions(tools=include_tools)
-        opened, _ = resurrection.open_conversation(_claude_dir(), id, options)
+        opened, _ = archive.open_conversation(_claude_dir(), id, options)
         markdown = transcript_output.markdown(
             opened, rendering.MarkdownOptions(tools=include_tools)
         )

@@ -10,14 +10,27 @@ Unpacking accepts only regular files under ``projects/`` with no ``..``: nothing
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import tarfile
 from pathlib import Path, PurePosixPath
 
-from purlin_resume.claude.catalog import Catalog, session_paths
+from purlin_resume.claude import layout
+from purlin_resume.claude.catalog import (
+    Catalog,
+    Opened,
+    Target,
+    open_resolved,
+    open_target,
+    session_paths,
+)
 from purlin_resume.claude.layout import SessionFile
+from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.core import store
-from purlin_resume.core.errors import CorruptFile
+from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
+from purlin_resume.core.project import toplevel_here
+from purlin_resume.crosscli import sessions as crosscli
+from purlin_resume.resurrection.candidates import Environment, environment
 
 FOLDER = "archive"
 
@@ -69,3 +82,81 @@ def unpack(archive: Path, cache: Path) -> Path:
     store.private_folder(target / "projects")
     store.write_text(stamp, f"{mtime}\n")
     return target
+
+
+def archives(env: Environment, session: str) -> list[Path]:
+    folder = env.history / FOLDER
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.tar.gz") if p.name.startswith(session))
+
+
+def open_archived(env: Environment, identifier: str, options=None):
+    """The conversation ``identifier`` names (a session or agent id, or a prefix) read from the
+    archive of a bookmarked session, for when Claude Code has deleted its transcripts; None
+    when no bookmark of it has an archive. ``transcript`` and ``export`` read it as
+    ``resurrect`` does."""
+
+    wanted = identifier.strip().removeprefix("agent-")
+    if not wanted:
+        return None
+    sessions = dict.fromkeys(
+        mark.session_id
+        for mark in env.shelves.all()
+        if mark.session_id.startswith(wanted) or (mark.agent_id or "").startswith(wanted)
+    )
+
+    for session_id in sessions:
+        for path in archives(env, session_id):
+            root = unpack(path, env.cache / "archive")
+            try:
+                opened = open_target(Catalog(root), identifier, options)
+            except PurlinError:
+                continue
+            if opened.transcript is not None:
+                return opened
+    return None
+
+
+def open_conversation(claude_dir: Path | None, identifier: str, options=None):
+    """The conversation ``identifier`` names, read from Claude Code's folder, or, when its
+    transcript (or the folder) is gone, from the archive a bookmark of it keeps; with the id of
+    the session whose archive it was read from (None: read from Claude Code's folder)."""
+
+    try:
+        catalog = Catalog(layout.claude_dir(claude_dir))
+        target = catalog.resolve(identifier)
+    except NotFound:
+        archived = _archived_here(claude_dir, identifier, options)
+        if archived is not None:
+            return archived
+        other = _other_cli(identifier, options)
+        if other is None:
+            raise
+        return other, None
+    opened = open_resolved(catalog, target, options)
+    if opened.transcript is None:
+        return _archived_here(claude_dir, identifier, options) or (opened, None)
+    return opened, None
+
+
+def _other_cli(identifier: str, options):
+    """The conversation of Codex CLI, Gemini CLI or opencode ``identifier`` names, if any."""
+
+    options = dataclasses.replace(options or ReadOptions(), deferred=False)
+    try:
+        found = crosscli.open_conversation(identifier, options)
+    except NotFound:
+        return None
+    target = Target(found.kind, found.session.id, None)
+    return Opened(target, None, found.conversation.transcript)  # type: ignore[arg-type]
+
+
+def _archived_here(claude_dir: Path | None, identifier: str, options):
+    """(what ``open_archived`` finds with the bookmarks of the project here, its session id),
+    or None."""
+    env = environment(claude_dir, toplevel_here())
+    opened = open_archived(env, identifier, options)
+    if opened is None:
+        return None
+    return opened, opened.target.session.id if opened.target.session else identifier

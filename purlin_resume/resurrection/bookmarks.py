@@ -25,6 +25,7 @@ from typing import Any
 
 from purlin_resume.core import clock, ids, redact, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
+from purlin_resume.resurrection import team_outbox as mirror
 
 FILE_NAME = "bookmarks.jsonl"
 # the words ``resurrect`` and ``bookmark`` take as commands: a bookmark so named could never be
@@ -153,7 +154,6 @@ def add(path: Path, bookmark: Bookmark) -> Bookmark:
 
 def _shared(path: Path, op: str, item: dict[str, Any]) -> None:
     """Queue the change for the team database, if this user has joined one (never fails)."""
-    from purlin_resume.resurrection import team_outbox as mirror
 
     mirror.bookmark_changed(path, op, item)
 

@@ -14,12 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rapidfuzz import fuzz, process
+
 from purlin_resume.claude import layout
+from purlin_resume.claude.catalog import Catalog
 from purlin_resume.core import cache_home, config, path_safety
 from purlin_resume.core.config import Settings
 from purlin_resume.core.errors import NotFound, UsageError
 from purlin_resume.core.project import Project, locate, toplevel_here
-from purlin_resume.resurrection import bookmarks, log, preflight
+from purlin_resume.crosscli import sources as crosscli
+from purlin_resume.resurrection import bookmarks, log, preflight, search_index
 from purlin_resume.resurrection.bookmarks import Bookmark, Shelves
 from purlin_resume.resurrection.conversation import Conversation
 
@@ -49,8 +53,6 @@ class Environment:
         return (self.claude_root / "projects").is_dir()
 
     def live_catalog(self):
-        from purlin_resume.claude.catalog import Catalog
-
         return Catalog(self.claude_root) if self.has_transcripts() else None
 
 
@@ -121,7 +123,6 @@ def open_command(candidate: Candidate) -> str | None:
 
 def close_matches(word: str, choices: list[str], limit: int = 3) -> list[str]:
     """The choices spelled most like ``word`` (at most ``limit``), for a "did you mean"."""
-    from rapidfuzz import fuzz, process
 
     found = process.extract(word, choices, scorer=fuzz.WRatio, limit=limit, score_cutoff=60)
     return [choice for choice, _, _ in found]
@@ -153,9 +154,6 @@ def by_bookmark(env: Environment, name: str) -> Candidate:
 def by_search(
     env: Environment, query: str, limit: int = 10, now=None, progress=None
 ) -> list[Candidate]:
-    from purlin_resume.crosscli import sources as crosscli
-    from purlin_resume.resurrection import search_index
-
     # (the index reads the transcripts: no catalog is built here)
     if not env.has_transcripts() and not crosscli.has_sessions():
         raise NotFound(
@@ -243,9 +241,6 @@ def clear_winner(query: str, found: list[Candidate]) -> Candidate:
 def _archived_bookmarks(query: str, marks, listed: set) -> list[Candidate]:
     """Bookmarks named like the query whose conversation the index does not hold (its
     transcripts are gone; the bookmark's archive still resurrects it)."""
-    from rapidfuzz import fuzz
-
-    from purlin_resume.resurrection import search_index
 
     extra = []
     for mark in marks:

@@ -13,7 +13,6 @@ and the method; only redacted contexts are kept.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import getpass
 import json
@@ -25,13 +24,15 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.shape import CLAUDE
 from purlin_resume.agents import injection
-from purlin_resume.claude import layout
+from purlin_resume.claude import export
 from purlin_resume.claude import layout as claude_layout
+from purlin_resume.claude.catalog import Catalog
+from purlin_resume.claude.transcript import Details, ReadOptions
 from purlin_resume.core import (
     cache_home,
     clock,
@@ -45,10 +46,18 @@ from purlin_resume.core import (
 )
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.errors import PurlinError as Ambiguous
-from purlin_resume.core.project import GONE, toplevel_here, working_folder
+from purlin_resume.core.project import GONE, working_folder
 from purlin_resume.core.templating import counted as n
 from purlin_resume.core.tmux import Server
-from purlin_resume.resurrection import bookmarks, preflight
+from purlin_resume.crosscli import sessions as crosscli
+from purlin_resume.resurrection import (
+    archive,
+    bookmarks,
+    compress,
+    continuity,
+    preflight,
+    recommendation,
+)
 from purlin_resume.resurrection import log as log_mod
 from purlin_resume.resurrection.bookmarks import Bookmark
 from purlin_resume.resurrection.candidates import Candidate, Environment, close_matches, direct
@@ -60,12 +69,7 @@ from purlin_resume.resurrection.candidates import by_search as by_search
 from purlin_resume.resurrection.candidates import environment as environment
 from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
 
-if TYPE_CHECKING:
-    from purlin_resume.resurrection import compress
-
-# ``compress`` (and with it the transcript reader and renderer) is imported where a context is
-# made: ``find`` and the bookmark commands need none.
-DEFAULT_METHOD = "hybrid"  # compress.DEFAULT_METHOD (a test keeps them equal)
+DEFAULT_METHOD = compress.DEFAULT_METHOD
 
 TEMPLATE = "prompts/resurrection.md.j2"
 MODES = log_mod.MODES
@@ -85,92 +89,6 @@ class Source:
     files: list[Path]
     archived: bool
     cli: str = CLAUDE  # the agent CLI that wrote the conversation
-
-
-def archives(env: Environment, session: str) -> list[Path]:
-    from purlin_resume.resurrection import archive
-
-    folder = env.history / archive.FOLDER
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.glob("*.tar.gz") if p.name.startswith(session))
-
-
-def open_archived(env: Environment, identifier: str, options=None):
-    """The conversation ``identifier`` names (a session or agent id, or a prefix) read from the
-    archive of a bookmarked session, for when Claude Code has deleted its transcripts; None
-    when no bookmark of it has an archive. ``transcript`` and ``export`` read it as
-    ``resurrect`` does."""
-    from purlin_resume.claude.catalog import Catalog, open_target
-
-    wanted = identifier.strip().removeprefix("agent-")
-    if not wanted:
-        return None
-    sessions = dict.fromkeys(
-        mark.session_id
-        for mark in env.shelves.all()
-        if mark.session_id.startswith(wanted) or (mark.agent_id or "").startswith(wanted)
-    )
-    from purlin_resume.resurrection import archive
-
-    for session_id in sessions:
-        for path in archives(env, session_id):
-            root = archive.unpack(path, env.cache / "archive")
-            try:
-                opened = open_target(Catalog(root), identifier, options)
-            except PurlinError:
-                continue
-            if opened.transcript is not None:
-                return opened
-    return None
-
-
-def open_conversation(claude_dir: Path | None, identifier: str, options=None):
-    """The conversation ``identifier`` names, read from Claude Code's folder, or, when its
-    transcript (or the folder) is gone, from the archive a bookmark of it keeps; with the id of
-    the session whose archive it was read from (None: read from Claude Code's folder)."""
-    from purlin_resume.claude.catalog import Catalog, open_resolved
-
-    try:
-        catalog = Catalog(layout.claude_dir(claude_dir))
-        target = catalog.resolve(identifier)
-    except NotFound:
-        archived = _archived_here(claude_dir, identifier, options)
-        if archived is not None:
-            return archived
-        other = _other_cli(identifier, options)
-        if other is None:
-            raise
-        return other, None
-    opened = open_resolved(catalog, target, options)
-    if opened.transcript is None:
-        return _archived_here(claude_dir, identifier, options) or (opened, None)
-    return opened, None
-
-
-def _other_cli(identifier: str, options):
-    """The conversation of Codex CLI, Gemini CLI or opencode ``identifier`` names, if any."""
-    from purlin_resume.claude.catalog import Opened, Target
-    from purlin_resume.claude.transcript import ReadOptions
-    from purlin_resume.crosscli import sessions as crosscli
-
-    options = dataclasses.replace(options or ReadOptions(), deferred=False)
-    try:
-        found = crosscli.open_conversation(identifier, options)
-    except NotFound:
-        return None
-    target = Target(found.kind, found.session.id, None)
-    return Opened(target, None, found.conversation.transcript)  # type: ignore[arg-type]
-
-
-def _archived_here(claude_dir: Path | None, identifier: str, options):
-    """(what ``open_archived`` finds with the bookmarks of the project here, its session id),
-    or None."""
-    env = environment(claude_dir, toplevel_here())
-    opened = open_archived(env, identifier, options)
-    if opened is None:
-        return None
-    return opened, opened.target.session.id if opened.target.session else identifier
 
 
 def _open_in(catalog, candidate: Candidate, options):
@@ -226,8 +144,6 @@ def _open_in(catalog, candidate: Candidate, options):
 
 def open_source(env: Environment, candidate: Candidate) -> Source:
     """Read the candidate's conversation: the live transcripts, else its session's archive."""
-    from purlin_resume.claude.catalog import Catalog
-    from purlin_resume.claude.transcript import ReadOptions
 
     options = ReadOptions(tools=True, deferred=True)
     failure = None
@@ -236,9 +152,8 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
         source, failure = _open_in(catalog, candidate, options)
         if source is not None:
             return source
-    from purlin_resume.resurrection import archive
 
-    for path in archives(env, candidate.session_id):
+    for path in archive.archives(env, candidate.session_id):
         root = archive.unpack(path, env.cache / "archive")
         source, _ = _open_in(Catalog(root), candidate, options)
         if source is not None:
@@ -259,7 +174,6 @@ def open_source(env: Environment, candidate: Candidate) -> Source:
 def _other_source(candidate: Candidate, options) -> Source | None:
     """The candidate's conversation in Codex CLI, Gemini CLI or opencode (its session id, or
     a child session's), if one of them has it."""
-    from purlin_resume.crosscli import sessions as crosscli
 
     if candidate.agent_id is not None:
         return None
@@ -393,9 +307,6 @@ def _keep_context(env: Environment, key: str, entry: dict[str, Any]) -> None:
 
 def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:
     """The facts, the context (redacted when asked) and the full method's token count."""
-    from purlin_resume.claude import export
-    from purlin_resume.claude.transcript import Details
-    from purlin_resume.resurrection import compress
 
     key = _cache_key(source, method)
     cached = _kept_context(env, key) if redacting else None
@@ -484,7 +395,6 @@ def plan(
 ) -> Plan:
     """Open, check and compress the candidate, for a new agent of the CLI ``into``; raises
     PreflightFailed on a failing check."""
-    from purlin_resume.resurrection import compress, continuity
 
     started = time.monotonic() if started is None else started
     source = open_source(env, candidate)
@@ -703,7 +613,6 @@ def by_ids(
 def recommended(env: Environment, number: int) -> Candidate:
     """The ``number``-th of the last recommendations for the project here (made now when there
     are none)."""
-    from purlin_resume.resurrection import recommendation
 
     here = str(env.project_root) if env.project_root is not None else None
     listed = recommendation.remembered(env.cache, here)
@@ -854,8 +763,6 @@ def bookmark_agent(
 ) -> Bookmark:
     """Bookmark a session or agent and archive its session's transcripts (a session of
     another agent CLI is bookmarked without an archive: that CLI keeps it)."""
-    from purlin_resume.claude.catalog import Catalog
-    from purlin_resume.claude.transcript import ReadOptions
 
     bookmarks.check_name(name)
     candidate = direct(session, agent)
@@ -874,7 +781,6 @@ def bookmark_agent(
         return bookmarks.add(_bookmark_shelf(env, global_, other), other)
     target = catalog.resolve(source.session_id, kinds=("session",))
     assert target.session is not None
-    from purlin_resume.resurrection import archive
 
     try:
         saved = archive.create(env.history, catalog, target.session)
@@ -909,7 +815,6 @@ def _other_cli_bookmark(candidate: Candidate) -> Bookmark | None:
     """The bookmark of a Codex CLI, Gemini CLI or opencode conversation (a child session is
     an agent of its parent session), or None when no such CLI has it. ``--agent`` names the
     child, ``--session`` its parent."""
-    from purlin_resume.crosscli import sessions as crosscli
 
     try:
         found = crosscli.open_conversation(candidate.agent_id or candidate.session_id)

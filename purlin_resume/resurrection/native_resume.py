@@ -34,6 +34,8 @@ from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.shape import CLAUDE, NativeSession
 from purlin_resume.core import tmux
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.crosscli import sessions as crosscli
+from purlin_resume.resurrection import archive
 from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection.flow import Candidate, Environment
 
@@ -155,7 +157,7 @@ def plan(
     session, recorded = _session_folder(env, session_id)
     alternative = f"bring its agent back instead: purlin-resume resurrect --session {session_id}"
     if session is None or not session.exists:
-        if resurrection.archives(env, session_id):
+        if archive.archives(env, session_id):
             raise NotFound(
                 f"session {session_id} survives only in an archive (Claude Code deleted its "
                 f"transcript), so Claude Code cannot resume it; {alternative}"
@@ -215,7 +217,6 @@ def _recorded_folder(cli: str, session_id: str, recorded: str | None, alternativ
 def _other_cli_session(query: str) -> tuple[NativeSession, str] | None:
     """(the session, "session" or "agent") of Codex CLI, Gemini CLI or opencode ``query``
     names by id (a child session: its parent)."""
-    from purlin_resume.crosscli import sessions as crosscli
 
     try:
         session = crosscli.located(query)

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.claude.transcript import INTERRUPTION
 from purlin_resume.core import gitrepo, path_safety
 from purlin_resume.core.errors import NotFound
 
@@ -92,7 +93,6 @@ def unread_results(transcript) -> int:
     """How many tool calls of the agent's last turn it never answered: their results never
     came, or came and the agent stopped before it read them (it ended mid-work). 0 when its
     last turn says something without calling a tool, as a finished agent's does."""
-    from purlin_resume.claude.transcript import INTERRUPTION
 
     last = next((turn for turn in reversed(transcript.turns) if turn.counts), None)
     if last is None or last.role != "agent" or last.kind == INTERRUPTION:
@@ -102,7 +102,6 @@ def unread_results(transcript) -> int:
 
 def facts(transcript, subagent, document: dict[str, Any]) -> dict[str, Any]:
     """What the checks need to know about a conversation (cached with its context)."""
-    from purlin_resume.claude.transcript import INTERRUPTION
 
     last = next((turn for turn in reversed(transcript.turns) if turn.counts), None)
     final = document.get("final_output") or ""

@@ -35,13 +35,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.claude import layout
+from purlin_resume.claude.transcript import read
 from purlin_resume.core import cache_home, clock, current_session, gitrepo, redact, store
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
 from purlin_resume.core.terminal_text import one_line
 from purlin_resume.crosscli import sources as crosscli
 from purlin_resume.resurrection import log as resurrection_log
+from purlin_resume.resurrection import search_index
 from purlin_resume.resurrection.conversation import Conversation
 from purlin_resume.resurrection.query import STOP_WORDS
 
@@ -106,8 +109,6 @@ def _one_line(text: str, limit: int = 80) -> str:
 
 
 def _first_prompt(claude_root: Path, session_id: str) -> str | None:
-    from purlin_resume.claude.transcript import read
-
     projects = Path(claude_root) / "projects"
     name = session_id + layout.SUFFIX
     try:
@@ -128,7 +129,6 @@ def gather(
     main_branches: tuple[str, ...] = ("main", "master"),
 ) -> Task:
     """The current task from what is at hand (see the module's description)."""
-    from purlin_resume.checkpoints import lifecycle as checkpoints
 
     parts: list[str] = []
     sources: list[str] = []
@@ -355,7 +355,6 @@ def rank(
 
     ``text_only`` ranks by the words alone (bm25): the baseline the benchmark compares with.
     """
-    from purlin_resume.resurrection import search_index
 
     now = now or clock.now()
     outcomes = outcomes or {}

@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from purlin_resume.core import redact
 from purlin_resume.core.errors import Conflict, NotFound, PurlinError, UsageError
 from purlin_resume.core.resources import data_dir
+from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.web import charts, views
 from purlin_resume.web.security import SAFE_METHODS, TOKEN_HEADER, Guard
 
@@ -220,8 +221,6 @@ class Dashboard:
 
 
 def views_modes() -> dict[str, tuple[str, ...]]:
-    from purlin_resume.resurrection import log as resurrection_log
-
     return {"mode": resurrection_log.MODES, "outcome": resurrection_log.OUTCOMES}
 
 

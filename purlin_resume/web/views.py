@@ -16,9 +16,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import redact
-from purlin_resume.core.errors import PurlinError, UsageError
+from purlin_resume.agents import lineage, registry, revival, stall
+from purlin_resume.agents.stall import server_of
+from purlin_resume.claude import catalog, layout, rendering, transcript_output
+from purlin_resume.core import cache_home, config, redact
+from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.project import Project
+from purlin_resume.crosscli import sessions as crosscli
+from purlin_resume.history import agent_history as history
+from purlin_resume.history import conflicts
+from purlin_resume.resurrection import archive
+from purlin_resume.resurrection import flow as resurrection
+from purlin_resume.resurrection import log as resurrection_log
 
 MAX_ID_LENGTH = 200
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]*")
@@ -64,8 +73,6 @@ def panel(gather: Callable[[], Any]) -> dict[str, Any]:
 
 def _server(scope: Scope):
     """The tmux server the project's agents run on (its ``tmux_socket`` setting)."""
-    from purlin_resume.agents.stall import server_of
-    from purlin_resume.core import config
 
     return server_of(config.load(scope.project))
 
@@ -73,7 +80,6 @@ def _server(scope: Scope):
 def card(status, alive: set[str]) -> dict[str, Any]:
     """One registered agent as its card shows it. It can be revived when it is dead (ended, or
     its process died without a SessionEnd) and none of its successors is alive (``alive``)."""
-    from purlin_resume.agents import lineage
 
     data = status.to_dict()
     data["revivable"] = status.liveness.state == lineage.DEAD and not (
@@ -86,7 +92,6 @@ def card(status, alive: set[str]) -> dict[str, Any]:
 def agents(scope: Scope, limit: int | None = None) -> dict[str, Any]:
     """The registered agents, newest start first: with a ``limit``, every one not known dead
     and the newest dead ones up to it; ``total`` counts them all."""
-    from purlin_resume.agents import lineage, registry
 
     server = _server(scope)
     statuses = lineage.statuses(registry.load(scope.project), server)[::-1]
@@ -103,8 +108,6 @@ def agents(scope: Scope, limit: int | None = None) -> dict[str, Any]:
 
 
 def agent_card(scope: Scope, agent_id: str) -> dict[str, Any]:
-    from purlin_resume.agents import lineage, registry
-
     server = _server(scope)
     found = registry.load(scope.project)
     agent = registry.resolve(found, checked_id(agent_id))
@@ -116,7 +119,6 @@ def agent_card(scope: Scope, agent_id: str) -> dict[str, Any]:
 
 def activity(scope: Scope, agent_id: str) -> dict[str, Any]:
     """Last activity and stall confidence of a live agent (``stall check``)."""
-    from purlin_resume.agents import stall
 
     result = stall.detect(scope.project, checked_id(agent_id)).to_dict()
     return clean(
@@ -131,8 +133,6 @@ def activity(scope: Scope, agent_id: str) -> dict[str, Any]:
 
 
 def lineage_of(scope: Scope, agent_id: str) -> dict[str, Any]:
-    from purlin_resume.agents import lineage, registry
-
     found = registry.load(scope.project)
     agent = registry.resolve(found, checked_id(agent_id))
     return clean(
@@ -149,10 +149,8 @@ def lineage_of(scope: Scope, agent_id: str) -> dict[str, Any]:
 def conversation(scope: Scope, identifier: str) -> dict[str, Any]:
     """A session's or agent's conversation of any agent CLI as ``transcript`` renders it
     (Markdown, redacted), its tool calls counted and the files it touched."""
-    from purlin_resume.claude import rendering, transcript_output
-    from purlin_resume.resurrection import flow as resurrection
 
-    opened, _ = resurrection.open_conversation(scope.claude_dir, checked_id(identifier, "id"))
+    opened, _ = archive.open_conversation(scope.claude_dir, checked_id(identifier, "id"))
     transcript = opened.transcript
     options = rendering.MarkdownOptions()
     markdown = transcript_output.markdown(opened, options)
@@ -186,8 +184,6 @@ def agent_detail(scope: Scope, agent_id: str) -> dict[str, Any]:
 
 def revive(scope: Scope, agent_id: str) -> dict[str, Any]:
     """What ``purlin-resume revive`` does: plan, then perform; the successor's card."""
-    from purlin_resume.agents import revival
-    from purlin_resume.core import config
 
     settings = config.load(scope.project)
     planned = revival.plan(scope.project, checked_id(agent_id), settings)
@@ -208,8 +204,6 @@ def revive(scope: Scope, agent_id: str) -> dict[str, Any]:
 def subagents(scope: Scope) -> dict[str, Any]:
     """The latest entry of each agent by parallel group, then status; interrupted ones with the
     command that resumes them and the result of their conflict check."""
-    from purlin_resume.history import agent_history as history
-    from purlin_resume.history import conflicts
 
     if not history.path(scope.project).exists():
         return {"path": str(history.path(scope.project)), "groups": {}}
@@ -265,8 +259,6 @@ class ResurrectionFilter:
 
     @classmethod
     def of(cls, params) -> ResurrectionFilter:
-        from purlin_resume.resurrection import log as resurrection_log
-
         chosen = cls(*(params.get(name) or None for name in ("mode", "outcome", "agent", "since")))
         if chosen.mode and chosen.mode not in resurrection_log.MODES:
             raise UsageError(f"mode must be one of {', '.join(resurrection_log.MODES)}")
@@ -284,8 +276,6 @@ class ResurrectionFilter:
 
 def resurrections(scope: Scope, chosen: ResurrectionFilter) -> dict[str, Any]:
     """The log, filtered, newest first (the first hundred), and the seed's metrics."""
-    from purlin_resume.claude import layout
-    from purlin_resume.resurrection import log as resurrection_log
 
     log = layout.history_dir(scope.claude_dir) / resurrection_log.FILE_NAME
     try:
@@ -305,8 +295,6 @@ def _summary(
     outcome: str | None,
     mode: str | None,
 ) -> dict[str, Any]:
-    from purlin_resume.resurrection import log as resurrection_log
-
     history = resurrection_log.History(log, since)
     shown: list[dict[str, Any]] = []
     days: dict[str, list[int]] = {}
@@ -335,9 +323,6 @@ def _summary(
 
 
 def _environment(scope: Scope):
-    from purlin_resume.core import config
-    from purlin_resume.resurrection import flow as resurrection
-
     return resurrection.environment(
         scope.claude_dir, scope.project.root, config.load(scope.project)
     )
@@ -345,7 +330,6 @@ def _environment(scope: Scope):
 
 def search(scope: Scope, query: str) -> list[dict[str, Any]]:
     """``find``: ranked conversations of every project, with why each matched."""
-    from purlin_resume.resurrection import flow as resurrection
 
     text = " ".join(query.split())[:500]
     if not text:
@@ -357,10 +341,6 @@ def search(scope: Scope, query: str) -> list[dict[str, Any]]:
 def sessions(scope: Scope) -> list[dict[str, Any]]:
     """The sessions of every agent CLI started in this project (newest first), from the kept
     listing where their files did not change."""
-    from purlin_resume.claude import catalog, layout
-    from purlin_resume.core import cache_home
-    from purlin_resume.core.errors import NotFound
-    from purlin_resume.crosscli import sessions as crosscli
 
     try:
         found = catalog.Catalog(layout.claude_dir(scope.claude_dir))

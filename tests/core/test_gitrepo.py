@@ -62,3 +62,13 @@ def test_commits_since_a_moment_keeps_only_later_commits(repo):
     assert [c.message for c in gitrepo.commits_since(repo, jan_2020 - 60)][:2] == ["new", "old"]
     assert [c.sha for c in gitrepo.commits_since(repo, jan_2020 + 60)] == [newest]
     assert "old" in [c.message for c in gitrepo.commits_since(repo, 0)], "the epoch is not 'now'"
+
+
+def test_a_folder_holding_a_git_file_git_refuses_is_not_a_top_level(repo):
+    """A worktree removed behind git's back leaves its ``.git`` file pointing nowhere: git
+    says it is no repository, and so does ``toplevel``."""
+    folder = repo / "stale-worktree"
+    folder.mkdir()
+    (folder / ".git").write_text("gitdir: /nowhere/.git/worktrees/stale\n")
+    assert gitrepo.toplevel(folder) is None
+    assert gitrepo.toplevel(repo) == repo.resolve()

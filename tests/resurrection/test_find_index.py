@@ -118,13 +118,6 @@ def _output(argv: list[str]) -> str:
     return done.stdout
 
 
-def test_the_flow_and_the_compressor_default_to_the_same_method():
-    from purlin_resume.resurrection import compress
-    from purlin_resume.resurrection import flow as resurrection
-
-    assert resurrection.DEFAULT_METHOD == compress.DEFAULT_METHOD
-
-
 def test_warm_find_and_sessions_answer_without_reading_a_transcript(fixtures_copy):
     """Once kept, what ``find`` and ``sessions`` show of an unchanged transcript comes from the
     cache: the files, overwritten with garbage of the same size and time, are not read again."""
