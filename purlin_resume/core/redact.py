@@ -26,7 +26,7 @@ import itertools
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,10 @@ _KEY_LONGEST = max(map(len, KEY_TAILS))
 _JOINT = re.compile(
     r"\+(?:(?<=[\"'] \+)|(?<=[\"']\+)|(?<=[\"']\t\+))[ \t]*(?:(?:\r?\n|\\n)[ \t]*)?\\{0,3}[\"']"
 )
+_FLAG_NEXT = frozenset("-pwau")  # what follows the ``-`` of a flag the rules look at
+# how much a process looks at rule by rule, from the characters they stop at, before it compiles
+# the whole expression (about as long as that takes): a character costs 1, one rules stop at more
+_SHORT_BUDGET, _CHARACTER_COST = 20_000, 10
 _REACH = 256  # how far a secret written in pieces may reach past a joint
 
 
@@ -224,6 +228,17 @@ class _Branch:
     kind: str
     back: int  # how many characters before the match the token starts
     rule: Rule | None
+    prefixes: tuple[str, ...] = ()  # a rule's, one of which starts ``back`` characters before
+
+    def may_start(self, text: str, at: int) -> bool:
+        """Can this alternative match at ``at``: is one of its prefixes there (cheaper than
+        its expression, which is compiled only when one is)?"""
+        if self.name == "assign":
+            return _key_before(text, at)
+        if self.name == "flag":
+            return text[at + 1 : at + 2] in _FLAG_NEXT
+        start = at - self.back
+        return start >= 0 and text.startswith(self.prefixes, start)
 
 
 def _no_groups(regex: str) -> str:
@@ -245,29 +260,67 @@ def _flag(match: re.Match[str], before: str) -> tuple[str, bool] | None:
     return "password", flag in USER_PASSWORD_FLAGS
 
 
+def _branches() -> tuple[
+    dict[str, list[tuple[str, _Branch]]], dict[str, list[str]], dict[str, list[tuple[str, str]]]
+]:
+    """Per character a rule stops at, each alternative's own expression and branch; the
+    alternatives that check what precedes the character themselves, and the prefixes' heads
+    (what precedes it) with the rest of their expression."""
+    by_first: dict[str, list[tuple[str, _Branch]]] = defaultdict(list)
+    free: dict[str, list[str]] = defaultdict(list)
+    prefixed: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    assign = _Branch("assign", "assigned-secret", 0, None)
+    for op in ":=":  # one source for both operators: compiled once
+        by_first[op].append(("[:=]" + ASSIGNMENT, assign))
+    by_first["-"].append((re.escape("-") + FLAG[1:], _Branch("flag", "assigned-secret", 0, None)))
+    free["-"].append(_no_groups(FLAG[1:]))
+    for rule in RULES:
+        for prefixes in _prefix_groups(rule):
+            at = _anchor(prefixes[0], rule)
+            rest = _prefix_rest(prefixes, rule) + rule.body
+            first = prefixes[0][at]
+            branch = _Branch("rule", rule.kind, at, rule, tuple(prefixes))
+            by_first[first].append((re.escape(first) + rest, branch))
+            for prefix in prefixes:
+                prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
+    return by_first, free, prefixed
+
+
+def _checks(branches: list[tuple[str, _Branch]]) -> list[_Branch]:
+    """The branches of one character as few prefix checks: the rules' prefixes that start as
+    many characters before it in one branch (``str.startswith`` takes them all at once)."""
+    checks = [branch for _, branch in branches if branch.rule is None]
+    by_back: dict[int, list[str]] = defaultdict(list)
+    for _, branch in branches:
+        if branch.rule is not None:
+            by_back[branch.back].extend(branch.prefixes)
+    checks += [_Branch("prefix", "", back, None, tuple(p)) for back, p in by_back.items()]
+    return checks
+
+
 class Places:
-    """Where the scanner's ``pattern`` matches in one text, asked for in order: ``next(pos)``
-    is the first such position from ``pos`` on (None: there is none). The last answer is kept:
-    asking again from anywhere between its question and it costs nothing. ``first``: the first
-    place, when the caller found it already."""
+    """Where some rule may match in one text, asked for in order: ``next(pos)`` is the first
+    such position from ``pos`` on (None: there is none), as ``first(text, pos)`` finds it. The
+    last answer is kept: asking again from anywhere between its question and it costs nothing.
+    ``at``: the first place, when the caller found it already."""
 
     def __init__(
-        self, pattern: re.Pattern[str], text: str, first: int | None = None, known: bool = False
+        self,
+        first: Callable[[str, int], int | None],
+        text: str,
+        at: int | None = None,
+        known: bool = False,
     ):
-        self._pattern, self._text = pattern, text
+        self._first, self._text = first, text
         # the first place from ``_asked`` on is ``_at``
-        self._asked: int = 0 if first is not None or known else -1
-        self._at: int | None = first
+        self._asked: int = 0 if at is not None or known else -1
+        self._at: int | None = at
 
     def next(self, pos: int) -> int | None:
         if 0 <= self._asked <= pos and (self._at is None or pos <= self._at):
             return self._at
-        self._asked, self._at = pos, self._first(pos)
+        self._asked, self._at = pos, self._first(self._text, pos)
         return self._at
-
-    def _first(self, pos: int) -> int | None:
-        match = self._pattern.search(self._text, pos)
-        return None if match is None else match.start()
 
 
 class Scanner:
@@ -289,7 +342,12 @@ class Scanner:
         bounded: Iterable[tuple[str, str]] = (),
     ):
         self._by_first: dict[str, list[tuple[str, _Branch]]] | None = None
+        self._free: dict[str, list[str]] = {}
+        self._prefixed: dict[str, list[tuple[str, str]]] = {}
         self._pattern: re.Pattern[str] | None = None
+        self._starts: re.Pattern[str] | None = None  # the characters alternatives start with
+        self._checks: dict[str, list[_Branch]] = {}  # per character, ``may_start`` of each
+        self._short_left = _SHORT_BUDGET
         self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
         extra, allow, bounded = tuple(extra), tuple(allow), tuple(bounded)
         self.given = repr((extra, allow, bounded))  # what ``fingerprint`` tells apart
@@ -301,44 +359,53 @@ class Scanner:
     def pattern(self) -> re.Pattern[str]:
         """Where some rule may match (assembled and compiled when first needed)."""
         if self._pattern is None:
-            self._pattern = re.compile(self._assemble())
+            self._pattern = re.compile(self._expression())
         return self._pattern
 
     @property
     def by_first(self) -> dict[str, list[tuple[str, _Branch]]]:
         """Per character, each alternative's own expression (compiled when first needed)."""
         if self._by_first is None:
-            self._assemble()
-        assert self._by_first is not None
+            self._by_first, self._free, self._prefixed = _branches()
+            self._checks = {char: _checks(branches) for char, branches in self._by_first.items()}
         return self._by_first
 
-    def _assemble(self) -> str:
-        """Fill ``by_first``; the expression of the whole scan."""
-        by_first: dict[str, list[tuple[str, _Branch]]] = defaultdict(list)
-        free: dict[str, list[str]] = defaultdict(list)  # alternatives with their own checks
-        prefixed: dict[str, list[tuple[str, str]]] = defaultdict(list)  # (head, rest)
+    def _finder(self, text: str) -> Callable[[str, int], int | None]:
+        """How ``Places`` finds the places in ``text``: with the whole expression, or, in a
+        process that has not spent ``_SHORT_BUDGET`` yet, from the characters rules stop at, by
+        their prefixes and keys (a short text costs less to look at so than the expression costs
+        to compile: a hook redacting one task never compiles it)."""
+        if self._pattern is None and len(text) <= self._short_left:
+            self._short_left -= len(text)
+            return self._first_by_prefix
+        return self._first_by_expression
 
-        assign = _Branch("assign", "assigned-secret", 0, None)
-        for op in ":=":  # one source for both operators: compiled once
-            by_first[op].append(("[:=]" + ASSIGNMENT, assign))
-        by_first["-"].append(
-            (re.escape("-") + FLAG[1:], _Branch("flag", "assigned-secret", 0, None))
-        )
-        free["-"].append(_no_groups(FLAG[1:]))
-        for rule in RULES:
-            for prefixes in _prefix_groups(rule):
-                at = _anchor(prefixes[0], rule)
-                rest = _prefix_rest(prefixes, rule) + rule.body
-                first = prefixes[0][at]
-                by_first[first].append(
-                    (re.escape(first) + rest, _Branch("rule", rule.kind, at, rule))
-                )
-                for prefix in prefixes:
-                    prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
-        self._by_first = by_first
-        # the assignments first: the most frequent characters, with a key before them
+    def _first_by_expression(self, text: str, pos: int) -> int | None:
+        match = self.pattern.search(text, pos)
+        return None if match is None else match.start()
+
+    def _first_by_prefix(self, text: str, pos: int) -> int | None:
+        if self._starts is None:
+            self._starts = re.compile("[" + "".join(map(re.escape, sorted(self.by_first))) + "]")
+        while (match := self._starts.search(text, pos)) is not None:
+            self._short_left -= _CHARACTER_COST
+            if self._short_left < 0:  # spent: the expression from here on
+                return self._first_by_expression(text, match.start())
+            at = match.start()
+            if any(branch.may_start(text, at) for branch in self._checks[text[at]]):
+                return at
+            pos = at + 1
+        return None
+
+    def _expression(self) -> str:
+        """The expression of the whole scan."""
+        self.by_first  # noqa: B018 (fills ``_free`` and ``_prefixed``)
+        free, prefixed = self._free, self._prefixed
         assigned = _key_guard() + _no_groups(ASSIGNMENT)
-        alternatives = [f"[:=]{assigned}"]  # one copy of the key test: it is most of the compile
+        # the assignments first: the most frequent characters, with a key before them; one
+        # alternative per operator: when every alternative starts with a literal, the engine
+        # skips to the next of those characters without trying the expression in between
+        alternatives = [f":{assigned}", f"={assigned}"]
         # the most frequent characters first: each place found tries the alternatives in order
         for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
             options = list(free[char])
@@ -352,16 +419,15 @@ class Scanner:
                     trie = _reverse_trie({h.lower() for h, _ in pairs}) if headed else ""
                     options.append(f"{ahead}{trie}(?:{rests})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
-        # each alternative starts with its character: the engine skips fast to one of them
         return "|".join(alternatives)
 
     def _findings(self, text: str, at: int, assignments: bool) -> list[Finding] | None:
         """The findings of the first rule that matches at ``at`` and is not rejected."""
-        for source, branch in self.by_first[text[at]]:
+        for source, branch in self.by_first.get(text[at], ()):
             if branch.rule is None and not assignments:
                 continue
-            if branch.name == "assign" and not _key_before(text, at):
-                continue  # the scan looked at the key's last characters only
+            if not branch.may_start(text, at):
+                continue  # the scan looked at a key's last characters, a prefix's anchor only
             compiled = self._compiled.get(source)
             if compiled is None:
                 compiled = self._compiled[source] = re.compile(source)
@@ -447,17 +513,18 @@ class Scanner:
         return [Finding(kind or assigned_kind(key), start, end, value)]
 
     def places(self, text: str) -> Places:
-        """Where ``pattern`` matches in ``text``, asked for in order (``Places``)."""
-        return Places(self.pattern, text)
+        """Where a rule may match in ``text``, asked for in order (``Places``)."""
+        return Places(self._finder(text), text)
 
     def any_places(self, text: str) -> Places | None:
-        """``places(text)``, or None when ``pattern`` matches nowhere in it and no string
-        literals are joined in it (most text)."""
-        match = self.pattern.search(text)
-        if match is not None:
-            return Places(self.pattern, text, match.start())
+        """``places(text)``, or None when no rule may match anywhere in it and no string
+        literals are joined in it (most text: one search)."""
+        finder = self._finder(text)
+        at = finder(text, 0)
+        if at is not None:
+            return Places(finder, text, at)
         if "+" in text and _JOINT.search(text):
-            return Places(self.pattern, text, known=True)  # none, but pieces to join
+            return Places(finder, text, known=True)  # none, but pieces to join
         return None
 
     def find(

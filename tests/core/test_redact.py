@@ -267,3 +267,26 @@ def test_redaction_from_the_places_found_is_redaction_from_the_start():
             assert changed == len(texts) - 1  # all but the two without a secret, plus the last
     finally:
         redact.configure()
+
+
+def test_a_process_finds_the_same_before_and_after_it_compiles_the_whole_expression():
+    """A new process looks at its first texts rule by rule, from the characters rules stop at
+    (compiling the whole expression costs more than a hook's one task); it finds the same as
+    the whole expression, in secrets, in their escaped forms and in real transcripts."""
+    from tests.secret_corpus import corpus
+
+    lines = [item.line for item in corpus(3)]
+    texts = [*lines, *map(json.dumps, lines), *(json.dumps(json.dumps(line)) for line in lines)]
+    for path in sorted(FIXTURES.rglob("*.jsonl")):
+        whole = path.read_text(encoding="utf-8", errors="replace")
+        texts += [whole[at : at + 1500] for at in range(0, min(len(whole), 30_000), 1500)]
+    texts += ["a_" * 300, "x sk-" * 100, "key=" * 200, ":" * 500, "-p " * 200]
+    compiled = redact.Scanner()
+    compiled.find("x" * 1_000_000)  # more than a process looks at rule by rule
+    fresh, batch = redact.Scanner(), 0
+    for text in texts:
+        batch += len(text)
+        if batch > 1500:  # well within what one process looks at rule by rule
+            fresh, batch = redact.Scanner(), len(text)
+        assert fresh.find(text) == compiled.find(text), text[:80]
+        assert fresh.find(text, assignments=False) == compiled.find(text, assignments=False)
