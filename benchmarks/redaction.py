@@ -179,6 +179,7 @@ def against(ref: str, runs: int, texts: list[str], strings: list[str]) -> None:
                 out = subprocess.run([sys.executable, "-c", THROUGHPUT, str(root), str(data)],
                                      capture_output=True, text=True, check=True).stdout  # fmt: skip
                 times[name].append(json.loads(out))
+        started = first_use(runs * 3, {"here": here, ref: other})
     print(f"this tree against {ref}: medians of {runs} fresh processes each (CPU time)")
     for number, name in enumerate(MEASURES):
         mine = statistics.median(t[number] for t in times["here"])
@@ -188,7 +189,7 @@ def against(ref: str, runs: int, texts: list[str], strings: list[str]) -> None:
             f"  {name:<36} {ratio:.2f}x of {ref}'s throughput  "
             f"(>= 0.8x: {'met' if ratio >= 0.8 else 'missed'})"
         )
-        print_first_use(first_use(runs * 3, {"here": here, ref: other}))
+    print_first_use(started)
 
 
 def main() -> None:

@@ -19,7 +19,6 @@ whole key at the few places that pass.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import hashlib
 import itertools
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import secret_rules
+from purlin_resume.core import pieces, secret_rules
 from purlin_resume.core.secret_rules import (
     ASSIGNMENT,
     AWS_SECRET_BEFORE,
@@ -55,61 +54,10 @@ _INSIDE_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]*$")
 # character at a time: slow on text made of keys)
 _KEY_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
 _KEY_LONGEST = max(map(len, KEY_TAILS))
-# between two string literals joined with ``+`` (quotes escaped, a line break): a secret may
-# be written in pieces; found from the ``+`` (a literal: fast to look for)
-_JOINT = re.compile(
-    r"\+(?:(?<=[\"'] \+)|(?<=[\"']\+)|(?<=[\"']\t\+))[ \t]*(?:(?:\r?\n|\\n)[ \t]*)?\\{0,3}[\"']"
-)
 _FLAG_NEXT = frozenset("-pwau")  # what follows the ``-`` of a flag the rules look at
 # how much a process looks at rule by rule, from the characters they stop at, before it compiles
 # the whole expression (about as long as that takes): a character costs 1, one rules stop at more
 _SHORT_BUDGET, _CHARACTER_COST = 20_000, 10
-_REACH = 256  # how far a secret written in pieces may reach past a joint
-
-
-def _joints(text: str) -> list[tuple[int, int]]:
-    """Where the joints between string literals are: from the closing quote (and the
-    backslashes escaping it) to the opening one."""
-    spans = []
-    for joint in _JOINT.finditer(text):
-        start = joint.start() - 1
-        while text[start] in " \t":
-            start -= 1
-        while start > 0 and text[start - 1] == "\\" and joint.start() - start < 8:
-            start -= 1
-        spans.append((start, joint.end()))
-    return spans
-
-
-def _joined(text: str, window: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
-    """The text of a window with its joints taken out, and where each of its pieces starts:
-    in the joined text, and in ``text``."""
-    pieces, starts, length = [], [], 0
-    for (_, after), (before, _) in itertools.pairwise(window):
-        pieces.append(text[after:before])
-        starts.append((length, after))
-        length += len(pieces[-1])
-    return "".join(pieces), starts
-
-
-def _origin(starts: list[tuple[int, int]], at: int) -> tuple[int, int]:
-    """The piece a character of a joined text comes from, and where it is in the text."""
-    number = bisect.bisect_right(starts, (at, 1 << 62)) - 1
-    return number, starts[number][1] + at - starts[number][0]
-
-
-def _windows(joints: list[tuple[int, int]], length: int) -> list[list[tuple[int, int]]]:
-    """The joints grouped where they lie close, each group between the two spans of text
-    around it (``(start, start)`` and ``(end, end)``) that a secret may reach."""
-    groups: list[list[tuple[int, int]]] = []
-    for joint in joints:
-        if groups and joint[0] - groups[-1][-1][1] <= 2 * _REACH:
-            groups[-1].append(joint)
-        else:
-            groups.append([joint])
-    return [
-        [(max(0, g[0][0] - _REACH),) * 2, *g, (min(length, g[-1][1] + _REACH),) * 2] for g in groups
-    ]
 
 
 def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 99) -> str:
@@ -331,8 +279,9 @@ class Scanner:
     character they stop at, and a look-behind trie of the prefixes ending there rules out most
     places at once (for a secret-named key, of the key's last characters only: the expression
     stays small and compiles fast, and ``_key_before`` checks the whole key). The rules of the
-    character found are then matched one by one, in order, each with its own groups. Each
-    expression is compiled when first needed.
+    character found are then matched one by one, in order, each with its own groups, once one
+    of their prefixes is there. Each expression is compiled when first needed; a process's
+    first texts are looked at from the characters alone (``_finder``).
     """
 
     def __init__(
@@ -450,10 +399,8 @@ class Scanner:
         else:
             start, end = match.start() - branch.back, match.end()
         secret = text[start:end]
-        if rule.context:
-            near = text[max(0, start - rule.within) : end + rule.within].lower()
-            if not any(word in near for word in rule.context):
-                return None
+        if rule.context and not _near(rule, text, start, end):
+            return None
         if rule.before and not _ends_with(rule.before, text, match.start() - branch.back):
             return None
         if rule.validator is not None and not rule.validator(secret):
@@ -523,7 +470,7 @@ class Scanner:
         at = finder(text, 0)
         if at is not None:
             return Places(finder, text, at)
-        if "+" in text and _JOINT.search(text):
+        if pieces.may_hold(text):
             return Places(finder, text, known=True)  # none, but pieces to join
         return None
 
@@ -534,8 +481,8 @@ class Scanner:
         ``places``: where ``pattern`` matches in ``text``, when the caller looked already (the
         scan goes on from what it found instead of reading the text again)."""
         found = self._scan(text, assignments, places)
-        if "+" in text:
-            found = self._with_joined(text, found, assignments)
+        if "+" in text or "}" in text or ".join(" in text:
+            found = self._with_pieces(text, found, assignments)
         if self.extra:
             found = self._with_extra(text, found)
         return found
@@ -555,22 +502,25 @@ class Scanner:
             at = places.next(max([at + 1] + [f.end for f in findings]))
         return found
 
-    def _with_joined(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:
-        """Add the secrets written in pieces (``"ghp_abc" + "def…"``): around the joints
-        between string literals, the text is scanned again with them taken out; a secret that
-        crosses one replaces what the first scan found inside it."""
+    def _with_pieces(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:
+        """Add the secrets written in pieces (``"ghp_abc" + "def…"``, a join of a list of
+        literals, names given literals and joined): each run of pieces is scanned joined; a
+        secret that crosses from one piece to another replaces what the first scan found inside
+        it, whole where the pieces lie side by side, else piece by piece."""
         crossing = []
-        for window in _windows(_joints(text), len(text)):
-            joined, starts = _joined(text, window)
+        for run in pieces.runs(text):
+            joined = "".join(text[start:end] for start, end in run.pieces)
             for finding in self._scan(joined, assignments):
-                first, begins = _origin(starts, finding.start)
-                last, ends = _origin(starts, finding.end - 1)
-                if first != last:
-                    crossing.append(Finding(finding.kind, begins, ends + 1, finding.secret))
+                spans = run.spans(finding.start, finding.end)
+                crossing += [Finding(finding.kind, *span, finding.secret) for span in spans]
         if not crossing:
             return found
         kept = [f for f in found if not any(f.start < c.end and c.start < f.end for c in crossing)]
-        return sorted(kept + crossing, key=lambda f: f.start)
+        chosen: list[Finding] = []
+        for finding in sorted(set(kept + crossing), key=lambda f: (f.start, -f.end)):
+            if not chosen or finding.start >= chosen[-1].end:
+                chosen.append(finding)
+        return chosen
 
     def _allowed(self, secret: str) -> bool:
         return any(pattern.fullmatch(secret) for pattern in self.allow)
@@ -601,6 +551,12 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     if pattern not in _COMPILED:
         _COMPILED[pattern] = re.compile(pattern)
     return _COMPILED[pattern]
+
+
+def _near(rule: Rule, text: str, start: int, end: int) -> bool:
+    """Does one of ``rule``'s context words stand within its reach of ``start``–``end``?"""
+    near = text[max(0, start - rule.within) : end + rule.within].lower()
+    return any(word in near for word in rule.context)
 
 
 def _ends_with(pattern: str, text: str, at: int) -> bool:
