@@ -68,11 +68,12 @@ class Run:
 
 def may_hold(text: str) -> bool:
     """Can ``text`` hold a secret in pieces (a cheap test most text fails)?"""
-    if "+" in text and _JOINT.search(text) is not None:
+    plus, brace = "+" in text, "}" in text
+    if plus and _JOINT.search(text) is not None:
         return True
     if ".join(" in text and _join_call_joints(text):
         return True
-    return bool(_named(text))
+    return (plus or brace) and _NAME_JOINED.search(text) is not None and bool(_named(text))
 
 
 def runs(text: str) -> list[Run]:
@@ -161,7 +162,8 @@ def _named(text: str) -> list[Run]:
     literals, in the order of the names."""
     given: dict[str, tuple[int, int]] = {}  # each name's literal, the last given before a use
     found: list[Run] = []
-    assignments = _ASSIGNED.finditer(text) if "+" in text or "}" in text else iter(())
+    joined = ("+" in text or "}" in text) and _NAME_JOINED.search(text) is not None
+    assignments = _ASSIGNED.finditer(text) if joined else iter(())
     assigned = next(assignments, None)
     while assigned is not None:
         window = [assigned]  # the assignments that lie close, and the text after them

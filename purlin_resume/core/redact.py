@@ -246,6 +246,10 @@ def _checks(branches: list[tuple[str, _Branch]]) -> list[_Branch]:
     return checks
 
 
+def _start(match: re.Match[str] | None) -> int | None:
+    return None if match is None else match.start()
+
+
 class Places:
     """Where some rule may match in one text, asked for in order: ``next(pos)`` is the first
     such position from ``pos`` on (None: there is none), as ``first(text, pos)`` finds it. The
@@ -324,14 +328,15 @@ class Scanner:
         process that has not spent ``_SHORT_BUDGET`` yet, from the characters rules stop at, by
         their prefixes and keys (a short text costs less to look at so than the expression costs
         to compile: a hook redacting one task never compiles it)."""
-        if self._pattern is None and len(text) <= self._short_left:
+        if self._pattern is not None:
+            return self._first_by_expression
+        if len(text) <= self._short_left:
             self._short_left -= len(text)
             return self._first_by_prefix
         return self._first_by_expression
 
     def _first_by_expression(self, text: str, pos: int) -> int | None:
-        match = self.pattern.search(text, pos)
-        return None if match is None else match.start()
+        return _start(self.pattern.search(text, pos))
 
     def _first_by_prefix(self, text: str, pos: int) -> int | None:
         if self._starts is None:
@@ -467,7 +472,7 @@ class Scanner:
         """``places(text)``, or None when no rule may match anywhere in it and no string
         literals are joined in it (most text: one search)."""
         finder = self._finder(text)
-        at = finder(text, 0)
+        at = finder(text, 0) if self._pattern is None else _start(self._pattern.search(text))
         if at is not None:
             return Places(finder, text, at)
         if pieces.may_hold(text):
