@@ -14,14 +14,17 @@ counts less):
    looking at a repeated value once);
 5. adversarial 2 MB strings (a place where a rule may start every few characters): seconds per
    MB against ordinary text of the same size, and against themselves at 1 MB (linear: 1x);
-6. start-up: a fresh process's first two calls (plain text, then a secret-named key), which
-   compile the scanner, against the same calls once compiled (wall time, ``sys.executable``);
+6. start-up: a fresh process's first two calls (plain text, then a secret-named key) against
+   the same calls again (wall time, ``sys.executable``); and a whole fresh process that
+   redacts one 200-character task (what a hook does) against ``python -c pass``, and against
+   one that only imports the module (wall time, medians of processes taken in turn);
 7. the anchor: one pass of ``re`` finding two literal characters over the same text, the least
    a scan of the text by the regular expression engine costs.
 
 ``--against REF`` (a commit, a branch: ``main``) measures instead 1, 2 and 4 with this tree's
 code and with REF's (``git archive``), each in fresh processes taken in turn, and prints this
-tree's throughput over REF's (the rules' budget: at least 0.8x).
+tree's throughput over REF's (the rules' budget: at least 0.8x), then 6's fresh process with
+each tree's code.
 """
 
 from __future__ import annotations
@@ -108,13 +111,44 @@ def startup(runs: int) -> tuple[float, float]:
     return statistics.median(firsts), statistics.median(agains)
 
 
+TASK = (
+    "Refactor the session cache: move the index build into resurrection/search_index.py, keep "
+    "find's output unchanged, run tests/claude/test_sessions_cache.py -x and report which "
+    "fixtures changed (offline)"
+)
+FIRST_USE = "import sys; sys.path.insert(0, {root!r}); from purlin_resume.core import redact"
+
+
+def first_use(runs: int, roots: dict[str, Path]) -> dict[str, float]:
+    """Medians (wall seconds) of fresh processes, taken in turn: ``python -c pass``, and per
+    root one importing redaction and one redacting ``TASK`` once."""
+    codes = {"pass": "pass"}
+    for name, root in roots.items():
+        codes[f"{name}: import"] = FIRST_USE.format(root=str(root))
+        codes[f"{name}: first redact"] = codes[f"{name}: import"] + f"; redact.redact({TASK!r})"
+    times: dict[str, list[float]] = {name: [] for name in codes}
+    for _ in range(runs):
+        for name, code in codes.items():
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            times[name].append(time.perf_counter() - started)
+    return {name: statistics.median(each) for name, each in times.items()}
+
+
+def print_first_use(medians: dict[str, float]) -> None:
+    floor = medians["pass"]
+    print(f"fresh process, first redact of a {len(TASK)}-character text (wall, median):")
+    for name, seconds in medians.items():
+        print(f"  {name:<36} {seconds * 1e3:6.0f} ms  {seconds / floor:5.1f}x python -c pass")
+
+
 THROUGHPUT = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from purlin_resume.core import redact
 texts, strings = json.loads(open(sys.argv[2]).read())
 distinct = list(dict.fromkeys(strings))
-redact.redact("PASSWORD=hunter2xyz")  # compiled before the clock starts
+redact.redact("PASSWORD=hunter2xyz " * 10_000)  # the whole expression compiled first
 times = []
 for work in (lambda: redact.redact_data(strings), lambda: [redact.redact(t) for t in texts],
              lambda: [redact.redact(s) for s in distinct]):
@@ -145,6 +179,7 @@ def against(ref: str, runs: int, texts: list[str], strings: list[str]) -> None:
                 out = subprocess.run([sys.executable, "-c", THROUGHPUT, str(root), str(data)],
                                      capture_output=True, text=True, check=True).stdout  # fmt: skip
                 times[name].append(json.loads(out))
+        started = first_use(runs * 3, {"here": here, ref: other})
     print(f"this tree against {ref}: medians of {runs} fresh processes each (CPU time)")
     for number, name in enumerate(MEASURES):
         mine = statistics.median(t[number] for t in times["here"])
@@ -154,6 +189,7 @@ def against(ref: str, runs: int, texts: list[str], strings: list[str]) -> None:
             f"  {name:<36} {ratio:.2f}x of {ref}'s throughput  "
             f"(>= 0.8x: {'met' if ratio >= 0.8 else 'missed'})"
         )
+    print_first_use(started)
 
 
 def main() -> None:
@@ -220,6 +256,7 @@ def main() -> None:
     ]  # fmt: skip
     for name, result, target in rows:
         print(f"{name:<48} {result:>12}  {target}")
+    print_first_use(first_use(args.runs * 3, {"here": Path(__file__).resolve().parents[1]}))
 
 
 if __name__ == "__main__":

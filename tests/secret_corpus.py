@@ -282,6 +282,39 @@ def corpus(seed: int) -> list[Planted]:
             (s := "ghp_" + chars(36))[14:],
             f'GH = "{s[:14]}" + "{s[14:]}"',
         ),
+        (
+            "github-token",  # the pieces of a join call
+            (s := "ghp_" + chars(36))[22:],
+            f'token = "".join(["{s[:9]}", "{s[9:22]}", "{s[22:]}"])',
+        ),
+        (
+            "gitlab-token",  # JavaScript's join, over lines
+            (s := "glpat-" + chars(20))[12:],
+            f'const token = [\n  "{s[:12]}",\n  "{s[12:]}",\n].join("");',
+        ),
+        (
+            "openai-key",  # names given the pieces, then added
+            (s := "sk-proj-" + chars(48, ALNUM + "_-"))[20:],
+            f'head = "{s[:20]}"\ntail = "{s[20:]}"\nclient = OpenAI(api_key=head + tail)',
+        ),
+        (
+            "slack-token",  # names given the pieces, then placed in a string
+            (s := "xoxb-" + chars(11, string.digits) + "-" + chars(24))[17:],
+            f'A="{s[:17]}"\nB="{s[17:]}"\ncurl -H "Authorization: Bearer ${{A}}${{B}}" x',
+        ),
+        (
+            "kubernetes-secret",  # a Secret in JSON, its data before its kind
+            s := base64.b64encode(chars(20).encode()).decode(),
+            json.dumps(
+                {"apiVersion": "v1", "data": {"tls.key": s}, "kind": "Secret", "type": "Opaque"},
+                indent=4,
+            ),
+        ),
+        (
+            "kubernetes-secret",  # and on one line, its values written out
+            s := chars(18),
+            f'{{"kind":"Secret","apiVersion":"v1","stringData":{{"token":"{s}"}}}}',
+        ),
         # more providers
         ("1password-token", s := "ops_eyJ" + chars(260, B64), f"OP_SERVICE_ACCOUNT_TOKEN={s}"),
         (

@@ -19,19 +19,18 @@ whole key at the few places that pass.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import hashlib
 import itertools
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import secret_rules
+from purlin_resume.core import pieces, secret_rules
 from purlin_resume.core.secret_rules import (
     ASSIGNMENT,
     AWS_SECRET_BEFORE,
@@ -55,57 +54,10 @@ _INSIDE_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]*$")
 # character at a time: slow on text made of keys)
 _KEY_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
 _KEY_LONGEST = max(map(len, KEY_TAILS))
-# between two string literals joined with ``+`` (quotes escaped, a line break): a secret may
-# be written in pieces; found from the ``+`` (a literal: fast to look for)
-_JOINT = re.compile(
-    r"\+(?:(?<=[\"'] \+)|(?<=[\"']\+)|(?<=[\"']\t\+))[ \t]*(?:(?:\r?\n|\\n)[ \t]*)?\\{0,3}[\"']"
-)
-_REACH = 256  # how far a secret written in pieces may reach past a joint
-
-
-def _joints(text: str) -> list[tuple[int, int]]:
-    """Where the joints between string literals are: from the closing quote (and the
-    backslashes escaping it) to the opening one."""
-    spans = []
-    for joint in _JOINT.finditer(text):
-        start = joint.start() - 1
-        while text[start] in " \t":
-            start -= 1
-        while start > 0 and text[start - 1] == "\\" and joint.start() - start < 8:
-            start -= 1
-        spans.append((start, joint.end()))
-    return spans
-
-
-def _joined(text: str, window: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
-    """The text of a window with its joints taken out, and where each of its pieces starts:
-    in the joined text, and in ``text``."""
-    pieces, starts, length = [], [], 0
-    for (_, after), (before, _) in itertools.pairwise(window):
-        pieces.append(text[after:before])
-        starts.append((length, after))
-        length += len(pieces[-1])
-    return "".join(pieces), starts
-
-
-def _origin(starts: list[tuple[int, int]], at: int) -> tuple[int, int]:
-    """The piece a character of a joined text comes from, and where it is in the text."""
-    number = bisect.bisect_right(starts, (at, 1 << 62)) - 1
-    return number, starts[number][1] + at - starts[number][0]
-
-
-def _windows(joints: list[tuple[int, int]], length: int) -> list[list[tuple[int, int]]]:
-    """The joints grouped where they lie close, each group between the two spans of text
-    around it (``(start, start)`` and ``(end, end)``) that a secret may reach."""
-    groups: list[list[tuple[int, int]]] = []
-    for joint in joints:
-        if groups and joint[0] - groups[-1][-1][1] <= 2 * _REACH:
-            groups[-1].append(joint)
-        else:
-            groups.append([joint])
-    return [
-        [(max(0, g[0][0] - _REACH),) * 2, *g, (min(length, g[-1][1] + _REACH),) * 2] for g in groups
-    ]
+_FLAG_NEXT = frozenset("-pwau")  # what follows the ``-`` of a flag the rules look at
+# how much a process looks at rule by rule, from the characters they stop at, before it compiles
+# the whole expression (about as long as that takes): a character costs 1, one rules stop at more
+_SHORT_BUDGET, _CHARACTER_COST = 20_000, 10
 
 
 def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 99) -> str:
@@ -224,6 +176,17 @@ class _Branch:
     kind: str
     back: int  # how many characters before the match the token starts
     rule: Rule | None
+    prefixes: tuple[str, ...] = ()  # a rule's, one of which starts ``back`` characters before
+
+    def may_start(self, text: str, at: int) -> bool:
+        """Can this alternative match at ``at``: is one of its prefixes there (cheaper than
+        its expression, which is compiled only when one is)?"""
+        if self.name == "assign":
+            return _key_before(text, at)
+        if self.name == "flag":
+            return text[at + 1 : at + 2] in _FLAG_NEXT
+        start = at - self.back
+        return start >= 0 and text.startswith(self.prefixes, start)
 
 
 def _no_groups(regex: str) -> str:
@@ -245,29 +208,71 @@ def _flag(match: re.Match[str], before: str) -> tuple[str, bool] | None:
     return "password", flag in USER_PASSWORD_FLAGS
 
 
+def _branches() -> tuple[
+    dict[str, list[tuple[str, _Branch]]], dict[str, list[str]], dict[str, list[tuple[str, str]]]
+]:
+    """Per character a rule stops at, each alternative's own expression and branch; the
+    alternatives that check what precedes the character themselves, and the prefixes' heads
+    (what precedes it) with the rest of their expression."""
+    by_first: dict[str, list[tuple[str, _Branch]]] = defaultdict(list)
+    free: dict[str, list[str]] = defaultdict(list)
+    prefixed: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    assign = _Branch("assign", "assigned-secret", 0, None)
+    for op in ":=":  # one source for both operators: compiled once
+        by_first[op].append(("[:=]" + ASSIGNMENT, assign))
+    by_first["-"].append((re.escape("-") + FLAG[1:], _Branch("flag", "assigned-secret", 0, None)))
+    free["-"].append(_no_groups(FLAG[1:]))
+    for rule in RULES:
+        for prefixes in _prefix_groups(rule):
+            at = _anchor(prefixes[0], rule)
+            rest = _prefix_rest(prefixes, rule) + rule.body
+            first = prefixes[0][at]
+            branch = _Branch("rule", rule.kind, at, rule, tuple(prefixes))
+            by_first[first].append((re.escape(first) + rest, branch))
+            for prefix in prefixes:
+                prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
+    return by_first, free, prefixed
+
+
+def _checks(branches: list[tuple[str, _Branch]]) -> list[_Branch]:
+    """The branches of one character as few prefix checks: the rules' prefixes that start as
+    many characters before it in one branch (``str.startswith`` takes them all at once)."""
+    checks = [branch for _, branch in branches if branch.rule is None]
+    by_back: dict[int, list[str]] = defaultdict(list)
+    for _, branch in branches:
+        if branch.rule is not None:
+            by_back[branch.back].extend(branch.prefixes)
+    checks += [_Branch("prefix", "", back, None, tuple(p)) for back, p in by_back.items()]
+    return checks
+
+
+def _start(match: re.Match[str] | None) -> int | None:
+    return None if match is None else match.start()
+
+
 class Places:
-    """Where the scanner's ``pattern`` matches in one text, asked for in order: ``next(pos)``
-    is the first such position from ``pos`` on (None: there is none). The last answer is kept:
-    asking again from anywhere between its question and it costs nothing. ``first``: the first
-    place, when the caller found it already."""
+    """Where some rule may match in one text, asked for in order: ``next(pos)`` is the first
+    such position from ``pos`` on (None: there is none), as ``first(text, pos)`` finds it. The
+    last answer is kept: asking again from anywhere between its question and it costs nothing.
+    ``at``: the first place, when the caller found it already."""
 
     def __init__(
-        self, pattern: re.Pattern[str], text: str, first: int | None = None, known: bool = False
+        self,
+        first: Callable[[str, int], int | None],
+        text: str,
+        at: int | None = None,
+        known: bool = False,
     ):
-        self._pattern, self._text = pattern, text
+        self._first, self._text = first, text
         # the first place from ``_asked`` on is ``_at``
-        self._asked: int = 0 if first is not None or known else -1
-        self._at: int | None = first
+        self._asked: int = 0 if at is not None or known else -1
+        self._at: int | None = at
 
     def next(self, pos: int) -> int | None:
         if 0 <= self._asked <= pos and (self._at is None or pos <= self._at):
             return self._at
-        self._asked, self._at = pos, self._first(pos)
+        self._asked, self._at = pos, self._first(self._text, pos)
         return self._at
-
-    def _first(self, pos: int) -> int | None:
-        match = self._pattern.search(self._text, pos)
-        return None if match is None else match.start()
 
 
 class Scanner:
@@ -278,8 +283,9 @@ class Scanner:
     character they stop at, and a look-behind trie of the prefixes ending there rules out most
     places at once (for a secret-named key, of the key's last characters only: the expression
     stays small and compiles fast, and ``_key_before`` checks the whole key). The rules of the
-    character found are then matched one by one, in order, each with its own groups. Each
-    expression is compiled when first needed.
+    character found are then matched one by one, in order, each with its own groups, once one
+    of their prefixes is there. Each expression is compiled when first needed; a process's
+    first texts are looked at from the characters alone (``_finder``).
     """
 
     def __init__(
@@ -289,7 +295,12 @@ class Scanner:
         bounded: Iterable[tuple[str, str]] = (),
     ):
         self._by_first: dict[str, list[tuple[str, _Branch]]] | None = None
+        self._free: dict[str, list[str]] = {}
+        self._prefixed: dict[str, list[tuple[str, str]]] = {}
         self._pattern: re.Pattern[str] | None = None
+        self._starts: re.Pattern[str] | None = None  # the characters alternatives start with
+        self._checks: dict[str, list[_Branch]] = {}  # per character, ``may_start`` of each
+        self._short_left = _SHORT_BUDGET
         self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
         extra, allow, bounded = tuple(extra), tuple(allow), tuple(bounded)
         self.given = repr((extra, allow, bounded))  # what ``fingerprint`` tells apart
@@ -301,44 +312,54 @@ class Scanner:
     def pattern(self) -> re.Pattern[str]:
         """Where some rule may match (assembled and compiled when first needed)."""
         if self._pattern is None:
-            self._pattern = re.compile(self._assemble())
+            self._pattern = re.compile(self._expression())
         return self._pattern
 
     @property
     def by_first(self) -> dict[str, list[tuple[str, _Branch]]]:
         """Per character, each alternative's own expression (compiled when first needed)."""
         if self._by_first is None:
-            self._assemble()
-        assert self._by_first is not None
+            self._by_first, self._free, self._prefixed = _branches()
+            self._checks = {char: _checks(branches) for char, branches in self._by_first.items()}
         return self._by_first
 
-    def _assemble(self) -> str:
-        """Fill ``by_first``; the expression of the whole scan."""
-        by_first: dict[str, list[tuple[str, _Branch]]] = defaultdict(list)
-        free: dict[str, list[str]] = defaultdict(list)  # alternatives with their own checks
-        prefixed: dict[str, list[tuple[str, str]]] = defaultdict(list)  # (head, rest)
+    def _finder(self, text: str) -> Callable[[str, int], int | None]:
+        """How ``Places`` finds the places in ``text``: with the whole expression, or, in a
+        process that has not spent ``_SHORT_BUDGET`` yet, from the characters rules stop at, by
+        their prefixes and keys (a short text costs less to look at so than the expression costs
+        to compile: a hook redacting one task never compiles it)."""
+        if self._pattern is not None:
+            return self._first_by_expression
+        if len(text) <= self._short_left:
+            self._short_left -= len(text)
+            return self._first_by_prefix
+        return self._first_by_expression
 
-        assign = _Branch("assign", "assigned-secret", 0, None)
-        for op in ":=":  # one source for both operators: compiled once
-            by_first[op].append(("[:=]" + ASSIGNMENT, assign))
-        by_first["-"].append(
-            (re.escape("-") + FLAG[1:], _Branch("flag", "assigned-secret", 0, None))
-        )
-        free["-"].append(_no_groups(FLAG[1:]))
-        for rule in RULES:
-            for prefixes in _prefix_groups(rule):
-                at = _anchor(prefixes[0], rule)
-                rest = _prefix_rest(prefixes, rule) + rule.body
-                first = prefixes[0][at]
-                by_first[first].append(
-                    (re.escape(first) + rest, _Branch("rule", rule.kind, at, rule))
-                )
-                for prefix in prefixes:
-                    prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
-        self._by_first = by_first
-        # the assignments first: the most frequent characters, with a key before them
+    def _first_by_expression(self, text: str, pos: int) -> int | None:
+        return _start(self.pattern.search(text, pos))
+
+    def _first_by_prefix(self, text: str, pos: int) -> int | None:
+        if self._starts is None:
+            self._starts = re.compile("[" + "".join(map(re.escape, sorted(self.by_first))) + "]")
+        while (match := self._starts.search(text, pos)) is not None:
+            self._short_left -= _CHARACTER_COST
+            if self._short_left < 0:  # spent: the expression from here on
+                return self._first_by_expression(text, match.start())
+            at = match.start()
+            if any(branch.may_start(text, at) for branch in self._checks[text[at]]):
+                return at
+            pos = at + 1
+        return None
+
+    def _expression(self) -> str:
+        """The expression of the whole scan."""
+        self.by_first  # noqa: B018 (fills ``_free`` and ``_prefixed``)
+        free, prefixed = self._free, self._prefixed
         assigned = _key_guard() + _no_groups(ASSIGNMENT)
-        alternatives = [f"[:=]{assigned}"]  # one copy of the key test: it is most of the compile
+        # the assignments first: the most frequent characters, with a key before them; one
+        # alternative per operator: when every alternative starts with a literal, the engine
+        # skips to the next of those characters without trying the expression in between
+        alternatives = [f":{assigned}", f"={assigned}"]
         # the most frequent characters first: each place found tries the alternatives in order
         for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
             options = list(free[char])
@@ -352,16 +373,15 @@ class Scanner:
                     trie = _reverse_trie({h.lower() for h, _ in pairs}) if headed else ""
                     options.append(f"{ahead}{trie}(?:{rests})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
-        # each alternative starts with its character: the engine skips fast to one of them
         return "|".join(alternatives)
 
     def _findings(self, text: str, at: int, assignments: bool) -> list[Finding] | None:
         """The findings of the first rule that matches at ``at`` and is not rejected."""
-        for source, branch in self.by_first[text[at]]:
+        for source, branch in self.by_first.get(text[at], ()):
             if branch.rule is None and not assignments:
                 continue
-            if branch.name == "assign" and not _key_before(text, at):
-                continue  # the scan looked at the key's last characters only
+            if not branch.may_start(text, at):
+                continue  # the scan looked at a key's last characters, a prefix's anchor only
             compiled = self._compiled.get(source)
             if compiled is None:
                 compiled = self._compiled[source] = re.compile(source)
@@ -384,10 +404,8 @@ class Scanner:
         else:
             start, end = match.start() - branch.back, match.end()
         secret = text[start:end]
-        if rule.context:
-            near = text[max(0, start - rule.within) : end + rule.within].lower()
-            if not any(word in near for word in rule.context):
-                return None
+        if rule.context and not _near(rule, text, start, end):
+            return None
         if rule.before and not _ends_with(rule.before, text, match.start() - branch.back):
             return None
         if rule.validator is not None and not rule.validator(secret):
@@ -447,17 +465,18 @@ class Scanner:
         return [Finding(kind or assigned_kind(key), start, end, value)]
 
     def places(self, text: str) -> Places:
-        """Where ``pattern`` matches in ``text``, asked for in order (``Places``)."""
-        return Places(self.pattern, text)
+        """Where a rule may match in ``text``, asked for in order (``Places``)."""
+        return Places(self._finder(text), text)
 
     def any_places(self, text: str) -> Places | None:
-        """``places(text)``, or None when ``pattern`` matches nowhere in it and no string
-        literals are joined in it (most text)."""
-        match = self.pattern.search(text)
-        if match is not None:
-            return Places(self.pattern, text, match.start())
-        if "+" in text and _JOINT.search(text):
-            return Places(self.pattern, text, known=True)  # none, but pieces to join
+        """``places(text)``, or None when no rule may match anywhere in it and no string
+        literals are joined in it (most text: one search)."""
+        finder = self._finder(text)
+        at = finder(text, 0) if self._pattern is None else _start(self._pattern.search(text))
+        if at is not None:
+            return Places(finder, text, at)
+        if pieces.may_hold(text):
+            return Places(finder, text, known=True)  # none, but pieces to join
         return None
 
     def find(
@@ -467,8 +486,8 @@ class Scanner:
         ``places``: where ``pattern`` matches in ``text``, when the caller looked already (the
         scan goes on from what it found instead of reading the text again)."""
         found = self._scan(text, assignments, places)
-        if "+" in text:
-            found = self._with_joined(text, found, assignments)
+        if "+" in text or "}" in text or ".join(" in text:
+            found = self._with_pieces(text, found, assignments)
         if self.extra:
             found = self._with_extra(text, found)
         return found
@@ -488,22 +507,25 @@ class Scanner:
             at = places.next(max([at + 1] + [f.end for f in findings]))
         return found
 
-    def _with_joined(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:
-        """Add the secrets written in pieces (``"ghp_abc" + "def…"``): around the joints
-        between string literals, the text is scanned again with them taken out; a secret that
-        crosses one replaces what the first scan found inside it."""
+    def _with_pieces(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:
+        """Add the secrets written in pieces (``"ghp_abc" + "def…"``, a join of a list of
+        literals, names given literals and joined): each run of pieces is scanned joined; a
+        secret that crosses from one piece to another replaces what the first scan found inside
+        it, whole where the pieces lie side by side, else piece by piece."""
         crossing = []
-        for window in _windows(_joints(text), len(text)):
-            joined, starts = _joined(text, window)
+        for run in pieces.runs(text):
+            joined = "".join(text[start:end] for start, end in run.pieces)
             for finding in self._scan(joined, assignments):
-                first, begins = _origin(starts, finding.start)
-                last, ends = _origin(starts, finding.end - 1)
-                if first != last:
-                    crossing.append(Finding(finding.kind, begins, ends + 1, finding.secret))
+                spans = run.spans(finding.start, finding.end)
+                crossing += [Finding(finding.kind, *span, finding.secret) for span in spans]
         if not crossing:
             return found
         kept = [f for f in found if not any(f.start < c.end and c.start < f.end for c in crossing)]
-        return sorted(kept + crossing, key=lambda f: f.start)
+        chosen: list[Finding] = []
+        for finding in sorted(set(kept + crossing), key=lambda f: (f.start, -f.end)):
+            if not chosen or finding.start >= chosen[-1].end:
+                chosen.append(finding)
+        return chosen
 
     def _allowed(self, secret: str) -> bool:
         return any(pattern.fullmatch(secret) for pattern in self.allow)
@@ -534,6 +556,12 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     if pattern not in _COMPILED:
         _COMPILED[pattern] = re.compile(pattern)
     return _COMPILED[pattern]
+
+
+def _near(rule: Rule, text: str, start: int, end: int) -> bool:
+    """Does one of ``rule``'s context words stand within its reach of ``start``–``end``?"""
+    near = text[max(0, start - rule.within) : end + rule.within].lower()
+    return any(word in near for word in rule.context)
 
 
 def _ends_with(pattern: str, text: str, at: int) -> bool:

@@ -36,14 +36,14 @@ class Rule:
     ``prefixes`` are the literals a token starts with; ``body`` is the pattern of the rest. The
     secret is the group ``s`` when the body has one, else prefix and body together; ``pair``
     is an optional second secret in the same match (an AWS secret key written next to its id),
-    reported as ``pair_kind``. ``context`` words (any case) must stand within ``within``
-    characters of the match, before or after it; ``before``: a pattern the text right before
-    the token must end with; ``validator`` gets the secret and may reject it. ``parts``: a
-    pattern whose ``v`` groups are the secrets inside the matched block (each value of a
-    manifest's ``data:``), when not the block itself. ``word_start``: the token may not follow
-    a letter or digit. ``source`` names the public rule it follows. ``anchor``: where in each
-    prefix the scan stops, when not at its last rare character (see ``_AHEAD`` for what must
-    follow a ``_`` or ``-``).
+    reported as ``pair_kind``. ``context`` words (any case) must
+    stand within ``within`` characters of the match, before or after it; ``before``: a pattern
+    the text right before the token must end with; ``validator`` gets the secret and may reject
+    it. ``parts``: a pattern whose ``v`` groups are the secrets inside the matched block (each
+    value of a manifest's ``data:``), when not the block itself. ``word_start``: the token may
+    not follow a letter or digit. ``source`` names the public rule it follows. ``anchor``:
+    where in each prefix the scan stops, when not at its last rare character (see ``_AHEAD``
+    for what must follow a ``_`` or ``-``).
     """
 
     kind: str
@@ -76,6 +76,41 @@ _AWS_BETWEEN = r"[ \t\"'\\]{0,6}(?:(?:[,;|:=\t ]|\r?\n|\\[nrt])[ \t\"'\\]{0,6}){
 _SPACED = r"[ \t]+\\{0,3}[\"']?"  # a value after a space, maybe quoted (escaped or not)
 _AWS_SECRET = rf"(?![0-9a-f]{{40}})(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=])"
 
+
+def _json_pair(value: str) -> str:
+    """A JSON object's ``"key": "value"``, its quotes maybe escaped."""
+    return rf'\\{{0,3}}"[\w.-]+\\{{0,3}}"[ \t]*:[ \t]*\\{{0,3}}"{value}\\{{0,3}}"'
+
+
+# a Kubernetes Secret's kind, in YAML and in JSON (spaced or not, its quotes escaped or not)
+_SECRET_KIND = ("kind: secret",) + tuple(
+    f"{quote}kind{quote}:{space}{quote}secret"
+    for quote in ('"', '\\"', '\\\\\\"')
+    for space in (" ", "")
+)
+
+
+def _keyword(
+    kind: str,
+    keywords: Iterable[str] | str,
+    separator: str,
+    value: str,
+    after: str = "",
+    **options: Any,
+) -> Rule:
+    """A secret written after a keyword (a key, a command's option, an address) and a
+    separator: the secret is ``value``, followed by ``after``."""
+    return _r(kind, keywords, f"{separator}(?P<s>{value}){after}", **options)
+
+
+def _token(
+    kind: str, prefixes: Iterable[str] | str, value: str, source: str, **options: Any
+) -> Rule:
+    """A provider's token: a literal prefix, then ``value`` (which characters, how many), then
+    the end of the word; ``source``: the gitleaks rules it follows."""
+    return _r(kind, prefixes, value + _END, source=f"gitleaks {source}", **options)
+
+
 RULES: tuple[Rule, ...] = (
     # cloud
     _r(
@@ -85,17 +120,20 @@ RULES: tuple[Rule, ...] = (
         pair_kind="aws-secret-key",  # after the id, or before it (``AWS_SECRET_BEFORE``)
         source="gitleaks aws-access-token; detect-secrets AWSKeyDetector",
     ),
-    _r(
+    _keyword(  # ``aws configure set … VALUE``; ``~/.aws/credentials``: `` = VALUE``
         "aws-secret-key",
-        "aws_secret_access_key",  # ``aws configure set … VALUE``; ``~/.aws/credentials``: `` = VALUE``
-        rf"(?:[ \t]*=[ \t]*\\{{0,3}}[\"']?|{_SPACED})(?P<s>{_B64}{{40}})(?![A-Za-z0-9+/=])",
+        "aws_secret_access_key",
+        rf"(?:[ \t]*=[ \t]*\\{{0,3}}[\"']?|{_SPACED})",
+        rf"{_B64}{{40}}",
+        after=r"(?![A-Za-z0-9+/=])",
         anchor=3,
         source="gitleaks aws-access-token (its secret); the aws cli's configure set",
     ),
-    _r(
+    _keyword(  # ``aws configure set aws_session_token VALUE``
         "aws-session-token",
-        "aws_session_token",  # ``aws configure set aws_session_token VALUE``
-        rf"{_SPACED}(?P<s>{_B64}{{100,}}={{0,2}})",
+        "aws_session_token",
+        rf"{_SPACED}",
+        rf"{_B64}{{100,}}={{0,2}}",
         anchor=3,
         source="the aws cli's configure set",
     ),
@@ -105,22 +143,18 @@ RULES: tuple[Rule, ...] = (
         r"[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
         source="gitleaks gcp-api-key",
     ),
-    _r(
+    _token(
         "digitalocean-token",
         ("dop_v1_", "doo_v1_", "dor_v1_"),
-        rf"[a-f0-9]{{64}}{_END}",
-        source="gitleaks digitalocean-pat, digitalocean-access-token, digitalocean-refresh-token",
+        r"[a-f0-9]{64}",
+        "digitalocean-pat, digitalocean-access-token, digitalocean-refresh-token",
     ),
-    _r(
-        "alibaba-access-key",
-        "LTAI",
-        rf"[a-zA-Z0-9]{{20}}{_END}",
-        source="gitleaks alibaba-access-key-id",
-    ),
-    _r(
+    _token("alibaba-access-key", "LTAI", r"[a-zA-Z0-9]{20}", "alibaba-access-key-id"),
+    _keyword(
         "azure-storage-key",
         ("AccountKey=", "SharedAccessKey=", "accountkey="),
-        rf"(?P<s>{_B64}{{20,88}}={{0,2}})",
+        "",
+        rf"{_B64}{{20,88}}={{0,2}}",
         word_start=False,
         source="detect-secrets AzureStorageKeyDetector; gitleaks azure-ad-client-secret",
     ),
@@ -178,17 +212,19 @@ RULES: tuple[Rule, ...] = (
         "slack-legacy-token, slack-legacy-bot-token, slack-legacy-workspace-token, "
         "slack-config-access-token, slack-config-refresh-token; detect-secrets SlackDetector",
     ),
-    _r(
+    _keyword(
         "slack-webhook",
         "://hooks.slack.com/",
-        r"(?P<s>(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,})",
+        "",
+        r"(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}",
         word_start=False,
         source="gitleaks slack-webhook-url",
     ),
-    _r(
+    _keyword(
         "discord-webhook",
         ("://discord.com/api/webhooks/", "://discordapp.com/api/webhooks/"),
-        r"(?P<s>\d{5,30}/[A-Za-z0-9_-]{60,80})",
+        "",
+        r"\d{5,30}/[A-Za-z0-9_-]{60,80}",
         word_start=False,
         source="gitleaks discord-webhook",
     ),
@@ -199,11 +235,8 @@ RULES: tuple[Rule, ...] = (
         word_start=False,
         source="gitleaks telegram-bot-api-token; detect-secrets TelegramBotTokenDetector",
     ),
-    _r(
-        "twilio-key",
-        "SK",
-        rf"[0-9a-fA-F]{{32}}{_END}",
-        source="gitleaks twilio-api-key; detect-secrets TwilioKeyDetector",
+    _token(
+        "twilio-key", "SK", r"[0-9a-fA-F]{32}", "twilio-api-key; detect-secrets TwilioKeyDetector"
     ),
     _r(
         "sendgrid-key",
@@ -218,7 +251,7 @@ RULES: tuple[Rule, ...] = (
         context=("mailgun",),
         source="gitleaks mailgun-private-api-token",
     ),
-    _r("mailgun-key", "pubkey-", rf"[a-f0-9]{{32}}{_END}", source="gitleaks mailgun-pub-key"),
+    _token("mailgun-key", "pubkey-", r"[a-f0-9]{32}", "mailgun-pub-key"),
     # payment
     _r(
         "stripe-key",
@@ -265,47 +298,25 @@ RULES: tuple[Rule, ...] = (
         r"(?:[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{48}" + _END + ")",
         source="gitleaks openai-api-key; detect-secrets OpenAIDetector",
     ),
-    _r(
+    _token(
         "huggingface-token",
         ("hf_", "api_org_"),
-        rf"[A-Za-z]{{34}}{_END}",
-        source="gitleaks huggingface-access-token, huggingface-organization-api-token",
+        r"[A-Za-z]{34}",
+        "huggingface-access-token, huggingface-organization-api-token",
     ),
-    _r(
-        "replicate-token",
-        "r8_",
-        rf"[A-Za-z0-9]{{37}}{_END}",
-        source="gitleaks (replicate) r8_ token",
-    ),
-    _r("groq-key", "gsk_", rf"[A-Za-z0-9]{{52}}{_END}", source="gitleaks (groq) gsk_ key"),
-    _r(
-        "perplexity-key", "pplx-", rf"[A-Za-z0-9]{{48}}{_END}", source="gitleaks perplexity-api-key"
-    ),
-    _r(
-        "databricks-token",
-        "dapi",
-        rf"[a-f0-9]{{32}}(?:-\d)?{_END}",
-        source="gitleaks databricks-api-token",
-    ),
+    _token("replicate-token", "r8_", r"[A-Za-z0-9]{37}", "(replicate) r8_ token"),
+    _token("groq-key", "gsk_", r"[A-Za-z0-9]{52}", "(groq) gsk_ key"),
+    _token("perplexity-key", "pplx-", r"[A-Za-z0-9]{48}", "perplexity-api-key"),
+    _token("databricks-token", "dapi", r"[a-f0-9]{32}(?:-\d)?", "databricks-api-token"),
     # package registries
-    _r(
-        "npm-token",
-        "npm_",
-        rf"[A-Za-z0-9]{{36}}{_END}",
-        source="gitleaks npm-access-token; detect-secrets NpmDetector",
-    ),
+    _token("npm-token", "npm_", r"[A-Za-z0-9]{36}", "npm-access-token; detect-secrets NpmDetector"),
     _r(
         "pypi-token",
         "pypi-AgE",
         r"[A-Za-z0-9_-]{50,}",
         source="gitleaks pypi-upload-token; detect-secrets PypiTokenDetector",
     ),
-    _r(
-        "rubygems-token",
-        "rubygems_",
-        rf"[a-f0-9]{{48}}{_END}",
-        source="gitleaks rubygems-api-token",
-    ),
+    _token("rubygems-token", "rubygems_", r"[a-f0-9]{48}", "rubygems-api-token"),
     _r(
         "dockerhub-token",
         ("dckr_pat_", "dckr_oat_"),
@@ -328,43 +339,33 @@ RULES: tuple[Rule, ...] = (
         anchor=2,
         source="gitleaks doppler-api-token",
     ),
-    _r(
-        "postman-token",
-        "PMAK-",
-        rf"[a-fA-F0-9]{{24}}-[a-fA-F0-9]{{34}}{_END}",
-        source="gitleaks postman-api-token",
-    ),
-    _r("linear-key", "lin_api_", rf"[A-Za-z0-9]{{40}}{_END}", source="gitleaks linear-api-key"),
-    _r(
+    _token("postman-token", "PMAK-", r"[a-fA-F0-9]{24}-[a-fA-F0-9]{34}", "postman-api-token"),
+    _token("linear-key", "lin_api_", r"[A-Za-z0-9]{40}", "linear-api-key"),
+    _token(
         "grafana-token",
         ("glsa_", "glc_"),
-        rf"[A-Za-z0-9+/]{{32,400}}(?:_[A-Fa-f0-9]{{8}})?={{0,2}}{_END}",
-        source="gitleaks grafana-service-account-token, grafana-cloud-api-token",
+        r"[A-Za-z0-9+/]{32,400}(?:_[A-Fa-f0-9]{8})?={0,2}",
+        "grafana-service-account-token, grafana-cloud-api-token",
     ),
-    _r(
-        "grafana-token",
-        "eyJrIjoi",
-        rf"[A-Za-z0-9]{{70,400}}={{0,3}}{_END}",
-        source="gitleaks grafana-api-key",
-    ),
+    _token("grafana-token", "eyJrIjoi", r"[A-Za-z0-9]{70,400}={0,3}", "grafana-api-key"),
     _r(
         "atlassian-token",
         ("ATATT3", "ATCTT3"),
         r"[A-Za-z0-9_=-]{50,}",
         source="gitleaks atlassian-api-token",
     ),
-    _r("pulumi-token", "pul-", rf"[a-f0-9]{{40}}{_END}", source="gitleaks pulumi-api-token"),
-    _r(
+    _token("pulumi-token", "pul-", r"[a-f0-9]{40}", "pulumi-api-token"),
+    _token(
         "age-secret-key",
         "AGE-SECRET-KEY-1",
-        rf"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{{58}}{_END}",
-        source="gitleaks age-secret-key",
+        r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        "age-secret-key",
     ),
-    _r(
+    _token(
         "newrelic-key",
         ("NRAK-", "NRJS-", "NRII-"),
-        rf"[A-Za-z0-9]{{27}}{_END}",
-        source="gitleaks new-relic-user-api-key, new-relic-browser-api-token, new-relic-insert-key",
+        r"[A-Za-z0-9]{27}",
+        "new-relic-user-api-key, new-relic-browser-api-token, new-relic-insert-key",
     ),
     _r(
         "sentry-token",
@@ -379,11 +380,11 @@ RULES: tuple[Rule, ...] = (
         rf"{_B64}{{250,}}={{0,3}}",
         source="gitleaks 1password-service-account-token",
     ),
-    _r(
+    _token(
         "1password-secret-key",
         "A3-",
-        rf"[A-Z0-9]{{6}}-(?:[A-Z0-9]{{11}}|[A-Z0-9]{{6}}-[A-Z0-9]{{5}})(?:-[A-Z0-9]{{5}}){{3}}{_END}",
-        source="gitleaks 1password-secret-key",
+        r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}",
+        "1password-secret-key",
     ),
     _r(
         "artifactory-token",
@@ -392,12 +393,7 @@ RULES: tuple[Rule, ...] = (
         anchor=1,
         source="gitleaks artifactory-api-key; detect-secrets ArtifactoryDetector",
     ),
-    _r(
-        "artifactory-token",
-        "cmVmdGtu",
-        rf"[A-Za-z0-9]{{56}}{_END}",
-        source="gitleaks artifactory-reference-token",
-    ),
+    _token("artifactory-token", "cmVmdGtu", r"[A-Za-z0-9]{56}", "artifactory-reference-token"),
     _r(
         "aws-bedrock-key",
         ("ABSK", "bedrock-api-key-"),
@@ -405,7 +401,7 @@ RULES: tuple[Rule, ...] = (
         source="gitleaks aws-amazon-bedrock-api-key-long-lived, "
         "aws-amazon-bedrock-api-key-short-lived",
     ),
-    _r("clojars-token", "CLOJARS_", rf"[a-z0-9]{{60}}{_END}", source="gitleaks clojars-api-token"),
+    _token("clojars-token", "CLOJARS_", r"[a-z0-9]{60}", "clojars-api-token"),
     _r(
         "defined-networking-token",
         "dnkey-",
@@ -425,11 +421,11 @@ RULES: tuple[Rule, ...] = (
         anchor=6,
         source="gitleaks dynatrace-api-token",
     ),
-    _r(
+    _token(
         "easypost-token",
         ("EZAK", "EZTK"),
-        rf"[A-Za-z0-9]{{54}}{_END}",
-        source="gitleaks easypost-api-token, easypost-test-api-token",
+        r"[A-Za-z0-9]{54}",
+        "easypost-api-token, easypost-test-api-token",
     ),
     _r(
         "flutterwave-key",
@@ -454,24 +450,9 @@ RULES: tuple[Rule, ...] = (
         source="gitleaks hashicorp-tf-api-token",
     ),
     _r("heroku-key", "HRKU-AA", r"[0-9A-Za-z_-]{58}", source="gitleaks heroku-api-key-v2"),
-    _r(
-        "infracost-token",
-        "ico-",
-        rf"[A-Za-z0-9]{{32}}{_END}",
-        source="gitleaks infracost-api-token",
-    ),
-    _r(
-        "mapbox-token",
-        "sk.eyJ",
-        rf"[A-Za-z0-9_-]{{50,}}\.[A-Za-z0-9_-]{{20,}}{_END}",
-        source="gitleaks mapbox-api-token",
-    ),
-    _r(
-        "notion-token",
-        "ntn_",
-        rf"\d{{11}}[A-Za-z0-9]{{35}}{_END}",
-        source="gitleaks notion-api-token",
-    ),
+    _token("infracost-token", "ico-", r"[A-Za-z0-9]{32}", "infracost-api-token"),
+    _token("mapbox-token", "sk.eyJ", r"[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}", "mapbox-api-token"),
+    _token("notion-token", "ntn_", r"\d{11}[A-Za-z0-9]{35}", "notion-api-token"),
     _r(
         "openshift-token",
         "sha256~",
@@ -485,15 +466,10 @@ RULES: tuple[Rule, ...] = (
         r"[A-Za-z0-9_=.-]{32,64}",
         source="gitleaks planetscale-api-token, planetscale-password, planetscale-oauth-token",
     ),
-    _r("prefect-token", "pnu_", rf"[A-Za-z0-9]{{36}}{_END}", source="gitleaks prefect-api-token"),
-    _r("readme-token", "rdme_", rf"[a-z0-9]{{70}}{_END}", source="gitleaks readme-api-token"),
+    _token("prefect-token", "pnu_", r"[A-Za-z0-9]{36}", "prefect-api-token"),
+    _token("readme-token", "rdme_", r"[a-z0-9]{70}", "readme-api-token"),
     _r("scalingo-token", "tk-us-", r"[A-Za-z0-9_-]{48}", source="gitleaks scalingo-api-token"),
-    _r(
-        "sendinblue-key",
-        "xkeysib-",
-        rf"[a-f0-9]{{64}}-[A-Za-z0-9]{{16}}{_END}",
-        source="gitleaks sendinblue-api-token",
-    ),
+    _token("sendinblue-key", "xkeysib-", r"[a-f0-9]{64}-[A-Za-z0-9]{16}", "sendinblue-api-token"),
     _r(
         "settlemint-token",
         ("sm_pat_", "sm_aat_", "sm_sat_"),
@@ -501,38 +477,31 @@ RULES: tuple[Rule, ...] = (
         source="gitleaks settlemint-personal-access-token, "
         "settlemint-application-access-token, settlemint-service-access-token",
     ),
-    _r(
-        "shippo-token",
-        ("shippo_live_", "shippo_test_"),
-        rf"[a-fA-F0-9]{{40}}{_END}",
-        source="gitleaks shippo-api-token",
+    _token(
+        "shippo-token", ("shippo_live_", "shippo_test_"), r"[a-fA-F0-9]{40}", "shippo-api-token"
     ),
-    _r(
-        "sonar-token",
-        ("squ_", "sqp_", "sqa_"),
-        rf"[a-f0-9]{{40}}{_END}",
-        source="gitleaks sonar-api-token",
-    ),
-    _r(
+    _token("sonar-token", ("squ_", "sqp_", "sqa_"), r"[a-f0-9]{40}", "sonar-api-token"),
+    _token(
         "sourcegraph-token",
         "sgp_",
-        rf"(?:[a-fA-F0-9]{{16}}_|local_)?[a-fA-F0-9]{{40}}{_END}",
-        source="gitleaks sourcegraph-access-token",
+        r"(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}",
+        "sourcegraph-access-token",
     ),
     _r("typeform-token", "tfp_", r"[A-Za-z0-9_.=-]{59}", source="gitleaks typeform-api-token"),
-    _r(
+    _keyword(
         "teams-webhook",
         "/IncomingWebhook/",
+        "",
+        r"[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}",
         anchor=1,
-        body=r"(?P<s>[A-Za-z0-9]{32}/[A-Za-z0-9-]{36})",
         word_start=False,
         source="gitleaks microsoft-teams-webhook",
     ),
-    _r(
+    _token(
         "cloudflare-origin-ca-key",
         "v1.0-",
-        rf"[a-f0-9]{{24}}-[a-f0-9]{{146}}{_END}",
-        source="gitleaks cloudflare-origin-ca-key",
+        r"[a-f0-9]{24}-[a-f0-9]{146}",
+        "cloudflare-origin-ca-key",
     ),
     _r(
         "harness-token",
@@ -541,10 +510,12 @@ RULES: tuple[Rule, ...] = (
         anchor=3,
         source="gitleaks harness-api-key",
     ),
-    _r(
+    _keyword(
         "gitlab-session-cookie",
         "_gitlab_session=",
-        rf"(?P<s>[0-9a-z]{{32}}){_END}",
+        "",
+        r"[0-9a-z]{32}",
+        after=rf"{_END}",
         word_start=False,
         source="gitleaks gitlab-session-cookie",
     ),
@@ -568,24 +539,14 @@ RULES: tuple[Rule, ...] = (
         anchor=2,
         source="gitleaks facebook-page-access-token, facebook-access-token",
     ),
-    _r(
-        "octopus-deploy-key",
-        "API-",
-        rf"[A-Z0-9]{{26}}{_END}",
-        source="gitleaks octopus-deploy-api-key",
-    ),
-    _r(
+    _token("octopus-deploy-key", "API-", r"[A-Z0-9]{26}", "octopus-deploy-api-key"),
+    _token(
         "plaid-token",
         ("access-sandbox-", "access-development-", "access-production-"),
-        rf"[a-f0-9]{{8}}-[a-f0-9]{{4}}-[a-f0-9]{{4}}-[a-f0-9]{{4}}-[a-f0-9]{{12}}{_END}",
-        source="gitleaks plaid-api-token",
+        r"[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}",
+        "plaid-api-token",
     ),
-    _r(
-        "adobe-client-secret",
-        "p8e-",
-        rf"[A-Za-z0-9]{{32}}{_END}",
-        source="gitleaks adobe-client-secret",
-    ),
+    _token("adobe-client-secret", "p8e-", r"[A-Za-z0-9]{32}", "adobe-client-secret"),
     _r(
         "azure-ad-client-secret",
         "Q~",
@@ -639,34 +600,53 @@ RULES: tuple[Rule, ...] = (
         anchor=3,
         source="gitleaks jwt-base64",
     ),
-    _r(
+    _keyword(
         "url-credentials",
         "://",
-        r"[^\s:/@'\"\\]{0,128}:(?P<s>[^\s:/@'\"\\]{1,4096})@",
+        r"[^\s:/@'\"\\]{0,128}:",
+        r"[^\s:/@'\"\\]{1,4096}",
+        after=r"@",
         word_start=False,
         source="detect-secrets BasicAuthDetector; gitleaks generic URL credentials, "
         "sidekiq-sensitive-url",
     ),
-    _r(
+    _keyword(
         "bearer-token",
         ("Bearer", "BEARER"),
-        r"[ \t]+(?P<s>[A-Za-z0-9._~+/-]{16,}=*)",
+        r"[ \t]+",
+        r"[A-Za-z0-9._~+/-]{16,}=*",
         source="gitleaks (authorization header) bearer token",
     ),
     # configuration files and manifests
-    _r(
-        "kubernetes-secret",  # each value under a Secret's ``data:`` (base64) or ``stringData:``
+    _keyword(  # each value under a Secret's ``data:`` (base64) or ``stringData:``
+        "kubernetes-secret",
         ("data:", "stringData:"),
-        rf"(?P<s>(?:[ \t]*{_BREAK}[ \t]+[\w.-]+:[ \t]*[^\s\\][^\r\n\\]*)+)",
-        context=("kind: secret", '"kind": "secret"', 'kind\\": \\"secret'),
+        "",
+        rf"(?:[ \t]*{_BREAK}[ \t]+[\w.-]+:[ \t]*[^\s\\][^\r\n\\]*)+",
+        context=_SECRET_KIND,
         within=4000,
         parts=r"[\w.-]+:[ \t]*(?P<v>[^\s\\](?:[^\r\n\\]*[^\s\\])?)",
         source="gitleaks kubernetes-secret-yaml",
     ),
-    _r(
-        "netrc-password",  # ``machine HOST login USER password VALUE``
+    *(
+        _keyword(  # the same in JSON (``kubectl get secret -o json``), maybe escaped
+            "kubernetes-secret",
+            tuple(f"{quote}{key}{quote}:" for quote in ('"', '\\"', '\\\\\\"')),
+            r"[ \t]*\{",
+            rf"(?:[\s,]|\\{{1,3}}[nrt]|{_json_pair(value)})+",
+            after=r"\}",
+            context=_SECRET_KIND,
+            within=4000,
+            parts=r'\\{0,3}"[\w.-]+\\{0,3}"[ \t]*:[ \t]*\\{0,3}"(?P<v>[^"\\]+)',
+            source="gitleaks kubernetes-secret-yaml (in JSON)",
+        )
+        for key, value in (("data", rf"{_B64}*={{0,2}}"), ("stringData", r'[^"\\]*'))
+    ),
+    _keyword(  # ``machine HOST login USER password VALUE``
+        "netrc-password",
         "password",
-        r"[ \t]+(?P<s>[^\s'\"\\]+)",
+        r"[ \t]+",
+        r"[^\s'\"\\]+",
         anchor=7,
         context=("machine",),
         within=300,
@@ -683,28 +663,32 @@ RULES: tuple[Rule, ...] = (
         validator=lambda secret: _literal(secret),
         source="PostgreSQL's .pgpass",
     ),
-    _r(
-        "xml-password",  # ``<password>VALUE</password>``, ``<db:Password>``
+    _keyword(  # ``<password>VALUE</password>``, ``<db:Password>``
+        "xml-password",
         ("password>", "Password>"),
-        r"(?P<s>[^<>\s][^<>]{0,1023}?)</",
+        "",
+        r"[^<>\s][^<>]{0,1023}?",
+        after=r"</",
         anchor=7,
         word_start=False,
         before=r"<[A-Za-z0-9_:.-]*",
         validator=lambda secret: _literal(secret),
         source="XML configuration (Maven settings, Tomcat, .NET)",
     ),
-    _r(
-        "private-key",  # a kubeconfig's, in base64
+    _keyword(  # a kubeconfig's, in base64
+        "private-key",
         ("client-key-data:", 'client-key-data":', 'client-key-data\\":'),
-        rf"[ \t]*\\{{0,3}}\"?(?P<s>{_B64}{{16,}}={{0,2}})",
+        r"[ \t]*\\{0,3}\"?",
+        rf"{_B64}{{16,}}={{0,2}}",
         word_start=False,
         source="kubeconfig client-key-data",
     ),
-    _r(
+    _keyword(
         "nuget-password",
         "ClearTextPassword",
+        r"\\{0,3}\"[ \t]+value=\\{0,3}\"",
+        r"[^\"\\]+",
         anchor=5,
-        body=r"\\{0,3}\"[ \t]+value=\\{0,3}\"(?P<s>[^\"\\]+)",
         validator=lambda secret: _literal(secret),
         source="gitleaks nuget-config-password",
     ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import string
@@ -267,3 +268,83 @@ def test_redaction_from_the_places_found_is_redaction_from_the_start():
             assert changed == len(texts) - 1  # all but the two without a secret, plus the last
     finally:
         redact.configure()
+
+
+def test_a_process_finds_the_same_before_and_after_it_compiles_the_whole_expression():
+    """A new process looks at its first texts rule by rule, from the characters rules stop at
+    (compiling the whole expression costs more than a hook's one task); it finds the same as
+    the whole expression, in secrets, in their escaped forms and in real transcripts."""
+    from tests.secret_corpus import corpus
+
+    lines = [item.line for item in corpus(3)]
+    texts = [*lines, *map(json.dumps, lines), *(json.dumps(json.dumps(line)) for line in lines)]
+    for path in sorted(FIXTURES.rglob("*.jsonl")):
+        whole = path.read_text(encoding="utf-8", errors="replace")
+        texts += [whole[at : at + 1500] for at in range(0, min(len(whole), 30_000), 1500)]
+    texts += ["a_" * 300, "x sk-" * 100, "key=" * 200, ":" * 500, "-p " * 200]
+    compiled = redact.Scanner()
+    compiled.find("x" * 1_000_000)  # more than a process looks at rule by rule
+    fresh, batch = redact.Scanner(), 0
+    for text in texts:
+        batch += len(text)
+        if batch > 1500:  # well within what one process looks at rule by rule
+            fresh, batch = redact.Scanner(), len(text)
+        assert fresh.find(text) == compiled.find(text), text[:80]
+        assert fresh.find(text, assignments=False) == compiled.find(text, assignments=False)
+
+
+_TOKEN = "ghp_" + _chars(36)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'GH = "{_TOKEN[:14]}" + "{_TOKEN[14:]}"',
+        f'token = "".join(["{_TOKEN[:10]}", "{_TOKEN[10:25]}", "{_TOKEN[25:]}"])',
+        f"token = ''.join(('{_TOKEN[:10]}', '{_TOKEN[10:]}'))",
+        f'token = "".join([\n    "{_TOKEN[:10]}",\n    "{_TOKEN[10:]}",\n])',
+        f'const t = ["{_TOKEN[:10]}",\n  "{_TOKEN[10:]}"].join("");',
+        f'head = "{_TOKEN[:14]}"\ntail = "{_TOKEN[14:]}"\ntoken = head + tail\nprint(token)',
+        f'head = "{_TOKEN[:14]}"\ntail = "{_TOKEN[14:]}"\ntoken = f"{{head}}{{tail}}"',
+        f'HEAD="{_TOKEN[:14]}"\nTAIL="{_TOKEN[14:]}"\nexport GH_TOKEN="${{HEAD}}${{TAIL}}"',
+        f"const a = '{_TOKEN[:20]}';\nconst b = '{_TOKEN[20:]}';\nfetch(u, {{auth: a + b}})",
+    ],
+)
+def test_a_token_written_in_pieces_is_redacted_in_every_piece(text):
+    for written in (text, json.dumps(text), json.dumps(json.dumps(text))):
+        done = redact.redact(written)
+        assert done.counts == {"github-token": done.total}, written
+        assert not any(_TOKEN[n:] in done.text for n in (10, 14, 20, 25)), done.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'a = "x1"\nb = "y2"\nc = a + b',
+        'greeting = "hello " + name',
+        'sep = ", ".join(["alpha", "beta"])',
+        'first = "ghp_"\nrest = "short"\nlabel = first + rest',
+        'label = "".join(["sk-", "proj"])',
+    ],
+)
+def test_pieces_that_make_no_secret_are_left_alone(text):
+    assert redact.redact(text).text == text
+
+
+def test_a_kubernetes_secret_in_json_has_each_value_redacted_and_a_config_map_none():
+    value, other = (base64.b64encode(_chars(n).encode()).decode() for n in (20, 12))
+    secret = {"apiVersion": "v1", "data": {"tls.key": value, "user": other}, "kind": "Secret"}
+    for text in (
+        json.dumps(secret),
+        json.dumps(secret, indent=4),
+        json.dumps(secret, separators=(",", ":")),
+        json.dumps(json.dumps(secret, indent=2)),
+    ):
+        done = redact.redact(text)
+        assert value not in done.text, text
+        assert other not in done.text, text
+        assert done.counts == {"kubernetes-secret": 2}
+    written = '{"kind": "Secret", "stringData": {"password": "open sesame 42"}}'
+    assert "open sesame" not in redact.redact(written).text
+    config_map = json.dumps(dict(secret, kind="ConfigMap"))
+    assert redact.redact(config_map).text == config_map

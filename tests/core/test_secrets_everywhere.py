@@ -122,7 +122,7 @@ def test_no_planted_secret_reaches_any_file_or_sink(
     printed = []
     # find results and the search index on disk
     printed.append(
-        _ok(cli("resurrect", "find", "configured with please set", "--yes", *where)).stdout
+        _ok(cli("resurrect", "find", "please set configure", "--yes", *where)).stdout
     )
     # bookmarks: description and tags; the resurrection log: query and notes
     secret = next(i for i in ITEMS if i.kind == "github-token").secret

@@ -1,0 +1,184 @@
+"""Where a secret may be written in pieces: string literals joined with ``+``, the literals of a
+join call (``"".join([...])``, JavaScript's ``[...].join("")``), and names given string literals
+then joined (``head + tail``, ``f"{head}{tail}"``, ``"${HEAD}${TAIL}"``). The scanner reads each
+run of pieces joined, and ``Run.spans`` says where what it finds there lies in the text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+REACH = 256  # how far a secret written in pieces may reach past a joint
+NAMED_REACH = 2048  # how far after the literals given to names they may be joined
+
+# between two string literals joined with ``+`` (quotes escaped, a line break); found from the
+# ``+`` (a literal: fast to look for)
+_JOINT = re.compile(
+    r"\+(?:(?<=[\"'] \+)|(?<=[\"']\+)|(?<=[\"']\t\+))[ \t]*(?:(?:\r?\n|\\n)[ \t]*)?\\{0,3}[\"']"
+)
+_QUOTE = r"\\{0,3}[\"']"
+_LITERAL = re.compile(r"""\\{0,3}"[^"\\\r\n]{0,256}\\{0,3}"|'[^'\\\r\n]{0,256}'""")
+_SPACE = r"(?:[ \t\r\n]|\\{1,3}[nrt])*"  # raw or escaped
+_LIST = rf"(?:{_LITERAL.pattern})(?:{_SPACE},{_SPACE}(?:{_LITERAL.pattern}))+"
+_EMPTIES = ('""', "''", '\\"\\"', '\\\\\\"\\\\\\"')  # an empty literal, escaped or not
+# a join call's literals, looked for where ``.join(`` is: after it (Python), before it (JavaScript)
+_PYTHON_JOIN = re.compile(rf"\({_SPACE}[\[(]?{_SPACE}(?P<list>{_LIST})")
+_JAVASCRIPT_JOIN = re.compile(rf"\[{_SPACE}(?P<list>{_LIST}){_SPACE},?{_SPACE}\]\Z")
+_JOIN_REACH = 4096  # how long a join's list may be
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_STARTS = r"(?:(?<=\\[nrt])|(?<![\w.$\\]))"  # a name's start: not inside a word, or after \n
+_NAMES_ADDED = re.compile(rf"{_STARTS}{_NAME}(?:[ \t]*\+[ \t]*{_NAME})+(?![\w(.\[])")
+_NAMES_PLACED = re.compile(rf"\$?\{{{_NAME}\}}(?:\$?\{{{_NAME}\}})+")  # f-string, template, shell
+_NAME_JOINED = re.compile(r"\+(?:(?<=\w \+)|(?<=\w\+))[ \t]*[A-Za-z_]|\}(?<=\w\})\$?\{")
+# ``NAME = "literal"`` (``:=``, ``const NAME = ``, shell's ``NAME="literal"``), a literal a token
+# may be a piece of (no space in it); found from ``=``
+_ASSIGNED = re.compile(
+    rf"=(?<![=!<>]=)(?!=)[ \t]*(?P<q>{_QUOTE})(?P<v>[A-Za-z0-9_.+/=:~-]{{2,256}})(?P=q)"
+)
+_NAME_BEFORE = re.compile(rf"{_STARTS}({_NAME})[ \t]*:?\Z")
+
+
+@dataclass(frozen=True)
+class Run:
+    """Pieces of text a secret may be written in, in the order they are joined; ``side_by_side``:
+    each follows the one before with only a joint between (a secret crossing them is replaced
+    whole, joints and all)."""
+
+    pieces: tuple[tuple[int, int], ...]
+    side_by_side: bool
+
+    def spans(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Where the characters ``start``–``end`` of the joined pieces lie in the text: nothing
+        when they lie in one piece (a scan of the text finds them there)."""
+        offsets = list(itertools.accumulate((e - s for s, e in self.pieces), initial=0))
+        first = bisect.bisect_right(offsets, start) - 1
+        last = bisect.bisect_left(offsets, end) - 1
+        if first == last:
+            return []
+        spans = [
+            (s + max(0, start - offsets[n]), s + min(e - s, end - offsets[n]))
+            for n, (s, e) in enumerate(self.pieces[first : last + 1], first)
+        ]
+        return [(spans[0][0], spans[-1][1])] if self.side_by_side else spans
+
+
+def may_hold(text: str) -> bool:
+    """Can ``text`` hold a secret in pieces (a cheap test most text fails)?"""
+    plus, brace = "+" in text, "}" in text
+    if plus and _JOINT.search(text) is not None:
+        return True
+    if ".join(" in text and _join_call_joints(text):
+        return True
+    return (plus or brace) and _NAME_JOINED.search(text) is not None and bool(_named(text))
+
+
+def runs(text: str) -> list[Run]:
+    """The runs of pieces in ``text``: literals side by side around their joints (as far as a
+    secret may reach), and literals given to names that are then joined."""
+    joints = (
+        [*_plus_joints(text), *_join_call_joints(text)] if "+" in text or ".join(" in text else []
+    )
+    found = [_side_by_side(window) for window in _windows(sorted(joints), len(text))]
+    return found + _named(text)
+
+
+def _plus_joints(text: str) -> list[tuple[int, int]]:
+    """From the closing quote (and the backslashes escaping it) to the opening one."""
+    spans = []
+    for joint in _JOINT.finditer(text):
+        start = joint.start() - 1
+        while text[start] in " \t":
+            start -= 1
+        while start > 0 and text[start - 1] == "\\" and joint.start() - start < 8:
+            start -= 1
+        spans.append((start, joint.end()))
+    return spans
+
+
+def _contents(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The insides of the string literals between ``start`` and ``end``."""
+    spans = []
+    for literal in _LITERAL.finditer(text, start, end):
+        quote = re.match(_QUOTE, literal.group())
+        width = quote.end() if quote else 1
+        spans.append((literal.start() + width, literal.end() - width))
+    return spans
+
+
+def _join_call_joints(text: str) -> list[tuple[int, int]]:
+    joints = []
+    at = text.find(".join(")
+    while at != -1:
+        call = None
+        if text.endswith(_EMPTIES, max(0, at - 8), at):
+            call = _PYTHON_JOIN.match(text, at + 5, at + 5 + _JOIN_REACH)
+        elif text.endswith("]", 0, at) and text.startswith(_EMPTIES, at + 6):
+            call = _JAVASCRIPT_JOIN.search(text, max(0, at - _JOIN_REACH), at)
+        if call is not None:
+            insides = _contents(text, *call.span("list"))
+            joints += [(before[1], after[0]) for before, after in itertools.pairwise(insides)]
+        at = text.find(".join(", at + 6)
+    return joints
+
+
+def _windows(joints: list[tuple[int, int]], length: int) -> list[list[tuple[int, int]]]:
+    """The joints grouped where they lie close, each group between the two spans of text
+    around it (``(start, start)`` and ``(end, end)``) that a secret may reach."""
+    groups: list[list[tuple[int, int]]] = []
+    for joint in joints:
+        if groups and joint[0] - groups[-1][-1][1] <= 2 * REACH:
+            groups[-1].append(joint)
+        else:
+            groups.append([joint])
+    return [
+        [(max(0, g[0][0] - REACH),) * 2, *g, (min(length, g[-1][1] + REACH),) * 2] for g in groups
+    ]
+
+
+def _side_by_side(window: list[tuple[int, int]]) -> Run:
+    pieces = tuple((after, before) for (_, after), (before, _) in itertools.pairwise(window))
+    return Run(pieces, side_by_side=True)
+
+
+def _uses(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """Names joined (``a + b``, ``{a}{b}``), found from the ``+`` or the ``}`` between them."""
+    end, done = len(text) if end is None else end, start
+    for joint in _NAME_JOINED.finditer(text, start, end):
+        if joint.start() < done:
+            continue
+        names = _NAMES_ADDED if joint.group().startswith("+") else _NAMES_PLACED
+        use = names.search(text, max(done, joint.start() - 128), min(end, joint.end() + 512))
+        if use is not None and use.start() <= joint.start() < use.end():
+            done = use.end()
+            yield use
+
+
+def _named(text: str) -> list[Run]:
+    """Names given string literals, then joined (within ``NAMED_REACH`` of the literals): the
+    literals, in the order of the names."""
+    given: dict[str, tuple[int, int]] = {}  # each name's literal, the last given before a use
+    found: list[Run] = []
+    joined = ("+" in text or "}" in text) and _NAME_JOINED.search(text) is not None
+    assignments = _ASSIGNED.finditer(text) if joined else iter(())
+    assigned = next(assignments, None)
+    while assigned is not None:
+        window = [assigned]  # the assignments that lie close, and the text after them
+        while (assigned := next(assignments, None)) and assigned.start() < window[
+            -1
+        ].end() + NAMED_REACH:
+            window.append(assigned)
+        uses = _uses(text, window[0].end(), window[-1].end() + NAMED_REACH)
+        for use in uses:
+            for literal in window:
+                if literal.start() < use.start():
+                    name = _NAME_BEFORE.search(text, max(0, literal.start() - 64), literal.start())
+                    if name is not None:
+                        given[name.group(1)] = literal.span("v")
+            names = re.findall(_NAME, use.group())
+            if len(names) > 1 and all(name in given for name in names):
+                found.append(Run(tuple(given[name] for name in names), side_by_side=False))
+    return found
