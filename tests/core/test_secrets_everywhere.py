@@ -121,9 +121,7 @@ def test_no_planted_secret_reaches_any_file_or_sink(
     where = ["--claude-dir", str(fixtures_copy)]
     printed = []
     # find results and the search index on disk
-    printed.append(
-        _ok(cli("resurrect", "find", "please set configure", "--yes", *where)).stdout
-    )
+    printed.append(_ok(cli("resurrect", "find", "please set configure", "--yes", *where)).stdout)
     # bookmarks: description and tags; the resurrection log: query and notes
     secret = next(i for i in ITEMS if i.kind == "github-token").secret
     printed.append(_ok(cli("bookmark", "add", "keys", "--session", SESSION, "--description", f"has {secret}",
