@@ -104,8 +104,19 @@ class Plan:
         return "".join(line if line.endswith("\n") else line + "\n" for line in out)
 
     def apply(self) -> None:
+        """Write each change in turn; a write that fails stops the rest and names what was
+        written before it (each file is written whole or not at all)."""
+        written: list[str] = []
         for change in self.changes:
-            change.apply()
+            try:
+                change.apply()
+            except OSError as exc:
+                where = exc.filename or change.path
+                raise PurlinError(
+                    f"{where}: {exc.strerror or exc}; written before it: "
+                    f"{', '.join(written) or 'nothing'}; the rest was not written"
+                ) from None
+            written.append(self.target.label(change.path))
 
 
 def command_templates() -> dict[str, str]:

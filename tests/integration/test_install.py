@@ -115,6 +115,20 @@ def test_install_into_a_project_without_settings_and_uninstall_leaves_nothing_of
     assert cli("uninstall").stdout.startswith("Nothing to change")
 
 
+def test_an_install_stopped_by_a_failed_write_names_what_it_wrote(repo, cli):
+    (repo / ".planning").write_text("not a folder\n")  # the history cannot be created
+    result = cli("install")
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1, result.stderr
+    line = result.stderr
+    assert ".planning" in line
+    assert "nothing was changed" not in line
+    written = line.split("written before it: ")[1].split("; the rest")[0].split(", ")
+    assert ".claude/settings.json" in written
+    assert all((repo / name).is_file() for name in written)
+    assert (repo / ".planning").read_text() == "not a folder\n"
+
+
 def test_user_uninstall_deletes_the_settings_file_install_created_and_its_lock(cli, tmp_path):
     folder = tmp_path / "claude-home"
     (folder / "projects").mkdir(parents=True)  # Claude Code's own content stays
