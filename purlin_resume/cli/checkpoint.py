@@ -292,7 +292,10 @@ def _file_text(option: str, source: str) -> str:
         raise UsageError(f"{option} {source}: is a folder; give a file")
     if not path.is_file():
         raise UsageError(f"{option} {source}: no such file")
-    return path.read_text(encoding="utf-8", errors="replace")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as bad:
+        raise UsageError(f"{option} {source}: not UTF-8 text (byte {bad.start})") from None
 
 
 def _ask_role(stdin_used: bool, markers: list[str]) -> str:

@@ -463,6 +463,15 @@ def test_unusable_from_file(repo, cli, tmp_path, content):
     assert str(bad) in result.stderr
 
 
+def test_a_from_file_that_is_not_utf8_is_named(repo, cli, tmp_path):
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes("role: builder\nin_progress: caf\xe9\n".encode("latin-1"))
+    result = cli("save", "--from", str(bad))
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"error: --from {bad}: not UTF-8 text (byte 30)"
+    assert not (repo / ".purlin").exists()
+
+
 def test_no_role_and_no_terminal_lists_the_roles(repo, cli):
     result = cli("restore")
     assert result.exit_code == 2
