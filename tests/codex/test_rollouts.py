@@ -205,9 +205,9 @@ def test_codex_own_image_prompt_records(fixture, said):
     assert read.session.stats.malformed == 0
 
 
-def _long_rollout(folder: Path, older: bool, thread: str) -> Path:
-    """A rollout of either record format with a working folder, a first prompt and 5,000 more
-    records after them."""
+def _long_rollout(folder: Path, older: bool, thread: str, cwd: Path) -> Path:
+    """A rollout of either record format with the working folder ``cwd``, a first prompt and
+    5,000 more records after them."""
     stamp = "2025-08-01T10:00:00.000Z"
     context = {
         "type": "message",
@@ -215,7 +215,7 @@ def _long_rollout(folder: Path, older: bool, thread: str) -> Path:
         "content": [
             {
                 "type": "input_text",
-                "text": ("<environment_context>\n  <cwd>/work/older</cwd>\n</environment_context>"),
+                "text": f"<environment_context>\n  <cwd>{cwd}</cwd>\n</environment_context>",
             }
         ],
     }
@@ -229,7 +229,7 @@ def _long_rollout(folder: Path, older: bool, thread: str) -> Path:
         records = [{"id": thread, "timestamp": stamp, "instructions": None}, context, prompt]
         records += [answer] * 5000
     else:
-        meta = {"id": thread, "cwd": "/work/newer", "cli_version": "0.171.0"}
+        meta = {"id": thread, "cwd": str(cwd), "cli_version": "0.171.0"}
         records = [{"timestamp": stamp, "type": "session_meta", "payload": meta}]
         records += [
             {"timestamp": stamp, "type": "response_item", "payload": item}
@@ -242,9 +242,10 @@ def _long_rollout(folder: Path, older: bool, thread: str) -> Path:
 @pytest.mark.parametrize("older", [True, False], ids=["older format", "newer format"])
 def test_a_threads_head_tells_its_folder_and_title_from_its_first_records(tmp_path, older):
     thread = "0b1c2d3e-0000-4000-8000-00000000000" + ("a" if older else "b")
-    path = _long_rollout(tmp_path, older, thread)
+    project = tmp_path / ("older" if older else "newer")
+    path = _long_rollout(tmp_path, older, thread, project)
     head = rollouts.head(thread, path, tmp_path)
-    assert head.project_path == ("/work/older" if older else "/work/newer")
+    assert head.project_path == str(project)
     assert head.title == "go"
     assert head.stats.lines <= 4
     whole = rollouts.read(thread, path).session

@@ -93,12 +93,9 @@ def test_open_of_a_long_codex_rollout_of_either_format(cli, tmp_path, monkeypatc
 
     thread = "0b1c2d3e-0000-4000-8000-00000000000" + ("a" if older else "b")
     codex = tmp_path / "codex"
-    path = _long_rollout(codex, older, thread)
     folder = tmp_path / "project"
     folder.mkdir()
-    path.write_text(
-        path.read_text().replace("/work/older", str(folder)).replace("/work/newer", str(folder))
-    )
+    _long_rollout(codex, older, thread, folder)
     monkeypatch.setenv("CODEX_HOME", str(codex))
     planned = _open(cli, thread)
     assert (planned["cwd"], planned["argv"]) == (str(folder), ["codex", "resume", thread])
