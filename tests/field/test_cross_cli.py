@@ -152,14 +152,16 @@ def _answer(field, server, pane: str, question: str, choice: str) -> None:
     """Pick ``choice`` in the question on screen, again while it stays (a busy machine may draw
     the question before the client reads keys)."""
 
+    tmux = ["tmux", "-S", str(server.socket), "send-keys", "-t", pane]
+    gone = lambda: question not in _pane_text(server, pane)  # noqa: E731
+
     def answered() -> bool:
-        if question not in _pane_text(server, pane):
+        if gone():
             return True
-        subprocess.run(["tmux", "-S", str(server.socket), "send-keys", "-t", pane, choice])
+        subprocess.run([*tmux, choice])
         time.sleep(0.5)
-        subprocess.run(["tmux", "-S", str(server.socket), "send-keys", "-t", pane, "Enter"])
-        time.sleep(2)
-        return question not in _pane_text(server, pane)
+        subprocess.run([*tmux, "Enter"])
+        return _shown_within(gone, 2)
 
     field.wait_for(answered, 60, f"{question!r} answered")
 
