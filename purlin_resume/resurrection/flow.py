@@ -322,7 +322,8 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     known = preflight.facts(transcript, subagent, document)
     # tool inputs and results are read back from the file one turn at a time (the reading
     # deferred them), redacted as they come; the pass over every one counts what it redacted
-    context = compress.compress(transcript, document, method, Details(transcript, _cleaner(None)))
+    read_back = Details(transcript, _cleaner(Counter() if redacting else None))
+    context = compress.compress(transcript, document, method, read_back)
     every = Details(transcript, _cleaner(counts if redacting else None))
     full_tokens = compress.full_tokens(context, transcript, every, lambda c: render_prompt(c, None))
     kept = context.to_dict()

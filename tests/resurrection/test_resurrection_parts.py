@@ -142,6 +142,31 @@ def test_digest_finds_files_errors_and_conclusions(tmp_path):
     assert not any("root cause" in finding for finding in context.findings)
 
 
+def test_a_failed_calls_result_is_redacted_before_it_is_shortened(tmp_path, cli):
+    """The digest cuts an error at 160 characters: a token across the cut is redacted whole
+    first, so no piece of it reaches the prompt."""
+    from tests.resurrection_data import session_with_error
+
+    token = "ghp_" + "Zq7Wx2Lm9Pk4Rt6Vy8Nb3Hc5Jd1Fg0Ss2Ee4A"
+    error = "PermissionError: push refused " + "x" * 110 + f" with {token} for the remote"
+    assert error.index(token) < 160 < error.index(token) + len(token)
+    session_with_error(tmp_path / "claude", "errs", "/srv/errs", error)
+    done = cli(
+        "resurrect",
+        "--session",
+        "errs",
+        "--method",
+        "summarized",
+        "--yes",
+        "--claude-dir",
+        str(tmp_path / "claude"),
+    )
+    assert done.exit_code == 0, done.stderr
+    assert "PermissionError" in done.stdout
+    assert "Zq7Wx2" not in done.stdout
+    assert "[REDACTED:" in done.stdout
+
+
 def test_token_estimate_is_four_characters_per_token():
     assert compress.estimate_tokens("") == 0
     assert compress.estimate_tokens("abcd") == 1
