@@ -23,12 +23,14 @@ def session(
     return write_jsonl(folder / f"{session_id}.jsonl", records, tail)
 
 
-def session_with_error(claude: Path, session_id: str, cwd: str) -> Path:
+def session_with_error(
+    claude: Path, session_id: str, cwd: str, error: str = "ImportError: no module named foo"
+) -> Path:
     talk = Conversation(session_id, cwd=cwd)
     records = [
         talk.user("run the tests"),
         talk.assistant("msg_1", text("Running them."), tool("toolu_1", "Bash", command="pytest")),
-        talk.result("toolu_1", "ImportError: no module named foo"),
+        talk.result("toolu_1", error),
         talk.assistant("msg_2", text("I found that the import fails; the root cause is a typo.")),
     ]
     records[2]["message"]["content"][0]["is_error"] = True

@@ -648,7 +648,7 @@ def fingerprint() -> str:
     a new release's rules, or a pattern added since, may find more in it."""
     if not _BUILT_IN:
         digest = hashlib.sha256()
-        for module in (__file__, secret_rules.__file__):
+        for module in (__file__, secret_rules.__file__, pieces.__file__):
             digest.update(Path(module).read_bytes())
         _BUILT_IN.append(digest.hexdigest())
     return hashlib.sha256((_BUILT_IN[0] + scanner().given).encode()).hexdigest()[:16]
