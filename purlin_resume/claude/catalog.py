@@ -477,7 +477,7 @@ def _names(target: Target) -> tuple[str, ...]:
 def _recorded_ids(files: list[SessionFile], kept: listing.Kept | None) -> list[SessionFile]:
     """``files`` of one folder, each under the session id its records carry when its name is
     not a session id (a copy such as ``subagent.jsonl``); one whose id another file of the
-    folder already has keeps its name. The listing kept of an unchanged file says it."""
+    folder already has, or whose records carry no session id, keeps its name. The listing kept of an unchanged file says it."""
     named = {f.id for f in files}
     found = []
     for file in files:
@@ -487,7 +487,11 @@ def _recorded_ids(files: list[SessionFile], kept: listing.Kept | None) -> list[S
                 recorded = entry["session_id"]
             else:
                 recorded = records.first_record(file.path, ("sessionId",)).get("sessionId")
-            if isinstance(recorded, str) and recorded and recorded not in named:
+            if (
+                isinstance(recorded, str)
+                and _SESSION_ID.fullmatch(recorded)
+                and recorded not in named
+            ):
                 named.add(recorded)
                 file = SessionFile(recorded, file.folder, stem=file.id)
         found.append(file)

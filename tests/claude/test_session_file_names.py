@@ -48,3 +48,17 @@ def test_subagent_jsonl_is_opened_by_its_session_id(cli, fixtures_copy, tmp_path
     assert plan["session_id"] == SHORT
     assert plan["argv"][-2:] == ["--resume", SHORT]
     assert any("subagent.jsonl" in note for note in plan["notes"])
+
+
+def test_a_recorded_id_that_is_no_session_id_is_not_taken(cli, fixtures_copy):
+    """A copy whose records say ``"sessionId": "../../elsewhere"`` keeps its file name: the id
+    never becomes a path (a session's subagents folder is named after it)."""
+    folder = fixtures_copy / "projects" / MARCO
+    lines = (folder / "short.jsonl").read_text().splitlines()
+    hostile = [line.replace(SHORT, "../../elsewhere") for line in lines]
+    (folder / "short.jsonl").write_text("\n".join(hostile) + "\n")
+    listed = cli("sessions", "--all", "--json", "--claude-dir", str(fixtures_copy))
+    assert listed.exit_code == 0, listed.stderr
+    ids = {s["id"] for s in json.loads(listed.stdout)["sessions"]}
+    assert "short" in ids
+    assert not any(".." in i for i in ids)
