@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from purlin_resume.agentcli.shape import CLAUDE, CODEX, GEMINI, OPENCODE
+from purlin_resume.agentcli.names import CLAUDE, CODEX, GEMINI, OPENCODE
 from purlin_resume.claude.layout import FORK_FLAG, RESUME_FLAG, SESSION_FLAG
 from purlin_resume.core.errors import UsageError
 

@@ -25,9 +25,6 @@ from purlin_resume.claude.catalog import listing_fields
 from purlin_resume.claude.records import ReadStats, decoded, line_decoder, utc
 from purlin_resume.claude.transcript import RESPONSE, ToolCall, Transcript, Turn
 
-CLAUDE, CODEX, GEMINI, OPENCODE = "claude", "codex", "gemini", "opencode"
-CLIS = (CLAUDE, CODEX, GEMINI, OPENCODE)
-OTHERS = (CODEX, GEMINI, OPENCODE)
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _READ_BUFFER = 1 << 20
 MARK_BYTES = 200

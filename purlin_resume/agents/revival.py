@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.agentcli import programs
-from purlin_resume.agentcli.shape import CLAUDE
+from purlin_resume.agentcli.names import CLAUDE
 from purlin_resume.agents import injection, registry
 from purlin_resume.agents.lineage import (
     ALIVE,

@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperCommand
 
 from purlin_resume.agentcli import programs
-from purlin_resume.agentcli.shape import CLAUDE
+from purlin_resume.agentcli.names import CLAUDE
 from purlin_resume.claude import layout
 from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.candidates import (

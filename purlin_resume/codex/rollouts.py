@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.agentcli.names import CODEX
 from purlin_resume.agentcli.shape import (
-    CODEX,
     Conversation,
     NativeSession,
     add_text,

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.agentcli.shape import CODEX, GEMINI, NativeSession, family
+from purlin_resume.agentcli.names import CODEX, GEMINI
+from purlin_resume.agentcli.shape import NativeSession, family
 from purlin_resume.claude import listing
 from purlin_resume.claude.records import ReadStats
 from purlin_resume.claude.transcript import ReadOptions

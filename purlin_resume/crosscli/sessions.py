@@ -14,17 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from purlin_resume.agentcli.shape import (
-    CLAUDE,
-    CLIS,
-    CODEX,
-    GEMINI,
-    OPENCODE,
-    OTHERS,
-    Conversation,
-    NativeSession,
-    inside,
-)
+from purlin_resume.agentcli.names import CLAUDE, CLIS, CODEX, GEMINI, OPENCODE, OTHERS
+from purlin_resume.agentcli.shape import Conversation, NativeSession, inside
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.codex import rollouts
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError

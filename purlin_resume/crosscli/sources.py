@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.agentcli.shape import CODEX, GEMINI, OPENCODE, OTHERS, Conversation
+from purlin_resume.agentcli.names import CODEX, GEMINI, OPENCODE, OTHERS
+from purlin_resume.agentcli.shape import Conversation
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.codex import rollouts
 from purlin_resume.core import cache_home

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.agentcli.names import GEMINI
 from purlin_resume.agentcli.shape import (
-    GEMINI,
     Conversation,
     NativeSession,
     add_text,

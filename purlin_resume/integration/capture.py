@@ -356,7 +356,7 @@ def pre_compact(
 ) -> Outcome:
     """Write the automatic checkpoint of this session from its transcript (Codex CLI's
     rollout, Gemini CLI's chat file when ``hook --cli`` names them)."""
-    from purlin_resume.agentcli.shape import GEMINI
+    from purlin_resume.agentcli.names import GEMINI
     from purlin_resume.agents import handover
     from purlin_resume.checkpoints import autosave
     from purlin_resume.checkpoints import lifecycle as checkpoints
@@ -392,7 +392,7 @@ def pre_compact(
 def _session_transcript(project: Project, payload: HookPayload, path: Path, cli: str | None):
     """The session's conversation, read by the reader of the CLI that called (none: Claude
     Code)."""
-    from purlin_resume.agentcli.shape import CODEX, GEMINI
+    from purlin_resume.agentcli.names import CODEX, GEMINI
     from purlin_resume.checkpoints.autosave import READ_OPTIONS
 
     if cli in (CODEX, GEMINI):
@@ -464,7 +464,7 @@ def session_started(
             tmux_socket=_tmux_socket(env),
             role=role if role in ROLES else None,
             previous_agent_id=previous if previous != running else None,
-            cli=env.get("PURLIN_AGENT_CLI") or None,
+            cli=env.get(AGENT_CLI_ENV) or None,
         )
         notes.append(f"registered {running}")
         notes += _resurrection_started(payload.session_id, env)

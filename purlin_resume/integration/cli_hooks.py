@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from purlin_resume.agentcli.shape import CODEX, GEMINI
+from purlin_resume.agentcli.names import CODEX, GEMINI
 from purlin_resume.claude import settings as claude_settings
 from purlin_resume.claude.settings import OurHook
 from purlin_resume.core.errors import UsageError

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
+from purlin_resume.agentcli.names import OTHERS
 from purlin_resume.claude.hooks import AGENT_CLI_ENV
 
 LOG_NAME = "hook.log"
@@ -129,6 +130,7 @@ def handle(event: str, rest: list[str] | None = None) -> None:
     exits 0. ``--cli`` names the agent CLI that calls (Codex CLI, Gemini CLI; else Claude Code)."""
     rest = rest or []
     env = dict(os.environ)
-    if len(rest) >= 2 and rest[0] == "--cli":
+    env.pop(AGENT_CLI_ENV, None)  # only this call's own --cli says which CLI calls
+    if len(rest) >= 2 and rest[0] == "--cli" and rest[1] in OTHERS:
         env[AGENT_CLI_ENV] = rest[1]
     sys.exit(run(event, env=env))

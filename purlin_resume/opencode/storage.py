@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.agentcli.names import OPENCODE
 from purlin_resume.agentcli.shape import (
-    OPENCODE,
     Conversation,
     NativeSession,
     add_text,

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.agentcli import programs
-from purlin_resume.agentcli.shape import CLAUDE
+from purlin_resume.agentcli.names import CLAUDE
 from purlin_resume.agents import injection
 from purlin_resume.claude import export
 from purlin_resume.claude import layout as claude_layout

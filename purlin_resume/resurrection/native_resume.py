@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.agentcli import programs
-from purlin_resume.agentcli.shape import CLAUDE, NativeSession
+from purlin_resume.agentcli.names import CLAUDE
+from purlin_resume.agentcli.shape import NativeSession
 from purlin_resume.core import tmux
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.crosscli import sessions as crosscli

@@ -37,7 +37,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from purlin_resume.agentcli.shape import CLAUDE, OTHERS
+from purlin_resume.agentcli.names import CLAUDE, OTHERS
 from purlin_resume.claude import signatures
 from purlin_resume.claude.catalog import Catalog
 from purlin_resume.claude.layout import SessionFile

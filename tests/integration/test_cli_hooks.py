@@ -90,6 +90,19 @@ def test_codex_hook_calls_register_the_cli_and_record_the_subagent(repo):
     assert not (repo / ".purlin" / "cache" / "hook.log").exists()
 
 
+def test_only_the_calls_own_known_cli_names_the_caller(repo):
+    """An unknown ``--cli`` and a PURLIN_AGENT_CLI left in the environment are not taken: the
+    session is Claude Code's, and what revival later runs never comes from them."""
+    base = {"session_id": "5b0f0e7e-1c1d-4e2f-9a3b-0c4d5e6f7a8b", "cwd": str(repo)}
+    started = hook("session-start --cli bogus", {**base, "source": "startup"}, repo)
+    assert started.returncode == 0, started.stderr
+    inherited = {"session_id": "6c1f0e7e-1c1d-4e2f-9a3b-0c4d5e6f7a8b", "cwd": str(repo)}
+    hook("session-start", {**inherited, "source": "startup"}, repo, PURLIN_AGENT_CLI="codex")
+    agents = registry.load(Project(repo))
+    assert agents[base["session_id"]].agent_cli == "claude"
+    assert agents[inherited["session_id"]].agent_cli == "claude"
+
+
 def _checkpoints(repo: Path, session: str) -> list[str]:
     found = sorted((repo / ".purlin" / "cache").glob(f"**/{session}*.md"))
     return [path.read_text() for path in found]
