@@ -307,8 +307,9 @@ def file_path_of(data: Any) -> str | None:
 def lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[bytes]:
     """The lines of ``path`` that hold any of ``markers``, in file order (the last one also
     when it has no newline): found by searching blocks of the file for the markers, without
-    visiting the lines between. Raises ``OSError`` when the file cannot be read."""
-    with open(path, "rb") as handle:
+    visiting the lines between. Raises ``OSError`` when it is no regular file
+    or cannot be read."""
+    with open_regular(path) as handle:
         for text, _ in _blocks(handle):
             yield from _holding(text, markers)
 

@@ -3,6 +3,9 @@ the same as reading every line and testing it, whatever the blocks cut through."
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,3 +52,23 @@ def test_a_line_longer_than_many_blocks_and_a_last_line_without_newline(tmp_path
 def test_a_file_that_cannot_be_read_raises(tmp_path: Path):
     with pytest.raises(OSError):
         list(records.lines_holding(tmp_path / "gone.jsonl", MARKERS))
+
+
+def test_a_fifo_in_the_files_place_is_refused_without_waiting(tmp_path):
+    """A hook's payload may name a FIFO as the transcript: opening it would wait for a writer
+    (run in a child with a time limit, so a wait fails the test instead of hanging it)."""
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from purlin_resume.claude import records\n"
+        "try:\n"
+        "    list(records.lines_holding(Path(sys.argv[1]), (b'x',)))\n"
+        "except OSError as refused:\n"
+        "    print('refused', refused.strerror)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(fifo)], capture_output=True, text=True, timeout=20
+    )
+    assert done.stdout.strip() == "refused not a regular file", done.stderr
