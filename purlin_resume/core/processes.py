@@ -63,7 +63,11 @@ def naming(text: str) -> list[int]:
     """The processes (not this one) whose command line holds ``text`` as one of its
     arguments: e.g. an agent CLI that resumed a session by its id."""
     found = []
-    for entry in Path("/proc").iterdir():
+    try:
+        entries = list(Path("/proc").iterdir())
+    except OSError:  # no /proc: nothing to name
+        return found
+    for entry in entries:
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:

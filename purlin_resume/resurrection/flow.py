@@ -944,12 +944,10 @@ def _first_prompt(env, entry, prompt, server, session, cwd, child_env, into) -> 
     folder = store.private_folder(env.cache / PROMPTS)
     waiting = folder / f"{rid}.md"
     store.write_output(waiting, prompt)
-    quoted = shlex.quote(str(waiting))
-    command = (
-        f"prompt=$(cat {quoted}) && rm -f {quoted} && exec "
-        + " ".join(shlex.quote(part) for part in argv)
-        + ' "$prompt"'
+    reads = (
+        'prompt=$(cat "$0") && rm -f "$0" && exec "$@" "$prompt"'  # sh, whatever the user's shell
     )
+    command = shlex.join(["sh", "-c", reads, str(waiting), *argv])
     try:
         pane = tmux.new_window(server, session, cwd, command, child_env, name=rid)
     except PurlinError as exc:

@@ -61,7 +61,7 @@ class OpenPlan:
     def shell_line(self) -> str:
         """The command as one line a user can paste into a shell (every value quoted)."""
         assigned = [f"{key}={shlex.quote(value)}" for key, value in sorted(self.env.items())]
-        command = " ".join(shlex.quote(part) for part in self.argv)
+        command = shlex.join(self.argv)
         return f"cd {shlex.quote(str(self.cwd))} && " + " ".join([*assigned, command])
 
     def to_dict(self) -> dict[str, Any]:
@@ -270,7 +270,7 @@ def launch(opened: OpenPlan, server: tmux.Server, session_name: str) -> dict[str
     and session."""
     if server == tmux.Server() and tmux.inside_tmux():
         session_name = tmux.current_session(server) or session_name
-    command = " ".join(shlex.quote(part) for part in opened.argv)
+    command = shlex.join(opened.argv)
     pane = tmux.new_window(
         server,
         session_name,
