@@ -62,7 +62,7 @@ def agent_pid(skip: frozenset[str] = SHELLS) -> int | None:
 def naming(text: str) -> list[int]:
     """The processes (not this one) whose command line holds ``text`` as one of its
     arguments: e.g. an agent CLI that resumed a session by its id."""
-    found = []
+    found: list[int] = []
     try:
         entries = list(Path("/proc").iterdir())
     except OSError:  # no /proc: nothing to name

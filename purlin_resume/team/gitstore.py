@@ -165,11 +165,11 @@ def _with_remote(m: Membership, *args: str) -> subprocess.CompletedProcess:
     return git(m.repo, *args, env=_env(remote=m.remote), check=False)
 
 
-def _quiet(text: str) -> None:
-    pass
+def silent(text: str) -> None:
+    """A warning nobody reads (the default ``warn``)."""
 
 
-def fetch(m: Membership, warn: Callable[[str], None] = _quiet) -> str | None:
+def fetch(m: Membership, warn: Callable[[str], None] = silent) -> str | None:
     """Fetch the team ref; its tip, or None when the remote has no such ref yet. A local copy
     git cannot use is made again (with one ``warn`` line) before a failure is reported."""
     done = _fetched(m)
@@ -301,7 +301,7 @@ def _push(m: Membership, commit: str) -> bool:
 def publish(
     m: Membership,
     plan: Callable[[str | None], tuple[Changes, str]],
-    warn: Callable[[str], None] = _quiet,
+    warn: Callable[[str], None] = silent,
 ) -> dict[str, Any]:
     """Fetch, ``plan`` the changes on the tip, commit and push, until a push goes through.
     ``plan(tip)`` gives the changes to make on that tip and the commit message."""

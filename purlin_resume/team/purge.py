@@ -20,7 +20,8 @@ from purlin_resume.core.errors import NotFound
 from purlin_resume.resurrection import team_membership as membership
 from purlin_resume.resurrection.team_membership import Membership
 from purlin_resume.team import gitstore, members, sync
-from purlin_resume.team.sync import Warn, silent
+from purlin_resume.team.gitstore import silent
+from purlin_resume.team.sync import Warn
 
 
 def purge(

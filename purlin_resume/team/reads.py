@@ -22,7 +22,8 @@ from purlin_resume.core.errors import NotFound
 from purlin_resume.resurrection import team_membership as membership
 from purlin_resume.resurrection.team_membership import Membership
 from purlin_resume.team import gitstore, index, members, rows, stats, sync
-from purlin_resume.team.sync import Warn, silent
+from purlin_resume.team.gitstore import silent
+from purlin_resume.team.sync import Warn
 
 _MARKS = (
     "SELECT b.*, (SELECT COUNT(*) FROM resurrection_log r WHERE r.bookmark_uuid = b.uuid)"

@@ -22,14 +22,11 @@ from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.resurrection import team_membership as membership
 from purlin_resume.resurrection.team_membership import Membership
 from purlin_resume.team import gitstore, index, members, rows
+from purlin_resume.team.gitstore import silent
 from purlin_resume.team.server import Server, shown_dsn
 
 LOCK_SECONDS = 600
 Warn = Callable[[str], None]
-
-
-def silent(text: str) -> None:
-    pass
 
 
 def where(m: Membership) -> str:
