@@ -168,72 +168,62 @@ TRANSCRIPT_CONFIDENCE = {
 }
 
 
-def _codex_kind(record: dict[str, Any]) -> tuple[str, str] | None:
-    """(kind, text) of a Codex CLI rollout record, None for its bookkeeping."""
-    payload = record.get("payload")
-    if record.get("type") != "response_item" or not isinstance(payload, dict):
-        return None
-    kind = payload.get("type")
-    if kind in ("function_call", "custom_tool_call", "local_shell_call"):
-        return "tool_use", str(payload.get("name") or "")
-    if kind in ("function_call_output", "custom_tool_call_output"):
-        return "tool_result", str(payload.get("output") or "")
-    if kind == "message" and payload.get("role") in ("assistant", "user"):
-        text = records.text_of(payload.get("content"))
-        return ("response" if payload["role"] == "assistant" else "prompt"), text
-    return None
+@dataclass(frozen=True)
+class RecordShape:
+    """How another agent CLI's session file records what the agent did: the record ``types``
+    that can be evidence, the key of the item inside such a record (None: the record itself),
+    and for each item label (its ``type``, then ``/role`` when it has one) the kind and the field
+    holding its text. An answer that carries tool calls is a tool use."""
+
+    types: frozenset[str]
+    item: str | None
+    kinds: dict[str, tuple[str, str]]
+
+    def kind_of(self, record: dict[str, Any]) -> tuple[str, str] | None:
+        """(kind, text) of ``record``, None for the CLI's bookkeeping."""
+        item = record.get(self.item) if self.item else record
+        if not isinstance(item, dict):
+            return None
+        label = f"{item.get('type')}/{item['role']}" if "role" in item else item.get("type")
+        found = self.kinds.get(str(label))
+        if found is None:
+            return None
+        kind = "tool_use" if found[0] == "response" and item.get("toolCalls") else found[0]
+        return kind, records.text_of(item.get(found[1]))
 
 
-def _gemini_kind(record: dict[str, Any]) -> tuple[str, str] | None:
-    """(kind, text) of a Gemini CLI chat record, None for its bookkeeping."""
-    text = records.text_of(record.get("content"))
-    if record.get("type") == "gemini":
-        return ("tool_use" if record.get("toolCalls") else "response"), text
-    if record.get("type") == "user":
-        return "prompt", text
-    return None
+CLAUDE_TYPES = frozenset({"user", "assistant", "system"})
+RECORD_SHAPES = {
+    "codex": RecordShape(
+        frozenset({"response_item"}),
+        "payload",
+        {
+            "function_call": ("tool_use", "name"),
+            "custom_tool_call": ("tool_use", "name"),
+            "local_shell_call": ("tool_use", "name"),
+            "function_call_output": ("tool_result", "output"),
+            "custom_tool_call_output": ("tool_result", "output"),
+            "message/assistant": ("response", "content"),
+            "message/user": ("prompt", "content"),
+        },
+    ),
+    "gemini": RecordShape(
+        frozenset({"gemini", "user"}),
+        None,
+        {"gemini": ("response", "content"), "user": ("prompt", "content")},
+    ),
+}
 
 
-def _evidence(subject: Subject):
-    """(kind, moment, text) of the session file's records, newest first."""
-    for record in _newest_first(subject.transcript, subject.cli):
-        if subject.cli == "codex":
-            found = _codex_kind(record)
-        elif subject.cli == "gemini":
-            found = _gemini_kind(record)
-        elif record.get("type") in ("user", "assistant", "system"):
-            found = _record_kind(record)
-        else:
-            found = None
+def _evidence(transcript: Path, cli: str):
+    """(kind, moment, text) of the session file's records, newest first (its last 256 KiB)."""
+    shape = RECORD_SHAPES.get(cli)
+    types = shape.types if shape else CLAUDE_TYPES
+    for record in records.last_records(transcript, types=types):
+        found = shape.kind_of(record) if shape else _record_kind(record)
         moment = clock.parse(record.get("timestamp"))
         if found is not None and moment is not None:
             yield found[0], moment, found[1]
-
-
-TAIL_BYTES = 256 * 1024
-
-
-def _newest_first(path, cli: str):
-    """Claude Code's records through its reader; another CLI's lines of the file's last
-    ``TAIL_BYTES``, parsed newest first."""
-    if cli == "claude":
-        yield from records.last_records(path)
-        return
-    loads = records.line_decoder()
-    try:
-        with records.open_regular(path) as handle:
-            size = handle.seek(0, 2)
-            handle.seek(max(0, size - TAIL_BYTES))
-            lines = handle.read().split(b"\n")[1 if size > TAIL_BYTES else 0 :]
-    except OSError:
-        return
-    for line in reversed(lines):
-        try:
-            record = loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(record, dict):
-            yield record
 
 
 def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
@@ -247,7 +237,7 @@ def transcript_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
     if not subject.transcript.is_file():
         raise PurlinError(f"{subject.transcript} does not exist or is not a file")
     reply = None  # the newest text answer, evidence unless it answers a nudge
-    for kind, moment, text in _evidence(subject):
+    for kind, moment, text in _evidence(subject.transcript, subject.cli):
         if kind == "system" and not text.strip():
             continue
         if is_noise(text):

@@ -483,13 +483,16 @@ def tail(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
     return list(reversed(list(last_records(path, max_bytes))))
 
 
-def last_records(path: Path, max_bytes: int = 256 * 1024) -> Iterator[dict[str, Any]]:
+def last_records(
+    path: Path, max_bytes: int = 256 * 1024, types: frozenset[str] = KNOWN_TYPES
+) -> Iterator[dict[str, Any]]:
     """The records of the last ``max_bytes`` of ``path`` (complete lines only), newest first,
     each line parsed only when the one after it has been taken.
 
     For questions about how a transcript ends (its last record and when it was written) without
     reading the whole file, usually answered by the last record or two. Lines that do not parse,
-    unknown types and hook or shell progress are skipped as in ``read``.
+    records whose ``type`` is not one of ``types`` and hook or shell progress are skipped as in
+    ``read``. Another CLI's JSONL session file is read the same way, with its own ``types``.
     """
     path = Path(path)
     try:
@@ -512,7 +515,7 @@ def last_records(path: Path, max_bytes: int = 256 * 1024) -> Iterator[dict[str, 
             record = json.loads(line)
         except (ValueError, RecursionError):
             continue
-        if isinstance(record, dict) and record.get("type") in KNOWN_TYPES:
+        if isinstance(record, dict) and record.get("type") in types:
             yield record
 
 
