@@ -189,7 +189,17 @@ class RecordShape:
         if found is None:
             return None
         kind = "tool_use" if found[0] == "response" and item.get("toolCalls") else found[0]
-        return kind, records.text_of(item.get(found[1]))
+        return kind, _parts_text(item.get(found[1]))
+
+
+def _parts_text(content: Any) -> str:
+    """The text of another CLI's field: a string, or the ``text`` of each of its parts (Codex
+    CLI's ``input_text`` and ``output_text``, Gemini CLI's untyped parts)."""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    texts = [part.get("text") for part in parts if isinstance(part, dict)]
+    return "\n".join(text for text in texts if isinstance(text, str))
 
 
 CLAUDE_TYPES = frozenset({"user", "assistant", "system"})
