@@ -105,11 +105,12 @@ class Folded:
 
 def _parsed(text: bytes | str | None) -> list[tuple[dict[str, Any], str]]:
     """Each line of a member file that parses (one cut short by a crash does not), with its
-    text."""
+    text. Lines end at ``\n`` only: a row's text may hold U+2028 or U+0085 (``dumps`` keeps them
+    unescaped)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     found = []
-    for line in (text or "").splitlines():
+    for line in (text or "").split("\n"):
         try:
             row = json.loads(line)
         except ValueError:
@@ -145,15 +146,12 @@ def missing(team: Folded, local: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def compact(text: bytes, removed: set[str]) -> bytes:
     """A member file without the lines of the ``removed`` keys, their tombstones kept."""
-    kept = []
-    for line in text.splitlines(keepends=True):
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue  # a line cut short by a crash
-        if not isinstance(row, dict) or row.get("uuid") not in removed or tombstone(row):
-            kept.append(line if line.endswith(b"\n") else line + b"\n")
-    return b"".join(kept)
+    kept = [
+        row_text
+        for row, row_text in _parsed(text)
+        if row.get("uuid") not in removed or tombstone(row)
+    ]
+    return "".join(row_text + "\n" for row_text in kept).encode("utf-8")
 
 
 def written(

@@ -585,3 +585,25 @@ def test_a_bookmark_of_another_cli_comes_back_with_its_cli(tmp_path, remote):
     assert marks["codex-work"]["cli"] == "codex"
     assert marks["codex-work"]["session_id"] == "01a21c25-3856-72b2-af61-b2807cc1fe09"
     assert marks["claude-work"].get("cli") is None
+
+
+def test_a_row_holding_a_unicode_line_break_reaches_the_team_once(tmp_path, remote):
+    from purlin_resume.resurrection import log as resurrection_log
+
+    alice, bob = _team(tmp_path, remote, ("alice", "bob"))
+    query = "tmux tests\u2028second line\x85third"
+    resurrection_log.append(
+        alice.history / resurrection_log.FILE_NAME,
+        {
+            "resurrected_from_agent_id": "agent-7",
+            "resurrected_from_session_id": "s",
+            "resurrection_mode": "fuzzy",
+            "query": query,
+            "context_extraction_method": "hybrid",
+            "outcome": "success",
+        },
+    )
+    assert alice.ok("team", "sync", "--json").json()["sent"]["resurrections"] == 1
+    assert alice.ok("team", "sync", "--json").json()["sent"]["resurrections"] == 0
+    bob.ok("team", "sync")
+    assert [e["query"] for e in _log(bob)] == [query]
