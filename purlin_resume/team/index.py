@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,18 +92,23 @@ def _tail(indexed: tuple[str, int] | None, content: bytes) -> bytes | None:
 Group = tuple[str, str]  # (member, members.LOG or members.BOOKMARKS)
 
 
+def _grouped(paths: Iterable[str]) -> dict[Group, list[str]]:
+    """The segments among ``paths`` by teammate and table, in order."""
+    found: dict[Group, list[str]] = {}
+    for path in sorted(paths):
+        group = members.owner(path)
+        if group is not None:
+            found.setdefault(group, []).append(path)
+    return found
+
+
 class _Files:
     """The segments at the tip and those indexed, by teammate and table."""
 
     def __init__(self, now: dict[str, str], known: dict[str, tuple[str, int]]):
         self.now, self.known = now, known
-        self.paths: dict[Group, list[str]] = {}
-        self.indexed: dict[Group, list[str]] = {}
-        for path in sorted(now):
-            self.paths.setdefault(members.owner(path) or ("", ""), []).append(path)
-        for path in sorted(known):
-            if members.owner(path):
-                self.indexed.setdefault(members.owner(path) or ("", ""), []).append(path)
+        self.paths = _grouped(now)
+        self.indexed = _grouped(known)
 
     def unchanged(self, group: Group) -> bool:
         at_tip = {p: self.now[p] for p in self.paths.get(group, [])}
