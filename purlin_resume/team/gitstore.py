@@ -334,9 +334,11 @@ def rewrite(m: Membership, folder: str, keep: Keep | None = None) -> dict[str, A
     touched only it are dropped), or with each of its files replaced by ``keep(path, blob)``;
     force-pushed with a lease on the tip it was made from, so another teammate's push is never
     lost (a ref that moved meanwhile is rewritten again). ``rewritten`` False, with the
-    remote's ``reason``, when the remote refuses a forced push (a protected ref)."""
+    remote's ``reason``, when the remote refuses a forced push (a protected ref). It starts
+    from the tip last fetched or pushed (the caller has just published), and fetches only when
+    the lease says the ref moved."""
+    old = tip(m)
     for _ in range(ATTEMPTS):
-        old = fetch(m)
         if old is None:
             return {"rewritten": True, "commits": 0}
         new, count = _rewritten(m, old, folder, keep)
@@ -353,6 +355,7 @@ def rewrite(m: Membership, folder: str, keep: Keep | None = None) -> dict[str, A
         if not any(sign in said for sign in MOVED):
             return {"rewritten": False, "commits": count, "reason": _last_line(done.stderr)}
         time.sleep(WAIT_FIRST * random.uniform(0.5, 1.5))
+        old = fetch(m)
     raise TeamError(f"{shown_url(m.remote)} kept moving through {ATTEMPTS} tries; try again")
 
 

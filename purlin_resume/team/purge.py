@@ -135,17 +135,18 @@ def _everything(m: Membership) -> dict[str, Any]:
         kept = _server_history(m)
     else:
         mine = members.folder(m.member) + "/"
+        counted = [0]
 
         def plan(tip: str | None) -> tuple[gitstore.Changes, str]:
             gone = [p for p in gitstore.blobs(m, tip) if p.startswith(mine)]
+            counted[0] = sum(
+                len(members.fold(members.read(m, tip, m.member, name)).live())
+                for name in members.TABLES
+            )
             return dict.fromkeys(gone), f"{m.member}: every row purged"
 
-        tip = gitstore.fetch(m)
-        count = sum(
-            len(members.fold(members.read(m, tip, m.member, name)).live())
-            for name in members.TABLES
-        )
         gitstore.publish(m, plan)
+        count = counted[0]
         kept = gitstore.rewrite(m, members.folder(m.member))
     _leave(m)
     return {"member": m.member, "remote": sync.where(m), "purged": count, "left": True, **kept}
