@@ -22,7 +22,7 @@ import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -399,6 +399,10 @@ def plan(
 
     started = time.monotonic() if started is None else started
     source = open_source(env, candidate)
+    # the ids found, never the prefixes typed: what is shown is what other commands take
+    candidate = replace(
+        candidate, session_id=source.session_id, agent_id=source.agent_id, cli=source.cli
+    )
     checks = [Check("exists", preflight.OK, f"{candidate.label()} in session {source.session_id}")]
     mark = candidate.bookmark
     checks.append(preflight.hostname(mark.hostname if mark else None, env.host))

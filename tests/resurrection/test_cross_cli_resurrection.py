@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import time
 from pathlib import Path
@@ -136,3 +137,30 @@ def test_spawn_tmux_starts_the_target_cli_with_the_prompt_as_its_first(
     assert document["launch"]["cli"] == "codex"
     # the prompt waited in a private file, gone once read
     assert not list(Path(os.environ["XDG_CACHE_HOME"]).rglob("res-*.md"))
+
+
+def test_the_ids_resurrect_prints_are_whole_and_paste_into_the_next_commands(
+    cli, repo, fixtures_copy, monkeypatch
+):
+    """Given prefixes, ``resurrect`` names the conversation by its whole ids: pasted into
+    ``transcript`` and ``resurrect done`` they are the same conversation and entry."""
+    data.codex_home()
+    monkeypatch.setenv("CODEX_HOME", str(Path(os.environ["HOME"]) / ".codex"))
+    claude = ["--claude-dir", str(fixtures_copy)]
+    write_config(repo, allowed_roots=["/tmp/purlin-field-record"])
+    for typed, label, heading in (
+        (["--session", "4d56", "--agent", "a28"], "agent", "# Agent "),
+        (["--session", data.CODEX_SHELL[:13]], "codex session", "# Session "),
+    ):
+        said = cli("resurrect", *typed, "--yes", "--into", "claude", *claude)
+        assert said.exit_code == 0, said.stderr
+        line = next(line for line in said.stderr.splitlines() if line.startswith("res-"))
+        rid, shown = re.match(rf"(res-\S+): {label} (\S+) \(", line).groups()
+        entry = _log(fixtures_copy)[-1]
+        assert rid == entry["resurrection_id"]
+        assert shown == (entry["resurrected_from_agent_id"] or entry["resurrected_from_session_id"])
+        pasted = cli("transcript", shown, *claude)
+        assert pasted.exit_code == 0, pasted.stderr
+        assert pasted.stdout.startswith(heading + shown), pasted.stdout[:200]
+        done = cli("resurrect", "done", rid, "--outcome", "success", *claude)
+        assert done.stdout == f"{rid}: success\n", done.stderr
