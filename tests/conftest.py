@@ -210,6 +210,21 @@ def _need_tmux() -> None:
     need_binary("tmux", "apt-get install tmux")
 
 
+def start_under_shell(server, shell: str) -> None:
+    """Start the tmux ``server`` with ``shell`` (sh, fish, …) as the user's login shell: tmux
+    runs the command of every window it opens with it."""
+    path = need_binary(shell, f"apt-get install {shell}")
+    subprocess.run(
+        server.argv("new-session", "-d", "-s", "kept", "sleep 600"),
+        env={**os.environ, "SHELL": path},
+        check=True,
+    )
+    shown = subprocess.run(
+        server.argv("show-options", "-gv", "default-shell"), capture_output=True, text=True
+    )
+    assert shown.stdout.strip() == path
+
+
 @pytest.fixture
 def tmux_server():
     """A private tmux server (own socket), killed after the test."""

@@ -9,10 +9,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from purlin_resume.agents import registry
 from purlin_resume.core import tmux
 from purlin_resume.core.project import Project
 from tests.agents_setup import agent_record, configure, dead_pid, write_registry
+from tests.conftest import start_under_shell
 
 SESSION = "01a21cdd-7cc7-7022-895f-a77c2af7d599"
 
@@ -29,12 +32,14 @@ def _fake_codex(folder):
     script.chmod(0o755)
 
 
+@pytest.mark.parametrize("shell", ["sh", "fish"])
 def test_a_dead_codex_agent_is_resumed_by_its_session_id(
-    repo, tmux_server, tmp_path, cli, monkeypatch
+    repo, tmux_server, tmp_path, cli, monkeypatch, shell
 ):
     bin_dir = tmp_path / "bin"
     _fake_codex(bin_dir)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    start_under_shell(tmux_server, shell)  # the user's shell runs the window's command
     configure(repo, tmux_server, tmp_path / "agent")
     write_registry(
         repo,

@@ -14,7 +14,7 @@ import pytest
 
 from purlin_resume.resurrection import log as resurrection_log
 from tests import other_cli_data as data
-from tests.conftest import commit_file
+from tests.conftest import commit_file, start_under_shell
 from tests.resurrection_data import write_config
 
 
@@ -118,12 +118,16 @@ def test_an_unknown_target_is_a_usage_error(cli, repo, fixtures_copy):
     assert result.exit_code == 2
 
 
+@pytest.mark.parametrize("shell", ["sh", "fish"])
 def test_spawn_tmux_starts_the_target_cli_with_the_prompt_as_its_first(
-    cli, repo, fixtures_copy, tmp_path, monkeypatch, tmux_server
+    cli, repo, fixtures_copy, tmp_path, monkeypatch, tmux_server, shell
 ):
+    """Whatever the user's shell (tmux runs a window's command with it: fish knows no
+    ``var=$(…)``), the new window reads the prompt under sh."""
     bin_dir = tmp_path / "bin"
     _stand_in(bin_dir, "codex")
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    start_under_shell(tmux_server, shell)
     write_config(repo, tmux_socket=str(tmux_server.socket))
     result = _resurrect(cli, "short", fixtures_copy, "--into", "codex", "--spawn", "tmux", "--json")
     assert result.exit_code == 0, result.stderr
