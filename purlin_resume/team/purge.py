@@ -135,18 +135,18 @@ def _everything(m: Membership) -> dict[str, Any]:
         kept = _server_history(m)
     else:
         mine = members.folder(m.member) + "/"
-        counted = [0]
+        count = 0
 
         def plan(tip: str | None) -> tuple[gitstore.Changes, str]:
+            nonlocal count  # the rows on the tip the purge is published on
             gone = [p for p in gitstore.blobs(m, tip) if p.startswith(mine)]
-            counted[0] = sum(
+            count = sum(
                 len(members.fold(members.read(m, tip, m.member, name)).live())
                 for name in members.TABLES
             )
             return dict.fromkeys(gone), f"{m.member}: every row purged"
 
         gitstore.publish(m, plan)
-        count = counted[0]
         kept = gitstore.rewrite(m, members.folder(m.member))
     _leave(m)
     return {"member": m.member, "remote": sync.where(m), "purged": count, "left": True, **kept}
