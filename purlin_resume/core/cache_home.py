@@ -75,12 +75,14 @@ def _private(info: os.stat_result) -> bool:
 
 def _private_folder(where: str) -> bool:
     """``where`` made (0700) or checked: a folder of this user's that no one else may write
-    into (one its owner opened to reading keeps that mode)."""
+    into (one others may read is made private)."""
     try:
         os.makedirs(where, mode=0o700, exist_ok=True)
         info = os.lstat(where)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
             return False  # a link, someone else's, or one others may have planted files in
+        if info.st_mode & 0o077:
+            os.chmod(where, 0o700)
     except OSError:
         return False
     return True

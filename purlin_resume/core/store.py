@@ -30,7 +30,6 @@ LOCK_TIMEOUT_SECONDS = 30.0
 STATE_FOLDERS = frozenset({".purlin", ".planning", "history"})
 _MISSING: Any = object()
 _umask: int | None = None
-_PRIVATE_FOLDERS: set[str] = set()  # the folders ``private_folder`` made or checked
 
 
 def lock_path(target: Path) -> Path:
@@ -102,12 +101,10 @@ def _remove_stale_temps(target: Path) -> None:
 
 
 def private_folder(folder: Path) -> Path:
-    """Create ``folder`` (with its parents) readable by its owner only (0700); an existing
-    folder keeps the mode its owner gave it.
+    """Create ``folder`` (with its parents) readable by its owner only (0700), or make it so.
 
-    Files written into a private folder are private too (0600), whatever the umask and the
-    folder's mode, and an existing one is tightened on its next write: this is where
-    conversation content is kept.
+    Files written into a private folder are private too (0600), whatever the umask, and an
+    existing one is tightened on its next write: this is where conversation content is kept.
     An existing folder that belongs to another user or that others may write into is refused
     (anyone could have made it, to read or replace what is put there), and so is a symbolic
     link, but one that stays inside the project's state folders (``confined``).
@@ -130,14 +127,13 @@ def private_folder(folder: Path) -> Path:
     elif info.st_mode & 0o022:
         problem = f"is open to others' writes (mode {stat.S_IMODE(info.st_mode):o})"
     else:
-        _PRIVATE_FOLDERS.add(os.path.abspath(folder))
+        if info.st_mode & 0o077:
+            os.chmod(folder, 0o700)
         return folder
     raise PurlinError(f"refusing {folder}: it {problem}; remove it and run the command again")
 
 
 def _private(folder: Path) -> bool:
-    if os.path.abspath(folder) in _PRIVATE_FOLDERS:
-        return True
     try:
         return not folder.stat().st_mode & 0o077
     except OSError:

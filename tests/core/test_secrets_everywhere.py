@@ -191,8 +191,7 @@ def test_files_with_conversation_content_are_private_whatever_the_umask(
     cache = tmp_path / "xdg-cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     where = ["--claude-dir", str(fixtures_copy)]
-    # an existing hook log readable by all is tightened on its next write; its folder keeps the
-    # mode its owner gave it
+    # an existing hook log readable by all is tightened on its next write, and so is its folder
     log_dir = repo / ".purlin" / "cache"
     log_dir.mkdir(parents=True)
     os.chmod(log_dir, 0o755)
@@ -226,7 +225,7 @@ def test_files_with_conversation_content_are_private_whatever_the_umask(
         if path.name.endswith(".lock"):
             continue
         assert _mode(path) == 0o600, path
-        assert _mode(path.parent) == (0o755 if path.parent == log_dir else 0o700), path.parent
+        assert _mode(path.parent) == 0o700, path.parent
     # a transcript written past --max-chars goes to a private file in a private folder
     folder = Path(tempfile.gettempdir()) / f"purlin-resume-{os.getuid()}"
     for old in folder.glob("transcript-*.md"):
