@@ -15,7 +15,6 @@ only reader and writer of the file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -86,12 +85,4 @@ def read(project: Project) -> list[dict[str, Any]]:
         text = store.read_text(path(project))
     except NotFound:
         return []
-    out = []
-    for line in text.splitlines():
-        try:
-            value = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
+    return store.jsonl_rows(text)

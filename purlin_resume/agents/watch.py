@@ -8,7 +8,6 @@ fewer than ``stall_max_nudges`` nudges since it was last seen active.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypedDict
@@ -57,15 +56,8 @@ def history(project: Project, agent_id: str) -> list[dict[str, Any]]:
     path = log_path(project)
     if not path.is_file():
         return []
-    found = []
-    for line in store.read_text(path).splitlines():
-        try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(entry, dict) and entry.get("agent_id") == agent_id:
-            found.append(entry)
-    return found
+    rows = store.jsonl_rows(store.read_text(path))
+    return [entry for entry in rows if entry.get("agent_id") == agent_id]
 
 
 def restraint(

@@ -342,6 +342,21 @@ def append_jsonl(target: Path, record: Any) -> None:
         _append_line(target, record)
 
 
+def jsonl_rows(text: str | None) -> list[dict[str, Any]]:
+    """The objects of JSON-lines ``text``, in order; a line that does not parse (one cut short
+    by a crash) is skipped. Lines end at ``\n`` only: a row written with its text kept (UTF-8,
+    not escaped) may hold U+2028 or U+0085, which ``str.splitlines`` would also cut at."""
+    rows = []
+    for line in (text or "").split("\n"):
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
 def move(source: Path, destination: Path) -> Path:
     """Move ``source`` to ``destination`` atomically under the source's lock.
 

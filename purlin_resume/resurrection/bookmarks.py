@@ -81,7 +81,7 @@ def check_name(name: str) -> str:
 
 def _parse(path: Path, text: str | None) -> list[dict[str, Any]]:
     items = []
-    for number, line in enumerate((text or "").splitlines(), 1):
+    for number, line in enumerate((text or "").split("\n"), 1):
         if not line.strip():
             continue
         try:

@@ -63,18 +63,10 @@ def _removals(m: Membership) -> list[dict[str, Any]]:
     except NotFound:
         return []
     return [
-        row for row in _lines(text) if isinstance(row.get("uuid"), str) and row.get("removed_at")
+        row
+        for row in store.jsonl_rows(text)
+        if isinstance(row.get("uuid"), str) and row.get("removed_at")
     ]
-
-
-def _lines(text: str) -> list[dict[str, Any]]:
-    found = []
-    for line in text.splitlines():
-        with contextlib.suppress(ValueError):
-            row = json.loads(line)
-            if isinstance(row, dict):
-                found.append(row)
-    return found
 
 
 def local_rows(

@@ -73,3 +73,17 @@ def test_an_old_id_in_both_files_is_ambiguous(cli, fixtures_copy, repo):
 
     _fails(result, 2, "is in both files", "old-local (local)", "old-global (global)")
     _ok(cli("bookmark", "show", "old-global", "--claude-dir", str(fixtures_copy)))
+
+
+def test_a_description_holding_a_unicode_line_separator_is_read_back(cli, fixtures_copy, repo):
+    """Regression: the bookmarks file was cut into lines at U+2028 and U+0085 too (which a row
+    written with its text kept may hold), so it read as corrupt from then on."""
+    text = "first part\u2028second part\x85third"
+    mark = _add(cli, fixtures_copy, "separated", "--description", text)
+
+    listed = json.loads(
+        _ok(cli("bookmark", "list", "--json", "--claude-dir", str(fixtures_copy))).stdout
+    )
+    assert [(b["bookmark_id"], b["description"]) for b in listed["bookmarks"]] == [
+        (mark["bookmark_id"], text)
+    ]
