@@ -92,6 +92,23 @@ def _any_case(char: str) -> str:
     return f"[{char}{char.upper()}]" if char.isalpha() else re.escape(char)
 
 
+def _ends_before(heads: set[str], char: str) -> str:
+    """A look-behind test, placed right after the anchor ``char``, that succeeds when the text
+    before it ends with one of ``heads`` (as written): first their last two or three characters,
+    then, when heads are longer, one look-behind per length. Each is a list of literals the
+    engine tells apart by their first character (the branches of a trie of nested look-behinds
+    are each tried in turn)."""
+    shortest = min(3, *map(len, heads))
+    ends = sorted({re.escape(head[-shortest:] + char) for head in heads})
+    test = f"(?<={'|'.join(ends)})"
+    if all(len(head) == shortest for head in heads):
+        return test
+    by_length: dict[int, list[str]] = defaultdict(list)
+    for head in sorted(heads):
+        by_length[len(head)].append(re.escape(head + char))
+    return test + "(?:" + "|".join(f"(?<={'|'.join(same)})" for same in by_length.values()) + ")"
+
+
 _GUARD_DEPTH = 5  # the scan checks a key's last five characters; ``_key_before`` all of it
 
 
@@ -280,7 +297,7 @@ class Scanner:
 
     The expression has no groups (the engine's cost per tried position grows with their
     number): it only says where some rule may match. Its alternatives are grouped by the
-    character they stop at, and a look-behind trie of the prefixes ending there rules out most
+    character they stop at, and a look-behind of the prefixes ending there rules out most
     places at once (for a secret-named key, of the key's last characters only: the expression
     stays small and compiles fast, and ``_key_before`` checks the whole key). The rules of the
     character found are then matched one by one, in order, each with its own groups, once one
@@ -364,14 +381,14 @@ class Scanner:
         for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
             options = list(free[char])
             ahead = _AHEAD.get(char, "")
-            # prefixes that start at the character, then those a trie of what precedes it
-            # rules out at most places
+            # prefixes that start at the character, then those a look-behind of what precedes
+            # it rules out at most places
             for headed in (False, True):
                 pairs = [(head, rest) for head, rest in prefixed[char] if bool(head) == headed]
                 if pairs:
                     rests = "|".join(dict.fromkeys(rest for _, rest in pairs))
-                    trie = _reverse_trie({h.lower() for h, _ in pairs}) if headed else ""
-                    options.append(f"{ahead}{trie}(?:{rests})")
+                    before = _ends_before({h for h, _ in pairs}, char) if headed else ""
+                    options.append(f"{ahead}{before}(?:{rests})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
         return "|".join(alternatives)
 
