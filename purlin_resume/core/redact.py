@@ -20,7 +20,6 @@ whole key at the few places that pass.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import json
 import re
@@ -45,14 +44,15 @@ from purlin_resume.core.secret_rules import (
     USER_PASSWORD_FLAGS,
     Rule,
     assigned_kind,
+    compiled,
     is_assigned_secret,
 )
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
-_INSIDE_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]*$")
+_INSIDE_PLACEHOLDER = r"\[REDACTED:[a-z0-9-]*$"
 # the key: the whole run of key characters (starting inside one only finds the same again, one
 # character at a time: slow on text made of keys)
-_KEY_BEFORE = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$")
+_KEY_BEFORE = r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$"
 _KEY_LONGEST = max(map(len, KEY_TAILS))
 _FLAG_NEXT = frozenset("-pwau")  # what follows the ``-`` of a flag the rules look at
 # how much a process looks at rule by rule, from the characters they stop at, before it compiles
@@ -220,7 +220,7 @@ def _flag(match: re.Match[str], before: str) -> tuple[str, bool] | None:
         return long.lower(), False
     flag = "u " if long else match.group("short") + " " * bool(match.group("gap"))
     command = SHORT_FLAGS.get(flag)
-    if command is None or not command.search(line):
+    if command is None or not compiled(command).search(line):
         return None
     return "password", flag in USER_PASSWORD_FLAGS
 
@@ -318,7 +318,6 @@ class Scanner:
         self._starts: re.Pattern[str] | None = None  # the characters alternatives start with
         self._checks: dict[str, list[_Branch]] = {}  # per character, ``may_start`` of each
         self._short_left = _SHORT_BUDGET
-        self._compiled: dict[str, re.Pattern[str]] = {}  # of ``by_first``, when first needed
         extra, allow, bounded = tuple(extra), tuple(allow), tuple(bounded)
         self.given = repr((extra, allow, bounded))  # what ``fingerprint`` tells apart
         self.extra = [(_kind_name(kind), re.compile(pattern)) for kind, pattern in extra]
@@ -399,10 +398,7 @@ class Scanner:
                 continue
             if not branch.may_start(text, at):
                 continue  # the scan looked at a key's last characters, a prefix's anchor only
-            compiled = self._compiled.get(source)
-            if compiled is None:
-                compiled = self._compiled[source] = re.compile(source)
-            match = compiled.match(text, at)
+            match = compiled(source).match(text, at)
             if match is None:
                 continue
             found = self._branch_findings(text, match, branch)
@@ -430,14 +426,14 @@ class Scanner:
         if rule.parts:  # the secrets inside the block: each of its values
             return [
                 Finding(branch.kind, start + part.start("v"), start + part.end("v"), value)
-                for part in _compiled(rule.parts).finditer(secret)
-                if not PLACEHOLDER_VALUE.match(value := part.group("v"))
+                for part in compiled(rule.parts).finditer(secret)
+                if not compiled(PLACEHOLDER_VALUE).match(value := part.group("v"))
             ] or None
         found = [Finding(branch.kind, start, end, secret)]
         if rule.pair_kind and match.start("pair") != -1:
             found.append(Finding(rule.pair_kind, *match.span("pair"), match.group("pair")))
         elif rule.pair_kind:
-            before = AWS_SECRET_BEFORE.search(text, max(0, start - 60), start)
+            before = compiled(AWS_SECRET_BEFORE).search(text, max(0, start - 60), start)
             if before is not None:
                 found.insert(0, Finding(rule.pair_kind, *before.span(1), before.group(1)))
         return found
@@ -448,11 +444,11 @@ class Scanner:
         group = "qv" if quote else "uv"
         start, end = match.span(group)
         value = text[start:end]
-        if PLACEHOLDER_VALUE.match(value):
+        if compiled(PLACEHOLDER_VALUE).match(value):
             return None  # the cheapest test first
         op = match.start()
         before = text[max(0, op - 64) : op]
-        if _INSIDE_PLACEHOLDER.search(before):
+        if compiled(_INSIDE_PLACEHOLDER).search(before):
             return None
         after = text[end : end + 1]
         if quote and text[end : end + 4].lstrip("\\")[:1] != quote[-1]:
@@ -464,12 +460,12 @@ class Scanner:
             key, user_password = flag
             if user_password:  # ``curl -u USER:PASSWORD``: the password only
                 colon = value.find(":") + 1
-                if colon <= 1 or PLACEHOLDER_VALUE.match(value[colon:]):
+                if colon <= 1 or compiled(PLACEHOLDER_VALUE).match(value[colon:]):
                     return None
                 start, value = start + colon, value[colon:]
             quote, spaced = quote or "", False  # a command's argument is a literal
         else:
-            found = _KEY_BEFORE.search(before)
+            found = compiled(_KEY_BEFORE).search(before)
             key = found.group(1) if found else ""
             spaced = text[op - 1 : op] == " " or text[op + 1 : op + 2] in (" ", "\t")
         if not is_assigned_secret(key, value, quote is not None, after, spaced):
@@ -566,15 +562,6 @@ class Scanner:
         return chosen
 
 
-_COMPILED: dict[str, re.Pattern[str]] = {}
-
-
-def _compiled(pattern: str) -> re.Pattern[str]:
-    if pattern not in _COMPILED:
-        _COMPILED[pattern] = re.compile(pattern)
-    return _COMPILED[pattern]
-
-
 def _near(rule: Rule, text: str, start: int, end: int) -> bool:
     """Does one of ``rule``'s context words stand within its reach of ``start``–``end``?"""
     near = text[max(0, start - rule.within) : end + rule.within].lower()
@@ -583,7 +570,7 @@ def _near(rule: Rule, text: str, start: int, end: int) -> bool:
 
 def _ends_with(pattern: str, text: str, at: int) -> bool:
     """Does the text before ``at`` end with ``pattern`` (looking at 256 characters at most)?"""
-    return _compiled(f"(?:{pattern})\\Z").search(text[max(0, at - 256) : at]) is not None
+    return compiled(f"(?:{pattern})\\Z").search(text[max(0, at - 256) : at]) is not None
 
 
 def _linear(patterns: Iterable[tuple[str, str]]) -> list[tuple[str, Any]]:
@@ -599,13 +586,13 @@ def _linear(patterns: Iterable[tuple[str, str]]) -> list[tuple[str, Any]]:
         return []
     options = re2.Options()
     options.log_errors = False
-    compiled = []
+    linear = []
     for kind, pattern in patterns:
         try:
-            compiled.append((_kind_name(kind), re2.compile(pattern, options)))
+            linear.append((_kind_name(kind), re2.compile(pattern, options)))
         except re2.error:
             continue
-    return compiled
+    return linear
 
 
 def _kind_name(kind: str) -> str:
@@ -624,6 +611,8 @@ class Finding:
 
     @property
     def placeholder(self) -> str:
+        import hashlib  # only once a secret is found (most processes find none)
+
         digest = hashlib.sha256(self.secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
         return f"[REDACTED:{self.kind}:{digest}]"
 
@@ -663,6 +652,8 @@ def fingerprint() -> str:
     """The rules in use, as a short digest: the built-in ones (the code of this module and of
     its rules) and a config's own. Redacted text a cache keeps is good under these rules only:
     a new release's rules, or a pattern added since, may find more in it."""
+    import hashlib
+
     if not _BUILT_IN:
         digest = hashlib.sha256()
         for module in (__file__, secret_rules.__file__, pieces.__file__):

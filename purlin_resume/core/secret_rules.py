@@ -19,6 +19,16 @@ from dataclasses import dataclass
 from typing import Any
 
 ESCAPE = r"\\[nrt]"  # a value starting a line inside an escaped (JSON) string
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled, once per process: the expressions here are kept as text and
+    compiled when first used (a process redacting one short text uses few of them)."""
+    found = _COMPILED.get(pattern)
+    if found is None:
+        found = _COMPILED[pattern] = re.compile(pattern)
+    return found
 
 
 def entropy(value: str) -> float:
@@ -748,30 +758,29 @@ FLAG = (
     r"|(?P<short>[pwau])(?P<gap>[ \t]+)?(?=[^\s-]))"
     rf"{_VALUE}"
 )
-_LDAP = re.compile(r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b")
+_LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b"
 # the commands a short flag gives a password to, by the flag (a space after it: the value
 # follows a space, else it is joined to the flag)
 SHORT_FLAGS = {
-    "p": re.compile(r"mysql|mariadb"),  # ``mysql -pPASSWORD``
-    "p ": re.compile(r"\bsshpass\b"),
+    "p": r"mysql|mariadb",  # ``mysql -pPASSWORD``
+    "p ": r"\bsshpass\b",
     "w": _LDAP,
     "w ": _LDAP,
-    "a ": re.compile(r"\bredis-cli\b"),
-    "u ": re.compile(r"\bcurl\b"),  # ``curl -u USER:PASSWORD``
+    "a ": r"\bredis-cli\b",
+    "u ": r"\bcurl\b",  # ``curl -u USER:PASSWORD``
 }
 USER_PASSWORD_FLAGS = ("u ", "user")  # their value is ``USER:PASSWORD``, for curl only
-PLACEHOLDER_VALUE = re.compile(
-    r"^(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
+PLACEHOLDER_VALUE = (
+    r"(?i)^(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
     r"(?:none|null|nil|true|false|undefined|redacted|changeme|change_me|example|placeholder|"
     r"secret|password|passwd|token|env|string|str|int|bool|bytes|any|optional|required|"
     r"inherit|hidden|masked|dummy|test|todo|tbd|fake|sample|foo|bar|yes|no|on|off)\W*|"
-    r"(?:your|my|the|an?|some|insert|enter|replace|put|add)[_\- ].*|.*_here|.*[_-]placeholder)$",
-    re.I,
+    r"(?:your|my|the|an?|some|insert|enter|replace|put|add)[_\- ].*|.*_here|.*[_-]placeholder)$"
 )
 # how code names things: snake_case, camelCase, PascalCase, attribute paths, `self.x`, `@x`
 _WORD = r"(?:[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+|[A-Z][A-Z0-9_]*)"
-_IDENTIFIER = re.compile(rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?")
-_SECRET_WORD = re.compile(r"pass|pwd|secret|token|key|auth|cred", re.I)
+_IDENTIFIER = rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?"
+_SECRET_WORD = r"(?i)pass|pwd|secret|token|key|auth|cred"
 SCHEMES = {"basic": "basic-auth", "bearer": "bearer-token"}
 
 
@@ -788,18 +797,18 @@ def assigned_kind(key: str) -> str:
 
 def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: bool) -> bool:
     """A value given to a secret-named key: is it a secret, or a placeholder or code?"""
-    if PLACEHOLDER_VALUE.match(value) or value.startswith("-----BEGIN"):
+    if compiled(PLACEHOLDER_VALUE).match(value) or value.startswith("-----BEGIN"):
         return False
     low = key.lower()
     strong = any(low.endswith(k) for k in STRONG_KEYS) and not low.endswith(("_key", "token"))
     if not quoted:
         if after in "([.{" and after:  # a call, subscript or attribute: code
             return False
-        if _IDENTIFIER.fullmatch(value) and (
+        if compiled(_IDENTIFIER).fullmatch(value) and (
             (spaced and not (strong and _written_out(value)))
             or "_" in value
             or "." in value
-            or _SECRET_WORD.search(value)
+            or compiled(_SECRET_WORD).search(value)
             or (not strong and len(value) < 16)
         ):
             return False  # code: a variable, a type, an attribute path (``KEY=value``: a value)
@@ -821,17 +830,15 @@ def _written_out(value: str) -> bool:
 
 
 # an AWS secret key right before its key id (the text searched ends at the id)
-AWS_SECRET_BEFORE = re.compile(
-    rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$"
-)
+AWS_SECRET_BEFORE = rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$"
 
 
 def _literal(value: str) -> bool:
     """A value written out, not a placeholder for one."""
-    return not PLACEHOLDER_VALUE.match(value)
+    return not compiled(PLACEHOLDER_VALUE).match(value)
 
 
-_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
+_JWT = r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
 
 
 def _wrapped_jwt(secret: str) -> bool:
@@ -843,5 +850,5 @@ def _wrapped_jwt(secret: str) -> bool:
         len(lines[0]) <= width <= 128
         and all(len(line) == width for line in lines[1:-1])
         and len(lines[-1]) <= width
-        and _JWT.fullmatch("".join(lines)) is not None
+        and compiled(_JWT).fullmatch("".join(lines)) is not None
     )
