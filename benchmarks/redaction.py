@@ -17,7 +17,8 @@ counts less):
 6. start-up: a fresh process's first two calls (plain text, then a secret-named key) against
    the same calls again (wall time, ``sys.executable``); and a whole fresh process that
    redacts one 200-character task (what a hook does) against ``python -c pass``, and against
-   one that only imports the module (wall time, medians of processes taken in turn);
+   one that only imports the module (wall and CPU time, medians of processes taken in turn,
+   the modules read from bytecode as installed);
 7. the anchor: one pass of ``re`` finding two literal characters over the same text, the least
    a scan of the text by the regular expression engine costs.
 
@@ -34,6 +35,7 @@ import io
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -119,27 +121,42 @@ TASK = (
 FIRST_USE = "import sys; sys.path.insert(0, {root!r}); from purlin_resume.core import redact"
 
 
-def first_use(runs: int, roots: dict[str, Path]) -> dict[str, float]:
-    """Medians (wall seconds) of fresh processes, taken in turn: ``python -c pass``, and per
-    root one importing redaction and one redacting ``TASK`` once."""
+def first_use(runs: int, roots: dict[str, Path]) -> dict[str, tuple[float, float]]:
+    """Medians (wall and CPU seconds) of fresh processes, taken in turn: ``python -c pass``,
+    and per root one importing redaction and one redacting ``TASK`` once. The modules are
+    read from their compiled bytecode, as an installed package's are (each root's is written
+    first, whatever ``PYTHONDONTWRITEBYTECODE`` says)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     codes = {"pass": "pass"}
     for name, root in roots.items():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "purlin_resume")],
+                       check=True, env=env)  # fmt: skip
         codes[f"{name}: import"] = FIRST_USE.format(root=str(root))
         codes[f"{name}: first redact"] = codes[f"{name}: import"] + f"; redact.redact({TASK!r})"
-    times: dict[str, list[float]] = {name: [] for name in codes}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in codes}
     for _ in range(runs):
         for name, code in codes.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], check=True)
-            times[name].append(time.perf_counter() - started)
-    return {name: statistics.median(each) for name, each in times.items()}
+            subprocess.run([sys.executable, "-c", code], check=True, env=env)
+            wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+            times[name].append((wall, cpu))
+    return {
+        name: (statistics.median(w for w, _ in each), statistics.median(c for _, c in each))
+        for name, each in times.items()
+    }
 
 
-def print_first_use(medians: dict[str, float]) -> None:
-    floor = medians["pass"]
-    print(f"fresh process, first redact of a {len(TASK)}-character text (wall, median):")
-    for name, seconds in medians.items():
-        print(f"  {name:<36} {seconds * 1e3:6.0f} ms  {seconds / floor:5.1f}x python -c pass")
+def print_first_use(medians: dict[str, tuple[float, float]]) -> None:
+    wall_floor, cpu_floor = medians["pass"]
+    print(f"fresh process, first redact of a {len(TASK)}-character text (medians; CPU: user+sys):")
+    for name, (wall, cpu) in medians.items():
+        print(
+            f"  {name:<28} wall {wall * 1e3:5.0f} ms {wall / wall_floor:4.1f}x  "
+            f"CPU {cpu * 1e3:5.0f} ms {cpu / cpu_floor:4.1f}x python -c pass"
+        )
 
 
 THROUGHPUT = """

@@ -379,15 +379,17 @@ class Scanner:
         # the most frequent characters first: each place found tries the alternatives in order
         for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
             options = list(free[char])
-            ahead = _AHEAD.get(char, "")
             # prefixes that start at the character, then those a look-behind of what precedes
-            # it rules out at most places
+            # it rules out at most places, all behind one look-ahead at what follows
+            tokens = []
             for headed in (False, True):
                 pairs = [(head, rest) for head, rest in prefixed[char] if bool(head) == headed]
                 if pairs:
                     rests = "|".join(dict.fromkeys(rest for _, rest in pairs))
                     before = _ends_before({h for h, _ in pairs}, char) if headed else ""
-                    options.append(f"{ahead}{before}(?:{rests})")
+                    tokens.append(f"{before}(?:{rests})")
+            if tokens:
+                options.append(_AHEAD.get(char, "") + f"(?:{'|'.join(tokens)})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
         return "|".join(alternatives)
 
