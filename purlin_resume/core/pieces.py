@@ -33,7 +33,9 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _STARTS = r"(?:(?<=\\[nrt])|(?<![\w.$\\]))"  # a name's start: not inside a word, or after \n
 _NAMES_ADDED = re.compile(rf"{_STARTS}{_NAME}(?:[ \t]*\+[ \t]*{_NAME})+(?![\w(.\[])")
 _NAMES_PLACED = re.compile(rf"\$?\{{{_NAME}\}}(?:\$?\{{{_NAME}\}})+")  # f-string, template, shell
-_NAME_JOINED = re.compile(r"\+(?:(?<=\w \+)|(?<=\w\+))[ \t]*[A-Za-z_]|\}(?<=\w\})\$?\{")
+_NAMES_ADDED_JOINT = re.compile(r"\+(?:(?<=\w \+)|(?<=\w\+))[ \t]*[A-Za-z_]")
+_NAMES_PLACED_JOINT = re.compile(r"\}(?<=\w\})\$?\{")
+_NAME_JOINED = re.compile(f"{_NAMES_ADDED_JOINT.pattern}|{_NAMES_PLACED_JOINT.pattern}")
 # ``NAME = "literal"`` (``:=``, ``const NAME = ``, shell's ``NAME="literal"``), a literal a token
 # may be a piece of (no space in it); found from ``=``
 _ASSIGNED = re.compile(
@@ -73,7 +75,15 @@ def may_hold(text: str) -> bool:
         return True
     if ".join(" in text and _join_call_joints(text):
         return True
-    return (plus or brace) and _NAME_JOINED.search(text) is not None and bool(_named(text))
+    return (plus or brace) and _names_joined(text) and bool(_named(text))
+
+
+def _names_joined(text: str) -> bool:
+    """Does ``_NAME_JOINED`` match in ``text``? Each of its two joints searched alone, once its
+    literal is in the text: a search for one literal is many times faster than for either."""
+    if "+" in text and _NAMES_ADDED_JOINT.search(text) is not None:
+        return True
+    return ("}{" in text or "}${" in text) and _NAMES_PLACED_JOINT.search(text) is not None
 
 
 def runs(text: str) -> list[Run]:
@@ -162,7 +172,7 @@ def _named(text: str) -> list[Run]:
     literals, in the order of the names."""
     given: dict[str, tuple[int, int]] = {}  # each name's literal, the last given before a use
     found: list[Run] = []
-    joined = ("+" in text or "}" in text) and _NAME_JOINED.search(text) is not None
+    joined = _names_joined(text)
     assignments = _ASSIGNED.finditer(text) if joined else iter(())
     assigned = next(assignments, None)
     while assigned is not None:
