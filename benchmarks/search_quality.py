@@ -80,9 +80,9 @@ CASES = [
 def resurrected_session(claude: Path) -> Path:
     """A session in the spotter-fum project whose first prompt is the prompt a resurrection of
     agent a7be2f0 writes, and one answer: what a user gets after resurrecting it."""
-    from purlin_resume.resurrection import candidates, flow
+    from purlin_resume.resurrection import candidates, environment, flow
 
-    env = candidates.environment(claude, None)
+    env = environment.environment(claude, None)
     prompt = flow.plan(env, candidates.direct(FUM, "a7be2f0"), "direct").prompt
     base = {
         "parentUuid": None,
@@ -139,9 +139,9 @@ class Outcome(NamedTuple):
 
 
 def run(claude: Path) -> list[Outcome]:
-    from purlin_resume.resurrection import candidates
+    from purlin_resume.resurrection import candidates, environment
 
-    env = candidates.environment(claude, None)
+    env = environment.environment(claude, None)
     outcomes = []
     for case in CASES:
         found = candidates.by_search(env, case.query, 5, now=case.now)

@@ -94,10 +94,11 @@ def test_wheel_installed_in_a_fresh_venv_runs_save_and_restore(tmp_path):
 
 def test_each_command_is_built_from_the_module_that_registers_it():
     """The console script imports only the owner of the command that runs (start-up); the
-    table must name, for every command, the one module that registers it."""
+    table must name, for every command, the one module that registers it, and a subcommand's
+    own owner must register it (and no other subcommand of its group)."""
     import typer.main
 
-    from purlin_resume.cli import OWNERS
+    from purlin_resume.cli import OWNERS, SUBCOMMAND_OWNERS
     from purlin_resume.cli.commands import COMMAND_MODULES, app
 
     assert set(OWNERS) == set(typer.main.get_command(app).commands)
@@ -112,6 +113,21 @@ def test_each_command_is_built_from_the_module_that_registers_it():
             [sys.executable, "-c", code, module], capture_output=True, text=True, check=True
         ).stdout.split()
         assert sorted(out) == sorted(n for n, owner in OWNERS.items() if owner == module), module
+    subcommand = (
+        "import sys, importlib, typer.main\n"
+        "from purlin_resume.cli.app import app\n"
+        "importlib.import_module('purlin_resume.cli.' + sys.argv[1])\n"
+        "group = typer.main.get_command(app).commands[sys.argv[2]]\n"
+        "print(' '.join(group.commands))\n"
+    )
+    for (group, name), module in SUBCOMMAND_OWNERS.items():
+        out = subprocess.run(
+            [sys.executable, "-c", subcommand, module, group],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        assert out == [name], module
 
 
 def test_the_console_script_helps_with_every_command(tmp_path):

@@ -2,7 +2,8 @@
 
 ``main`` (the console script's way in) answers a lone ``--version`` before Typer is imported;
 otherwise it imports the module that owns the command named (every module for ``--help``, shell
-completion or an unknown name) and runs Typer.
+completion or an unknown name) and runs Typer. A subcommand may have an owner of its own, lighter
+than its group's (``SUBCOMMAND_OWNERS``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ OWNERS = {
     "uninstall": "integration",
 }
 
+# Subcommands registered by a module their group's owner imports (the word after the group's).
+SUBCOMMAND_OWNERS = {("resurrect", "done"): "resurrect_done"}
+
 
 def version_line() -> str:
     return f"purlin-resume {__version__}"
@@ -59,8 +63,9 @@ def main() -> None:
         return
     from purlin_resume.cli.app import app
 
-    word = next((arg for arg in args if not arg.startswith("-")), None)  # top options are flags
-    owner = OWNERS.get(word or "")
+    at = next((n for n, arg in enumerate(args) if not arg.startswith("-")), len(args))
+    word, after = (args[at : at + 2] + ["", ""])[:2]  # the top options are flags
+    owner = SUBCOMMAND_OWNERS.get((word, after)) or OWNERS.get(word)
     completing = any(name.endswith("_COMPLETE") for name in os.environ)
     if owner is None or completing:
         import_module("purlin_resume.cli.commands")

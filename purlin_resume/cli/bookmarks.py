@@ -7,7 +7,6 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from purlin_resume.cli import team_side
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, TeamOption
@@ -15,7 +14,7 @@ from purlin_resume.core import redact
 from purlin_resume.core.errors import NotFound, UsageError
 from purlin_resume.resurrection import bookmarks
 from purlin_resume.resurrection import flow as resurrection
-from purlin_resume.resurrection.candidates import Environment, environment_here
+from purlin_resume.resurrection.environment import Environment, environment_here
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006
@@ -99,6 +98,8 @@ def bookmark_list(
 ) -> None:
     """Every bookmark: the project's, then the global ones (--team: every teammate's)."""
     if team:
+        from purlin_resume.cli import team_side  # the team wing, loaded for --team only
+
         return team_side.bookmarks(claude_dir, tag, as_json)
     env = environment_here(claude_dir, project)
     marks = [m for m in env.shelves.all() if tag is None or tag in m.tags]
@@ -133,6 +134,8 @@ def bookmark_share(
     as_json: JsonOption = False,
 ) -> None:
     """Publish a bookmark and its redacted, compressed context to the team database."""
+    from purlin_resume.cli import team_side  # the team wing, loaded for the team commands only
+
     team_side.share(key, no_redact, environment_here(claude_dir, project), as_json)
 
 

@@ -9,15 +9,16 @@ from typing import Annotated, Optional
 import typer
 
 from purlin_resume.cli.app import app
-from purlin_resume.cli.candidates import OpenSpawn, carry_out, choose, default_spawn
+from purlin_resume.cli.candidates import choose
 from purlin_resume.cli.common import tmux_server
+from purlin_resume.cli.opening import OpenSpawn, carry_out, default_spawn
 from purlin_resume.cli.options import (
     ClaudeDirOption,
     JsonOption,
     ProjectOption,
     TmuxSocketOption,
 )
-from purlin_resume.resurrection.candidates import environment_here
+from purlin_resume.resurrection.environment import environment_here
 
 # ruff: noqa: UP045 - Typer reads the annotations at runtime on Python 3.10
 

@@ -16,6 +16,9 @@ ProjectOption = Annotated[
         show_default=False,
     ),
 ]
+NotesOption = Annotated[
+    str | None, typer.Option("--notes", help="A note for the log.", show_default=False)
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 ClaudeDirOption = Annotated[
     Path | None,

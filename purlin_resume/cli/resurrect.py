@@ -1,11 +1,11 @@
-"""`resurrect NAME`, `resurrect find`, `resurrect --session`, `resurrect --recommended` and
-`resurrect done`: bring an earlier agent back as a new agent, and record how it went."""
+"""`resurrect NAME`, `resurrect find`, `resurrect --session` and `resurrect --recommended`: bring
+an earlier agent back as a new agent (the group and `resurrect done` are in
+``cli.resurrect_done``)."""
 
 from __future__ import annotations
 
 import functools
 import inspect
-import re
 import sys
 import time
 from dataclasses import dataclass, fields
@@ -18,14 +18,10 @@ from typer.core import TyperCommand
 
 from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.names import CLAUDE
-from purlin_resume.claude import layout
-from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.candidates import (
     OpenInstead,
     candidate_line,
-    carry_out,
     choose,
-    default_spawn,
     resurrect_command,
     say,
 )
@@ -36,25 +32,21 @@ from purlin_resume.cli.common import (
     print_text,
     tmux_server,
 )
+from purlin_resume.cli.opening import carry_out, default_spawn
 from purlin_resume.cli.options import (
     ClaudeDirOption,
     JsonOption,
-    Outcome,
+    NotesOption,
     ProjectOption,
     TeamOption,
     TmuxSocketOption,
 )
+from purlin_resume.cli.resurrect_done import resurrect
 from purlin_resume.core import store
 from purlin_resume.core.errors import PurlinError, UsageError
 from purlin_resume.resurrection import flow as resurrection
-from purlin_resume.resurrection import log as resurrection_log
-from purlin_resume.resurrection.candidates import (
-    Candidate,
-    Environment,
-    NoClearWinner,
-    clear_winner,
-    environment_here,
-)
+from purlin_resume.resurrection.candidates import Candidate, NoClearWinner, clear_winner
+from purlin_resume.resurrection.environment import Environment, environment_here
 from purlin_resume.resurrection.flow import Plan
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
@@ -125,9 +117,6 @@ OutputOption = Annotated[
     typer.Option("-o", "--output", help="Write the prompt to this file.", show_default=False),
 ]
 SocketOption = TmuxSocketOption
-NotesOption = Annotated[
-    Optional[str], typer.Option("--notes", help="A note for the log.", show_default=False)
-]
 PreviewOption = Annotated[
     bool,
     typer.Option(
@@ -381,19 +370,6 @@ def deliver(env, entry, prompt, options: Delivery, output, server, summary, docu
         )
 
 
-class ResurrectGroup(PurlinGroup):
-    """``resurrect NAME`` and ``resurrect --session …`` beside ``resurrect find`` and ``done``."""
-
-    def parse_args(self, ctx, args):
-        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
-            if args[0].split("=")[0] == "--recommended":
-                form = "recommended"
-            else:
-                form = "direct" if args[0].startswith("-") else "name"
-            args = [form, *args]
-        return super().parse_args(ctx, args)
-
-
 class FormContext(typer.Context):
     """A hidden form's context: its usage and errors name ``resurrect``, as the user typed it,
     never the form's inner name."""
@@ -407,22 +383,6 @@ class Form(TyperCommand):
     """A form of ``resurrect`` chosen by its arguments (``ResurrectGroup``), not by a name."""
 
     context_class = FormContext
-
-
-resurrect = typer.Typer(
-    cls=ResurrectGroup,
-    name="resurrect",
-    help=(
-        "Bring an earlier agent's expertise back as a new agent. "
-        "'resurrect NAME' (a bookmark), 'resurrect find \"QUERY\"' (search), "
-        "'resurrect --session S [--agent A] [--from PATH]' (ids), "
-        "'resurrect --recommended N' (the Nth of 'purlin-resume recommend'), 'resurrect done RES_ID' "
-        "(record the outcome). The options of each form: 'resurrect NAME --help', "
-        "'resurrect --session S --help'."
-    ),
-    no_args_is_help=True,
-)
-app.add_typer(resurrect, name="resurrect", rich_help_panel="Resurrection")
 
 
 @resurrect.command("name", hidden=True, cls=Form)
@@ -510,40 +470,6 @@ def by_recommendation(
         return [resurrection.recommended(env, number)]
 
     _run("fuzzy", f"recommended #{number}", candidates, options)
-
-
-@resurrect.command("done")
-def done(
-    resurrection_id: Annotated[str, typer.Argument(metavar="RES_ID", help="res-YYYY-MM-DD-NNN")],
-    outcome: Annotated[Outcome, typer.Option("--outcome", help="success, failure or partial.")],
-    agent_id: Annotated[
-        Optional[str], typer.Option("--agent-id", help="The new agent's id.", show_default=False)
-    ] = None,
-    duration_ms: Annotated[
-        Optional[int], typer.Option("--duration-ms", min=0, show_default=False)
-    ] = None,
-    tool_calls: Annotated[
-        Optional[int], typer.Option("--tool-calls", min=0, show_default=False)
-    ] = None,
-    reason: Annotated[
-        Optional[str],
-        typer.Option("--reason", help="Why, when not a success.", show_default=False),
-    ] = None,
-    notes: NotesOption = None,
-    claude_dir: ClaudeDirOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Record what a resurrected agent did (hooks call this when it ends)."""
-    if not re.fullmatch(r"res-\d{4}-\d{2}-\d{2}-\d{3,}", resurrection_id):
-        raise UsageError(f"{resurrection_id!r} is not a resurrection id (res-YYYY-MM-DD-NNN)")
-    log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
-    entry = resurrection_log.record_outcome(
-        log, resurrection_id, outcome.value, agent_id, duration_ms, tool_calls, notes, reason
-    )
-    if as_json:
-        print_json(entry)
-        return
-    print_text(f"{resurrection_id}: {entry['outcome']}\n")
 
 
 def _team(name: str, options: Delivery) -> None:

@@ -9,7 +9,6 @@ from typing import Annotated, Any, Optional
 import typer
 
 from purlin_resume.claude import layout
-from purlin_resume.cli import team_side
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import Printout, print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, Outcome, TeamOption
@@ -46,6 +45,8 @@ def _entries(claude_dir, since, agent, outcome, mode, team=False, for_stats=Fals
     what tells the skipped lines once they are read (``.skipped``)."""
     since = resurrection_log.parse_since(since) if since else None
     if team:
+        from purlin_resume.cli import team_side  # the team wing, loaded for --team only
+
         log, entries = team_side.team_entries(claude_dir, for_stats)
         entries.reverse()
         history: Any = _NothingSkipped
@@ -136,6 +137,8 @@ def resurrections_stats(
     since, agent, outcome, mode, parent_dir, parent_json, parent_team = ctx.obj or (None,) * 7
     claude_dir, team = claude_dir or parent_dir, team or bool(parent_team)
     if team and not (since or agent or outcome or mode):
+        from purlin_resume.cli import team_side  # the team wing, loaded for --team only
+
         (log, figures), history = team_side.stats(claude_dir), _NothingSkipped
     else:
         log, chosen, history = _entries(claude_dir, since, agent, outcome, mode, team, True)

@@ -8,14 +8,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from purlin_resume.cli import team_side
 from purlin_resume.cli.app import app
 from purlin_resume.cli.candidates import candidate_line
 from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, TeamOption
 from purlin_resume.core.errors import UsageError
 from purlin_resume.resurrection import candidates, recommendation
-from purlin_resume.resurrection.candidates import environment_here, open_command
+from purlin_resume.resurrection.candidates import open_command
+from purlin_resume.resurrection.environment import environment_here
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006
@@ -59,6 +59,8 @@ def find_command(
     if not text:
         raise UsageError('give words to search for, e.g. find "tmux tests yesterday"')
     if team:
+        from purlin_resume.cli import team_side  # the team wing, loaded for --team only
+
         return team_side.find(claude_dir, text, limit, as_json)
     env = environment_here(claude_dir, project)
     progress = None if as_json or not sys.stderr.isatty() else ProgressBar("indexing transcripts")

@@ -513,10 +513,10 @@ def recommendation_line(
     if not settings.recommend_in_briefing:
         return None
     from purlin_resume.core import cache_home
-    from purlin_resume.resurrection import candidates
+    from purlin_resume.resurrection import environment
 
     try:
-        env = candidates.environment(None, project.root, settings)
+        env = environment.environment(None, project.root, settings)
         if not cache_home.index_path(env.claude_root, env.cache).exists():
             return None  # no search index yet: nothing to recommend from
         from purlin_resume.resurrection import recommendation

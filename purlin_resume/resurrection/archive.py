@@ -30,7 +30,7 @@ from purlin_resume.core import store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
 from purlin_resume.core.project import toplevel_here
 from purlin_resume.crosscli import sessions as crosscli
-from purlin_resume.resurrection.candidates import Environment, environment
+from purlin_resume.resurrection.environment import Environment, environment
 
 FOLDER = "archive"
 

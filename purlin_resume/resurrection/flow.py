@@ -60,13 +60,14 @@ from purlin_resume.resurrection import (
 )
 from purlin_resume.resurrection import log as log_mod
 from purlin_resume.resurrection.bookmarks import Bookmark
-from purlin_resume.resurrection.candidates import Candidate, Environment, close_matches, direct
+from purlin_resume.resurrection.candidates import Candidate, close_matches, direct
 
 # what the resurrection commands name through this module (``resurrection.by_search`` ...)
 from purlin_resume.resurrection.candidates import by_agent as by_agent
 from purlin_resume.resurrection.candidates import by_bookmark as by_bookmark
 from purlin_resume.resurrection.candidates import by_search as by_search
-from purlin_resume.resurrection.candidates import environment as environment
+from purlin_resume.resurrection.environment import Environment
+from purlin_resume.resurrection.environment import environment as environment
 from purlin_resume.resurrection.preflight import FAIL, Check, PreflightFailed
 
 DEFAULT_METHOD = compress.DEFAULT_METHOD
