@@ -28,7 +28,7 @@ OWNERS = {
     "transcript": "transcripts",
     "bookmark": "bookmarks",
     "find": "search",
-    "recommend": "search",
+    "recommend": "recommend",
     "resurrect": "resurrect",
     "resurrections": "resurrections",
     "open": "native",

@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "transcripts",
     "resurrect",
     "search",
+    "recommend",
     "bookmarks",
     "resurrections",
     "native",
