@@ -303,6 +303,26 @@ def corpus(seed: int) -> list[Planted]:
             f'A="{s[:17]}"\nB="{s[17:]}"\ncurl -H "Authorization: Bearer ${{A}}${{B}}" x',
         ),
         (
+            "github-token",  # a name given a piece, then the rest added to it
+            (s := "ghp_" + chars(36))[12:],
+            f'gh_auth = "{s[:12]}"\ngh_auth += "{s[12:]}"',
+        ),
+        (
+            "stripe-key",  # a template filled with % and a tuple of pieces
+            (s := "sk_" + "live_" + chars(28))[10:],
+            f'stripe.api_key = "%s%s" % ("{s[:10]}", "{s[10:]}")',
+        ),
+        (
+            "anthropic-key",  # a template filled by .format
+            (s := "sk-ant-api03-" + chars(93, ALNUM + "_-") + "AA")[7:],
+            f'key = "{{}}{{}}".format("{s[:7]}", "{s[7:]}")',
+        ),
+        (
+            "huggingface-token",  # literals side by side over lines (Python, C)
+            (s := "hf_" + chars(34, string.ascii_letters))[16:],
+            f'HF_TOKEN = (\n    "{s[:16]}"\n    "{s[16:]}"\n)',
+        ),
+        (
             "kubernetes-secret",  # a Secret in JSON, its data before its kind
             s := base64.b64encode(chars(20).encode()).decode(),
             json.dumps(

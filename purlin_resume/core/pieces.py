@@ -1,7 +1,10 @@
-"""Where a secret may be written in pieces: string literals joined with ``+``, the literals of a
-join call (``"".join([...])``, JavaScript's ``[...].join("")``), and names given string literals
-then joined (``head + tail``, ``f"{head}{tail}"``, ``"${HEAD}${TAIL}"``). The scanner reads each
-run of pieces joined, and ``Run.spans`` says where what it finds there lies in the text.
+"""Where a secret may be written in pieces: string literals joined with ``+`` or side by side
+(``"ghp_ab" "cd…"``), the literals of a join call (``"".join([...])``, JavaScript's
+``[...].join("")``) or of a list a loop walks over, a template filled with literals
+(``"%s%s" % ("ghp_ab", "cd…")``, ``"{}{}".format(…)``), names given string literals then
+joined (``head + tail``, ``f"{head}{tail}"``, ``"${HEAD}${TAIL}"``) or added to
+(``t += "cd…"``). The scanner reads each run of pieces joined, and ``Run.spans`` says where
+what it finds there lies in the text.
 """
 
 from __future__ import annotations
@@ -21,6 +24,17 @@ _JOINT = re.compile(
     r"\+(?:(?<=[\"'] \+)|(?<=[\"']\+)|(?<=[\"']\t\+))[ \t]*(?:(?:\r?\n|\\n)[ \t]*)?\\{0,3}[\"']"
 )
 _QUOTE = r"\\{0,3}[\"']"
+_LINE_BREAK = r"(?:\r?\n|\\{1,3}n)"  # raw or escaped
+# between two string literals side by side (Python's and C's ``"ab" "cd"``, shell's ``"ab""cd"``),
+# where a token's characters stand on both sides; found from the closing quote, one expression
+# for each quote (a literal to look for is fast to find)
+_SIDE_BY_SIDE = {
+    q: re.compile(
+        rf"{q}(?=[ \t\r\n\\\"'])(?:(?<=[\w.+/~-]{q})|(?<=[\w.+/~-]\\{q})|(?<=[\w.+/~-]\\\\\\{q}))"
+        rf"[ \t]*(?:{_LINE_BREAK}[ \t]*)?{_QUOTE}(?=[\w.+/~-])"
+    )
+    for q in "\"'"
+}
 _LITERAL = re.compile(r"""\\{0,3}"[^"\\\r\n]{0,256}\\{0,3}"|'[^'\\\r\n]{0,256}'""")
 _SPACE = r"(?:[ \t\r\n]|\\{1,3}[nrt])*"  # raw or escaped
 _LIST = rf"(?:{_LITERAL.pattern})(?:{_SPACE},{_SPACE}(?:{_LITERAL.pattern}))+"
@@ -30,6 +44,13 @@ _PYTHON_JOIN = re.compile(rf"\({_SPACE}[\[(]?{_SPACE}(?P<list>{_LIST})")
 _JAVASCRIPT_JOIN = re.compile(rf"\[{_SPACE}(?P<list>{_LIST}){_SPACE},?{_SPACE}\]\Z")
 _JOIN_REACH = 4096  # how long a join's list may be
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+# the literals a loop walks over (``for part in ["ghp_ab", "cd…"]:``, JavaScript's
+# ``for (const part of [...])``): a body adding each to a name joins them in order; found from
+# ``for``
+_LOOP = re.compile(
+    r"for(?:(?<=\\[nrt]for)|(?<![\w$.\\]for))[ \t]*\(?[ \t]*(?:(?:const|let|var)[ \t]+)?"
+    rf"{_NAME}[ \t]+(?:in|of)[ \t]+[\[(]{_SPACE}(?P<list>{_LIST})"
+)
 _STARTS = r"(?:(?<=\\[nrt])|(?<![\w.$\\]))"  # a name's start: not inside a word, or after \n
 _NAMES_ADDED = re.compile(rf"{_STARTS}{_NAME}(?:[ \t]*\+[ \t]*{_NAME})+(?![\w(.\[])")
 _NAMES_PLACED = re.compile(rf"\$?\{{{_NAME}\}}(?:\$?\{{{_NAME}\}})+")  # f-string, template, shell
@@ -42,6 +63,33 @@ _ASSIGNED = re.compile(
     rf"=(?<![=!<>]=)(?!=)[ \t]*(?P<q>{_QUOTE})(?P<v>[A-Za-z0-9_.+/=:~-]{{2,256}})(?P=q)"
 )
 _NAME_BEFORE = re.compile(rf"{_STARTS}({_NAME})[ \t]*:?\Z")
+_ADDED_TO = re.compile(rf"\+=[ \t]*{_QUOTE}[A-Za-z0-9_.+/=:~-]")  # ``t += "cd…"``
+
+
+@dataclass(frozen=True)
+class Filling:
+    """A way to fill a template literal with literals: ``marker`` follows the template (a
+    closing quote before it), ``arguments`` matches from it, ``placeholder`` is one in the
+    template (group 1: the argument's number, when written)."""
+
+    marker: re.Pattern[str]
+    arguments: re.Pattern[str]
+    placeholder: re.Pattern[str]
+
+
+_ARGUMENTS = rf"(?P<list>(?:{_LITERAL.pattern})(?:{_SPACE},{_SPACE}(?:{_LITERAL.pattern}))*)"
+FILLINGS = (
+    Filling(  # ``"%s%s" % ("ghp_ab", "cd…")``, ``"ghp_%s" % "ab…"``
+        re.compile(r"%(?:(?<=[\"'] %)|(?<=[\"']%))"),
+        re.compile(rf"%[ \t]*\(?{_SPACE}{_ARGUMENTS}{_SPACE},?{_SPACE}\)?"),
+        re.compile(r"%s()"),
+    ),
+    Filling(  # ``"{}{}".format("sk-ant-", "…")``, ``"{0}{1}"``
+        re.compile(r"\.format\((?<=[\"']\.format\()"),
+        re.compile(rf"\.format\({_SPACE}{_ARGUMENTS}{_SPACE},?{_SPACE}\)"),
+        re.compile(r"\{(\d*)\}"),
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -70,11 +118,17 @@ class Run:
 
 def may_hold(text: str) -> bool:
     """Can ``text`` hold a secret in pieces (a cheap test most text fails)?"""
-    plus, brace = "+" in text, "}" in text
+    plus, brace, join = "+" in text, "}" in text, ".join(" in text
     if plus and _JOINT.search(text) is not None:
         return True
-    if ".join(" in text and _join_call_joints(text):
+    if join and _join_call_joints(text):
         return True
+    if _side_by_side_found(text) or (plus and _added_to(text)):
+        return True
+    if ("%" in text or ".format(" in text) and _filled(text):
+        return True
+    if (plus or join) and "for" in text and _LOOP.search(text) is not None:
+        return True  # a loop's body adds each literal (``+=``) or a join follows
     return (plus or brace) and _names_joined(text) and bool(_named(text))
 
 
@@ -86,14 +140,34 @@ def _names_joined(text: str) -> bool:
     return ("}{" in text or "}${" in text) and _NAMES_PLACED_JOINT.search(text) is not None
 
 
+def marked(text: str) -> bool:
+    """Has ``text`` a mark pieces are joined with (cheaper than ``may_hold``, and less sure)?"""
+    return (
+        "+" in text
+        or "}" in text
+        or "%" in text
+        or ".join(" in text
+        or ".format(" in text
+        or _side_by_side_found(text)
+        or ("for" in text and _LOOP.search(text) is not None)
+    )
+
+
 def runs(text: str) -> list[Run]:
     """The runs of pieces in ``text``: literals side by side around their joints (as far as a
-    secret may reach), and literals given to names that are then joined."""
+    secret may reach), templates filled with literals, and literals given to names that are
+    then joined or added to."""
     joints = (
         [*_plus_joints(text), *_join_call_joints(text)] if "+" in text or ".join(" in text else []
     )
+    joints += _side_by_side_joints(text)
+    joints += [
+        (before[1], after[0])
+        for loop in (_LOOP.finditer(text) if "for" in text else ())
+        for before, after in itertools.pairwise(_contents(text, *loop.span("list")))
+    ]
     found = [_side_by_side(window) for window in _windows(sorted(joints), len(text))]
-    return found + _named(text)
+    return found + _filled(text) + _named(text) + _added_to(text)
 
 
 def _plus_joints(text: str) -> list[tuple[int, int]]:
@@ -103,10 +177,32 @@ def _plus_joints(text: str) -> list[tuple[int, int]]:
         start = joint.start() - 1
         while text[start] in " \t":
             start -= 1
-        while start > 0 and text[start - 1] == "\\" and joint.start() - start < 8:
-            start -= 1
-        spans.append((start, joint.end()))
+        spans.append((_escapes_before(text, start), joint.end()))
     return spans
+
+
+def _side_by_side_found(text: str) -> bool:
+    return ('"' in text and _SIDE_BY_SIDE['"'].search(text) is not None) or (
+        "'" in text and _SIDE_BY_SIDE["'"].search(text) is not None
+    )
+
+
+def _side_by_side_joints(text: str) -> list[tuple[int, int]]:
+    """From the closing quote (and the backslashes escaping it) to the opening one."""
+    return [
+        (_escapes_before(text, joint.start()), joint.end())
+        for quote, joints in _SIDE_BY_SIDE.items()
+        if quote in text
+        for joint in joints.finditer(text)
+    ]
+
+
+def _escapes_before(text: str, quote: int) -> int:
+    """Where the backslashes escaping the quote at ``quote`` start."""
+    start = quote
+    while start > 0 and text[start - 1] == "\\" and quote - start < 7:
+        start -= 1
+    return start
 
 
 def _contents(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -192,3 +288,66 @@ def _named(text: str) -> list[Run]:
             if len(names) > 1 and all(name in given for name in names):
                 found.append(Run(tuple(given[name] for name in names), side_by_side=False))
     return found
+
+
+def _filled(text: str) -> list[Run]:
+    """Templates filled with literals (``FILLINGS``): the template's own text and the
+    arguments, in the order they are placed."""
+    found = []
+    for filling in FILLINGS:
+        for marker in filling.marker.finditer(text):
+            found += _filling(text, filling, marker.start())
+    return found
+
+
+def _filling(text: str, filling: Filling, at: int) -> list[Run]:
+    template = _literal_before(text, at)
+    arguments = filling.arguments.match(text, at, at + _JOIN_REACH)
+    if template is None or arguments is None:
+        return []
+    [(start, end)] = _contents(text, *template)
+    values = _contents(text, *arguments.span("list"))
+    pieces, last = [], start
+    for number, placeholder in enumerate(filling.placeholder.finditer(text, start, end)):
+        placed = int(placeholder.group(1) or number)
+        if placed >= len(values):
+            return []  # not filled with these literals alone
+        pieces += [(last, placeholder.start()), values[placed]]
+        last = placeholder.end()
+    pieces = [(s, e) for s, e in [*pieces, (last, end)] if e > s]
+    return [Run(tuple(pieces), side_by_side=False)] if len(pieces) > 1 else []
+
+
+def _literal_before(text: str, at: int) -> tuple[int, int] | None:
+    """The string literal that ends right before ``at`` (or spaces before it)."""
+    end = at
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    quote = text[end - 1 : end]
+    opening = text.rfind(quote, max(0, end - 260), end - 1) if quote in ("'", '"') else -1
+    literal = _LITERAL.match(text, _escapes_before(text, opening), end) if opening >= 0 else None
+    return literal.span() if literal is not None and literal.end() == end else None
+
+
+def _added_to(text: str) -> list[Run]:
+    """Names given a string literal, then literals added to them (``t = "ghp_ab"`` then
+    ``t += "cd…"``, shell's ``T+="cd…"``), each within ``NAMED_REACH`` of the one before: the
+    literals, in order."""
+    first = _ADDED_TO.search(text)
+    if first is None:
+        return []
+    chains: list[list[tuple[int, int]]] = []
+    last: dict[str, tuple[list[tuple[int, int]], int]] = {}  # a name's chain, where it ends
+    for assigned in _ASSIGNED.finditer(text, max(0, first.start() - NAMED_REACH)):
+        adding = text[assigned.start() - 1 : assigned.start()] == "+"
+        name = _NAME_BEFORE.search(text, max(0, assigned.start() - 64), assigned.start() - adding)
+        if name is None:
+            continue
+        chain, end = last.get(name.group(1), ([], -NAMED_REACH))
+        if not adding:
+            chains.append(chain := [])
+        elif not chain or assigned.start() - end > NAMED_REACH:
+            continue
+        chain.append(assigned.span("v"))
+        last[name.group(1)] = (chain, assigned.end())
+    return [Run(tuple(chain), side_by_side=False) for chain in chains if len(chain) > 1]

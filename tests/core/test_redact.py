@@ -308,6 +308,22 @@ _TOKEN = "ghp_" + _chars(36)
         f'head = "{_TOKEN[:14]}"\ntail = "{_TOKEN[14:]}"\ntoken = f"{{head}}{{tail}}"',
         f'HEAD="{_TOKEN[:14]}"\nTAIL="{_TOKEN[14:]}"\nexport GH_TOKEN="${{HEAD}}${{TAIL}}"',
         f"const a = '{_TOKEN[:20]}';\nconst b = '{_TOKEN[20:]}';\nfetch(u, {{auth: a + b}})",
+        f't = "{_TOKEN[:10]}"\nt += "{_TOKEN[10:]}"',
+        f'gh = "{_TOKEN[:10]}"\nif ok:\n    gh += "{_TOKEN[10:25]}"\ngh += "{_TOKEN[25:]}"',
+        f"let t = '{_TOKEN[:14]}';\nt += '{_TOKEN[14:]}';",
+        f'T="{_TOKEN[:14]}"\nT+="{_TOKEN[14:]}"',
+        f'token = "%s%s" % ("{_TOKEN[:10]}", "{_TOKEN[10:]}")',
+        f'token = "%s%s%s" % (\n    "{_TOKEN[:10]}",\n    "{_TOKEN[10:25]}",\n    "{_TOKEN[25:]}",\n)',
+        f'token = "{_TOKEN[:14]}%s" % "{_TOKEN[14:]}"',
+        f'token = "{{}}{{}}".format("{_TOKEN[:10]}", "{_TOKEN[10:]}")',
+        f"token = '{{1}}{{0}}'.format('{_TOKEN[20:]}', '{_TOKEN[:20]}')",
+        f'token = "{_TOKEN[:10]}" "{_TOKEN[10:]}"',
+        f'token = (\n    "{_TOKEN[:10]}"\n    "{_TOKEN[10:25]}"\n    "{_TOKEN[25:]}"\n)',
+        f'const char *token = "{_TOKEN[:14]}"\n                    "{_TOKEN[14:]}";',
+        f'export GH_TOKEN="{_TOKEN[:14]}""{_TOKEN[14:]}"',
+        f"export GH_TOKEN='{_TOKEN[:14]}''{_TOKEN[14:]}'",
+        f'token = ""\nfor part in ["{_TOKEN[:10]}", "{_TOKEN[10:25]}", "{_TOKEN[25:]}"]:\n    token += part',
+        f"let t = '';\nfor (const p of ['{_TOKEN[:14]}', '{_TOKEN[14:]}']) t += p;",
     ],
 )
 def test_a_token_written_in_pieces_is_redacted_in_every_piece(text):
@@ -325,10 +341,23 @@ def test_a_token_written_in_pieces_is_redacted_in_every_piece(text):
         'sep = ", ".join(["alpha", "beta"])',
         'first = "ghp_"\nrest = "short"\nlabel = first + rest',
         'label = "".join(["sk-", "proj"])',
+        'out = ""\nfor line in lines:\n    out += "> " + line\nout += "\\n"',
+        'path = "src"\npath += "/purlin_resume"\npath += "/core/pieces.py"',
+        'total += 1\nname += "_v2"\nPATH+=":/usr/local/bin"',
+        'print("%s: %s" % ("status", "ok"))\nrate = "%d%%" % 95\nmsg = "%s=%s" % (key, value)',
+        'url = "https://%s/%s" % ("example.com", "api/v1/items")',
+        'print("{}-{}".format("alpha", "beta"))\nlog("{0} of {1}".format(done, total))',
+        'label = "{}{}".format("sk-", "proj")\nrow = "{:>8}".format("x")',
+        'message = ("Hello, "\n           "world")\nsql = "SELECT a " "FROM t " "WHERE b = 1"',
+        'git commit -m "fix" "src/app.py"\necho "$HOME" "$PATH"\nprintf "%s\\n" "done"',
+        'greeting = "ghp_" "short"\nparts = "sk-" "proj-" "x"',
+        'for ext in [".py", ".md", ".txt"]:\n    paths += glob(ext)',
+        'for (const k of ["alpha", "beta"]) out += k;',
     ],
 )
 def test_pieces_that_make_no_secret_are_left_alone(text):
-    assert redact.redact(text).text == text
+    for written in (text, json.dumps(text), json.dumps(json.dumps(text))):
+        assert redact.redact(written).text == written
 
 
 def test_a_kubernetes_secret_in_json_has_each_value_redacted_and_a_config_map_none():
