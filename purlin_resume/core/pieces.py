@@ -154,9 +154,9 @@ def marked(text: str) -> bool:
 
 
 def runs(text: str) -> list[Run]:
-    """The runs of pieces in ``text``: literals side by side around their joints (as far as a
-    secret may reach), templates filled with literals, and literals given to names that are
-    then joined or added to."""
+    """The runs of pieces in ``text``: literals side by side around their joints (``+``, a
+    join call's or a loop's list, nothing but space; as far as a secret may reach), templates
+    filled with literals, and literals given to names that are then joined or added to."""
     joints = (
         [*_plus_joints(text), *_join_call_joints(text)] if "+" in text or ".join(" in text else []
     )
@@ -182,6 +182,7 @@ def _plus_joints(text: str) -> list[tuple[int, int]]:
 
 
 def _side_by_side_found(text: str) -> bool:
+    """Are two literals side by side anywhere in ``text`` (each quote looked for if present)?"""
     return ('"' in text and _SIDE_BY_SIDE['"'].search(text) is not None) or (
         "'" in text and _SIDE_BY_SIDE["'"].search(text) is not None
     )
