@@ -28,10 +28,9 @@ clone only (``.git/info/exclude``). This module is its only reader and writer.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from purlin_resume.core import clock, gitrepo, ids, store
 from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
@@ -42,8 +41,7 @@ FILE_NAME = "agents.json"
 RUNNING, OVER, UNKNOWN = "running", "over", "unknown"
 
 
-@dataclass(frozen=True)
-class RegisteredAgent:
+class RegisteredAgent(NamedTuple):
     """One session as the registry knows it."""
 
     session_id: str

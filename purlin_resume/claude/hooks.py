@@ -24,8 +24,7 @@ This module is pure (json, the id patterns and names) so the hook entry point st
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from purlin_resume.claude.layout import COMPACTION_PREFIX
 from purlin_resume.claude.records import SUBAGENT_TOOLS
@@ -53,12 +52,11 @@ class BadPayload(ValueError):
     """The standard input is not a hook payload."""
 
 
-@dataclass(frozen=True)
-class HookPayload:
+class HookPayload(NamedTuple):
     """One hook call's input; ``data`` is the whole object as Claude Code sent it."""
 
     event: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any]
 
     def text(self, name: str) -> str | None:
         value = self.data.get(name)

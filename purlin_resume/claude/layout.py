@@ -15,8 +15,8 @@ Claude Code 1.0.x kept subagents inline in the session file (records with ``isSi
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from purlin_resume.core.errors import NotFound
 
@@ -68,8 +68,7 @@ def history_dir(explicit: Path | None = None) -> Path:
     return config_dir(explicit)[0] / "history"
 
 
-@dataclass(frozen=True)
-class SessionFile:
+class SessionFile(NamedTuple):
     """A session's place on disk; its JSONL file may be gone while its subagents remain."""
 
     id: str
@@ -89,8 +88,7 @@ class SessionFile:
         return self.path.is_file()
 
 
-@dataclass(frozen=True)
-class AgentFile:
+class AgentFile(NamedTuple):
     """A subagent's (or compaction run's) own JSONL file."""
 
     id: str

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 KNOWN_TYPES = frozenset(
     {
@@ -519,8 +519,7 @@ def last_records(
             yield record
 
 
-@dataclass(frozen=True)
-class SpawnBatch:
+class SpawnBatch(NamedTuple):
     """The subagent spawns of one assistant message: Claude Code runs them in parallel."""
 
     message_id: str

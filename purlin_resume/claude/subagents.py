@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from purlin_resume.claude import records
 from purlin_resume.claude.layout import AGENT_PREFIX
@@ -137,8 +137,7 @@ def spawned_by(session_transcript: Path, tool_use_id: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Notification:
+class Notification(NamedTuple):
     """A ``<task-notification>`` the session received: a background agent's end."""
 
     task_id: str | None

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from purlin_resume.core import store
 from purlin_resume.core.errors import PurlinError
@@ -278,8 +278,7 @@ def exclude_state_files(root: Path, *relative: str) -> None:
         exclude_locally(top, (folder / name).relative_to(top).as_posix())
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(NamedTuple):
     """A commit as ``git log`` tells it, with the paths it touched."""
 
     sha: str

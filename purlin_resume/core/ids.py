@@ -8,11 +8,10 @@ agent to run, so each kind has one pattern, and a value outside it is refused wh
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Kind:
+class Kind(NamedTuple):
     """A kind of id and the shape a valid one has."""
 
     name: str

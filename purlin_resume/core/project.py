@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from purlin_resume.core import gitrepo
 from purlin_resume.core.errors import PurlinError, UsageError
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):
     """A project: the git top-level of the working directory, or the folder given by --project."""
 
     root: Path

@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from purlin_resume.core import clock, gitrepo, ids, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
@@ -71,11 +70,10 @@ SCHEMA_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
-class HistoryEntry:
+class HistoryEntry(NamedTuple):
     """One entry of the history, as a view over the object in the file (``data``)."""
 
-    index: int
+    position: int  # in the file's entries
     data: dict[str, Any]
 
     def _text(self, name: str) -> str | None:
@@ -116,8 +114,7 @@ class HistoryEntry:
         return [f for f in files if isinstance(f, str)] if isinstance(files, list) else []
 
 
-@dataclass(frozen=True)
-class AgentHistory:
+class AgentHistory(NamedTuple):
     """The whole document: ``data`` is exactly what the file holds."""
 
     path: Path
@@ -136,7 +133,7 @@ class AgentHistory:
         last: dict[str, HistoryEntry] = {}
         for entry in self.entries:
             last[entry.agent_id] = entry
-        return sorted(last.values(), key=lambda e: e.index)
+        return sorted(last.values(), key=lambda e: e.position)
 
     def latest_with(self, *statuses: str) -> list[HistoryEntry]:
         return [e for e in self.latest() if e.status in statuses]
@@ -159,8 +156,7 @@ class AgentHistory:
         )
 
 
-@dataclass(frozen=True)
-class PruneResult:
+class PruneResult(NamedTuple):
     removed: tuple[str, ...]
     remaining: int
     limit: int
@@ -233,8 +229,7 @@ def group_id(granularity: str, phase: str | None, plan: str | None, moment: date
     return f"phase-{phase}-batch-{unix}"
 
 
-@dataclass(frozen=True)
-class NewAgent:
+class NewAgent(NamedTuple):
     """What ``history spawn`` or ``history queue`` says about an agent."""
 
     agent_id: str
@@ -543,10 +538,12 @@ def _texts(value: Any) -> set[str]:
 
 def _redacted(entry: Any, before: set[str]) -> Any:
     """``entry`` redacted when a change put free text into it that the file did not hold (the
-    file is committed); text it held already was written redacted, and is not scanned again."""
+    file is committed); text it held already was written redacted, and is not scanned again.
+    The entry's own keys are field names, no free text."""
     if not isinstance(entry, dict):
         return entry
-    added = _texts({k: v for k, v in entry.items() if k not in _SHAPED_FIELDS}) - before
+    values = [_texts(v) for k, v in entry.items() if k not in _SHAPED_FIELDS]
+    added = set().union(*values) - before
     if not added:
         return entry
     from purlin_resume.core import redact  # only then: naming or ending an agent needs none

@@ -7,10 +7,9 @@ parallel agents and hooks recording at the same moment never lose each other's e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from purlin_resume.agents import registry
 from purlin_resume.core import clock, gitrepo
@@ -28,16 +27,14 @@ if TYPE_CHECKING:
     from purlin_resume.core.config import Settings
 
 
-@dataclass(frozen=True)
-class Recorded:
+class Recorded(NamedTuple):
     """The entry as written, and what pruning did afterwards."""
 
     entry: dict[str, Any]
     pruned: PruneResult | None = None
 
 
-@dataclass(frozen=True)
-class Detection:
+class Detection(NamedTuple):
     """A running agent found interrupted, and why."""
 
     entry: dict[str, Any]
@@ -106,7 +103,7 @@ def spawn_call(
             return None
         made = request
         if wanted:
-            made = replace(request, mode="parallel", group=_group(doc, wanted, new_group))
+            made = request._replace(mode="parallel", group=_group(doc, wanted, new_group))
         recorded = _spawned(doc, made, session_id, head, moment)
         if made.group:
             _join(doc, wanted, made.group)
@@ -258,12 +255,12 @@ def scan(project: Project, settings: Settings, now: datetime | None = None) -> l
     found = history.interrupted_by_session_end(history.load(project), state, moment, max_age)
     if not found:
         return []
-    wanted = {(entry.index, entry.agent_id): reason for entry, reason in found}
+    wanted = {(entry.position, entry.agent_id): reason for entry, reason in found}
 
     def change(doc: AgentHistory) -> list[Detection]:
         marked = []
         for entry in doc.latest_with(*history.RUNNING_STATUSES):
-            reason = wanted.get((entry.index, entry.agent_id))
+            reason = wanted.get((entry.position, entry.agent_id))
             if reason is not None:
                 history.transition(entry, _cut_off(project, entry, agents))
                 marked.append(Detection(dict(entry.data), reason))
@@ -311,8 +308,7 @@ def changed_files(root: Path, agent) -> list[str]:
     return project_files([root, agent.project_path], agent.files_modified())
 
 
-@dataclass(frozen=True)
-class Ending:
+class Ending(NamedTuple):
     """How a running agent ended, as a later hook of its session found out: the entry (by the
     id it has now), its new status, its agent id when only its tool call was known, and the
     files it changed."""

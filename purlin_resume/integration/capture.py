@@ -26,8 +26,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from purlin_resume.agents import registry
 from purlin_resume.checkpoints.roles import ROLES
@@ -56,8 +56,7 @@ NOTIFIED = {
 }
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """What a hook did: a short note for the log, and the text to print, if any."""
 
     note: str
