@@ -68,10 +68,16 @@ def read(path: Path) -> Checkpoint:
         raise CorruptFile(path, exc.message) from None
 
 
-def uncommitted(project: Project) -> list[str]:
+def in_git(project: Project) -> bool:
+    """Whether the project is inside a git work tree."""
+    return gitrepo.toplevel(project.root) is not None
+
+
+def uncommitted(project: Project, git: bool) -> list[str]:
     """``XY path`` lines of the work tree's changes, as a checkpoint lists them, without our own
-    cache (before the first ``save`` has it ignored, git lists it as untracked)."""
-    if gitrepo.toplevel(project.root) is None:
+    cache (before the first ``save`` has it ignored, git lists it as untracked); none outside
+    git (``git``: ``in_git``)."""
+    if not git:
         return []
     folder = project.purlin_dir
     ours_only = not folder.is_dir() or {p.name for p in folder.iterdir()} <= {"cache"}
@@ -92,13 +98,14 @@ class Saved:
     kept_aside: Path | None = None
 
 
-def save(project: Project, cp: Checkpoint) -> Saved:
-    """Write ``cp``, redacted, to its session's path (atomically) and keep the cache out of git.
+def save(project: Project, cp: Checkpoint, git: bool) -> Saved:
+    """Write ``cp``, redacted, to its session's path (atomically) and keep the cache out of git
+    (``git``: ``in_git``).
 
     A checkpoint already there that does not parse is moved into the archive first
     (``<name>-unreadable-<time>.md``): whatever it held is never lost by saving over it.
     """
-    if gitrepo.toplevel(project.root) is not None:
+    if git:
         gitrepo.ensure_ignored(project.root, CACHE)
     target = path_for(project, cp.session)
     store.private_folder(project.cache_dir)  # checkpoints hold conversation content
@@ -123,15 +130,16 @@ def take(
 ) -> tuple[Saved, Checkpoint]:
     """Save a checkpoint of ``role`` from ``values`` (redacted as given, before they are put on
     one line each); branch and uncommitted changes from git."""
+    git = in_git(project)
     cp = checkpoint_format.from_fields(
         role,
         redact.redact_data(dict(values))[0],
         timestamp=clock.iso(),
         branch=gitrepo.branch(project.root),
-        uncommitted=uncommitted(project),
+        uncommitted=uncommitted(project, git),
         session=session,
     )
-    return save(project, cp), cp
+    return save(project, cp, git), cp
 
 
 def _live_at(path: Path, session: str | None) -> LiveCheckpoint | None:

@@ -196,7 +196,11 @@ class Transcript:
 
 
 def _one_line(text: str, limit: int = 120) -> str:
-    from purlin_resume.core import redact  # the hooks read agents' transcripts without the scanner
+    """``redact.one_line``; a text no longer than ``limit`` is only folded, without loading the
+    scanner (the hooks read agents' transcripts)."""
+    if len(text) <= limit:
+        return " ".join(text.split())
+    from purlin_resume.core import redact
 
     return redact.one_line(text, limit)
 

@@ -371,19 +371,19 @@ def pre_compact(
     if saved_by_agent is not None:
         return Outcome(f"kept the checkpoint the agent saved: {saved_by_agent}")
     agent = registry.load(project).get(payload.session_id or "")
-    in_git = gitrepo.toplevel(project.root) is not None
+    git = checkpoints.in_git(project)
     cp = autosave.build(
         _session_transcript(project, payload, path, cli),
         role=session_role(project, session, agent.role if agent else None),
         timestamp=clock.iso(),
-        branch=gitrepo.branch(project.root) if in_git else "",
-        uncommitted=checkpoints.uncommitted(project),
+        branch=gitrepo.branch(project.root) if git else "",
+        uncommitted=checkpoints.uncommitted(project, git),
         session=session,
         trigger=payload.text("trigger"),
         root=project.root,
         carried=handover.carried(project, session),
     )
-    saved = checkpoints.save(project, cp)
+    saved = checkpoints.save(project, cp, git)
     aside = f" (the unreadable one kept at {saved.kept_aside})" if saved.kept_aside else ""
     return Outcome(f"checkpoint written: {saved.path}{aside}")
 
@@ -511,15 +511,16 @@ def recommendation_line(
     stays fast), and a failure here costs only this line (named in the hook's notes)."""
     if not settings.recommend_in_briefing:
         return None
+    from purlin_resume.claude import layout
     from purlin_resume.core import cache_home
-    from purlin_resume.resurrection import environment
 
     try:
-        env = environment.environment(None, project.root, settings)
-        if not cache_home.index_path(env.claude_root, env.cache).exists():
-            return None  # no search index yet: nothing to recommend from
-        from purlin_resume.resurrection import recommendation
+        claude_root, _ = layout.config_dir(None)
+        if not cache_home.index_path(claude_root, Path(cache_home.folder())).exists():
+            return None  # no search index yet: nothing to recommend from, nothing to load
+        from purlin_resume.resurrection import environment, recommendation
 
+        env = environment.environment(None, project.root, settings)
         task = recommendation.gather(
             project.root, env.claude_root, payload.session_id, settings.main_branches
         )
