@@ -26,7 +26,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_save_and_restore(tmp_path):
     [wheel] = dist.glob("purlin_resume-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     for shipped in (
-        "purlin_resume/_data/templates/checkpoint/builder.md.j2",
+        "purlin_resume/_data/templates/stall/resume_prompt.md.j2",
         "purlin_resume/_data/templates/restore/briefing.md.j2",
         "purlin_resume/_data/templates/claude/commands/pl-resume.md",
         "purlin_resume/_data/instructions/HOW_WE_WORK_BASE.md",

@@ -2,7 +2,7 @@
 
 The shape is the ``/pl-resume`` one: ``**Label:** value`` fields at the top and under
 ``## Current Work``, the Done and Next lists under it, one ``##`` section per other field.
-Rendering goes through ``templates/checkpoint/<role>.md.j2``; parsing is the exact inverse for
+``render`` and ``parse`` both follow ``FIELDS``; parsing is the exact inverse for
 every normalised checkpoint (``parse(render(c)) == c``), so a checkpoint can be saved, read,
 and saved again without drifting.
 
@@ -19,7 +19,6 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from purlin_resume.checkpoints.roles import ROLES, with_article
-from purlin_resume.core import templating
 from purlin_resume.core.errors import UsageError
 
 Kind = Literal["line", "list", "numbered", "text"]
@@ -220,15 +219,33 @@ def protocol_step(value: Any, note: str | None = None) -> str:
 
 
 def render(checkpoint: Checkpoint) -> str:
-    """The checkpoint as Markdown, from ``templates/checkpoint/<role>.md.j2``."""
+    """The checkpoint as Markdown: the header; ``## Current Work`` with the feature, what is in
+    progress and the role's own one-line fields, then Done and Next; a ``##`` section for each
+    other field of the role (in ``FIELDS`` order); the uncommitted changes and the notes."""
     cp = checkpoint.normalized()
-    return templating.render(
-        f"checkpoint/{cp.role}.md.j2",
-        cp=cp,
-        escape_block=escape_block,
-        bullets=lambda items: "\n".join(f"- {item}" for item in items) or NONE,
-        numbered=lambda items: "\n".join(f"{n}. {item}" for n, item in enumerate(items, 1)) or NONE,
-    )
+    own = [f for f in fields_for(cp.role) if f.roles != ROLES]
+    header = [("Role", cp.role), ("Timestamp", cp.timestamp), ("Branch", cp.branch)]
+    header += [(label, v) for label, v in (("Session", cp.session), ("Source", cp.source)) if v]
+    work = [("Feature", cp.feature), ("In Progress", cp.in_progress)]
+    work += [(f.label, getattr(cp, f.key)) for f in own if f.kind == "line"]
+    lines = ["# Session Checkpoint", ""] + [f"**{label}:** {value}" for label, value in header]
+    lines += ["", "## Current Work", ""] + [f"**{label}:** {value}" for label, value in work]
+    lines += ["", "### Done", shown("list", cp.done), "", "### Next", shown("numbered", cp.next)]
+    for f in own:
+        if f.kind != "line":
+            lines += ["", f"## {f.label}", shown(f.kind, getattr(cp, f.key))]
+    lines += ["", "## Uncommitted Changes", shown("list", cp.uncommitted)]
+    lines += ["", "## Notes", shown("text", cp.notes), ""]
+    return "\n".join(lines)
+
+
+def shown(kind: Kind, value: Any) -> str:
+    """A section's value as its Markdown: bullets, a numbered list or escaped free text."""
+    if kind == "text":
+        return escape_block(value)
+    if kind == "numbered":
+        return "\n".join(f"{n}. {item}" for n, item in enumerate(value, 1)) or NONE
+    return "\n".join(f"- {item}" for item in value) or NONE
 
 
 # ---------------------------------------------------------------------------------------------
