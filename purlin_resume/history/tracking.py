@@ -319,6 +319,15 @@ class Ending(NamedTuple):
     files: tuple[str, ...] = ()
 
 
+def ended(project: Project, agent_id: str) -> bool:
+    """Whether the history holds agent ``agent_id`` as no longer running (read without the lock:
+    an ended agent never runs again but through a resume)."""
+    if not history.path(project).exists():
+        return False
+    entry = {e.agent_id: e for e in history.load(project).latest()}.get(agent_id)
+    return entry is not None and entry.status not in history.RUNNING_STATUSES
+
+
 def running(project: Project, session_id: str | None) -> list[HistoryEntry]:
     """The agents of session ``session_id`` that the history holds as running (read without
     the lock: a later ``end`` checks each again under it)."""

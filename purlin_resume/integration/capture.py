@@ -214,6 +214,9 @@ def agent_returned(project: Project, payload: HookPayload) -> Outcome:
     if response.get("status") == ASYNC_LAUNCHED:
         note, _ = tracking.conclude(project, agent_id, None, (), spawn, siblings, group)
         return Outcome(f"{note}, launched in the background, still running")
+    if tracking.ended(project, agent_id):  # SubagentStop recorded how it ended: named only
+        note, _ = tracking.conclude(project, agent_id, None, (), spawn, siblings, group)
+        return Outcome(f"{note}, ended already")
     path = _agent_transcript(payload, agent_id)
     agent = tracking.read_agent(path)
     said = records.text_of(response.get("content"))
