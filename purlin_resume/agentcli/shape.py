@@ -257,13 +257,13 @@ def tool_call(call_id: Any, name: Any, data: Any, keep: bool, spawns: bool = Fal
     return call
 
 
-def agent_turn(transcript: Transcript, timestamp: str | None) -> Turn:
-    """The agent turn the next piece of an answer joins: the last turn when it is the agent's,
-    else a new one."""
-    if transcript.turns and transcript.turns[-1].role == "agent":
-        return transcript.turns[-1]
+def agent_turn(turns: list[Turn], timestamp: str | None) -> Turn:
+    """The agent turn the next piece of an answer joins: the last of ``turns`` when it is the
+    agent's, else a new one."""
+    if turns and turns[-1].role == "agent":
+        return turns[-1]
     turn = Turn("agent", RESPONSE, timestamp)
-    transcript.turns.append(turn)
+    turns.append(turn)
     return turn
 
 

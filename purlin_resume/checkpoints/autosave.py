@@ -67,10 +67,11 @@ def _cut(text: str, limit: int) -> str:
 
 
 def last_request(transcript: Transcript) -> str | None:
-    for turn in reversed(transcript.turns):
+    found = None
+    for turn in transcript.turns:
         if turn.role == "user" and turn.kind in (PROMPT, COMMAND) and turn.text.strip():
-            return turn.text
-    return None
+            found = turn.text
+    return found
 
 
 def todo_list(transcript: Transcript) -> list[dict[str, Any]]:

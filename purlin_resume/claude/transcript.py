@@ -135,6 +135,54 @@ class Compaction:
 
 
 @dataclass
+class Facts:
+    """What the turns of a conversation add up to, counted one turn at a time (so that the
+    turns themselves need not be kept)."""
+
+    turns: int = 0
+    tools: dict[str, int] = field(default_factory=dict)  # calls by tool name
+    first_prompt: str | None = None
+    final_output: str | None = None
+    touched: dict[str, None] = field(default_factory=dict)  # files, in order
+    modified: dict[str, None] = field(default_factory=dict)  # files edited without error
+
+    def add(self, turn: Turn) -> None:
+        if turn.counts:
+            self.turns += 1
+        if turn.text.strip():
+            if self.first_prompt is None and turn.kind in (PROMPT, COMMAND):
+                self.first_prompt = turn.text
+            if turn.role == "agent":
+                self.final_output = turn.text
+        for call in turn.tool_calls:
+            self.tools[call.name] = self.tools.get(call.name, 0) + 1
+            if call.file_path:
+                self.touched.setdefault(call.file_path, None)
+                if call.name in EDIT_TOOLS and not call.is_error:
+                    self.modified.setdefault(call.file_path, None)
+
+    @classmethod
+    def of(cls, turns: Iterable[Turn]) -> Facts:
+        facts = cls()
+        for turn in turns:
+            facts.add(turn)
+        return facts
+
+
+class Turns:
+    """The turns of a conversation read again from their source on each pass, one at a time,
+    never all in memory (a deferred reading of opencode's database); what they add up to is
+    the transcript's ``facts``. The walk that redacts a transcript leaves them as they are:
+    whoever redacts it redacts them as they come."""
+
+    def __init__(self, read: Callable[[], Iterator[Turn]]):
+        self._read = read
+
+    def __iter__(self) -> Iterator[Turn]:
+        return self._read()
+
+
+@dataclass
 class Transcript:
     """One conversation: a session's main thread, or one subagent's."""
 
@@ -147,52 +195,43 @@ class Transcript:
     version: str | None = None
     started_at: str | None = None
     ended_at: str | None = None
-    turns: list[Turn] = field(default_factory=list)
+    turns: list[Turn] | Turns = field(default_factory=list)
     compactions: list[Compaction] = field(default_factory=list)
     commits: list[str] = field(default_factory=list)  # "branch sha" lines seen in git output
     last_usage_tokens: int | None = None
     stats: ReadStats = field(default_factory=ReadStats)
     cli: str = "claude"  # the agent CLI that wrote it
+    facts: Facts | None = None  # turns read again on each pass (``Turns``): counted as read
+
+    @property
+    def summed(self) -> Facts:
+        return self.facts if self.facts is not None else Facts.of(self.turns)
 
     @property
     def turn_count(self) -> int:
-        return sum(1 for turn in self.turns if turn.counts)
+        return self.summed.turns
 
     def tool_calls(self) -> Iterator[ToolCall]:
         for turn in self.turns:
             yield from turn.tool_calls
 
     def tool_counts(self) -> Counter:
-        return Counter(call.name for call in self.tool_calls())
+        return Counter(self.summed.tools)
 
     @property
     def first_prompt(self) -> str | None:
-        for turn in self.turns:
-            if turn.kind in (PROMPT, COMMAND) and turn.text.strip():
-                return turn.text
-        return None
+        return self.summed.first_prompt
 
     @property
     def final_output(self) -> str | None:
-        for turn in reversed(self.turns):
-            if turn.role == "agent" and turn.text.strip():
-                return turn.text
-        return None
+        return self.summed.final_output
 
     def files_modified(self) -> list[str]:
         """Files the conversation changed with Edit, Write, MultiEdit or NotebookEdit, in order."""
-        seen: dict[str, None] = {}
-        for call in self.tool_calls():
-            if call.file_path and call.name in EDIT_TOOLS and not call.is_error:
-                seen.setdefault(call.file_path, None)
-        return list(seen)
+        return list(self.summed.modified)
 
     def files_touched(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for call in self.tool_calls():
-            if call.file_path:
-                seen.setdefault(call.file_path, None)
-        return list(seen)
+        return list(self.summed.touched)
 
 
 def _one_line(text: str, limit: int = 120) -> str:
@@ -283,6 +322,8 @@ class _Assembly:
 
     def __init__(self, transcript: Transcript, options: ReadOptions):
         self.transcript = transcript
+        self.turns: list[Turn] = []  # the transcript's, as they are assembled
+        transcript.turns = self.turns
         self.options = options
         self.calls: dict[str, ToolCall] = {}
         self.by_message: dict[str, Turn] = {}
@@ -326,7 +367,7 @@ class _Assembly:
             turn = Turn(
                 "agent", RESPONSE, timestamp, uuid=record.get("uuid"), message_id=message_id
             )
-            self.transcript.turns.append(turn)
+            self.turns.append(turn)
             if message_id:
                 self.by_message[message_id] = turn
         usage = message.get("usage")
@@ -407,7 +448,7 @@ class _Assembly:
         if kind == NOTIFICATION:
             self._task_notification(blocks_text(content))
         turn = Turn("user", kind, timestamp, text, uuid=record.get("uuid"))
-        turns = self.transcript.turns
+        turns = self.turns
         if _caused(turn, turns[-1] if turns else None):
             turns.insert(len(turns) - 1, turn)
         else:
@@ -474,15 +515,13 @@ class _Assembly:
             )
             self.transcript.compactions.append(compaction)
             turn = Turn("user", COMPACTION, timestamp, uuid=record.get("uuid"))
-            self.transcript.turns.append(turn)
+            self.turns.append(turn)
             self.open_compaction, self.compaction_turn = compaction, turn
         elif subtype == "local_command":
             classified = classify_blocks_text(str(record.get("content") or ""))
             if classified is not None:
                 kind, text = classified
-                self.transcript.turns.append(
-                    Turn("user", kind, timestamp, text, uuid=record.get("uuid"))
-                )
+                self.turns.append(Turn("user", kind, timestamp, text, uuid=record.get("uuid")))
 
     def _compact_summary(self, text: str, timestamp: str | None, record: dict[str, Any]) -> None:
         compaction, turn = self.open_compaction, self.compaction_turn
@@ -490,7 +529,7 @@ class _Assembly:
             compaction = Compaction(timestamp, logical_parent_uuid=record.get("logicalParentUuid"))
             self.transcript.compactions.append(compaction)
             turn = Turn("user", COMPACTION, timestamp, uuid=record.get("uuid"))
-            self.transcript.turns.append(turn)
+            self.turns.append(turn)
         compaction.summary = text
         turn.text = text
         self.open_compaction = self.compaction_turn = None

@@ -125,6 +125,8 @@ class _Reading:
         self.session = NativeSession(CODEX, thread, path)
         self.transcript = Transcript(thread, path=None)
         self.transcript.stats = self.session.stats
+        self.turns: list[Turn] = []  # the transcript's, as they are read
+        self.transcript.turns = self.turns
         self.options = options
         self.calls: dict[str, ToolCall] = {}
         self.envelope: bool | None = None
@@ -197,13 +199,13 @@ class _Reading:
             summary = item.get("summary")
             for part in summary if isinstance(summary, list) else []:
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
-                    agent_turn(self.transcript, timestamp).thinking.append(part["text"])
+                    agent_turn(self.turns, timestamp).thinking.append(part["text"])
 
     def _message(self, item: dict[str, Any], timestamp: str | None) -> None:
         text = _content_text(item.get("content"))
         role = item.get("role")
         if role == "assistant":
-            turn = agent_turn(self.transcript, timestamp)
+            turn = agent_turn(self.turns, timestamp)
             add_text(turn, text)
             self.answer = (turn, text)
             return
@@ -219,10 +221,10 @@ class _Reading:
             self._aborted(timestamp)
             return
         kind = NOTIFICATION if stripped.startswith("<subagent_notification>") else PROMPT
-        self.transcript.turns.append(Turn("user", kind, timestamp, text))
+        self.turns.append(Turn("user", kind, timestamp, text))
 
     def _aborted(self, timestamp: str | None) -> None:
-        turns = self.transcript.turns
+        turns = self.turns
         if turns and turns[-1].kind == INTERRUPTION:
             return
         turns.append(Turn("user", INTERRUPTION, timestamp, "[Request interrupted by user]"))
@@ -243,7 +245,7 @@ class _Reading:
             self.options.tools,
             name in SPAWN_TOOLS,
         )
-        turn = agent_turn(self.transcript, timestamp)
+        turn = agent_turn(self.turns, timestamp)
         turn.tool_calls.append(call)
         if call.id:
             self.calls[call.id] = call
@@ -272,7 +274,7 @@ class _Reading:
         """A compaction: its message is Codex's preamble then the summary the model just wrote
         (recorded before it as an answer), which becomes the compaction's summary alone."""
         summary = _text(payload.get("message")) or ""
-        turns = self.transcript.turns
+        turns = self.turns
         if self.answer and self.answer[1].strip() and summary.endswith(self.answer[1]):
             turn, summary = self.answer
             turn.text = turn.text[: len(turn.text) - len(summary)].rstrip()
@@ -280,7 +282,7 @@ class _Reading:
                 turns.pop()
         self.answer = None
         self.transcript.compactions.append(Compaction(timestamp, summary=summary))
-        self.transcript.turns.append(Turn("user", COMPACTION, timestamp, summary))
+        turns.append(Turn("user", COMPACTION, timestamp, summary))
         self.session.compactions += 1
 
     def _event(self, payload: dict[str, Any], timestamp: str | None) -> None:
@@ -351,7 +353,7 @@ def head(thread: str, path: Path, folder: Path | None = None) -> NativeSession:
     session = reading.session
     for record in json_lines(path, session.stats, _PASSED_OVER):
         reading.add(record)
-        if reading.transcript.turns:
+        if reading.turns:
             break
     prompt = reading.transcript.first_prompt
     session.title = thread_names(folder).get(thread) if folder is not None else None

@@ -73,7 +73,7 @@ def sessions(cli: str, cache: Path | None) -> list[NativeSession]:
         except (KeyError, TypeError, ValueError):  # a damaged row: read the source again
             session = None
         if session is None:
-            session = read_source(key, cli, reference, ReadOptions()).session
+            session = read_source(key, cli, reference, ReadOptions(deferred=True)).session
             if kept is not None:
                 kept.put(key, _entry(session))
         found.append(session)

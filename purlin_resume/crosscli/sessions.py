@@ -128,6 +128,8 @@ def open_conversation(
     """The session or child session of Codex CLI, Gemini CLI or opencode whose id is
     ``identifier`` (or starts with it, when only one does), read with ``options``."""
     session, listed = _find(identifier, clis)
-    children = [_read(s, ReadOptions()).session for s in listed if s.parent_id == session.id]
+    children = [
+        _read(s, ReadOptions(deferred=True)).session for s in listed if s.parent_id == session.id
+    ]
     conversation = _read(session, options or ReadOptions())
     return Opened(conversation, "agent" if session.parent_id else "session", children)

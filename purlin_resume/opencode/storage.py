@@ -9,11 +9,14 @@ in milliseconds, token totals), ``message`` (one row per message, its fields as 
 ``compaction``, step markers, snapshots, patches). The older layout keeps the same objects as
 files: ``storage/session/<project>/<session>.json``, ``storage/message/<session>/<message>.json``
 and ``storage/part/<message>/<part>.json``. The database is opened read-only and read row by
-row; a child session starts from the ``task`` tool, whose state names it.
+row; a child session starts from the ``task`` tool, whose state names it. A deferred reading
+(``ReadOptions.deferred``) keeps no turn: it counts them as it reads, and its transcript reads
+them again from the database, one at a time, each time they are gone through.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sqlite3
@@ -40,9 +43,11 @@ from purlin_resume.claude.transcript import (
     PROMPT,
     RESPONSE,
     Compaction,
+    Facts,
     ReadOptions,
     Transcript,
     Turn,
+    Turns,
 )
 
 _PART_TYPES = frozenset(
@@ -96,13 +101,15 @@ def _session(row: tuple[Any, ...], path: Path) -> NativeSession:
 
 
 class _Reading:
-    """Messages and their parts, in order, turned into a transcript."""
+    """Messages and their parts, in order, turned into turns (each message's once its parts are
+    read) and into a transcript's compactions and usage."""
 
     def __init__(self, session: NativeSession, options: ReadOptions):
         self.session = session
         self.options = options
         self.transcript = Transcript(session.id, path=None, cli=OPENCODE)
         self.transcript.stats = session.stats
+        self.pending: list[Turn] = []  # the turns of the message being read
         self.turn: Turn | None = None
         self.compaction: Compaction | None = None  # the one the current message summarises
         self.asked: list[Compaction] = []  # compactions asked for, their summary not yet read
@@ -128,10 +135,10 @@ class _Reading:
         if message.get("summary") and role == "assistant":
             self.compaction = self._summarised(timestamp)
             self.turn.kind, self.turn.role = COMPACTION, "user"
-        self.transcript.turns.append(self.turn)
+        self.pending.append(self.turn)
         error = message.get("error")
         if isinstance(error, dict) and "Abort" in str(error.get("name")):
-            self.transcript.turns.append(
+            self.pending.append(
                 Turn("user", INTERRUPTION, timestamp, "[Request interrupted by user]")
             )
 
@@ -194,19 +201,25 @@ class _Reading:
             call.outcome["status"] = status if isinstance(status, str) else "?"
         turn.tool_calls.append(call)
 
-    def finish(self) -> Transcript:
-        session, transcript = self.session, self.transcript
-        transcript.turns = [
-            t for t in transcript.turns if t.text.strip() or t.tool_calls or t.kind != RESPONSE
+    def done(self) -> list[Turn]:
+        """The turns of the message read last that say something (or mark something)."""
+        found, self.pending = self.pending, []
+        return [
+            t
+            for t in found
+            if (t.text.strip() or t.tool_calls or t.kind != RESPONSE)
+            and (t.kind != PROMPT or t.text.strip())
         ]
-        transcript.turns = [t for t in transcript.turns if t.kind != PROMPT or t.text.strip()]
+
+    def finish(self) -> None:
+        """Once the turns are read (``turns``): the transcript's and the session's facts."""
+        session, transcript = self.session, self.transcript
         transcript.session_id = session.parent_id or session.id
         transcript.agent_id = session.id if session.parent_id else None
         transcript.project_path, transcript.version = session.project_path, session.version
         transcript.started_at, transcript.ended_at = session.started_at, session.ended_at
         session.turns = transcript.turn_count
         session.compactions = len(transcript.compactions)
-        return transcript
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -250,29 +263,33 @@ def _database_sessions(folder: Path) -> list[NativeSession]:
     return [_session(row, path) for row in rows]
 
 
-def _read_database(session: NativeSession, options: ReadOptions) -> Transcript:
-    """The session's messages in order, each followed by its parts in order: one cursor over
-    the two tables' indexes (no sorting), one row at a time."""
-    reading = _Reading(session, options)
+def _database_turns(reading: _Reading) -> Iterator[Turn]:
+    """The session's messages in order, each followed by its parts in order (one cursor over
+    the two tables' indexes, no sorting, one row at a time), as turns."""
+    session = reading.session
     connection = _connect(session.path)
     if connection is None:
         session.stats.unreadable = "not an opencode database"
-        return reading.finish()
-    rows = connection.execute(_MESSAGES_AND_PARTS, (session.id,))
-    current = None
-    for message_id, message_data, part_data in rows:
-        if message_id != current:
-            current = message_id
-            message = _loads(message_data, session.stats)
-            if message is not None:
-                reading.message({"id": message_id, **message})
-            else:
-                reading.turn = reading.compaction = None
-        part = _loads(part_data, session.stats) if part_data is not None else None
-        if part is not None:
-            reading.part(part)
-    connection.close()
-    return reading.finish()
+        return
+    try:
+        current = None
+        for message_id, message_data, part_data in connection.execute(
+            _MESSAGES_AND_PARTS, (session.id,)
+        ):
+            if message_id != current:
+                current = message_id
+                yield from reading.done()
+                message = _loads(message_data, session.stats)
+                if message is not None:
+                    reading.message({"id": message_id, **message})
+                else:
+                    reading.turn = reading.compaction = None
+            part = _loads(part_data, session.stats) if part_data is not None else None
+            if part is not None:
+                reading.part(part)
+        yield from reading.done()
+    finally:
+        connection.close()
 
 
 # the older JSON files -------------------------------------------------------------------------
@@ -313,17 +330,16 @@ def _file_sessions(folder: Path) -> list[NativeSession]:
     return found
 
 
-def _read_files(session: NativeSession, options: ReadOptions) -> Transcript:
-    reading = _Reading(session, options)
-    storage, stats = session.path, session.stats
-    messages = list(_json_objects(storage / "message" / session.id, stats))
+def _file_turns(reading: _Reading) -> Iterator[Turn]:
+    storage, session = reading.session.path, reading.session
+    messages = list(_json_objects(storage / "message" / session.id, session.stats))
     messages.sort(key=lambda m: (_created(m), str(m.get("id"))))
     for message in messages:
         reading.message(message)
-        parts = list(_json_objects(storage / "part" / str(message.get("id")), stats))
+        parts = list(_json_objects(storage / "part" / str(message.get("id")), session.stats))
         for part in sorted(parts, key=lambda p: str(p.get("id"))):
             reading.part(part)
-    return reading.finish()
+        yield from reading.done()
 
 
 def _created(message: dict[str, Any]) -> int:
@@ -364,18 +380,30 @@ def sessions(folder: Path) -> list[NativeSession]:
     parent counts them in ``subagents``. Oldest first."""
     found = listed(folder)
     for session in found:
-        read(session)  # its turns and compactions
+        read(session, ReadOptions(deferred=True))  # its turns and compactions counted
     return family(found)
 
 
+def _turns(reading: _Reading) -> Iterator[Turn]:
+    if reading.session.path.name == "opencode.db":
+        return _database_turns(reading)
+    return _file_turns(reading)
+
+
 def read(session: NativeSession, options: ReadOptions | None = None) -> Conversation:
-    """The conversation of a listed session."""
+    """The conversation of a listed session: its turns in a list or, read deferred, counted
+    and read again on each pass (``Turns``)."""
     session.stats = ReadStats()
     options = options or ReadOptions()
-    if session.path.name == "opencode.db":
-        transcript = _read_database(session, options)
+    reading = _Reading(session, options)
+    transcript = reading.transcript
+    if options.deferred:
+        transcript.facts = Facts.of(_turns(reading))
+        again = dataclasses.replace(session, stats=ReadStats())
+        transcript.turns = Turns(lambda: _turns(_Reading(again, options)))
     else:
-        transcript = _read_files(session, options)
+        transcript.turns = list(_turns(reading))
+    reading.finish()
     try:
         session.size = session.path.stat().st_size if session.path.is_file() else 0
     except OSError:

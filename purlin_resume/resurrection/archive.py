@@ -10,7 +10,6 @@ Unpacking accepts only regular files under ``projects/`` with no ``..``: nothing
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import tarfile
 from pathlib import Path, PurePosixPath
@@ -143,9 +142,8 @@ def open_conversation(claude_dir: Path | None, identifier: str, options=None):
 def _other_cli(identifier: str, options):
     """The conversation of Codex CLI, Gemini CLI or opencode ``identifier`` names, if any."""
 
-    options = dataclasses.replace(options or ReadOptions(), deferred=False)
     try:
-        found = crosscli.open_conversation(identifier, options)
+        found = crosscli.open_conversation(identifier, options or ReadOptions())
     except NotFound:
         return None
     target = Target(found.kind, found.session.id, None)

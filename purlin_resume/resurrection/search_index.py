@@ -50,6 +50,7 @@ from purlin_resume.resurrection.query import Query
 from purlin_resume.resurrection.query import parse as parse_query
 
 BODY_LIMIT = 2_000_000
+BODY_BATCH = 4096  # values redacted at once
 FUZZY_MIN = 80
 TYPO_MIN = 75  # a query word and an index word this close (rapidfuzz ratio) are one word
 # A word found only under another spelling (helm~help) counts this share of a word found as
@@ -234,8 +235,11 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 def _body(transcript) -> str:
-    """The searchable text: each value redacted on its own, then the whole once more."""
+    """The searchable text: each value redacted on its own (a batch at a time), then the whole
+    once more; the turns past its first ``BODY_LIMIT`` characters are not gone through."""
+    clean: list[str] = []
     parts: list[str] = []
+    size = 0
     for turn in transcript.turns:
         if turn.text:
             parts.append(turn.text)
@@ -247,8 +251,20 @@ def _body(transcript) -> str:
                 )
             if call.file_path:
                 parts.append(call.file_path)
-    clean = redact.redact_data(parts)[0]
+        if len(parts) >= BODY_BATCH:
+            size += _cleaned(parts, clean)
+            if size > BODY_LIMIT:
+                break
+    _cleaned(parts, clean)
     return redact.redact("\n".join(clean)[:BODY_LIMIT]).text
+
+
+def _cleaned(parts: list[str], clean: list[str]) -> int:
+    """``parts`` redacted value by value onto ``clean``, emptied; the characters they add."""
+    done = redact.redact_data(parts)[0]
+    clean.extend(done)
+    parts.clear()
+    return sum(len(part) + 1 for part in done)
 
 
 def conversation_files(transcript, session_project: str | None = None) -> list[tuple[str, int]]:
@@ -376,7 +392,7 @@ def _session_rows(catalog, folder: Path, session_id: str) -> list[tuple[tuple, s
 def _other_rows(key: str, cli: str, reference: Any) -> list[tuple[tuple, str, list]]:
     """What the index holds of one conversation of another CLI: a session, or a child session
     (its ``agent``, under its parent's id)."""
-    conversation = read_source(key, cli, reference, ReadOptions(tools=True))
+    conversation = read_source(key, cli, reference, ReadOptions(tools=True, deferred=True))
     session, transcript = conversation.session, conversation.transcript
     child = session.parent_id is not None
     title = session.title or transcript.first_prompt

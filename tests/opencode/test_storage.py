@@ -128,3 +128,103 @@ def test_parts_go_to_their_message_whatever_order_the_table_holds_them_in(tmp_pa
     prompt = damaged.transcript.turns[0]
     assert prompt.text.strip('"') == "FIELD-SHELL show the git log"
     assert prompt.tool_calls == []
+
+
+def _repeated(folder, session_id: str, rounds: int):
+    """The real database in ``folder`` with ``session_id``'s messages and parts written again
+    ``rounds`` times (fresh ids, later times): a long session of real rows."""
+    import shutil
+    import sqlite3
+
+    shutil.copy(opencode_home() / "opencode.db", folder / "opencode.db")
+    with sqlite3.connect(folder / "opencode.db") as db:
+        for table in ("message", "part"):
+            db.execute(
+                f"create temp table first_{table} as select * from {table} where session_id = ?",
+                (session_id,),
+            )
+        for number in range(1, rounds + 1):
+            tag = f"_{number:05d}"
+            db.execute(
+                "insert into message select id || ?1, session_id, time_created + ?2, "
+                "time_updated, data from first_message",
+                (tag, number),
+            )
+            db.execute(
+                "insert into part select id || ?1, message_id || ?1, session_id, "
+                "time_created + ?2, time_updated, data from first_part",
+                (tag, number),
+            )
+    db.close()
+    return next(s for s in storage.listed(folder) if s.id == session_id)
+
+
+def _turns_alive() -> int:
+    import gc
+
+    from purlin_resume.claude.transcript import Turn
+
+    return sum(1 for thing in gc.get_objects() if isinstance(thing, Turn))
+
+
+def test_a_deferred_reading_holds_no_turn_and_reads_them_again_one_at_a_time(tmp_path):
+    """A long session read deferred (as transcript, export, find and sessions read it): its
+    turns counted as they are read, none kept; going through them reads them again from the
+    database, each gone once the next comes; they are those a reading that keeps them gives."""
+    session = _repeated(tmp_path, OPENCODE_SHELL, 200)
+    kept = storage.read(session, ReadOptions(tools=True)).transcript
+    expected = [(t.kind, t.text, [c.result for c in t.tool_calls]) for t in kept.turns]
+    figures = (kept.turn_count, kept.tool_counts(), kept.first_prompt, kept.final_output)
+    assert len(expected) > 600
+    del kept
+    before = _turns_alive()
+
+    read = storage.read(session, ReadOptions(tools=True, deferred=True))
+    transcript = read.transcript
+    assert _turns_alive() == before  # counted, not kept
+    assert read.session.turns == figures[0]
+    assert (
+        transcript.turn_count,
+        transcript.tool_counts(),
+        transcript.first_prompt,
+        transcript.final_output,
+    ) == figures
+
+    seen, most = [], 0
+    for number, turn in enumerate(transcript.turns):
+        seen.append((turn.kind, turn.text, [c.result for c in turn.tool_calls]))
+        if number % 50 == 0:
+            most = max(most, _turns_alive() - before)
+    assert seen == expected
+    assert most <= 5  # the turn in hand and those of its message, never the session's
+
+
+def test_a_deferred_session_is_redacted_turn_by_turn(cli, tmp_path, monkeypatch):
+    """`transcript` and `export` of a long session read deferred: a secret in its first prompt
+    (also its title and first prompt in the header) never leaves, and is counted once."""
+    import sqlite3
+
+    from tests.other_cli_data import aws_key
+
+    secret = aws_key()
+    folder = opencode_home()
+    session = _repeated(tmp_path, OPENCODE_SHELL, 3)
+    (folder / "opencode.db").unlink()
+    (tmp_path / "opencode.db").rename(folder / "opencode.db")
+    with sqlite3.connect(folder / "opencode.db") as db:
+        db.execute(
+            "update part set data = replace(data, 'FIELD-SHELL show the git log', ?) "
+            "where session_id = ? and message_id not like '%\\_0000%' escape '\\'",
+            (f"FIELD-SHELL show the git log {secret}", session.id),
+        )
+    db.close()
+    for args in (
+        ("transcript", session.id, "--max-chars", "0"),
+        ("export", session.id, "--include-tools"),
+        ("transcript", session.id, "--json"),
+    ):
+        result = cli(*args)
+        assert result.exit_code == 0, result.output
+        assert secret not in result.stdout
+        assert result.stdout.count("[REDACTED:") >= 1
+        assert "redacted 1 secret(s)" in result.stderr
