@@ -4,6 +4,7 @@ read natively."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import stat
 import sys
@@ -375,21 +376,26 @@ def _open(
     return dataclasses.replace(opened, transcript=transcript, subagent=redacted(opened.subagent))
 
 
+TURNS_AT_ONCE = 512  # the turns of a conversation read on each pass that are redacted at once
+
+
 def _redacted_as_read(transcript: Transcript, redaction: Redaction) -> Transcript:
-    """A transcript whose turns are read on each pass, redacted: its turns one at a time as they
-    come (what each pass redacts counted once, in ``redaction``), what they add up to (values
-    of its turns again: not counted twice) at once, the rest as any transcript."""
+    """A transcript whose turns are read on each pass, redacted: its turns a few hundred at a
+    time as they come (what each pass redacts counted once, in ``redaction``), what they add
+    up to (values of its turns again: not counted twice) at once, the rest as any transcript."""
     turns, clean = transcript.turns, Redaction.cleaner()
     counted = 0
 
     def cleaned() -> Iterator[Turn]:
         nonlocal counted
-        for number, turn in enumerate(turns):
-            done, counts = clean(turn)
+        read, number = iter(turns), 0
+        while batch := list(itertools.islice(read, TURNS_AT_ONCE)):
+            done, counts = clean(batch)
             if number >= counted:
                 redaction.values.update(counts)
-                counted = number + 1
-            yield done
+                counted = number + len(batch)
+            number += len(batch)
+            yield from done
 
     rest = redacted(dataclasses.replace(transcript, turns=[], facts=None))
     return dataclasses.replace(rest, turns=Turns(cleaned), facts=clean(transcript.facts)[0])
