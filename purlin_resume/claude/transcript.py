@@ -6,7 +6,10 @@ content block, sharing ``message.id``; they are joined back into one turn. Tool 
 turns: they are attached to the tool call they answer. Compaction (a ``compact_boundary`` system
 record, then a user record with ``isCompactSummary``) becomes a ``Compaction`` plus a marker turn
 that holds the summary. Records are taken in file order, but for a manual `/compact`: Claude
-Code writes it after the compaction it caused, and it is put back before it.
+Code writes it after the compaction it caused, and it is put back before it. A transcript's
+counts, first prompt, final output and files come from ``Facts``, counted turn by turn, so that a
+reader of a source it can read again (opencode's database) may hand its turns as ``Turns``, read
+on each pass, and keep none.
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ class ReadOptions:
     inputs_of: frozenset[str] = frozenset()  # tools whose inputs are kept (e.g. TodoWrite)
     # With tools or thinking: keep only where each input, result and thought is in the file
     # (``Details`` reads them back one at a time), so a big session's tool output and thinking
-    # never sit in memory together.
+    # never sit in memory together. opencode's reader keeps no turn at all: it counts them
+    # (``Facts``) and reads them again from its database on each pass (``Turns``).
     deferred: bool = False
 
 
