@@ -3,7 +3,6 @@ read natively."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import stat
 import sys
@@ -357,15 +356,13 @@ def export_command(
 
 def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool) -> Opened:
     """The conversation ``identifier`` names (from a bookmark's archive when its transcript is
-    gone), its text values redacted before any rendering. Tool inputs and results and thinking
-    stay in the file until written (``Details``)."""
+    gone), not redacted yet: what is made of it is redacted as it is written. Tool inputs and
+    results and thinking stay in the file until written (``Details``)."""
     options = ReadOptions(tools=tools, thinking=thinking, deferred=True)
     opened, archived = archive.open_conversation(claude_dir, identifier, options)
     if archived is not None:
         echo_error(f"the transcript is gone: read from the archive of session {archived}")
-    return dataclasses.replace(
-        opened, transcript=redacted(opened.transcript), subagent=redacted(opened.subagent)
-    )
+    return opened
 
 
 def _to_stdout(pieces, redaction: Redaction) -> None:
