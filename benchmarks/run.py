@@ -47,8 +47,11 @@ _UUID = re.compile(rb"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-)[0-9a-f]
 _API_ID = re.compile(rb"\b((?:msg|toolu|req)_[A-Za-z0-9]{8,})")
 
 
-def run_process(argv: list[str], ok: tuple[int, ...] = (0,), **kwargs) -> tuple[float, int]:
-    """Wall seconds and peak RSS (bytes) of one process (exit codes other than ``ok`` stop)."""
+def run_process(
+    argv: list[str], ok: tuple[int, ...] = (0,), cpu: bool = False, **kwargs
+) -> tuple[float, int]:
+    """Wall seconds (``cpu``: its user + system seconds) and peak RSS (bytes) of one process
+    (exit codes other than ``ok`` stop)."""
     with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a chatty stderr cannot block
         started = time.perf_counter()
         child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=errors, **kwargs)
@@ -59,6 +62,8 @@ def run_process(argv: list[str], ok: tuple[int, ...] = (0,), **kwargs) -> tuple[
             errors.seek(0)
             stderr = errors.read().decode(errors="replace")
             raise SystemExit(f"{' '.join(argv)} failed ({child.returncode}):\n{stderr}")
+    if cpu:
+        elapsed = usage.ru_utime + usage.ru_stime
     return elapsed, usage.ru_maxrss * 1024
 
 

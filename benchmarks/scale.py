@@ -98,7 +98,7 @@ class Plan:
 
 @dataclass
 class Figure:
-    seconds: float  # median wall time
+    seconds: float  # median wall time (CPU time with --cpu)
     rss: int  # largest peak RSS, bytes
 
     @property
@@ -108,6 +108,9 @@ class Figure:
     @property
     def mib(self) -> float:
         return self.rss / MIB
+
+
+CPU = [False]  # --cpu: the processes' user + system time instead of their wall time
 
 
 def interleaved(
@@ -128,7 +131,7 @@ def interleaved(
         for name, argv in commands.items():
             if before:
                 before(name)
-            result = run.run_process(argv, ok=ok, env=env, cwd=cwd)
+            result = run.run_process(argv, ok=ok, env=env, cwd=cwd, cpu=CPU[0])
             if round_ or not warm_up:
                 samples[name].append(result)
     return {
@@ -606,7 +609,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="small sizes only (a smoke test)")
     parser.add_argument("--only", action="append", choices=ROWS, help="this row only (repeatable)")
+    parser.add_argument(
+        "--cpu", action="store_true", help="time as user + system CPU (a loaded machine)"
+    )
     args = parser.parse_args(argv)
+    CPU[0] = args.cpu
     if args.runs < 1 or args.big_runs < 1:
         parser.error("--runs and --big-runs must be at least 1")
     if not (run.FIXTURES / run.SOURCES[0]).exists():
@@ -624,6 +631,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{installed_version()} · Python {sys.version.split()[0]} · "
         f"{os.cpu_count()} cores, "
         f"load {load:.1f} · medians of {args.runs} runs ({args.big_runs} at 30/300 MB and cold)"
+        + (" · CPU time" if args.cpu else "")
         + (" · QUICK: small sizes, not the issue's" if args.quick else "")
     )
     rows: list[Row] = []

@@ -23,7 +23,7 @@ ALNUM = string.ascii_letters + string.digits
 UPPER = string.ascii_uppercase
 HEX = "0123456789abcdef"
 B64 = ALNUM + "+/"
-PLACES = ("user text", "tool input", "tool result", "nested json", "assistant text")
+PLACES = ("user text", "tool input", "tool result", "nested json", "assistant text", "thinking")
 SESSION_FILE = "projects/-home-marco-projects-spotter/tool_heavy.jsonl"
 SESSION = "tool_heavy"
 
@@ -496,6 +496,15 @@ def planted_session(claude: Path, items_by_place: dict[str, list[Planted]], esca
     final["message"]["id"] = f"msg_01{rng.getrandbits(64):016x}"
     final["message"]["content"] = [
         {"type": "text", "text": _text(["Configured with:", *lines("assistant text")], escaped)}
+    ]
+    thought = chain(copy.deepcopy(says))
+    thought["message"]["id"] = f"msg_01{rng.getrandbits(64):016x}"
+    thought["message"]["content"] = [
+        {
+            "type": "thinking",
+            "thinking": _text(["Checking what I configured:", *lines("thinking")], escaped),
+            "signature": "c2lnbmF0dXJl",
+        }
     ]
     with path.open("a") as handle:
         for record in added:

@@ -9,7 +9,9 @@ tool_calls_summary {total, by_tool}; plus git_branch and git_commit when the rec
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+import secrets
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +19,37 @@ import msgspec
 
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import COMPACTION, Details, Transcript, Turn
+
+
+class Clean(str):
+    """A piece of output redacted already: written as it is, not scanned again."""
+
+
+class Serialised:
+    """A value of the document as its JSON text, redacted already (each text read back from
+    the file on its own, before the document around it escapes it once more): ``json_chunks``
+    writes it as a ``Clean`` piece."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+Redact = Callable[[str], str]
+
+
+def _serialised(value: Any, redact: Redact | None) -> Any:
+    """``value``, or with ``redact`` its ``Serialised`` text: a text redacted as it is, a tool's
+    input as its JSON text (a secret-named key and its value are then seen together)."""
+    if redact is None or value is None:
+        return value
+    if isinstance(value, str):
+        return Serialised(json.dumps(redact(value), ensure_ascii=False))
+    try:
+        return Serialised(
+            msgspec.json.format(redact(json.dumps(value, ensure_ascii=False)), indent=2)
+        )
+    except (msgspec.DecodeError, UnicodeEncodeError):  # NaN, a lone surrogate; or a redaction
+        return Serialised(redact(json.dumps(value, indent=2, ensure_ascii=False)))  # across quotes
 
 
 def _duration_ms(start: str | None, end: str | None) -> int | None:
@@ -31,19 +64,22 @@ def _duration_ms(start: str | None, end: str | None) -> int | None:
 
 
 def _assistant_content(
-    turn: Turn, tools: bool, thinking: bool, details: Details
+    turn: Turn, tools: bool, thinking: bool, details: Details, redact: Redact | None
 ) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     shown = details.of(turn) if tools or thinking else None
     if shown is not None and thinking:
-        blocks += [{"type": "thinking", "thinking": thought} for thought in shown.thinking]
+        blocks += [
+            {"type": "thinking", "thinking": _serialised(thought, redact)}
+            for thought in shown.thinking
+        ]
     if turn.text.strip():
         blocks.append({"type": "text", "text": turn.text})
     for number, call in enumerate(turn.tool_calls):
         block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name}
         data = shown.inputs[number] if shown is not None and tools else None
         if data is not None:
-            block["input"] = data
+            block["input"] = _serialised(data, redact)
         else:
             block["summary"] = call.summary
         if call.agent_id:
@@ -57,9 +93,11 @@ def conversation_items(
     tools: bool = False,
     thinking: bool = False,
     details: Details | None = None,
+    redact: Redact | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The ``conversation`` of the document one item at a time (inputs, results and thoughts
-    of a deferred reading are read back as their turn comes)."""
+    of a deferred reading are read back as their turn comes); with ``redact``, those are
+    ``Serialised``, redacted."""
     details = details if details is not None else Details(transcript)
     for turn in transcript.turns:
         if turn.kind == COMPACTION:
@@ -79,7 +117,7 @@ def conversation_items(
                     "timestamp": turn.timestamp,
                 }
             continue
-        content = _assistant_content(turn, tools, thinking, details)
+        content = _assistant_content(turn, tools, thinking, details, redact)
         if not content:
             continue
         yield {"role": "assistant", "content": content, "timestamp": turn.timestamp}
@@ -89,7 +127,7 @@ def conversation_items(
                 {
                     "type": "tool_result",
                     "tool_use_id": call.id,
-                    "content": answer,
+                    "content": _serialised(answer, redact),
                     "is_error": call.is_error,
                 }
                 for call, answer in zip(turn.tool_calls, answers, strict=True)
@@ -113,11 +151,13 @@ def document(
     kind: str = "session",
     details: Details | None = None,
     streamed: bool = False,
+    redact: Redact | None = None,
 ) -> dict[str, Any]:
     """The TR-3 document of one conversation (a session's main thread or one subagent).
 
     ``streamed``: its ``conversation`` is an iterator of items, for ``json_chunks`` to write as
-    they come, instead of a list."""
+    they come, instead of a list; ``redact``: what redacts the tool inputs, results and
+    thoughts in it (``Serialised``)."""
     counts = transcript.tool_counts()
     duration = subagent.duration_ms if subagent is not None else None
     if duration is None:
@@ -131,7 +171,7 @@ def document(
         agent_type = "compaction" if kind == "compaction" else None
     commit = transcript.commits[-1].split(" ", 1)[1] if transcript.commits else None
     stats = transcript.stats
-    items = conversation_items(transcript, tools, thinking, details)
+    items = conversation_items(transcript, tools, thinking, details, redact)
     return {
         "agent_id": None if kind == "session" else transcript.id,
         "session_id": transcript.session_id if kind != "session" else transcript.id,
@@ -200,7 +240,7 @@ def no_conversation(
 
 def json_chunks(data: Any) -> Iterator[str]:
     """``store.dump_json(data)`` piece by piece, byte for byte: each iterator inside ``data``
-    is written as a list, one item at a time."""
+    is written as a list, one item at a time; each ``Serialised`` value as a ``Clean`` piece."""
     yield from _json_chunks(data, 0)
     yield "\n"
 
@@ -224,16 +264,43 @@ def _json_chunks(value: Any, level: int) -> Iterator[str]:
             yield from _json_chunks(item, level + 1)
             separator = "," + inner
         yield "[]" if separator.startswith("[") else "\n" + "  " * level + "]"
-    else:  # (a newline inside a JSON string is escaped: every one ends a line)
-        text = json_text(value)
-        yield text.replace("\n", "\n" + "  " * level) if level else text
+    else:
+        yield from _spliced(value, level)
 
 
-def json_text(value: Any) -> str:
+_MARK = "\x00" + secrets.token_hex(8) + ":"  # stands for a Serialised value, then swapped back
+_MARKED = re.compile(re.escape(json.dumps(_MARK)[:-1]) + r'([0-9]+)"')
+
+
+def _spliced(value: Any, level: int) -> Iterator[str]:
+    """The JSON text of ``value`` at ``level``: its ``Serialised`` values as ``Clean`` pieces,
+    indented as their place asks, the text around them in plain pieces."""
+    found: list[str] = []
+
+    def mark(other: Any) -> str:
+        if not isinstance(other, Serialised):
+            raise TypeError(f"Object of type {type(other).__name__} is not JSON serializable")
+        found.append(other.text)
+        return f"{_MARK}{len(found) - 1}"
+
+    text = json_text(value, mark)
+    if level:  # (a newline inside a JSON string is escaped: every one ends a line)
+        text = text.replace("\n", "\n" + "  " * level)
+    at = 0
+    for match in _MARKED.finditer(text) if found else ():
+        line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+        yield text[at : match.start()]
+        indent = "\n" + " " * (len(line) - len(line.lstrip(" ")))
+        yield Clean(found[int(match.group(1))].replace("\n", indent))
+        at = match.end()
+    yield text[at:]
+
+
+def json_text(value: Any, default: Callable[[Any], Any] | None = None) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)``, the same text made faster: json's
     C encoder writes it compact, msgspec lays it out (what msgspec refuses, NaN or a lone
-    surrogate, json lays out alone)."""
+    surrogate, json lays out alone). ``default``: as json's."""
     try:
-        return msgspec.json.format(json.dumps(value, ensure_ascii=False), indent=2)
+        return msgspec.json.format(json.dumps(value, ensure_ascii=False, default=default), indent=2)
     except (msgspec.DecodeError, UnicodeEncodeError):
-        return json.dumps(value, indent=2, ensure_ascii=False)
+        return json.dumps(value, indent=2, ensure_ascii=False, default=default)

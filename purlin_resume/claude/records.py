@@ -61,6 +61,7 @@ TOOL_USE_TYPES = ("tool_use", "server_tool_use")
 # without being parsed. Inside a JSON string every quote is escaped, so this byte pattern cannot
 # come from message text.
 _PROGRESS_MARK = b'"type":"progress","data":{"type":"'
+_PROGRESS_WITHIN = 8192  # the mark follows the record's own fields (a path: at most 4,096 bytes)
 _CLOSED = (b"}\n", b"}\r\n", b"}")
 _SNIFF_BYTES = 8192
 _ASCII_ESCAPE = b"\\u00"  # how JSON escapes a character below U+0100
@@ -225,11 +226,6 @@ def line_decoder() -> Callable[[str | bytes], Any]:
     return decoded
 
 
-_MESSAGE_AT = b'"message":{'
-_CONTENT_AT = b'"content":['
-_DECODER = json.JSONDecoder()
-
-
 class Lines:
     """The ``message.content`` of records read back by the offsets ``read_located`` gave.
 
@@ -240,50 +236,62 @@ class Lines:
     def __init__(self, path: Path):
         self.path = Path(path)
         self._handle: Any = None
-        self._last: tuple[tuple[int, bool], list[Any] | None] = ((-1, False), None)
+        self._last: tuple[int, list[Any] | None] = (-1, None)
+        self._decode = _content_decoder()
 
-    def content(self, offset: int, whole: bool = False) -> list[Any] | None:
-        """The ``message.content`` list of the record whose line starts at ``offset``, parsed
-        from where that list starts as Claude Code writes it (so the rest of a big record, whose
-        ``toolUseResult`` repeats a tool's output, is not parsed again); ``whole``: parse the
-        whole record, for a line written otherwise. The caller checks the block it finds."""
-        key = (offset, whole)
-        if self._last[0] == key:
+    def content(self, offset: int) -> list[Any] | None:
+        """The ``message.content`` list of the record whose line starts at ``offset`` (the rest
+        of the record, such as a ``toolUseResult`` repeating a tool's output, is passed over
+        without being made into objects). The caller checks the block it finds."""
+        if self._last[0] == offset:
             return self._last[1]
         content = None
         try:
             if self._handle is None:
                 self._handle = open(self.path, "rb")  # noqa: SIM115 - closed by close()
             self._handle.seek(offset)
-            line = self._handle.readline()
-            if whole:
-                record = json.loads(line)
-                message = record.get("message") if isinstance(record, dict) else None
-                content = message.get("content") if isinstance(message, dict) else None
-            else:
-                start = line.find(_MESSAGE_AT)
-                at = line.find(_CONTENT_AT, start) if start >= 0 else -1
-                if at >= 0:
-                    rest = line[at + len(_CONTENT_AT) - 1 :].decode("utf-8", "surrogatepass")
-                    content = _DECODER.raw_decode(rest)[0]
+            content = self._decode(self._handle.readline())
         except (OSError, ValueError, RecursionError):
             content = None
         if not isinstance(content, list):
             content = None
-        self._last = (key, content)
+        self._last = (offset, content)
         return content
 
     def close(self) -> None:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
-        self._last = ((-1, False), None)
+        self._last = (-1, None)
+
+
+def _content_decoder() -> Callable[[bytes], Any]:
+    """What reads ``message.content`` from a record's line: msgspec, told to keep only that;
+    ``json.loads`` where msgspec refuses the line (as ``line_decoder``) or its message is no
+    object."""
+    import msgspec  # here: the hooks read records but never a whole file
+
+    holder = msgspec.defstruct("Message", [("content", Any, None)])
+    decode: Callable[[bytes], Any] = msgspec.json.Decoder(
+        msgspec.defstruct("Record", [("message", holder | None, None)])
+    ).decode
+
+    def content(line: bytes) -> Any:
+        try:
+            message = decode(line).message
+            return message.content if message is not None else None
+        except (ValueError, RecursionError):
+            record = json.loads(line)
+            whole = record.get("message") if isinstance(record, dict) else None
+            return whole.get("content") if isinstance(whole, dict) else None
+
+    return content
 
 
 def passed_over(line: bytes) -> bool:
     """A complete line counted as a record without being parsed: hook, shell or task-wait
     progress, or book-keeping; nothing to read in either."""
-    return (_PROGRESS_MARK in line and line.endswith(_CLOSED)) or (
+    return (line.find(_PROGRESS_MARK, 0, _PROGRESS_WITHIN) >= 0 and line.endswith(_CLOSED)) or (
         line.startswith(_TYPE_FIRST) and _bookkeeping(line)
     )
 

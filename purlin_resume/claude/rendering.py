@@ -10,12 +10,13 @@ summary the model continued from.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import export
+from purlin_resume.claude.export import Clean
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import (
     COMMAND,
@@ -32,10 +33,6 @@ from purlin_resume.core.templating import counted
 
 HEADING_LENGTH = 100
 _HEADING = re.compile(r"#{1,6}(?:\s|$)")
-
-
-# a turn's thoughts, and each tool call's input and result (None: not shown), as Markdown
-TurnPieces = tuple[list[str], list[str | None], list[str | None]]
 
 
 @dataclass(frozen=True)
@@ -135,17 +132,6 @@ def _call_detail(call: ToolCall, data: str | None, result: str | None) -> str:
     return "".join(parts)
 
 
-def turn_pieces(turn: Turn, details: Details) -> TurnPieces:
-    """The Markdown of a turn's thoughts, and of each tool call's input and result (None: not
-    shown), from the values ``details`` holds or reads back."""
-    shown = details.of(turn)
-    return (
-        [thought_piece(thought) for thought in shown.thinking],
-        [input_piece(data) if data is not None else None for data in shown.inputs],
-        [result_piece(result) if result is not None else None for result in shown.results],
-    )
-
-
 def _quote(text: str) -> str:
     return "\n".join("> " + line if line else ">" for line in text.strip().splitlines()) + "\n"
 
@@ -190,6 +176,18 @@ def header(transcript: Transcript, subagent: Subagent | None = None, kind: str =
 
 
 def _turn(turn: Turn, options: MarkdownOptions, details: Details) -> str:
+    return "".join(_turn_parts(turn, options, details))
+
+
+def _turn_parts(
+    turn: Turn,
+    options: MarkdownOptions,
+    details: Details,
+    redact: Callable[[str], str] | None = None,
+) -> list[str]:
+    """The Markdown of a turn in parts; ``redact``: what each thought goes through before it
+    is quoted (its part is then ``Clean``: the quote's marks would hide a secret written over
+    several lines from a scan of the output)."""
     label = "**User:**" if turn.role == "user" else "**Agent:**"
     stamp = f" _{turn.timestamp}_" if turn.timestamp else ""
     parts = [f"{label}{stamp}\n"]
@@ -197,19 +195,43 @@ def _turn(turn: Turn, options: MarkdownOptions, details: Details) -> str:
         parts.append(f"(background task) {turn.text.strip()}\n")
     elif turn.text.strip():
         parts.append(demote_headings(turn.text.strip()) + "\n")
-    shown = turn_pieces(turn, details) if options.thinking or options.tools else None
+    shown = details.of(turn) if options.thinking or options.tools else None
     if shown is not None and options.thinking:
-        parts.extend(shown[0])
+        if redact is None:
+            parts.extend(thought_piece(thought) for thought in shown.thinking)
+        else:
+            parts.extend(Clean(thought_piece(redact(thought))) for thought in shown.thinking)
     if turn.tool_calls:
         parts.append("\n")
         if shown is not None and options.tools:
             parts.extend(
-                _call_detail(call, data, result)
-                for call, data, result in zip(turn.tool_calls, shown[1], shown[2], strict=True)
+                _call_detail(
+                    call,
+                    input_piece(data) if data is not None else None,
+                    result_piece(result) if result is not None else None,
+                )
+                for call, data, result in zip(
+                    turn.tool_calls, shown.inputs, shown.results, strict=True
+                )
             )
         else:
             parts.extend(_call_line(call) for call in turn.tool_calls)
-    return "".join(parts)
+    return parts
+
+
+def _merged(parts: Iterable[str]) -> Iterator[str]:
+    """``parts`` with each run of plain ones joined (a ``Clean`` part stays apart)."""
+    run: list[str] = []
+    for part in parts:
+        if isinstance(part, Clean):
+            if run:
+                yield "".join(run)
+                run = []
+            yield part
+        else:
+            run.append(part)
+    if run:
+        yield "".join(run)
 
 
 def _compaction(turn: Turn, transcript: Transcript, index: int) -> str:
@@ -243,9 +265,11 @@ def chunks(
     kind: str = "session",
     details: Details | None = None,
     sections: list[Section] | None = None,
+    redact: Callable[[str], str] | None = None,
 ) -> Iterator[str]:
     """The Markdown of ``transcript`` piece by piece, to be written as it comes: its header,
-    then one block per shown turn. Its sections (for a digest) are added to ``sections``."""
+    then the pieces of each shown turn. Its sections (for a digest) are added to ``sections``.
+    ``redact``: what each thought goes through before it is quoted (its piece is ``Clean``)."""
     details = details if details is not None else Details(transcript)
     found: list[Section] = sections if sections is not None else []
     head = header(transcript, subagent, kind)
@@ -270,11 +294,17 @@ def chunks(
                 if section is not None:
                     found.append(Section(*section))
                 section = [heading or "Start", turn.timestamp, 0, newlines + 2]
-            block += "\n" + _turn(turn, options, details)
             section[2] += 1
-        yield block
-        if sections is not None:  # the lines sections start on are only asked for a digest
-            newlines += block.count("\n")
+            block += "\n"
+        parts = (
+            [block]
+            if turn.kind == COMPACTION
+            else [block, *_turn_parts(turn, options, details, redact)]
+        )
+        for piece in _merged(parts):
+            yield piece
+            if sections is not None:  # the lines sections start on are only asked for a digest
+                newlines += piece.count("\n")
     if section is not None:
         found.append(Section(*section))
     details.close()

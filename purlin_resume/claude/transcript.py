@@ -649,15 +649,14 @@ class Details:
         the one the reading found there; {} when the file no longer holds it."""
         if self.lines is None:
             return {}
-        for whole in (False, True):
-            content = self.lines.content(place[0], whole)
-            block = content[place[1]] if content is not None and place[1] < len(content) else None
-            if (
-                isinstance(block, dict)
-                and block.get("type") in kinds
-                and (not key or str(block.get(key) or "") == value)
-            ):
-                return block
+        content = self.lines.content(place[0])
+        block = content[place[1]] if content is not None and place[1] < len(content) else None
+        if (
+            isinstance(block, dict)
+            and block.get("type") in kinds
+            and (not key or str(block.get(key) or "") == value)
+        ):
+            return block
         return {}
 
     def of(self, turn: Turn) -> TurnDetails:

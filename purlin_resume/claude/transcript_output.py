@@ -1,6 +1,7 @@
 """A conversation (a session or an agent) on its way out of the tool, piece by piece: its
-Markdown or its TR-3 JSON document, redacted in batches as it comes, written to a file, or cut to
-a digest past a number of characters (the whole then goes to a private file)."""
+Markdown or its TR-3 JSON document, redacted in batches as it comes (each text once, as it is
+written), written to a file, or cut to a digest past a number of characters (the whole then goes
+to a private file)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from enum import Enum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from purlin_resume.claude import export, rendering
 from purlin_resume.claude.catalog import Opened
+from purlin_resume.claude.export import Clean
 from purlin_resume.claude.rendering import MarkdownOptions, Section
 from purlin_resume.claude.transcript import Details
 from purlin_resume.core import store
@@ -29,11 +31,14 @@ class Format(str, Enum):
 
 
 class Redaction(Protocol):
-    """What redacts the output: each value before it is serialised, each batch of text."""
-
-    def data(self, data: Any) -> Any: ...
+    """What redacts the output: ``outgoing`` redacts a text and counts what it took out;
+    ``checked`` only redacts it, ``counted`` counts."""
 
     def outgoing(self, text: str) -> str: ...
+
+    def checked(self, text: str) -> tuple[str, dict[str, int]]: ...
+
+    def counted(self, counts: dict[str, int]) -> None: ...
 
 
 def kind(opened: Opened) -> str:
@@ -41,33 +46,32 @@ def kind(opened: Opened) -> str:
 
 
 def document(opened: Opened, tools: bool, thinking: bool, redaction: Redaction) -> dict:
-    """The TR-3 document, redacted, its conversation an iterator (``export.json_chunks``)."""
+    """The TR-3 document, its conversation an iterator (``export.json_chunks``): the tool
+    inputs, results and thoughts in it redacted as they are read back (``Serialised``), the
+    rest as it is written (``redacted_batches``)."""
     if opened.transcript is None:
         session = opened.target.session.id if opened.target.session else None
-        found = export.no_conversation(
+        return export.no_conversation(
             opened.target.id,
             kind(opened),
             session,
             opened.subagent,
             rendering.no_history(opened.target.id).strip(),
         )
-    else:
-        found = export.document(
-            opened.transcript,
-            opened.subagent,
-            tools=tools,
-            thinking=thinking,
-            kind=kind(opened),
-            details=Details(opened.transcript, redaction.data),
-            streamed=True,
-        )
-    return redaction.data(found)
+    return export.document(
+        opened.transcript,
+        opened.subagent,
+        tools=tools,
+        thinking=thinking,
+        kind=kind(opened),
+        streamed=True,
+        redact=redaction.outgoing,
+    )
 
 
 def json_pieces(opened: Opened, tools: bool, thinking: bool, redaction: Redaction) -> Iterator[str]:
-    """The TR-3 document piece by piece. Like ``markdown_pieces``, it takes a conversation
-    whose transcript is redacted already; what is read back from its file is redacted as it
-    comes (``Details``)."""
+    """The TR-3 document piece by piece; what is read back from its file (tool inputs and
+    results, thoughts) comes as its turn comes (``Details``)."""
     return export.json_chunks(document(opened, tools, thinking, redaction))
 
 
@@ -78,13 +82,20 @@ def markdown_pieces(
     sections: list[Section] | None = None,
 ) -> Iterator[str]:
     """The Markdown of the conversation piece by piece (its header first), or the line saying
-    it has none."""
+    it has none. The pieces are redacted as they are written (``redacted_batches``) but for
+    its thoughts, redacted before they are quoted (``Clean``)."""
     if not rendering.has_history(opened.transcript, options):
         return iter([rendering.no_history(opened.target.id)])
     assert opened.transcript is not None
-    details = Details(opened.transcript, redaction.data)
+    details = Details(opened.transcript)
     return rendering.chunks(
-        opened.transcript, options, opened.subagent, kind(opened), details, sections
+        opened.transcript,
+        options,
+        opened.subagent,
+        kind(opened),
+        details,
+        sections,
+        redaction.outgoing,
     )
 
 
@@ -97,39 +108,65 @@ def markdown(opened: Opened, options: MarkdownOptions) -> str:
     return rendering.render(opened.transcript, options, opened.subagent, kind(opened))[0]
 
 
-def batches(pieces: Iterable[str]) -> Iterator[str]:
-    """Pieces joined into batches of about ``BATCH_CHARS`` (a piece is never split)."""
-    batch: list[str] = []
+def redacted_batches(pieces: Iterable[str], redaction: Redaction) -> Iterator[str]:
+    """``pieces`` joined into batches of about ``BATCH_CHARS`` (a piece is never split), in
+    order, each with its plain pieces redacted (``Clean`` ones are passed on as they are)."""
+    batch: list[str] = []  # the runs of plain pieces, each joined, and the Clean pieces
+    plain: list[int] = []  # where the runs are in ``batch``
+    run: list[str] = []
     size = 0
     for piece in pieces:
-        batch.append(piece)
+        if isinstance(piece, Clean):
+            if run:
+                plain.append(len(batch))
+                batch.append("".join(run))
+                run = []
+            batch.append(piece)
+        else:
+            run.append(piece)
         size += len(piece)
         if size >= BATCH_CHARS:
-            yield "".join(batch)
-            batch, size = [], 0
+            if run:
+                plain.append(len(batch))
+                batch.append("".join(run))
+            yield _redacted_batch(batch, plain, redaction)
+            batch, plain, run, size = [], [], [], 0
+    if run:
+        plain.append(len(batch))
+        batch.append("".join(run))
     if batch:
-        yield "".join(batch)
+        yield _redacted_batch(batch, plain, redaction)
 
 
-def redacted_batches(pieces: Iterable[str], redaction: Redaction) -> Iterator[str]:
-    """The batches of ``pieces``, each redacted as a whole, in order."""
-    for batch in batches(pieces):
-        yield redaction.outgoing(batch)
+_APART = "\x00"  # between the runs of a batch, redacted as one text
+
+
+def _redacted_batch(batch: list[str], plain: list[int], redaction: Redaction) -> str:
+    """``batch`` joined, its runs of plain pieces redacted as one text (kept apart by
+    ``_APART``); each on its own when one holds ``_APART`` or a secret ran across two."""
+    runs = [batch[at] for at in plain]
+    done: list[str] | None = None
+    if len(runs) > 1 and not any(_APART in text for text in runs):
+        text, counts = redaction.checked(_APART.join(runs))
+        done = text.split(_APART)
+        if len(done) == len(runs):
+            redaction.counted(counts)
+        else:
+            done = None
+    if done is None:
+        done = [redaction.outgoing(text) for text in runs]
+    for at, text in zip(plain, done, strict=True):
+        batch[at] = text
+    return "".join(batch)
 
 
 def to_file(path: Path, pieces: Iterable[str], redaction: Redaction) -> int:
-    """Write ``pieces`` to ``path`` as they come, replacing it only once all are written; the
-    characters written (before redaction)."""
+    """Write ``pieces`` redacted to ``path`` as they come, replacing it only once all are
+    written; the characters written."""
     written = 0
-
-    def counted() -> Iterator[str]:
-        nonlocal written
-        for piece in pieces:
-            written += len(piece)
-            yield piece
-
     with store.output_file(path) as write:
-        for text in redacted_batches(counted(), redaction):
+        for text in redacted_batches(pieces, redaction):
+            written += len(text)
             write(store.encoded(text))
     return written
 
@@ -153,7 +190,10 @@ def bounded(
     if not rendering.has_history(opened.transcript, options):
         return rendering.no_history(opened.target.id), None
     sections: list[Section] = []
-    pieces = markdown_pieces(opened, options, redaction, sections)
+    pieces = (  # each redacted before the digest cuts into them (then none again)
+        piece if isinstance(piece, Clean) else Clean(redaction.outgoing(piece))
+        for piece in markdown_pieces(opened, options, redaction, sections)
+    )
     start: list[str] = []
     length = 0
     for piece in pieces:

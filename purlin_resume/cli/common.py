@@ -132,8 +132,11 @@ class Redaction:
 
     def outgoing(self, text: str) -> str:
         clean, counts = self.checked(text)
-        self.text.update(counts)
+        self.counted(counts)
         return clean
+
+    def counted(self, counts: dict[str, int]) -> None:
+        self.text.update(counts)
 
     @staticmethod
     def checked(text: str) -> tuple[str, dict[str, int]]:

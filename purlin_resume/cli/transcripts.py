@@ -3,12 +3,9 @@ read natively."""
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import os
 import stat
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -18,7 +15,7 @@ from purlin_resume.claude import exposure, layout, rendering
 from purlin_resume.claude import transcript_output as output_of
 from purlin_resume.claude.catalog import Catalog, Opened
 from purlin_resume.claude.subagents import Subagent
-from purlin_resume.claude.transcript import ReadOptions, Transcript, Turn, Turns
+from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.claude.transcript_output import Format
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
@@ -285,7 +282,7 @@ def transcript_command(
     """A session's or agent's conversation as Markdown: a section per command, turns in order."""
     output = checked_output(output)
     redaction = Redaction()
-    opened = _open(claude_dir, identifier, include_tools, include_thinking, redaction)
+    opened = _open(claude_dir, identifier, include_tools, include_thinking)
     try:
         if as_json:
             pieces = output_of.json_pieces(opened, include_tools, include_thinking, redaction)
@@ -341,7 +338,7 @@ def export_command(
         Output.redact = False
     output = checked_output(output)
     redaction = Redaction()
-    opened = _open(claude_dir, identifier, include_tools, include_thinking, redaction)
+    opened = _open(claude_dir, identifier, include_tools, include_thinking)
     try:
         if format is Format.md:
             options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
@@ -357,48 +354,15 @@ def export_command(
         redaction.report()
 
 
-def _open(
-    claude_dir: Path | None, identifier: str, tools: bool, thinking: bool, redaction: Redaction
-) -> Opened:
+def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool) -> Opened:
     """The conversation ``identifier`` names (from a bookmark's archive when its transcript is
-    gone), its text values redacted before any rendering. Tool inputs and results and thinking
-    stay in the file until written (``Details``); turns read again on each pass (``Turns``) are
-    redacted one at a time as they come."""
+    gone), not redacted yet: what is made of it is redacted as it is written. Tool inputs and
+    results and thinking stay in the file until written (``Details``)."""
     options = ReadOptions(tools=tools, thinking=thinking, deferred=True)
     opened, archived = archive.open_conversation(claude_dir, identifier, options)
     if archived is not None:
         echo_error(f"the transcript is gone: read from the archive of session {archived}")
-    transcript = opened.transcript
-    if transcript is not None and isinstance(transcript.turns, Turns):
-        transcript = _redacted_as_read(transcript, redaction)
-    else:
-        transcript = redacted(transcript)
-    return dataclasses.replace(opened, transcript=transcript, subagent=redacted(opened.subagent))
-
-
-TURNS_AT_ONCE = 512  # the turns of a conversation read on each pass that are redacted at once
-
-
-def _redacted_as_read(transcript: Transcript, redaction: Redaction) -> Transcript:
-    """A transcript whose turns are read on each pass, redacted: its turns a few hundred at a
-    time as they come (what each pass redacts counted once, in ``redaction``), what they add
-    up to (values of its turns again: not counted twice) at once, the rest as any transcript."""
-    turns, clean = transcript.turns, Redaction.cleaner()
-    counted = 0
-
-    def cleaned() -> Iterator[Turn]:
-        nonlocal counted
-        read, number = iter(turns), 0
-        while batch := list(itertools.islice(read, TURNS_AT_ONCE)):
-            done, counts = clean(batch)
-            if number >= counted:
-                redaction.values.update(counts)
-                counted = number + len(batch)
-            number += len(batch)
-            yield from done
-
-    rest = redacted(dataclasses.replace(transcript, turns=[], facts=None))
-    return dataclasses.replace(rest, turns=Turns(cleaned), facts=clean(transcript.facts)[0])
+    return opened
 
 
 def _to_stdout(pieces, redaction: Redaction) -> None:

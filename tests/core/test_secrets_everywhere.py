@@ -333,7 +333,8 @@ def test_redact_report_names_kind_place_and_line_and_hides_the_secret(cli, fixtu
     report = json.loads(
         _ok(cli("redact", "report", SESSION, "--json", "--claude-dir", str(fixtures_copy))).stdout
     )
-    assert report["by_place"].keys() >= {"user text", "tool input", "tool result", "assistant text"}
+    places = {"user text", "tool input", "tool result", "assistant text", "thinking"}
+    assert report["by_place"].keys() >= places
     assert report["by_kind"]["aws-access-key"] >= 5
     assert all(f["line"] > 1 and len(f["hint"]) == 5 for f in report["findings"])
     text = _ok(cli("redact", "report", SESSION, "--claude-dir", str(fixtures_copy))).stdout
