@@ -293,6 +293,18 @@ def test_a_process_finds_the_same_before_and_after_it_compiles_the_whole_express
         assert fresh.find(text, assignments=False) == compiled.find(text, assignments=False)
 
 
+@pytest.mark.parametrize("length", [30_000, 80_000])
+def test_a_process_finds_the_same_in_a_long_first_text(length):
+    """A process's first text (a short command's whole output) is looked at rule by rule up to
+    what compiling costs, the whole expression taking over half-way if it holds more places
+    than expected; it finds the same as the whole expression."""
+    compiled = redact.Scanner()
+    compiled.find("x" * 1_000_000)
+    for path in sorted(FIXTURES.rglob("*.jsonl")):
+        text = path.read_text(encoding="utf-8", errors="replace")[:length]
+        assert redact.Scanner().find(text) == compiled.find(text), path.name
+
+
 _TOKEN = "ghp_" + _chars(36)
 
 
