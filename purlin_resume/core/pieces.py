@@ -129,7 +129,7 @@ def may_hold(text: str) -> bool:
         return True
     if (plus or join) and "for" in text and _LOOP.search(text) is not None:
         return True  # a loop's body adds each literal (``+=``) or a join follows
-    return (plus or brace) and _names_joined(text) and bool(_named(text))
+    return (plus or brace) and next(_named(text), None) is not None
 
 
 def _names_joined(text: str) -> bool:
@@ -167,7 +167,7 @@ def runs(text: str) -> list[Run]:
         for before, after in itertools.pairwise(_contents(text, *loop.span("list")))
     ]
     found = [_side_by_side(window) for window in _windows(sorted(joints), len(text))]
-    return found + _filled(text) + _named(text) + _added_to(text)
+    return [*found, *_filled(text), *_named(text), *_added_to(text)]
 
 
 def _plus_joints(text: str) -> list[tuple[int, int]]:
@@ -264,13 +264,14 @@ def _uses(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Matc
             yield use
 
 
-def _named(text: str) -> list[Run]:
+def _named(text: str) -> Iterator[Run]:
     """Names given string literals, then joined (within ``NAMED_REACH`` of the literals): the
-    literals, in the order of the names."""
+    literals, in the order of the names. Driven from the joints: text where no names are
+    joined is not read for assignments."""
+    if not _names_joined(text) or next(_uses(text), None) is None:
+        return
     given: dict[str, tuple[int, int]] = {}  # each name's literal, the last given before a use
-    found: list[Run] = []
-    joined = _names_joined(text)
-    assignments = _ASSIGNED.finditer(text) if joined else iter(())
+    assignments = _ASSIGNED.finditer(text)
     assigned = next(assignments, None)
     while assigned is not None:
         window = [assigned]  # the assignments that lie close, and the text after them
@@ -278,17 +279,17 @@ def _named(text: str) -> list[Run]:
             -1
         ].end() + NAMED_REACH:
             window.append(assigned)
-        uses = _uses(text, window[0].end(), window[-1].end() + NAMED_REACH)
-        for use in uses:
-            for literal in window:
-                if literal.start() < use.start():
-                    name = _NAME_BEFORE.search(text, max(0, literal.start() - 64), literal.start())
-                    if name is not None:
-                        given[name.group(1)] = literal.span("v")
+        read = 0  # the literals of the window given to their names so far
+        for use in _uses(text, window[0].end(), window[-1].end() + NAMED_REACH):
+            while read < len(window) and window[read].start() < use.start():
+                literal = window[read]
+                name = _NAME_BEFORE.search(text, max(0, literal.start() - 64), literal.start())
+                if name is not None:
+                    given[name.group(1)] = literal.span("v")
+                read += 1
             names = re.findall(_NAME, use.group())
             if len(names) > 1 and all(name in given for name in names):
-                found.append(Run(tuple(given[name] for name in names), side_by_side=False))
-    return found
+                yield Run(tuple(given[name] for name in names), side_by_side=False)
 
 
 def _filled(text: str) -> list[Run]:
