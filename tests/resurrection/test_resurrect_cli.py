@@ -855,8 +855,9 @@ def test_exports_are_redacted_unless_asked_not_to(cli, tmp_path, repo):
     written = _ok(
         cli("export", "leaky", "-o", str(tmp_path / "x.json"), "--claude-dir", str(claude))
     )
-    # counted where they stand in the conversation, before the document repeats them
-    assert written.stderr == "redacted 2 secret(s): jwt 1, stripe-key 1\n"
+    # counted where they were replaced in what was written: the document names the first prompt
+    # and the final answer again in its header
+    assert written.stderr == "redacted 4 secret(s): jwt 2, stripe-key 2\n"
     assert PLANTED["jwt"] not in (tmp_path / "x.json").read_text()
     plain = _ok(cli("export", "leaky", "--no-redact", "--claude-dir", str(claude))).stdout
     assert PLANTED["stripe-key"] in plain
