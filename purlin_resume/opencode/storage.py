@@ -50,10 +50,18 @@ from purlin_resume.claude.transcript import (
     Turns,
 )
 
-_PART_TYPES = frozenset(
-    {"text", "reasoning", "tool", "compaction", "step-start", "step-finish", "snapshot"}
-    | {"patch", "file", "agent", "subtask", "retry"}
+# the part types a reading passes over (read by SQLite, which leaves them in the database)
+_SILENT_PARTS = (
+    "step-start",
+    "step-finish",
+    "snapshot",
+    "patch",
+    "file",
+    "agent",
+    "subtask",
+    "retry",
 )
+_PART_TYPES = frozenset({"text", "reasoning", "tool", "compaction", *_SILENT_PARTS})
 SPAWN_TOOLS = frozenset({"task"})
 _TASK_ID = re.compile(r'<task id="(ses_[A-Za-z0-9]+)"')
 _SESSION_COLUMNS = (
@@ -235,10 +243,19 @@ def _auto(part: dict[str, Any]) -> str | None:
 
 
 _DECODE = line_decoder()
+# a part the reading passes over stays in the database (SQLite reads its type); one that is no
+# valid JSON comes out, to be counted
 _MESSAGES_AND_PARTS = (
     "select m.id, m.data, p.data from message m left join part p on p.message_id = m.id "
+    "and case when json_valid(p.data) then coalesce(p.data ->> '$.type' not in ({silent}), 1) "
+    "else 1 end "
     "where m.session_id = ? order by m.time_created, m.id, p.id"
 )
+
+
+def _query(options: ReadOptions) -> str:
+    silent = _SILENT_PARTS + (() if options.thinking else ("reasoning",))
+    return _MESSAGES_AND_PARTS.format(silent=", ".join(f"'{kind}'" for kind in silent))
 
 
 def _loads(text: Any, stats: ReadStats) -> dict[str, Any] | None:
@@ -274,14 +291,15 @@ def _database_turns(reading: _Reading) -> Iterator[Turn]:
     try:
         current = None
         for message_id, message_data, part_data in connection.execute(
-            _MESSAGES_AND_PARTS, (session.id,)
+            _query(reading.options), (session.id,)
         ):
             if message_id != current:
                 current = message_id
                 yield from reading.done()
                 message = _loads(message_data, session.stats)
                 if message is not None:
-                    reading.message({"id": message_id, **message})
+                    message.setdefault("id", message_id)
+                    reading.message(message)
                 else:
                     reading.turn = reading.compaction = None
             part = _loads(part_data, session.stats) if part_data is not None else None
@@ -395,7 +413,9 @@ def read(session: NativeSession, options: ReadOptions | None = None) -> Conversa
     and read again on each pass (``Turns``)."""
     session.stats = ReadStats()
     options = options or ReadOptions()
-    reading = _Reading(session, options)
+    # counting the turns needs neither their thinking nor their tools' inputs and results
+    counted = dataclasses.replace(options, tools=False, thinking=False)
+    reading = _Reading(session, counted if options.deferred else options)
     transcript = reading.transcript
     if options.deferred:
         transcript.facts = Facts.of(_turns(reading))
