@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 
 import pytest
 
@@ -17,7 +18,12 @@ from purlin_resume.core.project import Project
 from tests.agents_setup import agent_record, configure, dead_pid, write_registry
 from tests.conftest import start_under_shell
 
-SESSION = "01a21cdd-7cc7-7022-895f-a77c2af7d599"
+
+@pytest.fixture
+def session_id():
+    """An id of this test's own: the revival looks for processes naming the id machine-wide, so
+    tests running side by side must not share one."""
+    return str(uuid.uuid4())
 
 
 def _fake_codex(folder):
@@ -34,7 +40,7 @@ def _fake_codex(folder):
 
 @pytest.mark.parametrize("shell", ["sh", "fish"])
 def test_a_dead_codex_agent_is_resumed_by_its_session_id(
-    repo, tmux_server, tmp_path, cli, monkeypatch, shell
+    repo, tmux_server, tmp_path, cli, monkeypatch, shell, session_id
 ):
     bin_dir = tmp_path / "bin"
     _fake_codex(bin_dir)
@@ -43,35 +49,45 @@ def test_a_dead_codex_agent_is_resumed_by_its_session_id(
     configure(repo, tmux_server, tmp_path / "agent")
     write_registry(
         repo,
-        {SESSION: agent_record(repo, pid=dead_pid(), cli="codex", ended_at="2026-11-27T11:00:00Z")},
+        {
+            session_id: agent_record(
+                repo, pid=dead_pid(), cli="codex", ended_at="2026-11-27T11:00:00Z"
+            )
+        },
     )
-    result = cli("revive", SESSION[:13], "--json")
+    result = cli("revive", session_id[:13], "--json")
     assert result.exit_code == 0, result.stderr
     done = json.loads(result.stdout)
-    assert (done["successor"], done["native"], done["injections"]) == (SESSION, True, [])
-    assert done["command"] == f"codex resume {SESSION}"
+    assert (done["successor"], done["native"], done["injections"]) == (session_id, True, [])
+    assert done["command"] == f"codex resume {session_id}"
     deadline = time.monotonic() + 10
     while not (bin_dir / "args").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert (bin_dir / "args").read_text().split() == ["resume", SESSION]
-    agent = registry.load(Project(repo))[SESSION]
+    assert (bin_dir / "args").read_text().split() == ["resume", session_id]
+    agent = registry.load(Project(repo))[session_id]
     assert (agent.cli, agent.ended_at, agent.tmux_pane) == ("codex", None, done["tmux_pane"])
     assert tmux.pane_alive(tmux_server, done["tmux_pane"])
 
 
-def test_a_session_open_in_another_process_is_not_revived(repo, tmux_server, tmp_path, cli):
+def test_a_session_open_in_another_process_is_not_revived(
+    repo, tmux_server, tmp_path, cli, session_id
+):
     configure(repo, tmux_server, tmp_path / "agent")
     write_registry(
         repo,
-        {SESSION: agent_record(repo, pid=dead_pid(), cli="codex", ended_at="2026-11-27T11:00:00Z")},
+        {
+            session_id: agent_record(
+                repo, pid=dead_pid(), cli="codex", ended_at="2026-11-27T11:00:00Z"
+            )
+        },
     )
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)", "resume", SESSION]
+        [sys.executable, "-c", "import time; time.sleep(60)", "resume", session_id]
     )
     try:
-        result = cli("revive", SESSION)
+        result = cli("revive", session_id)
     finally:
         holder.kill()
         holder.wait()
     assert result.exit_code == 1
-    assert f"session {SESSION} is open in another process (pid {holder.pid})" in result.stderr
+    assert f"session {session_id} is open in another process (pid {holder.pid})" in result.stderr
