@@ -1,7 +1,7 @@
 """What the hooks cost a session of the real Claude Code: with the hooks installed, against the
 same session without them.
 
-    .venv/bin/python benchmarks/client_session.py [--runs 3] [--agents 12]
+    .venv/bin/python benchmarks/client_session.py [--runs 3] [--agents 12] [--background EVENTS]
 
 For each Claude Code version of tests/field/CLAUDE_CODE_VERSIONS that is installed (or each
 binary of ``$PURLIN_FIELD_CLAUDE``), two projects are made as the field tests make them (a git
@@ -15,6 +15,10 @@ the scripted model (tests/field/scripted_model.py), each run times, in both proj
 Medians of ``--runs`` runs and the ratios with/without are printed, with the load average;
 goals: the session at most 1.5x, ``/compact`` at most 1.2x. A run whose hooks logged a failure,
 or whose history does not hold every agent completed, stops the benchmark.
+
+``--background PostToolUse,SubagentStop`` installs those events with ``"async": true`` as well
+(what it would cost; not how ``install`` writes them): a run then does not stop on agents left
+running, it counts them, and the sessions that ended without a ``SessionEnd`` hook.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,11 +47,26 @@ from tests.field.scripted_model import (  # noqa: E402
 SESSION_GOAL, COMPACT_GOAL = 1.5, 1.2
 
 
-def _without_hooks(field: Field) -> None:
+def _change_hooks(field: Field, change) -> None:
+    """``change`` applied to the ``hooks`` of the project's ``.claude/settings.json``."""
     settings = field.project / ".claude" / "settings.json"
     data = json.loads(settings.read_text())
-    data.pop("hooks", None)
+    change(data["hooks"])
     settings.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _without_hooks(hooks: dict) -> None:
+    hooks.clear()
+
+
+def _in_background(events: list[str]):
+    def change(hooks: dict) -> None:
+        for event in events:
+            for group in hooks[event]:
+                for hook in group["hooks"]:
+                    hook["async"] = True
+
+    return change
 
 
 def _script_session(model: ScriptedModel, mark: str, agents: int) -> None:
@@ -66,7 +86,9 @@ def _timed(field: Field, *argv: str) -> tuple[float, str | None]:
     return elapsed, run.session_id
 
 
-def _check(field: Field, agents: int) -> None:
+def _check(field: Field, agents: int, session: str | None, lost: Counter | None) -> None:
+    """Stop on a hook failure, or (``lost`` None) on an agent not recorded completed; else
+    count in ``lost`` the agents not recorded completed and the session if it has no end."""
     log = field.project / ".purlin" / "cache" / "hook.log"
     if log.exists():
         raise SystemExit(f"a hook logged a failure: {log.read_text()}")
@@ -74,18 +96,24 @@ def _check(field: Field, agents: int) -> None:
     done = [
         e for e in entries if e["status"] == "completed" and not e["agent_id"].startswith("toolu_")
     ]
-    if len(done) != agents:
+    if lost is None and len(done) != agents:
         raise SystemExit(f"{len(done)} of {agents} agents recorded completed: {entries}")
+    if lost is not None:
+        registry = json.loads((field.project / ".purlin" / "agents.json").read_text())
+        lost["agents not completed"] += agents - len(done)
+        lost["sessions without SessionEnd"] += not registry["agents"][session].get("ended_at")
 
 
-def _one_run(fields: dict[str, Field], model: ScriptedModel, run: int, agents: int) -> dict:
+def _one_run(
+    fields: dict[str, Field], model: ScriptedModel, run: int, agents: int, lost: Counter | None
+) -> dict:
     times: dict[str, float] = {}
     for variant, field in fields.items():
         mark = f"B{run}{variant[0].upper()}"
         _script_session(model, mark, agents)
-        times[f"session {variant}"], _ = _timed(field, f"{mark}-MAIN check every part")
+        times[f"session {variant}"], main = _timed(field, f"{mark}-MAIN check every part")
         if variant == "with hooks":
-            _check(field, agents)
+            _check(field, agents, main, lost)
             (field.project / ".planning" / "agent-history.json").unlink()
         model.reply(conversation(f"{mark}-SHORT"), text("Noted."))
         _, session = _timed(field, f"{mark}-SHORT remember this")
@@ -93,7 +121,9 @@ def _one_run(fields: dict[str, Field], model: ScriptedModel, run: int, agents: i
     return times
 
 
-def _measure(version, runs: int, agents: int) -> dict[str, float]:
+def _measure(
+    version, runs: int, agents: int, background: list[str], lost: Counter
+) -> dict[str, float]:
     with (
         tempfile.TemporaryDirectory(prefix="purlin-client-bench-") as folder,
         ScriptedModel() as model,
@@ -102,10 +132,12 @@ def _measure(version, runs: int, agents: int) -> dict[str, float]:
             "with hooks": Field(Path(folder) / "with", version, model),
             "without": Field(Path(folder) / "without", version, model),
         }
-        _without_hooks(fields["without"])
+        _change_hooks(fields["without"], _without_hooks)
+        _change_hooks(fields["with hooks"], _in_background(background))
+        counted = lost if background else None
         try:
-            _one_run(fields, model, 0, agents)  # warm-up: byte-code, the client's caches
-            results = [_one_run(fields, model, n, agents) for n in range(1, runs + 1)]
+            _one_run(fields, model, 0, agents, counted)  # warm-up: byte-code, the client's caches
+            results = [_one_run(fields, model, n, agents, counted) for n in range(1, runs + 1)]
         finally:
             for field in fields.values():
                 field.stop_all()
@@ -116,7 +148,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--agents", type=int, default=12)
+    parser.add_argument(
+        "--background",
+        default="",
+        help="hook events to install with async: true too, comma-separated (e.g. PostToolUse)",
+    )
     args = parser.parse_args()
+    background = [event for event in args.background.split(",") if event]
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's hooks run from byte-code
     installed = [v for v in versions() if v.binary is not None and v.binary.exists()]
     if not installed:
@@ -125,7 +163,8 @@ def main() -> None:
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(f"{'Claude Code':12} {'what':28} {'with':>9} {'without':>9} {'ratio':>6} {'goal':>5}")
     for version in installed:
-        medians = _measure(version, args.runs, args.agents)
+        lost: Counter = Counter()
+        medians = _measure(version, args.runs, args.agents, background, lost)
         for what, goal in (
             (f"session of {args.agents} Agent calls", SESSION_GOAL),
             ("/compact", COMPACT_GOAL),
@@ -138,6 +177,11 @@ def main() -> None:
             print(
                 f"{version.number:12} {what:28} {with_hooks:8.2f}s {without:8.2f}s "
                 f"{ratio:5.2f}x {goal:4.1f}x {verdict}"
+            )
+        if background:
+            print(
+                f"{version.number:12} {args.background} async, {args.runs + 1} sessions "
+                f"(the warm-up too): {dict(lost)}"
             )
     print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {args.runs} runs")
     sys.exit(1 if missed else 0)

@@ -37,6 +37,11 @@ def test_a_completed_subagent_is_recorded_and_read_in_full(field):
     assert entry["task_description"] == "Summarise the readme"
     assert entry["status"] == "completed"
     assert entry["completion_timestamp"]
+    # and the session's end, though an Agent call was its last tool call: a hook still running
+    # when ``claude -p`` exits is stopped, and 2.1.197 then runs no SessionEnd (why PostToolUse
+    # and SubagentStop run in the foreground)
+    registered = json.loads((field.project / ".purlin" / "agents.json").read_text())["agents"]
+    assert registered[session]["ended_at"], registered
 
     # the real hook payloads: SubagentStop names the agent and its transcript
     (stop,) = field.hooks("SubagentStop")
