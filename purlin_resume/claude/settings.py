@@ -4,14 +4,14 @@ The ``hooks`` key maps an event to a list of matcher groups, each
 ``{"matcher": PATTERN, "hooks": [{"type": "command", "command": ..., "timeout": SECONDS}]}``
 (events without tools take no matcher); ``"async": true`` lets the client go on without waiting
 for the command. Only SubagentStart is: the client stops a background hook still running when
-it exits (``claude -p`` does right after its answer), and the id SubagentStart gives a spawn
-SubagentStop, PostToolUse and the next prompt or session start give it too. PostToolUse is the
-only record of a subagent that ended on an API error in 2.1.197, and with an asynchronous
-UserPromptSubmit, ``claude -p`` of 2.1.197 runs no SessionEnd hook. Our hook commands are recognised by their command,
-``purlin-resume hook EVENT``: nothing else in the file is ours. Merging keeps every other key,
-every other group and every other tool's command exactly as they were, in place; a group of ours
-that is out of date is replaced where it stands. Removing takes out our commands only, and the
-groups and event lists that held nothing else.
+it exits (``claude -p`` does right after its answer, which the hooks of a last Agent call still
+are), and the id SubagentStart gives a spawn SubagentStop, PostToolUse and the next prompt or
+session start give it too. ``claude -p`` of 2.1.197 that stopped such a hook runs no SessionEnd,
+and its PostToolUse is the only record of a subagent that ended on an API error. Our hook
+commands are recognised by their command, ``purlin-resume hook EVENT``: nothing else in the file
+is ours. Merging keeps every other key, every other group and every other tool's command exactly
+as they were, in place; a group of ours that is out of date is replaced where it stands.
+Removing takes out our commands only, and the groups and event lists that held nothing else.
 
 These functions are pure: they take and return the parsed document.
 """
