@@ -302,12 +302,14 @@ def publish(
     m: Membership,
     plan: Callable[[str | None], tuple[Changes, str]],
     warn: Callable[[str], None] = silent,
+    fetched: bool = False,
 ) -> dict[str, Any]:
     """Fetch, ``plan`` the changes on the tip, commit and push, until a push goes through.
-    ``plan(tip)`` gives the changes to make on that tip and the commit message."""
+    ``plan(tip)`` gives the changes to make on that tip and the commit message. ``fetched``:
+    the caller has just fetched, so the first try starts from that tip."""
     wait = WAIT_FIRST
     for attempt in range(1, ATTEMPTS + 1):
-        base = fetch(m, warn)
+        base = tip(m) if fetched and attempt == 1 else fetch(m, warn)
         changes, message = plan(base)
         if not changes:
             return {"attempts": attempt, "commit": None, "tip": base}

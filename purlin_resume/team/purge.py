@@ -48,7 +48,7 @@ def purge(
             sync.sync_server(m, shelves, warn)
             kept = _server_history(m)
         else:
-            sync.sync_git(m, shelves, warn)
+            sync.sync_git(m, shelves, warn, fetched=True)  # ``_matching`` fetched
             kept = gitstore.rewrite(
                 m, members.folder(m.member), _without(m, {k for _, k, _ in found})
             )

@@ -142,10 +142,12 @@ def _git_plan(m: Membership, local: tuple[list, list], counted: dict[str, int]):
     return plan
 
 
-def sync_git(m: Membership, shelves: list[tuple[str, Path]], warn: Warn) -> dict[str, Any]:
+def sync_git(
+    m: Membership, shelves: list[tuple[str, Path]], warn: Warn, fetched: bool = False
+) -> dict[str, Any]:
     counted: dict[str, int] = {}
     local = local_rows(m, shelves)
-    result = gitstore.publish(m, _git_plan(m, local, counted), warn)
+    result = gitstore.publish(m, _git_plan(m, local, counted), warn, fetched)
     with index.opened(m, warn) as db:
         index.refresh(m, db, lambda: local)
         totals = _counts(lambda sql: db.execute(sql).fetchone()[0])

@@ -528,6 +528,32 @@ def test_a_repository_made_on_disk_is_its_groups_only(tmp_path, remote):
     assert stat.S_IMODE((local / "team.json").stat().st_mode) == 0o600
 
 
+def _git_calls(tmp_path: Path, who: Teammate) -> Path:
+    """The file where each git command ``who`` runs from now on is written, one line each."""
+    calls = tmp_path / "git-calls"
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    real = shutil.which("git")
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {calls}\nexec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    who.extra_env["PATH"] = f"{wrapper.parent}:{os.environ['PATH']}"
+    return calls
+
+
+def test_a_purge_of_some_rows_fetches_the_team_once(tmp_path, remote):
+    alice = teammate(tmp_path, "alice", transcripts=False)
+    for number in (1, 2):
+        _append(alice.history, number)
+    alice.ok("team", "init", "--remote", remote)
+    calls = _git_calls(tmp_path, alice)
+    gone = alice.log()[0]
+    assert alice.ok("team", "purge", gone["resurrection_id"], "--json").json()["purged"] == 1
+    fetches = [line for line in calls.read_text().splitlines() if " fetch " in f" {line} "]
+    assert len(fetches) == 1, fetches
+    assert '"agent-1"' not in _history_text(Path(remote))
+    assert '"agent-2"' in _history_text(Path(remote))
+
+
 def test_a_token_in_a_remote_url_is_refused_or_kept_out_of_arguments(tmp_path):
     frank = teammate(tmp_path, "frank", transcripts=False)
     token = "tok3n-" + SECRET[-10:]
@@ -538,13 +564,7 @@ def test_a_token_in_a_remote_url_is_refused_or_kept_out_of_arguments(tmp_path):
 
     # an origin that carries one (as CI checkouts do): never in git's arguments nor printed
     git(frank.project, "remote", "add", "origin", f"http://frank:{token}@127.0.0.1:9/team.git")
-    calls = tmp_path / "git-calls"
-    wrapper = tmp_path / "bin" / "git"
-    wrapper.parent.mkdir()
-    real = shutil.which("git")
-    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {calls}\nexec {real} "$@"\n')
-    wrapper.chmod(0o755)
-    frank.extra_env["PATH"] = f"{wrapper.parent}:{os.environ['PATH']}"
+    calls = _git_calls(tmp_path, frank)
     failed = frank("team", "init", "--remote", "origin")
     assert failed.code == 1
     assert "cannot fetch from http://frank@127.0.0.1:9" in failed.error()
