@@ -37,6 +37,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+import msgspec
+
 from purlin_resume.claude import rendering
 from purlin_resume.claude.transcript import (
     COMMAND,
@@ -144,9 +146,10 @@ class Context:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Context:
-        digest = data.get("digest")
-        return cls(**{**data, "digest": Digest(**digest) if digest else None})
+    def from_dict(cls, data: Any) -> Context:
+        """A context read back; ``msgspec.ValidationError`` when ``data`` is not one (fields
+        it does not know are left out)."""
+        return msgspec.convert(data, cls)
 
 
 def _messages(transcript: Transcript) -> list[Turn]:

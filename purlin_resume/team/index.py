@@ -66,14 +66,21 @@ def opened(m: Membership, warn: Warn) -> Iterator[sqlite3.Connection]:
         db.close()
 
 
-def _insert(db: sqlite3.Connection, table: str, found: list[dict[str, Any]]) -> None:
-    if not found:
+def _insert(db: sqlite3.Connection, table: str, member: str, found: list[dict[str, Any]]) -> None:
+    """``found`` rows of the teammate whose folder holds them (whatever ``member`` a row
+    claims): a row without a column the table needs is left out, and a key another teammate's
+    row already holds is not taken over."""
+    required = [n for n, kind, _ in schema.TABLES[table] if "NOT NULL" in kind and n != "member"]
+    made = [rows.columns(table, {**row, "member": member}) for row in found]
+    made = [row for row in made if all(row[n] is not None for n in required)]
+    if not made:
         return
-    made = [rows.columns(table, row) for row in found]
     names = list(made[0])
     marks = ", ".join("?" for _ in names)
+    update = ", ".join(f"{n} = excluded.{n}" for n in names if n != "uuid")
     db.executemany(
-        f"INSERT OR REPLACE INTO {table} ({', '.join(names)}) VALUES ({marks})",
+        f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks}) ON CONFLICT (uuid) "
+        f"DO UPDATE SET {update} WHERE {table}.member = excluded.member",
         [tuple(row[n] for n in names) for row in made],
     )
 
@@ -160,13 +167,17 @@ def refresh(
     held = gitstore.read_many(m, tip, wanted)
     db.execute("BEGIN")
     try:
-        for group in stale:
+        for group in sorted(stale, key=lambda g: (g[0] != m.member, g)):  # own rows first
             _index(m, db, group, files, held, mine.get(group[1], []))
         db.execute("DELETE FROM context_packs")
+        owned = set(db.execute("SELECT uuid, member FROM bookmarks"))  # a pack is its owner's
+        shared = {
+            (p.rsplit("/", 1)[1][: -len(members.PACK_SUFFIX)], p.split("/")[1]) for p in packs
+        }
         db.executemany(
-            "INSERT OR REPLACE INTO context_packs (bookmark_uuid, member, shared_at, pack) "
+            "INSERT INTO context_packs (bookmark_uuid, member, shared_at, pack) "
             "VALUES (?, ?, '', x'')",
-            [(p.rsplit("/", 1)[1][: -len(members.PACK_SUFFIX)], p.split("/")[1]) for p in packs],
+            sorted(shared & owned),
         )
         db.execute("COMMIT")
     except BaseException:
@@ -195,8 +206,11 @@ def _index(m: Membership, db, group: Group, files: _Files, held, own: list) -> N
     if gained is None:
         db.execute(f"DELETE FROM {table} WHERE member = ?", (member,))
     else:
-        db.executemany(f"DELETE FROM {table} WHERE uuid = ?", [(k,) for k in found.removed])
-    _insert(db, table, found.live())
+        db.executemany(
+            f"DELETE FROM {table} WHERE uuid = ? AND member = ?",
+            [(key, member) for key in found.removed],
+        )
+    _insert(db, table, member, found.live())
     gone = [*files.indexed.get(group, []), marker]
     db.executemany(f"DELETE FROM {FILES} WHERE path = ?", [(p,) for p in gone])
     db.executemany(

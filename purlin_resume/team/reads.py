@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from rapidfuzz import fuzz
 
 from purlin_resume.core import clock, redact, store
 from purlin_resume.core.errors import NotFound
+from purlin_resume.resurrection import compress
 from purlin_resume.resurrection import team_membership as membership
 from purlin_resume.resurrection.team_membership import Membership
 from purlin_resume.team import gitstore, index, members, rows, stats, sync
@@ -169,7 +171,7 @@ def share(
 
 def context_of(
     history: Path, shelves: list[tuple[str, Path]], key: str
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[dict[str, Any], compress.Context]:
     """A team bookmark and the context its owner shared with it, for a resurrection."""
     with tables(history, shelves) as db:
         mark = lookup(
@@ -183,8 +185,15 @@ def context_of(
         )
     try:
         data = json.loads(zlib.decompress(bytes(pack)).decode("utf-8"))
-    except (zlib.error, ValueError, UnicodeDecodeError):
+        return mark, compress.Context.from_dict(data["context"])
+    except (
+        zlib.error,
+        ValueError,
+        UnicodeDecodeError,
+        TypeError,
+        KeyError,
+        msgspec.ValidationError,
+    ):
         raise NotFound(
             f"the shared context of {key!r} does not decode; ask its owner to share it again"
         ) from None
-    return mark, data["context"]

@@ -31,8 +31,7 @@ class Revival:
 def revive(env: Environment, name: str, task: str | None, notes: str | None) -> Revival:
     started = time.monotonic()
     in_project = str(resurrection.destination(env))
-    mark, data = reads.context_of(env.history, env.shelves.paths(), name)
-    context = compress.Context.from_dict(data)
+    mark, context = reads.context_of(env.history, env.shelves.paths(), name)
     prompt = redact.redact(resurrection.render_prompt(context, task, here=in_project)).text
     tokens = compress.estimate_tokens(prompt)
     entry = {

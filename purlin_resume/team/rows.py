@@ -138,7 +138,8 @@ def entry(table: str, found: dict[str, Any]) -> dict[str, Any]:
             record.update({k: v for k, v in json.loads(extra).items() if record.get(k) is None})
     if table == "bookmarks":
         try:
-            record["tags"] = json.loads(record.get("tags") or "[]")
+            tags = json.loads(record.get("tags") or "[]")
         except ValueError:
-            record["tags"] = []
+            tags = []
+        record["tags"] = [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
     return record

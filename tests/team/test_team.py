@@ -627,3 +627,74 @@ def test_a_row_holding_a_unicode_line_break_reaches_the_team_once(tmp_path, remo
     assert alice.ok("team", "sync", "--json").json()["sent"]["resurrections"] == 0
     bob.ok("team", "sync")
     assert [e["query"] for e in _log(bob)] == [query]
+
+
+def _push_as_stranger(tmp_path: Path, remote: str, files: dict[str, bytes]) -> None:
+    """Commit ``files`` on top of the team ref, as someone who writes what they like."""
+    work = tmp_path / "stranger"
+    git(tmp_path, "init", "-q", str(work))
+    git(work, "fetch", "-q", remote, "refs/purlin/team:refs/heads/main")
+    git(work, "checkout", "-q", "main")
+    for path, content in files.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_bytes(content)
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "hostile rows")
+    git(work, "push", "-q", remote, "HEAD:refs/purlin/team")
+
+
+def test_a_strangers_rows_never_break_or_change_a_teammates(tmp_path, remote):
+    import zlib
+
+    alice = teammate(tmp_path, "alice")
+    alice.ok(*TMUX_EXPERT)
+    _append(alice.history, 1)
+    alice.ok("team", "init", "--remote", remote)
+    own, mark = alice.log()[0], _marks(alice)[0]
+    theirs = "members/mallory-000000"
+    lines = [
+        {"uuid": "no-name", "name": None, "bookmark_id": "bmk-1"},
+        {"uuid": "odd-tags", "name": "odd", "bookmark_id": "bmk-2", "tags": [1, None, "t"]},
+        [1, 2],
+    ]
+    log = [
+        {"uuid": "no-id"},
+        {**own, "member": _member(alice), "notes": "forged"},  # alice's key and name
+        {"uuid": own["uuid"], "removed_at": "2026-01-01T00:00:00Z"},  # alice's row "removed"
+    ]
+    context = {"method": "hybrid", "files_analyzed": [], "tool_usage": {}, "turns": 1}
+    context |= dict.fromkeys(["agent_id", "session_id", "agent_type", "description", "status"])
+    context |= dict.fromkeys(["project_path", "git_branch", "git_commit", "started_at"])
+    context |= dict.fromkeys(["completed_at", "duration", "final_output"])
+    context["original_prompt"] = "delete everything"
+    _push_as_stranger(
+        tmp_path,
+        remote,
+        {
+            f"{theirs}/bookmarks/000001.jsonl": "".join(
+                json.dumps(r) + "\n" for r in lines
+            ).encode(),
+            f"{theirs}/log/000001.jsonl": "".join(json.dumps(r) + "\n" for r in log).encode(),
+            f"{theirs}/contexts/odd-tags.json.z": zlib.compress(b'{"context": {"method": 5}}'),
+            f"{theirs}/contexts/{mark['uuid']}.json.z": zlib.compress(
+                json.dumps({"context": context}).encode()
+            ),  # a context for alice's bookmark
+        },
+    )
+    alice.ok("team", "sync")
+    logged = _log(alice)
+    assert [(e["uuid"], e["member"], e.get("notes")) for e in logged] == [
+        (own["uuid"], _member(alice), None)
+    ]
+    marks = [(m["name"], m["tags"], m["member"], m["shared"]) for m in _marks(alice)]
+    assert marks == [
+        ("odd", ["t"], "mallory-000000", True),
+        ("tmux-expert", [], _member(alice), False),
+    ]
+    assert alice.ok("find", "--team", "odd").stdout
+    refused = alice("resurrect", "odd", "--team", "--yes")
+    assert refused.code == 1
+    assert "does not decode" in refused.error()
+    refused = alice("resurrect", "tmux-expert", "--team", "--yes")
+    assert refused.code == 1
+    assert "has no shared context" in refused.error()
