@@ -76,7 +76,11 @@ def answer(
     message: Any, name: str, version: str, instructions: str, tools: Mapping[str, Tool]
 ) -> dict[str, Any] | None:
     """The reply to one JSON-RPC message, or None for a notification."""
-    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+    if (
+        not isinstance(message, dict)
+        or not isinstance(message.get("method"), str)
+        or not isinstance(message.get("id"), (str, int, float, type(None)))
+    ):
         return _error(None, INVALID_REQUEST, "not a JSON-RPC request")
     if "id" not in message:
         return None  # notifications/initialized, notifications/cancelled ...
@@ -125,7 +129,7 @@ def serve(
         reply: dict[str, Any] | None
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep
             reply = _error(None, PARSE_ERROR, "not JSON")
         else:
             reply = answer(message, name, version, instructions, tools)

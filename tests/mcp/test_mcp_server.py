@@ -219,6 +219,9 @@ def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
         {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "agents_status"}},
         {"jsonrpc": "2.0", "id": 5, "method": "ping"},
+        "[" * 100_000 + "]" * 100_000,
+        {"jsonrpc": "2.0", "id": [[[[1]]]], "method": "ping"},  # an id is a string or number
+        {"jsonrpc": "2.0", "id": 6, "method": "ping"},
     ]
     lines = [m if isinstance(m, str) else json.dumps(m) for m in messages]
     done = subprocess.run(
@@ -232,7 +235,8 @@ def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
     )
 
     assert done.returncode == 0, done.stderr
-    initialized, unparsed, unknown, listed, called, pong = map(json.loads, done.stdout.splitlines())
+    replies = list(map(json.loads, done.stdout.splitlines()))
+    initialized, unparsed, unknown, listed, called, pong, deep, odd, last = replies
     assert initialized["result"]["protocolVersion"] == "2025-06-18"
     assert initialized["result"]["capabilities"] == {"tools": {"listChanged": False}}
     assert unparsed["error"]["code"] == -32700
@@ -242,6 +246,9 @@ def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
     assert not called["result"]["isError"]
     assert status["agents"] == []
     assert pong == {"jsonrpc": "2.0", "id": 5, "result": {}}
+    assert deep["error"]["code"] == -32700
+    assert (odd["id"], odd["error"]["code"]) == (None, -32600)
+    assert last == {"jsonrpc": "2.0", "id": 6, "result": {}}
 
 
 def test_the_user_s_own_redaction_rules_apply_to_every_tool(repo, tmp_path):
