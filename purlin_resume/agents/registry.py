@@ -67,7 +67,9 @@ class RegisteredAgent(NamedTuple):
         pid = record.get("pid")
         return cls(
             session_id=session_id,
-            pid=pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+            pid=pid
+            if isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid < 2**31
+            else None,
             **{
                 name: record.get(name) if isinstance(record.get(name), str) else None
                 for name in (

@@ -101,6 +101,17 @@ def test_corrupt_or_foreign_registry_is_kept_and_named(repo, text):
     assert path.read_text() == text
 
 
+def test_a_pid_no_process_can_have_is_no_pid(repo, cli):
+    path = repo / ".purlin" / "agents.json"
+    path.parent.mkdir()
+    agents = {"abcd1234": {"pid": 10**30}, "bcde2345": {"pid": -5}, "cdef3456": {"pid": 7.5}}
+    path.write_text(json.dumps({"version": 1, "agents": agents}))
+    assert {a.pid for a in registry.load(Project(repo)).values()} == {None}
+    done = cli("agents-status", "--json")
+    assert done.exit_code == 0, done.stderr
+    assert [a["state"] for a in json.loads(done.stdout)["agents"]] == ["unknown"] * 3
+
+
 def test_a_session_id_is_required(repo):
     with pytest.raises(UsageError):
         registry.record_start(Project(repo), "", pid=1)
