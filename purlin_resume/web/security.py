@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 TOKEN_HEADER = "x-purlin-token"
-COOKIE = "purlin_dashboard_token"
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 LOOPBACK_NAMES = ("localhost",)
 
