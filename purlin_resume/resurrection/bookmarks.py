@@ -64,8 +64,23 @@ class Bookmark:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], scope: str) -> Bookmark:
-        known = {f.name for f in fields(cls)} - {"scope"}
-        return cls(**{key: value for key, value in data.items() if key in known}, scope=scope)
+        """A bookmark as its file holds it; a field of another type than its own (a file
+        edited by hand or committed by someone else) reads as absent."""
+        made: dict[str, Any] = {}
+        for name in (f.name for f in fields(cls) if f.name in data and f.name != "scope"):
+            value = data[name]
+            if name == "tags":
+                value = [t for t in value if isinstance(t, str)] if isinstance(value, list) else []
+            elif name == "resurrection_count":
+                value = _count(value)
+            elif not isinstance(value, str):
+                value = None
+            made[name] = value
+        return cls(**made, scope=scope)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def check_name(name: str) -> str:
@@ -219,7 +234,7 @@ def record_resurrection(path: Path, bookmark_id: str, when: str) -> None:
         items = _parse(path, text)
         for item in items:
             if item.get("bookmark_id") == bookmark_id:
-                item["resurrection_count"] = int(item.get("resurrection_count") or 0) + 1
+                item["resurrection_count"] = _count(item.get("resurrection_count")) + 1
                 item["last_resurrected"] = when
                 counted.append(item)
         return _dump(items)

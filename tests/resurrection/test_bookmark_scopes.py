@@ -87,3 +87,24 @@ def test_a_description_holding_a_unicode_line_separator_is_read_back(cli, fixtur
     assert [(b["bookmark_id"], b["description"]) for b in listed["bookmarks"]] == [
         (mark["bookmark_id"], text)
     ]
+
+
+def test_a_committed_bookmark_of_odd_field_types_is_listed_and_resurrected(
+    cli, fixtures_copy, repo
+):
+    """A line someone else wrote (tags not a list, a count that is not a number, texts that
+    are not texts) reads as if those fields were absent, never a traceback."""
+    good = _add(cli, fixtures_copy, "good")
+    claude = ("--claude-dir", str(fixtures_copy))
+    path = repo / ".purlin" / "bookmarks.jsonl"
+    odd = {**good, "bookmark_id": "bmk-2026-01-01-009", "name": "odd", "uuid": 5, "tags": 5}
+    odd |= {"resurrection_count": "abc", "description": ["x"], "project_path": 7}
+    with path.open("a") as file:
+        file.write(json.dumps(odd) + "\n")
+    listed = _ok(cli("bookmark", "list", *claude)).stdout
+    assert "odd" in listed
+    shown = json.loads(_ok(cli("bookmark", "show", "odd", "--json", *claude)).stdout)
+    assert (shown["tags"], shown["resurrection_count"], shown["description"]) == ([], 0, None)
+    _ok(cli("resurrect", "odd", "--yes", *claude))
+    shown = json.loads(_ok(cli("bookmark", "show", "odd", "--json", *claude)).stdout)
+    assert shown["resurrection_count"] == 1
