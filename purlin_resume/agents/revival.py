@@ -130,6 +130,18 @@ def successor_server(
     return own if own != configured and tmux.reachable(own) else configured
 
 
+def _window_place(
+    agent: RegisteredAgent, settings: config_mod.Settings, explicit: tmux.Server | None
+) -> tuple[tmux.Server, str]:
+    """The tmux server and session the successor's window opens in: the session this command
+    runs in when that is on the same server, else the ``tmux_session`` setting."""
+    target = successor_server(agent, settings, explicit)
+    session = settings.tmux_session
+    if target == tmux.Server() and tmux.inside_tmux():
+        session = tmux.current_session(target) or session
+    return target, session
+
+
 def persona_text(project: Project, settings: config_mod.Settings, role: str) -> str:
     """The persona injection of ``role``: the project's persona file, else a short default."""
     file = project.root / settings.persona_dir / f"{role}.md"
@@ -214,10 +226,7 @@ def plan(
     )
     injections.append(Injection("revival", instruction))
     injections = [Injection(i.kind, redact.redact(i.text).text.strip()) for i in injections]
-    target = successor_server(agent, settings, tmux_server)
-    session = settings.tmux_session
-    if target == tmux.Server() and tmux.inside_tmux():
-        session = tmux.current_session(target) or session
+    target, session = _window_place(agent, settings, tmux_server)
     return Plan(agent, successor, command, cwd, env, session, injections, transcript_file, target)
 
 
@@ -245,10 +254,7 @@ def _resumed_in_own_cli(
     env = {"PURLIN_AGENT_ID": agent.session_id, **cli.data_env()}
     if agent.role:
         env["PURLIN_ROLE"] = agent.role
-    target = successor_server(agent, settings, tmux_server)
-    session = settings.tmux_session
-    if target == tmux.Server() and tmux.inside_tmux():
-        session = tmux.current_session(target) or session
+    target, session = _window_place(agent, settings, tmux_server)
     command = shlex.join(cli.resume(agent.session_id))
     transcript_file = agent.transcript_path or ""
     return Plan(
@@ -349,9 +355,9 @@ def _resumed(project, revival_plan: Plan, settings, pane: str, socket, pid) -> R
 def _log(
     project: Project, done: Plan, pane: str, socket: Path | None, outcome: str, reason: str | None
 ) -> None:
-    """One line of ``.purlin/cache/revivals.jsonl``: a revival and how it went."""
-    store.append_jsonl(
-        project.cache_dir / LOG_NAME,
+    """One line of ``.purlin/cache/revivals.jsonl``: a revival and how it went (redacted: a
+    reason may quote the agent command or the pane's last line)."""
+    record = redact.redact_data(
         {
             "at": clock.iso(),
             "predecessor": done.predecessor.session_id,
@@ -362,8 +368,9 @@ def _log(
             "injections": [i.kind for i in done.injections],
             "outcome": outcome,
             "reason": reason,
-        },
-    )
+        }
+    )[0]
+    store.append_jsonl(project.cache_dir / LOG_NAME, record)
 
 
 # ---------------------------------------------------------------------------------------------

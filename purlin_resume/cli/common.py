@@ -209,8 +209,10 @@ def _write(stream, text: str, nl: bool) -> None:
 
 def error_line(message: str) -> None:
     """``error: MESSAGE`` on one line of standard error, whatever the message holds (a path or
-    an id with a newline, escape sequences from a file name)."""
-    echo_error(f"error: {one_line(message)}")
+    an id with a newline, escape sequences from a file name), redacted (a message may quote a
+    command or a line of a file)."""
+    shown = redact.redact(message).text if Output.redact else message
+    echo_error(f"error: {one_line(shown)}")
 
 
 def start(no_redact: bool) -> None:

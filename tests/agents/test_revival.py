@@ -269,6 +269,23 @@ def test_regression_unused_windows_a_failed_revival_leaves_none(repo, tmux_serve
     assert second.exit_code == 0, second.stderr
 
 
+def test_the_revival_log_is_redacted(repo, tmux_server, tmp_path, cli):
+    from tests.core.test_redact import PLANTED
+
+    secret = PLANTED["github-token"]
+    agent = tmp_path / "agent"
+    configure(repo, tmux_server, agent, agent_command=f"false {secret}", agent_session_flag="")
+    write_registry(repo, {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+
+    failed = cli("revive", "dead-1")
+
+    assert failed.exit_code == 1
+    logged = (repo / ".purlin" / "cache" / "revivals.jsonl").read_text()
+    assert "command exited" in json.loads(logged)["reason"]
+    assert secret not in logged
+    assert secret not in failed.stderr
+
+
 def test_lineage_lists_predecessors_and_successors(repo, cli):
     write_registry(
         repo,
