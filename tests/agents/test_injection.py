@@ -75,6 +75,23 @@ def test_text_that_never_shows_is_pasted_once_and_left_unsubmitted(tmux_server, 
     assert tmux.pane_alive(tmux_server, pane)
 
 
+def test_the_last_line_an_unverified_delivery_quotes_is_redacted_whole(tmux_server, tmp_path):
+    from tests.core.test_redact import PLANTED
+
+    secret = PLANTED["anthropic-key"]  # longer than the quote: cut first, it is not recognised
+    shown = tmp_path / "shown"
+    shown.write_text(f"READY\n{secret}\n")
+    pane = tmux.new_session(
+        tmux_server, "deaf", tmp_path, f"sh -c 'stty -echo -icanon; cat {shown}; cat > /dev/null'"
+    )
+    assert tmux.wait_for(tmux_server, pane, "READY", timeout=5)
+
+    delivery = injection.deliver(tmux_server, pane, "never seen", settle=0.1)
+
+    assert delivery.status == "unverified"
+    assert secret[:20] not in delivery.detail
+
+
 def test_injection_into_a_gone_pane_fails_with_one_line(tmux_server, tmp_path):
     tmux.new_session(tmux_server, "keep", tmp_path, "cat")
 
