@@ -73,15 +73,9 @@ class Task:
     @classmethod
     def told(cls, text: str, files: list[str], session_id: str | None, project: str | None) -> Task:
         """A task said in words (``--task``), with the files in play given beside it."""
-        shown = _one_line(text, 60)
-        sources = [f"--task {shown!r}"] + ([f"{len(files)} --file"] if files else [])
-        return cls(
-            redact.redact(text).text,
-            list(dict.fromkeys(files)),
-            session_id,
-            project,
-            [redact.redact(s).text for s in sources],
-        )
+        text = redact.redact(text).text  # before it is shortened: a cut secret is not found
+        sources = [f"--task {_one_line(text, 60)!r}"] + ([f"{len(files)} --file"] if files else [])
+        return cls(text, list(dict.fromkeys(files)), session_id, project, sources)
 
     @property
     def words(self) -> list[str]:
@@ -137,7 +131,7 @@ def gather(
         prompt = _first_prompt(claude_root, session_id)
         if prompt and prompt.strip():
             parts.append(prompt)
-            sources.append(f"first prompt {_one_line(prompt, 60)!r}")
+            sources.append(f"first prompt {_one_line(redact.redact(prompt).text, 60)!r}")
     if project_root is not None:
         try:
             branch = gitrepo.branch(project_root)

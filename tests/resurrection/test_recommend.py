@@ -500,6 +500,15 @@ def test_secrets_in_the_task_and_in_transcripts_never_reach_any_output(cli, work
             assert secret not in output
 
 
+def test_a_long_secret_in_the_task_is_redacted_before_the_task_is_shortened(cli, work, claude):
+    secret = PLANTED["slack-webhook"]  # longer than the task's shown line
+    earlier_agent(claude, "leaky", work, "parser work", edits=("src/parser.py",))
+    args = ("--claude-dir", str(claude), "--task", f"parser {secret}", "--file", "src/parser.py")
+    for shown in (cli("recommend", *args), cli("recommend", "--json", *args)):
+        assert "--task" in shown.stdout
+        assert secret[33:45] not in shown.stdout + shown.stderr
+
+
 @pytest.mark.parametrize(
     "args, code, words",
     [
