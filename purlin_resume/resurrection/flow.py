@@ -846,7 +846,6 @@ def _other_cli_bookmark(candidate: Candidate) -> Bookmark | None:
 # ---------------------------------------------------------------------------------------------
 # starting the new agent
 
-SPAWN_WAYS = ("print", "process", "tmux")
 PROMPTS = "prompts"  # the cache folder a prompt waits in for a new agent of another CLI
 
 

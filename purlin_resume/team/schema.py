@@ -100,9 +100,6 @@ INTS = frozenset(
         "tokens",
     }
 )
-LOG_NAMES = tuple(name for name, _, _ in LOG_COLUMNS)
-BOOKMARK_NAMES = tuple(name for name, _, _ in BOOKMARK_COLUMNS)
-PACK_NAMES = tuple(name for name, _, _ in PACK_COLUMNS)
 TABLES = {
     "bookmarks": BOOKMARK_COLUMNS,
     "resurrection_log": LOG_COLUMNS,
