@@ -165,7 +165,32 @@ def plan(
     ``claude_dir`` is ``--claude-dir`` (None: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``);
     ``tmux_server`` is ``--tmux-socket`` (None: see ``successor_server``)."""
     settings = settings or config_mod.load(project)
-    server = server_of(settings)
+    agent, state = _dead_agent(project, agent_query, server_of(settings))
+    if agent.agent_cli != CLAUDE:
+        return _resumed_in_own_cli(project, agent, settings, tmux_server)
+    successor = successor_id or str(uuid.uuid4())
+    cwd = work_folder(project, agent)
+    command = settings.agent_command
+    if settings.agent_session_flag:
+        command += f" {shlex.quote(settings.agent_session_flag)} {shlex.quote(successor)}"
+    env = {
+        "PURLIN_PREVIOUS_AGENT_ID": agent.session_id,
+        "PURLIN_AGENT_ID": successor,
+        **layout.child_environment(claude_dir),
+    }
+    if agent.role:
+        env["PURLIN_ROLE"] = agent.role
+    transcript_file = _transcript_file(project, agent)
+    injections = _injections(project, settings, agent, state, successor, cwd, claude_dir)
+    target, session = _window_place(agent, settings, tmux_server)
+    return Plan(agent, successor, command, cwd, env, session, injections, transcript_file, target)
+
+
+def _dead_agent(
+    project: Project, agent_query: str, server: tmux.Server
+) -> tuple[RegisteredAgent, Liveness]:
+    """The registered agent ``agent_query`` names and its liveness, when it can be revived:
+    dead, and without a live successor."""
     agents = registry.load(project)
     agent = registry.resolve(agents, agent_query)
     state = liveness(agent, server)
@@ -184,26 +209,31 @@ def plan(
                 f"agent {agent.session_id} already has a live successor {child}; "
                 "revive that one when it dies"
             )
-    if agent.agent_cli != CLAUDE:
-        return _resumed_in_own_cli(project, agent, settings, tmux_server)
-    successor = successor_id or str(uuid.uuid4())
-    cwd = work_folder(project, agent)
-    command = settings.agent_command
-    if settings.agent_session_flag:
-        command += f" {shlex.quote(settings.agent_session_flag)} {shlex.quote(successor)}"
-    data_folder = layout.config_dir(claude_dir)[0].absolute()
-    env = {
-        "PURLIN_PREVIOUS_AGENT_ID": agent.session_id,
-        "PURLIN_AGENT_ID": successor,
-        **layout.child_environment(claude_dir),
-    }
-    if agent.role:
-        env["PURLIN_ROLE"] = agent.role
-    # Absolute: the successor may work in a subfolder of the project.
-    transcript_file = str(project.cache_dir / f"revival-{agent.session_id}.md")
+    return agent, state
+
+
+def _transcript_file(project: Project, agent: RegisteredAgent) -> str:
+    """Where the successor writes its predecessor's transcript (absolute: the successor may
+    work in a subfolder of the project)."""
+    return str(project.cache_dir / f"revival-{agent.session_id}.md")
+
+
+def _injections(
+    project: Project,
+    settings: config_mod.Settings,
+    agent: RegisteredAgent,
+    state: Liveness,
+    successor: str,
+    cwd: Path,
+    claude_dir: Path | None,
+) -> list[Injection]:
+    """The persona (for an agent with a role), then the revival instruction; redacted."""
     injections = []
     if agent.role:
         injections.append(Injection("persona", persona_text(project, settings, agent.role)))
+    transcript_file = _transcript_file(project, agent)
+    data_folder = layout.config_dir(claude_dir)[0].absolute()
+    reading = ["purlin-resume", "transcript", agent.session_id, "--claude-dir", str(data_folder)]
     instruction = templating.render(
         "revival/instruction.md.j2",
         predecessor_id=agent.session_id,
@@ -211,23 +241,11 @@ def plan(
         role=agent.role,
         stopped=stopped(agent, state),
         cwd=str(cwd),
-        transcript_command=shlex.join(
-            [
-                "purlin-resume",
-                "transcript",
-                agent.session_id,
-                "--claude-dir",
-                str(data_folder),
-                "-o",
-                transcript_file,
-            ]
-        ),
+        transcript_command=shlex.join([*reading, "-o", transcript_file]),
         transcript_file=transcript_file,
     )
     injections.append(Injection("revival", instruction))
-    injections = [Injection(i.kind, redact.redact(i.text).text.strip()) for i in injections]
-    target, session = _window_place(agent, settings, tmux_server)
-    return Plan(agent, successor, command, cwd, env, session, injections, transcript_file, target)
+    return [Injection(i.kind, redact.redact(i.text).text.strip()) for i in injections]
 
 
 def _resumed_in_own_cli(
