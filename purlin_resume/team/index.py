@@ -150,10 +150,10 @@ def refresh(
     happened), and this teammate's own rows not synced yet are laid over them."""
     tip = gitstore.tip(m)
     listed = gitstore.blobs(m, tip)
-    packs = {p for p in listed if p.endswith(members.PACK_SUFFIX)}
+    packs = {found for p in listed if (found := members.pack_owner(p))}
     if m.contexts.is_dir():
         packs |= {
-            members.pack_path(m.member, f.name[: -len(members.PACK_SUFFIX)])
+            (f.name[: -len(members.PACK_SUFFIX)], m.member)
             for f in m.contexts.glob("*" + members.PACK_SUFFIX)
         }
     known = {p: (b, n) for p, b, n in db.execute(f"SELECT path, blob, length FROM {FILES}")}
@@ -171,13 +171,10 @@ def refresh(
             _index(m, db, group, files, held, mine.get(group[1], []))
         db.execute("DELETE FROM context_packs")
         owned = set(db.execute("SELECT uuid, member FROM bookmarks"))  # a pack is its owner's
-        shared = {
-            (p.rsplit("/", 1)[1][: -len(members.PACK_SUFFIX)], p.split("/")[1]) for p in packs
-        }
         db.executemany(
             "INSERT INTO context_packs (bookmark_uuid, member, shared_at, pack) "
             "VALUES (?, ?, '', x'')",
-            sorted(shared & owned),
+            sorted(packs & owned),
         )
         db.execute("COMMIT")
     except BaseException:

@@ -13,6 +13,7 @@ removed row's earlier lines are dropped from its segments (``compact``), its tom
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,17 +38,25 @@ def segment(member: str, name: str, number: int) -> str:
     return f"{folder(member)}/{name}/{number:06d}{SEGMENT_SUFFIX}"
 
 
+_PATH = re.compile(r"members/([a-z0-9][a-z0-9-]{2,39})/(log|bookmarks|contexts)/([\w.-]+)")
+_SEGMENT = re.compile(r"\d{6,}" + re.escape(SEGMENT_SUFFIX))
+
+
 def owner(path: str) -> tuple[str, str] | None:
-    """(member, ``LOG`` or ``BOOKMARKS``) of a segment's path; None for any other path."""
-    parts = path.split("/")
-    if (
-        len(parts) == 4
-        and parts[0] == "members"
-        and parts[2] in TABLES
-        and parts[3].endswith(SEGMENT_SUFFIX)
-    ):
-        return parts[1], parts[2]
-    return None
+    """(member, ``LOG`` or ``BOOKMARKS``) of a segment's path; None for any other path (a
+    file named otherwise is no segment, whoever put it there)."""
+    found = _PATH.fullmatch(path)
+    if found is None or found[2] not in TABLES or not _SEGMENT.fullmatch(found[3]):
+        return None
+    return found[1], found[2]
+
+
+def pack_owner(path: str) -> tuple[str, str] | None:
+    """(bookmark key, member) of a shared context's path; None for any other path."""
+    found = _PATH.fullmatch(path)
+    if found is None or found[2] != CONTEXTS or not found[3].endswith(PACK_SUFFIX):
+        return None
+    return found[3][: -len(PACK_SUFFIX)], found[1]
 
 
 def segments(listed: dict[str, str] | set[str], member: str, name: str) -> list[str]:

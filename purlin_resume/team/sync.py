@@ -128,10 +128,9 @@ def _git_plan(m: Membership, local: tuple[list, list], counted: dict[str, int]):
             if key not in removed and present.get(path) != gitstore.blob_id(pack):
                 changes[path] = pack
                 counted["contexts"] += 1
-        mine = f"{members.folder(m.member)}/{members.CONTEXTS}/"
         for path in present:
-            key = path.rsplit("/", 1)[1][: -len(members.PACK_SUFFIX)]
-            if path.startswith(mine) and key in removed:
+            found = members.pack_owner(path)
+            if found is not None and found[1] == m.member and found[0] in removed:
                 changes[path] = None
         message = (
             f"{m.member}: {counted['resurrections']} resurrection row(s), "

@@ -679,13 +679,19 @@ def test_a_strangers_rows_never_break_or_change_a_teammates(tmp_path, remote):
             f"{theirs}/contexts/{mark['uuid']}.json.z": zlib.compress(
                 json.dumps({"context": context}).encode()
             ),  # a context for alice's bookmark
+            f"{theirs}/log/000002\n.jsonl": b"{}\n",  # names that are no segment or context
+            f"{theirs}/log/000003 x.jsonl": b"{}\n",
+            f"members/{_member(alice)}/log/junk.jsonl": b"{}\n",
+            "README.md": b"hello\n",
+            "evil.json.z": b"",
         },
     )
+    _append(alice.history, 2)  # a row to append after the stranger's files
     alice.ok("team", "sync")
     logged = _log(alice)
-    assert [(e["uuid"], e["member"], e.get("notes")) for e in logged] == [
-        (own["uuid"], _member(alice), None)
-    ]
+    assert sorted((e["uuid"], e["member"], e.get("notes")) for e in logged) == sorted(
+        (e["uuid"], _member(alice), None) for e in alice.log()
+    )
     marks = [(m["name"], m["tags"], m["member"], m["shared"]) for m in _marks(alice)]
     assert marks == [
         ("odd", ["t"], "mallory-000000", True),
