@@ -26,6 +26,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.names import CLAUDE
 from purlin_resume.agents import injection
@@ -288,7 +290,16 @@ def _kept_context(env: Environment, key: str) -> dict[str, Any] | None:
         entry = json.loads(rows[0][0]) if rows else None
     except (ValueError, RecursionError):
         return None
-    return entry if isinstance(entry, dict) else None
+    shape = {"facts": dict, "full_tokens": int, "redactions": dict}
+    if not isinstance(entry, dict) or not all(
+        isinstance(entry.get(k), t) for k, t in shape.items()
+    ):
+        return None  # kept by another version, or damaged: made again
+    try:
+        context = compress.Context.from_dict(entry.get("context"))
+    except msgspec.ValidationError:
+        return None
+    return {**entry, "context": context} if "turns" in entry["facts"] else None
 
 
 def _keep_context(env: Environment, key: str, entry: dict[str, Any]) -> None:
@@ -307,7 +318,8 @@ def _keep_context(env: Environment, key: str, entry: dict[str, Any]) -> None:
 
 
 def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:
-    """The facts, the context (redacted when asked) and the full method's token count."""
+    """The facts, the context (redacted when asked) and the full method's token count; a
+    context kept from an earlier run is taken when it reads back whole."""
 
     key = _cache_key(source, method)
     cached = _kept_context(env, key) if redacting else None
@@ -339,7 +351,7 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     }
     if redacting:  # an unredacted context is never kept on disk
         _keep_context(env, key, entry)
-    return entry
+    return {**entry, "context": compress.Context.from_dict(kept)}
 
 
 def _cleaner(counts: Counter[str] | None):
@@ -431,7 +443,7 @@ def plan(
     own = [recorded] if env.settings.allow_own_projects else []
     allowed = [*env.allowed, *path_safety.folders([env.project_root, *own])]
     checks.append(preflight.project(recorded, allowed, known.get("git_commit")))
-    context = compress.Context.from_dict(extracted["context"])
+    context = extracted["context"]
     note = "partial: the agent did not end normally" if checks[-2].level != preflight.OK else None
     state = continuity.progress(env.project_root, context.completed_at or context.started_at)
     carried = continuity.section(source.cli, into, state)

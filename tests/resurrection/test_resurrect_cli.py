@@ -885,6 +885,28 @@ def test_a_cached_context_is_not_reused_once_the_transcript_changes(cli, tmp_pat
     assert "a later, different answer" in _ok(cli(*args)).stdout
 
 
+@pytest.mark.parametrize(
+    "kept",
+    [
+        {"created": 0},  # a part missing
+        {"facts": {}, "context": {"method": 5}, "full_tokens": 1, "redactions": {}},
+    ],
+)
+def test_a_cached_context_of_another_shape_is_made_again(cli, tmp_path, repo, kept):
+    import sqlite3
+
+    from purlin_resume.core import cache_home
+
+    claude = tmp_path / "claude"
+    session(claude, "kept", "/srv/kept", [("user", "start"), ("agent", "the answer")])
+    args = ["resurrect", "--session", "kept", "--yes", "--claude-dir", str(claude)]
+    assert "the answer" in _ok(cli(*args)).stdout
+    with sqlite3.connect(Path(cache_home.folder()) / cache_home.FILE_NAME) as db:
+        changed = db.execute("UPDATE contexts SET entry = ?", (json.dumps(kept),)).rowcount
+    assert changed == 1
+    assert "the answer" in _ok(cli(*args)).stdout
+
+
 def test_concurrent_finds_build_one_consistent_index(fixtures_copy, repo):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     argv = [sys.executable, "-m", "purlin_resume", "find", "tmux module", "--json"]
