@@ -64,11 +64,13 @@ def segments(listed: dict[str, str] | set[str], member: str, name: str) -> list[
     return sorted(p for p in listed if owner(p) == (member, name))
 
 
-def read(m: Membership, tip: str | None, member: str, name: str) -> bytes:
-    """One teammate's segments of ``name`` at ``tip``, read as one file."""
-    paths = segments(gitstore.blobs(m, tip), member, name)
-    held = gitstore.read_many(m, tip, paths)
-    return joined(held[p] for p in paths if p in held)
+def read(m: Membership, tip: str | None, member: str) -> dict[str, bytes]:
+    """One teammate's segments at ``tip``, each table's read as one file: ``LOG`` and
+    ``BOOKMARKS`` -> text (one listing of the tree, one read of the files)."""
+    listed = gitstore.blobs(m, tip)
+    paths = {name: segments(listed, member, name) for name in TABLES}
+    held = gitstore.read_many(m, tip, [p for found in paths.values() for p in found])
+    return {name: joined(held[p] for p in found if p in held) for name, found in paths.items()}
 
 
 def joined(texts: Iterable[bytes]) -> bytes:

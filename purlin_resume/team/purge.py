@@ -68,10 +68,9 @@ def _matching(m: Membership, shelves, keys: list[str]) -> list[tuple[str, str, s
     log_rows, mark_rows = sync.local_rows(m, shelves)
     candidates = [("resurrection_log", r) for r in log_rows] + [("bookmarks", r) for r in mark_rows]
     if not m.dsn:
-        tip = gitstore.fetch(m)
+        held = members.read(m, gitstore.fetch(m), m.member)
         for name, table in members.TABLES.items():
-            text = members.read(m, tip, m.member, name)
-            candidates += [(table, row) for row in members.lines(text)]
+            candidates += [(table, row) for row in members.lines(held[name])]
     found: dict[str, tuple[str, str, str]] = {}
     for key in keys:
         named = [
@@ -140,10 +139,8 @@ def _everything(m: Membership) -> dict[str, Any]:
         def plan(tip: str | None) -> tuple[gitstore.Changes, str]:
             nonlocal count  # the rows on the tip the purge is published on
             gone = [p for p in gitstore.blobs(m, tip) if p.startswith(mine)]
-            count = sum(
-                len(members.fold(members.read(m, tip, m.member, name)).live())
-                for name in members.TABLES
-            )
+            held = members.read(m, tip, m.member)
+            count = sum(len(members.fold(text).live()) for text in held.values())
             return dict.fromkeys(gone), f"{m.member}: every row purged"
 
         gitstore.publish(m, plan)

@@ -318,10 +318,10 @@ def status(history: Path, shelves: list[tuple[str, Path]]) -> dict[str, Any]:
             unsent = len(members.missing(team, mark_rows)) + len(members.missing(team, log_rows))
         else:
             tip = gitstore.tip(m)
+            held = members.read(m, tip, m.member)
             unsent = 0
             for name, local in ((members.LOG, log_rows), (members.BOOKMARKS, mark_rows)):
-                team = members.fold(members.read(m, tip, m.member, name))
-                unsent += len(members.missing(team, local))
+                unsent += len(members.missing(members.fold(held[name]), local))
             result["tip"] = tip
     result["unsent"] = unsent
     return result
