@@ -9,7 +9,6 @@ next sync publishes.
 from __future__ import annotations
 
 import contextlib
-import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -184,7 +183,7 @@ def context_of(
             f"publishes one with 'purlin-resume bookmark share {mark['name']}'"
         )
     try:
-        data = json.loads(zlib.decompress(bytes(pack)).decode("utf-8"))
+        data = sync.unpacked(bytes(pack))
         return mark, compress.Context.from_dict(data["context"])
     except (
         zlib.error,

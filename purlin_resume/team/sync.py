@@ -242,7 +242,7 @@ def _pack_version(pack: dict[str, Any]) -> str:
 
 def _pack_time(pack: bytes) -> str:
     with contextlib.suppress(Exception):
-        return str(json.loads(zlib.decompress(pack))["shared_at"])
+        return str(unpacked(pack)["shared_at"])
     return clock.iso()
 
 
@@ -348,3 +348,16 @@ def shared_pack(context: dict[str, Any], method: str, tokens: int, at: str) -> b
         ).encode("utf-8"),
         9,
     )
+
+
+PACK_LIMIT = 64 * 1024 * 1024  # bytes a shared context may unpack to
+
+
+def unpacked(pack: bytes) -> Any:
+    """A teammate's shared pack read back; ``ValueError`` when it unpacks to more than
+    ``PACK_LIMIT`` bytes (a pack is theirs: it may be made to fill the memory)."""
+    reader = zlib.decompressobj()
+    text = reader.decompress(pack, PACK_LIMIT)
+    if reader.unconsumed_tail:
+        raise ValueError("the shared context is too large")
+    return json.loads(text.decode("utf-8"))

@@ -704,3 +704,14 @@ def test_a_strangers_rows_never_break_or_change_a_teammates(tmp_path, remote):
     refused = alice("resurrect", "tmux-expert", "--team", "--yes")
     assert refused.code == 1
     assert "has no shared context" in refused.error()
+
+
+def test_a_shared_context_that_unpacks_past_the_limit_is_refused_unread():
+    import zlib
+
+    from purlin_resume.team import sync
+
+    bomb = zlib.compress(b"[" + b" " * sync.PACK_LIMIT + b"]", 9)  # 64 KiB on the ref
+    with pytest.raises(ValueError, match="too large"):
+        sync.unpacked(bomb)
+    assert sync.unpacked(zlib.compress(b'{"shared_at": "x"}')) == {"shared_at": "x"}
