@@ -177,3 +177,77 @@ def test_a_fifo_as_the_transcript_does_not_hold_pre_tool_use(repo, tmp_path):
     assert "spawned toolu_1" in done.stdout, done.stderr
     history = json.loads((repo / ".planning" / "agent-history.json").read_text())
     assert [e["agent_id"] for e in history["entries"]] == ["toolu_1"]
+
+
+def _without_root_powers(repo, *args: str, payload: str | None = None):
+    """The command run as root that may not override file modes (CI runs as root, which
+    writes into read-only folders anyway)."""
+    from tests.conftest import need_binary
+
+    setpriv = need_binary("setpriv", "apt-get install util-linux")
+    powers = "-dac_override,-dac_read_search,-fowner"
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "CLAUDE_PROJECT_DIR": str(repo)}
+    return subprocess.run(
+        [setpriv, f"--bounding-set={powers}", sys.executable, "-c", ENTRY, *args],
+        input=payload, capture_output=True, text=True, env=env, cwd=repo, timeout=120,
+    )  # fmt: skip
+
+
+def _spawn_payload(repo) -> str:
+    return json.dumps({
+        "session_id": "11111111-1111-4111-8111-111111111111", "cwd": str(repo),
+        "hook_event_name": "PreToolUse", "tool_name": "Agent", "tool_use_id": "toolu_01ro",
+        "tool_input": {"description": "port it", "prompt": "port it"},
+    })  # fmt: skip
+
+
+def _read_only(folder) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o500)
+
+
+def test_a_hook_in_a_read_only_planning_folder_logs_one_clear_line(repo):
+    _read_only(repo / ".planning")
+    done = _without_root_powers(repo, "hook", "PreToolUse", payload=_spawn_payload(repo))
+    assert done.returncode == 0, done.stderr
+    [logged] = [
+        json.loads(line) for line in (repo / ".purlin/cache/hook.log").read_text().splitlines()
+    ]
+    for line in (logged["error"], done.stderr.strip()):
+        assert "Errno" not in line, line
+        assert "PermissionError" not in line, line
+        assert f"{repo}/.planning" in line, line
+        assert f"make {repo}/.planning writable" in line, line
+    assert done.stderr.count("\n") == 1
+    assert "see .purlin/cache/hook.log" in done.stderr
+
+
+def test_a_hook_that_cannot_log_says_so_in_its_one_line(repo):
+    _read_only(repo / ".planning")
+    _read_only(repo / ".purlin")
+    done = _without_root_powers(repo, "hook", "PreToolUse", payload=_spawn_payload(repo))
+    assert done.returncode == 0, done.stderr
+    assert not (repo / ".purlin/cache").exists()
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "Errno" not in done.stderr
+    assert f"make {repo}/.planning writable" in done.stderr
+    assert "hook.log" not in done.stderr  # it could not be written: not pointed to
+
+
+@pytest.mark.parametrize(
+    ("folder", "args"),
+    [
+        (".purlin/cache", ["save", "--role", "builder", "--in-progress", "x", "--step", "2", "--next", "n"]),
+        (".planning", ["history", "spawn", "--agent-id", "a1", "--task", "t", "--phase", "1", "--plan", "1"]),
+        (".planning", ["history", "init"]),
+    ],
+)  # fmt: skip
+def test_a_read_only_state_folder_is_one_line_naming_what_to_do(repo, folder, args):
+    _read_only(repo / folder)
+    done = _without_root_powers(repo, *args)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("error: "), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"make {repo}/{folder}" in done.stderr, done.stderr
+    assert not [p for p in (repo / folder).rglob("*") if p.suffix in (".md", ".json")]

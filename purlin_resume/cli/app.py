@@ -7,7 +7,7 @@ from typer.core import TyperGroup
 
 from purlin_resume.cli import version_line
 from purlin_resume.cli.common import error_line, start
-from purlin_resume.core.errors import FAILED, USAGE, PurlinError
+from purlin_resume.core.errors import FAILED, USAGE, PurlinError, system_refusal
 
 
 def _fail(message: str, code: int) -> typer.Exit:
@@ -29,13 +29,8 @@ class PurlinGroup(TyperGroup):
             return super().invoke(ctx)
         except PurlinError as exc:
             raise _fail(exc.message, exc.exit_code) from None
-        except (
-            OSError
-        ) as exc:  # a read-only folder, a full disk: writes are atomic, none is half done
-            where = f"{exc.filename}: " if exc.filename else ""
-            raise _fail(
-                f"{where}{exc.strerror or exc}; nothing was changed there", FAILED
-            ) from None
+        except OSError as exc:  # a read-only folder, a full disk: writes are atomic
+            raise _fail(system_refusal(exc, "nothing was changed there"), FAILED) from None
         except typer.TyperException as exc:  # usage errors of a subcommand
             where = getattr(getattr(exc, "ctx", None), "command_path", None) or ctx.command_path
             raise _fail(f"{exc.format_message()} (see '{where} --help')", exc.exit_code) from None

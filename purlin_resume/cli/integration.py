@@ -180,7 +180,9 @@ def git_hook(
         try:
             verdict = githooks.run(where, name, [], os.environ)
         except Exception as exc:  # noqa: BLE001 -- a post-commit hook never fails the commit
-            hook_call.log_failure(where.root, "git post-commit", None, exc)
+            hook_call.log_failure(
+                where.root, "git post-commit", None, hook_call.failure_line(exc), exc
+            )
             return
     else:
         verdict = githooks.run(where, name, list(files or []), os.environ)

@@ -6,6 +6,7 @@ Each carries one line for the user and the process exit code the CLI ends with:
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 FAILED = 1
@@ -46,3 +47,25 @@ class CorruptFile(PurlinError):
             f"{path} is corrupt ({reason}); it was left untouched: "
             "fix or move it aside, then run the command again"
         )
+
+
+_REFUSED = (errno.EACCES, errno.EPERM)
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def system_refusal(exc: OSError, consequence: str = "", path: Path | None = None) -> str:
+    """One line for an operating system's refusal (a read-only folder, a full disk), without
+    Python's ``[Errno N]``: the file (``path`` when the error names none), the reason,
+    ``consequence`` and what to do."""
+    named = exc.filename or path
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    line = f"{named}: {reason}" if named else reason
+    if consequence:
+        line += f"; {consequence}"
+    name = Path(str(named)) if named else None
+    if name is not None and exc.errno in _REFUSED:
+        writable = f"{name} readable and writable" if name.exists() else f"{name.parent} writable"
+        line += f"; make {writable} for you, then try again"
+    elif exc.errno in _FULL:
+        line += "; free some disk space, then try again"
+    return line

@@ -46,33 +46,43 @@ def project_root(cwd: str | None, env: Mapping[str, str]) -> Path | None:
     return None
 
 
-def log_failure(
-    root: Path | None, event: str, payload_session: str | None, exc: BaseException
-) -> None:
-    """One redacted line in ``.purlin/cache/hook.log`` (none without a project); a failure to
-    log is swallowed."""
-    from contextlib import suppress
-    from pathlib import Path
+def failure_line(exc: BaseException) -> str:
+    """The one line a hook failure is told in: a ``PurlinError``'s message, an operating
+    system's refusal with the file and what to do, else the exception."""
+    from purlin_resume.core.errors import system_refusal
 
+    if isinstance(exc, OSError):
+        return system_refusal(exc, "the event was not recorded")
+    message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+    return " ".join(str(message).split())
+
+
+def log_failure(
+    root: Path | None, event: str, payload_session: str | None, line: str, exc: BaseException
+) -> bool:
+    """``line`` (see ``failure_line``), redacted, in ``.purlin/cache/hook.log``: whether it was
+    written (not without a project, nor when the log cannot be written)."""
     if root is None:
-        return
-    with suppress(Exception):  # the hook must exit 0 whatever happens
+        return False
+    try:
         import traceback
 
         from purlin_resume.core import clock, redact, store
 
         frames = traceback.extract_tb(exc.__traceback__)
         where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else None
-        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         record = {
             "time": clock.iso(),
             "event": event,
             "session_id": payload_session,
-            "error": " ".join(str(message).split()),
+            "error": line,
             "where": where,
         }
         cache = store.private_folder(root / ".purlin" / "cache")
         store.append_jsonl(cache / LOG_NAME, redact.redact_data(record)[0])
+    except Exception:  # noqa: BLE001 -- the hook must exit 0 whatever happens
+        return False
+    return True
 
 
 def run(
@@ -116,12 +126,14 @@ def run(
             stdout.write(hooks.session_context(outcome.output) + "\n")
             stdout.flush()
     except Exception as exc:  # noqa: BLE001 -- logged, never raised into Claude Code
-        log_failure(root, event, session, exc)
+        line = failure_line(exc)
+        logged = log_failure(root, event, session, line, exc)
         with suppress(Exception):
-            message = " ".join(str(getattr(exc, "message", None) or exc).split())
-            sys.stderr.write(
-                f"purlin-resume hook {event}: {message} (see .purlin/cache/{LOG_NAME})\n"
-            )
+            see = f" (see .purlin/cache/{LOG_NAME})" if logged else ""
+            from purlin_resume.core import redact
+
+            told = redact.redact(line).text
+            sys.stderr.write(f"purlin-resume hook {event}: {told}{see}\n")
     return 0
 
 

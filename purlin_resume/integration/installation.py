@@ -32,7 +32,7 @@ from pathlib import Path
 
 from purlin_resume.claude import settings as claude_settings
 from purlin_resume.core import gitrepo, resources, store
-from purlin_resume.core.errors import CorruptFile, PurlinError
+from purlin_resume.core.errors import CorruptFile, PurlinError, system_refusal
 from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
 
@@ -111,10 +111,9 @@ class Plan:
             try:
                 change.apply()
             except OSError as exc:
-                where = exc.filename or change.path
+                done = f"written before it: {', '.join(written) or 'nothing'}"
                 raise PurlinError(
-                    f"{where}: {exc.strerror or exc}; written before it: "
-                    f"{', '.join(written) or 'nothing'}; the rest was not written"
+                    system_refusal(exc, f"{done}; the rest was not written", change.path)
                 ) from None
             written.append(self.target.label(change.path))
 
