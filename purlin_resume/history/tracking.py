@@ -141,21 +141,19 @@ def _of_call(doc: AgentHistory, tool_use_id: str) -> HistoryEntry | None:
 def conclude(
     project: Project,
     agent_id: str,
-    status: str | None,
-    files: Iterable[str] = (),
+    how: Callable[[], tuple[str, Iterable[str]]] | None = None,
     spawn: Callable[[AgentHistory], HistoryEntry | None] | None = None,
     siblings: Iterable[str] = (),
     new_group: str | None = None,
-) -> tuple[str, bool]:
+) -> str:
     """In one locked update: the entry of agent ``agent_id`` (else the spawn ``spawn`` picks, a
-    tool call's entry that gets its agent's id) moved to ``status`` with ``files`` when it is
-    still running (``status`` None: only named). ``siblings``: the tool calls of the assistant
-    message that spawned it, when it holds several (the transcript may not have held them yet
-    when the spawn was recorded): they share a parallel group (one of theirs, else
-    ``new_group``). What happened, and whether the entry got the agent's id now (then
-    ``current-agent-id.txt`` names it).
+    tool call's entry that gets its agent's id; then ``current-agent-id.txt`` names it) moved
+    to the status ``how`` gives, with the files it gives, when it is still running; ``how`` is
+    asked only then (it may read the agent's transcript). None: only named. ``siblings``: the
+    tool calls of the assistant message that spawned it, when it holds several (the transcript
+    may not have held them yet when the spawn was recorded): they share a parallel group (one
+    of theirs, else ``new_group``). What happened.
     """
-    files = list(files)
     wanted = set(siblings)
 
     def change(doc: AgentHistory) -> tuple[str, bool]:
@@ -170,10 +168,11 @@ def conclude(
         group = _group(doc, wanted, new_group) if wanted else None
         if group:
             _join(doc, wanted | {agent_id}, group)
-        if status is None:
+        if how is None:
             return f"{agent_id} named", named
         if entry.status not in history.RUNNING_STATUSES:
             return f"{agent_id} already {entry.status}", named
+        status, files = how()
         history.transition(entry, status)
         if status == history.COMPLETED:
             entry.data["completion_timestamp"] = clock.iso()
@@ -181,11 +180,11 @@ def conclude(
         return f"{agent_id} {status}", named
 
     if not history.path(project).exists():
-        return f"{agent_id}: no agent history", False
+        return f"{agent_id}: no agent history"
     note, named = history.update(project, change)
     if named:
         history.write_current_id(project, agent_id)
-    return note, named
+    return note
 
 
 def of_call(tool_use_id: str) -> Callable[[AgentHistory], HistoryEntry | None]:
@@ -317,15 +316,6 @@ class Ending(NamedTuple):
     status: str
     agent_id: str | None = None
     files: tuple[str, ...] = ()
-
-
-def ended(project: Project, agent_id: str) -> bool:
-    """Whether the history holds agent ``agent_id`` as no longer running (read without the lock:
-    an ended agent never runs again but through a resume)."""
-    if not history.path(project).exists():
-        return False
-    entry = {e.agent_id: e for e in history.load(project).latest()}.get(agent_id)
-    return entry is not None and entry.status not in history.RUNNING_STATUSES
 
 
 def running(project: Project, session_id: str | None) -> list[HistoryEntry]:

@@ -212,19 +212,18 @@ def agent_returned(project: Project, payload: HookPayload) -> Outcome:
     group = _new_group(batch, *phase_and_plan(*_texts(payload))) if batch else None
     spawn = tracking.of_call(payload.tool_use_id)
     if response.get("status") == ASYNC_LAUNCHED:
-        note, _ = tracking.conclude(project, agent_id, None, (), spawn, siblings, group)
+        note = tracking.conclude(project, agent_id, None, spawn, siblings, group)
         return Outcome(f"{note}, launched in the background, still running")
-    if tracking.ended(project, agent_id):  # SubagentStop recorded how it ended: named only
-        note, _ = tracking.conclude(project, agent_id, None, (), spawn, siblings, group)
-        return Outcome(f"{note}, ended already")
-    path = _agent_transcript(payload, agent_id)
-    agent = tracking.read_agent(path)
-    said = records.text_of(response.get("content"))
-    failed = said_api_error(said) or subagents.api_error(path) is not None
-    status = _finished_status(agent, interrupted_text(response), True, failed)
-    files = tracking.changed_files(project.root, agent)
-    note, _ = tracking.conclude(project, agent_id, status, files, spawn, siblings, group)
-    return Outcome(note)
+
+    def how() -> tuple[str, list[str]]:  # only while it runs: SubagentStop may have said already
+        path = _agent_transcript(payload, agent_id)
+        agent = tracking.read_agent(path)
+        said = records.text_of(response.get("content"))
+        failed = said_api_error(said) or subagents.api_error(path) is not None
+        status = _finished_status(agent, interrupted_text(response), True, failed)
+        return status, tracking.changed_files(project.root, agent)
+
+    return Outcome(tracking.conclude(project, agent_id, how, spawn, siblings, group))
 
 
 def _texts(payload: HookPayload) -> tuple[str | None, str | None]:
@@ -279,15 +278,16 @@ def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
     said = interrupted_text(message)
     answered = isinstance(message, str) and bool(message.strip())
     failed = said_api_error(message) or subagents.api_error(path) is not None
-    status = _finished_status(agent, said, answered, failed)
-    note, _ = tracking.conclude(
-        project,
-        agent_id,
-        status,
-        tracking.changed_files(project.root, agent),
-        lambda doc: _unnamed_spawn(doc, payload, agent),
+    ending = _finished_status(agent, said, answered, failed)
+    files = tracking.changed_files(project.root, agent)
+    return Outcome(
+        tracking.conclude(
+            project,
+            agent_id,
+            lambda: (ending, files),
+            lambda doc: _unnamed_spawn(doc, payload, agent),
+        )
     )
-    return Outcome(note)
 
 
 def agent_started(
@@ -307,8 +307,7 @@ def agent_started(
     session = Path(payload.transcript_path) if payload.transcript_path else None
     call = subagents.call_of(subagents.meta_of(session, agent_id)) if session else None
     spawn = tracking.of_call(call) if call else (lambda doc: _unnamed_spawn(doc, payload, None))
-    note, _ = tracking.conclude(project, agent_id, None, (), spawn)
-    return Outcome(note)
+    return Outcome(tracking.conclude(project, agent_id, None, spawn))
 
 
 def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:

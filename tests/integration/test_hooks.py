@@ -727,3 +727,39 @@ def test_tests_never_see_the_developers_xdg_folders():
     for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
         assert Path(os.environ[name]).is_relative_to(home), name
     assert "CLAUDE_CODE_SESSION_ID" not in os.environ
+
+
+def _history_reads(event: str, payload: dict, root: Path) -> int:
+    """How many times the hook opens the agent history (an audit hook counts the opens)."""
+    counting = (
+        "import sys\n"
+        "opened = []\n"
+        "def audit(name, args):\n"
+        "    if name == 'open' and str(args[0]).endswith('/agent-history.json'):\n"
+        "        opened.append(args[0])\n"
+        "sys.addaudithook(audit)\n"
+        f"sys.argv = ['purlin-resume', 'hook', {event!r}]\n"
+        "from purlin_resume.integration import hook_call\n"
+        "hook_call.run(sys.argv[2])\n"
+        "print(len(opened))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", counting],
+        input=json.dumps(payload), capture_output=True, text=True, cwd=root, check=True,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(root)},
+    )  # fmt: skip
+    return int(done.stdout)
+
+
+@pytest.mark.parametrize("stopped_first", [False, True])
+def test_post_tool_use_reads_the_history_once_under_its_lock(repo, stopped_first):
+    spawn = _spawn_payload(repo, "toolu_ONCE")
+    hook("pre-tool-use", spawn, repo)
+    if stopped_first:  # the client's usual order: SubagentStop has said how it ended
+        stop = {**spawn, "agent_id": "aonce01", "last_assistant_message": "Done."}
+        assert hook("subagent-stop", stop, repo).returncode == 0
+    post = {**spawn, "tool_response": {"status": "completed", "agentId": "aonce01"}}
+    assert _history_reads("post-tool-use", post, repo) == 1
+    [entry] = [e.data for e in history.load(Project(repo)).entries]
+    assert (entry["agent_id"], entry["status"]) == ("aonce01", "completed")
+    assert log_lines(repo) == []
