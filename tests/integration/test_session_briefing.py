@@ -165,3 +165,12 @@ def test_secrets_in_a_checkpoint_never_reach_the_briefing(repo, tmp_path):
     brief = context(start(repo, "compact"))
     assert "deploy with token" in brief
     assert secret not in brief
+
+
+def test_a_task_cut_to_fit_its_line_is_redacted_before_it_is_cut(repo):
+    # a history written by GSD's own tooling holds its tasks as they were given
+    token = "ghp_" + "S" * 36
+    write_history(repo, [entry("agent_x", "interrupted", task_description="x" * 109 + " " + token)])
+    brief = context(start(repo, "clear"))
+    assert "resume-task agent_x" in brief
+    assert "ghp_SS" not in brief
