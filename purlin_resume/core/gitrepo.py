@@ -338,6 +338,13 @@ def commit_files(root: Path, rev: str = "HEAD") -> list[str]:
     return _paths(out)
 
 
+def staged_text(root: Path, relative: str) -> str | None:
+    """The text the index holds for ``relative`` (what the next commit takes), None when it
+    holds none (a deletion)."""
+    status, out, _ = _execute(root, ("cat-file", "blob", f":0:{relative}"))
+    return out if status == 0 else None
+
+
 def staged_paths(root: Path) -> list[str]:
     """Paths staged in the index for the next commit (added, changed, deleted)."""
     return _paths(_run(root, "diff", "--cached", "--name-only", "--no-renames", "-z"))

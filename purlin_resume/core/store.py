@@ -271,6 +271,12 @@ def read_json(target: Path, default: Any = _MISSING) -> Any:
         if default is _MISSING:
             raise
         return copy.deepcopy(default)
+    return parse_json(target, text)
+
+
+def parse_json(target: Path, text: str) -> Any:
+    """``text`` (what ``target`` holds) parsed as JSON; CorruptFile naming ``target`` when it
+    does not parse."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

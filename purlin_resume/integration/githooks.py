@@ -8,13 +8,14 @@ through ``.pre-commit-hooks.yaml``.
 | ``no-secrets`` | pre-commit | a file under ``.planning/`` or a checkpoint file holds a secret (the redaction rules) |
 | ``post-commit`` | post-commit | never: it records which agent made the commit in ``.purlin/cache/commits.jsonl`` |
 
-A check is given the files to look at (pre-commit passes the staged ones that match); with
-none, it looks at the files staged in the index. Each problem is one line saying what to do.
+A check is given the files to look at (pre-commit passes the staged ones that match, with what
+is not staged put aside); with none, it looks at the files staged in the index, as the index
+holds them. Each problem is one line saying what to do.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,16 +46,37 @@ def is_checkpoint(relative: str) -> bool:
     )
 
 
-def agent_history(project: Project, files: list[str]) -> Verdict:
+Reader = Callable[[str], str | None]  # the text of a path to commit; None: not there
+
+
+def work_tree(project: Project) -> Reader:
+    """Reads the files as they are in the work tree (pre-commit stashes what is not staged)."""
+
+    def read(name: str) -> str | None:
+        try:
+            return store.read_text(project.root / name)
+        except NotFound:
+            return None  # a deletion: nothing to check
+
+    return read
+
+
+def staged(project: Project) -> Reader:
+    """Reads the files as the index holds them: what the commit takes."""
+    return lambda name: gitrepo.staged_text(project.root, name)
+
+
+def agent_history(project: Project, files: list[str], read: Reader | None = None) -> Verdict:
+    read = read or work_tree(project)
     verdict = Verdict()
     for name in files:
         if Path(name).as_posix() != HISTORY_PATH:
             continue
         file = project.root / name
         try:
-            history.check(file, store.read_json(file))
-        except NotFound:
-            continue  # a deletion: nothing to validate
+            text = read(name)
+            if text is not None:
+                history.check(file, store.parse_json(file, text))
         except CorruptFile as exc:
             verdict.problems.append(
                 f"{name} is not a valid GSD v1.2 agent history: {exc.reason}; "
@@ -63,7 +85,7 @@ def agent_history(project: Project, files: list[str]) -> Verdict:
     return verdict
 
 
-def no_cache(project: Project, files: list[str]) -> Verdict:
+def no_cache(project: Project, files: list[str], read: Reader | None = None) -> Verdict:
     cached = [f for f in files if Path(f).as_posix().startswith(CACHE_PREFIX)]
     if not cached:
         return Verdict()
@@ -76,16 +98,17 @@ def no_cache(project: Project, files: list[str]) -> Verdict:
     )
 
 
-def no_secrets(project: Project, files: list[str]) -> Verdict:
+def no_secrets(project: Project, files: list[str], read: Reader | None = None) -> Verdict:
+    read = read or work_tree(project)
     verdict = Verdict()
     for name in files:
         relative = Path(name).as_posix()
         if not (relative.startswith(".planning/") or is_checkpoint(relative)):
             continue
         try:
-            text = store.read_text(project.root / name)
-        except (NotFound, CorruptFile):
-            continue
+            text = read(name) or ""
+        except CorruptFile:
+            continue  # not text: no secret the rules find
         for finding in redact.find(text):
             line = text.count("\n", 0, finding.start) + 1
             verdict.problems.append(
@@ -128,6 +151,6 @@ def run(project: Project, name: str, files: list[str], env: Mapping[str, str]) -
     check = CHECKS.get(name)
     if check is None:
         raise UsageError(f"unknown git hook {name!r} (known: {', '.join(NAMES)})")
-    if not files:
-        files = gitrepo.staged_paths(project.root)
-    return check(project, files)
+    if files:
+        return check(project, files, work_tree(project))
+    return check(project, gitrepo.staged_paths(project.root), staged(project))

@@ -146,3 +146,18 @@ def test_pre_commit_try_repo_runs_our_hooks(repo, pre_commit_home):
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     [record] = commit_log.read(Project(repo))
     assert record["commit"] == git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_without_files_the_checks_read_what_is_staged_not_the_work_tree(repo, cli):
+    stage(repo, ".planning/notes.md", "key: " + TOKEN + "\n")
+    (repo / ".planning" / "notes.md").write_text("cleaned, but not staged\n")
+    result = cli("git-hook", "no-secrets")
+    assert result.exit_code == 1
+    assert ".planning/notes.md:1: looks like a secret" in result.stderr
+    stage(repo, ".planning/agent-history.json", json.dumps({"entries": "broken"}))
+    (repo / ".planning" / "agent-history.json").write_text(json.dumps(VALID))
+    result = cli("git-hook", "agent-history")
+    assert result.exit_code == 1
+    assert "'entries' must be a list" in result.stderr
+    stage(repo, ".planning/agent-history.json", "{not json")
+    assert "invalid JSON" in cli("git-hook", "agent-history").stderr
