@@ -477,10 +477,12 @@ def session_started(
         except PurlinError as exc:  # the briefing says so in its subagents part
             notes.append(f"agent history not scanned: {exc.message}")
     session = checkpoints.session_id(running, env={}) if running else None
+    standing = handover.standing(project, session)
     request = session_briefing.Request(
         source=payload.source or "startup",
         session=session,
-        role=role if role in ROLES else handover.role_of(project, running),
+        role=role if role in ROLES else standing.role,
+        standing=standing,
         settings=settings,
         settings_note=settings_note,
     )

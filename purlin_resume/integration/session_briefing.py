@@ -54,6 +54,7 @@ class Request:
     source: str
     session: str | None
     role: str | None  # the session's own, when it has one
+    standing: handover.Standing  # what the registry says about the session
     settings: Settings
     settings_note: str | None = None
 
@@ -122,7 +123,7 @@ def _checkpoint_to_brief(project: Project, request: Request) -> checkpoints.Live
     mine = [c for c in readable if request.session and c.session == request.session]
     if mine:
         return mine[0]
-    standing = handover.standing(project, request.session)
+    standing = request.standing
     role = request.role
     free = [c for c in readable if checkpoints.owner(c) not in standing.busy]
     before = [

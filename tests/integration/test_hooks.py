@@ -729,26 +729,25 @@ def test_tests_never_see_the_developers_xdg_folders():
     assert "CLAUDE_CODE_SESSION_ID" not in os.environ
 
 
-def _history_reads(event: str, payload: dict, root: Path) -> int:
-    """How many times the hook opens the agent history (an audit hook counts the opens)."""
+def _reads(event: str, payload: dict, root: Path, name: str) -> int:
+    """How many times the hook opens files named ``name`` (an audit hook counts the opens)."""
     counting = (
         "import sys\n"
         "opened = []\n"
         "def audit(name, args):\n"
-        "    if name == 'open' and str(args[0]).endswith('/agent-history.json'):\n"
+        f"    if name == 'open' and str(args[0]).endswith('/' + {name!r}):\n"
         "        opened.append(args[0])\n"
         "sys.addaudithook(audit)\n"
-        f"sys.argv = ['purlin-resume', 'hook', {event!r}]\n"
         "from purlin_resume.integration import hook_call\n"
-        "hook_call.run(sys.argv[2])\n"
-        "print(len(opened))\n"
+        f"hook_call.run({event!r})\n"
+        "print(len(opened), file=sys.stderr)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", counting],
         input=json.dumps(payload), capture_output=True, text=True, cwd=root, check=True,
         env={**os.environ, "CLAUDE_PROJECT_DIR": str(root)},
     )  # fmt: skip
-    return int(done.stdout)
+    return int(done.stderr.splitlines()[-1])
 
 
 @pytest.mark.parametrize("stopped_first", [False, True])
@@ -759,7 +758,16 @@ def test_post_tool_use_reads_the_history_once_under_its_lock(repo, stopped_first
         stop = {**spawn, "agent_id": "aonce01", "last_assistant_message": "Done."}
         assert hook("subagent-stop", stop, repo).returncode == 0
     post = {**spawn, "tool_response": {"status": "completed", "agentId": "aonce01"}}
-    assert _history_reads("post-tool-use", post, repo) == 1
+    assert _reads("post-tool-use", post, repo, "agent-history.json") == 1
     [entry] = [e.data for e in history.load(Project(repo)).entries]
     assert (entry["agent_id"], entry["status"]) == ("aonce01", "completed")
     assert log_lines(repo) == []
+
+
+def test_session_start_looks_for_the_sessions_own_checkpoint_once(repo):
+    """The role of a session without one of its own comes from its own checkpoint, looked for
+    once: the briefing uses what the hook found."""
+    session = "5e55a0b1-0000-4000-8000-000000000001"
+    start = {"session_id": session, "cwd": str(repo), "hook_event_name": "SessionStart",
+             "source": "clear"}  # fmt: skip
+    assert _reads("session-start", start, repo, f"{session}.md") == 1
