@@ -113,7 +113,8 @@ def _named(items: Any, key: str) -> list[str]:
 
 
 def summary(project: Project, handoff: Handoff) -> dict[str, Any]:
-    """What a briefing shows of a hand-off (plain values, redacted by the caller)."""
+    """What a briefing shows of a hand-off (plain values, redacted by the caller; the notes cut
+    to fit are redacted here)."""
     data = handoff.data or {}
     rel = project.relative
     return {
@@ -130,7 +131,8 @@ def summary(project: Project, handoff: Handoff) -> dict[str, Any]:
         "remaining": _named(data.get("remaining_tasks"), "name")[:10],
         "blockers": _named(data.get("blockers"), "description")[:10],
         "human_actions": _named(data.get("human_actions_pending"), "action")[:10],
-        "context_notes": _text(data.get("context_notes"))[:1000],
+        # redacted whole before the cut: a secret cut short is no longer found
+        "context_notes": redact.redact(_text(data.get("context_notes"))).text[:1000],
         "source": _text(data.get("source")),
     }
 

@@ -205,3 +205,14 @@ def test_save_gsd_handoff_without_a_phase_writes_only_the_json(repo, cli):
     assert data["phase"] is None
     assert data["phase_dir"] is None
     assert not list((repo / ".planning").rglob(".continue-here.md"))
+
+
+def test_long_context_notes_are_redacted_before_they_are_cut(repo, cli):
+    (repo / ".planning").mkdir()
+    notes = "x" * 985 + " " + SECRET  # the cut at 1,000 characters falls inside the key
+    (repo / ".planning" / "HANDOFF.json").write_text(
+        json.dumps({**GSD_HANDOFF, "context_notes": notes})
+    )
+    as_json = json.loads(cli("restore", "builder", "--keep", "--json").stdout)
+    assert "sk-ant-api03" not in json.dumps(as_json)
+    assert "sk-ant-api03" not in cli("restore", "builder", "--keep").stdout
