@@ -28,12 +28,12 @@ from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.claude import layout
 from purlin_resume.claude import settings as claude_settings
 from purlin_resume.claude.catalog import Catalog, session_paths
-from purlin_resume.core import clock, config, gitrepo, trust
+from purlin_resume.core import clock, config, gitrepo, store, trust
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
 from purlin_resume.core.terminal_text import one_line
 from purlin_resume.history import agent_history as history
-from purlin_resume.integration import installation
+from purlin_resume.integration import hook_call, installation
 from purlin_resume.resurrection import bookmarks
 
 OK, WARN, ERROR = "ok", "warn", "error"
@@ -424,19 +424,16 @@ def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
                 "run 'purlin-resume install' (it adds /.purlin/cache/ to .gitignore)",
             )
         )
-    log = project.cache_dir / "hook.log"
+    log = project.cache_dir / hook_call.LOG_NAME
     if log.is_file():
-        lines = [
-            line
-            for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
-            if line.strip()
-        ]
+        text = log.read_text(encoding="utf-8", errors="replace")
+        lines = [line for line in text.splitlines() if line.strip()]
+        rows = store.jsonl_rows(text)  # a line that does not parse is skipped
         if lines:
-            try:
-                last = json.loads(lines[-1])
+            detail = "no line readable"
+            if rows:
+                last = rows[-1]
                 detail = f"latest: {last.get('time')} {last.get('event')}: {last.get('error')}"
-            except (json.JSONDecodeError, AttributeError):
-                detail = "latest line unreadable"
             findings.append(
                 Finding(
                     "hook log",

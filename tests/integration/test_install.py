@@ -532,3 +532,15 @@ def test_doctor_reports_an_mcp_server_that_cannot_start_and_how_to_fix_it(
     assert missing["status"] == "error"
     assert "purlin-resume is not on PATH" in missing["message"]
     assert missing["fix"].startswith("pipx install purlin-resume")
+
+
+def test_doctor_reads_a_hook_log_with_a_hostile_last_line(repo, cli):
+    log = repo / ".purlin" / "cache" / "hook.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(json.dumps({"time": "t", "event": "pre-tool-use", "error": "boom"}) + "\n"
+                   + "[" * 100_000 + "\n")  # fmt: skip
+    result = cli("doctor", "--json")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    [finding] = [f for f in json.loads(result.stdout)["findings"] if f["check"] == "hook log"]
+    assert "2 hook failure(s) logged" in finding["message"]
+    assert "boom" in finding["message"]
