@@ -251,3 +251,16 @@ def test_a_read_only_state_folder_is_one_line_naming_what_to_do(repo, folder, ar
     assert "Traceback" not in done.stderr
     assert f"make {repo}/{folder}" in done.stderr, done.stderr
     assert not [p for p in (repo / folder).rglob("*") if p.suffix in (".md", ".json")]
+
+
+def test_a_reader_that_stops_early_gets_no_error_line(repo):
+    """``purlin-resume … | head``: the pipe closed before the output ends is no failure to report."""
+    reading, writing = os.pipe()
+    os.close(reading)  # the reader is gone before anything is written
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, "history", "init"],
+        stdout=writing, stderr=subprocess.PIPE, text=True, timeout=120,
+    )  # fmt: skip
+    os.close(writing)
+    assert done.stderr == ""
+    assert (repo / ".planning" / "agent-history.json").is_file()

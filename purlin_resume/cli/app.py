@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from contextlib import suppress
+
 import typer
 from typer.core import TyperGroup
 
@@ -29,6 +33,10 @@ class PurlinGroup(TyperGroup):
             return super().invoke(ctx)
         except PurlinError as exc:
             raise _fail(exc.message, exc.exit_code) from None
+        except BrokenPipeError:  # the reader stopped early (``| head``): nothing to report
+            with suppress(OSError, ValueError):  # nor at exit, when the rest is flushed
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(FAILED) from None
         except OSError as exc:  # a read-only folder, a full disk: writes are atomic
             raise _fail(system_refusal(exc, "nothing was changed there"), FAILED) from None
         except typer.TyperException as exc:  # usage errors of a subcommand
