@@ -326,14 +326,23 @@ def update_json(target: Path, change: Callable[[Any], Any], default: Any = _MISS
 
     ``change`` receives the parsed document (or a copy of ``default`` when the file is absent)
     and returns the new document, or None when it changed the one it was given in place. If the
-    file does not parse, or ``change`` raises, nothing is written.
+    file does not parse, or ``change`` raises, or the new document is written as the file is
+    already, nothing is written.
     """
     target = Path(target)
     with locked(target):
-        data = read_json(target, default)
+        try:
+            text: str | None = read_text(target)
+        except NotFound:
+            if default is _MISSING:
+                raise
+            text = None
+        data = copy.deepcopy(default) if text is None else parse_json(target, text)
         result = change(data)
         new = data if result is None else result
-        _replace(target, encoded(dump_json(new)))
+        out = dump_json(new)
+        if out != text:
+            _replace(target, encoded(out))
         return new
 
 

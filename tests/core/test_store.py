@@ -276,3 +276,14 @@ def test_a_lone_surrogate_is_written_as_a_replacement_character(tmp_path):
     assert store.read_json(tmp_path / "data.json") == {"note": shown}
     assert json.loads((tmp_path / "log.jsonl").read_text()) == {"note": shown}
     assert store.encoded("plain é") == "plain é".encode()
+
+
+def test_an_update_that_changes_nothing_leaves_the_file_as_it_is(tmp_path):
+    target = tmp_path / "state.json"
+    store.update_json(target, lambda d: {"n": 1}, default={})
+    before = target.stat().st_ino
+    assert store.update_json(target, lambda d: None) == {"n": 1}
+    assert target.stat().st_ino == before  # not replaced
+    store.update_json(target, lambda d: {"n": 2})
+    assert target.stat().st_ino != before
+    assert store.read_json(target) == {"n": 2}
