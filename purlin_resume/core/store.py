@@ -487,7 +487,7 @@ def append_jsonl_sequenced(
 
 
 def _append_line(target: Path, record: Any) -> None:
-    """Append ``record`` as one JSON line and fsync; the caller holds the lock."""
+    """Append ``record`` as one JSON line and fsync, or nothing; the caller holds the lock."""
     line = encoded(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + b"\n"
     created = not target.exists()
     private = _private(target.parent)
@@ -498,8 +498,13 @@ def _append_line(target: Path, record: Any) -> None:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             line = b"\n" + line
-        os.write(fd, line)
-        os.fsync(fd)
+        try:
+            while line:  # a full disk writes part of it, then fails
+                line = line[os.write(fd, line) :]
+            os.fsync(fd)
+        except OSError:
+            os.ftruncate(fd, size)  # no record half written
+            raise
     finally:
         os.close(fd)
     if created:
