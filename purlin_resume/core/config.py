@@ -72,6 +72,8 @@ NEEDS_TRUST = (
     "mcp_projects",
     "redact_allow",
 )
+# what trust is bound to: those, and the project's patterns, which run unbounded once trusted
+BOUND_BY_TRUST = (*NEEDS_TRUST, "redact_extra")
 
 
 @dataclass(frozen=True)
@@ -116,9 +118,9 @@ class Settings:
     redact_bounded: tuple[tuple[str, str], ...] = ()
     source: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
-    # the ``NEEDS_TRUST`` settings as the project's file writes them (what trust is bound to)
+    # the ``BOUND_BY_TRUST`` settings as the project's file writes them
     asked: dict[str, Any] = field(default_factory=dict)
-    held_back: tuple[str, ...] = ()  # of those, the ones not applied: the project is not trusted
+    held_back: tuple[str, ...] = ()  # the ``NEEDS_TRUST`` ones not applied: not trusted
 
     def role_settings(self, role: str) -> dict[str, Any]:
         """What the shared config says about one role (Purlin's ``agents.<role>``)."""
@@ -277,14 +279,17 @@ def load(project: Project | None) -> Settings:
         if path.is_file():
             written, raw = _section(path)
             asked = {
-                k: written[k] for k in NEEDS_TRUST if written.get(k, _DEFAULTS[k]) != _DEFAULTS[k]
+                k: written[k]
+                for k in BOUND_BY_TRUST
+                if written.get(k, _DEFAULTS[k]) != _DEFAULTS[k]
             }
             settings = Settings(**_merged(user, written, True), source=path, raw=raw, asked=asked)
             if trust.trusted(project, settings):
                 return settings
             values = _merged(user, written, False)
             return dataclasses.replace(
-                Settings(**values, source=path, raw=raw, asked=asked), held_back=tuple(asked)
+                Settings(**values, source=path, raw=raw, asked=asked),
+                held_back=tuple(k for k in asked if k in NEEDS_TRUST),
             )
     return Settings(**user, source=mine if user else None)
 
