@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -172,7 +173,8 @@ def _value(path: Path, key: str, default: Any, value: Any) -> Any:
         if not isinstance(value, bool):
             raise PurlinError(f"{where} must be true or false")
     elif isinstance(default, (int, float)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not 0 < value < math.inf:  # not NaN nor Infinity (JSON, YAML take them)
             raise PurlinError(f"{where} must be a positive number")
         if isinstance(default, int) and not isinstance(value, int):
             raise PurlinError(f"{where} must be a positive whole number")
