@@ -150,8 +150,7 @@ def opened(where: str | os.PathLike | None = None) -> Iterator[sqlite3.Connectio
     made again; one that still cannot be opened is None too."""
     import sqlite3
 
-    where = os.fspath(where) if where is not None else folder()
-    path = os.path.join(where, FILE_NAME)
+    path = os.fspath(path_of(where))
     connection = None
     for _ in range(2):
         if not private_file(path):

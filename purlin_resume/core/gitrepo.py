@@ -142,7 +142,7 @@ def _ignore_line(relative: str) -> str:
     return "/" + relative.lstrip("/")
 
 
-def _add_line(line: str):
+def _add_line(line: str) -> Callable[[str | None], str]:
     def change(text: str | None) -> str:
         text = text or ""
         if line in text.split("\n"):
