@@ -416,3 +416,16 @@ def test_a_token_written_out_after_a_spaced_key_is_redacted(text):
 )
 def test_a_name_after_a_spaced_key_is_left_alone(text):
     assert redact.redact(text).text == text
+
+
+def test_a_configured_pattern_whose_secret_group_is_empty_or_left_out():
+    try:
+        # ``s`` marks the secret; where it has no part in a match, the match is the secret
+        redact.configure([("ticket", r"ACME-\d{6}|TICKET=(?P<s>\w*)")])
+        done = redact.redact("TICKET= there, TICKET=abc1 and ACME-123456")
+    finally:
+        redact.configure()
+    assert done.counts == {"ticket": 2}
+    assert done.text.startswith("TICKET= there, TICKET=[REDACTED:ticket:")
+    assert "abc1" not in done.text
+    assert "ACME-123456" not in done.text
