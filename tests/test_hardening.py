@@ -78,6 +78,7 @@ def test_overflow_folder_of_another_user_is_refused(cli, fixtures_copy, temp_roo
     planted = temp_root / f"purlin-resume-{someone_else}"
     planted.mkdir(mode=0o700)  # ours on disk; we pose as the next user id, for whom it is foreign
     monkeypatch.setattr(os, "getuid", lambda: someone_else)
+    monkeypatch.setattr(os, "geteuid", lambda: someone_else)
     result = _overflow(cli, fixtures_copy)
     assert result.exit_code == 1
     assert "not to you" in result.stderr

@@ -20,7 +20,6 @@ from purlin_resume.claude.export import Clean
 from purlin_resume.claude.rendering import MarkdownOptions, Section
 from purlin_resume.claude.transcript import Details
 from purlin_resume.core import store
-from purlin_resume.core.path_safety import private_folder
 
 BATCH_CHARS = 1 << 16  # the text redacted at once: long enough for any secret a rule finds
 
@@ -174,7 +173,7 @@ def to_file(path: Path, pieces: Iterable[str], redaction: Redaction) -> int:
 def private_temp() -> Path:
     """This user's own folder in the temporary folder (0700, refused when it is not private)."""
     owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
-    return private_folder(Path(tempfile.gettempdir()) / f"purlin-resume{owner}")
+    return store.private_folder(Path(tempfile.gettempdir()) / f"purlin-resume{owner}")
 
 
 def overflow_path(identifier: str) -> Path:

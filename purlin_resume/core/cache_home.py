@@ -19,6 +19,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from purlin_resume.core import store
+from purlin_resume.core.errors import PurlinError
+
 if TYPE_CHECKING:
     import sqlite3
 
@@ -74,16 +77,10 @@ def _private(info: os.stat_result) -> bool:
 
 
 def _private_folder(where: str) -> bool:
-    """``where`` made (0700) or checked: a folder of this user's that no one else may write
-    into (one others may read is made private)."""
+    """``where`` made (0700) or checked as ``store.private_folder`` does; False: refused."""
     try:
-        os.makedirs(where, mode=0o700, exist_ok=True)
-        info = os.lstat(where)
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
-            return False  # a link, someone else's, or one others may have planted files in
-        if info.st_mode & 0o077:
-            os.chmod(where, 0o700)
-    except OSError:
+        store.private_folder(Path(where))
+    except (PurlinError, OSError):
         return False
     return True
 
@@ -153,8 +150,7 @@ def opened(where: str | os.PathLike | None = None) -> Iterator[sqlite3.Connectio
     made again; one that still cannot be opened is None too."""
     import sqlite3
 
-    where = os.fspath(where) if where is not None else folder()
-    path = os.path.join(where, FILE_NAME)
+    path = os.fspath(path_of(where))
     connection = None
     for _ in range(2):
         if not private_file(path):

@@ -48,8 +48,8 @@ must hold strings. A new setting needs only its field here and its row above.
 
 from __future__ import annotations
 
-import dataclasses
 import json
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -72,6 +72,8 @@ NEEDS_TRUST = (
     "mcp_projects",
     "redact_allow",
 )
+# what trust is bound to: those, and the project's patterns, which run unbounded once trusted
+BOUND_BY_TRUST = (*NEEDS_TRUST, "redact_extra")
 
 
 @dataclass(frozen=True)
@@ -116,9 +118,9 @@ class Settings:
     redact_bounded: tuple[tuple[str, str], ...] = ()
     source: Path | None = None
     raw: dict[str, Any] = field(default_factory=dict)
-    # the ``NEEDS_TRUST`` settings as the project's file writes them (what trust is bound to)
+    # the ``BOUND_BY_TRUST`` settings as the project's file writes them
     asked: dict[str, Any] = field(default_factory=dict)
-    held_back: tuple[str, ...] = ()  # of those, the ones not applied: the project is not trusted
+    held_back: tuple[str, ...] = ()  # the ``NEEDS_TRUST`` ones not applied: not trusted
 
     def role_settings(self, role: str) -> dict[str, Any]:
         """What the shared config says about one role (Purlin's ``agents.<role>``)."""
@@ -170,7 +172,8 @@ def _value(path: Path, key: str, default: Any, value: Any) -> Any:
         if not isinstance(value, bool):
             raise PurlinError(f"{where} must be true or false")
     elif isinstance(default, (int, float)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not 0 < value < math.inf:  # not NaN nor Infinity (JSON, YAML take them)
             raise PurlinError(f"{where} must be a positive number")
         if isinstance(default, int) and not isinstance(value, int):
             raise PurlinError(f"{where} must be a positive whole number")
@@ -215,26 +218,25 @@ def _redaction(path: Path, section: Any) -> dict[str, Any]:
     return {"redact_extra": tuple(patterns), "redact_allow": tuple(allowed)}
 
 
+_DEFAULTS = {f.name: f.default for f in fields(Settings)}
+# what a file may set (its ``redact`` object is read into the ``redact_`` ones)
+_SETTABLE = {
+    name: default
+    for name, default in _DEFAULTS.items()
+    if name not in ("source", "raw", "asked", "held_back") and not name.startswith("redact_")
+}
+
+
 def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
     values = dict(values)
     redaction = _redaction(path, values.pop("redact")) if "redact" in values else {}
-    defaults = {
-        f.name: f.default
-        for f in fields(Settings)
-        if f.name not in ("source", "raw", "asked", "held_back")
-        and not f.name.startswith("redact_")
-    }
-    unknown = sorted(set(values) - set(defaults))
+    unknown = sorted(set(values) - set(_SETTABLE))
     if unknown:
-        raise PurlinError(
-            f"{path}: unknown setting resume.{unknown[0]} (known: {', '.join(sorted([*defaults, 'redact']))})"
-        )
+        known = ", ".join(sorted([*_SETTABLE, "redact"]))
+        raise PurlinError(f"{path}: unknown setting resume.{unknown[0]} (known: {known})")
     return {
-        key: _value(path, key, defaults[key], value) for key, value in values.items()
+        key: _value(path, key, _SETTABLE[key], value) for key, value in values.items()
     } | redaction
-
-
-_DEFAULTS = {f.name: f.default for f in fields(Settings)}
 
 
 def user_path(env: Mapping[str, str] = os.environ) -> Path:
@@ -270,23 +272,22 @@ def load(project: Project | None) -> Settings:
     neither says."""
     mine = user_path()
     user = _section(mine)[0] if mine.is_file() else {}
-    for name in CONFIG_NAMES:
-        if project is None:
-            break
-        path = project.purlin_dir / name
-        if path.is_file():
-            written, raw = _section(path)
-            asked = {
-                k: written[k] for k in NEEDS_TRUST if written.get(k, _DEFAULTS[k]) != _DEFAULTS[k]
-            }
-            settings = Settings(**_merged(user, written, True), source=path, raw=raw, asked=asked)
-            if trust.trusted(project, settings):
-                return settings
-            values = _merged(user, written, False)
-            return dataclasses.replace(
-                Settings(**values, source=path, raw=raw, asked=asked), held_back=tuple(asked)
-            )
-    return Settings(**user, source=mine if user else None)
+    folder = project.purlin_dir if project is not None else None
+    path = next((p for n in CONFIG_NAMES if folder and (p := folder / n).is_file()), None)
+    if project is None or path is None:
+        return Settings(**user, source=mine if user else None)
+    written, raw = _section(path)
+    asked = {k: written[k] for k in BOUND_BY_TRUST if written.get(k, _DEFAULTS[k]) != _DEFAULTS[k]}
+    settings = Settings(**_merged(user, written, True), source=path, raw=raw, asked=asked)
+    if trust.trusted(project, settings):
+        return settings
+    return Settings(
+        **_merged(user, written, False),
+        source=path,
+        raw=raw,
+        asked=asked,
+        held_back=tuple(k for k in asked if k in NEEDS_TRUST),
+    )
 
 
 def apply_redaction(settings: Settings) -> None:

@@ -4,6 +4,7 @@ tree, in the C locale (messages in English) and with no standard input."""
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -18,8 +19,6 @@ ENVIRONMENT = {"LANGUAGE": "C", "LC_ALL": "C"}
 # our index.lock in its way.
 NO_OPTIONAL_LOCKS = {"GIT_OPTIONAL_LOCKS": "0"}
 UNCOMMITTED = ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
-# What ``git log`` tells of each commit, paths included (``_commits`` reads the format back).
-LOG = ("--no-renames", "--name-only", "-z", "--format=%x1e%H%x1f%ct%x1f%an%x1f%ae%x1f%B%x1f")
 _NOT_A_REPOSITORY = ("not a git repository", "cannot change to")
 
 
@@ -143,7 +142,7 @@ def _ignore_line(relative: str) -> str:
     return "/" + relative.lstrip("/")
 
 
-def _add_line(line: str):
+def _add_line(line: str) -> Callable[[str | None], str]:
     def change(text: str | None) -> str:
         text = text or ""
         if line in text.split("\n"):
@@ -298,12 +297,13 @@ def start_commits_since(root: Path, since_epoch: int) -> Callable[[], list[Commi
     """``commits_since`` with git started now: calling the result waits for its answer (none
     before the first commit)."""
     # "@N +0000" is git's raw date; a bare "@N" is guessed at, and "@0" comes out as now
-    output = _started(root, ("log", f"--since=@{int(since_epoch)} +0000", *LOG))
+    mark = secrets.token_hex(8)
+    output = _started(root, ("log", f"--since=@{int(since_epoch)} +0000", *_log_options(mark)))
 
     def commits() -> list[Commit]:
         status, out, err = output()
         if status == 0:
-            return _commits(out)
+            return _commits(out, mark)
         if not has_commits(root):
             return []
         raise _failure(root, ("log",), status, err)
@@ -317,16 +317,24 @@ def commits_in(root: Path, base: str, tip: str = "HEAD") -> list[Commit]:
 
 
 def _log(root: Path, *selection: str) -> list[Commit]:
-    return _commits(_run(root, "log", *selection, *LOG))
+    mark = secrets.token_hex(8)
+    return _commits(_run(root, "log", *selection, *_log_options(mark)), mark)
 
 
-def _commits(out: str) -> list[Commit]:
+def _log_options(mark: str) -> tuple[str, ...]:
+    """What ``git log`` tells of each commit, paths included, ``mark`` between the parts: a
+    random one, which no message, name or path can hold (``_commits`` reads it back)."""
+    fields = mark.join(("%H", "%ct", "%an", "%ae", "%B", ""))
+    return ("--no-renames", "--name-only", "-z", f"--format=%x1e{mark}{fields}")
+
+
+def _commits(out: str, mark: str) -> list[Commit]:
     found = []
-    for chunk in out.split("\x1e")[1:]:
-        parts = chunk.split("\x1f")
-        if len(parts) < 6:
+    for chunk in out.split("\x1e" + mark)[1:]:
+        parts = chunk.split(mark)
+        if len(parts) != 6:
             continue
-        sha, stamp, name, email, message, rest = parts[:6]
+        sha, stamp, name, email, message, rest = parts
         files = tuple(filter(None, [path.strip("\n") for path in rest.split("\0")]))
         found.append(Commit(sha, int(stamp), name, email, message.strip(), files))
     return found

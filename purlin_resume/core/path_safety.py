@@ -12,11 +12,10 @@ wherever it lies (``/srv``, ``/work``, a mounted disk).
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 
-from purlin_resume.core.errors import PurlinError, UsageError
+from purlin_resume.core.errors import UsageError
 
 
 class Refused(UsageError):
@@ -55,31 +54,3 @@ def checked(raw: str | os.PathLike[str], allowed: list[Path], what: str = "path"
             f"({shown}); {hint} if that is intended"
         )
     raise Refused(f"{what} {text}: outside the allowed folders ({shown}); {hint}")
-
-
-def private_folder(path: Path) -> Path:
-    """``path`` as a folder only this user can enter: created 0700, or refused with one line.
-
-    An existing one is accepted only when it is a real folder (not a symbolic link), owned by
-    this user and closed to everyone else (mode 0700): in a shared temporary folder anyone could
-    have made it first, to read or replace what we write there.
-    """
-    path = Path(path)
-    try:
-        path.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
-    except OSError as exc:
-        raise PurlinError(f"cannot create {path}: {exc.strerror or exc}") from None
-    info = path.lstat()
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        problem = "is a symbolic link" if stat.S_ISLNK(info.st_mode) else "is not a folder"
-    elif hasattr(os, "getuid") and info.st_uid != os.getuid():
-        problem = f"belongs to user id {info.st_uid}, not to you"
-    elif info.st_mode & 0o077:
-        problem = f"is open to others (mode {stat.S_IMODE(info.st_mode):o})"
-    else:
-        return path
-    raise PurlinError(
-        f"refusing {path}: it {problem}; remove it, or set TMPDIR to a folder of your own"
-    )

@@ -553,11 +553,13 @@ class Scanner:
     def _with_extra(self, text: str, found: list[Finding]) -> list[Finding]:
         """Add the matches of the config's own patterns that overlap no finding."""
         more = [
-            Finding(kind, *m.span(group), m.group(group))
+            Finding(kind, start, end, text[start:end])
             for kind, pattern in self.extra
             for group in [pattern.groupindex.get("s", 0)]
             for m in pattern.finditer(text)
-            if m.end() > m.start()
+            # the group ``s``; the whole match when ``s`` has no part in it
+            for start, end in [m.span(group) if m.start(group) != -1 else m.span()]
+            if end > start
         ]
         chosen: list[Finding] = []
         for finding in sorted(found + more, key=lambda f: (f.start, -f.end)):

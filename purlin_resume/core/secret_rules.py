@@ -805,7 +805,7 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
         if after in "([.{" and after:  # a call, subscript or attribute: code
             return False
         if compiled(_IDENTIFIER).fullmatch(value) and (
-            (spaced and not (strong and _written_out(value)))
+            (spaced and not _written_out(value, strong))
             or "_" in value
             or "." in value
             or compiled(_SECRET_WORD).search(value)
@@ -822,11 +822,14 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
     )
 
 
-def _written_out(value: str) -> bool:
-    """A password written out after ``password = `` (an ini or credentials file), not a
-    variable: a word with digits in it (``hunter2hunter2``), or one longer than names are."""
-    digits = any(c.isdigit() for c in value)
-    return (digits and any(c.isalpha() for c in value)) or (value.islower() and len(value) >= 16)
+def _written_out(value: str, strong: bool) -> bool:
+    """A secret written out after ``password = `` (an ini or credentials file) or ``api_key: ``
+    (YAML, a header), not a variable: a password with digits in it (``hunter2hunter2``) or
+    longer than names are; a token of 16 characters or more mixing digits and letters."""
+    mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    if not strong:
+        return mixed and len(value) >= 16
+    return mixed or (value.islower() and len(value) >= 16)
 
 
 # an AWS secret key right before its key id (the text searched ends at the id)

@@ -107,30 +107,45 @@ def private_folder(folder: Path) -> Path:
     existing one is tightened on its next write: this is where conversation content is kept.
     An existing folder that belongs to another user or that others may write into is refused
     (anyone could have made it, to read or replace what is put there), and so is a symbolic
-    link, but one that stays inside the project's state folders (``confined``).
+    link, but one that stays inside the project's state folders (``confined``), and a file.
     """
     folder = Path(folder)
     missing = []
-    while not folder.exists() and folder != folder.parent:
+    while not os.path.lexists(folder) and folder != folder.parent:
         missing.append(folder)
         folder = folder.parent
     for created in reversed(missing):
-        with suppress(FileExistsError):
+        try:
             created.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise PurlinError(f"cannot create {created}: {exc.strerror or exc}") from None
     folder = missing[0] if missing else folder
     confined(folder)  # a link out of the project's state folders: refused, named
-    info = folder.stat()
+    problem = _not_private(folder)
+    if problem:
+        raise PurlinError(f"refusing {folder}: it {problem}; remove it and run the command again")
+    return folder
+
+
+def _not_private(folder: Path) -> str | None:
+    """Why ``folder`` cannot be a private folder (None: it is one now, tightened if need be)."""
     if folder.is_symlink() and not STATE_FOLDERS & set(folder.parts):
-        problem = "is a symbolic link"
-    elif info.st_uid != os.geteuid():
-        problem = f"belongs to user id {info.st_uid}, not to you"
-    elif info.st_mode & 0o022:
-        problem = f"is open to others' writes (mode {stat.S_IMODE(info.st_mode):o})"
-    else:
-        if info.st_mode & 0o077:
-            os.chmod(folder, 0o700)
-        return folder
-    raise PurlinError(f"refusing {folder}: it {problem}; remove it and run the command again")
+        return "is a symbolic link"
+    try:
+        info = folder.stat()
+    except OSError as exc:  # a link to nothing
+        return f"cannot be read ({exc.strerror or exc})"
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a folder"
+    if info.st_uid != os.geteuid():
+        return f"belongs to user id {info.st_uid}, not to you"
+    if info.st_mode & 0o022:
+        return f"is open to others (mode {stat.S_IMODE(info.st_mode):o})"
+    if info.st_mode & 0o077:
+        os.chmod(folder, 0o700)
+    return None
 
 
 def _private(folder: Path) -> bool:
@@ -487,7 +502,7 @@ def append_jsonl_sequenced(
 
 
 def _append_line(target: Path, record: Any) -> None:
-    """Append ``record`` as one JSON line and fsync; the caller holds the lock."""
+    """Append ``record`` as one JSON line and fsync, or nothing; the caller holds the lock."""
     line = encoded(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + b"\n"
     created = not target.exists()
     private = _private(target.parent)
@@ -498,8 +513,13 @@ def _append_line(target: Path, record: Any) -> None:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             line = b"\n" + line
-        os.write(fd, line)
-        os.fsync(fd)
+        try:
+            while line:  # a full disk writes part of it, then fails
+                line = line[os.write(fd, line) :]
+            os.fsync(fd)
+        except OSError:
+            os.ftruncate(fd, size)  # no record half written
+            raise
     finally:
         os.close(fd)
     if created:

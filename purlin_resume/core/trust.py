@@ -7,7 +7,8 @@ program or loosen protection (``config.NEEDS_TRUST``: ``agent_command``, ``tmux_
 them, so they apply only to a project the user trusted with ``purlin-resume trust``, as direnv
 does with ``direnv allow``. Trust is kept in ``$XDG_DATA_HOME/purlin-resume/trust.json`` (else
 ``~/.local/share/…``), keyed by the project's real path and a hash of the command line, the
-content of the file it names in the project, and those settings as the project writes them.
+content of the file it names in the project, and those settings and its own redaction patterns
+(which a trusted project runs unbounded) as the project writes them (``config.BOUND_BY_TRUST``).
 Change any and the project must be trusted again. An agent cannot trust for the user: ``trust``
 refuses to run in Claude Code's shell (``$CLAUDECODE``).
 """
@@ -57,7 +58,7 @@ class Command:
 
 def command(project: Project, settings: Settings) -> Command:
     """The configured status command and the hash trust is keyed by (with the project's
-    ``NEEDS_TRUST`` settings as written, when it writes any)."""
+    ``BOUND_BY_TRUST`` settings as written, when it writes any)."""
     text = settings.status_command.strip()
     digest = sha256(text.encode("utf-8"))
     try:

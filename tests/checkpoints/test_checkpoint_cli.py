@@ -523,6 +523,8 @@ def test_corrupt_config_stops_restore(repo, cli):
     ("config", "message"),
     [
         ('{"resume": {"status_timeout": -1}}', "status_timeout must be a positive number"),
+        ('{"resume": {"status_timeout": NaN}}', "status_timeout must be a positive number"),
+        ('{"resume": {"watch_interval": Infinity}}', "watch_interval must be a positive number"),
         ('{"resume": {"colour": "blue"}}', "unknown setting resume.colour"),
         ('{"resume": []}', "'resume' must be an object"),
         ("[1, 2]", "the top level must be an object"),

@@ -72,3 +72,12 @@ def test_a_folder_holding_a_git_file_git_refuses_is_not_a_top_level(repo):
     (folder / ".git").write_text("gitdir: /nowhere/.git/worktrees/stale\n")
     assert gitrepo.toplevel(folder) is None
     assert gitrepo.toplevel(repo) == repo.resolve()
+
+
+def test_a_commit_message_holding_the_log_separators_is_read_as_one_commit(repo):
+    """A message is anyone's text: git's separators in it must not end the commit early."""
+    message = "fix\x1eX\x1fY\x1fZ\x1fW\x1fV\x1fU\nmore\x1fand more"
+    sha = commit_file(repo, "a.txt", "a\n", message)
+    [commit, _initial] = gitrepo.commits_since(repo, 0)
+    assert (commit.sha, commit.message, commit.files) == (sha, message, ("a.txt",))
+    assert gitrepo.commits_in(repo, "HEAD~1") == [commit]

@@ -211,3 +211,15 @@ def test_the_dashboards_revive_never_runs_an_untrusted_agent_command(
     assert answer.status_code == 500
     assert "'claude" in answer.json()["error"]
     assert not (tmp_path / "ran").exists()
+
+
+def test_a_trusted_projects_patterns_changed_since_run_bounded_until_trusted_again(repo):
+    """Trust is bound to the patterns it lets run unbounded: a pull that changes them (to
+    ``(a+)+b``, say) must not run them under ``re``."""
+    _write(repo, redact={"extra": ["ACME-[0-9]{6}"]})
+    assert trust.allow(Project(repo), config.load(Project(repo)))
+    assert config.load(Project(repo)).redact_extra == (("custom", "ACME-[0-9]{6}"),)
+    _write(repo, redact={"extra": ["(a+)+b"]})
+    settings = config.load(Project(repo))
+    assert settings.redact_extra == ()
+    assert settings.redact_bounded == (("custom", "(a+)+b"),)

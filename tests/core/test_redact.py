@@ -389,3 +389,43 @@ def test_a_kubernetes_secret_in_json_has_each_value_redacted_and_a_config_map_no
     assert "open sesame" not in redact.redact(written).text
     config_map = json.dumps(dict(secret, kind="ConfigMap"))
     assert redact.redact(config_map).text == config_map
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "api_key: a8f5f167f44f4964e6c998dee827110c",  # YAML
+        "X-Api-Key: a8f5f167f44f4964e6c998dee827110c",  # an HTTP header
+        "token = 4f3c2b1a0e9d8c7b6a5f4e3d2c1b0a9f",
+        "auth_token: k3j4h5g6f7d8s9a0",
+        "DD_API_KEY: A8F5F167F44F4964E6C998DEE827110C",
+    ],
+)
+def test_a_token_written_out_after_a_spaced_key_is_redacted(text):
+    """A value that starts with a letter is shaped like a name, but one of 16 characters or
+    more that mixes digits and letters is not a name: a token (a hex key, most often)."""
+    value = text.split()[-1]
+    done = redact.redact(text)
+    assert value not in done.text
+    assert done.counts == {"assigned-secret": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["token: str", "api_key: api_key_v2", "auth: oauth2", "token: self.token", "auth: kerberos5"],
+)
+def test_a_name_after_a_spaced_key_is_left_alone(text):
+    assert redact.redact(text).text == text
+
+
+def test_a_configured_pattern_whose_secret_group_is_empty_or_left_out():
+    try:
+        # ``s`` marks the secret; where it has no part in a match, the match is the secret
+        redact.configure([("ticket", r"ACME-\d{6}|TICKET=(?P<s>\w*)")])
+        done = redact.redact("TICKET= there, TICKET=abc1 and ACME-123456")
+    finally:
+        redact.configure()
+    assert done.counts == {"ticket": 2}
+    assert done.text.startswith("TICKET= there, TICKET=[REDACTED:ticket:")
+    assert "abc1" not in done.text
+    assert "ACME-123456" not in done.text

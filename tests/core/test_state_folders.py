@@ -6,6 +6,9 @@ import os
 
 import pytest
 
+from purlin_resume.core import store
+from purlin_resume.core.errors import PurlinError
+
 
 def _one_line_refusal(result, folder) -> None:
     assert result.exit_code == 1, result.stdout
@@ -52,3 +55,29 @@ def test_a_folder_of_ones_own_only_readable_by_others_is_made_private(cli, repo)
     cache.chmod(0o755)
     assert _save(cli).exit_code == 0
     assert cache.stat().st_mode & 0o777 == 0o700
+
+
+# --- store.private_folder, the one check of a private folder ---------------------------------
+
+
+def test_a_file_where_a_private_folder_belongs_is_refused_and_left_as_it_was(tmp_path):
+    planted = tmp_path / "cache"
+    planted.write_text("mine")
+    planted.chmod(0o644)
+    with pytest.raises(PurlinError, match="is not a folder"):
+        store.private_folder(planted)
+    assert planted.stat().st_mode & 0o777 == 0o644
+    assert planted.read_text() == "mine"
+
+
+def test_a_private_folder_that_cannot_be_made_is_one_line(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(PurlinError, match="cannot create"):
+        store.private_folder(tmp_path / "a-file" / "cache")
+
+
+def test_a_private_folder_planted_as_a_dangling_link_is_refused(tmp_path):
+    (tmp_path / "cache").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(PurlinError, match="symbolic link"):
+        store.private_folder(tmp_path / "cache")
+    assert not (tmp_path / "nowhere").exists()

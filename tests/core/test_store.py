@@ -287,3 +287,35 @@ def test_an_update_that_changes_nothing_leaves_the_file_as_it_is(tmp_path):
     store.update_json(target, lambda d: {"n": 2})
     assert target.stat().st_ino != before
     assert store.read_json(target) == {"n": 2}
+
+
+_APPEND_PAST_THE_LIMIT = """
+import resource, signal, sys
+from pathlib import Path
+from purlin_resume.core import store
+from purlin_resume.core.errors import PurlinError
+log = Path(sys.argv[1])
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit: EFBIG, not death
+limit = log.stat().st_size + 100  # room for part of the record only, as on a disk nearly full
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+try:
+    store.append_jsonl(log, {"id": 3, "pad": "x" * 500})
+except OSError as exc:
+    print("failed", exc.errno)
+else:
+    print("appended")
+"""
+
+
+def test_an_append_the_disk_cannot_hold_fails_and_leaves_the_log_as_it_was(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b'{"id": 1}\n{"id": 2}\n')
+    before = log.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-c", _APPEND_PAST_THE_LIMIT, str(log)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert done.stdout.strip().startswith("failed"), done.stdout + done.stderr
+    assert log.read_bytes() == before
