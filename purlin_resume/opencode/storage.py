@@ -164,7 +164,7 @@ class _Reading:
     def part(self, part: dict[str, Any]) -> None:
         """A part of the message read last."""
         kind, turn = part.get("type"), self.turn
-        if kind not in _PART_TYPES:
+        if not isinstance(kind, str) or kind not in _PART_TYPES:
             self.session.stats.unknown_types[f"part:{kind}"] += 1
             return
         if turn is None:
@@ -190,16 +190,15 @@ class _Reading:
     def _tool(self, turn: Turn, part: dict[str, Any]) -> None:
         state = _object(part.get("state"))
         name = part.get("tool")
-        call = tool_call(
-            part.get("callID"), name, state.get("input"), self.options.tools, name in SPAWN_TOOLS
-        )
+        spawns = isinstance(name, str) and name in SPAWN_TOOLS
+        call = tool_call(part.get("callID"), name, state.get("input"), self.options.tools, spawns)
         status = state.get("status")
         call.answered = status in ("completed", "error")
         call.is_error = status == "error"
         output = state.get("output") if status == "completed" else state.get("error")
         if self.options.tools and call.answered:
             call.result = result_text(output)
-        if name in SPAWN_TOOLS:
+        if spawns:
             metadata = _object(state.get("metadata"))
             child = metadata.get("sessionId")
             found = _TASK_ID.search(output) if isinstance(output, str) else None
@@ -274,15 +273,20 @@ def _database_sessions(folder: Path) -> list[NativeSession]:
     connection = _connect(path)
     if connection is None:
         return []
-    with connection:
+    try:
         rows = connection.execute(f"select {_SESSION_COLUMNS} from session").fetchall()
-    connection.close()
+    except sqlite3.Error:  # a column missing, or the table damaged
+        return []
+    finally:
+        connection.close()
     return [_session(row, path) for row in rows]
 
 
 def _database_turns(reading: _Reading) -> Iterator[Turn]:
-    """The session's messages in order, each followed by its parts in order (one cursor over
-    the two tables' indexes, no sorting, one row at a time), as turns."""
+    """The session's messages in order, each followed by its parts in order
+    (one cursor over the two tables' indexes, no sorting, one row at a time), as turns. A
+    database that cannot be read to the end (no such table, locked, damaged) ends them there,
+    said in the session's ``stats.unreadable``."""
     session = reading.session
     connection = _connect(session.path)
     if connection is None:
@@ -306,6 +310,8 @@ def _database_turns(reading: _Reading) -> Iterator[Turn]:
             if part is not None:
                 reading.part(part)
         yield from reading.done()
+    except sqlite3.Error as exc:
+        session.stats.unreadable = f"the opencode database could not be read to the end: {exc}"
     finally:
         connection.close()
 
@@ -383,12 +389,15 @@ def row_counts(folder: Path) -> dict[str, str]:
     if connection is None:
         return {}
     counts: dict[str, list[int]] = {}
-    with connection:
+    try:
         for table, at in (("message", 0), ("part", 1)):
             query = f"select session_id, count(*) from {table} group by session_id"
             for session_id, count in connection.execute(query):
                 counts.setdefault(str(session_id), [0, 0])[at] = count
-    connection.close()
+    except sqlite3.Error:  # a table missing, or the database damaged: no counts
+        return {}
+    finally:
+        connection.close()
     return {ident: f"{messages}m{parts}p" for ident, (messages, parts) in counts.items()}
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.opencode import storage
 from tests.other_cli_data import OPENCODE_CHILD, OPENCODE_PARENT, OPENCODE_SHELL, opencode_home
@@ -230,3 +232,132 @@ def test_a_deferred_session_is_redacted_turn_by_turn(cli, tmp_path, monkeypatch)
         written = result.stdout.count("[REDACTED:")
         assert written >= 1
         assert f"redacted {written} secret(s)" in result.stderr  # each place written, once
+
+
+def _figures(read) -> tuple:
+    transcript = read.transcript
+    return (
+        transcript.summed,
+        [vars(c) for c in transcript.compactions],
+        transcript.last_usage_tokens,
+        vars(read.session.stats),
+        read.session.turns,
+        read.session.compactions,
+    )
+
+
+# messages and their parts with values of every JSON type where opencode writes one: what the
+# turns add up to depends on each (a prompt with no text and a tool call, a synthetic text,
+# interruptions, summaries, unknown types, tool names and file paths of every kind)
+_ODD_ROWS = [
+    ({"role": "user"}, [{"type": "text", "text": 123}, {"type": "text", "text": " \u3000\n\x1c"}]),
+    ({"role": 5}, [{"type": "text", "text": "role five"}, {"type": "hologram"}]),
+    ({"role": None}, [{"type": "compaction"}]),
+    (
+        {"role": "assistant", "tokens": {"total": True}},
+        [{"type": "text", "text": "shown?", "synthetic": "yes"}, {"type": "text", "text": "kept"}],
+    ),
+    (
+        {"role": "assistant", "tokens": {"total": 77}, "summary": ""},
+        [
+            {"type": "tool", "tool": None, "state": "x"},
+            {"type": "tool", "tool": {"a": 1}, "state": {"input": ["l"]}},
+            {"type": "tool", "tool": ["t"], "state": {"input": {"path": 5}}},
+        ],
+    ),
+    (
+        {"role": "assistant", "summary": [], "error": {"name": "MessageAbortedError"}},
+        [
+            {
+                "type": "tool",
+                "tool": "Edit",
+                "state": {"status": "error", "input": {"filePath": "a"}},
+            }
+        ],
+    ),
+    (
+        {"role": "assistant", "error": {"name": ["Abort"]}},
+        [
+            {
+                "type": "tool",
+                "tool": "Write",
+                "state": {"status": "completed", "input": {"file_path": "", "path": "b"}},
+            }
+        ],
+    ),
+    ({"role": "user"}, [{"type": "tool", "tool": "read", "state": {"input": {"path": "c"}}}]),
+    ({"role": "user", "error": {"name": "Aborted"}}, [{"type": "text", "text": "again"}]),
+    ({"role": "assistant", "summary": {"x": 1}}, [{"type": "text", "text": "summed up"}]),
+    ({"role": "user"}, [{"type": "compaction", "auto": 0}, {"type": "compaction"}]),
+    ({"role": "assistant", "summary": True}, [{"type": "text", "text": "summed again"}]),
+    ({"role": "assistant", "tokens": {"total": 10**30}}, [{"type": "text", "text": "last"}]),
+    (
+        {"role": "assistant", "tokens": {"total": 3.5}},
+        [{"type": "text", "text": "x", "synthetic": 1}],
+    ),
+]
+
+
+def _with_rows(folder, rows) -> None:
+    import shutil
+    import sqlite3
+
+    shutil.copy(opencode_home() / "opencode.db", folder / "opencode.db")
+    with sqlite3.connect(folder / "opencode.db") as db:
+        for number, (message, parts) in enumerate(rows):
+            ident, at = f"msg_odd{number:03d}", 1900000000000 + number
+            data = message if isinstance(message, str) else json.dumps(message)
+            db.execute(
+                "insert into message values (?, ?, ?, ?, ?)", (ident, OPENCODE_SHELL, at, at, data)
+            )
+            for index, part in enumerate(parts):
+                data = part if isinstance(part, str) else json.dumps(part)
+                row = (f"prt_odd{number:03d}{index}", ident, OPENCODE_SHELL, at, at, data)
+                db.execute("insert into part values (?, ?, ?, ?, ?, ?)", row)
+    db.close()
+
+
+@pytest.mark.parametrize("rows", ["none", "odd", "odd and damaged"])
+def test_what_a_deferred_reading_counts_is_what_the_turns_add_up_to(tmp_path, rows):
+    """A deferred reading counts the turns without making them (SQLite reads the rows): its
+    counts, first prompt, final output, files, compactions, usage and skipped records are those
+    of the turns a reading that keeps them makes, whatever type each JSON value has, and with
+    rows that are no JSON (or no object) among them."""
+    from tests.other_cli_data import compaction_home
+
+    damaged = [("{broken", [{"type": "text", "text": "lost"}]), ({"role": "user"}, ["[1]"])]
+    added = {"none": [], "odd": _ODD_ROWS, "odd and damaged": _ODD_ROWS + damaged}[rows]
+    _with_rows(tmp_path, added)
+    listed = storage.listed(tmp_path) + storage.listed(compaction_home("opencode"))
+    for session in listed:
+        kept = _figures(storage.read(session, ReadOptions()))
+        assert _figures(storage.read(session, ReadOptions(deferred=True))) == kept
+    shell = _figures(storage.read(next(s for s in listed if s.id == OPENCODE_SHELL)))
+    if rows != "none":
+        assert shell[0].tools["{'a': 1}"] == 1
+        assert "read" not in shell[0].tools  # a prompt that says nothing is no turn
+        assert list(shell[0].touched) == ["a", "b"]
+        assert list(shell[0].modified) == ["b"]
+        assert [c["summary"] for c in shell[1]] == ["summed up", "summed again", None]
+        assert shell[2] == 10**30
+
+
+def test_a_hostile_database_says_so_in_one_line(cli, tmp_path):
+    """A part whose tool name or type is an object, then a database without its part table:
+    `transcript` and `export` answer without a traceback."""
+    import sqlite3
+
+    folder = opencode_home()
+    odd = [({"role": "assistant"}, [{"type": "tool", "tool": {"a": 1}}, {"type": {"b": 2}}])]
+    _with_rows(tmp_path, odd)
+    (tmp_path / "opencode.db").replace(folder / "opencode.db")
+    for args in (("transcript", OPENCODE_SHELL, "--max-chars", "0"), ("export", OPENCODE_SHELL)):
+        result = cli(*args)
+        assert result.exit_code == 0, result.output
+        assert "{'a': 1}" in result.stdout
+    with sqlite3.connect(folder / "opencode.db") as db:
+        db.execute("drop table part")
+    db.close()
+    result = cli("transcript", OPENCODE_SHELL, "--max-chars", "0")
+    assert (result.exit_code, result.stdout.count("\n")) == (0, 1), result.output
+    assert "No conversation history found" in result.stdout
