@@ -18,7 +18,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -30,6 +29,8 @@ LOCK_TIMEOUT_SECONDS = 30.0
 STATE_FOLDERS = frozenset({".purlin", ".planning", "history"})
 _MISSING: Any = object()
 _umask: int | None = None
+# a temporary file (the flags of ``tempfile.mkstemp``): created by this call, never through a link
+_NEW_FILE = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 
 
 def lock_path(target: Path) -> Path:
@@ -175,8 +176,15 @@ def _replacing(target: Path, private: bool = False) -> Iterator[Any]:
 
 
 def _temporary(target: Path) -> tuple[int, str]:
-    """A new file beside ``target`` (``.<name>.<random>.tmp``, 0600), opened."""
-    return tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    """A new file beside ``target`` (``.<name>.<random>.tmp``, 0600), opened. Made with
+    ``os.open`` rather than ``tempfile``, whose import (``shutil``, ``random``) costs a hook
+    more than all its writes."""
+    while True:
+        name = os.path.join(target.parent, f".{target.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(name, _NEW_FILE, 0o600), name
+        except FileExistsError:
+            continue
 
 
 def encoded(text: str) -> bytes:
