@@ -98,11 +98,10 @@ def toplevel(path: Path) -> Path | None:
 
 
 def toplevel_or_self(folder: Path) -> Path:
-    """``toplevel`` of the existing ``folder``, else ``folder`` itself (resolved). A folder
-    holding ``.git`` (a repository's folder with its ``HEAD``, or a file: a linked work tree,
-    a submodule) is the answer either way, git taking it or refusing it: git is not asked
-    (every hook call looks for its project), unless ``$GIT_DIR`` or ``$GIT_WORK_TREE`` may
-    name another work tree."""
+    """``toplevel`` of the existing ``folder``, else ``folder`` itself (resolved): how a hook
+    finds its project. A folder holding ``.git`` (a folder with its ``HEAD``, or a file: a
+    linked work tree, a submodule) is the answer whether git takes that repository or refuses
+    it, so git is not asked, unless ``$GIT_DIR`` or ``$GIT_WORK_TREE`` may name another."""
     folder = Path(folder).resolve()
     dot_git = folder / ".git"
     here = dot_git.is_file() or (dot_git / "HEAD").is_file()

@@ -72,3 +72,18 @@ def test_a_folder_holding_a_git_file_git_refuses_is_not_a_top_level(repo):
     (folder / ".git").write_text("gitdir: /nowhere/.git/worktrees/stale\n")
     assert gitrepo.toplevel(folder) is None
     assert gitrepo.toplevel(repo) == repo.resolve()
+
+
+@pytest.mark.parametrize("where", ["top", "sub-folder", "stale-worktree", "outside"])
+def test_a_hooks_project_is_the_work_tree_top_else_the_folder_itself(repo, tmp_path, where):
+    folder = {
+        "top": repo,
+        "sub-folder": repo / "src",
+        "stale-worktree": repo / "stale-worktree",
+        "outside": tmp_path / "elsewhere",
+    }[where]
+    folder.mkdir(exist_ok=True)
+    if where == "stale-worktree":  # git refuses it: the folder stands for itself
+        (folder / ".git").write_text("gitdir: /nowhere/.git/worktrees/stale\n")
+    expected = repo.resolve() if where in ("top", "sub-folder") else folder.resolve()
+    assert gitrepo.toplevel_or_self(folder) == expected
