@@ -4,8 +4,6 @@ tree, in the C locale (messages in English) and with no standard input."""
 from __future__ import annotations
 
 import os
-import secrets
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -29,6 +27,8 @@ def _started(
     what this returns waits for it and gives (exit status, stdout, stderr). ``env``: variables
     added to the environment of this command. ``root`` is the top of the work tree: git looks
     for the repository above it only when asked to (``above``)."""
+    import subprocess  # here: a hook that runs no git (a subagent's start or end) skips its import
+
     folder = os.path.abspath(root)
     ceiling = {} if above else {"GIT_CEILING_DIRECTORIES": os.path.dirname(folder)}
     try:
@@ -95,6 +95,19 @@ def toplevel(path: Path) -> Path | None:
     return Path(found).resolve() if status == 0 and found else None
 
 
+def toplevel_or_self(folder: Path) -> Path:
+    """``toplevel`` of the existing ``folder``, else ``folder`` itself (resolved): how a hook
+    finds its project. A folder holding ``.git`` (a folder with its ``HEAD``, or a file: a
+    linked work tree, a submodule) is the answer whether git takes that repository or refuses
+    it, so git is not asked, unless ``$GIT_DIR`` or ``$GIT_WORK_TREE`` may name another."""
+    folder = Path(folder).resolve()
+    dot_git = folder / ".git"
+    here = dot_git.is_file() or (dot_git / "HEAD").is_file()
+    if here and not {"GIT_DIR", "GIT_WORK_TREE"} & set(os.environ):
+        return folder
+    return toplevel(folder) or folder
+
+
 def head_commit(root: Path) -> str | None:
     """The full hash of HEAD, or None before the first commit."""
     status, out, err = _execute(root, ("rev-parse", "--verify", "--quiet", "HEAD"))
@@ -158,11 +171,16 @@ def exclude_locally(root: Path, relative: str) -> bool:
     """Ignore ``relative`` in this clone only (``info/exclude``): for our lock files."""
     if is_ignored(root, relative):
         return False
+    _exclude(root, relative)
+    return True
+
+
+def _exclude(root: Path, relative: str) -> None:
+    """``relative`` (from the top ``root``) added to this clone's ``info/exclude``."""
     common = Path(_run(root, "rev-parse", "--git-common-dir").strip())
     if not common.is_absolute():
         common = Path(root) / common
     store.update_text(common / "info" / "exclude", _add_line(_ignore_line(relative)))
-    return True
 
 
 def ensure_ignored(root: Path, relative: str) -> bool:
@@ -270,11 +288,19 @@ def exclude_state_files(root: Path, *relative: str) -> None:
         return
     folder = Path(root).resolve()
     existing = next(p for p in (folder, *folder.parents) if p.is_dir())  # it may not exist yet
-    top = toplevel(existing)
+    wanted: list[Path] = []
+    for name in relative:  # asked from where they are: no need to find the top first
+        asked = (folder / name).relative_to(existing).as_posix()
+        status, _, _ = _execute(existing, ("check-ignore", "-q", "--no-index", asked), above=True)
+        if status not in (0, 1):  # 0: ignored, 1: not ignored, else outside a repository
+            return
+        if status == 1:
+            wanted.append(folder / name)
+    top = toplevel(existing) if wanted else None
     if top is None:
         return
-    for name in relative:
-        exclude_locally(top, (folder / name).relative_to(top).as_posix())
+    for path in wanted:
+        _exclude(top, path.relative_to(top).as_posix())
 
 
 class Commit(NamedTuple):
@@ -297,7 +323,7 @@ def start_commits_since(root: Path, since_epoch: int) -> Callable[[], list[Commi
     """``commits_since`` with git started now: calling the result waits for its answer (none
     before the first commit)."""
     # "@N +0000" is git's raw date; a bare "@N" is guessed at, and "@0" comes out as now
-    mark = secrets.token_hex(8)
+    mark = os.urandom(8).hex()
     output = _started(root, ("log", f"--since=@{int(since_epoch)} +0000", *_log_options(mark)))
 
     def commits() -> list[Commit]:
@@ -317,7 +343,7 @@ def commits_in(root: Path, base: str, tip: str = "HEAD") -> list[Commit]:
 
 
 def _log(root: Path, *selection: str) -> list[Commit]:
-    mark = secrets.token_hex(8)
+    mark = os.urandom(8).hex()
     return _commits(_run(root, "log", *selection, *_log_options(mark)), mark)
 
 

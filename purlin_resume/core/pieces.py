@@ -4,7 +4,8 @@
 (``"%s%s" % ("ghp_ab", "cd…")``, ``"{}{}".format(…)``), names given string literals then
 joined (``head + tail``, ``f"{head}{tail}"``, ``"${HEAD}${TAIL}"``) or added to
 (``t += "cd…"``). The scanner reads each run of pieces joined, and ``Run.spans`` says where
-what it finds there lies in the text.
+what it finds there lies in the text. The expressions are kept as text and compiled when first
+used (``secret_rules.compiled``): most texts need none of them.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from purlin_resume.core.secret_rules import compiled
+
 REACH = 256  # how far a secret written in pieces may reach past a joint
 NAMED_REACH = 2048  # how far after the literals given to names they may be joined
 
 # between two string literals joined with ``+`` (quotes escaped, a line break); found from the
 # ``+`` (a literal: fast to look for)
-_JOINT = re.compile(
+_JOINT = (
     r"\+(?:(?<=[\"'] \+)|(?<=[\"']\+)|(?<=[\"']\t\+))[ \t]*(?:(?:\r?\n|\\n)[ \t]*)?\\{0,3}[\"']"
 )
 _QUOTE = r"\\{0,3}[\"']"
@@ -29,41 +32,39 @@ _LINE_BREAK = r"(?:\r?\n|\\{1,3}n)"  # raw or escaped
 # where a token's characters stand on both sides; found from the closing quote, one expression
 # for each quote (a literal to look for is fast to find)
 _SIDE_BY_SIDE = {
-    q: re.compile(
+    q: (
         rf"{q}(?=[ \t\r\n\\\"'])(?:(?<=[\w.+/~-]{q})|(?<=[\w.+/~-]\\{q})|(?<=[\w.+/~-]\\\\\\{q}))"
         rf"[ \t]*(?:{_LINE_BREAK}[ \t]*)?{_QUOTE}(?=[\w.+/~-])"
     )
     for q in "\"'"
 }
-_LITERAL = re.compile(r"""\\{0,3}"[^"\\\r\n]{0,256}\\{0,3}"|'[^'\\\r\n]{0,256}'""")
+_LITERAL = r"""\\{0,3}"[^"\\\r\n]{0,256}\\{0,3}"|'[^'\\\r\n]{0,256}'"""
 _SPACE = r"(?:[ \t\r\n]|\\{1,3}[nrt])*"  # raw or escaped
-_LIST = rf"(?:{_LITERAL.pattern})(?:{_SPACE},{_SPACE}(?:{_LITERAL.pattern}))+"
+_LIST = rf"(?:{_LITERAL})(?:{_SPACE},{_SPACE}(?:{_LITERAL}))+"
 _EMPTIES = ('""', "''", '\\"\\"', '\\\\\\"\\\\\\"')  # an empty literal, escaped or not
 # a join call's literals, looked for where ``.join(`` is: after it (Python), before it (JavaScript)
-_PYTHON_JOIN = re.compile(rf"\({_SPACE}[\[(]?{_SPACE}(?P<list>{_LIST})")
-_JAVASCRIPT_JOIN = re.compile(rf"\[{_SPACE}(?P<list>{_LIST}){_SPACE},?{_SPACE}\]\Z")
+_PYTHON_JOIN = rf"\({_SPACE}[\[(]?{_SPACE}(?P<list>{_LIST})"
+_JAVASCRIPT_JOIN = rf"\[{_SPACE}(?P<list>{_LIST}){_SPACE},?{_SPACE}\]\Z"
 _JOIN_REACH = 4096  # how long a join's list may be
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # the literals a loop walks over (``for part in ["ghp_ab", "cd…"]:``, JavaScript's
 # ``for (const part of [...])``): a body adding each to a name joins them in order; found from
 # ``for``
-_LOOP = re.compile(
+_LOOP = (
     r"for(?:(?<=\\[nrt]for)|(?<![\w$.\\]for))[ \t]*\(?[ \t]*(?:(?:const|let|var)[ \t]+)?"
     rf"{_NAME}[ \t]+(?:in|of)[ \t]+[\[(]{_SPACE}(?P<list>{_LIST})"
 )
 _STARTS = r"(?:(?<=\\[nrt])|(?<![\w.$\\]))"  # a name's start: not inside a word, or after \n
-_NAMES_ADDED = re.compile(rf"{_STARTS}{_NAME}(?:[ \t]*\+[ \t]*{_NAME})+(?![\w(.\[])")
-_NAMES_PLACED = re.compile(rf"\$?\{{{_NAME}\}}(?:\$?\{{{_NAME}\}})+")  # f-string, template, shell
-_NAMES_ADDED_JOINT = re.compile(r"\+(?:(?<=\w \+)|(?<=\w\+))[ \t]*[A-Za-z_]")
-_NAMES_PLACED_JOINT = re.compile(r"\}(?<=\w\})\$?\{")
-_NAME_JOINED = re.compile(f"{_NAMES_ADDED_JOINT.pattern}|{_NAMES_PLACED_JOINT.pattern}")
+_NAMES_ADDED = rf"{_STARTS}{_NAME}(?:[ \t]*\+[ \t]*{_NAME})+(?![\w(.\[])"
+_NAMES_PLACED = rf"\$?\{{{_NAME}\}}(?:\$?\{{{_NAME}\}})+"  # f-string, template, shell
+_NAMES_ADDED_JOINT = r"\+(?:(?<=\w \+)|(?<=\w\+))[ \t]*[A-Za-z_]"
+_NAMES_PLACED_JOINT = r"\}(?<=\w\})\$?\{"
+_NAME_JOINED = f"{_NAMES_ADDED_JOINT}|{_NAMES_PLACED_JOINT}"
 # ``NAME = "literal"`` (``:=``, ``const NAME = ``, shell's ``NAME="literal"``), a literal a token
 # may be a piece of (no space in it); found from ``=``
-_ASSIGNED = re.compile(
-    rf"=(?<![=!<>]=)(?!=)[ \t]*(?P<q>{_QUOTE})(?P<v>[A-Za-z0-9_.+/=:~-]{{2,256}})(?P=q)"
-)
-_NAME_BEFORE = re.compile(rf"{_STARTS}({_NAME})[ \t]*:?\Z")
-_ADDED_TO = re.compile(rf"\+=[ \t]*{_QUOTE}[A-Za-z0-9_.+/=:~-]")  # ``t += "cd…"``
+_ASSIGNED = rf"=(?<![=!<>]=)(?!=)[ \t]*(?P<q>{_QUOTE})(?P<v>[A-Za-z0-9_.+/=:~-]{{2,256}})(?P=q)"
+_NAME_BEFORE = rf"{_STARTS}({_NAME})[ \t]*:?\Z"
+_ADDED_TO = rf"\+=[ \t]*{_QUOTE}[A-Za-z0-9_.+/=:~-]"  # ``t += "cd…"``
 
 
 @dataclass(frozen=True)
@@ -72,22 +73,22 @@ class Filling:
     closing quote before it), ``arguments`` matches from it, ``placeholder`` is one in the
     template (group 1: the argument's number, when written)."""
 
-    marker: re.Pattern[str]
-    arguments: re.Pattern[str]
-    placeholder: re.Pattern[str]
+    marker: str
+    arguments: str
+    placeholder: str
 
 
-_ARGUMENTS = rf"(?P<list>(?:{_LITERAL.pattern})(?:{_SPACE},{_SPACE}(?:{_LITERAL.pattern}))*)"
+_ARGUMENTS = rf"(?P<list>(?:{_LITERAL})(?:{_SPACE},{_SPACE}(?:{_LITERAL}))*)"
 FILLINGS = (
     Filling(  # ``"%s%s" % ("ghp_ab", "cd…")``, ``"ghp_%s" % "ab…"``
-        re.compile(r"%(?:(?<=[\"'] %)|(?<=[\"']%))"),
-        re.compile(rf"%[ \t]*\(?{_SPACE}{_ARGUMENTS}{_SPACE},?{_SPACE}\)?"),
-        re.compile(r"%s()"),
+        r"%(?:(?<=[\"'] %)|(?<=[\"']%))",
+        rf"%[ \t]*\(?{_SPACE}{_ARGUMENTS}{_SPACE},?{_SPACE}\)?",
+        r"%s()",
     ),
     Filling(  # ``"{}{}".format("sk-ant-", "…")``, ``"{0}{1}"``
-        re.compile(r"\.format\((?<=[\"']\.format\()"),
-        re.compile(rf"\.format\({_SPACE}{_ARGUMENTS}{_SPACE},?{_SPACE}\)"),
-        re.compile(r"\{(\d*)\}"),
+        r"\.format\((?<=[\"']\.format\()",
+        rf"\.format\({_SPACE}{_ARGUMENTS}{_SPACE},?{_SPACE}\)",
+        r"\{(\d*)\}",
     ),
 )
 
@@ -119,7 +120,7 @@ class Run:
 def may_hold(text: str) -> bool:
     """Can ``text`` hold a secret in pieces (a cheap test most text fails)?"""
     plus, brace, join = "+" in text, "}" in text, ".join(" in text
-    if plus and _JOINT.search(text) is not None:
+    if plus and compiled(_JOINT).search(text) is not None:
         return True
     if join and _join_call_joints(text):
         return True
@@ -127,7 +128,7 @@ def may_hold(text: str) -> bool:
         return True
     if ("%" in text or ".format(" in text) and _filled(text):
         return True
-    if (plus or join) and "for" in text and _LOOP.search(text) is not None:
+    if (plus or join) and "for" in text and compiled(_LOOP).search(text) is not None:
         return True  # a loop's body adds each literal (``+=``) or a join follows
     return (plus or brace) and next(_named(text), None) is not None
 
@@ -135,9 +136,11 @@ def may_hold(text: str) -> bool:
 def _names_joined(text: str) -> bool:
     """Does ``_NAME_JOINED`` match in ``text``? Each of its two joints searched alone, once its
     literal is in the text: a search for one literal is many times faster than for either."""
-    if "+" in text and _NAMES_ADDED_JOINT.search(text) is not None:
+    if "+" in text and compiled(_NAMES_ADDED_JOINT).search(text) is not None:
         return True
-    return ("}{" in text or "}${" in text) and _NAMES_PLACED_JOINT.search(text) is not None
+    return ("}{" in text or "}${" in text) and compiled(_NAMES_PLACED_JOINT).search(
+        text
+    ) is not None
 
 
 def marked(text: str) -> bool:
@@ -149,7 +152,7 @@ def marked(text: str) -> bool:
         or ".join(" in text
         or ".format(" in text
         or _side_by_side_found(text)
-        or ("for" in text and _LOOP.search(text) is not None)
+        or ("for" in text and compiled(_LOOP).search(text) is not None)
     )
 
 
@@ -163,7 +166,7 @@ def runs(text: str) -> list[Run]:
     joints += _side_by_side_joints(text)
     joints += [
         (before[1], after[0])
-        for loop in (_LOOP.finditer(text) if "for" in text else ())
+        for loop in (compiled(_LOOP).finditer(text) if "for" in text else ())
         for before, after in itertools.pairwise(_contents(text, *loop.span("list")))
     ]
     found = [_side_by_side(window) for window in _windows(sorted(joints), len(text))]
@@ -173,7 +176,7 @@ def runs(text: str) -> list[Run]:
 def _plus_joints(text: str) -> list[tuple[int, int]]:
     """From the closing quote (and the backslashes escaping it) to the opening one."""
     spans = []
-    for joint in _JOINT.finditer(text):
+    for joint in compiled(_JOINT).finditer(text):
         start = joint.start() - 1
         while text[start] in " \t":
             start -= 1
@@ -183,8 +186,8 @@ def _plus_joints(text: str) -> list[tuple[int, int]]:
 
 def _side_by_side_found(text: str) -> bool:
     """Are two literals side by side anywhere in ``text`` (each quote looked for if present)?"""
-    return ('"' in text and _SIDE_BY_SIDE['"'].search(text) is not None) or (
-        "'" in text and _SIDE_BY_SIDE["'"].search(text) is not None
+    return ('"' in text and compiled(_SIDE_BY_SIDE['"']).search(text) is not None) or (
+        "'" in text and compiled(_SIDE_BY_SIDE["'"]).search(text) is not None
     )
 
 
@@ -194,7 +197,7 @@ def _side_by_side_joints(text: str) -> list[tuple[int, int]]:
         (_escapes_before(text, joint.start()), joint.end())
         for quote, joints in _SIDE_BY_SIDE.items()
         if quote in text
-        for joint in joints.finditer(text)
+        for joint in compiled(joints).finditer(text)
     ]
 
 
@@ -209,7 +212,7 @@ def _escapes_before(text: str, quote: int) -> int:
 def _contents(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The insides of the string literals between ``start`` and ``end``."""
     spans = []
-    for literal in _LITERAL.finditer(text, start, end):
+    for literal in compiled(_LITERAL).finditer(text, start, end):
         quote = re.match(_QUOTE, literal.group())
         width = quote.end() if quote else 1
         spans.append((literal.start() + width, literal.end() - width))
@@ -222,9 +225,9 @@ def _join_call_joints(text: str) -> list[tuple[int, int]]:
     while at != -1:
         call = None
         if text.endswith(_EMPTIES, max(0, at - 8), at):
-            call = _PYTHON_JOIN.match(text, at + 5, at + 5 + _JOIN_REACH)
+            call = compiled(_PYTHON_JOIN).match(text, at + 5, at + 5 + _JOIN_REACH)
         elif text.endswith("]", 0, at) and text.startswith(_EMPTIES, at + 6):
-            call = _JAVASCRIPT_JOIN.search(text, max(0, at - _JOIN_REACH), at)
+            call = compiled(_JAVASCRIPT_JOIN).search(text, max(0, at - _JOIN_REACH), at)
         if call is not None:
             insides = _contents(text, *call.span("list"))
             joints += [(before[1], after[0]) for before, after in itertools.pairwise(insides)]
@@ -254,11 +257,13 @@ def _side_by_side(window: list[tuple[int, int]]) -> Run:
 def _uses(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
     """Names joined (``a + b``, ``{a}{b}``), found from the ``+`` or the ``}`` between them."""
     end, done = len(text) if end is None else end, start
-    for joint in _NAME_JOINED.finditer(text, start, end):
+    for joint in compiled(_NAME_JOINED).finditer(text, start, end):
         if joint.start() < done:
             continue
         names = _NAMES_ADDED if joint.group().startswith("+") else _NAMES_PLACED
-        use = names.search(text, max(done, joint.start() - 128), min(end, joint.end() + 512))
+        use = compiled(names).search(
+            text, max(done, joint.start() - 128), min(end, joint.end() + 512)
+        )
         if use is not None and use.start() <= joint.start() < use.end():
             done = use.end()
             yield use
@@ -271,7 +276,7 @@ def _named(text: str) -> Iterator[Run]:
     if not _names_joined(text) or next(_uses(text), None) is None:
         return
     given: dict[str, tuple[int, int]] = {}  # each name's literal, the last given before a use
-    assignments = _ASSIGNED.finditer(text)
+    assignments = compiled(_ASSIGNED).finditer(text)
     assigned = next(assignments, None)
     while assigned is not None:
         window = [assigned]  # the assignments that lie close, and the text after them
@@ -283,7 +288,9 @@ def _named(text: str) -> Iterator[Run]:
         for use in _uses(text, window[0].end(), window[-1].end() + NAMED_REACH):
             while read < len(window) and window[read].start() < use.start():
                 literal = window[read]
-                name = _NAME_BEFORE.search(text, max(0, literal.start() - 64), literal.start())
+                name = compiled(_NAME_BEFORE).search(
+                    text, max(0, literal.start() - 64), literal.start()
+                )
                 if name is not None:
                     given[name.group(1)] = literal.span("v")
                 read += 1
@@ -297,20 +304,20 @@ def _filled(text: str) -> list[Run]:
     arguments, in the order they are placed."""
     found = []
     for filling in FILLINGS:
-        for marker in filling.marker.finditer(text):
+        for marker in compiled(filling.marker).finditer(text):
             found += _filling(text, filling, marker.start())
     return found
 
 
 def _filling(text: str, filling: Filling, at: int) -> list[Run]:
     template = _literal_before(text, at)
-    arguments = filling.arguments.match(text, at, at + _JOIN_REACH)
+    arguments = compiled(filling.arguments).match(text, at, at + _JOIN_REACH)
     if template is None or arguments is None:
         return []
     [(start, end)] = _contents(text, *template)
     values = _contents(text, *arguments.span("list"))
     pieces, last = [], start
-    for number, placeholder in enumerate(filling.placeholder.finditer(text, start, end)):
+    for number, placeholder in enumerate(compiled(filling.placeholder).finditer(text, start, end)):
         placed = int(placeholder.group(1) or number)
         if placed >= len(values):
             return []  # not filled with these literals alone
@@ -327,7 +334,11 @@ def _literal_before(text: str, at: int) -> tuple[int, int] | None:
         end -= 1
     quote = text[end - 1 : end]
     opening = text.rfind(quote, max(0, end - 260), end - 1) if quote in ("'", '"') else -1
-    literal = _LITERAL.match(text, _escapes_before(text, opening), end) if opening >= 0 else None
+    literal = (
+        compiled(_LITERAL).match(text, _escapes_before(text, opening), end)
+        if opening >= 0
+        else None
+    )
     return literal.span() if literal is not None and literal.end() == end else None
 
 
@@ -335,14 +346,16 @@ def _added_to(text: str) -> list[Run]:
     """Names given a string literal, then literals added to them (``t = "ghp_ab"`` then
     ``t += "cd…"``, shell's ``T+="cd…"``), each within ``NAMED_REACH`` of the one before: the
     literals, in order."""
-    first = _ADDED_TO.search(text)
+    first = compiled(_ADDED_TO).search(text)
     if first is None:
         return []
     chains: list[list[tuple[int, int]]] = []
     last: dict[str, tuple[list[tuple[int, int]], int]] = {}  # a name's chain, where it ends
-    for assigned in _ASSIGNED.finditer(text, max(0, first.start() - NAMED_REACH)):
+    for assigned in compiled(_ASSIGNED).finditer(text, max(0, first.start() - NAMED_REACH)):
         adding = text[assigned.start() - 1 : assigned.start()] == "+"
-        name = _NAME_BEFORE.search(text, max(0, assigned.start() - 64), assigned.start() - adding)
+        name = compiled(_NAME_BEFORE).search(
+            text, max(0, assigned.start() - 64), assigned.start() - adding
+        )
         if name is None:
             continue
         chain, end = last.get(name.group(1), ([], -NAMED_REACH))

@@ -41,8 +41,7 @@ def project_root(cwd: str | None, env: Mapping[str, str]) -> Path | None:
     named: list[str | None] = [c for c in (env.get(PROJECT_ENV), cwd) if c and os.path.isabs(c)]
     for candidate in named or [_process_cwd()]:
         if candidate and Path(candidate).is_dir():
-            folder = Path(candidate).resolve()
-            return gitrepo.toplevel(folder) or folder
+            return gitrepo.toplevel_or_self(Path(candidate))
     return None
 
 

@@ -81,3 +81,18 @@ def test_a_commit_message_holding_the_log_separators_is_read_as_one_commit(repo)
     [commit, _initial] = gitrepo.commits_since(repo, 0)
     assert (commit.sha, commit.message, commit.files) == (sha, message, ("a.txt",))
     assert gitrepo.commits_in(repo, "HEAD~1") == [commit]
+
+
+@pytest.mark.parametrize("where", ["top", "sub-folder", "stale-worktree", "outside"])
+def test_a_hooks_project_is_the_work_tree_top_else_the_folder_itself(repo, tmp_path, where):
+    folder = {
+        "top": repo,
+        "sub-folder": repo / "src",
+        "stale-worktree": repo / "stale-worktree",
+        "outside": tmp_path / "elsewhere",
+    }[where]
+    folder.mkdir(exist_ok=True)
+    if where == "stale-worktree":  # git refuses it: the folder stands for itself
+        (folder / ".git").write_text("gitdir: /nowhere/.git/worktrees/stale\n")
+    expected = repo.resolve() if where in ("top", "sub-folder") else folder.resolve()
+    assert gitrepo.toplevel_or_self(folder) == expected
