@@ -124,17 +124,23 @@ class _LineReader:
         self.stream = stream
 
     def __iter__(self) -> Iterator[bytes]:
-        rest = b""
-        while True:
-            chunk = self.stream.read(_READ_BUFFER)
-            if not chunk:
-                break
-            lines = (rest + chunk).split(b"\n")
-            rest = lines.pop()
+        rest: list[bytes] = []  # the start of a line longer than a chunk, joined once whole
+        while chunk := self.stream.read(_READ_BUFFER):
+            lines = chunk.split(b"\n")
+            if len(lines) == 1:
+                rest.append(chunk)
+                continue
+            if rest:
+                lines[0] = b"".join([*rest, lines[0]])
+            last = lines.pop()
+            rest = [last] if last else []
             for line in lines:
                 yield line + b"\n"
         if rest:
-            yield rest
+            yield b"".join(rest)
+
+    def read(self) -> bytes:
+        return b"".join(self)
 
     def __enter__(self) -> _LineReader:
         return self
@@ -200,6 +206,9 @@ def json_file(path: Path, stats: ReadStats) -> Any:
             data = json.loads(handle.read())
     except OSError as exc:
         stats.unreadable = exc.strerror or type(exc).__name__
+        return None
+    except zstandard.ZstdError as exc:  # compressed, and damaged
+        stats.unreadable = f"not readable: {type(exc).__name__}"
         return None
     except (ValueError, RecursionError):
         stats.malformed += 1

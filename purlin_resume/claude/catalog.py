@@ -93,7 +93,7 @@ def listing_fields(session: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class _TitleCandidates:
-    """Each as a title shows it (``_shown``); the first that is not None is the title."""
+    """Each as a title shows it (``title``); the first that is not None is the title."""
 
     renamed: str | None = None  # /rename
     ai_title: str | None = None
@@ -156,16 +156,12 @@ class Target:
         return self.session.path if self.session is not None else None
 
 
-def _title(text: str | None) -> str | None:
+def title(text: str | None) -> str | None:
+    """A title candidate as a session's title shows it (one line, cut where no secret is cut in
+    two); None when the candidate is empty (the next one is taken)."""
     if not text:
         return None
     return redact.one_line(text, TITLE_LENGTH)
-
-
-def _shown(text: str | None) -> str | None:
-    """A title candidate as a title shows it; None when the candidate is empty (the next one is
-    taken)."""
-    return _title(text) if text else None
 
 
 def leading_summaries(path: Path) -> list[tuple[str | None, str]]:
@@ -183,7 +179,9 @@ def leading_summaries(path: Path) -> list[tuple[str | None, str]]:
                 except (ValueError, RecursionError):
                     break
                 if isinstance(record, dict) and isinstance(record.get("summary"), str):
-                    found.append((record.get("leafUuid"), record["summary"].strip()))
+                    found.append(
+                        (records.string(record.get("leafUuid")), record["summary"].strip())
+                    )
     except OSError:
         pass
     return found
@@ -321,7 +319,7 @@ class Catalog:
         """The leading summaries of a session file: (leaf, title-shaped text or None)."""
         if entry is not None and kept is not None:
             return [(leaf, kept.text(text)) for leaf, text in entry["summaries"]]
-        return [(leaf, _shown(text)) for leaf, text in leading_summaries(session.path)]
+        return [(leaf, title(text)) for leaf, text in leading_summaries(session.path)]
 
     def _figures(self, file: SessionFile, leaves: set[str], entry, kept):
         """The figures of one session, the summary leaves found in it and its title candidates:
@@ -341,11 +339,11 @@ class Catalog:
         if session.exists:
             first = records.first_record(session.path)
             if first:
-                return first.get("cwd")
+                return records.string(first.get("cwd"))
         for agent in self.agent_files_of(session):
             first = records.first_record(agent.path)
             if first:
-                return first.get("cwd")
+                return records.string(first.get("cwd"))
         return None
 
     def _session(self, file: SessionFile, view: SessionView):
@@ -371,10 +369,10 @@ class Catalog:
             session.size = file.path.stat().st_size
             found = reading.leaves_found
             candidates = _TitleCandidates(
-                _shown(reading.custom_title),
-                _shown(reading.ai_title),
-                [(leaf, _shown(text)) for leaf, text in reading.summaries],
-                _shown(_title(main.first_prompt)),
+                title(reading.custom_title),
+                title(reading.ai_title),
+                [(leaf, title(text)) for leaf, text in reading.summaries],
+                title(main.first_prompt),
             )
         session.subagents = sum(1 for _ in view.all_subagents())
         return session, found, candidates
@@ -556,7 +554,7 @@ def _keep(file: SessionFile, figures, leaves: set[str], catalog: Catalog, kept) 
         "asked": sorted(leaves),
         "found": sorted(found),
         "summaries": [
-            [leaf, text(_shown(summary))]
+            [leaf, text(title(summary))]
             for leaf, summary in (leading_summaries(file.path) if file.exists else [])
         ],
         "session": {

@@ -169,6 +169,9 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
             if record is None:
                 continue
             kind = record.get("type")
+            if kind is not None and not isinstance(kind, str):
+                stats.malformed += 1  # a type is a string: this is no record of Claude Code's
+                continue
             if kind not in KNOWN_TYPES:
                 if kind in BOOKKEEPING_TYPES:
                     stats.records += 1
@@ -410,7 +413,7 @@ def _line_calls(
         record = json.loads(line)
     except (ValueError, RecursionError):
         return
-    if not isinstance(record, dict) or record.get("type") not in KNOWN_TYPES:
+    if not isinstance(record, dict) or type_of(record) not in KNOWN_TYPES:
         return
     uuid = record.get("uuid")
     if uuid is not None and (not isinstance(uuid, str) or uuid in seen):
@@ -454,18 +457,34 @@ def first_record(path: Path, wanted: tuple[str, ...] = ("cwd",), limit: int = 50
     return {}
 
 
-def text_of(content: Any) -> str:
-    """The text of a message ``content``: a string, or the text blocks of a block list."""
+def type_of(record: dict[str, Any]) -> str | None:
+    """A record's ``type`` when it is a string (what else a hostile line holds is no type)."""
+    kind = record.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def string(value: Any) -> str | None:
+    """``value`` when it is a string that is not empty, else None (a field of the wrong type
+    in a record is taken as absent)."""
+    return value if isinstance(value, str) and value else None
+
+
+def text_of(content: Any, image: str | None = None) -> str:
+    """The text of a message ``content``: a string, or the text blocks of a block list (each
+    image block as ``image``, when given)."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        parts = [
-            block.get("text", "")
-            for block in content
-            if isinstance(block, dict) and block.get("type") == "text"
-        ]
-        return "\n".join(part for part in parts if part)
-    return ""
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for block in content:
+        if isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif kind == "image" and image:
+                parts.append(image)
+    return "\n".join(part for part in parts if part)
 
 
 def utc(timestamp: Any) -> str | None:
@@ -478,11 +497,11 @@ def utc(timestamp: Any) -> str | None:
 
     try:
         moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        text = moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    except (ValueError, OverflowError):  # no time, or one that leaves the years 1-9999 in UTC
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    text = moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
     return text.replace("+00:00", "Z")
 
 
@@ -523,7 +542,7 @@ def last_records(
             record = json.loads(line)
         except (ValueError, RecursionError):
             continue
-        if isinstance(record, dict) and record.get("type") in types:
+        if isinstance(record, dict) and type_of(record) in types:
             yield record
 
 

@@ -95,9 +95,9 @@ class Subagent:
 def read_meta(path: Path) -> dict[str, Any]:
     """The ``agent-<id>.meta.json`` beside an agent file, or {} when absent or unreadable."""
     try:
-        with open(path, "rb") as handle:
+        with records.open_regular(path) as handle:  # a FIFO in its place would hold the open
             data = json.load(handle)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -170,8 +170,10 @@ def call_result(session_transcript: Path, tool_use_id: str) -> dict[str, Any] | 
             record = json.loads(line)
         except (ValueError, RecursionError):
             continue
-        message = record.get("message") if isinstance(record, dict) else None
-        if record.get("type") != "user" or not isinstance(message, dict):
+        if not isinstance(record, dict) or record.get("type") != "user":
+            continue
+        message = record.get("message")
+        if not isinstance(message, dict):
             continue
         content = message.get("content")
         for block in content if isinstance(content, list) else ():
@@ -323,9 +325,10 @@ def _apply_call(node: Subagent, call: ToolCall) -> None:
     data = call.input or {}
     node.tool = call.name
     node.tool_use_id = call.id or None
-    node.agent_type = data.get("subagent_type") or node.agent_type or "general-purpose"
-    node.description = data.get("description") or node.description
-    node.prompt = node.prompt or data.get("prompt")
+    node.agent_type = records.string(data.get("subagent_type")) or node.agent_type
+    node.agent_type = node.agent_type or "general-purpose"
+    node.description = records.string(data.get("description")) or node.description
+    node.prompt = node.prompt or records.string(data.get("prompt"))
     node.status = _status(call)
     outcome = call.outcome
     if isinstance(outcome.get("totalTokens"), int):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import records
-from purlin_resume.claude.records import SUBAGENT_TOOLS, ReadStats, utc
+from purlin_resume.claude.records import SUBAGENT_TOOLS, ReadStats, string, utc
 
 PROMPT, COMMAND, INTERRUPTION, NOTIFICATION, RESPONSE, COMPACTION = (
     "prompt",
@@ -207,10 +207,24 @@ class Transcript:
     stats: ReadStats = field(default_factory=ReadStats)
     cli: str = "claude"  # the agent CLI that wrote it
     facts: Facts | None = None  # turns read again on each pass (``Turns``): counted as read
+    # what ``turns`` add up to, counted once: for that list at that length
+    _counted: tuple[list[Turn], int, Facts] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def summed(self) -> Facts:
-        return self.facts if self.facts is not None else Facts.of(self.turns)
+        """What the turns add up to: ``facts``, else counted once (again only when ``turns``
+        is another list, or grew)."""
+        if self.facts is not None:
+            return self.facts
+        turns = self.turns
+        if not isinstance(turns, list):
+            return Facts.of(turns)
+        counted = self._counted
+        if counted is None or counted[0] is not turns or counted[1] != len(turns):
+            counted = self._counted = (turns, len(turns), Facts.of(turns))
+        return counted[2]
 
     @property
     def turn_count(self) -> int:
@@ -267,18 +281,7 @@ def _summarise_input(name: str, data: Any) -> str:
 
 def blocks_text(content: Any) -> str:
     """The text of a string or of the text (and image) blocks of a block list."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts = []
-    for block in content:
-        if isinstance(block, dict):
-            if block.get("type") == "text":
-                parts.append(block.get("text", ""))
-            elif block.get("type") == "image":
-                parts.append("[image]")
-    return "\n".join(part for part in parts if part)
+    return records.text_of(content, "[image]")
 
 
 def classify_blocks_text(text: str) -> tuple[str, str] | None:
@@ -347,14 +350,10 @@ class _Assembly:
                 transcript.started_at = timestamp
             if transcript.ended_at is None or timestamp > transcript.ended_at:
                 transcript.ended_at = timestamp
-        if transcript.project_path is None and record.get("cwd"):
-            transcript.project_path = record["cwd"]
-        if record.get("gitBranch"):
-            transcript.git_branch = record["gitBranch"]
-        if transcript.version is None and record.get("version"):
-            transcript.version = record["version"]
-        if transcript.session_id is None and record.get("sessionId"):
-            transcript.session_id = record["sessionId"]
+        transcript.project_path = transcript.project_path or string(record.get("cwd"))
+        transcript.git_branch = string(record.get("gitBranch")) or transcript.git_branch
+        transcript.version = transcript.version or string(record.get("version"))
+        transcript.session_id = transcript.session_id or string(record.get("sessionId"))
         if kind == "assistant":
             self._assistant(record, timestamp)
         elif kind == "user":
@@ -366,7 +365,7 @@ class _Assembly:
         message = record.get("message")
         if not isinstance(message, dict):
             return
-        message_id = message.get("id")
+        message_id = string(message.get("id"))
         turn = self.by_message.get(message_id) if message_id else None
         if turn is None:
             turn = Turn(
@@ -400,13 +399,13 @@ class _Assembly:
                 continue
             block_type = block.get("type")
             if block_type == "text":
-                text = block.get("text") or ""
+                text = string(block.get("text")) or ""
                 if text.strip():
                     turn.text = f"{turn.text}\n\n{text}" if turn.text.strip() else text
             elif block_type in records.TOOL_USE_TYPES:
                 self._tool_use(turn, block, index)
             elif block_type == "thinking" and self.options.thinking:
-                thought = block.get("thinking") or ""
+                thought = string(block.get("thinking")) or ""
                 if thought.strip():
                     if self.deferred and self.offset >= 0:
                         turn.thinking_at.append((self.offset, index))
@@ -446,12 +445,13 @@ class _Assembly:
                     self._tool_result(block, record.get("toolUseResult"), index)
         if record.get("isMeta"):
             return
-        classified = classify_blocks_text(blocks_text(content))
+        said = blocks_text(content)
+        classified = classify_blocks_text(said)
         if classified is None:
             return
         kind, text = classified
         if kind == NOTIFICATION:
-            self._task_notification(blocks_text(content))
+            self._task_notification(said)
         turn = Turn("user", kind, timestamp, text, uuid=record.get("uuid"))
         turns = self.turns
         if _caused(turn, turns[-1] if turns else None):
@@ -511,12 +511,16 @@ class _Assembly:
     def _system(self, record: dict[str, Any], timestamp: str | None) -> None:
         subtype = record.get("subtype")
         if subtype == "compact_boundary":
-            meta = record.get("compactMetadata") or {}
+            meta = record.get("compactMetadata")
+            meta = meta if isinstance(meta, dict) else {}
+            tokens = meta.get("preTokens")
             compaction = Compaction(
                 timestamp,
-                trigger=meta.get("trigger"),
-                pre_tokens=meta.get("preTokens"),
-                logical_parent_uuid=record.get("logicalParentUuid"),
+                trigger=string(meta.get("trigger")),
+                pre_tokens=tokens
+                if isinstance(tokens, int) and not isinstance(tokens, bool)
+                else None,
+                logical_parent_uuid=string(record.get("logicalParentUuid")),
             )
             self.transcript.compactions.append(compaction)
             turn = Turn("user", COMPACTION, timestamp, uuid=record.get("uuid"))
@@ -531,7 +535,9 @@ class _Assembly:
     def _compact_summary(self, text: str, timestamp: str | None, record: dict[str, Any]) -> None:
         compaction, turn = self.open_compaction, self.compaction_turn
         if compaction is None or compaction.summary is not None or turn is None:
-            compaction = Compaction(timestamp, logical_parent_uuid=record.get("logicalParentUuid"))
+            compaction = Compaction(
+                timestamp, logical_parent_uuid=string(record.get("logicalParentUuid"))
+            )
             self.transcript.compactions.append(compaction)
             turn = Turn("user", COMPACTION, timestamp, uuid=record.get("uuid"))
             self.turns.append(turn)
@@ -587,7 +593,7 @@ def read(
         if kind == "summary":
             summary = record.get("summary")
             if isinstance(summary, str) and summary.strip():
-                reading.summaries.append((record.get("leafUuid"), summary.strip()))
+                reading.summaries.append((string(record.get("leafUuid")), summary.strip()))
             continue
         if kind in ("custom-title", "ai-title", "agent-name"):
             title = record.get("customTitle" if kind == "custom-title" else "aiTitle")
@@ -605,7 +611,11 @@ def read(
                     reading.progress_links.setdefault(parent, data["agentId"])
             continue
         if split_sidechains and record.get("isSidechain"):
-            key = record.get("agentId") or chain_of.get(record.get("parentUuid") or "") or uuid
+            key = (
+                string(record.get("agentId"))
+                or chain_of.get(string(record.get("parentUuid")) or "")
+                or uuid
+            )
             if not key:
                 continue
             if uuid:

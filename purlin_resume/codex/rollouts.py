@@ -32,7 +32,8 @@ from purlin_resume.agentcli.shape import (
     result_text,
     tool_call,
 )
-from purlin_resume.claude.records import ReadStats, utc
+from purlin_resume.claude.catalog import title
+from purlin_resume.claude.records import ReadStats, string, utc
 from purlin_resume.claude.transcript import (
     COMPACTION,
     INTERRUPTION,
@@ -112,9 +113,9 @@ def thread_names(folder: Path) -> dict[str, str]:
     names: dict[str, str] = {}
     stats = ReadStats()
     for record in json_lines(folder / "session_index.jsonl", stats):
-        name, thread = record.get("thread_name"), record.get("id")
-        if isinstance(name, str) and name.strip() and isinstance(thread, str):
-            names[thread] = name.strip()
+        name, thread = title(string(record.get("thread_name"))), record.get("id")
+        if name and isinstance(thread, str):
+            names[thread] = name
     return names
 
 
@@ -134,6 +135,7 @@ class _Reading:
 
     def add(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
+        kind = kind if isinstance(kind, str | None) else str(kind)
         if self.envelope is None:
             self.envelope = "payload" in record or kind in _RECORD_TYPES
             if not self.envelope and "id" in record and "timestamp" in record and kind is None:
@@ -163,19 +165,19 @@ class _Reading:
         session = self.session
         if session.version is not None:
             return  # a forked thread repeats its source's meta after its own
-        session.version = _text(meta.get("cli_version")) or "?"
-        session.project_path = _text(meta.get("cwd"))
+        session.version = string(meta.get("cli_version")) or "?"
+        session.project_path = string(meta.get("cwd"))
         git = meta.get("git")
         if isinstance(git, dict):
-            session.git_branch = _text(git.get("branch"))
+            session.git_branch = string(git.get("branch"))
         source = meta.get("source")
         spawn = source.get("subagent") if isinstance(source, dict) else None
         spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
         parent = meta.get("parent_thread_id") or (
             spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
         )
-        session.parent_id = _text(parent)
-        session.agent_type = _text(meta.get("agent_role")) or _text(meta.get("agent_nickname"))
+        session.parent_id = string(parent)
+        session.agent_type = string(meta.get("agent_role")) or string(meta.get("agent_nickname"))
         session.seen(utc(meta.get("timestamp")) or timestamp)
         transcript = self.transcript
         transcript.session_id = session.parent_id or session.id
@@ -186,7 +188,7 @@ class _Reading:
 
     def _item(self, item: dict[str, Any], timestamp: str | None) -> None:
         kind = item.get("type")
-        if kind not in _ITEM_TYPES:
+        if not isinstance(kind, str) or kind not in _ITEM_TYPES:
             self.session.stats.unknown_types[f"response_item:{kind}"] += 1
             return
         if kind == "message":
@@ -230,7 +232,9 @@ class _Reading:
         turns.append(Turn("user", INTERRUPTION, timestamp, "[Request interrupted by user]"))
 
     def _call(self, item: dict[str, Any], timestamp: str | None) -> None:
-        name = item.get("name") or ("shell" if item.get("type") == "local_shell_call" else "?")
+        name = string(item.get("name")) or (
+            "shell" if item.get("type") == "local_shell_call" else "?"
+        )
         raw = item.get("arguments", item.get("input", item.get("action")))
         data = raw
         if isinstance(raw, str):
@@ -273,7 +277,7 @@ class _Reading:
     def _compacted(self, payload: dict[str, Any], timestamp: str | None) -> None:
         """A compaction: its message is Codex's preamble then the summary the model just wrote
         (recorded before it as an answer), which becomes the compaction's summary alone."""
-        summary = _text(payload.get("message")) or ""
+        summary = string(payload.get("message")) or ""
         turns = self.turns
         if self.answer and self.answer[1].strip() and summary.endswith(self.answer[1]):
             turn, summary = self.answer
@@ -295,12 +299,8 @@ class _Reading:
                 self.session.tokens = self.transcript.last_usage_tokens = tokens
         elif kind == "turn_aborted":
             self._aborted(timestamp)
-        elif kind == "thread_name_updated" and isinstance(payload.get("thread_name"), str):
-            self.session.title = payload["thread_name"].strip() or self.session.title
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+        elif kind == "thread_name_updated":
+            self.session.title = title(string(payload.get("thread_name"))) or self.session.title
 
 
 def _content_text(content: Any) -> str:
@@ -327,8 +327,7 @@ def read(thread: str, path: Path, options: ReadOptions | None = None) -> Convers
         session.size = path.stat().st_size
     except OSError:
         session.exists = False
-    if session.title is None and transcript.first_prompt:
-        session.title = " ".join(transcript.first_prompt.split())[:80]
+    session.title = session.title or title(transcript.first_prompt)
     transcript.started_at, transcript.ended_at = session.started_at, session.ended_at
     transcript.cli = CODEX
     session.turns = transcript.turn_count
@@ -357,7 +356,7 @@ def head(thread: str, path: Path, folder: Path | None = None) -> NativeSession:
             break
     prompt = reading.transcript.first_prompt
     session.title = thread_names(folder).get(thread) if folder is not None else None
-    session.title = session.title or (" ".join(prompt.split())[:80] if prompt else None)
+    session.title = session.title or title(prompt)
     return session
 
 

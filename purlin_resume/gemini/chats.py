@@ -33,7 +33,8 @@ from purlin_resume.agentcli.shape import (
     result_text,
     tool_call,
 )
-from purlin_resume.claude.records import ReadStats, utc
+from purlin_resume.claude.catalog import title
+from purlin_resume.claude.records import ReadStats, string, utc
 from purlin_resume.claude.transcript import (
     COMPACTION,
     PROMPT,
@@ -137,8 +138,7 @@ class _Reading:
             session.id = data["sessionId"]
         session.seen(utc(data.get("startTime")))
         session.seen(utc(data.get("lastUpdated")))
-        if isinstance(data.get("summary"), str) and data["summary"].strip():
-            session.title = " ".join(data["summary"].split())[:80]
+        session.title = title(string(data.get("summary"))) or session.title
         if data.get("kind") == "subagent":
             session.agent_type = session.agent_type or "subagent"
         messages = data.get("messages")
@@ -177,6 +177,7 @@ class _Reading:
         self.summaries.update(str(m["id"]) for m in messages[at : at + 2])
 
     def _rewind(self, message_id: Any) -> None:
+        message_id = str(message_id)  # as the messages are kept (``_message``)
         if message_id not in self.messages:
             self.messages.clear()
             return
@@ -188,7 +189,7 @@ class _Reading:
         kind, key = message.get("type"), str(message.get("id"))
         timestamp = utc(message.get("timestamp"))
         self.session.seen(timestamp)
-        if kind not in _MESSAGE_TYPES:
+        if not isinstance(kind, str) or kind not in _MESSAGE_TYPES:
             self.session.stats.unknown_types[f"message:{kind}"] += 1
             return
         if kind == "user":
@@ -237,7 +238,7 @@ class _Reading:
         return [turn]
 
     def _call(self, record: dict[str, Any]) -> ToolCall:
-        name = record.get("name")
+        name = string(record.get("name"))
         call = tool_call(
             record.get("id"), name, record.get("args"), self.options.tools, name in SPAWN_TOOLS
         )
@@ -343,8 +344,7 @@ def read(
     transcript = reading.transcript()
     session.turns = transcript.turn_count
     session.compactions = len(transcript.compactions)
-    if session.title is None and transcript.first_prompt:
-        session.title = " ".join(transcript.first_prompt.split())[:80]
+    session.title = session.title or title(transcript.first_prompt)
     return Conversation(session, transcript)
 
 

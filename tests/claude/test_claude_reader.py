@@ -665,3 +665,64 @@ def test_a_hostile_task_notification_changes_nothing_it_may_not(tmp_path):
     (node,) = view.all_subagents()
     assert node.status == "killed"
     assert node.tokens is None  # "²³" is no count
+
+
+@pytest.mark.parametrize("kind", ["fifo", "deep"])
+def test_a_meta_json_that_is_a_fifo_or_nested_too_deep_is_read_past(tmp_path, kind):
+    import os
+
+    root = _claude(tmp_path)
+    folder = root / "projects" / "-work-demo"
+    session_id = "67676767-aaaa-4000-8000-000000000001"
+    c = Conversation(session_id)
+    write_jsonl(
+        folder / f"{session_id}.jsonl",
+        [c.user("Go"), c.assistant("m1", tool("c1", "Agent", description="Look", prompt="P1"))],
+    )
+    sub = folder / session_id / "subagents"
+    a = Conversation(session_id)
+    write_jsonl(sub / "agent-aaa1111.jsonl", [a.user("P1", isSidechain=True, agentId="aaa1111")])
+    meta = sub / "agent-aaa1111.meta.json"
+    if kind == "fifo":
+        os.mkfifo(meta)  # no writer ever comes: an open that waits for one never returns
+    else:
+        meta.write_text("[" * 100_000 + "]" * 100_000)
+
+    view = open_target(Catalog(root), session_id[:8]).view
+
+    assert [(n.id, n.description) for n in view.all_subagents()] == [("aaa1111", "Look")]
+
+
+def test_a_line_of_the_wrong_shape_holding_a_call_id_is_read_past(tmp_path):
+    from purlin_resume.claude import records, subagents
+
+    c = Conversation("68686868-aaaa")
+    path = write_jsonl(
+        tmp_path / "s.jsonl",
+        [c.assistant("m1", tool("toolu_1", "Agent", prompt="P"))],
+        tail=b'["toolu_1"]\n{"type": ["user"], "tool_use": "toolu_1"}\n',
+    )
+    assert subagents.call_result(path, "toolu_1") is None
+    assert [b["id"] for b in records.main_tool_uses(path)] == ["toolu_1"]
+    assert [r["type"] for r in records.last_records(path)] == ["assistant"]
+
+
+def test_what_a_transcript_adds_up_to_is_counted_once(tmp_path, monkeypatch):
+    from purlin_resume.claude import transcript
+
+    c = Conversation("69696969-aaaa")
+    path = write_jsonl(
+        tmp_path / "s.jsonl",
+        [c.user("Go"), c.assistant("m1", text("Done."), tool("t1", "Write", file_path="a.py"))],
+    )
+    main = read(path, "s").main
+    added = []
+    monkeypatch.setattr(transcript.Facts, "add", lambda self, turn: added.append(turn))
+
+    rendering.render(main)
+    export.document(main)
+    assert len(added) == 2  # each turn once, for every figure the header and document show
+
+    main.turns.append(transcript.Turn("user", transcript.PROMPT, None, "More"))
+    assert main.turn_count == 0  # counted again over the three turns (with ``add`` replaced)
+    assert len(added) == 5

@@ -430,3 +430,98 @@ def test_unknown_record_types_are_named_so_drift_shows(cli, tmp_path):
         assert listed[0]["unknown_types"] == {"permission-mode": 2}
     shown = run(cli, root, "transcript", "eeeeeeee-1").stdout
     assert "2 record(s) of unknown type (permission-mode ×2)" in shown
+
+
+_WRONG_TYPES = {
+    "a type that is a list": {"type": [1]},
+    "a type that is an object": {"type": {"user": 1}},
+    "a message id that is a list": {"type": "assistant", "message": {"id": [1], "content": []}},
+    "a text that is a number": {
+        "type": "assistant",
+        "message": {"id": "m9", "content": [{"type": "text", "text": 5}]},
+    },
+    "a thought that is a number": {
+        "type": "assistant",
+        "message": {"id": "m8", "content": [{"type": "thinking", "thinking": 5}]},
+    },
+    "a prompt block whose text is a number": {
+        "type": "user",
+        "message": {"content": [{"type": "text", "text": 5}]},
+    },
+    "compaction metadata that is text": {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "compactMetadata": "auto",
+    },
+    "a compaction trigger that is a list": {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "compactMetadata": {"trigger": ["auto"], "preTokens": "many"},
+    },
+    "a time out of range in UTC": {
+        "type": "user",
+        "timestamp": "0001-01-01T00:00:00+01:00",
+        "message": {"content": "early"},
+    },
+    "folder, branch and version of the wrong type": {
+        "type": "user",
+        "cwd": 5,
+        "gitBranch": [1],
+        "version": {"v": 1},
+        "sessionId": 7,
+        "message": {"content": "odd fields"},
+    },
+    "a sidechain whose agent id is a list": {
+        "type": "user",
+        "isSidechain": True,
+        "agentId": [1],
+        "message": {"content": "side"},
+    },
+    "a sidechain whose parent is a list": {
+        "type": "user",
+        "isSidechain": True,
+        "parentUuid": [1],
+        "message": {"content": "side"},
+    },
+    "a summary whose leaf is a list": {"type": "summary", "summary": "s", "leafUuid": [1]},
+    "a subagent call of the wrong types": {
+        "type": "assistant",
+        "message": {
+            "id": "m7",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_odd",
+                    "name": "Task",
+                    "input": {"subagent_type": [1], "description": {"d": 1}, "prompt": 5},
+                }
+            ],
+        },
+    },
+}
+
+
+@pytest.mark.parametrize("odd", list(_WRONG_TYPES.values()), ids=list(_WRONG_TYPES))
+def test_a_record_with_fields_of_the_wrong_type_is_read_past(cli, tmp_path, odd):
+    session_id = "12121212-0000-4000-8000-000000000001"
+    c = Conversation(session_id)
+    records = [c.user("first prompt"), c.assistant("m1", text("first answer"))]
+    records.append({**c.user("placeholder"), **odd, "uuid": "12121212-odd"})
+    records.append(c.user("last prompt"))
+    root = tmp_path / "claude"
+    write_jsonl(root / "projects" / "-srv-demo" / f"{session_id}.jsonl", records)
+
+    for args in (
+        ("transcript", "12121212", "--include-tools", "--include-thinking"),
+        ("export", "12121212", "--include-tools", "--include-thinking"),
+        ("export", "12121212", "--format", "md"),
+        ("agents", "12121212"),
+        ("sessions", "--all"),
+        ("sessions", "--project", "/srv/demo"),
+    ):
+        result = run(cli, root, *args)
+        assert result.exit_code == 0, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        if args[0] in ("transcript", "export"):
+            assert "first answer" in result.stdout
+            assert "last prompt" in result.stdout

@@ -255,3 +255,54 @@ def test_a_threads_head_tells_its_folder_and_title_from_its_first_records(tmp_pa
         json.dumps({"id": thread, "thread_name": "named"}) + "\n"
     )
     assert rollouts.head(thread, path, tmp_path).title == "named"
+
+
+_CALL = {"type": "function_call", "call_id": "c1", "arguments": "{}"}
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"type": [1], "payload": {}},
+        {"type": "response_item", "payload": {"type": [1]}},
+        {"type": "response_item", "payload": {**_CALL, "name": ["spawn_agent"]}},
+        {"type": "response_item", "payload": {**_CALL, "name": {"n": 1}}},
+        {"timestamp": "0001-01-01T00:00:00+01:00", "type": "event_msg", "payload": {}},
+    ],
+    ids=["type", "item type", "name list", "name object", "time"],
+)
+def test_a_record_with_fields_of_the_wrong_type_is_read_past(tmp_path, odd):
+    from purlin_resume.claude import export, rendering
+
+    source = rollout(CODEX_SHELL)
+    path = tmp_path / source.name
+    lines = source.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join([*lines[:5], json.dumps(odd).encode() + b"\n", *lines[5:]]))
+
+    read = rollouts.read(CODEX_SHELL, path, ReadOptions(tools=True, thinking=True))
+
+    assert read.transcript.final_output == "The project has one commit: start."
+    markdown, _ = rendering.render(read.transcript, rendering.MarkdownOptions(True, True))
+    assert "The project has one commit" in markdown
+    assert export.document(read.transcript, tools=True)["turns"] == read.session.turns
+
+
+def test_a_title_is_cut_where_no_secret_is_cut_in_two(tmp_path):
+    token = "ghp_" + "A1b2C3d4E5" * 3 + "f6G7h8"  # a GitHub token's shape, 40 characters
+    prompt = "x" * 60 + " " + token
+    path = tmp_path / f"rollout-2026-01-01T00-00-00-{CODEX_SHELL}.jsonl"
+    path.write_text(
+        json.dumps({"type": "session_meta", "payload": {"id": CODEX_SHELL, "cwd": "/w"}})
+        + "\n"
+        + json.dumps(
+            {
+                "type": "response_item",
+                "payload": {"type": "message", "role": "user", "content": prompt},
+            }
+        )
+        + "\n"
+    )
+    title = rollouts.read(CODEX_SHELL, path).session.title
+    assert title is not None
+    assert token[:12] not in title
+    assert title.startswith("x" * 60)

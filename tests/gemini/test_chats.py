@@ -156,3 +156,54 @@ def test_a_compression_keeps_the_turns_before_it_and_marks_a_compaction(tmp_path
     assert compaction.summary == "<state_snapshot>the user counted files</state_snapshot>"
     assert read.session.compactions == 1
     assert read.session.turns == 6
+
+
+def test_records_with_fields_of_the_wrong_type_are_read_past(tmp_path):
+    from purlin_resume.claude import export, rendering
+
+    path = _chat(
+        tmp_path,
+        [
+            {"sessionId": "s4", "projectHash": "h", "summary": ["not", "text"]},
+            {"$rewindTo": ["m0"]},
+            {"$rewindTo": {"id": "m0"}},
+            _message("m1", "user", "first prompt"),
+            {"id": "m2", "type": ["gemini"], "content": "odd"},
+            {
+                "id": "m3",
+                "type": "gemini",
+                "timestamp": "9999-12-31T23:59:59-01:00",
+                "content": [{"text": "the answer"}],
+                "toolCalls": [{"id": "c1", "name": ["invoke_agent"], "args": {}}],
+            },
+            _message("m4", "user", "second prompt"),
+        ],
+    )
+    read = chats.read(path, options=ReadOptions(tools=True))
+    assert read.session.stats.unknown_types == {"message:['gemini']": 1}
+    markdown, _ = rendering.render(read.transcript, rendering.MarkdownOptions(tools=True))
+    assert "the answer" in markdown
+    assert export.document(read.transcript)["original_prompt"] == "first prompt"
+
+
+def test_a_rewind_names_its_message_as_the_messages_are_kept(tmp_path):
+    path = _chat(
+        tmp_path,
+        [
+            {"sessionId": "s5", "projectHash": "h"},
+            _message(1, "user", "kept"),
+            _message(2, "user", "dropped"),
+            {"$rewindTo": 2},
+        ],
+    )
+    assert [t.text for t in chats.read(path).transcript.turns] == ["kept"]
+
+
+def test_a_legacy_json_file_that_is_compressed_or_damaged_is_one_line(tmp_path):
+    import zstandard
+
+    path = _chat(tmp_path, {"sessionId": "s6", "messages": []}, "session-2026-01-01T10-00-x.json")
+    path.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
+    assert chats.read(path).session.id == "s6"
+    path.write_bytes(path.read_bytes()[:8] + b"damaged")
+    assert chats.read(path).session.stats.unreadable == "not readable: ZstdError"
