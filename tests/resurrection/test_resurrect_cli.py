@@ -929,7 +929,7 @@ def test_an_unwritable_history_folder_is_one_error_line(cli, fixtures_copy, repo
     _fails(
         cli("resurrect", "--session", "short", "--yes", "--claude-dir", str(fixtures_copy)),
         1,
-        "cannot write the resurrection log",
+        f"{fixtures_copy / 'history'}: it is not a folder",
     )
     assert (fixtures_copy / "history").read_text() == "a file where the folder should be"
 
