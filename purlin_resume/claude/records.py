@@ -82,6 +82,11 @@ class ReadStats:
     binary: bool = False  # the file is not text: nothing was read from it
     unreadable: str | None = None  # why the file could not be opened
 
+    def unknown_type(self, kind: str) -> None:
+        """One more record of a type the reader does not know, by its name (cut: the file
+        names it, at any length)."""
+        self.unknown_types[kind if len(kind) <= 60 else kind[:59] + "…"] += 1
+
     @property
     def unknown(self) -> int:
         return sum(self.unknown_types.values())
@@ -176,7 +181,7 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
                 if kind in BOOKKEEPING_TYPES:
                     stats.records += 1
                 else:
-                    stats.unknown_types[str(kind)] += 1
+                    stats.unknown_type(str(kind))
                 continue
             uuid = record.get("uuid")
             if uuid is not None and not isinstance(uuid, str):

@@ -150,7 +150,7 @@ class _Reading:
         self.session.seen(timestamp)
         payload = record.get("payload")
         if not isinstance(payload, dict) or kind not in _RECORD_TYPES:
-            self.session.stats.unknown_types[str(kind)] += 1
+            self.session.stats.unknown_type(str(kind))
             return
         if kind == "session_meta":
             self._meta(payload, timestamp)
@@ -189,7 +189,7 @@ class _Reading:
     def _item(self, item: dict[str, Any], timestamp: str | None) -> None:
         kind = item.get("type")
         if not isinstance(kind, str) or kind not in _ITEM_TYPES:
-            self.session.stats.unknown_types[f"response_item:{kind}"] += 1
+            self.session.stats.unknown_type(f"response_item:{kind}")
             return
         if kind == "message":
             self._message(item, timestamp)

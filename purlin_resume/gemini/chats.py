@@ -124,13 +124,13 @@ class _Reading:
             if isinstance(update, dict):
                 self._metadata(update)
             else:
-                self.session.stats.unknown_types["$set"] += 1
+                self.session.stats.unknown_type("$set")
         elif "type" in record and "id" in record:
             self._message(record)
         elif "sessionId" in record:
             self._metadata(record)
         else:
-            self.session.stats.unknown_types[str(next(iter(record), "{}"))] += 1
+            self.session.stats.unknown_type(str(next(iter(record), "{}")))
 
     def _metadata(self, data: dict[str, Any]) -> None:
         session = self.session
@@ -190,7 +190,7 @@ class _Reading:
         timestamp = utc(message.get("timestamp"))
         self.session.seen(timestamp)
         if not isinstance(kind, str) or kind not in _MESSAGE_TYPES:
-            self.session.stats.unknown_types[f"message:{kind}"] += 1
+            self.session.stats.unknown_type(f"message:{kind}")
             return
         if kind == "user":
             turns = self._user(message, timestamp)

@@ -36,6 +36,7 @@ from purlin_resume.agentcli.shape import (
     result_text,
     tool_call,
 )
+from purlin_resume.claude import catalog
 from purlin_resume.claude.records import ReadStats, line_decoder
 from purlin_resume.claude.transcript import (
     COMPACTION,
@@ -100,7 +101,7 @@ def _session(row: tuple[Any, ...], path: Path) -> NativeSession:
     ident, parent, directory, title, version, created, updated, tokens, agent = row
     session = NativeSession(OPENCODE, str(ident), path, parent_id=parent or None)
     session.project_path = directory if isinstance(directory, str) else None
-    session.title = " ".join(title.split())[:80] if isinstance(title, str) and title else None
+    session.title = catalog.title(title) if isinstance(title, str) else None
     session.version = version if isinstance(version, str) else None
     session.started_at, session.ended_at = millis(created), millis(updated)
     session.tokens = tokens if isinstance(tokens, int) and tokens else None
@@ -137,7 +138,7 @@ class _Reading:
             if isinstance(total, int) and total:
                 self.transcript.last_usage_tokens = total
         else:
-            self.session.stats.unknown_types[f"message:{role}"] += 1
+            self.session.stats.unknown_type(f"message:{role}")
             self.turn = None
             return
         if message.get("summary") and role == "assistant":
@@ -165,7 +166,7 @@ class _Reading:
         """A part of the message read last."""
         kind, turn = part.get("type"), self.turn
         if not isinstance(kind, str) or kind not in _PART_TYPES:
-            self.session.stats.unknown_types[f"part:{kind}"] += 1
+            self.session.stats.unknown_type(f"part:{kind}")
             return
         if turn is None:
             return

@@ -361,3 +361,22 @@ def test_a_hostile_database_says_so_in_one_line(cli, tmp_path):
     result = cli("transcript", OPENCODE_SHELL, "--max-chars", "0")
     assert (result.exit_code, result.stdout.count("\n")) == (0, 1), result.output
     assert "No conversation history found" in result.stdout
+
+
+def test_a_long_title_is_cut_where_no_secret_is_cut_in_two(tmp_path):
+    import sqlite3
+
+    from tests.other_cli_data import aws_key
+
+    secret = aws_key()
+    folder = opencode_home()
+    with sqlite3.connect(folder / "opencode.db") as db:
+        db.execute(
+            "update session set title = ? where id = ?",
+            ("Fix the deploy with the key " + "x" * 44 + f" {secret} and more", OPENCODE_SHELL),
+        )
+    db.close()
+    title = next(s for s in storage.sessions(folder) if s.id == OPENCODE_SHELL).title
+    assert title is not None
+    assert title.startswith("Fix the deploy")
+    assert secret[:4] not in title
