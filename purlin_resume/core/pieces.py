@@ -117,8 +117,16 @@ class Run:
         return [(spans[0][0], spans[-1][1])] if self.side_by_side else spans
 
 
+def quoted(text: str) -> bool:
+    """Has ``text`` a quote? Every way of writing pieces joins string literals, so text without
+    one holds none (most text: two searches for one character)."""
+    return '"' in text or "'" in text
+
+
 def may_hold(text: str) -> bool:
     """Can ``text`` hold a secret in pieces (a cheap test most text fails)?"""
+    if not quoted(text):
+        return False
     plus, brace, join = "+" in text, "}" in text, ".join(" in text
     if plus and compiled(_JOINT).search(text) is not None:
         return True
@@ -130,7 +138,9 @@ def may_hold(text: str) -> bool:
         return True
     if (plus or join) and "for" in text and compiled(_LOOP).search(text) is not None:
         return True  # a loop's body adds each literal (``+=``) or a join follows
-    return (plus or brace) and next(_named(text), None) is not None
+    if not ((plus or brace) and _names_joined(text) and _joined_given(text)):
+        return False
+    return next(_named(text), None) is not None
 
 
 def _names_joined(text: str) -> bool:
@@ -145,7 +155,7 @@ def _names_joined(text: str) -> bool:
 
 def marked(text: str) -> bool:
     """Has ``text`` a mark pieces are joined with (cheaper than ``may_hold``, and less sure)?"""
-    return (
+    return quoted(text) and (
         "+" in text
         or "}" in text
         or "%" in text
@@ -297,6 +307,35 @@ def _named(text: str) -> Iterator[Run]:
             names = re.findall(_NAME, use.group())
             if len(names) > 1 and all(name in given for name in names):
                 yield Run(tuple(given[name] for name in names), side_by_side=False)
+
+
+def _joined_given(text: str) -> bool:
+    """Is a name right before a joint of names (``_NAMES_ADDED_JOINT``, ``_NAMES_PLACED_JOINT``)
+    also given a string literal somewhere (``_ASSIGNED``)? Every use ``_uses`` finds holds the
+    name before the joint it was found from, so where none is, no use has all its names given
+    literals (cheaper to tell than finding the uses)."""
+    joined: set[str] = set()
+    for joints, mark in ((_NAMES_ADDED_JOINT, "+" in text), (_NAMES_PLACED_JOINT, "}" in text)):
+        for joint in joints.finditer(text) if mark else ():
+            before = text[max(0, joint.start() - 81) : joint.start()]
+            joined.update(_names_ending(before.removesuffix(" ")))
+    joined.discard("")
+    for literal in _ASSIGNED.finditer(text) if joined else ():
+        before = text[max(0, literal.start() - 80) : literal.start()].removesuffix(":")
+        if not joined.isdisjoint(_names_ending(before.rstrip(" \t"))):
+            return True
+    return False
+
+
+_NAME_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+def _names_ending(before: str) -> tuple[str, str]:
+    """The names ``before`` (80 characters at most: longer names are never given literals, see
+    ``_NAME_BEFORE``) may end with: its last run of name characters, and that run without its
+    first character (a name after an escaped ``\\n``)."""
+    name = before[len(before.rstrip(_NAME_CHARACTERS)) :]
+    return name, name[1:]
 
 
 def _filled(text: str) -> list[Run]:

@@ -97,13 +97,17 @@ def _any_case(char: str) -> str:
 
 def _ends_before(heads: set[str], char: str) -> str:
     """A look-behind test, placed right after the anchor ``char``, that succeeds when the text
-    before it ends with one of ``heads`` (as written): first their last two or three characters,
-    then, when heads are longer, one look-behind per length. Each is a list of literals the
-    engine tells apart by their first character (the branches of a trie of nested look-behinds
-    are each tried in turn)."""
+    before it ends with one of ``heads`` (as written): first the character right before the
+    anchor, in one class (most places fail it: no list is tried), then their last two or three
+    characters, then, when heads are longer, one look-behind per length. Each is a list of
+    literals the engine tells apart by their first character (the branches of a trie of nested
+    look-behinds are each tried in turn)."""
     shortest = min(3, *map(len, heads))
     ends = sorted({re.escape(head[-shortest:] + char) for head in heads})
+    last = "".join(sorted({re.escape(head[-1]) for head in heads}))
     test = f"(?<={'|'.join(ends)})"
+    if len(ends) > 1:
+        test = f"(?<=[{last}].)" + test
     if all(len(head) == shortest for head in heads):
         return test
     by_length: dict[int, list[str]] = defaultdict(list)
@@ -377,13 +381,15 @@ class Scanner:
         self.by_first  # noqa: B018 (fills ``_free`` and ``_prefixed``)
         free, prefixed = self._free, self._prefixed
         assigned = _key_guard() + _no_groups(ASSIGNMENT)
-        # the assignments first: the most frequent characters, with a key before them; one
-        # alternative per operator: when every alternative starts with a literal, the engine
-        # skips to the next of those characters without trying the expression in between
-        alternatives = [f":{assigned}", f"={assigned}"]
-        # the most frequent characters first: each place found tries the alternatives in order
-        for char in sorted(set(free) | set(prefixed), key=lambda c: (_COMMON.find(c) % 99, c)):
-            options = list(free[char])
+        # one alternative per character, starting with it: when every alternative starts with a
+        # literal, the engine skips to the next of those characters without trying the
+        # expression in between; the most frequent characters first (each place found tries
+        # the alternatives in order), and at an operator the assignment first (a key before it)
+        alternatives = []
+        chars = set(free) | set(prefixed) | set(":=")
+        for char in sorted(chars, key=lambda c: (_COMMON.find(c) % 99, c)):
+            options = [assigned] if char in ":=" else []
+            options += free[char]
             # prefixes that start at the character, then those a look-behind of what precedes
             # it rules out at most places, all behind one look-ahead at what follows
             tokens = []
@@ -491,8 +497,9 @@ class Scanner:
     def any_places(self, text: str) -> Places | None:
         """``places(text)``, or None when no rule may match anywhere in it and no string
         literals are joined in it (most text: one search)."""
-        finder = self._finder(text)
-        at = finder(text, 0) if self._pattern is None else _start(self._pattern.search(text))
+        pattern = self._pattern
+        finder = self._finder(text) if pattern is None else self._first_by_expression
+        at = finder(text, 0) if pattern is None else _start(pattern.search(text))
         if at is not None:
             return Places(finder, text, at)
         if pieces.may_hold(text):

@@ -336,6 +336,10 @@ _TOKEN = "ghp_" + _chars(36)
         f"export GH_TOKEN='{_TOKEN[:14]}''{_TOKEN[14:]}'",
         f'token = ""\nfor part in ["{_TOKEN[:10]}", "{_TOKEN[10:25]}", "{_TOKEN[25:]}"]:\n    token += part',
         f"let t = '';\nfor (const p of ['{_TOKEN[:14]}', '{_TOKEN[14:]}']) t += p;",
+        # cut inside its prefix: no rule has a place to start from in the text as written (the
+        # names found after an escaped line break too: ``\\nhead``)
+        f'# the token\nhead = "{_TOKEN[:2]}"\ntail = "{_TOKEN[2:]}"\nvalue = head + tail',
+        f'export HEAD="{_TOKEN[:2]}"\nexport TAIL="{_TOKEN[2:]}"\necho "${{HEAD}}${{TAIL}}"',
     ],
 )
 def test_a_token_written_in_pieces_is_redacted_in_every_piece(text):
@@ -370,6 +374,23 @@ def test_a_token_written_in_pieces_is_redacted_in_every_piece(text):
 def test_pieces_that_make_no_secret_are_left_alone(text):
     for written in (text, json.dumps(text), json.dumps(json.dumps(text))):
         assert redact.redact(written).text == written
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"export GITHUB_TOKEN={_TOKEN}",
+        f"token: {_TOKEN} + more, {{x}} 50% done, a.join(b) for c",
+        f"DB_PASSWORD=hunter2hunter2 and {_TOKEN}",
+        f"url https://deploy:hunter2hunter2@example.com/x then {_TOKEN}",
+    ],
+)
+def test_a_text_without_quotes_still_has_every_secret_found(text):
+    # no quote: no string literal, so no pieces are looked for; the rules still run
+    done = redact.redact(text)
+    assert _TOKEN not in done.text, done.text
+    assert "hunter2hunter2" not in done.text, done.text
+    assert done.counts.get("github-token") == 1
 
 
 def test_a_kubernetes_secret_in_json_has_each_value_redacted_and_a_config_map_none():
