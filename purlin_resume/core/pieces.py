@@ -124,7 +124,8 @@ def quoted(text: str) -> bool:
 
 
 def may_hold(text: str) -> bool:
-    """Can ``text`` hold a secret in pieces (a cheap test most text fails)?"""
+    """Has ``text`` pieces to join (``runs`` finds some), told from the first mark found (a
+    cheap test most text fails)?"""
     if not quoted(text):
         return False
     plus, brace, join = "+" in text, "}" in text, ".join(" in text
@@ -136,8 +137,8 @@ def may_hold(text: str) -> bool:
         return True
     if ("%" in text or ".format(" in text) and _filled(text):
         return True
-    if (plus or join) and "for" in text and compiled(_LOOP).search(text) is not None:
-        return True  # a loop's body adds each literal (``+=``) or a join follows
+    if "for" in text and compiled(_LOOP).search(text) is not None:
+        return True
     if not ((plus or brace) and _names_joined(text) and _joined_given(text)):
         return False
     return next(_named(text), None) is not None
@@ -151,19 +152,6 @@ def _names_joined(text: str) -> bool:
     return ("}{" in text or "}${" in text) and compiled(_NAMES_PLACED_JOINT).search(
         text
     ) is not None
-
-
-def marked(text: str) -> bool:
-    """Has ``text`` a mark pieces are joined with (cheaper than ``may_hold``, and less sure)?"""
-    return quoted(text) and (
-        "+" in text
-        or "}" in text
-        or "%" in text
-        or ".join(" in text
-        or ".format(" in text
-        or _side_by_side_found(text)
-        or ("for" in text and compiled(_LOOP).search(text) is not None)
-    )
 
 
 def runs(text: str) -> list[Run]:
@@ -316,11 +304,11 @@ def _joined_given(text: str) -> bool:
     literals (cheaper to tell than finding the uses)."""
     joined: set[str] = set()
     for joints, mark in ((_NAMES_ADDED_JOINT, "+" in text), (_NAMES_PLACED_JOINT, "}" in text)):
-        for joint in joints.finditer(text) if mark else ():
+        for joint in compiled(joints).finditer(text) if mark else ():
             before = text[max(0, joint.start() - 81) : joint.start()]
             joined.update(_names_ending(before.removesuffix(" ")))
     joined.discard("")
-    for literal in _ASSIGNED.finditer(text) if joined else ():
+    for literal in compiled(_ASSIGNED).finditer(text) if joined else ():
         before = text[max(0, literal.start() - 80) : literal.start()].removesuffix(":")
         if not joined.isdisjoint(_names_ending(before.rstrip(" \t"))):
             return True

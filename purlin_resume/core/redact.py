@@ -513,7 +513,7 @@ class Scanner:
         ``places``: where ``pattern`` matches in ``text``, when the caller looked already (the
         scan goes on from what it found instead of reading the text again)."""
         found = self._scan(text, assignments, places)
-        if pieces.marked(text):
+        if pieces.may_hold(text):
             found = self._with_pieces(text, found, assignments)
         if self.extra:
             found = self._with_extra(text, found)

@@ -340,6 +340,7 @@ _TOKEN = "ghp_" + _chars(36)
         # names found after an escaped line break too: ``\\nhead``)
         f'# the token\nhead = "{_TOKEN[:2]}"\ntail = "{_TOKEN[2:]}"\nvalue = head + tail',
         f'export HEAD="{_TOKEN[:2]}"\nexport TAIL="{_TOKEN[2:]}"\necho "${{HEAD}}${{TAIL}}"',
+        f"for (const p of ['{_TOKEN[:2]}', '{_TOKEN[2:]}']) t = t.concat(p);",
     ],
 )
 def test_a_token_written_in_pieces_is_redacted_in_every_piece(text):
