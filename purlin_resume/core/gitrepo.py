@@ -141,10 +141,13 @@ def status_lines(root: Path) -> list[str]:
 
 def recent_commits(root: Path, count: int = 10) -> list[str]:
     """``git log --oneline -<count>`` lines; empty for a repository with no commit."""
+    args = ("log", "--oneline", f"-{count}")
+    status, out, err = _execute(root, args)
+    if status == 0:
+        return [line for line in out.split("\n") if line.strip()]
     if not has_commits(root):
         return []
-    out = _run(root, "log", "--oneline", f"-{count}")
-    return [line for line in out.split("\n") if line.strip()]
+    raise _failure(root, args, status, err)
 
 
 def is_ignored(root: Path, relative: str) -> bool:

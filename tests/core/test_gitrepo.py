@@ -36,6 +36,20 @@ def test_a_failing_git_command_is_one_line_with_gits_reason(repo):
     assert "fatal:" in message
 
 
+def test_recent_commits_newest_first_and_none_before_the_first(repo, tmp_path):
+    sha = commit_file(repo, "a.txt", "a\n", "second")
+    [newest, _initial] = gitrepo.recent_commits(repo, 5)
+    short, subject = newest.split(" ", 1)
+    assert sha.startswith(short)
+    assert subject == "second"
+    assert len(gitrepo.recent_commits(repo, 1)) == 1
+    empty = tmp_path / "empty"
+    git(tmp_path, "init", "-q", str(empty))
+    assert gitrepo.recent_commits(empty) == []
+    with pytest.raises(PurlinError, match="is not a git repository"):
+        gitrepo.recent_commits(tmp_path / "nowhere")
+
+
 @pytest.mark.parametrize("where", ["outside", "sub-folder"])
 def test_a_folder_that_is_not_a_work_tree_top_is_named(repo, tmp_path, where):
     folder = tmp_path / "elsewhere" if where == "outside" else repo / "src"
