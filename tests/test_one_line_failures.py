@@ -238,6 +238,7 @@ def test_a_hook_that_cannot_log_says_so_in_its_one_line(repo):
     ("folder", "args"),
     [
         (".purlin/cache", ["save", "--role", "builder", "--in-progress", "x", "--step", "2", "--next", "n"]),
+        (".purlin", ["save", "--role", "builder", "--in-progress", "x", "--step", "2", "--next", "n"]),
         (".planning", ["history", "spawn", "--agent-id", "a1", "--task", "t", "--phase", "1", "--plan", "1"]),
         (".planning", ["history", "init"]),
     ],

@@ -24,7 +24,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError
+from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, system_refusal
 
 LOCK_TIMEOUT_SECONDS = 30.0
 STATE_FOLDERS = frozenset({".purlin", ".planning", "history"})
@@ -120,7 +120,7 @@ def private_folder(folder: Path) -> Path:
         except FileExistsError:
             pass
         except OSError as exc:
-            raise PurlinError(f"cannot create {created}: {exc.strerror or exc}") from None
+            raise PurlinError(system_refusal(exc, "cannot create it", created)) from None
     folder = missing[0] if missing else folder
     confined(folder)  # a link out of the project's state folders: refused, named
     problem = _not_private(folder)
