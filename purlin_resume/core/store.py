@@ -263,11 +263,19 @@ def read_text(target: Path) -> str:
     target = Path(target)
     confined(target)
     try:
-        return target.read_bytes().decode("utf-8")
+        data = target.read_bytes()
     except FileNotFoundError:
         raise NotFound(f"{target} does not exist") from None
     except IsADirectoryError:
         raise PurlinError(f"{target} is a folder, not a file") from None
+    return decoded(target, data)
+
+
+def decoded(target: Path, data: bytes) -> str:
+    """``data`` (what ``target`` holds) as UTF-8 text; CorruptFile naming ``target`` when it
+    is not."""
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CorruptFile(target, f"not UTF-8 text at byte {exc.start}") from None
 

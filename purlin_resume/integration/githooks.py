@@ -63,7 +63,14 @@ def work_tree(project: Project) -> Reader:
 
 def staged(project: Project) -> Reader:
     """Reads the files as the index holds them: what the commit takes."""
-    return lambda name: gitrepo.staged_text(project.root, name)
+
+    def read(name: str) -> str | None:
+        text = gitrepo.staged_text(project.root, name)
+        if text is None:
+            return None  # a deletion: nothing to check
+        return store.decoded(project.root / name, text.encode("utf-8", "surrogateescape"))
+
+    return read
 
 
 def agent_history(project: Project, files: list[str], read: Reader | None = None) -> Verdict:

@@ -161,3 +161,15 @@ def test_without_files_the_checks_read_what_is_staged_not_the_work_tree(repo, cl
     assert "'entries' must be a list" in result.stderr
     stage(repo, ".planning/agent-history.json", "{not json")
     assert "invalid JSON" in cli("git-hook", "agent-history").stderr
+
+
+def test_a_staged_history_that_is_not_utf8_fails_as_a_named_one_does(repo, cli):
+    history = repo / ".planning" / "agent-history.json"
+    history.parent.mkdir(parents=True, exist_ok=True)
+    history.write_bytes(b'{"entries": [], "x": "\xff"}\n')
+    git(repo, "add", "-f", ".planning/agent-history.json")
+    staged = cli("git-hook", "agent-history")
+    named = cli("git-hook", "agent-history", ".planning/agent-history.json")
+    assert staged.exit_code == named.exit_code == 1
+    assert "not UTF-8 text at byte" in staged.stderr
+    assert staged.stderr == named.stderr
