@@ -70,13 +70,18 @@ class Bookmark:
         for name in (f.name for f in fields(cls) if f.name in data and f.name != "scope"):
             value = data[name]
             if name == "tags":
-                value = [t for t in value if isinstance(t, str)] if isinstance(value, list) else []
+                value = tags_of(value)
             elif name == "resurrection_count":
                 value = _count(value)
             elif not isinstance(value, str):
                 value = None
             made[name] = value
         return cls(**made, scope=scope)
+
+
+def tags_of(value: Any) -> list[str]:
+    """The tags of a bookmark as a file or a row holds them: the texts of a list, else none."""
+    return [t for t in value if isinstance(t, str)] if isinstance(value, list) else []
 
 
 def _count(value: Any) -> int:

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from rapidfuzz import fuzz
 
 from purlin_resume.core import clock, redact, store
@@ -185,14 +184,7 @@ def context_of(
     try:
         data = sync.unpacked(bytes(pack))
         return mark, compress.Context.from_dict(data["context"])
-    except (
-        zlib.error,
-        ValueError,
-        UnicodeDecodeError,
-        TypeError,
-        KeyError,
-        msgspec.ValidationError,
-    ):
+    except (zlib.error, ValueError, TypeError, KeyError):  # msgspec's errors are ValueErrors
         raise NotFound(
             f"the shared context of {key!r} does not decode; ask its owner to share it again"
         ) from None

@@ -141,5 +141,5 @@ def entry(table: str, found: dict[str, Any]) -> dict[str, Any]:
             tags = json.loads(record.get("tags") or "[]")
         except ValueError:
             tags = []
-        record["tags"] = [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+        record["tags"] = bookmarks.tags_of(tags)
     return record
