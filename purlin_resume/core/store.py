@@ -463,9 +463,17 @@ def remove(target: Path, up_to: Path | None = None) -> bool:
 
 def write_bytes(target: Path, data: bytes) -> None:
     """Replace ``target`` with ``data`` atomically, under its lock (archives, binary caches)."""
+    with rewritten(target) as out:
+        out.write(data)
+
+
+@contextmanager
+def rewritten(target: Path) -> Iterator[Any]:
+    """``write_bytes`` piece by piece, for what is too big to hold: the block gets a binary
+    file under ``target``'s lock, which replaces ``target`` when the block ends without error."""
     target = Path(target)
-    with locked(target):
-        _replace(target, data)
+    with locked(target), _replacing(target) as out:
+        yield out
 
 
 def append_jsonl_made(target: Path, make: Callable[[], Any]) -> Any:

@@ -10,7 +10,7 @@ Unpacking accepts only regular files under ``projects/`` with no ``..``: nothing
 
 from __future__ import annotations
 
-import io
+import shutil
 import tarfile
 from pathlib import Path, PurePosixPath
 
@@ -40,14 +40,15 @@ def archive_path(history: Path, session_id: str) -> Path:
 
 def create(history: Path, catalog: Catalog, session: SessionFile) -> Path:
     """Write (or refresh) the archive of ``session``; returns its path."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
+    target = archive_path(history, session.id)
+    store.private_folder(target.parent)  # raw transcripts, secrets and all: owner only
+    with (
+        store.rewritten(target) as out,
+        tarfile.open(fileobj=out, mode="w:gz", compresslevel=6) as tar,
+    ):
         for path in session_paths(catalog, session):
             name = path.relative_to(catalog.root).as_posix()
             tar.add(str(path), arcname=name, recursive=False)
-    target = archive_path(history, session.id)
-    store.private_folder(target.parent)  # raw transcripts, secrets and all: owner only
-    store.write_bytes(target, buffer.getvalue())
     return target
 
 
@@ -75,7 +76,8 @@ def unpack(archive: Path, cache: Path) -> Path:
                     continue
                 unpacked = target / member.name
                 store.private_folder(unpacked.parent)
-                store.write_bytes(unpacked, handle.read())
+                with store.rewritten(unpacked) as out:
+                    shutil.copyfileobj(handle, out)
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise CorruptFile(archive, f"not a readable archive: {exc}") from None
     store.private_folder(target / "projects")
