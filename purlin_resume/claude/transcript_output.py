@@ -5,6 +5,7 @@ to a private file)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import tempfile
@@ -189,9 +190,12 @@ def bounded(
     if not rendering.has_history(opened.transcript, options):
         return rendering.no_history(opened.target.id), None
     sections: list[Section] = []
-    pieces = (  # each redacted before the digest cuts into them (then none again)
-        piece if isinstance(piece, Clean) else Clean(redaction.outgoing(piece))
-        for piece in markdown_pieces(opened, options, redaction, sections)
+    rendered = iter(markdown_pieces(opened, options, redaction, sections))
+    header = redacted_batches([next(rendered)], redaction)
+    pieces = (  # the header, then the body redacted in batches as every output is, before the
+        # digest cuts into them (then none again)
+        Clean(text)
+        for text in itertools.chain(header, redacted_batches(rendered, redaction))
     )
     start: list[str] = []
     length = 0

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from purlin_resume.claude import export, rendering
+from purlin_resume.claude import transcript_output as output_of
 from purlin_resume.claude.catalog import Catalog, open_target
 from purlin_resume.claude.transcript import ReadOptions
+from purlin_resume.cli.common import Redaction
 from purlin_resume.core import store
 from tests.claude_records import Conversation, text, tool, write_jsonl
 
@@ -202,6 +204,43 @@ def test_secrets_in_deferred_values_are_redacted_everywhere(cli, tmp_path, repo)
     assert kept.count(secret) == 3
 
 
+def test_a_token_built_across_two_turns_is_redacted_in_every_output(cli, tmp_path):
+    """``t = "ghp_…"`` in one tool call, ``t += "…"`` in a later turn: every output joins them,
+    the digest of a long transcript and the file it points to too."""
+    secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
+    root = tmp_path / "claude"
+    convo = Conversation(SESSION)
+    filler = "Reading the deploy notes line by line before going on.\n" * 80
+    records = [
+        convo.user("set the token up"),
+        convo.assistant(
+            "msg_1", tool("toolu_1", "Write", file_path="a.py", content=f't = "{secret[:14]}"')
+        ),
+        convo.result("toolu_1", "ok"),
+        convo.assistant("msg_2", text("Now the rest of it.")),
+        convo.assistant(
+            "msg_3", tool("toolu_2", "Write", file_path="b.py", content=f't += "{secret[14:]}"')
+        ),
+        convo.result("toolu_2", "ok"),
+        convo.assistant("msg_4", text(filler)),
+    ]
+    write_jsonl(root / "projects" / "-srv-demo" / f"{SESSION}.jsonl", records)
+    outputs = {
+        "whole": run(cli, root, "transcript", SESSION, "--include-tools", "--max-chars", "0"),
+        "digest": run(cli, root, "transcript", SESSION, "--include-tools", "--max-chars", "3000"),
+        "export md": run(cli, root, "export", SESSION, "--format", "md", "--include-tools"),
+    }
+    shown = {name: result.stdout for name, result in outputs.items()}
+    assert "The full transcript is" in shown["digest"]
+    whole = Path(shown["digest"].split("It was written to:\n\n")[1].split("\n")[0])
+    shown["digest's file"] = whole.read_text()
+    for name, result in outputs.items():
+        assert result.exit_code == 0, (name, result.stderr)
+    for name, out in shown.items():
+        assert secret[:14] not in out, name
+        assert secret[14:] not in out, name
+
+
 def purlin(*args: str, **kwargs) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "purlin_resume", *args],
@@ -257,3 +296,19 @@ def test_output_file_is_replaced_whole_or_not_at_all(fixtures_copy, tmp_path):
     )  # fmt: skip
     assert written.wait(timeout=60) == 0
     assert len(target.read_bytes()) > limit
+
+
+@pytest.mark.parametrize(
+    "between", ["", "\x00"], ids=["runs redacted as one text", "a run holding the separator"]
+)
+def test_each_run_of_a_batch_is_redacted_and_kept_in_its_place(between):
+    """The plain runs around a piece already clean are redacted together, or each on its own
+    when one of them holds the character that keeps them apart; nothing moves or is lost."""
+    secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
+    pieces = [f"token {secret}{between}\n", export.Clean("[thought]\n"), f"again {secret}\n"]
+    redaction = Redaction()
+    out = "".join(output_of.redacted_batches(pieces, redaction))
+    assert secret not in out
+    assert out.startswith("token [REDACTED:github-token:")
+    assert f"{between}\n[thought]\nagain [REDACTED:github-token:" in out
+    assert sum(redaction.text.values()) == 2
