@@ -3,11 +3,12 @@ state, the "Context Restored" summary, and consumption of the checkpoint."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.checkpoints import gsd_handoff, instructions, project_state
+from purlin_resume.checkpoints import gsd_handoff, instructions, project_state, roles
 from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.checkpoints.format import Checkpoint, as_dict
 from purlin_resume.checkpoints.instructions import CommandTable, Layer, RoleCompact
@@ -36,6 +37,32 @@ class Restoration:
     @property
     def checkpoint(self) -> Checkpoint | None:
         return self.found.checkpoint if self.found else None
+
+
+def choose_role(
+    project: Project,
+    given: str | None,
+    session: str | None,
+    standing_role: str | None,
+    system_prompt: str | None,
+    ask: Callable[[], str] | None,
+) -> tuple[str, str]:
+    """The role a restore works in and where it comes from: the role given, else that of the
+    session's own live checkpoint, else the session's standing role, else the one the system
+    prompt names, else ``ask``'s answer (a usage error when there is nobody to ask)."""
+    if given is not None:
+        return given, "argument"
+    own = checkpoints.of_session(project, session, include_archive=False) if session else []
+    if own:
+        return own[0].role, "session's own checkpoint"
+    if standing_role:
+        return standing_role, "this agent's role"
+    detected = roles.detect_from_system_prompt(system_prompt) if system_prompt else None
+    if detected:
+        return detected, "system prompt"
+    if ask is None:
+        raise roles.undetected(system_prompt)
+    return roles.parse_role(ask()), "answer"
 
 
 def prepare(

@@ -34,6 +34,29 @@ def parse_role(value: str) -> str:
     return role
 
 
+def required_role(value: str | None) -> str:
+    """The role a checkpoint is saved for (``save --role``); missing or unknown is a usage error."""
+    role = (value or "").strip().lower()
+    if not role:
+        raise UsageError("--role is required (architect, builder or qa)")
+    if role not in ROLES:
+        raise UsageError(f"--role {role}: valid roles are {', '.join(ROLES)}")
+    return role
+
+
+def restore_role(value: str | None) -> str | None:
+    """The role ``restore`` is given, None when it is to be found; ``save`` and anything else
+    that is not a role are usage errors."""
+    if value is None:
+        return None
+    if value.strip().lower() == "save":
+        raise UsageError(
+            "'save' writes a checkpoint: run 'purlin-resume save --role ROLE ...'; "
+            "restore takes architect, builder or qa"
+        )
+    return parse_role(value)
+
+
 def markers_in(text: str) -> list[str]:
     """The roles that identity markers in a system prompt name, in role order."""
     found = {match.lower() for match in _MARKER.findall(text)}
@@ -44,3 +67,17 @@ def detect_from_system_prompt(text: str) -> str | None:
     """The role named by identity markers in a system prompt; None when absent or ambiguous."""
     found = markers_in(text)
     return found[0] if len(found) == 1 else None
+
+
+def undetected(system_prompt: str | None) -> UsageError:
+    """The error when no role is given, none can be found and nobody can be asked."""
+    markers = markers_in(system_prompt) if system_prompt else []
+    found = (
+        f"the system prompt names {len(markers)} roles ({' and '.join(markers)})"
+        if len(markers) > 1
+        else "none found in the system prompt"
+    )
+    return UsageError(
+        f"no role given and {found}: run 'purlin-resume restore ROLE' "
+        f"with ROLE one of {', '.join(ROLES)}"
+    )

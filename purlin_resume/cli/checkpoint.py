@@ -143,12 +143,8 @@ def save(
     }
     values = _read_fields(from_) if from_ else {}
     values.update({k: v for k, v in given.items() if v not in (None, [])})
-    chosen_role = str(role or values.pop("role", "") or "").strip().lower()
+    chosen_role = roles.required_role(str(role or values.pop("role", "") or ""))
     values.pop("role", None)
-    if not chosen_role:
-        raise UsageError("--role is required (architect, builder or qa)")
-    if chosen_role not in roles.ROLES:
-        raise UsageError(f"--role {chosen_role}: valid roles are {', '.join(roles.ROLES)}")
     session_id = checkpoints.session_id(session)
     where = project_for(project)
     saved, cp = checkpoints.take(where, chosen_role, values, session_id)
@@ -216,11 +212,7 @@ def restore_command(
     as_json: JsonOption = False,
 ) -> None:
     """Restore a session (what /pl-resume ROLE runs): checkpoint, instructions, commands and fresh project state."""
-    if role is not None and role.strip().lower() == "save":
-        raise UsageError(
-            "'save' writes a checkpoint: run 'purlin-resume save --role ROLE ...'; restore takes architect, builder or qa"
-        )
-    chosen = roles.parse_role(role) if role is not None else None  # before anything is read
+    given = roles.restore_role(role)  # before anything is read
     prompt_text = None
     if system_prompt is not None:
         prompt_text = (
@@ -231,17 +223,10 @@ def restore_command(
     where = project_for(project)
     session_id = checkpoints.session_id(session)
     standing = handover.standing(where, session_id)
-    source = "argument"
-    if chosen is None and session_id:
-        own = checkpoints.of_session(where, session_id, include_archive=False)
-        chosen, source = (own[0].role, "session's own checkpoint") if own else (None, source)
-    if chosen is None and standing.role:
-        chosen, source = standing.role, "this agent's role"
-    if chosen is None and prompt_text:
-        chosen, source = roles.detect_from_system_prompt(prompt_text), "system prompt"
-    if chosen is None:
-        markers = roles.markers_in(prompt_text) if prompt_text else []
-        chosen, source = _ask_role(system_prompt == "-", markers), "answer"
+    can_ask = system_prompt != "-" and sys.stdin.isatty()
+    chosen, source = restore.choose_role(
+        where, given, session_id, standing.role, prompt_text, _ask_role if can_ask else None
+    )
     settings = config.load(where)
     run_status = _may_run_status(where, settings, stdin_used=system_prompt == "-")
     r = restore.prepare(
@@ -298,19 +283,8 @@ def _file_text(option: str, source: str) -> str:
         raise UsageError(f"{option} {source}: not UTF-8 text (byte {bad.start})") from None
 
 
-def _ask_role(stdin_used: bool, markers: list[str]) -> str:
-    if stdin_used or not sys.stdin.isatty():
-        found = (
-            f"the system prompt names {len(markers)} roles ({' and '.join(markers)})"
-            if len(markers) > 1
-            else "none found in the system prompt"
-        )
-        raise UsageError(
-            f"no role given and {found}: run 'purlin-resume restore ROLE' "
-            f"with ROLE one of {', '.join(roles.ROLES)}"
-        )
-    answer = typer.prompt(f"Which role are you resuming? ({', '.join(roles.ROLES)})")
-    return roles.parse_role(answer)
+def _ask_role() -> str:
+    return typer.prompt(f"Which role are you resuming? ({', '.join(roles.ROLES)})")
 
 
 def _age(seconds: float) -> str:
