@@ -58,8 +58,7 @@ def index_path(claude_root: Path, cache: Path) -> Path:
 
 def folder() -> str:
     """The user's cache folder of purlin-resume (it may not exist yet)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "purlin-resume")
+    return str(store.user_folder("cache"))
 
 
 def signature(path: str | os.PathLike) -> str | None:

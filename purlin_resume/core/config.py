@@ -241,8 +241,7 @@ def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
 
 def user_path(env: Mapping[str, str] = os.environ) -> Path:
     """The user's own settings file."""
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "purlin-resume" / "config.json"
+    return store.user_folder("config", env=env) / "config.json"
 
 
 def _section(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -19,10 +19,10 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, system_refusal
 
@@ -30,6 +30,25 @@ LOCK_TIMEOUT_SECONDS = 30.0
 STATE_FOLDERS = frozenset({".purlin", ".planning", "history"})
 _MISSING: Any = object()
 _umask: int | None = None
+# The XDG base folders: the variable naming each, and its default under the home folder.
+_USER_FOLDERS = {
+    "config": ("XDG_CONFIG_HOME", ".config"),
+    "data": ("XDG_DATA_HOME", os.path.join(".local", "share")),
+    "cache": ("XDG_CACHE_HOME", ".cache"),
+}
+
+
+def user_folder(
+    kind: Literal["config", "data", "cache"],
+    program: str = "purlin-resume",
+    env: Mapping[str, str] = os.environ,
+) -> Path:
+    """``program``'s folder of the user's ``kind``: under ``$XDG_CONFIG_HOME``,
+    ``$XDG_DATA_HOME`` or ``$XDG_CACHE_HOME``, else (unset or empty) under ``~/.config``,
+    ``~/.local/share`` or ``~/.cache``. It may not exist yet."""
+    variable, default = _USER_FOLDERS[kind]
+    base = env.get(variable) or os.path.join(os.path.expanduser("~"), default)
+    return Path(base) / program
 
 
 def lock_path(target: Path) -> Path:

@@ -44,8 +44,7 @@ AGENT_SHELL_ENV = "CLAUDECODE"  # set by Claude Code in the shell its agent runs
 
 
 def path(env: Mapping[str, str] = os.environ) -> Path:
-    base = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "purlin-resume" / FILE_NAME
+    return store.user_folder("data", env=env) / FILE_NAME
 
 
 @dataclass(frozen=True)

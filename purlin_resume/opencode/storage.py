@@ -17,7 +17,6 @@ them again from the database, one at a time, each time they are gone through.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -50,6 +49,7 @@ from purlin_resume.claude.transcript import (
     Turn,
     Turns,
 )
+from purlin_resume.core import store
 
 # the part types a reading passes over (read by SQLite, which leaves them in the database)
 _SILENT_PARTS = (
@@ -75,8 +75,7 @@ def root(explicit: Path | None = None) -> Path:
     """``explicit``, else ``$XDG_DATA_HOME/opencode``, else ``~/.local/share/opencode``."""
     if explicit is not None:
         return Path(explicit)
-    data = os.environ.get("XDG_DATA_HOME")
-    return (Path(data) if data else Path.home() / ".local" / "share") / "opencode"
+    return store.user_folder("data", "opencode")
 
 
 def _connect(path: Path) -> sqlite3.Connection | None:
