@@ -37,9 +37,8 @@ ASYNC_LAUNCHED = "async_launched"  # a background agent's call result; its end c
 META_LINKS = ("toolUseId", "toolUseID", "tool_use_id", "parentToolUseID")  # .meta.json: its call
 STOPPED_BY_USER = "stoppedByUser"  # .meta.json of a background agent the user stopped
 META_SUFFIX = ".meta.json"
-# kept as text: ``re`` compiles them when first used (only a prompt's hook reads notifications)
-_NOTIFICATION = r"(?s)<task-notification>(.*?)</task-notification>"
-_NOTIFIED = r"<(task-id|tool-use-id|status)>\s*([^<]*?)\s*</\1>"
+_NOTIFICATION = re.compile(r"(?s)<task-notification>(.*?)</task-notification>")
+_NOTIFIED = re.compile(r"<(task-id|tool-use-id|status)>\s*([^<]*?)\s*</\1>")
 
 
 @dataclass
@@ -149,8 +148,8 @@ class Notification(NamedTuple):
 def notifications(text: str | None) -> list[Notification]:
     """The task notifications in a prompt the session received."""
     found = []
-    for block in re.findall(_NOTIFICATION, text or ""):
-        fields = dict(re.findall(_NOTIFIED, block))
+    for block in _NOTIFICATION.findall(text or ""):
+        fields = dict(_NOTIFIED.findall(block))
         if fields.get("status"):
             found.append(
                 Notification(fields.get("task-id"), fields.get("tool-use-id"), fields["status"])

@@ -32,12 +32,11 @@ PROMPT, COMMAND, INTERRUPTION, NOTIFICATION, RESPONSE, COMPACTION = (
     "response",
     "compaction",
 )
-# kept as text: ``re`` compiles each when first used (a hook reading one agent uses few)
-_COMMAND_NAME = r"(?s)<command-name>\s*(.*?)\s*</command-name>"
-_COMMAND_ARGS = r"(?s)<command-args>\s*(.*?)\s*</command-args>"
-_BASH_INPUT = r"(?s)<bash-input>(.*?)</bash-input>"
-_NOTIFICATION_SUMMARY = r"(?s)<summary>(.*?)</summary>"
-_NOTIFICATION_FIELD = (
+_COMMAND_NAME = re.compile(r"(?s)<command-name>\s*(.*?)\s*</command-name>")
+_COMMAND_ARGS = re.compile(r"(?s)<command-args>\s*(.*?)\s*</command-args>")
+_BASH_INPUT = re.compile(r"(?s)<bash-input>(.*?)</bash-input>")
+_NOTIFICATION_SUMMARY = re.compile(r"(?s)<summary>(.*?)</summary>")
+_NOTIFICATION_FIELD = re.compile(
     r"(?s)<(tool-use-id|status|subagent_tokens|tool_uses|duration_ms)>\s*(.*?)\s*</\1>"
 )
 _NOTIFIED = {
@@ -45,10 +44,10 @@ _NOTIFIED = {
     "tool_uses": "totalToolUseCount",
     "duration_ms": "totalDurationMs",
 }
-_STATUS_WORD = r"[a-z_]{1,40}"
-_COUNT = r"[0-9]{1,15}"
-_AGENT_TRAILER = r"agentId: ([A-Za-z0-9_-]+)"
-_GIT_COMMIT = r"(?m)^\[([^\s\]]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] "
+_STATUS_WORD = re.compile(r"[a-z_]{1,40}")
+_COUNT = re.compile(r"[0-9]{1,15}")
+_AGENT_TRAILER = re.compile(r"agentId: ([A-Za-z0-9_-]+)")
+_GIT_COMMIT = re.compile(r"(?m)^\[([^\s\]]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ")
 _SKIPPED_USER_TEXT = (
     "<local-command-stdout>",
     "<local-command-stderr>",
@@ -292,9 +291,9 @@ def classify_blocks_text(text: str) -> tuple[str, str] | None:
     if stripped.startswith(_SKIPPED_USER_TEXT):
         return None
     if "<command-name>" in stripped:
-        name = re.search(_COMMAND_NAME, stripped)
+        name = _COMMAND_NAME.search(stripped)
         if name:
-            args = re.search(_COMMAND_ARGS, stripped)
+            args = _COMMAND_ARGS.search(stripped)
             command = name.group(1)
             if not command.startswith("/"):
                 command = "/" + command
@@ -302,13 +301,13 @@ def classify_blocks_text(text: str) -> tuple[str, str] | None:
                 command = f"{command} {args.group(1)}"
             return COMMAND, command
     if stripped.startswith("<bash-input>"):
-        match = re.search(_BASH_INPUT, stripped)
+        match = _BASH_INPUT.search(stripped)
         if match:
             return COMMAND, "! " + match.group(1).strip()
     if stripped.startswith("[Request interrupted by user"):
         return INTERRUPTION, stripped.strip()
     if stripped.startswith("<task-notification>"):
-        match = re.search(_NOTIFICATION_SUMMARY, stripped)
+        match = _NOTIFICATION_SUMMARY.search(stripped)
         return NOTIFICATION, (match.group(1).strip() if match else stripped.strip())
     return PROMPT, text
 
@@ -462,14 +461,14 @@ class _Assembly:
     def _task_notification(self, text: str) -> None:
         """A background agent's end (its call's result only said "async_launched"): its status
         and usage, from the ``<task-notification>`` Claude Code sends when it stops."""
-        found = dict(re.findall(_NOTIFICATION_FIELD, text))
+        found = dict(_NOTIFICATION_FIELD.findall(text))
         call = self.calls.get(found.get("tool-use-id", ""))
         status = found.get("status", "")
-        if call is None or not call.spawns_agent or not re.fullmatch(_STATUS_WORD, status):
+        if call is None or not call.spawns_agent or not _STATUS_WORD.fullmatch(status):
             return  # not one of our calls, or a status that is no plain word: keep what we had
         call.outcome["status"] = status
         for name, key in _NOTIFIED.items():
-            if re.fullmatch(_COUNT, found.get(name, "")):
+            if _COUNT.fullmatch(found.get(name, "")):
                 call.outcome[key] = int(found[name])
 
     def _tool_result(self, block: dict[str, Any], outcome: Any, index: int) -> None:
@@ -488,10 +487,10 @@ class _Assembly:
                 call.result = text
             if call.name == "Bash" and "] " in text:
                 self.transcript.commits.extend(
-                    f"{m.group(1)} {m.group(2)}" for m in re.finditer(_GIT_COMMIT, text)
+                    f"{m.group(1)} {m.group(2)}" for m in _GIT_COMMIT.finditer(text)
                 )
             if spawn:
-                trailer = re.search(_AGENT_TRAILER, text)
+                trailer = _AGENT_TRAILER.search(text)
                 if trailer and not call.agent_id:
                     call.agent_id, call.linked_by = trailer.group(1), "result trailer"
         if spawn:

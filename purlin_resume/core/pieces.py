@@ -211,7 +211,7 @@ def _contents(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The insides of the string literals between ``start`` and ``end``."""
     spans = []
     for literal in compiled(_LITERAL).finditer(text, start, end):
-        quote = re.match(_QUOTE, literal.group())
+        quote = compiled(_QUOTE).match(literal.group())
         width = quote.end() if quote else 1
         spans.append((literal.start() + width, literal.end() - width))
     return spans
@@ -292,7 +292,7 @@ def _named(text: str) -> Iterator[Run]:
                 if name is not None:
                     given[name.group(1)] = literal.span("v")
                 read += 1
-            names = re.findall(_NAME, use.group())
+            names = compiled(_NAME).findall(use.group())
             if len(names) > 1 and all(name in given for name in names):
                 yield Run(tuple(given[name] for name in names), side_by_side=False)
 

@@ -11,6 +11,7 @@ patterns here are our own. ``redact`` compiles them into its scanner.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -19,16 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 ESCAPE = r"\\[nrt]"  # a value starting a line inside an escaped (JSON) string
-_COMPILED: dict[str, re.Pattern[str]] = {}
-
-
-def compiled(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled, once per process: the expressions here are kept as text and
-    compiled when first used (a process redacting one short text uses few of them)."""
-    found = _COMPILED.get(pattern)
-    if found is None:
-        found = _COMPILED[pattern] = re.compile(pattern)
-    return found
+# An expression kept as text, compiled when first used and kept (a process uses few of them).
+compiled = functools.cache(re.compile)
 
 
 def entropy(value: str) -> float:
@@ -847,7 +840,7 @@ _JWT = r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
 def _wrapped_jwt(secret: str) -> bool:
     """A JWT broken into lines of one width: the first may be shorter (it starts after other
     text), the last no longer, the others all as wide (a JWT ending a line is not wrapped)."""
-    lines = re.split(_BREAK, secret)
+    lines = compiled(_BREAK).split(secret)
     width = len(lines[1]) if len(lines) > 2 else len(lines[0])
     return (
         len(lines[0]) <= width <= 128
