@@ -337,8 +337,9 @@ def update_text(
 ) -> str | None:
     """Read-modify-write a text file under its lock: ``change`` gets the text (None when absent).
 
-    When ``change`` returns None the file is deleted (under the lock), and its lock file after.
-    ``private``: the file is 0600 even outside a private folder.
+    When ``change`` returns None the file is deleted (under the lock), and its lock file after;
+    when it returns the text as it is, nothing is written. ``private``: the file is 0600 even
+    outside a private folder.
     """
     target = Path(target)
     with locked(target):
@@ -348,7 +349,8 @@ def update_text(
             current = None
         new = change(current)
         if new is not None:
-            _replace(target, encoded(new), private)
+            if new != current or (private and not _private(target)):
+                _replace(target, encoded(new), private)
             return new
         if current is not None:
             target.unlink()

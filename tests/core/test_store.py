@@ -289,6 +289,20 @@ def test_an_update_that_changes_nothing_leaves_the_file_as_it_is(tmp_path):
     assert store.read_json(target) == {"n": 2}
 
 
+def test_a_text_update_that_changes_nothing_leaves_the_file_as_it_is(tmp_path):
+    target = tmp_path / ".gitignore"
+    store.write_text(target, "build/\n")
+    before = target.stat().st_ino
+    assert store.update_text(target, lambda text: text) == "build/\n"
+    assert target.stat().st_ino == before  # not replaced
+    os.chmod(target, 0o644)
+    store.update_text(target, lambda text: text, private=True)  # still made private
+    assert target.stat().st_mode & 0o777 == 0o600
+    assert target.read_text() == "build/\n"
+    store.update_text(target, lambda text: f"{text}dist/\n")
+    assert target.read_text() == "build/\ndist/\n"
+
+
 _APPEND_PAST_THE_LIMIT = """
 import resource, signal, sys
 from pathlib import Path
