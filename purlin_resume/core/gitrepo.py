@@ -291,14 +291,14 @@ def exclude_state_files(root: Path, *relative: str) -> None:
         return
     folder = Path(root).resolve()
     existing = next(p for p in (folder, *folder.parents) if p.is_dir())  # it may not exist yet
-    wanted: list[Path] = []
-    for name in relative:  # asked from where they are: no need to find the top first
-        asked = (folder / name).relative_to(existing).as_posix()
-        status, _, _ = _execute(existing, ("check-ignore", "-q", "--no-index", asked), above=True)
-        if status not in (0, 1):  # 0: ignored, 1: not ignored, else outside a repository
-            return
-        if status == 1:
-            wanted.append(folder / name)
+    # asked from where they are (no need to find the top first); git names the ignored ones
+    asked = {(folder / name).relative_to(existing).as_posix(): folder / name for name in relative}
+    args = ("-c", "core.quotePath=false", "check-ignore", "--no-index", "--", *asked)
+    status, out, _ = _execute(existing, args, above=True)
+    if status not in (0, 1):  # 0: some ignored, 1: none, else outside a repository
+        return
+    ignored = set(out.split("\n"))
+    wanted = [path for name, path in asked.items() if name not in ignored]
     top = toplevel(existing) if wanted else None
     if top is None:
         return

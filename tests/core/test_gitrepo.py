@@ -110,3 +110,21 @@ def test_a_hooks_project_is_the_work_tree_top_else_the_folder_itself(repo, tmp_p
         (folder / ".git").write_text("gitdir: /nowhere/.git/worktrees/stale\n")
     expected = repo.resolve() if where in ("top", "sub-folder") else folder.resolve()
     assert gitrepo.toplevel_or_self(folder) == expected
+
+
+def test_state_files_are_kept_out_of_git_status_each_once(repo, tmp_path):
+    (repo / ".gitignore").write_text("/.purlin/cache/already.json\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore one")
+    cache = repo / ".purlin" / "cache"  # not made yet
+    gitrepo.exclude_state_files(cache, "already.json", "samples.json", "samples.json.lock")
+    exclude = (repo / ".git" / "info" / "exclude").read_text().splitlines()
+    assert exclude[-2:] == ["/.purlin/cache/samples.json", "/.purlin/cache/samples.json.lock"]
+    assert "/.purlin/cache/already.json" not in exclude  # .gitignore has it
+    cache.mkdir(parents=True)
+    for name in ("already.json", "samples.json", "samples.json.lock"):
+        (cache / name).write_text("{}\n")
+    assert git(repo, "status", "--porcelain") == ""
+    outside = tmp_path / "no-repository"
+    gitrepo.exclude_state_files(outside, "samples.json")  # nothing to do, no error
+    assert not outside.exists()
