@@ -27,7 +27,6 @@ from purlin_resume.agentcli.shape import (
     NativeSession,
     add_text,
     agent_turn,
-    family,
     json_lines,
     result_text,
     tool_call,
@@ -332,16 +331,6 @@ def read(thread: str, path: Path, options: ReadOptions | None = None) -> Convers
     transcript.cli = CODEX
     session.turns = transcript.turn_count
     return Conversation(session, transcript)
-
-
-def sessions(folder: Path) -> list[NativeSession]:
-    """Every thread under ``folder`` (a ``$CODEX_HOME``), children included (``parent_id``
-    set; each parent counts its children in ``subagents``), oldest first."""
-    names = thread_names(folder)
-    found = [read(thread, path).session for thread, path in rollout_files(folder)]
-    for session in found:
-        session.title = names.get(session.id, session.title)
-    return family(found)
 
 
 def head(thread: str, path: Path, folder: Path | None = None) -> NativeSession:

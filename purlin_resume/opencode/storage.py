@@ -28,7 +28,6 @@ from purlin_resume.agentcli.shape import (
     Conversation,
     NativeSession,
     add_text,
-    family,
     json_file,
     millis,
     regular_file,
@@ -399,16 +398,6 @@ def row_counts(folder: Path) -> dict[str, str]:
     finally:
         connection.close()
     return {ident: f"{messages}m{parts}p" for ident, (messages, parts) in counts.items()}
-
-
-def sessions(folder: Path) -> list[NativeSession]:
-    """Every session of ``folder`` (opencode's data folder): the database's, and those of the
-    older JSON files that the database does not hold; children have ``parent_id``, and each
-    parent counts them in ``subagents``. Oldest first."""
-    found = listed(folder)
-    for session in found:
-        read(session, ReadOptions(deferred=True))  # its turns and compactions counted
-    return family(found)
 
 
 def _turns(reading: _Reading) -> Iterator[Turn]:

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 import zstandard
 
+from purlin_resume.agentcli.names import CODEX
 from purlin_resume.claude.transcript import COMPACTION, INTERRUPTION, NOTIFICATION, ReadOptions
 from purlin_resume.codex import rollouts
+from purlin_resume.crosscli import listing
 from tests.other_cli_data import (
     CODEX_CHILD,
     CODEX_PARENT,
@@ -22,8 +24,14 @@ from tests.other_cli_data import (
 )
 
 
+def _listed() -> list:
+    """The threads at ``$CODEX_HOME``'s default place (the fixtures), as the product lists them."""
+    codex_home()
+    return listing.sessions(CODEX, None)
+
+
 def test_real_rollouts_list_with_children_linked_by_parent_thread_id():
-    listed = {s.id: s for s in rollouts.sessions(codex_home())}
+    listed = {s.id: s for s in _listed()}
     assert set(listed) == {CODEX_PARENT, CODEX_CHILD, CODEX_SHELL, CODEX_STOPPED}
     parent, child = listed[CODEX_PARENT], listed[CODEX_CHILD]
     assert child.parent_id == CODEX_PARENT
@@ -67,9 +75,9 @@ def test_a_cold_rollout_compressed_with_zstd_reads_as_the_plain_one():
     expected = rollouts.read(CODEX_SHELL, plain).transcript.turns
     packed = plain.with_name(plain.name + ".zst")
     packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
-    assert [s.id for s in rollouts.sessions(codex_home())].count(CODEX_SHELL) == 1  # plain wins
+    assert [s.id for s in _listed()].count(CODEX_SHELL) == 1  # plain wins
     plain.unlink()
-    listed = {s.id: s for s in rollouts.sessions(codex_home())}
+    listed = {s.id: s for s in _listed()}
     assert listed[CODEX_SHELL].path == packed
     assert rollouts.read(CODEX_SHELL, packed).transcript.turns == expected
 
@@ -155,7 +163,6 @@ def test_hostile_lines_are_counted_never_fatal(tmp_path):
 
 
 def test_a_fifo_and_a_link_out_are_not_read(tmp_path):
-    home = codex_home()
     day = rollout(CODEX_SHELL).parent
     fifo = day / "rollout-2026-11-27T09-00-00-0b1c2d3e-0000-4000-8000-00000000000f.jsonl"
     os.mkfifo(fifo)
@@ -163,7 +170,7 @@ def test_a_fifo_and_a_link_out_are_not_read(tmp_path):
     shutil.copy(rollout(CODEX_SHELL), outside)
     link = day / "rollout-2026-11-27T09-00-01-0b1c2d3e-0000-4000-8000-00000000000e.jsonl"
     link.symlink_to(outside)
-    listed = {s.id: s for s in rollouts.sessions(home)}  # returns: the FIFO is never opened
+    listed = {s.id: s for s in _listed()}  # returns: the FIFO is never opened
     assert listed["0b1c2d3e-0000-4000-8000-00000000000f"].stats.unreadable == "not a regular file"
     assert listed["0b1c2d3e-0000-4000-8000-00000000000e"].stats.unreadable == "a link"
     assert listed["0b1c2d3e-0000-4000-8000-00000000000e"].turns == 0
@@ -174,7 +181,7 @@ def test_thread_names_from_the_session_index():
     (home / "session_index.jsonl").write_text(
         json.dumps({"id": CODEX_SHELL, "thread_name": "Git log", "updated_at": "x"}) + "\n"
     )
-    listed = {s.id: s for s in rollouts.sessions(home)}
+    listed = {s.id: s for s in _listed()}
     assert listed[CODEX_SHELL].title == "Git log"
 
 

@@ -6,13 +6,27 @@ import json
 
 import pytest
 
+from purlin_resume.agentcli.names import OPENCODE
 from purlin_resume.claude.transcript import ReadOptions
+from purlin_resume.crosscli import listing
 from purlin_resume.opencode import storage
 from tests.other_cli_data import OPENCODE_CHILD, OPENCODE_PARENT, OPENCODE_SHELL, opencode_home
 
 
+def _listed() -> list:
+    """The sessions at opencode's default place, as the product lists them."""
+    return listing.sessions(OPENCODE, None)
+
+
+def _elsewhere(monkeypatch, tmp_path):
+    """An empty opencode data folder of its own, at the default place."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    return storage.root()
+
+
 def test_real_sessions_with_the_child_by_parent_id():
-    listed = {s.id: s for s in storage.sessions(opencode_home())}
+    opencode_home()
+    listed = {s.id: s for s in _listed()}
     assert len(listed) == 4
     parent, child = listed[OPENCODE_PARENT], listed[OPENCODE_CHILD]
     assert child.parent_id == OPENCODE_PARENT
@@ -24,7 +38,8 @@ def test_real_sessions_with_the_child_by_parent_id():
 
 
 def test_a_shell_call_with_its_output():
-    session = next(s for s in storage.sessions(opencode_home()) if s.id == OPENCODE_SHELL)
+    opencode_home()
+    session = next(s for s in _listed() if s.id == OPENCODE_SHELL)
     transcript = storage.read(session, ReadOptions(tools=True)).transcript
     call = next(transcript.tool_calls())
     assert (call.name, call.summary) == ("bash", "git log --oneline")
@@ -38,8 +53,8 @@ def _put(path, data):
     path.write_text(json.dumps(data))
 
 
-def test_the_older_json_file_layout(tmp_path):
-    storage_folder = tmp_path / "storage"
+def test_the_older_json_file_layout(tmp_path, monkeypatch):
+    storage_folder = _elsewhere(monkeypatch, tmp_path) / "storage"
     _put(
         storage_folder / "session/p1/ses_a.json",
         {
@@ -75,7 +90,7 @@ def test_the_older_json_file_layout(tmp_path):
         {"id": "prt_2", "type": "text", "text": "summed up"},
     )
     _put(storage_folder / "part/msg_2/prt_3.json", {"id": "prt_3", "type": "hologram"})
-    listed = {s.id: s for s in storage.sessions(tmp_path)}
+    listed = {s.id: s for s in _listed()}
     assert listed["ses_a"].subagents == 1
     assert listed["ses_b"].parent_id == "ses_a"
     read = storage.read(listed["ses_a"])
@@ -85,12 +100,15 @@ def test_the_older_json_file_layout(tmp_path):
     assert listed["ses_a"].started_at == "2025-06-15T15:06:40.000Z"
 
 
-def test_a_damaged_database_lists_nothing(tmp_path):
-    (tmp_path / "opencode.db").write_bytes(b"SQLite format 3\x00" + b"\x00garbage" * 100)
-    assert storage.sessions(tmp_path) == []
-    (tmp_path / "opencode.db").unlink()
-    (tmp_path / "opencode.db").symlink_to(opencode_home() / "opencode.db")
-    assert storage.sessions(tmp_path) == []  # a link is not followed
+def test_a_damaged_database_lists_nothing(tmp_path, monkeypatch):
+    real = opencode_home() / "opencode.db"
+    folder = _elsewhere(monkeypatch, tmp_path / "data")
+    folder.mkdir(parents=True)
+    (folder / "opencode.db").write_bytes(b"SQLite format 3\x00" + b"\x00garbage" * 100)
+    assert _listed() == []
+    (folder / "opencode.db").unlink()
+    (folder / "opencode.db").symlink_to(real)
+    assert _listed() == []  # a link is not followed
 
 
 def test_parts_go_to_their_message_whatever_order_the_table_holds_them_in(tmp_path):
@@ -376,7 +394,7 @@ def test_a_long_title_is_cut_where_no_secret_is_cut_in_two(tmp_path):
             ("Fix the deploy with the key " + "x" * 44 + f" {secret} and more", OPENCODE_SHELL),
         )
     db.close()
-    title = next(s for s in storage.sessions(folder) if s.id == OPENCODE_SHELL).title
+    title = next(s for s in _listed() if s.id == OPENCODE_SHELL).title
     assert title is not None
     assert title.startswith("Fix the deploy")
     assert secret[:4] not in title
