@@ -22,7 +22,7 @@ import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -279,7 +279,19 @@ def _cache_key(source: Source, method: str) -> str:
     return "|".join([*parts, source.agent_id or "-", method])
 
 
-def _kept_context(env: Environment, key: str) -> dict[str, Any] | None:
+@dataclass
+class Extracted:
+    """What a plan takes from a conversation: the facts the checks need, the context (redacted
+    when asked), the full method's token count and what redaction found. Kept in the cache."""
+
+    facts: dict[str, Any]
+    context: compress.Context
+    full_tokens: int
+    redactions: dict[str, int]
+    created: float
+
+
+def _kept_context(env: Environment, key: str) -> Extracted | None:
     """The context kept under ``key`` when it is younger than ``context_cache_seconds``."""
     rows = cache_home.read(
         "SELECT entry FROM contexts WHERE key = ? AND created > ?",
@@ -287,37 +299,28 @@ def _kept_context(env: Environment, key: str) -> dict[str, Any] | None:
         env.cache,
     )
     try:
-        entry = json.loads(rows[0][0]) if rows else None
-    except (ValueError, RecursionError):
-        return None
-    shape = {"facts": dict, "full_tokens": int, "redactions": dict}
-    if not isinstance(entry, dict) or not all(
-        isinstance(entry.get(k), t) for k, t in shape.items()
-    ):
+        kept = msgspec.convert(json.loads(rows[0][0]), Extracted) if rows else None
+    except (ValueError, RecursionError, msgspec.ValidationError):
         return None  # kept by another version, or damaged: made again
-    try:
-        context = compress.Context.from_dict(entry.get("context"))
-    except msgspec.ValidationError:
-        return None
-    return {**entry, "context": context} if "turns" in entry["facts"] else None
+    return kept if kept is not None and "turns" in kept.facts else None
 
 
-def _keep_context(env: Environment, key: str, entry: dict[str, Any]) -> None:
-    """Keep ``entry`` (redacted) under ``key``, and drop the contexts gone stale."""
+def _keep_context(env: Environment, key: str, kept: Extracted) -> None:
+    """Keep ``kept`` (redacted) under ``key``, and drop the contexts gone stale."""
     stale = time.time() - env.settings.context_cache_seconds
     cache_home.write(
         [
             ("DELETE FROM contexts WHERE created <= ?", [(stale,)]),
             (
                 "INSERT OR REPLACE INTO contexts VALUES (?, ?, ?)",
-                [(key, entry["created"], json.dumps(entry))],
+                [(key, kept.created, json.dumps(asdict(kept)))],
             ),
         ],
         env.cache,
     )
 
 
-def _extract(source: Source, method: str, redacting: bool, env: Environment) -> dict[str, Any]:
+def _extract(source: Source, method: str, redacting: bool, env: Environment) -> Extracted:
     """The facts, the context (redacted when asked) and the full method's token count; a
     context kept from an earlier run is taken when it reads back whole."""
 
@@ -339,19 +342,12 @@ def _extract(source: Source, method: str, redacting: bool, env: Environment) -> 
     context = compress.compress(transcript, document, method, read_back)
     every = Details(transcript, _cleaner(counts if redacting else None))
     full_tokens = compress.full_tokens(context, transcript, every, lambda c: render_prompt(c, None))
-    kept = context.to_dict()
     if redacting:
-        kept = redact.redact_data(kept)[0]
-    entry = {
-        "created": time.time(),
-        "facts": known,
-        "context": kept,
-        "full_tokens": full_tokens,
-        "redactions": dict(counts),
-    }
+        context = redact.redact_data(context)[0]
+    extracted = Extracted(known, context, full_tokens, dict(counts), time.time())
     if redacting:  # an unredacted context is never kept on disk
-        _keep_context(env, key, entry)
-    return {**entry, "context": compress.Context.from_dict(kept)}
+        _keep_context(env, key, extracted)
+    return extracted
 
 
 def _cleaner(counts: Counter[str] | None):
@@ -429,7 +425,7 @@ def plan(
             )
         )
     extracted = _extract(source, method, redacting, env)
-    known = extracted["facts"]
+    known = extracted.facts
     where = str(source.files[0]) if source.files else source.session_id
     for check in (
         preflight.extractable(known, where),
@@ -443,20 +439,20 @@ def plan(
     own = [recorded] if env.settings.allow_own_projects else []
     allowed = [*env.allowed, *path_safety.folders([env.project_root, *own])]
     checks.append(preflight.project(recorded, allowed, known.get("git_commit")))
-    context = extracted["context"]
+    context = extracted.context
     note = "partial: the agent did not end normally" if checks[-2].level != preflight.OK else None
     state = continuity.progress(env.project_root, context.completed_at or context.started_at)
     carried = continuity.section(source.cli, into, state)
     rendered = render_prompt(context, task, note, carried, _in_project(env) or None)
     done = redact.redact(rendered) if redacting else None
     prompt = done.text if done else rendered
-    counts = dict(extracted["redactions"])
+    counts = dict(extracted.redactions)
     for kind, count in (done.counts if done else {}).items():
         counts[kind] = counts.get(kind, 0) + count
     tokens = compress.estimate_tokens(prompt)
     # the full method's size, as rendered without the new task (its own tokens are the same
     # in both)
-    tokens_full = tokens if method == "full" else max(extracted["full_tokens"], tokens)
+    tokens_full = tokens if method == "full" else max(extracted.full_tokens, tokens)
     settings = env.settings
     checks += preflight.size(
         tokens,
