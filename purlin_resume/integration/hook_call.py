@@ -46,21 +46,25 @@ def project_root(cwd: str | None, env: Mapping[str, str]) -> Path | None:
 
 
 def failure_line(exc: BaseException) -> str:
-    """The one line a hook failure is told in: a ``PurlinError``'s message, an operating
-    system's refusal with the file and what to do, else the exception."""
+    """The one line a hook failure is told in, redacted: a ``PurlinError``'s message, an
+    operating system's refusal with the file and what to do, else the exception."""
+    from purlin_resume.core import redact
     from purlin_resume.core.errors import system_refusal
 
     if isinstance(exc, OSError):
-        return system_refusal(exc, "the event was not recorded")
-    message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-    return " ".join(str(message).split())
+        line = system_refusal(exc, "the event was not recorded")
+    else:
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        line = " ".join(str(message).split())
+    return redact.redact(line).text
 
 
 def log_failure(
     root: Path | None, event: str, payload_session: str | None, line: str, exc: BaseException
 ) -> bool:
-    """``line`` (see ``failure_line``), redacted, in ``.purlin/cache/hook.log``: whether it was
-    written (not without a project, nor when the log cannot be written)."""
+    """``line`` (``failure_line``'s, redacted) in ``.purlin/cache/hook.log``, with the event and
+    the payload's session (redacted too): whether it was written (not without a project, nor
+    when the log cannot be written)."""
     if root is None:
         return False
     try:
@@ -70,15 +74,10 @@ def log_failure(
 
         frames = traceback.extract_tb(exc.__traceback__)
         where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else None
-        record = {
-            "time": clock.iso(),
-            "event": event,
-            "session_id": payload_session,
-            "error": line,
-            "where": where,
-        }
+        named = redact.redact_data({"event": event, "session_id": payload_session})[0]
+        record = {"time": clock.iso(), **named, "error": line, "where": where}
         cache = store.private_folder(root / ".purlin" / "cache")
-        store.append_jsonl(cache / LOG_NAME, redact.redact_data(record)[0])
+        store.append_jsonl(cache / LOG_NAME, record)
     except Exception:  # noqa: BLE001 -- the hook must exit 0 whatever happens
         return False
     return True
@@ -125,14 +124,11 @@ def run(
             stdout.write(hooks.session_context(outcome.output) + "\n")
             stdout.flush()
     except Exception as exc:  # noqa: BLE001 -- logged, never raised into Claude Code
-        line = failure_line(exc)
-        logged = log_failure(root, event, session, line, exc)
         with suppress(Exception):
+            line = failure_line(exc)
+            logged = log_failure(root, event, session, line, exc)
             see = f" (see .purlin/cache/{LOG_NAME})" if logged else ""
-            from purlin_resume.core import redact
-
-            told = redact.redact(line).text
-            sys.stderr.write(f"purlin-resume hook {event}: {told}{see}\n")
+            sys.stderr.write(f"purlin-resume hook {event}: {line}{see}\n")
     return 0
 
 
