@@ -62,9 +62,9 @@ def failure_line(exc: BaseException) -> str:
 def log_failure(
     root: Path | None, event: str, payload_session: str | None, line: str, exc: BaseException
 ) -> bool:
-    """``line`` (``failure_line``'s, redacted) in ``.purlin/cache/hook.log``, with the event and
-    the payload's session (redacted too): whether it was written (not without a project, nor
-    when the log cannot be written)."""
+    """``line`` (``failure_line``'s) in ``.purlin/cache/hook.log``, with the event (both
+    redacted already) and the payload's session (redacted here): whether it was written (not
+    without a project, nor when the log cannot be written)."""
     if root is None:
         return False
     try:
@@ -74,8 +74,9 @@ def log_failure(
 
         frames = traceback.extract_tb(exc.__traceback__)
         where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else None
-        named = redact.redact_data({"event": event, "session_id": payload_session})[0]
-        record = {"time": clock.iso(), **named, "error": line, "where": where}
+        session = redact.redact_data(payload_session)[0]
+        record = {"time": clock.iso(), "event": event, "session_id": session, "error": line}
+        record["where"] = where
         cache = store.private_folder(root / ".purlin" / "cache")
         store.append_jsonl(cache / LOG_NAME, record)
     except Exception:  # noqa: BLE001 -- the hook must exit 0 whatever happens
@@ -125,7 +126,10 @@ def run(
             stdout.flush()
     except Exception as exc:  # noqa: BLE001 -- logged, never raised into Claude Code
         with suppress(Exception):
+            from purlin_resume.core import redact
+
             line = failure_line(exc)
+            event = redact.redact(event).text  # from the command line: it may hold anything
             logged = log_failure(root, event, session, line, exc)
             see = f" (see .purlin/cache/{LOG_NAME})" if logged else ""
             sys.stderr.write(f"purlin-resume hook {event}: {line}{see}\n")

@@ -560,8 +560,10 @@ def test_a_corrupt_history_is_left_untouched_and_the_hook_still_exits_zero(repo)
 
 def test_secrets_in_a_failure_never_reach_the_log(repo):
     secret = "ghp_" + "b" * 36
-    hook("no-such-event-" + secret, "{}", repo)
+    told = hook("no-such-event-" + secret, "{}", repo)
     assert secret not in (repo / ".purlin" / "cache" / "hook.log").read_text()
+    assert "no-such-event-" in told.stderr
+    assert secret not in told.stderr
 
 
 def test_hook_through_the_typer_command_behaves_the_same(repo, cli):
