@@ -44,12 +44,14 @@ def _serialised(value: Any, redact: Redact | None) -> Any:
         return value
     if isinstance(value, str):
         return Serialised(json.dumps(redact(value), ensure_ascii=False))
+    text = redact(json.dumps(value, ensure_ascii=False))  # once: ``redact`` counts what it hides
     try:
-        return Serialised(
-            msgspec.json.format(redact(json.dumps(value, ensure_ascii=False)), indent=2)
-        )
-    except (msgspec.DecodeError, UnicodeEncodeError):  # NaN, a lone surrogate; or a redaction
-        return Serialised(redact(json.dumps(value, indent=2, ensure_ascii=False)))  # across quotes
+        return Serialised(msgspec.json.format(text, indent=2))
+    except (msgspec.DecodeError, UnicodeEncodeError):  # NaN, a lone surrogate: json lays it out
+        try:
+            return Serialised(json.dumps(json.loads(text), indent=2, ensure_ascii=False))
+        except ValueError:  # no JSON after a redaction across quotes: kept as it is
+            return Serialised(text)
 
 
 def _duration_ms(start: str | None, end: str | None) -> int | None:
@@ -239,33 +241,31 @@ def no_conversation(
 
 
 def json_chunks(data: Any) -> Iterator[str]:
-    """``store.dump_json(data)`` piece by piece, byte for byte: each iterator inside ``data``
-    is written as a list, one item at a time; each ``Serialised`` value as a ``Clean`` piece."""
-    yield from _json_chunks(data, 0)
+    """``store.dump_json(data)`` piece by piece, byte for byte: ``data`` is a dict whose values
+    may be iterators, or an iterator; each iterator is written as a list, one item at a time
+    (its items are plain JSON values); each ``Serialised`` value as a ``Clean`` piece."""
+    if isinstance(data, Iterator):
+        yield from _listed(data, 0)
+    elif isinstance(data, dict) and data and any(isinstance(v, Iterator) for v in data.values()):
+        separator = "{\n  "
+        for key, item in data.items():
+            yield separator + json.dumps(key, ensure_ascii=False) + ": "
+            yield from _listed(item, 1) if isinstance(item, Iterator) else _spliced(item, 1)
+            separator = ",\n  "
+        yield "\n}"
+    else:
+        yield from _spliced(data, 0)
     yield "\n"
 
 
-def _json_chunks(value: Any, level: int) -> Iterator[str]:
+def _listed(items: Iterator[Any], level: int) -> Iterator[str]:
     inner = "\n" + "  " * (level + 1)
-    if isinstance(value, dict) and any(isinstance(v, Iterator) for v in value.values()):
-        if not value:
-            yield "{}"
-            return
-        separator = "{" + inner
-        for key, item in value.items():
-            yield separator + json.dumps(key, ensure_ascii=False) + ": "
-            yield from _json_chunks(item, level + 1)
-            separator = "," + inner
-        yield "\n" + "  " * level + "}"
-    elif isinstance(value, Iterator):
-        separator = "[" + inner
-        for item in value:
-            yield separator
-            yield from _json_chunks(item, level + 1)
-            separator = "," + inner
-        yield "[]" if separator.startswith("[") else "\n" + "  " * level + "]"
-    else:
-        yield from _spliced(value, level)
+    separator = "[" + inner
+    for item in items:
+        yield separator
+        yield from _spliced(item, level + 1)
+        separator = "," + inner
+    yield "[]" if separator.startswith("[") else "\n" + "  " * level + "]"
 
 
 _MARK = "\x00" + secrets.token_hex(8) + ":"  # stands for a Serialised value, then swapped back

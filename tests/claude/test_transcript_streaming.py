@@ -241,6 +241,31 @@ def test_a_token_built_across_two_turns_is_redacted_in_every_output(cli, tmp_pat
         assert secret[14:] not in out, name
 
 
+@pytest.mark.parametrize(
+    ("odd", "shown"), [(float("nan"), "NaN"), ("half \ud800", '"half \ufffd"')]
+)
+def test_a_tool_input_msgspec_cannot_lay_out_is_redacted_and_counted_once(
+    cli, tmp_path, odd, shown
+):
+    secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
+    root = tmp_path / "claude"
+    convo = Conversation(SESSION)
+    records = [
+        convo.user("deploy it"),
+        convo.assistant("msg_1", tool("toolu_1", "Deploy", odd=odd, token=secret)),
+        convo.result("toolu_1", "done"),
+    ]
+    write_jsonl(root / "projects" / "-srv-demo" / f"{SESSION}.jsonl", records)
+    for args in (("export",), ("transcript", "--json")):
+        result = run(cli, root, *args, SESSION, "--include-tools")
+        assert result.exit_code == 0, result.stderr
+        assert secret not in result.stdout
+        assert result.stderr.count("redacted 1 secret(s)") == 1, result.stderr
+        assert f'"odd": {shown},\n' in result.stdout  # laid out as json.dumps lays it out
+        exported = json.loads(result.stdout)["conversation"][1]["content"][0]["input"]
+        assert exported["token"].startswith("[REDACTED:github-token")
+
+
 def purlin(*args: str, **kwargs) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "purlin_resume", *args],
