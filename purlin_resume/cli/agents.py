@@ -15,7 +15,6 @@ from purlin_resume.cli.common import (
     print_json,
     print_text,
     project_for,
-    tmux_server,
 )
 from purlin_resume.cli.options import (
     ClaudeDirOption,
@@ -23,7 +22,7 @@ from purlin_resume.cli.options import (
     ProjectOption,
     TmuxSocketOption,
 )
-from purlin_resume.core import config
+from purlin_resume.core import config, tmux
 from purlin_resume.core.errors import PurlinError, UsageError
 
 STALLED_EXIT = 3  # stall check: 0 active, 3 stalled, so scripts can tell them from errors
@@ -101,7 +100,7 @@ def revive_command(
     """Start a successor for a dead agent in a new tmux window and brief it from the transcript."""
     if every == (agent_id is not None):
         raise UsageError("give one AGENT_ID or --all")
-    server = tmux_server(tmux_socket)
+    server = tmux.option_server(tmux_socket)
     found = project_for(project)
     settings = config.load(found)
     if every:

@@ -12,7 +12,9 @@ from purlin_resume.cli.app import app
 COMMAND_MODULES = (
     "checkpoint",
     "history",
+    "sessions",
     "transcripts",
+    "redaction",
     "resurrect",
     "search",
     "recommend",

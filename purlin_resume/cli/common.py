@@ -14,28 +14,11 @@ from typing import Any
 
 import typer
 
-from purlin_resume.core import cache_home, config, gitrepo, redact, tmux
-from purlin_resume.core.errors import PurlinError, UsageError
+from purlin_resume.core import cache_home, config, gitrepo, redact
+from purlin_resume.core.errors import UsageError
 from purlin_resume.core.project import Project, locate, working_folder
 from purlin_resume.core.store import whole_characters
 from purlin_resume.core.terminal_text import displayed, one_line
-
-
-def tmux_server(spec: str | None):
-    """``--tmux-socket`` as a ``tmux.Server``; None when not given. A path must be the socket of
-    a running server: tmux would start a new one there, which nobody sees."""
-    if spec is None:
-        return None
-    try:
-        server = tmux.Server.parse(spec)
-    except PurlinError as exc:
-        raise UsageError(f"--tmux-socket: {exc.message}") from None
-    if server.socket is not None and not tmux.is_socket(server.socket):
-        raise UsageError(
-            f"--tmux-socket {server.socket}: no tmux server listens there; give the socket of "
-            "a running server (tmux display -p '#{socket_path}' prints it), or a name (as tmux -L)"
-        )
-    return server
 
 
 def checked_output(path: Path | None) -> Path | None:

@@ -10,7 +10,6 @@ import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.candidates import choose
-from purlin_resume.cli.common import tmux_server
 from purlin_resume.cli.opening import OpenSpawn, carry_out, default_spawn
 from purlin_resume.cli.options import (
     ClaudeDirOption,
@@ -18,6 +17,7 @@ from purlin_resume.cli.options import (
     ProjectOption,
     TmuxSocketOption,
 )
+from purlin_resume.core import tmux
 from purlin_resume.resurrection.environment import environment_here
 
 # ruff: noqa: UP045 - Typer reads the annotations at runtime on Python 3.10
@@ -68,7 +68,7 @@ def open_command(
         fork=fork,
         spawn=spawn or default_spawn(),
         claude_dir_given=claude_dir is not None,
-        server=tmux_server(tmux_socket),
+        server=tmux.option_server(tmux_socket),
         as_json=as_json,
         pick=lambda found: choose(found, interactive, offer_open=False, query=query),
     )

@@ -19,6 +19,9 @@ ProjectOption = Annotated[
 NotesOption = Annotated[
     str | None, typer.Option("--notes", help="A note for the log.", show_default=False)
 ]
+IdArgument = Annotated[
+    str, typer.Argument(metavar="ID", help="Session id, agent id, or a unique prefix.")
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 ClaudeDirOption = Annotated[
     Path | None,

@@ -30,7 +30,6 @@ from purlin_resume.cli.common import (
     checked_output,
     print_json,
     print_text,
-    tmux_server,
 )
 from purlin_resume.cli.opening import carry_out, default_spawn
 from purlin_resume.cli.options import (
@@ -42,7 +41,7 @@ from purlin_resume.cli.options import (
     TmuxSocketOption,
 )
 from purlin_resume.cli.resurrect_done import resurrect
-from purlin_resume.core import store
+from purlin_resume.core import store, tmux
 from purlin_resume.core.errors import PurlinError, UsageError
 from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection.candidates import Candidate, NoClearWinner, clear_winner
@@ -215,7 +214,7 @@ def _run(
     if options.preview:
         return _previewed(mode, query, candidates_of, options, searched)
     output = checked_output(options.output)
-    server = tmux_server(options.tmux_socket)
+    server = tmux.option_server(options.tmux_socket)
     interactive = _interactive(options.yes)
     env = environment_here(options.claude_dir, options.project)
     request = resurrection.Request(
@@ -479,7 +478,7 @@ def _team(name: str, options: Delivery) -> None:
     if options.no_redact:
         raise UsageError("a shared context is always redacted: --no-redact does not apply")
     output = checked_output(options.output)
-    server = tmux_server(options.tmux_socket)
+    server = tmux.option_server(options.tmux_socket)
     env = environment_here(options.claude_dir, options.project)
     found = revive.revive(env, name, options.task, options.notes)
     entry = found.entry
