@@ -547,6 +547,7 @@ class Scanner:
                 crossing += [Finding(finding.kind, *span, finding.secret) for span in spans]
         if not crossing:
             return found
+        crossing += _elsewhere(text, crossing)
         kept = [f for f in found if not any(f.start < c.end and c.start < f.end for c in crossing)]
         chosen: list[Finding] = []
         for finding in sorted(set(kept + crossing), key=lambda f: (f.start, -f.end)):
@@ -576,6 +577,25 @@ class Scanner:
                 continue
             chosen.append(finding)
         return chosen
+
+
+_PIECE_SHOWN = 8  # a piece of a secret this long is the secret's wherever it stands
+
+
+def _elsewhere(text: str, crossing: list[Finding]) -> list[Finding]:
+    """The other places of ``text`` that hold a piece of a secret found joined: a tool call
+    shown on one line and again as its input holds the same literal twice, joined once."""
+    more = []
+    for piece in crossing:
+        shown = text[piece.start : piece.end]
+        if len(shown) < _PIECE_SHOWN:
+            continue
+        at = text.find(shown)
+        while at >= 0:
+            if at != piece.start:
+                more.append(Finding(piece.kind, at, at + len(shown), piece.secret))
+            at = text.find(shown, at + len(shown))
+    return more
 
 
 def _near(rule: Rule, text: str, start: int, end: int) -> bool:

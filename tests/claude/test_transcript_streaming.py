@@ -204,7 +204,15 @@ def test_secrets_in_deferred_values_are_redacted_everywhere(cli, tmp_path, repo)
     assert kept.count(secret) == 3
 
 
-def test_a_token_built_across_two_turns_is_redacted_in_every_output(cli, tmp_path):
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda code: {"name": "Write", "file_path": "a.py", "content": code},
+        lambda code: {"name": "Bash", "command": code},  # shown on its line and in its input
+    ],
+    ids=["Write", "Bash"],
+)
+def test_a_token_built_across_two_turns_is_redacted_in_every_output(cli, tmp_path, call):
     """``t = "ghp_…"`` in one tool call, ``t += "…"`` in a later turn: every output joins them,
     the digest of a long transcript and the file it points to too."""
     secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
@@ -213,14 +221,10 @@ def test_a_token_built_across_two_turns_is_redacted_in_every_output(cli, tmp_pat
     filler = "Reading the deploy notes line by line before going on.\n" * 80
     records = [
         convo.user("set the token up"),
-        convo.assistant(
-            "msg_1", tool("toolu_1", "Write", file_path="a.py", content=f't = "{secret[:14]}"')
-        ),
+        convo.assistant("msg_1", tool("toolu_1", **call(f't="{secret[:14]}"'))),
         convo.result("toolu_1", "ok"),
         convo.assistant("msg_2", text("Now the rest of it.")),
-        convo.assistant(
-            "msg_3", tool("toolu_2", "Write", file_path="b.py", content=f't += "{secret[14:]}"')
-        ),
+        convo.assistant("msg_3", tool("toolu_2", **call(f't+="{secret[14:]}"'))),
         convo.result("toolu_2", "ok"),
         convo.assistant("msg_4", text(filler)),
     ]

@@ -350,6 +350,23 @@ def test_a_token_written_in_pieces_is_redacted_in_every_piece(text):
         assert not any(_TOKEN[n:] in done.text for n in (10, 14, 20, 25)), done.text
 
 
+def test_a_piece_of_a_joined_token_is_redacted_where_else_it_stands():
+    """A tool call is shown on its line and again as its input: the literal is there twice,
+    joined once; both are the token's."""
+    text = (
+        f'- `Bash`: t="{_TOKEN[:14]}"\n{{"command": "t=\\"{_TOKEN[:14]}\\""}}\n'
+        f'- `Bash`: t+="{_TOKEN[14:]}"\n{{"command": "t+=\\"{_TOKEN[14:]}\\""}}\n'
+    )
+    done = redact.redact(text)
+    assert _TOKEN[:14] not in done.text
+    assert _TOKEN[14:] not in done.text
+    assert done.text.count("[REDACTED:github-token:") == 4
+    short = 'a = "ghp_"\nprint("ghp_")\na += "' + _TOKEN[4:] + '"'  # a piece too short to chase
+    joined = redact.redact(short).text
+    assert _TOKEN[4:] not in joined
+    assert 'print("ghp_")' in joined
+
+
 @pytest.mark.parametrize(
     "text",
     [
