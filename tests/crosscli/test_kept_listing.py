@@ -9,8 +9,10 @@ import sqlite3
 
 from tests.other_cli_data import (
     CODEX_SHELL,
+    GEMINI_SHELL,
     OPENCODE_SHELL,
     aws_key,
+    gemini_home,
     home,
     opencode_home,
     rollout,
@@ -62,3 +64,17 @@ def test_the_kept_listing_holds_no_secret(cli, every_cli):
     assert str((home() / ".codex").resolve()) in folders
     assert str((home() / ".gemini").resolve()) in folders
     assert secret not in "\n".join(entry for _, entry in rows)
+
+
+def test_a_gemini_chat_is_opened_by_its_id_as_the_chat_says_now(cli, every_cli):
+    """A chat's id is inside it: a lookup by id answers from the kept listing, and a chat
+    rewritten under another id is found by the new one, not the old."""
+    chats = gemini_home() / "tmp" / "project" / "chats"
+    path = next(chats.glob(f"session-*-{GEMINI_SHELL[:8]}.jsonl"))
+    assert cli("transcript", GEMINI_SHELL).exit_code == 0
+    renamed = "0ddba110" + GEMINI_SHELL[8:]
+    path.write_text(path.read_text().replace(GEMINI_SHELL, renamed) + "\n")
+    assert cli("transcript", GEMINI_SHELL).exit_code == 1
+    again = cli("transcript", renamed)
+    assert again.exit_code == 0, again.output
+    assert "show the git log" in again.stdout
