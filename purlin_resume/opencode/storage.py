@@ -49,6 +49,7 @@ from purlin_resume.claude.transcript import (
     Turns,
 )
 from purlin_resume.core import store
+from purlin_resume.core.errors import PurlinError
 
 # the part types a reading passes over (read by SQLite, which leaves them in the database)
 _SILENT_PARTS = (
@@ -406,6 +407,16 @@ def _turns(reading: _Reading) -> Iterator[Turn]:
     return _file_turns(reading)
 
 
+def _read_again(session: NativeSession, options: ReadOptions) -> Iterator[Turn]:
+    """The turns of a session counted already, read again; an error when the database can no
+    longer be read as far as it was (locked, damaged or replaced since): never a conversation
+    cut short without a word."""
+    again = dataclasses.replace(session, stats=ReadStats())
+    yield from _turns(_Reading(again, options))
+    if again.stats.unreadable and not session.stats.unreadable:
+        raise PurlinError(f"{session.path}: {again.stats.unreadable}")
+
+
 def read(session: NativeSession, options: ReadOptions | None = None) -> Conversation:
     """The conversation of a listed session: its turns in a list or, read deferred, counted
     and read again on each pass (``Turns``)."""
@@ -417,8 +428,7 @@ def read(session: NativeSession, options: ReadOptions | None = None) -> Conversa
     transcript = reading.transcript
     if options.deferred:
         transcript.facts = Facts.of(_turns(reading))
-        again = dataclasses.replace(session, stats=ReadStats())
-        transcript.turns = Turns(lambda: _turns(_Reading(again, options)))
+        transcript.turns = Turns(lambda: _read_again(session, options))
     else:
         transcript.turns = list(_turns(reading))
     reading.finish()

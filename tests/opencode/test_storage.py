@@ -8,6 +8,7 @@ import pytest
 
 from purlin_resume.agentcli.names import OPENCODE
 from purlin_resume.claude.transcript import ReadOptions
+from purlin_resume.core.errors import PurlinError
 from purlin_resume.crosscli import listing
 from purlin_resume.opencode import storage
 from tests.other_cli_data import OPENCODE_CHILD, OPENCODE_PARENT, OPENCODE_SHELL, opencode_home
@@ -398,3 +399,18 @@ def test_a_long_title_is_cut_where_no_secret_is_cut_in_two(tmp_path):
     assert title is not None
     assert title.startswith("Fix the deploy")
     assert secret[:4] not in title
+
+
+def test_a_database_that_fails_between_counting_and_reading_again_says_so(tmp_path):
+    """The turns are counted, then the database loses its part table before they are read
+    again: one line naming the database, not a conversation cut short without a word."""
+    import sqlite3
+
+    session = _repeated(tmp_path, OPENCODE_SHELL, 20)
+    read = storage.read(session, ReadOptions(tools=True, deferred=True))
+    assert read.session.stats.unreadable is None
+    with sqlite3.connect(session.path) as db:
+        db.execute("drop table part")
+    db.close()
+    with pytest.raises(PurlinError, match="could not be read to the end"):
+        list(read.transcript.turns)
