@@ -14,7 +14,7 @@ import bisect
 import itertools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from purlin_resume.core.secret_rules import compiled
 
@@ -67,8 +67,7 @@ _NAME_BEFORE = rf"{_STARTS}({_NAME})[ \t]*:?\Z"
 _ADDED_TO = rf"\+=[ \t]*{_QUOTE}[A-Za-z0-9_.+/=:~-]"  # ``t += "cd…"``
 
 
-@dataclass(frozen=True)
-class Filling:
+class Filling(NamedTuple):
     """A way to fill a template literal with literals: ``marker`` follows the template (a
     closing quote before it), ``arguments`` matches from it, ``placeholder`` is one in the
     template (group 1: the argument's number, when written)."""
@@ -93,8 +92,7 @@ FILLINGS = (
 )
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """Pieces of text a secret may be written in, in the order they are joined; ``side_by_side``:
     each follows the one before with only a joint between (a secret crossing them is replaced
     whole, joints and all)."""

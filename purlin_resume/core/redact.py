@@ -27,7 +27,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from purlin_resume.core import pieces, secret_rules
 from purlin_resume.core.secret_rules import (
@@ -191,8 +191,7 @@ def _prefix_groups(rule: Rule) -> list[list[str]]:
     return list(groups.values())
 
 
-@dataclass(frozen=True)
-class _Branch:
+class _Branch(NamedTuple):
     """One alternative of the scanner's expression: its group, the kind it finds, and its rule
     (None for the assignments and flags every rule shares)."""
 
@@ -636,8 +635,7 @@ def _kind_name(kind: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-") or "custom"
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """A secret found in a text: its kind and where it lies."""
 
     kind: str

@@ -16,8 +16,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 ESCAPE = r"\\[nrt]"  # a value starting a line inside an escaped (JSON) string
 # An expression kept as text, compiled when first used and kept (a process uses few of them).
@@ -32,8 +31,7 @@ def entropy(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """A kind of secret.
 
     ``prefixes`` are the literals a token starts with; ``body`` is the pattern of the rest. The
