@@ -39,6 +39,7 @@ SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
 FOLDER = FIXTURES / "-home-USER-projects-spotter-worktrees-spotter-dov"
 TOOL_USE = "toolu_017pLRuPHYTX5t99EnLyV53m"
 AGENT = "a2898e3"
+EARLIER_SESSION = "0e1d2c3b-0000-4000-8000-000000000001"  # an earlier session of the project
 COMPACTION = "acompact-e1f845"
 EXE = Path(sys.executable).with_name("purlin-resume")
 TOOL_CALL, SESSION_EVENT = 8.0, 15.0
@@ -146,6 +147,20 @@ def _payloads(root: Path, transcript: Path) -> list[tuple[str, str, dict]]:
     ]
 
 
+def _worked_before(root: Path, steps, env) -> None:
+    """Another session's agent through every event first: the project has had agents before
+    (its history holds 20), so its state and lock files exist and are kept out of git already,
+    as they are on every call but a project's first."""
+    for _, event, payload in steps:
+        text = json.dumps(payload).replace(SESSION, EARLIER_SESSION).replace(AGENT, "a0e1d2c3")
+        _timed(
+            [str(EXE), "hook", event], text.replace(TOOL_USE, "toolu_earlier").encode(), env, root
+        )
+    log = root / ".purlin" / "cache" / "hook.log"
+    if log.exists():
+        raise SystemExit(f"a hook logged a failure: {log.read_text()}")
+
+
 def _cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -209,10 +224,6 @@ def main() -> None:
     try:
         root = _project(folder)
         claude, transcript, _ = _claude(folder, root)
-        kept = folder / "kept"
-        for name in (".planning", ".purlin"):
-            if (root / name).exists():
-                shutil.copytree(root / name, kept / name, symlinks=True)
         env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "CLAUDE_CONFIG_DIR": str(claude)}
         env.update(XDG_CACHE_HOME=str(folder / "cache"), PYTHONPATH=str(REPO))
         for name in (
@@ -223,7 +234,12 @@ def main() -> None:
             "PYTHONDONTWRITEBYTECODE",  # a user's hooks run from compiled modules
         ):
             env.pop(name, None)
+        kept = folder / "kept"
         steps = _payloads(root, transcript)
+        _worked_before(root, steps, env)
+        for name in (".planning", ".purlin"):
+            if (root / name).exists():
+                shutil.copytree(root / name, kept / name, symlinks=True)
         missing = {h.name for h in claude_settings.HOOKS} - {event for _, event, _ in steps}
         if missing:
             raise SystemExit(f"installed hook events not measured: {', '.join(sorted(missing))}")

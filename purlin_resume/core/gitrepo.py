@@ -158,14 +158,16 @@ def _ignore_line(relative: str) -> str:
     return "/" + relative.lstrip("/")
 
 
-def _add_line(line: str) -> Callable[[str | None], str]:
+def _add_line(*lines: str) -> Callable[[str | None], str]:
     def change(text: str | None) -> str:
         text = text or ""
-        if line in text.split("\n"):
-            return text
-        if text and not text.endswith("\n"):
-            text += "\n"
-        return text + line + "\n"
+        for line in lines:
+            if line in text.split("\n"):
+                continue
+            if text and not text.endswith("\n"):
+                text += "\n"
+            text += line + "\n"
+        return text
 
     return change
 
@@ -178,12 +180,13 @@ def exclude_locally(root: Path, relative: str) -> bool:
     return True
 
 
-def _exclude(root: Path, relative: str) -> None:
-    """``relative`` (from the top ``root``) added to this clone's ``info/exclude``."""
+def _exclude(root: Path, *relative: str) -> None:
+    """``relative`` paths (from the top ``root``) added to this clone's ``info/exclude``."""
     common = Path(_run(root, "rev-parse", "--git-common-dir").strip())
     if not common.is_absolute():
         common = Path(root) / common
-    store.update_text(common / "info" / "exclude", _add_line(_ignore_line(relative)))
+    lines = (_ignore_line(name) for name in relative)
+    store.update_text(common / "info" / "exclude", _add_line(*lines))
 
 
 def ensure_ignored(root: Path, relative: str) -> bool:
@@ -302,8 +305,7 @@ def exclude_state_files(root: Path, *relative: str) -> None:
     top = toplevel(existing) if wanted else None
     if top is None:
         return
-    for path in wanted:
-        _exclude(top, path.relative_to(top).as_posix())
+    _exclude(top, *(path.relative_to(top).as_posix() for path in wanted))
 
 
 class Commit(NamedTuple):
