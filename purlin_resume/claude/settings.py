@@ -55,7 +55,7 @@ class OurHook:
 
 
 HOOKS = (
-    OurHook("PreToolUse", "pre-tool-use", SUBAGENT_MATCHER, 10),
+    OurHook("PreToolUse", "pre-tool-use", SUBAGENT_MATCHER, 10),  # the spawn's commit: before
     OurHook("PostToolUse", "post-tool-use", SUBAGENT_MATCHER, 30),
     OurHook("SubagentStart", "subagent-start", None, 10, background=True),
     OurHook("SubagentStop", "subagent-stop", None, 30),

@@ -453,8 +453,10 @@ def state_files() -> tuple[str, ...]:
     )
 
 
-def _keep_locks_out_of_git(project: Project, *names: str) -> None:
-    gitrepo.exclude_state_files(project.planning_dir, *(name + ".lock" for name in names))
+def _keep_locks_out_of_git(project: Project) -> None:
+    gitrepo.exclude_state_files(
+        project.planning_dir, FILE_NAME + ".lock", CURRENT_ID_FILE + ".lock"
+    )
 
 
 def load(project: Project) -> AgentHistory:
@@ -474,7 +476,7 @@ def init(project: Project) -> tuple[bool, PruneResult | None]:
     more than ``max_entries`` (GSD prunes while it initialises tracking): what pruning did, or
     None when there was nothing to prune. A broken file is reported, never rewritten.
     """
-    _keep_locks_out_of_git(project, FILE_NAME, CURRENT_ID_FILE)
+    _keep_locks_out_of_git(project)
     if store.create_json(path(project), template()):
         return True, None
     doc = load(project)
@@ -492,7 +494,7 @@ def update(project: Project, change: Callable[[AgentHistory], Any], create: bool
     file = path(project)
     if not create and not file.exists():
         load(project)  # raises NotFound with the hint
-    _keep_locks_out_of_git(project, FILE_NAME)
+    _keep_locks_out_of_git(project)
     outcome: list[Any] = []
 
     def apply(data: Any) -> None:
@@ -550,7 +552,6 @@ def _redacted(entry: Any, before: set[str]) -> Any:
 
 
 def write_current_id(project: Project, agent_id: str) -> None:
-    _keep_locks_out_of_git(project, CURRENT_ID_FILE)
     store.write_text(current_id_path(project), agent_id + "\n")
 
 

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from purlin_resume.agents import registry
 from purlin_resume.core import clock, gitrepo
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project, project_files
@@ -23,7 +24,6 @@ from purlin_resume.history.agent_history import (
 )
 
 if TYPE_CHECKING:
-    from purlin_resume.agents.registry import RegisteredAgent
     from purlin_resume.core.config import Settings
 
 
@@ -41,11 +41,6 @@ class Detection(NamedTuple):
     reason: str
 
 
-# ``spawn_call``'s head of a tool call whose agent has not started: the event that names the
-# agent records HEAD then (``conclude``)
-AT_START: Any = object()
-
-
 def _head(project: Project) -> str | None:
     """HEAD of the project, None outside git or before the first commit."""
     try:
@@ -57,8 +52,7 @@ def _head(project: Project) -> str | None:
 def _spawned(
     doc: AgentHistory, request: NewAgent, session_id: str | None, head: str | None, moment
 ) -> Recorded:
-    """``request`` recorded in ``doc`` as spawned: a new entry, or its queued entry moved on.
-    ``head`` is its spawn commit; ``AT_START``: none yet (``conclude`` records it)."""
+    """``request`` recorded in ``doc`` as spawned: a new entry, or its queued entry moved on."""
     existing = {e.agent_id: e for e in doc.latest()}.get(request.agent_id)
     if existing is None:
         entry = request.entry(history.SPAWNED, moment)
@@ -68,10 +62,7 @@ def _spawned(
         entry = existing.data
         request.apply(entry, moment)
         entry["timestamp"] = clock.iso(moment)
-    if head is AT_START:
-        entry.pop("spawn_commit", None)
-    else:
-        entry["spawn_commit"] = head
+    entry["spawn_commit"] = head
     entry["session_id"] = session_id
     return Recorded(dict(entry), history.prune(doc.data))
 
@@ -98,16 +89,13 @@ def spawn_call(
     session_id: str | None,
     siblings: Iterable[str] = (),
     new_group: str | None = None,
-    started: bool = True,
 ) -> Recorded | None:
     """Record the spawn of an Agent/Task tool call (``request.tool_use_id``), in one locked
     update: None when that call is recorded already. When the assistant message spawned
     ``siblings`` too, they all share a parallel group: the one a sibling has, else
-    ``new_group``. ``started``: the agent starts now, so its spawn commit (HEAD) is recorded
-    and ``current-agent-id.txt`` names it; else (Claude Code's PreToolUse, before the agent
-    has an id) both wait for the event that names it (``conclude``)."""
+    ``new_group``."""
     moment = clock.now()
-    head = _head(project) if started else AT_START
+    head = _head(project)
     wanted = set(siblings)
 
     def change(doc: AgentHistory) -> Recorded | None:
@@ -122,7 +110,7 @@ def spawn_call(
         return recorded
 
     recorded = history.update(project, change, create=True)
-    if recorded is not None and started:
+    if recorded is not None:
         history.write_current_id(project, request.agent_id)
     return recorded
 
@@ -159,8 +147,7 @@ def conclude(
     new_group: str | None = None,
 ) -> str:
     """In one locked update: the entry of agent ``agent_id`` (else the spawn ``spawn`` picks, a
-    tool call's entry that gets its agent's id; then ``current-agent-id.txt`` names it, and its
-    spawn commit is HEAD if it has none yet: see ``spawn_call``) moved
+    tool call's entry that gets its agent's id; then ``current-agent-id.txt`` names it) moved
     to the status ``how`` gives, with the files it gives, when it is still running; ``how`` is
     asked only then (it may read the agent's transcript). None: only named. ``siblings``: the
     tool calls of the assistant message that spawned it, when it holds several (the transcript
@@ -178,8 +165,6 @@ def conclude(
         if named:
             entry.data["tool_use_id"] = entry.data.get("tool_use_id") or entry.agent_id
             entry.data["agent_id"] = agent_id
-        if "spawn_commit" not in entry.data and entry.data.get("tool_use_id"):
-            entry.data["spawn_commit"] = _head(project)
         group = _group(doc, wanted, new_group) if wanted else None
         if group:
             _join(doc, wanted | {agent_id}, group)
@@ -259,8 +244,6 @@ def scan(project: Project, settings: Settings, now: datetime | None = None) -> l
     A session is over when the registry says it ended or its process is gone; when the
     registry cannot tell, an agent older than ``interrupt_after_minutes`` counts as interrupted.
     """
-    from purlin_resume.agents import registry
-
     moment = now or clock.now()
     agents = registry.load(project)
 
@@ -285,7 +268,9 @@ def scan(project: Project, settings: Settings, now: datetime | None = None) -> l
     return history.update(project, change)
 
 
-def _cut_off(project: Project, entry: HistoryEntry, agents: dict[str, RegisteredAgent]) -> str:
+def _cut_off(
+    project: Project, entry: HistoryEntry, agents: dict[str, registry.RegisteredAgent]
+) -> str:
     """How a running agent of a session that is over ended: failed when its run ended with an
     API error, else interrupted. A spawn still keyed by its tool call gets the id of the agent
     it started (a foreground subagent cut off with its session never returned to say it), and

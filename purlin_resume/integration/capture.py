@@ -2,9 +2,9 @@
 
 | event | what happens |
 |---|---|
-| PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description, the whole ``prompt`` kept (redacted); spawns of one assistant message share a ``parallel_group``. No git: the spawn commit is HEAD when the agent starts |
+| PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description, the whole ``prompt`` kept (redacted); spawns of one assistant message share a ``parallel_group`` |
 | PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed (interrupted when the response says the user stopped it, failed when it reports an API error), or kept running when ``status`` is ``async_launched`` |
-| SubagentStart | Claude Code: the spawn entry gets the agent's id (its ``.meta.json`` names the call), so an agent cut off before its call returns is known by it, and its ``spawn_commit`` (HEAD now; PostToolUse or SubagentStop records it when this hook was lost), and ``current-agent-id.txt`` names it; Codex CLI (no PreToolUse for its subagents): a ``spawned`` entry under the subagent's own id |
+| SubagentStart | Claude Code: the spawn entry gets the agent's id (its ``.meta.json`` names the call), so an agent cut off before its call returns is known by it; Codex CLI (no PreToolUse for its subagents): a ``spawned`` entry under the subagent's own id |
 | UserPromptSubmit | running agents of the session that ended unnoticed: a background agent's ``<task-notification>``, a call the user stopped (its error result), a ``.meta.json`` with ``stoppedByUser``; interrupted, failed or completed |
 | SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer (in its transcript or in ``last_assistant_message``, which Claude Code may send before the answer's record is written); with the project files it changed |
 | PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``; Codex CLI's rollout; Gemini CLI's chat file at its PreCompress of ``/compress`` only: it sends the automatic one before every request, before it checks whether the context is full), unless the agent saved one itself |
@@ -29,7 +29,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from purlin_resume.claude import records
+from purlin_resume.agents import registry
+from purlin_resume.checkpoints.roles import ROLES
+from purlin_resume.claude import records, subagents
 from purlin_resume.claude.hooks import AGENT_CLI_ENV, HookPayload
 from purlin_resume.claude.records import TOOL_USE_PREFIX
 from purlin_resume.core import clock, gitrepo, ids
@@ -100,9 +102,7 @@ def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
     )
     siblings = batch.tool_use_ids if batch else ()
     group = _new_group(batch, phase, plan) if batch else None
-    recorded = tracking.spawn_call(
-        project, request, payload.session_id, siblings, group, started=False
-    )
+    recorded = tracking.spawn_call(project, request, payload.session_id, siblings, group)
     if recorded is None:
         return Outcome(f"{payload.tool_use_id} already recorded")
     group = recorded.entry.get("parallel_group")
@@ -147,8 +147,6 @@ def _new_group(batch, phase: str, plan: str) -> str:
 
 def _agent_transcript(payload: HookPayload, agent_id: str) -> Path | None:
     """Where Claude Code keeps the subagent's transcript, beside the session's."""
-    from purlin_resume.claude import subagents
-
     explicit = payload.text("agent_transcript_path")
     if explicit:
         return Path(explicit)
@@ -203,8 +201,6 @@ def said_api_error(text) -> bool:
 
 def agent_returned(project: Project, payload: HookPayload) -> Outcome:
     """PostToolUse on Agent/Task: the spawn entry gets its agent id; completed unless async."""
-    from purlin_resume.claude import subagents
-
     if not payload.spawns_agent or not payload.tool_use_id:
         return Outcome("not an agent spawn")
     response = payload.tool_response
@@ -269,8 +265,6 @@ def _unnamed_spawn(doc, payload: HookPayload, agent):
 def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
     """SubagentStop: completed or failed, with the files the agent changed. A compaction run
     (Claude Code sends SubagentStop for it too) is no agent of the history."""
-    from purlin_resume.claude import subagents
-
     agent_id = payload.text("agent_id")
     if not agent_id:
         return Outcome("no agent_id in the payload")
@@ -303,8 +297,6 @@ def agent_started(
     names it, else the session's one spawn still unnamed) gets the agent's id, so an agent cut
     off before its call returns is known by its own id. Another agent CLI (``hook --cli``):
     see ``subagent_started``."""
-    from purlin_resume.claude import subagents
-
     if env.get(AGENT_CLI_ENV):
         return subagent_started(project, payload)
     agent_id = payload.text("agent_id")
@@ -323,8 +315,6 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
     so are recorded: a background agent's end the prompt notifies, a foreground agent the user
     stopped (its call's error result), a background agent the user stopped (its
     ``.meta.json``)."""
-    from purlin_resume.claude import subagents
-
     running = tracking.running(project, payload.session_id)
     if not running or not payload.transcript_path:
         return Outcome("no running agent of this session")
@@ -337,8 +327,6 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
 
 def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending | None:
     """How the running ``entry`` ended, from what its session shows; None: still running."""
-    from purlin_resume.claude import subagents
-
     call = entry.data.get("tool_use_id") or None
     agent_id = entry.agent_id
     if agent_id.startswith(TOOL_USE_PREFIX):
@@ -370,7 +358,7 @@ def pre_compact(
     """Write the automatic checkpoint of this session from its transcript (Codex CLI's
     rollout, Gemini CLI's chat file when ``hook --cli`` names them)."""
     from purlin_resume.agentcli.names import GEMINI
-    from purlin_resume.agents import handover, registry
+    from purlin_resume.agents import handover
     from purlin_resume.checkpoints import autosave
     from purlin_resume.checkpoints import lifecycle as checkpoints
 
@@ -440,7 +428,6 @@ def session_role(project: Project, session: str | None, registered: str | None) 
     checkpoint (saved or automatic, live or consumed), else the default."""
     from purlin_resume.checkpoints import autosave
     from purlin_resume.checkpoints import lifecycle as checkpoints
-    from purlin_resume.checkpoints.roles import ROLES
 
     if registered in ROLES:
         return registered
@@ -458,9 +445,8 @@ def session_started(
     project: Project, payload: HookPayload, env: Mapping[str, str] = os.environ
 ) -> Outcome:
     """Register the session, mark orphaned agents interrupted, return the briefing if one is due."""
-    from purlin_resume.agents import handover, registry
+    from purlin_resume.agents import handover
     from purlin_resume.checkpoints import lifecycle as checkpoints
-    from purlin_resume.checkpoints.roles import ROLES
     from purlin_resume.core import config, processes
     from purlin_resume.integration import session_briefing
 
@@ -511,8 +497,6 @@ def _transcript_of(project: Project, payload: HookPayload, session: str) -> str 
     """The transcript of ``session``: the reported one, renamed for a fork's new id. A file
     that does not exist gives way to the one registered for the session when that one does
     (Gemini CLI, resuming, names a new chat file but goes on writing the old one)."""
-    from purlin_resume.agents import registry
-
     reported = payload.transcript_path
     if reported and session != payload.session_id:  # a fork: its own new file
         return str(Path(reported).with_name(f"{session}.jsonl"))
@@ -592,8 +576,6 @@ def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
 
 
 def session_ended(project: Project, payload: HookPayload) -> Outcome:
-    from purlin_resume.agents import registry
-
     if not payload.session_id:
         return Outcome("no session id")
     registry.record_end(project, payload.session_id)

@@ -17,7 +17,6 @@ import pytest
 from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
 from tests.claude_records import Conversation, agent_transcript, text, tool, write_jsonl
-from tests.conftest import commit_file
 from tests.integration.test_hooks import hook, log_lines
 
 SESSION = "0b6f3c1e-9d2a-4e57-8c3b-5a1d2e3f4a5b"
@@ -335,28 +334,6 @@ def test_subagent_start_names_the_spawn_its_meta_file_links(repo, tmp_path):
     assert found["a0000000000000010"]["tool_use_id"] == call["id"]
     assert found["a0000000000000010"]["status"] == "spawned"
     assert "toolu_01Other" in found  # the other spawn keeps waiting for its own agent
-    assert not log_lines(repo)
-
-
-def test_the_spawn_commit_is_head_when_the_agent_starts(repo, tmp_path):
-    """PreToolUse runs no git: SubagentStart, naming the agent, records HEAD as its spawn
-    commit and names it in ``current-agent-id.txt``; a commit after that is not its spawn
-    commit, and the end of the agent keeps it (a commit between the call and the start, of
-    the model's own, would be in neither)."""
-    call = _spawned(repo, tmp_path)
-    assert "spawn_commit" not in entries(repo)[call["id"]]
-    assert not history.current_id_path(Project(repo)).exists()
-    started_at = commit_file(repo, "src/before.py", "x = 1\n")
-    _meta(tmp_path, "a0000000000000011", toolUseId=call["id"])
-    start = _session_event(tmp_path, repo, "SubagentStart", agent_id="a0000000000000011")
-    assert hook("subagent-start", start, repo).returncode == 0
-    assert entries(repo)["a0000000000000011"]["spawn_commit"] == started_at
-    assert history.read_current_id(Project(repo)) == "a0000000000000011"
-    commit_file(repo, "src/after.py", "y = 2\n")
-    stop = _session_event(tmp_path, repo, "SubagentStop", agent_id="a0000000000000011")
-    assert hook("subagent-stop", {**stop, "last_assistant_message": "done"}, repo).returncode == 0
-    entry = entries(repo)["a0000000000000011"]
-    assert (entry["status"], entry["spawn_commit"]) == ("completed", started_at)
     assert not log_lines(repo)
 
 

@@ -116,9 +116,7 @@ def test_replay_of_the_fixture_session_records_agent_registry_and_checkpoint(
     assert entry["status"] == "spawned"
     assert entry["task_description"] == "Explore transcript rendering codebase"
     assert (entry["phase"], entry["plan"], entry["session_id"]) == ("none", "none", SESSION)
-    # no git in PreToolUse: the spawn commit and current-agent-id.txt wait for the agent's start
-    assert "spawn_commit" not in entry
-    assert not (repo / ".planning" / "current-agent-id.txt").exists()
+    assert (repo / ".planning" / "current-agent-id.txt").read_text() == TOOL_USE + "\n"
 
     stop = {
         **base,
@@ -150,9 +148,6 @@ def test_replay_of_the_fixture_session_records_agent_registry_and_checkpoint(
     )
     assert entry["completion_timestamp"]
     assert entry.get("files_modified") in (None, [])  # an Explore agent only reads
-    # no SubagentStart in this replay (a hook the client stopped): SubagentStop, naming the
-    # agent, recorded HEAD and current-agent-id.txt
-    assert entry["spawn_commit"] == git(repo, "rev-parse", "HEAD").strip()
     assert (repo / ".planning" / "current-agent-id.txt").read_text() == AGENT + "\n"
 
     grow(boundary)
