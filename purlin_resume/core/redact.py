@@ -546,8 +546,12 @@ class Scanner:
                 crossing += [Finding(finding.kind, *span, finding.secret) for span in spans]
         if not crossing:
             return found
-        crossing += _elsewhere(text, crossing)
         kept = [f for f in found if not any(f.start < c.end and c.start < f.end for c in crossing)]
+        crossing += [  # a token found whole where a piece of it stands is kept whole
+            e
+            for e in _elsewhere(text, crossing)
+            if not any(e.start < k.end and k.start < e.end for k in kept)
+        ]
         chosen: list[Finding] = []
         for finding in sorted(set(kept + crossing), key=lambda f: (f.start, -f.end)):
             if not chosen or finding.start >= chosen[-1].end:

@@ -362,6 +362,8 @@ def test_a_piece_of_a_joined_token_is_redacted_where_else_it_stands():
     assert _TOKEN[14:] not in done.text
     assert done.text.count("[REDACTED:github-token:") == 4
     short = 'a = "ghp_"\nprint("ghp_")\na += "' + _TOKEN[4:] + '"'  # a piece too short to chase
+    whole = f't="{_TOKEN[:14]}"\nt+="{_TOKEN[14:17]}"\nt+="{_TOKEN[17:]}"\necho {_TOKEN}'
+    assert _TOKEN[14:17] not in redact.redact(whole).text  # the token also written whole
     joined = redact.redact(short).text
     assert _TOKEN[4:] not in joined
     assert 'print("ghp_")' in joined
