@@ -18,7 +18,6 @@ from purlin_resume.agentcli.names import CLAUDE, CLIS, CODEX, GEMINI, OPENCODE, 
 from purlin_resume.agentcli.shape import Conversation, NativeSession, inside
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.codex import rollouts
-from purlin_resume.core import cache_home
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.crosscli import listing
 from purlin_resume.gemini import chats
@@ -80,14 +79,12 @@ class Opened:
 
 
 def _known(cli: str) -> list[NativeSession]:
-    """Every session of ``cli`` with its id and parent, read no further than these need (a
-    Gemini CLI chat's id is inside it: from the kept listing, each chat read only when it
-    changed)."""
+    """Every session of ``cli`` with its id and parent, read no further than these need."""
     if cli == CODEX:
         return rollouts.threads(rollouts.root())
     if cli == OPENCODE:
         return storage.listed(storage.root())
-    return listing.sessions(GEMINI, Path(cache_home.folder()))
+    return chats.heads(chats.root())
 
 
 def _read(session: NativeSession, options: ReadOptions) -> Conversation:

@@ -27,7 +27,6 @@ from purlin_resume.agentcli.shape import (
     Conversation,
     NativeSession,
     add_text,
-    family,
     json_file,
     json_lines,
     result_text,
@@ -357,9 +356,20 @@ def conversations(folder: Path) -> Iterator[tuple[Path, str | None, str | None]]
             yield path, parent, _project_path(project, roots)
 
 
-def sessions(folder: Path) -> list[NativeSession]:
-    """Every chat under ``folder`` (a ``~/.gemini``), subagents included (``parent_id`` set;
-    each parent counts them in ``subagents``), oldest first."""
-    return family(
-        [read(path, parent, project).session for path, parent, project in conversations(folder)]
-    )
+def heads(folder: Path) -> list[NativeSession]:
+    """Every chat under ``folder`` known by its first record alone (id, parent, project): what
+    finding one by id needs, without reading every chat through (a legacy ``.json`` document is
+    read whole: its id is inside it)."""
+    found = []
+    for path, parent, project in conversations(folder):
+        reading = _Reading(path, parent, ReadOptions())
+        if path.suffix == ".jsonl":
+            for record in json_lines(path, reading.session.stats):
+                reading.add(record)
+                break
+        if reading.session.id == path.stem:  # no id up front: read it through
+            found.append(read(path, parent, project).session)
+        else:
+            reading.session.project_path = project
+            found.append(reading.session)
+    return found

@@ -67,8 +67,8 @@ def test_the_kept_listing_holds_no_secret(cli, every_cli):
 
 
 def test_a_gemini_chat_is_opened_by_its_id_as_the_chat_says_now(cli, every_cli):
-    """A chat's id is inside it: a lookup by id answers from the kept listing, and a chat
-    rewritten under another id is found by the new one, not the old."""
+    """A chat's id is inside it (its first record): a chat rewritten under another id is found
+    by the new one, not the old, once the listing has been kept."""
     chats = gemini_home() / "tmp" / "project" / "chats"
     path = next(chats.glob(f"session-*-{GEMINI_SHELL[:8]}.jsonl"))
     assert cli("transcript", GEMINI_SHELL).exit_code == 0

@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import os
 
+from purlin_resume.agentcli.names import GEMINI
 from purlin_resume.claude.transcript import COMPACTION, ReadOptions
+from purlin_resume.crosscli import listing
+from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.gemini import chats
 from tests.other_cli_data import GEMINI_CHILD, GEMINI_PARENT, GEMINI_SHELL, gemini_home
 
 
 def _listed():
-    return {s.id: s for s in chats.sessions(gemini_home())}
+    gemini_home()
+    return {s.id: s for s in listing.sessions(GEMINI, None)}
 
 
 def test_real_chats_with_the_subagent_nested_under_its_parent():
@@ -115,7 +119,7 @@ def test_hostile_records_are_counted(tmp_path):
 def test_a_fifo_is_not_opened(tmp_path):
     folder = gemini_home() / "tmp/project/chats"
     os.mkfifo(folder / "session-2026-11-27T09-00-ffffffff.jsonl")
-    listed = chats.sessions(gemini_home())
+    listed = listing.sessions(GEMINI, None)
     assert any(s.stats.unreadable == "not a regular file" for s in listed)
 
 
@@ -207,3 +211,12 @@ def test_a_legacy_json_file_that_is_compressed_or_damaged_is_one_line(tmp_path):
     assert chats.read(path).session.id == "s6"
     path.write_bytes(path.read_bytes()[:8] + b"damaged")
     assert chats.read(path).session.stats.unreadable == "not readable: ZstdError"
+
+
+def test_a_chat_without_its_id_up_front_is_found_by_the_id_inside_it():
+    """A first line that is not the chat's metadata (cut short, or a message): the chat is read
+    through for its id, never listed under its file name alone."""
+    folder = gemini_home() / "tmp/project/chats"
+    path = next(folder.glob(f"session-*-{GEMINI_SHELL[:8]}.jsonl"))
+    path.write_text('{"broken\n' + path.read_text())
+    assert crosscli.located(GEMINI_SHELL).path == path
