@@ -12,7 +12,8 @@ the scripted model (tests/field/scripted_model.py), each run times, in both proj
   (each subagent answers at once), then answers;
 - ``claude -p /compact --resume`` of a session of one turn (made just before, not timed).
 
-Medians of ``--runs`` runs and the ratios with/without are printed, with the load average;
+Medians of ``--runs`` runs and the ratios with/without are printed, with the load average
+and the time each hook event of ``/compact`` took;
 goals: the session at most 1.5x, ``/compact`` at most 1.2x. A run whose hooks logged a failure,
 or whose history does not hold every agent completed, stops the benchmark.
 
@@ -117,7 +118,11 @@ def _one_run(
             (field.project / ".planning" / "agent-history.json").unlink()
         model.reply(conversation(f"{mark}-SHORT"), text("Noted."))
         _, session = _timed(field, f"{mark}-SHORT remember this")
+        before = len(field.hooks())
         times[f"compact {variant}"], _ = _timed(field, "/compact", "--resume", str(session))
+        for call in field.hooks()[before:]:  # what each hook of /compact took
+            times[f"hook {call.event}"] = times.get(f"hook {call.event}", 0) + (call.seconds or 0)
+            times[f"calls {call.event}"] = times.get(f"calls {call.event}", 0) + 1
     return times
 
 
@@ -141,7 +146,7 @@ def _measure(
         finally:
             for field in fields.values():
                 field.stop_all()
-    return {key: statistics.median(r[key] for r in results) for key in results[0]}
+    return {key: statistics.median(r.get(key, 0) for r in results) for key in results[0]}
 
 
 def main() -> None:
@@ -178,6 +183,12 @@ def main() -> None:
                 f"{version.number:12} {what:28} {with_hooks:8.2f}s {without:8.2f}s "
                 f"{ratio:5.2f}x {goal:4.1f}x {verdict}"
             )
+        took = ", ".join(
+            f"{key[5:]} {medians['calls ' + key[5:]]:.0f}x {medians[key]:.2f}s"
+            for key in medians
+            if key.startswith("hook ")
+        )
+        print(f"{version.number:12} /compact's hooks (medians, each call to the end): {took}")
         if background:
             print(
                 f"{version.number:12} {args.background} async, {args.runs + 1} sessions "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -669,8 +670,6 @@ def test_a_hostile_task_notification_changes_nothing_it_may_not(tmp_path):
 
 @pytest.mark.parametrize("kind", ["fifo", "deep"])
 def test_a_meta_json_that_is_a_fifo_or_nested_too_deep_is_read_past(tmp_path, kind):
-    import os
-
     root = _claude(tmp_path)
     folder = root / "projects" / "-work-demo"
     session_id = "67676767-aaaa-4000-8000-000000000001"

@@ -125,6 +125,7 @@ class HookCall:
     payload: dict[str, Any]
     stdout: str
     env_session_id: str | None  # CLAUDE_CODE_SESSION_ID as the hook saw it
+    seconds: float | None = None  # how long the call took, shim included (None: still running)
 
     @property
     def hook_event_name(self) -> str | None:
@@ -166,7 +167,9 @@ dir={calls}/$(date +%s%N)-$$-$2
 mkdir -p "$dir"
 printf '%s' "${{CLAUDE_CODE_SESSION_ID-}}" > "$dir/env_session_id"
 tee "$dir/payload.json" | {real} "$@" | tee "$dir/stdout"
-exit "${{PIPESTATUS[1]}}"
+status=${{PIPESTATUS[1]}}
+date +%s%N > "$dir/ended"
+exit "$status"
 """
 
 
@@ -363,11 +366,14 @@ class Field:
                 payload = json.loads((folder / "payload.json").read_text() or "{}")
             except (OSError, ValueError):
                 payload = {}
+            ended = _text_of(folder / "ended").strip()
+            started = int(folder.name.split("-")[0])
             call = HookCall(
                 name,
                 payload,
                 _text_of(folder / "stdout"),
                 _text_of(folder / "env_session_id") or None,
+                (int(ended) - started) / 1e9 if ended else None,
             )
             if event in (None, call.event, call.hook_event_name):
                 calls.append(call)
