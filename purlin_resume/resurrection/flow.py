@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import functools
 import getpass
-import json
 import os
 import shlex
 import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -299,8 +298,8 @@ def _kept_context(env: Environment, key: str) -> Extracted | None:
         env.cache,
     )
     try:
-        kept = msgspec.convert(json.loads(rows[0][0]), Extracted) if rows else None
-    except (ValueError, RecursionError, msgspec.ValidationError):
+        kept = msgspec.json.decode(rows[0][0], type=Extracted) if rows else None
+    except (ValueError, RecursionError):  # msgspec's errors are ValueErrors
         return None  # kept by another version, or damaged: made again
     return kept if kept is not None and "turns" in kept.facts else None
 
@@ -313,7 +312,7 @@ def _keep_context(env: Environment, key: str, kept: Extracted) -> None:
             ("DELETE FROM contexts WHERE created <= ?", [(stale,)]),
             (
                 "INSERT OR REPLACE INTO contexts VALUES (?, ?, ?)",
-                [(key, kept.created, json.dumps(asdict(kept)))],
+                [(key, kept.created, msgspec.json.encode(kept).decode())],
             ),
         ],
         env.cache,

@@ -886,13 +886,15 @@ def test_a_cached_context_is_not_reused_once_the_transcript_changes(cli, tmp_pat
 
 
 @pytest.mark.parametrize(
-    "kept",
+    "changed",
     [
-        {"created": 0},  # a part missing
-        {"facts": {}, "context": {"method": 5}, "full_tokens": 1, "redactions": {}},
+        lambda kept: {"created": 0},  # a part missing
+        lambda kept: {"facts": {}, "context": {"method": 5}, "full_tokens": 1, "redactions": {}},
+        lambda kept: {**kept, "facts": {}},  # facts of an older version: no turn count
     ],
+    ids=["a part missing", "a part of another type", "facts without turns"],
 )
-def test_a_cached_context_of_another_shape_is_made_again(cli, tmp_path, repo, kept):
+def test_a_cached_context_of_another_shape_is_made_again(cli, tmp_path, repo, changed):
     import sqlite3
 
     from purlin_resume.core import cache_home
@@ -902,8 +904,9 @@ def test_a_cached_context_of_another_shape_is_made_again(cli, tmp_path, repo, ke
     args = ["resurrect", "--session", "kept", "--yes", "--claude-dir", str(claude)]
     assert "the answer" in _ok(cli(*args)).stdout
     with sqlite3.connect(Path(cache_home.folder()) / cache_home.FILE_NAME) as db:
-        changed = db.execute("UPDATE contexts SET entry = ?", (json.dumps(kept),)).rowcount
-    assert changed == 1
+        (kept,) = db.execute("SELECT entry FROM contexts").fetchone()
+        entry = json.dumps(changed(json.loads(kept)))
+        assert db.execute("UPDATE contexts SET entry = ?", (entry,)).rowcount == 1
     assert "the answer" in _ok(cli(*args)).stdout
 
 
