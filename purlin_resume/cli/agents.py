@@ -21,8 +21,9 @@ from purlin_resume.cli.options import (
     JsonOption,
     ProjectOption,
     TmuxSocketOption,
+    tmux_server,
 )
-from purlin_resume.core import config, tmux
+from purlin_resume.core import config
 from purlin_resume.core.errors import PurlinError, UsageError
 
 STALLED_EXIT = 3  # stall check: 0 active, 3 stalled, so scripts can tell them from errors
@@ -100,7 +101,7 @@ def revive_command(
     """Start a successor for a dead agent in a new tmux window and brief it from the transcript."""
     if every == (agent_id is not None):
         raise UsageError("give one AGENT_ID or --all")
-    server = tmux.option_server(tmux_socket)
+    server = tmux_server(tmux_socket)
     found = project_for(project)
     settings = config.load(found)
     if every:

@@ -16,8 +16,8 @@ from purlin_resume.cli.options import (
     JsonOption,
     ProjectOption,
     TmuxSocketOption,
+    tmux_server,
 )
-from purlin_resume.core import tmux
 from purlin_resume.resurrection.environment import environment_here
 
 # ruff: noqa: UP045 - Typer reads the annotations at runtime on Python 3.10
@@ -68,7 +68,7 @@ def open_command(
         fork=fork,
         spawn=spawn or default_spawn(),
         claude_dir_given=claude_dir is not None,
-        server=tmux.option_server(tmux_socket),
+        server=tmux_server(tmux_socket),
         as_json=as_json,
         pick=lambda found: choose(found, interactive, offer_open=False, query=query),
     )

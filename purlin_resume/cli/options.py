@@ -8,6 +8,9 @@ from typing import Annotated
 
 import typer
 
+from purlin_resume.core import tmux
+from purlin_resume.core.errors import PurlinError, UsageError
+
 ProjectOption = Annotated[
     Path | None,
     typer.Option(
@@ -51,3 +54,20 @@ class Outcome(str, Enum):
     success = "success"
     failure = "failure"
     partial = "partial"
+
+
+def tmux_server(spec: str | None) -> tmux.Server | None:
+    """``--tmux-socket`` as a ``Server``; None when not given. A path must be the socket of
+    a running server: tmux would start a new one there, which nobody sees."""
+    if spec is None:
+        return None
+    try:
+        server = tmux.Server.parse(spec)
+    except PurlinError as exc:
+        raise UsageError(f"--tmux-socket: {exc.message}") from None
+    if server.socket is not None and not tmux.is_socket(server.socket):
+        raise UsageError(
+            f"--tmux-socket {server.socket}: no tmux server listens there; give the socket of "
+            "a running server (tmux display -p '#{socket_path}' prints it), or a name (as tmux -L)"
+        )
+    return server

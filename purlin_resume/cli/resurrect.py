@@ -39,9 +39,10 @@ from purlin_resume.cli.options import (
     ProjectOption,
     TeamOption,
     TmuxSocketOption,
+    tmux_server,
 )
 from purlin_resume.cli.resurrect_done import resurrect
-from purlin_resume.core import store, tmux
+from purlin_resume.core import store
 from purlin_resume.core.errors import PurlinError, UsageError
 from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection.candidates import Candidate, NoClearWinner, clear_winner
@@ -214,7 +215,7 @@ def _run(
     if options.preview:
         return _previewed(mode, query, candidates_of, options, searched)
     output = checked_output(options.output)
-    server = tmux.option_server(options.tmux_socket)
+    server = tmux_server(options.tmux_socket)
     interactive = _interactive(options.yes)
     env = environment_here(options.claude_dir, options.project)
     request = resurrection.Request(
@@ -478,7 +479,7 @@ def _team(name: str, options: Delivery) -> None:
     if options.no_redact:
         raise UsageError("a shared context is always redacted: --no-redact does not apply")
     output = checked_output(options.output)
-    server = tmux.option_server(options.tmux_socket)
+    server = tmux_server(options.tmux_socket)
     env = environment_here(options.claude_dir, options.project)
     found = revive.revive(env, name, options.task, options.notes)
     entry = found.entry

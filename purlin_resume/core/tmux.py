@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from purlin_resume.core.errors import PurlinError, UsageError
+from purlin_resume.core.errors import PurlinError
 
 TIMEOUT_SECONDS = 10
 
@@ -69,23 +69,6 @@ def is_socket(path: Path) -> bool:
         return stat.S_ISSOCK(path.stat().st_mode)
     except OSError:
         return False
-
-
-def option_server(spec: str | None) -> Server | None:
-    """``--tmux-socket`` as a ``Server``; None when not given. A path must be the socket of
-    a running server: tmux would start a new one there, which nobody sees."""
-    if spec is None:
-        return None
-    try:
-        server = Server.parse(spec)
-    except PurlinError as exc:
-        raise UsageError(f"--tmux-socket: {exc.message}") from None
-    if server.socket is not None and not is_socket(server.socket):
-        raise UsageError(
-            f"--tmux-socket {server.socket}: no tmux server listens there; give the socket of "
-            "a running server (tmux display -p '#{socket_path}' prints it), or a name (as tmux -L)"
-        )
-    return server
 
 
 def available() -> bool:
