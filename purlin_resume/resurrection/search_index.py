@@ -411,7 +411,11 @@ def _other_rows(key: str, cli: str, reference: Any) -> list[tuple[tuple, str, li
         cli,
     )
     files = conversation_files(transcript, session.project_path)
-    return [(columns, _body(transcript), files)]
+    try:
+        body = _body(transcript)
+    except PurlinError:  # its database failed between the count and the reading: the rest is
+        body = ""  # indexed, the words when the database changes again
+    return [(columns, body, files)]
 
 
 def _rows(catalog: Catalog | None, key: str, source: tuple) -> list[tuple[tuple, str, list]]:

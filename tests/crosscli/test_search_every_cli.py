@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from purlin_resume.core.errors import PurlinError
+from purlin_resume.opencode import storage
 from tests.other_cli_data import (
     CODEX_CHILD,
     CODEX_PARENT,
@@ -123,3 +125,18 @@ def test_recommend_names_another_clis_session(cli, every_cli):
         ("gemini", GEMINI_SHELL),
         ("opencode", OPENCODE_SHELL),
     }
+
+
+def test_an_opencode_database_that_fails_while_it_is_indexed_stops_no_search(
+    cli, every_cli, monkeypatch
+):
+    """The database read as far as its turns were counted, then no further (locked, changed
+    meanwhile): the other CLIs' sessions are indexed and found all the same."""
+
+    def cut_short(session, options):
+        raise PurlinError(f"{session.path}: the opencode database could not be read to the end")
+        yield
+
+    monkeypatch.setattr(storage, "_read_again", cut_short)
+    _plant(WORDS)
+    assert [r["session_id"] for r in _found(cli, WORDS["codex"])] == [CODEX_SHELL]
