@@ -172,6 +172,8 @@ def header(transcript: Transcript, subagent: Subagent | None = None, kind: str =
         skipped.append(f"{stats.duplicates} duplicate record(s)")
     if skipped:
         lines.append("- Skipped: " + ", ".join(skipped))
+    if stats.unreadable:  # read as far as it could be, and no further
+        lines.append(f"- Read in part: {stats.unreadable}")
     return "\n".join(lines) + "\n"
 
 

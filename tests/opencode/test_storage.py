@@ -7,6 +7,7 @@ import json
 import pytest
 
 from purlin_resume.agentcli.names import OPENCODE
+from purlin_resume.claude import rendering
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.crosscli import listing
@@ -414,3 +415,13 @@ def test_a_database_that_fails_between_counting_and_reading_again_says_so(tmp_pa
     db.close()
     with pytest.raises(PurlinError, match="could not be read to the end"):
         list(read.transcript.turns)
+
+
+def test_a_database_read_only_in_part_says_so_in_the_transcript(tmp_path):
+    """What was read is shown, with the line saying why the rest is not."""
+    session = _repeated(tmp_path, OPENCODE_SHELL, 2)
+    read = storage.read(session, ReadOptions())
+    read.session.stats.unreadable = "the opencode database could not be read to the end: locked"
+    shown = rendering.header(read.transcript)
+    assert "- Read in part: the opencode database could not be read to the end: locked" in shown
+    assert "- Turns: " in shown
