@@ -164,18 +164,15 @@ def json_lines(
     except OSError as exc:
         stats.unreadable = exc.strerror or type(exc).__name__
         return
-    except Exception as exc:  # a damaged zstd frame
+    except zstandard.ZstdError as exc:  # a damaged zstd frame
         stats.unreadable = f"not readable: {type(exc).__name__}"
         return
     loads: Callable[[bytes], Any] = line_decoder()
     with handle:
         try:
             yield from _records(handle, loads, stats, passed_over)
-        except Exception as exc:  # a zstd frame damaged further in, a read error
-            if isinstance(exc, OSError) or type(exc).__module__.startswith("zstandard"):
-                stats.unreadable = f"not readable to the end: {type(exc).__name__}"
-            else:
-                raise
+        except (OSError, zstandard.ZstdError) as exc:  # damaged further in, a read error
+            stats.unreadable = f"not readable to the end: {type(exc).__name__}"
 
 
 def _records(handle: Any, loads: Callable[[bytes], Any], stats: ReadStats, passed_over=()):

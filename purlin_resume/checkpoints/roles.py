@@ -24,10 +24,16 @@ def with_article(role: str) -> str:
     return f"{'an' if name[:1].lower() in 'aeio' else 'a'} {name}"
 
 
+def _known(value: str) -> str | None:
+    """``value`` as a role's name (any case, spaces around), None when it names none."""
+    role = value.strip().lower()
+    return role if role in ROLES else None
+
+
 def parse_role(value: str) -> str:
     """A role name as given on the command line; anything else is a usage error."""
-    role = value.strip().lower()
-    if role not in ROLES:
+    role = _known(value)
+    if role is None:
         raise UsageError(
             f"unknown option '{value}': valid options are {', '.join(RESTORE_OPTIONS)}"
         )
@@ -36,11 +42,12 @@ def parse_role(value: str) -> str:
 
 def required_role(value: str | None) -> str:
     """The role a checkpoint is saved for (``save --role``); missing or unknown is a usage error."""
-    role = (value or "").strip().lower()
-    if not role:
+    given = (value or "").strip().lower()
+    if not given:
         raise UsageError("--role is required (architect, builder or qa)")
-    if role not in ROLES:
-        raise UsageError(f"--role {role}: valid roles are {', '.join(ROLES)}")
+    role = _known(given)
+    if role is None:
+        raise UsageError(f"--role {given}: valid roles are {', '.join(ROLES)}")
     return role
 
 
