@@ -102,7 +102,8 @@ def _check(field: Field, agents: int, session: str | None, lost: Counter | None)
     if lost is not None:
         registry = json.loads((field.project / ".purlin" / "agents.json").read_text())
         lost["agents not completed"] += agents - len(done)
-        lost["sessions without SessionEnd"] += not registry["agents"][session].get("ended_at")
+        ended = registry["agents"].get(session or "", {}).get("ended_at")
+        lost["sessions without SessionEnd"] += not ended  # or never registered
 
 
 def _one_run(
