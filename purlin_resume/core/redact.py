@@ -277,7 +277,8 @@ class Places:
     """Where some rule may match in one text, asked for in order: ``next(pos)`` is the first
     such position from ``pos`` on (None: there is none), as ``first(text, pos)`` finds it. The
     last answer is kept: asking again from anywhere between its question and it costs nothing.
-    ``at``: the first place, when the caller found it already."""
+    ``at``: the first place, when the caller found it already; ``joins``: the text holds
+    pieces to join, as ``pieces.may_hold`` found already."""
 
     def __init__(
         self,
@@ -285,8 +286,10 @@ class Places:
         text: str,
         at: int | None = None,
         known: bool = False,
+        joins: bool = False,
     ):
         self._first, self._text = first, text
+        self.joins = joins
         # the first place from ``_asked`` on is ``_at``
         self._asked: int = 0 if at is not None or known else -1
         self._at: int | None = at
@@ -502,7 +505,7 @@ class Scanner:
         if at is not None:
             return Places(finder, text, at)
         if pieces.may_hold(text):
-            return Places(finder, text, known=True)  # none, but pieces to join
+            return Places(finder, text, known=True, joins=True)  # none, but pieces to join
         return None
 
     def find(
@@ -512,7 +515,7 @@ class Scanner:
         ``places``: where ``pattern`` matches in ``text``, when the caller looked already (the
         scan goes on from what it found instead of reading the text again)."""
         found = self._scan(text, assignments, places)
-        if pieces.may_hold(text):
+        if (places is not None and places.joins) or pieces.may_hold(text):
             found = self._with_pieces(text, found, assignments)
         if self.extra:
             found = self._with_extra(text, found)
