@@ -25,18 +25,10 @@ from purlin_resume.cli.common import (
 from purlin_resume.cli.options import (
     JsonOption,
     ProjectOption,
+    SessionOption,
 )
 from purlin_resume.core import config, current_session, trust, yaml_text
 from purlin_resume.core.errors import UsageError
-
-SessionOption = Annotated[
-    str | None,
-    typer.Option(
-        "--session",
-        help="Session the checkpoint belongs to (default: $PURLIN_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else $CLAUDE_SESSION_ID).",
-        show_default=False,
-    ),
-]
 
 
 def _opt(*names: str, help: str) -> Any:

@@ -15,6 +15,7 @@ from purlin_resume.cli.common import (
 from purlin_resume.cli.options import (
     JsonOption,
     ProjectOption,
+    SessionOption,
 )
 from purlin_resume.core import config, current_session
 from purlin_resume.history import agent_history, resumption, tracking
@@ -57,14 +58,6 @@ DependsOn = Annotated[
 Ref = Annotated[
     Optional[str],
     typer.Option("--ref", help="Branch or commit holding the agent's work (e.g. its worktree)."),
-]
-Session = Annotated[
-    Optional[str],
-    typer.Option(
-        "--session",
-        help="Session id (default: $PURLIN_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else $CLAUDE_SESSION_ID).",
-        show_default=False,
-    ),
 ]
 Files = Annotated[
     Optional[list[str]],
@@ -184,7 +177,7 @@ def _entry_command(name: str, doc: str, agent_id_parameter: Any) -> None:
         granularity: Granularity = None,
         depends_on: DependsOn = None,
         ref: Ref = None,
-        session: Session = None,
+        session: SessionOption = None,
         project: ProjectOption = None,
         as_json: JsonOption = False,
     ) -> None:
@@ -307,7 +300,7 @@ def resume_task_command(
         bool, typer.Option("--force", help="Resume even when files conflict.")
     ] = False,
     ref: Ref = None,
-    session: Session = None,
+    session: SessionOption = None,
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:

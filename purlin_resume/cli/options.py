@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from purlin_resume.core import tmux
+from purlin_resume.core import current_session, tmux
 from purlin_resume.core.errors import PurlinError, UsageError
 
 ProjectOption = Annotated[
@@ -31,6 +31,16 @@ ClaudeDirOption = Annotated[
     typer.Option(
         "--claude-dir",
         help="Claude data folder (default: $CLAUDE_CONFIG_DIR, else ~/.claude).",
+        show_default=False,
+    ),
+]
+SessionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--session",
+        help="This session's id (default: "
+        + ", else ".join(f"${name}" for name in current_session.SESSION_ENV)
+        + ").",
         show_default=False,
     ),
 ]

@@ -8,7 +8,7 @@ import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import print_json, print_text
-from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption
+from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, SessionOption
 from purlin_resume.core.errors import UsageError
 from purlin_resume.resurrection import recommendation
 from purlin_resume.resurrection.environment import environment_here
@@ -45,14 +45,7 @@ def recommend_command(
             show_default=False,
         ),
     ] = None,
-    session: Annotated[
-        Optional[str],
-        typer.Option(
-            "--session",
-            help="The current session (default: $PURLIN_SESSION_ID, $CLAUDE_CODE_SESSION_ID).",
-            show_default=False,
-        ),
-    ] = None,
+    session: SessionOption = None,
     claude_dir: ClaudeDirOption = None,
     project: ProjectOption = None,
     as_json: JsonOption = False,
