@@ -28,7 +28,7 @@ from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.claude import layout
 from purlin_resume.claude import settings as claude_settings
 from purlin_resume.claude.catalog import Catalog, session_paths
-from purlin_resume.core import clock, config, gitrepo, store, trust
+from purlin_resume.core import clock, config, gitrepo, trust
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
 from purlin_resume.core.terminal_text import one_line
@@ -426,19 +426,16 @@ def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
         )
     log = project.cache_dir / hook_call.LOG_NAME
     if log.is_file():
-        text = log.read_text(encoding="utf-8", errors="replace")
-        lines = [line for line in text.splitlines() if line.strip()]
-        rows = store.jsonl_rows(text)  # a line that does not parse is skipped
-        if lines:
+        count, last = hook_call.failures(log)
+        if count:
             detail = "no line readable"
-            if rows:
-                last = rows[-1]
+            if last:
                 detail = f"latest: {last.get('time')} {last.get('event')}: {last.get('error')}"
             findings.append(
                 Finding(
                     "hook log",
                     WARN,
-                    f"{len(lines)} hook failure(s) logged; {detail}",
+                    f"{count} hook failure(s) logged; {detail}",
                     f"read {log}, fix the cause, then delete the file",
                 )
             )

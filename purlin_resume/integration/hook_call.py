@@ -9,6 +9,7 @@ call). It imports only what the event needs: no Typer.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -82,6 +83,20 @@ def log_failure(
     except Exception:  # noqa: BLE001 -- the hook must exit 0 whatever happens
         return False
     return True
+
+
+def failures(log: Path) -> tuple[int, dict[str, object] | None]:
+    """How many failures ``log`` (a hook log) holds, and the latest one that parses (None when
+    none does): only the last lines are parsed, a line cut short or hostile is passed over."""
+    lines = [line for line in log.read_bytes().split(b"\n") if line.strip()]
+    for line in reversed(lines):
+        try:
+            row = json.loads(line.decode("utf-8", errors="replace"))
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(row, dict):
+            return len(lines), row
+    return len(lines), None
 
 
 def run(
