@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from purlin_resume.core import store
-from purlin_resume.core.errors import PurlinError
+from purlin_resume.core.errors import PurlinError, system_refusal
 
 if TYPE_CHECKING:
     import sqlite3
@@ -75,35 +75,47 @@ def _private(info: os.stat_result) -> bool:
     return info.st_uid == os.geteuid() and not info.st_mode & 0o077
 
 
-def _private_folder(where: str) -> bool:
-    """``where`` made (0700) or checked as ``store.private_folder`` does; False: refused."""
+def _folder_refusal(where: str) -> str | None:
+    """Why ``where`` cannot hold the cache (made 0700 or checked as ``store.private_folder``
+    does); None: it can."""
     try:
         store.private_folder(Path(where))
-    except (PurlinError, OSError):
-        return False
-    return True
+    except PurlinError as exc:
+        return exc.message
+    except OSError as exc:
+        return system_refusal(exc, path=Path(where))
+    return None
 
 
-def _own_file(path: str) -> bool:
-    """``path`` is a regular file of this user's, 0600 (created so when absent)."""
+def _file_refusal(path: str) -> str | None:
+    """Why ``path`` is not a regular file of this user's, 0600 (created so when absent); None:
+    it is one."""
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     except FileExistsError:
         pass
-    except OSError:
-        return False
+    except OSError as exc:
+        return system_refusal(exc, path=Path(path))
     try:
         info = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISREG(info.st_mode) and _private(info)
+    except OSError as exc:
+        return system_refusal(exc, path=Path(path))
+    if stat.S_ISREG(info.st_mode) and _private(info):
+        return None
+    return f"refusing {path}: it is not a file of yours alone; remove it and run the command again"
+
+
+def refusal(path: str | os.PathLike) -> str | None:
+    """Why ``path`` (created when absent) is not a file of the cache to use, in a line naming it;
+    None when it is one: a regular file of this user's alone, 0600, in a folder of this user's
+    that no one else may write into."""
+    path = os.fspath(path)
+    return _folder_refusal(os.path.dirname(path)) or _file_refusal(path)
 
 
 def private_file(path: str | os.PathLike) -> bool:
-    """Whether ``path`` (created when absent) is a file of the cache to use: a regular file of
-    this user's alone, 0600, in a folder of this user's that no one else may write into."""
-    path = os.fspath(path)
-    return _private_folder(os.path.dirname(path)) and _own_file(path)
+    """Whether ``path`` (created when absent) is a file of the cache to use (``refusal``)."""
+    return refusal(path) is None
 
 
 def discard(path: str) -> None:

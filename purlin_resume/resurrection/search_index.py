@@ -194,12 +194,13 @@ CREATE INDEX IF NOT EXISTS doc_files_doc ON doc_files(doc);
 
 
 def _private_file(path: Path) -> None:
-    """The index file as every file of the cache is (``cache_home.private_file``), else a
-    PurlinError naming the folder."""
-    if not cache_home.private_file(path):
+    """The index file as every file of the cache is (``cache_home.refusal``), else a
+    PurlinError saying why not."""
+    refused = cache_home.refusal(path)
+    if refused:
         raise PurlinError(
-            f"cannot create the search index in {path.parent}: it must be a folder of yours that "
-            "others cannot write, not a link; set XDG_CACHE_HOME to a writable folder"
+            f"cannot create the search index: {refused} (or set XDG_CACHE_HOME to a folder "
+            "of yours that others cannot write)"
         )
 
 

@@ -937,6 +937,31 @@ def test_an_unwritable_history_folder_is_one_error_line(cli, fixtures_copy, repo
     assert (fixtures_copy / "history").read_text() == "a file where the folder should be"
 
 
+def _linked(folder: Path) -> None:
+    (folder.parent / "elsewhere").mkdir()
+    folder.symlink_to(folder.parent / "elsewhere")
+
+
+def _open_to_others(folder: Path) -> None:
+    folder.mkdir()
+    folder.chmod(0o777)
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [(_linked, "is a symbolic link"), (_open_to_others, "is open to others (mode 777)")],
+)
+def test_a_refused_cache_folder_is_one_line_saying_why(cli, fixtures_copy, tmp_path, make, reason):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    make(cache / "purlin-resume")
+    result = cli(
+        "find", "tmux", "--claude-dir", str(fixtures_copy), env={"XDG_CACHE_HOME": str(cache)}
+    )
+    line = _fails(result, 1, "cannot create the search index", reason, "XDG_CACHE_HOME")
+    assert str(cache / "purlin-resume") in line
+
+
 def test_an_unwritable_cache_folder_is_one_error_line_for_find(cli, fixtures_copy, repo, tmp_path):
     blocker = tmp_path / "cache-file"
     blocker.write_text("not a folder")
