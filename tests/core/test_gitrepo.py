@@ -112,6 +112,16 @@ def test_a_hooks_project_is_the_work_tree_top_else_the_folder_itself(repo, tmp_p
     assert gitrepo.toplevel_or_self(folder) == expected
 
 
+def test_with_git_dir_set_a_hooks_project_is_the_work_tree_git_names(repo, tmp_path, monkeypatch):
+    """``$GIT_DIR`` may name another repository than the folder's own ``.git``: git is asked."""
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    git(other, "config", "core.worktree", str(other))
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    assert gitrepo.toplevel_or_self(repo) == other.resolve()
+
+
 def test_state_files_are_kept_out_of_git_status_each_once(repo, tmp_path):
     (repo / ".gitignore").write_text("/.purlin/cache/already.json\n")
     git(repo, "add", ".gitignore")
