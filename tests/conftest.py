@@ -1,16 +1,20 @@
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import pytest
 from typer.testing import CliRunner
 
 from purlin_resume.cli.commands import app
 
+T = TypeVar("T")
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "claude"  # real transcripts: NOTICE.md
 FIELD = HERE / "field"
@@ -141,6 +145,31 @@ def ends_within(pid: int, seconds: float) -> bool:
             return True
         time.sleep(0.01)
     return False
+
+
+def without_opening(fifo: Path, call: Callable[[], T], seconds: float = 20) -> T:
+    """``call()``'s result, run in a thread: a call that opens ``fifo`` (and so waits for a
+    writer) fails the test after ``seconds`` instead of hanging it; the FIFO is then opened
+    for writing once, to let the thread go."""
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, call()))
+        except BaseException as exc:  # noqa: BLE001 -- raised again in the test's thread
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail(f"still running after {seconds} s: it waits on the FIFO {fifo}")
+    [(returned, value)] = outcome
+    if not returned:
+        raise value
+    return value
 
 
 def plant_kept(kept: Path, text: str, how: str, elsewhere: Path) -> None:

@@ -22,7 +22,7 @@ from tests.claude_records import (
     tool,
     write_jsonl,
 )
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, without_opening
 
 DEMO = "projects/-path-to-Demo"
 DOV = "projects/-home-USER-projects-spotter-worktrees-spotter-dov"
@@ -683,13 +683,15 @@ def test_a_meta_json_that_is_a_fifo_or_nested_too_deep_is_read_past(tmp_path, ki
     write_jsonl(sub / "agent-aaa1111.jsonl", [a.user("P1", isSidechain=True, agentId="aaa1111")])
     meta = sub / "agent-aaa1111.meta.json"
     if kind == "fifo":
-        os.mkfifo(meta)  # no writer ever comes: an open that waits for one never returns
+        os.mkfifo(meta)  # no writer comes: an open waits for one (without_opening fails it)
     else:
         meta.write_text("[" * 100_000 + "]" * 100_000)
 
-    view = open_target(Catalog(root), session_id[:8]).view
+    subagents = without_opening(
+        meta, lambda: open_target(Catalog(root), session_id[:8]).view.all_subagents()
+    )
 
-    assert [(n.id, n.description) for n in view.all_subagents()] == [("aaa1111", "Look")]
+    assert [(n.id, n.description) for n in subagents] == [("aaa1111", "Look")]
 
 
 def test_a_line_of_the_wrong_shape_holding_a_call_id_is_read_past(tmp_path):

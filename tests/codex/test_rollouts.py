@@ -14,6 +14,7 @@ from purlin_resume.agentcli.names import CODEX
 from purlin_resume.claude.transcript import COMPACTION, INTERRUPTION, NOTIFICATION, ReadOptions
 from purlin_resume.codex import rollouts
 from purlin_resume.crosscli import listing
+from tests.conftest import without_opening
 from tests.other_cli_data import (
     CODEX_CHILD,
     CODEX_PARENT,
@@ -170,7 +171,7 @@ def test_a_fifo_and_a_link_out_are_not_read(tmp_path):
     shutil.copy(rollout(CODEX_SHELL), outside)
     link = day / "rollout-2026-11-27T09-00-01-0b1c2d3e-0000-4000-8000-00000000000e.jsonl"
     link.symlink_to(outside)
-    listed = {s.id: s for s in _listed()}  # returns: the FIFO is never opened
+    listed = {s.id: s for s in without_opening(fifo, _listed)}
     assert listed["0b1c2d3e-0000-4000-8000-00000000000f"].stats.unreadable == "not a regular file"
     assert listed["0b1c2d3e-0000-4000-8000-00000000000e"].stats.unreadable == "a link"
     assert listed["0b1c2d3e-0000-4000-8000-00000000000e"].turns == 0

@@ -10,6 +10,7 @@ from purlin_resume.claude.transcript import COMPACTION, ReadOptions
 from purlin_resume.crosscli import listing
 from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.gemini import chats
+from tests.conftest import without_opening
 from tests.other_cli_data import GEMINI_CHILD, GEMINI_PARENT, GEMINI_SHELL, gemini_home
 
 
@@ -118,8 +119,9 @@ def test_hostile_records_are_counted(tmp_path):
 
 def test_a_fifo_is_not_opened(tmp_path):
     folder = gemini_home() / "tmp/project/chats"
-    os.mkfifo(folder / "session-2026-11-27T09-00-ffffffff.jsonl")
-    listed = listing.sessions(GEMINI, None)
+    fifo = folder / "session-2026-11-27T09-00-ffffffff.jsonl"
+    os.mkfifo(fifo)
+    listed = without_opening(fifo, lambda: listing.sessions(GEMINI, None))
     assert any(s.stats.unreadable == "not a regular file" for s in listed)
 
 
