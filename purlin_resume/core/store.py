@@ -306,14 +306,19 @@ def dump_json(data: Any) -> str:
 
 def read_json(target: Path, default: Any = _MISSING) -> Any:
     """Parse ``target`` as JSON; ``default`` (copied) when it is absent, if given."""
-    target = Path(target)
+    return _document(Path(target), default)[1]
+
+
+def _document(target: Path, default: Any) -> tuple[str | None, Any]:
+    """``target``'s text and its JSON parsed; (None, a copy of ``default``) when it is absent
+    and a default is given, else NotFound."""
     try:
         text = read_text(target)
     except NotFound:
         if default is _MISSING:
             raise
-        return copy.deepcopy(default)
-    return parse_json(target, text)
+        return None, copy.deepcopy(default)
+    return text, parse_json(target, text)
 
 
 def parse_json(target: Path, text: str) -> Any:
@@ -375,13 +380,7 @@ def update_json(target: Path, change: Callable[[Any], Any], default: Any = _MISS
     """
     target = Path(target)
     with locked(target):
-        try:
-            text: str | None = read_text(target)
-        except NotFound:
-            if default is _MISSING:
-                raise
-            text = None
-        data = copy.deepcopy(default) if text is None else parse_json(target, text)
+        text, data = _document(target, default)
         result = change(data)
         new = data if result is None else result
         out = dump_json(new)
