@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -298,18 +299,25 @@ def _push(m: Membership, commit: str) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Fetched:
+    """The team ref's tip as a fetch just found it (None: the remote has no such ref yet)."""
+
+    tip: str | None
+
+
 def publish(
     m: Membership,
     plan: Callable[[str | None], tuple[Changes, str]],
     warn: Callable[[str], None] = silent,
-    fetched: bool = False,
+    fetched: Fetched | None = None,
 ) -> dict[str, Any]:
     """Fetch, ``plan`` the changes on the tip, commit and push, until a push goes through.
     ``plan(tip)`` gives the changes to make on that tip and the commit message. ``fetched``:
-    the caller has just fetched, so the first try starts from that tip."""
+    what the caller's fetch just found, the first try's tip."""
     wait = WAIT_FIRST
     for attempt in range(1, ATTEMPTS + 1):
-        base = tip(m) if fetched and attempt == 1 else fetch(m, warn)
+        base = fetched.tip if fetched and attempt == 1 else fetch(m, warn)
         changes, message = plan(base)
         if not changes:
             return {"attempts": attempt, "commit": None, "tip": base}

@@ -36,7 +36,8 @@ def purge(
     with sync.locked(m):
         if not keys:
             return _everything(m)
-        found = _matching(m, shelves, keys)
+        fetched = None if m.dsn else gitstore.Fetched(gitstore.fetch(m))
+        found = _matching(m, shelves, keys, fetched)
         now = clock.iso()
         for table, key, label in found:
             named = "resurrection_id" if table == "resurrection_log" else "bookmark_id"
@@ -48,7 +49,7 @@ def purge(
             sync.sync_server(m, shelves, warn)
             kept = _server_history(m)
         else:
-            sync.sync_git(m, shelves, warn, fetched=True)  # ``_matching`` fetched
+            sync.sync_git(m, shelves, warn, fetched)
             kept = gitstore.rewrite(
                 m, members.folder(m.member), _without(m, {k for _, k, _ in found})
             )
@@ -63,12 +64,15 @@ def purge(
     }
 
 
-def _matching(m: Membership, shelves, keys: list[str]) -> list[tuple[str, str, str]]:
-    """(table, uuid, readable id) of every row of this teammate that one of ``keys`` names."""
+def _matching(
+    m: Membership, shelves, keys: list[str], fetched: gitstore.Fetched | None
+) -> list[tuple[str, str, str]]:
+    """(table, uuid, readable id) of every row of this teammate that one of ``keys`` names, in
+    the local files and (``fetched``) at the team ref's tip."""
     log_rows, mark_rows = sync.local_rows(m, shelves)
     candidates = [("resurrection_log", r) for r in log_rows] + [("bookmarks", r) for r in mark_rows]
-    if not m.dsn:
-        held = members.read(m, gitstore.fetch(m), m.member)
+    if fetched is not None:
+        held = members.read(m, fetched.tip, m.member)
         for name, table in members.TABLES.items():
             candidates += [(table, row) for row in members.lines(held[name])]
     found: dict[str, tuple[str, str, str]] = {}

@@ -142,7 +142,10 @@ def _git_plan(m: Membership, local: tuple[list, list], counted: dict[str, int]):
 
 
 def sync_git(
-    m: Membership, shelves: list[tuple[str, Path]], warn: Warn, fetched: bool = False
+    m: Membership,
+    shelves: list[tuple[str, Path]],
+    warn: Warn,
+    fetched: gitstore.Fetched | None = None,
 ) -> dict[str, Any]:
     counted: dict[str, int] = {}
     local = local_rows(m, shelves)
