@@ -31,7 +31,8 @@ INDEX = "index.sqlite"
 REMOVED = "removed.jsonl"
 CONTEXTS = "contexts"
 LOCK = "team"  # store.locked(folder / LOCK) guards the local copy, the index and the config
-MEMBER_ID = re.compile(r"^[a-z0-9][a-z0-9-]{2,39}$")
+MEMBER_PATTERN = "[a-z0-9][a-z0-9-]{2,39}"  # a teammate's id, in team.json and the ref's paths
+MEMBER_ID = re.compile(MEMBER_PATTERN)  # fullmatch: the whole text is one id
 DEFAULT_REF = "refs/purlin/team"
 
 
@@ -106,7 +107,7 @@ def member_id(history: Path) -> str:
         known = store.read_text(path).strip()
     except NotFound:
         known = ""
-    if MEMBER_ID.match(known):
+    if MEMBER_ID.fullmatch(known):
         return known
 
     made = f"{_user()}-{secrets.token_hex(3)}"
@@ -124,7 +125,7 @@ def load(history: Path) -> Membership | None:
         return None
     if (
         not isinstance(data, dict)
-        or not MEMBER_ID.match(str(data.get("member") or ""))
+        or not MEMBER_ID.fullmatch(str(data.get("member") or ""))
         or not (data.get("remote") or data.get("dsn"))
     ):
         raise CorruptFile(path, "expected {transport, remote or dsn, member}")

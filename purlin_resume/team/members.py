@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from purlin_resume.resurrection.team_membership import MEMBER_ID, Membership
+from purlin_resume.resurrection.team_membership import MEMBER_PATTERN, Membership
 from purlin_resume.team import gitstore, rows
 
 LOG = "log"
@@ -38,9 +38,7 @@ def segment(member: str, name: str, number: int) -> str:
     return f"{folder(member)}/{name}/{number:06d}{SEGMENT_SUFFIX}"
 
 
-_PATH = re.compile(
-    rf"members/({MEMBER_ID.pattern.strip('^$')})/({'|'.join((*TABLES, CONTEXTS))})/([\w.-]+)"
-)
+_PATH = re.compile(rf"members/({MEMBER_PATTERN})/({'|'.join((*TABLES, CONTEXTS))})/([\w.-]+)")
 _SEGMENT = re.compile(r"\d{6,}" + re.escape(SEGMENT_SUFFIX))
 
 
