@@ -240,13 +240,11 @@ def no_conversation(
     }
 
 
-def json_chunks(data: Any) -> Iterator[str]:
+def json_chunks(data: dict[str, Any]) -> Iterator[str]:
     """``store.dump_json(data)`` piece by piece, byte for byte: ``data`` is a dict whose values
-    may be iterators, or an iterator; each iterator is written as a list, one item at a time
-    (its items are plain JSON values); each ``Serialised`` value as a ``Clean`` piece."""
-    if isinstance(data, Iterator):
-        yield from _listed(data, 0)
-    elif isinstance(data, dict) and data and any(isinstance(v, Iterator) for v in data.values()):
+    may be iterators; each iterator is written as a list, one item at a time (its items are
+    plain JSON values); each ``Serialised`` value as a ``Clean`` piece."""
+    if any(isinstance(v, Iterator) for v in data.values()):
         separator = "{\n  "
         for key, item in data.items():
             yield separator + json.dumps(key, ensure_ascii=False) + ": "
