@@ -21,12 +21,16 @@ _NOT_A_REPOSITORY = ("not a git repository", "cannot change to")
 
 
 def _started(
-    root: Path, args: tuple[str, ...], env: dict[str, str] | None = None, above: bool = False
+    root: Path,
+    args: tuple[str, ...],
+    env: dict[str, str] | None = None,
+    above: bool = False,
+    given: str | None = None,
 ) -> Callable[[], tuple[int, str, str]]:
     """``git ARGS`` started in the work tree at ``root`` and running beside the caller: calling
     what this returns waits for it and gives (exit status, stdout, stderr). ``env``: variables
-    added to the environment of this command. ``root`` is the top of the work tree: git looks
-    for the repository above it only when asked to (``above``)."""
+    added to the environment of this command; ``given``: its standard input. ``root`` is the top
+    of the work tree: git looks for the repository above it only when asked to (``above``)."""
     import subprocess  # here: a hook that runs no git (a subagent's start or end) skips its import
 
     folder = os.path.abspath(root)
@@ -34,7 +38,7 @@ def _started(
     try:
         child = subprocess.Popen(
             ["git", "-C", folder, *args],
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if given is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env={**os.environ, **ENVIRONMENT, **ceiling, **(env or {})},
@@ -43,7 +47,9 @@ def _started(
         raise PurlinError(f"git could not be started ({exc.strerror}); is it installed?") from None
 
     def finish() -> tuple[int, str, str]:
-        out, err = child.communicate()
+        out, err = child.communicate(
+            None if given is None else given.encode("utf-8", "surrogateescape")
+        )
         return (
             child.returncode,
             out.decode("utf-8", "surrogateescape"),
@@ -54,10 +60,14 @@ def _started(
 
 
 def _execute(
-    root: Path, args: tuple[str, ...], env: dict[str, str] | None = None, above: bool = False
+    root: Path,
+    args: tuple[str, ...],
+    env: dict[str, str] | None = None,
+    above: bool = False,
+    given: str | None = None,
 ) -> tuple[int, str, str]:
     """``git ARGS`` run in the work tree at ``root``: (exit status, stdout, stderr)."""
-    return _started(root, args, env, above)()
+    return _started(root, args, env, above, given)()
 
 
 def _run(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
@@ -296,11 +306,11 @@ def exclude_state_files(root: Path, *relative: str) -> None:
     existing = next(p for p in (folder, *folder.parents) if p.is_dir())  # it may not exist yet
     # asked from where they are (no need to find the top first); git names the ignored ones
     asked = {(folder / name).relative_to(existing).as_posix(): folder / name for name in relative}
-    args = ("-c", "core.quotePath=false", "check-ignore", "--no-index", "--", *asked)
-    status, out, _ = _execute(existing, args, above=True)
+    args = ("check-ignore", "--no-index", "--stdin", "-z")  # -z: names as they are, unquoted
+    status, out, _ = _execute(existing, args, above=True, given="\0".join(asked) + "\0")
     if status not in (0, 1):  # 0: some ignored, 1: none, else outside a repository
         return
-    ignored = set(out.split("\n"))
+    ignored = set(out.split("\0"))
     wanted = [path for name, path in asked.items() if name not in ignored]
     top = toplevel(existing) if wanted else None
     if top is None:

@@ -122,6 +122,15 @@ def test_with_git_dir_set_a_hooks_project_is_the_work_tree_git_names(repo, tmp_p
     assert gitrepo.toplevel_or_self(repo) == other.resolve()
 
 
+def test_an_ignored_state_file_with_a_quote_or_a_tab_in_its_name_is_not_excluded_again(repo):
+    """git quotes such names in its line output: they must still be found ignored."""
+    names = ['say "hi".json', "tab\there.json"]
+    (repo / ".gitignore").write_text("/.purlin/cache/*.json\n")
+    gitrepo.exclude_state_files(repo / ".purlin" / "cache", *names)
+    exclude = repo / ".git" / "info" / "exclude"
+    assert not exclude.exists() or ".json" not in exclude.read_text()
+
+
 def test_state_files_are_kept_out_of_git_status_each_once(repo, tmp_path):
     (repo / ".gitignore").write_text("/.purlin/cache/already.json\n")
     git(repo, "add", ".gitignore")
