@@ -22,7 +22,7 @@ from typing import IO, Any
 import zstandard
 
 from purlin_resume.claude.catalog import listing_fields
-from purlin_resume.claude.records import ReadStats, decoded, line_decoder, utc
+from purlin_resume.claude.records import ReadStats, decoded, line_decoder, string, utc
 from purlin_resume.claude.transcript import RESPONSE, ToolCall, Transcript, Turn
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -257,7 +257,7 @@ def tool_call(call_id: Any, name: Any, data: Any, keep: bool, spawns: bool = Fal
     call = ToolCall(id=str(call_id or ""), name=str(name or "?"), summary=summary_of(data))
     if isinstance(data, dict):
         path = data.get("file_path") or data.get("filePath") or data.get("path")
-        call.file_path = path if isinstance(path, str) else None
+        call.file_path = string(path)
         if keep or spawns:
             call.input = data
     return call

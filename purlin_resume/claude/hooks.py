@@ -27,7 +27,7 @@ import json
 from typing import Any, NamedTuple
 
 from purlin_resume.claude.layout import COMPACTION_PREFIX
-from purlin_resume.claude.records import SUBAGENT_TOOLS
+from purlin_resume.claude.records import SUBAGENT_TOOLS, string
 from purlin_resume.core import ids
 
 # command-line name -> Claude Code event name
@@ -59,8 +59,7 @@ class HookPayload(NamedTuple):
     data: dict[str, Any]
 
     def text(self, name: str) -> str | None:
-        value = self.data.get(name)
-        return value if isinstance(value, str) and value else None
+        return string(self.data.get(name))
 
     @property
     def session_id(self) -> str | None:

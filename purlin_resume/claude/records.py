@@ -316,8 +316,7 @@ def file_path_of(data: Any) -> str | None:
     """The file a tool call's ``input`` names: ``file_path``, or ``notebook_path``."""
     if not isinstance(data, dict):
         return None
-    path = data.get("file_path") or data.get("notebook_path")
-    return path if isinstance(path, str) else None
+    return string(data.get("file_path") or data.get("notebook_path"))
 
 
 def lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[bytes]:
@@ -464,14 +463,19 @@ def first_record(path: Path, wanted: tuple[str, ...] = ("cwd",), limit: int = 50
 
 def type_of(record: dict[str, Any]) -> str | None:
     """A record's ``type`` when it is a string (what else a hostile line holds is no type)."""
-    kind = record.get("type")
-    return kind if isinstance(kind, str) else None
+    return string(record.get("type"))
 
 
 def string(value: Any) -> str | None:
     """``value`` when it is a string that is not empty, else None (a field of the wrong type
     in a record is taken as absent)."""
     return value if isinstance(value, str) and value else None
+
+
+def integer(value: Any) -> int | None:
+    """``value`` when it is an integer (not a bool: JSON's ``true`` is no number), else None (a
+    field of the wrong type in a record is taken as absent)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def text_of(content: Any, image: str | None = None) -> str:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
+from purlin_resume.claude.records import integer
+
 COMMAND = "purlin-resume"
 SUBAGENT_MATCHER = "Agent|Task"  # the tool is "Agent" since Claude Code 2.1.63, "Task" before
 DEFAULT_CLEANUP_DAYS = 30
@@ -341,5 +343,4 @@ def plugin_enabled(settings: dict[str, Any]) -> str | None:
 
 
 def cleanup_period_days(settings: dict[str, Any]) -> int | None:
-    value = settings.get("cleanupPeriodDays")
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return integer(settings.get("cleanupPeriodDays"))

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import records
-from purlin_resume.claude.records import SUBAGENT_TOOLS, ReadStats, string, utc
+from purlin_resume.claude.records import SUBAGENT_TOOLS, ReadStats, integer, string, utc
 
 PROMPT, COMMAND, INTERRUPTION, NOTIFICATION, RESPONSE, COMPACTION = (
     "prompt",
@@ -382,9 +382,7 @@ class _Assembly:
                 "cache_read_input_tokens",
                 "output_tokens",
             ):
-                value = usage.get(key)
-                if isinstance(value, int):
-                    total += value
+                total += integer(usage.get(key)) or 0
             if total:  # synthetic messages ("No response requested.") report zeros
                 self.transcript.last_usage_tokens = total
         content = message.get("content")
@@ -512,13 +510,10 @@ class _Assembly:
         if subtype == "compact_boundary":
             meta = record.get("compactMetadata")
             meta = meta if isinstance(meta, dict) else {}
-            tokens = meta.get("preTokens")
             compaction = Compaction(
                 timestamp,
                 trigger=string(meta.get("trigger")),
-                pre_tokens=tokens
-                if isinstance(tokens, int) and not isinstance(tokens, bool)
-                else None,
+                pre_tokens=integer(meta.get("preTokens")),
                 logical_parent_uuid=string(record.get("logicalParentUuid")),
             )
             self.transcript.compactions.append(compaction)

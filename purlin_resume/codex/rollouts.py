@@ -32,7 +32,7 @@ from purlin_resume.agentcli.shape import (
     tool_call,
 )
 from purlin_resume.claude.catalog import title
-from purlin_resume.claude.records import ReadStats, string, utc
+from purlin_resume.claude.records import ReadStats, integer, string, utc
 from purlin_resume.claude.transcript import (
     COMPACTION,
     INTERRUPTION,
@@ -293,8 +293,8 @@ class _Reading:
         if kind == "token_count":
             info = payload.get("info")
             total = info.get("total_token_usage") if isinstance(info, dict) else None
-            tokens = total.get("total_tokens") if isinstance(total, dict) else None
-            if isinstance(tokens, int) and not isinstance(tokens, bool):
+            tokens = integer(total.get("total_tokens")) if isinstance(total, dict) else None
+            if tokens is not None:
                 self.session.tokens = self.transcript.last_usage_tokens = tokens
         elif kind == "turn_aborted":
             self._aborted(timestamp)

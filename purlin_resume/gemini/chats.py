@@ -33,7 +33,7 @@ from purlin_resume.agentcli.shape import (
     tool_call,
 )
 from purlin_resume.claude.catalog import title
-from purlin_resume.claude.records import ReadStats, string, utc
+from purlin_resume.claude.records import ReadStats, integer, string, utc
 from purlin_resume.claude.transcript import (
     COMPACTION,
     PROMPT,
@@ -231,8 +231,8 @@ class _Reading:
             if isinstance(record, dict):
                 turn.tool_calls.append(self._call(record))
         tokens = message.get("tokens")
-        total = tokens.get("total") if isinstance(tokens, dict) else None
-        if isinstance(total, int) and not isinstance(total, bool):
+        total = integer(tokens.get("total")) if isinstance(tokens, dict) else None
+        if total is not None:
             self.tokens[key] = total
         return [turn]
 

@@ -35,7 +35,7 @@ from purlin_resume.agentcli.shape import (
     tool_call,
 )
 from purlin_resume.claude import catalog
-from purlin_resume.claude.records import ReadStats, line_decoder
+from purlin_resume.claude.records import ReadStats, integer, line_decoder, string
 from purlin_resume.claude.transcript import (
     COMPACTION,
     INTERRUPTION,
@@ -99,12 +99,12 @@ def _connect(path: Path) -> sqlite3.Connection | None:
 def _session(row: tuple[Any, ...], path: Path) -> NativeSession:
     ident, parent, directory, title, version, created, updated, tokens, agent = row
     session = NativeSession(OPENCODE, str(ident), path, parent_id=parent or None)
-    session.project_path = directory if isinstance(directory, str) else None
+    session.project_path = string(directory)
     session.title = catalog.title(title) if isinstance(title, str) else None
-    session.version = version if isinstance(version, str) else None
+    session.version = string(version)
     session.started_at, session.ended_at = millis(created), millis(updated)
-    session.tokens = tokens if isinstance(tokens, int) and tokens else None
-    session.agent_type = agent if isinstance(agent, str) and parent else None
+    session.tokens = integer(tokens) or None
+    session.agent_type = string(agent) if parent else None
     return session
 
 
@@ -133,8 +133,8 @@ class _Reading:
         elif role == "assistant":
             self.turn = Turn("agent", RESPONSE, timestamp, message_id=str(message.get("id") or ""))
             tokens = message.get("tokens")
-            total = tokens.get("total") if isinstance(tokens, dict) else None
-            if isinstance(total, int) and total:
+            total = integer(tokens.get("total")) if isinstance(tokens, dict) else None
+            if total:
                 self.transcript.last_usage_tokens = total
         else:
             self.session.stats.unknown_type(f"message:{role}")
@@ -369,7 +369,7 @@ def _file_turns(reading: _Reading) -> Iterator[Turn]:
 def _created(message: dict[str, Any]) -> int:
     time = message.get("time")
     created = time.get("created") if isinstance(time, dict) else None
-    return created if isinstance(created, int) else 0
+    return integer(created) or 0
 
 
 # the reader -----------------------------------------------------------------------------------

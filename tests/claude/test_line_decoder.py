@@ -123,3 +123,13 @@ def test_a_transcript_with_odd_numbers_and_a_lone_surrogate_still_reads(tmp_path
     assert main.turns[0].text == "first \ud83d half of an emoji"
     assert main.turns[1].text == "answered"
     assert main.last_usage_tokens == 10**25
+
+
+def test_a_usage_count_of_true_is_no_token(tmp_path):
+    record = {"type": "assistant", "uuid": "a1", "timestamp": "2026-01-01T00:00:01.000Z",
+              "message": {"id": "m1", "role": "assistant",
+                          "content": [{"type": "text", "text": "answered"}],
+                          "usage": {"input_tokens": True, "output_tokens": 7}}}  # fmt: skip
+    path = tmp_path / "bool.jsonl"
+    path.write_bytes(json.dumps(record).encode() + b"\n")
+    assert read(path, "bool").main.last_usage_tokens == 7
