@@ -4,15 +4,14 @@ A reader lists its CLI's sessions as ``NativeSession`` (the fields of a ``sessio
 reads one conversation into the ``Transcript`` Claude Code's reader fills (turns, tool calls,
 compactions), so rendering and export need no second path. Files are read as a stream of JSON
 lines (plain, or zstd-compressed as Codex keeps cold rollouts), never a whole file at once; lines
-that do not parse are counted in ``ReadStats``, as for Claude Code. Only regular files are read:
-a FIFO, a device or a link is reported as unreadable, never opened.
+that do not parse are counted in ``ReadStats``, as for Claude Code. Files are opened as every
+reader opens a CLI's files (``store.open_regular``: links followed, only a regular file read); a
+FIFO, a device, a folder or a loop of links is reported as unreadable, never waited on.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -24,6 +23,7 @@ import zstandard
 from purlin_resume.claude.catalog import listing_fields
 from purlin_resume.claude.records import ReadStats, decoded, line_decoder, string, utc
 from purlin_resume.claude.transcript import RESPONSE, ToolCall, Transcript, Turn
+from purlin_resume.core import store
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _READ_BUFFER = 1 << 20
@@ -93,23 +93,9 @@ class Conversation:
     children: list[NativeSession] = field(default_factory=list)
 
 
-def regular_file(path: Path, stats: ReadStats) -> bool:
-    """True when ``path`` is a regular file (not a link, FIFO or device); else says why."""
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError as exc:
-        stats.unreadable = exc.strerror or type(exc).__name__
-        return False
-    if not stat.S_ISREG(mode):
-        stats.unreadable = "a link" if stat.S_ISLNK(mode) else "not a regular file"
-        return False
-    return True
-
-
 def _opened(path: Path) -> IO[bytes]:
-    """``path`` opened for reading (no link followed), decompressed when it is zstd."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
-    handle = os.fdopen(descriptor, "rb", buffering=_READ_BUFFER)
+    """``path`` opened for reading (``store.open_regular``), decompressed when it is zstd."""
+    handle = store.open_regular(path, _READ_BUFFER)
     start = handle.peek(4)[:4]  # type: ignore[attr-defined]
     if start != _ZSTD_MAGIC:
         return handle
@@ -157,8 +143,6 @@ def json_lines(
     opened, or is binary yields nothing and says so. ``passed_over``: byte patterns that mark,
     in a line's first ``MARK_BYTES``, a record the reader has no use for: counted, not parsed
     (where the escaping of JSON strings keeps them from matching inside a text)."""
-    if not regular_file(path, stats):
-        return
     try:
         handle = _opened(path)
     except OSError as exc:
@@ -196,8 +180,6 @@ def _records(handle: Any, loads: Callable[[bytes], Any], stats: ReadStats, passe
 
 def json_file(path: Path, stats: ReadStats) -> Any:
     """The one JSON document of a file (a legacy whole-file session), or None (counted)."""
-    if not regular_file(path, stats):
-        return None
     try:
         with _opened(path) as handle:
             data = json.loads(handle.read())

@@ -29,7 +29,7 @@ from purlin_resume.claude.subagents import (
     read_meta,
 )
 from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript, read
-from purlin_resume.core import redact
+from purlin_resume.core import redact, store
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 
 TITLE_LENGTH = 80
@@ -170,7 +170,7 @@ def leading_summaries(path: Path) -> list[tuple[str | None, str]]:
     try:
         if records.is_binary(path):
             return found
-        with open(path, "rb") as handle:
+        with store.open_regular(path) as handle:
             for line in handle:
                 if b'"type":"summary"' not in line:
                     break
@@ -394,7 +394,7 @@ class Catalog:
             try:
                 if records.is_binary(session.path):
                     continue
-                handle = open(session.path, "rb")  # noqa: SIM115 - closed by the with below
+                handle = store.open_regular(session.path)  # closed by the with below
             except OSError:
                 continue
             with handle:

@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
+from purlin_resume.core import store
 from purlin_resume.core.errors import NotFound
 
 AGENT_PREFIX = "agent-"
@@ -111,7 +112,7 @@ class AgentFile(NamedTuple):
 def project_folders(root: Path) -> list[Path]:
     base = Path(root) / "projects"
     with os.scandir(base) as entries:  # the kind of each entry without a stat
-        names = sorted(entry.name for entry in entries if entry.is_dir())
+        names = sorted(entry.name for entry in entries if store.is_folder(entry))
     return [base / name for name in names]
 
 
@@ -131,10 +132,10 @@ def session_files(folder: Path) -> list[SessionFile]:
     with os.scandir(folder) as entries:
         for child in entries:
             name = child.name
-            if child.is_file():
+            if store.is_file(child):
                 if name.endswith(SUFFIX) and _agent_id_in(name) is None:
                     ids.add(name[: -len(SUFFIX)])
-            elif child.is_dir() and os.path.isdir(os.path.join(child.path, "subagents")):
+            elif store.is_folder(child) and os.path.isdir(os.path.join(child.path, "subagents")):
                 ids.add(name)
     folder = Path(folder)
     return [SessionFile(session_id, folder) for session_id in sorted(ids)]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ class Kept:
     def __init__(self, root: Path, cache: Path, current: dict[str, tuple] | None = None):
         """``current``: key -> (…, signature) of every session of ``root`` (default: Claude
         Code's, ``signatures.of``; another CLI's: ``crosscli.sources``)."""
-        self.folder = str(Path(root).resolve())
+        self.folder = os.path.realpath(root)  # a loop of links stays as it is
         self.cache = cache
         self.current = signatures.of(root) if current is None else current
         self.entries: dict[str, dict[str, Any]] = {}

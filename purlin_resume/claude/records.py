@@ -8,16 +8,15 @@ counted and skipped, as is a record of a type this reader does not know. Records
 
 from __future__ import annotations
 
-import errno
 import json
-import os
-import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
+
+from purlin_resume.core import store
 
 KNOWN_TYPES = frozenset(
     {
@@ -112,23 +111,13 @@ class ReadStats:
         }
 
 
-def open_regular(path: Path) -> BinaryIO:
-    """``path`` opened for reading when it is a regular file; else ``OSError``: a FIFO put in a
-    transcript's place would hold the open (and a read) until some writer came."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", str(path))
-    return os.fdopen(fd, "rb")
-
-
 def is_binary(path: Path) -> bool:
     """True when the file is not JSONL text: its start holds NUL bytes and no JSON object.
 
     A transcript whose end a crash filled with zeros still starts with ``{``: it is read, and
     its zeroed lines are counted as malformed.
     """
-    with open_regular(path) as handle:
+    with store.open_regular(path) as handle:
         start = handle.read(_SNIFF_BYTES)
     return b"\x00" in start and not start.lstrip().startswith(b"{")
 
@@ -155,7 +144,7 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
             return
         # closed below, also when the caller stops early; a big buffer: a tool's output makes
         # lines of hundreds of kilobytes, which a small one reads in many pieces
-        handle = open(path, "rb", buffering=_READ_BUFFER)  # noqa: SIM115
+        handle = store.open_regular(path, _READ_BUFFER)
     except OSError as exc:
         stats.unreadable = exc.strerror or type(exc).__name__
         return
@@ -256,7 +245,7 @@ class Lines:
         content = None
         try:
             if self._handle is None:
-                self._handle = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+                self._handle = store.open_regular(self.path)  # closed by close()
             self._handle.seek(offset)
             content = self._decode(self._handle.readline())
         except (OSError, ValueError, RecursionError):
@@ -324,7 +313,7 @@ def lines_holding(path: Path, markers: tuple[bytes, ...]) -> Iterator[bytes]:
     when it has no newline): found by searching blocks of the file for the markers, without
     visiting the lines between. Raises ``OSError`` when it is no regular file
     or cannot be read."""
-    with open_regular(path) as handle:
+    with store.open_regular(path) as handle:
         for text, _ in _blocks(handle):
             yield from _holding(text, markers)
 
@@ -392,7 +381,7 @@ def main_tool_uses(
     try:
         if is_binary(path):
             return
-        with open(path, "rb") as handle:
+        with store.open_regular(path) as handle:
             handle.seek(scan.offset)
             for text, whole in _blocks(handle):
                 seen = scan.seen if whole else set(scan.seen)
@@ -446,7 +435,7 @@ def first_record(path: Path, wanted: tuple[str, ...] = ("cwd",), limit: int = 50
     try:
         if is_binary(path):
             return {}
-        with open(path, "rb") as handle:
+        with store.open_regular(path) as handle:
             for number, line in enumerate(handle):
                 if number >= limit:
                     break
@@ -534,7 +523,7 @@ def last_records(
     try:
         if is_binary(path):
             return
-        with open_regular(path) as handle:
+        with store.open_regular(path) as handle:
             size = handle.seek(0, 2)
             start = max(0, size - max_bytes)
             handle.seek(start)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 
+from purlin_resume.core import store
+
 SUFFIX = ".jsonl"  # layout.SUFFIX and layout.AGENT_PREFIX (a test keeps them equal)
 AGENT_PREFIX = "agent-"
 
@@ -26,7 +28,7 @@ def _walk(root: str | os.PathLike) -> dict[str, tuple[str, str, str]]:
     suffix, agent_prefix = SUFFIX, AGENT_PREFIX
     try:
         with os.scandir(os.path.join(root, "projects")) as folders:
-            project_folders = [entry.path for entry in folders if entry.is_dir()]
+            project_folders = [entry.path for entry in folders if store.is_folder(entry)]
     except OSError:
         return found
     for folder in project_folders:
@@ -39,13 +41,13 @@ def _walk(root: str | os.PathLike) -> dict[str, tuple[str, str, str]]:
         with entries:
             for entry in entries:
                 name = entry.name
-                if name.endswith(suffix) and entry.is_file():
+                if name.endswith(suffix) and store.is_file(entry):
                     mark = _mark(name, entry)
                     if name.startswith(agent_prefix):
                         beside.append(mark)
                     else:
                         sessions.setdefault(name[: -len(suffix)], []).append(mark)
-                elif entry.is_dir():
+                elif store.is_folder(entry):
                     try:
                         inner = os.scandir(entry.path + "/subagents")
                     except OSError:
@@ -53,7 +55,7 @@ def _walk(root: str | os.PathLike) -> dict[str, tuple[str, str, str]]:
                     marks = sessions.setdefault(name, [])
                     with inner:
                         for item in inner:
-                            if item.is_file():
+                            if store.is_file(item):
                                 marks.append("s/" + _mark(item.name, item))
         shared = sorted(beside)
         for session_id, marks in sessions.items():

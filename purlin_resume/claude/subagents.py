@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from purlin_resume.claude import records
 from purlin_resume.claude.layout import AGENT_PREFIX
+from purlin_resume.core import store
 
 if TYPE_CHECKING:  # the hooks read .meta.json files and tails without the transcript reader
     from purlin_resume.claude.transcript import Compaction, ToolCall, Transcript
@@ -94,7 +95,7 @@ class Subagent:
 def read_meta(path: Path) -> dict[str, Any]:
     """The ``agent-<id>.meta.json`` beside an agent file, or {} when absent or unreadable."""
     try:
-        with records.open_regular(path) as handle:  # a FIFO in its place would hold the open
+        with store.open_regular(path) as handle:  # a FIFO in its place would hold the open
             data = json.load(handle)
     except (OSError, ValueError, RecursionError):
         return {}

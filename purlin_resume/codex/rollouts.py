@@ -44,6 +44,7 @@ from purlin_resume.claude.transcript import (
     Transcript,
     Turn,
 )
+from purlin_resume.core import store
 
 _ROLLOUT = re.compile(
     r"^rollout-.*?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl(\.zst)?$"
@@ -92,19 +93,15 @@ def root(explicit: Path | None = None) -> Path:
 
 def rollout_files(folder: Path) -> Iterator[tuple[str, Path]]:
     """(thread id, file) of every rollout under ``sessions/`` and ``archived_sessions/``; a
-    compressed file only when no plain one sits beside it. Links are not followed."""
+    compressed file only when no plain one sits beside it. Links are followed (``store.walk``)."""
     for top in ("sessions", "archived_sessions"):
-        base = folder / top
-        if not base.is_dir() or base.is_symlink():
-            continue
-        for current, folders, files in os.walk(base):
-            folders[:] = sorted(f for f in folders if not os.path.islink(os.path.join(current, f)))
+        for current, _, files in store.walk(folder / top):
             names = set(files)
-            for name in sorted(files):
+            for name in files:
                 match = _ROLLOUT.match(name)
                 if match is None or (match.group(2) and name[:-4] in names):
                     continue
-                yield match.group(1), Path(current) / name
+                yield match.group(1), current / name
 
 
 def thread_names(folder: Path) -> dict[str, str]:

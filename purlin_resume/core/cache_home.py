@@ -52,7 +52,7 @@ SUFFIXES = ("", "-wal", "-shm", "-journal")
 def index_path(claude_root: Path, cache: Path) -> Path:
     """The search index of the Claude data folder ``claude_root`` in the cache folder ``cache``
     (a SQLite file of its own, beside ``cache.sqlite``)."""
-    data = str(Path(claude_root).resolve())
+    data = os.path.realpath(claude_root)  # a loop of links stays as it is
     return Path(cache) / f"search-{hashlib.sha256(data.encode()).hexdigest()[:12]}.sqlite"
 
 

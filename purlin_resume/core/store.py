@@ -9,11 +9,16 @@ State lives in a project's ``.purlin`` or ``.planning`` folder, or in the Claude
 ``history``. A state path (file, lock or folder on the way) that a symbolic link takes out of the
 folder holding that one (the project, the data folder) is refused before anything is read or
 written: a branch or a clone could otherwise point ``.purlin/cache`` at any file of the user's.
+
+The files an agent CLI keeps (its data folder, sessions, chats, rollouts) are read through
+``open_regular`` and ``walk``: symbolic links are followed there, as the user may keep any of
+them elsewhere, but only a regular file is read.
 """
 
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import os
 import re
@@ -22,7 +27,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, system_refusal
 
@@ -297,6 +302,63 @@ def decoded(target: Path, data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CorruptFile(target, f"not UTF-8 text at byte {exc.start}") from None
+
+
+def open_regular(path: Path, buffering: int = -1) -> BinaryIO:
+    """``path`` opened for reading, through any symbolic links, when what it leads to is a
+    regular file; else ``OSError`` saying why. A FIFO, a device or a socket is refused without
+    waiting for a writer (opened non-blocking, then looked at), a folder too, and a loop of
+    links is named as one."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "a loop of symbolic links", str(path)) from None
+        raise
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        why = "a folder, not a file" if stat.S_ISDIR(mode) else "not a regular file"
+        raise OSError(errno.EINVAL, why, str(path))
+    return os.fdopen(fd, "rb", buffering=buffering)
+
+
+def is_file(entry: os.DirEntry) -> bool:
+    """Whether a folder's ``entry`` leads (through links) to a regular file; a link that leads
+    nowhere or into a loop does not."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def is_folder(entry: os.DirEntry) -> bool:
+    """Whether a folder's ``entry`` leads (through links) to a folder (as ``is_file``)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def walk(top: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """Each folder under ``top`` (``top`` first, top-down) with the sorted names of its folders
+    and files, as ``os.walk`` gives them but through symbolic links to folders. A folder
+    reached again (a link back up, two links to one place) is passed over, so a loop of links
+    ends there; a link that leads nowhere is among the files. The caller prunes the walk by
+    editing the list of folders it is given."""
+    seen: set[tuple[int, int]] = set()
+    for current, folders, files in os.walk(top, followlinks=True):
+        try:
+            info = os.stat(current)
+        except OSError:  # gone since it was listed
+            folders.clear()
+            continue
+        if (info.st_dev, info.st_ino) in seen:
+            folders.clear()
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        folders.sort()
+        yield Path(current), folders, sorted(files)
 
 
 def dump_json(data: Any) -> str:

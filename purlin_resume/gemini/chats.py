@@ -44,12 +44,14 @@ from purlin_resume.claude.transcript import (
     Transcript,
     Turn,
 )
+from purlin_resume.core import store
 
 _MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 _CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")  # hooks' context, as it wraps it
 SPAWN_TOOLS = frozenset({"invoke_agent"})
 # what the CLI has the model say after a compression's summary (chatCompressionService.ts)
 COMPRESSION_ACK = "Got it. Thanks for the additional context!"
+_SUFFIXES = (".jsonl", ".json")
 
 
 def root(explicit: Path | None = None) -> Path:
@@ -71,32 +73,30 @@ def _project_roots(folder: Path) -> dict[str, str]:
 
 
 def chat_files(folder: Path) -> Iterator[tuple[Path, str | None, Path]]:
-    """(file, parent session id or None, project folder) of every chat file; links skipped."""
+    """(file, parent session id or None, project folder) of every chat file, links followed
+    (``store.walk``)."""
     base = folder / "tmp"
-    if not base.is_dir() or base.is_symlink():
-        return
-    for project in sorted(base.iterdir()):
-        chats = project / "chats"
-        if project.is_symlink() or chats.is_symlink() or not chats.is_dir():
-            continue
-        for entry in sorted(chats.iterdir()):
-            if entry.is_symlink():
-                continue
-            if entry.is_dir():
-                for child in sorted(entry.iterdir()):
-                    if child.suffix in (".jsonl", ".json") and not child.is_symlink():
-                        yield child, entry.name, project
-            elif entry.name.startswith("session-") and entry.suffix in (".jsonl", ".json"):
-                yield entry, None, project
+    for current, folders, files in store.walk(base):
+        depth = len(current.relative_to(base).parts)
+        if depth == 1:  # a project's folder: its chats only
+            folders[:] = [name for name in folders if name == "chats"]
+        elif depth == 2:  # the chats, and a folder of subagents per session
+            for name in files:
+                if name.startswith("session-") and name.endswith(_SUFFIXES):
+                    yield current / name, None, current.parent
+        elif depth == 3:
+            folders.clear()
+            for name in files:
+                if name.endswith(_SUFFIXES):
+                    yield current / name, current.name, current.parent.parent
 
 
 def _project_path(project: Path, roots: dict[str, str]) -> str | None:
-    marker = project / ".project_root"
     try:
-        if marker.is_file() and not marker.is_symlink():
-            text = marker.read_text(encoding="utf-8", errors="replace").strip()
-            if text:
-                return text
+        with store.open_regular(project / ".project_root") as marker:
+            text = marker.read(4096).decode("utf-8", errors="replace").strip()
+        if text:
+            return text
     except OSError:
         pass
     return roots.get(project.name)

@@ -30,7 +30,6 @@ from purlin_resume.agentcli.shape import (
     add_text,
     json_file,
     millis,
-    regular_file,
     result_text,
     tool_call,
 )
@@ -80,8 +79,9 @@ def root(explicit: Path | None = None) -> Path:
 
 def _connect(path: Path) -> sqlite3.Connection | None:
     """The database, read-only (immutable when its folder cannot take SQLite's shared-memory
-    file); None when there is none or it is no database."""
-    if not regular_file(path, ReadStats()):
+    file); None when there is none or it is no database. Links are followed; what is not a
+    regular file is never handed to SQLite, whose open would wait on a FIFO."""
+    if not path.is_file():
         return None
     for flags in ("mode=ro", "mode=ro&immutable=1"):
         try:
@@ -320,7 +320,7 @@ def _database_turns(reading: _Reading) -> Iterator[Turn]:
 
 
 def _json_objects(folder: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
-    if not folder.is_dir() or folder.is_symlink():
+    if not folder.is_dir():
         return
     for path in sorted(folder.glob("*.json")):
         data = json_file(path, stats)
@@ -331,11 +331,9 @@ def _json_objects(folder: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
 def _file_sessions(folder: Path) -> list[NativeSession]:
     found: list[NativeSession] = []
     base = folder / "storage" / "session"
-    if not base.is_dir() or base.is_symlink():
+    if not base.is_dir():
         return found
     for project in sorted(base.iterdir()):
-        if project.is_symlink():
-            continue
         for info in _json_objects(project, ReadStats()):
             time = _object(info.get("time"))
             row = (

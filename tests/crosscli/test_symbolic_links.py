@@ -1,0 +1,189 @@
+"""Symbolic links in each agent CLI's data folder, one rule for the four readers: the data
+folder, a folder in it and a session file may be links (followed); what a link leads to is read
+only when it is a regular file (a FIFO is refused, never waited on); a loop of links is one
+line, not a traceback."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES
+from tests.other_cli_data import (
+    CODEX_SHELL,
+    GEMINI_SHELL,
+    OPENCODE_SHELL,
+    home,
+)
+from tests.other_cli_data import FIXTURES as OTHER_FIXTURES
+
+
+@dataclass(frozen=True)
+class Reader:
+    cli: str
+    fixtures: Path
+    session: str  # a session of the fixtures
+    file: str  # its file, in the data folder
+    shown: str  # what its transcript shows
+    folder: str | None  # a folder of the data folder that holds it
+    fifo: str  # where a session file may sit
+    fifo_id: str  # the id the reader gives a session at ``fifo``
+
+    def place(self) -> Path:
+        """The data folder's default place under the test's HOME."""
+        if self.cli == "opencode":
+            return Path(os.environ["XDG_DATA_HOME"]) / "opencode"
+        return home() / f".{self.cli}"
+
+
+READERS = [
+    Reader(
+        "claude",
+        FIXTURES,
+        "fe5e1c67-53e7-4862-81ae-d0e013e3270b",
+        "projects/-path-to-Demo/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+        "/path/to/Demo",
+        "projects/-path-to-Demo",
+        "projects/-path-to-Demo/aaaaaaaa-0000-4000-8000-000000000001.jsonl",
+        "aaaaaaaa-0000-4000-8000-000000000001",
+    ),
+    Reader(
+        "codex",
+        OTHER_FIXTURES / "codex",
+        CODEX_SHELL,
+        f"sessions/2026/11/27/rollout-2026-11-27T08-35-31-{CODEX_SHELL}.jsonl",
+        "git log",
+        "sessions",
+        "sessions/2026/11/27/rollout-2026-11-27T09-00-00-0b1c2d3e-0000-4000-8000-00000000000f.jsonl",
+        "0b1c2d3e-0000-4000-8000-00000000000f",
+    ),
+    Reader(
+        "gemini",
+        OTHER_FIXTURES / "gemini",
+        GEMINI_SHELL,
+        "tmp/project/chats/session-2026-11-27T08-38-445d2a96.jsonl",
+        "git log",
+        "tmp/project",
+        "tmp/project/chats/session-2026-11-27T09-00-ffffffff.jsonl",
+        "session-2026-11-27T09-00-ffffffff",
+    ),
+    Reader(
+        "opencode",
+        OTHER_FIXTURES / "opencode",
+        OPENCODE_SHELL,
+        "opencode.db",
+        "git log",
+        None,  # the database sits at the top of the data folder
+        "opencode.db",
+        OPENCODE_SHELL,
+    ),
+]
+BY_NAME = pytest.mark.parametrize("reader", READERS, ids=[r.cli for r in READERS])
+
+
+def _copy(reader: Reader, where: Path) -> Path:
+    shutil.copytree(reader.fixtures, where, ignore=shutil.ignore_patterns("NOTICE.md"))
+    return where
+
+
+def _moved_away(path: Path, elsewhere: Path) -> None:
+    """``path`` moved to ``elsewhere`` and a link to it left in its place (an opencode
+    database with the files SQLite keeps beside it)."""
+    elsewhere.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(path, elsewhere)
+    path.symlink_to(elsewhere)
+    for suffix in ("-wal", "-shm"):
+        beside = path.with_name(path.name + suffix)
+        if beside.exists():
+            shutil.move(beside, elsewhere.with_name(elsewhere.name + suffix))
+
+
+def _listed_and_read(cli, reader: Reader) -> None:
+    listed = cli("sessions", "--all", "--cli", reader.cli)
+    assert listed.exit_code == 0, listed.stderr
+    assert reader.session in listed.stdout
+    for command in ("transcript", "export"):
+        read = cli(command, reader.session)
+        assert read.exit_code == 0, read.stderr
+        assert reader.shown in read.stdout
+
+
+@BY_NAME
+def test_a_linked_data_folder_is_listed_and_read(cli, reader, tmp_path):
+    place = reader.place()
+    place.parent.mkdir(parents=True, exist_ok=True)
+    place.symlink_to(_copy(reader, tmp_path / "elsewhere" / reader.cli))
+    _listed_and_read(cli, reader)
+
+
+@BY_NAME
+def test_a_linked_session_file_is_read(cli, reader, tmp_path):
+    place = _copy(reader, reader.place())
+    _moved_away(place / reader.file, tmp_path / "elsewhere" / Path(reader.file).name)
+    _listed_and_read(cli, reader)
+
+
+@pytest.mark.parametrize("reader", [r for r in READERS if r.folder], ids=lambda r: r.cli)
+def test_a_linked_folder_in_the_data_folder_is_read(cli, reader, tmp_path):
+    place = _copy(reader, reader.place())
+    _moved_away(place / reader.folder, tmp_path / "elsewhere" / Path(reader.folder).name)
+    _listed_and_read(cli, reader)
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    """The command in a child with a time limit: a read that waits on a FIFO fails the test
+    (``TimeoutExpired``) instead of hanging it."""
+    return subprocess.run(
+        [sys.executable, "-m", "purlin_resume", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+@BY_NAME
+def test_a_link_to_a_fifo_is_refused_without_waiting(reader, tmp_path):
+    place = _copy(reader, reader.place())
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # no writer ever comes: an open that waits for one never returns
+    planted = place / reader.fifo
+    planted.unlink(missing_ok=True)
+    for suffix in ("-wal", "-shm"):
+        planted.with_name(planted.name + suffix).unlink(missing_ok=True)
+    planted.symlink_to(fifo)
+
+    listed = _run("sessions", "--all", "--cli", reader.cli)
+    assert listed.returncode == 0, listed.stderr
+    assert "Traceback" not in listed.stderr
+    read = _run("transcript", reader.fifo_id)
+    assert read.returncode == 1
+    assert len(read.stderr.strip().splitlines()) == 1, read.stderr
+    assert "Traceback" not in read.stderr
+
+
+@BY_NAME
+def test_a_loop_of_links_is_one_line(cli, reader, tmp_path):
+    place = _copy(reader, reader.place())
+    loop = place / reader.fifo
+    loop.unlink(missing_ok=True)
+    loop.symlink_to(loop.name)  # itself
+
+    listed = cli("sessions", "--all", "--cli", reader.cli)
+    assert listed.exit_code == 0, listed.stderr
+    read = cli("transcript", reader.fifo_id)
+    assert read.exit_code == 1
+    assert len(read.stderr.strip().splitlines()) == 1, read.stderr
+
+
+@BY_NAME
+def test_a_data_folder_that_is_a_loop_of_links_lists_nothing(cli, reader):
+    place = reader.place()
+    place.parent.mkdir(parents=True, exist_ok=True)
+    place.symlink_to(place.name)  # itself
+    listed = cli("sessions", "--all", "--cli", reader.cli)
+    assert listed.exit_code in (0, 1)
+    assert reader.session not in listed.stdout
+    assert len((listed.stdout + listed.stderr).strip().splitlines()) == 1
