@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import os
 
+from purlin_resume.claude.layout import AGENT_PREFIX, SUFFIX
 from purlin_resume.core import store
-
-SUFFIX = ".jsonl"  # layout.SUFFIX and layout.AGENT_PREFIX (a test keeps them equal)
-AGENT_PREFIX = "agent-"
 
 
 def of(root: str | os.PathLike) -> dict[str, tuple[str, str, str]]:
