@@ -411,56 +411,24 @@ def plan(
     candidate = replace(
         candidate, session_id=source.session_id, agent_id=source.agent_id, cli=source.cli
     )
-    checks = [Check("exists", preflight.OK, f"{candidate.label()} in session {source.session_id}")]
-    mark = candidate.bookmark
-    checks.append(preflight.hostname(mark.hostname if mark else None, env.host))
-    if source.archived:
-        checks.append(
-            Check(
-                "accessible",
-                preflight.WARN,
-                "the original transcript is gone",
-                f"reading the archive of session {source.session_id}",
-            )
-        )
+    checks = _source_checks(env, candidate, source)
     extracted = _extract(source, method, redacting, env)
     known = extracted.facts
-    where = str(source.files[0]) if source.files else source.session_id
-    for check in (
-        preflight.extractable(known, where),
-        preflight.meaningful(known),
-    ):
-        if check.level == FAIL:
-            raise PreflightFailed(check)
-        checks.append(check)
-    checks.append(preflight.completeness(known))
-    recorded = known.get("project_path")
-    own = [recorded] if env.settings.allow_own_projects else []
-    allowed = [*env.allowed, *path_safety.folders([env.project_root, *own])]
-    checks.append(preflight.project(recorded, allowed, known.get("git_commit")))
+    checks += _content_checks(source, known)
+    complete = preflight.completeness(known)
+    checks += [complete, _project_check(env, known)]
     context = extracted.context
-    note = "partial: the agent did not end normally" if checks[-2].level != preflight.OK else None
+    note = "partial: the agent did not end normally" if complete.level != preflight.OK else None
     state = continuity.progress(env.project_root, context.completed_at or context.started_at)
     carried = continuity.section(source.cli, into, state)
     rendered = render_prompt(context, task, note, carried, _in_project(env) or None)
-    done = redact.redact(rendered) if redacting else None
-    prompt = done.text if done else rendered
-    counts = dict(extracted.redactions)
-    for kind, count in (done.counts if done else {}).items():
-        counts[kind] = counts.get(kind, 0) + count
+    prompt, counts = _redacted_prompt(rendered, extracted, redacting)
     tokens = compress.estimate_tokens(prompt)
     # the full method's size, as rendered without the new task (its own tokens are the same
     # in both)
     tokens_full = tokens if method == "full" else max(extracted.full_tokens, tokens)
-    settings = env.settings
-    checks += preflight.size(
-        tokens,
-        method,
-        known.get("turns") or 0,
-        settings.context_warn_tokens,
-        settings.context_confirm_tokens,
-        settings.full_context_turns,
-    )
+    checks += _size_checks(env, tokens, method, known)
+    progress = state.to_dict()
     return Plan(
         mode,
         query,
@@ -480,7 +448,71 @@ def plan(
         started,
         source.cli,
         into,
-        redact.redact_data(state.to_dict())[0] if redacting else state.to_dict(),
+        redact.redact_data(progress)[0] if redacting else progress,
+    )
+
+
+def _source_checks(env: Environment, candidate: Candidate, source: Source) -> list[Check]:
+    """That the conversation exists, on which host it was bookmarked, and whether it is read
+    from the archive."""
+
+    checks = [Check("exists", preflight.OK, f"{candidate.label()} in session {source.session_id}")]
+    mark = candidate.bookmark
+    checks.append(preflight.hostname(mark.hostname if mark else None, env.host))
+    if source.archived:
+        checks.append(
+            Check(
+                "accessible",
+                preflight.WARN,
+                "the original transcript is gone",
+                f"reading the archive of session {source.session_id}",
+            )
+        )
+    return checks
+
+
+def _content_checks(source: Source, known: dict[str, Any]) -> list[Check]:
+    """That the transcript could be read and holds a conversation; raises PreflightFailed when
+    not."""
+
+    where = str(source.files[0]) if source.files else source.session_id
+    checks = []
+    for check in (preflight.extractable(known, where), preflight.meaningful(known)):
+        if check.level == FAIL:
+            raise PreflightFailed(check)
+        checks.append(check)
+    return checks
+
+
+def _project_check(env: Environment, known: dict[str, Any]) -> Check:
+    """The source project, refused outside the allowed folders (its own, when settings allow)."""
+    recorded = known.get("project_path")
+    own = [recorded] if env.settings.allow_own_projects else []
+    allowed = [*env.allowed, *path_safety.folders([env.project_root, *own])]
+    return preflight.project(recorded, allowed, known.get("git_commit"))
+
+
+def _redacted_prompt(
+    rendered: str, extracted: Extracted, redacting: bool
+) -> tuple[str, dict[str, int]]:
+    """The prompt as given (redacted when asked), and every redaction made, context and prompt."""
+    done = redact.redact(rendered) if redacting else None
+    prompt = done.text if done else rendered
+    counts = dict(extracted.redactions)
+    for kind, count in (done.counts if done else {}).items():
+        counts[kind] = counts.get(kind, 0) + count
+    return prompt, counts
+
+
+def _size_checks(env: Environment, tokens: int, method: str, known: dict[str, Any]) -> list[Check]:
+    settings = env.settings
+    return preflight.size(
+        tokens,
+        method,
+        known.get("turns") or 0,
+        settings.context_warn_tokens,
+        settings.context_confirm_tokens,
+        settings.full_context_turns,
     )
 
 
