@@ -357,6 +357,30 @@ def rank(
     related = search_index.related(
         claude_root, cache, words, files, exclude_session=task.session_id, update=update
     )
+    evidence = _indexed_evidence(related)
+    if text_only:
+        return _by_words(evidence, limit)
+    by_key = {(m.session_id, m.agent_id): m for m in marks}
+    _add_bookmarked(evidence, by_key, task.session_id, words)
+    scored = [
+        found
+        for key, item in evidence.items()
+        if (found := _score(item, task, words, outcomes.get(key, Counter()), by_key.get(key), now))
+        is not None
+        and _judged(found) >= threshold
+    ]
+    scored.sort(key=lambda r: (-r.score, r.cross_repo, r.session_id, r.agent_id or ""))
+    return [
+        dataclasses.replace(
+            r, title=_one_line(r.title, 120) if r.title else None, why=_one_line(r.why, 400)
+        )
+        for r in scored[:limit]
+    ]
+
+
+def _indexed_evidence(related) -> dict[tuple, _Evidence]:
+    """What each candidate the search index relates to the task shares with it, by (session,
+    agent)."""
     evidence: dict[tuple, _Evidence] = {}
     for item in related:
         hit = item.hit
@@ -374,30 +398,42 @@ def rank(
             item.read,
             hit.cli,
         )
-    by_key = {(m.session_id, m.agent_id): m for m in marks}
-    if text_only:
-        ranked = sorted(evidence.values(), key=lambda e: -e.text)
-        return [
-            Recommendation(
-                e.kind,
-                e.session_id,
-                e.agent_id,
-                e.title,
-                e.project,
-                e.agent_type,
-                e.ended_at,
-                round(100 * e.text, 1),
-                "",
-                {"text": round(100 * e.text, 1)},
-                False,
-                cli=e.cli,
-            )
-            for e in ranked[:limit]
-        ]
+    return evidence
+
+
+def _by_words(evidence: dict[tuple, _Evidence], limit: int) -> list[Recommendation]:
+    """The candidates ranked by their words' score alone (the ``text_only`` baseline)."""
+    ranked = sorted(evidence.values(), key=lambda e: -e.text)
+    return [
+        Recommendation(
+            e.kind,
+            e.session_id,
+            e.agent_id,
+            e.title,
+            e.project,
+            e.agent_type,
+            e.ended_at,
+            round(100 * e.text, 1),
+            "",
+            {"text": round(100 * e.text, 1)},
+            False,
+            cli=e.cli,
+        )
+        for e in ranked[:limit]
+    ]
+
+
+def _add_bookmarked(
+    evidence: dict[tuple, _Evidence],
+    by_key: dict[tuple, Any],
+    session_id: str | None,
+    words: list[str],
+) -> None:
+    """Add the bookmarks the index does not hold (their transcripts are archived), judged by
+    their own words against the task's ``words``; never the task's own session."""
     for key, mark in by_key.items():
-        if key in evidence or key[0] == task.session_id:
+        if key in evidence or key[0] == session_id:
             continue
-        # a bookmark the index does not hold (its transcripts are archived): its own words
         own = task_words(" ".join([mark.name, mark.description or "", *mark.tags]))
         shared = [w for w in own if w in words]
         evidence[key] = _Evidence(
@@ -409,20 +445,6 @@ def rank(
             text=1.0 if shared else 0.0,
             words=shared,
         )
-    scored = [
-        found
-        for key, item in evidence.items()
-        if (found := _score(item, task, words, outcomes.get(key, Counter()), by_key.get(key), now))
-        is not None
-        and _judged(found) >= threshold
-    ]
-    scored.sort(key=lambda r: (-r.score, r.cross_repo, r.session_id, r.agent_id or ""))
-    return [
-        dataclasses.replace(
-            r, title=_one_line(r.title, 120) if r.title else None, why=_one_line(r.why, 400)
-        )
-        for r in scored[:limit]
-    ]
 
 
 def recommend(
