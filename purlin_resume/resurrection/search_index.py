@@ -756,6 +756,26 @@ def _snippets(connection, expanded: dict[str, list[str]], rowids: list[int]) -> 
     return {rowid: " ".join(text.split()) for rowid, text in found if text is not None}
 
 
+@dataclass
+class _Scoring:
+    """What each row of a search is scored against: the query, and what the index holds of its
+    words, its titles, its projects and the bookmarks."""
+
+    query: Query
+    phrase: str
+    weights: dict[str, float]  # how much each query word counts (``_word_weights``)
+    text_score: dict[int, float]  # bm25 relative to the best match, by rowid
+    held: dict[int, list[str]]  # the query words each row holds
+    titles: dict[str, float]
+    projects: dict[str, tuple[str, float]]
+    marks: dict[tuple[str, str | None], list[BookmarkName]]
+    window: tuple[str, str] | None
+
+    @property
+    def words(self) -> list[str]:
+        return self.query.words
+
+
 def search(
     root: Path,
     cache: Path,
@@ -778,83 +798,114 @@ def search(
     path = index_path(root, cache)
     connection = _connect(path)
     try:
-        words = query.words
-        phrase = " ".join(words)
         if update:
             refresh(root, cache, progress)
-        reads = read(connection, words, lambda word: _spellings(connection, word))
+        reads = read(connection, query.words, lambda word: _spellings(connection, word))
         assert reads is not None  # with spellings a search always reads
         expanded = reads["expanded"]
         hits, text_score, held = _text_hits(reads["best"], expanded, reads["holding"])
-        weights = _word_weights(expanded)
-        marks: dict[tuple[str, str | None], list[BookmarkName]] = {}
-        for mark in bookmarks:
-            marks.setdefault((mark.session_id, mark.agent_id), []).append(mark)
-        window = _window(query)
-        titles = _close_titles(phrase, reads["titles"]) if phrase else {}
-        projects = (
-            {p: _project_ratio(p, phrase, words) for p in reads["projects"]} if phrase else {}
+        scoring = _scoring(query, reads, text_score, held, bookmarks)
+        rows = _candidates(
+            connection, hits, scoring.titles, scoring.projects, scoring.marks, scoring.window
         )
-        rows = _candidates(connection, hits, titles, projects, marks, window)
-        outside = 0
-        scores: dict[int, float] = {}
-        for row in rows:
-            rowid, session_id, agent_id, project, title = row[0], row[3], row[4], row[5], row[6]
-            hit = hits.get(rowid)
-            reasons = hit.reasons if hit is not None else []
-            bookmark = None
-            score = 0.0
-            naming_type = [word for word in words if _names_type(word, row[7])]
-            if naming_type:
-                score += TYPE_BONUS
-                reasons.append(f"type {row[7]}")
-            if rowid in text_score or naming_type:
-                counted = {word: weights[word] for word in held.get(rowid, [])}
-                counted.update(dict.fromkeys(naming_type, 1.0))
-                score += _words_part(counted, len(words), text_score.get(rowid, 0.0))
-            ratio = titles.get(title, 0) if title else 0
-            if ratio >= FUZZY_MIN:
-                score += 20 * ratio / 100
-                reasons.append(f"title ~{ratio:.0f}%")
-            if phrase and project:
-                name, ratio = projects[project]
-                if ratio >= FUZZY_MIN:
-                    score += 15 * ratio / 100
-                    reasons.append(f"project {name}")
-            for mark in marks.get((session_id, agent_id), ()):
-                ratio = _bookmark_ratio(mark, phrase, words)
-                if ratio >= FUZZY_MIN:
-                    score += 60 * ratio / 100
-                    reasons.append(f"bookmark {mark.name}")
-                    bookmark = mark.name
-            if window is not None:
-                if not _overlaps(row[8], row[9], window):
-                    outside += score > 0
-                    continue
-                score += 10 if words else 50
-                reasons.append(f"time {query.time_label}")
-            if score > 0 and row[11]:
-                score *= RESURRECTION_FACTOR
-                reasons.append(f"resurrection of {row[11]}")
-            if score > 0:
-                if hit is None:
-                    hit = hits[rowid] = _hit(row)[1]
-                    hit.reasons = reasons
-                if bookmark is not None:
-                    hit.bookmark = bookmark
-                hit.score = round(min(score, 100.0), 1)
-                scores[rowid] = score
+        scores, outside = _scores(rows, hits, scoring)
         ranked = sorted(
             scores, key=lambda r: (-scores[r], -(hits[r].turns), hits[r].ended_at or "", r)
         )[:limit]
         worded = [
-            r for r in ranked if words and any(w.startswith("word ") for w in hits[r].reasons)
+            r for r in ranked if query.words and any(w.startswith("word ") for w in hits[r].reasons)
         ]
         for rowid, snippet in _snippets(connection, expanded, worded).items():
             hits[rowid].snippet = snippet
         return Matches([hits[rowid] for rowid in ranked], outside, query.time_label)
     finally:
         connection.close()
+
+
+def _scoring(
+    query: Query,
+    reads: dict[str, Any],
+    text_score: dict[int, float],
+    held: dict[int, list[str]],
+    bookmarks: Iterable[BookmarkName],
+) -> _Scoring:
+    """What the rows of ``query`` are scored against, from what the index ``reads`` gave."""
+    words = query.words
+    phrase = " ".join(words)
+    marks: dict[tuple[str, str | None], list[BookmarkName]] = {}
+    for mark in bookmarks:
+        marks.setdefault((mark.session_id, mark.agent_id), []).append(mark)
+    titles = _close_titles(phrase, reads["titles"]) if phrase else {}
+    projects = {p: _project_ratio(p, phrase, words) for p in reads["projects"]} if phrase else {}
+    weights = _word_weights(reads["expanded"])
+    return _Scoring(
+        query, phrase, weights, text_score, held, titles, projects, marks, _window(query)
+    )
+
+
+def _scores(
+    rows: list[tuple], hits: dict[int, Hit], scoring: _Scoring
+) -> tuple[dict[int, float], int]:
+    """The score of each row that scores, by rowid (its hit made, scored and given its reasons
+    in ``hits``), and how many rows would have scored but lie outside the time window."""
+    outside = 0
+    scores: dict[int, float] = {}
+    for row in rows:
+        rowid = row[0]
+        hit = hits.get(rowid)
+        reasons = hit.reasons if hit is not None else []
+        score, bookmark = _row_score(row, reasons, scoring)
+        if scoring.window is not None:
+            if not _overlaps(row[8], row[9], scoring.window):
+                outside += score > 0
+                continue
+            score += 10 if scoring.words else 50
+            reasons.append(f"time {scoring.query.time_label}")
+        if score > 0 and row[11]:
+            score *= RESURRECTION_FACTOR
+            reasons.append(f"resurrection of {row[11]}")
+        if score > 0:
+            if hit is None:
+                hit = hits[rowid] = _hit(row)[1]
+                hit.reasons = reasons
+            if bookmark is not None:
+                hit.bookmark = bookmark
+            hit.score = round(min(score, 100.0), 1)
+            scores[rowid] = score
+    return scores, outside
+
+
+def _row_score(row: tuple, reasons: list[str], scoring: _Scoring) -> tuple[float, str | None]:
+    """A row's score from its words, its agent type, its title, its project and its bookmarks
+    (the time window aside), its reasons added to ``reasons``; and the bookmark it matched."""
+    rowid, session_id, agent_id, project, title = row[0], row[3], row[4], row[5], row[6]
+    words, phrase = scoring.words, scoring.phrase
+    bookmark = None
+    score = 0.0
+    naming_type = [word for word in words if _names_type(word, row[7])]
+    if naming_type:
+        score += TYPE_BONUS
+        reasons.append(f"type {row[7]}")
+    if rowid in scoring.text_score or naming_type:
+        counted = {word: scoring.weights[word] for word in scoring.held.get(rowid, [])}
+        counted.update(dict.fromkeys(naming_type, 1.0))
+        score += _words_part(counted, len(words), scoring.text_score.get(rowid, 0.0))
+    ratio = scoring.titles.get(title, 0) if title else 0
+    if ratio >= FUZZY_MIN:
+        score += 20 * ratio / 100
+        reasons.append(f"title ~{ratio:.0f}%")
+    if phrase and project:
+        name, ratio = scoring.projects[project]
+        if ratio >= FUZZY_MIN:
+            score += 15 * ratio / 100
+            reasons.append(f"project {name}")
+    for mark in scoring.marks.get((session_id, agent_id), ()):
+        ratio = _bookmark_ratio(mark, phrase, words)
+        if ratio >= FUZZY_MIN:
+            score += 60 * ratio / 100
+            reasons.append(f"bookmark {mark.name}")
+            bookmark = mark.name
+    return score, bookmark
 
 
 # ---------------------------------------------------------------------------------------------
