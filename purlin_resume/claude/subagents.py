@@ -32,6 +32,9 @@ from purlin_resume.core import store
 if TYPE_CHECKING:  # the hooks read .meta.json files and tails without the transcript reader
     from purlin_resume.claude.transcript import Compaction, ToolCall, Transcript
 
+    _Call = tuple[str | None, ToolCall]  # a call spawning an agent, with its owner (None: main)
+    _Claim = tuple[str | None, ToolCall, str]  # the owner and the call an agent ran for, and how
+
 INLINE = "inline"
 COMPLETED, FAILED, UNFINISHED, UNKNOWN = "completed", "failed", "unfinished", "unknown"
 ASYNC_LAUNCHED = "async_launched"  # a background agent's call result; its end comes later
@@ -234,24 +237,59 @@ def link(
     ``main`` is None when the session file is gone: every agent is then listed, unlinked.
     """
     runs = list(runs)
-    progress_links = dict(progress_links or {})
-    by_id = {run.transcript.id: run for run in runs}
-    owner_calls: list[tuple[str | None, ToolCall]] = []
-    if main is not None:
-        owner_calls += [(None, call) for call in main.tool_calls() if call.spawns_agent]
+    calls = _spawning_calls(main, runs)
+    claimed, unmatched = _claimed_by_id(calls, runs, dict(progress_links or {}))
+    still = _claim_by_prompt(unmatched, runs, claimed)
+    nodes: dict[str, Subagent] = {}
     for run in runs:
-        owner_calls += [
+        node = _node(run, session_id, main is None)
+        if run.transcript.id in claimed:
+            _, call, how = claimed[run.transcript.id]
+            _apply_call(node, call)
+            node.linked_by = how
+            if node.status == ASYNC_LAUNCHED:  # a background agent whose end was not notified
+                node.status = COMPLETED if run.meta.get("finished") is True else UNFINISHED
+            call.agent_id = call.agent_id or run.transcript.id  # the call now names its agent
+        nodes[run.transcript.id] = node
+    top: list[Subagent] = []
+    for run in runs:
+        node = nodes[run.transcript.id]
+        owner = claimed.get(run.transcript.id, (None,))[0]
+        (nodes[owner].children if owner in nodes else top).append(node)
+    for owner, call in still:  # a call whose agent left no transcript here
+        node = Subagent(id=None, session_id=session_id, layout="none", status=_status(call))
+        _apply_call(node, call)
+        (nodes[owner].children if owner in nodes else top).append(node)
+    return top
+
+
+def _spawning_calls(main: Transcript | None, runs: list[AgentRun]) -> list[_Call]:
+    """Every call that spawns an agent: the main thread's, then each agent's."""
+    calls: list[_Call] = []
+    if main is not None:
+        calls += [(None, call) for call in main.tool_calls() if call.spawns_agent]
+    for run in runs:
+        calls += [
             (run.transcript.id, call) for call in run.transcript.tool_calls() if call.spawns_agent
         ]
-    claimed: dict[str, tuple[str | None, ToolCall, str]] = {}
-    unmatched: list[tuple[str | None, ToolCall]] = []
+    return calls
+
+
+def _claimed_by_id(
+    calls: list[_Call], runs: list[AgentRun], progress_links: dict[str, str]
+) -> tuple[dict[str, _Claim], list[_Call]]:
+    """The agents whose call names them (its result, an ``agent_progress`` record or the
+    agent's meta.json), by agent id; and the calls left unmatched."""
+    by_id = {run.transcript.id: run for run in runs}
     meta_links = {}
     for run in runs:
         for key in META_LINKS:
             value = run.meta.get(key)
             if isinstance(value, str):
                 meta_links[value] = run.transcript.id
-    for owner, call in owner_calls:
+    claimed: dict[str, _Claim] = {}
+    unmatched: list[_Call] = []
+    for owner, call in calls:
         agent_id, how = call.agent_id, call.linked_by
         if not agent_id and call.id in progress_links:
             agent_id, how = progress_links[call.id], "agent_progress"
@@ -261,8 +299,16 @@ def link(
             claimed[agent_id] = (owner, call, how or "")
         else:
             unmatched.append((owner, call))
-    still: list[tuple[str | None, ToolCall]] = []
-    for owner, call in unmatched:  # inline sidechains and last resort: the prompt
+    return claimed, unmatched
+
+
+def _claim_by_prompt(
+    unmatched: list[_Call], runs: list[AgentRun], claimed: dict[str, _Claim]
+) -> list[_Call]:
+    """Claim for each unmatched call the unclaimed agent given the same prompt (inline
+    sidechains, and the last resort); the calls still unmatched."""
+    still: list[_Call] = []
+    for owner, call in unmatched:
         prompt = (call.input or {}).get("prompt")
         match = next(
             (
@@ -278,47 +324,28 @@ def link(
             still.append((owner, call))
         else:
             claimed[match.transcript.id] = (owner, call, "prompt")
+    return still
 
-    nodes: dict[str, Subagent] = {}
-    for run in runs:
-        transcript = run.transcript
-        node = Subagent(
-            id=transcript.id,
-            session_id=transcript.session_id or session_id,
-            layout=run.layout,
-            path=transcript.path,
-            prompt=transcript.first_prompt,
-            turns=transcript.turn_count,
-            started_at=transcript.started_at,
-            ended_at=transcript.ended_at,
-            tokens=transcript.last_usage_tokens,
-            tool_uses=sum(1 for _ in transcript.tool_calls()),
-            agent_type=run.meta.get("agentType")
-            if isinstance(run.meta.get("agentType"), str)
-            else None,
-            description=run.meta.get("description")
-            if isinstance(run.meta.get("description"), str)
-            else None,
-            parent_missing=main is None,
-        )
-        if transcript.id in claimed:
-            _, call, how = claimed[transcript.id]
-            _apply_call(node, call)
-            node.linked_by = how
-            if node.status == ASYNC_LAUNCHED:  # a background agent whose end was not notified
-                node.status = COMPLETED if run.meta.get("finished") is True else UNFINISHED
-            call.agent_id = call.agent_id or transcript.id  # the call now names its agent
-        nodes[transcript.id] = node
-    top: list[Subagent] = []
-    for run in runs:
-        node = nodes[run.transcript.id]
-        owner = claimed.get(run.transcript.id, (None,))[0]
-        (nodes[owner].children if owner in nodes else top).append(node)
-    for owner, call in still:  # a call whose agent left no transcript here
-        node = Subagent(id=None, session_id=session_id, layout="none", status=_status(call))
-        _apply_call(node, call)
-        (nodes[owner].children if owner in nodes else top).append(node)
-    return top
+
+def _node(run: AgentRun, session_id: str | None, parent_missing: bool) -> Subagent:
+    """The subagent an agent's transcript shows, before it is linked to its call."""
+    transcript = run.transcript
+    agent_type, description = run.meta.get("agentType"), run.meta.get("description")
+    return Subagent(
+        id=transcript.id,
+        session_id=transcript.session_id or session_id,
+        layout=run.layout,
+        path=transcript.path,
+        prompt=transcript.first_prompt,
+        turns=transcript.turn_count,
+        started_at=transcript.started_at,
+        ended_at=transcript.ended_at,
+        tokens=transcript.last_usage_tokens,
+        tool_uses=sum(1 for _ in transcript.tool_calls()),
+        agent_type=agent_type if isinstance(agent_type, str) else None,
+        description=description if isinstance(description, str) else None,
+        parent_missing=parent_missing,
+    )
 
 
 def _apply_call(node: Subagent, call: ToolCall) -> None:
