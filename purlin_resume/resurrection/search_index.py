@@ -965,41 +965,63 @@ def related(
     try:
         found: dict[int, Related] = {}
         words = [w for w in dict.fromkeys(words) if w]
-        terms = {w: " OR ".join(phrase(t) for t in _forms(connection, w)) for w in words}
         if words:
-            match = " OR ".join(terms.values())
-            rows = connection.execute(
-                f"SELECT {DOCS_COLUMNS}, bm25(docs_fts, 4.0, 2.0, 1.0)"
-                " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
-                " WHERE docs_fts MATCH ? AND d.session_id IS NOT ?"
-                " ORDER BY bm25(docs_fts, 4.0, 2.0, 1.0) LIMIT ?",
-                (match, exclude_session, pool),
-            ).fetchall()
-            best = min((row[-1] for row in rows), default=-1.0) or -1.0
-            for row in rows:
-                rowid, hit = _hit(row[:-1])
-                found[rowid] = Related(hit, text=row[-1] / best if best < 0 else 0.0)
-            for word in words if found else ():
-                # every match of the word, kept where found: far cheaper for the engine than
-                # a match limited to the found rows
-                for (rowid,) in connection.execute(
-                    "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?", (terms[word],)
-                ):
-                    entry = found.get(rowid)
-                    if entry is not None:
-                        entry.words.append(word)
-        for chunk in range(0, len(files), 500):
-            part = files[chunk : chunk + 500]
-            rows = connection.execute(
-                f"SELECT f.path, f.edited, {DOCS_COLUMNS}"
-                " FROM doc_files f JOIN docs d ON d.rowid = f.doc"
-                f" WHERE f.path IN ({','.join('?' * len(part))}) AND d.session_id IS NOT ?",
-                (*part, exclude_session),
-            ).fetchall()
-            for file_path, edited, *columns in rows:
-                rowid, hit = _hit(columns)
-                entry = found.setdefault(rowid, Related(hit))
-                (entry.edited if edited else entry.read).append(file_path)
+            _related_by_words(connection, found, words, exclude_session, pool)
+        _related_by_files(connection, found, files, exclude_session)
         return list(found.values())
     finally:
         connection.close()
+
+
+def _related_by_words(
+    connection: sqlite3.Connection,
+    found: dict[int, Related],
+    words: list[str],
+    exclude_session: str | None,
+    pool: int,
+) -> None:
+    """Add to ``found`` the ``pool`` conversations best matching ``words`` (or their
+    inflections) by bm25, each with the words it holds."""
+    terms = {w: " OR ".join(phrase(t) for t in _forms(connection, w)) for w in words}
+    rows = connection.execute(
+        f"SELECT {DOCS_COLUMNS}, bm25(docs_fts, 4.0, 2.0, 1.0)"
+        " FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid"
+        " WHERE docs_fts MATCH ? AND d.session_id IS NOT ?"
+        " ORDER BY bm25(docs_fts, 4.0, 2.0, 1.0) LIMIT ?",
+        (" OR ".join(terms.values()), exclude_session, pool),
+    ).fetchall()
+    best = min((row[-1] for row in rows), default=-1.0) or -1.0
+    for row in rows:
+        rowid, hit = _hit(row[:-1])
+        found[rowid] = Related(hit, text=row[-1] / best if best < 0 else 0.0)
+    for word in words if found else ():
+        # every match of the word, kept where found: far cheaper for the engine than a match
+        # limited to the found rows
+        for (rowid,) in connection.execute(
+            "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?", (terms[word],)
+        ):
+            entry = found.get(rowid)
+            if entry is not None:
+                entry.words.append(word)
+
+
+def _related_by_files(
+    connection: sqlite3.Connection,
+    found: dict[int, Related],
+    files: list[str],
+    exclude_session: str | None,
+) -> None:
+    """Add to ``found`` every conversation that edited or read one of ``files``, each with the
+    files it edited and those it only read."""
+    for chunk in range(0, len(files), 500):
+        part = files[chunk : chunk + 500]
+        rows = connection.execute(
+            f"SELECT f.path, f.edited, {DOCS_COLUMNS}"
+            " FROM doc_files f JOIN docs d ON d.rowid = f.doc"
+            f" WHERE f.path IN ({','.join('?' * len(part))}) AND d.session_id IS NOT ?",
+            (*part, exclude_session),
+        ).fetchall()
+        for file_path, edited, *columns in rows:
+            rowid, hit = _hit(columns)
+            entry = found.setdefault(rowid, Related(hit))
+            (entry.edited if edited else entry.read).append(file_path)
