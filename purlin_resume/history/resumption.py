@@ -148,29 +148,15 @@ def resume(
         raise PurlinError(conflicts.describe(blocked))
     head = gitrepo.head_commit(project.root) if gitrepo.toplevel(project.root) else None
     seen = {e.agent_id: e.data for e in chosen}
-
-    def change(doc: AgentHistory) -> list[tuple[dict, dict]]:
-        current = {e.agent_id: e for e in doc.latest()}
-        pairs = []
-        for agent_id, data in seen.items():
-            entry = current.get(agent_id)
-            if entry is None or entry.data != data:
-                raise PurlinError(f"agent {agent_id} changed meanwhile; run the command again")
-            successor = HistoryEntry(-1, dict(entry.data))
-            history.transition(successor, history.RESUMED)
-            successor.data.update(
-                timestamp=clock.iso(moment),
-                completion_timestamp=None,
-                spawn_commit=head,
-                session_id=session_id,
-            )
-            if ref is not None:
-                successor.data["work_ref"] = ref
-            doc.data["entries"].append(successor.data)
-            pairs.append((dict(entry.data), dict(successor.data)))
-        return pairs
-
-    pairs = history.update(project, change)
+    changes: dict[str, Any] = {
+        "timestamp": clock.iso(moment),
+        "completion_timestamp": None,
+        "spawn_commit": head,
+        "session_id": session_id,
+    }
+    if ref is not None:
+        changes["work_ref"] = ref
+    pairs = history.update(project, lambda doc: _record_resumed(doc, seen, changes))
     history.write_current_id(project, pairs[-1][1]["agent_id"])
     agents = tuple(
         ResumedAgent(
@@ -188,3 +174,22 @@ def resume(
         BRIEFING_TEMPLATE, agents=agents, group=group if batch else None, forced=bool(blocked)
     )
     return Resumption(agents, group, tuple(detected), briefing)
+
+
+def _record_resumed(
+    doc: AgentHistory, seen: dict[str, dict[str, Any]], changes: dict[str, Any]
+) -> list[tuple[dict, dict]]:
+    """Add to ``doc`` a ``resumed`` entry (the interrupted one with ``changes``) for each agent
+    of ``seen``, refused when its entry changed since it was read; (interrupted, resumed) pairs."""
+    current = {e.agent_id: e for e in doc.latest()}
+    pairs = []
+    for agent_id, data in seen.items():
+        entry = current.get(agent_id)
+        if entry is None or entry.data != data:
+            raise PurlinError(f"agent {agent_id} changed meanwhile; run the command again")
+        successor = HistoryEntry(-1, dict(entry.data))
+        history.transition(successor, history.RESUMED)
+        successor.data.update(changes)
+        doc.data["entries"].append(successor.data)
+        pairs.append((dict(entry.data), dict(successor.data)))
+    return pairs
