@@ -576,54 +576,73 @@ def read(
     main = Transcript(identifier, agent_id=agent_id, path=Path(path))
     reading = Reading(main)
     assembly = _Assembly(main, options)
-    chains: dict[str, _Assembly] = {}
-    chain_of: dict[str, str] = {}
+    sidechains = _Sidechains(reading, Path(path), options)
     wanted = set(leaves)
     for offset, record in records.read_located(path, main.stats):
         kind = record.get("type")
         uuid = record.get("uuid")
         if wanted and uuid in wanted:
             reading.leaves_found.add(uuid)
-        if kind == "summary":
-            summary = record.get("summary")
-            if isinstance(summary, str) and summary.strip():
-                reading.summaries.append((string(record.get("leafUuid")), summary.strip()))
-            continue
-        if kind in ("custom-title", "ai-title", "agent-name"):
-            title = record.get("customTitle" if kind == "custom-title" else "aiTitle")
-            if kind != "agent-name" and isinstance(title, str) and title.strip():
-                if kind == "custom-title":
-                    reading.custom_title = title.strip()
-                else:
-                    reading.ai_title = title.strip()
-            continue
-        if kind == "progress":
-            data = record.get("data")
-            if isinstance(data, dict) and data.get("type") == "agent_progress":
-                parent = record.get("parentToolUseID")
-                if isinstance(data.get("agentId"), str) and isinstance(parent, str):
-                    reading.progress_links.setdefault(parent, data["agentId"])
-            continue
-        if split_sidechains and record.get("isSidechain"):
-            key = (
-                string(record.get("agentId"))
-                or chain_of.get(string(record.get("parentUuid")) or "")
-                or uuid
-            )
-            if not key:
-                continue
-            if uuid:
-                chain_of[uuid] = key
-            chain = chains.get(key)
-            if chain is None:
-                chain = chains[key] = _Assembly(
-                    Transcript(key, agent_id=key, path=Path(path)), options
-                )
-                reading.sidechains.append(chain.transcript)
-            chain.add(record, offset)
-            continue
-        assembly.add(record, offset)
+        if kind in _NOTES:
+            _note(reading, kind, record)
+        elif split_sidechains and record.get("isSidechain"):
+            sidechains.add(record, offset)
+        else:
+            assembly.add(record, offset)
     return reading
+
+
+# the records that say something of the session, outside its conversation
+_NOTES = ("summary", "custom-title", "ai-title", "agent-name", "progress")
+
+
+def _note(reading: Reading, kind: str, record: dict[str, Any]) -> None:
+    """Keep what a record of ``_NOTES`` says: a summary, a title, or which agent a call ran."""
+    if kind == "summary":
+        summary = record.get("summary")
+        if isinstance(summary, str) and summary.strip():
+            reading.summaries.append((string(record.get("leafUuid")), summary.strip()))
+    elif kind == "progress":
+        data = record.get("data")
+        if isinstance(data, dict) and data.get("type") == "agent_progress":
+            parent = record.get("parentToolUseID")
+            if isinstance(data.get("agentId"), str) and isinstance(parent, str):
+                reading.progress_links.setdefault(parent, data["agentId"])
+    elif kind != "agent-name":
+        title = record.get("customTitle" if kind == "custom-title" else "aiTitle")
+        if isinstance(title, str) and title.strip():
+            if kind == "custom-title":
+                reading.custom_title = title.strip()
+            else:
+                reading.ai_title = title.strip()
+
+
+class _Sidechains:
+    """The subagents written inline in a session file (Claude Code 1.0.x): each chain of
+    sidechain records, from its root, read as its own Transcript with the root's uuid as id."""
+
+    def __init__(self, reading: Reading, path: Path, options: ReadOptions):
+        self.reading, self.path, self.options = reading, path, options
+        self.chains: dict[str, _Assembly] = {}
+        self.chain_of: dict[str, str] = {}  # record uuid -> the chain it belongs to
+
+    def add(self, record: dict[str, Any], offset: int) -> None:
+        uuid = record.get("uuid")
+        key = (
+            string(record.get("agentId"))
+            or self.chain_of.get(string(record.get("parentUuid")) or "")
+            or uuid
+        )
+        if not key:
+            return
+        if uuid:
+            self.chain_of[uuid] = key
+        chain = self.chains.get(key)
+        if chain is None:
+            transcript = Transcript(key, agent_id=key, path=self.path)
+            chain = self.chains[key] = _Assembly(transcript, self.options)
+            self.reading.sidechains.append(chain.transcript)
+        chain.add(record, offset)
 
 
 _THINKING, _TOOL_USE, _RESULT = ("thinking",), ("tool_use", "server_tool_use"), ("tool_result",)
