@@ -102,60 +102,52 @@ def watch_once(
     for agent in sorted(agents.values(), key=lambda a: a.session_id):
         if liveness(agent, server).state != ALIVE:
             continue
-        moment = now or clock.now()
-        send, why, result = should_send_resume(project, agent.session_id, None, moment, settings)
-        extra: Observed = {
-            "confidence": result.confidence if result else None,
-            "level": result.level if result else None,
-            "tmux_pane": agent.tmux_pane,
-        }
-        stamp = clock.iso(moment)
-        if not send:
-            action = ACTIVE if result is not None and result.is_active else HELD
-            decision = Decision(stamp, agent.session_id, action, why, **extra)
-        elif not agent.tmux_pane or not tmux.pane_alive(
-            own := server_for(agent, server), agent.tmux_pane
-        ):
-            decision = Decision(
-                stamp,
-                agent.session_id,
-                HELD,
-                f"stalled ({why}); no live tmux pane to nudge",
-                **extra,
-            )
-        elif not _shows_ready(own, agent, settings):
-            ready = programs.program(agent.agent_cli).ready_text
-            decision = Decision(
-                stamp,
-                agent.session_id,
-                HELD,
-                f"stalled ({why}); {programs.label(agent.agent_cli)} does not show {ready!r}",
-                **extra,
-            )
-        elif (held := restraint(history(project, agent.session_id), moment, settings)) is not None:
-            decision = Decision(stamp, agent.session_id, HELD, f"stalled; {held}", **extra)
-        else:
-            prompt = resume_prompt(project, agent, settings, result, moment)
-            try:
-                sent = injection.deliver(
-                    own, agent.tmux_pane, prompt, settle=settings.inject_settle_seconds
-                )
-                activity.pane_injected(
-                    own, agent.tmux_pane, agent.session_id, moment, project.cache_dir
-                )
-                reason = f"stalled ({why})" + ("" if sent.confirmed else f"; {sent.detail}")
-                decision = Decision(stamp, agent.session_id, NUDGED, reason, **extra)
-            except PurlinError as exc:
-                decision = Decision(
-                    stamp,
-                    agent.session_id,
-                    HELD,
-                    f"stalled; the nudge failed: {exc.message}",
-                    **extra,
-                )
+        decision = _decide(project, agent, server, settings, now or clock.now())
         record(project, decision)
         decisions.append(decision)
     return decisions
+
+
+def _decide(
+    project: Project,
+    agent: registry.RegisteredAgent,
+    server: tmux.Server,
+    settings: config_mod.Settings,
+    moment: datetime,
+) -> Decision:
+    """What the watch does about one live agent: leaves it be, holds back, or nudges it."""
+    send, why, result = should_send_resume(project, agent.session_id, None, moment, settings)
+    extra: Observed = {
+        "confidence": result.confidence if result else None,
+        "level": result.level if result else None,
+        "tmux_pane": agent.tmux_pane,
+    }
+    stamp = clock.iso(moment)
+
+    def held(reason: str) -> Decision:
+        return Decision(stamp, agent.session_id, HELD, reason, **extra)
+
+    if not send:
+        action = ACTIVE if result is not None and result.is_active else HELD
+        return Decision(stamp, agent.session_id, action, why, **extra)
+    own = server_for(agent, server)
+    if not agent.tmux_pane or not tmux.pane_alive(own, agent.tmux_pane):
+        return held(f"stalled ({why}); no live tmux pane to nudge")
+    if not _shows_ready(own, agent, settings):
+        ready = programs.program(agent.agent_cli).ready_text
+        return held(f"stalled ({why}); {programs.label(agent.agent_cli)} does not show {ready!r}")
+    if (restrained := restraint(history(project, agent.session_id), moment, settings)) is not None:
+        return held(f"stalled; {restrained}")
+    prompt = resume_prompt(project, agent, settings, result, moment)
+    try:
+        sent = injection.deliver(
+            own, agent.tmux_pane, prompt, settle=settings.inject_settle_seconds
+        )
+        activity.pane_injected(own, agent.tmux_pane, agent.session_id, moment, project.cache_dir)
+    except PurlinError as exc:
+        return held(f"stalled; the nudge failed: {exc.message}")
+    reason = f"stalled ({why})" + ("" if sent.confirmed else f"; {sent.detail}")
+    return Decision(stamp, agent.session_id, NUDGED, reason, **extra)
 
 
 READY_WAIT_SECONDS = 3.0
