@@ -89,7 +89,6 @@ def assess(
     """The decision the signals support (pure: the same signals and moment, the same answer)."""
     signals = activity.merge(signals)
     window = timedelta(minutes=lookback_minutes)
-    reasons: list[str] = []
     if not signals:
         return Assessment(
             agent_id,
@@ -103,29 +102,11 @@ def assess(
             lookback_minutes,
         )
     recent = [s for s in signals if now - s.timestamp <= window]
-    confidence = max(penalised(s, now) for s in signals)
-    strongest = max(signals, key=lambda s: penalised(s, now))
-    reasons.append(f"strongest: {strongest.source.value} ({strongest.detail})")
-    tier1 = {s.source for s in recent if s.tier == 1}
-    tier2 = {s.source for s in recent if s.tier == 2}
-    if len(tier1) >= 2 and confidence < 0.9:
-        confidence = 0.9
-        reasons.append(f"{len(tier1)} tier-1 sources agree")
-    elif len(tier2) >= 2 and confidence < 0.7:
-        confidence = 0.7
-        reasons.append(f"{len(tier2)} tier-2 sources agree")
-    confidence = round(confidence, 3)
+    confidence, reasons = _confidence(signals, recent, now)
     last = max(s.timestamp for s in signals)
-    consistent = all(now - activity.HORIZON <= s.timestamp <= now + FUTURE_SKEW for s in signals)
-    fresh = now - last <= window
-    reliable = any(s.tier <= 2 for s in recent)
-    if not consistent:
-        reasons.append("validation: a signal lies outside the last 24 h or in the future")
-    if not fresh:
-        reasons.append(f"validation: nothing within the last {lookback_minutes:g} min")
-    elif not reliable:
-        reasons.append(f"validation: no tier-1 or tier-2 signal within {lookback_minutes:g} min")
-    passed = consistent and fresh and reliable
+    failed = _failed_validation(signals, recent, now, now - last <= window, lookback_minutes)
+    reasons += failed
+    passed = not failed
     active = passed and confidence >= threshold
     reasons.append(
         f"confidence {confidence:.2f} {'≥' if confidence >= threshold else '<'} {threshold:g}"
@@ -141,6 +122,45 @@ def assess(
         passed,
         lookback_minutes,
     )
+
+
+def _confidence(
+    signals: list[ActivitySignal], recent: list[ActivitySignal], now: datetime
+) -> tuple[float, list[str]]:
+    """How sure the signals make activity (the strongest, aged; raised when sources of a tier
+    agree within the window: the ``recent`` signals), and why."""
+    confidence = max(penalised(s, now) for s in signals)
+    strongest = max(signals, key=lambda s: penalised(s, now))
+    reasons = [f"strongest: {strongest.source.value} ({strongest.detail})"]
+    tier1 = {s.source for s in recent if s.tier == 1}
+    tier2 = {s.source for s in recent if s.tier == 2}
+    if len(tier1) >= 2 and confidence < 0.9:
+        confidence = 0.9
+        reasons.append(f"{len(tier1)} tier-1 sources agree")
+    elif len(tier2) >= 2 and confidence < 0.7:
+        confidence = 0.7
+        reasons.append(f"{len(tier2)} tier-2 sources agree")
+    return round(confidence, 3), reasons
+
+
+def _failed_validation(
+    signals: list[ActivitySignal],
+    recent: list[ActivitySignal],
+    now: datetime,
+    fresh: bool,
+    lookback_minutes: float,
+) -> list[str]:
+    """Why the signals cannot be trusted, if they cannot: one outside the last 24 h or in the
+    future, none within the window (``fresh``), no tier-1 or tier-2 one among those (``recent``)."""
+    consistent = all(now - activity.HORIZON <= s.timestamp <= now + FUTURE_SKEW for s in signals)
+    failed = []
+    if not consistent:
+        failed.append("validation: a signal lies outside the last 24 h or in the future")
+    if not fresh:
+        failed.append(f"validation: nothing within the last {lookback_minutes:g} min")
+    elif not any(s.tier <= 2 for s in recent):
+        failed.append(f"validation: no tier-1 or tier-2 signal within {lookback_minutes:g} min")
+    return failed
 
 
 # -- the shell over the registry, the sources and the settings ----------------------------
