@@ -175,7 +175,7 @@ def briefing(project: Project, r: Restoration) -> str:
 
 
 def as_json(project: Project, r: Restoration) -> dict[str, Any]:
-    s, found = r.state, r.found
+    found = r.found
     return {
         "role": r.role,
         "role_source": r.role_source,
@@ -191,24 +191,7 @@ def as_json(project: Project, r: Restoration) -> dict[str, Any]:
         "checkpoint_message": None if r.checkpoint else NO_CHECKPOINT,
         "archived_to": _relative(project, r.archived_to) or None,
         "notices": r.notices,
-        "instructions": {
-            "reloaded": r.compact is not None,
-            "layers": [
-                {"name": layer.name, "present": layer.present, "chars": len(layer.text)}
-                for layer in r.layers
-            ],
-            "role_compact": None
-            if r.compact is None
-            else {
-                "mandates": list(r.compact.mandates),
-                "prohibitions": list(r.compact.prohibitions),
-                "protocols": [
-                    {"title": t, "steps": list(steps)} for t, steps in r.compact.protocols
-                ],
-                "chars": r.compact.chars,
-                "source_chars": r.compact.source_chars,
-            },
-        },
+        "instructions": _instructions_json(r),
         "command_table": None
         if r.commands is None
         else {
@@ -216,36 +199,61 @@ def as_json(project: Project, r: Restoration) -> dict[str, Any]:
             "source": _relative(project, r.commands.source),
             "text": r.commands.text,
         },
-        "state": {
-            "branch": s.branch,
-            "config": _relative(project, s.config_source) or None,
-            "role_settings": s.role_settings,
-            "status_command": {
-                "command": s.status.command,
-                "outcome": s.status.outcome,
-                "message": s.status.message,
-            },
-            "critic_report": _relative(project, s.critic_report) or None,
-            "action_items": s.action_items,
-            "dependency_graph": None
-            if s.graph is None
-            else {
-                "path": _relative(project, s.graph.path),
-                "features": s.graph.features,
-                "error": s.graph.error,
-            },
-            "git_status": s.git_status,
-            "recent_commits": s.recent_commits,
-            "delivery_plan": None
-            if s.plan is None
-            else {"phase": s.plan.phase, "phases": s.plan.phases, "next": s.plan.next_feature},
-            "todo_features": s.todo_features,
-            "testing_features": s.testing_features,
-            "uncommitted": uncommitted_summary(s.git_status),
-        },
+        "state": _state_json(project, r.state),
         "summary": summary_block(project, r),
         "gsd_handoff": _gsd_handoff(project),
         "question": READY,
+    }
+
+
+def _instructions_json(r: Restoration) -> dict[str, Any]:
+    """Step 2 in ``as_json``: the instruction layers, and the role's compact form if reloaded."""
+    return {
+        "reloaded": r.compact is not None,
+        "layers": [
+            {"name": layer.name, "present": layer.present, "chars": len(layer.text)}
+            for layer in r.layers
+        ],
+        "role_compact": None
+        if r.compact is None
+        else {
+            "mandates": list(r.compact.mandates),
+            "prohibitions": list(r.compact.prohibitions),
+            "protocols": [{"title": t, "steps": list(steps)} for t, steps in r.compact.protocols],
+            "chars": r.compact.chars,
+            "source_chars": r.compact.source_chars,
+        },
+    }
+
+
+def _state_json(project: Project, s: ProjectState) -> dict[str, Any]:
+    """The fresh project state in ``as_json``."""
+    return {
+        "branch": s.branch,
+        "config": _relative(project, s.config_source) or None,
+        "role_settings": s.role_settings,
+        "status_command": {
+            "command": s.status.command,
+            "outcome": s.status.outcome,
+            "message": s.status.message,
+        },
+        "critic_report": _relative(project, s.critic_report) or None,
+        "action_items": s.action_items,
+        "dependency_graph": None
+        if s.graph is None
+        else {
+            "path": _relative(project, s.graph.path),
+            "features": s.graph.features,
+            "error": s.graph.error,
+        },
+        "git_status": s.git_status,
+        "recent_commits": s.recent_commits,
+        "delivery_plan": None
+        if s.plan is None
+        else {"phase": s.plan.phase, "phases": s.plan.phases, "next": s.plan.next_feature},
+        "todo_features": s.todo_features,
+        "testing_features": s.testing_features,
+        "uncommitted": uncommitted_summary(s.git_status),
     }
 
 
