@@ -68,6 +68,13 @@ def recommend_command(
             }
         )
         return
+    print_text(_recommendations_text(current, found))
+
+
+def _recommendations_text(
+    current: recommendation.Task, found: list[recommendation.Recommendation]
+) -> str:
+    """The task as understood, then each recommendation with why and how to resurrect it."""
     lines = [f"Task: {current.summary()}"]
     if not current.words and not current.files:
         lines.append(
@@ -86,4 +93,4 @@ def recommend_command(
         lines.append(f"      {where}" + ("  [other repository]" if item.cross_repo else ""))
         lines.append(f"      why: {item.why}")
         lines.append(f"      purlin-resume resurrect --recommended {number}")
-    print_text("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
