@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from purlin_resume.agents import commit_log, trailers
 from purlin_resume.claude import catalog, layout
@@ -108,12 +109,10 @@ def check(
     root, spawn = project.root, entry.spawn_commit
     ref = ref or entry.work_ref
     base = ConflictReport(entry.agent_id, spawn_commit=spawn, work_ref=ref)
-    if gitrepo.toplevel(root) is None:
-        return _note(base, "the project is not a git repository: nothing to compare")
-    if spawn is None:
-        return _note(base, "no spawn commit was recorded for this agent: nothing to compare")
-    if not gitrepo.commit_exists(root, spawn):
-        return _note(base, f"the spawn commit {spawn} no longer exists: nothing to compare")
+    unable = _incomparable(root, spawn)
+    if unable is not None:
+        return _note(base, unable)
+    assert spawn is not None  # checked by _incomparable
     if ref is not None and not gitrepo.commit_exists(root, ref):
         raise PurlinError(
             f"work ref {ref!r} of agent {entry.agent_id} is not a commit or branch here; "
@@ -132,11 +131,7 @@ def check(
     mine = set() if ref else set(agent_files) - claimed
     own_uncommitted = [p for p in uncommitted if p in mine]
     others = sorted(others_committed | (set(uncommitted) - set(own_uncommitted)))
-    merged = None
-    if ref is not None:
-        merged = gitrepo.merge_conflicts(root, gitrepo.work_tree_commit(root), ref)
-        if merged is None:
-            raise PurlinError(f"work ref {ref!r} shares no history with HEAD; cannot compare")
+    merged = _merged(root, ref)
     return ConflictReport(
         entry.agent_id,
         spawn_commit=spawn,
@@ -145,19 +140,44 @@ def check(
         changed=tuple(p for p in gitrepo.changed_between(root, spawn) if p not in skip),
         uncommitted=tuple(uncommitted),
         agent_files=tuple(agent_files),
-        agent_files_from=(
-            "files_modified"
-            if entry.files_modified
-            else "work_ref"
-            if ref_changed
-            else "transcript"
-            if agent_files
-            else None
-        ),
+        agent_files_from=_agent_files_from(entry, ref_changed, agent_files),
         own_commits=tuple(_oneline(c) for c in own),
         own_uncommitted=tuple(own_uncommitted),
         overlaps=classify(others, agent_files, merged, ref_changed, gitrepo.untracked_paths(root)),
     )
+
+
+def _incomparable(root: Path, spawn: str | None) -> str | None:
+    """Why nothing can be compared (no git, no spawn commit, or one gone), else None."""
+    if gitrepo.toplevel(root) is None:
+        return "the project is not a git repository: nothing to compare"
+    if spawn is None:
+        return "no spawn commit was recorded for this agent: nothing to compare"
+    if not gitrepo.commit_exists(root, spawn):
+        return f"the spawn commit {spawn} no longer exists: nothing to compare"
+    return None
+
+
+def _merged(root: Path, ref: str | None) -> list[str] | None:
+    """The conflicts a merge of the work ``ref`` into the work tree would have (None without a
+    ref); refused when the ref shares no history with HEAD."""
+    if ref is None:
+        return None
+    merged = gitrepo.merge_conflicts(root, gitrepo.work_tree_commit(root), ref)
+    if merged is None:
+        raise PurlinError(f"work ref {ref!r} shares no history with HEAD; cannot compare")
+    return merged
+
+
+def _agent_files_from(
+    entry: HistoryEntry, ref_changed: list[str], agent_files: list[str]
+) -> str | None:
+    """Where the agent's files were learnt: its history entry, its work ref, its transcript."""
+    if entry.files_modified:
+        return "files_modified"
+    if ref_changed:
+        return "work_ref"
+    return "transcript" if agent_files else None
 
 
 def _oneline(commit: gitrepo.Commit) -> str:
