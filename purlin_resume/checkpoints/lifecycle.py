@@ -193,22 +193,33 @@ def choose(
     parse stops the restore (CorruptFile), untouched.
     """
     if explicit:
-        own = _live_at(path_for(project, session), session)
-        if own is None:
-            sessions = [c.session or "(no session)" for c in live(project)]
-            raise NotFound(
-                f"no checkpoint for session {session}"
-                + (f"; live checkpoints: {', '.join(sessions)}" if sessions else "")
-            )
-        if session in busy:
-            raise Conflict(
-                f"session {session} is still running: its checkpoint is its own to restore"
-            )
-        return Choice(_checked(own), _role_notice(own, role))
+        return _named(project, role, session, busy)
     if session is not None:
         own = _live_at(path_for(project, session), session)
         if own is not None:
             return Choice(_checked(own), _role_notice(own, role))
+    return _among_live(project, role, session, busy, prefer)
+
+
+def _named(project: Project, role: str, session: str | None, busy: frozenset[str]) -> Choice:
+    """The checkpoint of the session named: refused when it has none, or is still running."""
+    own = _live_at(path_for(project, session), session)
+    if own is None:
+        sessions = [c.session or "(no session)" for c in live(project)]
+        raise NotFound(
+            f"no checkpoint for session {session}"
+            + (f"; live checkpoints: {', '.join(sessions)}" if sessions else "")
+        )
+    if session in busy:
+        raise Conflict(f"session {session} is still running: its checkpoint is its own to restore")
+    return Choice(_checked(own), _role_notice(own, role))
+
+
+def _among_live(
+    project: Project, role: str, session: str | None, busy: frozenset[str], prefer: str | None
+) -> Choice:
+    """The checkpoint of ``prefer``, else the single-agent one, else the newest of another
+    session, for ``role``; with notices of those left in place and why."""
     candidates = live(project)
     notices = []
     for broken in (c for c in candidates if c.error):
