@@ -309,6 +309,13 @@ def _score(
         parts["same_repository"] = 5
     if cross and found.project:
         reasons.append(f"in another repository ({os.path.basename(found.project.rstrip('/'))})")
+    return _recommendation(found, parts, reasons, cross, mark)
+
+
+def _recommendation(
+    found: _Evidence, parts: dict[str, float], reasons: list[str], cross: bool, mark
+) -> Recommendation:
+    """The candidate recommended, its score the sum of its ``parts`` (0..100)."""
     total = max(0.0, min(100.0, sum(parts.values())))
     return Recommendation(
         found.kind,
