@@ -140,14 +140,21 @@ def save(
     session_id = checkpoints.session_id(session)
     where = project_for(project)
     saved, cp = checkpoints.take(where, chosen_role, values, session_id)
-    path = saved.path
+    handed = _gsd_handoff(where, cp) if gsd_handoff else None
+    _show_saved(where, saved, cp, handed, as_json)
+
+
+def _show_saved(
+    where, saved: checkpoints.Saved, cp, handed: list[str] | None, as_json: bool
+) -> None:
+    """What ``save`` prints: where the checkpoint went and what it holds, the GSD hand-off's
+    files (``handed``: None when not asked), and where an unreadable checkpoint was kept."""
     aside = where.relative(saved.kept_aside) if saved.kept_aside else None
-    handed = _gsd_handoff(where, cp) if gsd_handoff else []
     if as_json:
-        extra = {"gsd_handoff": handed} if gsd_handoff else {}
+        extra = {"gsd_handoff": handed} if handed is not None else {}
         print_json(
             {
-                "path": where.relative(path),
+                "path": where.relative(saved.path),
                 "kept_aside": aside,
                 **checkpoint_format.as_dict(cp),
                 **extra,
@@ -157,8 +164,8 @@ def save(
         if aside:
             typer.echo(f"warning: the unreadable checkpoint there was kept at {aside}", err=True)
         print_text(
-            f"Checkpoint saved: {where.relative(path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
-            + "".join(f"\nGSD hand-off: {name}" for name in handed)
+            f"Checkpoint saved: {where.relative(saved.path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
+            + "".join(f"\nGSD hand-off: {name}" for name in handed or [])
         )
 
 
@@ -205,13 +212,7 @@ def restore_command(
 ) -> None:
     """Restore a session (what /pl-resume ROLE runs): checkpoint, instructions, commands and fresh project state."""
     given = roles.restore_role(role)  # before anything is read
-    prompt_text = None
-    if system_prompt is not None:
-        prompt_text = (
-            sys.stdin.read()
-            if system_prompt == "-"
-            else _file_text("--system-prompt", system_prompt)
-        )
+    prompt_text = _system_prompt(system_prompt)
     where = project_for(project)
     session_id = checkpoints.session_id(session)
     standing = handover.standing(where, session_id)
@@ -228,9 +229,7 @@ def restore_command(
         source,
         session=session_id,
         session_explicit=bool(session),
-        busy=handover.standing(where, current_session.from_environment()).busy
-        if session
-        else standing.busy,
+        busy=_running_elsewhere(where) if session else standing.busy,
         prefer=standing.predecessor,
         claim=not keep,
         system_prompt=prompt_text,
@@ -243,6 +242,19 @@ def restore_command(
         print_json(restore.as_json(where, r))
     else:
         print_text(restore.briefing(where, r))
+
+
+def _system_prompt(source: str | None) -> str | None:
+    """``--system-prompt``: the text of the file named, or of standard input for ``-``."""
+    if source is None:
+        return None
+    return sys.stdin.read() if source == "-" else _file_text("--system-prompt", source)
+
+
+def _running_elsewhere(where) -> frozenset[str]:
+    """The sessions still running but the one this process runs in (whose checkpoint a
+    restore of a session named by ``--session`` may take)."""
+    return handover.standing(where, current_session.from_environment()).busy
 
 
 def _may_run_status(where, settings, stdin_used: bool) -> bool:
