@@ -66,6 +66,11 @@ def run_status_command(project: Project, settings: Settings, allowed: bool = Fal
         )
     if not allowed:
         return StatusRun(command, "untrusted", UNTRUSTED.format(command=shlex.quote(command)))
+    return _run_status(project, settings, command, argv)
+
+
+def _run_status(project: Project, settings: Settings, command: str, argv: list[str]) -> StatusRun:
+    """Run the status ``command`` (as ``argv``) in the project, within its timeout."""
     try:
         done = subprocess.run(
             argv,
