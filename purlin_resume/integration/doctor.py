@@ -424,24 +424,31 @@ def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
                 "run 'purlin-resume install' (it adds /.purlin/cache/ to .gitignore)",
             )
         )
-    log = project.cache_dir / hook_call.LOG_NAME
-    if log.is_file():
-        count, last = hook_call.failures(log)
-        if count:
-            detail = "no line readable"
-            if last:
-                detail = f"latest: {last.get('time')} {last.get('event')}: {last.get('error')}"
-            findings.append(
-                Finding(
-                    "hook log",
-                    WARN,
-                    f"{count} hook failure(s) logged; {detail}",
-                    f"read {log}, fix the cause, then delete the file",
-                )
-            )
+    findings += _hook_failures(project)
     if not findings:
         findings.append(Finding("state", OK, "every state file is readable"))
     return findings
+
+
+def _hook_failures(project: Project) -> list[Finding]:
+    """The hook failures logged (how many, and the latest), if any."""
+    log = project.cache_dir / hook_call.LOG_NAME
+    if not log.is_file():
+        return []
+    count, last = hook_call.failures(log)
+    if not count:
+        return []
+    detail = "no line readable"
+    if last:
+        detail = f"latest: {last.get('time')} {last.get('event')}: {last.get('error')}"
+    return [
+        Finding(
+            "hook log",
+            WARN,
+            f"{count} hook failure(s) logged; {detail}",
+            f"read {log}, fix the cause, then delete the file",
+        )
+    ]
 
 
 def _trust(project: Project) -> list[Finding]:
