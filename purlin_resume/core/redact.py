@@ -804,32 +804,49 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
     if type(data) is str:  # one text (a tool's output, a thought): no walk to set up
         done = _redacted_text(current, data) if len(data) >= shortest else None
         return (data, {}) if done is None else (done.text, done.counts)
-    counts: Counter[str] = Counter()
-    # keys and values repeat (a list of records; a tool's result both in the message and in
-    # ``toolUseResult``): each is looked at once; None: nothing to redact
-    seen: dict[str, Redacted | None] = {}
+    walk = _Walk(current, shortest)
+    try:
+        return walk.value(data), dict(walk.counts)
+    except RecursionError:
+        # nested deeper than Python recurses (JSON only): the rules also work on its escaped
+        # text, and placeholders hold no character JSON escapes
+        done = redact(json.dumps(data, ensure_ascii=False))
+        return json.loads(done.text), done.counts
 
-    def text(value: str) -> str:
-        if len(value) < shortest:
+
+class _Walk:
+    """One ``redact_data`` walk: what it redacted (``counts``), and each text it looked at
+    (keys and values repeat: a list of records, a tool's result both in the message and in
+    ``toolUseResult``; each is looked at once; None: nothing to redact)."""
+
+    __slots__ = ("counts", "current", "seen", "shortest")
+
+    def __init__(self, current: Scanner, shortest: int):
+        self.current, self.shortest = current, shortest
+        self.counts: Counter[str] = Counter()
+        self.seen: dict[str, Redacted | None] = {}
+
+    def text(self, value: str) -> str:
+        if len(value) < self.shortest:
             return value
-        done = seen.get(value, _UNSEEN)
+        done = self.seen.get(value, _UNSEEN)
         if done is _UNSEEN:
-            done = seen[value] = _redacted_text(current, value)
+            done = self.seen[value] = _redacted_text(self.current, value)
         if done is None:
             return value
-        counts.update(done.counts)
+        self.counts.update(done.counts)
         return done.text
 
-    def walk(value: Any) -> Any:
+    def value(self, value: Any) -> Any:
         kind = type(value)
         if kind is str:
-            return text(value)
+            return self.text(value)
         if kind in _PLAIN:
             return value  # the most common values besides text: nothing to look into
-        if kind is dict:
+        if kind is dict:  # (one frame a level: the depth reached before RecursionError)
             changed: dict | None = None
             for number, (key, item) in enumerate(value.items()):
-                new_key, new = walk(key), walk(item)
+                new_key, new = self.value(key), self.value(item)
                 if changed is None:
                     if new_key is key and new is item:
                         continue
@@ -839,7 +856,7 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
         if kind is list or kind is tuple:
             items = None
             for number, item in enumerate(value):
-                new = walk(item)
+                new = self.value(item)
                 if items is None:
                     if new is item:
                         continue
@@ -848,9 +865,14 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
             if items is None:
                 return value
             return items if kind is list else tuple(items)
-        if isinstance(value, str):  # a str subclass (an enum's value, say)
+        return self.fields(value, kind)
+
+    def fields(self, value: Any, kind: type) -> Any:
+        """A dataclass with the fields its ``__init__`` takes redacted, a str subclass (an
+        enum's value, say) redacted; any other value as is."""
+        if isinstance(value, str):
             done = redact(value)
-            counts.update(done.counts)
+            self.counts.update(done.counts)
             return done.text if done.counts else value
         names = _init_fields(kind)
         if names is None:
@@ -860,15 +882,7 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
             old = getattr(value, name)
             if type(old) in _PLAIN:
                 continue
-            new = text(old) if type(old) is str else walk(old)
+            new = self.text(old) if type(old) is str else self.value(old)
             if new is not old:
                 changes[name] = new
         return dataclasses.replace(value, **changes) if changes else value
-
-    try:
-        return walk(data), dict(counts)
-    except RecursionError:
-        # nested deeper than Python recurses (JSON only): the rules also work on its escaped
-        # text, and placeholders hold no character JSON escapes
-        done = redact(json.dumps(data, ensure_ascii=False))
-        return json.loads(done.text), done.counts
