@@ -355,6 +355,23 @@ def from_fields(
 
     Every missing required field is reported at once; a field of another role is an error.
     """
+    _check_fields(role, values)
+    data = _field_values(role, values)
+    if role == "builder":
+        data["step"] = protocol_step(data["step"], values.get("step_note"))
+    return Checkpoint(
+        role=role,
+        timestamp=timestamp,
+        branch=branch,
+        session=session,
+        source=source,
+        uncommitted=tuple(uncommitted),
+        **data,
+    ).normalized()
+
+
+def _check_fields(role: str, values: Mapping[str, Any]) -> None:
+    """Refuse an unknown role, a field of another role, and (all at once) missing fields."""
     if role not in ROLES:
         raise UsageError(f"unknown role '{role}': valid roles are {', '.join(ROLES)}")
     allowed = {f.key for f in fields_for(role)} | ({"step_note"} if role == "builder" else set())
@@ -370,6 +387,11 @@ def from_fields(
             f"missing required fields for {with_article(role)} checkpoint: "
             + ", ".join(f"{f.key} ({f.flag})" for f in missing)
         )
+
+
+def _field_values(role: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The role's fields given, each in its kind's form: lists as tuples of text, a text
+    given as a list joined by lines, anything else as text."""
     data: dict[str, Any] = {}
     for f in fields_for(role):
         value = values.get(f.key)
@@ -383,17 +405,7 @@ def from_fields(
             data[f.key] = "\n".join(str(v) for v in value)
         else:
             data[f.key] = str(value)
-    if role == "builder":
-        data["step"] = protocol_step(data["step"], values.get("step_note"))
-    return Checkpoint(
-        role=role,
-        timestamp=timestamp,
-        branch=branch,
-        session=session,
-        source=source,
-        uncommitted=tuple(uncommitted),
-        **data,
-    ).normalized()
+    return data
 
 
 def as_dict(checkpoint: Checkpoint) -> dict[str, Any]:
