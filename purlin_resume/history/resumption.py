@@ -158,7 +158,18 @@ def resume(
         changes["work_ref"] = ref
     pairs = history.update(project, lambda doc: _record_resumed(doc, seen, changes))
     history.write_current_id(project, pairs[-1][1]["agent_id"])
-    agents = tuple(
+    agents = _resumed_agents(pairs, reports, session_id)
+    briefing = templating.render(
+        BRIEFING_TEMPLATE, agents=agents, group=group if batch else None, forced=bool(blocked)
+    )
+    return Resumption(agents, group, tuple(detected), briefing)
+
+
+def _resumed_agents(
+    pairs: list[tuple[dict, dict]], reports: dict[str, ConflictReport], session_id: str | None
+) -> tuple[ResumedAgent, ...]:
+    """Each agent resumed, with its conflict report and whether this session can reach it."""
+    return tuple(
         ResumedAgent(
             interrupted=old,
             resumed=new,
@@ -170,10 +181,6 @@ def resume(
         )
         for old, new in pairs
     )
-    briefing = templating.render(
-        BRIEFING_TEMPLATE, agents=agents, group=group if batch else None, forced=bool(blocked)
-    )
-    return Resumption(agents, group, tuple(detected), briefing)
 
 
 def _record_resumed(
