@@ -247,7 +247,13 @@ def _run(
             server=server,
         )
         return
-    summary = (
+    deliver(env, entry, plan.prompt, options, output, server, _summary(plan, entry), plan.to_dict())
+
+
+def _summary(plan: Plan, entry: dict[str, Any]) -> str:
+    """The resurrection in one line: its id, the agent, the method and the prompt's size (and
+    the CLIs, when the new agent's is another)."""
+    return (
         f"{entry['resurrection_id']}: {plan.candidate.label()} "
         f"({plan.method}, {plan.tokens} tokens, full {plan.tokens_full}"
         + (
@@ -256,7 +262,6 @@ def _run(
             else ")"
         )
     )
-    deliver(env, entry, plan.prompt, options, output, server, summary, plan.to_dict())
 
 
 def _previewed(mode: str, query: str | None, candidates_of, options: Delivery, searched: bool):
