@@ -246,6 +246,19 @@ class Gate(BaseHTTPMiddleware):
         answer.headers.update(HEADERS)
         return answer
 
+    def _token_to_cookie(self, request: Request) -> Response:
+        """A page opened with the right token in its URL: sent to the same URL without it,
+        the token kept in a cookie of the dashboard's path."""
+        guard = self.guard
+        rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+        target = guard.base + request.scope["path"] + (f"?{urlencode(rest)}" if rest else "")
+        answer = RedirectResponse(target, status_code=303)
+        answer.set_cookie(
+            self.cookie, guard.token, httponly=True, samesite="strict", path=guard.base + "/"
+        )
+        answer.headers.update(HEADERS)
+        return answer
+
     async def dispatch(self, request: Request, call_next) -> Response:
         guard = self.guard
         host = request.headers.get("host")
@@ -266,20 +279,7 @@ class Gate(BaseHTTPMiddleware):
                 and guard.token_matches(in_url)
                 and not (request.scope["path"].startswith("/api/"))
             ):
-                rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
-                target = (
-                    guard.base + request.scope["path"] + (f"?{urlencode(rest)}" if rest else "")
-                )
-                answer: Response = RedirectResponse(target, status_code=303)
-                answer.set_cookie(
-                    self.cookie,
-                    guard.token,
-                    httponly=True,
-                    samesite="strict",
-                    path=guard.base + "/",
-                )
-                answer.headers.update(HEADERS)
-                return answer
+                return self._token_to_cookie(request)
             cookie = request.cookies.get(self.cookie) if under_base else None
             allowed = any(guard.token_matches(given) for given in (in_url, header, cookie))
         else:
