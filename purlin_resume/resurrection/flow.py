@@ -418,10 +418,7 @@ def plan(
     complete = preflight.completeness(known)
     checks += [complete, _project_check(env, known)]
     context = extracted.context
-    note = "partial: the agent did not end normally" if complete.level != preflight.OK else None
-    state = continuity.progress(env.project_root, context.completed_at or context.started_at)
-    carried = continuity.section(source.cli, into, state)
-    rendered = render_prompt(context, task, note, carried, _in_project(env) or None)
+    rendered, state = _rendered(env, source, context, task, complete, into)
     prompt, counts = _redacted_prompt(rendered, extracted, redacting)
     tokens = compress.estimate_tokens(prompt)
     # the full method's size, as rendered without the new task (its own tokens are the same
@@ -490,6 +487,22 @@ def _project_check(env: Environment, known: dict[str, Any]) -> Check:
     own = [recorded] if env.settings.allow_own_projects else []
     allowed = [*env.allowed, *path_safety.folders([env.project_root, *own])]
     return preflight.project(recorded, allowed, known.get("git_commit"))
+
+
+def _rendered(
+    env: Environment,
+    source: Source,
+    context: compress.Context,
+    task: str | None,
+    complete: Check,
+    into: str,
+) -> tuple[str, continuity.Progress]:
+    """The prompt as rendered (said to be partial when the agent did not end normally), and
+    what git says of the project since the agent's time."""
+    note = "partial: the agent did not end normally" if complete.level != preflight.OK else None
+    state = continuity.progress(env.project_root, context.completed_at or context.started_at)
+    carried = continuity.section(source.cli, into, state)
+    return render_prompt(context, task, note, carried, _in_project(env) or None), state
 
 
 def _redacted_prompt(
