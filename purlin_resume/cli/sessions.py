@@ -46,15 +46,7 @@ def sessions_command(
         raise UsageError("--project and --all exclude each other")
     clis = crosscli.chosen(cli)
     catalog = _catalog(claude_dir, needed=claude_dir is not None or clis == ("claude",))
-    scope: Path | None = None
-    if not all_projects:
-        if project is not None:
-            scope = Path(os.path.abspath(project.expanduser()))
-        else:
-            here = working_folder()
-            if here is None:
-                raise PurlinError(GONE.replace("--project", "--project or --all"))
-            scope = gitrepo.toplevel(here) or here
+    scope = None if all_projects else _scope(project)
     listed = crosscli.list_sessions(catalog, clis, scope, cache=user_cache())
     if as_json:
         print_json(
@@ -78,6 +70,17 @@ def sessions_command(
         "".join(map(_session_lines, listed)),
         also=_kept_redactions(listed, ("title", "project_path")),
     )
+
+
+def _scope(project: Path | None) -> Path:
+    """The folder whose sessions are listed: ``--project``, else the repository (or the
+    folder) of the working folder."""
+    if project is not None:
+        return Path(os.path.abspath(project.expanduser()))
+    here = working_folder()
+    if here is None:
+        raise PurlinError(GONE.replace("--project", "--project or --all"))
+    return gitrepo.toplevel(here) or here
 
 
 def _catalog(claude_dir: Path | None, needed: bool) -> Catalog | None:
