@@ -83,21 +83,32 @@ def transcript_command(
             else:
                 print_text(rendering.no_history(opened.target.id))
             return
-        asked = max_chars is not None
-        if max_chars is None:
-            max_chars = DEFAULT_MAX_CHARS if _read_by_an_agent() else 0
-        if max_chars:
-            shown, whole = output_of.bounded(opened, options, max_chars, redaction)
-            if whole is not None and not asked:
-                echo_error(
-                    f"a digest of the transcript (past {max_chars} characters, as Claude Code "
-                    f"cuts long output); the whole is in {whole}; --max-chars 0 prints it all"
-                )
-            print_text(shown)
-        else:
-            _to_stdout(output_of.markdown_pieces(opened, options, redaction), redaction)
+        _print_markdown(opened, options, max_chars, redaction)
     finally:
         redaction.report()
+
+
+def _print_markdown(
+    opened: Opened,
+    options: rendering.MarkdownOptions,
+    max_chars: int | None,
+    redaction: Redaction,
+) -> None:
+    """The Markdown on standard output; a digest past ``max_chars`` (by default in Claude
+    Code's agent shell, see ``--max-chars``), the whole then written to a file."""
+    asked = max_chars is not None
+    if max_chars is None:
+        max_chars = DEFAULT_MAX_CHARS if _read_by_an_agent() else 0
+    if max_chars:
+        shown, whole = output_of.bounded(opened, options, max_chars, redaction)
+        if whole is not None and not asked:
+            echo_error(
+                f"a digest of the transcript (past {max_chars} characters, as Claude Code "
+                f"cuts long output); the whole is in {whole}; --max-chars 0 prints it all"
+            )
+        print_text(shown)
+    else:
+        _to_stdout(output_of.markdown_pieces(opened, options, redaction), redaction)
 
 
 @app.command("export", rich_help_panel="Transcripts")
