@@ -26,32 +26,49 @@ class Clean(str):
 
 
 class Serialised:
-    """A value of the document as its JSON text, redacted already (each text read back from
-    the file on its own, before the document around it escapes it once more): ``json_chunks``
-    writes it as a ``Clean`` piece."""
+    """A value of the document read back from the file (a tool's input or result, a thought),
+    written as its own JSON text: ``text`` is what is redacted (a string as it is, before the
+    document around it escapes it once more; another value as its JSON text, where a
+    secret-named key and its value are seen together), ``laid_out`` what is written of it once
+    redacted. ``json_chunks`` writes it as an ``Unredacted`` piece."""
 
-    def __init__(self, text: str):
-        self.text = text
+    def __init__(self, value: Any):
+        self.quoted = isinstance(value, str)
+        self.text = value if self.quoted else json.dumps(value, ensure_ascii=False)
 
-
-Redact = Callable[[str], str]
-
-
-def _serialised(value: Any, redact: Redact | None) -> Any:
-    """``value``, or with ``redact`` its ``Serialised`` text: a text redacted as it is, a tool's
-    input as its JSON text (a secret-named key and its value are then seen together)."""
-    if redact is None or value is None:
-        return value
-    if isinstance(value, str):
-        return Serialised(json.dumps(redact(value), ensure_ascii=False))
-    text = redact(json.dumps(value, ensure_ascii=False))  # once: ``redact`` counts what it hides
-    try:
-        return Serialised(msgspec.json.format(text, indent=2))
-    except (msgspec.DecodeError, UnicodeEncodeError):  # NaN, a lone surrogate: json lays it out
+    def laid_out(self, redacted: str) -> str:
+        """The value's JSON text, ``redacted`` being its ``text`` redacted."""
+        if self.quoted:
+            return json.dumps(redacted, ensure_ascii=False)
         try:
-            return Serialised(json.dumps(json.loads(text), indent=2, ensure_ascii=False))
-        except ValueError:  # no JSON after a redaction across quotes: kept as it is
-            return Serialised(text)
+            return msgspec.json.format(redacted, indent=2)
+        except (msgspec.DecodeError, UnicodeEncodeError):  # NaN, a lone surrogate: json lays it out
+            try:
+                return json.dumps(json.loads(redacted), indent=2, ensure_ascii=False)
+            except ValueError:  # no JSON after a redaction across quotes: kept as it is
+                return redacted
+
+
+class Unredacted(str):
+    """A piece of output that is a ``Serialised`` value's text, not redacted yet: redacted with
+    the text written around it (``transcript_output.redacted_batches``), then written as
+    ``laid_out`` makes it, indented for its place in the document."""
+
+    value: Serialised
+    indent: str
+
+    def __new__(cls, value: Serialised, indent: str) -> Unredacted:
+        piece = super().__new__(cls, value.text)
+        piece.value, piece.indent = value, indent
+        return piece
+
+    def laid_out(self, redacted: str) -> str:
+        return self.value.laid_out(redacted).replace("\n", self.indent)
+
+
+def _serialised(value: Any, serialised: bool) -> Any:
+    """``value``, or its ``Serialised`` value when ``serialised``."""
+    return Serialised(value) if serialised and value is not None else value
 
 
 def _duration_ms(start: str | None, end: str | None) -> int | None:
@@ -66,13 +83,13 @@ def _duration_ms(start: str | None, end: str | None) -> int | None:
 
 
 def _assistant_content(
-    turn: Turn, tools: bool, thinking: bool, details: Details, redact: Redact | None
+    turn: Turn, tools: bool, thinking: bool, details: Details, serialised: bool
 ) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     shown = details.of(turn) if tools or thinking else None
     if shown is not None and thinking:
         blocks += [
-            {"type": "thinking", "thinking": _serialised(thought, redact)}
+            {"type": "thinking", "thinking": _serialised(thought, serialised)}
             for thought in shown.thinking
         ]
     if turn.text.strip():
@@ -81,7 +98,7 @@ def _assistant_content(
         block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name}
         data = shown.inputs[number] if shown is not None and tools else None
         if data is not None:
-            block["input"] = _serialised(data, redact)
+            block["input"] = _serialised(data, serialised)
         else:
             block["summary"] = call.summary
         if call.agent_id:
@@ -95,11 +112,11 @@ def conversation_items(
     tools: bool = False,
     thinking: bool = False,
     details: Details | None = None,
-    redact: Redact | None = None,
+    serialised: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """The ``conversation`` of the document one item at a time (inputs, results and thoughts
-    of a deferred reading are read back as their turn comes); with ``redact``, those are
-    ``Serialised``, redacted."""
+    of a deferred reading are read back as their turn comes); ``serialised``: those are
+    ``Serialised`` values, redacted as they are written."""
     details = details if details is not None else Details(transcript)
     for turn in transcript.turns:
         if turn.kind == COMPACTION:
@@ -119,7 +136,7 @@ def conversation_items(
                     "timestamp": turn.timestamp,
                 }
             continue
-        content = _assistant_content(turn, tools, thinking, details, redact)
+        content = _assistant_content(turn, tools, thinking, details, serialised)
         if not content:
             continue
         yield {"role": "assistant", "content": content, "timestamp": turn.timestamp}
@@ -129,7 +146,7 @@ def conversation_items(
                 {
                     "type": "tool_result",
                     "tool_use_id": call.id,
-                    "content": _serialised(answer, redact),
+                    "content": _serialised(answer, serialised),
                     "is_error": call.is_error,
                 }
                 for call, answer in zip(turn.tool_calls, answers, strict=True)
@@ -153,13 +170,13 @@ def document(
     kind: str = "session",
     details: Details | None = None,
     streamed: bool = False,
-    redact: Redact | None = None,
+    serialised: bool = False,
 ) -> dict[str, Any]:
     """The TR-3 document of one conversation (a session's main thread or one subagent).
 
     ``streamed``: its ``conversation`` is an iterator of items, for ``json_chunks`` to write as
-    they come, instead of a list; ``redact``: what redacts the tool inputs, results and
-    thoughts in it (``Serialised``)."""
+    they come, instead of a list; ``serialised``: its tool inputs, results and thoughts are
+    ``Serialised`` values, redacted as they are written (with the text around them)."""
     counts = transcript.tool_counts()
     duration = subagent.duration_ms if subagent is not None else None
     if duration is None:
@@ -173,7 +190,7 @@ def document(
         agent_type = "compaction" if kind == "compaction" else None
     commit = transcript.commits[-1].split(" ", 1)[1] if transcript.commits else None
     stats = transcript.stats
-    items = conversation_items(transcript, tools, thinking, details, redact)
+    items = conversation_items(transcript, tools, thinking, details, serialised)
     return {
         "agent_id": None if kind == "session" else transcript.id,
         "session_id": transcript.session_id if kind != "session" else transcript.id,
@@ -243,7 +260,7 @@ def no_conversation(
 def json_chunks(data: dict[str, Any]) -> Iterator[str]:
     """``store.dump_json(data)`` piece by piece, byte for byte: ``data`` is a dict whose values
     may be iterators; each iterator is written as a list, one item at a time (its items are
-    plain JSON values); each ``Serialised`` value as a ``Clean`` piece."""
+    plain JSON values); each ``Serialised`` value as an ``Unredacted`` piece."""
     if any(isinstance(v, Iterator) for v in data.values()):
         separator = "{\n  "
         for key, item in data.items():
@@ -271,14 +288,14 @@ _MARKED = re.compile(re.escape(json.dumps(_MARK)[:-1]) + r'([0-9]+)"')
 
 
 def _spliced(value: Any, level: int) -> Iterator[str]:
-    """The JSON text of ``value`` at ``level``: its ``Serialised`` values as ``Clean`` pieces,
-    indented as their place asks, the text around them in plain pieces."""
-    found: list[str] = []
+    """The JSON text of ``value`` at ``level``: its ``Serialised`` values as ``Unredacted``
+    pieces, indented as their place asks, the text around them in plain pieces."""
+    found: list[Serialised] = []
 
     def mark(other: Any) -> str:
         if not isinstance(other, Serialised):
             raise TypeError(f"Object of type {type(other).__name__} is not JSON serializable")
-        found.append(other.text)
+        found.append(other)
         return f"{_MARK}{len(found) - 1}"
 
     text = json_text(value, mark)
@@ -289,7 +306,7 @@ def _spliced(value: Any, level: int) -> Iterator[str]:
         line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
         yield text[at : match.start()]
         indent = "\n" + " " * (len(line) - len(line.lstrip(" ")))
-        yield Clean(found[int(match.group(1))].replace("\n", indent))
+        yield Unredacted(found[int(match.group(1))], indent)
         at = match.end()
     yield text[at:]
 

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from purlin_resume.claude import export, rendering
 from purlin_resume.claude.catalog import Opened
-from purlin_resume.claude.export import Clean
+from purlin_resume.claude.export import Clean, Unredacted
 from purlin_resume.claude.rendering import MarkdownOptions, Section
 from purlin_resume.claude.transcript import Details
 from purlin_resume.core import store
@@ -45,10 +45,10 @@ def kind(opened: Opened) -> str:
     return {"inline": "agent"}.get(opened.target.kind, opened.target.kind)
 
 
-def document(opened: Opened, tools: bool, thinking: bool, redaction: Redaction) -> dict:
+def document(opened: Opened, tools: bool, thinking: bool) -> dict:
     """The TR-3 document, its conversation an iterator (``export.json_chunks``): the tool
-    inputs, results and thoughts in it redacted as they are read back (``Serialised``), the
-    rest as it is written (``redacted_batches``)."""
+    inputs, results and thoughts in it read back as their turn comes (``Serialised``), to be
+    redacted as they are written, with the rest (``redacted_batches``)."""
     if opened.transcript is None:
         session = opened.target.session.id if opened.target.session else None
         return export.no_conversation(
@@ -65,14 +65,15 @@ def document(opened: Opened, tools: bool, thinking: bool, redaction: Redaction) 
         thinking=thinking,
         kind=kind(opened),
         streamed=True,
-        redact=redaction.outgoing,
+        serialised=True,
     )
 
 
-def json_pieces(opened: Opened, tools: bool, thinking: bool, redaction: Redaction) -> Iterator[str]:
-    """The TR-3 document piece by piece; what is read back from its file (tool inputs and
-    results, thoughts) comes as its turn comes (``Details``)."""
-    return export.json_chunks(document(opened, tools, thinking, redaction))
+def json_pieces(opened: Opened, tools: bool, thinking: bool) -> Iterator[str]:
+    """The TR-3 document piece by piece, not redacted yet (``redacted_batches``); what is read
+    back from its file (tool inputs and results, thoughts) comes as its turn comes
+    (``Details``)."""
+    return export.json_chunks(document(opened, tools, thinking))
 
 
 def markdown_pieces(
@@ -110,17 +111,21 @@ def markdown(opened: Opened, options: MarkdownOptions) -> str:
 
 def redacted_batches(pieces: Iterable[str], redaction: Redaction) -> Iterator[str]:
     """``pieces`` joined into batches of about ``BATCH_CHARS`` (a piece is never split), in
-    order, each with its plain pieces redacted (``Clean`` ones are passed on as they are)."""
-    batch: list[str] = []  # the runs of plain pieces, each joined, and the Clean pieces
-    plain: list[int] = []  # where the runs are in ``batch``
+    order, each with its plain pieces and ``Unredacted`` ones redacted together, as one text (a
+    secret written in pieces across them is found joined); ``Clean`` ones are passed on as they
+    are."""
+    batch: list[str] = []  # the runs of plain pieces, each joined, and the other pieces
+    plain: list[int] = []  # where the runs and the Unredacted pieces are in ``batch``
     run: list[str] = []
     size = 0
     for piece in pieces:
-        if isinstance(piece, Clean):
+        if isinstance(piece, (Clean, Unredacted)):
             if run:
                 plain.append(len(batch))
                 batch.append("".join(run))
                 run = []
+            if isinstance(piece, Unredacted):
+                plain.append(len(batch))
             batch.append(piece)
         else:
             run.append(piece)
@@ -142,8 +147,9 @@ _APART = "\x00"  # between the runs of a batch, redacted as one text
 
 
 def _redacted_batch(batch: list[str], plain: list[int], redaction: Redaction) -> str:
-    """``batch`` joined, its runs of plain pieces redacted as one text (kept apart by
-    ``_APART``); each on its own when one holds ``_APART`` or a secret ran across two."""
+    """``batch`` joined, its runs of plain pieces and its ``Unredacted`` pieces redacted as one
+    text (kept apart by ``_APART``), the latter then laid out; each on its own when one holds
+    ``_APART`` or a secret ran across two."""
     runs = [batch[at] for at in plain]
     done: list[str] | None = None
     if len(runs) > 1 and not any(_APART in text for text in runs):
@@ -156,7 +162,8 @@ def _redacted_batch(batch: list[str], plain: list[int], redaction: Redaction) ->
     if done is None:
         done = [redaction.outgoing(text) for text in runs]
     for at, text in zip(plain, done, strict=True):
-        batch[at] = text
+        piece = batch[at]
+        batch[at] = piece.laid_out(text) if isinstance(piece, Unredacted) else text
     return "".join(batch)
 
 

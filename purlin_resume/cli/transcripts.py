@@ -67,7 +67,7 @@ def transcript_command(
     opened = _open(claude_dir, identifier, include_tools, include_thinking)
     try:
         if as_json:
-            pieces = output_of.json_pieces(opened, include_tools, include_thinking, redaction)
+            pieces = output_of.json_pieces(opened, include_tools, include_thinking)
             if output is None:
                 _to_stdout(pieces, redaction)
             else:
@@ -137,7 +137,7 @@ def export_command(
             options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
             pieces = output_of.markdown_pieces(opened, options, redaction)
         else:
-            pieces = output_of.json_pieces(opened, include_tools, include_thinking, redaction)
+            pieces = output_of.json_pieces(opened, include_tools, include_thinking)
         if output is not None:
             written = output_of.to_file(output, pieces, redaction)
             print_text(f"wrote {output} ({written} characters)\n")

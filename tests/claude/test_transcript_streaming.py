@@ -18,6 +18,7 @@ from purlin_resume.claude.catalog import Catalog, open_target
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.cli.common import Redaction
 from purlin_resume.core import store
+from purlin_resume.mcp import server
 from tests.claude_records import Conversation, text, tool, write_jsonl
 
 MODES = [(False, False), (True, False), (False, True), (True, True)]
@@ -213,9 +214,12 @@ def test_secrets_in_deferred_values_are_redacted_everywhere(cli, tmp_path, repo)
     ],
     ids=["Write", "Bash"],
 )
-def test_a_token_built_across_two_turns_is_redacted_in_every_output(cli, tmp_path, call):
+def test_a_token_built_across_two_turns_is_redacted_in_every_output(
+    cli, tmp_path, call, monkeypatch
+):
     """``t = "ghp_…"`` in one tool call, ``t += "…"`` in a later turn: every output joins them,
-    the digest of a long transcript and the file it points to too."""
+    the digest of a long transcript and the file it points to, the JSON documents (each piece
+    redacted where it stands, counted once) and the MCP server's pages too."""
     secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
     root = tmp_path / "claude"
     convo = Conversation(SESSION)
@@ -230,20 +234,38 @@ def test_a_token_built_across_two_turns_is_redacted_in_every_output(cli, tmp_pat
         convo.assistant("msg_4", text(filler)),
     ]
     write_jsonl(root / "projects" / "-srv-demo" / f"{SESSION}.jsonl", records)
+    written = tmp_path / "export.json"
+    both = ("--include-tools", "--include-thinking")
     outputs = {
         "whole": run(cli, root, "transcript", SESSION, "--include-tools", "--max-chars", "0"),
         "digest": run(cli, root, "transcript", SESSION, "--include-tools", "--max-chars", "3000"),
+        "transcript --json": run(cli, root, "transcript", SESSION, "--json", *both),
+        "export": run(cli, root, "export", SESSION, *both),
+        "export -o": run(cli, root, "export", SESSION, "--include-tools", "-o", str(written)),
         "export md": run(cli, root, "export", SESSION, "--format", "md", "--include-tools"),
     }
     shown = {name: result.stdout for name, result in outputs.items()}
     assert "The full transcript is" in shown["digest"]
     whole = Path(shown["digest"].split("It was written to:\n\n")[1].split("\n")[0])
     shown["digest's file"] = whole.read_text()
+    shown["export -o"] = written.read_text()
+    monkeypatch.setitem(server._SERVED, "claude_dir", root)
+    monkeypatch.delitem(server._SERVED, "redaction", raising=False)
+    shown["MCP get_transcript"] = server.get_transcript(SESSION, include_tools=True)["text"]
     for name, result in outputs.items():
         assert result.exit_code == 0, (name, result.stderr)
     for name, out in shown.items():
         assert secret[:14] not in out, name
         assert secret[14:] not in out, name
+    for name in ("transcript --json", "export", "export -o"):
+        conversation = json.loads(shown[name])["conversation"]
+        inputs = [item["content"][0]["input"] for item in conversation[1:5:3]]
+        assert [field.startswith(("t=", "t+=")) for i in inputs for field in i.values()].count(
+            True
+        ) == 2, name  # each piece redacted where it stands, the document's shape kept
+        assert all("[REDACTED:github-token" in json.dumps(i) for i in inputs), name
+        # the two pieces, each once (not again when found on their own)
+        assert outputs[name].stderr == "redacted 2 secret(s): github-token 2\n", name
 
 
 @pytest.mark.parametrize(
