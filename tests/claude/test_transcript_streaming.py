@@ -172,20 +172,31 @@ def test_deeply_nested_tool_input(cli, tmp_path):
     assert json.loads(exported.stdout)["conversation"][1]["content"][0]["input"]["tree"] == nested
 
 
-def test_secrets_in_deferred_values_are_redacted_everywhere(cli, tmp_path, repo):
-    secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
-    root = tmp_path / "claude"
+def thought_and_command(root: Path, thought: str, command: str, answer: str) -> None:
+    """A session: a prompt, then a turn that thinks ``thought`` and runs ``command``, whose
+    result is ``answer``."""
     convo = Conversation(SESSION)
     records = [
         convo.user("deploy it"),
         convo.assistant(
             "msg_1",
-            {"type": "thinking", "thinking": f"the token is {secret}"},
-            tool("toolu_1", "Bash", command=f"curl -H 'Authorization: token {secret}' x"),
+            {"type": "thinking", "thinking": thought},
+            tool("toolu_1", "Bash", command=command),
         ),
-        convo.result("toolu_1", f"echoed {secret}"),
+        convo.result("toolu_1", answer),
     ]
     write_jsonl(root / "projects" / "-srv-demo" / f"{SESSION}.jsonl", records)
+
+
+def test_secrets_in_deferred_values_are_redacted_everywhere(cli, tmp_path, repo):
+    secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
+    root = tmp_path / "claude"
+    thought_and_command(
+        root,
+        f"the token is {secret}",
+        f"curl -H 'Authorization: token {secret}' x",
+        f"echoed {secret}",
+    )
     flags = ("--include-tools", "--include-thinking")
     target = tmp_path / "out.md"
     outputs = {
@@ -266,6 +277,28 @@ def test_a_token_built_across_two_turns_is_redacted_in_every_output(
         assert all("[REDACTED:github-token" in json.dumps(i) for i in inputs), name
         # the two pieces, each once (not again when found on their own)
         assert outputs[name].stderr == "redacted 2 secret(s): github-token 2\n", name
+
+
+def test_a_token_built_across_a_thought_and_a_tool_result_is_redacted_in_the_json_outputs(
+    cli, tmp_path
+):
+    """The first piece in a thought, the rest in a later tool's result: the JSON documents
+    redact both where they stand, their values still JSON."""
+    secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
+    root = tmp_path / "claude"
+    thought = f'I will start with t = "{secret[:14]}" here'
+    thought_and_command(root, thought, "cat notes.txt", f'then the notes say: t += "{secret[14:]}"')
+    both = ("--include-tools", "--include-thinking")
+    for args in (("export",), ("transcript", "--json")):
+        result = run(cli, root, *args, SESSION, *both)
+        assert result.exit_code == 0, result.stderr
+        assert secret[:14] not in result.stdout, args
+        assert secret[14:] not in result.stdout, args
+        conversation = json.loads(result.stdout)["conversation"]
+        thought = conversation[1]["content"][0]["thinking"]
+        answer = conversation[2]["content"][0]["content"]
+        assert thought.startswith('I will start with t = "[REDACTED:github-token'), args
+        assert answer.startswith('then the notes say: t += "[REDACTED:github-token'), args
 
 
 @pytest.mark.parametrize(
