@@ -8,6 +8,7 @@ tool_calls_summary {total, by_tool}; plus git_branch and git_commit when the rec
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import secrets
@@ -36,34 +37,34 @@ class Serialised:
         self.quoted = isinstance(value, str)
         self.text = value if self.quoted else json.dumps(value, ensure_ascii=False)
 
-    def laid_out(self, redacted: str) -> str:
-        """The value's JSON text, ``redacted`` being its ``text`` redacted."""
+    def laid_out(self, indent: str, redacted: str) -> str:
+        """The value's JSON text, ``redacted`` being its ``text`` redacted, each new line
+        starting with ``indent`` (its place in the document)."""
         if self.quoted:
             return json.dumps(redacted, ensure_ascii=False)
         try:
-            return msgspec.json.format(redacted, indent=2)
+            text = msgspec.json.format(redacted, indent=2)
         except (msgspec.DecodeError, UnicodeEncodeError):  # NaN, a lone surrogate: json lays it out
             try:
-                return json.dumps(json.loads(redacted), indent=2, ensure_ascii=False)
+                text = json.dumps(json.loads(redacted), indent=2, ensure_ascii=False)
             except ValueError:  # no JSON after a redaction across quotes: kept as it is
-                return redacted
+                text = redacted
+        return text.replace("\n", indent)
 
 
 class Unredacted(str):
-    """A piece of output that is a ``Serialised`` value's text, not redacted yet: redacted with
-    the text written around it (``transcript_output.redacted_batches``), then written as
-    ``laid_out`` makes it, indented for its place in the document."""
+    """A piece of output read back from the file (a tool's input or result, a thought), not
+    redacted yet: redacted with the text written around it (its secrets written in pieces
+    joined with theirs: ``transcript_output.redacted_batches``), then written as ``lay_out``
+    makes it of its redacted text (a quote's marks or the document's escapes would hide a
+    secret from a scan of what is written)."""
 
-    value: Serialised
-    indent: str
+    lay_out: Callable[[str], str]
 
-    def __new__(cls, value: Serialised, indent: str) -> Unredacted:
-        piece = super().__new__(cls, value.text)
-        piece.value, piece.indent = value, indent
+    def __new__(cls, text: str, lay_out: Callable[[str], str]) -> Unredacted:
+        piece = super().__new__(cls, text)
+        piece.lay_out = lay_out
         return piece
-
-    def laid_out(self, redacted: str) -> str:
-        return self.value.laid_out(redacted).replace("\n", self.indent)
 
 
 def _serialised(value: Any, serialised: bool) -> Any:
@@ -306,7 +307,8 @@ def _spliced(value: Any, level: int) -> Iterator[str]:
         line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
         yield text[at : match.start()]
         indent = "\n" + " " * (len(line) - len(line.lstrip(" ")))
-        yield Unredacted(found[int(match.group(1))], indent)
+        value = found[int(match.group(1))]
+        yield Unredacted(value.text, functools.partial(value.laid_out, indent))
         at = match.end()
     yield text[at:]
 

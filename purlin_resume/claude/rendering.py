@@ -10,13 +10,13 @@ summary the model continued from.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import export
-from purlin_resume.claude.export import Clean
+from purlin_resume.claude.export import Unredacted
 from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import (
     COMMAND,
@@ -185,11 +185,11 @@ def _turn_parts(
     turn: Turn,
     options: MarkdownOptions,
     details: Details,
-    redact: Callable[[str], str] | None = None,
+    unredacted: bool = False,
 ) -> list[str]:
-    """The Markdown of a turn in parts; ``redact``: what each thought goes through before it
-    is quoted (its part is then ``Clean``: the quote's marks would hide a secret written over
-    several lines from a scan of the output)."""
+    """The Markdown of a turn in parts; ``unredacted``: each thought an ``Unredacted`` part,
+    quoted once redacted (the quote's marks would hide a secret written over several lines from
+    a scan of the output)."""
     label = "**User:**" if turn.role == "user" else "**Agent:**"
     stamp = f" _{turn.timestamp}_" if turn.timestamp else ""
     parts = [f"{label}{stamp}\n"]
@@ -199,10 +199,10 @@ def _turn_parts(
         parts.append(demote_headings(turn.text.strip()) + "\n")
     shown = details.of(turn) if options.thinking or options.tools else None
     if shown is not None and options.thinking:
-        if redact is None:
-            parts.extend(thought_piece(thought) for thought in shown.thinking)
+        if unredacted:
+            parts.extend(Unredacted(thought, thought_piece) for thought in shown.thinking)
         else:
-            parts.extend(Clean(thought_piece(redact(thought))) for thought in shown.thinking)
+            parts.extend(thought_piece(thought) for thought in shown.thinking)
     if turn.tool_calls:
         parts.append("\n")
         if shown is not None and options.tools:
@@ -222,10 +222,10 @@ def _turn_parts(
 
 
 def _merged(parts: Iterable[str]) -> Iterator[str]:
-    """``parts`` with each run of plain ones joined (a ``Clean`` part stays apart)."""
+    """``parts`` with each run of plain ones joined (an ``Unredacted`` part stays apart)."""
     run: list[str] = []
     for part in parts:
-        if isinstance(part, Clean):
+        if isinstance(part, Unredacted):
             if run:
                 yield "".join(run)
                 run = []
@@ -267,11 +267,11 @@ def chunks(
     kind: str = "session",
     details: Details | None = None,
     sections: list[Section] | None = None,
-    redact: Callable[[str], str] | None = None,
+    unredacted: bool = False,
 ) -> Iterator[str]:
     """The Markdown of ``transcript`` piece by piece, to be written as it comes: its header,
     then the pieces of each shown turn. Its sections (for a digest) are added to ``sections``.
-    ``redact``: what each thought goes through before it is quoted (its piece is ``Clean``)."""
+    ``unredacted``: each thought an ``Unredacted`` piece, quoted once redacted."""
     details = details if details is not None else Details(transcript)
     found: list[Section] = sections if sections is not None else []
     head = header(transcript, subagent, kind)
@@ -301,12 +301,13 @@ def chunks(
         parts = (
             [block]
             if turn.kind == COMPACTION
-            else [block, *_turn_parts(turn, options, details, redact)]
+            else [block, *_turn_parts(turn, options, details, unredacted)]
         )
         for piece in _merged(parts):
             yield piece
             if sections is not None:  # the lines sections start on are only asked for a digest
-                newlines += piece.count("\n")
+                shown_as = piece.lay_out(piece) if isinstance(piece, Unredacted) else piece
+                newlines += shown_as.count("\n")
     if section is not None:
         found.append(Section(*section))
     details.close()

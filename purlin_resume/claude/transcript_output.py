@@ -79,12 +79,11 @@ def json_pieces(opened: Opened, tools: bool, thinking: bool) -> Iterator[str]:
 def markdown_pieces(
     opened: Opened,
     options: MarkdownOptions,
-    redaction: Redaction,
     sections: list[Section] | None = None,
 ) -> Iterator[str]:
     """The Markdown of the conversation piece by piece (its header first), or the line saying
-    it has none. The pieces are redacted as they are written (``redacted_batches``) but for
-    its thoughts, redacted before they are quoted (``Clean``)."""
+    it has none, not redacted yet (``redacted_batches``); its thoughts are quoted once redacted
+    (``Unredacted``)."""
     if not rendering.has_history(opened.transcript, options):
         return iter([rendering.no_history(opened.target.id)])
     assert opened.transcript is not None
@@ -96,7 +95,7 @@ def markdown_pieces(
         kind(opened),
         details,
         sections,
-        redaction.outgoing,
+        unredacted=True,
     )
 
 
@@ -163,7 +162,7 @@ def _redacted_batch(batch: list[str], plain: list[int], redaction: Redaction) ->
         done = [redaction.outgoing(text) for text in runs]
     for at, text in zip(plain, done, strict=True):
         piece = batch[at]
-        batch[at] = piece.laid_out(text) if isinstance(piece, Unredacted) else text
+        batch[at] = piece.lay_out(text) if isinstance(piece, Unredacted) else text
     return "".join(batch)
 
 
@@ -197,7 +196,7 @@ def bounded(
     if not rendering.has_history(opened.transcript, options):
         return rendering.no_history(opened.target.id), None
     sections: list[Section] = []
-    rendered = iter(markdown_pieces(opened, options, redaction, sections))
+    rendered = iter(markdown_pieces(opened, options, sections))
     header = redacted_batches([next(rendered)], redaction)
     pieces = (  # the header, then the body redacted in batches as every output is, before the
         # digest cuts into them (then none again)

@@ -76,7 +76,7 @@ def transcript_command(
             return
         options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
         if output is not None:
-            pieces = output_of.markdown_pieces(opened, options, redaction)
+            pieces = output_of.markdown_pieces(opened, options)
             written = output_of.to_file(output, pieces, redaction)
             if rendering.has_history(opened.transcript, options):
                 print_text(f"wrote {output} ({written} characters)\n")
@@ -108,7 +108,7 @@ def _print_markdown(
             )
         print_text(shown)
     else:
-        _to_stdout(output_of.markdown_pieces(opened, options, redaction), redaction)
+        _to_stdout(output_of.markdown_pieces(opened, options), redaction)
 
 
 @app.command("export", rich_help_panel="Transcripts")
@@ -135,7 +135,7 @@ def export_command(
     try:
         if format is Format.md:
             options = rendering.MarkdownOptions(tools=include_tools, thinking=include_thinking)
-            pieces = output_of.markdown_pieces(opened, options, redaction)
+            pieces = output_of.markdown_pieces(opened, options)
         else:
             pieces = output_of.json_pieces(opened, include_tools, include_thinking)
         if output is not None:

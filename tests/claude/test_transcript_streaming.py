@@ -279,26 +279,36 @@ def test_a_token_built_across_two_turns_is_redacted_in_every_output(
         assert outputs[name].stderr == "redacted 2 secret(s): github-token 2\n", name
 
 
-def test_a_token_built_across_a_thought_and_a_tool_result_is_redacted_in_the_json_outputs(
+def test_a_token_built_across_a_thought_and_a_tool_result_is_redacted_in_every_output(
     cli, tmp_path
 ):
-    """The first piece in a thought, the rest in a later tool's result: the JSON documents
-    redact both where they stand, their values still JSON."""
+    """The first piece in a thought, the rest in a later tool's result: every output redacts
+    both where they stand (the thought quoted once redacted), the JSON documents' values still
+    JSON."""
     secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
     root = tmp_path / "claude"
     thought = f'I will start with t = "{secret[:14]}" here'
     thought_and_command(root, thought, "cat notes.txt", f'then the notes say: t += "{secret[14:]}"')
     both = ("--include-tools", "--include-thinking")
-    for args in (("export",), ("transcript", "--json")):
+    for args in (
+        ("export",),
+        ("transcript", "--json"),
+        ("transcript",),
+        ("export", "--format", "md"),
+    ):
         result = run(cli, root, *args, SESSION, *both)
         assert result.exit_code == 0, result.stderr
         assert secret[:14] not in result.stdout, args
         assert secret[14:] not in result.stdout, args
-        conversation = json.loads(result.stdout)["conversation"]
-        thought = conversation[1]["content"][0]["thinking"]
-        answer = conversation[2]["content"][0]["content"]
-        assert thought.startswith('I will start with t = "[REDACTED:github-token'), args
-        assert answer.startswith('then the notes say: t += "[REDACTED:github-token'), args
+        assert result.stderr == "redacted 2 secret(s): github-token 2\n", args
+        if "--json" in args or args == ("export",):
+            conversation = json.loads(result.stdout)["conversation"]
+            thought = conversation[1]["content"][0]["thinking"]
+            answer = conversation[2]["content"][0]["content"]
+            assert thought.startswith('I will start with t = "[REDACTED:github-token'), args
+            assert answer.startswith('then the notes say: t += "[REDACTED:github-token'), args
+        else:
+            assert '> I will start with t = "[REDACTED:github-token' in result.stdout, args
 
 
 @pytest.mark.parametrize(
