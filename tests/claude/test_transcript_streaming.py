@@ -397,13 +397,17 @@ def test_output_file_is_replaced_whole_or_not_at_all(fixtures_copy, tmp_path):
     "between", ["", "\x00"], ids=["runs redacted as one text", "a run holding the separator"]
 )
 def test_each_run_of_a_batch_is_redacted_and_kept_in_its_place(between):
-    """The plain runs around a piece already clean are redacted together, or each on its own
-    when one of them holds the character that keeps them apart; nothing moves or is lost."""
+    """The plain runs around a piece already clean, and a piece to lay out once redacted, are
+    redacted together, or each on its own when one of them holds the character that keeps them
+    apart; nothing moves or is lost."""
     secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
+    quoted = export.Unredacted(f"said {secret}", lambda text: f"> {text}\n")
     pieces = [f"token {secret}{between}\n", export.Clean("[thought]\n"), f"again {secret}\n"]
     redaction = Redaction()
-    out = "".join(output_of.redacted_batches(pieces, redaction))
+    out = "".join(output_of.redacted_batches([*pieces, quoted], redaction))
     assert secret not in out
     assert out.startswith("token [REDACTED:github-token:")
     assert f"{between}\n[thought]\nagain [REDACTED:github-token:" in out
-    assert sum(redaction.text.values()) == 2
+    placeholder = out[len("token ") : out.index("]") + 1]
+    assert out.endswith(f"again {placeholder}\n> said {placeholder}\n")
+    assert sum(redaction.text.values()) == 3
