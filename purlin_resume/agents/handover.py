@@ -59,8 +59,10 @@ def role_of(
     return None
 
 
-def standing(project: Project, session: str | None) -> Standing:
-    agents = registry.load(project)
+def standing(
+    project: Project, session: str | None, agents: dict[str, RegisteredAgent] | None = None
+) -> Standing:
+    agents = registry.load(project) if agents is None else agents
     before = registry.predecessor_in_process(agents, session)
     return Standing(
         busy=frozenset(registry.running_sessions(agents) - {session}),
@@ -75,13 +77,15 @@ def taken_over(project: Project, session: str | None, role: str, archived: Path 
         registry.record_takeover(project, session, role, project.relative(archived))
 
 
-def carried(project: Project, session: str | None) -> Checkpoint | None:
+def carried(
+    project: Project, session: str | None, agents: dict[str, RegisteredAgent] | None = None
+) -> Checkpoint | None:
     """The newest checkpoint that is ``session``'s: one it saved or had saved for it, or the
     one it restored. Its plan goes on in the session's automatic checkpoints."""
     if not session:
         return None
     found = list(checkpoints.of_session(project, session))
-    agent = registry.load(project).get(session)
+    agent = (registry.load(project) if agents is None else agents).get(session)
     if agent is not None and agent.restored_from:
         with suppress(CorruptFile, NotFound, OSError):  # gone or damaged: nothing to carry
             found.append(checkpoints.read(project.root / agent.restored_from))

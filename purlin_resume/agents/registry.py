@@ -115,11 +115,21 @@ def _checked(file: Path, data: Any) -> dict[str, Any]:
 def load(project: Project) -> dict[str, RegisteredAgent]:
     """Every registered session by id; empty when the registry does not exist yet."""
     file = path(project)
-    data = _checked(file, store.read_json(file, default={"version": VERSION, "agents": {}}))
+    return _agents(
+        _checked(file, store.read_json(file, default={"version": VERSION, "agents": {}}))
+    )
+
+
+def _agents(data: dict[str, Any]) -> dict[str, RegisteredAgent]:
     return {sid: RegisteredAgent.from_record(sid, rec) for sid, rec in data["agents"].items()}
 
 
-def _update(project: Project, session_id: str, values: dict[str, Any]) -> RegisteredAgent:
+def _update(
+    project: Project, session_id: str, values: dict[str, Any]
+) -> dict[str, RegisteredAgent]:
+    """``values`` set on the record of ``session_id`` (made when absent), in one locked update:
+    every registered session as the update left them. A transcript in ``values`` that does not
+    exist gives way to the one registered when that one does."""
     if not session_id:
         raise UsageError("a session id is required")
     for value in (session_id, values.get("previous_agent_id")):
@@ -131,10 +141,12 @@ def _update(project: Project, session_id: str, values: dict[str, Any]) -> Regist
 
     def change(data: Any) -> None:
         record = _checked(file, data)["agents"].setdefault(session_id, {})
+        kept, reported = record.get("transcript_path"), values.get("transcript_path")
         record.update(values)
+        if reported and isinstance(kept, str) and not Path(reported).exists():
+            record["transcript_path"] = kept if Path(kept).is_file() else reported
 
-    data = store.update_json(file, change, default={"version": VERSION, "agents": {}})
-    return RegisteredAgent.from_record(session_id, data["agents"][session_id])
+    return _agents(store.update_json(file, change, default={"version": VERSION, "agents": {}}))
 
 
 def record_start(
@@ -150,11 +162,15 @@ def record_start(
     role: str | None = None,
     previous_agent_id: str | None = None,
     cli: str | None = None,
-) -> RegisteredAgent:
+) -> dict[str, RegisteredAgent]:
     """Register a session as started (again): it runs until ``record_end`` or its process dies.
+    Every registered session as this one locked update left them (a hook reads the registry
+    no further).
 
     A session started again (resumed, compacted) keeps the role, predecessor and CLI it had
-    when none is given now."""
+    when none is given now, and its transcript when the one given does not exist but the
+    registered one does (Gemini CLI, resuming, names a new chat file but goes on writing the
+    old one)."""
     values: dict[str, Any] = {
         "pid": pid,
         "cwd": cwd if cwd is not None else str(project.root),
@@ -206,7 +222,7 @@ def record_end(
 ) -> RegisteredAgent:
     """Mark a session as over (a session never seen before is registered as ended)."""
     moment = clock.iso(ended_at or clock.now())
-    return _update(project, session_id, {"ended_at": moment})
+    return _update(project, session_id, {"ended_at": moment})[session_id]
 
 
 def pid_alive(pid: int) -> bool:
@@ -297,7 +313,7 @@ def register_successor(
         tmux_socket=tmux_socket,
         role=predecessor.role,
         previous_agent_id=predecessor.session_id,
-    )
+    )[session_id]
 
 
 MIN_PREFIX = 4  # characters of an agent id a prefix must give (one would name any agent)

@@ -238,14 +238,20 @@ def change_status(
     return history.update(project, change)
 
 
-def scan(project: Project, settings: Settings, now: datetime | None = None) -> list[Detection]:
+def scan(
+    project: Project,
+    settings: Settings,
+    now: datetime | None = None,
+    agents: dict[str, registry.RegisteredAgent] | None = None,
+) -> list[Detection]:
     """Mark as interrupted every running agent whose spawning session is over.
 
-    A session is over when the registry says it ended or its process is gone; when the
-    registry cannot tell, an agent older than ``interrupt_after_minutes`` counts as interrupted.
+    A session is over when the registry (``agents``, else read now) says it ended or its
+    process is gone; when the registry cannot tell, an agent older than
+    ``interrupt_after_minutes`` counts as interrupted.
     """
     moment = now or clock.now()
-    agents = registry.load(project)
+    agents = registry.load(project) if agents is None else agents
 
     def state(session_id: str | None) -> str:
         return registry.session_state(agents.get(session_id)) if session_id else registry.UNKNOWN

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 from purlin_resume.agents import registry
 from purlin_resume.checkpoints.roles import ROLES
-from purlin_resume.claude import records, subagents
+from purlin_resume.claude import records
 from purlin_resume.claude.hooks import AGENT_CLI_ENV, HookPayload
 from purlin_resume.claude.records import TOOL_USE_PREFIX
 from purlin_resume.core import clock, gitrepo, ids
@@ -147,6 +147,8 @@ def _new_group(batch, phase: str, plan: str) -> str:
 
 def _agent_transcript(payload: HookPayload, agent_id: str) -> Path | None:
     """Where Claude Code keeps the subagent's transcript, beside the session's."""
+    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
+
     explicit = payload.text("agent_transcript_path")
     if explicit:
         return Path(explicit)
@@ -201,6 +203,8 @@ def said_api_error(text) -> bool:
 
 def agent_returned(project: Project, payload: HookPayload) -> Outcome:
     """PostToolUse on Agent/Task: the spawn entry gets its agent id; completed unless async."""
+    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
+
     if not payload.spawns_agent or not payload.tool_use_id:
         return Outcome("not an agent spawn")
     response = payload.tool_response
@@ -265,6 +269,8 @@ def _unnamed_spawn(doc, payload: HookPayload, agent):
 def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
     """SubagentStop: completed or failed, with the files the agent changed. A compaction run
     (Claude Code sends SubagentStop for it too) is no agent of the history."""
+    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
+
     agent_id = payload.text("agent_id")
     if not agent_id:
         return Outcome("no agent_id in the payload")
@@ -297,6 +303,8 @@ def agent_started(
     names it, else the session's one spawn still unnamed) gets the agent's id, so an agent cut
     off before its call returns is known by its own id. Another agent CLI (``hook --cli``):
     see ``subagent_started``."""
+    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
+
     if env.get(AGENT_CLI_ENV):
         return subagent_started(project, payload)
     agent_id = payload.text("agent_id")
@@ -315,6 +323,8 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
     so are recorded: a background agent's end the prompt notifies, a foreground agent the user
     stopped (its call's error result), a background agent the user stopped (its
     ``.meta.json``)."""
+    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
+
     running = tracking.running(project, payload.session_id)
     if not running or not payload.transcript_path:
         return Outcome("no running agent of this session")
@@ -327,6 +337,8 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
 
 def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending | None:
     """How the running ``entry`` ended, from what its session shows; None: still running."""
+    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
+
     call = entry.data.get("tool_use_id") or None
     agent_id = entry.agent_id
     if agent_id.startswith(TOOL_USE_PREFIX):
@@ -372,7 +384,8 @@ def pre_compact(
     saved_by_agent = _saved_by_agent(project, session)
     if saved_by_agent is not None:
         return Outcome(f"kept the checkpoint the agent saved: {saved_by_agent}")
-    agent = registry.load(project).get(payload.session_id or "")
+    agents = registry.load(project)
+    agent = agents.get(payload.session_id or "")
     git = checkpoints.in_git(project)
     cp = autosave.build(
         _session_transcript(project, payload, path, cli),
@@ -383,7 +396,7 @@ def pre_compact(
         session=session,
         trigger=payload.text("trigger"),
         root=project.root,
-        carried=handover.carried(project, session),
+        carried=handover.carried(project, session, agents),
     )
     saved = checkpoints.save(project, cp, git)
     aside = f" (the unreadable one kept at {saved.kept_aside})" if saved.kept_aside else ""
@@ -455,12 +468,12 @@ def session_started(
     previous = env.get("PURLIN_PREVIOUS_AGENT_ID") or None
     running = registry.running_session(payload.session_id, previous, env.get("PURLIN_AGENT_ID"))
     if payload.session_id and running:  # running is set exactly when the payload names one
-        registry.record_start(
+        agents = registry.record_start(
             project,
             running,
             pid=processes.agent_pid(),
             cwd=payload.cwd,
-            transcript_path=_transcript_of(project, payload, running),
+            transcript_path=_transcript_of(payload, running),
             tmux_pane=env.get("TMUX_PANE") or None,
             tmux_socket=_tmux_socket(env),
             role=role if role in ROLES else None,
@@ -469,15 +482,17 @@ def session_started(
         )
         notes.append(f"registered {running}")
         notes += _resurrection_started(payload.session_id, env)
+    else:
+        agents = registry.load(project)
     settings, settings_note = config.load_or_defaults(project)
     if history.path(project).exists():
         try:
-            marked = tracking.scan(project, settings)
+            marked = tracking.scan(project, settings, agents=agents)
             notes += [f"interrupted {d.entry['agent_id']}" for d in marked]
         except PurlinError as exc:  # the briefing says so in its subagents part
             notes.append(f"agent history not scanned: {exc.message}")
     session = checkpoints.session_id(running, env={}) if running else None
-    standing = handover.standing(project, session)
+    standing = handover.standing(project, session, agents)
     request = session_briefing.Request(
         source=payload.source or "startup",
         session=session,
@@ -493,17 +508,12 @@ def session_started(
     return Outcome("; ".join(notes) or "nothing to do", text)
 
 
-def _transcript_of(project: Project, payload: HookPayload, session: str) -> str | None:
-    """The transcript of ``session``: the reported one, renamed for a fork's new id. A file
-    that does not exist gives way to the one registered for the session when that one does
-    (Gemini CLI, resuming, names a new chat file but goes on writing the old one)."""
+def _transcript_of(payload: HookPayload, session: str) -> str | None:
+    """The transcript of ``session``: the reported one, renamed for a fork's new id (the
+    registry keeps the one it has when this one does not exist and that one does)."""
     reported = payload.transcript_path
     if reported and session != payload.session_id:  # a fork: its own new file
         return str(Path(reported).with_name(f"{session}.jsonl"))
-    known = registry.load(project).get(session)
-    kept = known.transcript_path if known else None
-    if reported and kept and not Path(reported).exists() and Path(kept).is_file():
-        return kept
     return reported
 
 

@@ -136,3 +136,25 @@ def test_a_zombie_process_is_not_alive():
         assert not registry.pid_alive(child.pid)
     finally:
         child.wait()
+
+
+def test_a_start_gives_every_session_as_its_one_update_left_them(repo, tmp_path):
+    """SessionStart reads the registry no further: the start's own locked update hands back
+    every session, the others as they were and this one as written, its transcript kept when
+    the one reported does not exist but the registered one does."""
+    project = Project(repo)
+    written = tmp_path / "written.jsonl"
+    written.write_text("{}\n")
+    registry.record_start(project, "other", pid=None, role="qa")
+    registry.record_start(project, "sess", pid=1, transcript_path=str(written))
+    agents = registry.record_start(
+        project, "sess", pid=2, transcript_path=str(tmp_path / "never-written.jsonl")
+    )
+    assert set(agents) == {"other", "sess"}
+    assert agents["other"].role == "qa"
+    assert (agents["sess"].pid, agents["sess"].transcript_path) == (2, str(written))
+    assert agents == registry.load(project)
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text("{}\n")
+    again = registry.record_start(project, "sess", pid=2, transcript_path=str(moved))["sess"]
+    assert again.transcript_path == str(moved)  # a transcript that exists is taken as reported

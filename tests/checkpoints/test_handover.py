@@ -106,7 +106,7 @@ def test_after_clear_restore_without_a_role_takes_the_agents_own_checkpoint(repo
 def test_a_session_started_again_keeps_its_role_and_predecessor(repo):
     project = Project(repo)
     registry.record_start(project, "s", pid=1, role="qa", previous_agent_id="p")
-    again = registry.record_start(project, "s", pid=2)  # SessionStart(compact), no PURLIN_ROLE
+    again = registry.record_start(project, "s", pid=2)["s"]  # SessionStart(compact), no role
     assert (again.role, again.previous_agent_id, again.pid) == ("qa", "p", 2)
 
 

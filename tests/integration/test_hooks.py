@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -439,6 +440,35 @@ def test_pre_compact_checkpoint_holds_the_todo_list_redacted(repo, tmp_path):
     assert "Files changed this session: login.py" in text
 
 
+def _git_calls(tmp_path: Path) -> tuple[Path, str]:
+    """The file each git command run with the returned ``PATH`` is written to, one line each
+    (the real git runs them)."""
+    calls = tmp_path / "git-calls"
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$*" >> {calls}\nexec {shutil.which("git")} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    return calls, f"{wrapper.parent}:{os.environ['PATH']}"
+
+
+def test_a_compaction_asks_git_about_the_cache_only_for_the_first_checkpoint(repo, tmp_path):
+    calls, path = _git_calls(tmp_path)
+    for session in ("s-1", "s-2"):
+        transcript = _transcript_with_todos(tmp_path / f"{session}.jsonl", repo)
+        said = {"session_id": session, "cwd": str(repo), "transcript_path": str(transcript)}
+        assert hook("pre-compact", said, repo, PATH=path).returncode == 0
+        assert (repo / ".purlin" / "cache" / "checkpoints" / f"{session}.md").exists()
+        asked = [line for line in calls.read_text().splitlines() if "check-ignore" in line]
+        asked = [line for line in asked if line.endswith(".purlin/cache/")]
+        assert len(asked) == 1, asked  # the first checkpoint's, never again
+    assert (repo / ".gitignore").read_text().count(".purlin/cache/") == 1
+    status = git(repo, "status", "--porcelain", "--untracked-files=all")
+    assert status.split() == ["??", ".gitignore"]
+    assert not log_lines(repo)
+
+
 def test_pre_compact_never_overwrites_a_checkpoint_the_agent_saved(repo, tmp_path, cli):
     result = cli(
         "save",
@@ -773,3 +803,22 @@ def test_session_start_looks_for_the_sessions_own_checkpoint_once(repo):
     start = {"session_id": session, "cwd": str(repo), "hook_event_name": "SessionStart",
              "source": "clear"}  # fmt: skip
     assert _reads("session-start", start, repo, f"{session}.md") == 1
+
+
+def test_session_start_and_compaction_read_the_registry_once(repo, tmp_path):
+    """SessionStart registers the session, marks the agents of sessions that are over and
+    finds the checkpoints another running session owns from its one locked update of the
+    registry; PreCompact reads it once for the role and the plan the session carries."""
+    registry.record_start(Project(repo), "earlier", pid=None, role="qa")
+    _spawn(repo, "toolu_S")  # a history to look through
+    session = "5e55a0b1-0000-4000-8000-000000000002"
+    start = {"session_id": session, "cwd": str(repo), "hook_event_name": "SessionStart",
+             "source": "startup"}  # fmt: skip
+    assert _reads("session-start", start, repo, "agents.json") == 1
+    assert set(registry.load(Project(repo))) == {"earlier", session}
+    transcript = _transcript_with_todos(tmp_path / f"{session}.jsonl", repo)
+    compact = {"session_id": session, "cwd": str(repo), "transcript_path": str(transcript),
+               "hook_event_name": "PreCompact", "trigger": "auto"}  # fmt: skip
+    assert _reads("pre-compact", compact, repo, "agents.json") == 1
+    assert (repo / ".purlin" / "cache" / "checkpoints" / f"{session}.md").exists()
+    assert log_lines(repo) == []
