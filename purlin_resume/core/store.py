@@ -23,7 +23,7 @@ import json
 import os
 import re
 import stat
-import threading
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -214,12 +214,8 @@ def _replacing(target: Path, private: bool = False) -> Iterator[Any]:
 
 
 def _temporary(target: Path) -> tuple[int, str]:
-    """A new file beside ``target`` (``.<name>.<process>-<thread>.tmp``, 0600), opened. The
-    writer's own name needs no random part: a writer holds the target's lock, under which any
-    temporary file left with that name is a dead writer's, removed first."""
-    tmp = os.path.join(target.parent, f".{target.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    return os.open(tmp, flags, 0o600), tmp
+    """A new file beside ``target`` (``.<name>.<random>.tmp``, 0600), opened."""
+    return tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
 
 
 def encoded(text: str) -> bytes:

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 from purlin_resume.agents import registry
 from purlin_resume.checkpoints.roles import ROLES
-from purlin_resume.claude import records
+from purlin_resume.claude import records, subagents
 from purlin_resume.claude.hooks import AGENT_CLI_ENV, HookPayload
 from purlin_resume.claude.records import TOOL_USE_PREFIX
 from purlin_resume.core import clock, gitrepo, ids
@@ -147,8 +147,6 @@ def _new_group(batch, phase: str, plan: str) -> str:
 
 def _agent_transcript(payload: HookPayload, agent_id: str) -> Path | None:
     """Where Claude Code keeps the subagent's transcript, beside the session's."""
-    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
-
     explicit = payload.text("agent_transcript_path")
     if explicit:
         return Path(explicit)
@@ -203,8 +201,6 @@ def said_api_error(text) -> bool:
 
 def agent_returned(project: Project, payload: HookPayload) -> Outcome:
     """PostToolUse on Agent/Task: the spawn entry gets its agent id; completed unless async."""
-    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
-
     if not payload.spawns_agent or not payload.tool_use_id:
         return Outcome("not an agent spawn")
     response = payload.tool_response
@@ -269,8 +265,6 @@ def _unnamed_spawn(doc, payload: HookPayload, agent):
 def agent_stopped(project: Project, payload: HookPayload) -> Outcome:
     """SubagentStop: completed or failed, with the files the agent changed. A compaction run
     (Claude Code sends SubagentStop for it too) is no agent of the history."""
-    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
-
     agent_id = payload.text("agent_id")
     if not agent_id:
         return Outcome("no agent_id in the payload")
@@ -303,8 +297,6 @@ def agent_started(
     names it, else the session's one spawn still unnamed) gets the agent's id, so an agent cut
     off before its call returns is known by its own id. Another agent CLI (``hook --cli``):
     see ``subagent_started``."""
-    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
-
     if env.get(AGENT_CLI_ENV):
         return subagent_started(project, payload)
     agent_id = payload.text("agent_id")
@@ -323,8 +315,6 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
     so are recorded: a background agent's end the prompt notifies, a foreground agent the user
     stopped (its call's error result), a background agent the user stopped (its
     ``.meta.json``)."""
-    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
-
     running = tracking.running(project, payload.session_id)
     if not running or not payload.transcript_path:
         return Outcome("no running agent of this session")
@@ -337,8 +327,6 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
 
 def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending | None:
     """How the running ``entry`` ended, from what its session shows; None: still running."""
-    from purlin_resume.claude import subagents  # the spawn (PreToolUse) needs none
-
     call = entry.data.get("tool_use_id") or None
     agent_id = entry.agent_id
     if agent_id.startswith(TOOL_USE_PREFIX):
