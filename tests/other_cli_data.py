@@ -38,9 +38,14 @@ def codex_home() -> Path:
 
 
 def gemini_home() -> Path:
+    return gemini_home_from("gemini")
+
+
+def gemini_home_from(fixture: str) -> Path:
+    """The recorded Gemini CLI data ``tests/fixtures/<fixture>``, copied to ``~/.gemini``."""
     target = home() / ".gemini"
     if not target.exists():
-        shutil.copytree(FIXTURES / "gemini", target)
+        shutil.copytree(FIXTURES / fixture, target)
     return target
 
 

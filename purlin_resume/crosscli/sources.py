@@ -29,7 +29,7 @@ def sources(clis: tuple[str, ...] = OTHERS) -> dict[str, tuple[str, Any, str]]:
             found[str(path)] = (CODEX, thread, cache_home.signature(path) or "gone")
     if GEMINI in clis:
         for path, parent, project in chats.conversations(chats.root()):
-            found[str(path)] = (GEMINI, (parent, project), cache_home.signature(path) or "gone")
+            found[str(path)] = (GEMINI, (parent, project), chats.signature(path))
     if OPENCODE in clis:
         folder = storage.root()
         counts = storage.row_counts(folder)

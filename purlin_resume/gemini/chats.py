@@ -13,6 +13,12 @@ was one JSON document ``session-*.json`` holding the same fields and a ``message
 read whole (those files were rewritten whole by the CLI, and stay small). A subagent's file sits
 under its parent's session id: ``chats/<parent session id>/<subagent session id>.jsonl``. The
 project folder is read from ``tmp/<project>/.project_root`` (or ``projects.json``).
+
+A resume in a later minute leaves a second file for the same session (``session-<later
+time>-<same id8>``): the CLI starts a new file as it starts (the metadata and the session's
+context only), then goes on writing the resumed one. The CLI treats every ``session-*-<id8>``
+file of a folder as one session (it deletes them together, and resumes the last updated one);
+so does ``read``.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from purlin_resume.claude.transcript import (
     Transcript,
     Turn,
 )
-from purlin_resume.core import store
+from purlin_resume.core import cache_home, store
 
 _MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 _CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")  # hooks' context, as it wraps it
@@ -100,6 +106,30 @@ def _project_path(project: Path, roots: dict[str, str]) -> str | None:
     except OSError:
         pass
     return roots.get(project.name)
+
+
+def parts(path: Path) -> list[Path]:
+    """The files of the session ``path`` is one of, oldest first: the ``session-*-<id8>``
+    files beside it (a subagent's file stands alone)."""
+    if not path.name.startswith("session-"):
+        return [path]
+    tail = _short_id(path)
+    try:
+        names = sorted(n for n in os.listdir(path.parent) if n.startswith("session-"))
+    except OSError:
+        return [path]
+    found = [path.parent / n for n in names if _short_id(Path(n)) == tail and n + "l" not in names]
+    return found if path in found or path.with_suffix(".jsonl") in found else [path]
+
+
+def _short_id(path: Path) -> str:
+    """The session id's first 8 characters, as a ``session-<time>-<id8>`` name ends."""
+    return path.stem[path.stem.rfind("-") + 1 :]
+
+
+def signature(path: Path) -> str:
+    """The signatures of all the session's files: what tells a cache that it changed."""
+    return "+".join(cache_home.signature(p) or "gone" for p in parts(path))
 
 
 class _Reading:
@@ -316,14 +346,9 @@ def _response_text(part: dict[str, Any]) -> str:
     return result_text(body)
 
 
-def read(
-    path: Path,
-    parent: str | None = None,
-    project_path: str | None = None,
-    options: ReadOptions | None = None,
-) -> Conversation:
+def _read_file(path: Path, parent: str | None, options: ReadOptions) -> Conversation:
     """One chat file (JSONL, or a legacy whole JSON document), read in one pass."""
-    reading = _Reading(path, parent, options or ReadOptions())
+    reading = _Reading(path, parent, options)
     stats = reading.session.stats
     if path.suffix == ".json":
         data = json_file(path, stats)
@@ -335,7 +360,6 @@ def read(
         for record in json_lines(path, stats):
             reading.add(record)
     session = reading.session
-    session.project_path = project_path
     try:
         session.size = path.stat().st_size
     except OSError:
@@ -347,12 +371,40 @@ def read(
     return Conversation(session, transcript)
 
 
+def read(
+    path: Path,
+    parent: str | None = None,
+    project_path: str | None = None,
+    options: ReadOptions | None = None,
+) -> Conversation:
+    """One session, of the files it has (``parts``) the one the CLI resumes: the last updated
+    of those holding a conversation, the others' sizes and times added to it."""
+    files = [_read_file(part, parent, options or ReadOptions()) for part in parts(path)]
+    held = [c for c in files if c.session.turns] or files
+    chosen = max(held, key=lambda c: c.session.ended_at or "")
+    session = chosen.session
+    session.project_path = project_path
+    for other in files:
+        if other is not chosen:
+            session.seen(other.session.ended_at)
+            session.size += other.session.size
+            session.exists = session.exists and other.session.exists
+    chosen.transcript.ended_at = session.ended_at
+    return chosen
+
+
 def conversations(folder: Path) -> Iterator[tuple[Path, str | None, str | None]]:
-    """(file, parent session id or None, project path) of every chat under ``folder``; a
-    legacy ``.json`` file left out when the CLI migrated it to a ``.jsonl`` beside it."""
+    """(file, parent session id or None, project path) of every session under ``folder``, by
+    one of its files (``parts``); a legacy ``.json`` file left out when the CLI migrated it to a
+    ``.jsonl`` beside it."""
     roots = _project_roots(folder)
+    listed: set[tuple[Path, str]] = set()
     for path, parent, project in chat_files(folder):
-        if not (path.suffix == ".json" and path.with_suffix(".jsonl").exists()):
+        if path.suffix == ".json" and path.with_suffix(".jsonl").exists():
+            continue
+        session = (path.parent, _short_id(path) if parent is None else path.name)
+        if session not in listed:
+            listed.add(session)
             yield path, parent, _project_path(project, roots)
 
 

@@ -384,10 +384,12 @@ def record(cli: str, root: Path) -> Path:
     return home.root / how.data
 
 
-def record_compaction(cli: str, root: Path) -> Path:
+def record_compaction(cli: str, root: Path, later_minute: bool = False) -> Path:
     """Run ``cli`` for one session whose context overflows after a shell command (the stand-in
     reports 5,000 prompt tokens against a limit of about 1,000), so that the CLI compacts it
-    with a scripted summary and goes on; the folder it keeps the session in."""
+    with a scripted summary and goes on, then resume it (``later_minute``: once the clock's
+    minute has turned, as a file name with the minute tells); the folder it keeps the session
+    in."""
     how, home = RECORDINGS[cli], Home(root)
     assert how.compacting is not None, f"{cli} records no compaction"
     with ScriptedAPIs() as api:
@@ -400,8 +402,17 @@ def record_compaction(cli: str, root: Path) -> Path:
         api.reply("", text="The project has one commit: start.")
         home.run([*how.command(), "FIELD-COMPACT show the git log"], env)
         if how.resumed is not None:
+            if later_minute:
+                _next_minute()
             home.run([*how.resumed(), "FIELD-AGAIN is it still one commit?"], env)
     return home.root / how.data
+
+
+def _next_minute() -> None:
+    """Wait until the UTC clock's minute has turned (at most a minute: the clock moves)."""
+    minute = time.gmtime().tm_min
+    while time.gmtime().tm_min == minute:
+        time.sleep(0.5)
 
 
 SUMMARY = "FIELD-SUMMARY: the user asked for the git log; it shows one commit, start."

@@ -6,7 +6,8 @@ Each CLI runs offline against ``ScriptedAPIs`` in a private HOME under
 ``/tmp/purlin-field-record/<name>`` (a fixed place, so the paths the sessions record stay the
 same from one recording to the next); what it wrote is then copied into ``tests/fixtures/<name>``
 as it is (opencode's database through SQLite's backup, so its write-ahead log is folded in).
-``<cli>-compaction`` is one session whose context the CLI compacts (``record_compaction``).
+``<cli>-compaction`` is one session whose context the CLI compacts (``record_compaction``);
+``gemini-resumed`` the same, resumed once the clock's minute has turned.
 """
 
 from __future__ import annotations
@@ -52,13 +53,19 @@ NAMES = (
     "codex-compaction",
     "gemini-compaction",
     "opencode-compaction",
+    "gemini-resumed",
 )
 
 
 def record(name: str) -> None:
     cli, _, kind = name.partition("-")
-    recorder = other_clis.record_compaction if kind else other_clis.record
-    COPIES[cli](recorder(cli, RECORDING / name), FIXTURES / name)
+    if kind == "resumed":  # resumed in a later minute: the session's second file
+        recorded = other_clis.record_compaction(cli, RECORDING / name, later_minute=True)
+    elif kind:
+        recorded = other_clis.record_compaction(cli, RECORDING / name)
+    else:
+        recorded = other_clis.record(cli, RECORDING / name)
+    COPIES[cli](recorded, FIXTURES / name)
 
 
 def main(names: list[str]) -> None:

@@ -50,3 +50,18 @@ def test_a_compaction_the_real_cli_makes_is_read_once(cli, tmp_path, monkeypatch
     items = document["conversation"]
     assert [i["content"] for i in items if i.get("type") == "compaction"] == [other_clis.SUMMARY]
     assert json.dumps(items).count("FIELD-SUMMARY") == 1
+
+
+def test_a_session_resumed_in_a_later_minute_is_one_session(cli, tmp_path, monkeypatch):
+    """Gemini CLI resumed in a later minute starts a second file for the session
+    (``session-<later minute>-<same id8>``): still one session, read once, all of it."""
+    other_clis.need("gemini")
+    recorded = other_clis.record_compaction("gemini", tmp_path / "gemini", later_minute=True)
+    assert len(list(recorded.glob("tmp/*/chats/session-*"))) == 2
+    monkeypatch.setenv(VARIABLE["gemini"], str(recorded.parent))
+    [session] = _listed(cli, "gemini").values()
+    assert session["compactions"] == 1
+    items = json.loads(cli("export", session["id"]).stdout)["conversation"]
+    text = json.dumps(items)
+    assert text.count("FIELD-SUMMARY") == 1
+    assert text.count("FIELD-AGAIN") == 1

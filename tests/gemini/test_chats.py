@@ -7,11 +7,17 @@ import os
 
 from purlin_resume.agentcli.names import GEMINI
 from purlin_resume.claude.transcript import COMPACTION, ReadOptions
-from purlin_resume.crosscli import listing
+from purlin_resume.crosscli import listing, sources
 from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.gemini import chats
 from tests.conftest import without_opening
-from tests.other_cli_data import GEMINI_CHILD, GEMINI_PARENT, GEMINI_SHELL, gemini_home
+from tests.other_cli_data import (
+    GEMINI_CHILD,
+    GEMINI_PARENT,
+    GEMINI_SHELL,
+    gemini_home,
+    gemini_home_from,
+)
 
 
 def _listed():
@@ -222,3 +228,37 @@ def test_a_chat_without_its_id_up_front_is_found_by_the_id_inside_it():
     path = next(folder.glob(f"session-*-{GEMINI_SHELL[:8]}.jsonl"))
     path.write_text('{"broken\n' + path.read_text())
     assert crosscli.located(GEMINI_SHELL).path == path
+
+
+def test_a_session_resumed_in_a_later_minute_is_one_session_of_two_files():
+    """The real CLI resumed in a later minute: a second file with the metadata and context only,
+    the conversation going on in the first."""
+    folder = gemini_home_from("gemini-resumed") / "tmp/project/chats"
+    files = sorted(folder.glob("session-*"))
+    assert len(files) == 2
+    assert files[0].name[-14:] == files[1].name[-14:]
+    [session] = listing.sessions(GEMINI, None)
+    assert session.size == sum(f.stat().st_size for f in files)
+    assert session.compactions == 1
+    assert crosscli.located(session.id).id == session.id
+    text = [t.text for t in chats.read(files[1]).transcript.turns]
+    assert sum("FIELD-AGAIN" in t for t in text) == 1
+    assert sum("FIELD-SUMMARY" in t for t in text) == 1
+    before = sources.sources((GEMINI,))
+    with files[1].open("a") as chat:
+        chat.write('{"$set":{"lastUpdated":"2026-12-01T00:00:00.000Z"}}\n')
+    assert sources.sources((GEMINI,)) != before
+    assert chats.read(files[0]).session.ended_at == "2026-12-01T00:00:00.000Z"
+
+
+def test_a_later_file_that_repeats_the_conversation_is_read_alone(tmp_path, monkeypatch):
+    first = [{"sessionId": "abcd1234-0000", "startTime": "2026-01-01T10:00:00.000Z"}]
+    first += [_message("a", "user", "hello"), _message("b", "gemini", "hi")]
+    again = {**_message("c", "user", "more"), "timestamp": "2026-01-01T10:01:30.000Z"}
+    _chat(tmp_path, first)
+    later = _chat(tmp_path / "x", [*first, again], "session-2026-01-01T10-01-abcd1234.jsonl")
+    later.rename(tmp_path / ".gemini/tmp/proj/chats" / later.name)
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path))
+    [session] = listing.sessions(GEMINI, None)
+    turns = [t.text for t in chats.read(session.path).transcript.turns]
+    assert turns == ["hello", "hi", "more"]
