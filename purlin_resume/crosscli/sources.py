@@ -28,8 +28,8 @@ def sources(clis: tuple[str, ...] = OTHERS) -> dict[str, tuple[str, Any, str]]:
         for thread, path in rollouts.rollout_files(rollouts.root()):
             found[str(path)] = (CODEX, thread, cache_home.signature(path) or "gone")
     if GEMINI in clis:
-        for path, parent, project in chats.conversations(chats.root()):
-            found[str(path)] = (GEMINI, (parent, project), chats.signature(path))
+        for files, parent, project in chats.sessions(chats.root()):
+            found[str(files[0])] = (GEMINI, (parent, project), chats.signature(files))
     if OPENCODE in clis:
         folder = storage.root()
         counts = storage.row_counts(folder)

@@ -114,11 +114,12 @@ def parts(path: Path) -> list[Path]:
     if not path.name.startswith("session-"):
         return [path]
     tail = _short_id(path)
+    ends = (f"-{tail}.jsonl", f"-{tail}.json")
     try:
-        names = sorted(n for n in os.listdir(path.parent) if n.startswith("session-"))
+        names = sorted(n for n in os.listdir(path.parent) if n.endswith(ends))
     except OSError:
         return [path]
-    found = [path.parent / n for n in names if _short_id(Path(n)) == tail and n + "l" not in names]
+    found = [path.parent / n for n in names if n.startswith("session-") and n + "l" not in names]
     return found if path in found or path.with_suffix(".jsonl") in found else [path]
 
 
@@ -127,9 +128,9 @@ def _short_id(path: Path) -> str:
     return path.stem[path.stem.rfind("-") + 1 :]
 
 
-def signature(path: Path) -> str:
-    """The signatures of all the session's files: what tells a cache that it changed."""
-    return "+".join(cache_home.signature(p) or "gone" for p in parts(path))
+def signature(files: list[Path]) -> str:
+    """The signatures of all a session's files: what tells a cache that it changed."""
+    return "+".join(cache_home.signature(p) or "gone" for p in files)
 
 
 class _Reading:
@@ -393,19 +394,25 @@ def read(
     return chosen
 
 
-def conversations(folder: Path) -> Iterator[tuple[Path, str | None, str | None]]:
-    """(file, parent session id or None, project path) of every session under ``folder``, by
-    one of its files (``parts``); a legacy ``.json`` file left out when the CLI migrated it to a
-    ``.jsonl`` beside it."""
+def sessions(folder: Path) -> Iterator[tuple[list[Path], str | None, str | None]]:
+    """(files, parent session id or None, project path) of every session under ``folder``, its
+    files oldest first (``parts``); a legacy ``.json`` file left out when the CLI migrated it to
+    a ``.jsonl`` beside it."""
     roots = _project_roots(folder)
-    listed: set[tuple[Path, str]] = set()
+    found: dict[tuple[Path, str], tuple[list[Path], str | None, Path]] = {}
     for path, parent, project in chat_files(folder):
         if path.suffix == ".json" and path.with_suffix(".jsonl").exists():
             continue
-        session = (path.parent, _short_id(path) if parent is None else path.name)
-        if session not in listed:
-            listed.add(session)
-            yield path, parent, _project_path(project, roots)
+        key = (path.parent, _short_id(path) if parent is None else path.name)
+        found.setdefault(key, ([], parent, project))[0].append(path)
+    for files, parent, project in found.values():
+        yield sorted(files), parent, _project_path(project, roots)
+
+
+def conversations(folder: Path) -> Iterator[tuple[Path, str | None, str | None]]:
+    """(oldest file, parent session id or None, project path) of every session (``sessions``)."""
+    for files, parent, project in sessions(folder):
+        yield files[0], parent, project
 
 
 def heads(folder: Path) -> list[NativeSession]:
