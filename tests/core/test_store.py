@@ -13,6 +13,7 @@ import pytest
 
 from purlin_resume.core import store
 from purlin_resume.core.errors import CorruptFile, NotFound
+from tests.conftest import without_opening
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -333,3 +334,25 @@ def test_an_append_the_disk_cannot_hold_fails_and_leaves_the_log_as_it_was(tmp_p
     )
     assert done.stdout.strip().startswith("failed"), done.stdout + done.stderr
     assert log.read_bytes() == before
+
+
+def test_a_cli_file_is_opened_through_links_and_only_when_regular(tmp_path):
+    """``open_regular``: a link to a file is read; a link to a FIFO is refused without waiting
+    for a writer, a folder and a loop of links are refused, each saying why."""
+    (tmp_path / "real.jsonl").write_text('{"a": 1}\n')
+    (tmp_path / "linked.jsonl").symlink_to(tmp_path / "real.jsonl")
+    with store.open_regular(tmp_path / "linked.jsonl") as handle:
+        assert handle.read() == b'{"a": 1}\n'
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "to-fifo.jsonl").symlink_to(fifo)
+    (tmp_path / "loop.jsonl").symlink_to(tmp_path / "loop.jsonl")
+    (tmp_path / "folder.jsonl").mkdir()
+    for name, why in [
+        ("to-fifo.jsonl", "not a regular file"),
+        ("folder.jsonl", "a folder, not a file"),
+        ("loop.jsonl", "a loop of symbolic links"),
+    ]:
+        with pytest.raises(OSError) as refused:
+            without_opening(fifo, lambda name=name: store.open_regular(tmp_path / name))
+        assert refused.value.strerror == why
