@@ -207,7 +207,7 @@ def as_json(project: Project, r: Restoration) -> dict[str, Any]:
 
 
 def _instructions_json(r: Restoration) -> dict[str, Any]:
-    """Step 2 in ``as_json``: the instruction layers, and the role's compact form if reloaded."""
+    """The instruction layers, and the role's compact form if reloaded."""
     return {
         "reloaded": r.compact is not None,
         "layers": [

@@ -662,15 +662,16 @@ def _bookmark_ratio(mark: BookmarkName, phrase: str, words: list[str]) -> float:
 MAX_VARIABLES = 30_000  # under SQLite's limit on the values one statement may be given
 
 
-def _candidates(connection, hits, titles, projects, marks, window) -> list[tuple]:
+def _candidates(connection, hits, scoring: _Scoring) -> list[tuple]:
     """The ``docs`` rows that can score: those holding the words (``hits``, read already, each
     as its ``Hit``), those whose title or project is close to the query, those bookmarked, and
     all of them when the query has time words (each one then scores, or counts as a match
     outside the time)."""
-    close = [t for t, ratio in titles.items() if ratio >= FUZZY_MIN]
-    near = [p for p, (_, ratio) in projects.items() if ratio >= FUZZY_MIN]
+    close = [t for t, ratio in scoring.titles.items() if ratio >= FUZZY_MIN]
+    near = [p for p, (_, ratio) in scoring.projects.items() if ratio >= FUZZY_MIN]
+    marks = scoring.marks
     values = [*close, *near, *(v for key in marks for v in key)]
-    if window is not None or len(values) > MAX_VARIABLES:
+    if scoring.window is not None or len(values) > MAX_VARIABLES:
         return connection.execute(f"SELECT {COLUMNS} FROM docs").fetchall()
     rows = [_row(rowid, hit) for rowid, hit in hits.items()]
     if not values:
@@ -762,7 +763,6 @@ class _Scoring:
     words, its titles, its projects and the bookmarks."""
 
     query: Query
-    phrase: str
     weights: dict[str, float]  # how much each query word counts (``_word_weights``)
     text_score: dict[int, float]  # bm25 relative to the best match, by rowid
     held: dict[int, list[str]]  # the query words each row holds
@@ -774,6 +774,10 @@ class _Scoring:
     @property
     def words(self) -> list[str]:
         return self.query.words
+
+    @property
+    def phrase(self) -> str:
+        return " ".join(self.query.words)
 
 
 def search(
@@ -805,9 +809,7 @@ def search(
         expanded = reads["expanded"]
         hits, text_score, held = _text_hits(reads["best"], expanded, reads["holding"])
         scoring = _scoring(query, reads, text_score, held, bookmarks)
-        rows = _candidates(
-            connection, hits, scoring.titles, scoring.projects, scoring.marks, scoring.window
-        )
+        rows = _candidates(connection, hits, scoring)
         scores, outside = _scores(rows, hits, scoring)
         ranked = sorted(
             scores, key=lambda r: (-scores[r], -(hits[r].turns), hits[r].ended_at or "", r)
@@ -838,9 +840,7 @@ def _scoring(
     titles = _close_titles(phrase, reads["titles"]) if phrase else {}
     projects = {p: _project_ratio(p, phrase, words) for p in reads["projects"]} if phrase else {}
     weights = _word_weights(reads["expanded"])
-    return _Scoring(
-        query, phrase, weights, text_score, held, titles, projects, marks, _window(query)
-    )
+    return _Scoring(query, weights, text_score, held, titles, projects, marks, _window(query))
 
 
 def _scores(
