@@ -100,16 +100,14 @@ class Saved:
 
 def save(project: Project, cp: Checkpoint, git: bool) -> Saved:
     """Write ``cp``, redacted, to its session's path (atomically) and keep the cache out of git
-    (``git``: ``in_git``) when the first checkpoint goes there: once the checkpoints' folder
-    (the single-agent file) exists, git is not asked again.
+    (``git``: ``in_git``).
 
     A checkpoint already there that does not parse is moved into the archive first
     (``<name>-unreadable-<time>.md``): whatever it held is never lost by saving over it.
     """
-    target = path_for(project, cp.session)
-    made = target.exists() if target.parent == project.cache_dir else target.parent.is_dir()
-    if git and not made:
+    if git:
         gitrepo.ensure_ignored(project.root, CACHE)
+    target = path_for(project, cp.session)
     store.private_folder(project.cache_dir)  # checkpoints hold conversation content
     store.private_folder(target.parent)
     kept = None

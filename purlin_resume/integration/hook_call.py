@@ -9,7 +9,6 @@ call). It imports only what the event needs: no Typer.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Mapping
@@ -88,15 +87,11 @@ def log_failure(
 def failures(log: Path) -> tuple[int, dict[str, object] | None]:
     """How many failures ``log`` (a hook log) holds, and the latest one that parses (None when
     none does): only the last lines are parsed, a line cut short or hostile is passed over."""
+    from purlin_resume.core import store  # as in log_failure: a hook that works needs none
+
     lines = [line for line in log.read_bytes().split(b"\n") if line.strip()]
-    for line in reversed(lines):
-        try:
-            row = json.loads(line.decode("utf-8", errors="replace"))
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(row, dict):
-            return len(lines), row
-    return len(lines), None
+    rows = (store.jsonl_rows(line.decode("utf-8", errors="replace")) for line in reversed(lines))
+    return len(lines), next((row for found in rows for row in found), None)
 
 
 def run(
