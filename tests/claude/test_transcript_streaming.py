@@ -311,6 +311,32 @@ def test_a_token_built_across_a_thought_and_a_tool_result_is_redacted_in_every_o
             assert '> I will start with t = "[REDACTED:github-token' in result.stdout, args
 
 
+def test_a_token_built_across_a_prompt_and_a_tool_input_leaves_the_json_documents_json(
+    cli, tmp_path
+):
+    """The first piece in the user's prompt (the document's own text), the rest in a tool input
+    holding quotes and backslashes: both redacted where they stand, each document still JSON."""
+    secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
+    root = tmp_path / "claude"
+    convo = Conversation(SESSION)
+    code = f't += "{secret[14:]}"  # the "rest" \\ of it'
+    records = [
+        convo.user(f'set t = "{secret[:14]}" up'),
+        convo.assistant("msg_1", tool("toolu_1", "Bash", command=code)),
+        convo.result("toolu_1", "ok"),
+    ]
+    write_jsonl(root / "projects" / "-srv-demo" / f"{SESSION}.jsonl", records)
+    for args in (("export",), ("transcript", "--json")):
+        result = run(cli, root, *args, SESSION, "--include-tools")
+        assert result.exit_code == 0, result.stderr
+        assert secret[:14] not in result.stdout, args
+        assert secret[14:] not in result.stdout, args
+        conversation = json.loads(result.stdout)["conversation"]
+        command = conversation[1]["content"][0]["input"]["command"]
+        assert command.startswith('t += "[REDACTED:github-token'), args
+        assert command.endswith('"  # the "rest" \\ of it'), args
+
+
 @pytest.mark.parametrize(
     ("odd", "shown"), [(float("nan"), "NaN"), ("half \ud800", '"half \ufffd"')]
 )
