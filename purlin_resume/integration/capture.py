@@ -5,7 +5,7 @@
 | PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description, the whole ``prompt`` kept (redacted); spawns of one assistant message share a ``parallel_group`` |
 | PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed (interrupted when the response says the user stopped it, failed when it reports an API error), or kept running when ``status`` is ``async_launched`` |
 | SubagentStart | Claude Code: the spawn entry gets the agent's id (its ``.meta.json`` names the call), so an agent cut off before its call returns is known by it; Codex CLI (no PreToolUse for its subagents): a ``spawned`` entry under the subagent's own id |
-| UserPromptSubmit | running agents of the session that ended unnoticed: a background agent's ``<task-notification>``, a call the user stopped (its error result), a ``.meta.json`` with ``stoppedByUser``; interrupted, failed or completed |
+| UserPromptSubmit | running agents of the session that ended unnoticed: a background agent's ``<task-notification>``, a call the user stopped (its error result, which may reach the transcript just after the prompt), a ``.meta.json`` with ``stoppedByUser``; interrupted, failed or completed |
 | SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer (in its transcript or in ``last_assistant_message``, which Claude Code may send before the answer's record is written); with the project files it changed |
 | PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``; Codex CLI's rollout; Gemini CLI's chat file at its PreCompress of ``/compress`` only: it sends the automatic one before every request, before it checks whether the context is full), unless the agent saved one itself |
 | SessionStart | the session is registered; agents of sessions that are over are marked interrupted; the briefing of ``session_briefing`` is returned as context |
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -319,18 +320,54 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
     if not running or not payload.transcript_path:
         return Outcome("no running agent of this session")
     session = Path(payload.transcript_path)
+    size = _size(session)
     notified = subagents.notifications(payload.text("prompt"))
     endings = [_ending(project, session, entry, notified) for entry in running]
+    if None in endings:
+        if _unanswered(session, running):
+            _wait_for_write(session, size)
+        if _size(session) != size:  # the client wrote to it meanwhile: read again
+            endings = [_ending(project, session, entry, notified) for entry in running]
     notes = tracking.end(project, [e for e in endings if e is not None])
     return Outcome("; ".join(notes) or "no agent ended")
 
 
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def _unanswered(session: Path, running) -> bool:
+    """Whether a running agent's call has no result in the session's transcript. A prompt is
+    only submitted between turns, so a foreground call has ended by then (a background call's
+    result came at launch); its result may still wait in the client's write queue."""
+    calls = [_call_of(entry) for entry in running]
+    return any(call and subagents.call_result(session, call) is None for call in calls)
+
+
+def _wait_for_write(session: Path, size: int | None, seconds: float = 1.0) -> None:
+    """Wait until the transcript is longer than ``size``, at most ``seconds``: Claude Code
+    appends what it queued (the stopped call's result, the prompt itself) every 100 ms."""
+    deadline = time.monotonic() + seconds
+    while size is not None and _size(session) == size and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def _call_of(entry) -> str | None:
+    """The tool call that spawned the running ``entry``, when known."""
+    if entry.agent_id.startswith(TOOL_USE_PREFIX):
+        return entry.agent_id
+    return entry.data.get("tool_use_id") or None
+
+
 def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending | None:
     """How the running ``entry`` ended, from what its session shows; None: still running."""
-    call = entry.data.get("tool_use_id") or None
-    agent_id = entry.agent_id
-    if agent_id.startswith(TOOL_USE_PREFIX):
-        call, agent_id = agent_id, subagents.spawned_by(session, agent_id)
+    call = _call_of(entry)
+    agent_id: str | None = entry.agent_id
+    if call is not None and agent_id == call:
+        agent_id = subagents.spawned_by(session, call)
     meta = subagents.meta_of(session, agent_id) if agent_id else {}
     notice = next((n for n in notified if {n.tool_use_id, n.task_id} & {call, agent_id}), None)
     result = subagents.call_result(session, call) if call and notice is None else None

@@ -10,12 +10,15 @@ message split over several lines sharing ``message.id``.
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
 
+from purlin_resume.claude.hooks import HookPayload
 from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
+from purlin_resume.integration import capture
 from tests.claude_records import Conversation, agent_transcript, text, tool, write_jsonl
 from tests.integration.test_hooks import hook, log_lines
 
@@ -384,6 +387,26 @@ def test_the_next_prompt_records_a_subagent_the_user_stopped(repo, tmp_path, cli
     resumed = cli("resume-task", "a0000000000000011", "--session", SESSION)
     assert resumed.exit_code == 0, resumed.stderr
     assert "SendMessage to `a0000000000000011`" in resumed.stdout
+
+
+def test_a_stopped_call_whose_result_is_written_after_the_prompt_is_recorded(repo, tmp_path):
+    """Claude Code queues what it records and appends it to the transcript every 100 ms: the
+    stopped call's result may reach the file only after UserPromptSubmit has read it."""
+    _stopped_call(repo, tmp_path, "a0000000000000013")
+    transcript = tmp_path / f"{SESSION}.jsonl"
+    lines = transcript.read_bytes().splitlines(keepends=True)
+    transcript.write_bytes(b"".join(lines[:2]))  # the result and the interruption still queued
+
+    def drain() -> None:
+        with transcript.open("ab") as handle:
+            handle.write(b"".join(lines[2:]))
+
+    prompt = _session_event(tmp_path, repo, "UserPromptSubmit", prompt="carry on")
+    writer = threading.Timer(0.3, drain)
+    writer.start()
+    capture.prompt_submitted(Project(repo), HookPayload("UserPromptSubmit", prompt))
+    writer.join()
+    assert entries(repo)["a0000000000000013"]["status"] == "interrupted"
 
 
 def test_a_running_call_is_left_running_by_the_next_prompt(repo, tmp_path):
