@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -12,6 +13,7 @@ from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.crosscli import listing
 from purlin_resume.opencode import storage
+from tests.conftest import without_opening
 from tests.other_cli_data import OPENCODE_CHILD, OPENCODE_PARENT, OPENCODE_SHELL, opencode_home
 
 
@@ -107,6 +109,22 @@ def test_a_damaged_database_lists_nothing(tmp_path, monkeypatch):
     folder.mkdir(parents=True)
     (folder / "opencode.db").write_bytes(b"SQLite format 3\x00" + b"\x00garbage" * 100)
     assert _listed() == []
+
+
+@pytest.mark.parametrize("suffixes", [("-wal",), ("-shm",), ("-wal", "-shm")])
+def test_fifos_beside_the_database_are_never_waited_on(suffixes):
+    """SQLite opens the ``-wal`` and ``-shm`` files beside a database itself: FIFOs planted
+    there make the read-only open fail (the immutable one then reads the database alone)."""
+    folder = opencode_home()
+    for suffix in suffixes:
+        planted = folder / f"opencode.db{suffix}"
+        planted.unlink(missing_ok=True)
+        os.mkfifo(planted)
+    listed = without_opening(planted, _listed)
+    assert OPENCODE_SHELL in {s.id for s in listed}
+    session = next(s for s in listed if s.id == OPENCODE_SHELL)
+    read = without_opening(planted, lambda: storage.read(session, ReadOptions(tools=True)))
+    assert read.transcript.final_output == "The project has one commit: start."
 
 
 def test_parts_go_to_their_message_whatever_order_the_table_holds_them_in(tmp_path):
