@@ -340,11 +340,21 @@ def _size(path: Path) -> int | None:
 
 
 def _unanswered(session: Path, running) -> bool:
-    """Whether a running agent's call has no result in the session's transcript. A prompt is
-    only submitted between turns, so a foreground call has ended by then (a background call's
-    result came at launch); its result may still wait in the client's write queue."""
-    calls = [_call_of(entry) for entry in running]
-    return any(call and subagents.call_result(session, call) is None for call in calls)
+    """Whether the session's transcript holds a running agent's call without its result. A
+    prompt is only submitted between turns, so that call has ended (a background call's
+    result came at launch): its result still waits in the client's write queue. A call made
+    inside another agent is in that agent's transcript, not here."""
+    for call in filter(None, map(_call_of, running)):
+        if _mentions(session, call) and subagents.call_result(session, call) is None:
+            return True
+    return False
+
+
+def _mentions(path: Path, text: str) -> bool:
+    try:
+        return any(records.lines_holding(path, (text.encode(),)))
+    except OSError:
+        return False
 
 
 def _wait_for_write(session: Path, size: int | None, seconds: float = 1.0) -> None:
