@@ -13,7 +13,7 @@ description; the agent's first prompt matching the call's prompt is the last res
 How an agent ended when no hook said so: a ``<task-notification>`` the session received (a
 background agent, 2.1.x), the error result of its call in the session's transcript (the user
 stopped a foreground agent: "User rejected tool use"), ``stoppedByUser`` in its ``.meta.json``,
-or an API error as its last record (``isApiErrorMessage``).
+its own transcript ending with the interruption (an agent inside a stopped agent), or an API error as its last record (``isApiErrorMessage``).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ COMPLETED, FAILED, UNFINISHED, UNKNOWN = "completed", "failed", "unfinished", "u
 ASYNC_LAUNCHED = "async_launched"  # a background agent's call result; its end comes later
 META_LINKS = ("toolUseId", "toolUseID", "tool_use_id", "parentToolUseID")  # .meta.json: its call
 STOPPED_BY_USER = "stoppedByUser"  # .meta.json of a background agent the user stopped
+INTERRUPTED_MARK = "[Request interrupted by user"  # the client's record of a stopped run
 META_SUFFIX = ".meta.json"
 _NOTIFICATION = re.compile(r"(?s)<task-notification>(.*?)</task-notification>")
 _NOTIFIED = re.compile(r"<(task-id|tool-use-id|status)>\s*([^<]*?)\s*</\1>")
@@ -203,6 +204,20 @@ def api_error(agent_transcript: Path | None) -> str | None:
         text = records.text_of(message.get("content")) if isinstance(message, dict) else ""
         return text.strip() or "API error"
     return None
+
+
+def stopped(agent_transcript: Path | None) -> bool:
+    """Whether an agent's run ends with the client's ``[Request interrupted by user…]``: the
+    user stopped it, or the agent that spawned it (whose call result alone says so)."""
+    if agent_transcript is None:
+        return False
+    for record in records.last_records(agent_transcript, 64 * 1024):
+        if record.get("type") not in ("user", "assistant"):
+            continue
+        message = record.get("message")
+        text = records.text_of(message.get("content")) if isinstance(message, dict) else ""
+        return record["type"] == "user" and text.strip().startswith(INTERRUPTED_MARK)
+    return False
 
 
 def _same_prompt(left: str | None, right: Any) -> bool:

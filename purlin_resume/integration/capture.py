@@ -5,7 +5,7 @@
 | PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description, the whole ``prompt`` kept (redacted); spawns of one assistant message share a ``parallel_group`` |
 | PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed (interrupted when the response says the user stopped it, failed when it reports an API error), or kept running when ``status`` is ``async_launched`` |
 | SubagentStart | Claude Code: the spawn entry gets the agent's id (its ``.meta.json`` names the call), so an agent cut off before its call returns is known by it; Codex CLI (no PreToolUse for its subagents): a ``spawned`` entry under the subagent's own id |
-| UserPromptSubmit | running agents of the session that ended unnoticed: a background agent's ``<task-notification>``, a call the user stopped (its error result, which may reach the transcript just after the prompt), a ``.meta.json`` with ``stoppedByUser``; interrupted, failed or completed |
+| UserPromptSubmit | running agents of the session that ended unnoticed: a background agent's ``<task-notification>``, a call the user stopped (its error result, which may reach the transcript just after the prompt), a ``.meta.json`` with ``stoppedByUser``, an agent's own transcript ending with the interruption (an agent spawned inside a stopped agent); interrupted, failed or completed |
 | SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer (in its transcript or in ``last_assistant_message``, which Claude Code may send before the answer's record is written); with the project files it changed |
 | PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``; Codex CLI's rollout; Gemini CLI's chat file at its PreCompress of ``/compress`` only: it sends the automatic one before every request, before it checks whether the context is full), unless the agent saved one itself |
 | SessionStart | the session is registered; agents of sessions that are over are marked interrupted; the briefing of ``session_briefing`` is returned as context |
@@ -43,7 +43,6 @@ from purlin_resume.history import tracking
 
 _PHASE_PLAN = re.compile(r"\b(\d{1,3}(?:\.\d+)?)-(\d{1,3})\b")
 NONE = "none"
-INTERRUPTED_MARK = "[Request interrupted by user"
 ASYNC_LAUNCHED = "async_launched"
 PROMPT_CHARS = 20_000  # a task prompt is kept whole up to here
 _API_ERROR = re.compile(r"API Error: [45]\d\d\b")
@@ -184,7 +183,7 @@ def interrupted_text(value) -> bool:
     """Whether a hook payload value (text, blocks, a tool response) carries Claude Code's
     ``[Request interrupted by user…]`` marker or an interrupted status."""
     if isinstance(value, str):
-        return INTERRUPTED_MARK in value
+        return subagents.INTERRUPTED_MARK in value
     if isinstance(value, dict):
         if value.get("status") in ("interrupted", "cancelled", "canceled", "killed"):
             return True
@@ -315,7 +314,7 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
     """UserPromptSubmit: the running agents of this session that ended without a hook saying
     so are recorded: a background agent's end the prompt notifies, a foreground agent the user
     stopped (its call's error result), a background agent the user stopped (its
-    ``.meta.json``)."""
+    ``.meta.json``), an agent inside a stopped agent (its own transcript)."""
     running = tracking.running(project, payload.session_id)
     if not running or not payload.transcript_path:
         return Outcome("no running agent of this session")
@@ -379,17 +378,17 @@ def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending
     if call is not None and agent_id == call:
         agent_id = subagents.spawned_by(session, call)
     meta = subagents.meta_of(session, agent_id) if agent_id else {}
+    path = subagents.agent_path(session, agent_id) if agent_id else None
     notice = next((n for n in notified if {n.tool_use_id, n.task_id} & {call, agent_id}), None)
     result = subagents.call_result(session, call) if call and notice is None else None
     if notice is not None and notice.status in NOTIFIED:
         status = NOTIFIED[notice.status]
     elif result is not None and result.get("is_error") is True:
         status = history.INTERRUPTED  # the user stopped the call ("User rejected tool use")
-    elif meta.get(subagents.STOPPED_BY_USER) is True:
+    elif meta.get(subagents.STOPPED_BY_USER) is True or subagents.stopped(path):
         status = history.INTERRUPTED
     else:
         return None
-    path = subagents.agent_path(session, agent_id) if agent_id else None
     if status == history.COMPLETED and subagents.api_error(path) is not None:
         status = history.FAILED
     files = tracking.changed_files(project.root, tracking.read_agent(path))

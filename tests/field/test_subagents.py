@@ -252,6 +252,34 @@ def test_esc_on_a_running_subagent_is_recorded_at_the_next_prompt(field):
     assert "toolu_" not in resumed.stdout.split("### How to continue")[1]
 
 
+def test_esc_on_an_agent_spawned_by_a_subagent_records_both_at_the_next_prompt(field):
+    """A subagent spawns an agent of its own (both versions give subagents the Agent tool), and
+    the user presses Esc while the inner one works. The inner call is in the outer agent's
+    transcript, not the session's: the next prompt records the outer agent interrupted by its
+    call's result, the inner one by its own transcript, which ends with the interruption."""
+    model = field.model
+    model.reply(conversation("N-MAIN"), agent("Outer work", "N-SUB do the outer work"))
+    model.reply(conversation("N-SUB"), agent("Inner work", "N-NESTED do the inner work"))
+    model.reply(conversation("N-NESTED"), text("never sent"), hang=True)
+    model.reply(last_user("N-NEXT"), text("Stopped; what next?"))
+    with LiveClient(field) as client:
+        client.send("N-MAIN start")
+        assert model.wait_hung(90)
+        field.wait_for(lambda: len(named(field)) == 2, 60, "SubagentStart to name both agents")
+        client.interrupt()
+        model.release()
+        client.say("N-NEXT carry on")
+        field.wait_for(
+            lambda: {e["status"] for e in named(field)} == {"interrupted"},
+            60,
+            "UserPromptSubmit to record both stops",
+        )
+        session = client.session_id
+    recorded = {e["task_description"]: e for e in named(field)}
+    assert set(recorded) == {"Outer work", "Inner work"}
+    assert {e["session_id"] for e in recorded.values()} == {session}
+
+
 def test_a_subagent_that_hit_an_api_error_is_recorded_failed(field):
     """The subagent's request fails with an HTTP 400 the client does not retry (the prompt is
     too long): its transcript ends with the client's API error message, and no SubagentStop

@@ -409,6 +409,25 @@ def test_a_stopped_call_whose_result_is_written_after_the_prompt_is_recorded(rep
     assert entries(repo)["a0000000000000013"]["status"] == "interrupted"
 
 
+@pytest.mark.parametrize(("answer", "status"), [(None, "interrupted"), ("Parsed.", "spawned")])
+def test_an_agent_spawned_inside_a_stopped_agent_is_recorded_at_the_next_prompt(
+    repo, tmp_path, answer, status
+):
+    """The call of an agent another agent spawned is in that agent's transcript, not in the
+    session's: when the user stops both, only the inner agent's own transcript says so (it
+    ends with the interruption). One that does not end so is left running."""
+    call = _spawned(repo, tmp_path)  # the session's transcript never holds this call
+    _meta(tmp_path, "a0000000000000014", toolUseId=call["id"])
+    start = _session_event(tmp_path, repo, "SubagentStart", agent_id="a0000000000000014")
+    hook("subagent-start", start, repo)
+    _parser_agent(repo, tmp_path, "a0000000000000014", answer)
+    prompt = _session_event(tmp_path, repo, "UserPromptSubmit", prompt="carry on")
+    assert hook("user-prompt-submit", prompt, repo).returncode == 0
+    entry = entries(repo)["a0000000000000014"]
+    assert entry["status"] == status
+    assert entry["files_modified"] == (["src/parse.py"] if answer is None else None)
+
+
 def test_a_running_call_is_left_running_by_the_next_prompt(repo, tmp_path):
     _spawned(repo, tmp_path)
     prompt = _session_event(tmp_path, repo, "UserPromptSubmit", prompt="and then?")
