@@ -8,7 +8,7 @@ trailer, or through ``agent_progress`` records; ``agent-<id>.meta.json`` may add
 description; the agent's first prompt matching the call's prompt is the last resort.
 ``acompact-*`` runs are compactions, not agents. A background agent's call (2.1.x) only says
 ``async_launched``; its end is the ``<task-notification>`` the session receives later, else the
-``finished`` flag of its ``.meta.json``, else it is unfinished.
+``finished`` or ``stoppedByUser`` flag of its ``.meta.json``, else it is unfinished.
 
 How an agent ended when no hook said so: a ``<task-notification>`` the session received (a
 background agent, 2.1.x), the error result of its call in the session's transcript (the user
@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the hooks read .meta.json files and tails without the trans
 
 INLINE = "inline"
 COMPLETED, FAILED, UNFINISHED, UNKNOWN = "completed", "failed", "unfinished", "unknown"
+INTERRUPTED = "interrupted"
 ASYNC_LAUNCHED = "async_launched"  # a background agent's call result; its end comes later
 META_LINKS = ("toolUseId", "toolUseID", "tool_use_id", "parentToolUseID")  # .meta.json: its call
 STOPPED_BY_USER = "stoppedByUser"  # .meta.json of a background agent the user stopped
@@ -220,6 +221,13 @@ def stopped(agent_transcript: Path | None) -> bool:
     return False
 
 
+def _background_end(meta: dict[str, Any]) -> str:
+    """How a background agent ended, as its ``.meta.json`` says."""
+    if meta.get("finished") is True:
+        return COMPLETED
+    return INTERRUPTED if meta.get(STOPPED_BY_USER) is True else UNFINISHED
+
+
 def _same_prompt(left: str | None, right: Any) -> bool:
     if not left:
         return False
@@ -263,7 +271,7 @@ def link(
             _apply_call(node, call)
             node.linked_by = how
             if node.status == ASYNC_LAUNCHED:  # a background agent whose end was not notified
-                node.status = COMPLETED if run.meta.get("finished") is True else UNFINISHED
+                node.status = _background_end(run.meta)
             call.agent_id = call.agent_id or run.transcript.id  # the call now names its agent
         nodes[run.transcript.id] = node
     top: list[Subagent] = []

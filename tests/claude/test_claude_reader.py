@@ -591,10 +591,12 @@ def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known
                 tool("c1", "Agent", description="Plan it", prompt="P1"),
                 tool("c2", "Agent", description="Explore", prompt="P2"),
                 tool("c3", "Agent", description="Review", prompt="P3"),
+                tool("c4", "Agent", description="Test", prompt="P4"),
             ),
             c.result("c1", "Async agent launched.", {**launched, "agentId": "a0123456789abcdef"}),
             c.result("c2", "Async agent launched.", {**launched, "agentId": "b0123456789abcdef"}),
             c.result("c3", "Async agent launched.", {**launched, "agentId": "c0123456789abcdef"}),
+            c.result("c4", "Async agent launched.", {**launched, "agentId": "d0123456789abcdef"}),
             {"type": "tools-used", "tools": ["Agent"], "sessionId": session_id},
             {"type": "last-prompt", "lastPrompt": "Go", "sessionId": session_id},
             {"type": "atis-latch", "atis": "", "sessionId": session_id},
@@ -604,18 +606,17 @@ def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known
         ],
     )
     sub = folder / session_id / "subagents"
-    for agent_id, prompt, finished in (
-        ("a0123456789abcdef", "P1", False),
-        ("b0123456789abcdef", "P2", True),
-        ("c0123456789abcdef", "P3", None),
+    for agent_id, prompt, end in (
+        ("a0123456789abcdef", "P1", {"finished": False}),
+        ("b0123456789abcdef", "P2", {"finished": True}),
+        ("c0123456789abcdef", "P3", {}),
+        ("d0123456789abcdef", "P4", {"stoppedByUser": True}),
     ):
         a = Conversation(session_id, version="2.1.330")
         write_jsonl(
             sub / f"agent-{agent_id}.jsonl", [a.user(prompt, isSidechain=True, agentId=agent_id)]
         )
-        meta = {"agentType": "general-purpose", "requestShape": "background"}
-        if finished is not None:
-            meta["finished"] = finished
+        meta = {"agentType": "general-purpose", "requestShape": "background", **end}
         (sub / f"agent-{agent_id}.meta.json").write_text(json.dumps(meta))
     catalog = Catalog(root)
     (session,) = catalog.sessions()
@@ -628,6 +629,7 @@ def test_background_agents_end_by_notification_or_meta_and_book_keeping_is_known
     assert nodes["a0123456789abcdef"].duration_ms == 1500
     assert nodes["b0123456789abcdef"].status == "completed"  # its meta.json says finished
     assert nodes["c0123456789abcdef"].status == "unfinished"  # no end was ever recorded
+    assert nodes["d0123456789abcdef"].status == "interrupted"  # the user stopped it
 
 
 def test_a_hostile_task_notification_changes_nothing_it_may_not(tmp_path):

@@ -278,6 +278,12 @@ def test_esc_on_an_agent_spawned_by_a_subagent_records_both_at_the_next_prompt(f
     recorded = {e["task_description"]: e for e in named(field)}
     assert set(recorded) == {"Outer work", "Inner work"}
     assert {e["session_id"] for e in recorded.values()} == {session}
+    shown = field.purlin("agents", session, "--json")  # the transcripts tell the same
+    assert shown.returncode == 0, shown.stderr
+    (outer,) = json.loads(shown.stdout)["subagents"]
+    (inner,) = outer["children"]
+    assert (outer["id"], outer["status"]) == (recorded["Outer work"]["agent_id"], "interrupted")
+    assert (inner["id"], inner["status"]) == (recorded["Inner work"]["agent_id"], "interrupted")
 
 
 def test_a_subagent_that_hit_an_api_error_is_recorded_failed(field):
