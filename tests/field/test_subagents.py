@@ -286,6 +286,41 @@ def test_esc_on_an_agent_spawned_by_a_subagent_records_both_at_the_next_prompt(f
     assert (inner["id"], inner["status"]) == (recorded["Inner work"]["agent_id"], "interrupted")
 
 
+def test_esc_on_two_parallel_agents_records_both_and_resumes_them_as_a_batch(field):
+    """Two agents of one message both work when the user presses Esc and types on: the next
+    prompt records both interrupted, still one parallel group, and ``resume-task --batch``
+    briefs them together under their own ids."""
+    model = field.model
+    model.reply(
+        conversation("P-MAIN"),
+        agent("Check the readme", "P-LEFT read README.md"),
+        agent("Check the history", "P-RIGHT run git log"),
+    )
+    model.reply(conversation("P-LEFT"), text("never sent"), hang=True)
+    model.reply(conversation("P-RIGHT"), text("never sent"), hang=True)
+    model.reply(last_user("P-NEXT"), text("Stopped; what next?"))
+    with LiveClient(field) as client:
+        client.send("P-MAIN check both")
+        assert model.wait_hung(90)
+        field.wait_for(lambda: len(named(field)) == 2, 60, "SubagentStart to name both agents")
+        client.interrupt()
+        model.release()
+        client.say("P-NEXT carry on")
+        field.wait_for(
+            lambda: {e["status"] for e in named(field)} == {"interrupted"},
+            60,
+            "UserPromptSubmit to record both stops",
+        )
+    entries = named(field)
+    (group,) = {e["parallel_group"] for e in entries}
+    assert group is not None
+    resumed = field.purlin("resume-task", "--batch", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    batch = json.loads(resumed.stdout)
+    assert batch["group"] == group
+    assert sorted(a["agent_id"] for a in batch["agents"]) == sorted(e["agent_id"] for e in entries)
+
+
 def test_a_subagent_that_hit_an_api_error_is_recorded_failed(field):
     """The subagent's request fails with an HTTP 400 the client does not retry (the prompt is
     too long): its transcript ends with the client's API error message, and no SubagentStop
