@@ -163,13 +163,21 @@ def notifications(text: str | None) -> list[Notification]:
     return found
 
 
-def call_result(session_transcript: Path, tool_use_id: str) -> dict[str, Any] | None:
-    """The ``tool_result`` block that answered the call ``tool_use_id`` in the session's
-    transcript, None while it has none (or the file cannot be read)."""
+class CallState(NamedTuple):
+    """What a session's transcript holds of one tool call: whether the call is there at all,
+    and its ``tool_result`` block (None while it has none)."""
+
+    made: bool
+    result: dict[str, Any] | None
+
+
+def call_state(session_transcript: Path, tool_use_id: str) -> CallState:
+    """The call ``tool_use_id`` in the session's transcript, read in one pass (nothing when the
+    file cannot be read)."""
     try:
         lines = list(records.lines_holding(session_transcript, (tool_use_id.encode(),)))
     except OSError:
-        return None
+        return CallState(False, None)
     for line in lines:
         try:
             record = json.loads(line)
@@ -187,8 +195,8 @@ def call_result(session_transcript: Path, tool_use_id: str) -> dict[str, Any] | 
                 and block.get("type") == "tool_result"
                 and block.get("tool_use_id") == tool_use_id
             ):
-                return block
-    return None
+                return CallState(True, block)
+    return CallState(bool(lines), None)
 
 
 def api_error(agent_transcript: Path | None) -> str | None:

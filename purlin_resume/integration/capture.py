@@ -322,13 +322,18 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
     size = _size(session)
     notified = subagents.notifications(payload.text("prompt"))
     endings = [_ending(project, session, entry, notified) for entry in running]
-    if None in endings:
-        if _unanswered(session, running):
-            _wait_for_write(session, size)
-        if _size(session) != size:  # the client wrote to it meanwhile: read again
-            endings = [_ending(project, session, entry, notified) for entry in running]
-    notes = tracking.end(project, [e for e in endings if e is not None])
+    if _QUEUED in endings:
+        _wait_for_write(session, size)
+        endings = [_ending(project, session, entry, notified) for entry in running]
+    notes = tracking.end(project, [e for e in endings if isinstance(e, tracking.Ending)])
     return Outcome("; ".join(notes) or "no agent ended")
+
+
+# A running agent whose call the session's transcript holds without a result. A prompt is only
+# submitted between turns, so that call has ended (a background call's result came at launch):
+# its result still waits in Claude Code's write queue. (A call made inside another agent is in
+# that agent's transcript.)
+_QUEUED = "queued"
 
 
 def _size(path: Path) -> int | None:
@@ -336,24 +341,6 @@ def _size(path: Path) -> int | None:
         return path.stat().st_size
     except OSError:
         return None
-
-
-def _unanswered(session: Path, running) -> bool:
-    """Whether the session's transcript holds a running agent's call without its result. A
-    prompt is only submitted between turns, so that call has ended (a background call's
-    result came at launch): its result still waits in the client's write queue. A call made
-    inside another agent is in that agent's transcript, not here."""
-    for call in filter(None, map(_call_of, running)):
-        if _mentions(session, call) and subagents.call_result(session, call) is None:
-            return True
-    return False
-
-
-def _mentions(path: Path, text: str) -> bool:
-    try:
-        return any(records.lines_holding(path, (text.encode(),)))
-    except OSError:
-        return False
 
 
 def _wait_for_write(session: Path, size: int | None, seconds: float = 1.0) -> None:
@@ -364,23 +351,17 @@ def _wait_for_write(session: Path, size: int | None, seconds: float = 1.0) -> No
         time.sleep(0.02)
 
 
-def _call_of(entry) -> str | None:
-    """The tool call that spawned the running ``entry``, when known."""
-    if entry.agent_id.startswith(TOOL_USE_PREFIX):
-        return entry.agent_id
-    return entry.data.get("tool_use_id") or None
-
-
-def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending | None:
-    """How the running ``entry`` ended, from what its session shows; None: still running."""
-    call = _call_of(entry)
-    agent_id: str | None = entry.agent_id
-    if call is not None and agent_id == call:
-        agent_id = subagents.spawned_by(session, call)
+def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending | str | None:
+    """How the running ``entry`` ended, from what its session shows; None: still running;
+    ``_QUEUED``: its call's result is not written yet."""
+    call = entry.data.get("tool_use_id") or None
+    agent_id = entry.agent_id
+    if agent_id.startswith(TOOL_USE_PREFIX):
+        call, agent_id = agent_id, subagents.spawned_by(session, agent_id)
     meta = subagents.meta_of(session, agent_id) if agent_id else {}
     path = subagents.agent_path(session, agent_id) if agent_id else None
     notice = next((n for n in notified if {n.tool_use_id, n.task_id} & {call, agent_id}), None)
-    result = subagents.call_result(session, call) if call and notice is None else None
+    made, result = subagents.call_state(session, call) if call and notice is None else (False, None)
     if notice is not None and notice.status in NOTIFIED:
         status = NOTIFIED[notice.status]
     elif result is not None and result.get("is_error") is True:
@@ -388,7 +369,7 @@ def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending
     elif meta.get(subagents.STOPPED_BY_USER) is True or subagents.stopped(path):
         status = history.INTERRUPTED
     else:
-        return None
+        return _QUEUED if made and result is None else None
     if status == history.COMPLETED and subagents.api_error(path) is not None:
         status = history.FAILED
     files = tracking.changed_files(project.root, tracking.read_agent(path))

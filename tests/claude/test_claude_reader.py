@@ -705,7 +705,7 @@ def test_a_line_of_the_wrong_shape_holding_a_call_id_is_read_past(tmp_path):
         [c.assistant("m1", tool("toolu_1", "Agent", prompt="P"))],
         tail=b'["toolu_1"]\n{"type": ["user"], "tool_use": "toolu_1"}\n',
     )
-    assert subagents.call_result(path, "toolu_1") is None
+    assert subagents.call_state(path, "toolu_1") == (True, None)
     assert [b["id"] for b in records.main_tool_uses(path)] == ["toolu_1"]
     assert [r["type"] for r in records.last_records(path)] == ["assistant"]
 
