@@ -52,6 +52,7 @@ BOOKKEEPING_TYPES = frozenset(
 _TYPE_FIRST = b'{"type":"'
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})  # "Agent" since Claude Code 2.1.63
 TOOL_USE_PREFIX = "toolu_"  # the ids of tool calls; an agent id never starts so
+INTERRUPTED_MARK = "[Request interrupted by user"  # how Claude Code records a stopped run
 TOOL_USE_TYPES = ("tool_use", "server_tool_use")
 
 # Progress records carry hook and shell output and make up most lines of a 2.x session; only

@@ -41,7 +41,6 @@ INTERRUPTED = "interrupted"
 ASYNC_LAUNCHED = "async_launched"  # a background agent's call result; its end comes later
 META_LINKS = ("toolUseId", "toolUseID", "tool_use_id", "parentToolUseID")  # .meta.json: its call
 STOPPED_BY_USER = "stoppedByUser"  # .meta.json of a background agent the user stopped
-INTERRUPTED_MARK = "[Request interrupted by user"  # the client's record of a stopped run
 META_SUFFIX = ".meta.json"
 _NOTIFICATION = re.compile(r"(?s)<task-notification>(.*?)</task-notification>")
 _NOTIFIED = re.compile(r"<(task-id|tool-use-id|status)>\s*([^<]*?)\s*</\1>")
@@ -164,8 +163,8 @@ def notifications(text: str | None) -> list[Notification]:
 
 
 class CallState(NamedTuple):
-    """What a session's transcript holds of one tool call: whether the call is there at all,
-    and its ``tool_result`` block (None while it has none)."""
+    """What a session's transcript holds of one tool call: whether an assistant message of its
+    own made the call, and its ``tool_result`` block (None while it has none)."""
 
     made: bool
     result: dict[str, Any] | None
@@ -173,30 +172,32 @@ class CallState(NamedTuple):
 
 def call_state(session_transcript: Path, tool_use_id: str) -> CallState:
     """The call ``tool_use_id`` in the session's transcript, read in one pass (nothing when the
-    file cannot be read)."""
+    file cannot be read). A line that only quotes the id (an agent's progress, a tool's
+    output) does not count."""
     try:
         lines = list(records.lines_holding(session_transcript, (tool_use_id.encode(),)))
     except OSError:
         return CallState(False, None)
+    made = False
     for line in lines:
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):
             continue
-        if not isinstance(record, dict) or record.get("type") != "user":
-            continue
-        message = record.get("message")
-        if not isinstance(message, dict):
-            continue
-        content = message.get("content")
+        message = record.get("message") if isinstance(record, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
         for block in content if isinstance(content, list) else ():
-            if (
-                isinstance(block, dict)
+            if not isinstance(block, dict):
+                continue
+            if record.get("type") == "assistant" and block.get("type") == "tool_use":
+                made = made or block.get("id") == tool_use_id
+            elif (
+                record.get("type") == "user"
                 and block.get("type") == "tool_result"
                 and block.get("tool_use_id") == tool_use_id
             ):
                 return CallState(True, block)
-    return CallState(bool(lines), None)
+    return CallState(made, None)
 
 
 def api_error(agent_transcript: Path | None) -> str | None:
@@ -225,7 +226,7 @@ def stopped(agent_transcript: Path | None) -> bool:
             continue
         message = record.get("message")
         text = records.text_of(message.get("content")) if isinstance(message, dict) else ""
-        return record["type"] == "user" and text.strip().startswith(INTERRUPTED_MARK)
+        return record["type"] == "user" and text.strip().startswith(records.INTERRUPTED_MARK)
     return False
 
 

@@ -304,7 +304,7 @@ def classify_blocks_text(text: str) -> tuple[str, str] | None:
         match = _BASH_INPUT.search(stripped)
         if match:
             return COMMAND, "! " + match.group(1).strip()
-    if stripped.startswith("[Request interrupted by user"):
+    if stripped.startswith(records.INTERRUPTED_MARK):
         return INTERRUPTION, stripped.strip()
     if stripped.startswith("<task-notification>"):
         match = _NOTIFICATION_SUMMARY.search(stripped)

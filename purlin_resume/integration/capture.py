@@ -183,7 +183,7 @@ def interrupted_text(value) -> bool:
     """Whether a hook payload value (text, blocks, a tool response) carries Claude Code's
     ``[Request interrupted by user…]`` marker or an interrupted status."""
     if isinstance(value, str):
-        return subagents.INTERRUPTED_MARK in value
+        return records.INTERRUPTED_MARK in value
     if isinstance(value, dict):
         if value.get("status") in ("interrupted", "cancelled", "canceled", "killed"):
             return True
@@ -329,10 +329,10 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
     return Outcome("; ".join(notes) or "no agent ended")
 
 
-# A running agent whose call the session's transcript holds without a result. A prompt is only
-# submitted between turns, so that call has ended (a background call's result came at launch):
-# its result still waits in Claude Code's write queue. (A call made inside another agent is in
-# that agent's transcript.)
+# A running agent whose call the session's transcript holds without a result. A prompt comes
+# between turns (a background call's result came at launch), so the call has ended and its
+# result still waits in Claude Code's write queue; a message typed while an agent works is
+# written too, which ends the wait. (A call made inside another agent is in its transcript.)
 _QUEUED = "queued"
 
 
@@ -343,7 +343,7 @@ def _size(path: Path) -> int | None:
         return None
 
 
-def _wait_for_write(session: Path, size: int | None, seconds: float = 1.0) -> None:
+def _wait_for_write(session: Path, size: int | None, seconds: float = 0.5) -> None:
     """Wait until the transcript is longer than ``size``, at most ``seconds``: Claude Code
     appends what it queued (the stopped call's result, the prompt itself) every 100 ms."""
     deadline = time.monotonic() + seconds

@@ -696,6 +696,25 @@ def test_a_meta_json_that_is_a_fifo_or_nested_too_deep_is_read_past(tmp_path, ki
     assert [(n.id, n.description) for n in subagents] == [("aaa1111", "Look")]
 
 
+def test_a_call_only_quoted_in_the_session_is_not_made_there(tmp_path):
+    """An older client's progress record carries a subagent's own call; a tool's output may
+    quote an id. Neither is a call of the session's."""
+    from purlin_resume.claude import subagents
+
+    c = Conversation("68686868-bbbb")
+    inner = {"type": "assistant", "message": {"content": [tool("toolu_2", "Agent", prompt="Q")]}}
+    path = write_jsonl(
+        tmp_path / "s.jsonl",
+        [
+            c.assistant("m1", tool("toolu_1", "Bash", command="grep -r toolu_2")),
+            c.result("toolu_1", "log.txt: toolu_2"),
+            {**c._base("progress"), "data": {"type": "agent_progress", "message": inner}},
+        ],
+    )
+    assert subagents.call_state(path, "toolu_2") == (False, None)
+    assert subagents.call_state(path, "toolu_1").made
+
+
 def test_a_line_of_the_wrong_shape_holding_a_call_id_is_read_past(tmp_path):
     from purlin_resume.claude import records, subagents
 

@@ -393,6 +393,7 @@ def test_a_stopped_call_whose_result_is_written_after_the_prompt_is_recorded(rep
     """Claude Code queues what it records and appends it to the transcript every 100 ms: the
     stopped call's result may reach the file only after UserPromptSubmit has read it."""
     _stopped_call(repo, tmp_path, "a0000000000000013")
+    _parser_agent(repo, tmp_path, "a0000000000000013", "Parsed.")  # only the call's result says
     transcript = tmp_path / f"{SESSION}.jsonl"
     lines = transcript.read_bytes().splitlines(keepends=True)
     transcript.write_bytes(b"".join(lines[:2]))  # the result and the interruption still queued
