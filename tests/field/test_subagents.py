@@ -252,6 +252,24 @@ def test_esc_on_a_running_subagent_is_recorded_at_the_next_prompt(field):
     assert "toolu_" not in resumed.stdout.split("### How to continue")[1]
 
 
+def esc_while_two_agents_work(field, prompt: str, next_prompt: str) -> str:
+    """Send ``prompt``, press Esc once its two agents are named and one request hangs, then
+    type ``next_prompt``; once both agents are recorded interrupted, the session's id."""
+    with LiveClient(field) as client:
+        client.send(prompt)
+        assert field.model.wait_hung(90)
+        field.wait_for(lambda: len(named(field)) == 2, 60, "SubagentStart to name both agents")
+        client.interrupt()
+        field.model.release()
+        client.say(next_prompt)
+        field.wait_for(
+            lambda: {e["status"] for e in named(field)} == {"interrupted"},
+            60,
+            "UserPromptSubmit to record both stops",
+        )
+        return client.session_id
+
+
 def test_esc_on_an_agent_spawned_by_a_subagent_records_both_at_the_next_prompt(field):
     """A subagent spawns an agent of its own (both versions give subagents the Agent tool), and
     the user presses Esc while the inner one works. The inner call is in the outer agent's
@@ -262,19 +280,7 @@ def test_esc_on_an_agent_spawned_by_a_subagent_records_both_at_the_next_prompt(f
     model.reply(conversation("N-SUB"), agent("Inner work", "N-NESTED do the inner work"))
     model.reply(conversation("N-NESTED"), text("never sent"), hang=True)
     model.reply(last_user("N-NEXT"), text("Stopped; what next?"))
-    with LiveClient(field) as client:
-        client.send("N-MAIN start")
-        assert model.wait_hung(90)
-        field.wait_for(lambda: len(named(field)) == 2, 60, "SubagentStart to name both agents")
-        client.interrupt()
-        model.release()
-        client.say("N-NEXT carry on")
-        field.wait_for(
-            lambda: {e["status"] for e in named(field)} == {"interrupted"},
-            60,
-            "UserPromptSubmit to record both stops",
-        )
-        session = client.session_id
+    session = esc_while_two_agents_work(field, "N-MAIN start", "N-NEXT carry on")
     recorded = {e["task_description"]: e for e in named(field)}
     assert set(recorded) == {"Outer work", "Inner work"}
     assert {e["session_id"] for e in recorded.values()} == {session}
@@ -299,18 +305,7 @@ def test_esc_on_two_parallel_agents_records_both_and_resumes_them_as_a_batch(fie
     model.reply(conversation("P-LEFT"), text("never sent"), hang=True)
     model.reply(conversation("P-RIGHT"), text("never sent"), hang=True)
     model.reply(last_user("P-NEXT"), text("Stopped; what next?"))
-    with LiveClient(field) as client:
-        client.send("P-MAIN check both")
-        assert model.wait_hung(90)
-        field.wait_for(lambda: len(named(field)) == 2, 60, "SubagentStart to name both agents")
-        client.interrupt()
-        model.release()
-        client.say("P-NEXT carry on")
-        field.wait_for(
-            lambda: {e["status"] for e in named(field)} == {"interrupted"},
-            60,
-            "UserPromptSubmit to record both stops",
-        )
+    esc_while_two_agents_work(field, "P-MAIN check both", "P-NEXT carry on")
     entries = named(field)
     (group,) = {e["parallel_group"] for e in entries}
     assert group is not None
