@@ -128,7 +128,9 @@ READ = {
             "done = rollouts.read(path.name[-42:-6], path)\n",
         )
     ],
-    "gemini": [("gemini", "from purlin_resume.gemini import chats\ndone = chats.read(path)\n")],
+    "gemini": [
+        ("gemini", "from purlin_resume.gemini import chats\ndone = chats.read(chats.parts(path))\n")
+    ],
     "opencode": [
         ("opencode", _OPENCODE_READ),
         (

@@ -87,6 +87,15 @@ class ReadStats:
         names it, at any length)."""
         self.unknown_types[kind if len(kind) <= 60 else kind[:59] + "…"] += 1
 
+    def add(self, other: ReadStats) -> None:
+        """Count what reading ``other``'s file met too (one more file of the same session)."""
+        for name in ("lines", "records", "malformed", "duplicates", "blank"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.unknown_types.update(other.unknown_types)
+        self.truncated = self.truncated or other.truncated
+        self.binary = self.binary or other.binary
+        self.unreadable = self.unreadable or other.unreadable
+
     @property
     def unknown(self) -> int:
         return sum(self.unknown_types.values())

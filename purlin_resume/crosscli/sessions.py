@@ -91,7 +91,8 @@ def _read(session: NativeSession, options: ReadOptions) -> Conversation:
     if session.cli == CODEX:
         return rollouts.read(session.id, session.path, options)
     if session.cli == GEMINI:
-        return chats.read(session.path, session.parent_id, session.project_path, options)
+        files = chats.parts(session.path, session.parent_id)
+        return chats.read(files, session.parent_id, session.project_path, options)
     return storage.read(session, options)
 
 

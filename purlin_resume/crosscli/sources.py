@@ -29,7 +29,7 @@ def sources(clis: tuple[str, ...] = OTHERS) -> dict[str, tuple[str, Any, str]]:
             found[str(path)] = (CODEX, thread, cache_home.signature(path) or "gone")
     if GEMINI in clis:
         for files, parent, project in chats.sessions(chats.root()):
-            found[str(files[0])] = (GEMINI, (parent, project), chats.signature(files))
+            found[str(files[0])] = (GEMINI, (files, parent, project), chats.signature(files))
     if OPENCODE in clis:
         folder = storage.root()
         counts = storage.row_counts(folder)
@@ -44,8 +44,8 @@ def read_source(key: str, cli: str, reference: Any, options: ReadOptions) -> Con
     if cli == CODEX:
         return rollouts.read(reference, Path(key), options)
     if cli == GEMINI:
-        parent, project = reference
-        return chats.read(Path(key), parent, project, options)
+        files, parent, project = reference
+        return chats.read(files, parent, project, options)
     return storage.read(reference, options)
 
 

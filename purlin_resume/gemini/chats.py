@@ -11,14 +11,15 @@ automatic one) starts the list over with the session's context, the summary as a
 and the CLI's fixed answer to it, then the messages kept: the turns before it stay, followed by a compaction. Before the JSONL form, a session
 was one JSON document ``session-*.json`` holding the same fields and a ``messages`` list; it is
 read whole (those files were rewritten whole by the CLI, and stay small). A subagent's file sits
-under its parent's session id: ``chats/<parent session id>/<subagent session id>.jsonl``. The
-project folder is read from ``tmp/<project>/.project_root`` (or ``projects.json``).
+under its parent's session id: ``chats/<parent session id>/<subagent session id>.jsonl``
+(chatRecordingService.ts), each one a chat of its own. The project folder is read from
+``tmp/<project>/.project_root`` (or ``projects.json``).
 
 A resume in a later minute leaves a second file for the same session (``session-<later
 time>-<same id8>``): the CLI starts a new file as it starts (the metadata and the session's
 context only), then goes on writing the resumed one. The CLI treats every ``session-*-<id8>``
-file of a folder as one session (it deletes them together, and resumes the last updated one);
-so does ``read``.
+file of ``chats`` as one session (it deletes them together, and resumes the last updated one);
+``groups`` says which files make up each session, and ``read`` reads the files it is given.
 """
 
 from __future__ import annotations
@@ -78,25 +79,6 @@ def _project_roots(folder: Path) -> dict[str, str]:
     return {name: path for path, name in projects.items() if isinstance(name, str)}
 
 
-def chat_files(folder: Path) -> Iterator[tuple[Path, str | None, Path]]:
-    """(file, parent session id or None, project folder) of every chat file, links followed
-    (``store.walk``)."""
-    base = folder / "tmp"
-    for current, folders, files in store.walk(base):
-        depth = len(current.relative_to(base).parts)
-        if depth == 1:  # a project's folder: its chats only
-            folders[:] = [name for name in folders if name == "chats"]
-        elif depth == 2:  # the chats, and a folder of subagents per session
-            for name in files:
-                if name.startswith("session-") and name.endswith(_SUFFIXES):
-                    yield current / name, None, current.parent
-        elif depth == 3:
-            folders.clear()
-            for name in files:
-                if name.endswith(_SUFFIXES):
-                    yield current / name, current.name, current.parent.parent
-
-
 def _project_path(project: Path, roots: dict[str, str]) -> str | None:
     try:
         with store.open_regular(project / ".project_root") as marker:
@@ -108,19 +90,41 @@ def _project_path(project: Path, roots: dict[str, str]) -> str | None:
     return roots.get(project.name)
 
 
-def parts(path: Path) -> list[Path]:
-    """The files of the session ``path`` is one of, oldest first: the ``session-*-<id8>``
-    files beside it (a subagent's file stands alone)."""
-    if not path.name.startswith("session-"):
-        return [path]
-    tail = _short_id(path)
-    ends = (f"-{tail}.jsonl", f"-{tail}.json")
+def groups(folder: Path, parent: str | None = None) -> list[list[Path]]:
+    """The sessions of one folder of chats, each as its files oldest first: what makes up one
+    session, for the listing and for a read alike. In ``chats`` (``parent`` None) the regular
+    ``session-*-<id8>`` files of one id8 are one session; in a subagent's folder (``chats/<parent
+    id>``, ``parent`` its name) every ``.jsonl`` or ``.json`` file is one. A file named so that
+    is no regular file (a FIFO, a link to one, a link leading nowhere) stands alone: never
+    merged, listed to be reported unreadable, never opened; a folder is no chat. A legacy
+    ``.json`` file is left out when the CLI migrated it to a ``.jsonl`` beside it."""
     try:
-        names = sorted(n for n in os.listdir(path.parent) if n.endswith(ends))
+        with os.scandir(folder) as scan:
+            entries = [
+                e
+                for e in scan
+                if e.name.endswith(_SUFFIXES)
+                and (parent is not None or e.name.startswith("session-"))
+                and not store.is_folder(e)
+            ]
     except OSError:
-        return [path]
-    found = [path.parent / n for n in names if n.startswith("session-") and n + "l" not in names]
-    return found if path in found or path.with_suffix(".jsonl") in found else [path]
+        return []
+    names = {e.name for e in entries}
+    found: dict[tuple[bool, str], list[Path]] = {}
+    for entry in sorted(entries, key=lambda e: e.name):
+        if entry.name + "l" in names:  # a legacy file the CLI migrated
+            continue
+        path = folder / entry.name
+        merged = parent is None and store.is_file(entry)
+        found.setdefault((merged, _short_id(path) if merged else entry.name), []).append(path)
+    return list(found.values())
+
+
+def parts(path: Path, parent: str | None = None) -> list[Path]:
+    """The files of the session ``path`` is one of (``groups``; ``parent``: the subagent's
+    parent session id), oldest first; ``[path]`` when its folder holds no such session."""
+    group = (g for g in groups(path.parent, parent) if {path, path.with_suffix(".jsonl")} & {*g})
+    return next(group, [path])
 
 
 def _short_id(path: Path) -> str:
@@ -373,46 +377,46 @@ def _read_file(path: Path, parent: str | None, options: ReadOptions) -> Conversa
 
 
 def read(
-    path: Path,
+    files: list[Path],
     parent: str | None = None,
     project_path: str | None = None,
     options: ReadOptions | None = None,
 ) -> Conversation:
-    """One session, of the files it has (``parts``) the one the CLI resumes: the last updated
-    of those holding a conversation, the others' sizes and times added to it."""
-    files = [_read_file(part, parent, options or ReadOptions()) for part in parts(path)]
-    held = [c for c in files if c.session.turns] or files
+    """One session of its files (``groups``, oldest first), as the CLI resumes it: the last
+    updated of those holding a conversation, the others' sizes, times and what reading them
+    skipped added to it."""
+    readings = [_read_file(path, parent, options or ReadOptions()) for path in files]
+    held = [c for c in readings if c.session.turns] or readings
     chosen = max(held, key=lambda c: c.session.ended_at or "")
     session = chosen.session
     session.project_path = project_path
-    for other in files:
+    for other in readings:
         if other is not chosen:
             session.seen(other.session.ended_at)
             session.size += other.session.size
             session.exists = session.exists and other.session.exists
+            session.stats.add(other.session.stats)
     chosen.transcript.ended_at = session.ended_at
     return chosen
 
 
 def sessions(folder: Path) -> Iterator[tuple[list[Path], str | None, str | None]]:
-    """(files, parent session id or None, project path) of every session under ``folder``, its
-    files oldest first (``parts``); a legacy ``.json`` file left out when the CLI migrated it to
-    a ``.jsonl`` beside it."""
+    """(files, parent session id or None, project path) of every session under ``folder``
+    (``groups``: of each project's ``chats`` and of the subagents' folders in it), links
+    followed (``store.walk``)."""
     roots = _project_roots(folder)
-    found: dict[tuple[Path, str], tuple[list[Path], str | None, Path]] = {}
-    for path, parent, project in chat_files(folder):
-        if path.suffix == ".json" and path.with_suffix(".jsonl").exists():
-            continue
-        key = (path.parent, _short_id(path) if parent is None else path.name)
-        found.setdefault(key, ([], parent, project))[0].append(path)
-    for files, parent, project in found.values():
-        yield sorted(files), parent, _project_path(project, roots)
-
-
-def conversations(folder: Path) -> Iterator[tuple[Path, str | None, str | None]]:
-    """(oldest file, parent session id or None, project path) of every session (``sessions``)."""
-    for files, parent, project in sessions(folder):
-        yield files[0], parent, project
+    base = folder / "tmp"
+    for current, folders, _ in store.walk(base):
+        depth = len(current.relative_to(base).parts)
+        if depth == 1:  # a project's folder: its chats only
+            folders[:] = [name for name in folders if name == "chats"]
+        elif depth >= 2:  # the chats, then a folder of subagents per session
+            parent = None if depth == 2 else current.name
+            if parent is not None:
+                folders.clear()
+            project = _project_path(current.parents[depth - 2], roots)
+            for files in groups(current, parent):
+                yield files, parent, project
 
 
 def heads(folder: Path) -> list[NativeSession]:
@@ -420,14 +424,15 @@ def heads(folder: Path) -> list[NativeSession]:
     finding one by id needs, without reading every chat through (a legacy ``.json`` document is
     read whole: its id is inside it)."""
     found = []
-    for path, parent, project in conversations(folder):
+    for files, parent, project in sessions(folder):
+        path = files[0]
         reading = _Reading(path, parent, ReadOptions())
         if path.suffix == ".jsonl":
             for record in json_lines(path, reading.session.stats):
                 reading.add(record)
                 break
         if reading.session.id == path.stem:  # no id up front: read it through
-            found.append(read(path, parent, project).session)
+            found.append(read(files, parent, project).session)
         else:
             reading.session.project_path = project
             found.append(reading.session)

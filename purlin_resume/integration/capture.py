@@ -426,8 +426,10 @@ def _session_transcript(project: Project, payload: HookPayload, path: Path, cli:
 
     if cli in (CODEX, GEMINI):
         from purlin_resume.crosscli import sources
+        from purlin_resume.gemini import chats
 
-        reference = payload.session_id if cli == CODEX else (None, str(project.root))
+        files = chats.parts(path) if cli == GEMINI else []
+        reference = payload.session_id if cli == CODEX else (files, None, str(project.root))
         return sources.read_source(str(path), cli, reference, READ_OPTIONS).transcript
     from purlin_resume.claude import transcript
 
