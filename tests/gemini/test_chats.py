@@ -288,6 +288,9 @@ def test_a_second_file_cut_short_mid_line_is_reported(cli):
     shown = cli("sessions", "--all", "--cli", GEMINI)
     assert shown.exit_code == 0, shown.stderr
     assert "[1 line(s) skipped]" in shown.stdout
+    assert "- Skipped: 1 malformed line(s)" in cli("transcript", session.id).stdout
+    exported = json.loads(cli("export", session.id).stdout)
+    assert exported["skipped"]["malformed_lines"] == 1
 
 
 @pytest.mark.parametrize("how", ["fifo", "link to a fifo"])
@@ -312,6 +315,16 @@ def test_a_fifo_named_like_a_second_file_stands_alone_unopened(cli, tmp_path, ho
     shown = without_opening(fifo, lambda: cli("transcript", clean.id))
     assert shown.exit_code == 0, shown.stderr
     assert "FIELD-AGAIN" in shown.stdout
+
+
+def test_a_link_leading_nowhere_named_like_a_second_file_stands_alone():
+    folder, files = _resumed()
+    [clean] = listing.sessions(GEMINI, None)
+    planted = folder / files[0].name.replace("T02-32", "T02-40")
+    planted.symlink_to("gone.jsonl")
+    listed = {s.id: s for s in listing.sessions(GEMINI, None)}
+    assert (listed[clean.id].exists, listed[clean.id].size) == (True, clean.size)
+    assert not listed[planted.stem].exists
 
 
 def test_a_folder_named_like_a_chat_file_is_no_part_of_the_session():
