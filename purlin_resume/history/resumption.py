@@ -11,8 +11,11 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from purlin_resume.agents import registry
+from purlin_resume.claude import subagents
 from purlin_resume.claude.records import TOOL_USE_PREFIX
 from purlin_resume.core import clock, gitrepo, templating
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
@@ -34,6 +37,7 @@ class ResumedAgent:
     resumed: dict[str, Any]
     report: ConflictReport
     reachable: bool
+    stopped_by_user: bool
 
     @property
     def agent_id(self) -> str:
@@ -146,6 +150,7 @@ def resume(
     blocked = [r for r in reports.values() if r.blocking]
     if blocked and not force:
         raise PurlinError(conflicts.describe(blocked))
+    stopped = _stopped_by_user(registry.load(project), chosen)
     head = gitrepo.head_commit(project.root) if gitrepo.toplevel(project.root) else None
     seen = {e.agent_id: e.data for e in chosen}
     changes: dict[str, Any] = {
@@ -158,7 +163,7 @@ def resume(
         changes["work_ref"] = ref
     pairs = history.update(project, lambda doc: _record_resumed(doc, seen, changes))
     history.write_current_id(project, pairs[-1][1]["agent_id"])
-    agents = _resumed_agents(pairs, reports, session_id)
+    agents = _resumed_agents(pairs, reports, session_id, stopped)
     briefing = templating.render(
         BRIEFING_TEMPLATE, agents=agents, group=group if batch else None, forced=bool(blocked)
     )
@@ -166,21 +171,45 @@ def resume(
 
 
 def _resumed_agents(
-    pairs: list[tuple[dict, dict]], reports: dict[str, ConflictReport], session_id: str | None
+    pairs: list[tuple[dict, dict]],
+    reports: dict[str, ConflictReport],
+    session_id: str | None,
+    stopped: set[str],
 ) -> tuple[ResumedAgent, ...]:
-    """Each agent resumed, with its conflict report and whether this session can reach it."""
+    """Each agent resumed, with its conflict report and whether this session can reach it:
+    SendMessage takes an agent's own id, never the id of the call that spawned it, and resumes
+    no agent of ``stopped``."""
     return tuple(
         ResumedAgent(
             interrupted=old,
             resumed=new,
             report=reports[old["agent_id"]],
-            # SendMessage takes an agent's own id, never the id of the call that spawned it
             reachable=bool(session_id)
             and session_id == old.get("session_id")
-            and not old["agent_id"].startswith(TOOL_USE_PREFIX),
+            and not old["agent_id"].startswith(TOOL_USE_PREFIX)
+            and old["agent_id"] not in stopped,
+            stopped_by_user=old["agent_id"] in stopped,
         )
         for old, new in pairs
     )
+
+
+def _stopped_by_user(
+    sessions: dict[str, registry.RegisteredAgent], entries: list[HistoryEntry]
+) -> set[str]:
+    """The agents whose ``.meta.json`` says ``stoppedByUser``: Claude Code 2.1.330 marks so a
+    background agent stopped with Esc, and its SendMessage then answers that the agent "was
+    stopped and was not resumed". An agent such an agent spawned is not marked, and SendMessage
+    resumes it."""
+    marked = set()
+    for entry in entries:
+        record = sessions.get(entry.session_id or "")
+        if record is None or not record.transcript_path:
+            continue
+        meta = subagents.meta_of(Path(record.transcript_path), entry.agent_id)
+        if meta.get(subagents.STOPPED_BY_USER) is True:
+            marked.add(entry.agent_id)
+    return marked
 
 
 def _record_resumed(

@@ -134,6 +134,11 @@ def agent(description: str, prompt: str, subagent_type: str = "general-purpose")
     return tool_use("Agent", description=description, prompt=prompt, subagent_type=subagent_type)
 
 
+def send_message(to: str, message: str) -> dict:
+    """SendMessage to agent ``to`` (both versions take a ``summary``; 2.1.197 requires it)."""
+    return tool_use("SendMessage", to=to, summary="continue the stopped work", message=message)
+
+
 @dataclass
 class Step:
     """One scripted reply: the content blocks of one assistant message."""

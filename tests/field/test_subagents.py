@@ -5,7 +5,16 @@ from __future__ import annotations
 import json
 
 from tests.field.live_client import LiveClient
-from tests.field.scripted_model import agent, bash, conversation, last_user, text, tool_use
+from tests.field.scripted_model import (
+    agent,
+    bash,
+    conversation,
+    last_user,
+    send_message,
+    text,
+    tool_use,
+    user_texts,
+)
 
 
 def test_a_completed_subagent_is_recorded_and_read_in_full(field):
@@ -217,8 +226,10 @@ def test_esc_on_a_running_subagent_is_recorded_at_the_next_prompt(field):
     """The user presses Esc (the client's interrupt) while a subagent works, then types on.
     2.1.197 (foreground): the Agent call ends with the error result "User rejected tool use";
     2.1.330 (background): the agent's ``.meta.json`` says ``stoppedByUser``. No hook names the
-    end; the next prompt's UserPromptSubmit records it interrupted, and ``resume-task`` in the
-    same session offers SendMessage to the agent's own id."""
+    end; the next prompt's UserPromptSubmit records it interrupted. ``resume-task`` in the same
+    session offers SendMessage to the agent's own id where the client resumes it (2.1.197); to
+    an agent marked ``stoppedByUser`` it offers none (see
+    ``test_send_message_after_esc_on_the_outer_agent``)."""
     model = field.model
     model.reply(conversation("S4-MAIN"), agent("Index the logs", "S4-SUB index the logs"))
     notes = str(field.project / "notes.md")
@@ -248,26 +259,43 @@ def test_esc_on_a_running_subagent_is_recorded_at_the_next_prompt(field):
             "resume-task", entry["agent_id"], env={"CLAUDE_CODE_SESSION_ID": session}
         )
     assert resumed.returncode == 0, resumed.stderr
-    assert f"SendMessage to `{entry['agent_id']}`" in resumed.stdout
+    if field.shows("background subagents"):
+        assert f"SendMessage to `{entry['agent_id']}`" not in resumed.stdout
+        assert f"`{entry['agent_id']}` was stopped by the user" in resumed.stdout
+    else:
+        assert f"SendMessage to `{entry['agent_id']}`" in resumed.stdout
     assert "toolu_" not in resumed.stdout.split("### How to continue")[1]
 
 
-def esc_while_two_agents_work(field, prompt: str, next_prompt: str) -> str:
+def esc_while_two_agents_work(field, client: LiveClient, prompt: str, next_prompt: str) -> str:
     """Send ``prompt``, press Esc once its two agents are named and one request hangs, then
     type ``next_prompt``; once both agents are recorded interrupted, the session's id."""
-    with LiveClient(field) as client:
-        client.send(prompt)
-        assert field.model.wait_hung(90)
-        field.wait_for(lambda: len(named(field)) == 2, 60, "SubagentStart to name both agents")
-        client.interrupt()
-        field.model.release()
-        client.say(next_prompt)
-        field.wait_for(
-            lambda: {e["status"] for e in named(field)} == {"interrupted"},
-            60,
-            "UserPromptSubmit to record both stops",
-        )
-        return client.session_id
+    client.send(prompt)
+    assert field.model.wait_hung(90)
+    field.wait_for(lambda: len(named(field)) == 2, 60, "SubagentStart to name both agents")
+    client.interrupt()
+    field.model.release()
+    client.say(next_prompt)
+    field.wait_for(
+        lambda: {e["status"] for e in named(field)} == {"interrupted"},
+        60,
+        "UserPromptSubmit to record both stops",
+    )
+    return client.session_id
+
+
+def script_nested_agents(model, mark: str) -> None:
+    """Script the prompt ``MARK-MAIN`` to spawn an agent ("Outer work", prompt ``MARK-OUTER``)
+    that spawns one of its own ("Inner work", ``MARK-INNER``) whose request hangs, and the
+    answer to the prompt ``MARK-NEXT``."""
+    model.reply(
+        conversation(f"{mark}-MAIN"), agent("Outer work", f"{mark}-OUTER do the outer work")
+    )
+    model.reply(
+        conversation(f"{mark}-OUTER"), agent("Inner work", f"{mark}-INNER do the inner work")
+    )
+    model.reply(conversation(f"{mark}-INNER"), text("never sent"), hang=True)
+    model.reply(last_user(f"{mark}-NEXT"), text("Stopped; what next?"))
 
 
 def test_esc_on_an_agent_spawned_by_a_subagent_records_both_at_the_next_prompt(field):
@@ -275,12 +303,9 @@ def test_esc_on_an_agent_spawned_by_a_subagent_records_both_at_the_next_prompt(f
     the user presses Esc while the inner one works. The inner call is in the outer agent's
     transcript, not the session's: the next prompt records the outer agent interrupted by its
     call's result, the inner one by its own transcript, which ends with the interruption."""
-    model = field.model
-    model.reply(conversation("N-MAIN"), agent("Outer work", "N-SUB do the outer work"))
-    model.reply(conversation("N-SUB"), agent("Inner work", "N-NESTED do the inner work"))
-    model.reply(conversation("N-NESTED"), text("never sent"), hang=True)
-    model.reply(last_user("N-NEXT"), text("Stopped; what next?"))
-    session = esc_while_two_agents_work(field, "N-MAIN start", "N-NEXT carry on")
+    script_nested_agents(field.model, "N")
+    with LiveClient(field) as client:
+        session = esc_while_two_agents_work(field, client, "N-MAIN start", "N-NEXT carry on")
     recorded = {e["task_description"]: e for e in named(field)}
     assert set(recorded) == {"Outer work", "Inner work"}
     assert {e["session_id"] for e in recorded.values()} == {session}
@@ -290,6 +315,74 @@ def test_esc_on_an_agent_spawned_by_a_subagent_records_both_at_the_next_prompt(f
     (inner,) = outer["children"]
     assert (outer["id"], outer["status"]) == (recorded["Outer work"]["agent_id"], "interrupted")
     assert (inner["id"], inner["status"]) == (recorded["Inner work"]["agent_id"], "interrupted")
+
+
+def answer_to(field, call_id: str) -> dict:
+    """What the client answered to the main thread's tool call ``call_id`` (SendMessage answers
+    with a JSON document), as its next request shows the model."""
+
+    def answered() -> list[str]:
+        return [
+            "\n".join(user_texts({"messages": [message]}))
+            for request in field.model.messages
+            for message in request.body.get("messages", [])[-1:]
+            if isinstance(message.get("content"), list)
+            and any(block.get("tool_use_id") == call_id for block in message["content"])
+        ]
+
+    return json.loads(field.wait_for(answered, 60, "the answer to SendMessage")[0])
+
+
+def send_message_after_esc(field, description: str, mark: str) -> tuple[str, str, dict]:
+    """Esc while an outer agent and the inner agent it spawned both work; then, in the same
+    session, ``resume-task`` for the agent of ``description`` (its prompt holds ``mark``) and
+    the main thread's SendMessage to its id. The agent's id, the briefing, and what the client
+    answered. When the client says it resumed the agent, this waits for the agent to go on: a
+    request of its own conversation with the message, and the model's reply in its transcript."""
+    model = field.model
+    script_nested_agents(model, "M")
+    with LiveClient(field) as client:
+        session = esc_while_two_agents_work(field, client, "M-MAIN start", "M-NEXT carry on")
+        (agent_id,) = [e["agent_id"] for e in named(field) if e["task_description"] == description]
+        env = {"CLAUDE_CODE_SESSION_ID": session}
+        briefed = field.purlin("resume-task", agent_id, env=env)
+        assert briefed.returncode == 0, briefed.stderr
+        call = send_message(agent_id, "M-CONTINUE finish your work")
+        model.reply(last_user("M-RESUME"), call)
+        own, told = conversation(mark), last_user("M-CONTINUE")
+        model.reply(lambda request: own(request) and told(request), text("M-FINISHED done"))
+        client.say("M-RESUME continue the stopped agent")
+        answer = answer_to(field, call["id"])
+        if answer.get("success"):
+            (transcript,) = [p for p in field.agent_files(session) if agent_id in p.name]
+            field.wait_for(lambda: "M-FINISHED" in transcript.read_text(), 60, "its reply")
+            assert not model.unused()  # the reply went to the agent's own conversation
+    return agent_id, briefed.stdout, answer
+
+
+def test_send_message_continues_an_agent_spawned_by_a_subagent_after_esc(field):
+    """Both versions resume the inner agent of a nested pair the user stopped: ``resume-task``
+    offers SendMessage to its id, the client answers that it resumed it (2.1.330: "Resuming
+    agent"; 2.1.197: "had no active task; resumed from transcript"), and the agent goes on."""
+    agent_id, briefing, answer = send_message_after_esc(field, "Inner work", "M-INNER")
+    assert f"SendMessage to `{agent_id}`" in briefing
+    assert (answer["success"], answer["resumedAgentId"]) == (True, agent_id), answer
+
+
+def test_send_message_after_esc_on_the_outer_agent(field):
+    """The outer agent of the same pair, which the main thread spawned. 2.1.197 resumes it as
+    it does the inner one. 2.1.330 ran it in the background and marked it ``stoppedByUser``:
+    SendMessage answers that it "was stopped and was not resumed", and ``resume-task`` offers
+    no SendMessage for it but says why a fresh agent takes over."""
+    agent_id, briefing, answer = send_message_after_esc(field, "Outer work", "M-OUTER")
+    if field.shows("background subagents"):
+        assert answer["success"] is False, answer
+        assert "was stopped and was not resumed" in answer["message"], answer
+        assert f"SendMessage to `{agent_id}`" not in briefing
+        assert f"`{agent_id}` was stopped by the user" in briefing
+    else:
+        assert (answer["success"], answer["resumedAgentId"]) == (True, agent_id), answer
+        assert f"SendMessage to `{agent_id}`" in briefing
 
 
 def test_esc_on_two_parallel_agents_records_both_and_resumes_them_as_a_batch(field):
@@ -305,7 +398,8 @@ def test_esc_on_two_parallel_agents_records_both_and_resumes_them_as_a_batch(fie
     model.reply(conversation("P-LEFT"), text("never sent"), hang=True)
     model.reply(conversation("P-RIGHT"), text("never sent"), hang=True)
     model.reply(last_user("P-NEXT"), text("Stopped; what next?"))
-    esc_while_two_agents_work(field, "P-MAIN check both", "P-NEXT carry on")
+    with LiveClient(field) as client:
+        esc_while_two_agents_work(field, client, "P-MAIN check both", "P-NEXT carry on")
     entries = named(field)
     (group,) = {e["parallel_group"] for e in entries}
     assert group is not None

@@ -483,3 +483,25 @@ def test_resume_task_never_offers_sendmessage_to_a_tool_call_id(repo, tmp_path, 
     resumed = cli("resume-task", "toolu_01Int", "--session", SESSION)
     assert resumed.exit_code == 0, resumed.stderr
     assert "SendMessage" not in resumed.stdout
+
+
+@pytest.mark.parametrize(("marks", "offered"), [({}, True), ({"stoppedByUser": True}, False)])
+def test_resume_task_offers_sendmessage_unless_the_client_marked_the_agent_stopped(
+    repo, tmp_path, cli, marks, offered
+):
+    """Claude Code 2.1.330 marks a background agent stopped with Esc ``stoppedByUser`` in its
+    ``.meta.json``, and its SendMessage refuses to resume such an agent; an agent spawned inside
+    a stopped agent has no mark, and SendMessage resumes it. The session's transcript (where the
+    agents' folder is) is the one its SessionStart registered."""
+    hook("session-start", _session_event(tmp_path, repo, "SessionStart", source="startup"), repo)
+    call = _spawned(repo, tmp_path)
+    _meta(tmp_path, "a0000000000000015", toolUseId=call["id"], **marks)
+    start = _session_event(tmp_path, repo, "SubagentStart", agent_id="a0000000000000015")
+    hook("subagent-start", start, repo)
+    _parser_agent(repo, tmp_path, "a0000000000000015", None)
+    hook("user-prompt-submit", _session_event(tmp_path, repo, "UserPromptSubmit"), repo)
+    assert entries(repo)["a0000000000000015"]["status"] == "interrupted"
+    resumed = cli("resume-task", "a0000000000000015", "--session", SESSION)
+    assert resumed.exit_code == 0, resumed.stderr
+    assert ("SendMessage to `a0000000000000015`" in resumed.stdout) is offered
+    assert ("was stopped by the user" in resumed.stdout) is not offered
