@@ -14,6 +14,9 @@ else, so no two sources ever report the same value under different names:
 | inbox | 2 | 0.6 | the newest message in ``<workspace>/inbox/processed/`` |
 | pane | 3 | 0.4 | the tmux pane's text changed since the previous sample |
 
+Evidence from before the agent started (``Subject.started``: a file changed, a commit made, a
+record written, by whoever worked there before) is not its own and is left out.
+
 A worktree that more than one live agent works in cannot tell whose test run or file change it
 saw: there the tests source says nothing and the files source only counts files the agent's own
 transcript touched. Text carrying a noise marker (our nudges and the replies to them) is never
@@ -110,6 +113,7 @@ class Subject:
     pane: str | None = None
     shared_worktree: bool = False  # another live agent works in the same folder
     cli: str = "claude"  # the agent CLI whose session file ``transcript`` is
+    started: datetime | None = None  # when it started: earlier evidence is not its own
 
 
 @dataclass
@@ -583,5 +587,20 @@ def observe(
         )
     for name, collect in collectors:
         observation.signals.extend(attempt(name, collect) or [])
-    observation.signals = merge(observation.signals)
+    observation.signals = merge(_since_start(subject, observation))
     return observation
+
+
+def _since_start(subject: Subject, observation: Observation) -> list[ActivitySignal]:
+    """The signals of ``observation`` from after the agent started; those from before are
+    named by source in a note (their details may quote what someone else did there)."""
+    if subject.started is None:
+        return observation.signals
+    started = subject.started
+    earlier = sorted({s.source.value for s in observation.signals if s.timestamp < started})
+    if earlier:
+        observation.notes.append(
+            f"{', '.join(earlier)}: evidence from before it started at {clock.iso(started)} "
+            "is not its own activity"
+        )
+    return [s for s in observation.signals if s.timestamp >= started]

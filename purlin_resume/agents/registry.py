@@ -140,13 +140,26 @@ def _update(
     gitrepo.exclude_state_files(project.purlin_dir, FILE_NAME, FILE_NAME + ".lock")
 
     def change(data: Any) -> None:
-        record = _checked(file, data)["agents"].setdefault(session_id, {})
+        agents = _checked(file, data)["agents"]
+        going_on = _goes_on(agents, session_id, values.get("pid"))
+        record = agents.setdefault(session_id, {})
         kept, reported = record.get("transcript_path"), values.get("transcript_path")
-        record.update(values)
+        record.update({k: v for k, v in values.items() if not (going_on and k == "started_at")})
         if reported and isinstance(kept, str) and not Path(reported).exists():
             record["transcript_path"] = kept if Path(kept).is_file() else reported
 
     return _agents(store.update_json(file, change, default={"version": VERSION, "agents": {}}))
+
+
+def _goes_on(agents: dict[str, Any], session_id: str, pid: Any) -> bool:
+    """Whether process ``pid`` already runs ``session_id`` (a compaction starts it again there):
+    its start stays the one registered."""
+    record = agents.get(session_id)
+    if not isinstance(record, dict) or not isinstance(record.get("started_at"), str):
+        return False
+    if pid is None or record.get("pid") != pid:
+        return False
+    return session_id in running_sessions(_agents({"agents": agents}))
 
 
 def record_start(
@@ -167,6 +180,7 @@ def record_start(
     Every registered session as this one locked update left them (a hook reads the registry
     no further).
 
+    A session started again in the process that already runs it (compacted) keeps its start.
     A session started again (resumed, compacted) keeps the role, predecessor and CLI it had
     when none is given now, and its transcript when the one given does not exist but the
     registered one does (Gemini CLI, resuming, names a new chat file but goes on writing the

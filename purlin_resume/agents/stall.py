@@ -12,7 +12,8 @@ Confidence (``assess``):
    tier-2 signal lies within the lookback (reliability).
 
 The agent is active when the confidence reaches the threshold (0.5) and validation passed.
-Levels: very_high ≥ 0.9, high ≥ 0.7, medium ≥ 0.5, low ≥ 0.3, very_low below.
+Levels: very_high ≥ 0.9, high ≥ 0.7, medium ≥ 0.5, low ≥ 0.3, very_low below. An agent the
+registry knows to be dead (``lineage.liveness``) is not assessed: its verdict is dead.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from purlin_resume.agents import activity, registry
 from purlin_resume.agents.activity import ActivitySignal
-from purlin_resume.agents.lineage import ALIVE, liveness, server_for
+from purlin_resume.agents.lineage import ALIVE, DEAD, Liveness, liveness, server_for
 from purlin_resume.agents.registry import RegisteredAgent, work_folder
 from purlin_resume.core import clock, redact, store, templating, tmux
 from purlin_resume.core import config as config_mod
@@ -50,10 +51,29 @@ class Assessment:
     validation_passed: bool
     lookback_minutes: float
     notes: list[str] = field(default_factory=list)
+    started_at: datetime | None = None  # when the agent started (the registry), when known
+    liveness: Liveness | None = None  # alive, dead or unknown, as the registry tells
+
+    @property
+    def verdict(self) -> str:
+        """``dead`` (the registry knows it), else ``active`` or ``stalled``."""
+        if self.liveness is not None and self.liveness.state == DEAD:
+            return DEAD
+        return "active" if self.is_active else "stalled"
+
+    def quiet_since(self, now: datetime) -> datetime | None:
+        """Since when nothing was seen of the agent: its last activity, else its start when
+        the sources looked that far back (``activity.HORIZON``), else None."""
+        if self.last_activity is not None:
+            return self.last_activity
+        if self.started_at is not None and now - self.started_at <= activity.HORIZON:
+            return self.started_at
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "agent_id": self.agent_id,
+            "verdict": self.verdict,
             "is_active": self.is_active,
             "confidence": self.confidence,
             "level": self.level,
@@ -63,6 +83,10 @@ class Assessment:
             "validation_passed": self.validation_passed,
             "lookback_minutes": self.lookback_minutes,
             "notes": self.notes,
+            "started_at": clock.iso(self.started_at) if self.started_at else None,
+            "liveness": {"state": self.liveness.state, "why": self.liveness.why}
+            if self.liveness
+            else None,
         }
 
 
@@ -181,7 +205,9 @@ def subject_of(
     agents: dict[str, RegisteredAgent],
     settings: config_mod.Settings,
     server: tmux.Server,
+    started: datetime | None = None,
 ) -> activity.Subject:
+    """The agent as the sources see it; ``started``: when it started, if that is known."""
     worktree = work_folder(project, agent).resolve()
     others = [
         other
@@ -203,6 +229,7 @@ def subject_of(
         pane=agent.tmux_pane,
         shared_worktree=shared,
         cli=agent.agent_cli,
+        started=started,
     )
 
 
@@ -213,7 +240,7 @@ def detect(
     now: datetime | None = None,
     settings: config_mod.Settings | None = None,
 ) -> Assessment:
-    """Assess one registered agent (by id or unique prefix)."""
+    """Assess one registered agent (by id or unique prefix); a dead one is not assessed."""
     settings = settings or config_mod.load(project)
     lookback = lookback_minutes if lookback_minutes is not None else settings.stall_lookback_minutes
     if lookback <= 0:
@@ -222,12 +249,30 @@ def detect(
     agents = registry.load(project)
     agent = registry.resolve(agents, agent_query)
     server = server_of(settings)
-    subject = subject_of(project, agent, agents, settings, server)
+    state = liveness(agent, server)
+    started = clock.parse(agent.started_at)
+    if started is not None and started > now + FUTURE_SKEW:
+        started = None  # a start yet to come is no start: the registry says nothing of it
+    if state.state == DEAD:
+        return Assessment(
+            agent.session_id,
+            False,
+            0.0,
+            level_of(0.0),
+            None,
+            [],
+            [f"dead: {state.why}"],
+            False,
+            lookback,
+            started_at=started,
+            liveness=state,
+        )
+    subject = subject_of(project, agent, agents, settings, server, started)
     if agent.tmux_pane:  # the server of its pane (only a pane is sampled on it)
         server = server_for(agent, server)
     observation = activity.observe(subject, now, server, project.cache_dir)
     result = assess(agent.session_id, observation.signals, now, lookback, settings.stall_threshold)
-    result.notes = observation.notes
+    result.notes, result.started_at, result.liveness = observation.notes, started, state
     return result
 
 
@@ -253,6 +298,8 @@ def should_send_resume(
         if settings.stall_fail_open:
             return True, f"detection failed ({message}); failing open", None
         return False, f"detection failed ({message}); holding back (stall_fail_open is false)", None
+    if result.verdict == DEAD:
+        return False, "; ".join(result.reasons), result
     if result.is_active:
         return False, f"active ({result.level}, confidence {result.confidence:.2f})", result
     return True, "; ".join(result.reasons), result
@@ -284,12 +331,13 @@ def resume_prompt(
     """The nudge for a stalled agent. Composing it reads only: nothing is claimed or changed."""
     now = now or clock.now()
     status = activity.read_status(workspace_of(project, settings, agent.session_id)) or {}
-    last = assessment.last_activity if assessment else None
+    quiet = assessment.quiet_since(now) if assessment else None
     text = templating.render(
         "stall/resume_prompt.md.j2",
         agent_id=agent.session_id,
         role=agent.role,
-        stalled_minutes=int((now - last).total_seconds() // 60) if last else None,
+        stalled_minutes=max(0, int((now - quiet).total_seconds() // 60)) if quiet else None,
+        since_start=assessment is not None and assessment.last_activity is None,
         fsm_state=status.get("fsm_state") if isinstance(status.get("fsm_state"), str) else None,
         last_mission=status.get("last_mission")
         if isinstance(status.get("last_mission"), str)

@@ -26,7 +26,7 @@ from purlin_resume.cli.options import (
 from purlin_resume.core import config
 from purlin_resume.core.errors import PurlinError, UsageError
 
-STALLED_EXIT = 3  # stall check: 0 active, 3 stalled, so scripts can tell them from errors
+STALLED_EXIT, DEAD_EXIT = 3, 4  # stall check: 0 active, 3 stalled, 4 dead, apart from errors
 AgentArgument = Annotated[
     str,
     typer.Argument(metavar="AGENT_ID", help="Registered agent (session) id or a unique prefix."),
@@ -217,18 +217,22 @@ def stall_check_command(
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Is the agent active? Confidence, level, last activity, signals, reasons, and the sources that could not be read. Exit code: 0 active, 3 stalled (1 error, 2 usage)."""
+    """Is the agent active? Confidence, level, last activity, signals, reasons, and the sources that could not be read; a dead agent is not assessed. Exit code: 0 active, 3 stalled, 4 dead (1 error, 2 usage)."""
     if lookback is not None and lookback <= 0:
         raise UsageError("--lookback must be a positive number of minutes")
     result = stall.detect(project_for(project), agent_id, lookback)
+    code = {"active": 0, "stalled": STALLED_EXIT}.get(result.verdict, DEAD_EXIT)
     if as_json:
         print_json(result.to_dict())
-        raise typer.Exit(0 if result.is_active else STALLED_EXIT)
-    verdict = "active" if result.is_active else "stalled"
+        raise typer.Exit(code)
+    if result.liveness is not None and result.verdict == lineage.DEAD:
+        print_text(f"{result.agent_id}: dead ({result.liveness.why}); not assessed\n")
+        raise typer.Exit(code)
     last = result.to_dict()["last_activity"] or "never"
     lines = [
-        f"{result.agent_id}: {verdict} (confidence {result.confidence:.2f}, {result.level}; "
-        f"validation {'passed' if result.validation_passed else 'failed'}; last activity {last})"
+        f"{result.agent_id}: {result.verdict} (confidence {result.confidence:.2f}, "
+        f"{result.level}; validation {'passed' if result.validation_passed else 'failed'}; "
+        f"last activity {last})"
     ]
     lines += [
         f"  signal {s.source.value} tier {s.tier} {s.confidence:.2f} "
@@ -238,7 +242,7 @@ def stall_check_command(
     lines += [f"  reason: {reason}" for reason in result.reasons]
     lines += [f"  note: {note}" for note in result.notes]
     print_text("\n".join(lines) + "\n")
-    raise typer.Exit(0 if result.is_active else STALLED_EXIT)
+    raise typer.Exit(code)
 
 
 @app.command("watch", rich_help_panel="Revival and stall watch")

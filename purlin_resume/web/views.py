@@ -118,12 +118,13 @@ def agent_card(scope: Scope, agent_id: str) -> dict[str, Any]:
 
 
 def activity(scope: Scope, agent_id: str) -> dict[str, Any]:
-    """Last activity and stall confidence of a live agent (``stall check``)."""
+    """Verdict (active, stalled, dead), last activity and stall confidence (``stall check``)."""
 
     result = stall.detect(scope.project, checked_id(agent_id)).to_dict()
     return clean(
         {
             "agent_id": result["agent_id"],
+            "verdict": result["verdict"],
             "is_active": result["is_active"],
             "confidence": result["confidence"],
             "level": result["level"],

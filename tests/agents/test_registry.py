@@ -158,3 +158,32 @@ def test_a_start_gives_every_session_as_its_one_update_left_them(repo, tmp_path)
     moved.write_text("{}\n")
     again = registry.record_start(project, "sess", pid=2, transcript_path=str(moved))["sess"]
     assert again.transcript_path == str(moved)  # a transcript that exists is taken as reported
+
+
+def test_a_session_started_again_in_its_own_process_keeps_its_start(repo):
+    """A compaction starts the session again in the process that runs it: its start stays (the
+    stall check counts no evidence from before it); another process, or a session that ended
+    or that this process no longer runs, starts anew."""
+    project = Project(repo)
+    first = datetime(2026, 1, 15, 14, 0, 0, tzinfo=timezone.utc)
+    later = datetime(2026, 1, 15, 15, 0, 0, tzinfo=timezone.utc)
+    me = os.getpid()
+
+    registry.record_start(project, "sess", pid=me, started_at=first)
+    compacted = registry.record_start(project, "sess", pid=me, started_at=later)["sess"]
+    assert compacted.started_at == "2026-01-15T14:00:00Z"
+
+    elsewhere = registry.record_start(project, "sess", pid=me + 10**6, started_at=later)["sess"]
+    assert elsewhere.started_at == "2026-01-15T15:00:00Z"
+
+    registry.record_start(project, "ends", pid=me, started_at=first)
+    registry.record_end(project, "ends")
+    resumed = registry.record_start(project, "ends", pid=me, started_at=later)["ends"]
+    assert resumed.started_at == "2026-01-15T15:00:00Z"
+
+    registry.record_start(project, "cleared", pid=me, started_at=first)
+    registry.record_start(project, "after-clear", pid=me, started_at=later)  # /clear: a new one
+    back = registry.record_start(
+        project, "cleared", pid=me, started_at=datetime(2026, 1, 15, 16, tzinfo=timezone.utc)
+    )["cleared"]
+    assert back.started_at == "2026-01-15T16:00:00Z"

@@ -524,6 +524,7 @@ def test_stall_check_prints_one_json_document(repo, cli):
     }
     assert data["lookback_minutes"] == 30
     assert data["signals"][0]["source"] == "files"
+    assert data["verdict"] == "active"
     text = cli("stall", "check", "agent-1")
     assert text.stdout.startswith("agent-1: active (confidence 0.65, medium; validation passed")
 
@@ -766,3 +767,123 @@ def test_a_reply_to_a_nudge_and_the_clients_bookkeeping_are_no_activity(tmp_path
     (signal,) = activity.transcript_signals(subject, now)
     assert signal.timestamp == clock.parse(at(90))
     assert signal.detail == "last record: tool_result"
+
+
+# -- the agent's own lifetime: dead agents, evidence from before it started -----------------
+
+
+def gone(pid: int) -> bool:
+    """Wait until process ``pid`` is gone (tmux closed its pane); False when it never goes."""
+    deadline = time.monotonic() + 15
+    while registry.pid_alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_a_dead_agent_is_reported_dead_and_never_nudged(repo, tmux_server, tmp_path, cli):
+    """Its tmux window killed, its process gone: the fresh edit in its folder does not make it
+    active; the verdict is dead (exit 4), and nothing would nudge it."""
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record)
+    pane = start_standin(tmux_server, repo, record)
+    pid = int(tmux.pane_info(tmux_server, pane)["pane_pid"])
+    age_everything(repo, LONG_AGO)
+    project = register(repo, pid=pid, tmux_pane=pane, started_at=stamp(360))
+    (repo / "work.txt").write_text("fresh edit\n")
+    assert cli("stall", "check", "agent-1").exit_code == 0  # alive, and active
+
+    tmux.kill_pane(tmux_server, pane)
+    assert gone(pid)
+    text = cli("stall", "check", "agent-1")
+    as_json = cli("stall", "check", "agent-1", "--json")
+    send, why, _ = stall.should_send_resume(project, "agent-1")
+    watched = cli("watch", "--once", "--json")
+
+    assert text.exit_code == 4
+    assert text.stdout == f"agent-1: dead (process {pid} is gone); not assessed\n"
+    assert as_json.exit_code == 4
+    data = json.loads(as_json.stdout)
+    assert (data["verdict"], data["is_active"], data["signals"]) == ("dead", False, [])
+    assert data["liveness"] == {"state": "dead", "why": f"process {pid} is gone"}
+    assert cli("agents-status").stdout.count(f"process {pid} is gone") == 1
+    assert (send, why) == (False, f"dead: process {pid} is gone")
+    assert json.loads(watched.stdout)["decisions"] == []
+    assert not (record / "prompts.jsonl").exists()
+
+
+def test_evidence_from_before_the_agent_started_is_not_its_own(repo, tmp_path, monkeypatch, cli):
+    """A file changed, a commit naming it and a transcript record, all from before it started
+    (as a revived successor finds its predecessor's work): none of it is its activity, and the
+    note names the sources only, never what someone else did (a secret in a file name)."""
+    commit_as(repo, "src/a.py", "Work\n\nAgent-Id: agent-1", ago=240, monkeypatch=monkeypatch)
+    age_everything(repo, LONG_AGO)
+    secret = "ghp_" + "A1b2C3d4E5" * 3 + "A1b2C3"
+    before = repo / f"{secret}.txt"
+    before.write_text("the predecessor's edit\n")
+    os.utime(before, (time.time() - 180, time.time() - 180))
+    transcript = write_transcript(
+        tmp_path / "t.jsonl", [tool_use("Edit", {"file_path": str(before)}, 200, 1)]
+    )
+    started = stamp(60)
+    project = register(repo, pid=os.getpid(), transcript_path=str(transcript), started_at=started)
+
+    result = stall.detect(project, "agent-1")
+    text = cli("stall", "check", "agent-1")
+
+    assert (result.signals, result.last_activity, result.is_active) == ([], None, False)
+    assert result.verdict == "stalled"
+    assert result.notes == [
+        f"files, git, transcript: evidence from before it started at {started} is not its own "
+        "activity"
+    ]
+    assert text.exit_code == 3
+    assert "last activity never" in text.stdout
+    assert secret not in text.stdout + text.stderr
+    (repo / "after.txt").write_text("its own edit\n")
+    after = stall.detect(project, "agent-1")
+    assert after.is_active
+    assert sources(after) == ["files"]
+
+
+def test_the_nudge_never_claims_more_quiet_than_the_agents_age(repo, watched):
+    """An agent 6 minutes old, the newest change in its folder 8 minutes old: the nudge speaks
+    of the 6 minutes since it started."""
+    from purlin_resume.agents import watch
+    from purlin_resume.core import config
+
+    record, pane = watched
+    now = clock.now()
+    pid = registry.load(Project(repo))["agent-1"].pid
+    project = register(
+        repo, pid=pid, tmux_pane=pane, started_at=clock.iso(now - timedelta(minutes=6))
+    )
+    older = repo / "older.txt"
+    older.write_text("from before it started\n")
+    eight = (now - timedelta(minutes=8)).timestamp()
+    os.utime(older, (eight, eight))
+
+    (decision,) = watch.watch_once(project, config.load(project), now)
+
+    assert decision.action == "nudged"
+    (text,) = prompts(record, 1)
+    assert "no activity from you in the 6 minutes since you started" in text
+    assert "8 minutes" not in text
+
+
+@pytest.mark.parametrize("started", ["not a time", "9999-12-31T00:00:00Z", 1700000000, None, ""])
+def test_a_start_that_says_nothing_bounds_no_evidence(repo, started, cli):
+    """A registry start that is no time, lies in the future or is missing leaves the evidence
+    as it is: the fresh edit still counts, and nothing breaks."""
+    age_everything(repo, LONG_AGO)
+    project = register(repo, pid=os.getpid(), started_at=started)
+    (repo / "work.txt").write_text("fresh edit\n")
+
+    result = stall.detect(project, "agent-1")
+    text = cli("stall", "check", "agent-1")
+
+    assert result.is_active
+    assert sources(result) == ["files"]
+    assert result.notes == []
+    assert text.exit_code == 0, text.stderr

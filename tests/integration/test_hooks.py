@@ -811,3 +811,25 @@ def test_session_start_and_compaction_read_the_registry_once(repo, tmp_path):
     assert _reads("pre-compact", compact, repo, "agents.json") == 1
     assert (repo / ".purlin" / "cache" / "checkpoints" / f"{session}.md").exists()
     assert log_lines(repo) == []
+
+
+def test_a_compaction_keeps_the_sessions_start(repo):
+    """SessionStart(compact) comes from the process that already runs the session (this test
+    stands for Claude Code): the start stays, so the stall check's evidence before the
+    compaction is still the agent's own; the same session started by another process starts
+    anew."""
+    project = Project(repo)
+    hour_ago = "2026-01-15T14:00:00Z"
+    registry.record_start(project, "s-c", pid=os.getpid(), cwd=str(repo))
+    data = json.loads(registry.path(project).read_text())
+    data["agents"]["s-c"]["started_at"] = hour_ago
+    registry.path(project).write_text(json.dumps(data))
+
+    out = hook("session-start", {"session_id": "s-c", "cwd": str(repo), "source": "compact"}, repo)
+
+    assert out.returncode == 0, out.stderr
+    assert registry.load(project)["s-c"].started_at == hour_ago
+    data["agents"]["s-c"]["pid"] = os.getpid() + 10**6  # another process ran it
+    registry.path(project).write_text(json.dumps(data))
+    hook("session-start", {"session_id": "s-c", "cwd": str(repo), "source": "resume"}, repo)
+    assert registry.load(project)["s-c"].started_at != hour_ago

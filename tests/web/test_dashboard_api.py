@@ -246,14 +246,24 @@ def test_what_the_registry_says_is_escaped_and_redacted(repo, claude):
 
 def test_activity_of_a_live_agent(repo, claude, tmp_path):
     configure(repo, _no_tmux(tmp_path), tmp_path / "agent")
-    write_registry(repo, {"live-1": agent_record(repo, pid=os.getpid())})
+    write_registry(
+        repo,
+        {
+            "live-1": agent_record(repo, pid=os.getpid()),
+            "gone-1": agent_record(repo, pid=dead_pid()),
+        },
+    )
+    (repo / "fresh.txt").write_text("an edit in its folder\n")
     client, guard = board(repo, claude)
 
     answer = client.get("/api/agents/live-1/activity", headers=_auth(guard))
+    dead = client.get("/api/agents/gone-1/activity", headers=_auth(guard)).json()
 
     assert answer.status_code == 200
     body = answer.json()
     assert body["agent_id"] == "live-1"
+    assert body["verdict"] == "active"
+    assert (dead["verdict"], dead["is_active"]) == ("dead", False)
     assert 0.0 <= body["confidence"] <= 1.0
     assert body["level"] in ("very_low", "low", "medium", "high", "very_high")
     assert client.get("/api/agents/nobody/activity", headers=_auth(guard)).status_code == 404

@@ -65,7 +65,7 @@
         const answer = await fetch("api/agents/" + encodeURIComponent(id) + "/activity");
         const body = await answer.json();
         const text = answer.ok
-          ? (body.is_active ? "active" : "stalled") + " · confidence " + body.confidence.toFixed(2) +
+          ? body.verdict + " · confidence " + body.confidence.toFixed(2) +
             " (" + body.level + ") · last " + (body.last_activity || "never")
           : body.error;
         activitySeen.set(id, { at: Date.now(), text: text });
