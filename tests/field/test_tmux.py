@@ -4,8 +4,10 @@ revived agent keeps its role, and its lineage stays in its own window."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
+import time
 
 from purlin_resume.resurrection import log as resurrection_log
 from tests.field.scripted_model import Logged, conversation, last_user, text, typed, user_texts
@@ -44,15 +46,21 @@ def dead_agent(field, mark: str) -> str:
     return run.session_id
 
 
-def test_revive_types_the_briefing_into_the_real_client_once(field, tmux_server):
-    predecessor = dead_agent(field, "S7-DEAD")
+def revive(field, tmux_server, predecessor: str) -> dict:
+    """``revive PREDECESSOR --json`` into the real client, the model set to answer the persona
+    and the revival instruction: what it printed."""
     field.settle_interactive(tmux_server.socket)
     field.model.reply(last_user("Persona:"), text("I am the QA agent."))
     field.model.reply(last_user("Revival:"), text("Taking over from my predecessor."))
-
     revived = field.purlin("revive", predecessor, "--json")
     assert revived.returncode == 0, revived.stderr
-    done = json.loads(revived.stdout)
+    return json.loads(revived.stdout)
+
+
+def test_revive_types_the_briefing_into_the_real_client_once(field, tmux_server):
+    predecessor = dead_agent(field, "S7-DEAD")
+
+    done = revive(field, tmux_server, predecessor)
     assert [i["kind"] for i in done["injections"]] == ["persona", "revival"]
     for injection in done["injections"]:
         first_line = injection["text"].splitlines()[0]
@@ -126,3 +134,42 @@ def test_resurrect_in_tmux_types_the_prompt_into_the_real_client_once(field, tmu
     assert entry["resurrected_from_session_id"] == origin
     # the new agent is named by the id its own SessionStart reported, never made up
     assert entry["resurrected_as_agent_id"] == request.session_id
+
+
+def test_a_revived_agent_is_judged_on_its_own_work_and_dead_once_its_window_is_gone(
+    field, tmux_server
+):
+    """The predecessor's uncommitted edit, made before the successor started, is no activity
+    of the successor's; once the successor's window is killed it is dead (exit 4), not active."""
+    predecessor = dead_agent(field, "S7-STALL")
+    before = field.project / "before.txt"
+    before.write_text("the predecessor's edit\n")
+    os.utime(before, (time.time() - 180, time.time() - 180))  # three minutes before the revival
+    done = revive(field, tmux_server, predecessor)
+    successor = done["successor"]
+    field.wait_for(
+        lambda: prompts_holding(field.model, done["injections"][-1]["text"].splitlines()[0]),
+        60,
+        "the revival instruction",
+    )
+
+    alive = field.purlin("stall", "check", successor, "--json")
+    found = json.loads(alive.stdout)
+    assert not [s for s in found["signals"] if "before.txt" in s["detail"]], found
+    assert found["liveness"]["state"] == "alive", found
+    assert all(s["timestamp"] >= found["started_at"] for s in found["signals"]), found
+
+    subprocess.run(
+        ["tmux", "-S", str(tmux_server.socket), "kill-pane", "-t", done["tmux_pane"]], check=True
+    )
+
+    def dead() -> bool:
+        agents = json.loads(field.purlin("agents-status", "--json").stdout)["agents"]
+        return [a["state"] for a in agents if a["agent_id"] == successor] == ["dead"]
+
+    field.wait_for(dead, 60, "the successor's process to be gone")
+    checked = field.purlin("stall", "check", successor, "--json")
+    assert checked.returncode == 4, checked.stdout + checked.stderr
+    assert json.loads(checked.stdout)["verdict"] == "dead"
+    watched = field.purlin("watch", "--once", "--json")
+    assert json.loads(watched.stdout)["decisions"] == []
