@@ -144,7 +144,9 @@ def _window_place(
 
 def persona_text(project: Project, settings: config_mod.Settings, role: str) -> str:
     """The persona injection of ``role``: the project's persona file, else a short default."""
-    file = project.root / settings.persona_dir / f"{role}.md"
+    file = config_mod.project_path(
+        project, settings, "persona_dir", f"{settings.persona_dir}/{role}.md"
+    )
     persona = store.read_text(file).strip() if file.is_file() else None
     return templating.render(
         "revival/persona.md.j2", role=role, role_name=display_name(role), persona=persona

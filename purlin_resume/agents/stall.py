@@ -196,7 +196,8 @@ def server_of(settings: config_mod.Settings) -> tmux.Server:
 
 
 def workspace_of(project: Project, settings: config_mod.Settings, agent_id: str) -> Path:
-    return project.root / settings.agent_workspace.replace("{agent}", agent_id)
+    written = settings.agent_workspace.replace("{agent}", agent_id)
+    return config_mod.project_path(project, settings, "agent_workspace", written)
 
 
 def subject_of(
@@ -312,9 +313,8 @@ def next_task(project: Project, settings: config_mod.Settings) -> str | None:
     """The first open ``- [ ]`` item of the configured plan file (read only)."""
     if not settings.plan_file:
         return None
-    path = project.root / settings.plan_file
     try:
-        text = store.read_text(path)
+        text = store.read_text(config_mod.project_path(project, settings, "plan_file"))
     except PurlinError:
         return None
     found = _OPEN_TASK.search(text)

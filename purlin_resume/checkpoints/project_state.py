@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.checkpoints.roles import display_name
-from purlin_resume.core import gitrepo
+from purlin_resume.core import config, gitrepo
 from purlin_resume.core.config import Settings
 from purlin_resume.core.project import Project
 
@@ -247,7 +247,7 @@ def gather(
     """Step 5 of a restore: everything the agent needs to know about the project right now.
     The status command runs only when ``run_status`` (the project is trusted)."""
     status = run_status_command(project, settings, run_status)
-    report_path = project.root / settings.critic_report
+    report_path = config.project_path(project, settings, "critic_report")
     report = (
         report_path.read_text(encoding="utf-8", errors="replace") if report_path.is_file() else ""
     )

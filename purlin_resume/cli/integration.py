@@ -12,6 +12,7 @@ import typer
 from purlin_resume.claude.hooks import EVENTS
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
+    builtin_redaction,
     print_json,
     print_text,
     project_for,
@@ -201,7 +202,10 @@ def mcp_command(claude_dir: ClaudeDirOption = None) -> None:
 @app.command(rich_help_panel=PANEL)
 def doctor(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Check that commands, hooks, tools and state files are in place; each finding says how to fix it."""
-    findings = doctor_mod.examine(project_for(project))
+    where = project_for(project)
+    if config.load_or_defaults(where)[1]:  # a finding says why; the other checks still run
+        builtin_redaction()
+    findings = doctor_mod.examine(where)
     failed = any(f.status == doctor_mod.ERROR for f in findings)
     if as_json:
         print_json({"ok": not failed, "findings": [f.to_dict() for f in findings]})

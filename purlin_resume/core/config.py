@@ -40,7 +40,10 @@ The user's own settings, in the same shape, are in ``$XDG_CONFIG_HOME/purlin-res
 settings that run a program or loosen protection (``NEEDS_TRUST``) are taken from a project only
 once the user trusted it as it is now (``trust``); until then they come from the user's file or
 the defaults (``Settings.held_back`` names those left out). A project may always add redaction
-patterns; an untrusted project's run only under RE2 (linear time), else not at all.
+patterns; an untrusted project's run only under RE2 (linear time), else not at all. A path
+setting (``PATH_SETTINGS``) leads outside the project (absolute, ``..``, a symbolic link) only
+when the user's file or a trusted project sets it; else ``project_path`` refuses it. A trust file
+that cannot be read counts as no trust (``Settings.trust_note`` says why).
 
 Every setting is checked against the type of its default: a number must be positive, a list
 must hold strings. A new setting needs only its field here and its row above.
@@ -53,7 +56,7 @@ import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +75,10 @@ NEEDS_TRUST = (
     "mcp_projects",
     "redact_allow",
 )
+# settings naming a path in the project: outside it only when the user's or a trusted project's
+PATH_SETTINGS = ("critic_report", "persona_dir", "agent_workspace", "plan_file")
 # what trust is bound to: those, and the project's patterns, which run unbounded once trusted
-BOUND_BY_TRUST = (*NEEDS_TRUST, "redact_extra")
+BOUND_BY_TRUST = (*NEEDS_TRUST, *PATH_SETTINGS, "redact_extra")
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,10 @@ class Settings:
     # the ``BOUND_BY_TRUST`` settings as the project's file writes them
     asked: dict[str, Any] = field(default_factory=dict)
     held_back: tuple[str, ...] = ()  # the ``NEEDS_TRUST`` ones not applied: not trusted
+    # the ``PATH_SETTINGS`` the user chose (their file, a trusted project): may lead outside
+    own_paths: tuple[str, ...] = ()
+    trusted: bool = False  # the user trusted the project as it is now (its status command runs)
+    trust_note: str | None = None  # why trust could not be read (then the project is untrusted)
 
     def role_settings(self, role: str) -> dict[str, Any]:
         """What the shared config says about one role (Purlin's ``agents.<role>``)."""
@@ -219,11 +228,12 @@ def _redaction(path: Path, section: Any) -> dict[str, Any]:
 
 
 _DEFAULTS = {f.name: f.default for f in fields(Settings)}
+_DERIVED = ("source", "raw", "asked", "held_back", "own_paths", "trusted", "trust_note")
 # what a file may set (its ``redact`` object is read into the ``redact_`` ones)
 _SETTABLE = {
     name: default
     for name, default in _DEFAULTS.items()
-    if name not in ("source", "raw", "asked", "held_back") and not name.startswith("redact_")
+    if name not in _DERIVED and not name.startswith("redact_")
 }
 
 
@@ -273,20 +283,53 @@ def load(project: Project | None) -> Settings:
     user = _section(mine)[0] if mine.is_file() else {}
     folder = project.purlin_dir if project is not None else None
     path = next((p for n in CONFIG_NAMES if folder and (p := folder / n).is_file()), None)
-    if project is None or path is None:
-        return Settings(**user, source=mine if user else None)
-    written, raw = _section(path)
+    own = tuple(k for k in PATH_SETTINGS if k in user)
+    if project is None:
+        return Settings(**user, source=mine if user else None, own_paths=own)
+    written, raw = _section(path) if path is not None else ({}, {})
+    path = path or (mine if user else None)
     asked = {k: written[k] for k in BOUND_BY_TRUST if written.get(k, _DEFAULTS[k]) != _DEFAULTS[k]}
-    settings = Settings(**_merged(user, written, True), source=path, raw=raw, asked=asked)
-    if trust.trusted(project, settings):
-        return settings
+    settings = Settings(
+        **_merged(user, written, True),
+        source=path,
+        raw=raw,
+        asked=asked,
+        own_paths=tuple(k for k in PATH_SETTINGS if k in user or k in written),
+    )
+    note = None
+    try:
+        if trust.trusted(project, settings):
+            return replace(settings, trusted=True)
+    except CorruptFile as exc:  # no trust can be read: as for a project never trusted
+        note = (
+            f"{exc.path} is corrupt ({exc.reason}), left untouched: going on as for an "
+            "untrusted project (fix or move it aside, then trust again)"
+        )
     return Settings(
         **_merged(user, written, False),
         source=path,
         raw=raw,
         asked=asked,
         held_back=tuple(k for k in asked if k in NEEDS_TRUST),
+        own_paths=tuple(k for k in own if k not in written),
+        trust_note=note,
     )
+
+
+def project_path(project: Project, settings: Settings, key: str, value: str = "") -> Path:
+    """``value`` (by default the path setting ``key`` itself) under the project's root; refused
+    (PurlinError) when it leads outside the project and the user did not choose it (their own
+    file, a trusted project): a committed config or a committed symbolic link cannot."""
+    written = value or getattr(settings, key)
+    path = project.root / written
+    if key not in settings.own_paths:
+        parts = Path(written).parts
+        if Path(written).is_absolute() or ".." in parts:
+            way, fix = f"resume.{key} of {settings.source}", where_to_set(key)
+        else:
+            way, fix = "a symbolic link", "remove the link"
+        store.kept_inside(path, project.root, way, fix)
+    return path
 
 
 def apply_redaction(settings: Settings) -> None:
@@ -301,10 +344,26 @@ def how_to_set(settings: Settings, key: str) -> str:
     own was held back, that trusting the project applies it."""
     if key in settings.held_back:
         return (
-            f"the project's resume.{key} applies once you trust the project "
+            f"the project's {written_as(key)} applies once you trust the project "
             "(run 'purlin-resume trust' in your own terminal)"
         )
-    return f"set resume.{key} in .purlin/config.json"
+    return where_to_set(key)
+
+
+def written_as(key: str) -> str:
+    """A setting as a file writes it: ``resume.agent_command``, ``resume.redact.allow``."""
+    return "resume." + (key.replace("_", ".", 1) if key.startswith("redact_") else key)
+
+
+def where_to_set(key: str) -> str:
+    """Where a setting takes effect: one that needs trust (``NEEDS_TRUST``, ``PATH_SETTINGS``
+    leading outside the project) only from the user's file or a project the user trusted."""
+    if key in NEEDS_TRUST or key in PATH_SETTINGS:
+        return (
+            f"set {written_as(key)} in {user_path()}, or in the project's .purlin/config.json "
+            "and run 'purlin-resume trust' in your own terminal"
+        )
+    return f"set {written_as(key)} in .purlin/config.json"
 
 
 def load_or_defaults(project: Project) -> tuple[Settings, str | None]:

@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 
+from purlin_resume.core import config
 from purlin_resume.core.errors import UsageError
 
 
@@ -41,7 +42,7 @@ def checked(raw: str | os.PathLike[str], allowed: list[Path], what: str = "path"
     """The real absolute path of ``raw``, or Refused (exit 2) naming why it is refused."""
     text = os.fspath(raw)
     shown = ", ".join(str(root) for root in allowed) or "none configured"
-    hint = "add the folder to resume.allowed_roots in .purlin/config.json"
+    hint = f"to allow it, add the folder: {config.where_to_set('allowed_roots')}"
     if ".." in PurePath(text).parts:
         raise Refused(f"{what} {text}: '..' is not allowed; give the folder itself")
     written = Path(os.path.abspath(os.path.expanduser(text)))
@@ -51,6 +52,6 @@ def checked(raw: str | os.PathLike[str], allowed: list[Path], what: str = "path"
     if _inside(written, allowed):
         raise Refused(
             f"{what} {text}: a symbolic link leads to {real}, outside the allowed folders "
-            f"({shown}); {hint} if that is intended"
+            f"({shown}); {hint}"
         )
     raise Refused(f"{what} {text}: outside the allowed folders ({shown}); {hint}")

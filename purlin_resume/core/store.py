@@ -69,13 +69,18 @@ def confined(*targets: Path) -> None:
         anchors = [i for i, part in enumerate(parts[:-1]) if part in STATE_FOLDERS]
         if not anchors:
             continue
-        base = os.path.realpath(Path(*parts[: anchors[-1]]) if anchors[-1] else ".")
-        real = os.path.realpath(target)
-        if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
-            raise PurlinError(
-                f"refusing {target}: a symbolic link leads it to {real}, outside {base}; "
-                "remove the link"
-            )
+        kept_inside(target, Path(*parts[: anchors[-1]]) if anchors[-1] else Path("."))
+
+
+def kept_inside(
+    target: Path, base: Path, way: str = "a symbolic link", fix: str = "remove the link"
+) -> None:
+    """Refuse (PurlinError) ``target`` when its real path is not ``base`` or inside it; the
+    message says what leads it out (``way``) and what to do (``fix``)."""
+    inner = os.path.realpath(base)
+    real = os.path.realpath(target)
+    if real != inner and not real.startswith(inner.rstrip(os.sep) + os.sep):
+        raise PurlinError(f"refusing {target}: {way} leads it to {real}, outside {inner}; {fix}")
 
 
 @contextmanager

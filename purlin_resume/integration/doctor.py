@@ -478,6 +478,30 @@ def _trust(project: Project) -> list[Finding]:
     ]
 
 
+def _ignored(project: Project) -> list[Finding]:
+    """The protected settings of the project's config that do not apply as it is not trusted
+    (``config.NEEDS_TRUST``), and the paths refused as they lead outside the project."""
+    try:
+        settings = config.load(project)
+    except PurlinError:
+        return []  # the settings finding says why
+    findings = [
+        Finding(
+            "trust",
+            WARN,
+            f"{settings.source} sets {config.written_as(key)}: ignored, the project is not trusted",
+            config.where_to_set(key),
+        )
+        for key in settings.held_back
+    ]
+    for key in config.PATH_SETTINGS:
+        try:
+            config.project_path(project, settings, key)
+        except PurlinError as exc:
+            findings.append(Finding("trust", WARN, f"resume.{key}: {exc.message}"))
+    return findings
+
+
 def examine(project: Project, now: datetime | None = None) -> list[Finding]:
     moment = now or clock.now()
     parsed: dict[str, dict] = {}
@@ -504,4 +528,5 @@ def examine(project: Project, now: datetime | None = None) -> list[Finding]:
         *_mcp(project, plugin),
         *_state(project, settings_errors),
         *_trust(project),
+        *_ignored(project),
     ]

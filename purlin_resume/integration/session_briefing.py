@@ -36,7 +36,7 @@ from purlin_resume.checkpoints import autosave
 from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.checkpoints.roles import ROLES
 from purlin_resume.claude import hooks
-from purlin_resume.core import gitrepo, redact, trust
+from purlin_resume.core import gitrepo, redact
 from purlin_resume.core.config import Settings
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
@@ -161,7 +161,7 @@ def _role_briefing(
         session=chosen.session if chosen else request.session,
         session_explicit=chosen is not None,
         claim=chosen is not None and autosave.is_automatic(chosen.checkpoint),
-        run_status=trust.trusted(project, request.settings),  # code from the repo: never untrusted
+        run_status=request.settings.trusted,  # code from the repo: never untrusted
     )
     if chosen is None:
         r.found = None  # what is live belongs to another session that is still running
