@@ -330,7 +330,10 @@ def resume_prompt(
 ) -> str:
     """The nudge for a stalled agent. Composing it reads only: nothing is claimed or changed."""
     now = now or clock.now()
-    status = activity.read_status(workspace_of(project, settings, agent.session_id)) or {}
+    try:
+        status = activity.read_status(workspace_of(project, settings, agent.session_id)) or {}
+    except PurlinError:  # a workspace refused (it leads outside the project): a nudge without it
+        status = {}
     quiet = assessment.quiet_since(now) if assessment else None
     text = templating.render(
         "stall/resume_prompt.md.j2",

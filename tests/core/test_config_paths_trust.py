@@ -145,6 +145,23 @@ def test_revive_dry_run_never_types_a_persona_from_outside(repo, outside, cli):
     assert "resume.persona_dir" in result.stderr
 
 
+def test_a_nudge_never_quotes_a_workspace_outside_the_project(repo, outside):
+    from purlin_resume.agents import registry
+    from tests.agents_setup import agent_record, write_registry
+
+    (outside / "agents" / "a" / "status.json").write_text(json.dumps({"fsm_state": PLANTED}))
+    write_registry(repo, {"a": agent_record(repo, role="builder")})
+    _write(repo, agent_workspace="../outside/agents/{agent}", plan_file="../outside/plan.md")
+    project = Project(repo)
+    agent = registry.load(project)["a"]
+    prompt = stall.resume_prompt(project, agent, config.load(project), None)
+    assert "a" in prompt
+    assert PLANTED not in prompt
+    _write(repo)  # the same path from the user's own settings is theirs to choose
+    _user_settings(agent_workspace=str(outside / "agents" / "{agent}"))
+    assert PLANTED in stall.resume_prompt(project, agent, config.load(project), None)
+
+
 # where a protected setting takes effect -------------------------------------------------------
 
 
