@@ -14,7 +14,7 @@ that starts with ``#`` is stored behind a backslash so it can never be read as a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
@@ -48,6 +48,10 @@ class Field:
     @property
     def flag(self) -> str:
         return self.option or "--" + self.key.replace("_", "-")
+
+    def as_option(self) -> str:
+        """The field as an error names it to a ``save`` user: its key and its option."""
+        return f"{self.key} ({self.flag})"
 
 
 FIELDS: tuple[Field, ...] = (
@@ -350,12 +354,14 @@ def from_fields(
     uncommitted: Iterable[str],
     session: str | None = None,
     source: str | None = None,
+    spelled: Callable[[Field], str] = Field.as_option,
 ) -> Checkpoint:
     """A checkpoint from caller-supplied fields (keys of FIELDS, plus ``step_note``).
 
-    Every missing required field is reported at once; a field of another role is an error.
+    Every missing required field is reported at once, each named as ``spelled`` writes it
+    (the ``save`` option by default); a field of another role is an error.
     """
-    _check_fields(role, values)
+    _check_fields(role, values, spelled)
     data = _field_values(role, values)
     if role == "builder":
         data["step"] = protocol_step(data["step"], values.get("step_note"))
@@ -370,7 +376,7 @@ def from_fields(
     ).normalized()
 
 
-def _check_fields(role: str, values: Mapping[str, Any]) -> None:
+def _check_fields(role: str, values: Mapping[str, Any], spelled: Callable[[Field], str]) -> None:
     """Refuse an unknown role, a field of another role, and (all at once) missing fields."""
     if role not in ROLES:
         raise UsageError(f"unknown role '{role}': valid roles are {', '.join(ROLES)}")
@@ -385,7 +391,7 @@ def _check_fields(role: str, values: Mapping[str, Any]) -> None:
     if missing:
         raise UsageError(
             f"missing required fields for {with_article(role)} checkpoint: "
-            + ", ".join(f"{f.key} ({f.flag})" for f in missing)
+            + ", ".join(spelled(f) for f in missing)
         )
 
 

@@ -126,10 +126,15 @@ def _archive(project: Project, path: Path, label: str = "") -> Path:
 
 
 def take(
-    project: Project, role: str, values: Mapping[str, object], session: str | None
+    project: Project,
+    role: str,
+    values: Mapping[str, object],
+    session: str | None,
+    spelled: Callable[[checkpoint_format.Field], str] = checkpoint_format.Field.as_option,
 ) -> tuple[Saved, Checkpoint]:
     """Save a checkpoint of ``role`` from ``values`` (redacted as given, before they are put on
-    one line each); branch and uncommitted changes from git."""
+    one line each); branch and uncommitted changes from git. ``spelled`` names a missing field
+    as the caller writes it (``checkpoint_format.from_fields``)."""
     git = in_git(project)
     cp = checkpoint_format.from_fields(
         role,
@@ -138,6 +143,7 @@ def take(
         branch=gitrepo.branch(project.root),
         uncommitted=uncommitted(project, git),
         session=session,
+        spelled=spelled,
     )
     return save(project, cp, git), cp
 

@@ -3,8 +3,9 @@
 ``serve`` answers ``initialize``, ``ping``, ``tools/list`` and ``tools/call`` and ignores
 notifications. A ``Tool`` is a plain function: its signature (type hints and defaults) is the
 input schema (built and checked with msgspec), its docstring the description. A call's
-arguments that do not fit, a ``ToolError`` or any other failure come back as a tool result
-marked ``isError`` with one line, never a traceback; the server keeps answering.
+arguments that do not fit (an argument the schema does not declare among them), a ``ToolError``
+or any other failure come back as a tool result marked ``isError`` with one line, never a
+traceback; the server keeps answering.
 
 Only the standard library and msgspec are imported here: the server answers at once.
 """
@@ -42,7 +43,9 @@ class Tool:
                 fields.append((name, hints[name]))
             else:
                 fields.append((name, hints[name], parameter.default))
-        self.arguments = msgspec.defstruct(f"{self.name}_arguments", fields)
+        self.arguments = msgspec.defstruct(
+            f"{self.name}_arguments", fields, forbid_unknown_fields=True
+        )
 
     def describe(self) -> dict[str, Any]:
         (_,), components = msgspec.json.schema_components([self.arguments])
@@ -52,6 +55,9 @@ class Tool:
 
     def call(self, arguments: Any) -> dict[str, Any]:
         """The ``tools/call`` result: the function's answer as JSON text, or an error line."""
+        unknown = self.undeclared(arguments)
+        if unknown:
+            return _failed(unknown)
         try:
             given = msgspec.convert(arguments or {}, self.arguments)
             answer = self.function(**msgspec.structs.asdict(given))
@@ -63,6 +69,30 @@ class Tool:
             return _failed(f"{self.name} failed: {type(exc).__name__}: {exc}")
         text = json.dumps(answer, indent=2, ensure_ascii=False)
         return {"content": [{"type": "text", "text": text}], "isError": False}
+
+    def undeclared(self, arguments: Any) -> str | None:
+        """The error line for arguments the input schema does not declare, or None."""
+        if not isinstance(arguments, dict):
+            return None  # msgspec says what an argument list must be
+        declared = self.arguments.__struct_fields__
+        unknown = [name for name in arguments if name not in declared]
+        if not unknown:
+            return None
+        shown = ", ".join(_quoted(name) for name in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        return (
+            f"{self.name}: unknown argument{'s' if len(unknown) > 1 else ''} {shown}{more} "
+            f"(it accepts: {', '.join(declared)})"
+        )
+
+
+def _quoted(name: str) -> str:
+    """An argument's name as a caller sent it: redacted, then cut, then quoted so that no
+    control character is shown raw."""
+    from purlin_resume.core import redact
+
+    text = redact.redact(name).text
+    return json.dumps(text[:40]) + ("…" if len(text) > 40 else "")
 
 
 def _failed(line: str) -> dict[str, Any]:

@@ -299,12 +299,10 @@ def save_checkpoint(
     from purlin_resume.checkpoints import format as checkpoint
 
     extra = dict(fields or {})
-    unknown = sorted(set(extra) - set(checkpoint.FIELDS_BY_KEY))
+    known = sorted(set(checkpoint.FIELDS_BY_KEY) - set(_save_arguments()))
+    unknown = sorted(set(extra) - set(known))
     if unknown:
-        raise ToolError(
-            f"fields: unknown {', '.join(unknown)} (known: "
-            f"{', '.join(sorted(checkpoint.FIELDS_BY_KEY))})"
-        )
+        raise ToolError(f"fields: unknown {', '.join(unknown)} (known: {', '.join(known)})")
     given = {"in_progress": in_progress, "feature": feature, "notes": notes, "done": done}
     for name, value in [*given.items(), ("next", next), *extra.items()]:
         items = value if isinstance(value, list) else [value]
@@ -323,13 +321,23 @@ def save_checkpoint(
         session = checkpoints.session_id(session_id or serving)
         values = {**extra, **given, "next": next}
         values = {k: v for k, v in values.items() if v not in (None, [])}
-        saved, cp = checkpoints.take(where, role, values, session)
+        saved, cp = checkpoints.take(where, role, values, session, spelled=_as_written)
         aside = where.relative(saved.kept_aside) if saved.kept_aside else None
         return _out(
             {"path": where.relative(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}
         )
 
     return _guard(work)
+
+
+def _as_written(field) -> str:
+    """A checkpoint field as a save_checkpoint caller writes it: an argument of its own
+    (``next``), else inside ``fields`` (``fields.step``)."""
+    return field.key if field.key in _save_arguments() else f"fields.{field.key}"
+
+
+def _save_arguments() -> tuple[str, ...]:
+    return TOOLS["save_checkpoint"].arguments.__struct_fields__
 
 
 @tool

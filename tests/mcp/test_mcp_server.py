@@ -278,3 +278,75 @@ def test_the_user_s_own_redaction_rules_apply_to_every_tool(repo, tmp_path):
         assert "ACME-123456" not in shown, name
         assert "ACME-654321" not in shown, name
     assert "[REDACTED:ticket:" in json.dumps(_data(results[0]))
+
+
+def test_every_tool_refuses_an_argument_its_schema_does_not_declare(world):
+    """An undeclared argument is one error naming it and what the tool accepts, never dropped:
+    a Builder's step given beside the arguments (not in ``fields``) saves nothing."""
+    repo, claude = world
+    builder = {"role": "builder", "in_progress": "exporter", "next": ["test"]}
+    tools, results = _call(
+        repo,
+        claude,
+        [
+            *((name, {"bogus": 1}) for name in sorted(TOOLS)),
+            ("save_checkpoint", {**builder, "step": "3"}),
+            ("save_checkpoint", {**builder, "fields": {"step": "3"}, "bogus": 1}),
+        ],
+    )
+
+    *each_tool, step_beside, bogus_beside = results
+    declared = {tool.name: tool.input_schema for tool in tools}
+    for name, result in zip(sorted(TOOLS), each_tool, strict=True):
+        assert result.is_error, name
+        accepts = ", ".join(declared[name]["properties"])
+        assert result.content[0].text == (
+            f'{name}: unknown argument "bogus" (it accepts: {accepts})'
+        )
+        assert declared[name]["additionalProperties"] is False
+    assert step_beside.is_error
+    assert step_beside.content[0].text.startswith('save_checkpoint: unknown argument "step" (')
+    assert "fields" in step_beside.content[0].text
+    assert bogus_beside.is_error
+    assert 'unknown argument "bogus"' in bogus_beside.content[0].text
+    assert not (repo / ".purlin" / "cache").exists()  # neither call saved anything
+
+
+def test_a_missing_checkpoint_field_is_named_as_the_caller_writes_it(world):
+    repo, claude = world
+    _, results = _call(
+        repo,
+        claude,
+        [
+            ("save_checkpoint", {"role": "builder", "in_progress": "exporter", "next": ["t"]}),
+            ("save_checkpoint", {"role": "qa", "fields": {"in_progress": "exporter"}}),
+            ("save_checkpoint", {"role": "qa"}),
+        ],
+    )
+
+    no_step, in_progress_in_fields, bare_qa = (r.content[0].text for r in results)
+    assert all(r.is_error for r in results)
+    assert no_step == "missing required fields for a Builder checkpoint: fields.step"
+    assert in_progress_in_fields.startswith("fields: unknown in_progress (known: ")
+    assert bare_qa == (
+        "missing required fields for a QA checkpoint: "
+        "in_progress, fields.scenario_progress, fields.current_scenario, next"
+    )
+    assert not (repo / ".purlin" / "cache").exists()
+
+
+def test_a_hostile_argument_name_comes_back_redacted_cut_and_quoted(world):
+    repo, claude = world
+    names = [f"token {SECRET}", "\x1b]0;owned\x07", "x" * 100_000, *(f"k{n}" for n in range(7))]
+    _, results = _call(repo, claude, [("agents_status", dict.fromkeys(names, 1))])
+
+    (refused,) = results
+    line = refused.content[0].text
+    assert refused.is_error
+    assert SECRET not in line
+    assert "\x1b" not in line
+    assert "\x07" not in line
+    assert '"\\u001b]0;owned\\u0007"' in line
+    assert '"' + "x" * 40 + '"…' in line
+    assert "and 5 more" in line
+    assert len(line) < 400
