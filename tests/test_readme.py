@@ -1,5 +1,6 @@
 """The README's examples run on a fresh clone: every block marked ``<!-- runnable -->`` is run
-with bash in a folder holding a copy of ``examples/``, and no example reaches outside the clone."""
+with bash in a folder holding a copy of ``examples/`` (once more for each alternative a
+``# or --OPTIONS`` comment offers), and no example reaches outside the clone."""
 
 from __future__ import annotations
 
@@ -28,6 +29,19 @@ def runnable_blocks(text: str) -> list[tuple[int, str]]:
     return blocks
 
 
+def with_alternatives(blocks: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Each block, and a copy of it per ``# or --OPTIONS`` comment: the comment's options
+    instead of the command's own (``purlin-resume save --from f  # or --role qa ...``)."""
+    offered = r"^(\S+ \S+) .*?\s# or (--.*)$"
+    out = []
+    for line, code in blocks:
+        out.append((line, code))
+        for found in re.finditer(offered, code, re.M):
+            other = code[: found.start()] + f"{found[1]} {found[2]}" + code[found.end() :]
+            out.append((line + code.count("\n", 0, found.start()) + 1, other))
+    return out
+
+
 def test_blocks_are_found_and_nothing_points_outside_the_clone():
     text = README.read_text()
     assert len(runnable_blocks(text)) >= 4
@@ -35,7 +49,16 @@ def test_blocks_are_found_and_nothing_points_outside_the_clone():
     assert "/".join(("..", "shared")) not in text
 
 
-@pytest.mark.parametrize(("line", "code"), runnable_blocks(README.read_text()))
+def test_an_offered_alternative_is_a_block_of_its_own():
+    blocks = [(1, "cd demo\npurlin-resume save --from f.yaml   # or --role qa --next x\nls")]
+
+    assert with_alternatives(blocks) == [
+        *blocks,
+        (3, "cd demo\npurlin-resume save --role qa --next x\nls"),
+    ]
+
+
+@pytest.mark.parametrize(("line", "code"), with_alternatives(runnable_blocks(README.read_text())))
 def test_the_readme_block_runs(tmp_path, line, code):
     if "jq " in code:
         need_binary("jq", "apt-get install jq")
