@@ -12,7 +12,10 @@ the same tables (``schema``). Only ``server`` needs an extra (PyMySQL, in ``team
 
 from __future__ import annotations
 
-from purlin_resume.core.errors import PurlinError
+from urllib.parse import unquote, urlsplit
+
+from purlin_resume.core import redact
+from purlin_resume.core.errors import PurlinError, UsageError
 
 INSTALL = "a SQL team server needs the team extra: pip install 'purlin-resume[team]'"
 
@@ -26,3 +29,25 @@ class TeamUnavailable(PurlinError):
 
     def __init__(self, message: str = INSTALL):
         super().__init__(message)
+
+
+def refuse_secrets(url: str, what: str, password_allowed: bool = False) -> None:
+    """Refuse a team URL (a git remote or a DSN) that carries a password, or a secret in any
+    part (a token as the user, in the path or the query), with one line that does not show
+    it. ``password_allowed``: the password part is given on purpose and not looked at."""
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        raise UsageError(f"{what}: the URL holds control characters; give a plain URL")
+    parts = urlsplit(url) if "://" in url else None
+    looked = url
+    if parts is not None and parts.password is not None:
+        if not password_allowed:
+            raise UsageError(
+                f"{what}: leave the password or token out of the URL (any user could read it "
+                "in ps); let git's credential helper or ssh give it"
+            )
+        looked = url.replace(f":{parts.password}@", "@", 1)
+    if redact.find(looked) or redact.find(unquote(looked)):
+        raise UsageError(
+            f"{what}: the URL holds a token or other secret; leave it out and let git's "
+            "credential helper, ssh or the password options give it"
+        )

@@ -26,7 +26,7 @@ from typing import Any
 
 from purlin_resume.core.errors import UsageError
 from purlin_resume.resurrection.team_membership import Membership
-from purlin_resume.team import TeamError
+from purlin_resume.team import TeamError, refuse_secrets
 
 TRACKING = "refs/remotes/team/tip"
 ATTEMPTS = 40
@@ -105,13 +105,7 @@ def _last_line(text: bytes) -> str:
 def remote_url(remote: str, project: Path | None) -> str:
     """The URL ``--remote`` names: a git URL, a path (made absolute), or ``origin`` (the
     project's own origin)."""
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in remote):
-        raise UsageError("--remote: the URL holds control characters; give a plain git URL")
-    if shown_url(remote) != remote:
-        raise UsageError(
-            "--remote: leave the password or token out of the URL (any user could read it in "
-            "ps); let git's credential helper or ssh give it"
-        )
+    refuse_secrets(remote, "--remote")
     if remote == "origin":
         if project is None:
             raise UsageError("--remote origin: run it inside a git project that has an origin")
@@ -119,6 +113,7 @@ def remote_url(remote: str, project: Path | None) -> str:
         if found.returncode != 0:
             raise UsageError(f"--remote origin: {project} has no remote named origin")
         remote = found.stdout.decode().strip()
+        refuse_secrets(remote, "--remote origin (the project's origin)")
     if remote.startswith("file://"):
         remote = remote[len("file://") :]
     if "://" in remote or re.match(r"^[\w.-]+@[\w.-]+:", remote):

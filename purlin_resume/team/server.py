@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from purlin_resume.core import clock
 from purlin_resume.core.errors import UsageError
-from purlin_resume.team import TeamError, TeamUnavailable, rows, schema
+from purlin_resume.team import TeamError, TeamUnavailable, refuse_secrets, rows, schema
 
 PASSWORD_ENV = "PURLIN_TEAM_PASSWORD"
 
@@ -45,8 +45,9 @@ def parse_dsn(dsn: str) -> dict[str, Any]:
     """``mysql://user[:password]@host[:port]/database[?unix_socket=PATH]`` as PyMySQL's
     keywords."""
     bad = UsageError(f"--dsn {shown_dsn(dsn)!r}: give mysql://user@host[:port]/database")
-    if not (dsn or "").startswith("mysql://") or any(ord(c) < 32 or ord(c) == 127 for c in dsn):
+    if not (dsn or "").startswith("mysql://"):
         raise bad
+    refuse_secrets(dsn, "--dsn", password_allowed=True)
     head, _, place = dsn[len("mysql://") :].rpartition("@")
     user, _, password = head.partition(":")
     parts = urlsplit("mysql://" + place)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import shutil
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,7 +22,7 @@ from purlin_resume.core import clock, store
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.resurrection import team_membership as membership
 from purlin_resume.resurrection.team_membership import Membership
-from purlin_resume.team import gitstore, index, members, rows
+from purlin_resume.team import gitstore, index, members, refuse_secrets, rows
 from purlin_resume.team.gitstore import silent
 from purlin_resume.team.server import Server, shown_dsn
 
@@ -42,6 +43,8 @@ def require(history: Path) -> Membership:
             f"no team set up for {history}: run 'purlin-resume team init --remote GIT_URL' "
             "(or --dsn mysql://user@host/db)"
         )
+    if found.remote:
+        refuse_secrets(found.remote, f"the team remote in {found.folder / membership.CONFIG}")
     return found
 
 
@@ -261,6 +264,27 @@ def sync(history: Path, shelves: list[tuple[str, Path]], warn: Warn = silent) ->
     return {"member": m.member, "transport": m.transport, "remote": where(m), **found}
 
 
+@contextlib.contextmanager
+def _undone_on_failure(history: Path) -> Iterator[None]:
+    """Remove what a failed ``init`` made (the member id, the local copy, the lock, the team
+    folder, and the Claude data folder when it was not there), keeping what was there before."""
+    folder = membership.folder(history)
+    made_first = next((p for p in (history, folder) if not p.exists()), None)
+    before = set(folder.iterdir()) if made_first is None else set()
+    try:
+        yield
+    except BaseException:
+        if made_first is not None:
+            shutil.rmtree(made_first, ignore_errors=True)
+        else:
+            for made in set(folder.iterdir()) - before:
+                if made.is_dir() and not made.is_symlink():
+                    shutil.rmtree(made, ignore_errors=True)
+                else:
+                    made.unlink(missing_ok=True)
+        raise
+
+
 def init(
     history: Path,
     shelves: list[tuple[str, Path]],
@@ -281,27 +305,30 @@ def init(
             f"this Claude data folder is already in a team ({where(existing)}); remove "
             f"{existing.folder / membership.CONFIG} first to join another"
         )
-    member = membership.member_id(history)
-    created = False
-    if dsn:
-        m = Membership(history, member, dsn=dsn)
+    with _undone_on_failure(history):
+        member = membership.member_id(history)
+        created = False
+        if dsn:
+            m = Membership(history, member, dsn=dsn)
+            with locked(m):
+                db = connect(m)
+                try:
+                    created = db.prepare()
+                finally:
+                    db.close()
+        else:
+            url = gitstore.remote_url(str(remote), project)
+            if ref and not ref.startswith("refs/"):
+                raise UsageError(f"--ref {ref!r}: give a full ref name, such as refs/purlin/team")
+            m = Membership(
+                history, member, remote=url, ref=ref or membership.DEFAULT_REF, group=group
+            )
+            if "://" not in url and ":" not in url.split("/")[0]:
+                created = gitstore.create_on_disk(url, group)
+            with locked(m):
+                gitstore.fetch(m)
         with locked(m):
-            db = connect(m)
-            try:
-                created = db.prepare()
-            finally:
-                db.close()
-    else:
-        url = gitstore.remote_url(str(remote), project)
-        if ref and not ref.startswith("refs/"):
-            raise UsageError(f"--ref {ref!r}: give a full ref name, such as refs/purlin/team")
-        m = Membership(history, member, remote=url, ref=ref or membership.DEFAULT_REF, group=group)
-        if "://" not in url and ":" not in url.split("/")[0]:
-            created = gitstore.create_on_disk(url, group)
-        with locked(m):
-            gitstore.fetch(m)
-    with locked(m):
-        membership.save(m)
+            membership.save(m)
     return {"created": created, **sync(history, shelves, warn)}
 
 

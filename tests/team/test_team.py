@@ -562,15 +562,101 @@ def test_a_token_in_a_remote_url_is_refused_or_kept_out_of_arguments(tmp_path):
     assert "leave the password or token out" in given.error()
     assert token not in given.stderr
 
-    # an origin that carries one (as CI checkouts do): never in git's arguments nor printed
+    # an origin that carries one (as CI checkouts do): refused before git is asked
     git(frank.project, "remote", "add", "origin", f"http://frank:{token}@127.0.0.1:9/team.git")
     calls = _git_calls(tmp_path, frank)
     failed = frank("team", "init", "--remote", "origin")
-    assert failed.code == 1
-    assert "cannot fetch from http://frank@127.0.0.1:9" in failed.error()
+    assert failed.code == 2
+    assert "leave the password or token out" in failed.error()
     assert token not in failed.stdout + failed.stderr
-    assert "fetch" in calls.read_text()
-    assert token not in calls.read_text()
+    assert "fetch" not in calls.read_text()
+    assert not (frank.history / "team").exists()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://{token}@127.0.0.1:9/x.git",
+        "https://oauth2:{token}@127.0.0.1:9/x.git",
+        "https://x-access-token:{token}@127.0.0.1:9/x.git",
+        "https://:{token}@127.0.0.1:9/x.git",
+        "https://{quoted}@127.0.0.1:9/x.git",
+        "https://127.0.0.1:9/x.git?access_token={token}",
+        "https://127.0.0.1:9/{token}/x.git",
+        "ssh://{token}@127.0.0.1:9/x.git",
+    ],
+)
+def test_a_remote_holding_a_token_in_any_part_is_refused_without_showing_it(tmp_path, url):
+    frank = teammate(tmp_path, "frank", transcripts=False)
+    calls = _git_calls(tmp_path, frank)
+    given = url.format(token=SECRET, quoted=SECRET.replace("_", "%5F"))
+    refused = frank("team", "init", "--remote", given)
+    assert refused.code == 2, refused.stderr
+    assert "--remote" in refused.error()
+    assert SECRET not in refused.stdout + refused.stderr
+    assert SECRET[4:20] not in refused.stdout + refused.stderr
+    assert not calls.exists() or "fetch" not in calls.read_text()
+    assert not (frank.history / "team").exists()
+
+
+@pytest.mark.parametrize(
+    "url", ["https://127.0.0.1:9/x.git", "ssh://git@127.0.0.1:9/x.git", "git@127.0.0.1:x.git"]
+)
+def test_a_remote_with_no_secret_is_taken_to_git(tmp_path, url):
+    frank = teammate(tmp_path, "frank", transcripts=False)
+    failed = frank("team", "init", "--remote", url)
+    assert failed.code == 1
+    assert "cannot fetch from" in failed.error()
+
+
+def test_a_remote_holding_a_token_in_a_team_config_written_before_is_refused(tmp_path, remote):
+    alice = teammate(tmp_path, "alice", transcripts=False)
+    alice.ok("team", "init", "--remote", remote)
+    config = alice.history / "team" / "team.json"
+    older = json.loads(config.read_text())
+    older["remote"] = f"https://{SECRET}@127.0.0.1:9/x.git"
+    config.write_text(json.dumps(older))
+    calls = _git_calls(tmp_path, alice)
+    for command in (("team", "sync"), ("team", "status"), ("resurrections", "--team")):
+        refused = alice(*command)
+        assert refused.code == 2, (command, refused.stderr)
+        assert "the team remote in" in refused.error()
+        assert SECRET not in refused.stdout + refused.stderr
+    assert not calls.exists() or "fetch" not in calls.read_text()
+
+
+def test_a_dsn_holding_a_token_as_its_user_is_refused_without_showing_it(tmp_path):
+    frank = teammate(tmp_path, "frank", transcripts=False)
+    refused = frank("team", "init", "--dsn", f"mysql://{SECRET}@127.0.0.1:9/team")
+    assert refused.code == 2, refused.stderr
+    assert "--dsn" in refused.error()
+    assert SECRET not in refused.stdout + refused.stderr
+    assert not (frank.history / "team").exists()
+
+
+def test_a_failed_init_leaves_nothing_behind_and_a_second_one_works(tmp_path, remote):
+    frank = teammate(tmp_path, "frank", transcripts=False)
+    failed = frank("team", "init", "--remote", str(tmp_path / "nowhere" / "team.git"))
+    assert failed.code == 1
+    assert not frank.history.exists()
+    unreachable = frank("team", "init", "--remote", "git://127.0.0.1:9/team.git")
+    assert unreachable.code == 1
+    assert not frank.history.exists()
+    frank.ok("team", "init", "--remote", remote)
+    assert (frank.history / "team" / "team.json").is_file()
+
+
+def test_a_failed_init_keeps_what_the_team_folder_held_before(tmp_path, remote):
+    frank = teammate(tmp_path, "frank", transcripts=False)
+    folder = frank.history / "team"
+    folder.mkdir(parents=True)
+    (folder / "member").write_text("frank-abc123\n")
+    failed = frank("team", "init", "--remote", "git://127.0.0.1:9/team.git")
+    assert failed.code == 1
+    assert sorted(p.name for p in folder.iterdir()) == ["member"]
+    assert (folder / "member").read_text() == "frank-abc123\n"
+    frank.ok("team", "init", "--remote", remote)
+    assert json.loads((folder / "team.json").read_text())["member"] == "frank-abc123"
 
 
 def test_bad_setups_are_one_line_each_and_leave_no_membership(tmp_path):
