@@ -31,22 +31,22 @@ class TeamUnavailable(PurlinError):
         super().__init__(message)
 
 
-def refuse_secrets(url: str, what: str, password_allowed: bool = False) -> None:
-    """Refuse a team URL (a git remote or a DSN) that carries a password, or a secret in any
-    part (a token as the user, in the path or the query), with one line that does not show
-    it. ``password_allowed``: the password part is given on purpose and not looked at."""
+def refuse_secrets(url: str, what: str) -> None:
+    """Refuse a team URL (a git remote, a DSN without its password) that carries a password,
+    or a secret in any part (a token as the user, in the path or the query), with one line
+    that does not show it."""
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in url):
         raise UsageError(f"{what}: the URL holds control characters; give a plain URL")
-    parts = urlsplit(url) if "://" in url else None
-    looked = url
-    if parts is not None and parts.password is not None:
-        if not password_allowed:
-            raise UsageError(
-                f"{what}: leave the password or token out of the URL (any user could read it "
-                "in ps); let git's credential helper or ssh give it"
-            )
-        looked = url.replace(f":{parts.password}@", "@", 1)
-    if redact.find(looked) or redact.find(unquote(looked)):
+    try:
+        password = urlsplit(url).password if "://" in url else None
+    except ValueError:  # a netloc urllib cannot read: git decides
+        password = None
+    if password is not None:
+        raise UsageError(
+            f"{what}: leave the password or token out of the URL (any user could read it in "
+            "ps); let git's credential helper or ssh give it"
+        )
+    if redact.find(url) or redact.find(unquote(url)):
         raise UsageError(
             f"{what}: the URL holds a token or other secret; leave it out and let git's "
             "credential helper, ssh or the password options give it"

@@ -47,7 +47,7 @@ def parse_dsn(dsn: str) -> dict[str, Any]:
     bad = UsageError(f"--dsn {shown_dsn(dsn)!r}: give mysql://user@host[:port]/database")
     if not (dsn or "").startswith("mysql://"):
         raise bad
-    refuse_secrets(dsn, "--dsn", password_allowed=True)
+    refuse_secrets(shown_dsn(dsn), "--dsn")
     head, _, place = dsn[len("mysql://") :].rpartition("@")
     user, _, password = head.partition(":")
     parts = urlsplit("mysql://" + place)
