@@ -3,8 +3,8 @@
 ``report`` reads a session's (or one agent's) transcript files record by record and runs the
 redaction rules over every text value, so a user can review what a resurrection or an export
 would hide: each finding by kind, by place (user text, tool input, tool result, assistant text,
-thinking, other record fields), file and line, with only the first and last two characters of
-the secret shown.
+thinking, other record fields), file and line, each shown as the placeholder that takes its place
+(its kind and fingerprint): no character of a secret is shown.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class Exposure:
     line: int
     place: str
     kind: str
-    hint: str  # the first and last two characters of the secret
+    placeholder: str  # what takes the secret's place: its kind and fingerprint, none of it
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -36,7 +36,7 @@ class Exposure:
             "line": self.line,
             "place": self.place,
             "kind": self.kind,
-            "hint": self.hint,
+            "placeholder": self.placeholder,
         }
 
 
@@ -64,11 +64,6 @@ class Report:
             "by_place": self.by_place,
             "findings": [e.to_dict() for e in self.exposures],
         }
-
-
-def hint(secret: str) -> str:
-    """Enough of a secret to recognise it, never enough to use it."""
-    return f"{secret[:2]}…{secret[-2:]}" if len(secret) > 6 else "…"
 
 
 def _strings(value: Any, place: str) -> Iterator[tuple[str, str]]:
@@ -121,6 +116,6 @@ def report(catalog: Catalog, identifier: str) -> Report:
             line = stats.lines
             for place, text in _record_strings(record):
                 found.exposures += [
-                    Exposure(shown, line, place, f.kind, hint(f.secret)) for f in redact.find(text)
+                    Exposure(shown, line, place, f.kind, f.placeholder) for f in redact.find(text)
                 ]
     return found

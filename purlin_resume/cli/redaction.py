@@ -24,7 +24,8 @@ def redact_report_command(
     as_json: JsonOption = False,
 ) -> None:
     """Secrets redaction would hide in a session or agent: by kind and place, file and line,
-    with only the first and last two characters shown. Review it before resurrecting."""
+    each as its placeholder (kind and fingerprint, no character of the secret). Review it before
+    resurrecting."""
     found = exposure.report(Catalog(layout.claude_dir(claude_dir)), identifier)
     if as_json:
         print_json(found.to_dict())
@@ -36,6 +37,6 @@ def redact_report_command(
     lines.append("by kind:  " + ", ".join(f"{k} {n}" for k, n in found.by_kind.items()))
     lines.append("by place: " + ", ".join(f"{k} {n}" for k, n in found.by_place.items()))
     lines += [
-        f"  {e.file}:{e.line}  {e.place:<14}  {e.kind:<22}  {e.hint}" for e in found.exposures
+        f"  {e.file}:{e.line}  {e.place:<14}  {e.kind:<22}  {e.placeholder}" for e in found.exposures
     ]
     print_text("\n".join(lines) + "\n")

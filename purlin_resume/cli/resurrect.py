@@ -8,7 +8,7 @@ import functools
 import inspect
 import sys
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional, get_type_hints
@@ -196,6 +196,8 @@ def delivered(form):
     @functools.wraps(form)
     def command(**values: Any) -> None:
         options = Delivery(**{f.name: values.pop(f.name) for f in fields(Delivery)})
+        if not Output.redact:  # the global --no-redact says it for every command
+            options = replace(options, no_redact=True)
         form(**values, options=options)
 
     command.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]

@@ -488,6 +488,9 @@ def test_a_planted_secrets_corpus_is_fully_redacted(cli, tmp_path, repo):
         )
     )
     assert PLANTED["github-token"] in plain.stdout
+    leaky = ("--session", "leaky", "--yes", "--method", "full", "--claude-dir", str(claude))
+    global_flag = _ok(cli("--no-redact", "resurrect", *leaky))  # the global flag, as for all
+    assert PLANTED["github-token"] in global_flag.stdout
     cached = [p for p in (Path.home() / ".cache" / "purlin-resume").rglob("*") if p.is_file()]
     assert not any(PLANTED["github-token"].encode() in p.read_bytes() for p in cached)
 
