@@ -37,6 +37,7 @@ def redact_report_command(
     lines.append("by kind:  " + ", ".join(f"{k} {n}" for k, n in found.by_kind.items()))
     lines.append("by place: " + ", ".join(f"{k} {n}" for k, n in found.by_place.items()))
     lines += [
-        f"  {e.file}:{e.line}  {e.place:<14}  {e.kind:<22}  {e.placeholder}" for e in found.exposures
+        f"  {e.file}:{e.line}  {e.place:<14}  {e.kind:<22}  {e.placeholder}"
+        for e in found.exposures
     ]
     print_text("\n".join(lines) + "\n")
