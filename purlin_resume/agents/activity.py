@@ -108,12 +108,13 @@ class Subject:
     agent_id: str
     project_root: Path
     worktree: Path  # the folder it works in
-    workspace: Path  # its status.json, devlogs/, inbox/
+    workspace: Path | None  # its status.json, devlogs/, inbox/; None: refused (``refused``)
     transcript: Path | None = None
     pane: str | None = None
     shared_worktree: bool = False  # another live agent works in the same folder
     cli: str = "claude"  # the agent CLI whose session file ``transcript`` is
     started: datetime | None = None  # when it started: earlier evidence is not its own
+    refused: str | None = None  # why the workspace was refused (it leads outside the project)
 
 
 @dataclass
@@ -421,14 +422,14 @@ def _has_content(status: dict[str, Any]) -> bool:
     )
 
 
-def status_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
-    path = subject.workspace / "status.json"
+def status_signals(workspace: Path, now: datetime) -> list[ActivitySignal]:
+    path = workspace / "status.json"
     if not path.is_file():
         return []
     moment = _mtime(path)
     if not _recent(moment, now):
         return []
-    status = read_status(subject.workspace)
+    status = read_status(workspace)
     if status is not None and is_noise(store.dump_json(status)):
         return []
     if status is not None and _has_content(status):
@@ -455,15 +456,15 @@ def _newest_real_file(folder: Path, now: datetime) -> tuple[Path, datetime] | No
     return None
 
 
-def devlog_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
-    found = _newest_real_file(subject.workspace / "devlogs", now)
+def devlog_signals(workspace: Path, now: datetime) -> list[ActivitySignal]:
+    found = _newest_real_file(workspace / "devlogs", now)
     if found is None:
         return []
     return [ActivitySignal(Source.DEVLOG, found[1], 0.7, f"devlog {found[0].name}")]
 
 
-def inbox_signals(subject: Subject, now: datetime) -> list[ActivitySignal]:
-    found = _newest_real_file(subject.workspace / "inbox" / "processed", now)
+def inbox_signals(workspace: Path, now: datetime) -> list[ActivitySignal]:
+    found = _newest_real_file(workspace / "inbox" / "processed", now)
     if found is None:
         return []
     return [ActivitySignal(Source.INBOX, found[1], 0.6, f"processed {found[0].name}")]
@@ -575,11 +576,16 @@ def observe(
         ("git", lambda: git_signals(subject, now, touched, commits())),
         ("tests", lambda: test_signals(subject, now)),
         ("files", lambda: file_signals(subject, now, touched, newest)),
-        ("status", lambda: status_signals(subject, now)),
-        ("devlog", lambda: devlog_signals(subject, now)),
-        ("inbox", lambda: inbox_signals(subject, now)),
-        ("pane", lambda: pane_signals(subject, now, server, cache_dir)),
     ]
+    if (workspace := subject.workspace) is not None:
+        collectors += [
+            ("status", lambda: status_signals(workspace, now)),
+            ("devlog", lambda: devlog_signals(workspace, now)),
+            ("inbox", lambda: inbox_signals(workspace, now)),
+        ]
+    else:
+        observation.notes.append(f"status, devlog, inbox: not read ({subject.refused})")
+    collectors.append(("pane", lambda: pane_signals(subject, now, server, cache_dir)))
     if subject.shared_worktree:
         observation.notes.append(
             f"{subject.worktree} is shared with another live agent: test runs there are not "

@@ -221,11 +221,16 @@ def subject_of(
     if others:
         panes = tmux.live_panes(server) if any(other.tmux_pane for other in others) else None
         shared = any(liveness(other, server, panes).state == ALIVE for other in others)
+    try:
+        workspace, refused = workspace_of(project, settings, agent.session_id), None
+    except PurlinError as exc:  # it leads outside the project: its sources are not read
+        workspace, refused = None, exc.message
     return activity.Subject(
         agent_id=agent.session_id,
         project_root=project.root,
         worktree=worktree,
-        workspace=workspace_of(project, settings, agent.session_id),
+        workspace=workspace,
+        refused=refused,
         transcript=Path(agent.transcript_path) if agent.transcript_path else None,
         pane=agent.tmux_pane,
         shared_worktree=shared,

@@ -150,7 +150,9 @@ def resume(
     blocked = [r for r in reports.values() if r.blocking]
     if blocked and not force:
         raise PurlinError(conflicts.describe(blocked))
-    stopped = _stopped_by_user(registry.load(project), chosen)
+    stopped = _stopped_by_user(
+        project, [e for e in chosen if session_id and e.session_id == session_id]
+    )
     head = gitrepo.head_commit(project.root) if gitrepo.toplevel(project.root) else None
     seen = {e.agent_id: e.data for e in chosen}
     changes: dict[str, Any] = {
@@ -194,13 +196,15 @@ def _resumed_agents(
     )
 
 
-def _stopped_by_user(
-    sessions: dict[str, registry.RegisteredAgent], entries: list[HistoryEntry]
-) -> set[str]:
-    """The agents whose ``.meta.json`` says ``stoppedByUser``: Claude Code 2.1.330 marks so a
+def _stopped_by_user(project: Project, entries: list[HistoryEntry]) -> set[str]:
+    """Of ``entries`` (those this session spawned: only they are offered SendMessage), the
+    agents whose ``.meta.json`` says ``stoppedByUser``: Claude Code 2.1.330 marks so a
     background agent stopped with Esc, and its SendMessage then answers that the agent "was
     stopped and was not resumed". An agent such an agent spawned is not marked, and SendMessage
     resumes it."""
+    if not entries:
+        return set()
+    sessions = registry.load(project)
     marked = set()
     for entry in entries:
         record = sessions.get(entry.session_id or "")

@@ -266,22 +266,26 @@ def sync(history: Path, shelves: list[tuple[str, Path]], warn: Warn = silent) ->
 
 @contextlib.contextmanager
 def _undone_on_failure(history: Path) -> Iterator[None]:
-    """Remove what a failed ``init`` made (the member id, the local copy, the lock, the team
-    folder, and the Claude data folder when it was not there), keeping what was there before."""
+    """Remove what a failed ``init`` made in the team folder (the member id, the local copy,
+    the lock; the folder itself, and the history folder while empty, when they were not there),
+    keeping what was there before and what other commands wrote meanwhile."""
     folder = membership.folder(history)
-    made_first = next((p for p in (history, folder) if not p.exists()), None)
-    before = set(folder.iterdir()) if made_first is None else set()
+    made = [p for p in (history, folder) if not p.exists()]
+    before = set(folder.iterdir()) if folder.exists() else set()
     try:
         yield
     except BaseException:
-        if made_first is not None:
-            shutil.rmtree(made_first, ignore_errors=True)
+        if folder in made:
+            shutil.rmtree(folder, ignore_errors=True)
         else:
-            for made in set(folder.iterdir()) - before:
-                if made.is_dir() and not made.is_symlink():
-                    shutil.rmtree(made, ignore_errors=True)
+            for entry in set(folder.iterdir()) - before:
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
                 else:
-                    made.unlink(missing_ok=True)
+                    entry.unlink(missing_ok=True)
+        if history in made:
+            with contextlib.suppress(OSError):
+                history.rmdir()  # only while empty: a log written meanwhile stays
         raise
 
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from purlin_resume.agents import revival, stall
-from purlin_resume.core import config, path_safety, trust
+from purlin_resume.core import clock, config, path_safety, trust
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
 
@@ -160,6 +161,29 @@ def test_a_nudge_never_quotes_a_workspace_outside_the_project(repo, outside):
     _write(repo)  # the same path from the user's own settings is theirs to choose
     _user_settings(agent_workspace=str(outside / "agents" / "{agent}"))
     assert PLANTED in stall.resume_prompt(project, agent, config.load(project), None)
+
+
+def test_a_workspace_outside_the_project_leaves_the_stall_check_to_its_other_sources(
+    repo, outside
+):
+    """The workspace refused, its sources are left out with a note; the agent is still judged
+    on its own work (a failed check would make the watch nudge it: ``stall_fail_open``)."""
+    from purlin_resume.agents import registry
+    from tests.agents_setup import agent_record, write_registry
+
+    (outside / "agents" / "a" / "status.json").write_text(json.dumps({"fsm_state": PLANTED}))
+    started = clock.iso(clock.now() - timedelta(minutes=5))
+    write_registry(repo, {"a": agent_record(repo, pid=os.getpid(), started_at=started)})
+    _write(repo, agent_workspace="../outside/agents/{agent}")
+    (repo / "work.py").write_text("x = 1\n")  # the agent's own fresh work
+    project = Project(repo)
+    assert registry.load(project)["a"].pid == os.getpid()
+    result = stall.detect(project, "a")
+    assert result.verdict == "active"
+    assert any(n.startswith("status, devlog, inbox: not read (refusing") for n in result.notes)
+    assert PLANTED not in json.dumps(result.to_dict())
+    send, why, _ = stall.should_send_resume(project, "a")
+    assert not send, why
 
 
 # where a protected setting takes effect -------------------------------------------------------

@@ -659,6 +659,25 @@ def test_a_failed_init_keeps_what_the_team_folder_held_before(tmp_path, remote):
     assert json.loads((folder / "team.json").read_text())["member"] == "frank-abc123"
 
 
+def test_a_failed_init_keeps_what_another_command_wrote_meanwhile(tmp_path, monkeypatch):
+    """A fetch from a slow remote may take long: a resurrection logged meanwhile in the history
+    folder the init made is not removed with the init's own files."""
+    from purlin_resume.core.errors import PurlinError
+    from purlin_resume.team import gitstore, sync
+
+    history = tmp_path / "claude" / "history"
+
+    def logged_meanwhile_then_failed(*args, **kwargs):
+        (history / "resurrections.jsonl").write_text('{"kept": true}\n')
+        raise PurlinError("cannot fetch from the remote")
+
+    monkeypatch.setattr(gitstore, "fetch", logged_meanwhile_then_failed)  # a slow remote
+    with pytest.raises(PurlinError):
+        sync.init(history, [], remote=str(tmp_path / "remote.git"))
+    assert (history / "resurrections.jsonl").read_text() == '{"kept": true}\n'
+    assert sorted(p.name for p in history.iterdir()) == ["resurrections.jsonl"]
+
+
 def test_bad_setups_are_one_line_each_and_leave_no_membership(tmp_path):
     frank = teammate(tmp_path, "frank", transcripts=False)
     cases = [
