@@ -143,11 +143,15 @@ def _window_place(
 
 
 def persona_text(project: Project, settings: config_mod.Settings, role: str) -> str:
-    """The persona injection of ``role``: the project's persona file, else a short default."""
-    file = config_mod.project_path(
-        project, settings, "persona_dir", f"{settings.persona_dir}/{role}.md"
-    )
-    persona = store.read_text(file).strip() if file.is_file() else None
+    """The persona injection of ``role``: the project's persona file, else (none there, or
+    refused: it leads outside the project) a short default."""
+    try:
+        file = config_mod.project_path(
+            project, settings, "persona_dir", f"{settings.persona_dir}/{role}.md"
+        )
+    except PurlinError:
+        file = None
+    persona = store.read_text(file).strip() if file is not None and file.is_file() else None
     return templating.render(
         "revival/persona.md.j2", role=role, role_name=display_name(role), persona=persona
     )

@@ -15,6 +15,7 @@ from typing import Any
 from purlin_resume.checkpoints.roles import display_name
 from purlin_resume.core import config, gitrepo
 from purlin_resume.core.config import Settings
+from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
 
 MAX_STATUS_OUTPUT = 4000
@@ -232,6 +233,7 @@ class ProjectState:
     config_source: Path | None
     role_settings: dict[str, Any]
     critic_report: Path | None
+    critic_refused: str | None  # why the report was not read (it leads outside the project)
     action_items: list[str]
     graph: GraphSummary | None
     git_status: list[str]
@@ -247,10 +249,13 @@ def gather(
     """Step 5 of a restore: everything the agent needs to know about the project right now.
     The status command runs only when ``run_status`` (the project is trusted)."""
     status = run_status_command(project, settings, run_status)
-    report_path = config.project_path(project, settings, "critic_report")
-    report = (
-        report_path.read_text(encoding="utf-8", errors="replace") if report_path.is_file() else ""
-    )
+    report, report_path, refused = "", None, None
+    try:  # a committed setting or link leading outside the project: the briefing goes on
+        report_path = config.project_path(project, settings, "critic_report")
+    except PurlinError as exc:
+        refused = exc.message
+    if report_path is not None and report_path.is_file():
+        report = report_path.read_text(encoding="utf-8", errors="replace")
     plan_path = project.cache_dir / DELIVERY_PLAN
     plan = (
         delivery_plan(plan_path.read_text(encoding="utf-8", errors="replace"))
@@ -265,6 +270,7 @@ def gather(
         config_source=settings.source,
         role_settings=settings.role_settings(role),
         critic_report=report_path if report else None,
+        critic_refused=refused,
         action_items=critic_action_items(report, role) if report else [],
         graph=dependency_graph(project.cache_dir / DEPENDENCY_GRAPH),
         git_status=gitrepo.status_lines(project.root),

@@ -318,17 +318,19 @@ def load(project: Project | None) -> Settings:
 
 def project_path(project: Project, settings: Settings, key: str, value: str = "") -> Path:
     """``value`` (by default the path setting ``key`` itself) under the project's root; refused
-    (PurlinError) when it leads outside the project and the user did not choose it (their own
-    file, a trusted project): a committed config or a committed symbolic link cannot."""
+    (PurlinError) when it leads outside the project: written so (absolute, ``..``) unless the
+    user chose it (their own file, a trusted project), or through a symbolic link in the
+    project, which no trust covers."""
     written = value or getattr(settings, key)
     path = project.root / written
-    if key not in settings.own_paths:
-        parts = Path(written).parts
-        if Path(written).is_absolute() or ".." in parts:
-            way, fix = f"resume.{key} of {settings.source}", where_to_set(key)
-        else:
-            way, fix = "a symbolic link", "remove the link"
-        store.kept_inside(path, project.root, way, fix)
+    if Path(written).is_absolute() or ".." in Path(written).parts:
+        if key in settings.own_paths:  # the user wrote where it leads
+            return path
+        store.kept_inside(
+            path, project.root, f"resume.{key} of {settings.source}", where_to_set(key)
+        )
+    else:  # a link in the project (a later pull may add one) never leads it out
+        store.kept_inside(path, project.root, "a symbolic link", "remove the link")
     return path
 
 

@@ -61,6 +61,13 @@ def _escapes(outside: Path) -> dict[str, dict[str, str]]:
     }
 
 
+def _refusal(read):
+    try:
+        return read()
+    except PurlinError as exc:
+        return exc
+
+
 def _reads(project: Project) -> dict[str, object]:
     """What each path setting leads a reading to (or the refusal)."""
     settings = config.load(project)
@@ -81,13 +88,19 @@ def _reads(project: Project) -> dict[str, object]:
 @pytest.mark.parametrize("how", ["relative", "absolute"])
 def test_a_committed_path_setting_never_leads_outside_the_project(repo, outside, how):
     _write(repo, **_escapes(outside)[how])
-    found = _reads(Project(repo))
+    project = Project(repo)
+    found = _reads(project)
+    settings = config.load(project)
+    found["persona_dir"] = _refusal(lambda: config.project_path(project, settings, "persona_dir"))
     for key in ("persona_dir", "critic_report", "agent_workspace"):
         assert isinstance(found[key], PurlinError), (key, found[key])
         assert "outside" in found[key].message
         assert "purlin-resume trust" in found[key].message
         assert str(config.user_path()) in found[key].message
     assert found["plan_file"] is None  # the nudge goes on without a next task
+    persona = revival.persona_text(project, settings, "builder")  # the default one
+    assert PLANTED not in persona
+    assert "Persona: you are the Builder" in persona
 
 
 def test_a_committed_symbolic_link_at_a_path_setting_is_refused(repo, outside):
@@ -100,7 +113,21 @@ def test_a_committed_symbolic_link_at_a_path_setting_is_refused(repo, outside):
     with pytest.raises(PurlinError, match="a symbolic link leads it to .*remove the link"):
         config.project_path(project, settings, "critic_report")
     with pytest.raises(PurlinError, match="a symbolic link leads it to"):
-        revival.persona_text(project, settings, "builder")
+        config.project_path(project, settings, "persona_dir", ".purlin/personas/builder.md")
+    assert PLANTED not in revival.persona_text(project, settings, "builder")
+
+
+def test_a_link_added_under_a_trusted_or_own_relative_path_is_refused(repo, outside):
+    """Trust vouches for the config's text, not for links a later pull adds under it."""
+    _write(repo, critic_report="docs/REPORT.md")
+    project = Project(repo)
+    trust.allow(project, config.load(project))
+    (repo / "docs").symlink_to(outside)
+    (outside / "REPORT.md").write_text(PLANTED)
+    settings = config.load(project)
+    assert settings.trusted
+    with pytest.raises(PurlinError, match="a symbolic link leads it to"):
+        config.project_path(project, settings, "critic_report")
 
 
 @pytest.mark.parametrize("how", ["relative", "absolute"])
@@ -120,17 +147,17 @@ def test_a_trusted_projects_path_settings_apply_until_they_change(repo, outside)
     trust.allow(project, config.load(project))
     assert PLANTED in str(_reads(project)["persona_dir"])
     _write(repo, **(_escapes(outside)["relative"] | {"persona_dir": "../outside/x"}))
-    assert isinstance(_reads(project)["persona_dir"], PurlinError)  # trust again first
+    assert PLANTED not in str(_reads(project)["persona_dir"])  # trust again first
 
 
 def test_restore_never_shows_a_report_outside_the_project(repo, outside, cli):
     _write(repo, critic_report="../outside/notes.md")
     result = cli("restore", "builder")
-    assert result.exit_code == 1
+    assert result.exit_code == 0, result.stderr  # the briefing goes on without the report
     assert PLANTED not in result.stdout + result.stderr
     assert TOKEN not in result.stdout + result.stderr
-    assert "resume.critic_report" in result.stderr
-    assert "outside" in result.stderr
+    assert "Critic report: not read (refusing" in result.stdout
+    assert "resume.critic_report" in result.stdout
 
 
 def test_revive_dry_run_never_types_a_persona_from_outside(repo, outside, cli):
@@ -142,8 +169,8 @@ def test_revive_dry_run_never_types_a_persona_from_outside(repo, outside, cli):
     result = cli("revive", "a", "--dry-run")
     assert PLANTED not in result.stdout + result.stderr
     assert TOKEN not in result.stdout + result.stderr
-    assert result.exit_code == 1, result.stdout
-    assert "resume.persona_dir" in result.stderr
+    assert result.exit_code == 0, result.stderr  # the default persona, never the outside one
+    assert "Persona: you are the Builder" in result.stdout
 
 
 def test_a_nudge_never_quotes_a_workspace_outside_the_project(repo, outside):
