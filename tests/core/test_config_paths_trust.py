@@ -190,9 +190,7 @@ def test_a_nudge_never_quotes_a_workspace_outside_the_project(repo, outside):
     assert PLANTED in stall.resume_prompt(project, agent, config.load(project), None)
 
 
-def test_a_workspace_outside_the_project_leaves_the_stall_check_to_its_other_sources(
-    repo, outside
-):
+def test_a_workspace_outside_the_project_leaves_the_stall_check_to_its_other_sources(repo, outside):
     """The workspace refused, its sources are left out with a note; the agent is still judged
     on its own work (a failed check would make the watch nudge it: ``stall_fail_open``)."""
     from purlin_resume.agents import registry

@@ -505,4 +505,3 @@ def test_resume_task_offers_sendmessage_unless_the_client_marked_the_agent_stopp
     assert resumed.exit_code == 0, resumed.stderr
     assert ("SendMessage to `a0000000000000015`" in resumed.stdout) is offered
     assert ("was stopped by the user" in resumed.stdout) is not offered
-
