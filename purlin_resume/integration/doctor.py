@@ -485,7 +485,10 @@ def _ignored(project: Project) -> list[Finding]:
         settings = config.load(project)
     except PurlinError:
         return []  # the settings finding says why
-    findings = [
+    findings = []
+    if settings.trust_note:  # the trust file cannot be read: every project counts as untrusted
+        findings.append(Finding("trust", ERROR, settings.trust_note, "fix or move the file aside"))
+    findings += [
         Finding(
             "trust",
             WARN,

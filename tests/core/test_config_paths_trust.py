@@ -292,3 +292,14 @@ def test_restore_goes_on_untrusted_over_a_corrupt_trust_file(repo, cli, tmp_path
     assert "untrusted" in warnings[0]
     assert not marker.exists()
     assert trust.path().read_text() == "{broken"
+
+
+def test_doctor_names_a_corrupt_trust_file_even_without_a_status_command(repo, cli):
+    _write(repo, agent_command="evil --run")
+    trust.path().parent.mkdir(parents=True, exist_ok=True)
+    trust.path().write_text("{broken")
+    result = cli("doctor")
+    shown = result.stdout + result.stderr
+    assert result.exit_code == 1, shown
+    assert "trust.json is corrupt" in shown
+    assert trust.path().read_text() == "{broken"
