@@ -28,7 +28,7 @@ from purlin_resume.agents import activity, registry
 from purlin_resume.agents.activity import ActivitySignal
 from purlin_resume.agents.lineage import ALIVE, DEAD, Liveness, liveness, server_for
 from purlin_resume.agents.registry import RegisteredAgent, work_folder
-from purlin_resume.core import clock, redact, store, templating, tmux
+from purlin_resume.core import clock, ids, redact, store, templating, tmux
 from purlin_resume.core import config as config_mod
 from purlin_resume.core.errors import NotFound, PurlinError
 from purlin_resume.core.project import Project
@@ -196,6 +196,11 @@ def server_of(settings: config_mod.Settings) -> tmux.Server:
 
 
 def workspace_of(project: Project, settings: config_mod.Settings, agent_id: str) -> Path:
+    """The agent's workspace (``agent_workspace``, its ``{agent}`` the id); refused
+    (PurlinError) when it leads outside the project, or the id is no id (a path in it)."""
+    problem = ids.SESSION.problem(agent_id)
+    if problem:
+        raise PurlinError(problem)
     written = settings.agent_workspace.replace("{agent}", agent_id)
     return config_mod.project_path(project, settings, "agent_workspace", written)
 

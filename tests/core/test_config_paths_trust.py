@@ -190,6 +190,17 @@ def test_a_nudge_never_quotes_a_workspace_outside_the_project(repo, outside):
     assert PLANTED in stall.resume_prompt(project, agent, config.load(project), None)
 
 
+def test_an_agent_id_holding_a_path_never_leads_a_workspace_anywhere(repo, outside):
+    """The user's own ``agent_workspace`` may lead anywhere, but the id put in its place comes
+    from the registry and is no path."""
+    _user_settings(agent_workspace=".purlin/agents/{agent}")
+    project = Project(repo)
+    settings = config.load(project)
+    with pytest.raises(PurlinError, match="session id .* is not valid"):
+        stall.workspace_of(project, settings, "../../../../etc")
+    assert stall.workspace_of(project, settings, "a") == repo / ".purlin" / "agents" / "a"
+
+
 def test_a_workspace_outside_the_project_leaves_the_stall_check_to_its_other_sources(repo, outside):
     """The workspace refused, its sources are left out with a note; the agent is still judged
     on its own work (a failed check would make the watch nudge it: ``stall_fail_open``)."""
