@@ -41,8 +41,9 @@ settings that run a program or loosen protection (``NEEDS_TRUST``) are taken fro
 once the user trusted it as it is now (``trust``); until then they come from the user's file or
 the defaults (``Settings.held_back`` names those left out). A project may always add redaction
 patterns; an untrusted project's run only under RE2 (linear time), else not at all. A path
-setting (``PATH_SETTINGS``) leads outside the project (absolute, ``..``, a symbolic link) only
-when the user's file or a trusted project sets it; else ``project_path`` refuses it. A trust file
+setting (``PATH_SETTINGS``) written to lead outside the project (absolute, ``..``) is taken only
+from the user's file or a trusted project, and a symbolic link in the project never leads one
+outside; ``project_path`` refuses the rest. A trust file
 that cannot be read counts as no trust (``Settings.trust_note`` says why).
 
 Every setting is checked against the type of its default: a number must be positive, a list

@@ -452,11 +452,17 @@ def _hook_failures(project: Project) -> list[Finding]:
 
 
 def _trust(project: Project) -> list[Finding]:
-    """Is the project's status command trusted to run (``purlin-resume trust``)?"""
+    """What trust decides in the project: its status command (``_status_command``), the
+    settings its config sets that do not apply (``_ignored``)."""
     try:
         settings = config.load(project)
     except PurlinError:
         return []  # the settings finding says why
+    return _status_command(project, settings) + _ignored(project, settings)
+
+
+def _status_command(project: Project, settings: config.Settings) -> list[Finding]:
+    """Is the project's status command trusted to run (``purlin-resume trust``)?"""
     text = settings.status_command.strip()
     default = config.Settings().status_command
     if not text or (text == default and not (project.root / default).is_file()):
@@ -477,13 +483,9 @@ def _trust(project: Project) -> list[Finding]:
     ]
 
 
-def _ignored(project: Project) -> list[Finding]:
+def _ignored(project: Project, settings: config.Settings) -> list[Finding]:
     """The protected settings of the project's config that do not apply as it is not trusted
     (``config.NEEDS_TRUST``), and the paths refused as they lead outside the project."""
-    try:
-        settings = config.load(project)
-    except PurlinError:
-        return []  # the settings finding says why
     findings = []
     if settings.trust_note:  # the trust file cannot be read: every project counts as untrusted
         findings.append(Finding("trust", ERROR, settings.trust_note, "fix or move the file aside"))
@@ -530,5 +532,4 @@ def examine(project: Project, now: datetime | None = None) -> list[Finding]:
         *_mcp(project, plugin),
         *_state(project, settings_errors),
         *_trust(project),
-        *_ignored(project),
     ]
