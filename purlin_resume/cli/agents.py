@@ -11,7 +11,6 @@ from purlin_resume.agents import lineage, registry, revival, stall, watch
 from purlin_resume.agents.stall import server_of
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
-    builtin_redaction,
     print_json,
     print_text,
     project_for,
@@ -25,6 +24,7 @@ from purlin_resume.cli.options import (
 )
 from purlin_resume.core import config
 from purlin_resume.core.errors import PurlinError, UsageError
+from purlin_resume.core.project import locate
 
 STALLED_EXIT, DEAD_EXIT = 3, 4  # stall check: 0 active, 3 stalled, 4 dead, apart from errors
 AgentArgument = Annotated[
@@ -262,11 +262,10 @@ def watch_command(
     """Watch live registered agents and send the resume prompt to stalled ones through tmux."""
     if interval is not None and interval <= 0:
         raise UsageError("--interval must be a positive number of seconds")
-    found = project_for(project)
-    settings, unusable = config.load_or_defaults(found)  # the watch fails open
+    found = locate(project)
+    settings, unusable = config.applied(found)  # the watch fails open
     if unusable:
         typer.echo(f"warning: {unusable}", err=True)
-        builtin_redaction()
     pause = interval if interval is not None else settings.watch_interval
     while True:
         decisions = watch.watch_once(found, settings)

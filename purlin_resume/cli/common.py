@@ -36,36 +36,29 @@ def checked_output(path: Path | None) -> Path | None:
 
 
 def project_for(explicit: Path | None) -> Project:
-    return locate(explicit)
+    """The project a command works on (``--project``, else the working folder's); its settings'
+    redaction rules apply from now on, to what the command writes as to what it prints."""
+    found = locate(explicit)
+    config.apply_redaction(config.load(found))
+    return found
 
 
 class Output:
     """What the CLI prints passes through redaction unless ``--no-redact`` was given."""
 
     redact = True
-    configured = False
 
 
 def _redaction():
-    """The redaction module, set up once with the project's own patterns and allow-list."""
-    if not Output.configured:
-        Output.configured = True
-
-        redact.configure()  # the built-in rules, until a config adds its own
+    """The redaction module, set up with the working folder's project's patterns and
+    allow-list (the user's own outside a project) unless the command set it up already."""
+    if not redact.configured():
         try:
             root = gitrepo.toplevel(Path.cwd())
         except OSError:  # the working folder is gone: no project, no project settings
             root = None
-        if root is not None:  # the project's resume.redact section (see config) takes effect
-            config.apply_redaction(config.load(Project(root)))
+        config.apply_redaction(config.load(Project(root) if root is not None else None))
     return redact
-
-
-def builtin_redaction() -> None:
-    """Redact output with the built-in rules only: for a command that goes on without a usable
-    config (the stall watch fails open), where the config's own patterns cannot be read."""
-    redact.configure()
-    Output.configured = True
 
 
 def _report(counts: dict[str, int]) -> None:
@@ -201,7 +194,7 @@ def error_line(message: str) -> None:
 def start(no_redact: bool) -> None:
     """What the top-level options set for the command that runs."""
     Output.redact = not no_redact
-    Output.configured = False  # the project's redaction settings are read again for this run
+    redact.forget()  # the project's redaction settings are read again for this run
 
 
 def echo(text: str, nl: bool = True) -> None:

@@ -14,7 +14,6 @@ from purlin_resume.cli.options import (
     ClaudeDirOption,
     ProjectOption,
 )
-from purlin_resume.core import config
 from purlin_resume.core.errors import PurlinError
 
 INSTALL_HINT = "the dashboard needs the web extra: pip install 'purlin-resume[web]'"
@@ -42,7 +41,6 @@ def dashboard_command(
         raise PurlinError(INSTALL_HINT)
     from purlin_resume.web import server, views  # the web extra
 
-    scope = views.Scope(project_for(project), claude_dir)
-    config.apply_redaction(config.load(scope.project))  # pages redact by the user's rules too
+    scope = views.Scope(project_for(project), claude_dir)  # pages redact by its rules
     with suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn has shut down cleanly
         server.serve(scope, host, port, typer.echo, open_browser)

@@ -12,7 +12,6 @@ import typer
 from purlin_resume.claude.hooks import EVENTS
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
-    builtin_redaction,
     print_json,
     print_text,
     project_for,
@@ -25,6 +24,7 @@ from purlin_resume.cli.options import (
 from purlin_resume.core import config
 from purlin_resume.core import trust as trust_mod
 from purlin_resume.core.errors import UsageError
+from purlin_resume.core.project import locate
 from purlin_resume.integration import cli_hooks, githooks, hook_call, installation
 from purlin_resume.integration import doctor as doctor_mod
 from purlin_resume.integration.githook_names import NAMES as GIT_HOOKS
@@ -202,9 +202,8 @@ def mcp_command(claude_dir: ClaudeDirOption = None) -> None:
 @app.command(rich_help_panel=PANEL)
 def doctor(project: ProjectOption = None, as_json: JsonOption = False) -> None:
     """Check that commands, hooks, tools and state files are in place; each finding says how to fix it."""
-    where = project_for(project)
-    if config.load_or_defaults(where)[1]:  # a finding says why; the other checks still run
-        builtin_redaction()
+    where = locate(project)
+    config.applied(where)  # a config that does not load is a finding; the other checks still run
     findings = doctor_mod.examine(where)
     failed = any(f.status == doctor_mod.ERROR for f in findings)
     if as_json:

@@ -376,3 +376,11 @@ def load_or_defaults(project: Project) -> tuple[Settings, str | None]:
         return load(project), None
     except PurlinError as exc:
         return Settings(), f"{exc.message}; using the default settings"
+
+
+def applied(project: Project) -> tuple[Settings, str | None]:
+    """``load_or_defaults``, whose redaction rules apply from now on: for a process that fails
+    open and writes the project's files (a hook, doctor, the stall watch)."""
+    settings, unusable = load_or_defaults(project)
+    apply_redaction(settings)
+    return settings, unusable

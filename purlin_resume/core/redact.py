@@ -661,6 +661,7 @@ class Finding(NamedTuple):
 _SHORTEST = 7  # no rule matches less: ``pwd=abc``
 _scanner: Scanner | None = None  # with a config's own patterns
 _builtin: Scanner | None = None
+_configured = False  # whether a config (or the choice of the built-in rules) was applied
 
 
 def scanner() -> Scanner:
@@ -681,9 +682,22 @@ def configure(
     """Add a config's extra patterns ``(kind, regex)`` and allow-list (regexes a secret may
     fully match to be left alone) to the rules used from now on, and patterns from a file not
     trusted (``bounded``: run in linear time or not at all); none: the built-in rules."""
-    global _scanner
+    global _scanner, _configured
     extra, allow, bounded = tuple(extra), tuple(allow), tuple(bounded)
     _scanner = Scanner(extra, allow, bounded) if (extra or allow or bounded) else None
+    _configured = True
+
+
+def configured() -> bool:
+    """Whether ``configure`` was called since the start (or the last ``forget``)."""
+    return _configured
+
+
+def forget() -> None:
+    """Back to the built-in rules, as before any config was read: a new command run in the
+    same process reads its own."""
+    global _scanner, _configured
+    _scanner, _configured = None, False
 
 
 _BUILT_IN: list[str] = []  # the digest of the built-in rules, once computed

@@ -123,9 +123,11 @@ def run(
         root = project_root(payload.cwd, env)
         if root is None:
             raise FileNotFoundError(f"no project folder: the payload's cwd {payload.cwd!r} is gone")
+        from purlin_resume.core import config
         from purlin_resume.core.project import Project
         from purlin_resume.integration import capture
 
+        config.applied(Project(root))  # what the event writes is redacted by the project's rules
         handler = capture.HANDLERS[payload.event]
         if payload.event in capture.TAKES_ENV:
             outcome = handler(Project(root), payload, env)

@@ -4,6 +4,11 @@ MCP tool, the committed agent history, bookmark files, and what ``find`` prints.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+
+import pytest
 
 from tests.resurrection_data import session
 from tests.secret_corpus import corpus
@@ -136,3 +141,55 @@ def test_find_builds_its_index_with_the_user_s_own_patterns(cli, repo, tmp_path,
     assert "ticket" in result.stdout
     [index] = cache.rglob("search-*.sqlite")
     assert b"ACME-123456" not in index.read_bytes()
+
+
+TICKET = "ACME-314159"  # matched only by the project's own pattern
+
+
+@pytest.fixture(params=["trusted", "untrusted"])
+def ticket_rule(request, cli, repo):
+    """A project whose committed config adds a pattern; trusted or not, it tightens."""
+    (repo / ".purlin").mkdir(exist_ok=True)
+    rule = {"kind": "ticket", "pattern": "ACME-[0-9]{6}"}
+    (repo / ".purlin" / "config.json").write_text(
+        json.dumps({"resume": {"redact": {"extra": [rule]}}})
+    )
+    if request.param == "trusted":
+        assert cli("trust").exit_code == 0
+    return repo
+
+
+def test_a_projects_own_patterns_redact_what_commands_write(cli, ticket_rule, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.chdir(elsewhere)  # --project names it: its rules apply, not the working folder's
+    at = ["--project", str(ticket_rule)]
+    fields = ["--role", "builder", "--in-progress", f"verify {TICKET}", "--step", "1"]
+    saved = cli("save", *at, *fields, "--next", "ship")
+    assert saved.exit_code == 0, saved.stderr
+    task = ["--agent-id", "a1", "--task", f"fix {TICKET}", "--phase", "01", "--plan", "01"]
+    spawned = cli("history", "spawn", *at, *task)
+    assert spawned.exit_code == 0, spawned.stderr
+    [checkpoint] = (ticket_rule / ".purlin" / "cache").rglob("*.md")
+    history = (ticket_rule / ".planning" / "agent-history.json").read_text()
+    for written in (checkpoint.read_text(), history):
+        assert TICKET not in written
+        assert "[REDACTED:ticket:" in written
+
+
+def test_a_projects_own_patterns_redact_what_hooks_write(ticket_rule):
+    payload = {
+        "session_id": "s-ticket", "cwd": str(ticket_rule), "hook_event_name": "PreToolUse",
+        "tool_name": "Agent", "tool_use_id": "toolu_ticket",
+        "tool_input": {"description": f"Close {TICKET}", "prompt": f"See {TICKET} first"},
+    }  # fmt: skip
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(ticket_rule)}
+    done = subprocess.run(
+        [sys.executable, "-m", "purlin_resume", "hook", "pre-tool-use"],
+        input=json.dumps(payload), capture_output=True, text=True, env=env, cwd=ticket_rule,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    history = (ticket_rule / ".planning" / "agent-history.json").read_text()
+    assert "toolu_ticket" in history
+    assert TICKET not in history
+    assert "[REDACTED:ticket:" in history
