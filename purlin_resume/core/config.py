@@ -54,9 +54,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -65,7 +63,6 @@ from purlin_resume.core import redact, store, trust
 from purlin_resume.core.errors import CorruptFile, PurlinError
 from purlin_resume.core.project import Project
 
-CONFIG_NAMES = ("config.json", "config.yaml", "config.yml")
 # settings that run a program, choose whose tmux server gets typed into, or loosen protection
 NEEDS_TRUST = (
     "agent_command",
@@ -250,11 +247,6 @@ def _check(path: Path, values: dict[str, Any]) -> dict[str, Any]:
     } | redaction
 
 
-def user_path(env: Mapping[str, str] = os.environ) -> Path:
-    """The user's own settings file."""
-    return store.user_folder("config", env=env) / "config.json"
-
-
 def _section(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The checked ``resume`` settings of one file, and the whole file."""
     raw = _parse(path)
@@ -280,10 +272,9 @@ def _merged(user: dict[str, Any], project: dict[str, Any], trusted: bool) -> dic
 def load(project: Project | None) -> Settings:
     """Settings of ``project`` over the user's own (None: the user's only); defaults where
     neither says."""
-    mine = user_path()
+    mine = store.user_settings()
     user = _section(mine)[0] if mine.is_file() else {}
-    folder = project.purlin_dir if project is not None else None
-    path = next((p for n in CONFIG_NAMES if folder and (p := folder / n).is_file()), None)
+    path = project.settings_file if project is not None else None
     own = tuple(k for k in PATH_SETTINGS if k in user)
     if project is None:
         return Settings(**user, source=mine if user else None, own_paths=own)
@@ -363,7 +354,7 @@ def where_to_set(key: str) -> str:
     leading outside the project) only from the user's file or a project the user trusted."""
     if key in NEEDS_TRUST or key in PATH_SETTINGS:
         return (
-            f"set {written_as(key)} in {user_path()}, or in the project's .purlin/config.json "
+            f"set {written_as(key)} in {store.user_settings()}, or in the project's .purlin/config.json "
             "and run 'purlin-resume trust' in your own terminal"
         )
     return f"set {written_as(key)} in .purlin/config.json"

@@ -19,6 +19,13 @@ class Project(NamedTuple):
         return self.root / ".purlin"
 
     @property
+    def settings_file(self) -> Path | None:
+        """The project's own settings (``config``'s): ``.purlin/config.json``, else
+        ``config.yaml`` or ``config.yml``; None when it has none."""
+        names = ("config.json", "config.yaml", "config.yml")
+        return next((p for n in names if (p := self.purlin_dir / n).is_file()), None)
+
+    @property
     def cache_dir(self) -> Path:
         return self.purlin_dir / "cache"
 

@@ -56,6 +56,11 @@ def user_folder(
     return Path(base) / program
 
 
+def user_settings(env: Mapping[str, str] = os.environ) -> Path:
+    """The user's own settings file (``config``'s)."""
+    return user_folder("config", env=env) / "config.json"
+
+
 def lock_path(target: Path) -> Path:
     """The lock file that guards ``target``."""
     return target.with_name(target.name + ".lock")

@@ -123,16 +123,20 @@ def run(
         root = project_root(payload.cwd, env)
         if root is None:
             raise FileNotFoundError(f"no project folder: the payload's cwd {payload.cwd!r} is gone")
-        from purlin_resume.core import config
+        from purlin_resume.core import store
         from purlin_resume.core.project import Project
         from purlin_resume.integration import capture
 
-        config.applied(Project(root))  # what the event writes is redacted by the project's rules
+        project = Project(root)
+        if project.settings_file or store.user_settings().is_file():  # else: the built-in rules
+            from purlin_resume.core import config
+
+            config.applied(project)  # what the event writes is redacted by the settings' rules
         handler = capture.HANDLERS[payload.event]
         if payload.event in capture.TAKES_ENV:
-            outcome = handler(Project(root), payload, env)
+            outcome = handler(project, payload, env)
         else:
-            outcome = handler(Project(root), payload)
+            outcome = handler(project, payload)
         if outcome.output:
             stdout.write(hooks.session_context(outcome.output) + "\n")
             stdout.flush()

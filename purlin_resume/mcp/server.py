@@ -112,7 +112,7 @@ def _own_project():
 def _project(project: str | None):
     """The session's own project; another only when the user's settings list it
     (``mcp_projects``): a model must not write into, or read, any repository it names."""
-    from purlin_resume.core import config
+    from purlin_resume.core import config, store
     from purlin_resume.core.errors import PurlinError
     from purlin_resume.core.project import locate
 
@@ -127,7 +127,7 @@ def _project(project: str | None):
     if os.path.realpath(asked.root) not in allowed:
         raise PurlinError(
             f"project {project}: this server works on {own.root} only; list other projects in "
-            f"resume.mcp_projects of {config.user_path()}"
+            f"resume.mcp_projects of {store.user_settings()}"
         )
     return asked
 

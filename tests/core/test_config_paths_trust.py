@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from purlin_resume.agents import revival, stall
-from purlin_resume.core import clock, config, path_safety, trust
+from purlin_resume.core import clock, config, path_safety, store, trust
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
 
@@ -26,7 +26,7 @@ def _write(root: Path, **settings) -> None:
 
 
 def _user_settings(**settings) -> None:
-    path = config.user_path()
+    path = store.user_settings()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"resume": settings}))
 
@@ -96,7 +96,7 @@ def test_a_committed_path_setting_never_leads_outside_the_project(repo, outside,
         assert isinstance(found[key], PurlinError), (key, found[key])
         assert "outside" in found[key].message
         assert "purlin-resume trust" in found[key].message
-        assert str(config.user_path()) in found[key].message
+        assert str(store.user_settings()) in found[key].message
     assert found["plan_file"] is None  # the nudge goes on without a next task
     persona = revival.persona_text(project, settings, "builder")  # the default one
     assert PLANTED not in persona
@@ -229,7 +229,7 @@ def test_a_refused_folder_names_the_users_config_and_trust_not_the_project_file(
     with pytest.raises(path_safety.Refused) as refused:
         path_safety.checked("/etc", path_safety.roots([str(tmp_path)]), "--from")
     message = refused.value.message
-    assert str(config.user_path()) in message
+    assert str(store.user_settings()) in message
     assert "purlin-resume trust" in message
     assert "resume.allowed_roots in .purlin/config.json" not in message
 
@@ -238,7 +238,7 @@ def test_the_held_back_hint_of_an_untrusted_project_names_trust(repo):
     _write(repo, agent_command="planted")
     settings = config.load(Project(repo))
     assert "trust" in config.how_to_set(settings, "agent_command")
-    assert str(config.user_path()) in config.how_to_set(config.Settings(), "agent_command")
+    assert str(store.user_settings()) in config.how_to_set(config.Settings(), "agent_command")
 
 
 def test_doctor_names_each_protected_setting_an_untrusted_project_sets(repo, outside, cli):

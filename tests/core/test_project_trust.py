@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from purlin_resume.core import config, redact, trust
+from purlin_resume.core import config, redact, store, trust
 from purlin_resume.core.project import Project
 from tests.resurrection_data import session
 
@@ -32,7 +32,7 @@ def _marker_program(folder: Path) -> Path:
 
 
 def _user_settings(**settings) -> None:
-    path = config.user_path()
+    path = store.user_settings()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"resume": settings}))
 

@@ -102,14 +102,14 @@ def test_the_mcp_save_checkpoint_writes_it_redacted(repo, tmp_path):
 def test_caches_written_under_other_rules_are_built_again(cli, repo, tmp_path, monkeypatch):
     """A cache keeps text redacted by the rules of its day: under a release's new rules, or a
     pattern the user added since, what they find must not stay in it (nor reach ``find``)."""
-    from purlin_resume.core import config
+    from purlin_resume.core import store
 
     cache = tmp_path / "xdg-cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     claude = tmp_path / "claude"
     said = "set " + " and ".join(LOW_ENTROPY) + " for the zanzibar deploy"
     session(claude, "lowent", str(repo), [("user", said), ("agent", f"Done: {said}")])
-    mine = config.user_path()  # rules under which they are no secret: an allow-list
+    mine = store.user_settings()  # rules under which they are no secret: an allow-list
     mine.parent.mkdir(parents=True, exist_ok=True)
     mine.write_text(json.dumps({"resume": {"redact": {"allow": LOW_SECRETS}}}))
     for args in (("find", "zanzibar deploy"), ("sessions",)):
@@ -127,11 +127,11 @@ def test_caches_written_under_other_rules_are_built_again(cli, repo, tmp_path, m
 
 
 def test_find_builds_its_index_with_the_user_s_own_patterns(cli, repo, tmp_path, monkeypatch):
-    from purlin_resume.core import config
+    from purlin_resume.core import store
 
     cache = tmp_path / "xdg-cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
-    mine = config.user_path()
+    mine = store.user_settings()
     mine.parent.mkdir(parents=True, exist_ok=True)
     mine.write_text(json.dumps({"resume": {"redact": {"extra": [r"ACME-[0-9]{6}"]}}}))
     claude = tmp_path / "claude"

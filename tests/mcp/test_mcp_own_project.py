@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from purlin_resume.core import config
+from purlin_resume.core import store
 from tests.conftest import git
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
@@ -44,7 +44,7 @@ def test_another_repository_is_refused(repo, tmp_path):
 
 def test_a_project_the_user_listed_is_served(repo, tmp_path):
     other = _other(tmp_path)
-    mine = config.user_path()
+    mine = store.user_settings()
     mine.parent.mkdir(parents=True, exist_ok=True)
     mine.write_text(json.dumps({"resume": {"mcp_projects": [str(other)]}}))
     _, [result] = _call(

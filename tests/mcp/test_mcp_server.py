@@ -252,9 +252,9 @@ def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
 
 
 def test_the_user_s_own_redaction_rules_apply_to_every_tool(repo, tmp_path):
-    from purlin_resume.core import config
+    from purlin_resume.core import store
 
-    mine = config.user_path()
+    mine = store.user_settings()
     mine.parent.mkdir(parents=True, exist_ok=True)
     mine.write_text(json.dumps({"resume": {"redact": {"extra": [
         {"kind": "ticket", "pattern": r"ACME-[0-9]{6}"}]}}}))  # fmt: skip
