@@ -208,8 +208,15 @@ def choose(
 
 
 def _named(project: Project, role: str, session: str | None, busy: frozenset[str]) -> Choice:
-    """The checkpoint of the session named: refused when it has none, or is still running."""
+    """The checkpoint of the session named (or the only one whose id starts so): refused when
+    it has none, or is still running."""
     own = _live_at(path_for(project, session), session)
+    starting = [
+        c.session for c in live(project) if c.session and c.session.startswith(session or "\0")
+    ]
+    if own is None and len(starting) == 1:
+        session = starting[0]
+        own = _live_at(path_for(project, session), session)
     if own is None:
         sessions = [c.session or "(no session)" for c in live(project)]
         raise NotFound(

@@ -39,4 +39,6 @@ def checked(explicit: str | None, env: Mapping[str, str] | None = None) -> str |
         raise UsageError(
             f"session id '{value}' is not usable as a name: letters, digits, '.', '_' and '-' only"
         )
+    if kind := ids.secret_in(value):
+        raise UsageError(f"that session id holds a secret ({kind}); it would name a file")
     return value

@@ -29,6 +29,18 @@ class Kind(NamedTuple):
         return f"{self.name} {shown} is not valid ({self.shape})"
 
 
+def secret_in(value: str) -> str | None:
+    """The kind of secret ``value`` holds by the redaction rules, or None. An id holding one is
+    refused where it enters: it would name a file or a record in clear, and redacted it is no
+    longer the id."""
+    from purlin_resume.core import (
+        redact,
+    )  # only for an id that enters: a hook reading none skips it
+
+    found = redact.find(value)
+    return found[0].kind if found else None
+
+
 _WORD = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 AGENT = Kind(  # GSD and Claude Code agent ids (a2898e3), tool use ids (toolu_…), successors
     "agent id", re.compile(_WORD), "letters, digits, '.', '_' and '-', at most 128"

@@ -506,23 +506,20 @@ def update(project: Project, change: Callable[[AgentHistory], Any], create: bool
     return outcome[0]
 
 
-# fields whose values are ids, statuses, modes or times (checked or made here): no free text
+# fields whose values are statuses, modes or times (checked or made here): no free text
 _SHAPED_FIELDS = frozenset(
     {
-        "agent_id",
-        "session_id",
-        "tool_use_id",
         "status",
         "timestamp",
         "completion_timestamp",
         "abandoned_at",
         "spawn_commit",
         "execution_mode",
-        "parallel_group",
         "granularity",
-        "depends_on",
     }
 )
+# fields whose values are ids: one holding a secret is refused, as redacted it is no id
+_ID_FIELDS = ("agent_id", "session_id", "tool_use_id", "depends_on")
 
 
 def _texts(value: Any) -> set[str]:
@@ -537,18 +534,23 @@ def _texts(value: Any) -> set[str]:
 
 
 def _redacted(entry: Any, before: set[str]) -> Any:
-    """``entry`` redacted when a change put free text into it that the file did not hold (the
-    file is committed); text it held already was written redacted, and is not scanned again.
-    The entry's own keys are field names, no free text."""
+    """``entry`` redacted when a change put text into it that the file did not hold (the file is
+    committed); text it held already was written redacted, and is not scanned again. An id
+    holding a secret is refused (UsageError): nothing is written. The entry's own keys are
+    field names, no free text."""
     if not isinstance(entry, dict):
         return entry
     values = [_texts(v) for k, v in entry.items() if k not in _SHAPED_FIELDS]
-    added = set().union(*values) - before
-    if not added:
+    if not set().union(*values) - before:
         return entry
-    from purlin_resume.core import redact  # only then: naming or ending an agent needs none
+    from purlin_resume.core import redact  # only then: ending an agent needs none
 
-    return redact.redact_data(entry)[0]
+    for name in _ID_FIELDS:
+        for value in _texts(entry.get(name)) - before:
+            if kind := ids.secret_in(value):
+                raise UsageError(f"{name.replace('_', ' ')} holds a secret ({kind}): not recorded")
+    texts = {k: v for k, v in entry.items() if k not in _ID_FIELDS}
+    return entry | redact.redact_data(texts)[0]
 
 
 def write_current_id(project: Project, agent_id: str) -> None:

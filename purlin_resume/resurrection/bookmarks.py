@@ -19,11 +19,12 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import clock, ids, redact, store
+from purlin_resume.core import clock, gitrepo, ids, redact, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.resurrection import team_outbox as mirror
 
@@ -88,14 +89,20 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
+def _update(path: Path, change: Callable[[str | None], str]) -> None:
+    """A locked change of a bookmarks file, kept private and out of ``git status``."""
+    gitrepo.exclude_state_files(path.parent, path.name, path.name + ".lock")
+    store.update_text(path, change, private=True)
+
+
 def check_name(name: str) -> str:
     if not ids.BOOKMARK_NAME.valid(name) or name in RESERVED:
         raise UsageError(
             f"bookmark name {name!r}: use {ids.BOOKMARK_NAME.shape}, "
             f"and not one of {', '.join(sorted(RESERVED))}"
         )
-    if found := redact.find(name):
-        raise UsageError(f"that bookmark name holds a secret ({found[0].kind}); choose another")
+    if kind := ids.secret_in(name):
+        raise UsageError(f"that bookmark name holds a secret ({kind}); choose another")
     return name
 
 
@@ -167,7 +174,7 @@ def add(path: Path, bookmark: Bookmark) -> Bookmark:
         bookmark.uuid = str(uuid.uuid4())
         return _dump([*items, bookmark.to_dict()])
 
-    store.update_text(path, change, private=True)
+    _update(path, change)
     _shared(path, "add", bookmark.to_dict())
     return bookmark
 
@@ -205,7 +212,7 @@ def update(path: Path, key: str, changes: dict[str, Any]) -> Bookmark:
 
     if not path.is_file():
         raise NotFound(f"no bookmark {key!r}: {path} does not exist")
-    store.update_text(path, change, private=True)
+    _update(path, change)
     _shared(path, "update", found[0])
     return Bookmark.from_dict(found[0], "")
 
@@ -225,7 +232,7 @@ def remove(path: Path, key: str) -> Bookmark:
 
     if not path.is_file():
         raise NotFound(f"no bookmark {key!r}: {path} does not exist")
-    store.update_text(path, change, private=True)
+    _update(path, change)
     _shared(path, "remove", removed[0])
     return Bookmark.from_dict(removed[0], "")
 
@@ -244,7 +251,7 @@ def record_resurrection(path: Path, bookmark_id: str, when: str) -> None:
                 counted.append(item)
         return _dump(items)
 
-    store.update_text(path, change, private=True)
+    _update(path, change)
     for item in counted:
         _shared(path, "count", item)
 

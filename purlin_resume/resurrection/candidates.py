@@ -7,6 +7,7 @@ launching), so it loads none of that.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,12 +63,17 @@ def close_matches(word: str, choices: list[str], limit: int = 3) -> list[str]:
     return [choice for choice, _, _ in found]
 
 
+_SESSION_LIKE = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f-]*)?")  # a session id or its prefix
+
+
 def by_bookmark(env: Environment, name: str) -> Candidate:
     mark = env.shelves.find(name)
     if mark is None:
         names = [m.name for m in env.shelves.all()]
         close = close_matches(name, names)
         hint = f"did you mean {', '.join(close)}? " if close else ""
+        if _SESSION_LIKE.fullmatch(name):
+            hint += f"resurrect the session of that id with 'purlin-resume resurrect --session {name}', or "
         raise preflight.failure(
             "exists",
             f"no bookmark named {name!r} (looked in "

@@ -585,3 +585,16 @@ def test_consumed_checkpoints_leave_no_lock_files_behind(repo, cli):
     cache = repo / ".purlin" / "cache"
     assert sorted(p.name for p in cache.rglob("*.lock")) == []
     assert len(list((cache / "archive").glob("*.md"))) == 4
+
+
+def test_restore_takes_a_unique_prefix_of_a_session_and_refuses_an_ambiguous_one(repo, cli):
+    for session in ("bbbb1111-aaaa", "bbbb2222-aaaa"):
+        assert cli("save", *BUILDER_FIELDS, "--session", session).exit_code == 0
+    taken = cli("restore", "builder", "--session", "bbbb1")
+    assert taken.exit_code == 0, taken.stderr
+    assert not (repo / ".purlin/cache/checkpoints/bbbb1111-aaaa.md").exists()  # claimed
+    assert (repo / ".purlin/cache/checkpoints/bbbb2222-aaaa.md").exists()
+    assert cli("save", *BUILDER_FIELDS, "--session", "bbbb1111-aaaa").exit_code == 0
+    ambiguous = cli("restore", "builder", "--session", "bbbb")
+    assert ambiguous.exit_code == 1
+    assert "no checkpoint for session bbbb; live checkpoints: " in ambiguous.stderr

@@ -193,3 +193,54 @@ def test_a_projects_own_patterns_redact_what_hooks_write(ticket_rule):
     assert "toolu_ticket" in history
     assert TICKET not in history
     assert "[REDACTED:ticket:" in history
+
+
+ID_TOKEN = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2"[:36]  # fits an id's shape
+
+
+def _tree_holds(root, secret: str) -> list[str]:
+    """The files under ``root`` that hold ``secret``, in their text or their name."""
+    files = [p for p in root.rglob("*") if p.is_file()]
+    return [str(p) for p in files if secret in p.name or secret in p.read_text("latin-1")]
+
+
+def test_an_id_holding_a_secret_is_refused_and_the_history_stays_readable(cli, repo):
+    spawn = ["history", "spawn", "--task", "t", "--phase", "1", "--plan", "1"]
+    assert cli(*spawn, "--agent-id", "agent-ok").exit_code == 0
+    refused = cli(*spawn, "--agent-id", ID_TOKEN)
+    assert refused.exit_code == 2
+    assert "agent id holds a secret (github-token)" in refused.stderr
+    grouped = cli(*spawn, "--agent-id", "agent-2", "--group", ID_TOKEN)
+    assert grouped.exit_code == 0, grouped.stderr
+    saved = cli("save", "--session", ID_TOKEN, "--role", "builder", "--in-progress", "x",
+                "--step", "1", "--next", "y")  # fmt: skip
+    assert saved.exit_code == 2
+    assert "session id holds a secret" in saved.stderr
+    listed = cli("history", "list", "--json")
+    assert listed.exit_code == 0, listed.stderr
+    assert [e["agent_id"] for e in json.loads(listed.stdout)["entries"]] == ["agent-ok", "agent-2"]
+    assert _tree_holds(repo / ".planning", ID_TOKEN) == []
+    assert (
+        not (repo / ".purlin" / "cache").exists() or _tree_holds(repo / ".purlin", ID_TOKEN) == []
+    )
+
+
+def test_a_hook_payload_whose_id_holds_a_secret_records_nothing_and_breaks_nothing(repo):
+    def pre_tool_use(tool_use_id: str) -> None:
+        payload = {
+            "session_id": "s-ids", "cwd": str(repo), "hook_event_name": "PreToolUse",
+            "tool_name": "Agent", "tool_use_id": tool_use_id,
+            "tool_input": {"description": "Run plan 01-01", "prompt": "go"},
+        }  # fmt: skip
+        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo)}
+        done = subprocess.run(
+            [sys.executable, "-m", "purlin_resume", "hook", "pre-tool-use"],
+            input=json.dumps(payload), capture_output=True, text=True, env=env, cwd=repo,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
+    pre_tool_use("toolu_" + ID_TOKEN)
+    pre_tool_use("toolu_plain")
+    history = json.loads((repo / ".planning" / "agent-history.json").read_text())
+    assert [e["agent_id"] for e in history["entries"]] == ["toolu_plain"]
+    assert _tree_holds(repo, ID_TOKEN) == []

@@ -108,3 +108,15 @@ def test_a_committed_bookmark_of_odd_field_types_is_listed_and_resurrected(
     _ok(cli("resurrect", "odd", "--yes", *claude))
     shown = json.loads(_ok(cli("bookmark", "show", "odd", "--json", *claude)).stdout)
     assert shown["resurrection_count"] == 1
+
+
+def test_the_projects_bookmarks_file_and_its_lock_stay_out_of_git_status(cli, fixtures_copy, repo):
+    import subprocess
+
+    _add(cli, fixtures_copy, "kept")
+    assert (repo / ".purlin" / "bookmarks.jsonl").is_file()
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=repo, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert "bookmarks.jsonl" not in status

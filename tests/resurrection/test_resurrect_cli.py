@@ -1001,3 +1001,12 @@ def test_spawn_tmux_uses_the_tmux_settings_when_no_socket_is_given(
     info = tmux.pane_info(tmux_server, data["launch"]["pane"])
     assert info is not None
     assert info["session_name"] == "agents-here"
+
+
+def test_a_session_id_given_as_a_bookmark_name_is_pointed_to_session(cli, fixtures_copy, repo):
+    _fails(
+        cli("resurrect", "55604662", "--yes", "--claude-dir", str(fixtures_copy)),
+        1,
+        "no bookmark named '55604662'",
+        "'purlin-resume resurrect --session 55604662'",
+    )
