@@ -177,18 +177,23 @@ def test_a_projects_own_patterns_redact_what_commands_write(cli, ticket_rule, tm
         assert "[REDACTED:ticket:" in written
 
 
-def test_a_projects_own_patterns_redact_what_hooks_write(ticket_rule):
+def _agent_call(root, tool_use_id: str, task: str) -> None:
+    """The PreToolUse hook of an Agent call, as Claude Code runs it; it always exits 0."""
     payload = {
-        "session_id": "s-ticket", "cwd": str(ticket_rule), "hook_event_name": "PreToolUse",
-        "tool_name": "Agent", "tool_use_id": "toolu_ticket",
-        "tool_input": {"description": f"Close {TICKET}", "prompt": f"See {TICKET} first"},
+        "session_id": "s-written", "cwd": str(root), "hook_event_name": "PreToolUse",
+        "tool_name": "Agent", "tool_use_id": tool_use_id,
+        "tool_input": {"description": task, "prompt": f"See {task} first"},
     }  # fmt: skip
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(ticket_rule)}
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root)}
     done = subprocess.run(
         [sys.executable, "-m", "purlin_resume", "hook", "pre-tool-use"],
-        input=json.dumps(payload), capture_output=True, text=True, env=env, cwd=ticket_rule,
+        input=json.dumps(payload), capture_output=True, text=True, env=env, cwd=root,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+
+
+def test_a_projects_own_patterns_redact_what_hooks_write(ticket_rule):
+    _agent_call(ticket_rule, "toolu_ticket", f"Close {TICKET}")
     history = (ticket_rule / ".planning" / "agent-history.json").read_text()
     assert "toolu_ticket" in history
     assert TICKET not in history
@@ -226,21 +231,8 @@ def test_an_id_holding_a_secret_is_refused_and_the_history_stays_readable(cli, r
 
 
 def test_a_hook_payload_whose_id_holds_a_secret_records_nothing_and_breaks_nothing(repo):
-    def pre_tool_use(tool_use_id: str) -> None:
-        payload = {
-            "session_id": "s-ids", "cwd": str(repo), "hook_event_name": "PreToolUse",
-            "tool_name": "Agent", "tool_use_id": tool_use_id,
-            "tool_input": {"description": "Run plan 01-01", "prompt": "go"},
-        }  # fmt: skip
-        env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo)}
-        done = subprocess.run(
-            [sys.executable, "-m", "purlin_resume", "hook", "pre-tool-use"],
-            input=json.dumps(payload), capture_output=True, text=True, env=env, cwd=repo,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-
-    pre_tool_use("toolu_" + ID_TOKEN)
-    pre_tool_use("toolu_plain")
+    _agent_call(repo, "toolu_" + ID_TOKEN, "Run plan 01-01")
+    _agent_call(repo, "toolu_plain", "Run plan 01-01")
     history = json.loads((repo / ".planning" / "agent-history.json").read_text())
     assert [e["agent_id"] for e in history["entries"]] == ["toolu_plain"]
     assert _tree_holds(repo, ID_TOKEN) == []
