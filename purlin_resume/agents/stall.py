@@ -250,8 +250,10 @@ def detect(
     lookback_minutes: float | None = None,
     now: datetime | None = None,
     settings: config_mod.Settings | None = None,
+    known: Liveness | None = None,
 ) -> Assessment:
-    """Assess one registered agent (by id or unique prefix); a dead one is not assessed."""
+    """Assess one registered agent (by id or unique prefix); a dead one is not assessed.
+    ``known``: its liveness when the caller asked already (the watch, once per pass)."""
     settings = settings or config_mod.load(project)
     lookback = lookback_minutes if lookback_minutes is not None else settings.stall_lookback_minutes
     if lookback <= 0:
@@ -260,7 +262,7 @@ def detect(
     agents = registry.load(project)
     agent = registry.resolve(agents, agent_query)
     server = server_of(settings)
-    state = liveness(agent, server)
+    state = known if known is not None else liveness(agent, server)
     started = clock.parse(agent.started_at)
     if started is not None and started > now + FUTURE_SKEW:
         started = None  # a start yet to come is no start: the registry says nothing of it
@@ -293,15 +295,16 @@ def should_send_resume(
     lookback_minutes: float | None = None,
     now: datetime | None = None,
     settings: config_mod.Settings | None = None,
+    known: Liveness | None = None,
 ) -> tuple[bool, str, Assessment | None]:
     """(send?, why, assessment): send when the agent is not active; when detection itself fails,
-    send if ``stall_fail_open`` (the default), hold back otherwise."""
+    send if ``stall_fail_open`` (the default), hold back otherwise. ``known``: as for ``detect``."""
     try:
         settings = settings or config_mod.load(project)
     except PurlinError as exc:
         return True, f"detection failed ({exc.message}); failing open", None
     try:
-        result = detect(project, agent_query, lookback_minutes, now, settings)
+        result = detect(project, agent_query, lookback_minutes, now, settings, known)
     except NotFound:
         raise
     except (PurlinError, OSError) as exc:

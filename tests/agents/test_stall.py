@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -887,3 +889,46 @@ def test_a_start_that_says_nothing_bounds_no_evidence(repo, started, cli):
     assert sources(result) == ["files"]
     assert result.notes == []
     assert text.exit_code == 0, text.stderr
+
+
+# -- a young agent, a refused plan, one liveness question a pass ---------------------------
+
+
+@pytest.fixture
+def tmux_calls(tmp_path, monkeypatch):
+    """Every tmux command run from now on, one line each (a shim first on PATH logs it, then
+    runs the real tmux)."""
+    real = shutil.which("tmux")
+    if real is None:
+        pytest.skip("tmux is not installed")
+    folder = tmp_path / "shim"
+    folder.mkdir()
+    log = tmp_path / "tmux-calls.log"
+    shim = folder / "tmux"
+    shim.write_text(
+        f"#!/bin/sh\necho \"$*\" | tr '\\n' ' ' >> {shlex.quote(str(log))}\n"
+        f'echo >> {shlex.quote(str(log))}\nexec {shlex.quote(real)} "$@"\n'
+    )
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return lambda: log.read_text().splitlines() if log.is_file() else []
+
+
+def test_a_watch_pass_asks_an_agents_liveness_once(repo, tmux_server, tmp_path, tmux_calls, cli):
+    """A pane-only agent (no process id recorded) is alive while its pane is: a watch pass
+    asks tmux about it no more than a stall check does."""
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record)
+    pane = start_standin(tmux_server, repo, record)
+    age_everything(repo, LONG_AGO)
+    register(repo, tmux_pane=pane, started_at=stamp(2 * HOUR))
+    (repo / "work.txt").write_text("fresh edit\n")  # active: the pass nudges nobody
+
+    before = len(tmux_calls())
+    assert cli("stall", "check", "agent-1").exit_code == 0
+    checked = tmux_calls()[before:]
+    assert cli("watch", "--once").exit_code == 0
+    passed = tmux_calls()[before + len(checked) :]
+
+    assert any(pane in call for call in checked)
+    assert len(passed) == len(checked), passed
