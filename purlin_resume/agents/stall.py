@@ -11,7 +11,8 @@ Confidence (``assess``):
    consistency), the newest one lies within the lookback (recency), and at least one tier-1 or
    tier-2 signal lies within the lookback (reliability).
 
-The agent is active when the confidence reaches the threshold (0.5) and validation passed.
+The agent is active when the confidence reaches the threshold (0.5) and validation passed; one
+that started less than the lookback ago is not judged stalled yet, whatever its signals say.
 Levels: very_high ≥ 0.9, high ≥ 0.7, medium ≥ 0.5, low ≥ 0.3, very_low below. An agent the
 registry knows to be dead (``lineage.liveness``) is not assessed: its verdict is dead.
 """
@@ -53,6 +54,7 @@ class Assessment:
     notes: list[str] = field(default_factory=list)
     started_at: datetime | None = None  # when the agent started (the registry), when known
     liveness: Liveness | None = None  # alive, dead or unknown, as the registry tells
+    young: bool = False  # not active by its signals, but started less than the lookback ago
 
     @property
     def verdict(self) -> str:
@@ -109,9 +111,31 @@ def assess(
     now: datetime,
     lookback_minutes: float = 60.0,
     threshold: float = THRESHOLD,
+    started: datetime | None = None,
 ) -> Assessment:
-    """The decision the signals support (pure: the same signals and moment, the same answer)."""
-    signals = activity.merge(signals)
+    """The decision the signals support (pure: the same signals, start and moment, the same
+    answer); ``started``: when the agent started, if known (a younger agent than the lookback
+    is not judged stalled: its quiet time counts from its start)."""
+    result = _assessed(agent_id, activity.merge(signals), now, lookback_minutes, threshold)
+    window = timedelta(minutes=lookback_minutes)
+    if not result.is_active and started is not None and now - started < window:
+        result.is_active = result.young = True
+        result.reasons.append(
+            f"started at {clock.iso(started)}, less than {lookback_minutes:g} min ago: "
+            "too soon to call it stalled"
+        )
+    result.started_at = started
+    return result
+
+
+def _assessed(
+    agent_id: str,
+    signals: list[ActivitySignal],
+    now: datetime,
+    lookback_minutes: float,
+    threshold: float,
+) -> Assessment:
+    """``assess`` by the signals alone."""
     window = timedelta(minutes=lookback_minutes)
     if not signals:
         return Assessment(
@@ -284,8 +308,9 @@ def detect(
     if agent.tmux_pane:  # the server of its pane (only a pane is sampled on it)
         server = server_for(agent, server)
     observation = activity.observe(subject, now, server, project.cache_dir)
-    result = assess(agent.session_id, observation.signals, now, lookback, settings.stall_threshold)
-    result.notes, result.started_at, result.liveness = observation.notes, started, state
+    threshold = settings.stall_threshold
+    result = assess(agent.session_id, observation.signals, now, lookback, threshold, started)
+    result.notes, result.liveness = observation.notes, state
     return result
 
 
@@ -314,6 +339,8 @@ def should_send_resume(
         return False, f"detection failed ({message}); holding back (stall_fail_open is false)", None
     if result.verdict == DEAD:
         return False, "; ".join(result.reasons), result
+    if result.young:
+        return False, result.reasons[-1], result
     if result.is_active:
         return False, f"active ({result.level}, confidence {result.confidence:.2f})", result
     return True, "; ".join(result.reasons), result
