@@ -310,8 +310,25 @@ def detect(
     observation = activity.observe(subject, now, server, project.cache_dir)
     threshold = settings.stall_threshold
     result = assess(agent.session_id, observation.signals, now, lookback, threshold, started)
-    result.notes, result.liveness = observation.notes, state
+    result.notes, result.liveness = observation.notes + _plan_notes(project, settings), state
     return result
+
+
+def plan_path(project: Project, settings: config_mod.Settings) -> Path | None:
+    """The configured plan file (None: none is set); refused (PurlinError) when it leads
+    outside the project."""
+    if not settings.plan_file:
+        return None
+    return config_mod.project_path(project, settings, "plan_file")
+
+
+def _plan_notes(project: Project, settings: config_mod.Settings) -> list[str]:
+    """A note when the plan file is refused: a nudge goes without its next task."""
+    try:
+        plan_path(project, settings)
+    except PurlinError as exc:
+        return [f"plan: not read ({exc.message})"]
+    return []
 
 
 def should_send_resume(
@@ -350,11 +367,11 @@ def should_send_resume(
 
 
 def next_task(project: Project, settings: config_mod.Settings) -> str | None:
-    """The first open ``- [ ]`` item of the configured plan file (read only)."""
-    if not settings.plan_file:
-        return None
+    """The first open ``- [ ]`` item of the configured plan file (read only); None when there
+    is none, the file is missing or refused (``detect`` notes a refusal)."""
     try:
-        text = store.read_text(config_mod.project_path(project, settings, "plan_file"))
+        path = plan_path(project, settings)
+        text = store.read_text(path) if path is not None else ""
     except PurlinError:
         return None
     found = _OPEN_TASK.search(text)

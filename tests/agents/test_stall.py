@@ -19,6 +19,7 @@ from purlin_resume.core import clock, tmux
 from purlin_resume.core.project import Project
 from tests.agents_setup import agent_record, configure, prompts, start_standin, write_registry
 from tests.conftest import commit_file, git
+from tests.resurrection_data import write_config
 
 HOUR = 3600
 LONG_AGO = 25 * HOUR  # beyond every source's 24 h horizon
@@ -933,6 +934,48 @@ def test_an_agent_younger_than_the_lookback_is_not_nudged(repo, watched, cli):
     later = cli("watch", "--once", "--json")
     assert json.loads(later.stdout)["decisions"][0]["action"] == "nudged"
     assert "in the 120 minutes since you started" in prompts(record, 1)[0]
+
+
+@pytest.mark.parametrize("way", ["a path leading out", "a link leading out"])
+def test_a_refused_plan_file_is_named_in_the_stall_checks_notes(repo, tmp_path, cli, way):
+    """The plan is left out of the nudge, and the stall check says so once, with why."""
+    age_everything(repo, LONG_AGO)
+    project = register(repo, pid=os.getpid(), started_at=stamp(2 * HOUR))
+    outside = tmp_path / "PLAN.md"
+    outside.write_text("# Plan\n- [ ] the task from outside\n")
+    if way == "a link leading out":
+        (repo / "PLAN.md").symlink_to(outside)
+        aged = time.time() - LONG_AGO
+        os.utime(repo / "PLAN.md", (aged, aged), follow_symlinks=False)
+        write_config(repo, plan_file="PLAN.md")  # trusted: no trust lets a link lead out
+    else:  # committed, not trusted
+        (repo / ".purlin" / "config.json").write_text('{"resume": {"plan_file": "../PLAN.md"}}')
+
+    result = stall.detect(project, "agent-1")
+    text = cli("stall", "check", "agent-1")
+    as_json = cli("stall", "check", "agent-1", "--json")
+    from purlin_resume.core import config
+
+    settings = config.load(project)
+    agent = registry.load(project)["agent-1"]
+    prompt = stall.resume_prompt(project, agent, settings, result)
+
+    (note,) = [n for n in result.notes if n.startswith("plan: not read (refusing ")]
+    assert f"outside {os.path.realpath(repo)}" in note
+    assert text.exit_code == 3, text.stderr
+    assert text.stdout.count("note: plan: not read (refusing ") == 1
+    assert json.loads(as_json.stdout)["notes"].count(note) == 1
+    assert "the task from outside" not in prompt
+
+
+def test_a_plan_file_inside_the_project_needs_no_note(repo, cli):
+    age_everything(repo, LONG_AGO)
+    project = register(repo, pid=os.getpid(), started_at=stamp(2 * HOUR))
+    (repo / "PLAN.md").write_text("# Plan\n- [ ] the next task\n")
+    (repo / ".purlin" / "config.json").write_text('{"resume": {"plan_file": "PLAN.md"}}')
+    os.utime(repo / "PLAN.md", (time.time() - LONG_AGO, time.time() - LONG_AGO))
+
+    assert stall.detect(project, "agent-1").notes == []
 
 
 @pytest.fixture
