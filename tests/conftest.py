@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from purlin_resume.cli.commands import app
+from purlin_resume.core import redact
 
 T = TypeVar("T")
 HERE = Path(__file__).resolve().parent
@@ -82,6 +83,14 @@ def pytest_collection_modifyitems(config, items):
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept
+
+
+@pytest.fixture(autouse=True)
+def _rules_forgotten():
+    """A command run in-process leaves its project's redaction rules in force in the process:
+    not for the tests that run next in it."""
+    yield
+    redact.forget()
 
 
 @pytest.fixture(autouse=True)

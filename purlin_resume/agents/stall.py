@@ -11,7 +11,8 @@ Confidence (``assess``):
    consistency), the newest one lies within the lookback (recency), and at least one tier-1 or
    tier-2 signal lies within the lookback (reliability).
 
-The agent is active when the confidence reaches the threshold (0.5) and validation passed.
+The agent is active when the confidence reaches the threshold (0.5) and validation passed; one
+that started less than the lookback ago is not judged stalled yet, whatever its signals say.
 Levels: very_high ≥ 0.9, high ≥ 0.7, medium ≥ 0.5, low ≥ 0.3, very_low below. An agent the
 registry knows to be dead (``lineage.liveness``) is not assessed: its verdict is dead.
 """
@@ -53,6 +54,7 @@ class Assessment:
     notes: list[str] = field(default_factory=list)
     started_at: datetime | None = None  # when the agent started (the registry), when known
     liveness: Liveness | None = None  # alive, dead or unknown, as the registry tells
+    young: bool = False  # not active by its signals, but started less than the lookback ago
 
     @property
     def verdict(self) -> str:
@@ -109,9 +111,31 @@ def assess(
     now: datetime,
     lookback_minutes: float = 60.0,
     threshold: float = THRESHOLD,
+    started: datetime | None = None,
 ) -> Assessment:
-    """The decision the signals support (pure: the same signals and moment, the same answer)."""
-    signals = activity.merge(signals)
+    """The decision the signals support (pure: the same signals, start and moment, the same
+    answer); ``started``: when the agent started, if known (a younger agent than the lookback
+    is not judged stalled: its quiet time counts from its start)."""
+    result = _assessed(agent_id, activity.merge(signals), now, lookback_minutes, threshold)
+    window = timedelta(minutes=lookback_minutes)
+    if not result.is_active and started is not None and now - started < window:
+        result.is_active = result.young = True
+        result.reasons.append(
+            f"started at {clock.iso(started)}, less than {lookback_minutes:g} min ago: "
+            "too soon to call it stalled"
+        )
+    result.started_at = started
+    return result
+
+
+def _assessed(
+    agent_id: str,
+    signals: list[ActivitySignal],
+    now: datetime,
+    lookback_minutes: float,
+    threshold: float,
+) -> Assessment:
+    """``assess`` by the signals alone."""
     window = timedelta(minutes=lookback_minutes)
     if not signals:
         return Assessment(
@@ -250,8 +274,10 @@ def detect(
     lookback_minutes: float | None = None,
     now: datetime | None = None,
     settings: config_mod.Settings | None = None,
+    known: Liveness | None = None,
 ) -> Assessment:
-    """Assess one registered agent (by id or unique prefix); a dead one is not assessed."""
+    """Assess one registered agent (by id or unique prefix); a dead one is not assessed.
+    ``known``: its liveness when the caller asked already (the watch, once per pass)."""
     settings = settings or config_mod.load(project)
     lookback = lookback_minutes if lookback_minutes is not None else settings.stall_lookback_minutes
     if lookback <= 0:
@@ -260,7 +286,7 @@ def detect(
     agents = registry.load(project)
     agent = registry.resolve(agents, agent_query)
     server = server_of(settings)
-    state = liveness(agent, server)
+    state = known if known is not None else liveness(agent, server)
     started = clock.parse(agent.started_at)
     if started is not None and started > now + FUTURE_SKEW:
         started = None  # a start yet to come is no start: the registry says nothing of it
@@ -282,9 +308,27 @@ def detect(
     if agent.tmux_pane:  # the server of its pane (only a pane is sampled on it)
         server = server_for(agent, server)
     observation = activity.observe(subject, now, server, project.cache_dir)
-    result = assess(agent.session_id, observation.signals, now, lookback, settings.stall_threshold)
-    result.notes, result.started_at, result.liveness = observation.notes, started, state
+    threshold = settings.stall_threshold
+    result = assess(agent.session_id, observation.signals, now, lookback, threshold, started)
+    result.notes, result.liveness = observation.notes + _plan_notes(project, settings), state
     return result
+
+
+def plan_path(project: Project, settings: config_mod.Settings) -> Path | None:
+    """The configured plan file (None: none is set); refused (PurlinError) when it leads
+    outside the project."""
+    if not settings.plan_file:
+        return None
+    return config_mod.project_path(project, settings, "plan_file")
+
+
+def _plan_notes(project: Project, settings: config_mod.Settings) -> list[str]:
+    """A note when the plan file is refused: a nudge goes without its next task."""
+    try:
+        plan_path(project, settings)
+    except PurlinError as exc:
+        return [f"plan: not read ({exc.message})"]
+    return []
 
 
 def should_send_resume(
@@ -293,15 +337,16 @@ def should_send_resume(
     lookback_minutes: float | None = None,
     now: datetime | None = None,
     settings: config_mod.Settings | None = None,
+    known: Liveness | None = None,
 ) -> tuple[bool, str, Assessment | None]:
     """(send?, why, assessment): send when the agent is not active; when detection itself fails,
-    send if ``stall_fail_open`` (the default), hold back otherwise."""
+    send if ``stall_fail_open`` (the default), hold back otherwise. ``known``: as for ``detect``."""
     try:
         settings = settings or config_mod.load(project)
     except PurlinError as exc:
         return True, f"detection failed ({exc.message}); failing open", None
     try:
-        result = detect(project, agent_query, lookback_minutes, now, settings)
+        result = detect(project, agent_query, lookback_minutes, now, settings, known)
     except NotFound:
         raise
     except (PurlinError, OSError) as exc:
@@ -311,6 +356,8 @@ def should_send_resume(
         return False, f"detection failed ({message}); holding back (stall_fail_open is false)", None
     if result.verdict == DEAD:
         return False, "; ".join(result.reasons), result
+    if result.young:
+        return False, result.reasons[-1], result
     if result.is_active:
         return False, f"active ({result.level}, confidence {result.confidence:.2f})", result
     return True, "; ".join(result.reasons), result
@@ -320,11 +367,11 @@ def should_send_resume(
 
 
 def next_task(project: Project, settings: config_mod.Settings) -> str | None:
-    """The first open ``- [ ]`` item of the configured plan file (read only)."""
-    if not settings.plan_file:
-        return None
+    """The first open ``- [ ]`` item of the configured plan file (read only); None when there
+    is none, the file is missing or refused (``detect`` notes a refusal)."""
     try:
-        text = store.read_text(config_mod.project_path(project, settings, "plan_file"))
+        path = plan_path(project, settings)
+        text = store.read_text(path) if path is not None else ""
     except PurlinError:
         return None
     found = _OPEN_TASK.search(text)

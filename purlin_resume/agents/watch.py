@@ -14,7 +14,7 @@ from typing import Any, TypedDict
 
 from purlin_resume.agentcli import programs
 from purlin_resume.agents import activity, injection, registry
-from purlin_resume.agents.lineage import ALIVE, liveness, server_for
+from purlin_resume.agents.lineage import ALIVE, Liveness, liveness, server_for
 from purlin_resume.agents.stall import resume_prompt, server_of, should_send_resume
 from purlin_resume.core import clock, gitrepo, redact, store, tmux
 from purlin_resume.core import config as config_mod
@@ -100,9 +100,10 @@ def watch_once(
     agents = registry.load(project)
     decisions = []
     for agent in sorted(agents.values(), key=lambda a: a.session_id):
-        if liveness(agent, server).state != ALIVE:
+        state = liveness(agent, server)  # asked once a pass: the assessment is told, not asking
+        if state.state != ALIVE:
             continue
-        decision = _decide(project, agent, server, settings, now or clock.now())
+        decision = _decide(project, agent, server, settings, now or clock.now(), state)
         record(project, decision)
         decisions.append(decision)
     return decisions
@@ -114,9 +115,11 @@ def _decide(
     server: tmux.Server,
     settings: config_mod.Settings,
     moment: datetime,
+    state: Liveness,
 ) -> Decision:
-    """What the watch does about one live agent: leaves it be, holds back, or nudges it."""
-    send, why, result = should_send_resume(project, agent.session_id, None, moment, settings)
+    """What the watch does about one live agent (``state``: its liveness, as asked this pass):
+    leaves it be, holds back, or nudges it."""
+    send, why, result = should_send_resume(project, agent.session_id, None, moment, settings, state)
     extra: Observed = {
         "confidence": result.confidence if result else None,
         "level": result.level if result else None,

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import time
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,6 +19,7 @@ from purlin_resume.core import clock, tmux
 from purlin_resume.core.project import Project
 from tests.agents_setup import agent_record, configure, prompts, start_standin, write_registry
 from tests.conftest import commit_file, git
+from tests.resurrection_data import write_config
 
 HOUR = 3600
 LONG_AGO = 25 * HOUR  # beyond every source's 24 h horizon
@@ -816,7 +820,8 @@ def test_a_dead_agent_is_reported_dead_and_never_nudged(repo, tmux_server, tmp_p
 def test_evidence_from_before_the_agent_started_is_not_its_own(repo, tmp_path, monkeypatch, cli):
     """A file changed, a commit naming it and a transcript record, all from before it started
     (as a revived successor finds its predecessor's work): none of it is its activity, and the
-    note names the sources only, never what someone else did (a secret in a file name)."""
+    note names the sources only, never what someone else did (a secret in a file name). It
+    started 2 minutes ago, longer than the 1 minute lookback: old enough to be stalled."""
     commit_as(repo, "src/a.py", "Work\n\nAgent-Id: agent-1", ago=240, monkeypatch=monkeypatch)
     age_everything(repo, LONG_AGO)
     secret = "ghp_" + "A1b2C3d4E5" * 3 + "A1b2C3"
@@ -826,11 +831,11 @@ def test_evidence_from_before_the_agent_started_is_not_its_own(repo, tmp_path, m
     transcript = write_transcript(
         tmp_path / "t.jsonl", [tool_use("Edit", {"file_path": str(before)}, 200, 1)]
     )
-    started = stamp(60)
+    started = stamp(120)
     project = register(repo, pid=os.getpid(), transcript_path=str(transcript), started_at=started)
 
-    result = stall.detect(project, "agent-1")
-    text = cli("stall", "check", "agent-1")
+    result = stall.detect(project, "agent-1", lookback_minutes=1)
+    text = cli("stall", "check", "agent-1", "--lookback", "1")
 
     assert (result.signals, result.last_activity, result.is_active) == ([], None, False)
     assert result.verdict == "stalled"
@@ -842,14 +847,14 @@ def test_evidence_from_before_the_agent_started_is_not_its_own(repo, tmp_path, m
     assert "last activity never" in text.stdout
     assert secret not in text.stdout + text.stderr
     (repo / "after.txt").write_text("its own edit\n")
-    after = stall.detect(project, "agent-1")
+    after = stall.detect(project, "agent-1", lookback_minutes=1)
     assert after.is_active
     assert sources(after) == ["files"]
 
 
 def test_the_nudge_never_claims_more_quiet_than_the_agents_age(repo, watched):
-    """An agent 6 minutes old, the newest change in its folder 8 minutes old: the nudge speaks
-    of the 6 minutes since it started."""
+    """An agent 6 minutes old (older than the 5 minute lookback), the newest change in its
+    folder 8 minutes old: the nudge speaks of the 6 minutes since it started."""
     from purlin_resume.agents import watch
     from purlin_resume.core import config
 
@@ -864,7 +869,8 @@ def test_the_nudge_never_claims_more_quiet_than_the_agents_age(repo, watched):
     eight = (now - timedelta(minutes=8)).timestamp()
     os.utime(older, (eight, eight))
 
-    (decision,) = watch.watch_once(project, config.load(project), now)
+    settings = replace(config.load(project), stall_lookback_minutes=5)
+    (decision,) = watch.watch_once(project, settings, now)
 
     assert decision.action == "nudged"
     (text,) = prompts(record, 1)
@@ -887,3 +893,126 @@ def test_a_start_that_says_nothing_bounds_no_evidence(repo, started, cli):
     assert sources(result) == ["files"]
     assert result.notes == []
     assert text.exit_code == 0, text.stderr
+
+
+# -- a young agent, a refused plan, one liveness question a pass ---------------------------
+
+
+def test_quiet_time_counts_from_the_start_when_nothing_was_seen():
+    now = clock.now()
+    young = stall.assess("a", [], now, 5, started=now - timedelta(seconds=10))
+    weak = stall.assess(
+        "a", [_signal(Source.PANE, 0, 0.4, now)], now, 5, started=now - timedelta(minutes=1)
+    )
+    old = stall.assess("a", [], now, 5, started=now - timedelta(minutes=6))
+    unknown = stall.assess("a", [], now, 5)
+
+    assert (young.verdict, weak.verdict) == ("active", "active")
+    assert young.reasons[-1].endswith("less than 5 min ago: too soon to call it stalled")
+    assert (old.verdict, unknown.verdict) == ("stalled", "stalled")
+
+
+def test_an_agent_younger_than_the_lookback_is_not_nudged(repo, watched, cli):
+    """Started 10 seconds ago and nothing seen of it since: not stalled (exit 0), and the watch
+    leaves it alone; once it is older than the lookback, the same quiet gets it nudged."""
+    record, pane = watched
+    pid = registry.load(Project(repo))["agent-1"].pid
+    register(repo, pid=pid, tmux_pane=pane, started_at=stamp(10))
+
+    check = cli("stall", "check", "agent-1", "--json")
+    first = cli("watch", "--once", "--json")
+
+    assert check.exit_code == 0, check.stderr
+    data = json.loads(check.stdout)
+    assert (data["verdict"], data["last_activity"]) == ("active", None)
+    assert "too soon to call it stalled" in data["reasons"][-1]
+    (decision,) = json.loads(first.stdout)["decisions"]
+    assert decision["action"] == "active"
+    assert "too soon to call it stalled" in decision["reason"]
+    assert not (record / "prompts.jsonl").exists()
+    register(repo, pid=pid, tmux_pane=pane, started_at=stamp(2 * HOUR))
+    later = cli("watch", "--once", "--json")
+    assert json.loads(later.stdout)["decisions"][0]["action"] == "nudged"
+    assert "in the 120 minutes since you started" in prompts(record, 1)[0]
+
+
+@pytest.mark.parametrize("way", ["a path leading out", "a link leading out"])
+def test_a_refused_plan_file_is_named_in_the_stall_checks_notes(repo, tmp_path, cli, way):
+    """The plan is left out of the nudge, and the stall check says so once, with why."""
+    age_everything(repo, LONG_AGO)
+    project = register(repo, pid=os.getpid(), started_at=stamp(2 * HOUR))
+    outside = tmp_path / "PLAN.md"
+    outside.write_text("# Plan\n- [ ] the task from outside\n")
+    if way == "a link leading out":
+        (repo / "PLAN.md").symlink_to(outside)
+        aged = time.time() - LONG_AGO
+        os.utime(repo / "PLAN.md", (aged, aged), follow_symlinks=False)
+        write_config(repo, plan_file="PLAN.md")  # trusted: no trust lets a link lead out
+    else:  # committed, not trusted
+        (repo / ".purlin" / "config.json").write_text('{"resume": {"plan_file": "../PLAN.md"}}')
+
+    result = stall.detect(project, "agent-1")
+    text = cli("stall", "check", "agent-1")
+    as_json = cli("stall", "check", "agent-1", "--json")
+    from purlin_resume.core import config
+
+    settings = config.load(project)
+    agent = registry.load(project)["agent-1"]
+    prompt = stall.resume_prompt(project, agent, settings, result)
+
+    (note,) = [n for n in result.notes if n.startswith("plan: not read (refusing ")]
+    assert f"outside {os.path.realpath(repo)}" in note
+    assert text.exit_code == 3, text.stderr
+    assert text.stdout.count("note: plan: not read (refusing ") == 1
+    assert json.loads(as_json.stdout)["notes"].count(note) == 1
+    assert "the task from outside" not in prompt
+
+
+def test_a_plan_file_inside_the_project_needs_no_note(repo, cli):
+    age_everything(repo, LONG_AGO)
+    project = register(repo, pid=os.getpid(), started_at=stamp(2 * HOUR))
+    (repo / "PLAN.md").write_text("# Plan\n- [ ] the next task\n")
+    (repo / ".purlin" / "config.json").write_text('{"resume": {"plan_file": "PLAN.md"}}')
+    os.utime(repo / "PLAN.md", (time.time() - LONG_AGO, time.time() - LONG_AGO))
+
+    assert stall.detect(project, "agent-1").notes == []
+
+
+@pytest.fixture
+def tmux_calls(tmp_path, monkeypatch):
+    """Every tmux command run from now on, one line each (a shim first on PATH logs it, then
+    runs the real tmux)."""
+    real = shutil.which("tmux")
+    if real is None:
+        pytest.skip("tmux is not installed")
+    folder = tmp_path / "shim"
+    folder.mkdir()
+    log = tmp_path / "tmux-calls.log"
+    shim = folder / "tmux"
+    shim.write_text(
+        f"#!/bin/sh\necho \"$*\" | tr '\\n' ' ' >> {shlex.quote(str(log))}\n"
+        f'echo >> {shlex.quote(str(log))}\nexec {shlex.quote(real)} "$@"\n'
+    )
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return lambda: log.read_text().splitlines() if log.is_file() else []
+
+
+def test_a_watch_pass_asks_an_agents_liveness_once(repo, tmux_server, tmp_path, tmux_calls, cli):
+    """A pane-only agent (no process id recorded) is alive while its pane is: a watch pass
+    asks tmux about it no more than a stall check does."""
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record)
+    pane = start_standin(tmux_server, repo, record)
+    age_everything(repo, LONG_AGO)
+    register(repo, tmux_pane=pane, started_at=stamp(2 * HOUR))
+    (repo / "work.txt").write_text("fresh edit\n")  # active: the pass nudges nobody
+
+    before = len(tmux_calls())
+    assert cli("stall", "check", "agent-1").exit_code == 0
+    checked = tmux_calls()[before:]
+    assert cli("watch", "--once").exit_code == 0
+    passed = tmux_calls()[before + len(checked) :]
+
+    assert any(pane in call for call in checked)
+    assert len(passed) == len(checked), passed
