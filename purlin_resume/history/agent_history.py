@@ -540,16 +540,15 @@ def _redacted(entry: Any, before: set[str]) -> Any:
     field names, no free text."""
     if not isinstance(entry, dict):
         return entry
-    values = [_texts(v) for k, v in entry.items() if k not in _SHAPED_FIELDS]
-    if not set().union(*values) - before:
-        return entry
-    from purlin_resume.core import redact  # only then: ending an agent needs none
-
     for name in _ID_FIELDS:
         for value in _texts(entry.get(name)) - before:
             if kind := ids.secret_in(value):
                 raise UsageError(f"{name.replace('_', ' ')} holds a secret ({kind}): not recorded")
-    texts = {k: v for k, v in entry.items() if k not in _ID_FIELDS}
+    texts = {k: v for k, v in entry.items() if k not in _SHAPED_FIELDS and k not in _ID_FIELDS}
+    if not set().union(*map(_texts, texts.values())) - before:
+        return entry
+    from purlin_resume.core import redact  # only then: naming or ending an agent needs none
+
     return entry | redact.redact_data(texts)[0]
 
 

@@ -236,3 +236,21 @@ def test_a_hook_payload_whose_id_holds_a_secret_records_nothing_and_breaks_nothi
     history = json.loads((repo / ".planning" / "agent-history.json").read_text())
     assert [e["agent_id"] for e in history["entries"]] == ["toolu_plain"]
     assert _tree_holds(repo, ID_TOKEN) == []
+
+
+def test_no_redaction_rule_finds_a_secret_in_an_id_claude_code_makes():
+    """``ids.secret_in`` skips the rules for the ids the client makes: hold it to that."""
+    import random
+    import string
+    import uuid
+
+    from purlin_resume.core import ids, redact
+
+    rng = random.Random(7)
+    base62 = string.ascii_letters + string.digits
+    made = [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(500)]
+    made += ["a" + "".join(rng.choice("0123456789abcdef") for _ in range(16)) for _ in range(500)]
+    made += ["toolu_01" + "".join(rng.choice(base62) for _ in range(22)) for _ in range(2000)]
+    assert all(ids.CLIENT_MADE.fullmatch(value) for value in made)
+    assert [value for value in made if redact.find(value)] == []
+    assert ids.secret_in("toolu_" + ID_TOKEN) == "github-token"  # not of the client's shapes
