@@ -31,8 +31,14 @@ class Standing:
     """What the registry says about one session, for a restore or a briefing."""
 
     busy: frozenset[str]  # other sessions still running: their checkpoints are theirs
-    predecessor: str | None  # the session its process ran before it
+    chain: tuple[str, ...]  # the sessions its process ran before it (/clear), the latest first
     role: str | None  # the role it works in, None when it never had one
+    claimed: Path | None = None  # the checkpoint it (else its process before it) took over
+
+    @property
+    def predecessor(self) -> str | None:
+        """The session its process ran just before it."""
+        return self.chain[0] if self.chain else None
 
 
 def _saved_role(project: Project, session: str) -> str | None:
@@ -63,12 +69,30 @@ def standing(
     project: Project, session: str | None, agents: dict[str, RegisteredAgent] | None = None
 ) -> Standing:
     agents = registry.load(project) if agents is None else agents
-    before = registry.predecessor_in_process(agents, session)
+    chain = registry.chain_in_process(agents, session, MAX_GENERATIONS)
+    agent = agents.get(session or "")
+    taken = [a.restored_from for a in [agent, *chain] if a is not None and a.restored_from]
     return Standing(
         busy=frozenset(registry.running_sessions(agents) - {session}),
-        predecessor=before.session_id if before else None,
+        chain=tuple(before.session_id for before in chain),
         role=role_of(project, session, agents),
+        claimed=project.root / taken[0] if taken else None,
     )
+
+
+def superseded(project: Project, session: str | None) -> list[Path]:
+    """After ``session`` saved a checkpoint: the live checkpoints the sessions its process ran
+    before it (``/clear``) had saved are out of date, so they are archived (where they went);
+    nobody is handed the agent's older work."""
+    if not session:
+        return []
+    chain = set(standing(project, session).chain)
+    moved = []
+    for found in checkpoints.live(project):
+        if found.session is not None and found.session in chain:
+            with suppress(NotFound):  # restored by someone a moment ago: gone already
+                moved.append(checkpoints.supersede(project, found))
+    return moved
 
 
 def taken_over(project: Project, session: str | None, role: str, archived: Path | None) -> None:

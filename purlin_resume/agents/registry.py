@@ -16,7 +16,8 @@ Format (version 1), one object per session id; unknown keys are kept as they are
           "role": null,                 # builder, qa, architect, ...
           "previous_agent_id": null,    # the session this one succeeds
           "restored_from": null,        # the checkpoint it took over (archived path)
-          "cli": "codex"                # the agent CLI it runs in; absent: Claude Code
+          "cli": "codex",               # the agent CLI it runs in; absent: Claude Code
+          "start_source": "clear"       # how it started (startup, resume, clear); absent: unknown
         }
       }
     }
@@ -56,6 +57,7 @@ class RegisteredAgent(NamedTuple):
     previous_agent_id: str | None = None
     restored_from: str | None = None
     cli: str | None = None  # None: Claude Code
+    start_source: str | None = None  # startup, resume or clear; None: not known
 
     @property
     def agent_cli(self) -> str:
@@ -83,6 +85,7 @@ class RegisteredAgent(NamedTuple):
                     "previous_agent_id",
                     "restored_from",
                     "cli",
+                    "start_source",
                 )
             },
         )
@@ -175,6 +178,7 @@ def record_start(
     role: str | None = None,
     previous_agent_id: str | None = None,
     cli: str | None = None,
+    source: str | None = None,
 ) -> dict[str, RegisteredAgent]:
     """Register a session as started (again): it runs until ``record_end`` or its process dies.
     Every registered session as this one locked update left them (a hook reads the registry
@@ -194,7 +198,13 @@ def record_start(
         "tmux_pane": tmux_pane,
         "tmux_socket": tmux_socket if tmux_pane else None,
     }
-    kept = {"role": role, "previous_agent_id": previous_agent_id, "cli": cli}
+    source = None if source == "compact" else source  # a compaction goes on in the session
+    kept = {
+        "role": role,
+        "previous_agent_id": previous_agent_id,
+        "cli": cli,
+        "start_source": source,
+    }
     values.update({name: value for name, value in kept.items() if value is not None})
     return _update(project, session_id, values)
 
@@ -293,14 +303,29 @@ def session_of_process(project: Project, pid: int | None) -> str | None:
 def predecessor_in_process(
     agents: dict[str, RegisteredAgent], session_id: str | None
 ) -> RegisteredAgent | None:
-    """The session the same process ran just before ``session_id`` (the one ``/clear`` ended)."""
+    """The session the same process ran just before ``session_id`` (the one ``/clear`` ended);
+    None for a session that started its process (``startup``: an earlier session under its pid
+    was another process)."""
     agent = agents.get(session_id or "")
-    if agent is None or agent.pid is None:
+    if agent is None or agent.pid is None or agent.start_source == "startup":
         return None
     order = list(agents)  # registration order: a session is added when it first starts
     before = order[: order.index(agent.session_id)]
     same = [agents[sid] for sid in before if agents[sid].pid == agent.pid]
     return same[-1] if same else None
+
+
+def chain_in_process(
+    agents: dict[str, RegisteredAgent], session_id: str | None, limit: int
+) -> list[RegisteredAgent]:
+    """The sessions the same process ran before ``session_id``, the latest first, at most
+    ``limit`` of them: the agent ``/clear`` after ``/clear`` turned into ``session_id``."""
+    chain: list[RegisteredAgent] = []
+    before = predecessor_in_process(agents, session_id)
+    while before is not None and len(chain) < limit and before not in chain:
+        chain.append(before)
+        before = predecessor_in_process(agents, before.session_id)
+    return chain
 
 
 def register_successor(

@@ -11,8 +11,8 @@
 from __future__ import annotations
 
 import glob
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from purlin_resume.checkpoints import format as checkpoint_format
@@ -188,13 +188,16 @@ def choose(
     session: str | None,
     explicit: bool,
     busy: frozenset[str] = frozenset(),
-    prefer: str | None = None,
+    prefer: Sequence[str] = (),
+    claimed: Path | None = None,
 ) -> Choice:
     """Pick the checkpoint for a restore of ``role``.
 
     An explicitly named session must have one. Otherwise: this session's own checkpoint, then
-    the one of ``prefer`` (the session this one replaced), then the single-agent file, then the
-    newest checkpoint of another session saved for the same role. A checkpoint of a session in
+    the one it already took over (``claimed``, archived: a SessionStart briefing handed it
+    over), then the newest of the sessions in ``prefer`` (those its process ran before it,
+    ``/clear`` after ``/clear``), then the single-agent file, then the newest checkpoint of
+    another session saved for the same role. A checkpoint of a session in
     ``busy`` (still running) is never taken: it is that session's. A checkpoint that does not
     parse stops the restore (CorruptFile), untouched.
     """
@@ -204,7 +207,7 @@ def choose(
         own = _live_at(path_for(project, session), session)
         if own is not None:
             return Choice(_checked(own), _role_notice(own, role))
-    return _among_live(project, role, session, busy, prefer)
+    return _among_live(project, role, session, busy, prefer, claimed)
 
 
 def _named(project: Project, role: str, session: str | None, busy: frozenset[str]) -> Choice:
@@ -229,10 +232,16 @@ def _named(project: Project, role: str, session: str | None, busy: frozenset[str
 
 
 def _among_live(
-    project: Project, role: str, session: str | None, busy: frozenset[str], prefer: str | None
+    project: Project,
+    role: str,
+    session: str | None,
+    busy: frozenset[str],
+    prefer: Sequence[str],
+    claimed: Path | None,
 ) -> Choice:
-    """The checkpoint of ``prefer``, else the single-agent one, else the newest of another
-    session, for ``role``; with notices of those left in place and why."""
+    """The newest checkpoint of ``prefer``, else the one ``claimed``, else the single-agent
+    one, else the newest of another session, for ``role``; with notices of those left in place
+    and why."""
     candidates = live(project)
     notices = []
     for broken in (c for c in candidates if c.error):
@@ -242,7 +251,7 @@ def _among_live(
     readable = [c for c in candidates if c.checkpoint is not None]
     held = [c for c in readable if owner(c) in busy and owner(c) != session]
     readable = [c for c in readable if c not in held]
-    preferred = [c for c in readable if prefer and owner(c) == prefer and c.role == role]
+    preferred = [c for c in readable if owner(c) in prefer and c.role == role]
     plain = [c for c in readable if c.session is None and c.role == role]
     keyed = [c for c in readable if c.session is not None and c.role == role]
     notices += [
@@ -251,7 +260,8 @@ def _among_live(
         if c.role != role and c.session is not None
     ]
     notices += [f"Left to session {owner(c)}, which is still running." for c in held]
-    pick = next(iter(preferred or plain or keyed), None)
+    taken = [c for c in [taken_over(claimed)] if c is not None and c.role == role]
+    pick = next(iter(preferred or taken or plain or keyed), None)
     others = [c for c in keyed if c is not pick]
     if pick is not None and others:
         notices.append(
@@ -265,20 +275,35 @@ def _among_live(
 CLAIM_ATTEMPTS = 5
 
 
-def claim(project: Project, choosing: Callable[[], Choice]) -> tuple[Choice, Path | None]:
-    """Choose (``choosing`` runs ``choose``), then take the chosen checkpoint: move it into the
-    archive under its lock. Of two restores that chose the same checkpoint at once only one
-    gets it; the other chooses again among what is left. Returns the choice and where the
-    checkpoint went."""
+def claim(
+    project: Project,
+    choosing: Callable[[], Choice],
+    taking: Callable[[LiveCheckpoint], bool] = lambda found: True,
+) -> tuple[Choice, Path | None]:
+    """Choose (``choosing`` runs ``choose``), then take the chosen checkpoint (unless
+    ``taking`` says it stays): move it into the archive under its lock. Of two restores (or
+    briefings) that chose the same checkpoint at once only one gets it; the other chooses again
+    among what is left. Returns the choice and where the checkpoint went."""
     for _ in range(CLAIM_ATTEMPTS):
         choice = choosing()
-        if choice.chosen is None:
+        if choice.chosen is None or not taking(choice.chosen):
             return choice, None
+        if choice.chosen.path.parent == archive_dir(project):
+            return choice, choice.chosen.path  # taken over before (a briefing handed it over)
         try:
             return choice, consume(project, choice.chosen)
         except NotFound:
             continue  # taken by another restore a moment ago
     raise Conflict("other sessions keep restoring the same checkpoints; try again")
+
+
+def taken_over(claimed: Path | None) -> LiveCheckpoint | None:
+    """The checkpoint a session took over (now in the archive), as its owner left it; None when
+    there is none, or it is gone or unreadable."""
+    found = _live_at(claimed, None) if claimed is not None else None
+    if found is None or found.checkpoint is None:
+        return None
+    return replace(found, session=found.checkpoint.session)
 
 
 def _checked(found: LiveCheckpoint) -> LiveCheckpoint:
@@ -314,6 +339,12 @@ def of_session(project: Project, session: str, *, include_archive: bool = True) 
 def written_at(cp: Checkpoint) -> float:
     moment = clock.parse(cp.timestamp)
     return moment.timestamp() if moment else 0.0
+
+
+def supersede(project: Project, found: LiveCheckpoint) -> Path:
+    """Archive a checkpoint its agent replaced with a newer one (``<session>-superseded-<time>.md``)."""
+    store.private_folder(archive_dir(project))
+    return _archive(project, found.path, "-superseded")
 
 
 def consume(project: Project, found: LiveCheckpoint) -> Path:

@@ -56,7 +56,7 @@ def choose_role(
     if own:
         return own[0].role, "session's own checkpoint"
     if standing_role:
-        return standing_role, "this agent's role"
+        return standing_role, "agent's role"
     detected = roles.detect_from_system_prompt(system_prompt) if system_prompt else None
     if detected:
         return detected, "system prompt"
@@ -74,7 +74,8 @@ def prepare(
     session: str | None,
     session_explicit: bool = False,
     busy: frozenset[str] = frozenset(),
-    prefer: str | None = None,
+    prefer: tuple[str, ...] = (),
+    claimed: Path | None = None,
     claim: bool = False,
     system_prompt: str | None = None,
     reload_instructions: bool = False,
@@ -83,11 +84,12 @@ def prepare(
     """Steps 2 to 5: everything a restore presents, and with ``claim`` step 7 first: the
     checkpoint is taken (archived) before anything else is read, so two restores at once never
     both take it. ``busy``: sessions still running, whose checkpoints are never taken;
-    ``prefer``: the session this one replaced. The project's status command runs only when
+    ``prefer``: the sessions its process ran before it (``/clear``); ``claimed``: the
+    checkpoint it took over already. The project's status command runs only when
     ``run_status`` (see ``trust``)."""
 
     def choosing() -> checkpoints.Choice:
-        return checkpoints.choose(project, role, session, session_explicit, busy, prefer)
+        return checkpoints.choose(project, role, session, session_explicit, busy, prefer, claimed)
 
     choice, archived = checkpoints.claim(project, choosing) if claim else (choosing(), None)
     layers = instructions.layers(project, role)

@@ -143,6 +143,7 @@ def save(
     session_id = checkpoints.session_id(session)
     where = project_for(project)
     saved, cp = checkpoints.take(where, chosen_role, values, session_id)
+    handover.superseded(where, session_id)  # its older work, from before /clear, goes to no one
     handed = _gsd_handoff(where, cp) if gsd_handoff else None
     _show_saved(where, saved, cp, handed, as_json)
 
@@ -235,7 +236,8 @@ def restore_command(
         session=session_id,
         session_explicit=bool(session),
         busy=_running_elsewhere(where) if session else standing.busy,
-        prefer=standing.predecessor,
+        prefer=standing.chain,
+        claimed=standing.claimed,
         claim=not keep,
         system_prompt=prompt_text,
         reload_instructions=reload_instructions,

@@ -496,6 +496,7 @@ def session_started(
             role=role if role in ROLES else None,
             previous_agent_id=previous if previous != running else None,
             cli=env.get(AGENT_CLI_ENV) or None,
+            source=payload.source,
         )
         notes.append(f"registered {running}")
         notes += _resurrection_started(payload.session_id, env)

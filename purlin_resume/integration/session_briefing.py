@@ -29,6 +29,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 from purlin_resume.agents import handover
@@ -82,9 +83,9 @@ def compose(project: Project, request: Request) -> str | None:
     """The briefing text (redacted, bounded), or None when nothing is due."""
     if request.source not in SOURCES:
         return None
-    found = _part("checkpoint", lambda: _checkpoint_to_brief(project, request))
+    found = _part("checkpoint", lambda: _handed_over(project, request))
     broken = found if isinstance(found, str) else None  # unreadable: said, and the rest goes on
-    chosen = None if isinstance(found, str) else found
+    chosen, archived = (None, None) if isinstance(found, str) else found
     waiting = _part("subagents", lambda: _subagents(project))
     gsd = _part("GSD hand-off", lambda: _gsd_handoff(project))
     if request.source == "startup" and not (chosen or waiting or broken or gsd):
@@ -94,13 +95,13 @@ def compose(project: Project, request: Request) -> str | None:
         role = request.role or (chosen.role if chosen else None)
         role = role if role in ROLES else autosave.DEFAULT_ROLE
         parts: list[str | None] = [
-            _part("restore", lambda: _role_briefing(project, request, role, chosen))
+            _part("restore", lambda: _role_briefing(project, request, role, chosen, archived))
         ]
         tail = f"Run `purlin-resume restore {role} --keep` to read the whole briefing."
     else:
         parts = [
             f"# Resuming this session ({request.source})",
-            _part("checkpoint", lambda: _neutral_checkpoint(project, chosen)),
+            _part("checkpoint", lambda: _neutral_checkpoint(project, chosen, archived)),
             _part("git", lambda: _git_state(project)),
             gsd,  # the restore briefing of the role path has it already
         ]
@@ -126,13 +127,9 @@ def _checkpoint_to_brief(project: Project, request: Request) -> checkpoints.Live
     standing = request.standing
     role = request.role
     free = [c for c in readable if checkpoints.owner(c) not in standing.busy]
-    before = [
-        c
-        for c in free
-        if standing.predecessor
-        and checkpoints.owner(c) == standing.predecessor
-        and role in (None, c.role)
-    ]
+    before = [c for c in free if checkpoints.owner(c) in standing.chain and role in (None, c.role)]
+    taken = checkpoints.taken_over(standing.claimed)  # this agent's already: briefed again
+    before += [c for c in [taken] if c is not None and role in (None, c.role)]
     if role is not None:
         free = [c for c in free if c.role == role]
     elif uses_roles(project, request.settings, None):
@@ -142,14 +139,29 @@ def _checkpoint_to_brief(project: Project, request: Request) -> checkpoints.Live
     return next(iter(before or free), None)
 
 
-def _consume_if_automatic(project: Project, found: checkpoints.LiveCheckpoint | None):
-    if found is not None and autosave.is_automatic(found.checkpoint):
-        return checkpoints.consume(project, found)
-    return None
+def _handed_over(
+    project: Project, request: Request
+) -> tuple[checkpoints.LiveCheckpoint | None, Path | None]:
+    """The checkpoint to brief and, when it is handed over (another session's, or an automatic
+    one), where it went: it is claimed (archived) under the lock a restore claims with, so it
+    is offered to one successor only."""
+
+    def taking(found: checkpoints.LiveCheckpoint) -> bool:
+        own = request.session is not None and found.session == request.session
+        return not own or autosave.is_automatic(found.checkpoint)
+
+    choice, archived = checkpoints.claim(
+        project, lambda: checkpoints.Choice(_checkpoint_to_brief(project, request)), taking
+    )
+    return choice.chosen, archived
 
 
 def _role_briefing(
-    project: Project, request: Request, role: str, chosen: checkpoints.LiveCheckpoint | None
+    project: Project,
+    request: Request,
+    role: str,
+    chosen: checkpoints.LiveCheckpoint | None,
+    archived: Path | None,
 ) -> str:
     from purlin_resume.checkpoints import restore
 
@@ -158,19 +170,20 @@ def _role_briefing(
         request.settings,
         role,
         f"SessionStart hook ({request.source})",
-        session=chosen.session if chosen else request.session,
-        session_explicit=chosen is not None,
-        claim=chosen is not None and autosave.is_automatic(chosen.checkpoint),
+        session=request.session if archived is None else None,
+        claimed=archived,
         run_status=request.settings.trusted,  # code from the repo: never untrusted
     )
     if chosen is None:
         r.found = None  # what is live belongs to another session that is still running
     elif chosen.session != request.session:
-        handover.taken_over(project, request.session, role, r.archived_to)
+        handover.taken_over(project, request.session, role, archived)
     return restore.briefing(project, r)
 
 
-def _neutral_checkpoint(project: Project, found: checkpoints.LiveCheckpoint | None) -> str:
+def _neutral_checkpoint(
+    project: Project, found: checkpoints.LiveCheckpoint | None, archived: Path | None
+) -> str:
     if found is None:
         return "## Checkpoint\n\nNo checkpoint found."
     cp = found.checkpoint
@@ -193,7 +206,6 @@ def _neutral_checkpoint(project: Project, found: checkpoints.LiveCheckpoint | No
     lines.append(f"- Uncommitted when saved: {'; '.join(cp.uncommitted) or 'none'}")
     if cp.notes and cp.notes != "None":
         lines += ["- Notes:"] + [f"  {line}" for line in cp.notes.splitlines()]
-    archived = _consume_if_automatic(project, found)
     if archived is not None:
         lines += ["", f"(The automatic checkpoint was consumed: `{project.relative(archived)}`.)"]
     return "\n".join(lines)

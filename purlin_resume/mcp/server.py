@@ -312,7 +312,7 @@ def save_checkpoint(
             _text(item, name)
 
     def work():
-        from purlin_resume.agents import registry
+        from purlin_resume.agents import handover, registry
         from purlin_resume.checkpoints import lifecycle as checkpoints
         from purlin_resume.core import processes
 
@@ -322,6 +322,7 @@ def save_checkpoint(
         values = {**extra, **given, "next": next}
         values = {k: v for k, v in values.items() if v not in (None, [])}
         saved, cp = checkpoints.take(where, role, values, session, spelled=_as_written)
+        handover.superseded(where, session)
         aside = where.relative(saved.kept_aside) if saved.kept_aside else None
         return _out(
             {"path": where.relative(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}

@@ -141,3 +141,102 @@ def test_a_fork_registers_its_new_id_not_the_one_it_resumed(repo, tmp_path):
     new = agents["n-new"]
     assert (new.previous_agent_id, new.role, new.ended_at) == ("x-dead", "qa", None)
     assert new.transcript_path == str(tmp_path / "n-new.jsonl")
+
+
+def started(repo, session: str, source: str, **env: str) -> str:
+    """SessionStart of ``session`` through the real hook (all in this test's process, as one
+    Claude Code process runs its sessions one after another); the briefing given."""
+    from tests.integration.test_hooks import hook
+
+    payload = {"session_id": session, "cwd": str(repo), "source": source}
+    out = hook("session-start", payload, repo, **env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def ended(repo, session: str, reason: str = "clear") -> None:
+    from tests.integration.test_hooks import hook
+
+    payload = {"session_id": session, "cwd": str(repo), "reason": reason}
+    assert hook("session-end", payload, repo).returncode == 0
+
+
+def test_after_two_clears_the_agent_gets_back_its_own_work_not_a_newer_one(repo, cli):
+    """A0 saves, /clear to A1, QA agent C saves and quits, /clear to A2: A's work, however many
+    /clears ago it was saved, not C's newer one."""
+    started(repo, "A0", "startup")
+    save(cli, "A0", "A-WORK")
+    ended(repo, "A0")
+    started(repo, "A1", "clear")
+    save(cli, "C", "C-WORK")
+    ended(repo, "A1")
+    brief = started(repo, "A2", "clear")
+    assert "A-WORK" in brief
+    assert "C-WORK" not in brief
+    out = cli("restore", env={"CLAUDE_CODE_SESSION_ID": "A2"})
+    assert out.exit_code == 0, out.output
+    assert "A-WORK" in out.stdout
+    assert "C-WORK" not in out.stdout
+    assert "(from the agent's role)" in out.stdout
+    assert [c.session for c in checkpoints.live(Project(repo))] == ["C"]  # the next QA's
+
+
+def test_a_save_after_clear_supersedes_the_agents_checkpoint_from_before(repo, cli):
+    """A saves OLD, /clear, saves NEW and quits: a new QA agent gets NEW, the next one not OLD."""
+    project = Project(repo)
+    started(repo, "A0", "startup")
+    save(cli, "A0", "OLD-WORK")
+    ended(repo, "A0")
+    started(repo, "A1", "clear")
+    save(cli, "A1", "NEW-WORK")
+    ended(repo, "A1", "prompt_input_exit")
+    assert [c.session for c in checkpoints.live(project)] == ["A1"]
+    first = cli("restore", "qa", env={"CLAUDE_CODE_SESSION_ID": "N1"})
+    assert "NEW-WORK" in first.stdout
+    assert "OLD-WORK" not in first.stdout
+    assert "remain" not in first.stdout
+    second = cli("restore", "qa", env={"CLAUDE_CODE_SESSION_ID": "N2"})
+    assert "OLD-WORK" not in second.stdout
+    assert "No checkpoint found" in second.stdout
+
+
+def test_a_save_archives_what_the_same_process_saved_before_clear(repo, cli):
+    """Even when no briefing took the older checkpoint over, the newer save supersedes it."""
+    project = Project(repo)
+    registry.record_start(project, "A0", pid=999_999_02, source="startup")
+    save(cli, "A0", "OLD-WORK")
+    save(cli, "other", "another QA's work")  # an agent that ended: left alone
+    registry.record_start(project, "A1", pid=999_999_02, source="clear")  # no hook ran
+    save(cli, "A1", "NEW-WORK")
+    assert sorted(c.session for c in checkpoints.live(project)) == ["A1", "other"]
+    (kept,) = checkpoints.archive_dir(project).glob("*.md")
+    assert kept.name.startswith("A0-superseded-")
+    assert "OLD-WORK" in kept.read_text()
+    assert handover.role_of(project, "A1") == "qa"
+
+
+def test_two_agents_starting_together_are_not_briefed_with_one_checkpoint(repo, cli):
+    """A dead QA's checkpoint is handed to the first QA agent's briefing, which claims it."""
+    project = Project(repo)
+    save(cli, "C", "C-WORK")
+    registry.record_end(project, "C")
+    briefs = {}
+
+    def start(session: str) -> None:
+        briefs[session] = started(repo, session, "startup", PURLIN_ROLE="qa")
+
+    threads = [threading.Thread(target=start, args=(s,)) for s in ("X", "Y")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    got = sorted(s for s, brief in briefs.items() if "C-WORK" in brief)
+    assert len(got) == 1, briefs
+    assert checkpoints.live(project) == []
+    (taker,) = got
+    other = "Y" if taker == "X" else "X"
+    # the one briefed restores it; the other finds nothing of C's
+    mine = cli("restore", env={"CLAUDE_CODE_SESSION_ID": taker})
+    assert "C-WORK" in mine.stdout, mine.output
+    theirs = cli("restore", "qa", env={"CLAUDE_CODE_SESSION_ID": other})
+    assert "C-WORK" not in theirs.stdout

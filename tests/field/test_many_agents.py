@@ -57,11 +57,18 @@ def briefing(field, session: str, source: str) -> str:
 
 def script_agent(field, role: str, mark: str) -> None:
     """What the model does for the agent ``mark``: save, then (after /clear) restore."""
-    model = field.model
-    model.reply(conversation(f"{mark}-SAVE"), bash(save_command(role, mark), "Save"))
-    model.reply(conversation(f"{mark}-SAVE"), text("Saved."))
-    model.reply(conversation(f"{mark}-BACK"), bash(restore_command(field, mark), "Restore"))
-    model.reply(conversation(f"{mark}-BACK"), text("Restored."))
+    script_save(field, role, mark)
+    script_restore(field, mark)
+
+
+def script_save(field, role: str, mark: str) -> None:
+    field.model.reply(conversation(f"{mark}-SAVE"), bash(save_command(role, mark), "Save"))
+    field.model.reply(conversation(f"{mark}-SAVE"), text("Saved."))
+
+
+def script_restore(field, mark: str) -> None:
+    field.model.reply(conversation(f"{mark}-BACK"), bash(restore_command(field, mark), "Restore"))
+    field.model.reply(conversation(f"{mark}-BACK"), text("Restored."))
 
 
 def archived(field) -> list[str]:
@@ -240,3 +247,77 @@ def test_the_mcp_server_saves_for_the_session_it_serves_after_clear(field):
     folder = field.project / ".purlin" / "cache" / "checkpoints"
     assert "MM-BEFORE-WORK" in (folder / f"{before}.md").read_text()
     assert "MM-AFTER-WORK" in (folder / f"{after}.md").read_text()
+
+
+def test_after_two_clears_an_agent_gets_back_its_own_work(field):
+    """A saves, clears; QA agent C saves and quits; A clears again and restores: A's own work,
+    however many /clears ago it was saved, and C's is left for the next QA agent."""
+    script_agent(field, "qa", "MA")
+    script_save(field, "qa", "MC")
+    with LiveClient(field) as a:
+        a.say("MA-SAVE save where we are")
+        a.say("/clear")
+        assert field.claude("MC-SAVE save where we are").returncode == 0
+        a.say("/clear")
+        brief = briefing(field, a.session_id, "clear")
+        assert "MA-WORK" in brief, brief[:400]
+        assert "MC-WORK" not in brief
+        a.say("MA-BACK /pl-resume")
+    assert not field.model.unused(), field.model.unused()
+    got = restored(field, "MA")
+    assert "MA-WORK" in got, got[:400]
+    assert "MC-WORK" not in got
+    assert "Role: QA (from the agent's role)." in got
+    (left,) = live_checkpoints(field)
+    assert left["session"] != a.session_id
+    assert "MC-WORK" in (field.project / left["path"]).read_text()
+
+
+def test_a_checkpoint_replaced_after_clear_is_handed_to_no_one(field):
+    """A saves OLD, clears, saves NEW and quits; two new QA agents restore one after the other:
+    the first gets NEW, the second not the stale OLD."""
+    script_save(field, "qa", "OLD")
+    script_save(field, "qa", "NEW")
+    script_restore(field, "N1")
+    script_restore(field, "N2")
+    with LiveClient(field) as a:
+        a.say("OLD-SAVE save where we are")
+        a.say("/clear")
+        a.say("NEW-SAVE save where we are")
+    for mark in ("N1", "N2"):
+        with LiveClient(field, env={"PURLIN_ROLE": "qa"}) as agent:
+            agent.say(f"{mark}-BACK /pl-resume")
+    assert not field.model.unused(), field.model.unused()
+    first, second = restored(field, "N1"), restored(field, "N2")
+    assert "NEW-WORK" in first, first[:400]
+    assert "OLD-WORK" not in first
+    assert "remain" not in first
+    assert "OLD-WORK" not in second, second[:400]
+    assert "NEW-WORK" not in second
+    assert live_checkpoints(field) == []
+
+
+def test_two_agents_of_one_role_starting_together_are_not_briefed_with_one_checkpoint(field):
+    """A QA agent saved and quit; two QA agents start at once: one successor is handed its
+    checkpoint, and only that one restores it."""
+    script_save(field, "qa", "MC")
+    script_restore(field, "X")
+    script_restore(field, "Y")
+    assert field.claude("MC-SAVE save where we are").returncode == 0
+    with (
+        LiveClient(field, env={"PURLIN_ROLE": "qa"}) as x,
+        LiveClient(field, env={"PURLIN_ROLE": "qa"}) as y,
+    ):
+        x.say("X-BACK /pl-resume")
+        y.say("Y-BACK /pl-resume")
+        briefs = {"X": briefing(field, x.session_id, "startup")}
+        briefs["Y"] = briefing(field, y.session_id, "startup")
+    assert not field.model.unused(), field.model.unused()
+    handed = [mark for mark, brief in briefs.items() if "MC-WORK" in brief]
+    assert len(handed) == 1, {mark: brief[:300] for mark, brief in briefs.items()}
+    (taker,) = handed
+    (other,) = {"X", "Y"} - {taker}
+    assert "MC-WORK" in restored(field, taker)
+    assert "MC-WORK" not in restored(field, other)
+    assert live_checkpoints(field) == []
+    assert sum("MC-WORK in progress" in k for k in archived(field)) == 1
