@@ -245,8 +245,11 @@ def test_the_mcp_server_saves_for_the_session_it_serves_after_clear(field):
         after = agent.session_id
     assert not field.model.unused(), field.model.unused()
     folder = field.project / ".purlin" / "cache" / "checkpoints"
-    assert "MM-BEFORE-WORK" in (folder / f"{before}.md").read_text()
     assert "MM-AFTER-WORK" in (folder / f"{after}.md").read_text()
+    # the save before /clear was keyed by its own session; the /clear briefing took it over
+    (kept,) = (field.project / ".purlin" / "cache" / "archive").glob(f"{before}-*.md")
+    assert "MM-BEFORE-WORK" in kept.read_text()
+    assert [c["session"] for c in live_checkpoints(field)] == [after]
 
 
 def test_after_two_clears_an_agent_gets_back_its_own_work(field):
