@@ -5,7 +5,9 @@ no other session is briefed with it or restores it. A session's role is the one 
 (``$PURLIN_ROLE``, or the role of the checkpoint it restored, both kept in the registry), else
 the role of a checkpoint it saved itself, else the role of the session its process ran before
 it (``/clear`` starts a new session; the agent stays who it was). What a session restored is its
-own from then on: its automatic checkpoints carry that checkpoint's plan.
+own from then on: its automatic checkpoints carry that checkpoint's plan. A session's own work
+is also what the sessions its process ran before it saved or took over (``chain``); its newer
+save supersedes their live checkpoints.
 """
 
 from __future__ import annotations

@@ -17,10 +17,12 @@ in its config, or the checkpoint being restored was saved by the agent with ``/p
 Elsewhere no persona, rule or slash command is named.
 
 The briefing is due after ``compact``, ``resume`` and ``clear``; on ``startup`` only when a
-checkpoint is live or subagents are waiting. The checkpoint shown is the session's own, else that
-of the session its process ran before it, else one of the session's own role (``handover``); a
-checkpoint of another session that is still running is never briefed. It is consumed (archived)
-only when it is an automatic one, and then it and its plan are this session's.
+checkpoint is live or subagents are waiting. The checkpoint shown is the session's own, else the
+newest of the sessions its process ran before it (``/clear``), else the one it (or they) took
+over, else one of the session's own role (``handover``); a checkpoint of another session that is
+still running is never briefed. A checkpoint handed over from another session, or an automatic
+one, is claimed (archived, as a restore claims) so no second successor is briefed with it; it
+and its plan are this session's.
 Everything is redacted and cut to Claude Code's context limit.
 """
 
@@ -112,8 +114,9 @@ def compose(project: Project, request: Request) -> str | None:
 
 
 def _checkpoint_to_brief(project: Project, request: Request) -> checkpoints.LiveCheckpoint | None:
-    """This session's checkpoint; else that of the session its process ran before (``/clear``);
-    else the newest one of the session's role that no running session owns. A session without
+    """This session's checkpoint; else the newest of the sessions its process ran before
+    (``/clear``), else the one it or they took over; else the newest one of the session's role
+    that no running session owns. A session without
     a role is handed only an automatic checkpoint, and only in a project without roles."""
     live = checkpoints.live(project)
     own = [c for c in live if request.session and c.session == request.session]
