@@ -11,6 +11,7 @@ import pytest
 from purlin_resume.agents import handover, registry
 from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.core.project import Project
+from tests.integration.test_hooks import hook
 
 QA = ["--role", "qa", "--next", "n", "--scenario-progress", "1 of 2", "--current-scenario", "s"]
 
@@ -122,8 +123,6 @@ def test_a_process_runs_one_session_at_a_time(repo, live_process):
 
 def test_a_fork_registers_its_new_id_not_the_one_it_resumed(repo, tmp_path):
     """``claude --resume X --fork-session --session-id N`` reports X at SessionStart."""
-    from tests.integration.test_hooks import hook
-
     project = Project(repo)
     registry.record_start(project, "x-dead", pid=12345678, role="qa")
     registry.record_end(project, "x-dead")
@@ -146,8 +145,6 @@ def test_a_fork_registers_its_new_id_not_the_one_it_resumed(repo, tmp_path):
 def started(repo, session: str, source: str, **env: str) -> str:
     """SessionStart of ``session`` through the real hook (all in this test's process, as one
     Claude Code process runs its sessions one after another); the briefing given."""
-    from tests.integration.test_hooks import hook
-
     payload = {"session_id": session, "cwd": str(repo), "source": source}
     out = hook("session-start", payload, repo, **env)
     assert out.returncode == 0, out.stderr
@@ -155,8 +152,6 @@ def started(repo, session: str, source: str, **env: str) -> str:
 
 
 def ended(repo, session: str, reason: str = "clear") -> None:
-    from tests.integration.test_hooks import hook
-
     payload = {"session_id": session, "cwd": str(repo), "reason": reason}
     assert hook("session-end", payload, repo).returncode == 0
 
