@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from purlin_resume.agents import registry
@@ -14,14 +11,14 @@ from purlin_resume.core import tmux
 from purlin_resume.core.project import Project
 from tests.agents_setup import (
     agent_record,
+    at_once,
     configure,
     dead_pid,
     prompts,
+    slow_tmux,
     standin_command,
     write_registry,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _started(record) -> dict:
@@ -409,50 +406,14 @@ def _slow_agent(record: Path, folder: Path, seconds: int = 2) -> str:
     return str(script)
 
 
-def _slow_tmux(folder: Path) -> str:
-    """A folder holding ``tmux``: the real one, taking a second to open a window or session (as
-    on a loaded machine), so that two revivals started together overlap for sure."""
-    real = shutil.which("tmux")
-    script = folder / "bin" / "tmux"
-    script.parent.mkdir()
-    script.write_text(
-        '#!/bin/sh\ncase " $* " in *" new-window "*|*" new-session "*) sleep 1 ;; esac\n'
-        f'exec {real} "$@"\n'
-    )
-    script.chmod(0o755)
-    return str(script.parent)
-
-
-def _revive_at_once(repo: Path, *queries: str) -> list[subprocess.CompletedProcess]:
-    """``purlin-resume revive QUERY`` for each query, as processes started together, with a
-    slow tmux."""
-    path = f"{_slow_tmux(repo.parent)}{os.pathsep}{os.environ['PATH']}"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": path}
-    started = [
-        subprocess.Popen(
-            [sys.executable, "-m", "purlin_resume", "revive", query],
-            cwd=repo,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for query in queries
-    ]
-    done = []
-    for process in started:
-        out, err = process.communicate(timeout=60)
-        done.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
-    return done
-
-
 def test_two_revive_commands_at_once_start_one_successor(repo, tmux_server, tmp_path):
     record = tmp_path / "agent"
     configure(repo, tmux_server, record, agent_command=_slow_agent(record, tmp_path))
     tmux.new_session(tmux_server, "purlin-agents", repo, "cat")
     write_registry(repo, {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
 
-    answers = _revive_at_once(repo, "dead-1", "dead-1")
+    slow = slow_tmux(tmp_path, "new-window", "new-session")
+    answers = at_once(repo, ["revive", "dead-1"], ["revive", "dead-1"], path=slow)
 
     assert sorted(a.returncode for a in answers) == [0, 1], [a.stderr for a in answers]
     won = next(a for a in answers if a.returncode == 0)
@@ -475,7 +436,8 @@ def test_two_revivals_at_once_before_the_tmux_session_exists(repo, tmux_server, 
     dead = {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")}
     write_registry(repo, {**dead, "dead-2": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
 
-    answers = _revive_at_once(repo, "dead-1", "dead-2")
+    slow = slow_tmux(tmp_path, "new-window", "new-session")
+    answers = at_once(repo, ["revive", "dead-1"], ["revive", "dead-2"], path=slow)
 
     assert [a.returncode for a in answers] == [0, 0], [a.stderr for a in answers]
     agents = registry.load(Project(repo)).values()

@@ -17,7 +17,15 @@ from purlin_resume.agents import activity, registry, stall
 from purlin_resume.agents.activity import Source
 from purlin_resume.core import clock, tmux
 from purlin_resume.core.project import Project
-from tests.agents_setup import agent_record, configure, prompts, start_standin, write_registry
+from tests.agents_setup import (
+    agent_record,
+    at_once,
+    configure,
+    prompts,
+    slow_tmux,
+    start_standin,
+    write_registry,
+)
 from tests.conftest import commit_file, git
 from tests.resurrection_data import write_config
 
@@ -582,6 +590,19 @@ def test_watch_nudges_a_stalled_agent_then_respects_the_cooldown(repo, watched, 
     assert received[0].startswith("[stall-recovery] #progress-only")
     assert "agent-1 held: stalled; cooldown: nudged at" in second.stdout
     assert [entry["action"] for entry in _log(repo)] == ["nudged", "held"]
+    assert len(prompts(record, 1)) == 1
+
+
+def test_two_watches_at_once_nudge_once_in_the_cooldown(repo, watched, tmp_path):
+    record, _ = watched
+    slow = slow_tmux(tmp_path, "paste-buffer")  # typing the nudge in takes a second
+
+    answers = at_once(repo, ["watch", "--once"], ["watch", "--once"], path=slow)
+
+    assert [a.returncode for a in answers] == [0, 0], [a.stderr for a in answers]
+    assert sorted(entry["action"] for entry in _log(repo)) == ["held", "nudged"]
+    assert "cooldown: nudged at" in next(e for e in _log(repo) if e["action"] == "held")["reason"]
+    time.sleep(1)  # a second nudge would have arrived by now
     assert len(prompts(record, 1)) == 1
 
 
