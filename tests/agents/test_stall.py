@@ -1037,3 +1037,53 @@ def test_a_watch_pass_asks_an_agents_liveness_once(repo, tmux_server, tmp_path, 
 
     assert any(pane in call for call in checked)
     assert len(passed) == len(checked), passed
+
+
+PERMISSION_PROMPT = """\
+● Bash(touch /tmp/marker)
+  ⎿  Waiting…
+
+ Bash command
+
+   touch /tmp/marker
+   Create the marker
+
+ Do you want to proceed?
+ ❯ 1. Yes
+   2. Yes, and always allow access to tmp/ from this project
+   3. No
+
+ Esc to cancel · Tab to amend · ctrl+e to explain
+"""
+
+
+def test_an_agent_at_a_permission_prompt_is_held_not_nudged(repo, tmux_server, tmp_path, cli):
+    """Claude Code waits for the user at its permission prompt: quiet, but not stalled; a
+    nudge would be typed into the dialog."""
+    configure(repo, tmux_server, tmp_path / "rec")
+    shown = tmp_path / "prompt.txt"
+    shown.write_text(PERMISSION_PROMPT)
+    pane = tmux.new_window(tmux_server, "agents", repo, f"sh -c 'cat {shown}; exec cat'")
+    assert tmux.wait_for(tmux_server, pane, "Esc to cancel", timeout=10)
+    age_everything(repo, LONG_AGO)
+    register(repo, pid=int(tmux.pane_info(tmux_server, pane)["pane_pid"]), tmux_pane=pane)
+
+    checked = cli("stall", "check", "agent-1", "--json")
+    watched = cli("watch", "--once", "--json")
+
+    assert checked.exit_code == 5, checked.stdout
+    data = json.loads(checked.stdout)
+    assert (data["verdict"], data["dialog"]) == ("held", "Do you want to proceed?")
+    (decision,) = json.loads(watched.stdout)["decisions"]
+    assert decision["action"] == "held"
+    assert decision["reason"].endswith("waits for the user on its screen (Do you want to proceed?)")
+    time.sleep(0.5)
+    assert "stall-recovery" not in tmux.capture(tmux_server, pane)
+
+
+def test_a_dialog_further_up_the_screen_holds_nothing():
+    """The prompt quoted in the conversation, long scrolled up, is no dialog waiting now."""
+    screen = PERMISSION_PROMPT + "\n".join(f"line {n}" for n in range(30)) + "\n? for shortcuts\n"
+    assert activity.dialog_shown(screen, "claude") is None
+    assert activity.dialog_shown(PERMISSION_PROMPT, "claude") == "Do you want to proceed?"
+    assert activity.dialog_shown(PERMISSION_PROMPT, "no-such-cli") is None
