@@ -6,9 +6,10 @@ the injections. A persona agent (one whose registry ``role`` is set) first gets 
 file ``<persona_dir>/<role>.md`` when the project has one, else a short one naming the role;
 then the revival instruction. An anonymous agent gets only the revival instruction. ``perform``
 carries a plan out: the check again, window and registration of the successor
-(``previous_agent_id``, and the pane with its server's socket) as one step under a lock, waiting until the agent shows it is ready, then each injection
-(``injection.when_ready``). An injection that cannot be confirmed leaves the window open and is
-logged ``partial``; one that fails closes the window.
+(``previous_agent_id``, and the pane with its server's socket) as one step under a lock, then
+waiting until the agent shows it is ready, then each injection (``injection.when_ready``). An
+injection that cannot be confirmed leaves the window open and is logged ``partial``; one that
+fails closes the window.
 
 An agent of Codex CLI, Gemini CLI or opencode (its registry ``cli``) is revived natively: its own
 CLI resumes the same session by its id (``codex resume ID``, ``gemini --resume ID``, ``opencode
