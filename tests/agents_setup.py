@@ -4,7 +4,9 @@ the stand-in ``claude``."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -14,6 +16,7 @@ from purlin_resume.core import tmux
 from tests.resurrection_data import write_config
 
 STANDIN = Path(__file__).resolve().parent / "standin_claude.py"
+ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("paste", "lines")  # the stand-in showing a paste placeholder, the one echoing lines
 
 
@@ -111,3 +114,43 @@ def writing(uuid: str, name: object, data: object, **extra) -> dict:
         },
         **extra,
     }
+
+
+def slow_tmux(folder: Path, *commands: str, seconds: float = 1) -> str:
+    """A folder holding ``tmux``: the real one, waiting ``seconds`` before each of ``commands``
+    (as on a loaded machine), so that two processes started together overlap for sure."""
+    script = folder / "slow-tmux" / "tmux"
+    script.parent.mkdir()
+    cases = "|".join(f'*" {command} "*' for command in commands)
+    script.write_text(
+        f'#!/bin/sh\ncase " $* " in {cases}) sleep {seconds} ;; esac\n'
+        f'exec {shutil.which("tmux")} "$@"\n'
+    )
+    script.chmod(0o755)
+    return str(script.parent)
+
+
+def at_once(
+    cwd: Path, *commands: list[str], path: str | None = None
+) -> list[subprocess.CompletedProcess]:
+    """``purlin-resume ARGS`` for each of ``commands``, as processes started together (``path``
+    first on their PATH); each one's exit code and output, in the order given."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if path:
+        env["PATH"] = f"{path}{os.pathsep}{env['PATH']}"
+    started = [
+        subprocess.Popen(
+            [sys.executable, "-m", "purlin_resume", *args],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for args in commands
+    ]
+    done = []
+    for process in started:
+        out, err = process.communicate(timeout=120)
+        done.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
+    return done

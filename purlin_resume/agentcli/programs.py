@@ -32,6 +32,7 @@ class AgentProgram:
     markers: tuple[str, ...]  # variables the CLI sets for the commands its agent runs
     ready_text: str  # what its interactive screen shows while it waits (texts joined by |)
     data_vars: tuple[str, ...] = ()  # variables naming where it keeps its sessions
+    dialog_text: str = ""  # what its screen shows while a dialog waits for the user (| joined)
 
     def data_env(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
         """Those of ``data_vars`` set here, to hand to an agent started elsewhere (tmux)."""
@@ -78,6 +79,8 @@ PROGRAMS: dict[str, AgentProgram] = {
         ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"),
         "? for shortcuts|shift+tab to cycle",
         ("CLAUDE_CONFIG_DIR",),
+        # a permission prompt ("Do you want to proceed?" / "1. Yes"), or any dialog's footer
+        "Do you want to proceed?|Esc to cancel",
     ),
     CODEX: AgentProgram(
         CODEX,

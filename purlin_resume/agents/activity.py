@@ -20,7 +20,9 @@ record written, by whoever worked there before) is not its own and is left out.
 A worktree that more than one live agent works in cannot tell whose test run or file change it
 saw: there the tests source says nothing and the files source only counts files the agent's own
 transcript touched. Text carrying a noise marker (our nudges and the replies to them) is never
-evidence. A commit is one piece of evidence however many sources see it (``merge``).
+evidence. A commit is one piece of evidence however many sources see it (``merge``). The pane's
+sample also tells whether a dialog waits for the user at the bottom of its screen
+(``Observation.dialog``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
+from purlin_resume.agentcli import programs
 from purlin_resume.agents import trailers
 from purlin_resume.agents.git_work import HORIZON, GitWork, commits_within_horizon, newest_change
 from purlin_resume.claude import records
@@ -123,6 +126,7 @@ class Observation:
 
     signals: list[ActivitySignal] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    dialog: str | None = None  # the line of a dialog its pane shows, waiting for the user
 
 
 def is_noise(text: str) -> bool:
@@ -485,10 +489,28 @@ def _pane_key(server: tmux.Server, pane: str, agent_id: str) -> str:
     return f"{server.label}:{pane}:{agent_id}"
 
 
+DIALOG_LINES = 20  # a dialog stands at the bottom of the screen: its last non-blank lines
+
+
+def dialog_shown(screen: str, cli: str) -> str | None:
+    """The line of a dialog of ``cli`` among the last lines of ``screen`` (a permission prompt
+    waiting for the user), else None."""
+    known = programs.PROGRAMS.get(cli)
+    texts = [t.strip() for t in (known.dialog_text if known else "").split("|") if t.strip()]
+    bottom = [line.strip() for line in screen.splitlines() if line.strip()][-DIALOG_LINES:]
+    found = (line for text in texts for line in reversed(bottom) if text in line)
+    return next((line[:120] for line in found), None)
+
+
 def pane_signals(
-    subject: Subject, now: datetime, server: tmux.Server, cache_dir: Path
+    subject: Subject,
+    now: datetime,
+    server: tmux.Server,
+    cache_dir: Path,
+    seen: Observation | None = None,
 ) -> list[ActivitySignal]:
-    """The pane's text changed since the previous sample (each call takes a new sample)."""
+    """The pane's text changed since the previous sample (each call takes a new sample); a
+    dialog it shows is told to ``seen``."""
     if subject.pane is None:
         return []
     if not tmux.available():
@@ -496,6 +518,8 @@ def pane_signals(
     screen = tmux.capture_if_alive(server, subject.pane)
     if screen is None:  # gone, perhaps between the liveness check and the capture
         raise PurlinError(f"tmux pane {subject.pane} is not reachable on {server.label}")
+    if seen is not None:
+        seen.dialog = dialog_shown(screen, subject.cli)
     digest = screen_digest(screen)
     key = _pane_key(server, subject.pane, subject.agent_id)
     previous: dict[str, Any] = {}
@@ -585,7 +609,7 @@ def observe(
         ]
     else:
         observation.notes.append(f"status, devlog, inbox: not read ({subject.refused})")
-    collectors.append(("pane", lambda: pane_signals(subject, now, server, cache_dir)))
+    collectors.append(("pane", lambda: pane_signals(subject, now, server, cache_dir, observation)))
     if subject.shared_worktree:
         observation.notes.append(
             f"{subject.worktree} is shared with another live agent: test runs there are not "

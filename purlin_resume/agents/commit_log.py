@@ -52,7 +52,7 @@ def author_session(
     """The registered session that made a commit, from its process, environment or tmux pane."""
     running = {a.pid: a for a in agents.values() if a.pid is not None and a.ended_at is None}
     for pid in ancestor_pids:
-        if pid in running:
+        if pid in running and registry.pid_alive(pid, running[pid].pid_start_ticks):
             return running[pid]
     session = current_session.from_environment(env)
     if session:

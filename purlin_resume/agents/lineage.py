@@ -1,8 +1,9 @@
 """Registered agents alive or dead, and who succeeds whom (``previous_agent_id``).
 
-An agent is dead when its session ended (``ended_at``) or its process is gone; alive while its
-process runs, whatever its pane looks like. Only for an agent without a process id does the pane
-decide: open on its server is alive, gone from a running server is dead. A pane id is looked up
+An agent is dead when its session ended (``ended_at``) or its process is gone (its id may name
+another process by now: the registered start tells them apart); alive while its process runs,
+whatever its pane looks like. Only for an agent without a process id does the pane decide: open
+on its server is alive, gone from a running server is dead. A pane id is looked up
 on the server the agent recorded with it (``tmux_socket``), else on the configured one; a pane
 on a server that is not reachable proves nothing either way. Unknown: nothing to tell by.
 """
@@ -62,8 +63,9 @@ def liveness(
     if agent.ended_at:
         return Liveness(DEAD, f"ended at {agent.ended_at}")
     if agent.pid is not None:
-        if not registry.pid_alive(agent.pid):
-            return Liveness(DEAD, f"process {agent.pid} is gone")
+        if not registry.pid_alive(agent.pid, agent.pid_start_ticks):
+            again = " (its id names another process now)" if registry.reused(agent) else ""
+            return Liveness(DEAD, f"process {agent.pid} is gone{again}")
         return Liveness(ALIVE, f"process {agent.pid} runs")
     if agent.tmux_pane and tmux.available():
         own = server_for(agent, server)

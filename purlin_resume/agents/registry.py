@@ -7,6 +7,7 @@ Format (version 1), one object per session id; unknown keys are kept as they are
       "agents": {
         "SESSION_ID": {
           "pid": 4242,                  # the Claude Code process, or null
+          "pid_start_ticks": 918273,    # when that process started (/proc/PID/stat field 22)
           "cwd": "/path/to/project",
           "started_at": "2026-01-15T14:22:10Z",
           "ended_at": null,             # set when the session ends
@@ -22,6 +23,9 @@ Format (version 1), one object per session id; unknown keys are kept as they are
       }
     }
 
+A process counts as the agent's while it runs and (where its start was recorded) started when
+the registered one did: a process id reused by another process is not the agent's.
+
 The registry describes processes on this machine, so it and its lock file are ignored in this
 clone only (``.git/info/exclude``). This module is its only reader and writer.
 """
@@ -31,7 +35,7 @@ from __future__ import annotations
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from purlin_resume.core import clock, gitrepo, ids, store
 from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
@@ -47,6 +51,7 @@ class RegisteredAgent(NamedTuple):
 
     session_id: str
     pid: int | None = None
+    pid_start_ticks: int | None = None  # None: not recorded (older registries, no /proc)
     cwd: str | None = None
     started_at: str | None = None
     ended_at: str | None = None
@@ -66,12 +71,11 @@ class RegisteredAgent(NamedTuple):
 
     @classmethod
     def from_record(cls, session_id: str, record: dict[str, Any]) -> RegisteredAgent:
-        pid = record.get("pid")
+        pid, start = record.get("pid"), record.get("pid_start_ticks")
         return cls(
             session_id=session_id,
-            pid=pid
-            if isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid < 2**31
-            else None,
+            pid=pid if _whole(pid) and 0 < pid < 2**31 else None,
+            pid_start_ticks=start if _whole(start) and start >= 0 else None,
             **{
                 name: record.get(name) if isinstance(record.get(name), str) else None
                 for name in (
@@ -89,6 +93,10 @@ class RegisteredAgent(NamedTuple):
                 )
             },
         )
+
+
+def _whole(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def path(project: Project) -> Path:
@@ -191,6 +199,7 @@ def record_start(
     old one)."""
     values: dict[str, Any] = {
         "pid": pid,
+        "pid_start_ticks": process_start(pid) if pid is not None else None,
         "cwd": cwd if cwd is not None else str(project.root),
         "started_at": clock.iso(started_at or clock.now()),
         "ended_at": None,
@@ -249,8 +258,28 @@ def record_end(
     return _update(project, session_id, {"ended_at": moment})[session_id]
 
 
-def pid_alive(pid: int) -> bool:
-    """True while process ``pid`` exists and is not a zombie."""
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` from the third (the state) on; None where /proc does not
+    tell (no /proc, the process gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def process_start(pid: int, fields: list[str] | None = None) -> int | None:
+    """When process ``pid`` started, in clock ticks after boot (field 22 of ``/proc/PID/stat``,
+    from ``fields`` when already read); None where /proc does not tell."""
+    fields = _stat_fields(pid) if fields is None else fields
+    try:
+        return int(fields[19]) if fields is not None else None
+    except (IndexError, ValueError):
+        return None
+
+
+def pid_alive(pid: int, start_ticks: int | None = None) -> bool:
+    """True while process ``pid`` exists, is not a zombie, and (``start_ticks`` given, as
+    ``process_start`` read it) started then: the id reused by a later process is not alive."""
     if pid <= 0:
         return False
     try:
@@ -258,13 +287,23 @@ def pid_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
+        pass
+    fields = _stat_fields(pid)
+    if not fields:
         return True
-    stat = Path(f"/proc/{pid}/stat")
-    try:
-        state = stat.read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
+    if fields[0] in ("Z", "X"):
+        return False
+    return start_ticks is None or process_start(pid, fields) in (start_ticks, None)
+
+
+def reused(agent: RegisteredAgent) -> bool:
+    """The agent's process id now names another process (its own one is gone)."""
+    return (
+        agent.pid is not None
+        and agent.pid_start_ticks is not None
+        and pid_alive(agent.pid)
+        and not pid_alive(agent.pid, agent.pid_start_ticks)
+    )
 
 
 def session_state(agent: RegisteredAgent | None) -> str:
@@ -275,7 +314,7 @@ def session_state(agent: RegisteredAgent | None) -> str:
         return OVER
     if agent.pid is None:
         return UNKNOWN
-    return RUNNING if pid_alive(agent.pid) else OVER
+    return RUNNING if pid_alive(agent.pid, agent.pid_start_ticks) else OVER
 
 
 def running_sessions(agents: dict[str, RegisteredAgent]) -> set[str]:

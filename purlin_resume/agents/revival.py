@@ -5,10 +5,11 @@ composes everything: the successor's session id, the command, its folder and env
 the injections. A persona agent (one whose registry ``role`` is set) first gets its persona: the
 file ``<persona_dir>/<role>.md`` when the project has one, else a short one naming the role;
 then the revival instruction. An anonymous agent gets only the revival instruction. ``perform``
-carries a plan out: window, registration of the successor (``previous_agent_id``, and the pane
-with its server's socket), waiting until the agent shows it is ready, then each injection
-(``injection.when_ready``). An injection that cannot be confirmed leaves the window open and is
-logged ``partial``; one that fails closes the window.
+carries a plan out: the check again, window and registration of the successor
+(``previous_agent_id``, and the pane with its server's socket) as one step under a lock, then
+waiting until the agent shows it is ready, then each injection (``injection.when_ready``). An
+injection that cannot be confirmed leaves the window open and is logged ``partial``; one that
+fails closes the window.
 
 An agent of Codex CLI, Gemini CLI or opencode (its registry ``cli``) is revived natively: its own
 CLI resumes the same session by its id (``codex resume ID``, ``gemini --resume ID``, ``opencode
@@ -50,6 +51,7 @@ from purlin_resume.core.errors import Conflict, PurlinError
 from purlin_resume.core.project import Project
 
 LOG_NAME = "revivals.jsonl"
+START_LOCK = "revival-start"  # held from the last check until the successor is registered
 SUCCESS, PARTIAL, FAILED = "success", "partial", "failed"
 
 
@@ -196,7 +198,8 @@ def _dead_agent(
     project: Project, agent_query: str, server: tmux.Server
 ) -> tuple[RegisteredAgent, Liveness]:
     """The registered agent ``agent_query`` names and its liveness, when it can be revived:
-    dead, and without a live successor."""
+    dead, without a live successor, and (an agent of another CLI) its session open in no
+    process."""
     agents = registry.load(project)
     agent = registry.resolve(agents, agent_query)
     state = liveness(agent, server)
@@ -215,6 +218,12 @@ def _dead_agent(
                 f"agent {agent.session_id} already has a live successor {child}; "
                 "revive that one when it dies"
             )
+    holders = processes.naming(agent.session_id) if agent.agent_cli != CLAUDE else []
+    if holders:
+        raise Conflict(
+            f"session {agent.session_id} is open in another process (pid "
+            f"{', '.join(map(str, holders))}); close it there, or continue it there"
+        )
     return agent, state
 
 
@@ -262,14 +271,8 @@ def _resumed_in_own_cli(
 ) -> Plan:
     """The revival of an agent of Codex CLI, Gemini CLI or opencode: its own CLI resumes the
     same session by its id, in its folder (nothing to inject); refused while another process
-    holds that session."""
+    holds that session (``_dead_agent``)."""
     cli = programs.program(agent.agent_cli)
-    holders = processes.naming(agent.session_id)
-    if holders:
-        raise Conflict(
-            f"session {agent.session_id} is open in another process (pid "
-            f"{', '.join(map(str, holders))}); close it there, or continue it there"
-        )
     folder = _own_folder(
         agent,
         cli.label,
@@ -298,34 +301,31 @@ def _resumed_in_own_cli(
 def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings) -> Revival:
     """Start the successor, register it, wait until it is ready, inject, log the revival.
 
+    The predecessor is checked again, its successor's window opened and the successor
+    registered as one step under the project's revival lock, so of two revivals at once (two
+    commands, two clicks on the dashboard, a sweep) the second finds the first one's live
+    successor and is refused; the lock is let go before the wait for the agent.
+
     Raises PurlinError when nothing reached the successor (its window is closed again); an
     injection that cannot be confirmed is a ``partial`` revival with its window left open."""
     server = revival_plan.server
     gitrepo.ensure_ignored(project.root, ".purlin/cache/")
     store.private_folder(project.cache_dir)  # the successor writes its transcript there
-    name = f"revived-{revival_plan.successor_id[:8]}"
-    pane = tmux.new_window(
-        server,
-        revival_plan.session,
-        revival_plan.cwd,
-        revival_plan.command,
-        env=revival_plan.env,
-        name=name,
-    )
-    info = tmux.pane_info(server, pane) or {}
-    pid = info.get("pane_pid")
-    socket = tmux.socket_path(server)
+    with store.locked(project.cache_dir / START_LOCK):
+        _dead_agent(project, revival_plan.predecessor.session_id, server_of(settings))
+        pane, pid, socket = _open_window(revival_plan)
+        if revival_plan.successor_id != revival_plan.predecessor.session_id:
+            registry.register_successor(
+                project,
+                revival_plan.successor_id,
+                revival_plan.predecessor,
+                pid=pid,
+                cwd=str(revival_plan.cwd),
+                tmux_pane=pane,
+                tmux_socket=str(socket) if socket else None,
+            )
     if revival_plan.successor_id == revival_plan.predecessor.session_id:
         return _resumed(project, revival_plan, settings, pane, socket, pid)
-    registry.register_successor(
-        project,
-        revival_plan.successor_id,
-        revival_plan.predecessor,
-        pid=int(pid) if pid and pid.isdigit() else None,
-        cwd=str(revival_plan.cwd),
-        tmux_pane=pane,
-        tmux_socket=str(socket) if socket else None,
-    )
     result = Revival(revival_plan, pane)
     try:
         result.deliveries += injection.when_ready(
@@ -344,6 +344,21 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
         raise PurlinError(f"{exc.message} (revival undone: window closed)") from None
     _log(project, revival_plan, pane, socket, result.outcome, result.problem or None)
     return result
+
+
+def _open_window(revival_plan: Plan) -> tuple[str, int | None, Path | None]:
+    """The successor's window opened: its pane, the pane's process and its server's socket."""
+    server = revival_plan.server
+    pane = tmux.new_window(
+        server,
+        revival_plan.session,
+        revival_plan.cwd,
+        revival_plan.command,
+        env=revival_plan.env,
+        name=f"revived-{revival_plan.successor_id[:8]}",
+    )
+    pid = (tmux.pane_info(server, pane) or {}).get("pane_pid")
+    return pane, int(pid) if pid and pid.isdigit() else None, tmux.socket_path(server)
 
 
 def _resumed(project, revival_plan: Plan, settings, pane: str, socket, pid) -> Revival:
@@ -365,7 +380,7 @@ def _resumed(project, revival_plan: Plan, settings, pane: str, socket, pid) -> R
     registry.record_start(
         project,
         agent.session_id,
-        pid=int(pid) if pid and pid.isdigit() else None,
+        pid=pid,
         cwd=str(revival_plan.cwd),
         transcript_path=agent.transcript_path,
         tmux_pane=pane,
@@ -523,10 +538,13 @@ def plan_all(
 
 
 def perform_all(project: Project, sweep: Sweep, settings: config_mod.Settings) -> Sweep:
-    """Carry out every plan of ``sweep``, each in its own window; one failure stops no other."""
+    """Carry out every plan of ``sweep``, each in its own window; one failure stops no other.
+    An agent revived meanwhile by someone else (``revive ID``, the dashboard) is left."""
     for each in sweep.plans:
         try:
             sweep.done.append(perform(project, each, settings))
+        except Conflict as exc:
+            sweep.skipped.append((each.predecessor.session_id, exc.message))
         except PurlinError as exc:
             sweep.failed.append((each.predecessor.session_id, exc.message))
     return sweep

@@ -35,6 +35,7 @@ from purlin_resume.core.errors import NotFound, PurlinError
 from purlin_resume.core.project import Project
 
 THRESHOLD = 0.5
+HELD = "held"
 FUTURE_SKEW = timedelta(minutes=5)
 LEVELS = ((0.9, "very_high"), (0.7, "high"), (0.5, "medium"), (0.3, "low"), (0.0, "very_low"))
 _OPEN_TASK = re.compile(r"^\s*[-*]\s+\[ \]\s+(.+?)\s*$", re.M)
@@ -55,13 +56,17 @@ class Assessment:
     started_at: datetime | None = None  # when the agent started (the registry), when known
     liveness: Liveness | None = None  # alive, dead or unknown, as the registry tells
     young: bool = False  # not active by its signals, but started less than the lookback ago
+    dialog: str | None = None  # a dialog on its screen waits for the user (its line)
 
     @property
     def verdict(self) -> str:
-        """``dead`` (the registry knows it), else ``active`` or ``stalled``."""
+        """``dead`` (the registry knows it), else ``active``, ``held`` (quiet, but a dialog on
+        its screen waits for the user: a nudge would answer it) or ``stalled``."""
         if self.liveness is not None and self.liveness.state == DEAD:
             return DEAD
-        return "active" if self.is_active else "stalled"
+        if self.is_active:
+            return "active"
+        return HELD if self.dialog else "stalled"
 
     def quiet_since(self, now: datetime) -> datetime | None:
         """Since when nothing was seen of the agent: its last activity, else its start when
@@ -86,6 +91,7 @@ class Assessment:
             "lookback_minutes": self.lookback_minutes,
             "notes": self.notes,
             "started_at": clock.iso(self.started_at) if self.started_at else None,
+            "dialog": self.dialog,
             "liveness": {"state": self.liveness.state, "why": self.liveness.why}
             if self.liveness
             else None,
@@ -311,6 +317,9 @@ def detect(
     threshold = settings.stall_threshold
     result = assess(agent.session_id, observation.signals, now, lookback, threshold, started)
     result.notes, result.liveness = observation.notes + _plan_notes(project, settings), state
+    if not result.is_active and observation.dialog:
+        result.dialog = observation.dialog
+        result.reasons.append(f"a dialog waits for the user on its screen ({observation.dialog})")
     return result
 
 
@@ -356,7 +365,7 @@ def should_send_resume(
         return False, f"detection failed ({message}); holding back (stall_fail_open is false)", None
     if result.verdict == DEAD:
         return False, "; ".join(result.reasons), result
-    if result.young:
+    if result.young or result.verdict == HELD:
         return False, result.reasons[-1], result
     if result.is_active:
         return False, f"active ({result.level}, confidence {result.confidence:.2f})", result

@@ -3,7 +3,8 @@
 Every decision is a ``Decision`` appended to ``.purlin/cache/stall-watch.jsonl`` (this module is
 that log's only reader and writer). An agent is nudged when ``should_send_resume`` says so, it
 has a live tmux pane, its last nudge is older than ``stall_cooldown_minutes``, and it has had
-fewer than ``stall_max_nudges`` nudges since it was last seen active.
+fewer than ``stall_max_nudges`` nudges since it was last seen active. The cooldown and the cap
+are read, the nudge typed in and logged under one lock, so watches running at once nudge once.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from typing import Any, TypedDict
 from purlin_resume.agentcli import programs
 from purlin_resume.agents import activity, injection, registry
 from purlin_resume.agents.lineage import ALIVE, Liveness, liveness, server_for
-from purlin_resume.agents.stall import resume_prompt, server_of, should_send_resume
+from purlin_resume.agents.stall import Assessment, resume_prompt, server_of, should_send_resume
 from purlin_resume.core import clock, gitrepo, redact, store, tmux
 from purlin_resume.core import config as config_mod
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project
 
 LOG_NAME = "stall-watch.jsonl"
+NUDGE_LOCK = "stall-nudge"  # held from the cooldown's reading of the log to the nudge's record
 NUDGED, ACTIVE, HELD = "nudged", "active", "held"
 
 
@@ -103,9 +105,7 @@ def watch_once(
         state = liveness(agent, server)  # asked once a pass: the assessment is told, not asking
         if state.state != ALIVE:
             continue
-        decision = _decide(project, agent, server, settings, now or clock.now(), state)
-        record(project, decision)
-        decisions.append(decision)
+        decisions.append(_decide(project, agent, server, settings, now or clock.now(), state))
     return decisions
 
 
@@ -118,7 +118,10 @@ def _decide(
     state: Liveness,
 ) -> Decision:
     """What the watch does about one live agent (``state``: its liveness, as asked this pass):
-    leaves it be, holds back, or nudges it."""
+    leaves it be, holds back, or nudges it; the decision logged.
+
+    The cooldown and the cap are read from the log, the nudge typed in and logged, under one
+    lock: of two watches at once, the second sees the first one's nudge."""
     send, why, result = should_send_resume(project, agent.session_id, None, moment, settings, state)
     extra: Observed = {
         "confidence": result.confidence if result else None,
@@ -130,25 +133,49 @@ def _decide(
     def held(reason: str) -> Decision:
         return Decision(stamp, agent.session_id, HELD, reason, **extra)
 
+    def logged(decision: Decision) -> Decision:
+        record(project, decision)
+        return decision
+
     if not send:
         action = ACTIVE if result is not None and result.is_active else HELD
-        return Decision(stamp, agent.session_id, action, why, **extra)
+        return logged(Decision(stamp, agent.session_id, action, why, **extra))
     own = server_for(agent, server)
     if not agent.tmux_pane or not tmux.pane_alive(own, agent.tmux_pane):
-        return held(f"stalled ({why}); no live tmux pane to nudge")
+        return logged(held(f"stalled ({why}); no live tmux pane to nudge"))
     if not _shows_ready(own, agent, settings):
         ready = programs.program(agent.agent_cli).ready_text
-        return held(f"stalled ({why}); {programs.label(agent.agent_cli)} does not show {ready!r}")
-    if (restrained := restraint(history(project, agent.session_id), moment, settings)) is not None:
-        return held(f"stalled; {restrained}")
+        label = programs.label(agent.agent_cli)
+        return logged(held(f"stalled ({why}); {label} does not show {ready!r}"))
+    with store.locked(project.cache_dir / NUDGE_LOCK):
+        restrained = restraint(history(project, agent.session_id), moment, settings)
+        if restrained is not None:
+            return logged(held(f"stalled; {restrained}"))
+        nudge = _nudge(project, agent, own, agent.tmux_pane, settings, result, moment, why, extra)
+        return logged(nudge)
+
+
+def _nudge(
+    project: Project,
+    agent: registry.RegisteredAgent,
+    own: tmux.Server,
+    pane: str,
+    settings: config_mod.Settings,
+    result: Assessment | None,
+    moment: datetime,
+    why: str,
+    extra: Observed,
+) -> Decision:
+    """Type the resume prompt into the agent's pane: ``nudged``, or ``held`` when it failed."""
+    stamp = clock.iso(moment)
     prompt = resume_prompt(project, agent, settings, result, moment)
     try:
-        sent = injection.deliver(
-            own, agent.tmux_pane, prompt, settle=settings.inject_settle_seconds
-        )
-        activity.pane_injected(own, agent.tmux_pane, agent.session_id, moment, project.cache_dir)
+        sent = injection.deliver(own, pane, prompt, settle=settings.inject_settle_seconds)
+        activity.pane_injected(own, pane, agent.session_id, moment, project.cache_dir)
     except PurlinError as exc:
-        return held(f"stalled; the nudge failed: {exc.message}")
+        return Decision(
+            stamp, agent.session_id, HELD, f"stalled; the nudge failed: {exc.message}", **extra
+        )
     reason = f"stalled ({why})" + ("" if sent.confirmed else f"; {sent.detail}")
     return Decision(stamp, agent.session_id, NUDGED, reason, **extra)
 

@@ -26,7 +26,8 @@ from purlin_resume.core import config
 from purlin_resume.core.errors import PurlinError, UsageError
 from purlin_resume.core.project import locate
 
-STALLED_EXIT, DEAD_EXIT = 3, 4  # stall check: 0 active, 3 stalled, 4 dead, apart from errors
+STALLED_EXIT, DEAD_EXIT, HELD_EXIT = 3, 4, 5  # stall check: 0 active, 3 stalled, 4 dead,
+# 5 held (a dialog waits for the user), apart from errors
 AgentArgument = Annotated[
     str,
     typer.Argument(metavar="AGENT_ID", help="Registered agent (session) id or a unique prefix."),
@@ -217,11 +218,13 @@ def stall_check_command(
     project: ProjectOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Is the agent active? Confidence, level, last activity, signals, reasons, and the sources that could not be read; a dead agent is not assessed. Exit code: 0 active, 3 stalled, 4 dead (1 error, 2 usage)."""
+    """Is the agent active? Confidence, level, last activity, signals, reasons, and the sources that could not be read; a dead agent is not assessed. Exit code: 0 active, 3 stalled, 4 dead, 5 held: a dialog on its screen waits for the user (1 error, 2 usage)."""
     if lookback is not None and lookback <= 0:
         raise UsageError("--lookback must be a positive number of minutes")
     result = stall.detect(project_for(project), agent_id, lookback)
-    code = {"active": 0, "stalled": STALLED_EXIT}.get(result.verdict, DEAD_EXIT)
+    code = {"active": 0, "stalled": STALLED_EXIT, stall.HELD: HELD_EXIT}.get(
+        result.verdict, DEAD_EXIT
+    )
     if as_json:
         print_json(result.to_dict())
         raise typer.Exit(code)

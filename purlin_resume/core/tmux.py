@@ -183,12 +183,18 @@ def new_window(
     name: str | None = None,
 ) -> str:
     """Open a window in ``session`` (created when absent); returns its pane id. ``env`` is
-    the window's own: a session created for it does not keep it for later windows."""
+    the window's own: a session created for it does not keep it for later windows. A session
+    another process creates at the same moment is used as it is."""
     if not session_exists(server, session):
-        pane = new_session(server, session, cwd, command, env)
-        for key in env or {}:
-            run(server, "set-environment", "-t", f"={session}", "-u", key, check=False)
-        return pane
+        try:
+            pane = new_session(server, session, cwd, command, env)
+        except PurlinError as exc:
+            if "duplicate session" not in exc.message:
+                raise
+        else:
+            for key in env or {}:
+                run(server, "set-environment", "-t", f"={session}", "-u", key, check=False)
+            return pane
     args = ["new-window", "-d", "-t", f"={session}:", "-c", str(cwd), "-P", "-F", "#{pane_id}"]
     args += [*(["-n", name] if name else []), *_env_args(env)]
     return _pane_id(server, run(server, *args, *([command] if command else [])))

@@ -7,7 +7,6 @@ for the API call that needs it (a page shows it in the panel it breaks and the r
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -88,9 +87,6 @@ class Dashboard:
     def __init__(self, scope: views.Scope, guard: Guard):
         self.scope = scope
         self.guard = guard
-        # One revival at a time: a second click (another tab) finds the first one's successor
-        # registered and gets the CLI's answer (409) instead of a second successor.
-        self.reviving = threading.Lock()
 
     # -- responses ------------------------------------------------------------------------
 
@@ -159,8 +155,9 @@ class Dashboard:
         return JSONResponse(views.activity(self.scope, request.path_params["agent_id"]))
 
     def revive_api(self, request: Request) -> Response:
-        with self.reviving:
-            done = views.revive(self.scope, request.path_params["agent_id"])
+        # A second click (another tab) finds the first one's successor registered and gets the
+        # CLI's answer (409): revival.perform checks and registers under one lock.
+        done = views.revive(self.scope, request.path_params["agent_id"])
         card = _templates().get_template("card.html.j2").render(agent=done["card"])
         return JSONResponse({**done, "card_html": card}, status_code=201)
 

@@ -118,7 +118,7 @@ def agent_card(scope: Scope, agent_id: str) -> dict[str, Any]:
 
 
 def activity(scope: Scope, agent_id: str) -> dict[str, Any]:
-    """Verdict (active, stalled, dead), last activity and stall confidence (``stall check``)."""
+    """Verdict (active, stalled, held, dead), last activity and stall confidence (``stall check``)."""
 
     result = stall.detect(scope.project, checked_id(agent_id)).to_dict()
     return clean(

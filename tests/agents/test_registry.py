@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -14,13 +15,19 @@ from purlin_resume.core.project import Project
 from tests.conftest import git
 
 
+def _stat_field_22(pid: int) -> int:
+    """The start of process ``pid`` as proc(5) documents it: field 22 of /proc/PID/stat."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return int(text[text.rindex(")") + 2 :].split()[22 - 3])
+
+
 def test_start_then_end_writes_the_documented_format(repo):
     project = Project(repo)
     started = datetime(2026, 1, 15, 14, 22, 10, tzinfo=timezone.utc)
     registry.record_start(
         project,
         "sess-1",
-        pid=4242,
+        pid=os.getpid(),
         started_at=started,
         transcript_path="/t/sess-1.jsonl",
         tmux_pane="%3",
@@ -33,7 +40,8 @@ def test_start_then_end_writes_the_documented_format(repo):
         "version": 1,
         "agents": {
             "sess-1": {
-                "pid": 4242,
+                "pid": os.getpid(),
+                "pid_start_ticks": _stat_field_22(os.getpid()),
                 "cwd": str(repo),
                 "started_at": "2026-01-15T14:22:10Z",
                 "ended_at": None,
@@ -49,7 +57,7 @@ def test_start_then_end_writes_the_documented_format(repo):
         project, "sess-1", datetime(2026, 1, 15, 15, 0, tzinfo=timezone.utc)
     )
     assert ended.ended_at == "2026-01-15T15:00:00Z"
-    assert ended.pid == 4242
+    assert ended.pid == os.getpid()
     assert registry.load(project)["sess-1"].role == "builder"
 
 
@@ -187,3 +195,66 @@ def test_a_session_started_again_in_its_own_process_keeps_its_start(repo):
         project, "cleared", pid=me, started_at=datetime(2026, 1, 15, 16, tzinfo=timezone.utc)
     )["cleared"]
     assert back.started_at == "2026-01-15T16:00:00Z"
+
+
+def test_a_process_id_now_naming_another_process_is_not_the_agent(repo, cli):
+    """The registered process died and its id went to another process: the agent is dead."""
+    project = Project(repo)
+    registry.record_start(project, "mine", pid=os.getpid())
+    assert registry.load(project)["mine"].pid_start_ticks == _stat_field_22(os.getpid())
+    path = repo / ".purlin" / "agents.json"
+    data = json.loads(path.read_text())
+    data["agents"]["other"] = {**data["agents"]["mine"], "pid_start_ticks": 1}  # started at boot
+    data["agents"]["older"] = {k: v for k, v in data["agents"]["mine"].items() if "ticks" not in k}
+    path.write_text(json.dumps(data))
+
+    agents = registry.load(project)
+    status = cli("agents-status", "--json")
+
+    assert registry.session_state(agents["other"]) == registry.OVER
+    assert registry.session_state(agents["mine"]) == registry.RUNNING
+    assert registry.session_state(agents["older"]) == registry.RUNNING  # no start: as before
+    assert status.exit_code == 0, status.stderr
+    states = {a["agent_id"]: (a["state"], a["why"]) for a in json.loads(status.stdout)["agents"]}
+    assert states["other"] == (
+        "dead",
+        f"process {os.getpid()} is gone (its id names another process now)",
+    )
+    assert states["mine"][0] == states["older"][0] == "alive"
+
+
+def _child_with_pid(pid: int, tries: int = 50) -> subprocess.Popen | None:
+    """A ``sleep`` given process id ``pid`` (root: ``ns_last_pid``), or None when another
+    process took that id first every time."""
+    for _ in range(tries):
+        Path("/proc/sys/kernel/ns_last_pid").write_text(str(pid - 1))
+        child = subprocess.Popen(["sleep", "60"])
+        if child.pid == pid:
+            return child
+        child.kill()
+        child.wait()
+    return None
+
+
+def test_a_dead_agent_whose_process_id_was_reused_stays_dead(repo, cli):
+    """As a reboot or a busy machine does it: the agent's process ends, an unrelated one gets
+    its id. The agent is dead, and can be revived."""
+    assert os.geteuid() == 0, "reusing a process id needs root (ns_last_pid), as CI runs"
+    agent = subprocess.Popen(["sleep", "60"])
+    registry.record_start(Project(repo), "gone-1", pid=agent.pid)
+    agent.kill()
+    agent.wait()
+
+    unrelated = _child_with_pid(agent.pid)
+    assert unrelated is not None, f"no process got id {agent.pid} again"
+    try:
+        status = cli("agents-status", "--json")
+        dry_run = cli("revive", "gone-1", "--dry-run")
+    finally:
+        unrelated.kill()
+        unrelated.wait()
+
+    (state,) = json.loads(status.stdout)["agents"]
+    assert (state["state"], state["pid"]) == ("dead", agent.pid)
+    assert dry_run.exit_code == 0, dry_run.stderr
+    assert "Would revive gone-1 as " in dry_run.stdout

@@ -11,9 +11,12 @@ from purlin_resume.core import tmux
 from purlin_resume.core.project import Project
 from tests.agents_setup import (
     agent_record,
+    at_once,
     configure,
     dead_pid,
     prompts,
+    slow_tmux,
+    standin_command,
     write_registry,
 )
 
@@ -393,3 +396,52 @@ def test_the_command_in_the_revival_instruction_works_as_written(repo, fixtures_
     assert result.exit_code == 0, result.stderr
     written = (repo / ".purlin" / "cache" / f"revival-{session}.md").read_text()
     assert written.startswith(f"# Session {session}")
+
+
+def _slow_agent(record: Path, folder: Path, seconds: int = 2) -> str:
+    """The stand-in agent, ready only ``seconds`` after its start (as Claude Code takes a while)."""
+    script = folder / "slow-agent.sh"
+    script.write_text(f'#!/bin/sh\nsleep {seconds}\nexec {standin_command(record)} "$@"\n')
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_two_revive_commands_at_once_start_one_successor(repo, tmux_server, tmp_path):
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record, agent_command=_slow_agent(record, tmp_path))
+    tmux.new_session(tmux_server, "purlin-agents", repo, "cat")
+    write_registry(repo, {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+
+    slow = slow_tmux(tmp_path, "new-window", "new-session")
+    answers = at_once(repo, ["revive", "dead-1"], ["revive", "dead-1"], path=slow)
+
+    assert sorted(a.returncode for a in answers) == [0, 1], [a.stderr for a in answers]
+    won = next(a for a in answers if a.returncode == 0)
+    lost = next(a for a in answers if a.returncode == 1)
+    assert "Revived dead-1 as " in won.stdout
+    successors = [a for a in registry.load(Project(repo)).values() if a.previous_agent_id]
+    assert len(successors) == 1
+    assert lost.stderr.strip() == (
+        f"error: agent dead-1 already has a live successor {successors[0].session_id}; "
+        "revive that one when it dies"
+    )
+    windows = tmux.run(tmux_server, "list-windows", "-a", "-F", "#{window_name}")
+    assert sum(name.startswith("revived-") for name in windows.split()) == 1
+
+
+def test_two_revivals_at_once_before_the_tmux_session_exists(repo, tmux_server, tmp_path):
+    """Two dead agents revived at once, no ``purlin-agents`` session yet: both come back."""
+    record = tmp_path / "agent"
+    configure(repo, tmux_server, record, agent_command=_slow_agent(record, tmp_path, 1))
+    dead = {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")}
+    write_registry(repo, {**dead, "dead-2": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+
+    slow = slow_tmux(tmp_path, "new-window", "new-session")
+    answers = at_once(repo, ["revive", "dead-1"], ["revive", "dead-2"], path=slow)
+
+    assert [a.returncode for a in answers] == [0, 0], [a.stderr for a in answers]
+    agents = registry.load(Project(repo)).values()
+    assert sorted(a.previous_agent_id for a in agents if a.previous_agent_id) == [
+        "dead-1",
+        "dead-2",
+    ]

@@ -17,7 +17,15 @@ from purlin_resume.agents import activity, registry, stall
 from purlin_resume.agents.activity import Source
 from purlin_resume.core import clock, tmux
 from purlin_resume.core.project import Project
-from tests.agents_setup import agent_record, configure, prompts, start_standin, write_registry
+from tests.agents_setup import (
+    agent_record,
+    at_once,
+    configure,
+    prompts,
+    slow_tmux,
+    start_standin,
+    write_registry,
+)
 from tests.conftest import commit_file, git
 from tests.resurrection_data import write_config
 
@@ -585,6 +593,19 @@ def test_watch_nudges_a_stalled_agent_then_respects_the_cooldown(repo, watched, 
     assert len(prompts(record, 1)) == 1
 
 
+def test_two_watches_at_once_nudge_once_in_the_cooldown(repo, watched, tmp_path):
+    record, _ = watched
+    slow = slow_tmux(tmp_path, "paste-buffer")  # typing the nudge in takes a second
+
+    answers = at_once(repo, ["watch", "--once"], ["watch", "--once"], path=slow)
+
+    assert [a.returncode for a in answers] == [0, 0], [a.stderr for a in answers]
+    assert sorted(entry["action"] for entry in _log(repo)) == ["held", "nudged"]
+    assert "cooldown: nudged at" in next(e for e in _log(repo) if e["action"] == "held")["reason"]
+    time.sleep(1)  # a second nudge would have arrived by now
+    assert len(prompts(record, 1)) == 1
+
+
 def test_watch_stops_at_the_nudge_cap(repo, watched):
     from purlin_resume.agents import watch
     from purlin_resume.core import config
@@ -1016,3 +1037,53 @@ def test_a_watch_pass_asks_an_agents_liveness_once(repo, tmux_server, tmp_path, 
 
     assert any(pane in call for call in checked)
     assert len(passed) == len(checked), passed
+
+
+PERMISSION_PROMPT = """\
+● Bash(touch /tmp/marker)
+  ⎿  Waiting…
+
+ Bash command
+
+   touch /tmp/marker
+   Create the marker
+
+ Do you want to proceed?
+ ❯ 1. Yes
+   2. Yes, and always allow access to tmp/ from this project
+   3. No
+
+ Esc to cancel · Tab to amend · ctrl+e to explain
+"""
+
+
+def test_an_agent_at_a_permission_prompt_is_held_not_nudged(repo, tmux_server, tmp_path, cli):
+    """Claude Code waits for the user at its permission prompt: quiet, but not stalled; a
+    nudge would be typed into the dialog."""
+    configure(repo, tmux_server, tmp_path / "rec")
+    shown = tmp_path / "prompt.txt"
+    shown.write_text(PERMISSION_PROMPT)
+    pane = tmux.new_window(tmux_server, "agents", repo, f"sh -c 'cat {shown}; exec cat'")
+    assert tmux.wait_for(tmux_server, pane, "Esc to cancel", timeout=10)
+    age_everything(repo, LONG_AGO)
+    register(repo, pid=int(tmux.pane_info(tmux_server, pane)["pane_pid"]), tmux_pane=pane)
+
+    checked = cli("stall", "check", "agent-1", "--json")
+    watched = cli("watch", "--once", "--json")
+
+    assert checked.exit_code == 5, checked.stdout
+    data = json.loads(checked.stdout)
+    assert (data["verdict"], data["dialog"]) == ("held", "Do you want to proceed?")
+    (decision,) = json.loads(watched.stdout)["decisions"]
+    assert decision["action"] == "held"
+    assert decision["reason"].endswith("waits for the user on its screen (Do you want to proceed?)")
+    time.sleep(0.5)
+    assert "stall-recovery" not in tmux.capture(tmux_server, pane)
+
+
+def test_a_dialog_further_up_the_screen_holds_nothing():
+    """The prompt quoted in the conversation, long scrolled up, is no dialog waiting now."""
+    screen = PERMISSION_PROMPT + "\n".join(f"line {n}" for n in range(30)) + "\n? for shortcuts\n"
+    assert activity.dialog_shown(screen, "claude") is None
+    assert activity.dialog_shown(PERMISSION_PROMPT, "claude") == "Do you want to proceed?"
+    assert activity.dialog_shown(PERMISSION_PROMPT, "no-such-cli") is None

@@ -76,3 +76,18 @@ def test_live_panes_lists_every_running_pane_in_one_call(tmux_server, tmp_path):
     assert tmux.live_panes(tmux_server) == {first, second}
     tmux.kill_pane(tmux_server, second)
     assert tmux.live_panes(tmux_server) == {first}
+
+
+def test_a_session_made_meanwhile_by_another_process_takes_the_window(
+    tmux_server, tmp_path, monkeypatch
+):
+    """Another process creates the session between the check and the creation: the window opens
+    in that session instead of failing with tmux's "duplicate session"."""
+    theirs = tmux.new_session(tmux_server, "agents", tmp_path, "cat")
+    monkeypatch.setattr(tmux, "session_exists", lambda server, name: False)  # asked just before
+
+    ours = tmux.new_window(tmux_server, "agents", tmp_path, "cat", env={"FOO": "bar"}, name="ours")
+
+    assert ours != theirs
+    assert tmux.pane_info(tmux_server, ours)["session_name"] == "agents"
+    assert tmux.live_panes(tmux_server) == {theirs, ours}

@@ -10,7 +10,15 @@ import subprocess
 import time
 
 from purlin_resume.resurrection import log as resurrection_log
-from tests.field.scripted_model import Logged, conversation, last_user, text, typed, user_texts
+from tests.field.scripted_model import (
+    Logged,
+    bash,
+    conversation,
+    last_user,
+    text,
+    typed,
+    user_texts,
+)
 
 _PASTED = re.compile(r'\s*<pasted_content id="(\w+)">\n(.*)\n</pasted_content id="\1">\s*', re.S)
 
@@ -173,3 +181,43 @@ def test_a_revived_agent_is_judged_on_its_own_work_and_dead_once_its_window_is_g
     assert json.loads(checked.stdout)["verdict"] == "dead"
     watched = field.purlin("watch", "--once", "--json")
     assert json.loads(watched.stdout)["decisions"] == []
+
+
+def test_an_agent_at_a_permission_dialog_is_held_not_nudged(field, tmux_server):
+    """The client asks the user before it runs a command (2.1.197: "Do you want to proceed?";
+    2.1.330 in auto mode: its own dialog, "Esc to cancel"): the agent is held, not stalled,
+    and watch types nothing into the dialog."""
+    marker = field.project.parent / "marker"  # outside the project: the client asks
+    field.settle_interactive(tmux_server.socket)
+    config = field.home / ".config" / "purlin-resume" / "config.json"
+    settings = json.loads(config.read_text())
+    settings["resume"]["stall_lookback_minutes"] = 0.1  # quiet for 6 s is stalled
+    config.write_text(json.dumps(settings))
+    field.model.reply(conversation("S7-PERM"), bash(f"touch {marker}", "Create the marker"))
+    env = [f"{key}={value}" for key, value in field.env.items()]
+
+    def tmux(*args: str) -> str:
+        argv = ["tmux", "-S", str(tmux_server.socket), *args]
+        return subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+
+    tmux("new-session", "-d", "-s", "perm", "-x", "200", "-y", "50", "-c", str(field.project),
+         "env", *env, str(field.binary))  # fmt: skip
+    screen = lambda: tmux("capture-pane", "-p", "-t", "perm")  # noqa: E731
+    field.wait_for(lambda: "for shortcuts" in screen() or "shift+tab" in screen(), 60, "prompt")
+    tmux("send-keys", "-t", "perm", "-l", "S7-PERM run the command")
+    time.sleep(0.5)
+    tmux("send-keys", "-t", "perm", "Enter")
+    field.wait_for(lambda: "Esc to cancel" in screen(), 60, "the permission dialog")
+    time.sleep(10)  # older than the lookback: quiet
+
+    (agent,) = json.loads(field.purlin("agents-status", "--json").stdout)["agents"]
+    checked = field.purlin("stall", "check", agent["agent_id"], "--json")
+    watched = field.purlin("watch", "--once", "--json")
+
+    assert checked.returncode == 5, checked.stdout + checked.stderr
+    assert json.loads(checked.stdout)["verdict"] == "held"
+    (decision,) = json.loads(watched.stdout)["decisions"]
+    assert decision["action"] == "held", decision
+    time.sleep(2)
+    assert "stall-recovery" not in screen()
+    assert not marker.exists()
