@@ -4,7 +4,6 @@ the session recorded (a child session: its parent), and forks where the CLI can.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,17 +15,11 @@ RECORDED = Path("/tmp/purlin-field-record")  # where the fixture sessions were r
 
 @pytest.fixture
 def recorded_folders():
-    """The fixture sessions' folders, made for the test when absent (and removed after it)."""
-    made = []
+    """The fixture sessions' folders, made when absent and left in place: tests running at the
+    same moment in other workers use them too (removing them made those fail)."""
     for cli in ("codex", "gemini", "opencode"):
-        folder = RECORDED / cli / "project"
-        if not folder.exists():
-            folder.mkdir(parents=True)
-            made.append(RECORDED / cli)
+        (RECORDED / cli / "project").mkdir(parents=True, exist_ok=True)
     data.codex_home(), data.gemini_home(), data.opencode_home()
-    yield
-    for folder in made:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 CASES = [
