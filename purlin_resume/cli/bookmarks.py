@@ -9,12 +9,13 @@ import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import print_json, print_text
+from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, TeamOption
 from purlin_resume.core import redact
 from purlin_resume.core.errors import NotFound, UsageError
 from purlin_resume.resurrection import bookmarks
 from purlin_resume.resurrection import flow as resurrection
-from purlin_resume.resurrection.environment import Environment, environment_here
+from purlin_resume.resurrection.environment import Environment
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).
 # ruff: noqa: UP045, UP006

@@ -18,8 +18,6 @@ from purlin_resume.checkpoints import gsd_handoff, project_state, restore, roles
 from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
-    echo_error,
-    outgoing,
     print_json,
     print_text,
     project_for,
@@ -31,7 +29,6 @@ from purlin_resume.cli.options import (
 )
 from purlin_resume.core import config, current_session, yaml_text
 from purlin_resume.core.errors import UsageError
-from purlin_resume.core.terminal_text import one_line
 
 
 def _opt(*names: str, help: str) -> Any:
@@ -225,8 +222,6 @@ def restore_command(
         where, given, session_id, standing.role, prompt_text, _ask_role if can_ask else None
     )
     settings = config.load(where)
-    if settings.trust_note:
-        echo_error(outgoing(f"warning: {one_line(settings.trust_note)}"))
     run_status = _may_run_status(where, settings, stdin_used=system_prompt == "-")
     r = restore.prepare(
         where,

@@ -37,10 +37,20 @@ def checked_output(path: Path | None) -> Path | None:
 
 def project_for(explicit: Path | None) -> Project:
     """The project a command works on (``--project``, else the working folder's); its settings'
-    redaction rules apply from now on, to what the command writes as to what it prints."""
+    redaction rules apply from now on, to what the command writes as to what it prints. A trust
+    file that cannot be read is said in one line: the command goes on as for an untrusted
+    project."""
     found = locate(explicit)
-    config.apply_redaction(config.load(found))
+    settings = config.load(found)
+    config.apply_redaction(settings)
+    warn_of_trust(settings)
     return found
+
+
+def warn_of_trust(settings: config.Settings) -> None:
+    """One line when the trust file cannot be read (the command goes on as untrusted)."""
+    if settings.trust_note:
+        echo_error(outgoing(f"warning: {one_line(settings.trust_note)}"))
 
 
 class Output:

@@ -10,6 +10,7 @@ import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.candidates import choose
+from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.opening import OpenSpawn, carry_out, default_spawn
 from purlin_resume.cli.options import (
     ClaudeDirOption,
@@ -18,7 +19,6 @@ from purlin_resume.cli.options import (
     TmuxSocketOption,
     tmux_server,
 )
-from purlin_resume.resurrection.environment import environment_here
 
 # ruff: noqa: UP045 - Typer reads the annotations at runtime on Python 3.10
 

@@ -8,10 +8,10 @@ import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import print_json, print_text
+from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, SessionOption
 from purlin_resume.core.errors import UsageError
 from purlin_resume.resurrection import recommendation
-from purlin_resume.resurrection.environment import environment_here
 
 # Typer reads these annotations at runtime, so Optional stays (Python 3.10).
 # ruff: noqa: UP045

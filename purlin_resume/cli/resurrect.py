@@ -31,6 +31,7 @@ from purlin_resume.cli.common import (
     print_json,
     print_text,
 )
+from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.opening import carry_out, default_spawn
 from purlin_resume.cli.options import (
     ClaudeDirOption,
@@ -46,7 +47,7 @@ from purlin_resume.core import store
 from purlin_resume.core.errors import PurlinError, UsageError
 from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection.candidates import Candidate, NoClearWinner, clear_winner
-from purlin_resume.resurrection.environment import Environment, environment_here
+from purlin_resume.resurrection.environment import Environment
 from purlin_resume.resurrection.flow import Plan
 
 # Typer reads these annotations at runtime, so Optional/List stay (Python 3.10).

@@ -11,11 +11,11 @@ import typer
 from purlin_resume.cli.app import app
 from purlin_resume.cli.candidates import candidate_line
 from purlin_resume.cli.common import print_json, print_text
+from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, TeamOption
 from purlin_resume.core.errors import UsageError
 from purlin_resume.resurrection import candidates
 from purlin_resume.resurrection.candidates import open_command
-from purlin_resume.resurrection.environment import environment_here
 
 
 class ProgressBar:

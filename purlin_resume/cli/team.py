@@ -11,10 +11,10 @@ import typer
 from purlin_resume.claude import layout
 from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import print_json, print_text
+from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption
 from purlin_resume.cli.team_side import warn
 from purlin_resume.core.errors import UsageError
-from purlin_resume.resurrection.environment import environment_here
 from purlin_resume.team import purge, server, sync
 
 # ruff: noqa: UP045

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.cli.common import echo_error, outgoing, print_json, print_text
+from purlin_resume.cli.environment import environment_here
 from purlin_resume.core.errors import UsageError
 from purlin_resume.core.terminal_text import one_line
 from purlin_resume.resurrection import flow as resurrection
-from purlin_resume.resurrection.environment import Environment, environment_here
+from purlin_resume.resurrection.environment import Environment
 from purlin_resume.team import reads, sync
 
 

@@ -314,3 +314,17 @@ def test_doctor_names_a_corrupt_trust_file_even_without_a_status_command(repo, c
     assert result.exit_code == 1, shown
     assert "trust.json is corrupt" in shown
     assert trust.path().read_text() == "{broken"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["history", "list"], ["agents-status"], ["bookmark", "list"], ["revive", "--all", "--dry-run"]],
+)
+def test_every_command_names_a_corrupt_trust_file_once_and_goes_on(repo, cli, command):
+    trust.path().parent.mkdir(parents=True, exist_ok=True)
+    trust.path().write_text("{broken")
+    result = cli(*command)
+    warnings = [line for line in result.stderr.splitlines() if "trust.json" in line]
+    assert len(warnings) == 1, result.stderr
+    assert "untrusted" in warnings[0]
+    assert trust.path().read_text() == "{broken"
