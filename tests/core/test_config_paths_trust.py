@@ -318,7 +318,12 @@ def test_doctor_names_a_corrupt_trust_file_even_without_a_status_command(repo, c
 
 @pytest.mark.parametrize(
     "command",
-    [["history", "list"], ["agents-status"], ["bookmark", "list"], ["revive", "--all", "--dry-run"]],
+    [
+        ["history", "list"],
+        ["agents-status"],
+        ["bookmark", "list"],
+        ["revive", "--all", "--dry-run"],
+    ],
 )
 def test_every_command_names_a_corrupt_trust_file_once_and_goes_on(repo, cli, command):
     trust.path().parent.mkdir(parents=True, exist_ok=True)
