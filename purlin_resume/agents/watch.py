@@ -151,8 +151,8 @@ def _decide(
         restrained = restraint(history(project, agent.session_id), moment, settings)
         if restrained is not None:
             return logged(held(f"stalled; {restrained}"))
-        nudge = _nudge(project, agent, own, agent.tmux_pane, settings, result, moment, why, extra)
-        return logged(nudge)
+        action, reason = _nudge(project, agent, own, agent.tmux_pane, settings, result, moment, why)
+        return logged(Decision(stamp, agent.session_id, action, reason, **extra))
 
 
 def _nudge(
@@ -164,20 +164,16 @@ def _nudge(
     result: Assessment | None,
     moment: datetime,
     why: str,
-    extra: Observed,
-) -> Decision:
-    """Type the resume prompt into the agent's pane: ``nudged``, or ``held`` when it failed."""
-    stamp = clock.iso(moment)
+) -> tuple[str, str]:
+    """Type the resume prompt into the agent's pane: ``nudged``, or ``held`` when it failed,
+    and the reason."""
     prompt = resume_prompt(project, agent, settings, result, moment)
     try:
         sent = injection.deliver(own, pane, prompt, settle=settings.inject_settle_seconds)
         activity.pane_injected(own, pane, agent.session_id, moment, project.cache_dir)
     except PurlinError as exc:
-        return Decision(
-            stamp, agent.session_id, HELD, f"stalled; the nudge failed: {exc.message}", **extra
-        )
-    reason = f"stalled ({why})" + ("" if sent.confirmed else f"; {sent.detail}")
-    return Decision(stamp, agent.session_id, NUDGED, reason, **extra)
+        return HELD, f"stalled; the nudge failed: {exc.message}"
+    return NUDGED, f"stalled ({why})" + ("" if sent.confirmed else f"; {sent.detail}")
 
 
 READY_WAIT_SECONDS = 3.0

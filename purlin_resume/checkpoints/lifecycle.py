@@ -214,14 +214,13 @@ def _named(project: Project, role: str, session: str | None, busy: frozenset[str
     """The checkpoint of the session named (or the only one whose id starts so): refused when
     it has none, or is still running."""
     own = _live_at(path_for(project, session), session)
-    starting = [
-        c.session for c in live(project) if c.session and c.session.startswith(session or "\0")
-    ]
-    if own is None and len(starting) == 1:
+    found = live(project) if own is None else []
+    starting = [c.session for c in found if c.session and session and c.session.startswith(session)]
+    if len(starting) == 1:
         session = starting[0]
         own = _live_at(path_for(project, session), session)
     if own is None:
-        sessions = [c.session or "(no session)" for c in live(project)]
+        sessions = [c.session or "(no session)" for c in found]
         raise NotFound(
             f"no checkpoint for session {session}"
             + (f"; live checkpoints: {', '.join(sessions)}" if sessions else "")

@@ -233,6 +233,14 @@ def test_an_id_holding_a_secret_is_refused_and_the_history_stays_readable(cli, r
 def test_a_hook_payload_whose_id_holds_a_secret_records_nothing_and_breaks_nothing(repo):
     _agent_call(repo, "toolu_" + ID_TOKEN, "Run plan 01-01")
     _agent_call(repo, "toolu_plain", "Run plan 01-01")
+    start = {"session_id": "s-written", "cwd": str(repo), "agent_id": ID_TOKEN}
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo)}
+    done = subprocess.run(
+        [sys.executable, "-m", "purlin_resume", "hook", "subagent-start"],
+        input=json.dumps({**start, "hook_event_name": "SubagentStart"}),
+        capture_output=True, text=True, env=env, cwd=repo,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
     history = json.loads((repo / ".planning" / "agent-history.json").read_text())
     assert [e["agent_id"] for e in history["entries"]] == ["toolu_plain"]
     assert _tree_holds(repo, ID_TOKEN) == []
