@@ -37,7 +37,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
 
-from purlin_resume.core import clock, gitrepo, ids, store
+from purlin_resume.core import clock, gitrepo, ids, processes, store
 from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
 from purlin_resume.core.project import Project
 
@@ -258,19 +258,10 @@ def record_end(
     return _update(project, session_id, {"ended_at": moment})[session_id]
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    """The fields of ``/proc/PID/stat`` from the third (the state) on; None where /proc does not
-    tell (no /proc, the process gone)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
 def process_start(pid: int, fields: list[str] | None = None) -> int | None:
     """When process ``pid`` started, in clock ticks after boot (field 22 of ``/proc/PID/stat``,
     from ``fields`` when already read); None where /proc does not tell."""
-    fields = _stat_fields(pid) if fields is None else fields
+    fields = processes.stat_fields(pid) if fields is None else fields
     try:
         return int(fields[19]) if fields is not None else None
     except (IndexError, ValueError):
@@ -288,7 +279,7 @@ def pid_alive(pid: int, start_ticks: int | None = None) -> bool:
         return False
     except PermissionError:
         pass
-    fields = _stat_fields(pid)
+    fields = processes.stat_fields(pid)
     if not fields:
         return True
     if fields[0] in ("Z", "X"):

@@ -15,16 +15,31 @@ from pathlib import Path
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env", "timeout"})
 
 
-def _stat(pid: int) -> tuple[str, int] | None:
-    """(command name, parent pid) of ``pid`` from ``/proc``, or None."""
+def _stat_text(pid: int) -> str | None:
+    """``/proc/PID/stat``, or None where /proc does not tell (no /proc, the process gone)."""
     try:
-        text = Path(f"/proc/{pid}/stat").read_text()
+        return Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    name = text[text.find("(") + 1 : text.rfind(")")]
-    fields = text[text.rfind(")") + 2 :].split()
+
+
+def _after_name(text: str) -> list[str]:
+    return text[text.rfind(")") + 2 :].split()  # the name, in parentheses, may hold anything
+
+
+def stat_fields(pid: int) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` from the third (the state) on, or None."""
+    text = _stat_text(pid)
+    return _after_name(text) if text is not None else None
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(command name, parent pid) of ``pid`` from ``/proc``, or None."""
+    text = _stat_text(pid)
+    if text is None:
+        return None
     try:
-        return name, int(fields[1])
+        return text[text.find("(") + 1 : text.rfind(")")], int(_after_name(text)[1])
     except (IndexError, ValueError):
         return None
 
