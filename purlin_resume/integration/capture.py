@@ -5,7 +5,7 @@
 | PreToolUse (Agent/Task) | a ``spawned`` entry in the agent history, keyed by the ``tool_use_id`` (the agent has no id yet); task from the tool input's description, the whole ``prompt`` kept (redacted); spawns of one assistant message share a ``parallel_group`` |
 | PostToolUse (Agent/Task) | the entry gets the ``agentId`` Claude Code returned; completed (interrupted when the response says the user stopped it, failed when it reports an API error), or kept running when ``status`` is ``async_launched`` |
 | SubagentStart | Claude Code: the spawn entry gets the agent's id (its ``.meta.json`` names the call), so an agent cut off before its call returns is known by it; Codex CLI (no PreToolUse for its subagents): a ``spawned`` entry under the subagent's own id |
-| UserPromptSubmit | running agents of the session that ended unnoticed: a background agent's ``<task-notification>``, a call the user stopped (its error result, which may reach the transcript just after the prompt), a ``.meta.json`` with ``stoppedByUser``, an agent's own transcript ending with the interruption (an agent spawned inside a stopped agent); interrupted, failed or completed |
+| UserPromptSubmit | running agents of the session that ended unnoticed: a background agent's ``<task-notification>``, a call the user stopped (its error result, which may reach the transcript just after the prompt), a ``.meta.json`` with ``stoppedByUser``, an agent spawned inside a stopped agent (its call unanswered in that agent's transcript, or its own transcript ending with the interruption); interrupted, failed or completed |
 | SubagentStop | the agent's entry is completed, ``interrupted`` when its transcript or ``last_assistant_message`` ends with ``[Request interrupted by user…]``, failed when it ended without an answer (in its transcript or in ``last_assistant_message``, which Claude Code may send before the answer's record is written); with the project files it changed |
 | PreCompact | an automatic checkpoint of the session from its transcript (see ``autosave``; Codex CLI's rollout; Gemini CLI's chat file at its PreCompress of ``/compress`` only: it sends the automatic one before every request, before it checks whether the context is full), unless the agent saved one itself |
 | SessionStart | the session is registered; agents of sessions that are over are marked interrupted; the briefing of ``session_briefing`` is returned as context |
@@ -325,6 +325,7 @@ def prompt_submitted(project: Project, payload: HookPayload) -> Outcome:
     if _QUEUED in endings:
         _wait_for_write(session, size)
         endings = [_ending(project, session, entry, notified) for entry in running]
+    endings = _stopped_with_spawner(project, session, running, endings)
     notes = tracking.end(project, [e for e in endings if isinstance(e, tracking.Ending)])
     return Outcome("; ".join(notes) or "no agent ended")
 
@@ -349,6 +350,42 @@ def _wait_for_write(session: Path, size: int | None, seconds: float = 0.5) -> No
     deadline = time.monotonic() + seconds
     while size is not None and _size(session) == size and time.monotonic() < deadline:
         time.sleep(0.02)
+
+
+def _stopped_with_spawner(project: Project, session: Path, running: list, endings: list) -> list:
+    """``endings`` with the agents still running whose spawning call sits unanswered (or
+    answered with an error) in the transcript of an agent found stopped: Esc stopped them with
+    it, though their own transcript may not say so yet (the client writes it a moment later)."""
+    endings = list(endings)
+    found = True
+    while found:
+        found = False
+        stopped = [
+            subagents.agent_path(session, e.agent_id)
+            for e in endings
+            if isinstance(e, tracking.Ending) and e.status == history.INTERRUPTED and e.agent_id
+        ]
+        for n, entry in enumerate(running):
+            if endings[n] is None and _cut_off_in(session, entry, stopped):
+                path = subagents.agent_path(session, entry.agent_id)
+                files = tuple(tracking.changed_files(project.root, tracking.read_agent(path)))
+                endings[n] = tracking.Ending(entry.agent_id, history.INTERRUPTED, None, files)
+                found = True
+    return endings
+
+
+def _cut_off_in(session: Path, entry, transcripts: list[Path | None]) -> bool:
+    """Whether ``entry``'s spawning call is in one of ``transcripts`` with no answer or an error."""
+    if entry.agent_id.startswith(TOOL_USE_PREFIX):
+        return False
+    call = entry.data.get("tool_use_id") or subagents.call_of(
+        subagents.meta_of(session, entry.agent_id)
+    )
+    for path in transcripts if call else ():
+        made, result = subagents.call_state(path, call) if path else (False, None)
+        if made and (result is None or result.get("is_error") is True):
+            return True
+    return False
 
 
 def _ending(project: Project, session: Path, entry, notified) -> tracking.Ending | str | None:

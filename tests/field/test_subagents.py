@@ -276,11 +276,16 @@ def esc_while_two_agents_work(field, client: LiveClient, prompt: str, next_promp
     client.interrupt()
     field.model.release()
     client.say(next_prompt)
-    field.wait_for(
-        lambda: {e["status"] for e in named(field)} == {"interrupted"},
-        60,
-        "UserPromptSubmit to record both stops",
-    )
+    try:
+        field.wait_for(
+            lambda: {e["status"] for e in named(field)} == {"interrupted"},
+            60,
+            "UserPromptSubmit to record both stops",
+        )
+    except AssertionError as timeout:  # what was recorded, for a failure seen once in CI
+        prompts = [call.payload.get("prompt") for call in field.hooks("UserPromptSubmit")]
+        statuses = [(e["task_description"], e["status"]) for e in named(field)]
+        raise AssertionError(f"{timeout}: prompts {prompts}, agents {statuses}") from None
     return client.session_id
 
 

@@ -429,6 +429,37 @@ def test_an_agent_spawned_inside_a_stopped_agent_is_recorded_at_the_next_prompt(
     assert entry["files_modified"] == (["src/parse.py"] if answer is None else None)
 
 
+@pytest.mark.parametrize(("answered", "status"), [(False, "interrupted"), (True, "spawned")])
+def test_an_agent_inside_a_stopped_agent_is_stopped_before_its_transcript_says_so(
+    repo, tmp_path, answered, status
+):
+    """Esc stops an agent and the agent it is waiting for; the inner one's transcript may get
+    its interruption only after the next prompt's hook has read it. Its call, unanswered in
+    the stopped agent's transcript, says enough. An answered call (the inner agent had
+    finished) leaves it as it was."""
+    _stopped_call(repo, tmp_path, "a0000000000000015")
+    inner = tool("toolu_01Inner", "Agent", description="Inner work", prompt="Read src/lex.py")
+    outer = tmp_path / SESSION / "subagents" / "agent-a0000000000000015.jsonl"
+    talk = Conversation(SESSION, cwd=str(repo))
+    rows = [talk.assistant("msg_01Inner", inner)]
+    if answered:
+        rows.append(
+            talk.user([{"type": "tool_result", "tool_use_id": inner["id"], "content": "ok"}])
+        )
+    with outer.open("a") as handle:
+        handle.writelines(json.dumps(row) + "\n" for row in rows)
+    hook("pre-tool-use", spawn_payload(repo, tmp_path / f"{SESSION}.jsonl", inner), repo)
+    _meta(tmp_path, "a0000000000000016", toolUseId=inner["id"])
+    start = _session_event(tmp_path, repo, "SubagentStart", agent_id="a0000000000000016")
+    hook("subagent-start", start, repo)
+    write_jsonl(tmp_path / SESSION / "subagents" / "agent-a0000000000000016.jsonl", [])
+    prompt = _session_event(tmp_path, repo, "UserPromptSubmit", prompt="carry on")
+    assert hook("user-prompt-submit", prompt, repo).returncode == 0
+    found = entries(repo)
+    assert found["a0000000000000015"]["status"] == "interrupted"
+    assert found["a0000000000000016"]["status"] == status
+
+
 def test_a_running_call_is_left_running_by_the_next_prompt(repo, tmp_path):
     _spawned(repo, tmp_path)
     prompt = _session_event(tmp_path, repo, "UserPromptSubmit", prompt="and then?")
