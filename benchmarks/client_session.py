@@ -4,17 +4,20 @@ same session without them.
     .venv/bin/python benchmarks/client_session.py [--runs 3] [--agents 12] [--background EVENTS]
 
 For each Claude Code version of tests/field/CLAUDE_CODE_VERSIONS that is installed (or each
-binary of ``$PURLIN_FIELD_CLAUDE``), two projects are made as the field tests make them (a git
-project, ``purlin-resume install``); one then has our hooks taken out of its settings. Against
-the scripted model (tests/field/scripted_model.py), each run times, in both projects, interleaved:
+binary of ``$PURLIN_FIELD_CLAUDE``), three projects are made as the field tests make them (a git
+project, ``purlin-resume install``): one keeps our hooks, run as a user runs them (the installed
+``purlin-resume``, not the field tests' recording shim); one has the same events run
+``python -c`` reading the payload (the anchor: what any Python hook costs, a process per
+event); one has no hooks. Against the scripted model (tests/field/scripted_model.py), each run
+times, in the three projects, interleaved:
 
 - ``claude -p`` of a session whose model makes ``--agents`` Agent calls one after the other
   (each subagent answers at once), then answers;
 - ``claude -p /compact --resume`` of a session of one turn (made just before, not timed).
 
-Medians of ``--runs`` runs and the ratios with/without are printed, with the load average
-and the time each hook event of ``/compact`` took;
-goals: the session at most 1.5x, ``/compact`` at most 1.2x. A run whose hooks logged a failure,
+Medians of ``--runs`` runs and the ratios to the session without hooks are printed, ours and
+the anchor's, with the load average; goals (ours): the session at most 1.5x, ``/compact`` at
+most 1.2x. A run whose hooks logged a failure,
 or whose history does not hold every agent completed, stops the benchmark.
 
 ``--background PostToolUse,SubagentStop`` installs those events with ``"async": true`` as well
@@ -58,6 +61,22 @@ def _change_hooks(field: Field, change) -> None:
 
 def _without_hooks(hooks: dict) -> None:
     hooks.clear()
+
+
+def _commands(command: str):
+    """Every hook of ours run as ``command`` followed by its arguments."""
+
+    def change(hooks: dict) -> None:
+        for groups in hooks.values():
+            for group in groups:
+                for hook in group["hooks"]:
+                    hook["command"] = hook["command"].replace("purlin-resume", command, 1)
+
+    return change
+
+
+INSTALLED = str(Path(sys.executable).parent / "purlin-resume")
+ANCHOR = f"{sys.executable} -c 'import sys; sys.stdin.buffer.read()'"
 
 
 def _in_background(events: list[str]):
@@ -119,11 +138,7 @@ def _one_run(
             (field.project / ".planning" / "agent-history.json").unlink()
         model.reply(conversation(f"{mark}-SHORT"), text("Noted."))
         _, session = _timed(field, f"{mark}-SHORT remember this")
-        before = len(field.hooks())
         times[f"compact {variant}"], _ = _timed(field, "/compact", "--resume", str(session))
-        for call in field.hooks()[before:]:  # what each hook of /compact took
-            times[f"hook {call.event}"] = times.get(f"hook {call.event}", 0) + (call.seconds or 0)
-            times[f"calls {call.event}"] = times.get(f"calls {call.event}", 0) + 1
     return times
 
 
@@ -136,10 +151,14 @@ def _measure(
     ):
         fields = {
             "with hooks": Field(Path(folder) / "with", version, model),
+            "anchor": Field(Path(folder) / "anchor", version, model),
             "without": Field(Path(folder) / "without", version, model),
         }
         _change_hooks(fields["without"], _without_hooks)
-        _change_hooks(fields["with hooks"], _in_background(background))
+        _change_hooks(fields["anchor"], _commands(ANCHOR))
+        _change_hooks(fields["with hooks"], _commands(INSTALLED))
+        for variant in ("with hooks", "anchor"):
+            _change_hooks(fields[variant], _in_background(background))
         counted = lost if background else None
         try:
             _one_run(fields, model, 0, agents, counted)  # warm-up: byte-code, the client's caches
@@ -167,7 +186,10 @@ def main() -> None:
         raise SystemExit("no Claude Code installed: run tests/field/install-claude-code")
     missed = 0
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print(f"{'Claude Code':12} {'what':28} {'with':>9} {'without':>9} {'ratio':>6} {'goal':>5}")
+    print(
+        f"{'Claude Code':12} {'what':28} {'with':>9} {'anchor':>9} {'without':>9} "
+        f"{'ratio':>6} {'anchor':>6} {'goal':>5}"
+    )
     for version in installed:
         lost: Counter = Counter()
         medians = _measure(version, args.runs, args.agents, background, lost)
@@ -176,20 +198,15 @@ def main() -> None:
             ("/compact", COMPACT_GOAL),
         ):
             key = "session" if what.startswith("session") else "compact"
-            with_hooks, without = medians[f"{key} with hooks"], medians[f"{key} without"]
-            ratio = with_hooks / without
+            ours, anchor = medians[f"{key} with hooks"], medians[f"{key} anchor"]
+            without = medians[f"{key} without"]
+            ratio = ours / without
             missed += ratio > goal
             verdict = "met" if ratio <= goal else "MISSED"
             print(
-                f"{version.number:12} {what:28} {with_hooks:8.2f}s {without:8.2f}s "
-                f"{ratio:5.2f}x {goal:4.1f}x {verdict}"
+                f"{version.number:12} {what:28} {ours:8.2f}s {anchor:8.2f}s {without:8.2f}s "
+                f"{ratio:5.2f}x {anchor / without:5.2f}x {goal:4.1f}x {verdict}"
             )
-        took = ", ".join(
-            f"{key[5:]} {medians['calls ' + key[5:]]:.0f}x {medians[key]:.2f}s"
-            for key in medians
-            if key.startswith("hook ")
-        )
-        print(f"{version.number:12} /compact's hooks (medians, each call to the end): {took}")
         if background:
             print(
                 f"{version.number:12} {args.background} async, {args.runs + 1} sessions "
