@@ -140,19 +140,26 @@ def save(
     session_id = checkpoints.session_id(session)
     where = project_for(project)
     saved, cp = checkpoints.take(where, chosen_role, values, session_id)
-    handover.superseded(where, session_id)  # its older work, from before /clear, goes to no one
+    moved = handover.superseded(where, session_id)  # its work from before /clear goes to no one
     handed = _gsd_handoff(where, cp) if gsd_handoff else None
-    _show_saved(where, saved, cp, handed, as_json)
+    _show_saved(where, saved, cp, handed, [where.relative(p) for p in moved], as_json)
 
 
 def _show_saved(
-    where, saved: checkpoints.Saved, cp, handed: list[str] | None, as_json: bool
+    where,
+    saved: checkpoints.Saved,
+    cp,
+    handed: list[str] | None,
+    superseded: list[str],
+    as_json: bool,
 ) -> None:
     """What ``save`` prints: where the checkpoint went and what it holds, the GSD hand-off's
-    files (``handed``: None when not asked), and where an unreadable checkpoint was kept."""
+    files (``handed``: None when not asked), where an unreadable checkpoint was kept, and where
+    this agent's older checkpoints (before ``/clear``) were archived."""
     aside = where.relative(saved.kept_aside) if saved.kept_aside else None
     if as_json:
-        extra = {"gsd_handoff": handed} if handed is not None else {}
+        extra: dict = {"gsd_handoff": handed} if handed is not None else {}
+        extra.update({"superseded": superseded} if superseded else {})
         print_json(
             {
                 "path": where.relative(saved.path),
@@ -167,6 +174,10 @@ def _show_saved(
         print_text(
             f"Checkpoint saved: {where.relative(saved.path)} ({cp.role}, {cp.timestamp}, branch {cp.branch})"
             + "".join(f"\nGSD hand-off: {name}" for name in handed or [])
+            + "".join(
+                f"\nArchived your checkpoint from before /clear (out of date): {p}"
+                for p in superseded
+            )
         )
 
 

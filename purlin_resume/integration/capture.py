@@ -381,8 +381,10 @@ def _cut_off_in(session: Path, entry, transcripts: list[Path | None]) -> bool:
     call = entry.data.get("tool_use_id") or subagents.call_of(
         subagents.meta_of(session, entry.agent_id)
     )
-    for path in transcripts if call else ():
-        made, result = subagents.call_state(path, call) if path else (False, None)
+    if not isinstance(call, str) or not call:
+        return False
+    for path in filter(None, transcripts):
+        made, result = subagents.call_state(path, call)
         if made and (result is None or result.get("is_error") is True):
             return True
     return False

@@ -322,11 +322,10 @@ def save_checkpoint(
         values = {**extra, **given, "next": next}
         values = {k: v for k, v in values.items() if v not in (None, [])}
         saved, cp = checkpoints.take(where, role, values, session, spelled=_as_written)
-        handover.superseded(where, session)
+        moved = [where.relative(p) for p in handover.superseded(where, session)]
         aside = where.relative(saved.kept_aside) if saved.kept_aside else None
-        return _out(
-            {"path": where.relative(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}
-        )
+        shown = {"path": where.relative(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}
+        return _out({**shown, "superseded": moved} if moved else shown)
 
     return _guard(work)
 

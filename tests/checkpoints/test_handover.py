@@ -3,6 +3,7 @@ its own, a checkpoint is taken once, and the role and plan go with the session t
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 
@@ -202,11 +203,15 @@ def test_a_save_archives_what_the_same_process_saved_before_clear(repo, cli):
     save(cli, "A0", "OLD-WORK")
     save(cli, "other", "another QA's work")  # an agent that ended: left alone
     registry.record_start(project, "A1", pid=999_999_02, source="clear")  # no hook ran
-    save(cli, "A1", "NEW-WORK")
+    said = cli("save", *QA, "--in-progress", "NEW-WORK", "--session", "A1", "--json")
+    assert said.exit_code == 0, said.output
     assert sorted(c.session for c in checkpoints.live(project)) == ["A1", "other"]
     (kept,) = checkpoints.archive_dir(project).glob("*.md")
     assert kept.name.startswith("A0-superseded-")
     assert "OLD-WORK" in kept.read_text()
+    assert json.loads(said.stdout)["superseded"] == [project.relative(kept)]
+    again = cli("save", *QA, "--in-progress", "NEWER", "--session", "A1")
+    assert "before /clear" not in again.stdout  # nothing more to archive
     assert handover.role_of(project, "A1") == "qa"
 
 

@@ -14,6 +14,8 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from purlin_resume.agents import registry
+from purlin_resume.core.project import Project
 from tests.claude_records import Conversation, text, write_jsonl
 from tests.conftest import commit_file, git
 from tests.resurrection_data import write_config
@@ -350,3 +352,26 @@ def test_a_hostile_argument_name_comes_back_redacted_cut_and_quoted(world):
     assert '"' + "x" * 40 + '"…' in line
     assert "and 5 more" in line
     assert len(line) < 400
+
+
+def test_save_checkpoint_says_which_older_checkpoint_of_its_agent_it_archived(world, tmp_path):
+    """One process saved as A0, /clear made it A1: A1's save archives A0's and says where."""
+    repo, claude = world
+    project = Project(repo)
+    registry.record_start(project, "A0", pid=999_999_03, source="startup")
+    registry.record_start(project, "A1", pid=999_999_03, source="clear")
+    fields = {"scenario_progress": "1 of 2", "current_scenario": "s"}
+    qa = {"role": "qa", "next": ["n"], "fields": fields}
+    _, results = _call(
+        repo,
+        claude,
+        [
+            ("save_checkpoint", {**qa, "session_id": "A0", "in_progress": "OLD-WORK"}),
+            ("save_checkpoint", {**qa, "session_id": "A1", "in_progress": "NEW-WORK"}),
+        ],
+    )
+    first, second = map(_data, results)
+    assert "superseded" not in first
+    (archived,) = second["superseded"]
+    assert "A0-superseded-" in archived
+    assert "OLD-WORK" in (repo / archived).read_text()
