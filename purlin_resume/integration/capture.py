@@ -369,7 +369,9 @@ def _stopped_with_spawner(project: Project, session: Path, running: list, ending
             if endings[n] is None and _cut_off_in(session, entry, stopped):
                 path = subagents.agent_path(session, entry.agent_id)
                 files = tuple(tracking.changed_files(project.root, tracking.read_agent(path)))
-                endings[n] = tracking.Ending(entry.agent_id, history.INTERRUPTED, None, files)
+                endings[n] = tracking.Ending(
+                    entry.agent_id, history.INTERRUPTED, entry.agent_id, files
+                )
                 found = True
     return endings
 

@@ -433,31 +433,38 @@ def test_an_agent_spawned_inside_a_stopped_agent_is_recorded_at_the_next_prompt(
 def test_an_agent_inside_a_stopped_agent_is_stopped_before_its_transcript_says_so(
     repo, tmp_path, answered, status
 ):
-    """Esc stops an agent and the agent it is waiting for; the inner one's transcript may get
-    its interruption only after the next prompt's hook has read it. Its call, unanswered in
-    the stopped agent's transcript, says enough. An answered call (the inner agent had
-    finished) leaves it as it was."""
+    """Esc stops an agent and the agents it is waiting for; their transcripts may get the
+    interruption only after the next prompt's hook has read them. Each one's call, unanswered
+    in the stopped agent's transcript, says enough, however deep. An answered call (the inner
+    agent had finished) leaves it, and the agent inside it, as they were."""
     _stopped_call(repo, tmp_path, "a0000000000000015")
-    inner = tool("toolu_01Inner", "Agent", description="Inner work", prompt="Read src/lex.py")
-    outer = tmp_path / SESSION / "subagents" / "agent-a0000000000000015.jsonl"
     talk = Conversation(SESSION, cwd=str(repo))
-    rows = [talk.assistant("msg_01Inner", inner)]
-    if answered:
-        rows.append(
-            talk.user([{"type": "tool_result", "tool_use_id": inner["id"], "content": "ok"}])
+    session = tmp_path / f"{SESSION}.jsonl"
+    for spawner, agent_id, number in (
+        ("a0000000000000015", "a0000000000000016", 1),
+        ("a0000000000000016", "a0000000000000017", 2),
+    ):
+        call = tool(f"toolu_0{number}Inner", "Agent", description=f"Level {number}", prompt="Go")
+        rows = [talk.assistant(f"msg_0{number}Inner", call)]
+        if answered and number == 1:
+            rows.append(
+                talk.user([{"type": "tool_result", "tool_use_id": call["id"], "content": "ok"}])
+            )
+        with (tmp_path / SESSION / "subagents" / f"agent-{spawner}.jsonl").open("a") as handle:
+            handle.writelines(json.dumps(row) + "\n" for row in rows)
+        hook("pre-tool-use", spawn_payload(repo, session, call), repo)
+        _meta(tmp_path, agent_id, toolUseId=call["id"])
+        hook(
+            "subagent-start",
+            _session_event(tmp_path, repo, "SubagentStart", agent_id=agent_id),
+            repo,
         )
-    with outer.open("a") as handle:
-        handle.writelines(json.dumps(row) + "\n" for row in rows)
-    hook("pre-tool-use", spawn_payload(repo, tmp_path / f"{SESSION}.jsonl", inner), repo)
-    _meta(tmp_path, "a0000000000000016", toolUseId=inner["id"])
-    start = _session_event(tmp_path, repo, "SubagentStart", agent_id="a0000000000000016")
-    hook("subagent-start", start, repo)
-    write_jsonl(tmp_path / SESSION / "subagents" / "agent-a0000000000000016.jsonl", [])
     prompt = _session_event(tmp_path, repo, "UserPromptSubmit", prompt="carry on")
     assert hook("user-prompt-submit", prompt, repo).returncode == 0
     found = entries(repo)
     assert found["a0000000000000015"]["status"] == "interrupted"
     assert found["a0000000000000016"]["status"] == status
+    assert found["a0000000000000017"]["status"] == status
 
 
 def test_a_running_call_is_left_running_by_the_next_prompt(repo, tmp_path):
