@@ -69,9 +69,10 @@ _ADDED_TO = rf"\+=[ \t]*{_QUOTE}[A-Za-z0-9_.+/=:~-]"  # ``t += "cd…"``
 
 class Filling(NamedTuple):
     """A way to fill a template literal with literals: ``marker`` follows the template (a
-    closing quote before it), ``arguments`` matches from it, ``placeholder`` is one in the
-    template (group 1: the argument's number, when written)."""
+    closing quote before it) and starts with ``literal``, ``arguments`` matches from it,
+    ``placeholder`` is one in the template (group 1: the argument's number, when written)."""
 
+    literal: str
     marker: str
     arguments: str
     placeholder: str
@@ -80,11 +81,13 @@ class Filling(NamedTuple):
 _ARGUMENTS = rf"(?P<list>(?:{_LITERAL})(?:{_SPACE},{_SPACE}(?:{_LITERAL}))*)"
 FILLINGS = (
     Filling(  # ``"%s%s" % ("ghp_ab", "cd…")``, ``"ghp_%s" % "ab…"``
+        "%",
         r"%(?:(?<=[\"'] %)|(?<=[\"']%))",
         rf"%[ \t]*\(?{_SPACE}{_ARGUMENTS}{_SPACE},?{_SPACE}\)?",
         r"%s()",
     ),
     Filling(  # ``"{}{}".format("sk-ant-", "…")``, ``"{0}{1}"``
+        ".format(",
         r"\.format\((?<=[\"']\.format\()",
         rf"\.format\({_SPACE}{_ARGUMENTS}{_SPACE},?{_SPACE}\)",
         r"\{(\d*)\}",
@@ -133,7 +136,7 @@ def may_hold(text: str) -> bool:
         return True
     if _side_by_side_found(text) or (plus and _added_to(text)):
         return True
-    if ("%" in text or ".format(" in text) and _filled(text):
+    if _filled(text):
         return True
     if "for" in text and compiled(_LOOP).search(text) is not None:
         return True
@@ -326,10 +329,12 @@ def _names_ending(before: str) -> tuple[str, str]:
 
 def _filled(text: str) -> list[Run]:
     """Templates filled with literals (``FILLINGS``): the template's own text and the
-    arguments, in the order they are placed."""
+    arguments, in the order they are placed. A marker is looked for only where the text holds
+    its literal (far faster to tell than the expression's search)."""
     found = []
     for filling in FILLINGS:
-        for marker in compiled(filling.marker).finditer(text):
+        markers = compiled(filling.marker).finditer(text) if filling.literal in text else ()
+        for marker in markers:
             found += _filling(text, filling, marker.start())
     return found
 
