@@ -372,9 +372,9 @@ def _mcp(project: Project, plugin: tuple[str, str] | None) -> list[Finding]:
     where, entry = declared[0]
     command = [str(entry.get("command") or ""), *[str(a) for a in entry.get("args") or []]]
     shown = " ".join(command)
-    if where == str(installation.mcp_path(installation.project_target(project))) and (
-        entry.get("command"), entry.get("args")
-    ) != (installation.MCP_ENTRY["command"], installation.MCP_ENTRY["args"]):
+    ours = installation.MCP_ENTRY
+    from_project = where == str(installation.mcp_path(installation.project_target(project)))
+    if from_project and {key: entry.get(key) for key in ours} != ours:
         return [_mcp_not_started(shown, where)]
     problem = _mcp_problem(command, project.root) if command[0] else "no command given"
     if problem is None:
