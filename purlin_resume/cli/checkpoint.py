@@ -27,7 +27,7 @@ from purlin_resume.cli.options import (
     ProjectOption,
     SessionOption,
 )
-from purlin_resume.core import config, current_session, yaml_text
+from purlin_resume.core import config, current_session, store, yaml_text
 from purlin_resume.core.errors import UsageError
 
 
@@ -292,10 +292,13 @@ def _file_text(option: str, source: str) -> str:
     path = Path(source)
     if path.is_dir():
         raise UsageError(f"{option} {source}: is a folder; give a file")
-    if not path.is_file():
-        raise UsageError(f"{option} {source}: no such file")
     try:
-        return path.read_text(encoding="utf-8")
+        with store.open_regular(path) as handle:  # a FIFO is refused, not waited on
+            return handle.read().decode("utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{option} {source}: no such file") from None
+    except OSError as exc:
+        raise UsageError(f"{option} {source}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as bad:
         raise UsageError(f"{option} {source}: not UTF-8 text (byte {bad.start})") from None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -228,8 +228,9 @@ def trust(
 ) -> None:
     """Let hooks and restores run this project's status command (code from the repository).
 
-    Kept outside the repository, keyed by the project's path and the command's hash: a changed
-    command or script must be trusted again.
+    Its settings that run a program or loosen protection (agent_command, tmux_socket,
+    redact.allow ...) apply too; trust prints them. Kept outside the repository, keyed by the
+    project's path and the hash of the command and those settings: a change must be trusted again.
     """
     where = project_for(project)
     if not revoke and os.environ.get(trust_mod.AGENT_SHELL_ENV):
@@ -244,7 +245,9 @@ def trust(
         else:
             print_text(f"{where.root}: {'no longer trusted' if was else 'was not trusted'}\n")
         return
-    command = trust_mod.allow(where, config.load(where))
+    settings = config.load(where)
+    command = trust_mod.allow(where, settings)
+    granted = {config.written_as(k): _as_written(v) for k, v in settings.asked.items()}
     if as_json:
         print_json(
             {
@@ -252,12 +255,20 @@ def trust(
                 "trusted": True,
                 "status_command": command.text,
                 "sha256": command.digest,
+                "settings": granted,
                 "file": str(trust_mod.path()),
             }
         )
         return
     shown = command.text or "(none configured)"
+    applied = "".join(f"  {name} = {value!r}\n" for name, value in granted.items())
     print_text(
         f"{where.root}: trusted; hooks and restores run its status command {shown} "
         f"(sha256 {command.digest[:12]}) until it changes\n"
+        + (f"and its own settings apply:\n{applied}" if applied else "")
     )
+
+
+def _as_written(value: Any) -> Any:
+    """A setting's value as a config file writes it (lists, not tuples)."""
+    return [_as_written(v) for v in value] if isinstance(value, tuple) else value

@@ -144,6 +144,7 @@ def private_folder(folder: Path) -> Path:
     link, but one that stays inside the project's state folders (``confined``), and a file.
     """
     folder = Path(folder)
+    confined(folder)  # a link out of the project's state folders: refused before mkdir follows it
     missing = []
     while not os.path.lexists(folder) and folder != folder.parent:
         missing.append(folder)
@@ -156,7 +157,7 @@ def private_folder(folder: Path) -> Path:
         except OSError as exc:
             raise PurlinError(system_refusal(exc, "cannot create it", created)) from None
     folder = missing[0] if missing else folder
-    confined(folder)  # a link out of the project's state folders: refused, named
+    confined(folder)  # and one planted meanwhile
     problem = _not_private(folder)
     if problem:
         raise PurlinError(f"refusing {folder}: it {problem}; remove it and run the command again")

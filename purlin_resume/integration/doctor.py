@@ -372,6 +372,10 @@ def _mcp(project: Project, plugin: tuple[str, str] | None) -> list[Finding]:
     where, entry = declared[0]
     command = [str(entry.get("command") or ""), *[str(a) for a in entry.get("args") or []]]
     shown = " ".join(command)
+    ours = installation.MCP_ENTRY
+    from_project = where == str(installation.mcp_path(installation.project_target(project)))
+    if from_project and {key: entry.get(key) for key in ours} != ours:
+        return [_mcp_not_started(shown, where)]
     problem = _mcp_problem(command, project.root) if command[0] else "no command given"
     if problem is None:
         return [Finding("mcp", OK, f"the MCP server ({shown}, declared by {where}) answers")]
@@ -388,6 +392,17 @@ def _mcp(project: Project, plugin: tuple[str, str] | None) -> list[Finding]:
             fix,
         )
     ]
+
+
+def _mcp_not_started(shown: str, where: str) -> Finding:
+    """A project's committed file names its own program for our server: not run from here."""
+    return Finding(
+        "mcp",
+        WARN,
+        f"the MCP server declared by {where} runs '{one_line(shown)}', not 'purlin-resume mcp':"
+        " not started (a repository's own file may name any program)",
+        "read that entry; 'purlin-resume install --mcp' writes the usual one",
+    )
 
 
 def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:

@@ -454,6 +454,17 @@ def test_usage_errors(repo, cli, args, message):
     assert not (repo / ".purlin").exists()
 
 
+def test_a_from_file_that_is_no_regular_file_is_named_as_such(repo, cli):
+    """A FIFO (read without waiting for a writer) and a loop of links exist: not "no such file"."""
+    os.mkfifo(repo / "fifo")
+    (repo / "loop.yaml").symlink_to(repo / "loop.yaml")
+    for name, why in [("fifo", "not a regular file"), ("loop.yaml", "a loop of symbolic links")]:
+        result = cli("save", "--from", name)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr == f"error: --from {name}: {why}\n"
+    assert not (repo / ".purlin").exists()
+
+
 @pytest.mark.parametrize("content", ["role: [unclosed", "- just\n- a list\n"])
 def test_unusable_from_file(repo, cli, tmp_path, content):
     bad = tmp_path / "bad.yaml"

@@ -82,6 +82,18 @@ def test_trust_is_bound_to_the_settings_as_written_and_can_be_revoked(repo, cli)
     assert config.load(Project(repo)).agent_command == "claude"
 
 
+def test_trust_names_the_settings_it_lets_apply(repo, cli):
+    """Trusting lets the project's program and loosened redaction apply: ``trust`` says which,
+    with their values as written, not only the status command."""
+    _write(repo, agent_command="planted-agent --flag", redact={"allow": [".*"]})
+    result = cli("trust")
+    assert result.exit_code == 0, result.stderr
+    assert "resume.agent_command = 'planted-agent --flag'" in result.stdout
+    assert "resume.redact.allow = ['.*']" in result.stdout
+    shown = json.loads(cli("trust", "--json").stdout)["settings"]
+    assert shown == {"resume.agent_command": "planted-agent --flag", "resume.redact.allow": [".*"]}
+
+
 def test_a_project_without_such_settings_keeps_its_earlier_trust(repo):
     """Trust recorded for the status command alone reads the same as before."""
     _write(repo, status_timeout=5)

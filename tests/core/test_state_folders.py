@@ -49,6 +49,15 @@ def test_a_cache_folder_that_is_a_link_is_refused(cli, repo, tmp_path):
     assert list(elsewhere.iterdir()) == []
 
 
+def test_a_state_folder_that_is_a_link_out_gets_no_folder_made_through_it(cli, repo, tmp_path):
+    """``.purlin`` itself a link out of the project: refused before ``cache`` is made there."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    (repo / ".purlin").symlink_to(elsewhere)
+    _one_line_refusal(_save(cli), repo / ".purlin" / "cache")
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_folder_of_ones_own_only_readable_by_others_is_made_private(cli, repo):
     cache = repo / ".purlin" / "cache"
     cache.mkdir(parents=True)

@@ -534,6 +534,22 @@ def test_doctor_reports_an_mcp_server_that_cannot_start_and_how_to_fix_it(
     assert missing["fix"].startswith("pipx install purlin-resume")
 
 
+def test_doctor_does_not_start_a_program_a_projects_mcp_json_names(repo, cli, tmp_path):
+    """A committed ``.mcp.json`` may name any program for our server: doctor starts only the
+    command ``install`` writes, and says why it left another one alone."""
+    ran = tmp_path / "ran"
+    answer = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {}})
+    script = f"touch {ran}; echo '{answer}'"
+    entry = {"command": "sh", "args": ["-c", script]}
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {installation.MCP_SERVER: entry}}))
+    (finding,) = _mcp_findings(cli)
+    assert not ran.exists()
+    assert finding["status"] == "warn", finding
+    assert "not started" in finding["message"]
+    assert "sh -c" in finding["message"]
+    assert "install --mcp" in finding["fix"]
+
+
 def test_doctor_reads_a_hook_log_with_a_hostile_last_line(repo, cli):
     log = repo / ".purlin" / "cache" / "hook.log"
     log.parent.mkdir(parents=True, exist_ok=True)
