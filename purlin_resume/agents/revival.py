@@ -32,7 +32,7 @@ from typing import Any
 
 from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.names import CLAUDE
-from purlin_resume.agents import injection, registry
+from purlin_resume.agents import handover, injection, registry
 from purlin_resume.agents.lineage import (
     ALIVE,
     DEAD,
@@ -197,11 +197,13 @@ def plan(
 def _dead_agent(
     project: Project, agent_query: str, server: tmux.Server
 ) -> tuple[RegisteredAgent, Liveness]:
-    """The registered agent ``agent_query`` names and its liveness, when it can be revived:
-    dead, without a live successor, and (an agent of another CLI) its session open in no
+    """The registered agent ``agent_query`` names (with the role it worked in: see
+    ``handover.role_of``) and its liveness, when it can be revived: dead, without a live successor, and (an agent of another CLI) its session open in no
     process."""
     agents = registry.load(project)
     agent = registry.resolve(agents, agent_query)
+    if not agent.role:  # started without a role, it took one by saving a checkpoint of it
+        agent = agent._replace(role=handover.role_of(project, agent.session_id, agents))
     state = liveness(agent, server)
     if state.state == ALIVE:
         raise Conflict(

@@ -100,6 +100,31 @@ def test_a_persona_without_a_persona_file_gets_the_role_persona(repo, tmux_serve
     assert planned["env"]["PURLIN_ROLE"] == "qa"
 
 
+def test_an_agent_that_took_its_role_by_saving_is_revived_in_it(repo, tmux_server, tmp_path, cli):
+    """Started without ``PURLIN_ROLE``, the agent saved a QA checkpoint: its successor is QA."""
+    configure(repo, tmux_server, tmp_path / "agent")
+    write_registry(repo, {"qa-2": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+    fields = [
+        "--in-progress",
+        "w",
+        "--next",
+        "n",
+        "--scenario-progress",
+        "1",
+        "--current-scenario",
+        "s",
+    ]
+    saved = cli("save", "--role", "qa", *fields, "--session", "qa-2")
+    assert saved.exit_code == 0, saved.output
+
+    result = cli("revive", "qa-2", "--dry-run", "--json")
+
+    assert result.exit_code == 0, result.stderr
+    planned = json.loads(result.stdout)
+    assert planned["injections"][0]["text"].startswith("Persona: you are the QA agent")
+    assert planned["env"]["PURLIN_ROLE"] == "qa"
+
+
 def test_dry_run_starts_nothing_and_writes_nothing(repo, tmux_server, tmp_path, cli):
     record = tmp_path / "agent"
     configure(repo, tmux_server, record)
