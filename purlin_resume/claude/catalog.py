@@ -18,16 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import layout, listing, records
-from purlin_resume.claude.layout import AgentFile, SessionFile
-from purlin_resume.claude.records import ReadStats
-from purlin_resume.claude.subagents import (
+from purlin_resume.claude.agent_tree import (
     INLINE,
     AgentRun,
     Subagent,
     attach_compaction_runs,
     link,
-    read_meta,
 )
+from purlin_resume.claude.layout import AgentFile, SessionFile
+from purlin_resume.claude.records import ReadStats
+from purlin_resume.claude.subagents import read_meta
 from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript, read
 from purlin_resume.core import redact, store
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from purlin_resume.claude.subagents import Subagent
+from purlin_resume.claude.agent_tree import Subagent
 from purlin_resume.claude.transcript import COMPACTION, Details, Transcript, Turn
 
 

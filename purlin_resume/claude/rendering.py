@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.claude import export
+from purlin_resume.claude.agent_tree import Subagent
 from purlin_resume.claude.export import Unredacted
-from purlin_resume.claude.subagents import Subagent
 from purlin_resume.claude.transcript import (
     COMMAND,
     COMPACTION,

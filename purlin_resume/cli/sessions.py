@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from purlin_resume.claude import layout
+from purlin_resume.claude.agent_tree import Subagent
 from purlin_resume.claude.catalog import Catalog
-from purlin_resume.claude.subagents import Subagent
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import print_json, print_text, redacted, user_cache
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption

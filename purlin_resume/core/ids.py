@@ -15,11 +15,11 @@ class Kind(NamedTuple):
     """A kind of id and the shape a valid one has."""
 
     name: str
-    pattern: re.Pattern[str]
+    pattern: str  # compiled on first use (``re`` keeps it): a hook checks one kind, not all
     shape: str  # what a valid one looks like, for the error message
 
     def valid(self, value: object) -> bool:
-        return isinstance(value, str) and self.pattern.fullmatch(value) is not None
+        return isinstance(value, str) and re.fullmatch(self.pattern, value) is not None
 
     def problem(self, value: object) -> str | None:
         """None when ``value`` is a valid id of this kind, else one line saying why not."""
@@ -31,7 +31,7 @@ class Kind(NamedTuple):
 
 # the ids Claude Code makes (a session's UUID, an agent's hex id, a tool call's ``toolu_…``):
 # no redaction rule finds a secret in one (a test holds them to it)
-CLIENT_MADE = re.compile(
+CLIENT_MADE = (
     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|a?[0-9a-f]{6,24}"
     r"|toolu_[A-Za-z0-9]{20,32}"
 )
@@ -41,7 +41,7 @@ def secret_in(value: str) -> str | None:
     """The kind of secret ``value`` holds by the redaction rules, or None. An id holding one is
     refused where it enters: it would name a file or a record in clear, and redacted it is no
     longer the id."""
-    if CLIENT_MADE.fullmatch(value):  # naming an agent loads no rules
+    if re.fullmatch(CLIENT_MADE, value):  # naming an agent loads no rules
         return None
     from purlin_resume.core import redact  # only for an id of another shape
 
@@ -51,19 +51,15 @@ def secret_in(value: str) -> str | None:
 
 _WORD = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 AGENT = Kind(  # GSD and Claude Code agent ids (a2898e3), tool use ids (toolu_…), successors
-    "agent id", re.compile(_WORD), "letters, digits, '.', '_' and '-', at most 128"
+    "agent id", _WORD, "letters, digits, '.', '_' and '-', at most 128"
 )
 SESSION = Kind(  # Claude Code session ids are UUIDs; tests and users name them freely
-    "session id", re.compile(_WORD), "letters, digits, '.', '_' and '-', at most 128"
+    "session id", _WORD, "letters, digits, '.', '_' and '-', at most 128"
 )
-RESURRECTION = Kind(
-    "resurrection id", re.compile(r"res-\d{4}-\d{2}-\d{2}-\d{3,}"), "res-YYYY-MM-DD-NNN"
-)
-BOOKMARK = Kind(
-    "bookmark id", re.compile(r"bmk-\d{4}-\d{2}-\d{2}-g?\d{3,}"), "bmk-YYYY-MM-DD-NNN, or -gNNN"
-)
+RESURRECTION = Kind("resurrection id", r"res-\d{4}-\d{2}-\d{2}-\d{3,}", "res-YYYY-MM-DD-NNN")
+BOOKMARK = Kind("bookmark id", r"bmk-\d{4}-\d{2}-\d{2}-g?\d{3,}", "bmk-YYYY-MM-DD-NNN, or -gNNN")
 BOOKMARK_NAME = Kind(
     "bookmark name",
-    re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}"),
+    r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}",
     "letters, digits, '.', '_' or '-', at most 80, starting with a letter or digit",
 )

@@ -11,7 +11,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from purlin_resume.agents import registry
 from purlin_resume.core import clock, gitrepo
 from purlin_resume.core.errors import PurlinError
 from purlin_resume.core.project import Project, project_files
@@ -24,6 +23,7 @@ from purlin_resume.history.agent_history import (
 )
 
 if TYPE_CHECKING:
+    from purlin_resume.agents.registry import RegisteredAgent
     from purlin_resume.core.config import Settings
 
 
@@ -242,7 +242,7 @@ def scan(
     project: Project,
     settings: Settings,
     now: datetime | None = None,
-    agents: dict[str, registry.RegisteredAgent] | None = None,
+    agents: dict[str, RegisteredAgent] | None = None,
 ) -> list[Detection]:
     """Mark as interrupted every running agent whose spawning session is over.
 
@@ -250,6 +250,8 @@ def scan(
     process is gone; when the registry cannot tell, an agent older than
     ``interrupt_after_minutes`` counts as interrupted.
     """
+    from purlin_resume.agents import registry  # here: the hooks of tool calls never scan
+
     moment = now or clock.now()
     agents = registry.load(project) if agents is None else agents
 
@@ -274,9 +276,7 @@ def scan(
     return history.update(project, change)
 
 
-def _cut_off(
-    project: Project, entry: HistoryEntry, agents: dict[str, registry.RegisteredAgent]
-) -> str:
+def _cut_off(project: Project, entry: HistoryEntry, agents: dict[str, RegisteredAgent]) -> str:
     """How a running agent of a session that is over ended: failed when its run ended with an
     API error, else interrupted. A spawn still keyed by its tool call gets the id of the agent
     it started (a foreground subagent cut off with its session never returned to say it), and

@@ -30,8 +30,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from purlin_resume.agents import registry
-from purlin_resume.checkpoints.roles import ROLES
 from purlin_resume.claude import records, subagents
 from purlin_resume.claude.hooks import AGENT_CLI_ENV, HookPayload
 from purlin_resume.claude.records import TOOL_USE_PREFIX
@@ -41,6 +39,8 @@ from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
 from purlin_resume.history import tracking
 
+# The session events (SessionStart, SessionEnd, PreCompact) import inside their handlers what only
+# they use (the registry, roles, checkpoints): the agent events run on every tool call.
 _PHASE_PLAN = re.compile(r"\b(\d{1,3}(?:\.\d+)?)-(\d{1,3})\b")
 NONE = "none"
 ASYNC_LAUNCHED = "async_launched"
@@ -426,7 +426,7 @@ def pre_compact(
     """Write the automatic checkpoint of this session from its transcript (Codex CLI's
     rollout, Gemini CLI's chat file when ``hook --cli`` names them)."""
     from purlin_resume.agentcli.names import GEMINI
-    from purlin_resume.agents import handover
+    from purlin_resume.agents import handover, registry
     from purlin_resume.checkpoints import autosave
     from purlin_resume.checkpoints import lifecycle as checkpoints
 
@@ -499,6 +499,7 @@ def session_role(project: Project, session: str | None, registered: str | None) 
     checkpoint (saved or automatic, live or consumed), else the default."""
     from purlin_resume.checkpoints import autosave
     from purlin_resume.checkpoints import lifecycle as checkpoints
+    from purlin_resume.checkpoints.roles import ROLES
 
     if registered in ROLES:
         return registered
@@ -516,8 +517,9 @@ def session_started(
     project: Project, payload: HookPayload, env: Mapping[str, str] = os.environ
 ) -> Outcome:
     """Register the session, mark orphaned agents interrupted, return the briefing if one is due."""
-    from purlin_resume.agents import handover
+    from purlin_resume.agents import handover, registry
     from purlin_resume.checkpoints import lifecycle as checkpoints
+    from purlin_resume.checkpoints.roles import ROLES
     from purlin_resume.core import config, processes
     from purlin_resume.integration import session_briefing
 
@@ -645,6 +647,10 @@ def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
 
 
 def session_ended(project: Project, payload: HookPayload) -> Outcome:
+    from purlin_resume.agents import (
+        registry,
+    )  # as the session events above: no agent event needs it
+
     if not payload.session_id:
         return Outcome("no session id")
     registry.record_end(project, payload.session_id)
