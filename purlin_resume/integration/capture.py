@@ -647,9 +647,7 @@ def _resurrection_started(session_id: str, env: Mapping[str, str]) -> list[str]:
 
 
 def session_ended(project: Project, payload: HookPayload) -> Outcome:
-    from purlin_resume.agents import (
-        registry,
-    )  # as the session events above: no agent event needs it
+    from purlin_resume.agents import registry  # a session event: see the module's imports
 
     if not payload.session_id:
         return Outcome("no session id")
