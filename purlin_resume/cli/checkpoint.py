@@ -159,7 +159,8 @@ def _show_saved(
     aside = where.relative(saved.kept_aside) if saved.kept_aside else None
     if as_json:
         extra: dict = {"gsd_handoff": handed} if handed is not None else {}
-        extra.update({"superseded": superseded} if superseded else {})
+        if superseded:
+            extra["superseded"] = superseded
         print_json(
             {
                 "path": where.relative(saved.path),
