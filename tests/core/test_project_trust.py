@@ -94,6 +94,15 @@ def test_trust_names_the_settings_it_lets_apply(repo, cli):
     assert shown == {"resume.agent_command": "planted-agent --flag", "resume.redact.allow": [".*"]}
 
 
+def test_trust_shows_a_setting_holding_a_secret_redacted(repo, cli):
+    """A value the repository wrote is shown as every output is: redacted."""
+    _write(repo, agent_command=f"planted-agent --token {SECRET}")
+    for shown in (cli("trust"), cli("trust", "--json")):
+        assert shown.exit_code == 0, shown.stderr
+        assert "planted-agent --token" in shown.stdout
+        assert SECRET not in shown.stdout
+
+
 def test_a_project_without_such_settings_keeps_its_earlier_trust(repo):
     """Trust recorded for the status command alone reads the same as before."""
     _write(repo, status_timeout=5)
