@@ -203,7 +203,10 @@ def check(path: Path, data: Any) -> dict[str, Any]:
         found = ids.AGENT.problem(entry["agent_id"])
         if found is None and entry.get("session_id") is not None:
             found = ids.SESSION.problem(entry["session_id"])
-        for other in entry.get("depends_on") or []:
+        depends_on = entry.get("depends_on") or []
+        if not isinstance(depends_on, list):
+            found = found or f"depends_on must be a list of agent ids, not {depends_on!r}"
+        for other in depends_on if isinstance(depends_on, list) else []:
             found = found or ids.AGENT.problem(other)
         if found:
             raise CorruptFile(path, f"entry {number}: {found}")

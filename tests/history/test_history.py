@@ -343,6 +343,14 @@ BROKEN = {
     "max_entries bool": '{"version": "1.2", "max_entries": true, "entries": []}',
     "max_entries float": '{"version": "1.2", "max_entries": 2.5, "entries": []}',
     "foreign version": '{"version": "2.0", "max_entries": 50, "entries": []}',
+    "depends_on a number": (
+        '{"version": "1.2", "max_entries": 50, "entries": '
+        '[{"agent_id": "a1", "status": "spawned", "depends_on": 5}]}'
+    ),
+    "depends_on one id": (
+        '{"version": "1.2", "max_entries": 50, "entries": '
+        '[{"agent_id": "a1", "status": "spawned", "depends_on": "agent_0"}]}'
+    ),
 }
 
 
@@ -424,6 +432,15 @@ def test_invalid_arguments_exit_2_and_change_nothing(repo, cli, args):
     result = cli(*args)
     assert result.exit_code == 2, (result.stdout, result.stderr)
     one_error_line(result)
+    assert snapshot(repo) == before
+
+
+def test_a_depends_on_that_is_no_list_is_named_as_such(repo, cli):
+    write_history(repo, [entry("a1") | {"depends_on": "agent_0"}])
+    before = snapshot(repo)
+    result = cli("history", "list")
+    assert result.exit_code == 1
+    assert "depends_on must be a list of agent ids, not 'agent_0'" in one_error_line(result)
     assert snapshot(repo) == before
 
 
