@@ -362,7 +362,7 @@ def from_fields(
     (the ``save`` option by default); a field of another role is an error.
     """
     _check_fields(role, values, spelled)
-    data = _field_values(role, values)
+    data = _field_values(role, values, spelled)
     if role == "builder":
         data["step"] = protocol_step(data["step"], values.get("step_note"))
     return Checkpoint(
@@ -395,18 +395,27 @@ def _check_fields(role: str, values: Mapping[str, Any], spelled: Callable[[Field
         )
 
 
-def _field_values(role: str, values: Mapping[str, Any]) -> dict[str, Any]:
+def _field_values(
+    role: str, values: Mapping[str, Any], spelled: Callable[[Field], str]
+) -> dict[str, Any]:
     """The role's fields given, each in its kind's form: lists as tuples of text, a text
-    given as a list joined by lines, anything else as text."""
+    given as a list joined by lines, anything else as text. A mapping, or a list inside a list
+    (what a ``--from`` file may hold), is refused: it has no text form."""
     data: dict[str, Any] = {}
     for f in fields_for(role):
         value = values.get(f.key)
         if value is None:
             continue
-        if f.kind in ("list", "numbered"):
-            data[f.key] = tuple(
-                str(v) for v in (value if isinstance(value, (list, tuple)) else [value])
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(v, (dict, list, tuple)) for v in items):
+            raise UsageError(
+                f"{spelled(f)} must be text or a list of texts, not a list "
+                "holding a mapping or list"
+                if isinstance(value, (list, tuple))
+                else f"{spelled(f)} must be text or a list of texts, not a mapping"
             )
+        if f.kind in ("list", "numbered"):
+            data[f.key] = tuple(str(v) for v in items)
         elif f.kind == "text" and isinstance(value, (list, tuple)):
             data[f.key] = "\n".join(str(v) for v in value)
         else:

@@ -369,6 +369,26 @@ def test_save_from_yaml_file_and_stdin(repo, cli, tmp_path):
     assert "**Role:** architect" in (repo / ".purlin/cache/checkpoints/s2.md").read_text()
 
 
+@pytest.mark.parametrize(
+    ("field", "why"),
+    [
+        ("next: {a: [1]}", "next (--next) must be text or a list of texts, not a mapping"),
+        ("in_progress: [1, [2]]", "not a list holding a mapping or list"),
+        ("notes: [{key: secret}]", "notes (--notes) must be text or a list of texts"),
+    ],
+)
+def test_a_from_file_with_a_mapping_or_nested_list_is_refused(repo, cli, tmp_path, field, why):
+    cli("save", *BUILDER_FIELDS)
+    before = (repo / PLAIN).read_text()
+    fields = tmp_path / "f.yaml"
+    fields.write_text(f"role: builder\nin_progress: t\nstep: 1\nnext: n\n{field}\n")
+    result = cli("save", "--from", str(fields))
+    assert result.exit_code == 2, result.stdout
+    assert why in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    assert (repo / PLAIN).read_text() == before
+
+
 def test_flags_override_fields_from_the_file(repo, cli, tmp_path):
     fields = tmp_path / "f.json"
     fields.write_text(
