@@ -89,12 +89,22 @@ def notes(checks: list[Check]) -> list[str]:
     ]
 
 
+def last_counted(transcript):
+    """The transcript's last turn that counts, in one forward pass: its turns may be read
+    again from their source on each pass (opencode's ``Turns``), which cannot be reversed."""
+    last = None
+    for turn in transcript.turns:
+        if turn.counts:
+            last = turn
+    return last
+
+
 def unread_results(transcript) -> int:
     """How many tool calls of the agent's last turn it never answered: their results never
     came, or came and the agent stopped before it read them (it ended mid-work). 0 when its
     last turn says something without calling a tool, as a finished agent's does."""
 
-    last = next((turn for turn in reversed(transcript.turns) if turn.counts), None)
+    last = last_counted(transcript)
     if last is None or last.role != "agent" or last.kind == INTERRUPTION:
         return 0
     return len(last.tool_calls)
@@ -103,7 +113,7 @@ def unread_results(transcript) -> int:
 def facts(transcript, subagent, document: dict[str, Any]) -> dict[str, Any]:
     """What the checks need to know about a conversation (cached with its context)."""
 
-    last = next((turn for turn in reversed(transcript.turns) if turn.counts), None)
+    last = last_counted(transcript)
     final = document.get("final_output") or ""
     stats = transcript.stats
     return {

@@ -168,3 +168,23 @@ def test_the_ids_resurrect_prints_are_whole_and_paste_into_the_next_commands(
         assert pasted.stdout.startswith(heading + shown), pasted.stdout[:200]
         done = cli("resurrect", "done", rid, "--outcome", "success", *claude)
         assert done.stdout == f"{rid}: success\n", done.stderr
+
+
+@pytest.mark.parametrize("session", [data.OPENCODE_SHELL, data.OPENCODE_PARENT])
+def test_an_opencode_session_is_resurrected_by_bookmark_and_by_id(cli, repo, tmp_path, session):
+    """opencode's turns are read again from its database on each pass, never held as a list:
+    the pre-flight checks find the last turn without reversing them."""
+    data.opencode_home()
+    claude = tmp_path / "claude-data"
+    write_config(repo, allowed_roots=["/tmp/purlin-field-record"])
+    by_id = _resurrect(cli, session, claude, "--task", "go on")
+    assert by_id.exit_code == 0, by_id.stderr
+    assert "git log --oneline" in by_id.stdout or "count the files" in by_id.stdout
+    marked = cli(
+        "bookmark", "add", "oc", "--session", session, "--description", "opencode",
+        "--claude-dir", str(claude),
+    )  # fmt: skip
+    assert marked.exit_code == 0, marked.stderr
+    by_name = cli("resurrect", "oc", "--yes", "--task", "go on", "--claude-dir", str(claude))
+    assert by_name.exit_code == 0, by_name.stderr
+    assert len(_log(claude)) == 2
