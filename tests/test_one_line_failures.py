@@ -8,11 +8,13 @@ import json
 import os
 import resource
 import signal
+import stat
 import subprocess
 import sys
 
 import pytest
 
+from tests.conftest import without_opening
 from tests.resurrection_data import session
 
 ENTRY = "from purlin_resume.cli.entry import main; main()"
@@ -265,3 +267,26 @@ def test_a_reader_that_stops_early_gets_no_error_line(repo):
     os.close(writing)
     assert done.stderr == ""
     assert (repo / ".planning" / "agent-history.json").is_file()
+
+
+@pytest.mark.parametrize(
+    ("state", "command"),
+    [
+        (".planning/agent-history.json", ["history", "list"]),
+        (".planning/agent-history.json", ["history", "spawn", "--agent-id", "a1", "--task", "t",
+                                          "--phase", "1", "--plan", "1"]),
+        (".purlin/agents.json", ["agents-status"]),
+        (".purlin/bookmarks.jsonl", ["bookmark", "list"]),
+    ],
+)  # fmt: skip
+def test_a_state_file_that_is_a_fifo_is_named_never_waited_on(repo, cli, state, command):
+    fifo = repo / state
+    fifo.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(fifo)
+    result = without_opening(fifo, lambda: cli(*command), seconds=10)
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    assert result.stderr == (
+        f"error: {fifo} is corrupt (not a regular file); it was left untouched: "
+        "fix or move it aside, then run the command again\n"
+    )
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)

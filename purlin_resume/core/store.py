@@ -294,15 +294,21 @@ def output_file(target: Path) -> Iterator[Callable[[bytes], None]]:
 
 
 def read_text(target: Path) -> str:
-    """The UTF-8 text of ``target``; NotFound when absent, CorruptFile when not text."""
+    """The UTF-8 text of ``target``; NotFound when absent, CorruptFile when not text or not a
+    regular file (a FIFO is refused, never waited on)."""
     target = Path(target)
     confined(target)
     try:
-        data = target.read_bytes()
+        with open_regular(target) as handle:
+            data = handle.read()
     except FileNotFoundError:
         raise NotFound(f"{target} does not exist") from None
-    except IsADirectoryError:
-        raise PurlinError(f"{target} is a folder, not a file") from None
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ELOOP):
+            raise
+        if exc.strerror == "a folder, not a file":
+            raise PurlinError(f"{target} is a folder, not a file") from None
+        raise CorruptFile(target, exc.strerror or "not a regular file") from None
     return decoded(target, data)
 
 
