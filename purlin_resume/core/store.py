@@ -303,11 +303,11 @@ def read_text(target: Path) -> str:
             data = handle.read()
     except FileNotFoundError:
         raise NotFound(f"{target} does not exist") from None
+    except IsADirectoryError:
+        raise PurlinError(f"{target} is a folder, not a file") from None
     except OSError as exc:
         if exc.errno not in (errno.EINVAL, errno.ELOOP):
             raise
-        if exc.strerror == "a folder, not a file":
-            raise PurlinError(f"{target} is a folder, not a file") from None
         raise CorruptFile(target, exc.strerror or "not a regular file") from None
     return decoded(target, data)
 
@@ -335,8 +335,9 @@ def open_regular(path: Path, buffering: int = -1) -> BinaryIO:
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        why = "a folder, not a file" if stat.S_ISDIR(mode) else "not a regular file"
-        raise OSError(errno.EINVAL, why, str(path))
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "a folder, not a file", str(path))
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
     return os.fdopen(fd, "rb", buffering=buffering)
 
 
