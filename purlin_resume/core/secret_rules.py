@@ -43,8 +43,8 @@ class Rule(NamedTuple):
     it. ``parts``: a pattern whose ``v`` groups are the secrets inside the matched block (each
     value of a manifest's ``data:``), when not the block itself. ``word_start``: the token may
     not follow a letter or digit. ``source`` names the public rule it follows. ``anchor``:
-    where in each prefix the scan stops, when not at its last rare character (see ``_AHEAD``
-    for what must follow a ``_`` or ``-``).
+    where in each prefix the scan stops, when not at its last rare character: an index, or
+    the first in the prefix of the characters given.
     """
 
     kind: str
@@ -58,7 +58,7 @@ class Rule(NamedTuple):
     word_start: bool = True
     pair_kind: str | None = None
     source: str = ""
-    anchor: int | None = None
+    anchor: int | str | None = None
 
 
 def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> Rule:
@@ -76,6 +76,9 @@ _END = r"(?![A-Za-z0-9])"
 _AWS_BETWEEN = r"[ \t\"'\\]{0,6}(?:(?:[,;|:=\t ]|\r?\n|\\[nrt])[ \t\"'\\]{0,6}){1,3}"
 _SPACED = r"[ \t]+\\{0,3}[\"']?"  # a value after a space, maybe quoted (escaped or not)
 _AWS_SECRET = rf"(?![0-9a-f]{{40}})(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=])"
+
+
+_PG_NAME = r"[A-Za-z0-9_*.$-]"  # a database's in .pgpass (a class first: the scan tests it at once)
 
 
 def _json_pair(value: str) -> str:
@@ -627,6 +630,7 @@ RULES: tuple[Rule, ...] = (
         context=_SECRET_KIND,
         within=4000,
         parts=r"[\w.-]+:[ \t]*(?P<v>[^\s\\](?:[^\r\n\\]*[^\s\\])?)",
+        anchor="dD",  # not at the colon: one stands before most values in JSON
         source="gitleaks kubernetes-secret-yaml",
     ),
     *(
@@ -639,14 +643,15 @@ RULES: tuple[Rule, ...] = (
             context=_SECRET_KIND,
             within=4000,
             parts=r'\\{0,3}"[\w.-]+\\{0,3}"[ \t]*:[ \t]*\\{0,3}"(?P<v>[^"\\]+)',
+            anchor="dD",
             source="gitleaks kubernetes-secret-yaml (in JSON)",
         )
         for key, value in (("data", rf"{_B64}*={{0,2}}"), ("stringData", r'[^"\\]*'))
     ),
     _keyword(  # ``machine HOST login USER password VALUE``
         "netrc-password",
-        "password",
-        r"[ \t]+",
+        ("password ", "password\t"),  # the scan stops at d, and looks at what follows first
+        r"[ \t]*",
         r"[^\s'\"\\]+",
         anchor=7,
         context=("machine",),
@@ -656,11 +661,11 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "pgpass-password",  # ``host:port:database:user:password``, one to a line
-        ":",
-        r"(?:\d{1,5}|\*):[A-Za-z0-9_*.$-]+:[A-Za-z0-9_*.@$-]+:"
+        ":",  # the one after the port: most colons are followed by none of its characters
+        rf"{_PG_NAME}{_PG_NAME}*:[A-Za-z0-9_*.@$-]+:"
         r"(?P<s>[^\s:'\"\\]{3,})(?=[ \t]*(?:\r?\n|\\+[rn]|$|\\*['\"]))",
         word_start=False,
-        before=r"(?:^|[\s'\"]|\\n)[A-Za-z0-9_.*-]+",
+        before=r"(?:^|[\s'\"]|\\n)[A-Za-z0-9_.*-]+:(?:\d{1,5}|\*)",
         validator=lambda secret: _literal(secret),
         source="PostgreSQL's .pgpass",
     ),
@@ -682,6 +687,7 @@ RULES: tuple[Rule, ...] = (
         r"[ \t]*\\{0,3}\"?",
         rf"{_B64}{{16,}}={{0,2}}",
         word_start=False,
+        anchor="d",
         source="kubeconfig client-key-data",
     ),
     _keyword(
@@ -743,12 +749,15 @@ ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``
     rf"[=>]?[ \t]{{0,4}}{_CONTINUATION}"
     rf"(?:(?P<scheme>Basic|Bearer|bearer|BEARER|Token|token|Bot)[ \t]+)?{_VALUE}"
 )
-FLAG = (
-    r"-(?<![^\s\"']-)"  # a flag: after a space or a quote, or first
-    rf"(?:-(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))(?:=|[ \t]+{_CONTINUATION})"
-    r"|(?P<short>[pwau])(?P<gap>[ \t]+)?(?=[^\s-]))"
-    rf"{_VALUE}"
+# a flag, after its first dash: the flag stands after a space or a quote, or first (looked at
+# once the character after the dash is one a flag has)
+_FLAG_LONG = (
+    rf"-(?<![^\s\"']--)(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))"
+    rf"(?:=|[ \t]+{_CONTINUATION})"
 )
+_FLAG_SHORT = r"(?P<short>[pwau])(?<![^\s\"']-.)(?P<gap>[ \t]+)?(?=[^\s-])"
+FLAG_FORMS = (_FLAG_LONG + _VALUE, _FLAG_SHORT + _VALUE)
+FLAG = rf"-(?:{_FLAG_LONG}|{_FLAG_SHORT}){_VALUE}"
 _LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b"
 # the commands a short flag gives a password to, by the flag (a space after it: the value
 # follows a space, else it is joined to the flag)
