@@ -121,6 +121,7 @@ RULES: tuple[Rule, ...] = (
         "aws-access-key",
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
         rf"[A-Z0-9]?[A-Z2-7]{{16}}{_END}(?=(?:{_AWS_BETWEEN}{_AWS_SECRET})?)",
+        anchor=0,
         pair_kind="aws-secret-key",  # after the id, or before it (``AWS_SECRET_BEFORE``)
         source="gitleaks aws-access-token; detect-secrets AWSKeyDetector",
     ),
@@ -145,6 +146,7 @@ RULES: tuple[Rule, ...] = (
         "google-api-key",
         "AIza",
         r"[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
+        anchor=0,
         source="gitleaks gcp-api-key",
     ),
     _token(
@@ -153,7 +155,7 @@ RULES: tuple[Rule, ...] = (
         r"[a-f0-9]{64}",
         "digitalocean-pat, digitalocean-access-token, digitalocean-refresh-token",
     ),
-    _token("alibaba-access-key", "LTAI", r"[a-zA-Z0-9]{20}", "alibaba-access-key-id"),
+    _token("alibaba-access-key", "LTAI", r"[a-zA-Z0-9]{20}", "alibaba-access-key-id", anchor=2),
     _keyword(
         "azure-storage-key",
         ("AccountKey=", "SharedAccessKey=", "accountkey="),
@@ -204,7 +206,7 @@ RULES: tuple[Rule, ...] = (
         "gitlab-token",
         "GR1348941",
         r"[A-Za-z0-9_-]{20}(?![A-Za-z0-9_-])",
-        anchor=1,
+        anchor=0,
         source="gitleaks gitlab-rrt",
     ),
     # chat
@@ -281,6 +283,7 @@ RULES: tuple[Rule, ...] = (
         "access_token$production$",
         r"[a-z0-9]{16}\$[a-f0-9]{32}",
         word_start=False,
+        anchor=6,  # at a character other rules stop at: one alternative fewer to pass over
         source="gitleaks (paypal) braintree access token",
     ),
     # AI providers
@@ -318,6 +321,7 @@ RULES: tuple[Rule, ...] = (
         "pypi-token",
         "pypi-AgE",
         r"[A-Za-z0-9_-]{50,}",
+        anchor=4,
         source="gitleaks pypi-upload-token; detect-secrets PypiTokenDetector",
     ),
     _token("rubygems-token", "rubygems_", r"[a-f0-9]{48}", "rubygems-api-token"),
@@ -351,11 +355,12 @@ RULES: tuple[Rule, ...] = (
         r"[A-Za-z0-9+/]{32,400}(?:_[A-Fa-f0-9]{8})?={0,2}",
         "grafana-service-account-token, grafana-cloud-api-token",
     ),
-    _token("grafana-token", "eyJrIjoi", r"[A-Za-z0-9]{70,400}={0,3}", "grafana-api-key"),
+    _token("grafana-token", "eyJrIjoi", r"[A-Za-z0-9]{70,400}={0,3}", "grafana-api-key", anchor=2),
     _r(
         "atlassian-token",
         ("ATATT3", "ATCTT3"),
         r"[A-Za-z0-9_=-]{50,}",
+        anchor=0,
         source="gitleaks atlassian-api-token",
     ),
     _token("pulumi-token", "pul-", r"[a-f0-9]{40}", "pulumi-api-token"),
@@ -497,7 +502,7 @@ RULES: tuple[Rule, ...] = (
         "/IncomingWebhook/",
         "",
         r"[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}",
-        anchor=1,
+        anchor=9,
         word_start=False,
         source="gitleaks microsoft-teams-webhook",
     ),
@@ -527,6 +532,7 @@ RULES: tuple[Rule, ...] = (
         "yandex-key",
         "AQVN",
         r"[A-Za-z0-9_-]{35,38}(?![A-Za-z0-9_-])",
+        anchor=0,
         source="gitleaks yandex-api-key",
     ),
     _r(
@@ -556,6 +562,7 @@ RULES: tuple[Rule, ...] = (
         "Q~",
         r"[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
         word_start=False,
+        anchor=1,
         before=r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}\d",
         source="gitleaks azure-ad-client-secret",
     ),
@@ -564,6 +571,7 @@ RULES: tuple[Rule, ...] = (
         ("eyJhdXRocyI6", "ewogICJhdXRocyI6"),
         rf"{_B64}{{16,}}={{0,2}}",
         word_start=False,
+        anchor="J",
         source="kubernetes .dockerconfigjson",
     ),
     # keys and tokens of any origin
@@ -573,6 +581,7 @@ RULES: tuple[Rule, ...] = (
         r"[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----)){0,16384}?"
         r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----",
         word_start=False,
+        anchor=4,
         source="gitleaks private-key; detect-secrets PrivateKeyDetector",
     ),
     _r(
@@ -582,6 +591,7 @@ RULES: tuple[Rule, ...] = (
         rf"(?:{_BREAK}[A-Za-z-]+: [^\r\n\\]*)*(?:{_BREAK})?{_BREAK}"
         rf"(?P<s>{_KEY_LINE}(?:{_BREAK}{_KEY_LINE})*)",
         word_start=False,
+        anchor=4,
         source="gitleaks private-key; detect-secrets PrivateKeyDetector",
     ),
     _r(
@@ -619,6 +629,7 @@ RULES: tuple[Rule, ...] = (
         ("Bearer", "BEARER"),
         r"[ \t]+",
         r"[A-Za-z0-9._~+/-]{16,}=*",
+        anchor=0,
         source="gitleaks (authorization header) bearer token",
     ),
     # configuration files and manifests
@@ -695,7 +706,7 @@ RULES: tuple[Rule, ...] = (
         "ClearTextPassword",
         r"\\{0,3}\"[ \t]+value=\\{0,3}\"",
         r"[^\"\\]+",
-        anchor=5,
+        anchor=9,
         validator=lambda secret: _literal(secret),
         source="gitleaks nuget-config-password",
     ),
