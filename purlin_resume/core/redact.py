@@ -36,6 +36,7 @@ from purlin_resume.core.secret_rules import (
     CLOSERS,
     ESCAPE,
     FLAG,
+    FLAG_FORMS,
     KEY_TAILS,
     PLACEHOLDER_VALUE,
     RULES,
@@ -63,74 +64,63 @@ _SHORT_BUDGET, _CHARACTER_COST = 20_000, 10
 _FIRST_BUDGET = 170_000
 
 
-def _reverse_trie(tails: set[str], depth: int = 0, skip: int = 0, limit: int = 99) -> str:
-    """A look-behind test, placed right after a one-character operator, that succeeds when the
-    text ``skip`` characters before the operator ends with one of ``tails`` (letters in any
-    case), looking at ``limit`` characters at most."""
-    if depth >= limit or any(len(tail) == depth for tail in tails):
+def _behind(ends: set[str], skip: int = 0, fold: bool = False) -> str:
+    """A look-behind test that succeeds when the text ``skip`` characters before the place ends
+    with one of ``ends`` (letters in any case when ``fold``): one look-behind per character
+    from the end (or per run of characters every one of ``ends`` has there), listing what may
+    stand there, each followed by the test of what may precede it. The engine passes over a
+    listed literal that differs without trying it; each look-behind it enters costs more."""
+    if "" in ends:
         return ""
-    after = "." * (depth + 1 + skip)
     groups: dict[str, set[str]] = defaultdict(set)
-    for tail in tails:
-        groups[tail[-(depth + 1)]].add(tail)
+    for end in ends:
+        groups[end[-1]].add(end[:-1])
+    after = "." * skip
     if len(groups) == 1:  # one path on: one look-behind for as far as it goes
-        end = depth + 1
-        while end < limit and all(len(tail) > end for tail in tails):
-            if len({tail[-(end + 1)] for tail in tails}) > 1:
-                break
-            end += 1
-        path = next(iter(tails))[-end : len(next(iter(tails))) - depth]
-        return f"(?<={''.join(map(_any_case, path))}{after})" + _reverse_trie(
-            tails, end, skip, limit
-        )
-    alternatives = [_reverse_trie(group, depth, skip, limit) for _, group in sorted(groups.items())]
-    # one class test first: most places fail it, and never try the alternatives
-    chars = "".join(
-        _any_case(char)[1:-1] if char.isalpha() else _any_case(char) for char in sorted(groups)
-    )
-    return f"(?<=[{chars}]{after})(?:" + "|".join(alternatives) + ")"
+        run = 1
+        while all(len(end) > run for end in ends) and len({end[-run - 1] for end in ends}) == 1:
+            run += 1
+        shared = next(iter(ends))[-run:]
+        inner = _behind({end[:-run] for end in ends}, run, fold)
+        return f"(?<={_literal(shared, fold)}{inner}{after})"
+    options = [
+        _literal(char, fold) + _behind(rest, 1, fold) for char, rest in sorted(groups.items())
+    ]
+    return f"(?<=(?:{'|'.join(options)}){after})"
+
+
+def _literal(text: str, fold: bool) -> str:
+    return "".join(_any_case(char) if fold else re.escape(char) for char in text)
 
 
 def _any_case(char: str) -> str:
     return f"[{char}{char.upper()}]" if char.isalpha() else re.escape(char)
 
 
-def _ends_before(heads: set[str], char: str) -> str:
-    """A look-behind test, placed right after the anchor ``char``, that succeeds when the text
-    before it ends with one of ``heads`` (as written): first the character right before the
-    anchor, in one class (most places fail it: no list is tried), then their last two or three
-    characters, then, when heads are longer, one look-behind per length. Each is a list of
-    literals the engine tells apart by their first character (the branches of a trie of nested
-    look-behinds are each tried in turn)."""
-    shortest = min(3, *map(len, heads))
-    ends = sorted({re.escape(head[-shortest:] + char) for head in heads})
-    last = "".join(sorted({re.escape(head[-1]) for head in heads}))
-    test = f"(?<={'|'.join(ends)})"
-    if len(ends) > 1:
-        test = f"(?<=[{last}].)" + test
-    if all(len(head) == shortest for head in heads):
-        return test
-    by_length: dict[int, list[str]] = defaultdict(list)
-    for head in sorted(heads):
-        by_length[len(head)].append(re.escape(head + char))
-    return test + "(?:" + "|".join(f"(?<={'|'.join(same)})" for same in by_length.values()) + ")"
+def _one_of(chars: Iterable[str]) -> str:
+    """A class of ``chars``, letters in any case."""
+    chars = set(chars)
+    chars |= {char.upper() for char in chars}
+    return "[" + "".join(map(re.escape, sorted(chars))) + "]"
 
 
 _GUARD_DEPTH = 5  # the scan checks a key's last five characters; ``_key_before`` all of it
 
 
 def _key_guard() -> str:
-    """The look-behind test, right after the operator, that a key may end before it (behind
-    any closer): its last ``_GUARD_DEPTH`` characters. Small, so it compiles fast."""
-    by_length: dict[int, list[str]] = defaultdict(list)
-    for closer in CLOSERS:
-        by_length[len(closer)].append(closer)
-    options = []
-    for length, closers in sorted(by_length.items()):
-        test = "|".join(re.escape(closer) for closer in closers)
-        before = f"(?<=(?:{test}).)" if length else ""
-        options.append(before + _reverse_trie(set(KEY_TAILS), skip=length, limit=_GUARD_DEPTH))
-    return "(?:" + "|".join(options) + ")"
+    """The look-behind test, right after the operator, that a key may end before it behind a
+    closer: up to as many characters as the longest closer has, each one of theirs (a few
+    strings more than ``CLOSERS``), then the key's last three characters, each of a class, then
+    its last ``_GUARD_DEPTH`` characters (``_key_before`` checks the key and closer exactly).
+    One look-behind per character from the operator back: at most places the first two fail."""
+    tails = {tail[-_GUARD_DEPTH:] for tail in KEY_TAILS}  # each of three characters or more
+    last = [_one_of({tail[-at] for tail in tails}) for at in (3, 2, 1)]
+    key = f"{last[2]}(?<={last[0]}{last[1]}.){_behind(tails, fold=True)}"
+    closer = _one_of("".join(CLOSERS))
+    test = ""
+    for _ in range(max(map(len, CLOSERS)) + 1):
+        test = f"(?<=(?:{key}|{closer}{test}).)" if test else f"(?<={key}.)"
+    return test
 
 
 def _key_before(text: str, op: int) -> bool:
@@ -150,15 +140,15 @@ def _key_before(text: str, op: int) -> bool:
 # the scanner
 
 
-# what follows the frequent characters some tokens stop at: every token stopping at _ goes on
-# with three letters or digits, then seven token characters or more; at -, ten or more
-_AHEAD = {"_": "(?=[A-Za-z0-9]{3}[A-Za-z0-9_-]{7})", "-": "(?=[A-Za-z0-9_-]{10})"}
 _COMMON = "d_-=:.$"  # of the characters alternatives start with, the most frequent in transcripts
 _RARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ_-:$=")
 
 
 def _anchor(prefix: str, rule: Rule) -> int:
-    """Where in ``prefix`` the scan stops: its last rare character (else its first)."""
+    """Where in ``prefix`` the scan stops: where ``rule.anchor`` says (an index, or the first of
+    the characters it gives), else at its last rare character (else its first)."""
+    if isinstance(rule.anchor, str):
+        return min(prefix.index(char) for char in rule.anchor if char in prefix)
     if rule.anchor is not None:
         return rule.anchor
     for index in range(len(prefix) - 1, -1, -1):
@@ -167,13 +157,13 @@ def _anchor(prefix: str, rule: Rule) -> int:
     return 0
 
 
-def _prefix_rest(prefixes: list[str], rule: Rule) -> str:
-    """The regex of what follows the anchor character of ``prefixes`` (of one length, the same
-    after their anchor), checking what precedes it."""
+def _prefix_checks(prefixes: list[str], rule: Rule) -> str:
+    """The regex, placed after ``prefixes`` (of one length, the same after their anchor), that
+    checks what precedes their anchor."""
     at = _anchor(prefixes[0], rule)
     whole = "|".join(re.escape(prefix) for prefix in prefixes)
     whole = f"(?:{whole})" if len(prefixes) > 1 else whole
-    parts = [re.escape(prefixes[0][at + 1 :])]
+    parts = []
     if at:
         parts.append(f"(?<={whole})")
     if rule.word_start:
@@ -231,30 +221,47 @@ def _flag(match: re.Match[str], before: str) -> tuple[str, bool] | None:
     return "password", flag in USER_PASSWORD_FLAGS
 
 
-def _branches() -> tuple[
-    dict[str, list[tuple[str, _Branch]]], dict[str, list[str]], dict[str, list[tuple[str, str]]]
-]:
+_Prefixed = dict[str, list[tuple[str, str, str]]]
+
+
+def _branches() -> tuple[dict[str, list[tuple[str, _Branch]]], dict[str, list[str]], _Prefixed]:
     """Per character a rule stops at, each alternative's own expression and branch; the
     alternatives that check what precedes the character themselves, and the prefixes' heads
-    (what precedes it) with the rest of their expression."""
+    (what precedes it), what follows it, and the rest of their expression."""
     by_first: dict[str, list[tuple[str, _Branch]]] = defaultdict(list)
     free: dict[str, list[str]] = defaultdict(list)
-    prefixed: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    prefixed: _Prefixed = defaultdict(list)
     assign = _Branch("assign", "assigned-secret", 0, None)
     for op in ":=":  # one source for both operators: compiled once
         by_first[op].append(("[:=]" + ASSIGNMENT, assign))
     by_first["-"].append((re.escape("-") + FLAG[1:], _Branch("flag", "assigned-secret", 0, None)))
-    free["-"].append(_no_groups(FLAG[1:]))
+    free["-"] += [_no_groups(form) for form in FLAG_FORMS]
     for rule in RULES:
         for prefixes in _prefix_groups(rule):
             at = _anchor(prefixes[0], rule)
-            rest = _prefix_rest(prefixes, rule) + rule.body
-            first = prefixes[0][at]
+            first, after = prefixes[0][at], prefixes[0][at + 1 :]
+            rest = _prefix_checks(prefixes, rule) + rule.body
             branch = _Branch("rule", rule.kind, at, rule, tuple(prefixes))
-            by_first[first].append((re.escape(first) + rest, branch))
+            by_first[first].append((re.escape(first + after) + rest, branch))
             for prefix in prefixes:
-                prefixed[prefix[at]].append((prefix[:at], _no_groups(rest)))
+                prefixed[first].append((prefix[:at], after, _no_groups(rest)))
     return by_first, free, prefixed
+
+
+def _forward(options: list[tuple[str, str]]) -> list[str]:
+    """The branches of one expression for ``(literal, rest)`` pairs: a trie of the literals,
+    each followed by its rests (the engine passes over a branch whose first character differs
+    without trying it: a list of literals sharing their first characters costs as much as
+    one)."""
+    rests = [rest for literal, rest in options if not literal]
+    groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for literal, rest in options:
+        if literal:
+            groups[literal[0]].append((literal[1:], rest))
+    branches = list(dict.fromkeys(rests))
+    for char, group in sorted(groups.items()):
+        branches.append(re.escape(char) + "(?:" + "|".join(_forward(group)) + ")")
+    return branches
 
 
 def _checks(branches: list[tuple[str, _Branch]]) -> list[_Branch]:
@@ -322,7 +329,7 @@ class Scanner:
     ):
         self._by_first: dict[str, list[tuple[str, _Branch]]] | None = None
         self._free: dict[str, list[str]] = {}
-        self._prefixed: dict[str, list[tuple[str, str]]] = {}
+        self._prefixed: _Prefixed = {}
         self._pattern: re.Pattern[str] | None = None
         self._starts: re.Pattern[str] | None = None  # the characters alternatives start with
         self._checks: dict[str, list[_Branch]] = {}  # per character, ``may_start`` of each
@@ -392,17 +399,16 @@ class Scanner:
         for char in sorted(chars, key=lambda c: (_COMMON.find(c) % 99, c)):
             options = [assigned] if char in ":=" else []
             options += free[char]
-            # prefixes that start at the character, then those a look-behind of what precedes
-            # it rules out at most places, all behind one look-ahead at what follows
-            tokens = []
-            for headed in (False, True):
-                pairs = [(head, rest) for head, rest in prefixed[char] if bool(head) == headed]
-                if pairs:
-                    rests = "|".join(dict.fromkeys(rest for _, rest in pairs))
-                    before = _ends_before({h for h, _ in pairs}, char) if headed else ""
-                    tokens.append(f"{before}(?:{rests})")
-            if tokens:
-                options.append(_AHEAD.get(char, "") + f"(?:{'|'.join(tokens)})")
+            # prefixes that start at the character or go on after it (what follows is looked
+            # at first), then those a look-behind of what precedes it rules out at most places
+            entries = prefixed[char]
+            ahead = [(after, rest) for head, after, rest in entries if after or not head]
+            closed = [(head, rest) for head, after, rest in entries if head and not after]
+            options += _forward(ahead)
+            if closed:
+                rests = "|".join(dict.fromkeys(rest for _, rest in closed))
+                before = _behind({head for head, _ in closed}, 1)
+                options.append(f"{before}(?:{rests})")
             alternatives.append(f"{re.escape(char)}(?:{'|'.join(options)})")
         return "|".join(alternatives)
 

@@ -43,8 +43,8 @@ class Rule(NamedTuple):
     it. ``parts``: a pattern whose ``v`` groups are the secrets inside the matched block (each
     value of a manifest's ``data:``), when not the block itself. ``word_start``: the token may
     not follow a letter or digit. ``source`` names the public rule it follows. ``anchor``:
-    where in each prefix the scan stops, when not at its last rare character (see ``_AHEAD``
-    for what must follow a ``_`` or ``-``).
+    where in each prefix the scan stops, when not at its last rare character: an index, or
+    the first in the prefix of the characters given.
     """
 
     kind: str
@@ -58,7 +58,7 @@ class Rule(NamedTuple):
     word_start: bool = True
     pair_kind: str | None = None
     source: str = ""
-    anchor: int | None = None
+    anchor: int | str | None = None
 
 
 def _r(kind: str, prefixes: Iterable[str] | str, body: str, **options: Any) -> Rule:
@@ -76,6 +76,9 @@ _END = r"(?![A-Za-z0-9])"
 _AWS_BETWEEN = r"[ \t\"'\\]{0,6}(?:(?:[,;|:=\t ]|\r?\n|\\[nrt])[ \t\"'\\]{0,6}){1,3}"
 _SPACED = r"[ \t]+\\{0,3}[\"']?"  # a value after a space, maybe quoted (escaped or not)
 _AWS_SECRET = rf"(?![0-9a-f]{{40}})(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=])"
+
+
+_PG_NAME = r"[A-Za-z0-9_*.$-]"  # a database's in .pgpass (a class first: the scan tests it at once)
 
 
 def _json_pair(value: str) -> str:
@@ -118,6 +121,7 @@ RULES: tuple[Rule, ...] = (
         "aws-access-key",
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
         rf"[A-Z0-9]?[A-Z2-7]{{16}}{_END}(?=(?:{_AWS_BETWEEN}{_AWS_SECRET})?)",
+        anchor=0,
         pair_kind="aws-secret-key",  # after the id, or before it (``AWS_SECRET_BEFORE``)
         source="gitleaks aws-access-token; detect-secrets AWSKeyDetector",
     ),
@@ -142,6 +146,7 @@ RULES: tuple[Rule, ...] = (
         "google-api-key",
         "AIza",
         r"[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
+        anchor=0,
         source="gitleaks gcp-api-key",
     ),
     _token(
@@ -150,7 +155,7 @@ RULES: tuple[Rule, ...] = (
         r"[a-f0-9]{64}",
         "digitalocean-pat, digitalocean-access-token, digitalocean-refresh-token",
     ),
-    _token("alibaba-access-key", "LTAI", r"[a-zA-Z0-9]{20}", "alibaba-access-key-id"),
+    _token("alibaba-access-key", "LTAI", r"[a-zA-Z0-9]{20}", "alibaba-access-key-id", anchor=2),
     _keyword(
         "azure-storage-key",
         ("AccountKey=", "SharedAccessKey=", "accountkey="),
@@ -201,7 +206,7 @@ RULES: tuple[Rule, ...] = (
         "gitlab-token",
         "GR1348941",
         r"[A-Za-z0-9_-]{20}(?![A-Za-z0-9_-])",
-        anchor=1,
+        anchor=0,
         source="gitleaks gitlab-rrt",
     ),
     # chat
@@ -278,6 +283,7 @@ RULES: tuple[Rule, ...] = (
         "access_token$production$",
         r"[a-z0-9]{16}\$[a-f0-9]{32}",
         word_start=False,
+        anchor=6,  # at a character other rules stop at: one alternative fewer to pass over
         source="gitleaks (paypal) braintree access token",
     ),
     # AI providers
@@ -315,6 +321,7 @@ RULES: tuple[Rule, ...] = (
         "pypi-token",
         "pypi-AgE",
         r"[A-Za-z0-9_-]{50,}",
+        anchor=4,
         source="gitleaks pypi-upload-token; detect-secrets PypiTokenDetector",
     ),
     _token("rubygems-token", "rubygems_", r"[a-f0-9]{48}", "rubygems-api-token"),
@@ -348,11 +355,12 @@ RULES: tuple[Rule, ...] = (
         r"[A-Za-z0-9+/]{32,400}(?:_[A-Fa-f0-9]{8})?={0,2}",
         "grafana-service-account-token, grafana-cloud-api-token",
     ),
-    _token("grafana-token", "eyJrIjoi", r"[A-Za-z0-9]{70,400}={0,3}", "grafana-api-key"),
+    _token("grafana-token", "eyJrIjoi", r"[A-Za-z0-9]{70,400}={0,3}", "grafana-api-key", anchor=2),
     _r(
         "atlassian-token",
         ("ATATT3", "ATCTT3"),
         r"[A-Za-z0-9_=-]{50,}",
+        anchor=0,
         source="gitleaks atlassian-api-token",
     ),
     _token("pulumi-token", "pul-", r"[a-f0-9]{40}", "pulumi-api-token"),
@@ -494,7 +502,7 @@ RULES: tuple[Rule, ...] = (
         "/IncomingWebhook/",
         "",
         r"[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}",
-        anchor=1,
+        anchor=9,
         word_start=False,
         source="gitleaks microsoft-teams-webhook",
     ),
@@ -524,6 +532,7 @@ RULES: tuple[Rule, ...] = (
         "yandex-key",
         "AQVN",
         r"[A-Za-z0-9_-]{35,38}(?![A-Za-z0-9_-])",
+        anchor=0,
         source="gitleaks yandex-api-key",
     ),
     _r(
@@ -553,6 +562,7 @@ RULES: tuple[Rule, ...] = (
         "Q~",
         r"[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
         word_start=False,
+        anchor=1,
         before=r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}\d",
         source="gitleaks azure-ad-client-secret",
     ),
@@ -561,6 +571,7 @@ RULES: tuple[Rule, ...] = (
         ("eyJhdXRocyI6", "ewogICJhdXRocyI6"),
         rf"{_B64}{{16,}}={{0,2}}",
         word_start=False,
+        anchor="J",
         source="kubernetes .dockerconfigjson",
     ),
     # keys and tokens of any origin
@@ -570,6 +581,7 @@ RULES: tuple[Rule, ...] = (
         r"[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----)){0,16384}?"
         r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----",
         word_start=False,
+        anchor=4,
         source="gitleaks private-key; detect-secrets PrivateKeyDetector",
     ),
     _r(
@@ -579,6 +591,7 @@ RULES: tuple[Rule, ...] = (
         rf"(?:{_BREAK}[A-Za-z-]+: [^\r\n\\]*)*(?:{_BREAK})?{_BREAK}"
         rf"(?P<s>{_KEY_LINE}(?:{_BREAK}{_KEY_LINE})*)",
         word_start=False,
+        anchor=4,
         source="gitleaks private-key; detect-secrets PrivateKeyDetector",
     ),
     _r(
@@ -616,6 +629,7 @@ RULES: tuple[Rule, ...] = (
         ("Bearer", "BEARER"),
         r"[ \t]+",
         r"[A-Za-z0-9._~+/-]{16,}=*",
+        anchor=0,
         source="gitleaks (authorization header) bearer token",
     ),
     # configuration files and manifests
@@ -627,6 +641,7 @@ RULES: tuple[Rule, ...] = (
         context=_SECRET_KIND,
         within=4000,
         parts=r"[\w.-]+:[ \t]*(?P<v>[^\s\\](?:[^\r\n\\]*[^\s\\])?)",
+        anchor="dD",  # not at the colon: one stands before most values in JSON
         source="gitleaks kubernetes-secret-yaml",
     ),
     *(
@@ -639,14 +654,15 @@ RULES: tuple[Rule, ...] = (
             context=_SECRET_KIND,
             within=4000,
             parts=r'\\{0,3}"[\w.-]+\\{0,3}"[ \t]*:[ \t]*\\{0,3}"(?P<v>[^"\\]+)',
+            anchor="dD",
             source="gitleaks kubernetes-secret-yaml (in JSON)",
         )
         for key, value in (("data", rf"{_B64}*={{0,2}}"), ("stringData", r'[^"\\]*'))
     ),
     _keyword(  # ``machine HOST login USER password VALUE``
         "netrc-password",
-        "password",
-        r"[ \t]+",
+        ("password ", "password\t"),  # the scan stops at d, and looks at what follows first
+        r"[ \t]*",
         r"[^\s'\"\\]+",
         anchor=7,
         context=("machine",),
@@ -656,11 +672,11 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "pgpass-password",  # ``host:port:database:user:password``, one to a line
-        ":",
-        r"(?:\d{1,5}|\*):[A-Za-z0-9_*.$-]+:[A-Za-z0-9_*.@$-]+:"
+        ":",  # the one after the port: most colons are followed by none of its characters
+        rf"{_PG_NAME}{_PG_NAME}*:[A-Za-z0-9_*.@$-]+:"
         r"(?P<s>[^\s:'\"\\]{3,})(?=[ \t]*(?:\r?\n|\\+[rn]|$|\\*['\"]))",
         word_start=False,
-        before=r"(?:^|[\s'\"]|\\n)[A-Za-z0-9_.*-]+",
+        before=r"(?:^|[\s'\"]|\\n)[A-Za-z0-9_.*-]+:(?:\d{1,5}|\*)",
         validator=lambda secret: _literal(secret),
         source="PostgreSQL's .pgpass",
     ),
@@ -682,6 +698,7 @@ RULES: tuple[Rule, ...] = (
         r"[ \t]*\\{0,3}\"?",
         rf"{_B64}{{16,}}={{0,2}}",
         word_start=False,
+        anchor="d",
         source="kubeconfig client-key-data",
     ),
     _keyword(
@@ -689,7 +706,7 @@ RULES: tuple[Rule, ...] = (
         "ClearTextPassword",
         r"\\{0,3}\"[ \t]+value=\\{0,3}\"",
         r"[^\"\\]+",
-        anchor=5,
+        anchor=9,
         validator=lambda secret: _literal(secret),
         source="gitleaks nuget-config-password",
     ),
@@ -743,12 +760,15 @@ ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``
     rf"[=>]?[ \t]{{0,4}}{_CONTINUATION}"
     rf"(?:(?P<scheme>Basic|Bearer|bearer|BEARER|Token|token|Bot)[ \t]+)?{_VALUE}"
 )
-FLAG = (
-    r"-(?<![^\s\"']-)"  # a flag: after a space or a quote, or first
-    rf"(?:-(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))(?:=|[ \t]+{_CONTINUATION})"
-    r"|(?P<short>[pwau])(?P<gap>[ \t]+)?(?=[^\s-]))"
-    rf"{_VALUE}"
+# a flag, after its first dash: the flag stands after a space or a quote, or first (looked at
+# once the character after the dash is one a flag has)
+_FLAG_LONG = (
+    rf"-(?<![^\s\"']--)(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))"
+    rf"(?:=|[ \t]+{_CONTINUATION})"
 )
+_FLAG_SHORT = r"(?P<short>[pwau])(?<![^\s\"']-.)(?P<gap>[ \t]+)?(?=[^\s-])"
+FLAG_FORMS = (_FLAG_LONG + _VALUE, _FLAG_SHORT + _VALUE)
+FLAG = rf"-(?:{_FLAG_LONG}|{_FLAG_SHORT}){_VALUE}"
 _LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b"
 # the commands a short flag gives a password to, by the flag (a space after it: the value
 # follows a space, else it is joined to the flag)

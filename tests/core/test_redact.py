@@ -470,3 +470,38 @@ def test_a_configured_pattern_whose_secret_group_is_empty_or_left_out():
     assert done.text.startswith("TICKET= there, TICKET=[REDACTED:ticket:")
     assert "abc1" not in done.text
     assert "ACME-123456" not in done.text
+
+
+_PGPASS = "db.internal:5432:app:deploy:Pg9xQ2vLm7"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _PGPASS,  # the very start of the text
+        f"*:*:*:*:{_PGPASS[-10:]}",
+        f"cat ~/.pgpass\n{_PGPASS}\n",
+        f'{{"output": "localhost:5432:*:me:x\\n{_PGPASS}\\n"}}',  # after an escaped line break
+        f"'{_PGPASS}'",
+        f"{_PGPASS}\\r\\nnext",
+        "h:1:db:u:Pg9xQ2vLm7",  # a one-digit port
+    ],
+)
+def test_a_pgpass_line_is_redacted_wherever_it_starts(text):
+    for scanner in (redact.Scanner(), _compiled()):  # from the characters, and compiled
+        found = [f for f in scanner.find(text) if f.kind == "pgpass-password"]
+        assert [f.secret for f in found][-1:] == ["Pg9xQ2vLm7"], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["host:123456:db:user:secretvalue", "a:b:c:d:secretvalue"],
+)
+def test_a_colon_list_that_is_no_pgpass_line_is_left_alone(text):
+    assert not [f for f in _compiled().find(text) if f.kind == "pgpass-password"]
+
+
+def _compiled() -> redact.Scanner:
+    scanner = redact.Scanner()
+    scanner.pattern  # noqa: B018 (compiled first: every text is looked at by the expression)
+    return scanner
