@@ -1,6 +1,6 @@
 """Redaction speed on real transcripts.
 
-    .venv/bin/python benchmarks/redaction.py [--runs 5] [--against REF]
+    .venv/bin/python benchmarks/redaction.py [--runs 5] [--against REF [--instructions]]
 
 Prints, as medians of ``--runs`` runs (CPU time of this process, so other load on the machine
 counts less):
@@ -166,9 +166,12 @@ from purlin_resume.core import redact
 texts, strings = json.loads(open(sys.argv[2]).read())
 distinct = list(dict.fromkeys(strings))
 redact.redact("PASSWORD=hunter2xyz " * 10_000)  # the whole expression compiled first
+works = (lambda: redact.redact_data(strings), lambda: [redact.redact(t) for t in texts],
+         lambda: [redact.redact(s) for s in distinct])
+if len(sys.argv) > 3:  # one measure only ("-1": none), for a count of instructions
+    works = works[int(sys.argv[3]):][:1] if int(sys.argv[3]) >= 0 else ()
 times = []
-for work in (lambda: redact.redact_data(strings), lambda: [redact.redact(t) for t in texts],
-             lambda: [redact.redact(s) for s in distinct]):
+for work in works:
     started = time.process_time()
     work()
     times.append(time.process_time() - started)
@@ -178,8 +181,34 @@ MEASURES = ("text values of whole transcripts", "each raw file as one string",
             "each distinct text value once")  # fmt: skip
 
 
-def against(ref: str, runs: int, texts: list[str], strings: list[str]) -> None:
-    """This tree's redaction throughput over ``ref``'s, on the same text, in turn."""
+def instructions(root: Path, data: Path, measure: int) -> int:
+    """Instructions valgrind's callgrind counts in a fresh process running ``measure`` (-1:
+    none, the same process up to it: text read, expression compiled)."""
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                          sys.executable, "-c", THROUGHPUT, str(root), str(data), str(measure)],
+                         capture_output=True, text=True, check=True).stderr  # fmt: skip
+    return int(re.findall(r"Collected : (\d+)", out)[-1])
+
+
+def counted(ref: str, roots: dict[str, Path], data: Path) -> None:
+    """Each measure's instructions, this tree's and ``ref``'s, less those of the same process
+    without it: unlike CPU time, the same on a busy machine and an idle one."""
+    print(f"this tree against {ref}: instructions (valgrind's callgrind; one process each)")
+    base = {name: instructions(root, data, -1) for name, root in roots.items()}
+    for number, name in enumerate(MEASURES):
+        mine, theirs = (
+            instructions(root, data, number) - base[tree] for tree, root in roots.items()
+        )
+        ratio = theirs / mine
+        print(
+            f"  {name:<36} {ratio:.2f}x of {ref}'s throughput  ({mine / 1e6:,.0f} M against "
+            f"{theirs / 1e6:,.0f} M; >= 0.8x: {'met' if ratio >= 0.8 else 'missed'})"
+        )
+
+
+def against(ref: str, runs: int, texts: list[str], strings: list[str], count: bool) -> None:
+    """This tree's redaction throughput over ``ref``'s, on the same text, in turn (``count``:
+    by instructions instead of CPU time)."""
     here = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as folder:
         other = Path(folder) / "ref"
@@ -190,6 +219,9 @@ def against(ref: str, runs: int, texts: list[str], strings: list[str]) -> None:
             tar.extractall(other, filter="data")
         data = Path(folder) / "text.json"
         data.write_text(json.dumps([texts, strings]))
+        if count:
+            counted(ref, {"here": here, ref: other}, data)
+            return
         times: dict[str, list[list[float]]] = {"here": [], ref: []}
         for _ in range(runs):
             for name, root in (("here", here), (ref, other)):
@@ -213,6 +245,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--against", metavar="REF", help="compare with another commit's code")
+    parser.add_argument(
+        "--instructions", action="store_true", help="with --against: count instructions (valgrind)"
+    )
     args = parser.parse_args()
     files = sorted(FIXTURES.rglob("*.jsonl"))
     if not files:
@@ -221,7 +256,7 @@ def main() -> None:
     records = [json.loads(line) for text in texts for line in text.splitlines() if line.strip()]
     strings = [value for record in records for value in values(record)]
     if args.against:
-        against(args.against, args.runs, texts, strings)
+        against(args.against, args.runs, texts, strings, args.instructions)
         return
     value_mb = sum(len(s.encode()) for s in strings) / 1e6
     raw_mb = sum(len(t.encode()) for t in texts) / 1e6
