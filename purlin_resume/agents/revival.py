@@ -198,8 +198,8 @@ def _dead_agent(
     project: Project, agent_query: str, server: tmux.Server
 ) -> tuple[RegisteredAgent, Liveness]:
     """The registered agent ``agent_query`` names (with the role it worked in: see
-    ``handover.role_of``) and its liveness, when it can be revived: dead, without a live successor, and (an agent of another CLI) its session open in no
-    process."""
+    ``handover.role_of``) and its liveness, when it can be revived: dead, without a live
+    successor, and (an agent of another CLI) its session open in no process."""
     agents = registry.load(project)
     agent = registry.resolve(agents, agent_query)
     if not agent.role:  # started without a role, it took one by saving a checkpoint of it

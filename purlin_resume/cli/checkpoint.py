@@ -290,14 +290,13 @@ def _may_run_status(where, settings, stdin_used: bool) -> bool:
 
 def _file_text(option: str, source: str) -> str:
     """The text of the file an option names (a usage error when it is not a file)."""
-    path = Path(source)
-    if path.is_dir():
-        raise UsageError(f"{option} {source}: is a folder; give a file")
     try:
-        with store.open_regular(path) as handle:  # a FIFO is refused, not waited on
+        with store.open_regular(Path(source)) as handle:  # a FIFO is refused, not waited on
             return handle.read().decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"{option} {source}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{option} {source}: is a folder; give a file") from None
     except OSError as exc:
         raise UsageError(f"{option} {source}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as bad:
