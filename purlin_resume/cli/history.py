@@ -262,10 +262,7 @@ def list_command(
     if not chosen:
         print_text(f"no matching entries in {doc.path}")
         return
-    rows = [
-        (e.agent_id, e.status, e.timestamp or "-", e.data.get("task_description") or "")
-        for e in chosen
-    ]
+    rows = [(e.agent_id, e.status, e.timestamp or "-", e.task) for e in chosen]
     width = max(len(r[0]) for r in rows)
     print_text("\n".join(f"{a:<{width}}  {s:<11}  {t:<20}  {d}" for a, s, t, d in rows))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -23,11 +24,22 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
+        finalize=shown,
     )
     # every value printed inside a command a reader may run goes through ``|shell``
     env.filters["shell"] = lambda value: shlex.quote(str(value))
     env.filters["count"] = counted
     return env
+
+
+def shown(value: Any) -> Any:
+    """A value read from a document as a reader should see it: a list as its items joined with
+    ``; ``, an object as JSON, anything else as it is (never Python's own rendering)."""
+    if isinstance(value, (list, tuple)):
+        return "; ".join(str(shown(item)) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return value
 
 
 def counted(count: int, one: str, many: str | None = None) -> str:

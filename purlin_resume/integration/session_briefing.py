@@ -262,7 +262,7 @@ def _subagents(project: Project) -> str | None:
 
 
 def _described(entry: history.HistoryEntry) -> str:
-    task = " ".join(str(entry.data.get("task_description") or "").split())
+    task = " ".join(entry.task.split())
     task = redact.redact(task).text[:120]  # redacted whole: a cut secret is no longer found
     spawned = f", spawned {entry.timestamp}" if entry.timestamp else ""
     return f"`{entry.agent_id}` {task or '(no task recorded)'}{spawned}"

@@ -223,10 +223,10 @@ def subagents(scope: Scope) -> dict[str, Any]:
         checks = dict(zip([e.agent_id for e in waiting], pool.map(check, waiting), strict=True))
     groups: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for entry in latest:
-        item = {
+        item: dict[str, Any] = {
             "agent_id": entry.agent_id,
             "status": entry.status,
-            "task": entry.data.get("task_description"),
+            "task": entry.task or None,
             "timestamp": entry.timestamp,
             "files_modified": entry.files_modified,
         }

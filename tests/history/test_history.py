@@ -444,6 +444,19 @@ def test_a_depends_on_that_is_no_list_is_named_as_such(repo, cli):
     assert snapshot(repo) == before
 
 
+def test_a_task_given_as_a_list_or_a_phase_as_an_object_reads_as_text(repo, cli):
+    loose = {"task_description": ["step one", "step two"], "phase": {"n": 2, "name": "auth"}}
+    write_history(repo, [entry("a1") | loose | {"status": "interrupted"}])
+    listed = cli("history", "list")
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stdout.split("  ")[-1].strip() == "step one; step two"
+    briefed = cli("resume-task", "a1")
+    assert briefed.exit_code == 0, briefed.stderr
+    assert "\nstep one; step two\n" in briefed.stdout
+    assert '- Phase {"n": 2, "name": "auth"}, plan' in briefed.stdout
+    assert "['" not in listed.stdout + briefed.stdout
+
+
 def test_history_module_reports_corrupt_files_by_path(tmp_path):
     with pytest.raises(CorruptFile) as caught:
         history.check(tmp_path / "h.json", {"entries": [{"agent_id": "a", "status": "bogus"}]})
