@@ -290,3 +290,23 @@ def test_a_state_file_that_is_a_fifo_is_named_never_waited_on(repo, cli, state, 
         "fix or move it aside, then run the command again\n"
     )
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+@pytest.mark.parametrize("where", ["bare", ".git"])
+@pytest.mark.parametrize(
+    "args",
+    [["install"], ["save", "--role", "qa", "--in-progress", "x"], ["history", "init"]],
+)
+def test_a_git_folder_as_project_is_refused_and_left_as_it_was(cli, tmp_path, where, args):
+    """A bare repository or a work tree's ``.git`` holds no working files: nothing is written
+    into git's own folder."""
+    work = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    if where == "bare":
+        subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "bare")], check=True)
+    folder = tmp_path / "bare" if where == "bare" else work / ".git"
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    result = cli(*args, "--project", str(folder))
+    _one_line(result, 2)
+    assert "a git repository's own folder" in result.stderr
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before

@@ -105,6 +105,13 @@ def toplevel(path: Path) -> Path | None:
     return Path(found).resolve() if status == 0 and found else None
 
 
+def is_git_dir(path: Path) -> bool:
+    """Is ``path`` a repository's own folder (a bare repository, a ``.git`` folder) or inside
+    one: a place with no working files."""
+    status, out, _ = _execute(path, ("rev-parse", "--is-inside-git-dir"), above=True)
+    return status == 0 and out.strip() == "true"
+
+
 def toplevel_or_self(folder: Path) -> Path:
     """``toplevel`` of the existing ``folder``, else ``folder`` itself (resolved): how a hook
     finds its project. A folder holding ``.git`` (a folder with its ``HEAD``, or a file: a

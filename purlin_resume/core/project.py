@@ -61,6 +61,11 @@ def locate(explicit: Path | None = None, cwd: Path | None = None) -> Project:
         folder = Path(explicit).expanduser()
         if not folder.is_dir():
             raise UsageError(f"--project {explicit}: no such folder")
+        if gitrepo.is_git_dir(folder):
+            raise UsageError(
+                f"--project {explicit}: a git repository's own folder (bare, or .git), which "
+                "holds no working files; pass the project's working folder"
+            )
         return Project(folder.resolve())
     cwd = cwd if cwd is not None else working_folder()
     if cwd is None:
