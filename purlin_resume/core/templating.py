@@ -38,7 +38,7 @@ def shown(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return "; ".join(str(shown(item)) for item in value)
     if isinstance(value, dict):
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, default=str)
     return value
 
 

@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from purlin_resume.core import clock, gitrepo, ids, store, templating
+from purlin_resume.core import clock, gitrepo, ids, store
 from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.core.project import Project
 
@@ -112,6 +112,8 @@ class HistoryEntry(NamedTuple):
     def task(self) -> str:
         """The task description as text ("" when none): GSD writes a string; a list or an
         object is shown as ``templating.shown`` shows it."""
+        from purlin_resume.core import templating  # only to show it: kept off the hooks' path
+
         return str(templating.shown(self.data.get("task_description") or ""))
 
     @property
