@@ -636,6 +636,35 @@ def test_sessions_list_search_and_transcript(repo, claude):
     assert as_json["turns"] == 2
 
 
+def test_half_a_character_in_a_transcript_shows_as_a_replacement_character(repo, claude):
+    """A lone surrogate (a ``\\ud83d`` escape: a text cut mid-emoji) has no UTF-8 form: every
+    page and answer that shows it has U+FFFD in its place, and the other sessions still show."""
+    cut = "5e55a1b2-0000-4000-8000-00000000d83d"
+    session(
+        claude, cut, str(repo), [("user", "launch the quixotic rocket \ud83d"), ("agent", "ok")]
+    )
+    session(claude, "5e55a1b2-0000-4000-8000-0000000000ff", str(repo), [("user", "hello")])
+    client, guard = board(repo, claude)
+
+    answers = {
+        path: client.get(path, headers=_auth(guard))
+        for path in (
+            "/sessions",
+            "/api/sessions",
+            "/sessions?q=quixotic",
+            "/api/sessions?q=quixotic",
+            f"/transcripts/{cut}",
+            f"/api/transcripts/{cut}",
+        )
+    }
+
+    for path, answer in answers.items():
+        assert answer.status_code == 200, path
+        assert "rocket \ufffd" in answer.text, path
+    assert len(answers["/api/sessions"].json()["sessions"]) == 2
+    assert answers["/api/sessions?q=quixotic"].json()["results"][0]["session_id"] == cut
+
+
 def test_the_sessions_answer_comes_from_the_cache_and_follows_the_transcripts(repo, claude):
     """What the dashboard lists is kept in the cache file; a transcript that changed is read
     again, one that did not is not (a title changed in the cache stands until then)."""
