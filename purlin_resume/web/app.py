@@ -1,8 +1,9 @@
 """The dashboard's routes: each page at ``/<page>`` and as JSON at ``/api/<page>``.
 
-Expected failures answer with one line: an unknown id 404, a bad id or filter 400, reviving an
-agent that is not dead 409 (the reason ``purlin-resume revive`` gives), a corrupt state file 500
-for the API call that needs it (a page shows it in the panel it breaks and the rest still works).
+Expected failures answer with one line: an unknown id 404, a bad or ambiguous id or a bad filter
+400, reviving an agent that is not dead 409 (the reason ``purlin-resume revive`` gives), a
+corrupt state file 500 for the API call that needs it (a page shows it in the panel it breaks
+and the rest still works).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from purlin_resume.core import redact, store
-from purlin_resume.core.errors import Conflict, NotFound, PurlinError, UsageError
+from purlin_resume.core.errors import Ambiguous, Conflict, NotFound, PurlinError, UsageError
 from purlin_resume.core.resources import data_dir
 from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.web import charts, views
@@ -65,7 +66,7 @@ class Answer(JSONResponse):
 def status_of(exc: PurlinError) -> int:
     if isinstance(exc, NotFound):
         return 404
-    if isinstance(exc, UsageError):
+    if isinstance(exc, (UsageError, Ambiguous)):
         return 400
     if isinstance(exc, Conflict):
         return 409

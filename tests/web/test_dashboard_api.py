@@ -349,6 +349,20 @@ def test_bad_ids_and_filters_get_one_line(repo, claude, path, status, error):
         assert "\n" not in answer.json()["error"]
 
 
+def test_a_transcript_prefix_that_names_several_is_a_400_listing_them(repo, claude):
+    for sid in ("5e55a1b2-0000-4000-8000-0000000000a1", "5e55a1b2-0000-4000-8000-0000000000a2"):
+        session(claude, sid, str(repo), [("user", "hello"), ("agent", "hi")])
+    client, guard = board(repo, claude)
+
+    answer = client.get("/api/transcripts/5e55", headers=_auth(guard))
+    page = client.get("/transcripts/5e55", headers=_auth(guard))
+
+    assert answer.status_code == 400
+    assert "'5e55' is ambiguous: it matches 5e55a1b2-" in answer.json()["error"]
+    assert page.status_code == 400
+    assert "<h1>Error 400</h1>" in page.text
+
+
 def test_an_unknown_agent_page_is_a_404_page(repo, claude):
     client, guard = board(repo, claude)
 
