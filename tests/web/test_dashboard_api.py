@@ -611,6 +611,30 @@ def test_the_resurrection_log_is_redacted_and_skips_broken_lines(repo, claude):
     assert "[REDACTED:github-token:" in page
 
 
+def test_a_log_line_with_nan_or_infinity_is_skipped_and_the_api_answers(repo, claude):
+    """NaN, Infinity and 1e400 are no JSON a browser can read back: such a line (a log edited
+    by hand or shared by another tool) is skipped as a broken one, not a 500 of the API."""
+    write_log(
+        claude,
+        [
+            resurrection(1, "2026-02-03", latency_ms=120),
+            resurrection(2, "2026-02-03", latency_ms=float("nan")),
+            resurrection(3, "2026-02-04", context_size_tokens=float("inf")),
+        ],
+        tail=json.dumps(resurrection(4, "2026-02-04")).replace("null", "1e400", 1) + "\n",
+    )
+    client, guard = board(repo, claude)
+
+    api = client.get("/api/resurrections", headers=_auth(guard))
+    page = client.get("/resurrections", headers=_auth(guard))
+
+    assert api.status_code == 200, api.text
+    assert api.json()["skipped_lines"] == 3
+    assert [e["resurrection_id"] for e in api.json()["resurrections"]] == ["res-2026-02-03-001"]
+    assert api.json()["stats"]["latency_ms"]["p50"] == 120
+    assert "3 line(s) skipped" in page.text
+
+
 def test_an_empty_log_draws_empty_charts(repo, claude):
     client, guard = board(repo, claude)
 
