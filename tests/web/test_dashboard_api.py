@@ -635,6 +635,19 @@ def test_a_log_line_with_nan_or_infinity_is_skipped_and_the_api_answers(repo, cl
     assert "3 line(s) skipped" in page.text
 
 
+def test_a_latency_near_the_largest_float_draws_a_finite_bar(repo, claude):
+    write_log(
+        claude,
+        [resurrection(1, "2026-02-03", latency_ms=1e308), resurrection(2, "2026-02-03")],
+    )
+    client, guard = board(repo, claude)
+
+    page = client.get("/resurrections", headers=_auth(guard)).text
+
+    assert '="inf"' not in page  # width and x of the bar and its label
+    assert 'width="290.0" height="16" data-value="1e+308"' in page
+
+
 def test_an_empty_log_draws_empty_charts(repo, claude):
     client, guard = board(repo, claude)
 
