@@ -30,7 +30,7 @@ from purlin_resume.claude.records import ReadStats
 from purlin_resume.claude.subagents import read_meta
 from purlin_resume.claude.transcript import Reading, ReadOptions, Transcript, read
 from purlin_resume.core import redact, store
-from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.core.errors import Ambiguous, NotFound, UsageError
 
 TITLE_LENGTH = 80
 _SESSION_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -460,7 +460,7 @@ class Catalog:
         if len(matches) > 1:
             shown = ", ".join(t.describe() for t in matches[:10])
             more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
-            raise PurlinError(
+            raise Ambiguous(
                 f"'{query}' is ambiguous: it matches {shown}{more}; give more characters"
             )
         return matches[0]

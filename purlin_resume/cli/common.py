@@ -247,8 +247,10 @@ class Printout(Redaction):
 
     def __init__(self) -> None:
         super().__init__()
+        # surrogatepass: a lone surrogate (half a character) is kept to be printed as ``echo``
+        # prints it (U+FFFD)
         self.spool = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed by __exit__)
-            self.SPOOL_BYTES, "w+", encoding="utf-8"
+            self.SPOOL_BYTES, "w+", encoding="utf-8", errors="surrogatepass"
         )
 
     def __enter__(self) -> Printout:

@@ -36,9 +36,7 @@ def checked(explicit: str | None, env: Mapping[str, str] | None = None) -> str |
     if value is None:
         return None
     if not ids.SESSION.valid(value) or value.endswith(".md"):
-        raise UsageError(
-            f"session id '{value}' is not usable as a name: letters, digits, '.', '_' and '-' only"
-        )
+        raise UsageError(f"session id '{value}' is not usable as a name: {ids.SESSION.shape}")
     if kind := ids.secret_in(value):
         raise UsageError(f"that session id holds a secret ({kind}); it would name a file")
     return value

@@ -33,6 +33,10 @@ class NotFound(PurlinError):
     """Something the command needs does not exist (file, checkpoint, agent)."""
 
 
+class Ambiguous(PurlinError):
+    """An id or prefix that names more than one thing: the caller must give more of it."""
+
+
 class Conflict(PurlinError):
     """The operation does not fit the current state (reviving a live agent, for one)."""
 

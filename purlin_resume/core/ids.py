@@ -50,11 +50,12 @@ def secret_in(value: str) -> str | None:
 
 
 _WORD = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
+_WORD_SHAPE = "a letter or digit first, then letters, digits, '.', '_' and '-', at most 128"
 AGENT = Kind(  # GSD and Claude Code agent ids (a2898e3), tool use ids (toolu_…), successors
-    "agent id", _WORD, "letters, digits, '.', '_' and '-', at most 128"
+    "agent id", _WORD, _WORD_SHAPE
 )
 SESSION = Kind(  # Claude Code session ids are UUIDs; tests and users name them freely
-    "session id", _WORD, "letters, digits, '.', '_' and '-', at most 128"
+    "session id", _WORD, _WORD_SHAPE
 )
 RESURRECTION = Kind("resurrection id", r"res-\d{4}-\d{2}-\d{2}-\d{3,}", "res-YYYY-MM-DD-NNN")
 BOOKMARK = Kind("bookmark id", r"bmk-\d{4}-\d{2}-\d{2}-g?\d{3,}", "bmk-YYYY-MM-DD-NNN, or -gNNN")

@@ -18,7 +18,7 @@ from purlin_resume.agentcli.names import CLAUDE, CLIS, CODEX, GEMINI, OPENCODE, 
 from purlin_resume.agentcli.shape import Conversation, NativeSession, inside
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.codex import rollouts
-from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.core.errors import Ambiguous, NotFound, PurlinError, UsageError
 from purlin_resume.crosscli import listing
 from purlin_resume.gemini import chats
 from purlin_resume.opencode import storage
@@ -110,7 +110,7 @@ def _find(identifier: str, clis: tuple[str, ...]) -> tuple[NativeSession, list[N
         raise NotFound(f"no session or agent matches '{query}' in {', '.join(everything)}")
     if len(found) > 1:
         shown = ", ".join(f"{s.id} ({s.cli})" for s in found[:10])
-        raise PurlinError(f"'{query}' is ambiguous: it matches {shown}; give more characters")
+        raise Ambiguous(f"'{query}' is ambiguous: it matches {shown}; give more characters")
     return found[0], everything[found[0].cli]
 
 

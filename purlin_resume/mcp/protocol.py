@@ -130,9 +130,11 @@ def answer(
     elif method == "tools/list":
         result = {"tools": [tool.describe() for tool in tools.values()]}
     elif method == "tools/call":
-        tool = tools.get(params.get("name"))  # type: ignore[arg-type]
+        named = params.get("name")
+        tool = tools.get(named) if isinstance(named, str) else None
         if tool is None:
-            result = _failed(f"unknown tool {params.get('name')!r}")
+            shown = _quoted(named) if isinstance(named, str) else "(not a string)"
+            result = _failed(f"unknown tool {shown}; tools/list names them")
         else:
             result = tool.call(params.get("arguments"))
     else:
@@ -164,5 +166,13 @@ def serve(
         else:
             reply = answer(message, name, version, instructions, tools)
         if reply is not None:
-            stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+            stdout.write(_line(reply))
             stdout.flush()
+
+
+def _line(reply: dict[str, Any]) -> str:
+    """``reply`` as one line of JSON that UTF-8 can carry: a lone surrogate (half a character,
+    from an argument's ``\\ud800`` or a transcript cut mid-emoji) becomes U+FFFD."""
+    from purlin_resume.core.store import whole_characters
+
+    return whole_characters(json.dumps(reply, ensure_ascii=False)) + "\n"

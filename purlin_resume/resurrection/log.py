@@ -165,10 +165,23 @@ def _lines_backwards(log: Path) -> Iterator[bytes]:
         yield from reversed(piece.split(b"\n"))
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite(number: str) -> float:
+    value = float(number)
+    if not math.isfinite(value):  # 1e400
+        raise ValueError(f"{number} is out of range")
+    return value
+
+
 def _parsed(line: bytes) -> dict[str, Any] | None:
-    """The entry a line holds; None when it is not one (not UTF-8, not JSON, no id)."""
+    """The entry a line holds; None when it is not one (not UTF-8, not JSON, no id). NaN,
+    Infinity and a number too big for a float are not JSON a reader can take back (a log edited
+    by hand or shared by another tool may hold them): every figure over the log would be one."""
     try:
-        entry = json.loads(line.decode("utf-8"))
+        entry = json.loads(line.decode("utf-8"), parse_constant=_not_json, parse_float=_finite)
     except (ValueError, RecursionError):
         return None
     if isinstance(entry, dict) and isinstance(entry.get("resurrection_id"), str):

@@ -532,7 +532,7 @@ def _build(connection, root, current, stale, changed, progress) -> None:
             connection.execute("DELETE FROM sessions WHERE path=?", (key,))
         tasks = [(key, current[key]) for key in changed]
         for done, (key, rows) in enumerate(zip(changed, _all_rows(root, tasks), strict=True), 1):
-            for columns, body, files in rows:
+            for columns, body, files in _storable(rows):
                 cursor = connection.execute(
                     "INSERT INTO docs(session_path, kind, id, session_id, agent_id, project,"
                     " title, agent_type, started_at, ended_at, turns, resurrects, cli)"
@@ -555,6 +555,20 @@ def _build(connection, root, current, stale, changed, progress) -> None:
     except BaseException:
         connection.execute("ROLLBACK")
         raise
+
+
+def _storable(rows: list[tuple[tuple, str, list]]) -> list[tuple[tuple, str, list]]:
+    """``rows`` as SQLite can store them: a lone surrogate (half a character, from a transcript
+    cut mid-emoji) has no UTF-8 form and becomes U+FFFD."""
+    whole = store.whole_characters
+    return [
+        (
+            tuple(whole(c) if isinstance(c, str) else c for c in columns),
+            whole(body),
+            [(whole(name), edited) for name, edited in files],
+        )
+        for columns, body, files in rows
+    ]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,12 +1,14 @@
 """The dashboard's routes: each page at ``/<page>`` and as JSON at ``/api/<page>``.
 
-Expected failures answer with one line: an unknown id 404, a bad id or filter 400, reviving an
-agent that is not dead 409 (the reason ``purlin-resume revive`` gives), a corrupt state file 500
-for the API call that needs it (a page shows it in the panel it breaks and the rest still works).
+Expected failures answer with one line: an unknown id 404, a bad or ambiguous id or a bad filter
+400, reviving an agent that is not dead 409 (the reason ``purlin-resume revive`` gives), a
+corrupt state file 500 for the API call that needs it (a page shows it in the panel it breaks
+and the rest still works).
 """
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,8 +23,8 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from purlin_resume.core import redact
-from purlin_resume.core.errors import Conflict, NotFound, PurlinError, UsageError
+from purlin_resume.core import redact, store
+from purlin_resume.core.errors import Ambiguous, Conflict, NotFound, PurlinError, UsageError
 from purlin_resume.core.resources import data_dir
 from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.web import charts, views
@@ -44,10 +46,27 @@ HEADERS = {
 }
 
 
+class Page(HTMLResponse):
+    """An HTML answer. A lone surrogate (half a character: a transcript cut mid-emoji carries
+    one) cannot be sent as UTF-8; it becomes U+FFFD, as in every output of the tool."""
+
+    def render(self, content: Any) -> bytes:
+        return content if isinstance(content, bytes) else store.encoded(content)
+
+
+class Answer(JSONResponse):
+    """A JSON answer, with lone surrogates as ``Page`` has them."""
+
+    def render(self, content: Any) -> bytes:
+        return store.encoded(
+            json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        )
+
+
 def status_of(exc: PurlinError) -> int:
     if isinstance(exc, NotFound):
         return 404
-    if isinstance(exc, UsageError):
+    if isinstance(exc, (UsageError, Ambiguous)):
         return 400
     if isinstance(exc, Conflict):
         return 409
@@ -103,13 +122,13 @@ class Dashboard:
                 **context,
             )
         )
-        return HTMLResponse(html, status_code=code)
+        return Page(html, status_code=code)
 
     def error(self, request: Request, exc: PurlinError) -> Response:
         message = redact.redact(exc.message).text
         status = status_of(exc)
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": message}, status_code=status)
+            return Answer({"error": message}, status_code=status)
         return self.page(request, "error", status, message=message, status=status, current="")
 
     def guarded(self, handler):
@@ -137,11 +156,11 @@ class Dashboard:
 
     def agent_cards(self, request: Request) -> Response:
         html = _templates().get_template("cards.html.j2").render(agents=self._cards(request))
-        return HTMLResponse(html)
+        return Page(html)
 
     def agents_api(self, request: Request) -> Response:
         root = views.clean(str(self.scope.project.root))
-        return JSONResponse({"project": root, **views.agents(self.scope)})
+        return Answer({"project": root, **views.agents(self.scope)})
 
     def agent_page(self, request: Request) -> Response:
         detail = views.agent_detail(self.scope, request.path_params["agent_id"])
@@ -149,17 +168,17 @@ class Dashboard:
 
     def agent_api(self, request: Request) -> Response:
         detail = views.agent_detail(self.scope, request.path_params["agent_id"])
-        return JSONResponse(detail)
+        return Answer(detail)
 
     def activity_api(self, request: Request) -> Response:
-        return JSONResponse(views.activity(self.scope, request.path_params["agent_id"]))
+        return Answer(views.activity(self.scope, request.path_params["agent_id"]))
 
     def revive_api(self, request: Request) -> Response:
         # A second click (another tab) finds the first one's successor registered and gets the
         # CLI's answer (409): revival.perform checks and registers under one lock.
         done = views.revive(self.scope, request.path_params["agent_id"])
         card = _templates().get_template("card.html.j2").render(agent=done["card"])
-        return JSONResponse({**done, "card_html": card}, status_code=201)
+        return Answer({**done, "card_html": card}, status_code=201)
 
     # -- subagents, resurrections, sessions ---------------------------------------------------
 
@@ -169,7 +188,7 @@ class Dashboard:
         )
 
     def subagents_api(self, request: Request) -> Response:
-        return JSONResponse(views.subagents(self.scope))
+        return Answer(views.subagents(self.scope))
 
     def resurrections_page(self, request: Request) -> Response:
         chosen = views.ResurrectionFilter.of(request.query_params)
@@ -190,7 +209,7 @@ class Dashboard:
 
     def resurrections_api(self, request: Request) -> Response:
         chosen = views.ResurrectionFilter.of(request.query_params)
-        return JSONResponse(views.resurrections(self.scope, chosen))
+        return Answer(views.resurrections(self.scope, chosen))
 
     def sessions_page(self, request: Request) -> Response:
         query = request.query_params.get("q", "")
@@ -203,15 +222,15 @@ class Dashboard:
     def sessions_api(self, request: Request) -> Response:
         query = request.query_params.get("q", "")
         if query.strip():
-            return JSONResponse({"query": query, "results": views.search(self.scope, query)})
-        return JSONResponse({"sessions": views.sessions(self.scope)})
+            return Answer({"query": query, "results": views.search(self.scope, query)})
+        return Answer({"sessions": views.sessions(self.scope)})
 
     def transcript_page(self, request: Request) -> Response:
         shown = views.conversation(self.scope, request.path_params["identifier"])
         return self.page(request, "transcript", current="sessions", conversation=shown)
 
     def transcript_api(self, request: Request) -> Response:
-        return JSONResponse(views.conversation(self.scope, request.path_params["identifier"]))
+        return Answer(views.conversation(self.scope, request.path_params["identifier"]))
 
     def home(self, request: Request) -> Response:
         return RedirectResponse(f"{self.guard.base}/agents", status_code=303)
@@ -234,9 +253,9 @@ class Gate(BaseHTTPMiddleware):
 
     def _refuse(self, request: Request, status: int, message: str) -> Response:
         if request.scope["path"].startswith("/api/") or request.method not in SAFE_METHODS:
-            answer: Response = JSONResponse({"error": message}, status_code=status)
+            answer: Response = Answer({"error": message}, status_code=status)
         else:
-            answer = HTMLResponse(
+            answer = Page(
                 f"<!doctype html><title>purlin-resume dashboard</title><p>{message}</p>",
                 status_code=status,
             )

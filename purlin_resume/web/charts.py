@@ -48,7 +48,7 @@ def bars(
     ]
     for index, (label, value) in enumerate(rows):
         y = 4 + index * ROW
-        length = max(1.0, span * value / top) if value else 0.0
+        length = max(1.0, span * (value / top)) if value else 0.0  # value / top: 1e308 stays finite
         parts.append(
             f'<text x="{LABEL_WIDTH - 6}" y="{y + 15}" text-anchor="end" class="label">'
             f"{escape(_short(str(label)))}</text>"
@@ -79,8 +79,8 @@ def columns(
     ]
     for index, (label, total, part) in enumerate(rows):
         x = 55 + index * step
-        high = COLUMN_AREA * total / top
-        inner = COLUMN_AREA * part / top
+        high = COLUMN_AREA * (total / top)
+        inner = COLUMN_AREA * (part / top)
         tip = f"{label}: {_number(total)} ({legend[1]} {_number(part)})"
         parts.append(
             f'<rect class="bar total" x="{x:.1f}" y="{base - high:.1f}" width="{width:.1f}" '

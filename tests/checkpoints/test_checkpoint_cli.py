@@ -448,6 +448,10 @@ def test_resaving_replaces_the_sessions_checkpoint(repo, cli):
             "not fields of a Builder checkpoint: discoveries",
         ),
         (["save", *BUILDER_FIELDS, "--session", "../escape"], "is not usable as a name"),
+        (
+            ["save", *BUILDER_FIELDS, "--session", ".."],  # only allowed characters, led by a dot
+            "'..' is not usable as a name: a letter or digit first, then letters, digits,",
+        ),
         (["save", "--from", "missing.yaml"], "--from missing.yaml: no such file"),
         (["save", "--from", "."], "--from .: is a folder; give a file"),
         (["save", *BUILDER_FIELDS, "--bogus"], "No such option: --bogus"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -199,15 +200,30 @@ def test_bad_arguments_are_mcp_errors_and_the_server_keeps_answering(world, tmp_
     assert not (repo / ".purlin" / "cache").exists()  # no failed save left anything
 
 
-def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
-    """The everyday install has no MCP SDK: the server needs none. Bad lines get JSON-RPC
-    errors, notifications no answer, and the server goes on until its input closes."""
-    import subprocess
-
-    repo, claude = world
+def _exchange(repo: Path, claude: Path, messages: list) -> list[dict]:
+    """The server's replies to ``messages`` (a string is sent as it is), without the MCP SDK;
+    the server must end cleanly when its input closes."""
     block = (
         "import sys; sys.modules['mcp'] = None; from purlin_resume.cli.entry import main; main()"
     )
+    lines = [m if isinstance(m, str) else json.dumps(m) for m in messages]
+    done = subprocess.run(
+        [sys.executable, "-c", block, "mcp"],
+        input="\n".join(lines) + "\n",
+        env={**os.environ, "PYTHONPATH": str(ROOT), "CLAUDE_CONFIG_DIR": str(claude)},
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return list(map(json.loads, done.stdout.splitlines()))
+
+
+def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
+    """The everyday install has no MCP SDK: the server needs none. Bad lines get JSON-RPC
+    errors, notifications no answer, and the server goes on until its input closes."""
+    repo, claude = world
     messages = [
         {
             "jsonrpc": "2.0",
@@ -225,19 +241,7 @@ def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
         {"jsonrpc": "2.0", "id": [[[[1]]]], "method": "ping"},  # an id is a string or number
         {"jsonrpc": "2.0", "id": 6, "method": "ping"},
     ]
-    lines = [m if isinstance(m, str) else json.dumps(m) for m in messages]
-    done = subprocess.run(
-        [sys.executable, "-c", block, "mcp"],
-        input="\n".join(lines) + "\n",
-        env={**os.environ, "PYTHONPATH": str(ROOT), "CLAUDE_CONFIG_DIR": str(claude)},
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-    assert done.returncode == 0, done.stderr
-    replies = list(map(json.loads, done.stdout.splitlines()))
+    replies = _exchange(repo, claude, messages)
     initialized, unparsed, unknown, listed, called, pong, deep, odd, last = replies
     assert initialized["result"]["protocolVersion"] == "2025-06-18"
     assert initialized["result"]["capabilities"] == {"tools": {"listChanged": False}}
@@ -375,3 +379,40 @@ def test_save_checkpoint_says_which_older_checkpoint_of_its_agent_it_archived(wo
     (archived,) = second["superseded"]
     assert "A0-superseded-" in archived
     assert "OLD-WORK" in (repo / archived).read_text()
+
+
+def test_a_tool_name_not_a_string_and_half_characters_get_answers_not_a_dead_server(world):
+    """``"name": {...}`` is an unknown tool; a lone surrogate (a ``\\ud83d`` escape, from a
+    caller or from a transcript cut mid-emoji) comes back as U+FFFD: the server keeps answering."""
+    repo, claude = world
+    cut = "8b8b8b8b-0000-4000-8000-00000000d83d"
+    chat = Conversation(cut, cwd=str(repo))
+    write_jsonl(
+        claude / "projects" / "-project" / f"{cut}.jsonl",
+        [chat.user("the rocket \ud83d was cut"), chat.assistant("m1", text("noted"))],
+    )
+    call = {"jsonrpc": "2.0", "method": "tools/call"}
+    replies = _exchange(
+        repo,
+        claude,
+        [
+            {**call, "id": 1, "params": {"name": {"a": 1}, "arguments": {}}},
+            {**call, "id": 2, "params": {"name": "get_transcript", "arguments": {"id": cut}}},
+            {**call, "id": 3, "params": {"name": "no\ud800such", "arguments": {}}},
+            {"jsonrpc": "2.0", "id": 4, "method": "pi\udc00ng"},
+            {"jsonrpc": "2.0", "id": 5, "method": "ping"},
+        ],
+    )
+    unnamed, transcript, unknown, missing, pong = replies
+    assert unnamed["result"]["isError"]
+    assert "unknown tool (not a string)" in unnamed["result"]["content"][0]["text"]
+    assert "the rocket \ufffd was cut" in _data_of(transcript)["text"]
+    assert unknown["result"]["isError"]
+    assert 'unknown tool "no\\ud800such"' in unknown["result"]["content"][0]["text"]
+    assert missing["error"] == {"code": -32601, "message": "method not found: pi\ufffdng"}
+    assert pong == {"jsonrpc": "2.0", "id": 5, "result": {}}
+
+
+def _data_of(reply: dict) -> dict:
+    assert not reply["result"]["isError"], reply
+    return json.loads(reply["result"]["content"][0]["text"])

@@ -235,3 +235,26 @@ def test_a_secret_in_a_file_path_inside_the_project_never_reaches_the_index(tmp_
     assert len(files) == 2, files
     assert all(p.startswith("conf/[REDACTED:") for p in files), files
     assert sorted(files.values()) == [0, 1]
+
+
+def test_half_a_character_in_a_transcript_is_indexed_and_found(cli, tmp_path):
+    """A lone surrogate (a ``\\ud83d`` escape: a text cut mid-emoji) in a prompt, an answer and
+    a file path has no UTF-8 form: it is stored as U+FFFD, and ``find`` finds the session."""
+    from tests.claude_records import Conversation, text, tool, write_jsonl
+
+    talk = Conversation("cut-emoji", cwd="/srv/cut")
+    records = [
+        talk.user("launch the quixotic rocket \ud83d"),
+        talk.assistant(
+            "msg_1", text("Done \udc80."), tool("t1", "Edit", file_path="/srv/cut/a\ud83d")
+        ),
+        talk.result("t1", "ok"),
+    ]
+    claude = tmp_path / "claude"
+    write_jsonl(claude / "projects" / "-srv-cut" / "cut-emoji.jsonl", records)
+
+    found = cli("find", "quixotic rocket", "--claude-dir", str(claude), "--json")
+
+    assert found.exit_code == 0, found.stderr
+    assert "Traceback" not in found.stderr
+    assert '"session_id": "cut-emoji"' in found.stdout

@@ -201,6 +201,22 @@ def test_the_json_listing_is_the_one_document_print_json_made(cli, tmp_path):
     )
 
 
+def test_half_a_character_in_the_log_lists_as_a_replacement_character(cli, tmp_path):
+    """A lone surrogate (a ``\\ud83d`` escape: a reason cut mid-emoji, a teammate's log) has
+    no UTF-8 form: ``resurrections --json`` prints U+FFFD in its place, not a traceback."""
+    claude = tmp_path / "claude"
+    log = claude / "history" / resurrection_log.FILE_NAME
+    written = {**_entry(outcome="failure", outcome_reason="cut \ud83d here"), "uuid": "u-1"}
+    log.parent.mkdir(parents=True)
+    log.write_text(json.dumps({"resurrection_id": "res-2026-01-01-001", **written}) + "\n")
+
+    result = cli("resurrections", "--json", "--claude-dir", str(claude))
+
+    assert result.exit_code == 0, result.stderr
+    (entry,) = json.loads(result.stdout)["resurrections"]
+    assert entry["outcome_reason"] == "cut \ufffd here"
+
+
 def test_concurrent_done_and_append_lose_nothing(tmp_path):
     log = tmp_path / "history" / resurrection_log.FILE_NAME
     target = resurrection_log.append(log, _entry(notes=None))["resurrection_id"]

@@ -349,6 +349,20 @@ def test_bad_ids_and_filters_get_one_line(repo, claude, path, status, error):
         assert "\n" not in answer.json()["error"]
 
 
+def test_a_transcript_prefix_that_names_several_is_a_400_listing_them(repo, claude):
+    for sid in ("5e55a1b2-0000-4000-8000-0000000000a1", "5e55a1b2-0000-4000-8000-0000000000a2"):
+        session(claude, sid, str(repo), [("user", "hello"), ("agent", "hi")])
+    client, guard = board(repo, claude)
+
+    answer = client.get("/api/transcripts/5e55", headers=_auth(guard))
+    page = client.get("/transcripts/5e55", headers=_auth(guard))
+
+    assert answer.status_code == 400
+    assert "'5e55' is ambiguous: it matches 5e55a1b2-" in answer.json()["error"]
+    assert page.status_code == 400
+    assert "<h1>Error 400</h1>" in page.text
+
+
 def test_an_unknown_agent_page_is_a_404_page(repo, claude):
     client, guard = board(repo, claude)
 
@@ -597,6 +611,43 @@ def test_the_resurrection_log_is_redacted_and_skips_broken_lines(repo, claude):
     assert "[REDACTED:github-token:" in page
 
 
+def test_a_log_line_with_nan_or_infinity_is_skipped_and_the_api_answers(repo, claude):
+    """NaN, Infinity and 1e400 are no JSON a browser can read back: such a line (a log edited
+    by hand or shared by another tool) is skipped as a broken one, not a 500 of the API."""
+    write_log(
+        claude,
+        [
+            resurrection(1, "2026-02-03", latency_ms=120),
+            resurrection(2, "2026-02-03", latency_ms=float("nan")),
+            resurrection(3, "2026-02-04", context_size_tokens=float("inf")),
+        ],
+        tail=json.dumps(resurrection(4, "2026-02-04")).replace("null", "1e400", 1) + "\n",
+    )
+    client, guard = board(repo, claude)
+
+    api = client.get("/api/resurrections", headers=_auth(guard))
+    page = client.get("/resurrections", headers=_auth(guard))
+
+    assert api.status_code == 200, api.text
+    assert api.json()["skipped_lines"] == 3
+    assert [e["resurrection_id"] for e in api.json()["resurrections"]] == ["res-2026-02-03-001"]
+    assert api.json()["stats"]["latency_ms"]["p50"] == 120
+    assert "3 line(s) skipped" in page.text
+
+
+def test_a_latency_near_the_largest_float_draws_a_finite_bar(repo, claude):
+    write_log(
+        claude,
+        [resurrection(1, "2026-02-03", latency_ms=1e308), resurrection(2, "2026-02-03")],
+    )
+    client, guard = board(repo, claude)
+
+    page = client.get("/resurrections", headers=_auth(guard)).text
+
+    assert '="inf"' not in page  # width and x of the bar and its label
+    assert 'width="290.0" height="16" data-value="1e+308"' in page
+
+
 def test_an_empty_log_draws_empty_charts(repo, claude):
     client, guard = board(repo, claude)
 
@@ -634,6 +685,35 @@ def test_sessions_list_search_and_transcript(repo, claude):
     assert "<h2>Fix the flaky tmux injection tests</h2>" in transcript.text
     assert as_json["id"] == sid
     assert as_json["turns"] == 2
+
+
+def test_half_a_character_in_a_transcript_shows_as_a_replacement_character(repo, claude):
+    """A lone surrogate (a ``\\ud83d`` escape: a text cut mid-emoji) has no UTF-8 form: every
+    page and answer that shows it has U+FFFD in its place, and the other sessions still show."""
+    cut = "5e55a1b2-0000-4000-8000-00000000d83d"
+    session(
+        claude, cut, str(repo), [("user", "launch the quixotic rocket \ud83d"), ("agent", "ok")]
+    )
+    session(claude, "5e55a1b2-0000-4000-8000-0000000000ff", str(repo), [("user", "hello")])
+    client, guard = board(repo, claude)
+
+    answers = {
+        path: client.get(path, headers=_auth(guard))
+        for path in (
+            "/sessions",
+            "/api/sessions",
+            "/sessions?q=quixotic",
+            "/api/sessions?q=quixotic",
+            f"/transcripts/{cut}",
+            f"/api/transcripts/{cut}",
+        )
+    }
+
+    for path, answer in answers.items():
+        assert answer.status_code == 200, path
+        assert "rocket \ufffd" in answer.text, path
+    assert len(answers["/api/sessions"].json()["sessions"]) == 2
+    assert answers["/api/sessions?q=quixotic"].json()["results"][0]["session_id"] == cut
 
 
 def test_the_sessions_answer_comes_from_the_cache_and_follows_the_transcripts(repo, claude):
