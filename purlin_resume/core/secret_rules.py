@@ -815,7 +815,7 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
     if not quoted:
         if after in "([.{" and after:  # a call, subscript or attribute: code
             return False
-        if compiled(_IDENTIFIER).fullmatch(value) and (
+        if compiled(_IDENTIFIER).fullmatch(value) and not _scrambled(value, strong) and (
             (spaced and not _written_out(value, strong))
             or "_" in value
             or "." in value
@@ -831,6 +831,14 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
         (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
         or entropy(value) >= 3.5
     )
+
+
+def _scrambled(value: str, strong: bool) -> bool:
+    """Digits inside a word, as names seldom have them (``Hunter2Super``, ``Xk9vQ2mLp7``): once
+    in a password's value, twice in a token's. A name puts digits at a word's end (``value2``,
+    ``oauth2``) or once inside (``base64Encode`` as a token's value)."""
+    inside = compiled(r"(?<=[A-Za-z])[0-9]+(?=[A-Za-z])").findall(value)
+    return len(inside) >= (1 if strong else 2)
 
 
 def _written_out(value: str, strong: bool) -> bool:

@@ -459,6 +459,31 @@ def test_a_name_after_a_spaced_key_is_left_alone(text):
     assert redact.redact(text).text == text
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("password=Hunter2SuperSecret!", "Hunter2SuperSecret!"),  # a word for secret in it
+        ("export DB_PASSWORD=Hunter2SuperSecret", "Hunter2SuperSecret"),
+        ("password: Hunter2SuperSecret", "Hunter2SuperSecret"),
+        ("api_key: Xk9vQ2mLp7Rt", "Xk9vQ2mLp7Rt"),  # shorter than 16, shaped like PascalCase
+        ("API_KEY=xk9vq2mlp7rt", "xk9vq2mlp7rt"),
+    ],
+)
+def test_a_value_with_digits_inside_its_words_is_a_secret_not_a_name(text, value):
+    for written in (text, json.dumps(text)):
+        done = redact.redact(written)
+        assert value not in done.text, done.text
+        assert done.counts == {"assigned-secret": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["api_key: awsS3Bucket", "token: Oauth2Client", "auth: kerberos5"],
+)
+def test_a_name_with_a_digit_at_a_word_end_or_once_inside_is_left_alone(text):
+    assert redact.redact(text).text == text
+
+
 def test_a_configured_pattern_whose_secret_group_is_empty_or_left_out():
     try:
         # ``s`` marks the secret; where it has no part in a match, the match is the secret
