@@ -815,12 +815,16 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
     if not quoted:
         if after in "([.{" and after:  # a call, subscript or attribute: code
             return False
-        if compiled(_IDENTIFIER).fullmatch(value) and not _scrambled(value, strong) and (
-            (spaced and not _written_out(value, strong))
-            or "_" in value
-            or "." in value
-            or compiled(_SECRET_WORD).search(value)
-            or (not strong and len(value) < 16)
+        if (
+            compiled(_IDENTIFIER).fullmatch(value)
+            and not _scrambled(value, strong)
+            and (
+                (spaced and not _written_out(value, strong))
+                or "_" in value
+                or "." in value
+                or compiled(_SECRET_WORD).search(value)
+                or (not strong and len(value) < 16)
+            )
         ):
             return False  # code: a variable, a type, an attribute path (``KEY=value``: a value)
         if value.isdigit() and len(value) < 6:
