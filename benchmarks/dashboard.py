@@ -2,13 +2,15 @@
 sessions and a 10,000-line resurrection log.
 
     .venv/bin/python benchmarks/dashboard.py [--runs 7] [--agents 1000] [--sessions 1000]
-        [--log-lines 10000]
+        [--log-lines 10000] [--old-sessions 100]
 
 Builds (under benchmarks/.work/dashboard/, never committed) a git project whose registry holds
 ``--agents`` agents (nine in ten ended, every other one the successor of the one before, the
 rest alive: this process), an agent history of 200 subagents in 20 parallel groups (three
-interrupted, each with its conflict check), a Claude data folder with ``--sessions`` sessions
-of this project, and a resurrection log of ``--log-lines`` entries over 90 days. Each request goes
+interrupted, each with its conflict check, one with no files recorded: its transcript is looked
+for), a Claude data folder with ``--sessions`` sessions of this project and ``--old-sessions``
+copies of a 770 KB session of Claude Code 1.0 (subagents inline, read whole to find one), and a
+resurrection log of ``--log-lines`` entries over 90 days. Each request goes
 through the whole app (token and Host checks, redaction, templates) in-process with Starlette's
 test client after one warm-up; medians of ``--runs`` runs are printed with their ratio to
 the anchor.
@@ -38,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 WORK = HERE / ".work" / "dashboard"
 BUDGET = 15.0
+OLD_SESSION = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"  # the fixture of Claude Code 1.0
 SCRIPT = str(Path(sys.executable).with_name("purlin-resume"))
 sys.path.insert(0, str(REPO))
 
@@ -46,7 +49,7 @@ def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
-def build(agents: int, sessions: int, log_lines: int) -> tuple[Path, Path]:
+def build(agents: int, sessions: int, log_lines: int, old: int) -> tuple[Path, Path]:
     import os
 
     from tests.gsd_files import entry, write_history
@@ -92,7 +95,7 @@ def build(agents: int, sessions: int, log_lines: int) -> tuple[Path, Path]:
                 status,
                 parallel_group=f"grp-{n // 10}",
                 spawn_commit=spawn,
-                files_modified=[f"src/m{n}.py"],
+                files_modified=[] if n == 150 else [f"src/m{n}.py"],
             )
         )
     write_history(project, entries, max_entries=500)
@@ -103,6 +106,14 @@ def build(agents: int, sessions: int, log_lines: int) -> tuple[Path, Path]:
             f"b0000000-0000-4000-8000-{n:012d}",
             str(project),
             [("user", f"task {n}: tune the tmux injection"), ("agent", "done " * 50)] * 5,
+        )
+    pre_2 = REPO / "tests/fixtures/claude/projects/-path-to-Demo"
+    text = (pre_2 / f"{OLD_SESSION}.jsonl").read_text()
+    for n in range(old):
+        copy = f"c0000000-0000-4000-8000-{n:012d}"
+        (claude / "projects" / "-path-to-Demo").mkdir(exist_ok=True)
+        (claude / "projects" / "-path-to-Demo" / f"{copy}.jsonl").write_text(
+            text.replace(OLD_SESSION, copy)
         )
     rng = random.Random(7)
     log = claude / "history" / "resurrection-log.jsonl"
@@ -153,10 +164,13 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=1000)
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--log-lines", type=int, default=10000)
+    parser.add_argument("--old-sessions", type=int, default=100)
     options = parser.parse_args()
 
     os.environ["XDG_CACHE_HOME"] = str(WORK / "xdg")  # the dashboard's cache, in-process too
-    project, claude = build(options.agents, options.sessions, options.log_lines)
+    project, claude = build(
+        options.agents, options.sessions, options.log_lines, options.old_sessions
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient

@@ -34,6 +34,7 @@ from purlin_resume.core.errors import Ambiguous, NotFound, UsageError
 
 TITLE_LENGTH = 80
 _SESSION_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_UUID_PREFIX = re.compile(r"[0-9a-f-]{1,36}")
 _INLINE_ROOT = (b'"isSidechain":true', b'"parentUuid":null')
 
 
@@ -447,7 +448,11 @@ class Catalog:
             raise UsageError("an id is required: a session id, an agent id or a unique prefix")
         named = [t for t in self.targets(inline=False) if kinds is None or t.kind in kinds]
         exact = [t for t in named if query in _names(t)]
-        if len(exact) != 1 and (kinds is None or "inline" in kinds):
+        if (
+            len(exact) != 1
+            and (kinds is None or "inline" in kinds)
+            and _UUID_PREFIX.fullmatch(query)  # an inline root is named by a record's UUID
+        ):
             named += [t for t in self._inline_roots() if t.id.startswith(query)]
             exact = [t for t in named if query in _names(t)]
         matches = exact or [t for t in named if any(n.startswith(query) for n in _names(t))]
