@@ -55,15 +55,18 @@ def toplevel_here() -> Path | None:
     return gitrepo.toplevel(here) if here is not None else None
 
 
-def locate(explicit: Path | None = None, cwd: Path | None = None) -> Project:
-    """The project for ``--project`` when given, else the git top-level of ``cwd``."""
+def locate(
+    explicit: Path | None = None, cwd: Path | None = None, named: str = "--project"
+) -> Project:
+    """The project for ``--project`` when given, else the git top-level of ``cwd``; ``named``
+    is how the caller's user knows ``explicit`` (an MCP tool's ``project`` argument)."""
     if explicit is not None:
         folder = Path(explicit).expanduser()
         if not folder.is_dir():
-            raise UsageError(f"--project {explicit}: no such folder")
+            raise UsageError(f"{named} {explicit}: no such folder")
         if gitrepo.is_git_dir(folder):
             raise UsageError(
-                f"--project {explicit}: a git repository's own folder (bare, or .git), which "
+                f"{named} {explicit}: a git repository's own folder (bare, or .git), which "
                 "holds no working files; pass the project's working folder"
             )
         return Project(folder.resolve())

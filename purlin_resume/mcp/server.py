@@ -120,7 +120,7 @@ def _project(project: str | None):
     if project is None:
         return own
     _text(project, "project")
-    asked = locate(Path(project))
+    asked = locate(Path(project), named="project")
     allowed = {os.path.realpath(own.root)} | {
         os.path.realpath(os.path.expanduser(p)) for p in config.load(own).mcp_projects
     }

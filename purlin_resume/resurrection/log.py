@@ -76,6 +76,12 @@ FIELDS = (
     "new_agent_duration_ms",
     "new_agent_tool_calls",
 )
+# fields that hold text (or null): a value of another type is read as its JSON text
+TEXT_FIELDS = tuple(
+    name
+    for name in (*FIELDS, "resurrected_from_agent_type")
+    if not name.startswith(("context_size", "new_agent"))
+)
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ID = re.compile(rb'"resurrection_id":\s*"res-(\d{4}-\d{2}-\d{2})-(\d{3,})"')
 
@@ -185,6 +191,10 @@ def _parsed(line: bytes) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     if isinstance(entry, dict) and isinstance(entry.get("resurrection_id"), str):
+        for name in TEXT_FIELDS:
+            value = entry.get(name)
+            if value is not None and not isinstance(value, str):  # a log edited by hand
+                entry[name] = json.dumps(value, ensure_ascii=False)
         return entry
     return None
 

@@ -195,7 +195,7 @@ def test_bad_arguments_are_mcp_errors_and_the_server_keeps_answering(world, tmp_
     assert "no session or agent matches" in failures[0].content[0].text
     assert "page(s)" in failures[1].content[0].text
     assert "unknown evil" in failures[8].content[0].text
-    assert "no such folder" in failures[9].content[0].text
+    assert f"project {link}: no such folder" == failures[9].content[0].text
     assert "control characters" in failures[10].content[0].text
     assert not (repo / ".purlin" / "cache").exists()  # no failed save left anything
 

@@ -648,6 +648,35 @@ def test_a_latency_near_the_largest_float_draws_a_finite_bar(repo, claude):
     assert 'width="290.0" height="16" data-value="1e+308"' in page
 
 
+def test_a_log_field_of_text_holding_an_object_reads_as_its_json(repo, claude):
+    """A hand-edited log may put an object or a list where text belongs: it is read as its JSON
+    text everywhere (list, figures, charts), never as Python prints it."""
+    write_log(
+        claude,
+        [
+            resurrection(
+                1,
+                "2026-02-03",
+                outcome="failure",
+                resurrection_mode=["a", "b"],
+                outcome_reason={"why": "x"},
+                resurrected_from_agent_type={"t": 1},
+                context_size_tokens=5,
+            )
+        ],
+    )
+    client, guard = board(repo, claude)
+
+    api = client.get("/api/resurrections", headers=_auth(guard)).json()
+    page = client.get("/resurrections", headers=_auth(guard)).text
+
+    assert api["resurrections"][0]["resurrection_mode"] == '["a", "b"]'
+    assert api["stats"]["average_context_tokens_by_agent_type"] == {'{"t": 1}': 5}
+    assert api["stats"]["top_failure_reasons"] == [{"reason": '{"why": "x"}', "count": 1}]
+    assert "[&#34;a&#34;, &#34;b&#34;]" in page  # the mode, escaped
+    assert "{&#39;" not in page
+
+
 def test_an_empty_log_draws_empty_charts(repo, claude):
     client, guard = board(repo, claude)
 
