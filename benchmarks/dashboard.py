@@ -2,7 +2,7 @@
 sessions and a 10,000-line resurrection log.
 
     .venv/bin/python benchmarks/dashboard.py [--runs 7] [--agents 1000] [--sessions 1000]
-        [--log-lines 10000] [--old-sessions 100]
+        [--log-lines 10000] [--old-sessions 0]
 
 Builds (under benchmarks/.work/dashboard/, never committed) a git project whose registry holds
 ``--agents`` agents (nine in ten ended, every other one the successor of the one before, the
@@ -164,7 +164,7 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=1000)
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--log-lines", type=int, default=10000)
-    parser.add_argument("--old-sessions", type=int, default=100)
+    parser.add_argument("--old-sessions", type=int, default=0)
     options = parser.parse_args()
 
     os.environ["XDG_CACHE_HOME"] = str(WORK / "xdg")  # the dashboard's cache, in-process too

@@ -99,12 +99,17 @@ def classify(
 
 
 def check(
-    project: Project, entry: HistoryEntry, ref: str | None = None, ignore: Iterable[str] = ()
+    project: Project,
+    entry: HistoryEntry,
+    ref: str | None = None,
+    ignore: Iterable[str] = (),
+    claude_dir: Path | None = None,
 ) -> ConflictReport:
     """Compare what the agent modifies with what changed since its spawn commit.
 
     ``ref`` (else the entry's ``work_ref``) names the branch or commit holding the agent's work;
-    ``ignore`` are paths that are nobody's work (our own state files).
+    ``ignore`` are paths that are nobody's work (our own state files); ``claude_dir`` holds the
+    agent's transcript (``layout.claude_dir``'s default when None).
     """
     root, spawn = project.root, entry.spawn_commit
     ref = ref or entry.work_ref
@@ -120,7 +125,9 @@ def check(
         )
     skip = set(ignore)
     ref_changed = gitrepo.changed_between(root, spawn, ref) if ref else []
-    agent_files = entry.files_modified or ref_changed or transcript_files(project, entry.agent_id)
+    agent_files = (
+        entry.files_modified or ref_changed or transcript_files(project, entry.agent_id, claude_dir)
+    )
     history_commits = gitrepo.commits_in(root, spawn)
     sessions = commit_log.sessions_by_commit(project)
     own = [c for c in history_commits if _is_own(c, entry, sessions.get(c.sha))]
@@ -205,11 +212,12 @@ def claimed_by_others(project: Project, entry: HistoryEntry) -> set[str]:
     return {f for e in doc.latest() if e.agent_id != mine for f in e.files_modified}
 
 
-def transcript_files(project: Project, agent_id: str) -> list[str]:
+def transcript_files(project: Project, agent_id: str, claude_dir: Path | None = None) -> list[str]:
     """Files inside the project that the agent's own transcript shows it edited; [] when its
-    transcript cannot be found (Claude data folder: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``)."""
+    transcript cannot be found (in ``claude_dir``, else ``$CLAUDE_CONFIG_DIR``, else
+    ``~/.claude``)."""
     try:
-        opened = catalog.open_target(catalog.Catalog(layout.claude_dir()), agent_id)
+        opened = catalog.open_target(catalog.Catalog(layout.claude_dir(claude_dir)), agent_id)
     except PurlinError:
         return []
     if opened.target.kind not in ("agent", "inline") or opened.transcript is None:

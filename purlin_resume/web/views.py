@@ -215,7 +215,9 @@ def subagents(scope: Scope) -> dict[str, Any]:
     def check(entry) -> dict[str, Any]:
         return panel(
             lambda: _conflict_summary(
-                conflicts.check(scope.project, entry, ignore=history.state_files())
+                conflicts.check(
+                    scope.project, entry, ignore=history.state_files(), claude_dir=scope.claude_dir
+                )
             )
         )
 

@@ -520,6 +520,35 @@ def test_subagents_by_group_and_status_with_resume_command_and_conflict_check(re
     assert GITHUB_TOKEN not in json.dumps(api)
 
 
+def test_a_conflict_check_reads_the_agents_transcript_in_the_dashboards_claude_folder(
+    repo, claude, tmp_path, monkeypatch
+):
+    """``dashboard --claude-dir X``: an interrupted agent with no files recorded is checked
+    against what its transcript in X shows it edited, not ``$CLAUDE_CONFIG_DIR``'s."""
+    from tests.claude_records import agent_transcript
+    from tests.conftest import commit_file, git
+
+    commit_file(repo, "src/shared.py", "v = 1\n")
+    spawn = git(repo, "rev-parse", "HEAD").strip()
+    agent_transcript(
+        claude / "projects" / "-project" / "sess-1" / "subagents" / "agent-a1b2c3d.jsonl",
+        "a1b2c3d",
+        "Edit the shared module",
+        [str(repo / "src/shared.py")],
+        None,
+    )
+    (tmp_path / "elsewhere" / "projects").mkdir(parents=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    commit_file(repo, "src/shared.py", "v = 2\n")
+    write_history(repo, [entry("a1b2c3d", "interrupted", spawn_commit=spawn, files_modified=[])])
+    client, guard = board(repo, claude)
+
+    api = client.get("/api/subagents", headers=_auth(guard)).json()
+
+    waiting = api["groups"]["(no parallel group)"]["interrupted"][0]["conflicts"]["data"]
+    assert waiting["blocking"] == [{"path": "src/shared.py", "kind": "unverified"}]
+
+
 def test_subagents_without_history_and_with_a_corrupt_one(repo, claude):
     client, guard = board(repo, claude)
     empty = client.get("/subagents", headers=_auth(guard))
