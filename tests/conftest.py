@@ -290,3 +290,19 @@ def tmux_named_server():
     server = tmux.Server(name=f"prt-{uuid.uuid4().hex[:10]}")
     yield server
     tmux.kill_server(server)
+
+
+def unreadable(path: Path, monkeypatch) -> None:
+    """``path`` refused to this user as a file of another user is: its mode 0 (root, who reads
+    any file, gets the kernel's refusal a user gets, at ``os.open``)."""
+    if os.geteuid() != 0:
+        path.chmod(0)
+        return
+    opened = os.open
+
+    def refused(name, *args, **kwargs):
+        if os.fspath(name) == os.fspath(path):
+            raise PermissionError(13, "Permission denied", os.fspath(name))
+        return opened(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refused)

@@ -109,7 +109,9 @@ def _session_lines(session) -> str:
         missing += f" [{skipped} line(s) skipped]"
     if session.stats.unknown:
         missing += f" [unknown record types: {session.stats.unknown_named}]"
-    if session.stats.binary or session.stats.unreadable:
+    if session.stats.unreadable:
+        missing += f" [not readable: {session.stats.unreadable}]"
+    elif session.stats.binary:
         missing += " [not readable as JSONL]"
     return (
         f"{crosscli.cli_of(session):<8}  {session.id}  {session.started_at or '-'}  "

@@ -128,13 +128,14 @@ def open_conversation(
 ) -> Opened:
     """The session or child session of Codex CLI, Gemini CLI or opencode whose id is
     ``identifier`` (or starts with it, when only one does), read with ``options``. A file that
-    is not a regular one (a FIFO, a folder, a loop of links) is refused, named."""
+    is not a regular one (a FIFO, a folder, a loop of links), or cannot be read at all (no
+    permission), is refused, named; one damaged further in is shown as far as it reads."""
     session, listed = _find(identifier, clis)
     children = [
         _read(s, ReadOptions(deferred=True)).session for s in listed if s.parent_id == session.id
     ]
     conversation = _read(session, options or ReadOptions())
     stats = conversation.session.stats
-    if stats.unreadable and not session.path.is_file():  # a FIFO, a folder, a loop of links
+    if stats.unreadable and (not session.path.is_file() or not conversation.transcript.turn_count):
         raise PurlinError(f"cannot read {session.path}: {stats.unreadable}")
     return Opened(conversation, "agent" if session.parent_id else "session", children)

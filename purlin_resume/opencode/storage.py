@@ -93,6 +93,18 @@ def _connect(path: Path) -> sqlite3.Connection | None:
     return None
 
 
+def _refused(path: Path) -> str | None:
+    """Why the user may not open ``path`` (``sudo opencode`` made it another user's); None when
+    they may, or it is not there (a FIFO or a loop of links: no database, as before)."""
+    try:
+        store.open_regular(path).close()
+    except PermissionError as exc:
+        return exc.strerror or "Permission denied"
+    except OSError:
+        return None
+    return None
+
+
 # rows and JSON objects to the common shape ----------------------------------------------------
 
 
@@ -269,10 +281,17 @@ def _loads(text: Any, stats: ReadStats) -> dict[str, Any] | None:
 
 
 def _database_sessions(folder: Path) -> list[NativeSession]:
+    """The database's sessions; one that cannot be opened (another user's: ``sudo opencode``
+    made it) is listed as itself, saying why, rather than left out without a word."""
     path = folder / "opencode.db"
     connection = _connect(path)
     if connection is None:
-        return []
+        why = _refused(path)
+        if why is None:
+            return []
+        unread = NativeSession(OPENCODE, path.name, path)
+        unread.stats.unreadable = why
+        return [unread]
     try:
         rows = connection.execute(f"select {_SESSION_COLUMNS} from session").fetchall()
     except sqlite3.Error:  # a column missing, or the table damaged
@@ -290,7 +309,7 @@ def _database_turns(reading: _Reading) -> Iterator[Turn]:
     session = reading.session
     connection = _connect(session.path)
     if connection is None:
-        session.stats.unreadable = "not an opencode database"
+        session.stats.unreadable = _refused(session.path) or "not an opencode database"
         return
     try:
         current = None

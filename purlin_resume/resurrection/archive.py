@@ -124,30 +124,37 @@ def open_conversation(claude_dir: Path | None, identifier: str, options=None):
     transcript (or the folder) is gone, from the archive a bookmark of it keeps; with the id of
     the session whose archive it was read from (None: read from Claude Code's folder)."""
 
+    catalog = None
     try:
         catalog = Catalog(layout.claude_dir(claude_dir))
         target = catalog.resolve(identifier)
-    except NotFound:
+    except NotFound as claude_missed:
         archived = _archived_here(claude_dir, identifier, options)
         if archived is not None:
             return archived
-        other = _other_cli(identifier, options)
-        if other is None:
-            raise
-        return other, None
+        try:
+            return _other_cli(identifier, options), None
+        except NotFound as other_missed:
+            if catalog is None:  # no Claude Code folder: say where else it was looked for
+                raise NotFound(f"{other_missed.message}; {claude_missed.message}") from None
+            raise claude_missed from None
     opened = open_resolved(catalog, target, options)
     if opened.transcript is None:
         return _archived_here(claude_dir, identifier, options) or (opened, None)
+    why = opened.transcript.stats.unreadable  # no permission, a FIFO: not an empty conversation
+    if why:
+        archived = _archived_here(claude_dir, identifier, options)
+        if archived is None:
+            raise PurlinError(f"cannot read {target.file or identifier}: {why}")
+        return archived
     return opened, None
 
 
 def _other_cli(identifier: str, options):
-    """The conversation of Codex CLI, Gemini CLI or opencode ``identifier`` names, if any."""
+    """The conversation of Codex CLI, Gemini CLI or opencode ``identifier`` names (NotFound:
+    none does)."""
 
-    try:
-        found = crosscli.open_conversation(identifier, options or ReadOptions())
-    except NotFound:
-        return None
+    found = crosscli.open_conversation(identifier, options or ReadOptions())
     target = Target(found.kind, found.session.id, None)
     return Opened(target, None, found.conversation.transcript)  # type: ignore[arg-type]
 

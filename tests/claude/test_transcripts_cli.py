@@ -17,6 +17,7 @@ from tests.claude_records import (
     text,
     write_jsonl,
 )
+from tests.conftest import unreadable
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 DOV_SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
@@ -204,6 +205,22 @@ def test_no_history_says_so(cli, tmp_path):
     }
 
 
+def test_a_transcript_the_user_may_not_read_is_an_error_not_an_empty_one(
+    cli, fixtures_copy, monkeypatch
+):
+    """A session file without read permission is named with why (exit 1), not shown as a
+    conversation without history; ``sessions`` says why too."""
+    locked = next(fixtures_copy.rglob(f"{DEMO_SMALL}.jsonl"))
+    unreadable(locked, monkeypatch)
+
+    for command in ("transcript", "export"):
+        result = run(cli, fixtures_copy, command, DEMO_SMALL)
+        assert result.exit_code == 1, result.stdout
+        assert result.stderr == f"error: cannot read {locked}: Permission denied\n"
+    listed = run(cli, fixtures_copy, "sessions", "--all").stdout
+    assert "[not readable: Permission denied]" in listed
+
+
 def test_export_json_has_the_tr3_shape(cli, fixtures_copy):
     result = run(cli, fixtures_copy, "export", "a2898e3")
     assert result.exit_code == 0, result.stderr
@@ -296,6 +313,9 @@ def test_missing_claude_dir_is_one_line_and_exit_1(cli, tmp_path, args):
     assert result.stderr.count("\n") == 1
     assert "no Claude Code transcripts in" in result.stderr
     assert "Traceback" not in result.stderr
+    if args[0] in ("transcript", "export"):  # the other CLIs were looked in too: it says so
+        assert "no session or agent matches" in result.stderr
+        assert "codex, gemini, opencode" in result.stderr
 
 
 @pytest.mark.parametrize("command", ["agents", "transcript", "export"])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, unreadable
 from tests.other_cli_data import (
     CODEX_SHELL,
     GEMINI_SHELL,
@@ -187,3 +187,21 @@ def test_a_data_folder_that_is_a_loop_of_links_lists_nothing(cli, reader):
     assert listed.exit_code in (0, 1)
     assert reader.session not in listed.stdout
     assert len((listed.stdout + listed.stderr).strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("reader", READERS[:3], ids=[r.cli for r in READERS[:3]])
+def test_a_session_file_the_user_may_not_read_is_named_with_why(cli, reader, monkeypatch):
+    """A session file without read permission (``sudo claude`` made it root's) is refused,
+    named, exit 1: not shown as a conversation without history. (opencode's database is opened
+    by SQLite, which root's permissions let through: tried as a user, not here.)"""
+    place = _copy(reader, reader.place())
+    locked = place / reader.file
+    unreadable(locked, monkeypatch)
+    listed = cli("sessions", "--all", "--cli", reader.cli)
+    assert "[not readable: Permission denied]" in listed.stdout
+
+    named = reader.session if reader.cli != "gemini" else locked.stem  # its id is inside it
+    for command in ("transcript", "export"):
+        read = cli(command, named)
+        assert read.exit_code == 1, read.stdout
+        assert read.stderr == f"error: cannot read {locked}: Permission denied\n"

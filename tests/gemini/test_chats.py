@@ -310,8 +310,8 @@ def test_a_fifo_named_like_a_second_file_stands_alone_unopened(cli, tmp_path, ho
     assert alone.stats.unreadable == "not a regular file"
     assert alone.turns == 0
     lines = without_opening(fifo, lambda: cli("sessions", "--all", "--cli", GEMINI)).stdout
-    assert "not readable as JSONL" not in lines.split(clean.id)[1].split("\n")[0]
-    assert "[not readable as JSONL]" in lines.split(planted.stem)[1].split("\n")[0]
+    assert "not readable" not in lines.split(clean.id)[1].split("\n")[0]
+    assert "[not readable: not a regular file]" in lines.split(planted.stem)[1].split("\n")[0]
     shown = without_opening(fifo, lambda: cli("transcript", clean.id))
     assert shown.exit_code == 0, shown.stderr
     assert "FIELD-AGAIN" in shown.stdout

@@ -378,7 +378,7 @@ def test_what_a_deferred_reading_counts_is_what_the_turns_add_up_to(tmp_path, ro
 
 def test_a_hostile_database_says_so_in_one_line(cli, tmp_path):
     """A part whose tool name or type is an object, then a database without its part table:
-    `transcript` and `export` answer without a traceback."""
+    `transcript` and `export` answer without a traceback (the second: one line, exit 1)."""
     import sqlite3
 
     folder = opencode_home()
@@ -393,8 +393,8 @@ def test_a_hostile_database_says_so_in_one_line(cli, tmp_path):
         db.execute("drop table part")
     db.close()
     result = cli("transcript", OPENCODE_SHELL, "--max-chars", "0")
-    assert (result.exit_code, result.stdout.count("\n")) == (0, 1), result.output
-    assert "No conversation history found" in result.stdout
+    assert (result.exit_code, result.stderr.count("\n")) == (1, 1), result.output
+    assert result.stderr.endswith("could not be read to the end: no such table: part\n")
 
 
 def test_a_long_title_is_cut_where_no_secret_is_cut_in_two(tmp_path):
