@@ -10,6 +10,7 @@ Unpacking accepts only regular files under ``projects/`` with no ``..``: nothing
 
 from __future__ import annotations
 
+import errno
 import shutil
 import tarfile
 from pathlib import Path, PurePosixPath
@@ -39,7 +40,9 @@ def archive_path(history: Path, session_id: str) -> Path:
 
 
 def create(history: Path, catalog: Catalog, session: SessionFile) -> Path:
-    """Write (or refresh) the archive of ``session``; returns its path."""
+    """Write (or refresh) the archive of ``session``; returns its path. What a file's link
+    leads to is archived (a link would outlive nothing); what is no regular file (a FIFO) holds
+    no transcript and is left out; a file that cannot be read fails it (``OSError``)."""
     target = archive_path(history, session.id)
     store.private_folder(target.parent)  # raw transcripts, secrets and all: owner only
     with (
@@ -47,8 +50,15 @@ def create(history: Path, catalog: Catalog, session: SessionFile) -> Path:
         tarfile.open(fileobj=out, mode="w:gz", compresslevel=6) as tar,
     ):
         for path in session_paths(catalog, session):
-            name = path.relative_to(catalog.root).as_posix()
-            tar.add(str(path), arcname=name, recursive=False)
+            try:
+                handle = store.open_regular(path)  # closed by the with below
+            except OSError as exc:
+                if exc.errno in (errno.EINVAL, errno.EISDIR, errno.ELOOP, errno.ENOENT):
+                    continue  # no regular file: no transcript in it
+                raise
+            with handle:
+                name = path.relative_to(catalog.root).as_posix()
+                tar.addfile(tar.gettarinfo(arcname=name, fileobj=handle), handle)
     return target
 
 

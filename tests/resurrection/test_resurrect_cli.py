@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -173,6 +174,41 @@ def test_a_bookmark_outlives_its_transcripts_through_the_archive(cli, fixtures_c
     assert data["archived"] is True
     assert any(c["name"] == "accessible" and c["level"] == "warn" for c in data["checks"])
     assert "Explore transcript rendering codebase" in data["prompt"]
+
+
+def test_a_bookmark_archives_what_linked_transcripts_hold(cli, fixtures_copy, repo, tmp_path):
+    """Session files that are links (to a folder elsewhere) are archived as what they lead to:
+    the bookmark still resurrects once the files and the links are gone. A FIFO beside them
+    holds no transcript: it is left out, never waited on."""
+    folder = next(fixtures_copy.glob("projects/*spotter-dov"))
+    elsewhere = tmp_path / "elsewhere"
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        moved = elsewhere / path.relative_to(folder)
+        moved.parent.mkdir(parents=True, exist_ok=True)
+        path.rename(moved)
+        path.symlink_to(moved)
+    os.mkfifo(next(folder.rglob("subagents")) / "agent-fifo.jsonl")
+    claude = ("--claude-dir", str(fixtures_copy))
+    _ok(cli("bookmark", "add", "dov", "--session", "4d56", "--agent", "a2898e3", *claude))
+    shutil.rmtree(elsewhere)
+    shutil.rmtree(folder)
+
+    data = json.loads(_ok(cli("resurrect", "dov", "--yes", "--json", *claude)).stdout)
+    assert data["archived"] is True
+    assert "Explore transcript rendering codebase" in data["prompt"]
+
+
+def test_a_session_the_user_may_not_read_is_not_bookmarked(cli, fixtures_copy, repo, monkeypatch):
+    from tests.conftest import unreadable
+
+    locked = next(fixtures_copy.rglob("4d5611e5-*.jsonl"))
+    unreadable(locked, monkeypatch)
+    _fails(
+        cli("bookmark", "add", "dov", "--session", "4d56", "--claude-dir", str(fixtures_copy)),
+        1,
+        f"cannot read {locked}: Permission denied; nothing was bookmarked",
+    )
+    assert not (repo / ".purlin" / "bookmarks.jsonl").exists()
 
 
 def test_no_terminal_and_no_yes_is_a_usage_error(cli, fixtures_copy, repo):
