@@ -92,6 +92,7 @@ class Plan:
     left: list[str] = field(default_factory=list)  # files kept on purpose, with why
 
     def diff(self) -> str:
+        self._kept_in_project()
         out: list[str] = []
         for change in self.changes:
             name = self.target.label(change.path)
@@ -103,9 +104,20 @@ class Plan:
             )
         return "".join(line if line.endswith("\n") else line + "\n" for line in out)
 
+    def _kept_in_project(self) -> None:
+        """A project's files are written only inside it: a link committed in the repository
+        (``.claude/commands/x.md`` -> ``~/.bashrc``) must not lead a write out of it."""
+        if self.target.project is None:
+            return  # the user's own folders: their links (dotfiles) are followed
+        for change in self.changes:
+            store.kept_inside(
+                change.path, self.target.project.root, fix="remove the link; nothing was changed"
+            )
+
     def apply(self) -> None:
         """Write each change in turn; a write that fails stops the rest and names what was
         written before it (each file is written whole or not at all)."""
+        self._kept_in_project()
         written: list[str] = []
         for change in self.changes:
             try:
@@ -176,8 +188,9 @@ def document_change(
     after = claude_settings.dump(new, like=before) if new else None
 
     def write() -> None:
+        real = Path(os.path.realpath(path))  # a link (dotfiles) stays a link: its file is changed
         if target.project is not None:
-            gitrepo.exclude_state_files(path.parent, path.name + ".lock")
+            gitrepo.exclude_state_files(real.parent, real.name + ".lock")
 
         def change(text: str | None) -> str | None:
             data = read(path)[1] if text is not None else {}
@@ -186,7 +199,7 @@ def document_change(
                 return None if data else text
             return claude_settings.dump(new, like=text)
 
-        store.update_text(path, change)
+        store.update_text(real, change)
 
     return Change(path, before, after, write)
 

@@ -166,6 +166,67 @@ def test_user_uninstall_keeps_a_settings_file_that_had_content_before(cli, tmp_p
     assert path.read_text() == original
 
 
+def test_a_settings_file_that_is_a_link_stays_one_and_its_file_gets_the_hooks(repo, cli, tmp_path):
+    """A settings file linked from a dotfiles folder (the user's) or from elsewhere in the
+    project: the link stays, the file it leads to is changed, and uninstall restores it."""
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"cleanupPeriodDays": 365}\n')
+    folder = tmp_path / "claude-home"
+    folder.mkdir()
+    (folder / "settings.json").symlink_to(dotfiles)
+    shared = repo / "config" / "claude.json"
+    shared.parent.mkdir()
+    shared.write_text('{"env": {}}\n')
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").symlink_to("../config/claude.json")
+    env = {"CLAUDE_CONFIG_DIR": str(folder)}
+    originals = {dotfiles: dotfiles.read_text(), shared: shared.read_text()}
+
+    for args in (("--user",), ()):
+        assert cli("install", *args, env=env).exit_code == 0
+    assert (folder / "settings.json").is_symlink()
+    assert (repo / ".claude" / "settings.json").is_symlink()
+    assert ours(json.loads(dotfiles.read_text()))
+    assert ours(json.loads(shared.read_text()))
+    for args in (("--user",), ()):
+        assert cli("uninstall", *args, env=env).exit_code == 0
+    assert {path: path.read_text() for path in originals} == originals
+
+
+@pytest.mark.parametrize(
+    "linked", [".claude/commands/pl-resume.md", ".claude/settings.json", ".claude"]
+)
+def test_a_committed_link_out_of_the_project_is_refused_and_nothing_written(
+    repo, cli, tmp_path, linked
+):
+    """A repository may commit a link that leads an install's write out of it (to
+    ``~/.bashrc``, to the user's own Claude folder): refused, one line, nothing changed."""
+    names = {".claude": ".claude", ".claude/settings.json": ".claude-settings.json"}
+    outside = tmp_path / "home" / names.get(linked, ".bashrc")
+    outside.parent.mkdir(parents=True)
+    if linked == ".claude":
+        outside.mkdir()
+        (outside / "settings.json").write_text("{}\n")
+    else:  # the user's settings (JSON, which the install would merge into), or a shell's
+        outside.write_text("{}\n" if "settings" in linked else "export PATH=$PATH:/mine\n")
+    link = repo / linked
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside)
+    home = tmp_path / "home"
+    kept = {p: p.read_text() for p in home.rglob("*") if p.is_file()}
+
+    for args in (("--dry-run",), ()):
+        result = cli("install", *args)
+        assert result.exit_code == 1
+        assert result.stderr.startswith(f"error: refusing {repo}/.claude/")
+        assert "a symbolic link leads it to" in result.stderr
+        assert result.stderr.count("\n") == 1
+    assert {p: p.read_text() for p in home.rglob("*") if p.is_file()} == kept
+    assert not (repo / ".gitignore").exists()
+    assert not (repo / ".planning").exists()
+
+
 def test_uninstall_keeps_an_empty_settings_file_it_did_not_change(repo, cli):
     cli("install")
     path = repo / ".claude" / "settings.json"
