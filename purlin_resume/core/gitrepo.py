@@ -210,10 +210,14 @@ def ensure_ignored(root: Path, relative: str) -> bool:
     """Make sure git ignores ``relative`` (a folder ends with ``/``); True when .gitignore changed.
 
     The project's .gitignore gets the entry; the lock file taken while writing it is ignored in
-    this clone only, so nothing of ours shows up in ``git status``.
+    this clone only, so nothing of ours shows up in ``git status``. A .gitignore that is a
+    symbolic link (a repository may commit one to ``~/.ssh/id_rsa``) is left as it is: the entry
+    goes to this clone's ``info/exclude``.
     """
     if is_ignored(root, relative):
         return False
+    if (Path(root) / ".gitignore").is_symlink():  # committed so: never read through, nor replaced
+        return exclude_locally(root, relative)
     exclude_locally(root, ".gitignore.lock")
     store.update_text(Path(root) / ".gitignore", _add_line(_ignore_line(relative)))
     return True

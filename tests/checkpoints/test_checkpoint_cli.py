@@ -406,6 +406,21 @@ def test_cache_is_ignored_by_git_once(repo, cli):
     assert status.split() == ["??", ".gitignore"], "no checkpoint or lock file shows in git status"
 
 
+def test_a_gitignore_committed_as_a_link_is_never_read_through_nor_replaced(repo, cli, tmp_path):
+    """A repository may commit ``.gitignore`` as a link to a private file: the cache's entry goes
+    to this clone's ``info/exclude``; the link and what it leads to stay as they were (its
+    content was copied into a .gitignore of the repository, ready to be committed)."""
+    private = tmp_path / "id_rsa"
+    private.write_text("not for the repository\n")
+    (repo / ".gitignore").symlink_to(private)
+
+    assert cli("save", *BUILDER_FIELDS).exit_code == 0
+
+    assert (repo / ".gitignore").is_symlink()
+    assert private.read_text() == "not for the repository\n"
+    assert git(repo, "check-ignore", ".purlin/cache/x.md").strip() == ".purlin/cache/x.md"
+
+
 def test_uncommitted_changes_come_from_git(repo, cli):
     (repo / "README.md").write_text("edited\n")
     (repo / "notes.txt").write_text("x\n")
