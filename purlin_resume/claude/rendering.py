@@ -41,8 +41,10 @@ class MarkdownOptions:
     thinking: bool = False
 
 
-def no_history(identifier: str) -> str:
-    return f"No conversation history found for agent {identifier}\n"
+def no_history(target) -> str:
+    """What is said of a conversation without turns, named as what it is (a ``Target``)."""
+    what = target.kind if target.kind in ("session", "compaction") else "agent"
+    return f"No conversation history found for {what} {target.id}\n"
 
 
 def has_history(

@@ -56,7 +56,7 @@ def document(opened: Opened, tools: bool, thinking: bool) -> dict:
             kind(opened),
             session,
             opened.subagent,
-            rendering.no_history(opened.target.id).strip(),
+            rendering.no_history(opened.target).strip(),
         )
     return export.document(
         opened.transcript,
@@ -85,7 +85,7 @@ def markdown_pieces(
     it has none, not redacted yet (``redacted_batches``); its thoughts are quoted once redacted
     (``Unredacted``)."""
     if not rendering.has_history(opened.transcript, options):
-        return iter([rendering.no_history(opened.target.id)])
+        return iter([rendering.no_history(opened.target)])
     assert opened.transcript is not None
     details = Details(opened.transcript)
     return rendering.chunks(
@@ -103,7 +103,7 @@ def markdown(opened: Opened, options: MarkdownOptions) -> str:
     """The Markdown of the conversation whole (its header first), or the line saying it has
     none (not redacted yet)."""
     if not rendering.has_history(opened.transcript, options):
-        return rendering.no_history(opened.target.id)
+        return rendering.no_history(opened.target)
     assert opened.transcript is not None
     return rendering.render(opened.transcript, options, opened.subagent, kind(opened))[0]
 
@@ -194,7 +194,7 @@ def bounded(
     written to a private file as it comes (only its last ``limit`` characters are kept); with
     that file, or None when the Markdown fitted."""
     if not rendering.has_history(opened.transcript, options):
-        return rendering.no_history(opened.target.id), None
+        return rendering.no_history(opened.target), None
     sections: list[Section] = []
     rendered = iter(markdown_pieces(opened, options, sections))
     header = redacted_batches([next(rendered)], redaction)

@@ -81,7 +81,7 @@ def transcript_command(
             if rendering.has_history(opened.transcript, options):
                 print_text(f"wrote {output} ({written} characters)\n")
             else:
-                print_text(rendering.no_history(opened.target.id))
+                print_text(rendering.no_history(opened.target))
             return
         _print_markdown(opened, options, max_chars, redaction)
     finally:

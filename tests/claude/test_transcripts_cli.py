@@ -195,7 +195,7 @@ def test_no_history_says_so(cli, tmp_path):
     write_jsonl(root / "projects" / "-w" / "99999999-empty.jsonl", [])
     result = run(cli, root, "transcript", "99999999")
     assert result.exit_code == 0
-    assert result.stdout == "No conversation history found for agent 99999999-empty\n"
+    assert result.stdout == "No conversation history found for session 99999999-empty\n"
     (root / "projects" / "-w" / "aaaaaaaa-binary.jsonl").write_bytes(b"\x00\x01\x02" * 100)
     assert "No conversation history found" in run(cli, root, "transcript", "aaaa").stdout
     listed = json.loads(run(cli, root, "sessions", "--all", "--json").stdout)["sessions"]
