@@ -28,6 +28,24 @@ team = typer.Typer(
 app.add_typer(team, name="team", rich_help_panel="Resurrection")
 
 
+def _password_in(path: Path) -> str:
+    """The password a file holds (its first ``MAX_PASSWORD`` bytes are read: ``/dev/zero`` or a
+    wrong file ends in one line, not in all the memory); a pipe is read as it is written."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(server.MAX_PASSWORD + 1)
+        if len(data) > server.MAX_PASSWORD:
+            raise UsageError(
+                f"--password-file {path}: longer than {server.MAX_PASSWORD} bytes; "
+                "give a file that holds only the password"
+            )
+        return data.decode("utf-8").rstrip("\r\n")
+    except OSError as exc:
+        raise UsageError(f"--password-file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"--password-file {path}: not UTF-8 text") from None
+
+
 def _password(dsn: str, password_file: Path | None) -> str:
     """The DSN with its password, which never comes from the command line."""
     if server.has_password(dsn):
@@ -36,10 +54,7 @@ def _password(dsn: str, password_file: Path | None) -> str:
             f"with --password-file, ${server.PASSWORD_ENV} or at the prompt"
         )
     if password_file is not None:
-        try:
-            password = password_file.read_text(encoding="utf-8").rstrip("\r\n")
-        except OSError as exc:
-            raise UsageError(f"--password-file {password_file}: {exc.strerror or exc}") from None
+        password = _password_in(password_file)
     elif os.environ.get(server.PASSWORD_ENV) is not None:
         password = os.environ[server.PASSWORD_ENV]
     elif os.isatty(0):

@@ -24,6 +24,7 @@ from purlin_resume.core.errors import UsageError
 from purlin_resume.team import TeamError, TeamUnavailable, refuse_secrets, rows, schema
 
 PASSWORD_ENV = "PURLIN_TEAM_PASSWORD"
+MAX_PASSWORD = 4096  # bytes a password file may hold
 
 
 def shown_dsn(dsn: str | None) -> str:

@@ -687,6 +687,14 @@ def test_bad_setups_are_one_line_each_and_leave_no_membership(tmp_path):
         (("team", "init", "--dsn", "mysql://u:p@ss@localhost/db"), 2, "leave the password out"),
         (("team", "sync"), 1, "no team set up"),
     ]
+    binary = tmp_path / "binary"
+    binary.write_bytes(b"\xd0\xff\x00")
+    dsn = ("team", "init", "--dsn", "mysql://u@127.0.0.1:9/db", "--password-file")
+    cases += [  # read no further than a password could reach: /dev/zero never ends
+        ((*dsn, "/dev/zero"), 2, "/dev/zero: longer than 4096 bytes"),
+        ((*dsn, str(binary)), 2, "not UTF-8 text"),
+        ((*dsn, str(tmp_path)), 2, "Is a directory"),
+    ]
     for args, code, words in cases:
         done = frank(*args)
         assert done.code == code, (args, done.stderr)
