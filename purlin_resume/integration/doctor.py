@@ -29,7 +29,7 @@ from purlin_resume.claude import layout
 from purlin_resume.claude import settings as claude_settings
 from purlin_resume.claude.catalog import Catalog, session_paths
 from purlin_resume.core import clock, config, gitrepo
-from purlin_resume.core.errors import PurlinError
+from purlin_resume.core.errors import PurlinError, system_refusal
 from purlin_resume.core.project import Project
 from purlin_resume.core.terminal_text import one_line
 from purlin_resume.history import agent_history as history
@@ -196,7 +196,7 @@ def _cleanup_days(parsed: dict[str, dict]) -> tuple[int, str]:
 def _interrupted_at_risk(project: Project, days: int, now: datetime) -> list[str]:
     try:
         interrupted = history.load(project).latest_with(history.INTERRUPTED)
-    except PurlinError:
+    except (PurlinError, OSError):
         interrupted = []
     at_risk = []
     for entry in interrupted:
@@ -229,7 +229,7 @@ def _bookmarks_at_risk(project: Project, days: int, now: datetime) -> tuple[list
     history_dir = claude_root / "history"
     try:
         marks = _shelves(project).all()
-    except PurlinError:
+    except (PurlinError, OSError):
         return [], []  # named by the state check
     unarchived = [m for m in marks if not (m.archive and (history_dir / m.archive).is_file())]
     if not unarchived:
@@ -327,7 +327,7 @@ def _mcp_declarations(project: Project, plugin: tuple[str, str] | None) -> list[
             entry = (
                 installation.read_mcp(path)[1].get("mcpServers", {}).get(installation.MCP_SERVER)
             )
-        except PurlinError:
+        except (PurlinError, OSError):
             continue  # the state checks name a broken file
         if isinstance(entry, dict):
             declared.append((str(path), entry))
@@ -419,10 +419,8 @@ def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
     for name, read in readers:
         try:
             read()
-        except PurlinError as exc:
-            findings.append(
-                Finding("state", ERROR, f"{name}: {exc.message}", "fix or move the file aside")
-            )
+        except (PurlinError, OSError) as exc:
+            findings.append(_unread(exc, "fix or move the file aside", f"{name}: "))
     for live in checkpoints.live(project):
         if live.error:
             findings.append(
@@ -443,6 +441,14 @@ def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
     if not findings:
         findings.append(Finding("state", OK, "every state file is readable"))
     return findings
+
+
+def _unread(exc: PurlinError | OSError, fix: str, what: str = "") -> Finding:
+    """A state file that could not be read: broken (``fix``), or refused by the system (a file
+    of another user: the line says what to do)."""
+    if isinstance(exc, PurlinError):
+        return Finding("state", ERROR, what + exc.message, fix)
+    return Finding("state", ERROR, what + system_refusal(exc))
 
 
 def _hook_failures(project: Project) -> list[Finding]:
@@ -471,7 +477,7 @@ def _trust(project: Project) -> list[Finding]:
     settings its config sets that do not apply (``_ignored``)."""
     try:
         settings = config.load(project)
-    except PurlinError:
+    except (PurlinError, OSError):
         return []  # the settings finding says why
     return _status_command(project, settings) + _ignored(project, settings)
 
@@ -528,8 +534,8 @@ def examine(project: Project, now: datetime | None = None) -> list[Finding]:
     for where, path in _settings_files(project):
         try:
             text, data = installation.read_settings(path)
-        except PurlinError as exc:
-            settings_errors.append(Finding("state", ERROR, exc.message, "fix the JSON by hand"))
+        except (PurlinError, OSError) as exc:
+            settings_errors.append(_unread(exc, "fix the JSON by hand"))
             continue
         if text is not None:
             parsed[where] = data

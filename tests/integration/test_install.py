@@ -417,6 +417,32 @@ def test_doctor_reports_corrupt_state_and_transcripts_at_risk(repo, cli):
     assert registry.read_text() == "[]"
 
 
+@pytest.mark.parametrize(
+    "unread", [".planning/agent-history.json", ".purlin/agents.json", ".claude/settings.json"]
+)
+def test_doctor_names_a_state_file_the_user_may_not_read_and_goes_on(
+    repo, cli, monkeypatch, unread
+):
+    """A state file of another user (``sudo claude`` made it) is one finding with what to do;
+    every other check still reports (doctor stopped at the first such file)."""
+    from tests.conftest import unreadable
+
+    assert cli("install").exit_code == 0
+    (repo / ".purlin").mkdir(exist_ok=True)
+    (repo / ".purlin" / "agents.json").write_text('{"version": 1, "agents": {}}')
+    unreadable(repo / unread, monkeypatch)
+
+    result = cli("doctor", "--json")
+
+    assert result.exit_code == 1, result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    refused = [f for f in findings if "Permission denied" in f["message"]]
+    assert len(refused) == 1, refused
+    assert refused[0]["status"] == "error"
+    assert f"make {repo / unread} readable" in refused[0]["message"]
+    assert {"commands", "tools", "state"} <= {f["check"] for f in findings}
+
+
 def test_shipped_command_templates_are_all_installed(repo, cli):
     cli("install")
     for name in installation.command_templates():
