@@ -2,8 +2,8 @@
 
 Expected failures answer with one line: an unknown id 404, a bad or ambiguous id or a bad filter
 400, reviving an agent that is not dead 409 (the reason ``purlin-resume revive`` gives), a
-corrupt state file 500 for the API call that needs it (a page shows it in the panel it breaks
-and the rest still works).
+corrupt state file, or one the user may not read, 500 for the API call that needs it (a page
+shows it in the panel it breaks and the rest still works).
 """
 
 from __future__ import annotations
@@ -24,7 +24,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from purlin_resume.core import redact, store
-from purlin_resume.core.errors import Ambiguous, Conflict, NotFound, PurlinError, UsageError
+from purlin_resume.core.errors import (
+    Ambiguous,
+    Conflict,
+    NotFound,
+    PurlinError,
+    UsageError,
+    system_refusal,
+)
 from purlin_resume.core.resources import data_dir
 from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.web import charts, views
@@ -139,6 +146,8 @@ class Dashboard:
                 return handler(request)
             except PurlinError as exc:
                 return self.error(request, exc)
+            except OSError as exc:  # a file of another user, a full disk: said, as the CLI does
+                return self.error(request, PurlinError(system_refusal(exc)))
 
         run.__name__ = handler.__name__
         return run

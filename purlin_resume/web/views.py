@@ -20,7 +20,7 @@ from purlin_resume.agents import lineage, registry, revival, stall
 from purlin_resume.agents.stall import server_of
 from purlin_resume.claude import catalog, layout, rendering, transcript_output
 from purlin_resume.core import cache_home, config, redact
-from purlin_resume.core.errors import NotFound, PurlinError, UsageError
+from purlin_resume.core.errors import NotFound, PurlinError, UsageError, system_refusal
 from purlin_resume.core.project import Project
 from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.history import agent_history as history
@@ -60,11 +60,14 @@ def clean(data: Any) -> Any:
 
 
 def panel(gather: Callable[[], Any]) -> dict[str, Any]:
-    """``{"data": ...}`` or, when a state file cannot be read, ``{"error": one line}``."""
+    """``{"data": ...}`` or, when a state file cannot be read (broken, or another user's),
+    ``{"error": one line}``."""
     try:
         return {"data": gather()}
     except PurlinError as exc:
         return {"error": redact.redact(exc.message).text}
+    except OSError as exc:
+        return {"error": redact.redact(system_refusal(exc)).text}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -568,6 +568,33 @@ def test_subagents_without_history_and_with_a_corrupt_one(repo, claude):
     assert client.get("/agents", headers=_auth(guard)).status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("unread", "page"),
+    [(".planning/agent-history.json", "subagents"), (".purlin/agents.json", "agents")],
+)
+def test_a_state_file_the_user_may_not_read_is_a_panel_line_not_a_server_error(
+    repo, claude, monkeypatch, unread, page
+):
+    """A file of another user (``sudo claude`` made it): the page shows the line in the panel it
+    breaks, the API answers 500 with it, as for a corrupt file; it was an Internal Server Error."""
+    from tests.conftest import unreadable
+
+    (repo / ".planning").mkdir()
+    write_history(repo, [entry("agent-a1", "spawned")])
+    write_registry(repo, {})
+    unreadable(repo / unread, monkeypatch)
+    client, guard = board(repo, claude)
+
+    shown = client.get(f"/{page}", headers=_auth(guard))
+    api = client.get(f"/api/{page}", headers=_auth(guard))
+
+    assert shown.status_code == 200
+    assert '<p class="panel-error" role="alert">' in shown.text
+    assert "Permission denied" in shown.text
+    assert api.status_code == 500
+    assert api.json()["error"].startswith(f"{repo / unread}: Permission denied; make ")
+
+
 # ---------------------------------------------------------------------------------------------
 # resurrections
 
