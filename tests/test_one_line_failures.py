@@ -310,3 +310,17 @@ def test_a_git_folder_as_project_is_refused_and_left_as_it_was(cli, tmp_path, wh
     _one_line(result, 2)
     assert "a git repository's own folder" in result.stderr
     assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
+
+
+def test_a_refusal_whose_path_cannot_be_looked_at_is_still_one_line():
+    """A file in a folder the user may not enter: looking whether it exists is refused too (a
+    name too long to look up stands for that here, as root may enter any folder); the line
+    still names it and what to do, never a second traceback."""
+    from purlin_resume.core.errors import system_refusal
+
+    name = "/tmp/" + "x" * 300
+    line = system_refusal(PermissionError(13, "Permission denied", name), "nothing was changed")
+    assert line == (
+        f"{name}: Permission denied; nothing was changed; "
+        f"make {name} readable and writable for you, then try again"
+    )

@@ -68,8 +68,17 @@ def system_refusal(exc: OSError, consequence: str = "", path: Path | None = None
         line += f"; {consequence}"
     name = Path(str(named)) if named else None
     if name is not None and exc.errno in _REFUSED:
-        writable = f"{name} readable and writable" if name.exists() else f"{name.parent} writable"
+        writable = f"{name} readable and writable" if _exists(name) else f"{name.parent} writable"
         line += f"; make {writable} for you, then try again"
     elif exc.errno in _FULL:
         line += "; free some disk space, then try again"
     return line
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; when the folder holding it may not be looked into, it is taken
+    to (the refusal is the folder's: what to make readable is the path and what leads to it)."""
+    try:
+        return path.exists()
+    except OSError:
+        return True

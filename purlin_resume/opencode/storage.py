@@ -81,7 +81,10 @@ def _connect(path: Path) -> sqlite3.Connection | None:
     """The database, read-only (immutable when its folder cannot take SQLite's shared-memory
     file); None when there is none or it is no database. Links are followed; what is not a
     regular file is never handed to SQLite, whose open would wait on a FIFO."""
-    if not path.is_file():
+    try:
+        if not path.is_file():
+            return None
+    except OSError:  # its folder may not be looked into (another user's): ``_refused`` says so
         return None
     for flags in ("mode=ro", "mode=ro&immutable=1"):
         try:
