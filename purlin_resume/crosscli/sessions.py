@@ -10,6 +10,7 @@ parent counts it, ``agents`` shows it, and its id opens it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,32 @@ def chosen(names: str | None) -> tuple[str, ...]:
     if unknown or not wanted:
         raise UsageError(f"--cli takes {', '.join(CLIS)} (comma-separated), not '{names}'")
     return wanted
+
+
+# where each other CLI's sessions are read from: its data folder, and the folders under it
+_FOLDERS = {
+    CODEX: (rollouts.root, ("", "sessions", "archived_sessions")),
+    GEMINI: (chats.root, ("", "tmp")),
+    OPENCODE: (storage.root, ("",)),
+}
+
+
+def refused(clis: tuple[str, ...]) -> dict[str, str]:
+    """The CLIs of ``clis`` whose sessions folder the user may not read (``sudo codex`` made it
+    root's), each with the line that says so; their sessions cannot be listed."""
+    found = {}
+    for cli in clis:
+        root, parts = _FOLDERS.get(cli, (None, ()))
+        for part in parts:
+            assert root is not None
+            folder = root() / part
+            if os.path.isdir(folder) and not os.access(folder, os.R_OK | os.X_OK):
+                found[cli] = (
+                    f"{folder}: Permission denied; its {cli} sessions are not listed: "
+                    "make it readable for you"
+                )
+                break
+    return found
 
 
 def list_sessions(

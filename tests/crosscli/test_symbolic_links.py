@@ -205,3 +205,29 @@ def test_a_session_file_the_user_may_not_read_is_named_with_why(cli, reader, mon
         read = cli(command, named)
         assert read.exit_code == 1, read.stdout
         assert read.stderr == f"error: cannot read {locked}: Permission denied\n"
+
+
+@pytest.mark.parametrize("reader", READERS[1:], ids=[r.cli for r in READERS[1:]])
+def test_a_data_folder_the_user_may_not_read_is_a_warning_and_the_rest_is_listed(
+    cli, reader, monkeypatch
+):
+    """``sudo codex`` leaves ``~/.codex`` root's: its sessions cannot be listed, which one line
+    says; the other CLIs' are listed (opencode's stopped the listing with a traceback, Codex's
+    and Gemini's were left out without a word). Asked for alone, it is the error."""
+    for each in READERS:
+        _copy(each, each.place())
+    allowed = os.access
+
+    def access(path, mode, *args, **kwargs):  # the kernel's answer to a user (root may read all)
+        return os.fspath(path) != os.fspath(reader.place()) and allowed(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    line = f"{reader.place()}: Permission denied; its {reader.cli} sessions are not listed"
+
+    listed = cli("sessions", "--all")
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stderr == f"warning: {line}: make it readable for you\n"
+    assert reader.session not in listed.stdout
+    assert all(other.session in listed.stdout for other in READERS if other is not reader)
+    alone = cli("sessions", "--all", "--cli", reader.cli)
+    assert (alone.exit_code, alone.stderr) == (1, f"error: {line}: make it readable for you\n")
