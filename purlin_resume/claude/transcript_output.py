@@ -159,7 +159,9 @@ def _redacted_batch(batch: list[str], plain: list[int], redaction: Redaction) ->
         else:
             done = None
     if done is None:
-        done = [redaction.outgoing(text) for text in runs]
+        # each as a plain str: one with nothing to redact comes back as it is, and an
+        # ``Unredacted`` one would reach its ``lay_out`` as itself
+        done = [redaction.outgoing(str(text)) for text in runs]
     for at, text in zip(plain, done, strict=True):
         piece = batch[at]
         batch[at] = piece.lay_out(text) if isinstance(piece, Unredacted) else text

@@ -37,6 +37,7 @@ class Candidate(Conversation):
     ended_at: str | None = None
     resurrects: str | None = None  # a resurrection of this conversation (its label) started it
     cli: str = "claude"
+    archived: bool = False  # its transcripts are gone: only its bookmark's archive holds it
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,8 +51,9 @@ class Candidate(Conversation):
 
 def open_command(candidate: Candidate) -> str | None:
     """The ``open`` command that continues a candidate's session in Claude Code (None for
-    another CLI's session)."""
-    if candidate.cli != "claude":
+    another CLI's session, and for one whose transcripts are gone: Claude Code cannot resume
+    it)."""
+    if candidate.cli != "claude" or candidate.archived:
         return None
     return f"purlin-resume open {shlex.quote(candidate.session_id)}"
 
@@ -197,6 +199,7 @@ def _archived_bookmarks(query: str, marks, listed: set) -> list[Candidate]:
                     score=round(60 * ratio / 100, 1),
                     reasons=[f"bookmark {mark.name}", "transcripts archived"],
                     bookmark=mark,
+                    archived=True,
                 )
             )
     return extra

@@ -483,7 +483,7 @@ class Facts:
             str(entry.get("resurrected_from_agent_type") or "unknown")
             if isinstance(tokens, int)
             else None,
-            entry.get("resurrected_from_project") != entry.get("resurrected_in_project"),
+            _cross_repo(entry),
             latency if isinstance(latency, (int, float)) else None,
         )
 
@@ -540,6 +540,13 @@ class Facts:
                 {"reason": reason, "count": count} for reason, count in failures
             ],
         }
+
+
+def _cross_repo(entry: dict[str, Any]) -> bool:
+    """Whether the agent was brought back in another project than its own: a failure that chose
+    no agent has no project of its own, and is no cross-repo resurrection."""
+    source, target = entry.get("resurrected_from_project"), entry.get("resurrected_in_project")
+    return source is not None and target is not None and source != target
 
 
 def stats(entries: Iterable[dict[str, Any]], newest_first: bool = False) -> dict[str, Any]:

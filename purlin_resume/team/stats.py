@@ -15,10 +15,10 @@ KIND = "COALESCE(NULLIF(resurrected_from_agent_type, ''), 'unknown')"
 
 
 def figures(query: Query, mysql: bool) -> dict[str, Any]:
+    # as ``log._cross_repo``: a failure that chose no agent (no project of its own) is not one
     differs = (
-        "NOT (resurrected_from_project <=> resurrected_in_project)"
-        if mysql
-        else "resurrected_from_project IS NOT resurrected_in_project"
+        "resurrected_from_project IS NOT NULL AND resurrected_in_project IS NOT NULL "
+        "AND resurrected_from_project <> resurrected_in_project"
     )
     total, cross = query(
         f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN {differs} THEN 1 ELSE 0 END), 0) "

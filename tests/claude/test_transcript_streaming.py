@@ -437,3 +437,24 @@ def test_each_run_of_a_batch_is_redacted_and_kept_in_its_place(between):
     placeholder = out[len("token ") : out.index("]") + 1]
     assert out.endswith(f"again {placeholder}\n> said {placeholder}\n")
     assert sum(redaction.text.values()) == 3
+
+
+def test_a_secret_assignment_ending_a_tool_result_does_not_break_the_json(cli, tmp_path):
+    """``password=…`` ends a tool's result: the redaction of the batch's runs joined takes the
+    break after it into the secret, so each run is redacted alone, and a tool input without a
+    secret of its own is still laid out as JSON."""
+    root = tmp_path / "claude"
+    convo = Conversation(SESSION)
+    records = [
+        convo.user("deploy it"),
+        convo.assistant("msg_1", tool("toolu_1", "Bash", command="cat deploy.env")),
+        convo.result("toolu_1", "password=Hunter2SuperSecret!"),
+        convo.assistant("msg_2", text("Deployed.")),
+    ]
+    write_jsonl(root / "projects" / "-srv-demo" / f"{SESSION}.jsonl", records)
+    for args in (("transcript", SESSION, "--json"), ("export", SESSION)):
+        result = run(cli, root, *args, "--include-tools")
+        assert result.exit_code == 0, result.stderr
+        assert "Hunter2SuperSecret" not in result.stdout
+        document = json.loads(result.stdout)
+        assert document["conversation"][1]["content"][0]["input"] == {"command": "cat deploy.env"}

@@ -169,6 +169,12 @@ def test_a_bookmark_outlives_its_transcripts_through_the_archive(cli, fixtures_c
     found = json.loads(_ok(cli("find", "dov", "--json", "--claude-dir", str(fixtures_copy))).stdout)
     assert found["results"][0]["bookmark"] == "dov"
     assert "transcripts archived" in found["results"][0]["reasons"]
+    # Claude Code cannot resume a conversation it deleted: no ``open``, the archive is read
+    assert found["results"][0]["open"] is None
+    listed = _ok(cli("find", "dov", "--claude-dir", str(fixtures_copy))).stdout
+    first = listed.split("\n 2. ")[0]
+    assert "purlin-resume open" not in first
+    assert "read it: purlin-resume transcript a2898e3" in first
     result = _ok(cli("resurrect", "dov", "--yes", "--json", "--claude-dir", str(fixtures_copy)))
     data = json.loads(result.stdout)
     assert data["archived"] is True

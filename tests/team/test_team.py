@@ -828,3 +828,17 @@ def test_a_shared_context_that_unpacks_past_the_limit_is_refused_unread():
     with pytest.raises(ValueError, match="too large"):
         sync.unpacked(bomb)
     assert sync.unpacked(zlib.compress(b'{"shared_at": "x"}')) == {"shared_at": "x"}
+
+
+def test_a_failure_that_chose_no_agent_is_no_cross_repo_resurrection(tmp_path, remote):
+    (alice,) = _team(tmp_path, remote, names=("alice",))
+    alice.ok("resurrect", "--session", "4d56", "--agent", "agent-a2898e3", "--yes")
+    refused = alice("resurrect", "find", "zzqx wvvj nothing like it", "--yes")
+    assert refused.code == 1, refused.stderr
+    assert [e["resurrected_from_project"] for e in alice.log()][1] is None
+    alice.ok("team", "sync")
+
+    mine = alice.ok("resurrections", "stats", "--json").json()["cross_repo"]
+    teams = alice.ok("resurrections", "stats", "--team", "--json").json()["cross_repo"]
+    # the agent came from the fixtures' project into alice's: one of the two
+    assert mine == teams == {"cross": 1, "same": 1, "ratio": 0.5}
