@@ -50,7 +50,12 @@ def project_for(explicit: Path | None) -> Project:
 def warn_of_trust(settings: config.Settings) -> None:
     """One line when the trust file cannot be read (the command goes on as untrusted)."""
     if settings.trust_note:
-        echo_error(outgoing(f"warning: {one_line(settings.trust_note)}"))
+        warning_line(settings.trust_note)
+
+
+def warning_line(message: str) -> None:
+    """``warning: MESSAGE`` on one line of standard error, redacted as every output is."""
+    echo_error(outgoing(f"warning: {one_line(message)}"))
 
 
 class Output:

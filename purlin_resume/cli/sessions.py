@@ -12,7 +12,13 @@ from purlin_resume.claude import layout
 from purlin_resume.claude.agent_tree import Subagent
 from purlin_resume.claude.catalog import Catalog
 from purlin_resume.cli.app import app
-from purlin_resume.cli.common import echo_error, print_json, print_text, redacted, user_cache
+from purlin_resume.cli.common import (
+    print_json,
+    print_text,
+    redacted,
+    user_cache,
+    warning_line,
+)
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption
 from purlin_resume.core import gitrepo
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
@@ -47,12 +53,9 @@ def sessions_command(
     clis = crosscli.chosen(cli)
     catalog = _catalog(claude_dir, needed=claude_dir is not None or clis == ("claude",))
     scope = None if all_projects else _scope(project)
-    skipped = crosscli.refused(clis)
-    if skipped and all(c in skipped for c in clis):
-        raise PurlinError(next(iter(skipped.values())))
-    for line in skipped.values():
-        echo_error(f"warning: {line}")
-    clis = tuple(c for c in clis if c not in skipped)
+    clis, skipped = crosscli.readable(clis)
+    for line in skipped:
+        warning_line(line)
     listed = crosscli.list_sessions(catalog, clis, scope, cache=user_cache())
     if as_json:
         print_json(

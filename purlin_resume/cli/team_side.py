@@ -6,17 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.cli.common import echo_error, outgoing, print_json, print_text
+from purlin_resume.cli.common import print_json, print_text, warning_line
 from purlin_resume.cli.environment import environment_here
 from purlin_resume.core.errors import UsageError
-from purlin_resume.core.terminal_text import one_line
 from purlin_resume.resurrection import flow as resurrection
 from purlin_resume.resurrection.environment import Environment
 from purlin_resume.team import reads, sync
 
 
 def warn(text: str) -> None:
-    echo_error(outgoing(f"warning: team: {one_line(text)}"))
+    warning_line(f"team: {text}")
 
 
 def team_entries(claude_dir: Path | None, for_stats: bool = False) -> tuple[str, list[dict]]:

@@ -47,9 +47,17 @@ _FOLDERS = {
 }
 
 
-def refused(clis: tuple[str, ...]) -> dict[str, str]:
-    """The CLIs of ``clis`` whose sessions folder the user may not read (``sudo codex`` made it
-    root's), each with the line that says so; their sessions cannot be listed."""
+def readable(clis: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
+    """The CLIs of ``clis`` whose sessions can be listed, and a line for each other one (its
+    folder the user may not read: ``sudo codex`` made it root's); when none is left, the
+    first line is the error."""
+    skipped = _refused(clis)
+    if skipped and all(cli in skipped for cli in clis):
+        raise PurlinError(next(iter(skipped.values())))
+    return tuple(cli for cli in clis if cli not in skipped), list(skipped.values())
+
+
+def _refused(clis: tuple[str, ...]) -> dict[str, str]:
     found = {}
     for cli in clis:
         root, parts = _FOLDERS.get(cli, (None, ()))

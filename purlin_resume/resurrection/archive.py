@@ -42,7 +42,8 @@ def archive_path(history: Path, session_id: str) -> Path:
 def create(history: Path, catalog: Catalog, session: SessionFile) -> Path:
     """Write (or refresh) the archive of ``session``; returns its path. What a file's link
     leads to is archived (a link would outlive nothing); what is no regular file (a FIFO) holds
-    no transcript and is left out; a file that cannot be read fails it (``OSError``)."""
+    no transcript and is left out; a file that cannot be read (another user's) fails it,
+    named (PurlinError); the archive's own writing fails with its ``OSError``."""
     target = archive_path(history, session.id)
     store.private_folder(target.parent)  # raw transcripts, secrets and all: owner only
     with (
@@ -55,7 +56,7 @@ def create(history: Path, catalog: Catalog, session: SessionFile) -> Path:
             except OSError as exc:
                 if exc.errno in (errno.EINVAL, errno.EISDIR, errno.ELOOP, errno.ENOENT):
                     continue  # no regular file: no transcript in it
-                raise
+                raise PurlinError(f"cannot read {path}: {exc.strerror or exc}") from None
             with handle:
                 name = path.relative_to(catalog.root).as_posix()
                 tar.addfile(tar.gettarinfo(arcname=name, fileobj=handle), handle)

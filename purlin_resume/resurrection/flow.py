@@ -842,12 +842,9 @@ def bookmark_agent(
 
     try:
         saved = archive.create(env.history, catalog, target.session)
+    except PurlinError as exc:  # a transcript of the session it cannot read
+        raise PurlinError(f"{exc.message}; nothing was bookmarked") from None
     except OSError as exc:
-        read = exc.filename and not Path(exc.filename).is_relative_to(env.history)
-        if read:  # a transcript of the session: another user's (``sudo claude``), say
-            raise PurlinError(
-                f"cannot read {exc.filename}: {exc.strerror or exc}; nothing was bookmarked"
-            ) from None
         raise PurlinError(
             f"cannot write the archive under {env.history}: {exc.strerror or exc}; "
             "check that the folder is writable"

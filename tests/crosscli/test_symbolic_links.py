@@ -231,3 +231,24 @@ def test_a_data_folder_the_user_may_not_read_is_a_warning_and_the_rest_is_listed
     assert all(other.session in listed.stdout for other in READERS if other is not reader)
     alone = cli("sessions", "--all", "--cli", reader.cli)
     assert (alone.exit_code, alone.stderr) == (1, f"error: {line}: make it readable for you\n")
+
+
+def test_the_warning_of_a_folder_not_read_is_redacted(cli, tmp_path, monkeypatch):
+    """The warning names the folder; a secret in its path (``CODEX_HOME``) is not printed."""
+    from tests.core.test_redact import PLANTED
+
+    secret = PLANTED["github-token"]
+    folder = tmp_path / secret
+    _copy(READERS[1], folder)
+    monkeypatch.setenv("CODEX_HOME", str(folder))
+    allowed = os.access
+    monkeypatch.setattr(
+        os, "access", lambda path, mode, *a, **k: str(path) != str(folder) and allowed(path, mode)
+    )
+
+    listed = cli("sessions", "--all", "--cli", "codex,gemini")
+
+    assert listed.exit_code == 0, listed.stderr
+    assert "\nwarning: " in listed.stderr
+    assert "[REDACTED:github-token:" in listed.stderr
+    assert secret not in listed.stderr
