@@ -23,7 +23,7 @@ import zstandard
 from purlin_resume.claude.catalog import listing_fields
 from purlin_resume.claude.records import ReadStats, decoded, line_decoder, string, utc
 from purlin_resume.claude.transcript import RESPONSE, ToolCall, Transcript, Turn
-from purlin_resume.core import store
+from purlin_resume.core import redact, store
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _READ_BUFFER = 1 << 20
@@ -211,8 +211,9 @@ def millis(value: Any) -> str | None:
 
 
 def one_line(text: str, limit: int = 120) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    """``text`` on one line, cut where no secret is cut in two (the cut text is redacted
+    later: a token cut short would no longer be recognised)."""
+    return redact.one_line(text, limit)
 
 
 def summary_of(data: Any) -> str:

@@ -105,13 +105,13 @@ def deliver(
                 break
             time.sleep(0.1)
         last = next((line for line in reversed(after.splitlines()) if line.strip()), "")
-        last = redact.redact(last.strip()).text  # before it is cut: a cut secret is not found
+        last = redact.one_line(redact.redact(last).text, 60)  # redacted before it is cut
         return Delivery(
             pane,
             UNVERIFIED,
             attempt,
             f"the text was pasted once into tmux pane {pane} but the pane does not show it "
-            f"(it ends with {last[:60]!r}); it was not sent again and Enter was not "
+            f"(it ends with {last!r}); it was not sent again and Enter was not "
             "pressed: look at the pane, and press Enter there if the text is in the input",
         )
     raise PurlinError(

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from purlin_resume.core import redact
 from purlin_resume.core.project import Project
 from purlin_resume.core.resources import data_dir
 
@@ -136,7 +137,7 @@ def _first_sentence(text: str) -> str:
     text = _plain(text)
     match = re.match(r"(.+?[.!?])(\s|$)", text)
     sentence = match.group(1) if match and len(match.group(1)) >= 20 else text
-    return sentence if len(sentence) <= MAX_RULE_CHARS else sentence[: MAX_RULE_CHARS - 1] + "…"
+    return redact.one_line(sentence, MAX_RULE_CHARS)
 
 
 def _statements(section: Section) -> list[str]:

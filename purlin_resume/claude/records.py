@@ -83,9 +83,10 @@ class ReadStats:
     unreadable: str | None = None  # why the file could not be opened
 
     def unknown_type(self, kind: str) -> None:
-        """One more record of a type the reader does not know, by its name (cut: the file
-        names it, at any length)."""
-        self.unknown_types[kind if len(kind) <= 60 else kind[:59] + "…"] += 1
+        """One more record of a type the reader does not know, by its name; a name longer
+        than 60 characters by its length (the file names it, at any length: a cut name could
+        end inside a token that redaction then no longer recognises)."""
+        self.unknown_types[kind if len(kind) <= 60 else f"({len(kind)} characters)"] += 1
 
     def add(self, other: ReadStats) -> None:
         """Count what reading ``other``'s file met too (one more file of the same session)."""

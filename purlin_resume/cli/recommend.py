@@ -10,6 +10,7 @@ from purlin_resume.cli.app import app
 from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, SessionOption
+from purlin_resume.core import redact
 from purlin_resume.core.errors import UsageError
 from purlin_resume.resurrection import recommendation
 
@@ -87,7 +88,7 @@ def _recommendations_text(
         )
     for number, item in enumerate(found, 1):
         kind = f" ({item.agent_type})" if item.agent_type and item.agent_type != "main" else ""
-        title = item.title if not item.title or len(item.title) <= 70 else item.title[:69] + "…"
+        title = redact.one_line(item.title, 70) if item.title else None
         lines.append(f"{number:2}. {item.score:5.1f}  {item.label()}{kind}  {title or ''}".rstrip())
         where = item.project or "?"
         lines.append(f"      {where}" + ("  [other repository]" if item.cross_repo else ""))

@@ -25,7 +25,8 @@ class Kind(NamedTuple):
         """None when ``value`` is a valid id of this kind, else one line saying why not."""
         if self.valid(value):
             return None
-        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        shown = repr(value)  # a longer one by its length: a token cut short is not redacted
+        shown = shown if len(shown) <= 80 else f"of {len(shown)} characters"
         return f"{self.name} {shown} is not valid ({self.shape})"
 
 

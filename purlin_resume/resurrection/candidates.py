@@ -14,6 +14,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from purlin_resume.core import redact
 from purlin_resume.core.errors import NotFound, UsageError
 from purlin_resume.crosscli import sources as crosscli
 from purlin_resume.resurrection import preflight, search_index
@@ -146,7 +147,7 @@ class NoClearWinner(preflight.PreflightFailed):
         self.candidates = candidates
         best = candidates[0].score or 0.0
         shown = "; ".join(
-            f"{c.score:.1f} {c.label()}" + (f" {c.title[:40]!r}" if c.title else "")
+            f"{c.score:.1f} {c.label()}" + (f" {redact.one_line(c.title, 40)!r}" if c.title else "")
             for c in candidates[:3]
         )
         why = (

@@ -48,6 +48,7 @@ from purlin_resume.claude.transcript import (
     Transcript,
     Turn,
 )
+from purlin_resume.core import redact
 
 METHODS = ("full", "summarized", "hybrid")
 DEFAULT_METHOD = "hybrid"
@@ -164,12 +165,11 @@ def _first_line(text: str | None, limit: int = 160) -> str:
     text = (text or "").replace("\\n", "\n")  # tool output quoted with escaped newlines
     lines = [part.strip() for part in text.splitlines() if part.strip()][:2]
     line = " ".join(lines) if len(lines) == 2 and lines[0].endswith(":") else "".join(lines[:1])
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return redact.one_line(line, limit)
 
 
 def _condensed(text: str) -> str:
-    text = " ".join(text.split()).lstrip("-*# ")
-    return text if len(text) <= FINDING_LENGTH else text[: FINDING_LENGTH - 1] + "…"
+    return redact.one_line(" ".join(text.split()).lstrip("-*# "), FINDING_LENGTH)
 
 
 def narration(sentence: str) -> bool:

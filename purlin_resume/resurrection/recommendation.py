@@ -98,8 +98,7 @@ def task_words(text: str) -> list[str]:
 
 def _one_line(text: str, limit: int = 80) -> str:
     """One plain line (a title is shown on a terminal): escapes and control characters gone."""
-    line = one_line(text)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return redact.one_line(one_line(text), limit)
 
 
 def _first_prompt(claude_root: Path, session_id: str) -> str | None:

@@ -8,6 +8,8 @@ from html import escape
 
 from markupsafe import Markup
 
+from purlin_resume.core import redact
+
 WIDTH = 560
 ROW = 22
 LABEL_WIDTH = 200
@@ -26,7 +28,7 @@ def _empty(name: str, title: str) -> Markup:
 
 
 def _short(text: str, limit: int = 30) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return redact.one_line(text, limit)
 
 
 def bars(

@@ -50,7 +50,8 @@ def checked_id(value: str, what: str = "agent id") -> str:
     if not value.strip():
         raise UsageError(f"an {what} is required")
     if len(value) > MAX_ID_LENGTH or not _ID.fullmatch(value):
-        raise UsageError(f"{what} {value[:40]!r} is not valid: letters, digits, . _ : @ + - only")
+        shown = redact.one_line(value, 40)
+        raise UsageError(f"{what} {shown!r} is not valid: letters, digits, . _ : @ + - only")
     return value
 
 

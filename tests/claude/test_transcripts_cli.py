@@ -452,15 +452,14 @@ def test_unknown_record_types_are_named_so_drift_shows(cli, tmp_path):
     assert "2 record(s) of unknown type (permission-mode ×2)" in shown
 
 
-def test_an_unknown_record_type_is_named_cut(cli, tmp_path):
+def test_an_unknown_record_type_too_long_to_show_is_named_by_its_length(cli, tmp_path):
+    """(A name cut short could end inside a token that redaction no longer recognises.)"""
     root = tmp_path / "claude"
     c = Conversation("eeeeeeee-2")
     odd = {"type": "drift-" + "x" * 5000, "sessionId": "eeeeeeee-2"}
     write_jsonl(root / "projects" / "-w" / "eeeeeeee-2.jsonl", [odd, c.user("Hello")])
     listed = json.loads(run(cli, root, "sessions", "--all", "--json").stdout)["sessions"]
-    [name] = listed[0]["unknown_types"]
-    assert name.startswith("drift-xxx")
-    assert len(name) == 60
+    assert listed[0]["unknown_types"] == {"(5006 characters)": 1}
 
 
 _WRONG_TYPES = {

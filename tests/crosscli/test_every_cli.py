@@ -4,7 +4,9 @@ with a secret planted in each reader's data redacted on the way out."""
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
+import string
 
 import pytest
 
@@ -91,6 +93,35 @@ def test_a_planted_secret_never_leaves(cli, every_cli, session):
     assert "[REDACTED:" in outputs[0].stdout
     planted = cli("--no-redact", "export", session, "--include-tools").stdout
     assert secret in planted  # it was there to find
+
+
+def _plant_in_a_tool_call(secret: str) -> None:
+    """``secret`` in the shell command each CLI's session ran, past where its one-line summary
+    is cut."""
+    command = "git log --oneline " + "x" * 60 + " --ref " + secret
+    for path in (
+        rollout(CODEX_SHELL),
+        next((gemini_home() / "tmp/project/chats").glob(f"session-*{GEMINI_SHELL[:8]}.jsonl")),
+    ):
+        path.write_text(path.read_text().replace("git log --oneline", command))
+    with sqlite3.connect(opencode_home() / "opencode.db") as db:
+        db.execute("update part set data = replace(data, 'git log --oneline', ?)", (command,))
+    db.close()
+
+
+@pytest.mark.parametrize("session", [CODEX_SHELL, GEMINI_SHELL, OPENCODE_SHELL])
+def test_a_secret_where_a_tool_calls_summary_is_cut_leaves_no_part_of_it(cli, every_cli, session):
+    rng = random.Random(41)
+    secret = "ghp_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
+    _plant_in_a_tool_call(secret)
+    for command in (
+        ("transcript", "--include-tools"),
+        ("export", "--format", "md", "--include-tools"),
+    ):
+        result = cli(command[0], session, *command[1:])
+        assert result.exit_code == 0, result.output
+        assert "x" * 60 in result.stdout  # the summary, up to the token
+        assert secret[:12] not in result.stdout
 
 
 def test_an_id_no_cli_knows(cli, every_cli):

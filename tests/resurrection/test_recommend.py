@@ -509,6 +509,14 @@ def test_a_long_secret_in_the_task_is_redacted_before_the_task_is_shortened(cli,
         assert secret[33:45] not in shown.stdout + shown.stderr
 
 
+def test_a_title_is_cut_before_a_placeholder_never_inside_it(cli, work, claude):
+    earlier_agent(claude, "cut", work, "parser " + "w" * 40 + " " + PLANTED["github-token"])
+    shown = cli("recommend", "--claude-dir", str(claude), "--task", "parser")
+    [entry] = [line for line in shown.stdout.splitlines() if "session cut" in line]
+    assert "w" * 40 in entry
+    assert "[REDACTED" not in entry or entry.count("[REDACTED:") == entry.count("]")
+
+
 @pytest.mark.parametrize(
     "args, code, words",
     [

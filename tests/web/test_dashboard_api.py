@@ -329,6 +329,11 @@ def test_agent_detail_without_a_transcript_shows_that_panel_failing(repo, claude
         ("/api/agents/a%20b", 400, "agent id 'a b' is not valid"),
         ("/api/agents/%24(rm%20-rf)", 400, "is not valid"),
         ("/api/agents/" + "x" * 300, 400, "is not valid"),
+        (
+            "/api/agents/" + "x" * 20 + "%20ghp_" + "A1b2C3d4E5" * 4,
+            400,
+            "agent id 'xxxxxxxxxxxxxxxxxxxx …' is not valid",
+        ),
         ("/api/agents/..%2f..%2fetc", 404, ""),
         ("/api/transcripts/nope", 404, "no session or agent matches 'nope'"),
         ("/api/transcripts/%0aevil", 400, "is not valid"),
