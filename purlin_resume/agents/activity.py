@@ -40,7 +40,7 @@ from purlin_resume.agentcli import programs
 from purlin_resume.agents import trailers
 from purlin_resume.agents.git_work import HORIZON, GitWork, commits_within_horizon, newest_change
 from purlin_resume.claude import records
-from purlin_resume.core import clock, gitrepo, store, tmux
+from purlin_resume.core import clock, gitrepo, redact, store, tmux
 from purlin_resume.core.errors import CorruptFile, PurlinError
 
 NOISE_MARKERS = (
@@ -499,7 +499,7 @@ def dialog_shown(screen: str, cli: str) -> str | None:
     texts = [t.strip() for t in (known.dialog_text if known else "").split("|") if t.strip()]
     bottom = [line.strip() for line in screen.splitlines() if line.strip()][-DIALOG_LINES:]
     found = (line for text in texts for line in reversed(bottom) if text in line)
-    return next((line[:120] for line in found), None)
+    return next((redact.one_line(line, 120) for line in found), None)  # never inside a token
 
 
 def pane_signals(

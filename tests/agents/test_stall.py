@@ -1087,3 +1087,14 @@ def test_a_dialog_further_up_the_screen_holds_nothing():
     assert activity.dialog_shown(screen, "claude") is None
     assert activity.dialog_shown(PERMISSION_PROMPT, "claude") == "Do you want to proceed?"
     assert activity.dialog_shown(PERMISSION_PROMPT, "no-such-cli") is None
+
+
+def test_a_dialog_line_is_cut_before_a_token_never_inside_it():
+    token = "ghp_" + "Q7w8E9r0T1y2U3i4O5p6A1s2D3f4G5h6J7k8"
+    screen = PERMISSION_PROMPT.replace(
+        "Do you want to proceed?", "Do you want to proceed? " + "x" * 60 + " " + token
+    )
+    shown = activity.dialog_shown(screen, "claude")
+    assert shown is not None
+    assert shown.startswith("Do you want to proceed?")
+    assert token[:8] not in shown
