@@ -13,6 +13,7 @@ from purlin_resume.claude.agent_tree import Subagent
 from purlin_resume.claude.catalog import Catalog
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
+    echo_error,
     print_json,
     print_text,
     redacted,
@@ -24,6 +25,7 @@ from purlin_resume.core import gitrepo
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.core.project import GONE, working_folder
 from purlin_resume.crosscli import sessions as crosscli
+from purlin_resume.resurrection import archive
 
 
 @app.command("sessions", rich_help_panel="Transcripts")
@@ -170,13 +172,17 @@ def agents_command(
             raise NotFound(session)
         target = catalog.resolve(session, kinds=("session",))
     except NotFound as missing:
-        try:
-            _other_agents(session, as_json)
-        except NotFound:
-            if catalog is None:
-                raise
-            raise missing from None  # as 'transcript' says it: where Claude Code's sessions are
-        return
+        archived = archive.archived_session(claude_dir, session)
+        if archived is None:
+            try:
+                _other_agents(session, as_json)
+            except NotFound:
+                if catalog is None:
+                    raise
+                raise missing from None  # as 'transcript' says it: where Claude Code's are
+            return
+        catalog, target = archived
+        echo_error(f"the transcript is gone: read from the archive of session {target.id}")
     assert target.session is not None
     view = catalog.view(target.session)
     compactions = view.main.compactions if view.main is not None else []

@@ -301,7 +301,7 @@ def read_text(target: Path) -> str:
     try:
         with open_regular(target) as handle:
             data = handle.read()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # (a file where a folder on the way is)
         raise NotFound(f"{target} does not exist") from None
     except IsADirectoryError:
         raise PurlinError(f"{target} is a folder, not a file") from None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import shutil
 import tarfile
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from purlin_resume.claude import layout
@@ -109,25 +110,43 @@ def open_archived(env: Environment, identifier: str, options=None):
     when no bookmark of it has an archive. ``transcript`` and ``export`` read it as
     ``resurrect`` does."""
 
+    for catalog in _archived_catalogs(env, identifier):
+        try:
+            opened = open_target(catalog, identifier, options)
+        except PurlinError:
+            continue
+        if opened.transcript is not None:
+            return opened
+    return None
+
+
+def archived_session(claude_dir: Path | None, identifier: str) -> tuple[Catalog, Target] | None:
+    """The session ``identifier`` names (an id or a prefix) in the archive a bookmark of the
+    project here keeps of it, with the archive's catalog (``agents`` of a session Claude Code
+    deleted); None when no bookmark's archive holds it."""
+    env = environment(claude_dir, toplevel_here())
+    for catalog in _archived_catalogs(env, identifier):
+        try:
+            return catalog, catalog.resolve(identifier, kinds=("session",))
+        except PurlinError:
+            continue
+    return None
+
+
+def _archived_catalogs(env: Environment, identifier: str) -> Iterator[Catalog]:
+    """The unpacked archives of the bookmarked sessions ``identifier`` may name (a session or
+    an agent id, or a prefix of one)."""
     wanted = identifier.strip().removeprefix("agent-")
     if not wanted:
-        return None
+        return
     sessions = dict.fromkeys(
         mark.session_id
         for mark in env.shelves.all()
         if mark.session_id.startswith(wanted) or (mark.agent_id or "").startswith(wanted)
     )
-
     for session_id in sessions:
         for path in archives(env, session_id):
-            root = unpack(path, env.cache / "archive")
-            try:
-                opened = open_target(Catalog(root), identifier, options)
-            except PurlinError:
-                continue
-            if opened.transcript is not None:
-                return opened
-    return None
+            yield Catalog(unpack(path, env.cache / "archive"))
 
 
 def open_conversation(claude_dir: Path | None, identifier: str, options=None):

@@ -189,7 +189,7 @@ def _archived_bookmarks(query: str, marks, listed: set) -> list[Candidate]:
     for mark in marks:
         if (mark.session_id, mark.agent_id) in listed:
             continue
-        ratio = fuzz.ratio(query.lower(), mark.name.lower())
+        ratio = search_index.bookmark_ratio(mark.name, query)
         if ratio >= search_index.FUZZY_MIN:
             extra.append(
                 Candidate(

@@ -409,7 +409,11 @@ def plan(
     source = open_source(env, candidate)
     # the ids found, never the prefixes typed: what is shown is what other commands take
     candidate = replace(
-        candidate, session_id=source.session_id, agent_id=source.agent_id, cli=source.cli
+        candidate,
+        session_id=source.session_id,
+        agent_id=source.agent_id,
+        cli=source.cli,
+        bookmark=candidate.bookmark or bookmark_of(env, source.session_id, source.agent_id),
     )
     checks = _source_checks(env, candidate, source)
     extracted = _extract(source, method, redacting, env)
@@ -668,6 +672,15 @@ def by_ids(
     return candidate
 
 
+def bookmark_of(env: Environment, session_id: str, agent_id: str | None) -> Bookmark | None:
+    """The bookmark kept of this conversation, if one is (however it was named to resurrect:
+    its resurrection counts on the bookmark)."""
+    return next(
+        (m for m in env.shelves.all() if (m.session_id, m.agent_id) == (session_id, agent_id)),
+        None,
+    )
+
+
 def recommended(env: Environment, number: int) -> Candidate:
     """The ``number``-th of the last recommendations for the project here (made now when there
     are none)."""
@@ -684,14 +697,6 @@ def recommended(env: Environment, number: int) -> Candidate:
         )
     chosen = listed[number - 1]
     agent = chosen.get("agent_id")
-    mark = next(
-        (
-            m
-            for m in env.shelves.all()
-            if (m.session_id, m.agent_id) == (chosen["session_id"], agent)
-        ),
-        None,
-    )
     return Candidate(
         chosen["session_id"],
         agent,
@@ -699,7 +704,7 @@ def recommended(env: Environment, number: int) -> Candidate:
         project=chosen.get("project"),
         score=chosen.get("score"),
         reasons=[chosen.get("why") or "recommended"],
-        bookmark=mark,
+        bookmark=bookmark_of(env, chosen["session_id"], agent),
         agent_type=chosen.get("agent_type"),
         ended_at=chosen.get("ended_at"),
     )

@@ -667,10 +667,23 @@ def _project_ratio(project: str, phrase: str, words: list[str]) -> tuple[str, fl
     return name, max(ratio, fuzz.ratio(phrase, lowered))
 
 
-def _bookmark_ratio(mark: BookmarkName, phrase: str, words: list[str]) -> float:
-    name = mark.name.lower()
-    ratio = fuzz.ratio(phrase, name) if phrase else 0
-    return max(ratio, max((fuzz.ratio(word, name) for word in words), default=0))
+def bookmark_ratio(name: str, query: str) -> float:
+    """How close ``query`` (its words, or all of them) comes to a bookmark's name or to one of
+    its parts (``parser`` finds ``parser-fixer``)."""
+    words = parse_query(query).words
+    return _bookmark_ratio(name, " ".join(words), words)
+
+
+PART_RATIO = 90  # the most a query word naming one part of a bookmark's name counts
+
+
+def _bookmark_ratio(name: str, phrase: str, words: list[str]) -> float:
+    name = name.lower()
+    parts = [part for part in re.split(r"[\W_]+", name) if part]
+    whole = max(fuzz.ratio(phrase, name), fuzz.ratio(phrase, " ".join(parts))) if phrase else 0
+    named = max((fuzz.ratio(word, name) for word in words), default=0)
+    part = max((fuzz.ratio(word, p) for word in words for p in parts), default=0)
+    return max(whole, named, min(part, PART_RATIO))
 
 
 MAX_VARIABLES = 30_000  # under SQLite's limit on the values one statement may be given
@@ -914,7 +927,7 @@ def _row_score(row: tuple, reasons: list[str], scoring: _Scoring) -> tuple[float
             score += 15 * ratio / 100
             reasons.append(f"project {name}")
     for mark in scoring.marks.get((session_id, agent_id), ()):
-        ratio = _bookmark_ratio(mark, phrase, words)
+        ratio = _bookmark_ratio(mark.name, phrase, words)
         if ratio >= FUZZY_MIN:
             score += 60 * ratio / 100
             reasons.append(f"bookmark {mark.name}")

@@ -148,12 +148,26 @@ def test_bookmark_resurrection_counts_on_the_bookmark(cli, fixtures_copy, repo):
     assert len({e["resurrection_id"] for e in entries}) == 2
 
 
+def test_a_bookmarked_agent_resurrected_by_its_ids_counts_on_the_bookmark(cli, fixtures_copy, repo):
+    _ok(cli(*TMUX_EXPERT, "--claude-dir", str(fixtures_copy)))
+    ids = ("--session", "8463", "--agent", "a7be2f0", "--yes", "--claude-dir", str(fixtures_copy))
+    _ok(cli("resurrect", *ids))
+    shown = json.loads(
+        _ok(
+            cli("bookmark", "show", "tmux-expert", "--json", "--claude-dir", str(fixtures_copy))
+        ).stdout
+    )
+    assert shown["resurrection_count"] == 1
+    [entry] = _log(fixtures_copy)
+    assert (entry["resurrection_mode"], entry["bookmark_id"]) == ("direct", shown["bookmark_id"])
+
+
 def test_a_bookmark_outlives_its_transcripts_through_the_archive(cli, fixtures_copy, repo):
     _ok(
         cli(
             "bookmark",
             "add",
-            "dov",
+            "dov-explorer",
             "--session",
             "4d56",
             "--agent",
@@ -167,7 +181,7 @@ def test_a_bookmark_outlives_its_transcripts_through_the_archive(cli, fixtures_c
     for path in sorted(folder.rglob("*"), reverse=True):
         path.unlink() if path.is_file() else path.rmdir()
     found = json.loads(_ok(cli("find", "dov", "--json", "--claude-dir", str(fixtures_copy))).stdout)
-    assert found["results"][0]["bookmark"] == "dov"
+    assert found["results"][0]["bookmark"] == "dov-explorer"  # by a part of its name
     assert "transcripts archived" in found["results"][0]["reasons"]
     # Claude Code cannot resume a conversation it deleted: no ``open``, the archive is read
     assert found["results"][0]["open"] is None
@@ -175,7 +189,13 @@ def test_a_bookmark_outlives_its_transcripts_through_the_archive(cli, fixtures_c
     first = listed.split("\n 2. ")[0]
     assert "purlin-resume open" not in first
     assert "read it: purlin-resume transcript a2898e3" in first
-    result = _ok(cli("resurrect", "dov", "--yes", "--json", "--claude-dir", str(fixtures_copy)))
+    tree = cli("agents", "4d56", "--claude-dir", str(fixtures_copy))
+    assert tree.exit_code == 0, tree.output
+    assert "a2898e3" in tree.stdout
+    assert "read from the archive of session 4d56" in tree.stderr
+    result = _ok(
+        cli("resurrect", "dov-explorer", "--yes", "--json", "--claude-dir", str(fixtures_copy))
+    )
     data = json.loads(result.stdout)
     assert data["archived"] is True
     assert any(c["name"] == "accessible" and c["level"] == "warn" for c in data["checks"])
