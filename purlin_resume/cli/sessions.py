@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from purlin_resume.agentcli.names import CLAUDE
 from purlin_resume.claude import layout
 from purlin_resume.claude.agent_tree import Subagent
 from purlin_resume.claude.catalog import Catalog
@@ -52,12 +53,13 @@ def sessions_command(
     CLI, id, project, start, end, turns, title, subagents, compactions."""
     if project is not None and all_projects:
         raise UsageError("--project and --all exclude each other")
-    clis = crosscli.chosen(cli)
-    catalog = _catalog(claude_dir, needed=claude_dir is not None or clis == ("claude",))
-    scope = None if all_projects else _scope(project)
-    clis, skipped = crosscli.readable(clis)
+    asked = crosscli.chosen(cli)
+    clis, skipped = crosscli.readable(asked, layout.config_dir(claude_dir)[0])
     for line in skipped:
         warning_line(line)
+    needed = claude_dir is not None or asked == (CLAUDE,)
+    catalog = _catalog(claude_dir, needed) if CLAUDE in clis else None
+    scope = None if all_projects else _scope(project)
     listed = crosscli.list_sessions(catalog, clis, scope, cache=user_cache())
     if as_json:
         print_json(

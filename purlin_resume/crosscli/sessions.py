@@ -47,23 +47,25 @@ _FOLDERS = {
 }
 
 
-def readable(clis: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
+def readable(clis: tuple[str, ...], claude_root: Path | None) -> tuple[tuple[str, ...], list[str]]:
     """The CLIs of ``clis`` whose sessions can be listed, and a line for each other one (its
     folder the user may not read: ``sudo codex`` made it root's); when none is left, the
-    first line is the error."""
-    skipped = _refused(clis)
+    first line is the error. ``claude_root``: Claude Code's folder read."""
+    skipped = _refused(clis, claude_root)
     if skipped and all(cli in skipped for cli in clis):
         raise PurlinError(next(iter(skipped.values())))
     return tuple(cli for cli in clis if cli not in skipped), list(skipped.values())
 
 
-def _refused(clis: tuple[str, ...]) -> dict[str, str]:
+def _refused(clis: tuple[str, ...], claude_root: Path | None) -> dict[str, str]:
     found = {}
     for cli in clis:
-        root, parts = _FOLDERS.get(cli, (None, ()))
-        for part in parts:
-            assert root is not None
-            folder = root() / part
+        if cli == CLAUDE:
+            folders = [claude_root, claude_root / "projects"] if claude_root else []
+        else:
+            root, parts = _FOLDERS[cli]
+            folders = [root() / part for part in parts]
+        for folder in folders:
             if os.path.isdir(folder) and not os.access(folder, os.R_OK | os.X_OK):
                 found[cli] = (
                     f"{folder}: Permission denied; its {cli} sessions are not listed: "

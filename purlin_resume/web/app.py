@@ -33,6 +33,7 @@ from purlin_resume.core.errors import (
     system_refusal,
 )
 from purlin_resume.core.resources import data_dir
+from purlin_resume.core.terminal_text import displayed
 from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.web import charts, views
 from purlin_resume.web.security import SAFE_METHODS, TOKEN_HEADER, Guard
@@ -129,7 +130,7 @@ class Dashboard:
                 **context,
             )
         )
-        return Page(html, status_code=code)
+        return Page(displayed(html), status_code=code)  # a transcript's escapes and controls gone
 
     def error(self, request: Request, exc: PurlinError) -> Response:
         message = redact.redact(exc.message).text

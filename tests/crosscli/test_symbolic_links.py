@@ -207,13 +207,14 @@ def test_a_session_file_the_user_may_not_read_is_named_with_why(cli, reader, mon
         assert read.stderr == f"error: cannot read {locked}: Permission denied\n"
 
 
-@pytest.mark.parametrize("reader", READERS[1:], ids=[r.cli for r in READERS[1:]])
+@BY_NAME
 def test_a_data_folder_the_user_may_not_read_is_a_warning_and_the_rest_is_listed(
     cli, reader, monkeypatch
 ):
     """``sudo codex`` leaves ``~/.codex`` root's: its sessions cannot be listed, which one line
     says; the other CLIs' are listed (opencode's stopped the listing with a traceback, Codex's
-    and Gemini's were left out without a word). Asked for alone, it is the error."""
+    and Gemini's were left out without a word, Claude Code's stopped it). Asked for alone, it
+    is the error."""
     for each in READERS:
         _copy(each, each.place())
     allowed = os.access

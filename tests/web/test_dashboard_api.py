@@ -978,7 +978,7 @@ def test_hostile_transcript_text_and_a_huge_query_stay_harmless(repo, claude):
         sid,
         str(repo),
         [
-            ("user", "[click me](javascript:alert(1)) $(rm -rf ~) \x1b[31mred\x1b[0m"),
+            ("user", "[click me](javascript:alert(1)) $(rm -rf ~) \x1b[31mred\x1b[0m\x07"),
             ("agent", "<script>alert(2)</script>" + "{" * 5000),
         ],
     )
@@ -991,6 +991,9 @@ def test_hostile_transcript_text_and_a_huge_query_stay_harmless(repo, claude):
     assert 'href="javascript:' not in page.text
     assert "<script>alert(2)</script>" not in page.text
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in page.text
+    assert "red" in page.text
+    assert "\x1b" not in page.text  # (browsers show nothing for it; a copy keeps it)
+    assert "\x07" not in page.text
     assert huge.status_code == 200
     assert "Nothing matches" in huge.text
 
