@@ -23,12 +23,16 @@ KINDS = ("paste", "lines")  # the stand-in showing a paste placeholder, the one 
 SESSION_START = f"{sys.executable} -m purlin_resume hook session-start"
 
 
-def standin_command(record: Path, kind: str = "paste", hooks: bool = False) -> str:
+def standin_command(
+    record: Path, kind: str = "paste", hooks: bool = False, paste_delay: float = 0.0
+) -> str:
     """The command line of the stand-in agent of ``kind`` recording into ``record``; with
-    ``hooks`` it runs our SessionStart hook first, as an installed Claude Code does."""
+    ``hooks`` it runs our SessionStart hook first, as an installed Claude Code does; a paste
+    shows ``paste_delay`` seconds after it arrived."""
     mode = " --echo-lines" if kind == "lines" else ""
     hook = f" --hook={shlex.quote(SESSION_START)}" if hooks else ""
-    return f"{sys.executable} {STANDIN}{mode}{hook} {record}"
+    delay = f" --paste-delay={paste_delay}" if paste_delay else ""
+    return f"{sys.executable} {STANDIN}{mode}{hook}{delay} {record}"
 
 
 def socket_setting(server: tmux.Server) -> str:
@@ -92,11 +96,17 @@ def prompts(record: Path, count: int, timeout: float = 15) -> list[str]:
 
 
 def start_standin(
-    server: tmux.Server, root: Path, record: Path, session: str = "agents", kind: str = "paste"
+    server: tmux.Server,
+    root: Path,
+    record: Path,
+    session: str = "agents",
+    kind: str = "paste",
+    paste_delay: float = 0.0,
 ) -> str:
     """A stand-in agent in its own pane, ready for input; returns the pane id."""
     record.mkdir(parents=True, exist_ok=True)
-    pane = tmux.new_window(server, session, root, standin_command(record, kind))
+    command = standin_command(record, kind, paste_delay=paste_delay)
+    pane = tmux.new_window(server, session, root, command)
     assert tmux.wait_for(server, pane, "? for shortcuts", timeout=15)
     return pane
 

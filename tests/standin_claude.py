@@ -1,6 +1,6 @@
 """A stand-in for the ``claude`` command in tmux tests: a prompt, typed input, Enter to submit.
 
-    python standin_claude.py [--echo-lines] [--hook=COMMAND] RECORD_DIR [args...]
+    python standin_claude.py [--echo-lines] [--hook=COMMAND] [--paste-delay=S] RECORD_DIR [args...]
 
 Writes ``started.json`` (argv, cwd, PURLIN_* and CLAUDE_CONFIG_DIR environment) and appends every
 submitted input to ``prompts.jsonl`` in RECORD_DIR. It shows ``? for shortcuts`` when idle. An
@@ -8,6 +8,7 @@ input submitted with a leading ``!`` runs in ``sh`` (Claude Code's shell mode). 
 terminal on stdin (run by exec from a test) it records and exits.
 With ``--hook``, it first runs COMMAND through ``sh -c`` with a SessionStart payload on stdin, as
 Claude Code runs its SessionStart hooks (the session id is ``--session-id``'s, else a new one).
+With ``--paste-delay``, a paste shows S seconds after it arrived (a client on a busy machine).
 
 Two kinds of agent:
 
@@ -22,6 +23,7 @@ import os
 import subprocess
 import sys
 import termios
+import time
 import tty
 import uuid
 
@@ -34,9 +36,10 @@ def out(text: str) -> None:
 
 
 class Agent:
-    def __init__(self, record: str, echo_lines: bool):
+    def __init__(self, record: str, echo_lines: bool, paste_delay: float = 0.0):
         self.record = record
         self.echo_lines = echo_lines
+        self.paste_delay = paste_delay
         self.buffer = ""
         self.typing = b""
         self.pastes = 0
@@ -54,6 +57,7 @@ class Agent:
         self.buffer += self.typing.decode(errors="replace") + text
         self.typing = b""
         lines = self.buffer.count("\n")
+        time.sleep(self.paste_delay)
         out((f"[Pasted text #{self.pastes} +{lines} lines]" if lines else self.buffer) + "\r\n")
 
     def typed(self, byte: bytes) -> None:
@@ -112,11 +116,14 @@ def session_start(hook: str, args: list[str]) -> None:
 
 def main() -> None:
     args = sys.argv[1:]
-    echo_lines, hook = False, None
+    echo_lines, hook, paste_delay = False, None, 0.0
     while args and args[0].startswith("--"):
         flag = args.pop(0)
         echo_lines = echo_lines or flag == "--echo-lines"
         hook = flag.split("=", 1)[1] if flag.startswith("--hook=") else hook
+        paste_delay = (
+            float(flag.split("=", 1)[1]) if flag.startswith("--paste-delay=") else paste_delay
+        )
     record = args[0]
     if hook:
         session_start(hook, args[1:])
@@ -133,7 +140,7 @@ def main() -> None:
     saved = termios.tcgetattr(fd)
     tty.setraw(fd)
     try:
-        Agent(record, echo_lines).run(fd)
+        Agent(record, echo_lines, paste_delay).run(fd)
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 

@@ -34,6 +34,7 @@ PASTE_MARKERS = ("[Pasted text",)  # how Claude Code shows a long paste in its i
 ATTEMPTS = 3
 CONFIRMED, UNVERIFIED = "confirmed", "unverified"
 NEEDLE_CHARS = 60  # of a line: enough to be specific, short enough not to wrap
+SHOW_WAIT = 5.0  # seconds the pane is watched at least for the text to show (a busy machine)
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def deliver(
             refused = exc.message
             time.sleep(max(settle, 0.1))
             continue
-        deadline = time.monotonic() + max(settle, 0.1) * 4
+        deadline = time.monotonic() + max(settle * 4, SHOW_WAIT)
         time.sleep(settle)
         while True:
             after = tmux.capture(server, pane, lines=None)

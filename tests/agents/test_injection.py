@@ -42,6 +42,20 @@ def test_a_long_multiline_text_arrives_exactly_once(tmux_server, tmp_path, kind)
     assert (record / "prompts.jsonl").read_text().count("step 000:") == 1
 
 
+def test_a_paste_the_agent_shows_late_on_a_busy_machine_is_confirmed_and_submitted(
+    tmux_server, tmp_path
+):
+    """The pane is watched for a few seconds however short the settle time: a client slow to
+    show the paste (a loaded machine) got its text unsubmitted, reported unverified."""
+    record = tmp_path / "agent"
+    pane = start_standin(tmux_server, tmp_path, record, paste_delay=2.5)
+
+    delivery = injection.deliver(tmux_server, pane, "first line\nsecond line", settle=0.2)
+
+    assert (delivery.status, delivery.attempts) == ("confirmed", 1)
+    assert prompts(record, 1) == ["first line\nsecond line"]
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_one_line_text_is_confirmed_and_submitted_once(tmux_server, tmp_path, kind):
     record = tmp_path / "agent"
