@@ -116,6 +116,11 @@ def project_folders(root: Path) -> list[Path]:
     return [base / name for name in names]
 
 
+def listable(folder: Path) -> bool:
+    """May this user list ``folder`` (one ``sudo claude`` made root's may not)?"""
+    return os.access(folder, os.R_OK | os.X_OK)
+
+
 def _agent_id(path: Path) -> str | None:
     return _agent_id_in(path.name)
 
@@ -141,8 +146,9 @@ def session_files(folder: Path) -> list[SessionFile]:
     return [SessionFile(session_id, folder) for session_id in sorted(ids)]
 
 
-def agent_files(folder: Path) -> list[AgentFile]:
-    """Every agent file of a project folder, in both the 2.0.x and the 2.1 layout."""
+def agent_files(folder: Path, refused: list[Path]) -> list[AgentFile]:
+    """Every agent file of a project folder, in both the 2.0.x and the 2.1 layout; a folder of
+    subagents this user may not list goes to ``refused``."""
     found: list[AgentFile] = []
     folder = Path(folder)
     for child in sorted(folder.iterdir()):
@@ -151,6 +157,9 @@ def agent_files(folder: Path) -> list[AgentFile]:
             if agent_id:
                 found.append(AgentFile(agent_id, child, None))
         elif (child / "subagents").is_dir():
+            if not listable(child / "subagents"):
+                refused.append(child / "subagents")
+                continue
             for inner in sorted((child / "subagents").iterdir()):
                 agent_id = _agent_id(inner)
                 if agent_id and inner.is_file():

@@ -61,6 +61,8 @@ def sessions_command(
     catalog = _catalog(claude_dir, needed) if CLAUDE in clis else None
     scope = None if all_projects else _scope(project)
     listed = crosscli.list_sessions(catalog, clis, scope, cache=user_cache())
+    if catalog is not None and catalog.refused:
+        warning_line(catalog.refused_line())
     if as_json:
         print_json(
             {
@@ -187,6 +189,8 @@ def agents_command(
         echo_error(f"the transcript is gone: read from the archive of session {target.id}")
     assert target.session is not None
     view = catalog.view(target.session)
+    if catalog.refused:
+        warning_line(catalog.refused_line())
     compactions = view.main.compactions if view.main is not None else []
     if as_json:
         print_json(view.to_dict())
