@@ -41,11 +41,14 @@ def _wait_registered(root, session_id: str, timeout: float = 20) -> registry.Reg
     raise AssertionError(f"{session_id} never registered itself")
 
 
-def _wait_gone(pid: int, timeout: float = 10) -> None:
+def _wait_gone(agent: registry.RegisteredAgent, timeout: float = 30) -> None:
+    """Until the agent's process is gone (its id, reused by a later process on a busy machine,
+    is not it: told by its start time, as the registry tells it)."""
+    assert agent.pid is not None
     deadline = time.monotonic() + timeout
-    while registry.pid_alive(pid) and time.monotonic() < deadline:
+    while registry.pid_alive(agent.pid, agent.pid_start_ticks) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not registry.pid_alive(pid)
+    assert not registry.pid_alive(agent.pid, agent.pid_start_ticks)
 
 
 def test_server_names_and_paths():
@@ -134,7 +137,7 @@ def test_end_to_end_an_agent_on_a_named_server_is_revived_there(
     assert "is alive" in refused.stderr
 
     tmux.kill_pane(server, pane)
-    _wait_gone(agent.pid)
+    _wait_gone(agent)
     assert _status(cli)["first-agent"]["state"] == "dead"
     extra = [option, server.name] if option else []
     result = cli("revive", "first-agent", *extra, "--claude-dir", str(claude), "--json")
