@@ -761,14 +761,17 @@ def redact(text: str, places: Places | None = None) -> Redacted:
 
 
 _LONGEST_SECRET = 17_000  # a private key's body is matched up to 16 KiB
+_LONG_SECRET = 4096  # as far as any other secret reaches (a JWT's claims, a long password)
 
 
 def one_line(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters with ``…`` where no secret (nor a
     placeholder) is cut in two: a secret the cut would cross goes whole, so the redaction of
     what is shown (which needs the whole secret) still finds every one left. Only the start of
-    a long text is looked at: as far as the longest secret reaches past the cut."""
-    line = " ".join(text[: limit + _LONGEST_SECRET].split())
+    a long text is looked at: as far as a secret may reach past the cut (a private key's far
+    further than any other's)."""
+    reach = _LONG_SECRET if "-----BEGIN" not in text[: limit + _LONG_SECRET] else _LONGEST_SECRET
+    line = " ".join(text[: limit + reach].split())
     if len(line) <= limit:
         return line
     end = limit - 1

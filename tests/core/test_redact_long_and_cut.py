@@ -48,10 +48,15 @@ def test_a_long_bearer_jwt_is_redacted_whole():
 def test_one_line_never_cuts_a_secret_in_two(limit):
     key = "\n".join(_chars(64, ALNUM + "+/") for _ in range(4))
     private = f"-----BEGIN RSA PRIVATE KEY-----\n{key}\n-----END RSA PRIVATE KEY-----"
+    big = "\n".join(_chars(64, ALNUM + "+/") for _ in range(130))  # 8 KB: past what others reach
+    big_private = f"-----BEGIN RSA PRIVATE KEY-----\n{big}\n-----END RSA PRIVATE KEY-----"
+    jwt = f"eyJ{_chars(30)}.eyJ{_chars(3000)}.{_chars(43)}"
     sendgrid = f"SG.{_chars(22)}.{_chars(43)}"
     webhook = f"https://discord.com/api/webhooks/{_chars(18, string.digits)}/{_chars(68)}"
     for secret, text in (
         (key.split("\n")[0], f"Write key.pem: {private}"),
+        (big.split("\n")[0], f"Write key.pem: {big_private}"),
+        (jwt[:40], f"token {jwt}"),
         (sendgrid[3:25], f"export SENDGRID={sendgrid} for mail"),
         (webhook.rsplit("/", 1)[1][:20], f"post to {webhook}"),
     ):
