@@ -292,6 +292,17 @@ def tmux_named_server():
     tmux.kill_server(server)
 
 
+def not_listable(folder: Path, monkeypatch) -> None:
+    """``folder`` refused to this user as a folder ``sudo claude`` made root's is (root, who
+    may list any folder, gets the answer a user gets from ``os.access``)."""
+    allowed = os.access
+
+    def access(path, mode, *args, **kwargs):
+        return os.fspath(path) != os.fspath(folder) and allowed(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+
+
 def unreadable(path: Path, monkeypatch) -> None:
     """``path`` refused to this user as a file of another user is: its mode 0 (root, who reads
     any file, gets the kernel's refusal a user gets, at ``os.open``)."""

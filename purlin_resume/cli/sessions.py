@@ -15,6 +15,7 @@ from purlin_resume.claude.catalog import Catalog
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
     echo_error,
+    outgoing,
     print_json,
     print_text,
     redacted,
@@ -61,8 +62,7 @@ def sessions_command(
     catalog = _catalog(claude_dir, needed) if CLAUDE in clis else None
     scope = None if all_projects else _scope(project)
     listed = crosscli.list_sessions(catalog, clis, scope, cache=user_cache())
-    if catalog is not None and catalog.refused:
-        warning_line(catalog.refused_line())
+    _warn_unread(catalog)
     if as_json:
         print_json(
             {
@@ -96,6 +96,12 @@ def _scope(project: Path | None) -> Path:
     if here is None:
         raise PurlinError(GONE.replace("--project", "--project or --all"))
     return gitrepo.toplevel(here) or here
+
+
+def _warn_unread(catalog: Catalog | None) -> None:
+    """One warning line for the folders of Claude Code's the catalog passed over."""
+    if catalog is not None and catalog.refused:
+        warning_line(catalog.refused_line())
 
 
 def _catalog(claude_dir: Path | None, needed: bool) -> Catalog | None:
@@ -186,11 +192,12 @@ def agents_command(
                 raise missing from None  # as 'transcript' says it: where Claude Code's are
             return
         catalog, target = archived
-        echo_error(f"the transcript is gone: read from the archive of session {target.id}")
+        echo_error(
+            outgoing(f"the transcript is gone: read from the archive of session {target.id}")
+        )
     assert target.session is not None
     view = catalog.view(target.session)
-    if catalog.refused:
-        warning_line(catalog.refused_line())
+    _warn_unread(catalog)
     compactions = view.main.compactions if view.main is not None else []
     if as_json:
         print_json(view.to_dict())

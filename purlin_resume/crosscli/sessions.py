@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from purlin_resume.agentcli.names import CLAUDE, CLIS, CODEX, GEMINI, OPENCODE, OTHERS
 from purlin_resume.agentcli.shape import Conversation, NativeSession, inside
+from purlin_resume.claude import layout
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.codex import rollouts
 from purlin_resume.core.errors import Ambiguous, NotFound, PurlinError, UsageError
@@ -66,7 +67,7 @@ def _refused(clis: tuple[str, ...], claude_root: Path | None) -> dict[str, str]:
             root, parts = _FOLDERS[cli]
             folders = [root() / part for part in parts]
         for folder in folders:
-            if os.path.isdir(folder) and not os.access(folder, os.R_OK | os.X_OK):
+            if os.path.isdir(folder) and not layout.listable(folder):
                 found[cli] = (
                     f"{folder}: Permission denied; its {cli} sessions are not listed: "
                     "make it readable for you"

@@ -52,6 +52,7 @@ from purlin_resume.resurrection.query import parse as parse_query
 BODY_LIMIT = 2_000_000
 BODY_BATCH = 4096  # values redacted at once
 FUZZY_MIN = 80
+PART_RATIO = 90  # the most a query word naming one part of a bookmark's name counts
 TYPO_MIN = 75  # a query word and an index word this close (rapidfuzz ratio) are one word
 # A word found only under another spelling (helm~help) counts this share of a word found as
 # typed, times how close the spelling is: a likely typo, not evidence.
@@ -672,9 +673,6 @@ def bookmark_ratio(name: str, query: str) -> float:
     its parts (``parser`` finds ``parser-fixer``)."""
     words = parse_query(query).words
     return _bookmark_ratio(name, " ".join(words), words)
-
-
-PART_RATIO = 90  # the most a query word naming one part of a bookmark's name counts
 
 
 def _bookmark_ratio(name: str, phrase: str, words: list[str]) -> float:

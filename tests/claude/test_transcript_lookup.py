@@ -5,10 +5,10 @@ of a conversation that is gone."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 
 from purlin_resume.claude import export
+from tests.conftest import not_listable
 from tests.resurrection.test_resurrect_cli import _fails, _log, _ok
 
 SHORT = "55604662-cf2a-4331-851a-ec234028f8ca"  # the sessionId inside the fixture short.jsonl
@@ -107,24 +107,13 @@ def test_resurrect_by_agent_id_alone_from_the_archive(cli, fixtures_copy, repo):
     assert _log(fixtures_copy)[-1]["resurrected_from_agent_id"] == "a2898e3"
 
 
-def _not_listable(monkeypatch, locked) -> None:
-    """``locked`` refused to this user as a folder ``sudo claude`` made root's is (root, who may
-    list any folder, gets the answer a user gets from ``os.access``)."""
-    allowed = os.access
-
-    def access(path, mode, *args, **kwargs):
-        return os.fspath(path) != os.fspath(locked) and allowed(path, mode, *args, **kwargs)
-
-    monkeypatch.setattr(os, "access", access)
-
-
 def test_a_project_folder_the_user_may_not_read_is_named_and_the_rest_is_read(
     cli, fixtures_copy, monkeypatch
 ):
     """Regression: one project folder made root's (``sudo claude`` in that project) stopped
     ``sessions``, ``find``, ``agents`` and ``transcript`` of every session, exit 1."""
     locked = next(fixtures_copy.glob("projects/*spotter-dov"))
-    _not_listable(monkeypatch, locked)
+    not_listable(locked, monkeypatch)
     line = f"{locked}: Permission denied; the conversations there are not read"
     claude = ("--claude-dir", str(fixtures_copy))
 
@@ -140,7 +129,7 @@ def test_a_project_folder_the_user_may_not_read_is_named_and_the_rest_is_read(
 def test_a_folder_of_subagents_the_user_may_not_read_is_named(cli, fixtures_copy, monkeypatch):
     folder = next(fixtures_copy.glob("projects/*spotter-fum"))
     locked = folder / "8463c716-a2ea-4c14-9efa-87158ebd9f20" / "subagents"
-    _not_listable(monkeypatch, locked)
+    not_listable(locked, monkeypatch)
     tree = cli("agents", "8463", "--claude-dir", str(fixtures_copy))
     assert tree.exit_code == 0, tree.stderr
     assert f"warning: {locked}: Permission denied" in tree.stderr

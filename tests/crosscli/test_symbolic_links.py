@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, unreadable
+from tests.conftest import FIXTURES, not_listable, unreadable
 from tests.other_cli_data import (
     CODEX_SHELL,
     GEMINI_SHELL,
@@ -217,12 +217,7 @@ def test_a_data_folder_the_user_may_not_read_is_a_warning_and_the_rest_is_listed
     is the error."""
     for each in READERS:
         _copy(each, each.place())
-    allowed = os.access
-
-    def access(path, mode, *args, **kwargs):  # the kernel's answer to a user (root may read all)
-        return os.fspath(path) != os.fspath(reader.place()) and allowed(path, mode, *args, **kwargs)
-
-    monkeypatch.setattr(os, "access", access)
+    not_listable(reader.place(), monkeypatch)
     line = f"{reader.place()}: Permission denied; its {reader.cli} sessions are not listed"
 
     listed = cli("sessions", "--all")
