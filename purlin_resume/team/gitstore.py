@@ -34,6 +34,7 @@ WAIT_FIRST = 0.05
 WAIT_MOST = 2.0
 REFUSED = ("[rejected]", "fetch first", "non-fast-forward", "cannot lock ref", "stale info")
 MOVED = ("stale info", "fetch first", "cannot lock ref", "failed to update ref")  # a lease lost
+LOCK_STALE = 5.0  # seconds a lock on the remote's ref may stay before it is called stale
 
 
 def shown_url(url: str | None) -> str:
@@ -279,7 +280,37 @@ def _commit(m: Membership, base: str | None, changes: Changes, message: str) -> 
     return made.stdout.decode().strip()
 
 
-def _push(m: Membership, commit: str) -> bool:
+def _waited(wait: float) -> float:
+    """Sleep about ``wait`` seconds (with jitter, so teammates do not meet again); the next."""
+    time.sleep(wait * random.uniform(0.5, 1.5))
+    return min(WAIT_MOST, wait * 2)
+
+
+@dataclass
+class LockWatch:
+    """A lock on the remote's ref that is still there after ``LOCK_STALE`` seconds of tries
+    was left by a git killed midway (a teammate's push holds it for milliseconds); no push
+    goes through until someone deletes it, which only a person can tell is safe."""
+
+    m: Membership
+    lock: str | None = None
+    since: float = 0.0
+
+    def refused(self, said: str) -> None:
+        """Note git's words on a refused push; TeamError once the same lock stays too long."""
+        found = re.search(r"Unable to create '([^']+\.lock)': File exists", said)
+        lock = os.path.normpath(found[1]) if found else None
+        if lock is None or lock != self.lock:
+            self.lock, self.since = lock, time.monotonic()
+        elif time.monotonic() - self.since >= LOCK_STALE:
+            raise TeamError(
+                f"{shown_url(self.m.remote)}: {lock} was left by a git stopped midway and "
+                "no push goes through while it is there; if no teammate is syncing now, "
+                "delete it and run 'purlin-resume team sync' again"
+            )
+
+
+def _push(m: Membership, commit: str, watch: LockWatch) -> bool:
     """Push ``commit`` as the team ref; False when the remote moved first."""
     done = _with_remote(m, "push", "--quiet", "team", f"{commit}:{m.ref}")
     if done.returncode == 0:
@@ -287,6 +318,7 @@ def _push(m: Membership, commit: str) -> bool:
         return True
     said = done.stderr.decode("utf-8", "replace")
     if any(sign in said for sign in REFUSED):
+        watch.refused(said)
         return False
     raise TeamError(
         f"cannot push to {shown_url(m.remote)}: {_last_line(done.stderr)}; "
@@ -310,17 +342,16 @@ def publish(
     """Fetch, ``plan`` the changes on the tip, commit and push, until a push goes through.
     ``plan(tip)`` gives the changes to make on that tip and the commit message. ``fetched``:
     what the caller's fetch just found, the first try's tip."""
-    wait = WAIT_FIRST
+    wait, watch = WAIT_FIRST, LockWatch(m)
     for attempt in range(1, ATTEMPTS + 1):
         base = fetched.tip if fetched and attempt == 1 else fetch(m, warn)
         changes, message = plan(base)
         if not changes:
             return {"attempts": attempt, "commit": None, "tip": base}
         commit = _commit(m, base, changes, message)
-        if _push(m, commit):
+        if _push(m, commit, watch):
             return {"attempts": attempt, "commit": commit, "tip": commit}
-        time.sleep(wait * random.uniform(0.5, 1.5))
-        wait = min(WAIT_MOST, wait * 2)
+        wait = _waited(wait)
     raise TeamError(
         f"{shown_url(m.remote)} kept moving through {ATTEMPTS} tries; "
         "run 'purlin-resume team sync' again"
@@ -342,7 +373,7 @@ def rewrite(m: Membership, folder: str, keep: Keep | None = None) -> dict[str, A
     remote's ``reason``, when the remote refuses a forced push (a protected ref). It starts
     from the tip last fetched or pushed (the caller has just published), and fetches only when
     the lease says the ref moved."""
-    old = tip(m)
+    old, watch, wait = tip(m), LockWatch(m), WAIT_FIRST
     for _ in range(ATTEMPTS):
         if old is None:
             return {"rewritten": True, "commits": 0}
@@ -359,7 +390,8 @@ def rewrite(m: Membership, folder: str, keep: Keep | None = None) -> dict[str, A
             return {"rewritten": True, "commits": count}
         if not any(sign in said for sign in MOVED):
             return {"rewritten": False, "commits": count, "reason": _last_line(done.stderr)}
-        time.sleep(WAIT_FIRST * random.uniform(0.5, 1.5))
+        watch.refused(said)
+        wait = _waited(wait)
         old = fetch(m)
     raise TeamError(f"{shown_url(m.remote)} kept moving through {ATTEMPTS} tries; try again")
 

@@ -410,7 +410,11 @@ def test_a_sync_killed_midway_is_followed_by_one_that_completes(tmp_path, remote
                 break
             assert run.wait(timeout=30) == 0, run.stderr.read()
     assert killed >= 3  # the syncs were killed, not finished first
-    alice.ok("team", "sync")
+    first = alice("team", "sync")
+    if first.code != 0:  # a push killed while it held the ref's lock: what the user is told to do
+        assert "if no teammate is syncing now, delete it" in first.stderr
+        (Path(remote) / "refs" / "purlin" / "team.lock").unlink()
+        alice.ok("team", "sync")
     bob.ok("team", "sync")
     found = _log(bob)
     keys = [e["uuid"] for e in found]
@@ -418,6 +422,44 @@ def test_a_sync_killed_midway_is_followed_by_one_that_completes(tmp_path, remote
     assert set(keys) == _local_keys(alice)
     mine = {e["uuid"]: e["resurrected_from_agent_id"] for e in alice.log()}
     assert {e["uuid"]: e["resurrected_from_agent_id"] for e in found} == mine  # none overwritten
+
+
+def test_a_lock_a_killed_push_left_on_the_remote_is_named_and_nothing_is_lost(tmp_path, served):
+    url, served_repository = served
+    alice = teammate(tmp_path, "alice", transcripts=False)
+    _append(alice.history, 1)
+    alice.ok("team", "init", "--remote", url)
+    lock = served_repository / "refs" / "purlin" / "team.lock"
+    lock.write_text("")  # what a git killed between taking the lock and renaming it leaves
+    _append(alice.history, 2)
+    started = time.monotonic()
+    refused = alice("team", "sync")
+    assert refused.code == 1
+    assert time.monotonic() - started < 30  # not the 70 s of every try
+    assert f"{lock} was left by a git stopped midway" in refused.stderr
+    assert "if no teammate is syncing now, delete it" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    lock.unlink()
+    alice.ok("team", "sync")
+    assert {e["uuid"] for e in _log(alice)} == _local_keys(alice)
+    assert len(_local_keys(alice)) == 2
+
+
+def test_a_purge_meeting_a_lock_left_on_the_remote_names_it(tmp_path, remote):
+    from purlin_resume.resurrection import team_membership as membership
+    from purlin_resume.team import TeamError, gitstore, members, sync
+
+    history = tmp_path / "history"
+    history.mkdir()
+    _append(history, 1)
+    sync.init(history, [], remote=remote)
+    m = membership.load(history)
+    lock = Path(remote) / "refs" / "purlin" / "team.lock"
+    lock.write_text("")
+    with pytest.raises(TeamError, match="delete it"):
+        gitstore.rewrite(m, members.folder(m.member))
+    lock.unlink()
+    assert gitstore.rewrite(m, members.folder(m.member))["rewritten"]
 
 
 @pytest.mark.slow
