@@ -194,23 +194,11 @@ class Catalog:
         folders = layout.project_folders(self.root)
         self.folders = [folder for folder in folders if layout.listable(folder)]
         # the folders this user may not list (``sudo claude`` made them root's): passed over,
-        # and named (``refused_line``)
+        # and named (``layout.refused_line``)
         self.refused = [folder for folder in folders if folder not in self.folders]
         self._sessions: list[SessionFile] | None = None
         self._agents: list[AgentFile] | None = None
         self._agents_by_session: dict[str | None, list[AgentFile]] = {}
-
-    def refused_line(self) -> str:
-        """One line naming the folders passed over as this user may not list them ("": none
-        was)."""
-        if not self.refused:
-            return ""
-        more = len(self.refused) - 1
-        others = f" (and {more} more folder{'s' if more > 1 else ''})" if more else ""
-        return (
-            f"{self.refused[0]}{others}: Permission denied; the conversations there are not read: "
-            "make it readable for you"
-        )
 
     def session_files(self, kept: listing.Kept | None = None) -> list[SessionFile]:
         """Every session file; ``kept``: the listing kept, which knows the recorded id of a file
@@ -474,7 +462,7 @@ class Catalog:
         matches = exact or [t for t in named if any(n.startswith(query) for n in _names(t))]
         what = "session" if kinds == ("session",) else "session or agent"
         if not matches:
-            unread = f" ({self.refused_line()})" if self.refused else ""
+            unread = f" ({layout.refused_line(self.refused)})" if self.refused else ""
             raise NotFound(
                 f"no {what} matches '{query}' in {self.root}{unread}; "
                 "list them with 'purlin-resume sessions --all'"

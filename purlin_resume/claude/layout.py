@@ -121,6 +121,27 @@ def listable(folder: Path) -> bool:
     return os.access(folder, os.R_OK | os.X_OK)
 
 
+def unlisted(root: Path) -> list[Path]:
+    """The project folders of the Claude data folder ``root`` this user may not list (what a
+    search passes over)."""
+    try:
+        return [folder for folder in project_folders(root) if not listable(folder)]
+    except OSError:  # no projects/ folder (one it may not list: the command says so)
+        return []
+
+
+def refused_line(refused: list[Path]) -> str:
+    """One line naming the folders passed over as this user may not list them ("": none)."""
+    if not refused:
+        return ""
+    more = len(refused) - 1
+    others = f" (and {more} more folder{'s' if more > 1 else ''})" if more else ""
+    return (
+        f"{refused[0]}{others}: Permission denied; the conversations there are not read: "
+        "make it readable for you"
+    )
+
+
 def _agent_id(path: Path) -> str | None:
     return _agent_id_in(path.name)
 

@@ -30,6 +30,7 @@ from purlin_resume.cli.common import (
     checked_output,
     print_json,
     print_text,
+    warn_unlisted,
 )
 from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.opening import carry_out, default_spawn
@@ -420,7 +421,13 @@ def by_search(
     text = " ".join(query).strip()
     if not text:
         raise UsageError('give words to search for, e.g. resurrect find "tmux tests yesterday"')
-    _run("fuzzy", text, lambda env: resurrection.by_search(env, text, limit), options, True)
+    _run("fuzzy", text, lambda env: _searched(env, text, limit), options, True)
+
+
+def _searched(env: Environment, text: str, limit: int) -> list[Candidate]:
+    """The candidates a search finds, after a warning naming the folders it passes over."""
+    warn_unlisted(env.claude_root)
+    return resurrection.by_search(env, text, limit)
 
 
 @resurrect.command("direct", hidden=True, cls=Form)

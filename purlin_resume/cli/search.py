@@ -10,7 +10,7 @@ import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.candidates import candidate_line
-from purlin_resume.cli.common import print_json, print_text
+from purlin_resume.cli.common import print_json, print_text, warn_unlisted
 from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, TeamOption
 from purlin_resume.core.errors import UsageError
@@ -60,6 +60,7 @@ def find_command(
 
         return team_side.find(claude_dir, text, limit, as_json)
     env = environment_here(claude_dir, project)
+    warn_unlisted(env.claude_root)
     progress = None if as_json or not sys.stderr.isatty() else ProgressBar("indexing transcripts")
     found = candidates.by_search(env, text, limit, progress=progress)
     outside = getattr(found, "outside_note", lambda: None)()

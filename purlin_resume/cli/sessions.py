@@ -101,7 +101,7 @@ def _scope(project: Path | None) -> Path:
 def _warn_unread(catalog: Catalog | None) -> None:
     """One warning line for the folders of Claude Code's the catalog passed over."""
     if catalog is not None and catalog.refused:
-        warning_line(catalog.refused_line())
+        warning_line(layout.refused_line(catalog.refused))
 
 
 def _catalog(claude_dir: Path | None, needed: bool) -> Catalog | None:

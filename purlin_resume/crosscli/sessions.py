@@ -20,6 +20,7 @@ from purlin_resume.agentcli.shape import Conversation, NativeSession, inside
 from purlin_resume.claude import layout
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.codex import rollouts
+from purlin_resume.core import store
 from purlin_resume.core.errors import Ambiguous, NotFound, PurlinError, UsageError
 from purlin_resume.crosscli import listing
 from purlin_resume.gemini import chats
@@ -51,11 +52,30 @@ _FOLDERS = {
 def readable(clis: tuple[str, ...], claude_root: Path | None) -> tuple[tuple[str, ...], list[str]]:
     """The CLIs of ``clis`` whose sessions can be listed, and a line for each other one (its
     folder the user may not read: ``sudo codex`` made it root's); when none is left, the
-    first line is the error. ``claude_root``: Claude Code's folder read."""
+    first line is the error. ``claude_root``: Claude Code's folder read. A folder deeper in
+    Codex's or Gemini's tree the user may not list is a line too, its CLI kept."""
     skipped = _refused(clis, claude_root)
     if skipped and all(cli in skipped for cli in clis):
         raise PurlinError(next(iter(skipped.values())))
-    return tuple(cli for cli in clis if cli not in skipped), list(skipped.values())
+    kept = tuple(cli for cli in clis if cli not in skipped)
+    deeper = [layout.refused_line(_unlisted_inside(cli)) for cli in kept if cli in (CODEX, GEMINI)]
+    return kept, list(skipped.values()) + [line for line in deeper if line]
+
+
+def _unlisted_inside(cli: str) -> list[Path]:
+    """The folders Codex's or Gemini's reader walks (``sessions/``, ``archived_sessions/``;
+    ``tmp/<project>/chats/``) that the user may not list: their sessions are passed over."""
+    root = _FOLDERS[cli][0]()
+    tops = [root / "sessions", root / "archived_sessions"] if cli == CODEX else [root / "tmp"]
+    found: list[Path] = []
+    for top in tops:
+        for current, folders, _ in store.walk(top):
+            if cli == GEMINI and current.parent == top:  # a project's folder: its chats only
+                folders[:] = [name for name in folders if name == "chats"]
+            refused = [name for name in folders if not layout.listable(current / name)]
+            found += [current / name for name in refused]
+            folders[:] = [name for name in folders if name not in refused]
+    return found
 
 
 def _refused(clis: tuple[str, ...], claude_root: Path | None) -> dict[str, str]:

@@ -124,6 +124,10 @@ def test_a_project_folder_the_user_may_not_read_is_named_and_the_rest_is_read(
     assert "4d5611e5" not in listed.stdout
     assert "# Session 8463c716" in _ok(cli("transcript", "8463", *claude)).stdout
     _fails(cli("transcript", "4d56", *claude), 1, "no session or agent matches '4d56'", line)
+    for search in (("find", "tmux"), ("resurrect", "find", "tmux", "--preview")):
+        searched = cli(*search, *claude)
+        assert searched.exit_code == 0, searched.stderr
+        assert f"warning: {line}: make it readable for you\n" in searched.stderr, search
 
 
 def test_a_folder_of_subagents_the_user_may_not_read_is_named(cli, fixtures_copy, monkeypatch):

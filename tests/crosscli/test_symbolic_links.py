@@ -229,6 +229,26 @@ def test_a_data_folder_the_user_may_not_read_is_a_warning_and_the_rest_is_listed
     assert (alone.exit_code, alone.stderr) == (1, f"error: {line}: make it readable for you\n")
 
 
+@pytest.mark.parametrize("reader", READERS[:3], ids=[r.cli for r in READERS[:3]])
+def test_a_folder_inside_a_data_folder_the_user_may_not_read_is_a_warning(cli, reader, monkeypatch):
+    """A day folder of Codex's, a project's chats of Gemini's (``sudo codex`` under umask 077
+    makes them root's) were passed over without a word: one line names it, as for a project
+    folder of Claude Code's."""
+    for each in READERS:
+        _copy(each, each.place())
+    locked = reader.place() / Path(reader.file).parent
+    not_listable(locked, monkeypatch)
+
+    listed = cli("sessions", "--all")
+
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stderr == (
+        f"warning: {locked}: Permission denied; the conversations there are not read: "
+        "make it readable for you\n"
+    )
+    assert all(other.session in listed.stdout for other in READERS if other is not reader)
+
+
 def test_the_warning_of_a_folder_not_read_is_redacted(cli, tmp_path, monkeypatch):
     """The warning names the folder; a secret in its path (``CODEX_HOME``) is not printed."""
     from tests.core.test_redact import PLANTED
