@@ -223,17 +223,23 @@ class Dashboard:
 
     def sessions_page(self, request: Request) -> Response:
         query = request.query_params.get("q", "")
+        passed = views.passed_over(self.scope)
         if query.strip():
             found = views.panel(lambda: views.search(self.scope, query))
-            return self.page(request, "sessions", query=query, results=found, sessions=None)
+            return self.page(
+                request, "sessions", query=query, results=found, sessions=None, passed=passed
+            )
         listed = views.panel(lambda: views.sessions(self.scope))
-        return self.page(request, "sessions", query="", results=None, sessions=listed)
+        return self.page(
+            request, "sessions", query="", results=None, sessions=listed, passed=passed
+        )
 
     def sessions_api(self, request: Request) -> Response:
         query = request.query_params.get("q", "")
+        passed = {"passed_over": views.passed_over(self.scope)}
         if query.strip():
-            return Answer({"query": query, "results": views.search(self.scope, query)})
-        return Answer({"sessions": views.sessions(self.scope)})
+            return Answer({"query": query, "results": views.search(self.scope, query), **passed})
+        return Answer({"sessions": views.sessions(self.scope), **passed})
 
     def transcript_page(self, request: Request) -> Response:
         shown = views.conversation(self.scope, request.path_params["identifier"])

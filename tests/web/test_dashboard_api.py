@@ -12,6 +12,7 @@ import pytest
 
 from purlin_resume.web import security
 from tests.agents_setup import agent_record, configure, dead_pid, prompts, write_registry
+from tests.conftest import not_listable
 from tests.dashboard_setup import ORIGIN, PORT, board, resurrection, sample_log, write_log
 from tests.gsd_files import entry, write_history
 from tests.resurrection_data import session
@@ -832,6 +833,47 @@ def test_the_sessions_answer_comes_from_the_cache_and_follows_the_transcripts(re
     listed = client.get("/api/sessions", headers=_auth(guard)).json()["sessions"]
     assert [s["title"] for s in listed] == ["Tune the search index"]
     assert "Tune the search index" in client.get("/sessions", headers=_auth(guard)).text
+
+
+def test_a_project_folder_the_user_may_not_list_is_named_on_the_sessions_page(
+    repo, fixtures_copy, monkeypatch
+):
+    """Its sessions are neither listed nor searched (``sudo claude`` made it root's): the page
+    and the answers say so, as ``sessions`` and ``find`` do, instead of nothing."""
+    client, guard = board(repo, fixtures_copy)
+    assert client.get("/api/sessions", headers=_auth(guard)).json()["passed_over"] == []
+    locked = next(fixtures_copy.glob("projects/*spotter-dov"))
+    not_listable(locked, monkeypatch)
+    line = f"{locked}: Permission denied; the conversations there are not read"
+
+    for path in ("/sessions", "/sessions?q=tmux"):
+        page = client.get(path, headers=_auth(guard))
+        assert page.status_code == 200
+        assert f'<p class="panel-warning" role="status">{line}' in page.text, path
+    for path in ("/api/sessions", "/api/sessions?q=tmux"):
+        answer = client.get(path, headers=_auth(guard)).json()
+        assert answer["passed_over"] == [f"{line}: make it readable for you"], path
+
+
+def test_a_folder_not_listed_is_named_on_the_sessions_page_redacted(
+    repo, claude, tmp_path, monkeypatch
+):
+    from tests.core.test_redact import PLANTED
+
+    secret = PLANTED["github-token"]
+    codex = tmp_path / secret
+    codex.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    not_listable(codex, monkeypatch)
+    client, guard = board(repo, claude)
+
+    page = client.get("/sessions", headers=_auth(guard)).text
+    [line] = client.get("/api/sessions", headers=_auth(guard)).json()["passed_over"]
+
+    assert "Permission denied; its codex sessions are not listed" in line
+    assert "[REDACTED:github-token:" in line
+    assert secret not in page
+    assert "[REDACTED:github-token:" in page
 
 
 def test_sessions_without_claude_data_show_one_line(repo, tmp_path):
