@@ -62,6 +62,17 @@ def readable(clis: tuple[str, ...], claude_root: Path | None) -> tuple[tuple[str
     return kept, list(skipped.values()) + [line for line in deeper if line]
 
 
+def passed_over(claude_root: Path) -> list[str]:
+    """A line for each folder of an agent CLI this user may not list (``sudo claude`` made it
+    root's): its sessions are neither listed nor searched."""
+    try:
+        lines = readable(CLIS, claude_root)[1]
+    except PurlinError as exc:  # not one of them can be listed
+        lines = [exc.message]
+    lines.append(layout.refused_line(layout.unlisted(claude_root)))
+    return [line for line in lines if line]
+
+
 def _unlisted_inside(cli: str) -> list[Path]:
     """The folders Codex's or Gemini's reader walks (``sessions/``, ``archived_sessions/``;
     ``tmp/<project>/chats/``) that the user may not list: their sessions are passed over."""

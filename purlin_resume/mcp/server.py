@@ -160,12 +160,15 @@ def search_sessions(query: str, limit: int = 10, project: str | None = None) -> 
         raise ToolError("limit: between 1 and 50")
 
     def work():
+        from purlin_resume.crosscli import sessions as crosscli
         from purlin_resume.resurrection import flow as resurrection
         from purlin_resume.resurrection.candidates import open_command
 
-        found = resurrection.by_search(_environment(project), query, limit)
+        env = _environment(project)
+        found = resurrection.by_search(env, query, limit)
         results = [{**c.to_dict(), "open": open_command(c)} for c in found]
-        return _out({"query": query, "results": results})
+        passed = crosscli.passed_over(env.claude_root)
+        return _out({"query": query, "results": results, "passed_over": passed})
 
     return _guard(work)
 

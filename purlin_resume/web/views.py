@@ -346,15 +346,9 @@ def search(scope: Scope, query: str) -> list[dict[str, Any]]:
 
 
 def passed_over(scope: Scope) -> list[str]:
-    """A line for each folder of the agent CLIs this user may not list (``sudo claude`` made
-    it root's): its sessions are neither listed nor searched, as ``sessions`` warns."""
+    """``crosscli.passed_over``, redacted."""
     root = layout.config_dir(scope.claude_dir)[0]
-    try:
-        lines = crosscli.readable(crosscli.CLIS, root)[1]
-    except PurlinError as exc:  # not one of them can be listed
-        lines = [exc.message]
-    lines.append(layout.refused_line(layout.unlisted(root)))
-    return [redact.redact(line).text for line in lines if line]
+    return [redact.redact(line).text for line in crosscli.passed_over(root)]
 
 
 def sessions(scope: Scope) -> list[dict[str, Any]]:

@@ -142,6 +142,7 @@ def test_lists_the_seven_tools_and_each_call_answers(world):
     found, page1, page2, context, interrupted, saved, agents, briefing = map(_data, results)
     assert found["results"][0]["session_id"] == SESSION
     assert found["results"][0]["open"] == f"purlin-resume open {SESSION}"
+    assert found["passed_over"] == []  # no folder this user may not list
     assert page1["pages"] > 2
     assert page1["page"] == 1
     assert len(page1["text"]) == 5000
