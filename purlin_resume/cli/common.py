@@ -14,7 +14,6 @@ from typing import Any
 
 import typer
 
-from purlin_resume.claude import layout
 from purlin_resume.core import cache_home, config, gitrepo, redact
 from purlin_resume.core.errors import UsageError
 from purlin_resume.core.project import Project, locate, working_folder
@@ -52,13 +51,6 @@ def warn_of_trust(settings: config.Settings) -> None:
     """One line when the trust file cannot be read (the command goes on as untrusted)."""
     if settings.trust_note:
         warning_line(settings.trust_note)
-
-
-def warn_unlisted(claude_root: Path) -> None:
-    """One warning line naming the project folders of Claude Code's a search passes over."""
-    refused = layout.unlisted(claude_root)
-    if refused:
-        warning_line(layout.refused_line(refused))
 
 
 def warning_line(message: str) -> None:

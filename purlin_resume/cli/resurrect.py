@@ -30,7 +30,6 @@ from purlin_resume.cli.common import (
     checked_output,
     print_json,
     print_text,
-    warn_unlisted,
 )
 from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.opening import carry_out, default_spawn
@@ -44,6 +43,7 @@ from purlin_resume.cli.options import (
     tmux_server,
 )
 from purlin_resume.cli.resurrect_done import resurrect
+from purlin_resume.cli.search import warn_passed_over
 from purlin_resume.core import store
 from purlin_resume.core.errors import PurlinError, UsageError
 from purlin_resume.resurrection import flow as resurrection
@@ -426,7 +426,7 @@ def by_search(
 
 def _searched(env: Environment, text: str, limit: int) -> list[Candidate]:
     """The candidates a search finds, after a warning naming the folders it passes over."""
-    warn_unlisted(env.claude_root)
+    warn_passed_over(env.claude_root)
     return resurrection.by_search(env, text, limit)
 
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from purlin_resume.cli.app import app
 from purlin_resume.cli.candidates import candidate_line
-from purlin_resume.cli.common import print_json, print_text, warn_unlisted
+from purlin_resume.cli.common import print_json, print_text, warning_line
 from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, TeamOption
 from purlin_resume.core.errors import UsageError
+from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.resurrection import candidates
 from purlin_resume.resurrection.candidates import open_command
 
@@ -41,6 +43,13 @@ class ProgressBar:
         sys.stderr.flush()
 
 
+def warn_passed_over(claude_root: Path) -> None:
+    """A warning line for each folder of an agent CLI a search passes over (the user may not
+    list it)."""
+    for line in crosscli.passed_over(claude_root):
+        warning_line(line)
+
+
 @app.command("find", rich_help_panel="Resurrection")
 def find_command(
     query: Annotated[list[str], typer.Argument(metavar="QUERY", help="Words, names, time words.")],
@@ -60,7 +69,7 @@ def find_command(
 
         return team_side.find(claude_dir, text, limit, as_json)
     env = environment_here(claude_dir, project)
-    warn_unlisted(env.claude_root)
+    warn_passed_over(env.claude_root)
     progress = None if as_json or not sys.stderr.isatty() else ProgressBar("indexing transcripts")
     found = candidates.by_search(env, text, limit, progress=progress)
     outside = getattr(found, "outside_note", lambda: None)()

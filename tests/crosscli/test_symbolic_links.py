@@ -239,14 +239,18 @@ def test_a_folder_inside_a_data_folder_the_user_may_not_read_is_a_warning(cli, r
     locked = reader.place() / Path(reader.file).parent
     not_listable(locked, monkeypatch)
 
-    listed = cli("sessions", "--all")
-
-    assert listed.exit_code == 0, listed.stderr
-    assert listed.stderr == (
+    line = (
         f"warning: {locked}: Permission denied; the conversations there are not read: "
         "make it readable for you\n"
     )
+
+    listed = cli("sessions", "--all")
+    found = cli("find", "git", "log")
+
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stderr == line
     assert all(other.session in listed.stdout for other in READERS if other is not reader)
+    assert (found.exit_code, found.stderr) == (0, line)
 
 
 def test_the_warning_of_a_folder_not_read_is_redacted(cli, tmp_path, monkeypatch):
