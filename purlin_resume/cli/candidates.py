@@ -5,10 +5,13 @@ it matched, and the question that picks one on a terminal (``oN`` there continue
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import typer
 
+from purlin_resume.cli.common import warning_line
 from purlin_resume.core.errors import PurlinError
+from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.resurrection.candidates import (
     Candidate,
     NoClearWinner,
@@ -19,6 +22,13 @@ from purlin_resume.resurrection.candidates import (
 
 def say(text: str) -> None:
     typer.echo(text, err=True)
+
+
+def warn_passed_over(claude_root: Path) -> None:
+    """A warning line for each folder of an agent CLI a search passes over (the user may not
+    list it)."""
+    for line in crosscli.passed_over(claude_root):
+        warning_line(line)
 
 
 def candidate_line(number: int, candidate: Candidate) -> str:

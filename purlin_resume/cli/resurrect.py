@@ -24,6 +24,7 @@ from purlin_resume.cli.candidates import (
     choose,
     resurrect_command,
     say,
+    warn_passed_over,
 )
 from purlin_resume.cli.common import (
     Output,
@@ -43,7 +44,6 @@ from purlin_resume.cli.options import (
     tmux_server,
 )
 from purlin_resume.cli.resurrect_done import resurrect
-from purlin_resume.cli.search import warn_passed_over
 from purlin_resume.core import store
 from purlin_resume.core.errors import PurlinError, UsageError
 from purlin_resume.resurrection import flow as resurrection

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from purlin_resume.cli.app import app
-from purlin_resume.cli.candidates import candidate_line
-from purlin_resume.cli.common import print_json, print_text, warning_line
+from purlin_resume.cli.candidates import candidate_line, warn_passed_over
+from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, TeamOption
 from purlin_resume.core.errors import UsageError
-from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.resurrection import candidates
 from purlin_resume.resurrection.candidates import open_command
 
@@ -41,13 +39,6 @@ class ProgressBar:
             return
         self.shown = now
         sys.stderr.flush()
-
-
-def warn_passed_over(claude_root: Path) -> None:
-    """A warning line for each folder of an agent CLI a search passes over (the user may not
-    list it)."""
-    for line in crosscli.passed_over(claude_root):
-        warning_line(line)
 
 
 @app.command("find", rich_help_panel="Resurrection")
