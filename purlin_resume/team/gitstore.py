@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.core.errors import UsageError
-from purlin_resume.resurrection.team_membership import Membership
+from purlin_resume.resurrection.team_membership import CONFIG, Membership
 from purlin_resume.team import TeamError, refuse_secrets
 
 TRACKING = "refs/remotes/team/tip"
@@ -155,6 +155,24 @@ def local_copy(m: Membership) -> Path:
         shutil.rmtree(repo, ignore_errors=True)
     git(None, "init", "--quiet", "--bare", str(repo))
     return repo
+
+
+def ref_in_the_way(m: Membership) -> str | None:
+    """A ref of the remote that keeps the team's ref from being made there (``refs/a`` against
+    ``refs/a/b``, either way: git keeps refs as files and folders); None when there is none."""
+    listed = git(None, "ls-remote", "team", env=_env(remote=m.remote), check=False)
+    for line in listed.stdout.decode("utf-8", "replace").splitlines():
+        name = line.rpartition("\t")[2]
+        if m.ref.startswith(name + "/") or name.startswith(m.ref + "/"):
+            return name
+    return None
+
+
+def in_the_way(m: Membership, other: str) -> str:
+    """The line saying ``other`` keeps the team's ref from being made."""
+    return (
+        f"{shown_url(m.remote)} has the ref {other}, so the team's ref {m.ref} cannot be made there"
+    )
 
 
 def _with_remote(m: Membership, *args: str) -> subprocess.CompletedProcess:
@@ -287,17 +305,25 @@ def _waited(wait: float) -> float:
 
 
 @dataclass
-class LockWatch:
-    """A lock on the remote's ref that is still there after ``LOCK_STALE`` seconds of tries
-    was left by a git killed midway (a teammate's push holds it for milliseconds); no push
-    goes through until someone deletes it, which only a person can tell is safe."""
+class Refusals:
+    """The remote's refusals of a push over the tries, told apart from a teammate's push first:
+    a ref in the way of the team's (``refs/a`` against ``refs/a/b``) refuses every push, and so
+    does a lock on the ref still there after ``LOCK_STALE`` seconds, which a git killed midway
+    left (a teammate's push holds it for milliseconds) and only a person can tell is safe to
+    delete."""
 
     m: Membership
     lock: str | None = None
     since: float = 0.0
 
-    def refused(self, said: str) -> None:
-        """Note git's words on a refused push; TeamError once the same lock stays too long."""
+    def note(self, said: str) -> None:
+        """Note git's words on a refused push; TeamError when no try can go through."""
+        other = re.search(r"cannot lock ref '[^']+': '([^']+)' exists; cannot create", said)
+        if other:
+            raise TeamError(
+                f"{in_the_way(self.m, other[1])}; remove {self.m.folder / CONFIG} and join "
+                "again with another --ref"
+            )
         found = re.search(r"Unable to create '([^']+\.lock)': File exists", said)
         lock = os.path.normpath(found[1]) if found else None
         if lock is None or lock != self.lock:
@@ -310,7 +336,7 @@ class LockWatch:
             )
 
 
-def _push(m: Membership, commit: str, watch: LockWatch) -> bool:
+def _push(m: Membership, commit: str, refusals: Refusals) -> bool:
     """Push ``commit`` as the team ref; False when the remote moved first."""
     done = _with_remote(m, "push", "--quiet", "team", f"{commit}:{m.ref}")
     if done.returncode == 0:
@@ -318,7 +344,7 @@ def _push(m: Membership, commit: str, watch: LockWatch) -> bool:
         return True
     said = done.stderr.decode("utf-8", "replace")
     if any(sign in said for sign in REFUSED):
-        watch.refused(said)
+        refusals.note(said)
         return False
     raise TeamError(
         f"cannot push to {shown_url(m.remote)}: {_last_line(done.stderr)}; "
@@ -342,14 +368,14 @@ def publish(
     """Fetch, ``plan`` the changes on the tip, commit and push, until a push goes through.
     ``plan(tip)`` gives the changes to make on that tip and the commit message. ``fetched``:
     what the caller's fetch just found, the first try's tip."""
-    wait, watch = WAIT_FIRST, LockWatch(m)
+    wait, refusals = WAIT_FIRST, Refusals(m)
     for attempt in range(1, ATTEMPTS + 1):
         base = fetched.tip if fetched and attempt == 1 else fetch(m, warn)
         changes, message = plan(base)
         if not changes:
             return {"attempts": attempt, "commit": None, "tip": base}
         commit = _commit(m, base, changes, message)
-        if _push(m, commit, watch):
+        if _push(m, commit, refusals):
             return {"attempts": attempt, "commit": commit, "tip": commit}
         wait = _waited(wait)
     raise TeamError(
@@ -373,7 +399,7 @@ def rewrite(m: Membership, folder: str, keep: Keep | None = None) -> dict[str, A
     remote's ``reason``, when the remote refuses a forced push (a protected ref). It starts
     from the tip last fetched or pushed (the caller has just published), and fetches only when
     the lease says the ref moved."""
-    old, watch, wait = tip(m), LockWatch(m), WAIT_FIRST
+    old, refusals, wait = tip(m), Refusals(m), WAIT_FIRST
     for _ in range(ATTEMPTS):
         if old is None:
             return {"rewritten": True, "commits": 0}
@@ -390,7 +416,7 @@ def rewrite(m: Membership, folder: str, keep: Keep | None = None) -> dict[str, A
             return {"rewritten": True, "commits": count}
         if not any(sign in said for sign in MOVED):
             return {"rewritten": False, "commits": count, "reason": _last_line(done.stderr)}
-        watch.refused(said)
+        refusals.note(said)
         wait = _waited(wait)
         old = fetch(m)
     raise TeamError(f"{shown_url(m.remote)} kept moving through {ATTEMPTS} tries; try again")

@@ -331,6 +331,9 @@ def init(
                 created = gitstore.create_on_disk(url, group)
             with locked(m):
                 gitstore.fetch(m)
+            other = gitstore.ref_in_the_way(m)
+            if other is not None:
+                raise UsageError(f"--ref: {gitstore.in_the_way(m, other)}; give another --ref")
         with locked(m):
             membership.save(m)
     return {"created": created, **sync(history, shelves, warn)}

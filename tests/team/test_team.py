@@ -445,6 +445,36 @@ def test_a_lock_a_killed_push_left_on_the_remote_is_named_and_nothing_is_lost(tm
     assert len(_local_keys(alice)) == 2
 
 
+def test_a_ref_in_the_way_of_the_teams_is_named_at_once(tmp_path, remote):
+    """``refs/purlin/team`` and ``refs/purlin/team/x`` cannot both be (git keeps refs as files
+    and folders): every push was refused, and the sync said the remote "kept moving" after 70 s
+    of tries."""
+    alice, bob = (teammate(tmp_path, name, transcripts=False) for name in ("alice", "bob"))
+    _append(alice.history, 1)
+    alice.ok("team", "init", "--remote", remote)
+
+    joined = bob("team", "init", "--remote", remote, "--ref", "refs/purlin/team/bob")
+    assert (joined.code, joined.stdout) == (2, "")
+    assert joined.stderr == (
+        f"error: --ref: {remote} has the ref refs/purlin/team, so the team's ref "
+        "refs/purlin/team/bob cannot be made there; give another --ref\n"
+    )
+    assert not (bob.history / "team" / "team.json").exists()
+
+    bob.ok("team", "init", "--remote", remote, "--ref", "refs/purlin/later")  # nothing to send
+    git(Path(remote), "--git-dir", remote, "update-ref", "refs/purlin/later/x", "refs/purlin/team")
+    _append(bob.history, 2)
+    started = time.monotonic()
+    refused = bob("team", "sync")
+    assert refused.code == 1
+    assert time.monotonic() - started < 30
+    assert refused.stderr == (
+        f"error: {remote} has the ref refs/purlin/later/x, so the team's ref refs/purlin/later "
+        f"cannot be made there; remove {bob.history / 'team' / 'team.json'} and join again "
+        "with another --ref\n"
+    )
+
+
 def test_a_purge_meeting_a_lock_left_on_the_remote_names_it(tmp_path, remote):
     from purlin_resume.resurrection import team_membership as membership
     from purlin_resume.team import TeamError, gitstore, members, sync
