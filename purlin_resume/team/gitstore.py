@@ -307,10 +307,10 @@ def _waited(wait: float) -> float:
 @dataclass
 class Refusals:
     """The remote's refusals of a push over the tries, told apart from a teammate's push first:
-    a ref in the way of the team's (``refs/a`` against ``refs/a/b``) refuses every push, and so
-    does a lock on the ref still there after ``LOCK_STALE`` seconds, which a git killed midway
-    left (a teammate's push holds it for milliseconds) and only a person can tell is safe to
-    delete."""
+    a ref in the way of the team's (``refs/a`` against ``refs/a/b``) refuses every push, so does
+    a lock file the user may not create, and so does a lock on the ref still there after
+    ``LOCK_STALE`` seconds, which a git killed midway left (a teammate's push holds it for
+    milliseconds) and only a person can tell is safe to delete."""
 
     m: Membership
     lock: str | None = None
@@ -324,7 +324,12 @@ class Refusals:
                 f"{in_the_way(self.m, other[1])}; remove {self.m.folder / CONFIG} and join "
                 "again with another --ref"
             )
-        found = re.search(r"Unable to create '([^']+\.lock)': File exists", said)
+        found = re.search(r"Unable to create '([^']+\.lock)': ([^.\n]+)", said)
+        if found and found[2] != "File exists":  # the user may not write there
+            raise TeamError(
+                f"cannot push to {shown_url(self.m.remote)}: cannot create "
+                f"{os.path.normpath(found[1])}: {found[2].strip()}; check your access to the remote"
+            )
         lock = os.path.normpath(found[1]) if found else None
         if lock is None or lock != self.lock:
             self.lock, self.since = lock, time.monotonic()

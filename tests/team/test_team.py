@@ -475,6 +475,31 @@ def test_a_ref_in_the_way_of_the_teams_is_named_at_once(tmp_path, remote):
     )
 
 
+def test_a_ref_folder_the_user_may_not_write_on_the_remote_is_said_at_once(tmp_path, remote):
+    """A folder of refs the user cannot create the ref's lock in (another teammate's, under
+    their umask; here made immutable, which binds root too) refuses every push."""
+    alice = teammate(tmp_path, "alice", transcripts=False)
+    _append(alice.history, 1)
+    alice.ok("team", "init", "--remote", remote)
+    folder = Path(remote) / "refs" / "purlin"
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available on this file system")
+    try:
+        _append(alice.history, 2)
+        started = time.monotonic()
+        refused = alice("team", "sync")
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    assert refused.code == 1
+    assert time.monotonic() - started < 30
+    assert refused.stderr == (
+        f"error: cannot push to {remote}: cannot create {folder / 'team.lock'}: Operation not "
+        "permitted; check your access to the remote\n"
+    )
+    alice.ok("team", "sync")
+    assert len(_log(alice)) == 2
+
+
 def test_a_purge_meeting_a_lock_left_on_the_remote_names_it(tmp_path, remote):
     from purlin_resume.resurrection import team_membership as membership
     from purlin_resume.team import TeamError, gitstore, members, sync
