@@ -210,16 +210,15 @@ def millis(value: Any) -> str | None:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def one_line(text: str, limit: int = 120) -> str:
-    """``text`` on one line, cut where no secret is cut in two (the cut text is redacted
-    later: a token cut short would no longer be recognised)."""
-    return redact.one_line(text, limit)
+SUMMARY_LENGTH = 120
 
 
 def summary_of(data: Any) -> str:
-    """A tool call's input in one line: its command, path or query, else its first string."""
+    """A tool call's input in one line: its command, path or query, else its first string; cut
+    where no secret is cut in two (the summary is redacted later: a token cut short would no
+    longer be recognised)."""
     if isinstance(data, str):
-        return one_line(data)
+        return redact.one_line(data, SUMMARY_LENGTH)
     if not isinstance(data, dict):
         return ""
     for key in SUMMARY_KEYS:
@@ -227,10 +226,10 @@ def summary_of(data: Any) -> str:
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             value = " ".join(value)
         if isinstance(value, str) and value:
-            return one_line(value)
+            return redact.one_line(value, SUMMARY_LENGTH)
     for value in data.values():
         if isinstance(value, str) and value:
-            return one_line(value)
+            return redact.one_line(value, SUMMARY_LENGTH)
     return ""
 
 

@@ -53,6 +53,13 @@ def warn_of_trust(settings: config.Settings) -> None:
         warning_line(settings.trust_note)
 
 
+def archived_line(session_id: str) -> None:
+    """The line saying a conversation is read from a bookmark's archive (its transcript is
+    gone), on standard error."""
+    read = f"the transcript is gone: read from the archive of session {session_id}"
+    echo_error(outgoing(one_line(read)))
+
+
 def warning_line(message: str) -> None:
     """``warning: MESSAGE`` on one line of standard error, redacted as every output is."""
     echo_error(outgoing(f"warning: {one_line(message)}"))

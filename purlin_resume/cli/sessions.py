@@ -14,8 +14,7 @@ from purlin_resume.claude.agent_tree import Subagent
 from purlin_resume.claude.catalog import Catalog
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
-    echo_error,
-    outgoing,
+    archived_line,
     print_json,
     print_text,
     redacted,
@@ -192,9 +191,7 @@ def agents_command(
                 raise missing from None  # as 'transcript' says it: where Claude Code's are
             return
         catalog, target = archived
-        echo_error(
-            outgoing(f"the transcript is gone: read from the archive of session {target.id}")
-        )
+        archived_line(target.id)
     assert target.session is not None
     view = catalog.view(target.session)
     _warn_unread(catalog)

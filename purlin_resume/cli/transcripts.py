@@ -20,10 +20,10 @@ from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
     Output,
     Redaction,
+    archived_line,
     checked_output,
     echo,
     echo_error,
-    outgoing,
     print_text,
 )
 from purlin_resume.cli.options import ClaudeDirOption, IdArgument, JsonOption
@@ -155,7 +155,7 @@ def _open(claude_dir: Path | None, identifier: str, tools: bool, thinking: bool)
     options = ReadOptions(tools=tools, thinking=thinking, deferred=True)
     opened, archived = archive.open_conversation(claude_dir, identifier, options)
     if archived is not None:
-        echo_error(outgoing(f"the transcript is gone: read from the archive of session {archived}"))
+        archived_line(archived)
     return opened
 
 
