@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -244,6 +245,9 @@ def test_a_dead_agent_whose_process_id_was_reused_stays_dead(repo, cli):
     registry.record_start(Project(repo), "gone-1", pid=agent.pid)
     agent.kill()
     agent.wait()
+    # the registry tells a process by its id and start time, counted in clock ticks: a real
+    # reuse of the id comes ticks later (here it could come within the same one)
+    time.sleep(3 / os.sysconf("SC_CLK_TCK"))
 
     unrelated = _child_with_pid(agent.pid)
     assert unrelated is not None, f"no process got id {agent.pid} again"
