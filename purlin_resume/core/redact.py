@@ -38,6 +38,7 @@ from purlin_resume.core.secret_rules import (
     FLAG,
     FLAG_FORMS,
     KEY_TAILS,
+    PERCENT_ESCAPE,
     PLACEHOLDER_VALUE,
     RULES,
     SCHEMES,
@@ -167,7 +168,9 @@ def _prefix_checks(prefixes: list[str], rule: Rule) -> str:
     if at:
         parts.append(f"(?<={whole})")
     if rule.word_start:
-        parts.append(f"(?:(?<![A-Za-z0-9]{whole})|(?<={ESCAPE}{whole}))")
+        parts.append(
+            f"(?:(?<![A-Za-z0-9]{whole})|(?<={ESCAPE}{whole})|(?<={PERCENT_ESCAPE}{whole}))"
+        )
     return "".join(parts)
 
 

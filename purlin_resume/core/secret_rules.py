@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 ESCAPE = r"\\[nrt]"  # a value starting a line inside an escaped (JSON) string
+PERCENT_ESCAPE = r"%[0-9A-Fa-f]{2}"  # a character escaped in a URL or a form (``%22ghp_…``)
 # An expression kept as text, compiled when first used and kept (a process uses few of them).
 compiled = functools.cache(re.compile)
 

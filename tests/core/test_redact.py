@@ -6,6 +6,7 @@ import base64
 import json
 import random
 import string
+import urllib.parse
 
 import pytest
 
@@ -62,6 +63,25 @@ def test_planted_provider_secrets_are_redacted(kind, context):
     assert secret not in done.text
     assert done.counts == {kind: 1}
     assert f"[REDACTED:{kind}:" in done.text
+
+
+# a token sent in a form or a URL: the characters before it escaped (``%22ghp_…``, ``%3Dxoxb-…``)
+ENCODED = [
+    "curl -d 'payload={}' https://api.example.com",
+    "GET /callback?redirect={} HTTP/1.1",
+]
+
+
+@pytest.mark.parametrize(
+    "kind", sorted(k for k, v in PLANTED.items() if urllib.parse.quote(v, safe="") == v)
+)
+@pytest.mark.parametrize("context", ENCODED)
+def test_a_token_after_a_percent_escape_is_redacted(kind, context):
+    secret = PLANTED[kind]
+    for inside in (json.dumps({"value": secret}), f"https://x.example/cb?token={secret}&v=1"):
+        done = redact.redact(context.format(urllib.parse.quote(inside, safe="")))
+        assert secret not in done.text
+        assert done.counts == {kind: 1}
 
 
 @pytest.mark.parametrize(
