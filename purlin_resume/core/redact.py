@@ -34,11 +34,10 @@ from purlin_resume.core.secret_rules import (
     ASSIGNMENT,
     AWS_SECRET_BEFORE,
     CLOSERS,
-    ESCAPE,
+    ESCAPES,
     FLAG,
     FLAG_FORMS,
     KEY_TAILS,
-    PERCENT_ESCAPE,
     PLACEHOLDER_VALUE,
     RULES,
     SCHEMES,
@@ -168,9 +167,8 @@ def _prefix_checks(prefixes: list[str], rule: Rule) -> str:
     if at:
         parts.append(f"(?<={whole})")
     if rule.word_start:
-        parts.append(
-            f"(?:(?<![A-Za-z0-9]{whole})|(?<={ESCAPE}{whole})|(?<={PERCENT_ESCAPE}{whole}))"
-        )
+        escaped = "".join(f"|(?<={escape}{whole})" for escape in ESCAPES)
+        parts.append(f"(?:(?<![A-Za-z0-9]{whole}){escaped})")
     return "".join(parts)
 
 

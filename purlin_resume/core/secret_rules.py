@@ -18,8 +18,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-ESCAPE = r"\\[nrt]"  # a value starting a line inside an escaped (JSON) string
-PERCENT_ESCAPE = r"%[0-9A-Fa-f]{2}"  # a character escaped in a URL or a form (``%22ghp_…``)
+# what may stand right before a token in place of a space or a quote: an escaped line break
+# (JSON), a percent escape (a URL, a form: ``%22ghp_…``), a JSON escape of a character (``\u0022``)
+ESCAPES = (r"\\[nrt]", r"%[0-9A-Fa-f]{2}", r"\\u[0-9A-Fa-f]{4}")
 # An expression kept as text, compiled when first used and kept (a process uses few of them).
 compiled = functools.cache(re.compile)
 

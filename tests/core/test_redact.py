@@ -65,23 +65,24 @@ def test_planted_provider_secrets_are_redacted(kind, context):
     assert f"[REDACTED:{kind}:" in done.text
 
 
-# a token sent in a form or a URL: the characters before it escaped (``%22ghp_…``, ``%3Dxoxb-…``)
-ENCODED = [
-    "curl -d 'payload={}' https://api.example.com",
-    "GET /callback?redirect={} HTTP/1.1",
-]
+# a token right after an escaped character: in a form or a URL (``%22ghp_…``, ``%3Dxoxb-…``), in
+# JSON that escapes every character past ASCII (``\uff1aghp_…``, a full-width colon before it)
+ESCAPED = {
+    "form": lambda s: f"curl -d 'payload={urllib.parse.quote(json.dumps({'v': s}), safe='')}'",
+    "url": lambda s: "GET /cb?next=" + urllib.parse.quote(f"https://x.example/?token={s}", safe=""),
+    "json": lambda s: json.dumps({"note": f"clé：{s}"}),
+}
 
 
 @pytest.mark.parametrize(
     "kind", sorted(k for k, v in PLANTED.items() if urllib.parse.quote(v, safe="") == v)
 )
-@pytest.mark.parametrize("context", ENCODED)
-def test_a_token_after_a_percent_escape_is_redacted(kind, context):
+@pytest.mark.parametrize("escaped", sorted(ESCAPED))
+def test_a_token_right_after_an_escaped_character_is_redacted(kind, escaped):
     secret = PLANTED[kind]
-    for inside in (json.dumps({"value": secret}), f"https://x.example/cb?token={secret}&v=1"):
-        done = redact.redact(context.format(urllib.parse.quote(inside, safe="")))
-        assert secret not in done.text
-        assert done.counts == {kind: 1}
+    done = redact.redact(ESCAPED[escaped](secret))
+    assert secret not in done.text
+    assert done.counts == {kind: 1}
 
 
 @pytest.mark.parametrize(
