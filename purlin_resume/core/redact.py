@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from purlin_resume.core import pieces, secret_rules
+from purlin_resume.core import encoded, pieces, secret_rules
 from purlin_resume.core.secret_rules import (
     ASSIGNMENT,
     AWS_SECRET_BEFORE,
@@ -513,6 +513,8 @@ class Scanner:
             return Places(finder, text, at)
         if pieces.may_hold(text):
             return Places(finder, text, known=True, joins=True)  # none, but pieces to join
+        if encoded.may_hold(text):
+            return Places(finder, text, known=True)  # none, but text to read decoded
         return None
 
     def find(
@@ -524,6 +526,8 @@ class Scanner:
         found = self._scan(text, assignments, places)
         if (places is not None and places.joins) or pieces.may_hold(text):
             found = self._with_pieces(text, found, assignments)
+        if encoded.may_hold(text):
+            found = self._with_decoded(text, found, assignments)
         if self.extra:
             found = self._with_extra(text, found)
         return found
@@ -556,17 +560,22 @@ class Scanner:
                 crossing += [Finding(finding.kind, *span, finding.secret) for span in spans]
         if not crossing:
             return found
-        kept = [f for f in found if not any(f.start < c.end and c.start < f.end for c in crossing)]
-        crossing += [  # a token found whole where a piece of it stands is kept whole
-            e
-            for e in _elsewhere(text, crossing)
-            if not any(e.start < k.end and k.start < e.end for k in kept)
-        ]
-        chosen: list[Finding] = []
-        for finding in sorted(set(kept + crossing), key=lambda f: (f.start, -f.end)):
-            if not chosen or finding.start >= chosen[-1].end:
-                chosen.append(finding)
-        return chosen
+        kept = _outside(found, crossing)
+        crossing += _outside(_elsewhere(text, crossing), kept)  # a token found whole where a
+        # piece of it stands is kept whole
+        return _first_of_each(kept + crossing)
+
+    def _with_decoded(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:
+        """Add the secrets of the percent-encoded runs of ``text``, each scanned decoded,
+        where the first scan found none (a password holding ``%40`` reads to its end there)."""
+        more = []
+        for start, end in encoded.runs(text):
+            run = encoded.decoded(text, start, end)
+            for finding in self._scan(run.text, assignments):
+                more.append(
+                    Finding(finding.kind, *run.span(finding.start, finding.end), finding.secret)
+                )
+        return _first_of_each(found + _outside(more, found)) if more else found
 
     def _allowed(self, secret: str) -> bool:
         return any(pattern.fullmatch(secret) for pattern in self.allow)
@@ -590,6 +599,20 @@ class Scanner:
                 continue
             chosen.append(finding)
         return chosen
+
+
+def _outside(findings: list[Finding], others: list[Finding]) -> list[Finding]:
+    """The findings that overlap none of ``others``."""
+    return [f for f in findings if not any(f.start < o.end and o.start < f.end for o in others)]
+
+
+def _first_of_each(findings: list[Finding]) -> list[Finding]:
+    """``findings`` in order, never overlapping (the earliest, then the longest, wins)."""
+    chosen: list[Finding] = []
+    for finding in sorted(set(findings), key=lambda f: (f.start, -f.end)):
+        if not chosen or finding.start >= chosen[-1].end:
+            chosen.append(finding)
+    return chosen
 
 
 _PIECE_SHOWN = 8  # a piece of a secret this long is the secret's wherever it stands
@@ -718,7 +741,7 @@ def fingerprint() -> str:
 
     if not _BUILT_IN:
         digest = hashlib.sha256()
-        for module in (__file__, secret_rules.__file__, pieces.__file__):
+        for module in (__file__, secret_rules.__file__, pieces.__file__, encoded.__file__):
             digest.update(Path(module).read_bytes())
         _BUILT_IN.append(digest.hexdigest())
     return hashlib.sha256((_BUILT_IN[0] + scanner().given).encode()).hexdigest()[:16]

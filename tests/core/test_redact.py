@@ -85,6 +85,56 @@ def test_a_token_right_after_an_escaped_character_is_redacted(kind, escaped):
     assert done.counts == {kind: 1}
 
 
+def _quoted(text: str) -> str:
+    return urllib.parse.quote(text, safe="")
+
+
+_FORM_SECRET, _URL_SECRET, _BEARER = _chars(26), _chars(24), _chars(30)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "kind"),
+    [  # a separator the rules need, written percent-encoded: in a form, a URL, a log line
+        (f"client_secret%3D{_FORM_SECRET}%26", _FORM_SECRET, "assigned-secret"),
+        (
+            "GET /login?data=" + _quoted(json.dumps({"password": "Hunter2Hunter2x"})),
+            "Hunter2Hunter2x",
+            "assigned-secret",
+        ),
+        (
+            "GET /?next=" + _quoted(f"https://y/cb?access_token={_URL_SECRET}"),
+            _URL_SECRET,
+            "assigned-secret",
+        ),
+        (f"Authorization%3A%20Bearer%20{_BEARER}", _BEARER, "bearer-token"),
+        (
+            "https%3A%2F%2Fadmin%3AS3cr3tPassw0rd%40db.internal%2Fapp",
+            "S3cr3tPassw0rd",
+            "url-credentials",
+        ),
+        ("https://u:p%40ssW0rd1@example.com/x", "ssW0rd1", "url-credentials"),
+    ],
+)
+def test_a_secret_behind_an_escaped_separator_is_redacted(text, secret, kind):
+    done = redact.redact(text)
+    assert secret not in urllib.parse.unquote(done.text)
+    assert done.counts == {kind: 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "printf('%3d %s %20s\\n', count, name, path)",
+        "GET /docs/My%20File%3A%20notes.md HTTP/1.1 200",
+        "https://example.com/search?q=a%3Db%26c%3Dd",
+        "progress 100%20 files",
+        "%3D" * 50_000,  # a long run: each character decoded once or twice, never more
+    ],
+)
+def test_escaped_separators_without_a_secret_are_left_alone(text):
+    assert redact.redact(text).text == text
+
+
 @pytest.mark.parametrize(
     ("text", "secret", "kind"),
     [
