@@ -1,42 +1,57 @@
-"""Text written percent-encoded (a URL's query, a form's body, a web server's log line): where
-it lies in a text and what it reads decoded. A separator written ``%3D``, ``%3A``, ``%22`` or
-``%20`` hides the secret after it from the rules (``client_secret%3D…``,
-``%22password%22%3A%22…``, ``Bearer%20…``); the scanner reads each such run decoded, and
+"""Text written escaped for the web: percent-encoded (a URL's query, a form's body, a web server's
+log line) or with HTML character references (an attribute's value, a page). A separator
+written ``%3D``, ``%22``, ``%20`` or ``&quot;`` hides the secret after it from the rules
+(``client_secret%3D…``, ``%22password%22%3A%22…``, ``Bearer%20…``,
+``{&quot;api_key&quot;: &quot;…``); the scanner reads each run of such text decoded, and
 ``Decoded.span`` says where what it finds there lies in the text.
 """
 
 from __future__ import annotations
 
 import bisect
+import html
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-# a space, a quote, ``&``, a colon, ``=``, ``@``, escaped: what a rule may need to see
-_SEPARATOR = re.compile(r"%(?:2[026]|3[AaDd]|40)")
-_ESCAPE = re.compile(r"%[0-7][0-9A-Fa-f]")  # one ASCII character (others stay as they are)
-_STOPS = " \t\r\n\"'<>\\"  # what ends a run of encoded text
 REACH = 4096  # how far a run reaches before and after an escaped separator
 
 
+class Encoding(NamedTuple):
+    """One way of escaping: ``mark`` stands in every escape, ``separator`` matches an escaped
+    character a rule may need to see (a quote, ``=``, ``:``…), ``escape`` any escape, which
+    ``decode`` decodes; ``stops``: the characters that end a run of text so written."""
+
+    mark: str
+    separator: re.Pattern[str]
+    escape: re.Pattern[str]
+    decode: Callable[[str], str]
+    stops: str
+
+
+ENCODINGS = (
+    Encoding(  # a space, a quote, ``&``, a colon, ``=``, ``@``; ASCII escapes decoded only
+        "%",
+        re.compile(r"%(?:2[026]|3[AaDd]|40)"),
+        re.compile(r"%[0-7][0-9A-Fa-f]"),
+        lambda escape: chr(int(escape[1:], 16)),
+        " \t\r\n\"'<>\\",
+    ),
+    Encoding(  # a quote, a colon, ``=``, ``<``, ``>``: named or by number; spaces inside a run
+        "&",
+        re.compile(
+            r"&(?:quot|apos|colon|equals|lt|gt|#0*(?:34|39|58|60|61|62)|#[xX]0*(?:22|27|3[ACDEacde]));"
+        ),
+        re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"),
+        html.unescape,
+        "\r\n\"'<>\\",
+    ),
+)
+
+
 def may_hold(text: str) -> bool:
-    """Has ``text`` an escaped separator (most text: one search for ``%``)?"""
-    return "%" in text and _SEPARATOR.search(text) is not None
-
-
-def runs(text: str) -> Iterator[tuple[int, int]]:
-    """The runs of ``text`` (between spaces, quotes, angle brackets) that hold an escaped
-    separator, each as far as ``REACH`` on either side of one."""
-    end = 0
-    for separator in _SEPARATOR.finditer(text):
-        at = separator.start()
-        if at < end:
-            continue
-        low, high = max(0, at - REACH), min(len(text), separator.end() + REACH)
-        start = max(text.rfind(stop, low, at) for stop in _STOPS) + 1 or low
-        ends = [text.find(stop, separator.end(), high) for stop in _STOPS]
-        end = min([e for e in ends if e != -1], default=high)
-        yield start, end
+    """Has ``text`` an escaped separator (most text: one search for ``%`` and for ``&``)?"""
+    return any(e.mark in text and e.separator.search(text) is not None for e in ENCODINGS)
 
 
 class Decoded(NamedTuple):
@@ -55,13 +70,31 @@ class Decoded(NamedTuple):
         return mark[1] + offset - mark[0]
 
 
-def decoded(text: str, start: int, end: int) -> Decoded:
-    """The run ``start``–``end`` of ``text`` with each ASCII character's escape decoded."""
+def runs(text: str) -> Iterator[Decoded]:
+    """Each run of ``text`` that holds an escaped separator (as far as ``REACH`` on either side
+    of one, within the characters that end such a run), decoded."""
+    for encoding in ENCODINGS:
+        if encoding.mark not in text:
+            continue
+        end = 0
+        for separator in encoding.separator.finditer(text):
+            at = separator.start()
+            if at < end:
+                continue
+            low, high = max(0, at - REACH), min(len(text), separator.end() + REACH)
+            start = max(text.rfind(stop, low, at) for stop in encoding.stops) + 1 or low
+            ends = [text.find(stop, separator.end(), high) for stop in encoding.stops]
+            end = min([e for e in ends if e != -1], default=high)
+            yield _decoded(text, start, end, encoding)
+
+
+def _decoded(text: str, start: int, end: int, encoding: Encoding) -> Decoded:
     parts, marks, at, length = [], [(0, start)], start, 0
-    for escape in _ESCAPE.finditer(text, start, end):
-        parts += [text[at : escape.start()], chr(int(escape.group()[1:], 16))]
+    for escape in encoding.escape.finditer(text, start, end):
+        character = encoding.decode(escape.group())
+        parts += [text[at : escape.start()], character]
         length += escape.start() - at
-        marks += [(length, escape.start()), (length + 1, escape.end())]
-        length, at = length + 1, escape.end()
+        marks += [(length, escape.start()), (length + len(character), escape.end())]
+        length, at = length + len(character), escape.end()
     parts.append(text[at:end])
     return Decoded("".join(parts), marks)

@@ -566,11 +566,10 @@ class Scanner:
         return _first_of_each(kept + crossing)
 
     def _with_decoded(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:
-        """Add the secrets of the percent-encoded runs of ``text``, each scanned decoded,
+        """Add the secrets of the escaped runs of ``text`` (``encoded``), each scanned decoded,
         where the first scan found none (a password holding ``%40`` reads to its end there)."""
         more = []
-        for start, end in encoded.runs(text):
-            run = encoded.decoded(text, start, end)
+        for run in encoded.runs(text):
             for finding in self._scan(run.text, assignments):
                 more.append(
                     Finding(finding.kind, *run.span(finding.start, finding.end), finding.secret)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import html
 import json
 import random
 import string
@@ -113,11 +114,19 @@ _FORM_SECRET, _URL_SECRET, _BEARER = _chars(26), _chars(24), _chars(30)
             "url-credentials",
         ),
         ("https://u:p%40ssW0rd1@example.com/x", "ssW0rd1", "url-credentials"),
+        # written with HTML character references: an attribute's value, a page's text
+        (
+            'data-config="' + html.escape(json.dumps({"api_key": "q8Zr2LmN5vT1xYw4"})) + '"',
+            "q8Zr2LmN5vT1xYw4",
+            "assigned-secret",
+        ),
+        ("password&#61;Hunter2Hunter2x and more", "Hunter2Hunter2x", "assigned-secret"),
+        ("&lt;password&gt;Hunter2Hunter2x&lt;/password&gt;", "Hunter2Hunter2x", "xml-password"),
     ],
 )
 def test_a_secret_behind_an_escaped_separator_is_redacted(text, secret, kind):
     done = redact.redact(text)
-    assert secret not in urllib.parse.unquote(done.text)
+    assert secret not in html.unescape(urllib.parse.unquote(done.text))
     assert done.counts == {kind: 1}
 
 
@@ -129,6 +138,8 @@ def test_a_secret_behind_an_escaped_separator_is_redacted(text, secret, kind):
         "https://example.com/search?q=a%3Db%26c%3Dd",
         "progress 100%20 files",
         "%3D" * 50_000,  # a long run: each character decoded once or twice, never more
+        "if (a && b) { x = '&quot;' } &lt;b&gt;bold&lt;/b&gt; a &#x3D; b",
+        "&quot;" * 50_000,
     ],
 )
 def test_escaped_separators_without_a_secret_are_left_alone(text):
