@@ -530,6 +530,20 @@ RULES: tuple[Rule, ...] = (
         word_start=False,
         source="gitleaks gitlab-session-cookie",
     ),
+    _keyword(  # a web app's session in a cookie: ``Set-Cookie: sessionid=…``, ``curl -b``
+        "session-cookie",
+        ("session=", "sessionid=", "session_id=", "sessionId=", "SessionId=", "SESSID=")
+        + ("SESSIONID=", "sid="),
+        "",
+        r"[^\s;,'\"\\]{16,4096}",
+        after=r"(?![^\s;,'\"\\])",
+        word_start=False,
+        context=("cookie", " -b "),
+        within=256,
+        validator=lambda secret: _literal(secret) and not compiled(_JWT).match(secret),  # a JWT:
+        # its own kind
+        source="session cookies (Django, Rails, Express, PHP, Java, ASP.NET, Flask)",
+    ),
     _r(
         "yandex-key",
         "AQVN",

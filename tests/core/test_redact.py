@@ -86,6 +86,40 @@ def test_a_token_right_after_an_escaped_character_is_redacted(kind, escaped):
     assert done.counts == {kind: 1}
 
 
+_SESSION = _chars(32)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [  # a web app's session, which signs its holder in: in a header, curl's -b, a script
+        f"< Set-Cookie: sessionid={_SESSION}; expires=Sun, 13 Dec 2026; HttpOnly; Path=/",
+        f"Cookie: csrftoken=abc; _myapp_session={_SESSION}--a1b2c3d4; theme=dark",
+        f"curl -b 'PHPSESSID={_SESSION}' https://example.com/admin",
+        f'curl --cookie "JSESSIONID={_SESSION}" https://example.com/',
+        f'document.cookie = "connect.sid=s%3A{_SESSION}.sig";',
+        f"Set-Cookie: ASP.NET_SessionId={_SESSION}; path=/",
+    ],
+)
+def test_a_session_cookie_is_redacted(text):
+    done = redact.redact(text)
+    assert _SESSION not in done.text
+    assert done.counts == {"session-cookie": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"session={_SESSION} is a setting of the app",
+        "Cookie: theme=dark; lang=en",
+        "Set-Cookie: session=; Max-Age=0",
+        "Set-Cookie: session=${SESSION_COOKIE}; Path=/",
+        "Set-Cookie: sessionid=short; Path=/",
+    ],
+)
+def test_what_is_no_session_cookie_is_left_alone(text):
+    assert redact.redact(text).text == text
+
+
 def _quoted(text: str) -> str:
     return urllib.parse.quote(text, safe="")
 
