@@ -406,6 +406,17 @@ def corpus(seed: int) -> list[Planted]:
             ).decode(),
             f"JWT_B64={s}",
         ),
+        ("session-cookie", s := chars(32), f"< Set-Cookie: sessionid={s}; HttpOnly; Path=/"),
+        ("session-cookie", s := chars(26), f"curl -b 'PHPSESSID={s}' https://app.example.com/"),
+        # behind a separator escaped for the web: a form's body, a redirect address, an attribute
+        ("assigned-secret", s := chars(28), f"curl -d 'client_id=app&client_secret%3D{s}'"),
+        ("assigned-secret", s := chars(24), f"GET /cb?next=https%3A%2F%2Fx%2F%3Ftoken%3D{s} 200"),
+        (
+            "assigned-secret",
+            s := chars(20),
+            f'<div data-props="{{&quot;api_key&quot;: &quot;{s}&quot;}}">',
+        ),
+        ("github-token", s := "ghp_" + chars(36), f"payload=%7B%22token%22%3A%22{s}%22%7D"),
     ]
     return [Planted(kind, secret, line) for kind, secret, line in items]
 
