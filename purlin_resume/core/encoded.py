@@ -49,9 +49,14 @@ ENCODINGS = (
 )
 
 
+_PERCENT, _REFERENCE = (encoding.separator.search for encoding in ENCODINGS)
+
+
 def may_hold(text: str) -> bool:
     """Has ``text`` an escaped separator (most text: one search for ``%`` and for ``&``)?"""
-    return any(e.mark in text and e.separator.search(text) is not None for e in ENCODINGS)
+    return ("%" in text and _PERCENT(text) is not None) or (
+        "&" in text and _REFERENCE(text) is not None
+    )
 
 
 class Decoded(NamedTuple):
