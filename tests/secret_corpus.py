@@ -223,6 +223,14 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(13), f"sshpass -p '{s}' ssh root@10.0.0.5"),
         ("assigned-secret", s := chars(11), f"ldapsearch -x -D cn=admin,dc=corp -w {s} -b dc=corp"),
         ("assigned-secret", s := chars(16), f"redis-cli -h cache -a {s} ping"),
+        ("assigned-secret", s := chars(18), f"docker login -u ci -p {s} registry.example.com"),
+        ("assigned-secret", s := chars(18), f"az login --service-principal -u app -p {s} -t t"),
+        ("assigned-secret", s := chars(15), f"keytool -genkeypair -storepass {s} -alias app"),
+        ("assigned-secret", s := chars(15), f"openssl pkcs12 -export -passout pass:{s} -out a.p12"),
+        ("assigned-secret", s := chars(15), f"openssl enc -aes-256-cbc -k {s} -in backup.tar"),
+        ("assigned-secret", s := chars(12), f"zip -P {s} -r secrets.zip conf/"),
+        ("assigned-secret", s := chars(12), f"7z a -p{s} backup.7z data/"),
+        ("assigned-secret", s := chars(12), f"smbclient //nas/share -U admin%{s}"),
         # configuration files and manifests
         (
             "kubernetes-secret",

@@ -38,6 +38,7 @@ from purlin_resume.core.secret_rules import (
     FLAG,
     FLAG_FORMS,
     KEY_TAILS,
+    PASSWORD_FLAGS,
     PLACEHOLDER_VALUE,
     RULES,
     SCHEMES,
@@ -55,7 +56,8 @@ _INSIDE_PLACEHOLDER = r"\[REDACTED:[a-z0-9-]*$"
 # character at a time: slow on text made of keys)
 _KEY_BEFORE = r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$"
 _KEY_LONGEST = max(map(len, KEY_TAILS))
-_FLAG_NEXT = frozenset("-pwau")  # what follows the ``-`` of a flag the rules look at
+_FLAG_NEXT = frozenset("-pwaukPUsdtc")  # what follows the ``-`` of a flag the rules look at
+_PASSWORD_SOURCES = ("pass", "env", "file", "fd")  # OpenSSL's: where a password is read from
 # how much a process looks at rule by rule, from the characters they stop at, before it compiles
 # the whole expression: a character costs 1, one rules stop at more (real output: about 2 in all)
 _SHORT_BUDGET, _CHARACTER_COST = 20_000, 10
@@ -207,19 +209,20 @@ def _no_groups(regex: str) -> str:
     return re.sub(r"\(\?P<\w+>", "(?:", regex)
 
 
-def _flag(match: re.Match[str], before: str) -> tuple[str, bool] | None:
-    """The key a flag gives its value to, and whether that value is ``USER:PASSWORD``; None:
-    not a password for the command on the line before it (``-p`` is a password for mysql)."""
+def _flag(match: re.Match[str], before: str) -> tuple[str, str] | None:
+    """The key a flag gives its value to, and what stands between a user and the password in
+    that value ("" when it is the password alone); None: not a password for the command on the
+    line before it (``-p`` is a password for mysql)."""
     escaped = before.rfind("\\n")  # a line break inside an escaped (JSON) string
     line = before[max(before.rfind("\n") + 1, escaped + 2 if escaped >= 0 else 0) :]
     long = match.group("long")
     if long and long.lower() not in USER_PASSWORD_FLAGS:
-        return long.lower(), False
+        return ("password" if long.lower() in PASSWORD_FLAGS else long.lower()), ""
     flag = "u " if long else match.group("short") + " " * bool(match.group("gap"))
     command = SHORT_FLAGS.get(flag)
     if command is None or not compiled(command).search(line):
         return None
-    return "password", flag in USER_PASSWORD_FLAGS
+    return "password", USER_PASSWORD_FLAGS.get(flag, "")
 
 
 _Prefixed = dict[str, list[tuple[str, str, str]]]
@@ -479,12 +482,17 @@ class Scanner:
             flag = _flag(match, text[max(0, op - 256) : op])
             if flag is None:
                 return None
-            key, user_password = flag
-            if user_password:  # ``curl -u USER:PASSWORD``: the password only
-                colon = value.find(":") + 1
-                if colon <= 1 or compiled(PLACEHOLDER_VALUE).match(value[colon:]):
+            key, between = flag
+            if between:  # ``curl -u USER:PASSWORD``: the password only
+                after_user = value.find(between) + 1
+                if after_user <= 1 or compiled(PLACEHOLDER_VALUE).match(value[after_user:]):
                     return None
-                start, value = start + colon, value[colon:]
+                start, value = start + after_user, value[after_user:]
+            source, _, password = value.partition(":")  # OpenSSL's ``-passin pass:VALUE``
+            if password and source in _PASSWORD_SOURCES:
+                if source != "pass":
+                    return None  # the password is read from elsewhere
+                start, value = start + 5, password
             quote, spaced = quote or "", False  # a command's argument is a literal
         else:
             found = compiled(_KEY_BEFORE).search(before)

@@ -750,6 +750,19 @@ TOKEN_KEYS = (
 )  # fmt: skip
 # what may stand between a key and its operator: quotes, escaped once or twice (JSON inside JSON)
 CLOSERS = ("", '"', "'", " ", '" ', "' ", '\\"', "\\'", '\\\\\\"', "`", "  ", "] ", '\\" ')
+# flags whose value is a password though their name does not say so: Java's keytool, OpenSSL's
+# ``-passin``/``-passout``/``-pass`` (``pass:VALUE``; ``env:``, ``file:``, ``fd:`` name no secret)
+PASSWORD_FLAGS = (
+    "storepass",
+    "keypass",
+    "srcstorepass",
+    "deststorepass",
+    "srckeypass",
+    "destkeypass",
+    "passin",
+    "passout",
+    "pass",
+)
 FLAG_KEYS = (
     "password",
     "passwd",
@@ -761,6 +774,7 @@ FLAG_KEYS = (
     "access-token",
     "client-secret",
     "user",  # ``curl --user USER:PASSWORD``
+    *PASSWORD_FLAGS,
 )
 
 
@@ -779,24 +793,29 @@ ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``
 # a flag, after its first dash: the flag stands after a space or a quote, or first (looked at
 # once the character after the dash is one a flag has)
 _FLAG_LONG = (
-    rf"-(?<![^\s\"']--)(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))"
+    rf"(?:-(?<![^\s\"']--)|(?<![^\s\"']-))(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))"
     rf"(?:=|[ \t]+{_CONTINUATION})"
 )
-_FLAG_SHORT = r"(?P<short>[pwau])(?<![^\s\"']-.)(?P<gap>[ \t]+)?(?=[^\s-])"
+_FLAG_SHORT = r"(?P<short>[pwaukPU])(?<![^\s\"']-.)(?P<gap>[ \t]+)?(?=[^\s-])"
 FLAG_FORMS = (_FLAG_LONG + _VALUE, _FLAG_SHORT + _VALUE)
 FLAG = rf"-(?:{_FLAG_LONG}|{_FLAG_SHORT}){_VALUE}"
 _LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b"
 # the commands a short flag gives a password to, by the flag (a space after it: the value
 # follows a space, else it is joined to the flag)
 SHORT_FLAGS = {
-    "p": r"mysql|mariadb",  # ``mysql -pPASSWORD``
-    "p ": r"\bsshpass\b",
+    "p": r"mysql|mariadb|\b7z[az]?\b",  # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``
+    # ``docker login -p``, ``az login -p`` and the like
+    "p ": r"\bsshpass\b|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
     "w": _LDAP,
     "w ": _LDAP,
     "a ": r"\bredis-cli\b",
     "u ": r"\bcurl\b",  # ``curl -u USER:PASSWORD``
+    "P ": r"\b(?:un)?zip\b",  # ``zip -P PASSWORD``
+    "k ": r"\bopenssl\b",  # ``openssl enc -k PASSWORD``
+    "U ": r"\b(?:smbclient|rpcclient|smbget)\b",  # ``smbclient -U USER%PASSWORD``
 }
-USER_PASSWORD_FLAGS = ("u ", "user")  # their value is ``USER:PASSWORD``, for curl only
+# flags whose value is a user, then this character, then the password
+USER_PASSWORD_FLAGS = {"u ": ":", "user": ":", "U ": "%"}
 PLACEHOLDER_VALUE = (
     r"(?i)^(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
     r"(?:none|null|nil|true|false|undefined|redacted|changeme|change_me|example|placeholder|"

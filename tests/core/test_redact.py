@@ -86,6 +86,24 @@ def test_a_token_right_after_an_escaped_character_is_redacted(kind, escaped):
     assert done.counts == {kind: 1}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [  # a flag that names no secret for other commands, or a password read from elsewhere
+        "docker run -p 8080:80 nginx",
+        "curl -k https://example.com",
+        'zip -r out.zip dir && unzip -P "$ZIP_PASSWORD" a.zip',
+        "openssl rsa -in key.pem -passin env:KEY_PASSPHRASE -out plain.pem",
+        "openssl rsa -in key.pem -passin file:/run/secrets/pw -out plain.pem",
+        'docker login -u ci -p "$DOCKER_PASSWORD" registry.example.com',
+        "find . -user root -name '*.py'",
+        "gcc -pass-exit-codes main.c",
+        "smbclient -L nas -U guest",
+    ],
+)
+def test_a_flag_that_gives_no_password_is_left_alone(text):
+    assert redact.redact(text).text == text
+
+
 _SESSION = _chars(32)
 
 
