@@ -231,6 +231,11 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(12), f"zip -P {s} -r secrets.zip conf/"),
         ("assigned-secret", s := chars(12), f"7z a -p{s} backup.7z data/"),
         ("assigned-secret", s := chars(12), f"smbclient //nas/share -U admin%{s}"),
+        ("assigned-secret", s := chars(16), f"mongosh mongodb://db:27017 -u admin -p {s}"),
+        # SQL
+        ("sql-password", s := chars(16), f"CREATE USER 'app'@'%' IDENTIFIED BY '{s}';"),
+        ("sql-password", s := chars(16), f"ALTER ROLE app WITH LOGIN PASSWORD '{s}';"),
+        ("sql-password", s := chars(16), f"create user app with encrypted password '{s}';"),
         # configuration files and manifests
         (
             "kubernetes-secret",

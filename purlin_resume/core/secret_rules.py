@@ -696,6 +696,19 @@ RULES: tuple[Rule, ...] = (
         validator=lambda secret: _literal(secret),
         source="PostgreSQL's .pgpass",
     ),
+    *(
+        _keyword(  # ``CREATE USER … IDENTIFIED BY 'VALUE'``, ``ALTER ROLE … PASSWORD 'VALUE'``
+            "sql-password",
+            keywords,
+            r"(?:[ \t]+|\()'",  # MySQL's ``PASSWORD('VALUE')`` too
+            r"[^'\\\r\n]{1,256}",
+            after="'",
+            anchor=len(keywords[0]) - 1,
+            validator=lambda secret: _literal(secret),
+            source="SQL's CREATE and ALTER USER and ROLE",
+        )
+        for keywords in (("IDENTIFIED BY", "identified by"), ("PASSWORD", "password"))
+    ),
     _keyword(  # ``<password>VALUE</password>``, ``<db:Password>``
         "xml-password",
         ("password>", "Password>"),
@@ -805,7 +818,7 @@ _LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b
 SHORT_FLAGS = {
     "p": r"mysql|mariadb|\b7z[az]?\b",  # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``
     # ``docker login -p``, ``az login -p`` and the like
-    "p ": r"\bsshpass\b|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
+    "p ": r"\bsshpass\b|\bmongo(?:sh|dump|restore|import|export)?\b|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
     "w": _LDAP,
     "w ": _LDAP,
     "a ": r"\bredis-cli\b",

@@ -98,6 +98,8 @@ def test_a_token_right_after_an_escaped_character_is_redacted(kind, escaped):
         "find . -user root -name '*.py'",
         "gcc -pass-exit-codes main.c",
         "smbclient -L nas -U guest",
+        "ALTER USER app PASSWORD NULL; CREATE USER b PASSWORD '${DB_PASSWORD}';",
+        "mongod -p 27017",
     ],
 )
 def test_a_flag_that_gives_no_password_is_left_alone(text):
