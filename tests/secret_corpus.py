@@ -232,6 +232,10 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(12), f"7z a -p{s} backup.7z data/"),
         ("assigned-secret", s := chars(12), f"smbclient //nas/share -U admin%{s}"),
         ("assigned-secret", s := chars(16), f"mongosh mongodb://db:27017 -u admin -p {s}"),
+        # keys named only "…_KEY": a value that looks like a key
+        ("assigned-secret", s := "base64:" + chars(43, B64) + "=", f"APP_KEY={s}"),
+        ("assigned-secret", s := chars(43, ALNUM + "_-") + "=", f"FERNET_KEY={s}"),
+        ("assigned-secret", s := chars(32), f'{{"hmacKey": "{s}"}}'),
         # SQL
         ("sql-password", s := chars(16), f"CREATE USER 'app'@'%' IDENTIFIED BY '{s}';"),
         ("sql-password", s := chars(16), f"ALTER ROLE app WITH LOGIN PASSWORD '{s}';"),

@@ -791,7 +791,12 @@ FLAG_KEYS = (
 )
 
 
-KEY_TAILS = tuple(sorted(set(STRONG_KEYS + TOKEN_KEYS)))
+# any other key ending in "key" (``APP_KEY``, ``FERNET_KEY``, ``hmacKey``): its value must look
+# like a key, not a name (``sort_key = "createdAt"``, ``primary_key=True``)
+KEY_TAILS = tuple(sorted({*STRONG_KEYS, *TOKEN_KEYS, "key"}))
+_KEY_SHAPED = r"(?:base64:)?[A-Za-z0-9+/=_-]{16,}"  # Laravel's ``APP_KEY=base64:…`` too
+_KEY_WORD = ("_key", "-key", "_KEY", "-KEY", "Key")  # not ``monkey``, ``hotkey``, ``tls.key``
+_UUID = r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"  # an id (``idempotency_key``)
 
 
 _CONTINUATION = r"(?:(?:\\+\r?\n|\\{2,}n)[ \t]*)?"  # a shell line continuation, raw or escaped
@@ -879,10 +884,21 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
             return False
     if strong:
         return len(value) >= 3
+    if low.endswith("key") and not any(low.endswith(k) for k in TOKEN_KEYS):  # only "key"
+        return key.endswith(_KEY_WORD) and _key_shaped(value)
     return len(value) >= 8 and (
         (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
         or entropy(value) >= 3.5
     )
+
+
+def _key_shaped(value: str) -> bool:
+    """A key's value, not a name or an id: a run of base64 characters, digits inside its words
+    or as varied as random characters are (``createdAtTimestamp2024`` is not)."""
+    if not compiled(_KEY_SHAPED).fullmatch(value) or compiled(_UUID).fullmatch(value):
+        return False
+    digits = any(c.isdigit() for c in value)
+    return _scrambled(value, strong=False) or (digits and entropy(value) >= 4.0)
 
 
 def _scrambled(value: str, strong: bool) -> bool:

@@ -362,6 +362,22 @@ def test_every_secret_named_key_is_found_with_each_quoting(key):
         assert sum(done.counts.values()) == 1, (written, done.counts)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [  # a key named "…_key" given a name, an id, a path or code: no secret
+        'sort_key = "createdAtTimestamp2024"',
+        "primary_key=True",
+        '{"cacheKey": "userProfileCacheKeyV2"}',
+        's3_key = "uploads/2024/report.pdf"',
+        "idempotency_key: 7f3e2a1b-4c5d-4e6f-8a9b-0c1d2e3f4a5b",
+        'i18nKey="checkout.title"',
+        '{"key": "ArrowUp", "code": "ArrowUp"}',
+    ],
+)
+def test_a_key_named_key_with_no_key_in_it_is_left_alone(text):
+    assert redact.redact(text).text == text
+
+
 def test_a_key_ending_like_a_secret_named_one_is_not_one():
     # the scan's first test passes (the last characters match), the whole key does not
     for text in (
