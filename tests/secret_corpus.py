@@ -235,7 +235,7 @@ def corpus(seed: int) -> list[Planted]:
         # keys named only "…_KEY": a value that looks like a key
         ("assigned-secret", s := "base64:" + chars(43, B64) + "=", f"APP_KEY={s}"),
         ("assigned-secret", s := chars(43, ALNUM + "_-") + "=", f"FERNET_KEY={s}"),
-        ("assigned-secret", s := chars(32), f'{{"hmacKey": "{s}"}}'),
+        ("assigned-secret", s := chars(32), f'{{"hmac_key": "{s}"}}'),
         # SQL
         ("sql-password", s := chars(16), f"CREATE USER 'app'@'%' IDENTIFIED BY '{s}';"),
         ("sql-password", s := chars(16), f"ALTER ROLE app WITH LOGIN PASSWORD '{s}';"),

@@ -791,11 +791,10 @@ FLAG_KEYS = (
 )
 
 
-# any other key ending in "key" (``APP_KEY``, ``FERNET_KEY``, ``hmacKey``): its value must look
-# like a key, not a name (``sort_key = "createdAt"``, ``primary_key=True``)
-KEY_TAILS = tuple(sorted({*STRONG_KEYS, *TOKEN_KEYS, "key"}))
+# any other key ending in "_key" (``APP_KEY``, ``FERNET_KEY``): its value must look like a key,
+# not a name (``sort_key = "createdAt"``, ``primary_key=True``)
+KEY_TAILS = tuple(sorted({*STRONG_KEYS, *TOKEN_KEYS, "_key", "-key"}))
 _KEY_SHAPED = r"(?:base64:)?[A-Za-z0-9+/=_-]{16,}"  # Laravel's ``APP_KEY=base64:…`` too
-_KEY_WORD = ("_key", "-key", "_KEY", "-KEY", "Key")  # not ``monkey``, ``hotkey``, ``tls.key``
 _UUID = r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"  # an id (``idempotency_key``)
 
 
@@ -884,8 +883,8 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
             return False
     if strong:
         return len(value) >= 3
-    if low.endswith("key") and not any(low.endswith(k) for k in TOKEN_KEYS):  # only "key"
-        return key.endswith(_KEY_WORD) and _key_shaped(value)
+    if low.endswith(("_key", "-key")) and not any(low.endswith(k) for k in TOKEN_KEYS):
+        return _key_shaped(value)  # a key named only "…_key"
     return len(value) >= 8 and (
         (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
         or entropy(value) >= 3.5
