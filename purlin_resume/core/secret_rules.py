@@ -703,11 +703,14 @@ RULES: tuple[Rule, ...] = (
             r"(?:[ \t]+|\()'",  # MySQL's ``PASSWORD('VALUE')`` too
             r"[^'\\\r\n]{1,256}",
             after="'",
-            anchor=len(keywords[0]) - 1,
+            anchor=anchor,  # at a d, where other rules stop already (not at a common y)
             validator=lambda secret: _literal(secret),
             source="SQL's CREATE and ALTER USER and ROLE",
         )
-        for keywords in (("IDENTIFIED BY", "identified by"), ("PASSWORD", "password"))
+        for keywords, anchor in (
+            (("IDENTIFIED BY", "identified by"), 9),
+            (("PASSWORD", "password"), 7),
+        )
     ),
     _keyword(  # ``<password>VALUE</password>``, ``<db:Password>``
         "xml-password",
