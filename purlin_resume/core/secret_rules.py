@@ -80,6 +80,8 @@ _SPACED = r"[ \t]+\\{0,3}[\"']?"  # a value after a space, maybe quoted (escaped
 _AWS_SECRET = rf"(?![0-9a-f]{{40}})(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=])"
 
 
+_KEY_SHAPED = r"(?:base64:)?[A-Za-z0-9+/=_-]{16,4096}"  # Laravel's ``APP_KEY=base64:…`` too
+_UUID = r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"  # an id (``idempotency_key``)
 _PG_NAME = r"[A-Za-z0-9_*.$-]"  # a database's in .pgpass (a class first: the scan tests it at once)
 
 
@@ -712,6 +714,24 @@ RULES: tuple[Rule, ...] = (
             (("PASSWORD", "password"), 7),
         )
     ),
+    _keyword(  # a key named only ``…_KEY`` (``APP_KEY=base64:…``, ``FERNET_KEY``, ``hmac_key: …``),
+        # its value one that looks like a key (``_key_shaped``); ``API_KEY`` and the like are
+        # secret-named keys (``TOKEN_KEYS``), found before this rule at the same operator
+        "assigned-secret",
+        tuple(
+            f"{key}{quote}{operator}"
+            for key in ("_KEY", "_key")
+            for quote in ("", '"', '\\"', '\\\\\\"')  # a JSON key, escaped once or twice
+            for operator in ("=", ":", " =")
+        ),
+        r"[ \t]*\\{0,3}[\"'`]?",
+        _KEY_SHAPED,
+        after=r"(?![A-Za-z0-9+/=_-])",
+        word_start=False,
+        anchor="=:",
+        validator=lambda secret: _key_shaped(secret),
+        source="gitleaks generic-api-key (a key named …_KEY)",
+    ),
     _keyword(  # ``<password>VALUE</password>``, ``<db:Password>``
         "xml-password",
         ("password>", "Password>"),
@@ -794,11 +814,7 @@ FLAG_KEYS = (
 )
 
 
-# any other key ending in "_key" (``APP_KEY``, ``FERNET_KEY``): its value must look like a key,
-# not a name (``sort_key = "createdAt"``, ``primary_key=True``)
-KEY_TAILS = tuple(sorted({*STRONG_KEYS, *TOKEN_KEYS, "_key", "-key"}))
-_KEY_SHAPED = r"(?:base64:)?[A-Za-z0-9+/=_-]{16,}"  # Laravel's ``APP_KEY=base64:…`` too
-_UUID = r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"  # an id (``idempotency_key``)
+KEY_TAILS = tuple(sorted(set(STRONG_KEYS + TOKEN_KEYS)))
 
 
 _CONTINUATION = r"(?:(?:\\+\r?\n|\\{2,}n)[ \t]*)?"  # a shell line continuation, raw or escaped
@@ -886,8 +902,6 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
             return False
     if strong:
         return len(value) >= 3
-    if low.endswith(("_key", "-key")) and not any(low.endswith(k) for k in TOKEN_KEYS):
-        return _key_shaped(value)  # a key named only "…_key"
     return len(value) >= 8 and (
         (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
         or entropy(value) >= 3.5
