@@ -56,7 +56,7 @@ _INSIDE_PLACEHOLDER = r"\[REDACTED:[a-z0-9-]*$"
 # character at a time: slow on text made of keys)
 _KEY_BEFORE = r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$"
 _KEY_LONGEST = max(map(len, KEY_TAILS))
-_FLAG_NEXT = frozenset("-pwaukPUsdtc")  # what follows the ``-`` of a flag the rules look at
+_FLAG_NEXT = frozenset("-pwaukPUsd")  # what follows the ``-`` of a flag the rules look at
 _PASSWORD_SOURCES = ("pass", "env", "file", "fd")  # OpenSSL's: where a password is read from
 # how much a process looks at rule by rule, from the characters they stop at, before it compiles
 # the whole expression: a character costs 1, one rules stop at more (real output: about 2 in all)
@@ -215,7 +215,7 @@ def _flag(match: re.Match[str], before: str) -> tuple[str, str] | None:
     line before it (``-p`` is a password for mysql)."""
     escaped = before.rfind("\\n")  # a line break inside an escaped (JSON) string
     line = before[max(before.rfind("\n") + 1, escaped + 2 if escaped >= 0 else 0) :]
-    long = match.group("long")
+    long = match.group("long") or match.group("single")
     if long and long.lower() not in USER_PASSWORD_FLAGS:
         return ("password" if long.lower() in PASSWORD_FLAGS else long.lower()), ""
     flag = "u " if long else match.group("short") + " " * bool(match.group("gap"))

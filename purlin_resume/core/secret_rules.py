@@ -828,8 +828,9 @@ ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``
 )
 # a flag, after its first dash: the flag stands after a space or a quote, or first (looked at
 # once the character after the dash is one a flag has)
-_FLAG_LONG = (
-    rf"(?:-(?<![^\s\"']--)|(?<![^\s\"']-))(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))"
+_FLAG_LONG = (  # ``--password``; keytool's and OpenSSL's with one dash (``-storepass``)
+    rf"(?:-(?<![^\s\"']--)(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))"
+    rf"|(?<![^\s\"']-)(?P<single>{'|'.join(PASSWORD_FLAGS)}))"
     rf"(?:=|[ \t]+{_CONTINUATION})"
 )
 _FLAG_SHORT = r"(?P<short>[pwaukPU])(?<![^\s\"']-.)(?P<gap>[ \t]+)?(?=[^\s-])"
