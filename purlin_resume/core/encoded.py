@@ -40,7 +40,8 @@ ENCODINGS = (
     Encoding(  # a quote, a colon, ``=``, ``<``, ``>``: named or by number; spaces inside a run
         "&",
         re.compile(
-            r"&(?:quot|apos|colon|equals|lt|gt|#0*(?:34|39|58|60|61|62)|#[xX]0*(?:22|27|3[ACDEacde]));"
+            r"&(?:quot|apos|colon|equals|lt|gt"
+            r"|#0*(?:34|39|58|60|61|62)|#[xX]0*(?:22|27|3[ACDEacde]));"
         ),
         re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"),
         html.unescape,

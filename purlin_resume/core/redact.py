@@ -492,7 +492,7 @@ class Scanner:
             if password and source in _PASSWORD_SOURCES:
                 if source != "pass":
                     return None  # the password is read from elsewhere
-                start, value = start + 5, password
+                start, value = start + len(source) + 1, password
             quote, spaced = quote or "", False  # a command's argument is a literal
         else:
             found = compiled(_KEY_BEFORE).search(before)
@@ -569,8 +569,8 @@ class Scanner:
         if not crossing:
             return found
         kept = _outside(found, crossing)
-        crossing += _outside(_elsewhere(text, crossing), kept)  # a token found whole where a
-        # piece of it stands is kept whole
+        # a token found whole where a piece of it stands is kept whole
+        crossing += _outside(_elsewhere(text, crossing), kept)
         return _first_of_each(kept + crossing)
 
     def _with_decoded(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:

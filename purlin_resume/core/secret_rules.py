@@ -542,8 +542,8 @@ RULES: tuple[Rule, ...] = (
         word_start=False,
         context=("cookie", " -b "),
         within=256,
-        validator=lambda secret: _literal(secret) and not compiled(_JWT).match(secret),  # a JWT:
-        # its own kind
+        # a JWT in a cookie keeps its own kind
+        validator=lambda secret: _literal(secret) and not compiled(_JWT).match(secret),
         source="session cookies (Django, Rails, Express, PHP, Java, ASP.NET, Flask)",
     ),
     _r(
@@ -714,9 +714,9 @@ RULES: tuple[Rule, ...] = (
             (("PASSWORD", "password"), 7),
         )
     ),
-    _keyword(  # a key named only ``…_KEY`` (``APP_KEY=base64:…``, ``FERNET_KEY``, ``hmac_key: …``),
-        # its value one that looks like a key (``_key_shaped``); ``API_KEY`` and the like are
-        # secret-named keys (``TOKEN_KEYS``), found before this rule at the same operator
+    _keyword(  # a key named only ``…_KEY`` (``APP_KEY=base64:…``, ``FERNET_KEY``), its value
+        # one that looks like a key (``_key_shaped``); ``API_KEY`` and the like are secret-named
+        # keys (``TOKEN_KEYS``), found before this rule at the same operator
         "assigned-secret",
         tuple(
             f"{key}{quote}{operator}"
@@ -841,8 +841,8 @@ _LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b
 # follows a space, else it is joined to the flag)
 SHORT_FLAGS = {
     "p": r"mysql|mariadb|\b7z[az]?\b",  # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``
-    # ``docker login -p``, ``az login -p`` and the like
-    "p ": r"\bsshpass\b|\bmongo(?:sh|dump|restore|import|export)?\b|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
+    "p ": r"\bsshpass\b|\bmongo(?:sh|dump|restore|import|export)?\b"  # and ``docker login -p``
+    r"|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
     "w": _LDAP,
     "w ": _LDAP,
     "a ": r"\bredis-cli\b",
