@@ -2,7 +2,7 @@
 log line) or with HTML character references (an attribute's value, a page). A separator
 written ``%3D``, ``%22``, ``%20`` or ``&quot;`` hides the secret after it from the rules
 (``client_secret%3D…``, ``%22password%22%3A%22…``, ``Bearer%20…``,
-``{&quot;api_key&quot;: &quot;…``); the scanner reads each run of such text decoded, and
+``{&quot;api_key&quot;: &quot;…``); the scanner reads such a text once more decoded, and
 ``Decoded.span`` says where what it finds there lies in the text.
 """
 
@@ -14,19 +14,16 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-REACH = 4096  # how far a run reaches before and after an escaped separator
-
 
 class Encoding(NamedTuple):
     """One way of escaping: ``mark`` stands in every escape, ``separator`` matches an escaped
     character a rule may need to see (a quote, ``=``, ``:``…), ``escape`` any escape, which
-    ``decode`` decodes; ``stops``: the characters that end a run of text so written."""
+    ``decode`` decodes."""
 
     mark: str
     separator: re.Pattern[str]
     escape: re.Pattern[str]
     decode: Callable[[str], str]
-    stops: str
 
 
 ENCODINGS = (
@@ -35,9 +32,8 @@ ENCODINGS = (
         re.compile(r"%(?:2[026]|3[AaDd]|40)"),
         re.compile(r"%[0-7][0-9A-Fa-f]"),
         lambda escape: chr(int(escape[1:], 16)),
-        " \t\r\n\"'<>\\",
     ),
-    Encoding(  # a quote, a colon, ``=``, ``<``, ``>``: named or by number; spaces inside a run
+    Encoding(  # a quote, a colon, ``=``, ``<``, ``>``: named or by number
         "&",
         re.compile(
             r"&(?:quot|apos|colon|equals|lt|gt"
@@ -45,7 +41,6 @@ ENCODINGS = (
         ),
         re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"),
         html.unescape,
-        "\r\n\"'<>\\",
     ),
 )
 
@@ -61,7 +56,7 @@ def may_hold(text: str) -> bool:
 
 
 class Decoded(NamedTuple):
-    """A run decoded; ``marks``: (offset in ``text``, offset in the text it was read from) on
+    """A text decoded; ``marks``: (offset in ``text``, offset in the text it was read from) on
     either side of each escape, between which characters stand one for one."""
 
     text: str
@@ -76,31 +71,21 @@ class Decoded(NamedTuple):
         return mark[1] + offset - mark[0]
 
 
-def runs(text: str) -> Iterator[Decoded]:
-    """Each run of ``text`` that holds an escaped separator (as far as ``REACH`` on either side
-    of one, within the characters that end such a run), decoded."""
+def decodings(text: str) -> Iterator[Decoded]:
+    """``text`` decoded, once for each way of escaping whose separators it holds: one more scan
+    of it, however many escaped runs it has (a log of a thousand lines costs one)."""
     for encoding in ENCODINGS:
-        if encoding.mark not in text:
-            continue
-        end = 0
-        for separator in encoding.separator.finditer(text):
-            at = separator.start()
-            if at < end:
-                continue
-            low, high = max(0, at - REACH), min(len(text), separator.end() + REACH)
-            start = max(text.rfind(stop, low, at) for stop in encoding.stops) + 1 or low
-            ends = [text.find(stop, separator.end(), high) for stop in encoding.stops]
-            end = min([e for e in ends if e != -1], default=high)
-            yield _decoded(text, start, end, encoding)
+        if encoding.mark in text and encoding.separator.search(text) is not None:
+            yield _decoded(text, encoding)
 
 
-def _decoded(text: str, start: int, end: int, encoding: Encoding) -> Decoded:
-    parts, marks, at, length = [], [(0, start)], start, 0
-    for escape in encoding.escape.finditer(text, start, end):
+def _decoded(text: str, encoding: Encoding) -> Decoded:
+    parts, marks, at, length = [], [(0, 0)], 0, 0
+    for escape in encoding.escape.finditer(text):
         character = encoding.decode(escape.group())
         parts += [text[at : escape.start()], character]
         length += escape.start() - at
         marks += [(length, escape.start()), (length + len(character), escape.end())]
         length, at = length + len(character), escape.end()
-    parts.append(text[at:end])
+    parts.append(text[at:])
     return Decoded("".join(parts), marks)

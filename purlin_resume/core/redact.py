@@ -574,14 +574,13 @@ class Scanner:
         return _first_of_each(kept + crossing)
 
     def _with_decoded(self, text: str, found: list[Finding], assignments: bool) -> list[Finding]:
-        """Add the secrets of the escaped runs of ``text`` (``encoded``), each scanned decoded,
-        where the first scan found none (a password holding ``%40`` reads to its end there)."""
+        """Add the secrets ``text`` holds read decoded (``encoded``), where the first scan found
+        none (a password holding ``%40`` reads to its end there)."""
         more = []
-        for run in encoded.runs(text):
-            for finding in self._scan(run.text, assignments):
-                more.append(
-                    Finding(finding.kind, *run.span(finding.start, finding.end), finding.secret)
-                )
+        for decoded in encoded.decodings(text):
+            for finding in self._scan(decoded.text, assignments):
+                span = decoded.span(finding.start, finding.end)
+                more.append(Finding(finding.kind, *span, finding.secret))
         return _first_of_each(found + _outside(more, found)) if more else found
 
     def _allowed(self, secret: str) -> bool:

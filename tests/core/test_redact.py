@@ -191,7 +191,7 @@ def test_a_secret_behind_an_escaped_separator_is_redacted(text, secret, kind):
         "GET /docs/My%20File%3A%20notes.md HTTP/1.1 200",
         "https://example.com/search?q=a%3Db%26c%3Dd",
         "progress 100%20 files",
-        "%3D" * 50_000,  # a long run: each character decoded once or twice, never more
+        "%3D" * 50_000,  # a long run of escapes: decoded once
         "if (a && b) { x = '&quot;' } &lt;b&gt;bold&lt;/b&gt; a &#x3D; b",
         "&quot;" * 50_000,
     ],
