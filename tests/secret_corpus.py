@@ -232,10 +232,21 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(12), f"7z a -p{s} backup.7z data/"),
         ("assigned-secret", s := chars(12), f"smbclient //nas/share -U admin%{s}"),
         ("assigned-secret", s := chars(16), f"mongosh mongodb://db:27017 -u admin -p {s}"),
+        ("assigned-secret", s := chars(16), f"sqlcmd -S localhost -U sa -P '{s}' -Q 'SELECT 1'"),
+        ("assigned-secret", s := chars(14), f"htpasswd -bc /etc/nginx/.htpasswd admin {s}"),
+        ("assigned-secret", s := chars(14), f"rabbitmqctl add_user deploy '{s}'"),
+        ("assigned-secret", s := chars(14), f"useradd -m -p $(openssl passwd -6 {s}) deploy"),
+        ("assigned-secret", s := chars(14), f"mysqladmin -u root -h db password {s}"),
+        ("assigned-secret", s := chars(24), f"gh secret set DEPLOY_TOKEN --body {s}"),
+        # a password written to a command's input
+        ("assigned-secret", s := chars(13), f"echo '{s}' | sudo -S apt-get install -y nginx"),
+        ("assigned-secret", s := chars(18), f'echo "{s}" | docker login --password-stdin r.io'),
+        ("assigned-secret", s := chars(12), f"RUN echo 'app:{s}' | chpasswd"),
         # keys named only "…_KEY": a value that looks like a key
         ("assigned-secret", s := "base64:" + chars(43, B64) + "=", f"APP_KEY={s}"),
         ("assigned-secret", s := chars(43, ALNUM + "_-") + "=", f"FERNET_KEY={s}"),
         ("assigned-secret", s := chars(32), f'{{"hmac_key": "{s}"}}'),
+        ("assigned-secret", s := chars(40, ALNUM + "_-"), f'const signingKey = "{s}";'),
         # SQL
         ("sql-password", s := chars(16), f"CREATE USER 'app'@'%' IDENTIFIED BY '{s}';"),
         ("sql-password", s := chars(16), f"ALTER ROLE app WITH LOGIN PASSWORD '{s}';"),

@@ -19,6 +19,7 @@ whole key at the few places that pass.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import json
@@ -444,8 +445,13 @@ class Scanner:
         secret = text[start:end]
         if rule.context and not _near(rule, text, start, end):
             return None
-        if rule.before and not _ends_with(rule.before, text, match.start() - branch.back):
-            return None
+        if rule.before:
+            preceding = _ending_at(rule.before, text, match.start() - branch.back)
+            if preceding is None:
+                return None
+            if "s" in preceding.re.groupindex:  # the secret stands before the prefix
+                start, end = preceding.span("s")
+                secret = text[start:end]
         if rule.validator is not None and not rule.validator(secret):
             return None
         if rule.parts:  # the secrets inside the block: each of its values
@@ -547,11 +553,13 @@ class Scanner:
         while at is not None:
             findings = self._findings(text, at, assignments) or []
             for finding in findings:
-                if found and finding.start < found[-1].end:
+                # one that stands before the place (``echo VALUE | sudo -S``) goes where it
+                # stands, unless an earlier finding covers it
+                if found and finding.start < found[-1].end and not _outside([finding], found):
                     continue
                 if PLACEHOLDER.fullmatch(finding.secret) or self._allowed(finding.secret):
                     continue
-                found.append(finding)
+                bisect.insort(found, finding, key=lambda f: f.start)
             at = places.next(max([at + 1] + [f.end for f in findings]))
         return found
 
@@ -646,9 +654,9 @@ def _near(rule: Rule, text: str, start: int, end: int) -> bool:
     return any(word in near for word in rule.context)
 
 
-def _ends_with(pattern: str, text: str, at: int) -> bool:
-    """Does the text before ``at`` end with ``pattern`` (looking at 256 characters at most)?"""
-    return compiled(f"(?:{pattern})\\Z").search(text[max(0, at - 256) : at]) is not None
+def _ending_at(pattern: str, text: str, at: int) -> re.Match[str] | None:
+    """``pattern`` where it ends right before ``at`` (looking at 256 characters at most)."""
+    return compiled(f"(?:{pattern})\\Z").search(text, max(0, at - 256), at)
 
 
 def _linear(patterns: Iterable[tuple[str, str]]) -> list[tuple[str, Any]]:

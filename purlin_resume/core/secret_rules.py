@@ -85,6 +85,19 @@ _UUID = r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"  # an id (``idem
 _PG_NAME = r"[A-Za-z0-9_*.$-]"  # a database's in .pgpass (a class first: the scan tests it at once)
 
 
+# a password given to a command as a word of its own: maybe quoted (escaped or not), ended by
+# space, the end of a command or a closing parenthesis (``$(openssl passwd VALUE)``)
+_OPENING = r"\\{0,3}[\"']?"
+_COMMAND_VALUE = r"[^\s\"'`\\|;&<>()-][^\s\"'`\\|;&<>()]{0,255}"  # no flag
+_CLOSING = r"(?![^\s\\\"'`;&|)])"  # a quote (escaped or not) may close it
+_WORD_ARGUMENT = r"[^\s\"'`|;&<>-][^\s|;&<>]*"  # a command's argument that is no flag
+# ``echo VALUE |``, ``printf '%s' VALUE |``, the value after ``user`` (a pattern)
+_PIPED = (
+    r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+(?:%s|\\{{0,3}}[\"']%s(?:\\n)?\\{{0,3}}[\"']))?)[ \t]+"
+    r"(?P<q>\\{{0,3}}[\"']?){user}(?P<s>[^\s\"'`\\|;&<>]{{1,256}})(?P=q)[ \t]*\|[ \t]*"
+)
+
+
 def _json_pair(value: str) -> str:
     """A JSON object's ``"key": "value"``, its quotes maybe escaped."""
     return rf'\\{{0,3}}"[\w.-]+\\{{0,3}}"[ \t]*:[ \t]*\\{{0,3}}"{value}\\{{0,3}}"'
@@ -117,6 +130,22 @@ def _token(
     """A provider's token: a literal prefix, then ``value`` (which characters, how many), then
     the end of the word; ``source``: the gitleaks rules it follows."""
     return _r(kind, prefixes, value + _END, source=f"gitleaks {source}", **options)
+
+
+def _command_word(
+    keywords: Iterable[str] | str, separator: str, source: str, **options: Any
+) -> Rule:
+    """A password a command takes as a word of its own, after ``keywords`` and ``separator``."""
+    return _keyword(
+        "assigned-secret",
+        keywords,
+        separator + _OPENING,
+        _COMMAND_VALUE,
+        after=_CLOSING,
+        validator=lambda secret: _literal(secret),
+        source=source,
+        **options,
+    )
 
 
 RULES: tuple[Rule, ...] = (
@@ -714,13 +743,68 @@ RULES: tuple[Rule, ...] = (
             (("PASSWORD", "password"), 7),
         )
     ),
-    _keyword(  # a key named only ``…_KEY`` (``APP_KEY=base64:…``, ``FERNET_KEY``), its value
-        # one that looks like a key (``_key_shaped``); ``API_KEY`` and the like are secret-named
-        # keys (``TOKEN_KEYS``), found before this rule at the same operator
+    # passwords a command takes as a word of its own, not after a flag
+    _command_word(  # ``htpasswd -b FILE USER VALUE``, ``htpasswd -nb USER VALUE``
+        "htpasswd",
+        rf"[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+(?:{_WORD_ARGUMENT}[ \t]+){{1,2}}",
+        "Apache's htpasswd",
+        anchor="d",
+    ),
+    _command_word(  # ``rabbitmqctl add_user USER VALUE``
+        ("rabbitmqctl add_user", "rabbitmqctl change_password"),
+        rf"[ \t]+{_WORD_ARGUMENT}[ \t]+",
+        "RabbitMQ's rabbitmqctl",
+        anchor="_",
+    ),
+    _command_word(  # ``openssl passwd -6 -salt SALT VALUE``: the password a hash is made of
+        "openssl passwd",
+        r"(?:[ \t]+-(?:(?:salt|in)[ \t]+\S+|(?!(?:salt|in)\b)[A-Za-z0-9]+))*[ \t]+",
+        "OpenSSL's passwd",
+        anchor="d",
+    ),
+    _command_word(  # ``mysqladmin -u root password VALUE``
+        ("password ", "password\t"),
+        r"[ \t]*",
+        "MySQL's mysqladmin",
+        anchor=7,
+        before=r"mysqladmin(?:[ \t]+-\S+(?:[ \t]+[^\s-]\S*)?)*[ \t]+",  # flags only
+    ),
+    _command_word(  # ``gh secret set NAME --body VALUE``
+        ("--body", "-b"),
+        r"(?:=|[ \t]+)",
+        "GitHub CLI's gh secret set",
+        anchor=0,
+        before=r"gh[ \t]+secret[ \t]+set\b[^\r\n|;&]*[ \t]",
+    ),
+    # a password written to a command that reads it on its input: ``echo VALUE | sudo -S …``,
+    # ``echo VALUE | docker login -u USER --password-stdin``, ``echo USER:VALUE | chpasswd``
+    _r(
+        "assigned-secret",
+        ("--password-stdin", "passwd --stdin", "sudo -S", "sudo --stdin"),
+        "",
+        word_start=False,
+        anchor="-",
+        before=_PIPED.format(user="") + r"(?:[^\s|;&][^|\r\n;&]*[ \t])?",
+        validator=lambda secret: _literal(secret),
+        source="sudo -S, docker login --password-stdin, passwd --stdin",
+    ),
+    _r(
+        "assigned-secret",
+        "chpasswd",
+        "",
+        anchor="d",
+        before=_PIPED.format(user=r"[^\s:\"'`|;&<>]{1,64}:") + r"(?:sudo[ \t]+)?",
+        validator=lambda secret: _literal(secret),
+        source="chpasswd",
+    ),
+    _keyword(  # a key named only ``…_KEY`` or ``…Key`` (``APP_KEY=base64:…``, ``signingKey``),
+        # after a letter or digit (S3's ``"Key"`` names an object), its value one that looks like
+        # a key (``_key_shaped``); ``API_KEY``, ``apiKey`` and the like are secret-named keys
+        # (``TOKEN_KEYS``), found before this rule at the same operator
         "assigned-secret",
         tuple(
             f"{key}{quote}{operator}"
-            for key in ("_KEY", "_key")
+            for key in ("_KEY", "_key", "Key")  # ``APP_KEY``, ``hmac_key``, ``signingKey``
             for quote in ("", '"', '\\"', '\\\\\\"')  # a JSON key, escaped once or twice
             for operator in ("=", ":", " =")
         ),
@@ -729,6 +813,7 @@ RULES: tuple[Rule, ...] = (
         after=r"(?![A-Za-z0-9+/=_-])",
         word_start=False,
         anchor="=:",
+        before="[A-Za-z0-9]",
         validator=lambda secret: _key_shaped(secret),
         source="gitleaks generic-api-key (a key named …_KEY)",
     ),
@@ -847,7 +932,7 @@ SHORT_FLAGS = {
     "w ": _LDAP,
     "a ": r"\bredis-cli\b",
     "u ": r"\bcurl\b",  # ``curl -u USER:PASSWORD``
-    "P ": r"\b(?:un)?zip\b",  # ``zip -P PASSWORD``
+    "P ": r"\b(?:un)?zip\b|\bsqlcmd\b|\bbcp\b",  # ``zip -P PASSWORD``, SQL Server's tools
     "k ": r"\bopenssl\b",  # ``openssl enc -k PASSWORD``
     "U ": r"\b(?:smbclient|rpcclient|smbget)\b",  # ``smbclient -U USER%PASSWORD``
 }

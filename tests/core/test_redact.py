@@ -106,6 +106,69 @@ def test_a_flag_that_gives_no_password_is_left_alone(text):
     assert redact.redact(text).text == text
 
 
+_WORD_PASSWORD = "Pw4" + _chars(13)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [  # a password a command takes as a word of its own, or reads from its input
+        f"htpasswd -b -c /etc/nginx/.htpasswd admin {_WORD_PASSWORD}",
+        f"htpasswd -nbB admin '{_WORD_PASSWORD}' > auth/htpasswd",
+        f"rabbitmqctl change_password guest {_WORD_PASSWORD}",
+        f"useradd -p $(openssl passwd -6 -salt xyz {_WORD_PASSWORD}) app",
+        f"mysqladmin -u root -h db password {_WORD_PASSWORD}",
+        f"gh secret set NPM_TOKEN --body={_WORD_PASSWORD} --repo o/r",
+        f"sqlcmd -S db -U sa -P {_WORD_PASSWORD}",
+        f"echo {_WORD_PASSWORD} | sudo -S systemctl restart nginx",
+        f"echo -n '{_WORD_PASSWORD}' | sudo --stdin true",
+        f"printf '%s\\n' {_WORD_PASSWORD} | podman login -u me --password-stdin quay.io",
+        f"printf %s {_WORD_PASSWORD} | helm registry login r.io -u me --password-stdin",
+        f"echo '{_WORD_PASSWORD}' | passwd --stdin deploy",
+        f'echo "deploy:{_WORD_PASSWORD}" | sudo chpasswd',
+        json.dumps(json.dumps({"command": f"echo '{_WORD_PASSWORD}' | sudo -S ls"})),
+    ],
+)
+def test_a_password_given_as_a_word_or_on_a_commands_input_is_redacted(text):
+    done = redact.redact(text)
+    assert _WORD_PASSWORD not in done.text
+    assert "assigned-secret" in done.counts
+
+
+def test_a_password_before_an_earlier_finding_is_redacted_too():
+    token = PLANTED["github-token"]
+    text = f'echo "{_WORD_PASSWORD}" | docker login -u {token} --password-stdin'
+    done = redact.redact(text)
+    assert _WORD_PASSWORD not in done.text
+    assert token not in done.text
+    assert done.counts == {"assigned-secret": 1, "github-token": 1}
+    assert done.text.index("assigned-secret") < done.text.index("github-token")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [  # the same commands with no password in them, or one read from elsewhere
+        "openssl passwd -6 -stdin < pw.txt",
+        "openssl passwd -6 -in passwords.txt",
+        "htpasswd -c /etc/nginx/.htpasswd admin",
+        "htpasswd -B -C 10 .htpasswd bob",
+        "rabbitmqctl add_user deploy",
+        "mysqladmin -u root -p password",
+        "Use mysqladmin to change the password with care",
+        'gh secret set API_KEY --body "$API_KEY"',
+        "gh secret set NAME < secret.txt",
+        "gh issue create -b 'the secret set up' -t title",
+        "git checkout -b secret-set",
+        "echo done | sudo tee /etc/motd",
+        "cat pw.txt | docker login -u bob --password-stdin",
+        'echo "$CR_PAT" | docker login ghcr.io -u bob --password-stdin',
+        'echo "root:${ROOT_PASSWORD}" | chpasswd',
+        "sudo -S true",
+    ],
+)
+def test_those_commands_without_a_password_are_left_alone(text):
+    assert redact.redact(text).text == text
+
+
 _SESSION = _chars(32)
 
 
@@ -372,10 +435,32 @@ def test_every_secret_named_key_is_found_with_each_quoting(key):
         "idempotency_key: 7f3e2a1b-4c5d-4e6f-8a9b-0c1d2e3f4a5b",
         'i18nKey="checkout.title"',
         '{"key": "ArrowUp", "code": "ArrowUp"}',
+        'const primaryKey = "id";',
+        'partitionKey: "tenantId"',
+        '{"Key": "backups/a1b2c3d4e5f6g7h8i9j0k1"}',  # S3's object key
+        'const hotKey = "ctrl+shift+k";',
     ],
 )
 def test_a_key_named_key_with_no_key_in_it_is_left_alone(text):
     assert redact.redact(text).text == text
+
+
+_CAMEL_KEY = "Xq9vB2nT7kLm4pRs8wZy3cDf"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [  # a key named "…Key" in code and configuration, its value one that looks like a key
+        f'const signingKey = "{_CAMEL_KEY}";',
+        f"  encryptionKey: '{_CAMEL_KEY}',",
+        f'{{"mapsKey": "{_CAMEL_KEY}"}}',
+        json.dumps(json.dumps({"webhookKey": _CAMEL_KEY})),
+    ],
+)
+def test_a_camel_case_key_named_key_is_redacted(text):
+    done = redact.redact(text)
+    assert _CAMEL_KEY not in done.text
+    assert done.counts == {"assigned-secret": 1}
 
 
 def test_a_key_ending_like_a_secret_named_one_is_not_one():
