@@ -242,6 +242,7 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(13), f"echo '{s}' | sudo -S apt-get install -y nginx"),
         ("assigned-secret", s := chars(18), f'echo "{s}" | docker login --password-stdin r.io'),
         ("assigned-secret", s := chars(12), f"RUN echo 'app:{s}' | chpasswd"),
+        ("assigned-secret", s := chars(26), f"vault login -token={s}"),
         # keys named only "…_KEY": a value that looks like a key
         ("assigned-secret", s := "base64:" + chars(43, B64) + "=", f"APP_KEY={s}"),
         ("assigned-secret", s := chars(43, ALNUM + "_-") + "=", f"FERNET_KEY={s}"),

@@ -133,13 +133,14 @@ def _token(
 
 
 def _command_word(
-    keywords: Iterable[str] | str, separator: str, source: str, **options: Any
+    keywords: Iterable[str] | str, separator: str, source: str, user: str = "", **options: Any
 ) -> Rule:
-    """A password a command takes as a word of its own, after ``keywords`` and ``separator``."""
+    """A password a command takes as a word of its own, after ``keywords`` and ``separator``
+    (and ``user``, a pattern, inside its quotes)."""
     return _keyword(
         "assigned-secret",
         keywords,
-        separator + _OPENING,
+        separator + _OPENING + user,
         _COMMAND_VALUE,
         after=_CLOSING,
         validator=lambda secret: _literal(secret),
@@ -788,6 +789,20 @@ RULES: tuple[Rule, ...] = (
         validator=lambda secret: _literal(secret),
         source="sudo -S, docker login --password-stdin, passwd --stdin",
     ),
+    _command_word(  # the same with a here-string: ``sudo -S CMD <<< VALUE``
+        ("--password-stdin", "passwd --stdin", "sudo -S", "sudo --stdin"),
+        r"[^\r\n|;&<>]*<<<[ \t]*",
+        "sudo -S, docker login --password-stdin, passwd --stdin",
+        word_start=False,
+        anchor="-",
+    ),
+    _command_word(  # ``chpasswd <<< USER:VALUE``
+        "chpasswd",
+        r"[ \t]*<<<[ \t]*",
+        "chpasswd",
+        user=r"[^\s:\"'`|;&<>]{1,64}:",
+        anchor="d",
+    ),
     _r(
         "assigned-secret",
         "chpasswd",
@@ -884,6 +899,9 @@ PASSWORD_FLAGS = (
     "passout",
     "pass",
 )
+# flags with one dash whose value is a secret: those, and Go's tools' (HashiCorp's vault, consul
+# and nomad, InfluxDB's influx: ``vault login -token=VALUE``, ``influx -password VALUE``)
+SINGLE_DASH_FLAGS = ("token", "password", *PASSWORD_FLAGS)
 FLAG_KEYS = (
     "password",
     "passwd",
@@ -913,9 +931,9 @@ ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``
 )
 # a flag, after its first dash: the flag stands after a space or a quote, or first (looked at
 # once the character after the dash is one a flag has)
-_FLAG_LONG = (  # ``--password``; keytool's and OpenSSL's with one dash (``-storepass``)
+_FLAG_LONG = (  # ``--password``; with one dash ``SINGLE_DASH_FLAGS`` (``-storepass``)
     rf"(?:-(?<![^\s\"']--)(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))"
-    rf"|(?<![^\s\"']-)(?P<single>{'|'.join(PASSWORD_FLAGS)}))"
+    rf"|(?<![^\s\"']-)(?P<single>{'|'.join(SINGLE_DASH_FLAGS)}))"
     rf"(?:=|[ \t]+{_CONTINUATION})"
 )
 _FLAG_SHORT = r"(?P<short>[pwaukPU])(?<![^\s\"']-.)(?P<gap>[ \t]+)?(?=[^\s-])"

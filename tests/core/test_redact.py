@@ -126,6 +126,12 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f"echo '{_WORD_PASSWORD}' | passwd --stdin deploy",
         f'echo "deploy:{_WORD_PASSWORD}" | sudo chpasswd',
         json.dumps(json.dumps({"command": f"echo '{_WORD_PASSWORD}' | sudo -S ls"})),
+        f'sudo -S apt-get update <<< "{_WORD_PASSWORD}"',
+        f"docker login -u me --password-stdin r.io <<< {_WORD_PASSWORD}",
+        f"chpasswd <<< 'deploy:{_WORD_PASSWORD}'",
+        f"vault login -token={_WORD_PASSWORD}",  # Go's tools: one dash
+        f"consul acl policy list -token {_WORD_PASSWORD}",
+        f"influx -username admin -password {_WORD_PASSWORD}",
     ],
 )
 def test_a_password_given_as_a_word_or_on_a_commands_input_is_redacted(text):
@@ -163,6 +169,10 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         'echo "$CR_PAT" | docker login ghcr.io -u bob --password-stdin',
         'echo "root:${ROOT_PASSWORD}" | chpasswd',
         "sudo -S true",
+        'sudo -S true <<< "$SUDO_PASSWORD"',
+        'chpasswd <<< "deploy:$PW"',
+        "vault token create -policy=ci -token-type=batch",
+        "nomad job run -token=$NOMAD_TOKEN job.hcl",
     ],
 )
 def test_those_commands_without_a_password_are_left_alone(text):
