@@ -243,6 +243,10 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(18), f'echo "{s}" | docker login --password-stdin r.io'),
         ("assigned-secret", s := chars(12), f"RUN echo 'app:{s}' | chpasswd"),
         ("assigned-secret", s := chars(26), f"vault login -token={s}"),
+        ("assigned-secret", s := chars(14), f"gpg --batch --passphrase {s} -c notes.txt"),
+        ("assigned-secret", s := chars(14), f"ssh-keygen -t ed25519 -N '{s}' -f deploy_key"),
+        ("assigned-secret", s := chars(14), f"requests.post(url, auth=('deploy', '{s}'))"),
+        ("assigned-secret", s := chars(14), f"os.environ['DB_PASSWORD'] = '{s}'"),
         # keys named only "…_KEY": a value that looks like a key
         ("assigned-secret", s := "base64:" + chars(43, B64) + "=", f"APP_KEY={s}"),
         ("assigned-secret", s := chars(43, ALNUM + "_-") + "=", f"FERNET_KEY={s}"),

@@ -57,7 +57,7 @@ _INSIDE_PLACEHOLDER = r"\[REDACTED:[a-z0-9-]*$"
 # character at a time: slow on text made of keys)
 _KEY_BEFORE = r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*)[\"'`\]\\ ]{0,3}[ \t]*[:]?$"
 _KEY_LONGEST = max(map(len, KEY_TAILS))
-_FLAG_NEXT = frozenset("-pwaukPUsdt")  # what follows the ``-`` of a flag the rules look at
+_FLAG_NEXT = frozenset("-pwaukPUNsdt")  # what follows the ``-`` of a flag the rules look at
 _PASSWORD_SOURCES = ("pass", "env", "file", "fd")  # OpenSSL's: where a password is read from
 # how much a process looks at rule by rule, from the characters they stop at, before it compiles
 # the whole expression: a character costs 1, one rules stop at more (real output: about 2 in all)

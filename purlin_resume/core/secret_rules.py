@@ -777,11 +777,30 @@ RULES: tuple[Rule, ...] = (
         anchor=0,
         before=r"gh[ \t]+secret[ \t]+set\b[^\r\n|;&]*[ \t]",
     ),
+    _command_word(  # a call's user and password: ``auth=("USER", "VALUE")``, ``smtp.login(…)``
+        ("auth=(", "Auth(", ".login("),
+        r"[ \t]*\\{0,3}[\"'][^\"'\\\r\n]{1,256}\\{0,3}[\"'][ \t]*,[ \t]*\\{0,3}[\"']",
+        "requests' auth, HTTPBasicAuth, smtplib's and ftplib's login",
+        word_start=False,
+        anchor="=A.",
+    ),
+    _keyword(  # .NET's ``<add key="ApiKey" value="VALUE" />``
+        "assigned-secret",
+        '" value="',
+        "",
+        r'[^"\\\r\n]{1,256}',
+        after='"',
+        anchor="=",
+        word_start=False,
+        before=r'<add[ \t]+key="[^"<>]*(?i:pass|pwd|secret|token|credential|api.?key)[^"<>]*',
+        validator=lambda secret: _literal(secret),
+        source=".NET's appSettings",
+    ),
     # a password written to a command that reads it on its input: ``echo VALUE | sudo -S …``,
     # ``echo VALUE | docker login -u USER --password-stdin``, ``echo USER:VALUE | chpasswd``
     _r(
         "assigned-secret",
-        ("--password-stdin", "passwd --stdin", "sudo -S", "sudo --stdin"),
+        ("--password-stdin", "passwd --stdin", "sudo -S", "sudo --stdin", "--with-token"),
         "",
         word_start=False,
         anchor="-",
@@ -819,7 +838,8 @@ RULES: tuple[Rule, ...] = (
         "assigned-secret",
         tuple(
             f"{key}{quote}{operator}"
-            for key in ("_KEY", "_key", "Key")  # ``APP_KEY``, ``hmac_key``, ``signingKey``
+            # ``APP_KEY``, ``hmac_key``, ``signingKey``, a header's ``Subscription-Key``
+            for key in ("_KEY", "_key", "Key", "-Key", "-key")
             for quote in ("", '"', '\\"', '\\\\\\"')  # a JSON key, escaped once or twice
             for operator in ("=", ":", " =")
         ),
@@ -884,8 +904,12 @@ TOKEN_KEYS = (
     "accountkey", "auth", "authorization", "key_base", "signing_key", "encryption_key",
     "master_key", "client_key", "sharedaccesskey",
 )  # fmt: skip
-# what may stand between a key and its operator: quotes, escaped once or twice (JSON inside JSON)
-CLOSERS = ("", '"', "'", " ", '" ', "' ", '\\"', "\\'", '\\\\\\"', "`", "  ", "] ", '\\" ')
+# what may stand between a key and its operator: quotes, escaped once or twice
+# (JSON inside JSON), the end of a subscript (``os.environ['DB_PASSWORD'] = …``)
+CLOSERS = (
+    "", '"', "'", " ", '" ', "' ", '\\"', "\\'", '\\\\\\"', "`", "  ", "] ", '\\" ',
+    "'] ", '"] ', "']", '"]',
+)  # fmt: skip
 # flags whose value is a password though their name does not say so: Java's keytool, OpenSSL's
 # ``-passin``/``-passout``/``-pass`` (``pass:VALUE``; ``env:``, ``file:``, ``fd:`` name no secret)
 PASSWORD_FLAGS = (
@@ -912,6 +936,7 @@ FLAG_KEYS = (
     "auth-token",
     "access-token",
     "client-secret",
+    "passphrase",  # ``gpg --passphrase VALUE``
     "user",  # ``curl --user USER:PASSWORD``
     *PASSWORD_FLAGS,
 )
@@ -936,21 +961,23 @@ _FLAG_LONG = (  # ``--password``; with one dash ``SINGLE_DASH_FLAGS`` (``-storep
     rf"|(?<![^\s\"']-)(?P<single>{'|'.join(SINGLE_DASH_FLAGS)}))"
     rf"(?:=|[ \t]+{_CONTINUATION})"
 )
-_FLAG_SHORT = r"(?P<short>[pwaukPU])(?<![^\s\"']-.)(?P<gap>[ \t]+)?(?=[^\s-])"
+_FLAG_SHORT = r"(?P<short>[pwaukPUN])(?<![^\s\"']-.)(?P<gap>[ \t]+)?(?=[^\s-])"
 FLAG_FORMS = (_FLAG_LONG + _VALUE, _FLAG_SHORT + _VALUE)
 FLAG = rf"-(?:{_FLAG_LONG}|{_FLAG_SHORT}){_VALUE}"
 _LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b"
 # the commands a short flag gives a password to, by the flag (a space after it: the value
 # follows a space, else it is joined to the flag)
 SHORT_FLAGS = {
-    "p": r"mysql|mariadb|\b7z[az]?\b",  # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``
+    "p": r"mysql|mariadb|\b7z[az]?\b|\b(?:un)?rar\b",  # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``
     "p ": r"\bsshpass\b|\bmongo(?:sh|dump|restore|import|export)?\b"  # and ``docker login -p``
     r"|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
     "w": _LDAP,
     "w ": _LDAP,
     "a ": r"\bredis-cli\b",
     "u ": r"\bcurl\b",  # ``curl -u USER:PASSWORD``
-    "P ": r"\b(?:un)?zip\b|\bsqlcmd\b|\bbcp\b",  # ``zip -P PASSWORD``, SQL Server's tools
+    # ``zip -P PASSWORD``, SQL Server's tools, ssh-keygen's passphrase (``-P`` old, ``-N`` new)
+    "P ": r"\b(?:un)?zip\b|\bsqlcmd\b|\bbcp\b|\bssh-keygen\b",
+    "N ": r"\bssh-keygen\b",
     "k ": r"\bopenssl\b",  # ``openssl enc -k PASSWORD``
     "U ": r"\b(?:smbclient|rpcclient|smbget)\b",  # ``smbclient -U USER%PASSWORD``
 }

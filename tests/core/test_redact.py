@@ -131,6 +131,17 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f"chpasswd <<< 'deploy:{_WORD_PASSWORD}'",
         f"vault login -token={_WORD_PASSWORD}",  # Go's tools: one dash
         f"consul acl policy list -token {_WORD_PASSWORD}",
+        f"gpg --batch --passphrase '{_WORD_PASSWORD}' -c notes.txt",
+        f"ssh-keygen -t ed25519 -N '{_WORD_PASSWORD}' -f deploy_key",
+        f"rar a -p{_WORD_PASSWORD} backup.rar data/",
+        f"printf '%s' '{_WORD_PASSWORD}' | gh auth login --with-token",
+        # in code and settings: a call's user and password, a subscript, .NET's appSettings
+        f"requests.get(url, auth=('deploy', '{_WORD_PASSWORD}'))",
+        f'session.auth = HTTPBasicAuth("deploy", "{_WORD_PASSWORD}")',
+        f"smtp.login('me@example.com', '{_WORD_PASSWORD}')",
+        f"os.environ['DB_PASSWORD'] = '{_WORD_PASSWORD}'",
+        f'ENV["SECRET_TOKEN"] = "{_WORD_PASSWORD}"',
+        f'<add key="Smtp.Password" value="{_WORD_PASSWORD}" />',
         f"influx -username admin -password {_WORD_PASSWORD}",
     ],
 )
@@ -173,6 +184,15 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         'chpasswd <<< "deploy:$PW"',
         "vault token create -policy=ci -token-type=batch",
         "nomad job run -token=$NOMAD_TOKEN job.hcl",
+        'ssh-keygen -t ed25519 -N "" -f deploy_key',
+        "ssh -N -L 8080:localhost:80 host",
+        "auth=('deploy', os.environ['DEPLOY_PASSWORD'])",
+        "smtp.login(user, password)",
+        "server.login('me@example.com', password)",
+        "os.environ['DB_PASSWORD'] = os.getenv('PW', '')",
+        "config['password'] = password",
+        '<add key="PageSize" value="50" />',
+        '<add key="ApiKey" value="$(API_KEY)" />',
     ],
 )
 def test_those_commands_without_a_password_are_left_alone(text):
@@ -465,6 +485,7 @@ _CAMEL_KEY = "Xq9vB2nT7kLm4pRs8wZy3cDf"
         f"  encryptionKey: '{_CAMEL_KEY}',",
         f'{{"mapsKey": "{_CAMEL_KEY}"}}',
         json.dumps(json.dumps({"webhookKey": _CAMEL_KEY})),
+        f"curl -H 'Ocp-Apim-Subscription-Key: {_CAMEL_KEY}' https://api.example.com",
     ],
 )
 def test_a_camel_case_key_named_key_is_redacted(text):
