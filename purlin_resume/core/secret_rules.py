@@ -41,7 +41,8 @@ class Rule(NamedTuple):
     is an optional second secret in the same match (an AWS secret key written next to its id),
     reported as ``pair_kind``. ``context`` words (any case) must
     stand within ``within`` characters of the match, before or after it; ``before``: a pattern
-    the text right before the token must end with; ``validator`` gets the secret and may reject
+    the text right before the token must end with (its group ``s``, when it has one, is the
+    secret: ``echo VALUE | sudo -S``); ``validator`` gets the secret and may reject
     it. ``parts``: a pattern whose ``v`` groups are the secrets inside the matched block (each
     value of a manifest's ``data:``), when not the block itself. ``word_start``: the token may
     not follow a letter or digit. ``source`` names the public rule it follows. ``anchor``:
@@ -782,7 +783,7 @@ RULES: tuple[Rule, ...] = (
         r"[ \t]*\\{0,3}[\"'][^\"'\\\r\n]{1,256}\\{0,3}[\"'][ \t]*,[ \t]*\\{0,3}[\"']",
         "requests' auth, HTTPBasicAuth, smtplib's and ftplib's login",
         word_start=False,
-        anchor="=A.",
+        anchor="=A.",  # where other rules stop already
     ),
     _keyword(  # .NET's ``<add key="ApiKey" value="VALUE" />``
         "assigned-secret",
