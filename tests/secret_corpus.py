@@ -244,6 +244,8 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(12), f"RUN echo 'app:{s}' | chpasswd"),
         ("assigned-secret", s := chars(26), f"vault login -token={s}"),
         ("assigned-secret", s := chars(14), f"gpg --batch --passphrase {s} -c notes.txt"),
+        ("assigned-secret", s := chars(16), f"az vm create -n vm --admin-password '{s}'"),
+        ("assigned-secret", s := chars(16), f'ConvertTo-SecureString "{s}" -AsPlainText -Force'),
         ("assigned-secret", s := chars(14), f"ssh-keygen -t ed25519 -N '{s}' -f deploy_key"),
         ("assigned-secret", s := chars(14), f"requests.post(url, auth=('deploy', '{s}'))"),
         ("assigned-secret", s := chars(14), f"os.environ['DB_PASSWORD'] = '{s}'"),

@@ -486,7 +486,7 @@ class Scanner:
             return None  # a quote that does not close right after one word: prose
         if name == "flag":
             flag = _flag(match, text[max(0, op - 256) : op])
-            if flag is None:
+            if flag is None or value.startswith("-"):  # another flag: ``--ask-pass --check``
                 return None
             key, between = flag
             if between:  # ``curl -u USER:PASSWORD``: the password only
@@ -499,7 +499,10 @@ class Scanner:
                 if source != "pass":
                     return None  # the password is read from elsewhere
                 start, value = start + len(source) + 1, password
-            quote, spaced = quote or "", False  # a command's argument is a literal
+            # a command's argument is a literal; after a flag of more words (``--admin-password``,
+            # but ``--ask-become-pass`` is a switch) a name or a file (``site.yml``) is not
+            compound = match.start("long") > op + 2
+            quote, spaced = (quote if compound else quote or ""), False
         else:
             found = compiled(_KEY_BEFORE).search(before)
             key = found.group(1) if found else ""

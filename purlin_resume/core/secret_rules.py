@@ -797,6 +797,12 @@ RULES: tuple[Rule, ...] = (
         validator=lambda secret: _literal(secret),
         source=".NET's appSettings",
     ),
+    _command_word(  # PowerShell's ``ConvertTo-SecureString "VALUE" -AsPlainText``
+        "ConvertTo-SecureString",
+        r"(?:[ \t]+-String)?[ \t]+",
+        "PowerShell's ConvertTo-SecureString",
+        anchor="-",
+    ),
     # a password written to a command that reads it on its input: ``echo VALUE | sudo -S …``,
     # ``echo VALUE | docker login -u USER --password-stdin``, ``echo USER:VALUE | chpasswd``
     _r(
@@ -957,8 +963,8 @@ ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``
 )
 # a flag, after its first dash: the flag stands after a space or a quote, or first (looked at
 # once the character after the dash is one a flag has)
-_FLAG_LONG = (  # ``--password``; with one dash ``SINGLE_DASH_FLAGS`` (``-storepass``)
-    rf"(?:-(?<![^\s\"']--)(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))"
+_FLAG_LONG = (  # ``--password``, ``--admin-password``; with one dash ``SINGLE_DASH_FLAGS``
+    rf"(?:-(?<![^\s\"']--)(?:[A-Za-z0-9]+-)*(?P<long>(?i:{'|'.join(re.escape(k) for k in FLAG_KEYS)}))"
     rf"|(?<![^\s\"']-)(?P<single>{'|'.join(SINGLE_DASH_FLAGS)}))"
     rf"(?:=|[ \t]+{_CONTINUATION})"
 )
