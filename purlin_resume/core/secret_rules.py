@@ -184,6 +184,13 @@ RULES: tuple[Rule, ...] = (
         anchor=0,
         source="gitleaks gcp-api-key",
     ),
+    _r(  # what ``gcloud auth print-access-token`` prints
+        "google-oauth-token",
+        "ya29.",
+        r"[0-9A-Za-z_-]{20,2048}(?![0-9A-Za-z_-])",
+        anchor=4,  # at the dot, where other rules stop already
+        source="Google's OAuth 2.0 access tokens",
+    ),
     _token(
         "digitalocean-token",
         ("dop_v1_", "doo_v1_", "dor_v1_"),
@@ -950,6 +957,71 @@ FLAG_KEYS = (
 
 
 KEY_TAILS = tuple(sorted(set(STRONG_KEYS + TOKEN_KEYS)))
+
+
+def _named(tails: Iterable[str]) -> str:
+    """A whole name that ends with one of ``tails`` (any case)."""
+    return rf"[A-Za-z0-9_.-]*(?i:{'|'.join(map(re.escape, tails))})"
+
+
+def _password(value: str) -> bool:
+    """A value written out, as a password-named key's must be (``PASSWORD = "hunter2"``)."""
+    return _literal(value) and is_assigned_secret("password", value, True, "", False)
+
+
+def _token_shaped(value: str) -> bool:
+    """A value written out that looks like a token, as a token-named key's must."""
+    return _literal(value) and is_assigned_secret("token", value, True, "", False)
+
+
+def _secret_named(name: str, valid: Callable[[str], bool], defined: str = "") -> tuple[Rule, ...]:
+    """Where a key named ``name`` (a pattern) is given a value ``valid`` accepts, written in
+    other ways than ``name = value``; ``defined``: other names ``define`` gives a secret."""
+    return (
+        _keyword(  # a typed declaration: ``SECRET_KEY: str = "…"``, ``const token: string = "…"``
+            "assigned-secret",
+            tuple(
+                f": {kind}{operator}"
+                for kind in ("str", "string", "String", "SecretStr", "&str", "&'static str")
+                for operator in (" =", "=")
+            ),
+            r"[ \t]*\\{0,3}[\"'`]",
+            r"[^\"'`\\\r\n]{1,256}",
+            after=r"\\{0,3}[\"'`]",
+            anchor="=",
+            word_start=False,
+            before=rf"(?<![A-Za-z0-9_.-]){name}",
+            validator=valid,
+            source="typed declarations (Python, TypeScript, Kotlin, Swift, Rust)",
+        ),
+        _keyword(  # PHP's ``define('DB_PASSWORD', '…')``, ``os.environ.setdefault("API_KEY", "…")``
+            "assigned-secret",
+            ("define(", "setdefault(", "setProperty("),
+            rf"[ \t]*\\{{0,3}}[\"'](?:{name}{defined})\\{{0,3}}[\"'][ \t]*,[ \t]*\\{{0,3}}[\"']",
+            r"[^\"'\\\r\n]{1,256}",
+            after=r"\\{0,3}[\"']",
+            anchor="dP",  # where other rules stop already
+            validator=valid,
+            source="PHP's define, Python's setdefault, Java's System.setProperty",
+        ),
+        _keyword(  # fish's ``set -gx OPENAI_API_KEY …``
+            "assigned-secret",
+            "set -",
+            rf"[A-Za-z]*x[A-Za-z]*[ \t]+{name}[ \t]+" + _OPENING,
+            _COMMAND_VALUE,
+            after=_CLOSING,
+            anchor="-",
+            validator=valid,
+            source="fish's set",
+        ),
+    )
+
+
+RULES += (
+    *_secret_named(_named(STRONG_KEYS), _password),  # ``DB_PASSWORD``, ``client_secret``
+    # ``API_TOKEN``, ``secret_key``; WordPress's keys and salts (``AUTH_KEY``, ``NONCE_SALT``)
+    *_secret_named(_named(TOKEN_KEYS), _token_shaped, defined="|[A-Z_]*_(?:KEY|SALT)"),
+)
 
 
 _CONTINUATION = r"(?:(?:\\+\r?\n|\\{2,}n)[ \t]*)?"  # a shell line continuation, raw or escaped

@@ -46,6 +46,7 @@ PLANTED = {
     + "\n"
     + _chars(64)
     + "\n-----END RSA PRIVATE KEY-----",
+    "google-oauth-token": "ya29." + _chars(150, string.ascii_letters + string.digits + "_-"),
 }
 CONTEXTS = [
     "{value}",
@@ -147,6 +148,13 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f"os.environ['DB_PASSWORD'] = '{_WORD_PASSWORD}'",
         f'ENV["SECRET_TOKEN"] = "{_WORD_PASSWORD}"',
         f'<add key="Smtp.Password" value="{_WORD_PASSWORD}" />',
+        f'SECRET_KEY: str = "{_WORD_PASSWORD}"',
+        f'DB_PASSWORD: str = "{_WORD_PASSWORD}"',
+        f"const API_TOKEN: &str = '{_WORD_PASSWORD}';",
+        f"define( 'DB_PASSWORD', '{_WORD_PASSWORD}' );",
+        f"define('NONCE_SALT', '{_WORD_PASSWORD}');",
+        f'System.setProperty("javax.net.ssl.keyStorePassword", "{_WORD_PASSWORD}")',
+        f"set -gx OPENAI_API_KEY {_WORD_PASSWORD}",
         f"influx -username admin -password {_WORD_PASSWORD}",
     ],
 )
@@ -154,6 +162,14 @@ def test_a_password_given_as_a_word_or_on_a_commands_input_is_redacted(text):
     done = redact.redact(text)
     assert _WORD_PASSWORD not in done.text
     assert "assigned-secret" in done.counts
+
+
+def test_a_password_named_key_takes_any_value_a_token_named_one_only_a_token():
+    # as in ``PASSWORD=postgres`` and ``API_TOKEN=disabled``, in the other ways of writing them
+    for text in ('DB_PASSWORD: str = "postgres"', "define('DB_PASSWORD', 'postgres');"):
+        assert redact.redact(text).counts == {"assigned-secret": 1}, text
+    for text in ('API_TOKEN: str = "disabled"', "define('API_TOKEN', 'disabled');"):
+        assert redact.redact(text).text == text
 
 
 def test_a_password_before_an_earlier_finding_is_redacted_too():
@@ -204,6 +220,16 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         "config['password'] = password",
         '<add key="PageSize" value="50" />',
         '<add key="ApiKey" value="$(API_KEY)" />',
+        'password: str = ""',
+        'token_type: str = "bearer"',
+        'sort_key: str = "created_at_2024_v2"',
+        'api_token: str = "disabled"',
+        'api_key: str = Field(default="")',
+        "define('DB_NAME', 'wordpress');",
+        "define( 'AUTH_KEY', 'put your unique phrase here' );",
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'app.settings')",
+        "set -gx PATH $HOME/bin $PATH",
+        "set -x API_TOKEN $TOKEN",
     ],
 )
 def test_those_commands_without_a_password_are_left_alone(text):
