@@ -92,6 +92,8 @@ _OPENING = r"\\{0,3}[\"']?"
 _COMMAND_VALUE = r"[^\s\"'`\\|;&<>()-][^\s\"'`\\|;&<>()]{0,255}"  # no flag
 _CLOSING = r"(?![^\s\\\"'`;&|)])"  # a quote (escaped or not) may close it
 _WORD_ARGUMENT = r"[^\s\"'`|;&<>-][^\s|;&<>]*"  # a command's argument that is no flag
+# what reads a password on its input (``sudo -S``, ``docker login --password-stdin``)
+_READS_INPUT = ("--password-stdin", "passwd --stdin", "sudo -S", "sudo --stdin", "--with-token")
 # ``echo VALUE |``, ``printf '%s' VALUE |``, the value after ``user`` (a pattern)
 _PIPED = (
     r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+(?:%s|\\{{0,3}}[\"']%s(?:\\n)?\\{{0,3}}[\"']))?)[ \t]+"
@@ -814,16 +816,16 @@ RULES: tuple[Rule, ...] = (
     # ``echo VALUE | docker login -u USER --password-stdin``, ``echo USER:VALUE | chpasswd``
     _r(
         "assigned-secret",
-        ("--password-stdin", "passwd --stdin", "sudo -S", "sudo --stdin", "--with-token"),
+        _READS_INPUT,
         "",
         word_start=False,
         anchor="-",
         before=_PIPED.format(user="") + r"(?:[^\s|;&][^|\r\n;&]*[ \t])?",
         validator=lambda secret: _literal(secret),
-        source="sudo -S, docker login --password-stdin, passwd --stdin",
+        source="sudo -S, docker login --password-stdin, passwd --stdin, gh auth login",
     ),
     _command_word(  # the same with a here-string: ``sudo -S CMD <<< VALUE``
-        ("--password-stdin", "passwd --stdin", "sudo -S", "sudo --stdin"),
+        _READS_INPUT,
         r"[^\r\n|;&<>]*<<<[ \t]*",
         "sudo -S, docker login --password-stdin, passwd --stdin",
         word_start=False,

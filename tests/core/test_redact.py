@@ -130,6 +130,7 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f'sudo -S apt-get update <<< "{_WORD_PASSWORD}"',
         f"docker login -u me --password-stdin r.io <<< {_WORD_PASSWORD}",
         f"chpasswd <<< 'deploy:{_WORD_PASSWORD}'",
+        f"gh auth login --with-token <<< {_WORD_PASSWORD}",
         f"vault login -token={_WORD_PASSWORD}",  # Go's tools: one dash
         f"consul acl policy list -token {_WORD_PASSWORD}",
         f"gpg --batch --passphrase '{_WORD_PASSWORD}' -c notes.txt",
@@ -158,7 +159,7 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f"influx -username admin -password {_WORD_PASSWORD}",
     ],
 )
-def test_a_password_given_as_a_word_or_on_a_commands_input_is_redacted(text):
+def test_a_password_in_a_command_or_in_code_is_redacted(text):
     done = redact.redact(text)
     assert _WORD_PASSWORD not in done.text
     assert "assigned-secret" in done.counts
@@ -232,7 +233,7 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         "set -x API_TOKEN $TOKEN",
     ],
 )
-def test_those_commands_without_a_password_are_left_alone(text):
+def test_the_same_commands_and_code_without_a_password_are_left_alone(text):
     assert redact.redact(text).text == text
 
 
@@ -525,7 +526,7 @@ _CAMEL_KEY = "Xq9vB2nT7kLm4pRs8wZy3cDf"
         f"curl -H 'Ocp-Apim-Subscription-Key: {_CAMEL_KEY}' https://api.example.com",
     ],
 )
-def test_a_camel_case_key_named_key_is_redacted(text):
+def test_a_key_named_only_key_in_camel_case_or_a_header_is_redacted(text):
     done = redact.redact(text)
     assert _CAMEL_KEY not in done.text
     assert done.counts == {"assigned-secret": 1}
