@@ -998,13 +998,14 @@ def _secret_named(name: str, valid: Callable[[str], bool], defined: str = "") ->
         ),
         _keyword(  # PHP's ``define('DB_PASSWORD', '…')``, ``os.environ.setdefault("API_KEY", "…")``
             "assigned-secret",
-            ("define(", "setdefault(", "setProperty("),
+            ("define(", "setdefault(", "setProperty(", ".setenv(", ".putenv("),
             rf"[ \t]*\\{{0,3}}[\"'](?:{name}{defined})\\{{0,3}}[\"'][ \t]*,[ \t]*\\{{0,3}}[\"']",
             r"[^\"'\\\r\n]{1,256}",
             after=r"\\{0,3}[\"']",
-            anchor="dP",  # where other rules stop already
+            anchor="dP.",  # where other rules stop already
+            word_start=False,  # ``monkeypatch.setenv(``
             validator=valid,
-            source="PHP's define, Python's setdefault, Java's System.setProperty",
+            source="PHP's define, Python's setdefault, setenv and putenv, Java's setProperty",
         ),
         _keyword(  # fish's ``set -gx OPENAI_API_KEY …``
             "assigned-secret",
