@@ -84,6 +84,8 @@ ADVERSARIAL = {  # a rule may start every few characters; nothing to redact
     '"a_" repeated': "a_",
     '"sk-" repeated': "x sk-",
     '"key=" repeated': "key=",
+    '"Key=" repeated': "Key=",
+    '"sudo -S" repeated': "sudo -S ",
     '"AKIA" repeated': "AKIA",
 }
 STARTUP = """

@@ -81,7 +81,9 @@ _SPACED = r"[ \t]+\\{0,3}[\"']?"  # a value after a space, maybe quoted (escaped
 _AWS_SECRET = rf"(?![0-9a-f]{{40}})(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=])"
 
 
-_KEY_SHAPED = r"(?:base64:)?[A-Za-z0-9+/=_-]{16,4096}"  # Laravel's ``APP_KEY=base64:…`` too
+# Laravel's ``APP_KEY=base64:…`` too; ``=`` only as base64's padding (a run of ``Key=Key=…``
+# is no key, and each of its places reads no further than the next)
+_KEY_SHAPED = r"(?:base64:)?[A-Za-z0-9+/_-]{16,4096}={0,2}"
 _UUID = r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"  # an id (``idempotency_key``)
 _PG_NAME = r"[A-Za-z0-9_*.$-]"  # a database's in .pgpass (a class first: the scan tests it at once)
 
@@ -826,7 +828,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _command_word(  # the same with a here-string: ``sudo -S CMD <<< VALUE``
         _READS_INPUT,
-        r"[^\r\n|;&<>]*<<<[ \t]*",
+        r"[^\r\n|;&<>]{0,256}<<<[ \t]*",  # bounded: each place reads no further
         "sudo -S, docker login --password-stdin, passwd --stdin",
         word_start=False,
         anchor="-",
