@@ -144,10 +144,12 @@ def read(path: Path, stats: ReadStats) -> Iterator[dict[str, Any]]:
         yield record
 
 
-def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_located(
+    path: Path, stats: ReadStats, loads: Callable[[bytes], Any] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """``read``, each record with the byte offset of its line (``record_at`` reads it back).
     ``stats`` counts as the lines go: ``stats.lines`` is the line of the record just given.
-    Each line is parsed by ``line_decoder``."""
+    Each line is parsed by ``loads``, by default ``line_decoder``'s."""
     path = Path(path)
     try:
         if is_binary(path):
@@ -162,7 +164,7 @@ def read_located(path: Path, stats: ReadStats) -> Iterator[tuple[int, dict[str, 
     seen: set[str] = set()
     offset = 0
     with handle:
-        loads = line_decoder()
+        loads = loads or line_decoder()
         for line in handle:
             at = offset
             offset += len(line)

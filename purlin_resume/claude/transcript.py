@@ -565,6 +565,7 @@ def read(
     agent_id: str | None = None,
     split_sidechains: bool = True,
     leaves: Iterable[str] = (),
+    loads: Callable[[bytes], Any] | None = None,
 ) -> Reading:
     """Read ``path`` in one streaming pass.
 
@@ -572,13 +573,14 @@ def read(
     inline (Claude Code 1.0.x); each chain of them, from its root, becomes its own Transcript with
     the root's uuid as its id. In an agent file every record is a sidechain of that one agent.
     ``leaves``: uuids named by summary records; those found here are reported (session titles).
+    ``loads``: how each line is parsed (``records.read_located``).
     """
     main = Transcript(identifier, agent_id=agent_id, path=Path(path))
     reading = Reading(main)
     assembly = _Assembly(main, options)
     sidechains = _Sidechains(reading, Path(path), options)
     wanted = set(leaves)
-    for offset, record in records.read_located(path, main.stats):
+    for offset, record in records.read_located(path, main.stats, loads):
         kind = record.get("type")
         uuid = record.get("uuid")
         if wanted and uuid in wanted:

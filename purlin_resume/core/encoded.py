@@ -9,49 +9,53 @@ written ``%3D``, ``%22``, ``%20`` or ``&quot;`` hides the secret after it from t
 from __future__ import annotations
 
 import bisect
-import html
-import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
+
+from purlin_resume.core.secret_rules import compiled
 
 
 class Encoding(NamedTuple):
     """One way of escaping: ``mark`` stands in every escape, ``separator`` matches an escaped
     character a rule may need to see (a quote, ``=``, ``:``…), ``escape`` any escape, which
-    ``decode`` decodes."""
+    ``decode`` decodes (the expressions compiled when first used: most texts need none)."""
 
     mark: str
-    separator: re.Pattern[str]
-    escape: re.Pattern[str]
+    separator: str
+    escape: str
     decode: Callable[[str], str]
+
+
+def _unescape(reference: str) -> str:
+    import html  # here: its table of names loads only for a text that holds a reference
+
+    return html.unescape(reference)
 
 
 ENCODINGS = (
     Encoding(  # a space, a quote, ``&``, a colon, ``=``, ``@``; ASCII escapes decoded only
         "%",
-        re.compile(r"%(?:2[026]|3[AaDd]|40)"),
-        re.compile(r"%[0-7][0-9A-Fa-f]"),
+        r"%(?:2[026]|3[AaDd]|40)",
+        r"%[0-7][0-9A-Fa-f]",
         lambda escape: chr(int(escape[1:], 16)),
     ),
     Encoding(  # a quote, a colon, ``=``, ``<``, ``>``: named or by number
         "&",
-        re.compile(
-            r"&(?:quot|apos|colon|equals|lt|gt"
-            r"|#0*(?:34|39|58|60|61|62)|#[xX]0*(?:22|27|3[ACDEacde]));"
-        ),
-        re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"),
-        html.unescape,
+        r"&(?:quot|apos|colon|equals|lt|gt"
+        r"|#0*(?:34|39|58|60|61|62)|#[xX]0*(?:22|27|3[ACDEacde]));",
+        r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});",
+        _unescape,
     ),
 )
 
 
-_PERCENT, _REFERENCE = (encoding.separator.search for encoding in ENCODINGS)
+_PERCENT, _REFERENCE = (encoding.separator for encoding in ENCODINGS)
 
 
 def may_hold(text: str) -> bool:
     """Has ``text`` an escaped separator (most text: one search for ``%`` and for ``&``)?"""
-    return ("%" in text and _PERCENT(text) is not None) or (
-        "&" in text and _REFERENCE(text) is not None
+    return ("%" in text and compiled(_PERCENT).search(text) is not None) or (
+        "&" in text and compiled(_REFERENCE).search(text) is not None
     )
 
 
@@ -75,13 +79,13 @@ def decodings(text: str) -> Iterator[Decoded]:
     """``text`` decoded, once for each way of escaping whose separators it holds: one more scan
     of it, however many escaped runs it has (a log of a thousand lines costs one)."""
     for encoding in ENCODINGS:
-        if encoding.mark in text and encoding.separator.search(text) is not None:
+        if encoding.mark in text and compiled(encoding.separator).search(text) is not None:
             yield _decoded(text, encoding)
 
 
 def _decoded(text: str, encoding: Encoding) -> Decoded:
     parts, marks, at, length = [], [(0, 0)], 0, 0
-    for escape in encoding.escape.finditer(text):
+    for escape in compiled(encoding.escape).finditer(text):
         character = encoding.decode(escape.group())
         parts += [text[at : escape.start()], character]
         length += escape.start() - at

@@ -229,28 +229,58 @@ def _flag(match: re.Match[str], before: str) -> tuple[str, str] | None:
 _Prefixed = dict[str, list[tuple[str, str, str]]]
 
 
-def _branches() -> tuple[dict[str, list[tuple[str, _Branch]]], dict[str, list[str]], _Prefixed]:
-    """Per character a rule stops at, each alternative's own expression and branch; the
-    alternatives that check what precedes the character themselves, and the prefixes' heads
-    (what precedes it), what follows it, and the rest of their expression."""
-    by_first: dict[str, list[tuple[str, _Branch]]] = defaultdict(list)
-    free: dict[str, list[str]] = defaultdict(list)
-    prefixed: _Prefixed = defaultdict(list)
+class _Alternative:
+    """A branch of the character the scan stopped at, with its own expression (with groups),
+    built and compiled when first tried: most processes try few of them."""
+
+    __slots__ = ("branch", "_pattern")
+
+    def __init__(self, branch: _Branch):
+        self.branch = branch
+        self._pattern: re.Pattern[str] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = compiled(_expression_of(self.branch))
+        return self._pattern
+
+
+def _expression_of(branch: _Branch) -> str:
+    """``branch``'s own expression, from the character the scan stops at."""
+    if branch.rule is None:  # the same for both operators: compiled once
+        return "[:=]" + ASSIGNMENT if branch.name == "assign" else re.escape("-") + FLAG[1:]
+    prefixes = list(branch.prefixes)
+    rest = _prefix_checks(prefixes, branch.rule) + branch.rule.body
+    return re.escape(prefixes[0][branch.back :]) + rest
+
+
+def _branches() -> dict[str, list[_Alternative]]:
+    """Per character a rule stops at, each alternative that starts there."""
+    by_first: dict[str, list[_Alternative]] = defaultdict(list)
     assign = _Branch("assign", "assigned-secret", 0, None)
-    for op in ":=":  # one source for both operators: compiled once
-        by_first[op].append(("[:=]" + ASSIGNMENT, assign))
-    by_first["-"].append((re.escape("-") + FLAG[1:], _Branch("flag", "assigned-secret", 0, None)))
-    free["-"] += [_no_groups(form) for form in FLAG_FORMS]
+    for op in ":=":
+        by_first[op].append(_Alternative(assign))
+    by_first["-"].append(_Alternative(_Branch("flag", "assigned-secret", 0, None)))
     for rule in RULES:
         for prefixes in _prefix_groups(rule):
             at = _anchor(prefixes[0], rule)
-            first, after = prefixes[0][at], prefixes[0][at + 1 :]
-            rest = _prefix_checks(prefixes, rule) + rule.body
             branch = _Branch("rule", rule.kind, at, rule, tuple(prefixes))
-            by_first[first].append((re.escape(first + after) + rest, branch))
+            by_first[prefixes[0][at]].append(_Alternative(branch))
+    return by_first
+
+
+def _prefixed() -> _Prefixed:
+    """Per character a rule stops at, its prefixes' heads (what precedes it), what follows it,
+    and the rest of their expression (without groups)."""
+    prefixed: _Prefixed = defaultdict(list)
+    for rule in RULES:
+        for prefixes in _prefix_groups(rule):
+            at = _anchor(prefixes[0], rule)
+            rest = _no_groups(_prefix_checks(prefixes, rule) + rule.body)
             for prefix in prefixes:
-                prefixed[first].append((prefix[:at], after, _no_groups(rest)))
-    return by_first, free, prefixed
+                prefixed[prefix[at]].append((prefix[:at], prefix[at + 1 :], rest))
+    return prefixed
 
 
 def _forward(options: list[tuple[str, str]]) -> list[str]:
@@ -269,12 +299,13 @@ def _forward(options: list[tuple[str, str]]) -> list[str]:
     return branches
 
 
-def _checks(branches: list[tuple[str, _Branch]]) -> list[_Branch]:
+def _checks(alternatives: list[_Alternative]) -> list[_Branch]:
     """The branches of one character as few prefix checks: the rules' prefixes that start as
     many characters before it in one branch (``str.startswith`` takes them all at once)."""
-    checks = [branch for _, branch in branches if branch.rule is None]
+    branches = [alternative.branch for alternative in alternatives]
+    checks = [branch for branch in branches if branch.rule is None]
     by_back: dict[int, list[str]] = defaultdict(list)
-    for _, branch in branches:
+    for branch in branches:
         if branch.rule is not None:
             by_back[branch.back].extend(branch.prefixes)
     checks += [_Branch("prefix", "", back, None, tuple(p)) for back, p in by_back.items()]
@@ -332,9 +363,7 @@ class Scanner:
         allow: Iterable[str] = (),
         bounded: Iterable[tuple[str, str]] = (),
     ):
-        self._by_first: dict[str, list[tuple[str, _Branch]]] | None = None
-        self._free: dict[str, list[str]] = {}
-        self._prefixed: _Prefixed = {}
+        self._by_first: dict[str, list[_Alternative]] | None = None
         self._pattern: re.Pattern[str] | None = None
         self._starts: re.Pattern[str] | None = None  # the characters alternatives start with
         self._checks: dict[str, list[_Branch]] = {}  # per character, ``may_start`` of each
@@ -353,10 +382,10 @@ class Scanner:
         return self._pattern
 
     @property
-    def by_first(self) -> dict[str, list[tuple[str, _Branch]]]:
-        """Per character, each alternative's own expression (compiled when first needed)."""
+    def by_first(self) -> dict[str, list[_Alternative]]:
+        """Per character, each alternative (its expression compiled when first tried)."""
         if self._by_first is None:
-            self._by_first, self._free, self._prefixed = _branches()
+            self._by_first = _branches()
             self._checks = {char: _checks(branches) for char, branches in self._by_first.items()}
         return self._by_first
 
@@ -392,8 +421,8 @@ class Scanner:
 
     def _expression(self) -> str:
         """The expression of the whole scan."""
-        self.by_first  # noqa: B018 (fills ``_free`` and ``_prefixed``)
-        free, prefixed = self._free, self._prefixed
+        free = {"-": [_no_groups(form) for form in FLAG_FORMS]}
+        prefixed = _prefixed()
         assigned = _key_guard() + _no_groups(ASSIGNMENT)
         # one alternative per character, starting with it: when every alternative starts with a
         # literal, the engine skips to the next of those characters without trying the
@@ -403,7 +432,7 @@ class Scanner:
         chars = set(free) | set(prefixed) | set(":=")
         for char in sorted(chars, key=lambda c: (_COMMON.find(c) % 99, c)):
             options = [assigned] if char in ":=" else []
-            options += free[char]
+            options += free.get(char, [])
             # prefixes that start at the character or go on after it (what follows is looked
             # at first), then those a look-behind of what precedes it rules out at most places
             entries = prefixed[char]
@@ -419,12 +448,13 @@ class Scanner:
 
     def _findings(self, text: str, at: int, assignments: bool) -> list[Finding] | None:
         """The findings of the first rule that matches at ``at`` and is not rejected."""
-        for source, branch in self.by_first.get(text[at], ()):
+        for alternative in self.by_first.get(text[at], ()):
+            branch = alternative.branch
             if branch.rule is None and not assignments:
                 continue
             if not branch.may_start(text, at):
                 continue  # the scan looked at a key's last characters, a prefix's anchor only
-            match = compiled(source).match(text, at)
+            match = alternative.pattern.match(text, at)
             if match is None:
                 continue
             found = self._branch_findings(text, match, branch)
