@@ -87,6 +87,8 @@ ADVERSARIAL = {  # a rule may start every few characters; nothing to redact
     '"Key=" repeated': "Key=",
     '"sudo -S" repeated': "sudo -S ",
     '"AKIA" repeated': "AKIA",
+    '"token=" repeated': "token=",  # a secret-named key at every place, its value 16 KB long
+    '"/user:" repeated': "/user:",
 }
 STARTUP = """
 import sys, time

@@ -33,9 +33,9 @@ def _unescape(reference: str) -> str:
 
 
 ENCODINGS = (
-    Encoding(  # a space, a quote, ``&``, a colon, ``=``, ``@``; ASCII escapes decoded only
+    Encoding(  # a space, a quote, ``&``, ``-``, a colon, ``=``, ``@``, ``_``; ASCII escapes only
         "%",
-        r"%(?:2[026]|3[AaDd]|40)",
+        r"%(?:2[026Dd]|3[AaDd]|40|5[Ff])",
         r"%[0-7][0-9A-Fa-f]",
         lambda escape: chr(int(escape[1:], 16)),
     ),

@@ -40,7 +40,6 @@ from purlin_resume.core.secret_rules import (
     FLAG_FORMS,
     KEY_TAILS,
     PASSWORD_FLAGS,
-    PLACEHOLDER_VALUE,
     RULES,
     SCHEMES,
     SHORT_FLAGS,
@@ -49,6 +48,7 @@ from purlin_resume.core.secret_rules import (
     assigned_kind,
     compiled,
     is_assigned_secret,
+    is_placeholder,
 )
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
@@ -488,7 +488,7 @@ class Scanner:
             return [
                 Finding(branch.kind, start + part.start("v"), start + part.end("v"), value)
                 for part in compiled(rule.parts).finditer(secret)
-                if not compiled(PLACEHOLDER_VALUE).match(value := part.group("v"))
+                if not is_placeholder(value := part.group("v"))
             ] or None
         found = [Finding(branch.kind, start, end, secret)]
         if rule.pair_kind and match.start("pair") != -1:
@@ -505,7 +505,7 @@ class Scanner:
         group = "qv" if quote else "uv"
         start, end = match.span(group)
         value = text[start:end]
-        if compiled(PLACEHOLDER_VALUE).match(value):
+        if is_placeholder(value):
             return None  # the cheapest test first
         op = match.start()
         before = text[max(0, op - 64) : op]
@@ -521,7 +521,7 @@ class Scanner:
             key, between = flag
             if between:  # ``curl -u USER:PASSWORD``: the password only
                 after_user = value.find(between) + 1
-                if after_user <= 1 or compiled(PLACEHOLDER_VALUE).match(value[after_user:]):
+                if after_user <= 1 or is_placeholder(value[after_user:]):
                     return None
                 start, value = start + after_user, value[after_user:]
             source, _, password = value.partition(":")  # OpenSSL's ``-passin pass:VALUE``

@@ -93,13 +93,18 @@ _PG_NAME = r"[A-Za-z0-9_*.$-]"  # a database's in .pgpass (a class first: the sc
 _OPENING = r"\\{0,3}[\"']?"
 _COMMAND_VALUE = r"[^\s\"'`\\|;&<>()-][^\s\"'`\\|;&<>()]{0,255}"  # no flag
 _CLOSING = r"(?![^\s\\\"'`;&|)])"  # a quote (escaped or not) may close it
-_WORD_ARGUMENT = r"[^\s\"'`|;&<>-][^\s|;&<>]*"  # a command's argument that is no flag
+_WORD_ARGUMENT = r"[^\s\"'`|;&<>-][^\s|;&<>]{0,255}"  # a command's argument that is no flag
+# where a command's name starts: not inside a word, or right after an escaped line break
+_COMMAND_START = r"(?:(?<![\w-])|(?<=\\[nrt]))"
+# a password before what a rule finds (in its ``before``: group ``s``), maybe quoted, no switch
+_OPENING_PASSWORD = r"(?P<q>[\"']?)(?P<s>[^\s\"'`/*|;&<>][^\s\"'`|;&<>]{0,255})(?P=q)[ \t]+"
 # what reads a password on its input (``sudo -S``, ``docker login --password-stdin``)
 _READS_INPUT = ("--password-stdin", "passwd --stdin", "sudo -S", "sudo --stdin", "--with-token")
 # ``echo VALUE |``, ``printf '%s' VALUE |``, the value after ``user`` (a pattern)
 _PIPED = (
     r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+(?:%s|\\{{0,3}}[\"']%s(?:\\n)?\\{{0,3}}[\"']))?)[ \t]+"
-    r"(?P<q>\\{{0,3}}[\"']?){user}(?P<s>[^\s\"'`\\|;&<>]{{1,256}})(?P=q)[ \t]*\|[ \t]*"
+    r"(?P<q>\\{{0,3}}[\"'])?{user}(?P<s>(?(q)[^\"'`\\\r\n]|[^\s\"'`\\|;&<>]){{1,256}})(?(q)(?P=q))"
+    r"[ \t]*\|[ \t]*"
 )
 
 
@@ -814,6 +819,82 @@ RULES: tuple[Rule, ...] = (
         "PowerShell's ConvertTo-SecureString",
         anchor="-",
     ),
+    _command_word(  # FreeRDP's ``xfreerdp /u:USER /p:VALUE``
+        "/p:",
+        "",
+        "FreeRDP's /p:",
+        anchor=":",
+        word_start=False,
+        before=_COMMAND_START + r"(?:[xw]freerdp3?|sdl-freerdp3?)\b[^\r\n|;&]*[ \t]",
+    ),
+    _command_word(  # Windows' ``net use \\SERVER\SHARE /user:USER VALUE``
+        "/user:",
+        rf"{_WORD_ARGUMENT}[ \t]+(?!/)",
+        "Windows' net use",
+        anchor=":",
+        word_start=False,
+        before=_COMMAND_START + r"(?i:net[ \t]+use)\b[^\r\n|;&]*[ \t]",
+    ),
+    _r(  # ``net use \\SERVER\SHARE VALUE /user:USER``: the password before the user
+        "assigned-secret",
+        "/user:",
+        "",
+        anchor=":",
+        word_start=False,
+        before=_COMMAND_START
+        + r"(?i:net[ \t]+use)[ \t]+(?:[A-Za-z]:[ \t]+)?\\{2,4}[^\s\\]+\\{1,2}\S*[ \t]+"
+        + _OPENING_PASSWORD,
+        validator=lambda secret: _literal(secret),
+        source="Windows' net use",
+    ),
+    _r(  # Windows' ``net user USER VALUE /add``: the password before the switch
+        "assigned-secret",
+        ("/add", "/ADD", "/domain", "/DOMAIN"),
+        "",
+        anchor="dD",
+        word_start=False,
+        before=rf"{_COMMAND_START}(?i:net[ \t]+user)[ \t]+{_WORD_ARGUMENT}[ \t]+"
+        + _OPENING_PASSWORD,
+        validator=lambda secret: _literal(secret),
+        source="Windows' net user",
+    ),
+    _keyword(  # Oracle's ``sqlplus USER/VALUE@DATABASE``, its Data Pump and SQL*Loader the same
+        "assigned-secret",
+        ("sqlplus", "expdp", "impdp", "sqlldr"),
+        r"(?:[ \t]+-[A-Za-z]+)*[ \t]+\\{0,3}[\"']?[A-Za-z][A-Za-z0-9_$#]{0,127}/",
+        r"[^\s@/\"'`\\|;&<>()]{1,256}",
+        after=r"(?![^\s@\"'`\\])",
+        anchor="qd",
+        validator=lambda secret: _literal(secret),
+        source="Oracle's sqlplus, expdp, impdp, sqlldr",
+    ),
+    _command_word(  # ``nmcli device wifi connect SSID password VALUE``, ``… wifi-sec.psk VALUE``
+        ("password ", "password\t", ".psk ", ".psk\t"),
+        r"[ \t]*",
+        "NetworkManager's nmcli",
+        anchor="d.",
+        word_start=False,
+        before=_COMMAND_START + r"nmcli\b[^\r\n|;&]*",
+    ),
+    _command_word(  # ``wpa_passphrase SSID VALUE``
+        "wpa_passphrase",
+        rf"[ \t]+(?:\"[^\"\r\n]{{1,64}}\"|'[^'\r\n]{{1,64}}'|{_WORD_ARGUMENT})[ \t]+",
+        "wpa_supplicant's wpa_passphrase",
+        anchor="_",
+    ),
+    _r(  # a password written to a file named for one: ``echo VALUE > ~/.vault_pass``
+        "assigned-secret",
+        ("_pass", "-pass", "password", "passwd"),
+        r"(?:word|wd|phrase)?(?:[._-][A-Za-z0-9]+)*(?![A-Za-z0-9])",
+        anchor="_-d",
+        word_start=False,
+        before=_COMMAND_START
+        + r"echo(?:[ \t]+-[neE]+)*[ \t]+"
+        + _OPENING_PASSWORD.removesuffix("[ \t]+")
+        + r"[ \t]*(?:>>?|\|[ \t]*(?:sudo[ \t]+)?tee(?:[ \t]+-a)?)[ \t]*[^\s|;&<>\"']*",
+        validator=lambda secret: _literal(secret),
+        source="a password file (Ansible's vault password file and the like)",
+    ),
     # a password written to a command that reads it on its input: ``echo VALUE | sudo -S …``,
     # ``echo VALUE | docker login -u USER --password-stdin``, ``echo USER:VALUE | chpasswd``
     _r(
@@ -870,6 +951,17 @@ RULES: tuple[Rule, ...] = (
         validator=lambda secret: _key_shaped(secret),
         source="gitleaks generic-api-key (a key named …_KEY)",
     ),
+    _keyword(  # an address's ``?key=VALUE`` (Google's APIs and others take their key so)
+        "assigned-secret",
+        ("?key=", "&key="),
+        "",
+        _KEY_SHAPED,
+        after=r"(?![A-Za-z0-9+/=_-])",
+        word_start=False,
+        anchor="=",
+        validator=lambda secret: _key_shaped(secret),
+        source="gitleaks generic-api-key (an address's key)",
+    ),
     _keyword(  # ``<password>VALUE</password>``, ``<db:Password>``
         "xml-password",
         ("password>", "Password>"),
@@ -915,6 +1007,7 @@ STRONG_KEYS = (
     "secret",
     "credentials",
     "credential",
+    "psk",  # a Wi-Fi network's pre-shared key (wpa_supplicant's ``psk="…"``, ``WIFI_PSK``)
 )
 TOKEN_KEYS = (
     "token", "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key",
@@ -941,9 +1034,10 @@ PASSWORD_FLAGS = (
     "passout",
     "pass",
 )
-# flags with one dash whose value is a secret: those, and Go's tools' (HashiCorp's vault, consul
-# and nomad, InfluxDB's influx: ``vault login -token=VALUE``, ``influx -password VALUE``)
-SINGLE_DASH_FLAGS = ("token", "password", *PASSWORD_FLAGS)
+# flags with one dash whose value is a secret: those, Go's tools' (HashiCorp's vault, consul and
+# nomad, InfluxDB's influx: ``vault login -token=VALUE``, ``influx -password VALUE``), macOS's
+# ``hdiutil -passphrase VALUE`` and PowerShell's ``Invoke-Sqlcmd -Password VALUE``
+SINGLE_DASH_FLAGS = ("token", "password", "passphrase", "Password", *PASSWORD_FLAGS)
 FLAG_KEYS = (
     "password",
     "passwd",
@@ -1000,14 +1094,18 @@ def _secret_named(name: str, valid: Callable[[str], bool], defined: str = "") ->
         ),
         _keyword(  # PHP's ``define('DB_PASSWORD', '…')``, ``os.environ.setdefault("API_KEY", "…")``
             "assigned-secret",
-            ("define(", "setdefault(", "setProperty(", ".setenv(", ".putenv("),
+            (
+                *("define(", "setdefault(", "setProperty(", ".setenv(", ".putenv("),
+                *("::SetEnvironmentVariable(", ".SetEnvironmentVariable("),  # PowerShell, .NET
+            ),
             rf"[ \t]*\\{{0,3}}[\"'](?:{name}{defined})\\{{0,3}}[\"'][ \t]*,[ \t]*\\{{0,3}}[\"']",
             r"[^\"'\\\r\n]{1,256}",
             after=r"\\{0,3}[\"']",
-            anchor="dP.",  # where other rules stop already
+            anchor="dP.:",  # where other rules stop already
             word_start=False,  # ``monkeypatch.setenv(``
             validator=valid,
-            source="PHP's define, Python's setdefault, setenv and putenv, Java's setProperty",
+            source="PHP's define, Python's setdefault, setenv and putenv, Java's setProperty, "
+            ".NET's SetEnvironmentVariable",
         ),
         _keyword(  # fish's ``set -gx OPENAI_API_KEY …``
             "assigned-secret",
@@ -1052,28 +1150,41 @@ _LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b
 # the commands a short flag gives a password to, by the flag (a space after it: the value
 # follows a space, else it is joined to the flag)
 SHORT_FLAGS = {
-    "p": r"mysql|mariadb|\b7z[az]?\b|\b(?:un)?rar\b",  # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``
-    "p ": r"\bsshpass\b|\bmongo(?:sh|dump|restore|import|export)?\b"  # and ``docker login -p``
+    # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``, ``sshpass -p'PASSWORD'``
+    "p": r"mysql|mariadb|\b7z[az]?\b|\b(?:un)?rar\b|\bsshpass\b",
+    "p ": r"\bsshpass\b|\bmongo(?:sh|dump|restore|import|export)?\b|\brdesktop\b"  # docker login
     r"|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
     "w": _LDAP,
     "w ": _LDAP,
     "a ": r"\bredis-cli\b",
     "u ": r"\bcurl\b",  # ``curl -u USER:PASSWORD``
-    # ``zip -P PASSWORD``, SQL Server's tools, ssh-keygen's passphrase (``-P`` old, ``-N`` new)
-    "P ": r"\b(?:un)?zip\b|\bsqlcmd\b|\bbcp\b|\bssh-keygen\b",
+    # ``zip -P PASSWORD``, SQL Server's tools, ssh-keygen's passphrase (``-P`` old, ``-N`` new),
+    # a server's management controller (``ipmitool -U USER -P PASSWORD``)
+    "P ": r"\b(?:un)?zip\b|\bsqlcmd\b|\bbcp\b|\bssh-keygen\b|\bipmitool\b",
     "N ": r"\bssh-keygen\b",
     "k ": r"\bopenssl\b",  # ``openssl enc -k PASSWORD``
     "U ": r"\b(?:smbclient|rpcclient|smbget)\b",  # ``smbclient -U USER%PASSWORD``
 }
 # flags whose value is a user, then this character, then the password
 USER_PASSWORD_FLAGS = {"u ": ":", "user": ":", "U ": "%"}
-PLACEHOLDER_VALUE = (
-    r"(?i)^(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
+_PLACEHOLDER = (
+    r"(?i)(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
     r"(?:none|null|nil|true|false|undefined|redacted|changeme|change_me|example|placeholder|"
     r"secret|password|passwd|token|env|string|str|int|bool|bytes|any|optional|required|"
     r"inherit|hidden|masked|dummy|test|todo|tbd|fake|sample|foo|bar|yes|no|on|off)\W*|"
-    r"(?:your|my|the|an?|some|insert|enter|replace|put|add)[_\- ].*|.*_here|.*[_-]placeholder)$"
+    r"(?:your|my|the|an?|some|insert|enter|replace|put|add)[_\- ].*)"
 )
+_PLACEHOLDER_ENDS = ("_here", "_placeholder", "-placeholder")  # told from the end: no scan
+
+
+def is_placeholder(value: str) -> bool:
+    """Does ``value`` stand for a secret instead of being one (``$TOKEN``, ``changeme``,
+    ``<your-key>``, ``your_api_key_here``)?"""
+    return compiled(_PLACEHOLDER).fullmatch(value) is not None or value[-12:].lower().endswith(
+        _PLACEHOLDER_ENDS
+    )
+
+
 # how code names things: snake_case, camelCase, PascalCase, attribute paths, `self.x`, `@x`
 _WORD = r"(?:[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+|[A-Z][A-Z0-9_]*)"
 _IDENTIFIER = rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?"
@@ -1094,7 +1205,7 @@ def assigned_kind(key: str) -> str:
 
 def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: bool) -> bool:
     """A value given to a secret-named key: is it a secret, or a placeholder or code?"""
-    if compiled(PLACEHOLDER_VALUE).match(value) or value.startswith("-----BEGIN"):
+    if is_placeholder(value) or value.startswith("-----BEGIN"):
         return False
     low = key.lower()
     strong = any(low.endswith(k) for k in STRONG_KEYS) and not low.endswith(("_key", "token"))
@@ -1117,9 +1228,21 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
             return False
     if strong:
         return len(value) >= 3
-    return len(value) >= 8 and (
-        (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
-        or entropy(value) >= 3.5
+    head = value[:_HEAD]
+    return len(value) >= 8 and (_mixed(head) or entropy(head) >= 3.5)
+
+
+# how much of a value tells whether it looks like a token: a value may run to 16,384 characters
+# from each place a key stands (``token=token=…``), so a test of its whole length at each
+# place would make such a text's time grow with its length squared
+_HEAD = 256
+
+
+def _mixed(value: str) -> bool:
+    """Does ``value`` mix digits and letters?"""
+    return (
+        compiled(r"\d").search(value) is not None
+        and compiled(r"[^\W\d_]").search(value) is not None
     )
 
 
@@ -1128,7 +1251,7 @@ def _key_shaped(value: str) -> bool:
     or as varied as random characters are (``createdAtTimestamp2024`` is not)."""
     if not compiled(_KEY_SHAPED).fullmatch(value) or compiled(_UUID).fullmatch(value):
         return False
-    digits = any(c.isdigit() for c in value)
+    digits = compiled(r"\d").search(value) is not None
     return _scrambled(value, strong=False) or (digits and entropy(value) >= 4.0)
 
 
@@ -1144,7 +1267,7 @@ def _written_out(value: str, strong: bool) -> bool:
     """A secret written out after ``password = `` (an ini or credentials file) or ``api_key: ``
     (YAML, a header), not a variable: a password with digits in it (``hunter2hunter2``) or
     longer than names are; a token of 16 characters or more mixing digits and letters."""
-    mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    mixed = _mixed(value)
     if not strong:
         return mixed and len(value) >= 16
     return mixed or (value.islower() and len(value) >= 16)
@@ -1156,7 +1279,7 @@ AWS_SECRET_BEFORE = rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_
 
 def _literal(value: str) -> bool:
     """A value written out, not a placeholder for one."""
-    return not compiled(PLACEHOLDER_VALUE).match(value)
+    return not is_placeholder(value)
 
 
 _JWT = r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"

@@ -87,6 +87,16 @@ def test_a_token_right_after_an_escaped_character_is_redacted(kind, escaped):
     assert done.counts == {kind: 1}
 
 
+@pytest.mark.parametrize("kind", ["github-token", "gitlab-token", "stripe-key", "openai-key"])
+def test_a_token_whose_underscore_or_dash_is_escaped_is_redacted(kind):
+    """A form or a URL escapes ``_`` and ``-`` too (``ghp%5F…``, ``glpat%2D…``)."""
+    secret = PLANTED[kind]
+    escaped = secret.replace("_", "%5F").replace("-", "%2D")
+    done = redact.redact(f"GET /hook?token={escaped}&state=1")
+    assert escaped not in done.text
+    assert done.counts == {kind: 1}
+
+
 @pytest.mark.parametrize(
     "text",
     [  # a flag that names no secret for other commands, or a password read from elsewhere
@@ -159,6 +169,30 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f'os.putenv("DB_PASSWORD", "{_WORD_PASSWORD}")',
         f"set -gx OPENAI_API_KEY {_WORD_PASSWORD}",
         f"influx -username admin -password {_WORD_PASSWORD}",
+        # remote desktops, Windows' shares and users, Oracle, Wi-Fi, management controllers
+        f"sshpass -p'{_WORD_PASSWORD}' scp build.tar deploy@host:",
+        f"xfreerdp /v:10.0.0.5 /u:alice /p:{_WORD_PASSWORD} +clipboard",
+        f"rdesktop -u alice -p {_WORD_PASSWORD} 10.0.0.5",
+        f"net use Z: \\\\fs01\\share /user:CORP\\alice {_WORD_PASSWORD} /persistent:no",
+        f"net use \\\\fs01\\share {_WORD_PASSWORD} /user:CORP\\alice",
+        json.dumps({"command": f"net use \\\\fs01\\share {_WORD_PASSWORD} /user:alice"}),
+        f'NET USER deploy "{_WORD_PASSWORD}" /ADD /DOMAIN',
+        f"sqlplus -s scott/{_WORD_PASSWORD}@//db.example.com:1521/XE @report.sql",
+        f"expdp system/{_WORD_PASSWORD}@orcl schemas=app directory=dp",
+        f"nmcli device wifi connect HomeNet password {_WORD_PASSWORD}",
+        f"nmcli connection modify office wifi-sec.psk '{_WORD_PASSWORD}'",
+        f"wpa_passphrase 'Home Net' {_WORD_PASSWORD} >> /etc/wpa_supplicant.conf",
+        f'network={{\n    ssid="HomeNet"\n    psk="{_WORD_PASSWORD}"\n}}',
+        f"WIFI_PSK={_WORD_PASSWORD}",
+        f"ipmitool -I lanplus -H 10.0.0.9 -U admin -P {_WORD_PASSWORD} chassis status",
+        f"hdiutil attach -passphrase {_WORD_PASSWORD} vault.dmg",
+        f"Invoke-Sqlcmd -ServerInstance db -Username sa -Password {_WORD_PASSWORD}",
+        f'[Environment]::SetEnvironmentVariable("DB_PASSWORD", "{_WORD_PASSWORD}", "User")',
+        f"echo {_WORD_PASSWORD} > ~/.vault_pass",
+        f"echo '{_WORD_PASSWORD}' | sudo tee /etc/ansible/vault-password.txt",
+        f"echo 'open {_WORD_PASSWORD} sesame' | sudo -S apt update",
+        json.dumps(f"cd /srv\nnet user deploy {_WORD_PASSWORD} /add"),  # after an escaped break
+        f"curl 'https://api.example.com/v1/items?q=x&key={_WORD_PASSWORD}'",
     ],
 )
 def test_a_password_in_a_command_or_in_code_is_redacted(text):
@@ -235,6 +269,33 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         "monkeypatch.setenv('API_TOKEN', 'test')",
         "set -gx PATH $HOME/bin $PATH",
         "set -x API_TOKEN $TOKEN",
+        "sshpass -f ~/.pw ssh deploy@host",
+        "xfreerdp /v:10.0.0.5 /u:alice /p:$RDP_PASSWORD /cert:ignore",
+        "rdesktop -u alice -p - 10.0.0.5 < pw.txt",
+        "net use Z: \\\\fs01\\share /user:CORP\\alice /persistent:no",
+        "net use \\\\fs01\\share * /user:alice",
+        "net user deploy /add",
+        "net user alice /domain",
+        "net user deploy * /add",
+        "sqlplus /nolog @setup.sql",
+        "sqlplus / as sysdba",
+        "sqlplus scott@orcl",
+        "expdp system@orcl parfile=exp.par",
+        "nmcli --ask device wifi connect HomeNet",
+        'nmcli device wifi connect HomeNet password "$WIFI_PASSWORD"',
+        "wpa_passphrase HomeNet < pw.txt",
+        "ipmitool -I lanplus -H 10.0.0.9 -U admin -E chassis status",
+        "hdiutil attach -stdinpass vault.dmg",
+        "Invoke-Sqlcmd -ServerInstance db -Username sa -Password $env:SA_PASSWORD",
+        '[Environment]::SetEnvironmentVariable("PATH", "C:\\tools", "User")',
+        "echo $VAULT_PASSWORD > ~/.vault_pass",
+        "echo passport > travel_passport.txt",
+        "echo 'set passwords in the vault' | tee notes-password.md",
+        "https://maps.example.com/api?key=cache&q=x",
+        "https://example.com/items?key=user-profile-settings&sort=asc",
+        "psk=$WIFI_PSK",
+        'PASSWORD="paste_your_password_here"',
+        'DB_PASSWORD="db-password-placeholder"',
     ],
 )
 def test_the_same_commands_and_code_without_a_password_are_left_alone(text):
@@ -750,6 +811,7 @@ def test_a_kubernetes_secret_in_json_has_each_value_redacted_and_a_config_map_no
         "token = 4f3c2b1a0e9d8c7b6a5f4e3d2c1b0a9f",
         "auth_token: k3j4h5g6f7d8s9a0",
         "DD_API_KEY: A8F5F167F44F4964E6C998DEE827110C",
+        "api_token: abcdefghijklmnopqrstuvwxyzQRST2024xyz",  # its digits far from its start
     ],
 )
 def test_a_token_written_out_after_a_spaced_key_is_redacted(text):

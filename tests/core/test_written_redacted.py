@@ -94,7 +94,9 @@ def test_the_mcp_save_checkpoint_writes_it_redacted(repo, tmp_path):
     lines = _lines()
     listed = lines[2:100] + lines[-2:]  # a list holds 100 items at most
     arguments = {"role": "builder", "in_progress": lines[0], "notes": lines[1], "done": listed}
-    arguments |= {"next": lines[100:-2] or listed, "fields": {"step": "2"}}
+    rest = lines[100:-2]
+    fields = {"step": "2", "work_queue": rest[100:]}
+    arguments |= {"next": rest[:100] or listed, "fields": fields}
     _, [result] = _call(repo, tmp_path / "claude", [("save_checkpoint", arguments)])
     saved = repo / _data(result)["path"]
     assert _survivors(saved.read_text()) == []
