@@ -96,6 +96,8 @@ _CLOSING = r"(?![^\s\\\"'`;&|)])"  # a quote (escaped or not) may close it
 _WORD_ARGUMENT = r"[^\s\"'`|;&<>-][^\s|;&<>]{0,255}"  # a command's argument that is no flag
 # where a command's name starts: not inside a word, or right after an escaped line break
 _COMMAND_START = r"(?:(?<![\w-])|(?<=\\[nrt]))"
+# a Windows share after ``net use``: a drive (or ``*``) maybe, then ``\\SERVER\SHARE``
+_SHARE = r"[ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?\\{2,4}[^\s\\]+\\{1,2}\S*"
 # a password before what a rule finds (in its ``before``: group ``s``), maybe quoted, no switch
 _OPENING_PASSWORD = r"(?P<q>[\"']?)(?P<s>[^\s\"'`/*|;&<>][^\s\"'`|;&<>]{0,255})(?P=q)[ \t]+"
 # what reads a password on its input (``sudo -S``, ``docker login --password-stdin``)
@@ -833,7 +835,7 @@ RULES: tuple[Rule, ...] = (
         "Windows' net use",
         anchor=":",
         word_start=False,
-        before=_COMMAND_START + r"(?i:net[ \t]+use)\b[^\r\n|;&]*[ \t]",
+        before=_COMMAND_START + rf"(?i:net[ \t]+use){_SHARE}[^\r\n|;&]*[ \t]",
     ),
     _r(  # ``net use \\SERVER\SHARE VALUE /user:USER``: the password before the user
         "assigned-secret",
@@ -841,9 +843,7 @@ RULES: tuple[Rule, ...] = (
         "",
         anchor=":",
         word_start=False,
-        before=_COMMAND_START
-        + r"(?i:net[ \t]+use)[ \t]+(?:[A-Za-z]:[ \t]+)?\\{2,4}[^\s\\]+\\{1,2}\S*[ \t]+"
-        + _OPENING_PASSWORD,
+        before=_COMMAND_START + rf"(?i:net[ \t]+use){_SHARE}[ \t]+" + _OPENING_PASSWORD,
         validator=lambda secret: _literal(secret),
         source="Windows' net use",
     ),
@@ -874,13 +874,19 @@ RULES: tuple[Rule, ...] = (
         "NetworkManager's nmcli",
         anchor="d.",
         word_start=False,
-        before=_COMMAND_START + r"nmcli\b[^\r\n|;&]*",
+        # an object first (``device``, ``connection``, abridged or not): not prose about nmcli
+        before=_COMMAND_START
+        + r"nmcli(?:[ \t]+-\S+)*[ \t]+(?:d|dev|device|c|con|connection)\b[^\r\n|;&]*",
     ),
-    _command_word(  # ``wpa_passphrase SSID VALUE``
+    _keyword(  # ``wpa_passphrase SSID VALUE``: a passphrase of 8 to 63 characters
+        "assigned-secret",
         "wpa_passphrase",
-        rf"[ \t]+(?:\"[^\"\r\n]{{1,64}}\"|'[^'\r\n]{{1,64}}'|{_WORD_ARGUMENT})[ \t]+",
-        "wpa_supplicant's wpa_passphrase",
+        rf"[ \t]+(?:\"[^\"\r\n]{{1,64}}\"|'[^'\r\n]{{1,64}}'|{_WORD_ARGUMENT})[ \t]+" + _OPENING,
+        r"[^\s\"'`\\|;&<>()-][^\s\"'`\\|;&<>()]{7,62}",
+        after=_CLOSING,
         anchor="_",
+        validator=lambda secret: _literal(secret),
+        source="wpa_supplicant's wpa_passphrase",
     ),
     _r(  # a password written to a file named for one: ``echo VALUE > ~/.vault_pass``
         "assigned-secret",
