@@ -96,8 +96,9 @@ _CLOSING = r"(?![^\s\\\"'`;&|)])"  # a quote (escaped or not) may close it
 _WORD_ARGUMENT = r"[^\s\"'`|;&<>-][^\s|;&<>]{0,255}"  # a command's argument that is no flag
 # where a command's name starts: not inside a word, or right after an escaped line break
 _COMMAND_START = r"(?:(?<![\w-])|(?<=\\[nrt]))"
-# a Windows share after ``net use``: a drive (or ``*``) maybe, then ``\\SERVER\SHARE``
-_SHARE = r"[ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?\\{2,4}[^\s\\]+\\{1,2}\S*"
+# a Windows share after ``net use``: a drive (or ``*``) maybe, then ``\\SERVER\SHARE`` (its
+# backslashes escaped once or twice)
+_SHARE = r"[ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?\\{2,8}[^\s\\]+\\{1,4}\S*"  # JSON in JSON: 8
 # a password before what a rule finds (in its ``before``: group ``s``), maybe quoted, no switch
 _OPENING_PASSWORD = r"(?P<q>[\"']?)(?P<s>[^\s\"'`/*|;&<>][^\s\"'`|;&<>]{0,255})(?P=q)[ \t]+"
 # what reads a password on its input (``sudo -S``, ``docker login --password-stdin``)
@@ -803,18 +804,6 @@ RULES: tuple[Rule, ...] = (
         word_start=False,
         anchor="=A.",  # where other rules stop already
     ),
-    _keyword(  # .NET's ``<add key="ApiKey" value="VALUE" />``
-        "assigned-secret",
-        '" value="',
-        "",
-        r'[^"\\\r\n]{1,256}',
-        after='"',
-        anchor="=",
-        word_start=False,
-        before=r'<add[ \t]+key="[^"<>]*(?i:pass|pwd|secret|token|credential|api.?key)[^"<>]*',
-        validator=lambda secret: _literal(secret),
-        source=".NET's appSettings",
-    ),
     _command_word(  # PowerShell's ``ConvertTo-SecureString "VALUE" -AsPlainText``
         "ConvertTo-SecureString",
         r"(?:[ \t]+-String)?[ \t]+",
@@ -877,6 +866,15 @@ RULES: tuple[Rule, ...] = (
         # an object first (``device``, ``connection``, abridged or not): not prose about nmcli
         before=_COMMAND_START
         + r"nmcli(?:[ \t]+-\S+)*[ \t]+(?:d|dev|device|c|con|connection)\b[^\r\n|;&]*",
+    ),
+    _command_word(  # ``lftp -u USER,VALUE HOST``
+        "-u",
+        r"[ \t]+",
+        "lftp",
+        user=r"[^\s,\"'`|;&<>]{1,64},",
+        anchor="-",
+        word_start=False,
+        before=_COMMAND_START + r"lftp\b[^\r\n|;&]*[ \t]",
     ),
     _keyword(  # ``wpa_passphrase SSID VALUE``: a passphrase of 8 to 63 characters
         "assigned-secret",
@@ -1112,6 +1110,18 @@ def _secret_named(name: str, valid: Callable[[str], bool], defined: str = "") ->
             validator=valid,
             source="PHP's define, Python's setdefault, setenv and putenv, Java's setProperty, "
             ".NET's SetEnvironmentVariable",
+        ),
+        _keyword(  # .NET's appSettings: ``<add key="Smtp.Password" value="…" />``
+            "assigned-secret",
+            '" value="',
+            "",
+            r'[^"\\\r\n]{1,256}',
+            after='"',
+            anchor="=",
+            word_start=False,
+            before=rf'<add[ \t]+key="{name}',
+            validator=valid,
+            source=".NET's appSettings",
         ),
         _keyword(  # fish's ``set -gx OPENAI_API_KEY …``
             "assigned-secret",

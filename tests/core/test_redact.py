@@ -193,6 +193,7 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f"echo 'open {_WORD_PASSWORD} sesame' | sudo -S apt update",
         json.dumps(f"cd /srv\nnet user deploy {_WORD_PASSWORD} /add"),  # after an escaped break
         f"curl 'https://api.example.com/v1/items?q=x&key={_WORD_PASSWORD}'",
+        f"lftp -u deploy,{_WORD_PASSWORD} sftp://files.example.com",
     ],
 )
 def test_a_password_in_a_command_or_in_code_is_redacted(text):
@@ -256,6 +257,8 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         "os.environ['DB_PASSWORD'] = os.getenv('PW', '')",
         "config['password'] = password",
         '<add key="PageSize" value="50" />',
+        '<add key="PasswordPolicy" value="strict" />',
+        '<add key="ApiKey" value="disabled" />',
         '<add key="ApiKey" value="$(API_KEY)" />',
         'password: str = ""',
         'token_type: str = "bearer"',
@@ -284,6 +287,7 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         "nmcli --ask device wifi connect HomeNet",
         'nmcli device wifi connect HomeNet password "$WIFI_PASSWORD"',
         "wpa_passphrase HomeNet < pw.txt",
+        "lftp -u deploy sftp://files.example.com",
         "ipmitool -I lanplus -H 10.0.0.9 -U admin -E chassis status",
         "hdiutil attach -stdinpass vault.dmg",
         "Invoke-Sqlcmd -ServerInstance db -Username sa -Password $env:SA_PASSWORD",
