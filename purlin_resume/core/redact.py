@@ -25,7 +25,7 @@ import itertools
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -262,11 +262,9 @@ def _branches() -> dict[str, list[_Alternative]]:
     for op in ":=":
         by_first[op].append(_Alternative(assign))
     by_first["-"].append(_Alternative(_Branch("flag", "assigned-secret", 0, None)))
-    for rule in RULES:
-        for prefixes in _prefix_groups(rule):
-            at = _anchor(prefixes[0], rule)
-            branch = _Branch("rule", rule.kind, at, rule, tuple(prefixes))
-            by_first[prefixes[0][at]].append(_Alternative(branch))
+    for rule, prefixes, at in _groups():
+        branch = _Branch("rule", rule.kind, at, rule, tuple(prefixes))
+        by_first[prefixes[0][at]].append(_Alternative(branch))
     return by_first
 
 
@@ -274,13 +272,18 @@ def _prefixed() -> _Prefixed:
     """Per character a rule stops at, its prefixes' heads (what precedes it), what follows it,
     and the rest of their expression (without groups)."""
     prefixed: _Prefixed = defaultdict(list)
+    for rule, prefixes, at in _groups():
+        rest = _no_groups(_prefix_checks(prefixes, rule) + rule.body)
+        for prefix in prefixes:
+            prefixed[prefix[at]].append((prefix[:at], prefix[at + 1 :], rest))
+    return prefixed
+
+
+def _groups() -> Iterator[tuple[Rule, list[str], int]]:
+    """Each rule's prefixes, grouped (``_prefix_groups``), with where in them the scan stops."""
     for rule in RULES:
         for prefixes in _prefix_groups(rule):
-            at = _anchor(prefixes[0], rule)
-            rest = _no_groups(_prefix_checks(prefixes, rule) + rule.body)
-            for prefix in prefixes:
-                prefixed[prefix[at]].append((prefix[:at], prefix[at + 1 :], rest))
-    return prefixed
+            yield rule, prefixes, _anchor(prefixes[0], rule)
 
 
 def _forward(options: list[tuple[str, str]]) -> list[str]:

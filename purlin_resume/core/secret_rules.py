@@ -1111,6 +1111,18 @@ def _secret_named(name: str, valid: Callable[[str], bool], defined: str = "") ->
             source="PHP's define, Python's setdefault, setenv and putenv, Java's setProperty, "
             ".NET's SetEnvironmentVariable",
         ),
+        _keyword(  # R's ``api_key <- "…"``
+            "assigned-secret",
+            "<-",
+            r"[ \t]*\\{0,3}[\"']",
+            r"[^\"'\\\r\n]{1,256}",
+            after=r"\\{0,3}[\"']",
+            anchor="-",
+            word_start=False,
+            before=rf"(?<![A-Za-z0-9_.-]){name}[ \t]*",
+            validator=valid,
+            source="R's assignment",
+        ),
         _keyword(  # .NET's appSettings: ``<add key="Smtp.Password" value="…" />``
             "assigned-secret",
             '" value="',

@@ -194,6 +194,7 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         json.dumps(f"cd /srv\nnet user deploy {_WORD_PASSWORD} /add"),  # after an escaped break
         f"curl 'https://api.example.com/v1/items?q=x&key={_WORD_PASSWORD}'",
         f"lftp -u deploy,{_WORD_PASSWORD} sftp://files.example.com",
+        f'db_password <- "{_WORD_PASSWORD}"',  # R
     ],
 )
 def test_a_password_in_a_command_or_in_code_is_redacted(text):
@@ -288,6 +289,9 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         'nmcli device wifi connect HomeNet password "$WIFI_PASSWORD"',
         "wpa_passphrase HomeNet < pw.txt",
         "lftp -u deploy sftp://files.example.com",
+        'api_key <- Sys.getenv("API_KEY")',
+        'db_password <- readline("password: ")',
+        'token <- "disabled"',
         "ipmitool -I lanplus -H 10.0.0.9 -U admin -E chassis status",
         "hdiutil attach -stdinpass vault.dmg",
         "Invoke-Sqlcmd -ServerInstance db -Username sa -Password $env:SA_PASSWORD",
