@@ -1080,21 +1080,25 @@ def _secret_named(name: str, valid: Callable[[str], bool], defined: str = "") ->
     """Where a key named ``name`` (a pattern) is given a value ``valid`` accepts, written in
     other ways than ``name = value``; ``defined``: other names ``define`` gives a secret."""
     return (
-        _keyword(  # a typed declaration: ``SECRET_KEY: str = "…"``, ``const token: string = "…"``
+        _keyword(  # a typed declaration: ``SECRET_KEY: str = "…"``, ``const token: string = "…"``;
+            # R's assignment: ``api_key <- "…"``
             "assigned-secret",
-            tuple(
-                f": {kind}{operator}"
-                for kind in ("str", "string", "String", "SecretStr", "&str", "&'static str")
-                for operator in (" =", "=")
+            (
+                *(
+                    f": {kind}{operator}"
+                    for kind in ("str", "string", "String", "SecretStr", "&str", "&'static str")
+                    for operator in (" =", "=")
+                ),
+                "<-",
             ),
             r"[ \t]*\\{0,3}[\"'`]",
             r"[^\"'`\\\r\n]{1,256}",
             after=r"\\{0,3}[\"'`]",
-            anchor="=",
+            anchor="=-",
             word_start=False,
-            before=rf"(?<![A-Za-z0-9_.-]){name}",
+            before=rf"(?<![A-Za-z0-9_.-]){name}[ \t]*",
             validator=valid,
-            source="typed declarations (Python, TypeScript, Kotlin, Swift, Rust)",
+            source="typed declarations (Python, TypeScript, Kotlin, Swift, Rust), R's assignment",
         ),
         _keyword(  # PHP's ``define('DB_PASSWORD', '…')``, ``os.environ.setdefault("API_KEY", "…")``
             "assigned-secret",
@@ -1110,18 +1114,6 @@ def _secret_named(name: str, valid: Callable[[str], bool], defined: str = "") ->
             validator=valid,
             source="PHP's define, Python's setdefault, setenv and putenv, Java's setProperty, "
             ".NET's SetEnvironmentVariable",
-        ),
-        _keyword(  # R's ``api_key <- "…"``
-            "assigned-secret",
-            "<-",
-            r"[ \t]*\\{0,3}[\"']",
-            r"[^\"'\\\r\n]{1,256}",
-            after=r"\\{0,3}[\"']",
-            anchor="-",
-            word_start=False,
-            before=rf"(?<![A-Za-z0-9_.-]){name}[ \t]*",
-            validator=valid,
-            source="R's assignment",
         ),
         _keyword(  # .NET's appSettings: ``<add key="Smtp.Password" value="…" />``
             "assigned-secret",
