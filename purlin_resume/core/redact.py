@@ -196,14 +196,11 @@ class _Branch(NamedTuple):
     prefixes: tuple[str, ...] = ()  # a rule's, one of which starts ``back`` characters before
 
     def may_start(self, text: str, at: int) -> bool:
-        """Can this alternative match at ``at``: is one of its prefixes there (cheaper than
-        its expression, which is compiled only when one is)?"""
+        """Can this alternative, an assignment's or a flag's, match at ``at`` (cheaper to tell
+        than its expression)? A rule's: ``_Started``."""
         if self.name == "assign":
             return _key_before(text, at)
-        if self.name == "flag":
-            return text[at + 1 : at + 2] in _FLAG_NEXT
-        start = at - self.back
-        return start >= 0 and text.startswith(self.prefixes, start)
+        return text[at + 1 : at + 2] in _FLAG_NEXT
 
 
 def _no_groups(regex: str) -> str:
@@ -302,17 +299,44 @@ def _forward(options: list[tuple[str, str]]) -> list[str]:
     return branches
 
 
-def _checks(alternatives: list[_Alternative]) -> list[_Branch]:
-    """The branches of one character as few prefix checks: the rules' prefixes that start as
-    many characters before it in one branch (``str.startswith`` takes them all at once)."""
-    branches = [alternative.branch for alternative in alternatives]
-    checks = [branch for branch in branches if branch.rule is None]
-    by_back: dict[int, list[str]] = defaultdict(list)
-    for branch in branches:
-        if branch.rule is not None:
-            by_back[branch.back].extend(branch.prefixes)
-    checks += [_Branch("prefix", "", back, None, tuple(p)) for back, p in by_back.items()]
-    return checks
+class _Started:
+    """The alternatives of one character that may start at a place: those that check what
+    precedes the place themselves, and the rules' whose prefix stands there. Whether any may:
+    the prefixes that start as many characters before the place, tested at once
+    (``str.startswith`` takes them all); which, by position: a lookup of the text before the
+    place for each of the prefixes' lengths and distances (at ``-`` some 60 rules stop: far
+    fewer lookups than prefixes)."""
+
+    def __init__(self, alternatives: list[_Alternative]):
+        self.own: list[tuple[int, _Branch]] = []
+        backs: dict[int, list[str]] = {}
+        tables: dict[tuple[int, int], dict[str, list[int]]] = {}
+        for n, each in enumerate(alternatives):
+            branch = each.branch
+            if branch.rule is None:
+                self.own.append((n, branch))
+            backs.setdefault(branch.back, []).extend(branch.prefixes)
+            for prefix in branch.prefixes:
+                tables.setdefault((branch.back, len(prefix)), {}).setdefault(prefix, []).append(n)
+        self.backs = [(back, tuple(prefixes)) for back, prefixes in backs.items() if prefixes]
+        self.tables = [(back, length, table) for (back, length), table in tables.items()]
+
+    def positions(self, text: str, at: int) -> list[int]:
+        found = [n for n, _ in self.own]
+        for back, length, table in self.tables:
+            if at >= back:
+                found += table.get(text[at - back : at - back + length], ())
+        return sorted(found)
+
+    def any(self, text: str, at: int) -> bool:
+        """May one of them start at ``at``?"""
+        for _, branch in self.own:
+            if branch.may_start(text, at):
+                return True
+        for back, prefixes in self.backs:
+            if at >= back and text.startswith(prefixes, at - back):
+                return True
+        return False
 
 
 def _start(match: re.Match[str] | None) -> int | None:
@@ -369,7 +393,7 @@ class Scanner:
         self._by_first: dict[str, list[_Alternative]] | None = None
         self._pattern: re.Pattern[str] | None = None
         self._starts: re.Pattern[str] | None = None  # the characters alternatives start with
-        self._checks: dict[str, list[_Branch]] = {}  # per character, ``may_start`` of each
+        self._started: dict[str, _Started] = {}  # per character, its alternatives by prefix
         self._spent = self._limit = 0  # on looking at texts from the characters rules stop at
         extra, allow, bounded = tuple(extra), tuple(allow), tuple(bounded)
         self.given = repr((extra, allow, bounded))  # what ``fingerprint`` tells apart
@@ -389,8 +413,14 @@ class Scanner:
         """Per character, each alternative (its expression compiled when first tried)."""
         if self._by_first is None:
             self._by_first = _branches()
-            self._checks = {char: _checks(branches) for char, branches in self._by_first.items()}
         return self._by_first
+
+    def _started_at(self, char: str) -> _Started:
+        """``char``'s alternatives by prefix (built when first needed)."""
+        started = self._started.get(char)
+        if started is None:
+            started = self._started[char] = _Started(self.by_first[char])
+        return started
 
     def _finder(self, text: str) -> Callable[[str, int], int | None]:
         """How ``Places`` finds the places in ``text``: with the whole expression, or, while the
@@ -417,7 +447,7 @@ class Scanner:
             if self._spent > self._limit:  # spent: the expression from here on
                 return self._first_by_expression(text, match.start())
             at = match.start()
-            if any(branch.may_start(text, at) for branch in self._checks[text[at]]):
+            if self._started_at(text[at]).any(text, at):
                 return at
             pos = at + 1
         return None
@@ -451,12 +481,14 @@ class Scanner:
 
     def _findings(self, text: str, at: int, assignments: bool) -> list[Finding] | None:
         """The findings of the first rule that matches at ``at`` and is not rejected."""
-        for alternative in self.by_first.get(text[at], ()):
+        alternatives = self.by_first.get(text[at])
+        if alternatives is None:
+            return None
+        for position in self._started_at(text[at]).positions(text, at):
+            alternative = alternatives[position]
             branch = alternative.branch
-            if branch.rule is None and not assignments:
-                continue
-            if not branch.may_start(text, at):
-                continue  # the scan looked at a key's last characters, a prefix's anchor only
+            if branch.rule is None and not (assignments and branch.may_start(text, at)):
+                continue  # the scan looked at a key's last characters only
             match = alternative.pattern.match(text, at)
             if match is None:
                 continue
