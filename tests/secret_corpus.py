@@ -257,6 +257,15 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(14), f"ssh-keygen -t ed25519 -N '{s}' -f deploy_key"),
         ("assigned-secret", s := chars(14), f"requests.post(url, auth=('deploy', '{s}'))"),
         ("assigned-secret", s := chars(14), f"os.environ['DB_PASSWORD'] = '{s}'"),
+        ("mailchimp-key", s := chars(32, HEX), f"MAILCHIMP = '{s}-us21'"),
+        (
+            "discord-bot-token",
+            s := "MTk4NjIyNDgzNDcxOTI1MjQ4."
+            + chars(6, ALNUM + "_-")
+            + "."
+            + chars(38, ALNUM + "_-"),
+            f"client.run('{s}')",
+        ),
         ("assigned-secret", s := chars(14), f"xfreerdp /v:10.0.0.5 /u:alice /p:{s}"),
         ("assigned-secret", s := chars(14), f"net use Z: \\\\fs01\\share /user:alice {s}"),
         ("assigned-secret", s := chars(14), f"net user deploy {s} /add"),

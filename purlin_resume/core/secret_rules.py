@@ -21,6 +21,8 @@ from typing import Any, NamedTuple
 # what may stand right before a token in place of a space or a quote: an escaped line break
 # (JSON), a percent escape (a URL, a form: ``%22ghp_…``), a JSON escape of a character (``\u0022``)
 ESCAPES = (r"\\[nrt]", r"%[0-9A-Fa-f]{2}", r"\\u[0-9A-Fa-f]{4}")
+# where a word starts: not after a letter or digit, or right after an escape
+_WORD_START = "(?:(?<![A-Za-z0-9])" + "".join(f"|(?<={escape})" for escape in ESCAPES) + ")"
 # An expression kept as text, compiled when first used and kept (a process uses few of them).
 compiled = functools.cache(re.compile)
 
@@ -303,6 +305,27 @@ RULES: tuple[Rule, ...] = (
         "SG.",
         r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
         source="gitleaks sendgrid-api-token; detect-secrets SendGridDetector",
+    ),
+    _r(  # a Discord bot's token: its user id (base64), a timestamp, then the HMAC (from the dot
+        # before it: the id is public); the 6 characters between the dots are tested first
+        "discord-bot-token",
+        ".",
+        r"(?<=\.[A-Za-z0-9_-]{6}\.)"
+        + "(?:"
+        + "|".join(rf"(?<=[MNO][A-Za-z0-9_-]{{{n}}}\.[A-Za-z0-9_-]{{6}}\.)" for n in (23, 24, 25))
+        + r")[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])",
+        anchor=0,
+        word_start=False,
+        source="detect-secrets DiscordBotTokenDetector",
+    ),
+    _r(  # Mailchimp's API key: 32 hex digits, then its data center (``-us21``)
+        "mailchimp-key",
+        "-us",
+        r"[0-9]{1,2}(?![A-Za-z0-9])",
+        anchor=0,
+        word_start=False,
+        before=_WORD_START + r"(?P<s>[0-9a-f]{32})",
+        source="gitleaks mailchimp-api-key; detect-secrets MailchimpDetector",
     ),
     _r(
         "mailgun-key",

@@ -47,6 +47,11 @@ PLANTED = {
     + _chars(64)
     + "\n-----END RSA PRIVATE KEY-----",
     "google-oauth-token": "ya29." + _chars(150, string.ascii_letters + string.digits + "_-"),
+    "mailchimp-key": _chars(32, "0123456789abcdef") + "-us21",
+    "discord-bot-token": "MTk4NjIyNDgzNDcxOTI1MjQ4."
+    + _chars(6, string.ascii_letters + string.digits + "_-")
+    + "."
+    + _chars(38, string.ascii_letters + string.digits + "_-"),
 }
 CONTEXTS = [
     "{value}",
@@ -259,6 +264,8 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         "config['password'] = password",
         '<add key="PageSize" value="50" />',
         '<add key="PasswordPolicy" value="strict" />',
+        "import a.b.c; see docs.example.com.abcdef.html and v1.2.3.4",
+        "aws s3 ls s3://logs-0123456789abcdef0123456789abcdef-us-east-1/",
         '<add key="ApiKey" value="disabled" />',
         '<add key="ApiKey" value="$(API_KEY)" />',
         'password: str = ""',
