@@ -102,7 +102,8 @@ _COMMAND_START = r"(?:(?<![\w-])|(?<=\\[nrt]))"
 # backslashes escaped once or twice)
 _SHARE = r"[ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?\\{2,8}[^\s\\]+\\{1,4}\S*"  # JSON in JSON: 8
 # a password before what a rule finds (in its ``before``: group ``s``), maybe quoted, no switch
-_OPENING_PASSWORD = r"(?P<q>[\"']?)(?P<s>[^\s\"'`/*|;&<>][^\s\"'`|;&<>]{0,255})(?P=q)[ \t]+"
+_PASSWORD_WORD = r"(?P<q>[\"']?)(?P<s>[^\s\"'`/*|;&<>][^\s\"'`|;&<>]{0,255})(?P=q)"
+_OPENING_PASSWORD = _PASSWORD_WORD + r"[ \t]+"
 # what reads a password on its input (``sudo -S``, ``docker login --password-stdin``)
 _READS_INPUT = ("--password-stdin", "passwd --stdin", "sudo -S", "sudo --stdin", "--with-token")
 # ``echo VALUE |``, ``printf '%s' VALUE |``, the value after ``user`` (a pattern)
@@ -911,13 +912,14 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(  # a password written to a file named for one: ``echo VALUE > ~/.vault_pass``
         "assigned-secret",
-        ("_pass", "-pass", "password", "passwd"),
-        r"(?:word|wd|phrase)?(?:[._-][A-Za-z0-9]+)*(?![A-Za-z0-9])",
-        anchor="_-d",
+        ("_pass", "-pass", ".pass"),  # ``.vault_pass``, ``vault-password.txt``, ``db.passwd``
+        # the file's name ends there (not a call, ``get_password(``, nor a key, ``user_pass=``)
+        r"(?:word|wd|phrase)?(?:[._-][A-Za-z0-9]+)*(?=[\s\"';&|)]|$)",
+        anchor="_-.",
         word_start=False,
         before=_COMMAND_START
         + r"echo(?:[ \t]+-[neE]+)*[ \t]+"
-        + _OPENING_PASSWORD.removesuffix("[ \t]+")
+        + _PASSWORD_WORD
         + r"[ \t]*(?:>>?|\|[ \t]*(?:sudo[ \t]+)?tee(?:[ \t]+-a)?)[ \t]*[^\s|;&<>\"']*",
         validator=lambda secret: _literal(secret),
         source="a password file (Ansible's vault password file and the like)",
@@ -1223,9 +1225,9 @@ _PLACEHOLDER_ENDS = ("_here", "_placeholder", "-placeholder")  # told from the e
 def is_placeholder(value: str) -> bool:
     """Does ``value`` stand for a secret instead of being one (``$TOKEN``, ``changeme``,
     ``<your-key>``, ``your_api_key_here``)?"""
-    return compiled(_PLACEHOLDER).fullmatch(value) is not None or value[-12:].lower().endswith(
-        _PLACEHOLDER_ENDS
-    )
+    if compiled(_PLACEHOLDER).fullmatch(value) is not None:
+        return True
+    return value[-12:].lower().endswith(_PLACEHOLDER_ENDS)
 
 
 # how code names things: snake_case, camelCase, PascalCase, attribute paths, `self.x`, `@x`
