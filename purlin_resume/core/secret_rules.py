@@ -914,7 +914,7 @@ RULES: tuple[Rule, ...] = (
         "assigned-secret",
         ("_pass", "-pass", ".pass"),  # ``.vault_pass``, ``vault-password.txt``, ``db.passwd``
         # the file's name ends there (not a call, ``get_password(``, nor a key, ``user_pass=``)
-        r"(?:word|wd|phrase)?(?:[._-][A-Za-z0-9]+)*(?=[\s\"';&|)]|$)",
+        r"(?:word|wd|phrase)?(?:[._-][A-Za-z0-9]+)*(?=[\s\\\"';&|)]|$)",
         anchor="_-.",
         word_start=False,
         before=_COMMAND_START
