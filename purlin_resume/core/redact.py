@@ -322,6 +322,8 @@ class _Started:
         self.tables = [(back, length, table) for (back, length), table in tables.items()]
 
     def positions(self, text: str, at: int) -> list[int]:
+        """Where those that may start at ``at`` stand among the alternatives, in their order
+        (those that check what precedes the place themselves: all of them)."""
         found = [n for n, _ in self.own]
         for back, length, table in self.tables:
             if at >= back:

@@ -1248,6 +1248,20 @@ def assigned_kind(key: str) -> str:
     return "assigned-secret"
 
 
+# how much of a value tells whether it looks like a token: a value may run to 16,384 characters
+# from each place a key stands (``token=token=…``), so a test of its whole length at each
+# place would make such a text's time grow with its length squared
+_HEAD = 256
+
+
+def _mixed(value: str) -> bool:
+    """Does ``value`` mix digits and letters?"""
+    return (
+        compiled(r"\d").search(value) is not None
+        and compiled(r"[^\W\d_]").search(value) is not None
+    )
+
+
 def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: bool) -> bool:
     """A value given to a secret-named key: is it a secret, or a placeholder or code?"""
     if is_placeholder(value) or value.startswith("-----BEGIN"):
@@ -1275,20 +1289,6 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
         return len(value) >= 3
     head = value[:_HEAD]
     return len(value) >= 8 and (_mixed(head) or entropy(head) >= 3.5)
-
-
-# how much of a value tells whether it looks like a token: a value may run to 16,384 characters
-# from each place a key stands (``token=token=…``), so a test of its whole length at each
-# place would make such a text's time grow with its length squared
-_HEAD = 256
-
-
-def _mixed(value: str) -> bool:
-    """Does ``value`` mix digits and letters?"""
-    return (
-        compiled(r"\d").search(value) is not None
-        and compiled(r"[^\W\d_]").search(value) is not None
-    )
 
 
 def _key_shaped(value: str) -> bool:
