@@ -45,7 +45,11 @@ _PHASE_PLAN = re.compile(r"\b(\d{1,3}(?:\.\d+)?)-(\d{1,3})\b")
 NONE = "none"
 ASYNC_LAUNCHED = "async_launched"
 PROMPT_CHARS = 20_000  # a task prompt is kept whole up to here
-_API_ERROR = re.compile(r"API Error: [45]\d\d\b")
+# how the client reports an API error as a call's answer or an agent's last message: with its
+# status, or in words of its own for some (``Prompt is too long · the request is ~300000 tokens``)
+_API_ERROR = re.compile(
+    r"API Error: [45]\d\d\b|Prompt is too long\b|Credit balance is too low\b|Invalid API key\b"
+)
 # how a task notification's status reads in the history
 NOTIFIED = {
     "completed": history.COMPLETED,
