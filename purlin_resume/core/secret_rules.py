@@ -98,9 +98,11 @@ _CLOSING = r"(?![^\s\\\"'`;&|)])"  # a quote (escaped or not) may close it
 _WORD_ARGUMENT = r"[^\s\"'`|;&<>-][^\s|;&<>]{0,255}"  # a command's argument that is no flag
 # where a command's name starts: not inside a word, or right after an escaped line break
 _COMMAND_START = r"(?:(?<![\w-])|(?<=\\[nrt]))"
-# a Windows share after ``net use``: a drive (or ``*``) maybe, then ``\\SERVER\SHARE`` (its
-# backslashes escaped once or twice)
-_SHARE = r"[ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?\\{2,8}[^\s\\]+\\{1,4}\S*"  # JSON in JSON: 8
+# Windows' ``net use``, then a drive (or ``*``) maybe, then ``\\SERVER\SHARE`` (its backslashes
+# escaped once or twice: 8 in JSON in JSON)
+_NET_USE = (
+    _COMMAND_START + r"(?i:net[ \t]+use)[ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?\\{2,8}[^\s\\]+\\{1,4}\S*"
+)
 # a password before what a rule finds (in its ``before``: group ``s``), maybe quoted, no switch
 _PASSWORD_WORD = r"(?P<q>[\"']?)(?P<s>[^\s\"'`/*|;&<>][^\s\"'`|;&<>]{0,255})(?P=q)"
 _OPENING_PASSWORD = _PASSWORD_WORD + r"[ \t]+"
@@ -848,7 +850,7 @@ RULES: tuple[Rule, ...] = (
         "Windows' net use",
         anchor=":",
         word_start=False,
-        before=_COMMAND_START + rf"(?i:net[ \t]+use){_SHARE}[^\r\n|;&]*[ \t]",
+        before=_NET_USE + r"[^\r\n|;&]*[ \t]",
     ),
     _r(  # ``net use \\SERVER\SHARE VALUE /user:USER``: the password before the user
         "assigned-secret",
@@ -856,7 +858,7 @@ RULES: tuple[Rule, ...] = (
         "",
         anchor=":",
         word_start=False,
-        before=_COMMAND_START + rf"(?i:net[ \t]+use){_SHARE}[ \t]+" + _OPENING_PASSWORD,
+        before=_NET_USE + r"[ \t]+" + _OPENING_PASSWORD,
         validator=lambda secret: _literal(secret),
         source="Windows' net use",
     ),

@@ -265,6 +265,7 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         '<add key="PageSize" value="50" />',
         '<add key="PasswordPolicy" value="strict" />',
         "import a.b.c; see docs.example.com.abcdef.html and v1.2.3.4",
+        "cache key v2-build-2026.abcdef.0123456789abcdefghijklmnopqrstuv",  # no user id first
         "aws s3 ls s3://logs-0123456789abcdef0123456789abcdef-us-east-1/",
         '<add key="ApiKey" value="disabled" />',
         '<add key="ApiKey" value="$(API_KEY)" />',
