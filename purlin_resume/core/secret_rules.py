@@ -104,15 +104,36 @@ _NET_USE = (
     _COMMAND_START + r"(?i:net[ \t]+use)[ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?\\{2,8}[^\s\\]+\\{1,4}\S*"
 )
 # a password before what a rule finds (in its ``before``: group ``s``), maybe quoted, no switch
-_PASSWORD_WORD = r"(?P<q>[\"']?)(?P<s>[^\s\"'`/*|;&<>][^\s\"'`|;&<>]{0,255})(?P=q)"
+_PASSWORD_WORD = (  # quoted, it may hold what ends a command (``&``, ``;``, ``|``, ``<``, ``>``)
+    r"(?P<q>[\"']?)(?P<s>(?(q)[^\s\"'`]{1,256}|[^\s\"'`/*|;&<>][^\s\"'`|;&<>]{0,255}))(?P=q)"
+)
 _OPENING_PASSWORD = _PASSWORD_WORD + r"[ \t]+"
 # what reads a password on its input (``sudo -S``, ``docker login --password-stdin``)
-_READS_INPUT = ("--password-stdin", "passwd --stdin", "sudo -S", "sudo --stdin", "--with-token")
+_READS_INPUT = (
+    "--password-stdin",
+    "passwd --stdin",
+    "sudo -S",
+    "sudo --stdin",
+    "--with-token",
+    "cryptsetup",  # a LUKS passphrase: ``echo -n VALUE | cryptsetup open DEV NAME``
+)
 # ``echo VALUE |``, ``printf '%s' VALUE |``, the value after ``user`` (a pattern)
 _PIPED = (
     r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+(?:%s|\\{{0,3}}[\"']%s(?:\\n)?\\{{0,3}}[\"']))?)[ \t]+"
     r"(?P<q>\\{{0,3}}[\"'])?{user}(?P<s>(?(q)[^\"'`\\\r\n]|[^\s\"'`\\|;&<>]){{1,256}})(?(q)(?P=q))"
     r"[ \t]*\|[ \t]*"
+)
+
+
+# an HTML attribute's quoted value (its quotes maybe escaped; no back-reference: the scanner's
+# expression has no groups)
+_HTML_VALUE_OPENING = r"\\{0,3}[\"']"
+_HTML_VALUE = r"[^\"'\\<>\r\n]{1,256}"
+_HTML_VALUE_CLOSING = r"\\{0,3}[\"']"
+# an Expect (or pexpect) prompt for a password, then the end of that line or command
+_PROMPTED = (
+    r"expect\b[^\r\n]{0,128}?(?i:assword|assphrase)[^\r\n]{0,64}?"
+    r"(?:\r?\n|\\{1,3}n|;|\{)[ \t]*"
 )
 
 
@@ -933,17 +954,17 @@ RULES: tuple[Rule, ...] = (
         _READS_INPUT,
         "",
         word_start=False,
-        anchor="-",
+        anchor="-y",
         before=_PIPED.format(user="") + r"(?:[^\s|;&][^|\r\n;&]*[ \t])?",
         validator=lambda secret: _literal(secret),
-        source="sudo -S, docker login --password-stdin, passwd --stdin, gh auth login",
+        source="sudo -S, docker login --password-stdin, passwd --stdin, gh auth login, cryptsetup",
     ),
     _command_word(  # the same with a here-string: ``sudo -S CMD <<< VALUE``
         _READS_INPUT,
         r"[^\r\n|;&<>]{0,256}<<<[ \t]*",  # bounded: each place reads no further
-        "sudo -S, docker login --password-stdin, passwd --stdin",
+        "sudo -S, docker login --password-stdin, passwd --stdin, cryptsetup",
         word_start=False,
-        anchor="-",
+        anchor="-y",
     ),
     _command_word(  # ``chpasswd <<< USER:VALUE``
         "chpasswd",
@@ -960,6 +981,63 @@ RULES: tuple[Rule, ...] = (
         before=_PIPED.format(user=r"[^\s:\"'`|;&<>]{1,64}:") + r"(?:sudo[ \t]+)?",
         validator=lambda secret: _literal(secret),
         source="chpasswd",
+    ),
+    _token(  # a Vault token given to ``vault login`` as a word of its own (``s.…``, ``b.…``)
+        "vault-token",
+        ("s.", "b.", "r."),
+        r"[A-Za-z0-9_-]{20,1024}",
+        "vault-service-token, vault-batch-token (their older forms)",
+        anchor=".",
+        before=r"vault[ \t]+login(?:[ \t]+-[\w-]+(?:=[^\s\"'`|;&<>]*)?)*[ \t]+\\{0,3}[\"']?",
+        validator=lambda secret: _literal(secret),
+    ),
+    _keyword(  # an HTML password field's ``value``: ``<input type="password" value="VALUE">``
+        "assigned-secret",
+        "value=",
+        _HTML_VALUE_OPENING,
+        _HTML_VALUE,
+        after=_HTML_VALUE_CLOSING,
+        anchor="=",
+        word_start=False,
+        before=r"<input\b[^<>]{0,200}?[ \t\r\n]type=\\{0,3}[\"']?password\b[^<>]{0,200}?[ \t\r\n]",
+        validator=lambda secret: _literal(secret),
+        source="an HTML password field",
+    ),
+    _keyword(  # the same with the type after the value: ``<input value="VALUE" type=password>``
+        "assigned-secret",
+        "value=",
+        _HTML_VALUE_OPENING,
+        _HTML_VALUE,
+        after=_HTML_VALUE_CLOSING + r"(?=[^<>]{0,200}?[ \t\r\n]type=\\{0,3}[\"']?password\b)",
+        anchor="=",
+        word_start=False,
+        before=r"<input\b[^<>]{0,200}?[ \t\r\n]",
+        validator=lambda secret: _literal(secret),
+        source="an HTML password field",
+    ),
+    _keyword(  # Expect's ``send "VALUE\r"`` right after a prompt for a password
+        "assigned-secret",
+        ("send ", "send\t"),
+        r"[ \t]*(?:-[-\w]*[ \t]+)*(?:\\{0,3}\"|\{)",
+        r"[^\"\\{}\r\n]{1,256}",
+        after=r"(?:\\{1,4}[rn])?(?:\\{0,3}\"|\})",
+        anchor="d",
+        word_start=False,
+        before=_COMMAND_START + _PROMPTED,
+        validator=lambda secret: _literal(secret),
+        source="Expect's send after a password prompt",
+    ),
+    _keyword(  # pexpect's ``child.sendline("VALUE")`` right after a prompt for a password
+        "assigned-secret",
+        (".sendline(", ".send("),
+        r"[ \t]*" + _HTML_VALUE_OPENING,
+        r"[^\"'\\\r\n]{1,256}",
+        after=r"(?:\\{1,4}[rn])?" + _HTML_VALUE_CLOSING,
+        anchor=".",
+        word_start=False,
+        before=_COMMAND_START + _PROMPTED + r"[A-Za-z_][\w.]{0,63}",
+        validator=lambda secret: _literal(secret),
+        source="pexpect's sendline after a password prompt",
     ),
     _keyword(  # a key named only ``…_KEY`` or ``…Key`` (``APP_KEY=base64:…``, ``signingKey``),
         # after a letter or digit (S3's ``"Key"`` names an object), its value one that looks like

@@ -200,12 +200,49 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f"curl 'https://api.example.com/v1/items?q=x&key={_WORD_PASSWORD}'",
         f"lftp -u deploy,{_WORD_PASSWORD} sftp://files.example.com",
         f'db_password <- "{_WORD_PASSWORD}"',  # R
+        # a LUKS passphrase on cryptsetup's input, an HTML password field, Expect and pexpect
+        f"echo -n '{_WORD_PASSWORD}' | sudo cryptsetup luksOpen /dev/sdb1 vault -",
+        f'cryptsetup open --type luks /dev/sdb1 vault <<< "{_WORD_PASSWORD}"',
+        f'<input type="password" name="pw" value="{_WORD_PASSWORD}">',
+        f"<input class=x value='{_WORD_PASSWORD}'\n  type=password>",
+        json.dumps(f'<input id="p" type="password" value="{_WORD_PASSWORD}" />'),
+        f'spawn ssh deploy@host\nexpect "password:"\nsend "{_WORD_PASSWORD}\\r"\n',
+        f'expect "*assword*" {{ send -- "{_WORD_PASSWORD}\\r" }}',
+        json.dumps(f'expect "Passphrase for key: "\nsend "{_WORD_PASSWORD}\\r"'),
+        f"child.expect('Password:')\nchild.sendline('{_WORD_PASSWORD}')",
+        # a quoted password holding what ends a command elsewhere
+        f'net user deploy "{_WORD_PASSWORD}&|;<>" /add',
+        f"net use \\\\fs01\\share '{_WORD_PASSWORD}<;' /user:alice",
     ],
 )
 def test_a_password_in_a_command_or_in_code_is_redacted(text):
     done = redact.redact(text)
     assert _WORD_PASSWORD not in done.text
     assert "assigned-secret" in done.counts
+
+
+@pytest.mark.parametrize(
+    "token", ["s." + _chars(24), "hvs." + _chars(90), "b.AAAAAQ" + _chars(40), "r." + _chars(24)]
+)
+def test_a_token_given_to_vault_login_is_redacted(token):
+    for text in (f"vault login {token}", f"vault login -address=https://v:8200 '{token}'"):
+        done = redact.redact(text)
+        assert token not in done.text
+        assert done.counts == {"vault-token": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "vault login -method=userpass username=alice",
+        "vault login -method=oidc role=engineering_team_readers",
+        "vault login first, then read the secret",
+        "run vault login authentication_steps",
+        "x = s.Ab3dEfGhIjKlMnOpQrStUvWx",  # the shape of a token, not given to vault login
+    ],
+)
+def test_vault_login_without_a_token_is_left_alone(text):
+    assert redact.redact(text).text == text
 
 
 def test_a_password_named_key_takes_any_value_a_token_named_one_only_a_token():
@@ -315,6 +352,19 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         "use net use with /user:alice then type the password",
         'PASSWORD="paste_your_password_here"',
         'DB_PASSWORD="db-password-placeholder"',
+        "cryptsetup luksOpen /dev/sdb1 vault",  # asks on the terminal
+        'echo "$LUKS_PASSPHRASE" | cryptsetup open /dev/sdb1 vault -',
+        '<input type="text" name="user" value="alice.smith">',
+        '<input type="password" name="pw" value="">',
+        '<input type="password" value="{{ form.password }}">',
+        '<input type="hidden" value="Xk9vQ2mLp7Zz">\n<input type="password" name="pw">',
+        'expect "login:"\nsend "alice.smith\\r"',
+        'expect "password:"\nsend "$password\\r"',
+        "child.expect('Password:')\nchild.sendline(password)",
+        'send "make test\\r"',
+        "widget.send('refresh')",
+        "def update(value='default'): return value",
+        'net user "John Smith" /add',
     ],
 )
 def test_the_same_commands_and_code_without_a_password_are_left_alone(text):
