@@ -277,6 +277,9 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(14), f"echo -n '{s}' | cryptsetup open /dev/sdb1 vault -"),
         ("assigned-secret", s := chars(14), f'<input type="password" name="pw" value="{s}">'),
         ("assigned-secret", s := chars(14), f'expect "password:"\nsend "{s}\\r"'),
+        ("assigned-secret", s := chars(14), f'<property name="db.password" value="{s}"/>'),
+        ("assigned-secret", s := chars(14), f"requirepass {s}"),
+        ("assigned-secret", s := chars(14), f"plink -pw {s} deploy@host uptime"),
         ("assigned-secret", s := chars(32, HEX), f"GET /maps/api/geocode/json?key={s}&address=x"),
         # keys named only "…_KEY": a value that looks like a key
         ("assigned-secret", s := "base64:" + chars(43, B64) + "=", f"APP_KEY={s}"),

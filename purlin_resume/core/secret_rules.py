@@ -125,11 +125,18 @@ _PIPED = (
 )
 
 
-# an HTML attribute's quoted value (its quotes maybe escaped; no back-reference: the scanner's
-# expression has no groups)
-_HTML_VALUE_OPENING = r"\\{0,3}[\"']"
-_HTML_VALUE = r"[^\"'\\<>\r\n]{1,256}"
-_HTML_VALUE_CLOSING = r"\\{0,3}[\"']"
+# a quote around a value, maybe escaped (either kind at either end: no back-reference, the
+# scanner's expression has no groups); an attribute's value inside
+_QUOTE_MARK = r"\\{0,3}[\"']"
+_ATTRIBUTE_VALUE = r"[^\"'\\<>\r\n]{1,256}"
+# an element's start, then an attribute naming a password: ``type="password"``,
+# ``name="db.password"`` (the name ends there: not ``passwordPolicy``)
+_ELEMENT = r"<[A-Za-z][\w:.-]{0,64}\b[^<>]{0,200}?"
+_PASSWORD_ATTRIBUTE = (
+    r"[ \t\r\n](?:type|name|key)=\\{0,3}[\"']?[\w.:-]{0,64}?"
+    r"(?i:password|passwd|passphrase)(?=\\{0,3}[\"'\s/>])"
+)
+_QUOTES = ('"', "'", '\\"')  # a quote, maybe escaped (JSON)
 # an Expect (or pexpect) prompt for a password, then the end of that line or command
 _PROMPTED = (
     r"expect\b[^\r\n]{0,128}?(?i:assword|assphrase)[^\r\n]{0,64}?"
@@ -991,29 +998,80 @@ RULES: tuple[Rule, ...] = (
         before=r"vault[ \t]+login(?:[ \t]+-[\w-]+(?:=[^\s\"'`|;&<>]*)?)*[ \t]+\\{0,3}[\"']?",
         validator=lambda secret: _literal(secret),
     ),
-    _keyword(  # an HTML password field's ``value``: ``<input type="password" value="VALUE">``
+    _keyword(  # the ``value`` of an element named for a password: an HTML password field
+        # (``<input type="password" value="VALUE">``), a Spring or Ant ``<property
+        # name="db.password" value="VALUE"/>``, a ``<param name="password" value="VALUE">``
         "assigned-secret",
         "value=",
-        _HTML_VALUE_OPENING,
-        _HTML_VALUE,
-        after=_HTML_VALUE_CLOSING,
+        _QUOTE_MARK,
+        _ATTRIBUTE_VALUE,
+        after=_QUOTE_MARK,
         anchor="=",
         word_start=False,
-        before=r"<input\b[^<>]{0,200}?[ \t\r\n]type=\\{0,3}[\"']?password\b[^<>]{0,200}?[ \t\r\n]",
+        before=_ELEMENT + _PASSWORD_ATTRIBUTE + r"[^<>]{0,200}?[ \t\r\n]",
         validator=lambda secret: _literal(secret),
-        source="an HTML password field",
+        source="an HTML password field, an XML property named for a password",
     ),
-    _keyword(  # the same with the type after the value: ``<input value="VALUE" type=password>``
+    _keyword(  # the same with the name after the value: ``<input value="VALUE" type=password>``
         "assigned-secret",
         "value=",
-        _HTML_VALUE_OPENING,
-        _HTML_VALUE,
-        after=_HTML_VALUE_CLOSING + r"(?=[^<>]{0,200}?[ \t\r\n]type=\\{0,3}[\"']?password\b)",
+        _QUOTE_MARK,
+        _ATTRIBUTE_VALUE,
+        after=_QUOTE_MARK + rf"(?=[^<>]{{0,200}}?{_PASSWORD_ATTRIBUTE})",
         anchor="=",
         word_start=False,
-        before=r"<input\b[^<>]{0,200}?[ \t\r\n]",
+        before=_ELEMENT + r"[ \t\r\n]",
         validator=lambda secret: _literal(secret),
-        source="an HTML password field",
+        source="an HTML password field, an XML property named for a password",
+    ),
+    _keyword(  # an element's text, the element named for a password: ``<entry
+        # key="password">VALUE</entry>``
+        "assigned-secret",
+        tuple(f"{word}{quote}>" for word in ("password", "Password") for quote in _QUOTES),
+        "",
+        r"[^<>\s][^<>]{0,1023}?",
+        after=r"</",
+        anchor=7,
+        word_start=False,
+        before=_ELEMENT + r"[ \t\r\n](?:name|key)=\\{0,3}[\"'][\w.:-]{0,64}",
+        validator=lambda secret: _literal(secret),
+        source="an XML entry named for a password (Java's properties in XML)",
+    ),
+    _keyword(  # JDBC's ``DriverManager.getConnection(url, "USER", "VALUE")``
+        "assigned-secret",
+        ".getConnection(",
+        rf"[^,()\r\n]{{1,256}}?,[ \t]*{_QUOTE_MARK}[^\"'\\\r\n]{{0,256}}{_QUOTE_MARK}[ \t]*,[ \t]*"
+        + _QUOTE_MARK,
+        r"[^\"'\\\r\n]{1,256}",
+        after=_QUOTE_MARK,
+        anchor=".",
+        word_start=False,
+        validator=lambda secret: _literal(secret),
+        source="JDBC's DriverManager.getConnection",
+    ),
+    _keyword(  # a Redis or keepalived configuration's ``requirepass VALUE``, ``auth_pass VALUE``
+        "assigned-secret",
+        ("requirepass", "auth_pass"),
+        r"[ \t]+" + _OPENING,
+        _COMMAND_VALUE,
+        after=r"(?:\\{0,3}[\"'])?[ \t]*(?=$|\r?\n|\\{1,3}[rn]|[\"'`])",  # the line's last word
+        anchor="q_",
+        word_start=False,
+        # a line's first word (maybe a string's), or after ``CONFIG SET``: not prose about it
+        before=r"(?:(?:(?<![^\n])|(?<=\\n)|(?<=[\"'`]))[ \t]*|(?i:config[ \t]+set)[ \t]+)",
+        validator=lambda secret: _literal(secret),
+        source="Redis's requirepass, keepalived's auth_pass",
+    ),
+    _keyword(  # npm's ``npm config set //registry.example.com/:_authToken VALUE``
+        "assigned-secret",
+        (":_authToken", ":_auth", ":_password"),
+        r"[ \t]+" + _OPENING,
+        r"[^\s\"'`\\|;&<>()-][^\s\"'`\\|;&<>()]{7,255}",
+        after=_CLOSING,
+        anchor="_",
+        word_start=False,
+        validator=lambda secret: _literal(secret),
+        source="npm's registry credentials",
     ),
     _keyword(  # Expect's ``send "VALUE\r"`` right after a prompt for a password
         "assigned-secret",
@@ -1030,9 +1088,9 @@ RULES: tuple[Rule, ...] = (
     _keyword(  # pexpect's ``child.sendline("VALUE")`` right after a prompt for a password
         "assigned-secret",
         (".sendline(", ".send("),
-        r"[ \t]*" + _HTML_VALUE_OPENING,
+        r"[ \t]*" + _QUOTE_MARK,
         r"[^\"'\\\r\n]{1,256}",
-        after=r"(?:\\{1,4}[rn])?" + _HTML_VALUE_CLOSING,
+        after=r"(?:\\{1,4}[rn])?" + _QUOTE_MARK,
         anchor=".",
         word_start=False,
         before=_COMMAND_START + _PROMPTED + r"[A-Za-z_][\w.]{0,63}",
@@ -1117,6 +1175,7 @@ STRONG_KEYS = (
     "credentials",
     "credential",
     "psk",  # a Wi-Fi network's pre-shared key (wpa_supplicant's ``psk="…"``, ``WIFI_PSK``)
+    "_pw",  # ``admin_pw``, ``DB_PW``
 )
 TOKEN_KEYS = (
     "token", "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key",
@@ -1142,11 +1201,13 @@ PASSWORD_FLAGS = (
     "passin",
     "passout",
     "pass",
+    "pw",  # PuTTY's ``plink -pw VALUE``, ``pscp -pw VALUE``
 )
 # flags with one dash whose value is a secret: those, Go's tools' (HashiCorp's vault, consul and
 # nomad, InfluxDB's influx: ``vault login -token=VALUE``, ``influx -password VALUE``), macOS's
-# ``hdiutil -passphrase VALUE`` and PowerShell's ``Invoke-Sqlcmd -Password VALUE``
-SINGLE_DASH_FLAGS = ("token", "password", "passphrase", "Password", *PASSWORD_FLAGS)
+# ``hdiutil -passphrase VALUE``, PowerShell's ``Invoke-Sqlcmd -Password VALUE`` and x11vnc's
+# ``-passwd VALUE``
+SINGLE_DASH_FLAGS = ("token", "password", "passphrase", "Password", "passwd", *PASSWORD_FLAGS)
 FLAG_KEYS = (
     "password",
     "passwd",
@@ -1158,6 +1219,8 @@ FLAG_KEYS = (
     "access-token",
     "client-secret",
     "passphrase",  # ``gpg --passphrase VALUE``
+    "requirepass",  # Redis's ``redis-server --requirepass VALUE``
+    "masterauth",
     "user",  # ``curl --user USER:PASSWORD``
     *PASSWORD_FLAGS,
 )
@@ -1259,7 +1322,9 @@ _VALUE = (
 )
 ASSIGNMENT = (  # after the operator; the key before it: ``_key_guard``, then ``_key_before``
     rf"[=>]?[ \t]{{0,4}}{_CONTINUATION}"
-    rf"(?:(?P<scheme>Basic|Bearer|bearer|BEARER|Token|token|Bot)[ \t]+)?{_VALUE}"
+    # a scheme before the value: ``Bearer``, Elastic's ``ApiKey``, Okta's ``SSWS``, Splunk's
+    rf"(?:(?P<scheme>Basic|Bearer|bearer|BEARER|Token|token|Bot|ApiKey|SSWS|Splunk)[ \t]+)?"
+    rf"{_VALUE}"
 )
 # a flag, after its first dash: the flag stands after a space or a quote, or first (looked at
 # once the character after the dash is one a flag has)
@@ -1277,7 +1342,7 @@ _LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b
 SHORT_FLAGS = {
     # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``, ``sshpass -p'PASSWORD'``
     "p": r"mysql|mariadb|\b7z[az]?\b|\b(?:un)?rar\b|\bsshpass\b",
-    "p ": r"\bsshpass\b|\bmongo(?:sh|dump|restore|import|export)?\b|\brdesktop\b"  # docker login
+    "p ": r"\bsshpass\b|\btwine\b|\bmongo(?:sh|dump|restore|import|export)?\b|\brdesktop\b"  # docker login
     r"|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
     "w": _LDAP,
     "w ": _LDAP,
@@ -1285,7 +1350,7 @@ SHORT_FLAGS = {
     "u ": r"\bcurl\b",  # ``curl -u USER:PASSWORD``
     # ``zip -P PASSWORD``, SQL Server's tools, ssh-keygen's passphrase (``-P`` old, ``-N`` new),
     # a server's management controller (``ipmitool -U USER -P PASSWORD``)
-    "P ": r"\b(?:un)?zip\b|\bsqlcmd\b|\bbcp\b|\bssh-keygen\b|\bipmitool\b",
+    "P ": r"\b(?:un)?zip\b|\bsqlcmd\b|\bbcp\b|\bssh-keygen\b|\bipmitool\b|\bmosquitto_(?:pub|sub|rr)\b",
     "N ": r"\bssh-keygen\b",
     "k ": r"\bopenssl\b",  # ``openssl enc -k PASSWORD``
     "U ": r"\b(?:smbclient|rpcclient|smbget)\b",  # ``smbclient -U USER%PASSWORD``

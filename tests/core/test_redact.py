@@ -213,6 +213,23 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         # a quoted password holding what ends a command elsewhere
         f'net user deploy "{_WORD_PASSWORD}&|;<>" /add',
         f"net use \\\\fs01\\share '{_WORD_PASSWORD}<;' /user:alice",
+        # flags of MQTT, PyPI's twine, PuTTY, x11vnc, Redis; Redis's and keepalived's settings
+        f"mosquitto_pub -h broker -u iot -P {_WORD_PASSWORD} -t t -m hi",
+        f"twine upload -u deploy -p {_WORD_PASSWORD} dist/*",
+        f"plink -pw {_WORD_PASSWORD} deploy@host uptime",
+        f"pscp -pw {_WORD_PASSWORD} build.tar deploy@host:/srv",
+        f"x11vnc -display :0 -passwd {_WORD_PASSWORD}",
+        f"redis-server --requirepass {_WORD_PASSWORD}",
+        f"bind 0.0.0.0\nrequirepass {_WORD_PASSWORD}\n",
+        f'redis-cli CONFIG SET requirepass "{_WORD_PASSWORD}"',
+        f"vrrp_instance VI_1 {{\n  authentication {{\n    auth_pass {_WORD_PASSWORD}\n  }}\n}}",
+        f'admin_pw = "{_WORD_PASSWORD}"',
+        # Java: a property or an entry named for a password, JDBC; npm's registry credentials
+        f'<property name="hibernate.connection.password" value="{_WORD_PASSWORD}"/>',
+        f'<param name="password" value="{_WORD_PASSWORD}">',
+        f'<entry key="db.password">{_WORD_PASSWORD}</entry>',
+        f'Connection c = DriverManager.getConnection(url, "app", "{_WORD_PASSWORD}");',
+        f"npm config set //registry.npmjs.org/:_authToken {_WORD_PASSWORD}",
     ],
 )
 def test_a_password_in_a_command_or_in_code_is_redacted(text):
@@ -242,6 +259,16 @@ def test_a_token_given_to_vault_login_is_redacted(token):
     ],
 )
 def test_vault_login_without_a_token_is_left_alone(text):
+    assert redact.redact(text).text == text
+
+
+@pytest.mark.parametrize("scheme", ["ApiKey", "SSWS", "Splunk"])
+def test_a_key_after_an_authorization_scheme_is_redacted(scheme):
+    key = "Tk7" + _chars(29)
+    done = redact.redact(f'curl -H "Authorization: {scheme} {key}" https://api.example.com')
+    assert key not in done.text
+    assert done.total == 1
+    text = f'curl -H "Authorization: {scheme} ${{API_KEY}}" https://api.example.com'
     assert redact.redact(text).text == text
 
 
@@ -365,6 +392,17 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         "widget.send('refresh')",
         "def update(value='default'): return value",
         'net user "John Smith" /add',
+        "requirepass is the setting that protects Redis",
+        "Set auth_pass in keepalived.conf\nauth_pass sets the VRRP password",
+        "redis-server --requirepass $REDIS_PASSWORD",
+        'twine upload dist/* -u __token__ -p "$PYPI_TOKEN"',
+        '<property name="password.policy" value="strict"/>',
+        '<property name="passwordPolicy" value="strict"/>',
+        '<label for="password">Type it twice</label>',
+        "DriverManager.getConnection(url, user, password)",
+        'DriverManager.getConnection(url, "app", password)',
+        "npm config set //registry.npmjs.org/:_authToken ${NPM_TOKEN}",
+        "plink -batch deploy@host uptime",
     ],
 )
 def test_the_same_commands_and_code_without_a_password_are_left_alone(text):
