@@ -280,6 +280,12 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(14), f'<property name="db.password" value="{s}"/>'),
         ("assigned-secret", s := chars(14), f"requirepass {s}"),
         ("assigned-secret", s := chars(14), f"plink -pw {s} deploy@host uptime"),
+        ("assigned-secret", s := chars(14), f'db.auth("admin", "{s}")'),
+        (
+            "url-signature",
+            s := chars(64, HEX),
+            f"https://b.s3.amazonaws.com/k?X-Amz-SignedHeaders=host&X-Amz-Signature={s}",
+        ),
         ("assigned-secret", s := chars(32, HEX), f"GET /maps/api/geocode/json?key={s}&address=x"),
         # keys named only "…_KEY": a value that looks like a key
         ("assigned-secret", s := "base64:" + chars(43, B64) + "=", f"APP_KEY={s}"),

@@ -49,6 +49,7 @@ from purlin_resume.core.secret_rules import (
     compiled,
     is_assigned_secret,
     is_placeholder,
+    mixed,
 )
 
 PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
@@ -614,7 +615,7 @@ class Scanner:
             found = self._with_decoded(text, found, assignments)
         if self.extra:
             found = self._with_extra(text, found)
-        return found
+        return _with_repeats(text, found) if found else found
 
     def _scan(self, text: str, assignments: bool, places: Places | None = None) -> list[Finding]:
         found: list[Finding] = []
@@ -697,6 +698,33 @@ def _first_of_each(findings: list[Finding]) -> list[Finding]:
         if not chosen or finding.start >= chosen[-1].end:
             chosen.append(finding)
     return chosen
+
+
+_REPEATED = 12  # a secret this long, letters and digits mixed, is one wherever it stands
+_REPEATS = 64  # the distinct secrets looked for again (each a pass over the text)
+
+
+def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
+    """``found`` and the other places ``text`` holds one of its secrets (a password set in one
+    command and typed again in the next): a secret that looks random, long and mixing letters
+    and digits, not a word the text may use otherwise (a password ``postgres``)."""
+    secrets: dict[str, str] = {}
+    for finding in found:
+        secret = finding.secret
+        if len(secret) >= _REPEATED and secret not in secrets and mixed(secret):
+            secrets[secret] = finding.kind
+    starts = [f.start for f in found]
+    more = []
+    for secret, kind in itertools.islice(secrets.items(), _REPEATS):
+        at = text.find(secret)
+        while at >= 0:
+            end = at + len(secret)
+            before = bisect.bisect_right(starts, at) - 1  # the finding at or before ``at``
+            clear = before < 0 or found[before].end <= at
+            if clear and (before + 1 == len(found) or found[before + 1].start >= end):
+                more.append(Finding(kind, at, end, secret))
+            at = text.find(secret, end)
+    return _first_of_each(found + more) if more else found
 
 
 _PIECE_SHOWN = 8  # a piece of a secret this long is the secret's wherever it stands

@@ -111,16 +111,20 @@ _OPENING_PASSWORD = _PASSWORD_WORD + r"[ \t]+"
 # what reads a password on its input (``sudo -S``, ``docker login --password-stdin``)
 _READS_INPUT = (
     "--password-stdin",
-    "passwd --stdin",
+    "passwd",  # ``passwd --stdin``, ``echo -e "VALUE\nVALUE" | passwd`` (not ``chpasswd``)
+    "smbpasswd",
     "sudo -S",
     "sudo --stdin",
     "--with-token",
     "cryptsetup",  # a LUKS passphrase: ``echo -n VALUE | cryptsetup open DEV NAME``
+    "ssh-add",  # a key's passphrase, a Docker secret's value, Vercel's
+    "docker secret create",
+    "vercel env add",
 )
 # ``echo VALUE |``, ``printf '%s' VALUE |``, the value after ``user`` (a pattern)
 _PIPED = (
     r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+(?:%s|\\{{0,3}}[\"']%s(?:\\n)?\\{{0,3}}[\"']))?)[ \t]+"
-    r"(?P<q>\\{{0,3}}[\"'])?{user}(?P<s>(?(q)[^\"'`\\\r\n]|[^\s\"'`\\|;&<>]){{1,256}})(?(q)(?P=q))"
+    r"(?P<q>\\{{0,3}}[\"'])?{user}(?P<s>(?(q)(?:[^\"'`\\\r\n]|\\n)|[^\s\"'`\\|;&<>]){{1,256}})(?(q)(?P=q))"
     r"[ \t]*\|[ \t]*"
 )
 
@@ -806,9 +810,9 @@ RULES: tuple[Rule, ...] = (
         _keyword(  # ``CREATE USER … IDENTIFIED BY 'VALUE'``, ``ALTER ROLE … PASSWORD 'VALUE'``
             "sql-password",
             keywords,
-            r"(?:[ \t]+|\()'",  # MySQL's ``PASSWORD('VALUE')`` too
-            r"[^'\\\r\n]{1,256}",
-            after="'",
+            r"(?:[ \t]+|\()[\"']",  # MySQL's ``PASSWORD('VALUE')`` too; MySQL takes "VALUE"
+            r"[^\"'\\\r\n]{1,256}",
+            after="[\"']",
             anchor=anchor,  # at a d, where other rules stop already (not at a common y)
             validator=lambda secret: _literal(secret),
             source="SQL's CREATE and ALTER USER and ROLE",
@@ -837,6 +841,12 @@ RULES: tuple[Rule, ...] = (
         "OpenSSL's passwd",
         anchor="d",
     ),
+    _command_word(  # ``neo4j-admin dbms set-initial-password VALUE``
+        "set-initial-password",
+        r"[ \t]+",
+        "Neo4j's neo4j-admin",
+        anchor="-",
+    ),
     _command_word(  # ``mysqladmin -u root password VALUE``
         ("password ", "password\t"),
         r"[ \t]*",
@@ -846,21 +856,21 @@ RULES: tuple[Rule, ...] = (
     ),
     _command_word(  # ``gh secret set NAME --body VALUE``
         ("--body", "-b"),
-        r"(?:=|[ \t]+)",
+        r"(?:=|[ \t]+|(?=\\{0,3}[\"']))",  # ``-b"VALUE"`` too
         "GitHub CLI's gh secret set",
         anchor=0,
         before=r"gh[ \t]+secret[ \t]+set\b[^\r\n|;&]*[ \t]",
     ),
     _command_word(  # a call's user and password: ``auth=("USER", "VALUE")``, ``smtp.login(…)``
-        ("auth=(", "Auth(", ".login("),
+        ("auth=(", "Auth(", ".login(", ".auth("),  # MongoDB's shell: ``db.auth(USER, VALUE)``
         r"[ \t]*\\{0,3}[\"'][^\"'\\\r\n]{1,256}\\{0,3}[\"'][ \t]*,[ \t]*\\{0,3}[\"']",
-        "requests' auth, HTTPBasicAuth, smtplib's and ftplib's login",
+        "requests' auth, HTTPBasicAuth, smtplib's and ftplib's login, MongoDB's db.auth",
         word_start=False,
         anchor="=A.",  # where other rules stop already
     ),
     _command_word(  # PowerShell's ``ConvertTo-SecureString "VALUE" -AsPlainText``
         "ConvertTo-SecureString",
-        r"(?:[ \t]+-String)?[ \t]+",
+        r"(?:[ \t]+-(?:String|AsPlainText|Force)\b)*[ \t]+",
         "PowerShell's ConvertTo-SecureString",
         anchor="-",
     ),
@@ -871,6 +881,14 @@ RULES: tuple[Rule, ...] = (
         anchor=":",
         word_start=False,
         before=_COMMAND_START + r"(?:[xw]freerdp3?|sdl-freerdp3?)\b[^\r\n|;&]*[ \t]",
+    ),
+    _command_word(  # Windows' ``cmdkey /add:TARGET /user:USER /pass:VALUE``
+        "/pass:",
+        "",
+        "Windows' cmdkey",
+        anchor=":",
+        word_start=False,
+        before=_COMMAND_START + r"cmdkey\b[^\r\n|;&]*[ \t]",
     ),
     _command_word(  # Windows' ``net use \\SERVER\SHARE /user:USER VALUE``
         "/user:",
@@ -960,8 +978,7 @@ RULES: tuple[Rule, ...] = (
         "assigned-secret",
         _READS_INPUT,
         "",
-        word_start=False,
-        anchor="-y",
+        anchor="-yd",
         before=_PIPED.format(user="") + r"(?:[^\s|;&][^|\r\n;&]*[ \t])?",
         validator=lambda secret: _literal(secret),
         source="sudo -S, docker login --password-stdin, passwd --stdin, gh auth login, cryptsetup",
@@ -970,8 +987,7 @@ RULES: tuple[Rule, ...] = (
         _READS_INPUT,
         r"[^\r\n|;&<>]{0,256}<<<[ \t]*",  # bounded: each place reads no further
         "sudo -S, docker login --password-stdin, passwd --stdin, cryptsetup",
-        word_start=False,
-        anchor="-y",
+        anchor="-yd",
     ),
     _command_word(  # ``chpasswd <<< USER:VALUE``
         "chpasswd",
@@ -1118,6 +1134,27 @@ RULES: tuple[Rule, ...] = (
         validator=lambda secret: _key_shaped(secret),
         source="gitleaks generic-api-key (a key named …_KEY)",
     ),
+    _keyword(  # a signed address's signature: S3's and Cloud Storage's presigned URLs
+        "url-signature",
+        ("X-Amz-Signature=", "x-amz-signature=", "X-Goog-Signature=", "x-goog-signature="),
+        "",
+        r"[0-9a-fA-F]{64,1024}",
+        after=r"(?![0-9a-fA-F])",
+        word_start=False,
+        anchor="=",
+        source="presigned S3 and Cloud Storage URLs",
+    ),
+    _keyword(  # an Azure shared access signature's ``sig=``
+        "url-signature",
+        ("?sig=", "&sig=", "&amp;sig="),
+        "",
+        r"[A-Za-z0-9%+/=_-]{20,256}",
+        after=r"(?![A-Za-z0-9%+/=_-])",
+        word_start=False,
+        anchor="=",
+        validator=lambda secret: _literal(secret),
+        source="Azure's shared access signatures",
+    ),
     _keyword(  # an address's ``?key=VALUE`` (Google's APIs and others take their key so)
         "assigned-secret",
         ("?key=", "&key="),
@@ -1206,8 +1243,10 @@ PASSWORD_FLAGS = (
 # flags with one dash whose value is a secret: those, Go's tools' (HashiCorp's vault, consul and
 # nomad, InfluxDB's influx: ``vault login -token=VALUE``, ``influx -password VALUE``), macOS's
 # ``hdiutil -passphrase VALUE``, PowerShell's ``Invoke-Sqlcmd -Password VALUE`` and x11vnc's
-# ``-passwd VALUE``
-SINGLE_DASH_FLAGS = ("token", "password", "passphrase", "Password", "passwd", *PASSWORD_FLAGS)
+# ``-passwd VALUE``, Windows' ``dsmod user … -pwd VALUE``
+SINGLE_DASH_FLAGS = (
+    *("token", "password", "passphrase", "Password", "passwd", "pwd", *PASSWORD_FLAGS),
+)
 FLAG_KEYS = (
     "password",
     "passwd",
@@ -1341,11 +1380,11 @@ _LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b
 # follows a space, else it is joined to the flag)
 SHORT_FLAGS = {
     # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``, ``sshpass -p'PASSWORD'``
-    "p": r"mysql|mariadb|\b7z[az]?\b|\b(?:un)?rar\b|\bsshpass\b",
-    "p ": r"\bsshpass\b|\btwine\b|\bmongo(?:sh|dump|restore|import|export)?\b|\brdesktop\b"  # docker login
+    "p": r"mysql|mariadb|\b7z[az]?\b|\b(?:un)?rar\b|\bsshpass\b|\bwinrs\b",  # ``winrs -p:VALUE``
+    "p ": r"\bsshpass\b|\btwine\b|\bcqlsh\b|\brabbitmqadmin\b|\binflux\b|\bpsexec(?:64)?\b|\bmongo(?:sh|dump|restore|import|export)?\b|\brdesktop\b"  # docker login
     r"|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
     "w": _LDAP,
-    "w ": _LDAP,
+    "w ": _LDAP + r"|\bsecurity[ \t]+add-(?:generic|internet)-password\b",  # macOS's keychain
     "a ": r"\bredis-cli\b",
     "u ": r"\bcurl\b",  # ``curl -u USER:PASSWORD``
     # ``zip -P PASSWORD``, SQL Server's tools, ssh-keygen's passphrase (``-P`` old, ``-N`` new),
@@ -1399,7 +1438,7 @@ def assigned_kind(key: str) -> str:
 _HEAD = 256
 
 
-def _mixed(value: str) -> bool:
+def mixed(value: str) -> bool:
     """Does ``value`` mix digits and letters?"""
     return (
         compiled(r"\d").search(value) is not None
@@ -1433,7 +1472,7 @@ def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: b
     if strong:
         return len(value) >= 3
     head = value[:_HEAD]
-    return len(value) >= 8 and (_mixed(head) or entropy(head) >= 3.5)
+    return len(value) >= 8 and (mixed(head) or entropy(head) >= 3.5)
 
 
 def _key_shaped(value: str) -> bool:
@@ -1457,10 +1496,10 @@ def _written_out(value: str, strong: bool) -> bool:
     """A secret written out after ``password = `` (an ini or credentials file) or ``api_key: ``
     (YAML, a header), not a variable: a password with digits in it (``hunter2hunter2``) or
     longer than names are; a token of 16 characters or more mixing digits and letters."""
-    mixed = _mixed(value)
+    varied = mixed(value)
     if not strong:
-        return mixed and len(value) >= 16
-    return mixed or (value.islower() and len(value) >= 16)
+        return varied and len(value) >= 16
+    return varied or (value.islower() and len(value) >= 16)
 
 
 # an AWS secret key right before its key id (the text searched ends at the id)

@@ -230,6 +230,26 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f'<entry key="db.password">{_WORD_PASSWORD}</entry>',
         f'Connection c = DriverManager.getConnection(url, "app", "{_WORD_PASSWORD}");',
         f"npm config set //registry.npmjs.org/:_authToken {_WORD_PASSWORD}",
+        # databases' shells and tools, Windows' accounts, keychains, what reads its input
+        f'db.auth("admin", "{_WORD_PASSWORD}")',
+        f"neo4j-admin dbms set-initial-password {_WORD_PASSWORD}",
+        f"cqlsh -u cassandra -p {_WORD_PASSWORD} db.example.com",
+        f"rabbitmqadmin -u admin -p {_WORD_PASSWORD} list queues",
+        f"influx setup -u admin -p {_WORD_PASSWORD} -o org -b bucket -f",
+        f'gh secret set DB_PASSWORD -b"{_WORD_PASSWORD}"',
+        "Set-ADAccountPassword -Identity u -NewPassword "
+        f'(ConvertTo-SecureString -AsPlainText "{_WORD_PASSWORD}" -Force)',
+        f"psexec \\\\host -u admin -p {_WORD_PASSWORD} cmd",
+        f"winrs -r:host -u:admin -p:{_WORD_PASSWORD} cmd",
+        f"dsmod user cn=u,dc=example -pwd {_WORD_PASSWORD}",
+        f"cmdkey /add:srv /user:u /pass:{_WORD_PASSWORD}",
+        f"security add-generic-password -a me -s svc -w {_WORD_PASSWORD}",
+        f"ssh-add ~/.ssh/id_ed25519 <<< '{_WORD_PASSWORD}'",
+        f'docker secret create db_pass - <<< "{_WORD_PASSWORD}"',
+        f'printf "{_WORD_PASSWORD}" | docker secret create db_pass -',
+        f'vercel env add SECRET production <<< "{_WORD_PASSWORD}"',
+        f'RUN echo -e "{_WORD_PASSWORD}\\n{_WORD_PASSWORD}" | passwd root',
+        f'passwd deploy <<< "{_WORD_PASSWORD}\n{_WORD_PASSWORD}"',
     ],
 )
 def test_a_password_in_a_command_or_in_code_is_redacted(text):
@@ -270,6 +290,45 @@ def test_a_key_after_an_authorization_scheme_is_redacted(scheme):
     assert done.total == 1
     text = f'curl -H "Authorization: {scheme} ${{API_KEY}}" https://api.example.com'
     assert redact.redact(text).text == text
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_a_password_in_sql_is_redacted_in_either_quote(quote):
+    for text in (
+        f"GRANT ALL ON *.* TO app@localhost IDENTIFIED BY {quote}{_WORD_PASSWORD}{quote};",
+        f"SET PASSWORD FOR app@localhost = PASSWORD({quote}{_WORD_PASSWORD}{quote});",
+    ):
+        done = redact.redact(text)
+        assert _WORD_PASSWORD not in done.text
+        assert done.counts == {"sql-password": 1}
+
+
+def test_a_signed_address_has_its_signature_redacted():
+    hex_signature, sas = _chars(64, "0123456789abcdef"), _chars(43) + "%3D"
+    for text, secret in (
+        (
+            "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=3600"
+            f"&X-Amz-SignedHeaders=host&X-Amz-Signature={hex_signature}",
+            hex_signature,
+        ),
+        (f"https://storage.googleapis.com/b/o?X-Goog-Signature={hex_signature * 8}", hex_signature),
+        (f"https://a.blob.core.windows.net/c/b?sp=r&sv=2022-11-02&sr=b&sig={sas}", sas),
+    ):
+        done = redact.redact(text)
+        assert secret not in done.text
+        assert done.counts == {"url-signature": 1}
+    text = "?X-Amz-SignedHeaders=host&X-Amz-Signature=${SIGNATURE}&sig=abc"
+    assert redact.redact(text).text == text
+
+
+def test_a_secret_found_once_is_redacted_where_the_text_holds_it_again():
+    text = f"export DB_PASSWORD={_WORD_PASSWORD}\nmysql -u app -h db app  # typed: {_WORD_PASSWORD}"
+    done = redact.redact(text)
+    assert _WORD_PASSWORD not in done.text
+    assert done.counts == {"assigned-secret": 2}
+    # a password that reads as a word stays a word elsewhere in the text
+    text = "POSTGRES_PASSWORD=postgres\nimage: postgres:16"
+    assert redact.redact(text).text.endswith("image: postgres:16")
 
 
 def test_a_password_named_key_takes_any_value_a_token_named_one_only_a_token():
@@ -403,6 +462,13 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         'DriverManager.getConnection(url, "app", password)',
         "npm config set //registry.npmjs.org/:_authToken ${NPM_TOKEN}",
         "plink -batch deploy@host uptime",
+        "security find-generic-password -s svc -w",
+        "ssh-add -l",
+        'echo "$ROOT_PASSWORD" | passwd --stdin root',
+        'chpasswd <<< "deploy:$PW" && smbpasswd -a deploy',
+        'psexec \\\\host -u admin -p "$PW" cmd',
+        "neo4j-admin dbms set-initial-password $NEO4J_PASSWORD",
+        "Use db.auth(user, pwd) to log in",
     ],
 )
 def test_the_same_commands_and_code_without_a_password_are_left_alone(text):
