@@ -141,11 +141,41 @@ _PASSWORD_ATTRIBUTE = (
     r"(?i:password|passwd|passphrase)(?=\\{0,3}[\"'\s/>])"
 )
 _QUOTES = ('"', "'", '\\"')  # a quote, maybe escaped (JSON)
+# the end of a selector of a password field (``#password``, ``input[name=password]``)
+_PASSWORD_SELECTORS = tuple(
+    f"{word}{bracket}{quote}"
+    for word in ("password", "Password")
+    for bracket in ("", "]")
+    for quote in _QUOTES
+)
+# an argument before the secret's, and its comma: a string literal (``"cn=admin,dc=x"``), or
+# another expression without a comma; the same, a literal only
+_LITERAL_ARGUMENT = rf"{_QUOTE_MARK}[^\"'\\\r\n]{{0,256}}{_QUOTE_MARK}[ \t]*,[ \t]*"
+_ARGUMENT = rf"(?:{_LITERAL_ARGUMENT}|[^,()\r\n]{{1,256}}?,[ \t]*)"
 # an Expect (or pexpect) prompt for a password, then the end of that line or command
 _PROMPTED = (
     r"expect\b[^\r\n]{0,128}?(?i:assword|assphrase)[^\r\n]{0,64}?"
     r"(?:\r?\n|\\{1,3}n|;|\{)[ \t]*"
 )
+
+
+def _argument(
+    calls: Iterable[str], before_secret: str, source: str, anchor: int | str, **options: Any
+) -> Rule:
+    """A password given to one of ``calls`` as a string literal (maybe ``b"…"``) after
+    ``before_secret`` (the arguments before it)."""
+    return _keyword(
+        "assigned-secret",
+        calls,
+        r"[ \t]*" + before_secret + "b?" + _QUOTE_MARK,
+        r"[^\"'\\\r\n]{1,256}",
+        after=_QUOTE_MARK,
+        anchor=anchor,
+        word_start=False,
+        validator=lambda secret: _literal(secret),
+        source=source,
+        **options,
+    )
 
 
 def _json_pair(value: str) -> str:
@@ -1053,17 +1083,44 @@ RULES: tuple[Rule, ...] = (
         validator=lambda secret: _literal(secret),
         source="an XML entry named for a password (Java's properties in XML)",
     ),
-    _keyword(  # JDBC's ``DriverManager.getConnection(url, "USER", "VALUE")``
-        "assigned-secret",
-        ".getConnection(",
-        rf"[^,()\r\n]{{1,256}}?,[ \t]*{_QUOTE_MARK}[^\"'\\\r\n]{{0,256}}{_QUOTE_MARK}[ \t]*,[ \t]*"
-        + _QUOTE_MARK,
-        r"[^\"'\\\r\n]{1,256}",
-        after=_QUOTE_MARK,
-        anchor=".",
-        word_start=False,
-        validator=lambda secret: _literal(secret),
-        source="JDBC's DriverManager.getConnection",
+    # a call given a password as a string literal: its third argument (a database's host or
+    # address, its user, then the password), its second (a directory's name), its first (a key)
+    _argument(  # JDBC's ``DriverManager.getConnection(url, "USER", "VALUE")``
+        (".getConnection(", "Sequelize(", "PDO(", "mysqli_connect(", "mysqli(", "FTP("),
+        _ARGUMENT + _LITERAL_ARGUMENT,
+        "JDBC's getConnection, Sequelize, PHP's PDO and mysqli, Python's ftplib.FTP",
+        anchor=".qPy",
+    ),
+    _argument(  # python-ldap's ``simple_bind_s("cn=admin,dc=example", "VALUE")``
+        ("simple_bind_s(", "simple_bind("), _ARGUMENT, "python-ldap's simple_bind", anchor="_"
+    ),
+    _argument(  # a JWT's signing key: ``jwt.encode(payload, "VALUE")``, ``jwt.sign(…)``
+        ("jwt.encode(", "jwt.sign("), _ARGUMENT, "PyJWT's encode, jsonwebtoken's sign", anchor="."
+    ),
+    _argument(  # a key: ``hmac.new(b"VALUE", …)``, ``AES.new(b"VALUE", …)``
+        ("hmac.new(", "AES.new("), "", "Python's hmac.new, PyCryptodome's AES.new", anchor="."
+    ),
+    _argument(  # a browser test typing into a password field: ``page.fill("#password", "VALUE")``,
+        # Capybara's ``fill_in "Password", with: "VALUE"``
+        _PASSWORD_SELECTORS,
+        r"\)?[ \t]*,[ \t]*(?:with:[ \t]*)?",
+        "Playwright's and Puppeteer's fill and type, Capybara's fill_in",
+        anchor=7,
+        before=r"(?i:fill(?:_in)?|type|send_?keys|set_?value)[ \t]*\(?[ \t]*\\{0,3}[\"'][^\"'\r\n]{0,64}",
+    ),
+    _argument(  # the same chained: ``getByLabel("Password").fill("VALUE")``, Cypress's
+        # ``cy.get("#password").type("VALUE")``, Selenium's ``….send_keys("VALUE")``
+        tuple(f"{selector})." for selector in _PASSWORD_SELECTORS),
+        r"(?:fill|type|send_keys|sendKeys|setValue|set_value|pressSequentially)\(",
+        "Playwright, Cypress and Selenium filling a password field",
+        anchor=7,
+    ),
+    _argument(  # nodemailer's ``auth: { user: "USER", pass: "VALUE" }``
+        ("pass:", 'pass":', "pass':", 'pass\\":'),
+        "",
+        "a user and password object (nodemailer's auth)",
+        anchor=":",
+        before=r"\buser\\{0,3}[\"']?[ \t]*:[ \t]*" + _LITERAL_ARGUMENT + r"\\{0,3}[\"']?",
     ),
     _keyword(  # a Redis or keepalived configuration's ``requirepass VALUE``, ``auth_pass VALUE``
         "assigned-secret",
@@ -1334,6 +1391,17 @@ def _secret_named(name: str, valid: Callable[[str], bool], defined: str = "") ->
             validator=valid,
             source=".NET's appSettings",
         ),
+        _keyword(  # C's ``#define API_KEY "…"``
+            "assigned-secret",
+            "#define",
+            rf"[ \t]+{name}[ \t]+\\{{0,3}}\"",
+            r"[^\"\\\r\n]{1,256}",
+            after=r"\\{0,3}\"",
+            anchor="d",
+            word_start=False,
+            validator=valid,
+            source="C's #define",
+        ),
         _keyword(  # fish's ``set -gx OPENAI_API_KEY …``
             "assigned-secret",
             "set -",
@@ -1399,7 +1467,7 @@ USER_PASSWORD_FLAGS = {"u ": ":", "user": ":", "U ": "%"}
 _PLACEHOLDER = (
     r"(?i)(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
     r"(?:none|null|nil|true|false|undefined|redacted|changeme|change_me|example|placeholder|"
-    r"secret|password|passwd|token|env|string|str|int|bool|bytes|any|optional|required|"
+    r"secret|password|passwd|token|key|env|string|str|int|bool|bytes|any|optional|required|"
     r"inherit|hidden|masked|dummy|test|todo|tbd|fake|sample|foo|bar|yes|no|on|off)\W*|"
     r"(?:your|my|the|an?|some|insert|enter|replace|put|add)[_\- ].*)"
 )
