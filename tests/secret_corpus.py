@@ -281,6 +281,7 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(14), f"requirepass {s}"),
         ("assigned-secret", s := chars(14), f"plink -pw {s} deploy@host uptime"),
         ("assigned-secret", s := chars(14), f'db.auth("admin", "{s}")'),
+        ("assigned-secret", s := chars(14), f"env:\n  - name: DB_PASSWORD\n    value: {s}\n"),
         (
             "url-signature",
             s := chars(64, HEX),

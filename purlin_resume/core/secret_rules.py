@@ -1391,6 +1391,20 @@ def _secret_named(name: str, valid: Callable[[str], bool], defined: str = "") ->
             validator=valid,
             source=".NET's appSettings",
         ),
+        _keyword(  # a name and value pair: Kubernetes' ``- name: DB_PASSWORD`` then ``value: …``,
+            # ECS's ``{"name": "DB_PASSWORD", "value": "…"}``, phpunit's ``<env name="…" value="…"/>``
+            "assigned-secret",
+            ("value:", 'value":', "value':", 'value\\":', "value="),
+            r"[ \t]*" + _OPENING,
+            r"[^\s\"'`\\<>,{}\[\]]{1,256}",
+            after=_CLOSING,
+            anchor=":=",
+            word_start=False,
+            before=rf"name{_OPENING}[ \t]*[:=][ \t]*{_OPENING}{name}{_OPENING}[ \t]*,?"
+            rf"(?:[ \t]|\r?\n|\\{{1,3}}n)*{_OPENING}",
+            validator=valid,
+            source="name and value pairs (Kubernetes' env, ECS, phpunit)",
+        ),
         _keyword(  # C's ``#define API_KEY "…"``
             "assigned-secret",
             "#define",

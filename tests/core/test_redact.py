@@ -268,6 +268,12 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f'driver.find_element(By.ID, "password").send_keys("{_WORD_PASSWORD}")',
         f'nodemailer.createTransport({{ auth: {{ user: "me", pass: "{_WORD_PASSWORD}" }} }})',
         f'#define DB_PASSWORD "{_WORD_PASSWORD}"',
+        # a name and value pair: Kubernetes' env, ECS's task definitions, phpunit's <env>
+        f"env:\n  - name: DB_PASSWORD\n    value: {_WORD_PASSWORD}\n",
+        f'- name: "SMTP_PASSWORD"\n  value: "{_WORD_PASSWORD}"',
+        f'{{"name": "DB_PASSWORD", "value": "{_WORD_PASSWORD}"}}',
+        json.dumps(json.dumps({"name": "DB_PASSWORD", "value": _WORD_PASSWORD})),
+        f'<env name="DB_PASSWORD" value="{_WORD_PASSWORD}"/>',
     ],
 )
 def test_a_password_in_a_command_or_in_code_is_redacted(text):
@@ -500,6 +506,11 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         'columns = ("username", "password", "created_at")',
         'label = t("password", "Mot de passe")',
         '#define PASSWORD_MAX 64\n#define DB_PASSWORD_ENV "DB_PASSWORD"',
+        "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db",
+        "- name: LOG_LEVEL\n  value: debug",
+        '{"name": "DB_PASSWORD", "value": "${DB_PASSWORD}"}',
+        "- name: API_TOKEN_ENABLED\n  value: yes_please",
+        '<env name="APP_ENV" value="testing"/>',
     ],
 )
 def test_the_same_commands_and_code_without_a_password_are_left_alone(text):
