@@ -1302,7 +1302,13 @@ PASSWORD_FLAGS = (
 # ``hdiutil -passphrase VALUE``, PowerShell's ``Invoke-Sqlcmd -Password VALUE`` and x11vnc's
 # ``-passwd VALUE``, Windows' ``dsmod user … -pwd VALUE``
 SINGLE_DASH_FLAGS = (
-    *("token", "password", "passphrase", "Password", "passwd", "pwd", *PASSWORD_FLAGS),
+    "token",
+    "password",
+    "passphrase",
+    "Password",
+    "passwd",
+    "pwd",
+    *PASSWORD_FLAGS,
 )
 FLAG_KEYS = (
     "password",
