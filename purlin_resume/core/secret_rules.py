@@ -120,6 +120,7 @@ _READS_INPUT = (
     "ssh-add",  # a key's passphrase, a Docker secret's value, Vercel's
     "docker secret create",
     "vercel env add",
+    "keyring set",  # Python's keyring: ``keyring set SERVICE USER <<< VALUE``
 )
 # ``echo VALUE |``, ``printf '%s' VALUE |``, the value after ``user`` (a pattern)
 _PIPED = (
@@ -1094,8 +1095,12 @@ RULES: tuple[Rule, ...] = (
     _argument(  # python-ldap's ``simple_bind_s("cn=admin,dc=example", "VALUE")``
         ("simple_bind_s(", "simple_bind("), _ARGUMENT, "python-ldap's simple_bind", anchor="_"
     ),
-    _argument(  # a JWT's signing key: ``jwt.encode(payload, "VALUE")``, ``jwt.sign(…)``
-        ("jwt.encode(", "jwt.sign("), _ARGUMENT, "PyJWT's encode, jsonwebtoken's sign", anchor="."
+    _argument(  # a JWT's signing key: ``jwt.encode(payload, "VALUE")``, ``jwt.sign(…)``,
+        # ``jwt.decode(token, "VALUE")``; Node's ``crypto.createHmac("sha256", "VALUE")``
+        ("jwt.encode(", "jwt.sign(", "jwt.decode(", "jwt.verify(", ".createHmac("),
+        _ARGUMENT,
+        "PyJWT's encode and decode, jsonwebtoken's sign and verify, Node's createHmac",
+        anchor=".",
     ),
     _argument(  # a key: ``hmac.new(b"VALUE", …)``, ``AES.new(b"VALUE", …)``
         ("hmac.new(", "AES.new("), "", "Python's hmac.new, PyCryptodome's AES.new", anchor="."
@@ -1473,7 +1478,7 @@ SHORT_FLAGS = {
     r"|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
     "w": _LDAP,
     "w ": _LDAP + r"|\bsecurity[ \t]+add-(?:generic|internet)-password\b",  # macOS's keychain
-    "a ": r"\bredis-cli\b",
+    "a ": r"\bredis-cli\b|(?:^|[\s;&|(])https?[ \t]",  # HTTPie's ``http -a USER:VALUE``
     "u ": r"\bcurl\b",  # ``curl -u USER:PASSWORD``
     # ``zip -P PASSWORD``, SQL Server's tools, ssh-keygen's passphrase (``-P`` old, ``-N`` new),
     # a server's management controller (``ipmitool -U USER -P PASSWORD``)

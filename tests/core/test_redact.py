@@ -268,6 +268,10 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f'driver.find_element(By.ID, "password").send_keys("{_WORD_PASSWORD}")',
         f'nodemailer.createTransport({{ auth: {{ user: "me", pass: "{_WORD_PASSWORD}" }} }})',
         f'#define DB_PASSWORD "{_WORD_PASSWORD}"',
+        f"jwt.verify(token, '{_WORD_PASSWORD}')",
+        f'digest = crypto.createHmac("sha256", "{_WORD_PASSWORD}").update(body)',
+        f"keyring set smtp deploy <<< '{_WORD_PASSWORD}'",
+        f"http -a deploy:{_WORD_PASSWORD} https://api.example.com/items",
         # a name and value pair: Kubernetes' env, ECS's task definitions, phpunit's <env>
         f"env:\n  - name: DB_PASSWORD\n    value: {_WORD_PASSWORD}\n",
         f'- name: "SMTP_PASSWORD"\n  value: "{_WORD_PASSWORD}"',
@@ -508,6 +512,9 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         '{"name": "DB_PASSWORD", "value": "${DB_PASSWORD}"}',
         "- name: API_TOKEN_ENABLED\n  value: yes_please",
         '<env name="APP_ENV" value="testing"/>',
+        "wget https://example.com/f.tar.gz -a wget.log",
+        'crypto.createHmac("sha256", secret).update(body)',
+        'jwt.decode(token, options={"verify_signature": False})',
     ],
 )
 def test_the_same_commands_and_code_without_a_password_are_left_alone(text):
