@@ -903,7 +903,8 @@ _LONG_SECRET = 4096  # as far as any other secret reaches (a JWT's claims, a lon
 def one_line(text: str, limit: int) -> str:
     """``text`` on one line, cut to ``limit`` characters with ``…`` where no secret (nor a
     placeholder) is cut in two: a secret the cut would cross goes whole, so the redaction of
-    what is shown (which needs the whole secret) still finds every one left. Only the start of
+    what is shown (which needs the whole secret) still finds every one left; so does one the
+    text holds again past the cut (what makes it a secret may stand there). Only the start of
     a long text is looked at: as far as a secret may reach past the cut (a private key's far
     further than any other's)."""
     reach = _LONG_SECRET if "-----BEGIN" not in text[: limit + _LONG_SECRET] else _LONGEST_SECRET
@@ -911,10 +912,12 @@ def one_line(text: str, limit: int) -> str:
     if len(line) <= limit:
         return line
     end = limit - 1
-    for finding in scanner().find(line):
+    findings = scanner().find(line)
+    past = {f.secret for f in findings if f.end > end}
+    for finding in findings:
         if finding.start >= end:
             break
-        if finding.end > end:
+        if finding.end > end or finding.secret in past:
             end = finding.start
             break
     opened = line.rfind("[REDACTED:", 0, end)

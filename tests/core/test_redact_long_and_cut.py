@@ -65,3 +65,11 @@ def test_one_line_never_cuts_a_secret_in_two(limit):
         assert "\n" not in line
         assert secret[:12] not in redact.redact(line).text
         assert "[REDACTED:" not in line or line.count("[") == line.count("]")
+
+
+def test_one_line_shows_no_secret_whose_other_mention_is_cut_off():
+    password = "Pw4" + _chars(13)
+    text = f"typed {password} at the prompt; it was set with export DB_PASSWORD={password}"
+    line = redact.one_line(text, 40)
+    assert password not in redact.redact(line).text
+    assert line.startswith("typed")
