@@ -716,15 +716,21 @@ def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
     starts = [f.start for f in found]
     more = []
     for secret, kind in itertools.islice(secrets.items(), _REPEATS):
-        at = text.find(secret)
-        while at >= 0:
+        for at in _places_of(text, secret):
             end = at + len(secret)
             before = bisect.bisect_right(starts, at) - 1  # the finding at or before ``at``
             clear = before < 0 or found[before].end <= at
             if clear and (before + 1 == len(found) or found[before + 1].start >= end):
                 more.append(Finding(kind, at, end, secret))
-            at = text.find(secret, end)
     return _first_of_each(found + more) if more else found
+
+
+def _places_of(text: str, shown: str) -> Iterator[int]:
+    """Where ``text`` holds ``shown``, each place after the one before."""
+    at = text.find(shown)
+    while at >= 0:
+        yield at
+        at = text.find(shown, at + len(shown))
 
 
 _PIECE_SHOWN = 8  # a piece of a secret this long is the secret's wherever it stands
@@ -738,11 +744,11 @@ def _elsewhere(text: str, crossing: list[Finding]) -> list[Finding]:
         shown = text[piece.start : piece.end]
         if len(shown) < _PIECE_SHOWN:
             continue
-        at = text.find(shown)
-        while at >= 0:
-            if at != piece.start:
-                more.append(Finding(piece.kind, at, at + len(shown), piece.secret))
-            at = text.find(shown, at + len(shown))
+        more += [
+            Finding(piece.kind, at, at + len(shown), piece.secret)
+            for at in _places_of(text, shown)
+            if at != piece.start
+        ]
     return more
 
 

@@ -1045,31 +1045,26 @@ RULES: tuple[Rule, ...] = (
         before=r"vault[ \t]+login(?:[ \t]+-[\w-]+(?:=[^\s\"'`|;&<>]*)?)*[ \t]+\\{0,3}[\"']?",
         validator=lambda secret: _literal(secret),
     ),
-    _keyword(  # the ``value`` of an element named for a password: an HTML password field
-        # (``<input type="password" value="VALUE">``), a Spring or Ant ``<property
-        # name="db.password" value="VALUE"/>``, a ``<param name="password" value="VALUE">``
-        "assigned-secret",
-        "value=",
-        _QUOTE_MARK,
-        _ATTRIBUTE_VALUE,
-        after=_QUOTE_MARK,
-        anchor="=",
-        word_start=False,
-        before=_ELEMENT + _PASSWORD_ATTRIBUTE + r"[^<>]{0,200}?[ \t\r\n]",
-        validator=lambda secret: _literal(secret),
-        source="an HTML password field, an XML property named for a password",
-    ),
-    _keyword(  # the same with the name after the value: ``<input value="VALUE" type=password>``
-        "assigned-secret",
-        "value=",
-        _QUOTE_MARK,
-        _ATTRIBUTE_VALUE,
-        after=_QUOTE_MARK + rf"(?=[^<>]{{0,200}}?{_PASSWORD_ATTRIBUTE})",
-        anchor="=",
-        word_start=False,
-        before=_ELEMENT + r"[ \t\r\n]",
-        validator=lambda secret: _literal(secret),
-        source="an HTML password field, an XML property named for a password",
+    *(
+        _keyword(  # the ``value`` of an element named for a password, before or after it: an
+            # HTML password field (``<input type="password" value="VALUE">``, ``<input
+            # value="VALUE" type=password>``), a Spring or Ant ``<property name="db.password"
+            # value="VALUE"/>``, a ``<param name="password" value="VALUE">``
+            "assigned-secret",
+            "value=",
+            _QUOTE_MARK,
+            _ATTRIBUTE_VALUE,
+            after=_QUOTE_MARK + after,
+            anchor="=",
+            word_start=False,
+            before=_ELEMENT + before,
+            validator=lambda secret: _literal(secret),
+            source="an HTML password field, an XML property named for a password",
+        )
+        for before, after in (
+            (_PASSWORD_ATTRIBUTE + r"[^<>]{0,200}?[ \t\r\n]", ""),
+            (r"[ \t\r\n]", rf"(?=[^<>]{{0,200}}?{_PASSWORD_ATTRIBUTE})"),
+        )
     ),
     _keyword(  # an element's text, the element named for a password: ``<entry
         # key="password">VALUE</entry>``
