@@ -89,6 +89,7 @@ ADVERSARIAL = {  # a rule may start every few characters; nothing to redact
     '"AKIA" repeated': "AKIA",
     '"token=" repeated': "token=",  # a secret-named key at every place, its value 16 KB long
     '"/user:" repeated': "/user:",
+    '"secret_access_key" repeated': "aws configure set a secret_access_key ",
 }
 STARTUP = """
 import sys, time

@@ -282,6 +282,12 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(14), f"plink -pw {s} deploy@host uptime"),
         ("assigned-secret", s := chars(14), f'db.auth("admin", "{s}")'),
         ("assigned-secret", s := chars(14), f"env:\n  - name: DB_PASSWORD\n    value: {s}\n"),
+        ("assigned-secret", s := chars(14), f'dsn := "app:{s}@tcp(db:3306)/app"'),
+        (
+            "url-credentials",
+            s := chars(52, string.ascii_lowercase + "234567"),
+            f"git clone https://{s}@dev.azure.com/org/project/_git/repo",
+        ),
         (
             "url-signature",
             s := chars(64, HEX),

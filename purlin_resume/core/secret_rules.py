@@ -98,6 +98,14 @@ _CLOSING = r"(?![^\s\\\"'`;&|)])"  # a quote (escaped or not) may close it
 _WORD_ARGUMENT = r"[^\s\"'`|;&<>-][^\s|;&<>]{0,255}"  # a command's argument that is no flag
 # where a command's name starts: not inside a word, or right after an escaped line break
 _COMMAND_START = r"(?:(?<![\w-])|(?<=\\[nrt]))"
+
+
+def _command_named(name: str) -> str:
+    """The command ``name`` where a command's name starts, the literal first: a search for it
+    (a rule's ``before``, 256 characters before each place) skips to where the literal is."""
+    return rf"{name}(?:(?<![\w-]{name})|(?<=\\[nrt]{name}))"
+
+
 # Windows' ``net use``, then a drive (or ``*``) maybe, then ``\\SERVER\SHARE`` (its backslashes
 # escaped once or twice: 8 in JSON in JSON)
 _NET_USE = (
@@ -217,14 +225,15 @@ def _command_word(
     keywords: Iterable[str] | str, separator: str, source: str, user: str = "", **options: Any
 ) -> Rule:
     """A password a command takes as a word of its own, after ``keywords`` and ``separator``
-    (and ``user``, a pattern, inside its quotes)."""
+    (and ``user``, a pattern, inside its quotes); any value written out, unless a ``validator``
+    is given."""
+    options.setdefault("validator", lambda secret: _literal(secret))
     return _keyword(
         "assigned-secret",
         keywords,
         separator + _OPENING + user,
         _COMMAND_VALUE,
         after=_CLOSING,
-        validator=lambda secret: _literal(secret),
         source=source,
         **options,
     )
@@ -248,6 +257,19 @@ RULES: tuple[Rule, ...] = (
         after=r"(?![A-Za-z0-9+/=])",
         anchor=3,
         source="gitleaks aws-access-token (its secret); the aws cli's configure set",
+    ),
+    _command_word(  # a secret key set as a word of its own, not shaped like AWS's (an
+        # S3-compatible store's): ``aws configure set aws_secret_access_key VALUE``, rclone's
+        # ``config create NAME s3 … secret_access_key VALUE``
+        "secret_access_key",
+        r"[ \t]+",
+        "the aws cli's configure set, rclone's config create",
+        anchor="_",
+        word_start=False,
+        before=rf"(?:{_command_named('aws')}[ \t][^\r\n|;&<>]{{0,64}}?configure[ \t]+set[ \t]+"
+        r"(?:[^\s|;&<>.]+[ \t.]+)*aws_|"
+        rf"{_command_named('rclone')}[ \t]+config[ \t]+(?:create|update)[ \t][^\r\n|;&<>]{{0,200}}?[ \t])",
+        validator=lambda secret: is_assigned_secret("secret_access_key", secret, False, "", True),
     ),
     _keyword(  # ``aws configure set aws_session_token VALUE``
         "aws-session-token",
@@ -780,6 +802,29 @@ RULES: tuple[Rule, ...] = (
         word_start=False,
         source="detect-secrets BasicAuthDetector; gitleaks generic URL credentials, "
         "sidekiq-sensitive-url",
+    ),
+    _keyword(  # a token alone as the address's user (``git clone https://TOKEN@host/…``): long,
+        # letters and digits mixed, nothing else (a user's name is shorter, or has words)
+        "url-credentials",
+        "://",
+        "",
+        r"[A-Za-z0-9]{32,128}",
+        after="@",
+        word_start=False,
+        validator=lambda secret: mixed(secret),
+        source="a git remote's token (Azure DevOps, GitHub's older tokens)",
+    ),
+    _keyword(  # a Go MySQL driver's DSN, ``user:VALUE@tcp(host)/db``, given to ``sql.Open`` or
+        # a ``dsn``
+        "assigned-secret",
+        ("sql.Open(", "mysql.Open(", "dsn :=", "dsn =", "dsn=", "dsn:", "DSN =", "DSN=", "DSN:"),
+        r"[ \t]*(?:\\{0,3}\"[\w-]{1,32}\\{0,3}\"[ \t]*,[ \t]*)?\\{0,3}[\"'`]?"
+        r"[^\s:\"'`@\\/]{1,64}:",
+        r"[^\s\"'`@\\]{1,256}",
+        after=r"@(?:tcp\(|unix\(|/)",
+        anchor=".:=",
+        validator=lambda secret: _literal(secret),
+        source="the Go MySQL driver's data source name",
     ),
     _keyword(
         "bearer-token",

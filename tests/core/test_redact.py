@@ -278,12 +278,51 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f'{{"name": "DB_PASSWORD", "value": "{_WORD_PASSWORD}"}}',
         json.dumps(json.dumps({"name": "DB_PASSWORD", "value": _WORD_PASSWORD})),
         f'<env name="DB_PASSWORD" value="{_WORD_PASSWORD}"/>',
+        # an S3-compatible store's secret key, not shaped like AWS's
+        f"aws configure set aws_secret_access_key {_WORD_PASSWORD}",
+        f"aws configure set --profile r2 default.aws_secret_access_key '{_WORD_PASSWORD}'",
+        f"rclone config create r2 s3 provider Cloudflare secret_access_key {_WORD_PASSWORD} acl x",
+        # a Go MySQL driver's data source name
+        f'dsn := "root:{_WORD_PASSWORD}@tcp(127.0.0.1:3306)/app?parseTime=true"',
+        f'db, err := sql.Open("mysql", "app:{_WORD_PASSWORD}@/app")',
+        f"DB_DSN=app:{_WORD_PASSWORD}@unix(/run/mysqld/mysqld.sock)/app",
     ],
 )
 def test_a_password_in_a_command_or_in_code_is_redacted(text):
     done = redact.redact(text)
     assert _WORD_PASSWORD not in done.text
     assert "assigned-secret" in done.counts
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        _chars(52, string.ascii_lowercase + "234567"),  # an Azure DevOps personal access token
+        _chars(40, "0123456789abcdef"),  # GitHub's older tokens
+        "Ab1" + _chars(37),
+    ],
+)
+def test_a_token_as_an_address_user_is_redacted(token):
+    for text in (
+        f"git clone https://{token}@dev.azure.com/org/project/_git/repo",
+        f"git remote set-url origin 'https://{token}@git.example.com/org/repo.git'",
+    ):
+        done = redact.redact(text)
+        assert token not in done.text
+        assert done.counts == {"url-credentials": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [  # a user's name, shorter or made of words, or letters only
+        "git clone https://git@github.com/org/repo.git",
+        "https://jenkins-deploy-user-2024-production@ci.example.com/job/x",
+        "https://contoso2024@dev.azure.com/contoso2024/project/_git/repo",
+        "https://abcdefghijklmnopqrstuvwxyzabcdefgh@example.com",
+    ],
+)
+def test_a_user_name_in_an_address_is_left_alone(text):
+    assert redact.redact(text).text == text
 
 
 @pytest.mark.parametrize(
@@ -516,6 +555,14 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         "wget https://example.com/f.tar.gz -a wget.log",
         'crypto.createHmac("sha256", secret).update(body)',
         'jwt.decode(token, options={"verify_signature": False})',
+        "aws configure set aws_secret_access_key default_secret_key",
+        'aws configure set aws_secret_access_key "$AWS_SECRET_ACCESS_KEY"',
+        "rclone config create remote s3 provider AWS env_auth true",
+        "the secret_access_key is kept in rclone.conf",
+        'dsn := fmt.Sprintf("%s:%s@tcp(%s)/%s", user, pass, host, name)',
+        'dsn := "user:password@tcp(127.0.0.1:3306)/dbname"',  # the driver's documentation
+        "dsn: root@tcp(localhost:3306)/app",
+        'db, err := sql.Open("postgres", "host=db user=app sslmode=disable")',
     ],
 )
 def test_the_same_commands_and_code_without_a_password_are_left_alone(text):
