@@ -121,6 +121,15 @@ def listable(folder: Path) -> bool:
     return os.access(folder, os.R_OK | os.X_OK)
 
 
+def leave_unlisted(current: Path, folders: list[str], refused: list[Path] | None) -> None:
+    """Take the folders of ``current`` this user may not list out of a walk's ``folders``
+    (``store.walk``); they go to ``refused``, when given."""
+    unlisted = [name for name in folders if not listable(current / name)]
+    folders[:] = [name for name in folders if name not in unlisted]
+    if refused is not None:
+        refused += [current / name for name in unlisted]
+
+
 def unlisted(root: Path) -> list[Path]:
     """The project folders of the Claude data folder ``root`` this user may not list (what a
     search passes over)."""

@@ -60,7 +60,10 @@ def sessions_command(
     needed = claude_dir is not None or asked == (CLAUDE,)
     catalog = _catalog(claude_dir, needed) if CLAUDE in clis else None
     scope = None if all_projects else _scope(project)
-    listed = crosscli.list_sessions(catalog, clis, scope, cache=user_cache())
+    refused: dict[str, list[Path]] = {}
+    listed = crosscli.list_sessions(catalog, clis, scope, cache=user_cache(), refused=refused)
+    for line in crosscli.refused_lines(refused):
+        warning_line(line)
     _warn_unread(catalog)
     if as_json:
         print_json(

@@ -31,6 +31,7 @@ from purlin_resume.agentcli.shape import (
     result_text,
     tool_call,
 )
+from purlin_resume.claude import layout
 from purlin_resume.claude.catalog import title
 from purlin_resume.claude.records import ReadStats, integer, string, utc
 from purlin_resume.claude.transcript import (
@@ -91,11 +92,13 @@ def root(explicit: Path | None = None) -> Path:
     return Path(home) if home else Path.home() / ".codex"
 
 
-def rollout_files(folder: Path) -> Iterator[tuple[str, Path]]:
+def rollout_files(folder: Path, refused: list[Path] | None = None) -> Iterator[tuple[str, Path]]:
     """(thread id, file) of every rollout under ``sessions/`` and ``archived_sessions/``; a
-    compressed file only when no plain one sits beside it. Links are followed (``store.walk``)."""
+    compressed file only when no plain one sits beside it. Links are followed (``store.walk``);
+    a folder in them this user may not list is passed over, and goes to ``refused``."""
     for top in ("sessions", "archived_sessions"):
-        for current, _, files in store.walk(folder / top):
+        for current, folders, files in store.walk(folder / top):
+            layout.leave_unlisted(current, folders, refused)
             names = set(files)
             for name in files:
                 match = _ROLLOUT.match(name)

@@ -60,10 +60,13 @@ def _session(cli: str, entry: dict[str, Any], kept: listing.Kept) -> NativeSessi
     return session
 
 
-def sessions(cli: str, cache: Path | None) -> list[NativeSession]:
+def sessions(
+    cli: str, cache: Path | None, refused: list[Path] | None = None
+) -> list[NativeSession]:
     """Every session of ``cli`` (not Claude Code), children included, oldest first: from
-    the kept listing of ``cache`` where unchanged (None: every one read)."""
-    current = sources((cli,))
+    the kept listing of ``cache`` where unchanged (None: every one read). A folder of its
+    tree this user may not list goes to ``refused`` (``sources``)."""
+    current = sources((cli,), refused)
     kept = listing.Kept(_root(cli), cache, current) if cache is not None else None
     found = []
     for key, (_, reference, _) in current.items():

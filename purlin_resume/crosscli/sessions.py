@@ -20,9 +20,9 @@ from purlin_resume.agentcli.shape import Conversation, NativeSession, inside
 from purlin_resume.claude import layout
 from purlin_resume.claude.transcript import ReadOptions
 from purlin_resume.codex import rollouts
-from purlin_resume.core import store
 from purlin_resume.core.errors import Ambiguous, NotFound, PurlinError, UsageError
 from purlin_resume.crosscli import listing
+from purlin_resume.crosscli.sources import sources
 from purlin_resume.gemini import chats
 from purlin_resume.opencode import storage
 
@@ -53,39 +53,39 @@ def readable(clis: tuple[str, ...], claude_root: Path | None) -> tuple[tuple[str
     """The CLIs of ``clis`` whose sessions can be listed, and a line for each other one (its
     folder the user may not read: ``sudo codex`` made it root's); when none is left, the
     first line is the error. ``claude_root``: Claude Code's folder read. A folder deeper in
-    Codex's or Gemini's tree the user may not list is a line too, its CLI kept."""
+    Codex's or Gemini's tree is named by the listing that passes it over (``refused_lines``)."""
     skipped = _refused(clis, claude_root)
     if skipped and all(cli in skipped for cli in clis):
         raise PurlinError(next(iter(skipped.values())))
-    kept = tuple(cli for cli in clis if cli not in skipped)
-    deeper = [layout.refused_line(_unlisted_inside(cli)) for cli in kept if cli in (CODEX, GEMINI)]
-    return kept, list(skipped.values()) + [line for line in deeper if line]
+    return tuple(cli for cli in clis if cli not in skipped), list(skipped.values())
 
 
-def passed_over(claude_root: Path) -> list[str]:
+def refused_lines(refused: dict[str, list[Path]]) -> list[str]:
+    """A line for each CLI naming the folders of its tree a listing passed over as this user
+    may not list them (``list_sessions``'s ``refused``)."""
+    return [line for line in map(layout.refused_line, refused.values()) if line]
+
+
+def passed_over(claude_root: Path, refused: dict[str, list[Path]] | None = None) -> list[str]:
     """A line for each folder of an agent CLI this user may not list (``sudo claude`` made it
-    root's): its sessions are neither listed nor searched."""
+    root's): its sessions are neither listed nor searched. ``refused``: the folders of each
+    CLI's tree a listing has just passed over (``list_sessions``); None: walked here."""
     try:
-        lines = readable(CLIS, claude_root)[1]
+        kept, lines = readable(CLIS, claude_root)
     except PurlinError as exc:  # not one of them can be listed
-        lines = [exc.message]
+        kept, lines = (), [exc.message]
+    if refused is None:
+        refused = {cli: _unlisted_inside(cli) for cli in kept if cli in (CODEX, GEMINI)}
+    lines += refused_lines({cli: refused[cli] for cli in kept if cli in refused})
     lines.append(layout.refused_line(layout.unlisted(claude_root)))
     return [line for line in lines if line]
 
 
 def _unlisted_inside(cli: str) -> list[Path]:
-    """The folders Codex's or Gemini's reader walks (``sessions/``, ``archived_sessions/``;
-    ``tmp/<project>/chats/``) that the user may not list: their sessions are passed over."""
-    root = _FOLDERS[cli][0]()
-    tops = [root / "sessions", root / "archived_sessions"] if cli == CODEX else [root / "tmp"]
+    """The folders of Codex's or Gemini's tree the user may not list, as the listing's walk
+    finds them (``sources``; no session read)."""
     found: list[Path] = []
-    for top in tops:
-        for current, folders, _ in store.walk(top):
-            if cli == GEMINI and current.parent == top:  # a project's folder: its chats only
-                folders[:] = [name for name in folders if name == "chats"]
-            refused = [name for name in folders if not layout.listable(current / name)]
-            found += [current / name for name in refused]
-            folders[:] = [name for name in folders if name not in refused]
+    sources((cli,), found)
     return found
 
 
@@ -112,18 +112,21 @@ def list_sessions(
     clis: tuple[str, ...],
     scope: Path | None,
     cache: Path | None = None,
+    refused: dict[str, list[Path]] | None = None,
 ) -> list[Session | NativeSession]:
     """The sessions of ``clis`` (of ``scope`` and folders under it, when given), oldest first;
-    children left out (their parents count them)."""
+    children left out (their parents count them). The folders of a CLI's tree this user may
+    not list go to ``refused``, by CLI (Claude Code's: ``catalog.refused``)."""
     listed: list[Any] = []
     if CLAUDE in clis and catalog is not None:
         listed += catalog.sessions(scope, cache=cache)
     for cli in clis:
         if cli == CLAUDE:
             continue
+        passed = refused.setdefault(cli, []) if refused is not None else None
         listed += [
             s
-            for s in listing.sessions(cli, cache)
+            for s in listing.sessions(cli, cache, passed)
             if s.parent_id is None and (scope is None or inside(s.project_path, str(scope)))
         ]
     listed.sort(key=lambda s: (s.started_at or "", s.id))

@@ -16,19 +16,22 @@ from purlin_resume.gemini import chats
 from purlin_resume.opencode import storage
 
 
-def sources(clis: tuple[str, ...] = OTHERS) -> dict[str, tuple[str, Any, str]]:
+def sources(
+    clis: tuple[str, ...] = OTHERS, refused: list[Path] | None = None
+) -> dict[str, tuple[str, Any, str]]:
     """Every conversation of ``clis`` (Claude Code left out), children included, at their
     default places: key -> (cli, what ``read_source`` needs, signature). The key is the file
     (Codex CLI, Gemini CLI) or ``<database>#<session id>`` (opencode); the signature is the
     file's size, mtime and inode, or the session row's update time with its message and part
     counts. What reads every conversation (the search index) reads one again only when its
-    signature changed."""
+    signature changed. The folders of Codex's and Gemini's trees this user may not list are
+    passed over, and go to ``refused``."""
     found: dict[str, tuple[str, Any, str]] = {}
     if CODEX in clis:
-        for thread, path in rollouts.rollout_files(rollouts.root()):
+        for thread, path in rollouts.rollout_files(rollouts.root(), refused):
             found[str(path)] = (CODEX, thread, cache_home.signature(path) or "gone")
     if GEMINI in clis:
-        for files, parent, project in chats.sessions(chats.root()):
+        for files, parent, project in chats.sessions(chats.root(), refused):
             found[str(files[0])] = (GEMINI, (files, parent, project), chats.signature(files))
     if OPENCODE in clis:
         folder = storage.root()

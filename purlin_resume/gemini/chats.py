@@ -39,6 +39,7 @@ from purlin_resume.agentcli.shape import (
     result_text,
     tool_call,
 )
+from purlin_resume.claude import layout
 from purlin_resume.claude.catalog import title
 from purlin_resume.claude.records import ReadStats, integer, string, utc
 from purlin_resume.claude.transcript import (
@@ -400,20 +401,24 @@ def read(
     return chosen
 
 
-def sessions(folder: Path) -> Iterator[tuple[list[Path], str | None, str | None]]:
+def sessions(
+    folder: Path, refused: list[Path] | None = None
+) -> Iterator[tuple[list[Path], str | None, str | None]]:
     """(files, parent session id or None, project path) of every session under ``folder``
     (``groups``: of each project's ``chats`` and of the subagents' folders in it), links
-    followed (``store.walk``)."""
+    followed (``store.walk``); a folder of these this user may not list is passed over, and
+    goes to ``refused``."""
     roots = _project_roots(folder)
     base = folder / "tmp"
     for current, folders, _ in store.walk(base):
         depth = len(current.relative_to(base).parts)
+        parent = current.name if depth >= 3 else None
         if depth == 1:  # a project's folder: its chats only
             folders[:] = [name for name in folders if name == "chats"]
-        elif depth >= 2:  # the chats, then a folder of subagents per session
-            parent = None if depth == 2 else current.name
-            if parent is not None:
-                folders.clear()
+        elif parent is not None:  # a session's folder of subagents: nothing deeper
+            folders.clear()
+        layout.leave_unlisted(current, folders, refused)
+        if depth >= 2:  # the chats, then a folder of subagents per session
             project = _project_path(current.parents[depth - 2], roots)
             for files in groups(current, parent):
                 yield files, parent, project

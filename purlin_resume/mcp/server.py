@@ -90,6 +90,15 @@ def _redaction() -> None:
     _SERVED["redaction"] = project.root if project else None
 
 
+def _passed_over() -> dict[str, list[str]]:
+    """``passed_over``: a line for each folder of an agent CLI this user may not list (its
+    sessions are neither listed nor searched: ``crosscli.passed_over``)."""
+    from purlin_resume.claude import layout
+    from purlin_resume.crosscli import sessions as crosscli
+
+    return {"passed_over": crosscli.passed_over(layout.config_dir(_claude_dir())[0])}
+
+
 def _text(value: str | None, name: str) -> str | None:
     if value is None:
         return None
@@ -160,15 +169,13 @@ def search_sessions(query: str, limit: int = 10, project: str | None = None) -> 
         raise ToolError("limit: between 1 and 50")
 
     def work():
-        from purlin_resume.crosscli import sessions as crosscli
         from purlin_resume.resurrection import flow as resurrection
         from purlin_resume.resurrection.candidates import open_command
 
         env = _environment(project)
         found = resurrection.by_search(env, query, limit)
         results = [{**c.to_dict(), "open": open_command(c)} for c in found]
-        passed = crosscli.passed_over(env.claude_root)
-        return _out({"query": query, "results": results, "passed_over": passed})
+        return _out({"query": query, "results": results, **_passed_over()})
 
     return _guard(work)
 
@@ -255,7 +262,8 @@ def list_interrupted_subagents(project: str | None = None) -> dict[str, Any]:
 
         doc = history.load(_project(project))
         chosen = history.select(doc, "interrupted", None, False)
-        return _out({"path": str(doc.path), "interrupted": [e.data for e in chosen]})
+        interrupted = [e.data for e in chosen]
+        return _out({"path": str(doc.path), "interrupted": interrupted, **_passed_over()})
 
     return _guard(work)
 
@@ -354,7 +362,8 @@ def agents_status(project: str | None = None) -> dict[str, Any]:
 
         where = _project(project)
         statuses = lineage.statuses(registry.load(where), server_of(config.load(where)))
-        return _out({"project": str(where.root), "agents": [s.to_dict() for s in statuses]})
+        agents = [s.to_dict() for s in statuses]
+        return _out({"project": str(where.root), "agents": agents, **_passed_over()})
 
     return _guard(work)
 

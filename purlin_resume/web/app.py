@@ -162,7 +162,13 @@ class Dashboard:
 
     def agents_page(self, request: Request) -> Response:
         everything = request.query_params.get("all") == "1"
-        return self.page(request, "agents", agents=self._cards(request), everything=everything)
+        return self.page(
+            request,
+            "agents",
+            agents=self._cards(request),
+            everything=everything,
+            passed=views.passed_over(self.scope),
+        )
 
     def agent_cards(self, request: Request) -> Response:
         html = _templates().get_template("cards.html.j2").render(agents=self._cards(request))
@@ -170,7 +176,8 @@ class Dashboard:
 
     def agents_api(self, request: Request) -> Response:
         root = views.clean(str(self.scope.project.root))
-        return Answer({"project": root, **views.agents(self.scope)})
+        passed = views.passed_over(self.scope)
+        return Answer({"project": root, **views.agents(self.scope), "passed_over": passed})
 
     def agent_page(self, request: Request) -> Response:
         detail = views.agent_detail(self.scope, request.path_params["agent_id"])
@@ -193,12 +200,14 @@ class Dashboard:
     # -- subagents, resurrections, sessions ---------------------------------------------------
 
     def subagents_page(self, request: Request) -> Response:
+        history = views.panel(lambda: views.subagents(self.scope))
         return self.page(
-            request, "subagents", history=views.panel(lambda: views.subagents(self.scope))
+            request, "subagents", history=history, passed=views.passed_over(self.scope)
         )
 
     def subagents_api(self, request: Request) -> Response:
-        return Answer(views.subagents(self.scope))
+        passed = views.passed_over(self.scope)
+        return Answer({**views.subagents(self.scope), "passed_over": passed})
 
     def resurrections_page(self, request: Request) -> Response:
         chosen = views.ResurrectionFilter.of(request.query_params)
@@ -223,23 +232,29 @@ class Dashboard:
 
     def sessions_page(self, request: Request) -> Response:
         query = request.query_params.get("q", "")
-        passed = views.passed_over(self.scope)
         if query.strip():
+            passed = views.passed_over(self.scope)
             found = views.panel(lambda: views.search(self.scope, query))
             return self.page(
                 request, "sessions", query=query, results=found, sessions=None, passed=passed
             )
-        listed = views.panel(lambda: views.sessions(self.scope))
+        refused: dict[str, list[Path]] = {}
+        listed = views.panel(lambda: views.sessions(self.scope, refused))
+        passed = views.passed_over(self.scope, refused if "data" in listed else None)
         return self.page(
             request, "sessions", query="", results=None, sessions=listed, passed=passed
         )
 
     def sessions_api(self, request: Request) -> Response:
         query = request.query_params.get("q", "")
-        passed = {"passed_over": views.passed_over(self.scope)}
         if query.strip():
-            return Answer({"query": query, "results": views.search(self.scope, query), **passed})
-        return Answer({"sessions": views.sessions(self.scope), **passed})
+            passed = views.passed_over(self.scope)
+            return Answer(
+                {"query": query, "results": views.search(self.scope, query), "passed_over": passed}
+            )
+        refused: dict[str, list[Path]] = {}
+        listed = views.sessions(self.scope, refused)
+        return Answer({"sessions": listed, "passed_over": views.passed_over(self.scope, refused)})
 
     def transcript_page(self, request: Request) -> Response:
         shown = views.conversation(self.scope, request.path_params["identifier"])

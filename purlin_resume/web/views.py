@@ -345,15 +345,17 @@ def search(scope: Scope, query: str) -> list[dict[str, Any]]:
     return clean([candidate.to_dict() for candidate in found])
 
 
-def passed_over(scope: Scope) -> list[str]:
-    """``crosscli.passed_over``, redacted."""
+def passed_over(scope: Scope, refused: dict[str, list[Path]] | None = None) -> list[str]:
+    """``crosscli.passed_over``, redacted (``refused``: what ``sessions`` has just passed
+    over; None: found here)."""
     root = layout.config_dir(scope.claude_dir)[0]
-    return [redact.redact(line).text for line in crosscli.passed_over(root)]
+    return [redact.redact(line).text for line in crosscli.passed_over(root, refused)]
 
 
-def sessions(scope: Scope) -> list[dict[str, Any]]:
+def sessions(scope: Scope, refused: dict[str, list[Path]] | None = None) -> list[dict[str, Any]]:
     """The sessions of every agent CLI started in this project (newest first), from the kept
-    listing where their files did not change."""
+    listing where their files did not change; the folders of a CLI's tree this user may not
+    list go to ``refused`` (``crosscli.list_sessions``)."""
 
     try:
         found = catalog.Catalog(layout.claude_dir(scope.claude_dir))
@@ -362,6 +364,6 @@ def sessions(scope: Scope) -> list[dict[str, Any]]:
             raise
         found = None  # no Claude Code folder: the other CLIs' sessions still show
     listed = crosscli.list_sessions(
-        found, crosscli.CLIS, scope.project.root, cache=Path(cache_home.folder())
+        found, crosscli.CLIS, scope.project.root, cache=Path(cache_home.folder()), refused=refused
     )
     return clean([{"cli": crosscli.cli_of(s), **s.to_dict()} for s in reversed(listed)])

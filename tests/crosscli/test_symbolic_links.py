@@ -253,6 +253,25 @@ def test_a_folder_inside_a_data_folder_the_user_may_not_read_is_a_warning(cli, r
     assert (found.exit_code, found.stderr) == (0, line)
 
 
+def test_a_folder_gemini_never_reads_is_no_warning(cli, monkeypatch):
+    """The warnings name what the listing passes over and nothing else: a folder inside a
+    session's folder of subagents (Gemini CLI keeps files there, read one level deep) is not
+    read whether or not the user may list it, so it is no warning."""
+    gemini = READERS[2]
+    place = _copy(gemini, gemini.place())
+    subagents = next(p for p in (place / "tmp" / "project" / "chats").iterdir() if p.is_dir())
+    locked = subagents / "left-alone"
+    locked.mkdir()
+    not_listable(locked, monkeypatch)
+
+    listed = cli("sessions", "--all", "--cli", "gemini")
+    found = cli("find", "git", "log")
+
+    assert (listed.exit_code, listed.stderr) == (0, "")
+    assert gemini.session in listed.stdout
+    assert (found.exit_code, found.stderr) == (0, "")
+
+
 def test_the_warning_of_a_folder_not_read_is_redacted(cli, tmp_path, monkeypatch):
     """The warning names the folder; a secret in its path (``CODEX_HOME``) is not printed."""
     from tests.core.test_redact import PLANTED

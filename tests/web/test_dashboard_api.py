@@ -835,27 +835,31 @@ def test_the_sessions_answer_comes_from_the_cache_and_follows_the_transcripts(re
     assert "Tune the search index" in client.get("/sessions", headers=_auth(guard)).text
 
 
-def test_a_project_folder_the_user_may_not_list_is_named_on_the_sessions_page(
+PASSING_OVER = ("/sessions", "/sessions?q=tmux", "/agents", "/subagents")  # and their answers
+
+
+def test_a_project_folder_the_user_may_not_list_is_named_on_the_pages_that_read_there(
     repo, fixtures_copy, monkeypatch
 ):
     """Its sessions are neither listed nor searched (``sudo claude`` made it root's): the page
-    and the answers say so, as ``sessions`` and ``find`` do, instead of nothing."""
+    and the answers say so, as ``sessions`` and ``find`` do, instead of nothing; so do the
+    agents and subagents pages, whose agents' conversations may lie there."""
     client, guard = board(repo, fixtures_copy)
-    assert client.get("/api/sessions", headers=_auth(guard)).json()["passed_over"] == []
+    for path in PASSING_OVER:
+        assert client.get(f"/api{path}", headers=_auth(guard)).json()["passed_over"] == [], path
     locked = next(fixtures_copy.glob("projects/*spotter-dov"))
     not_listable(locked, monkeypatch)
     line = f"{locked}: Permission denied; the conversations there are not read"
 
-    for path in ("/sessions", "/sessions?q=tmux"):
+    for path in PASSING_OVER:
         page = client.get(path, headers=_auth(guard))
         assert page.status_code == 200
         assert f'<p class="panel-warning" role="status">{line}' in page.text, path
-    for path in ("/api/sessions", "/api/sessions?q=tmux"):
-        answer = client.get(path, headers=_auth(guard)).json()
+        answer = client.get(f"/api{path}", headers=_auth(guard)).json()
         assert answer["passed_over"] == [f"{line}: make it readable for you"], path
 
 
-def test_a_folder_not_listed_is_named_on_the_sessions_page_redacted(
+def test_a_folder_not_listed_is_named_on_the_pages_that_read_there_redacted(
     repo, claude, tmp_path, monkeypatch
 ):
     from tests.core.test_redact import PLANTED
@@ -867,13 +871,14 @@ def test_a_folder_not_listed_is_named_on_the_sessions_page_redacted(
     not_listable(codex, monkeypatch)
     client, guard = board(repo, claude)
 
-    page = client.get("/sessions", headers=_auth(guard)).text
-    [line] = client.get("/api/sessions", headers=_auth(guard)).json()["passed_over"]
+    for path in PASSING_OVER:
+        page = client.get(path, headers=_auth(guard)).text
+        [line] = client.get(f"/api{path}", headers=_auth(guard)).json()["passed_over"]
 
-    assert "Permission denied; its codex sessions are not listed" in line
-    assert "[REDACTED:github-token:" in line
-    assert secret not in page
-    assert "[REDACTED:github-token:" in page
+        assert "Permission denied; its codex sessions are not listed" in line, path
+        assert "[REDACTED:github-token:" in line, path
+        assert secret not in page, path
+        assert "[REDACTED:github-token:" in page, path
 
 
 def test_sessions_without_claude_data_show_one_line(repo, tmp_path):
