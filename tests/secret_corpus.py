@@ -283,6 +283,7 @@ def corpus(seed: int) -> list[Planted]:
         ("assigned-secret", s := chars(14), f'db.auth("admin", "{s}")'),
         ("assigned-secret", s := chars(14), f"env:\n  - name: DB_PASSWORD\n    value: {s}\n"),
         ("assigned-secret", s := chars(14), f'dsn := "app:{s}@tcp(db:3306)/app"'),
+        ("assigned-secret", s := chars(43, ALNUM + "_-"), f'fernet = Fernet(b"{s}=")'),
         (
             "url-credentials",
             s := chars(52, string.ascii_lowercase + "234567"),

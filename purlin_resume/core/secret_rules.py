@@ -150,6 +150,7 @@ _PASSWORD_ATTRIBUTE = (
     r"(?i:password|passwd|passphrase)(?=\\{0,3}[\"'\s/>])"
 )
 _QUOTES = ('"', "'", '\\"')  # a quote, maybe escaped (JSON)
+_ESCAPED_QUOTES = (*_QUOTES, '\\\\\\"')  # and escaped twice (JSON in JSON)
 # the end of a selector of a password field (``#password``, ``input[name=password]``)
 _PASSWORD_SELECTORS = tuple(
     f"{word}{bracket}{quote}"
@@ -1144,6 +1145,21 @@ RULES: tuple[Rule, ...] = (
     ),
     _argument(  # a key: ``hmac.new(b"VALUE", …)``, ``AES.new(b"VALUE", …)``
         ("hmac.new(", "AES.new("), "", "Python's hmac.new, PyCryptodome's AES.new", anchor="."
+    ),
+    _r(  # a key given to ``Fernet(b"VALUE=")``: 32 bytes in URL-safe base64, 43 characters then
+        # ``=``; the scan stops at the ``=`` and looks behind it for the 43 (``Fernet(`` has no
+        # character it stops at, and ``=")`` alone is no place)
+        "assigned-secret",
+        tuple(f"={quote})" for quote in _ESCAPED_QUOTES),
+        "(?:"
+        + "|".join(f"(?<=[A-Za-z0-9_-]{{43}}={re.escape(q)}\\))" for q in _ESCAPED_QUOTES)
+        + ")",
+        anchor=0,
+        word_start=False,
+        before=r"(?<![\w.])Fernet\([ \t]*(?:key[ \t]*=[ \t]*)?b?"
+        + _QUOTE_MARK
+        + r"(?P<s>[A-Za-z0-9_-]{43})",
+        source="cryptography's Fernet",
     ),
     _argument(  # a browser test typing into a password field: ``page.fill("#password", "VALUE")``,
         # Capybara's ``fill_in "Password", with: "VALUE"``

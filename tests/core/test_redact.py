@@ -312,6 +312,29 @@ def test_a_token_as_an_address_user_is_redacted(token):
         assert done.counts == {"url-credentials": 1}
 
 
+_FERNET_KEY = _chars(43, string.ascii_letters + string.digits + "_-")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'f = Fernet(b"{_FERNET_KEY}=")',
+        f"cipher = Fernet(key=b'{_FERNET_KEY}=')",
+        f'MultiFernet([Fernet(b"{_FERNET_KEY}="), Fernet(old_key)])',
+        json.dumps(f'f = Fernet("{_FERNET_KEY}=")'),
+    ],
+)
+def test_a_key_given_to_fernet_is_redacted(text):
+    done = redact.redact(text)
+    assert _FERNET_KEY not in done.text
+    assert done.counts == {"assigned-secret": 1}
+
+
+def test_fernet_without_a_key_written_out_is_left_alone():
+    for text in ("f = Fernet(key)", "Fernet(Fernet.generate_key())", 'Fernet(os.environ["KEY"])'):
+        assert redact.redact(text).text == text
+
+
 @pytest.mark.parametrize(
     "text",
     [  # a user's name, shorter or made of words, or letters only
