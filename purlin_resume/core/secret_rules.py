@@ -1176,12 +1176,15 @@ RULES: tuple[Rule, ...] = (
         "Playwright, Cypress and Selenium filling a password field",
         anchor=7,
     ),
-    _argument(  # nodemailer's ``auth: { user: "USER", pass: "VALUE" }``
+    _argument(  # nodemailer's ``auth: { user: "USER", pass: "VALUE" }``, a sign-in's
+        # ``{"username": "USER", "pass": "VALUE"}``
         ("pass:", 'pass":', "pass':", 'pass\\":'),
         "",
-        "a user and password object (nodemailer's auth)",
+        "a user and password object (nodemailer's auth, a sign-in's body)",
         anchor=":",
-        before=r"\buser\\{0,3}[\"']?[ \t]*:[ \t]*" + _LITERAL_ARGUMENT + r"\\{0,3}[\"']?",
+        before=r"\b(?:user(?:name)?|login|email)\\{0,3}[\"']?[ \t]*:[ \t]*"
+        + _LITERAL_ARGUMENT
+        + r"\\{0,3}[\"']?",
     ),
     _keyword(  # a Redis or keepalived configuration's ``requirepass VALUE``, ``auth_pass VALUE``
         "assigned-secret",
