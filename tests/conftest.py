@@ -5,6 +5,7 @@ import os
 import subprocess
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeVar
@@ -317,3 +318,18 @@ def unreadable(path: Path, monkeypatch) -> None:
         return opened(name, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", refused)
+
+
+def listings(monkeypatch) -> Counter[Path]:
+    """How many times each folder is listed (``os.scandir``, which ``os.walk`` uses) from now
+    on, by path."""
+    listed: Counter[Path] = Counter()
+    scandir = os.scandir
+
+    def counted(path=".", *args, **kwargs):
+        if not isinstance(path, int):
+            listed[Path(os.fsdecode(path))] += 1
+        return scandir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "scandir", counted)
+    return listed

@@ -15,19 +15,33 @@ from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.resurrection.candidates import (
     Candidate,
     NoClearWinner,
+    by_search,
     clear_winner,
     open_command,
 )
+from purlin_resume.resurrection.environment import Environment
 
 
 def say(text: str) -> None:
     typer.echo(text, err=True)
 
 
-def warn_passed_over(claude_root: Path) -> None:
-    """A warning line for each folder of an agent CLI a search passes over (the user may not
-    list it)."""
-    for line in crosscli.passed_over(claude_root):
+def searched(env: Environment, text: str, limit: int, progress=None) -> list[Candidate]:
+    """The candidates a search finds, and a warning line for each folder of an agent CLI it
+    passes over (the user may not list it), as the search's walk noted them; a search that
+    failed still warns first."""
+    refused: dict[str, list[Path]] = {}
+    try:
+        found = by_search(env, text, limit, progress=progress, refused=refused)
+    except PurlinError:
+        _warn_passed_over(env.claude_root, refused)
+        raise
+    _warn_passed_over(env.claude_root, refused)
+    return found
+
+
+def _warn_passed_over(claude_root: Path, refused: dict[str, list[Path]]) -> None:
+    for line in crosscli.passed_over(claude_root, refused):
         warning_line(line)
 
 

@@ -24,7 +24,7 @@ from purlin_resume.cli.candidates import (
     choose,
     resurrect_command,
     say,
-    warn_passed_over,
+    searched,
 )
 from purlin_resume.cli.common import (
     Output,
@@ -421,13 +421,7 @@ def by_search(
     text = " ".join(query).strip()
     if not text:
         raise UsageError('give words to search for, e.g. resurrect find "tmux tests yesterday"')
-    _run("fuzzy", text, lambda env: _searched(env, text, limit), options, True)
-
-
-def _searched(env: Environment, text: str, limit: int) -> list[Candidate]:
-    """The candidates a search finds, after a warning naming the folders it passes over."""
-    warn_passed_over(env.claude_root)
-    return resurrection.by_search(env, text, limit)
+    _run("fuzzy", text, lambda env: searched(env, text, limit), options, True)
 
 
 @resurrect.command("direct", hidden=True, cls=Form)

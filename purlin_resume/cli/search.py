@@ -9,12 +9,11 @@ from typing import Annotated
 import typer
 
 from purlin_resume.cli.app import app
-from purlin_resume.cli.candidates import candidate_line, warn_passed_over
+from purlin_resume.cli.candidates import candidate_line, searched
 from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, TeamOption
 from purlin_resume.core.errors import UsageError
-from purlin_resume.resurrection import candidates
 from purlin_resume.resurrection.candidates import open_command
 
 
@@ -60,9 +59,8 @@ def find_command(
 
         return team_side.find(claude_dir, text, limit, as_json)
     env = environment_here(claude_dir, project)
-    warn_passed_over(env.claude_root)
     progress = None if as_json or not sys.stderr.isatty() else ProgressBar("indexing transcripts")
-    found = candidates.by_search(env, text, limit, progress=progress)
+    found = searched(env, text, limit, progress)
     outside = getattr(found, "outside_note", lambda: None)()
     if as_json:
         results = [{**c.to_dict(), "open": open_command(c)} for c in found]

@@ -61,11 +61,11 @@ def _session(cli: str, entry: dict[str, Any], kept: listing.Kept) -> NativeSessi
 
 
 def sessions(
-    cli: str, cache: Path | None, refused: list[Path] | None = None
+    cli: str, cache: Path | None, refused: dict[str, list[Path]] | None = None
 ) -> list[NativeSession]:
     """Every session of ``cli`` (not Claude Code), children included, oldest first: from
-    the kept listing of ``cache`` where unchanged (None: every one read). A folder of its
-    tree this user may not list goes to ``refused`` (``sources``)."""
+    the kept listing of ``cache`` where unchanged (None: every one read). The folders of its
+    tree this user may not list go to ``refused``, under ``cli`` (``sources``)."""
     current = sources((cli,), refused)
     kept = listing.Kept(_root(cli), cache, current) if cache is not None else None
     found = []

@@ -69,24 +69,17 @@ def refused_lines(refused: dict[str, list[Path]]) -> list[str]:
 def passed_over(claude_root: Path, refused: dict[str, list[Path]] | None = None) -> list[str]:
     """A line for each folder of an agent CLI this user may not list (``sudo claude`` made it
     root's): its sessions are neither listed nor searched. ``refused``: the folders of each
-    CLI's tree a listing has just passed over (``list_sessions``); None: walked here."""
+    CLI's tree a walk has just passed over, by CLI (``sources``: a listing's, a search's);
+    a tree it did not walk (none, when None) is walked here."""
     try:
         kept, lines = readable(CLIS, claude_root)
     except PurlinError as exc:  # not one of them can be listed
         kept, lines = (), [exc.message]
-    if refused is None:
-        refused = {cli: _unlisted_inside(cli) for cli in kept if cli in (CODEX, GEMINI)}
-    lines += refused_lines({cli: refused[cli] for cli in kept if cli in refused})
+    found = dict(refused or {})
+    sources(tuple(cli for cli in (CODEX, GEMINI) if cli in kept and cli not in found), found)
+    lines += refused_lines({cli: found[cli] for cli in kept if cli in found})
     lines.append(layout.refused_line(layout.unlisted(claude_root)))
     return [line for line in lines if line]
-
-
-def _unlisted_inside(cli: str) -> list[Path]:
-    """The folders of Codex's or Gemini's tree the user may not list, as the listing's walk
-    finds them (``sources``; no session read)."""
-    found: list[Path] = []
-    sources((cli,), found)
-    return found
 
 
 def _refused(clis: tuple[str, ...], claude_root: Path | None) -> dict[str, str]:
@@ -123,10 +116,9 @@ def list_sessions(
     for cli in clis:
         if cli == CLAUDE:
             continue
-        passed = refused.setdefault(cli, []) if refused is not None else None
         listed += [
             s
-            for s in listing.sessions(cli, cache, passed)
+            for s in listing.sessions(cli, cache, refused)
             if s.parent_id is None and (scope is None or inside(s.project_path, str(scope)))
         ]
     listed.sort(key=lambda s: (s.started_at or "", s.id))

@@ -17,7 +17,7 @@ from purlin_resume.opencode import storage
 
 
 def sources(
-    clis: tuple[str, ...] = OTHERS, refused: list[Path] | None = None
+    clis: tuple[str, ...] = OTHERS, refused: dict[str, list[Path]] | None = None
 ) -> dict[str, tuple[str, Any, str]]:
     """Every conversation of ``clis`` (Claude Code left out), children included, at their
     default places: key -> (cli, what ``read_source`` needs, signature). The key is the file
@@ -25,14 +25,20 @@ def sources(
     file's size, mtime and inode, or the session row's update time with its message and part
     counts. What reads every conversation (the search index) reads one again only when its
     signature changed. The folders of Codex's and Gemini's trees this user may not list are
-    passed over, and go to ``refused``."""
+    passed over; once a tree is walked whole, they go to ``refused`` under its CLI."""
     found: dict[str, tuple[str, Any, str]] = {}
     if CODEX in clis:
-        for thread, path in rollouts.rollout_files(rollouts.root(), refused):
+        passed: list[Path] = []
+        for thread, path in rollouts.rollout_files(rollouts.root(), passed):
             found[str(path)] = (CODEX, thread, cache_home.signature(path) or "gone")
+        if refused is not None:
+            refused[CODEX] = passed
     if GEMINI in clis:
-        for files, parent, project in chats.sessions(chats.root(), refused):
+        passed = []
+        for files, parent, project in chats.sessions(chats.root(), passed):
             found[str(files[0])] = (GEMINI, (files, parent, project), chats.signature(files))
+        if refused is not None:
+            refused[GEMINI] = passed
     if OPENCODE in clis:
         folder = storage.root()
         counts = storage.row_counts(folder)

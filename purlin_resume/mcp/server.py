@@ -90,13 +90,15 @@ def _redaction() -> None:
     _SERVED["redaction"] = project.root if project else None
 
 
-def _passed_over() -> dict[str, list[str]]:
+def _passed_over(refused: dict[str, list[Path]] | None = None) -> dict[str, list[str]]:
     """``passed_over``: a line for each folder of an agent CLI this user may not list (its
-    sessions are neither listed nor searched: ``crosscli.passed_over``)."""
+    sessions are neither listed nor searched: ``crosscli.passed_over``; ``refused``: what a
+    search's walk has just noted)."""
     from purlin_resume.claude import layout
     from purlin_resume.crosscli import sessions as crosscli
 
-    return {"passed_over": crosscli.passed_over(layout.config_dir(_claude_dir())[0])}
+    root = layout.config_dir(_claude_dir())[0]
+    return {"passed_over": crosscli.passed_over(root, refused)}
 
 
 def _text(value: str | None, name: str) -> str | None:
@@ -173,9 +175,10 @@ def search_sessions(query: str, limit: int = 10, project: str | None = None) -> 
         from purlin_resume.resurrection.candidates import open_command
 
         env = _environment(project)
-        found = resurrection.by_search(env, query, limit)
+        refused: dict[str, list[Path]] = {}
+        found = resurrection.by_search(env, query, limit, refused=refused)
         results = [{**c.to_dict(), "open": open_command(c)} for c in found]
-        return _out({"query": query, "results": results, **_passed_over()})
+        return _out({"query": query, "results": results, **_passed_over(refused)})
 
     return _guard(work)
 

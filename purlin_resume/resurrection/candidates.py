@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rapidfuzz import fuzz, process
@@ -95,8 +96,15 @@ def by_bookmark(env: Environment, name: str) -> Candidate:
 
 
 def by_search(
-    env: Environment, query: str, limit: int = 10, now=None, progress=None
+    env: Environment,
+    query: str,
+    limit: int = 10,
+    now=None,
+    progress=None,
+    refused: dict[str, list[Path]] | None = None,
 ) -> list[Candidate]:
+    """The conversations ``query`` finds, best first; the folders of another CLI's tree this
+    user may not list go to ``refused`` (``search_index.refresh``)."""
     # (the index reads the transcripts: no catalog is built here)
     if not env.has_transcripts() and not crosscli.has_sessions():
         raise NotFound(
@@ -109,7 +117,14 @@ def by_search(
         for m in env.shelves.all()
     ]
     hits = search_index.search(
-        env.claude_root, env.cache, query, bookmarks=names, limit=limit, now=now, progress=progress
+        env.claude_root,
+        env.cache,
+        query,
+        bookmarks=names,
+        limit=limit,
+        now=now,
+        progress=progress,
+        refused=refused,
     )
     marks = {m.name: m for m in env.shelves.all()}
     found = [

@@ -472,17 +472,21 @@ def _all_rows(root: Path, tasks: list[tuple[str, tuple]]) -> Iterator[list]:
 
 
 def refresh(
-    root: Path, cache: Path, progress: Callable[[int, int], None] | None = None
+    root: Path,
+    cache: Path,
+    progress: Callable[[int, int], None] | None = None,
+    refused: dict[str, list[Path]] | None = None,
 ) -> dict[str, int]:
     """Bring the index of ``root`` up to date; returns how many sessions were read and dropped.
 
     ``progress(done, total)`` is told after each session read (when there is something to
-    read). One build at a time: a second one waits for the first, then finds its work done."""
+    read). One build at a time: a second one waits for the first, then finds its work done.
+    The folders of another CLI's tree this user may not list go to ``refused`` (``sources``)."""
     path = index_path(root, cache)
     root = Path(root).resolve()  # the sessions are keyed by path: one spelling of the folder
     connection = _connect(path)
     try:
-        current = {**signatures.of(root), **sources()}
+        current = {**signatures.of(root), **sources(refused=refused)}
         known = dict(connection.execute("SELECT path, signature FROM sessions"))
         if not any(_outdated(known, current)):
             return {"read": 0, "dropped": 0, "sessions": len(current)}
@@ -815,9 +819,10 @@ def search(
     now: datetime | None = None,
     update: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    refused: dict[str, list[Path]] | None = None,
 ) -> Matches:
     """The conversations of ``root`` that best match ``text``, best first (``progress``: told
-    how the index build goes, see ``refresh``).
+    how the index build goes; ``refused``: the folders its walk passed over; see ``refresh``).
 
     Each conversation is scored from its row alone: the words it holds (bm25 and how many of
     the query's words), how close its title, its project's name and its bookmarks' names come to
@@ -828,7 +833,7 @@ def search(
     connection = _connect(path)
     try:
         if update:
-            refresh(root, cache, progress)
+            refresh(root, cache, progress, refused)
         reads = read(connection, query.words, lambda word: _spellings(connection, word))
         assert reads is not None  # with spellings a search always reads
         expanded = reads["expanded"]

@@ -232,27 +232,26 @@ class Dashboard:
 
     def sessions_page(self, request: Request) -> Response:
         query = request.query_params.get("q", "")
+        refused: dict[str, list[Path]] = {}
         if query.strip():
-            passed = views.passed_over(self.scope)
-            found = views.panel(lambda: views.search(self.scope, query))
+            found = views.panel(lambda: views.search(self.scope, query, refused))
+            passed = views.passed_over(self.scope, refused)
             return self.page(
                 request, "sessions", query=query, results=found, sessions=None, passed=passed
             )
-        refused: dict[str, list[Path]] = {}
         listed = views.panel(lambda: views.sessions(self.scope, refused))
-        passed = views.passed_over(self.scope, refused if "data" in listed else None)
+        passed = views.passed_over(self.scope, refused)
         return self.page(
             request, "sessions", query="", results=None, sessions=listed, passed=passed
         )
 
     def sessions_api(self, request: Request) -> Response:
         query = request.query_params.get("q", "")
-        if query.strip():
-            passed = views.passed_over(self.scope)
-            return Answer(
-                {"query": query, "results": views.search(self.scope, query), "passed_over": passed}
-            )
         refused: dict[str, list[Path]] = {}
+        if query.strip():
+            found = views.search(self.scope, query, refused)
+            passed = views.passed_over(self.scope, refused)
+            return Answer({"query": query, "results": found, "passed_over": passed})
         listed = views.sessions(self.scope, refused)
         return Answer({"sessions": listed, "passed_over": views.passed_over(self.scope, refused)})
 

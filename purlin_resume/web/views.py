@@ -335,19 +335,22 @@ def _environment(scope: Scope):
     )
 
 
-def search(scope: Scope, query: str) -> list[dict[str, Any]]:
-    """``find``: ranked conversations of every project, with why each matched."""
+def search(
+    scope: Scope, query: str, refused: dict[str, list[Path]] | None = None
+) -> list[dict[str, Any]]:
+    """``find``: ranked conversations of every project, with why each matched; the folders of
+    a CLI's tree this user may not list go to ``refused`` (``resurrection.by_search``)."""
 
     text = " ".join(query.split())[:500]
     if not text:
         return []
-    found = resurrection.by_search(_environment(scope), text, SEARCH_LIMIT)
+    found = resurrection.by_search(_environment(scope), text, SEARCH_LIMIT, refused=refused)
     return clean([candidate.to_dict() for candidate in found])
 
 
 def passed_over(scope: Scope, refused: dict[str, list[Path]] | None = None) -> list[str]:
-    """``crosscli.passed_over``, redacted (``refused``: what ``sessions`` has just passed
-    over; None: found here)."""
+    """``crosscli.passed_over``, redacted (``refused``: what ``sessions`` or ``search`` has
+    just passed over; a tree they did not walk is walked here)."""
     root = layout.config_dir(scope.claude_dir)[0]
     return [redact.redact(line).text for line in crosscli.passed_over(root, refused)]
 

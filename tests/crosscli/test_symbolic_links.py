@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, not_listable, unreadable
+from tests.conftest import FIXTURES, listings, not_listable, unreadable
 from tests.other_cli_data import (
     CODEX_SHELL,
     GEMINI_SHELL,
@@ -270,6 +270,35 @@ def test_a_folder_gemini_never_reads_is_no_warning(cli, monkeypatch):
     assert (listed.exit_code, listed.stderr) == (0, "")
     assert gemini.session in listed.stdout
     assert (found.exit_code, found.stderr) == (0, "")
+
+
+SEARCHES = (("find", "tmux"), ("resurrect", "find", "tmux", "--preview"))
+
+
+@pytest.mark.parametrize("search", SEARCHES, ids=["find", "resurrect find"])
+def test_a_search_walks_codex_and_gemini_once_as_sessions_does(cli, search, monkeypatch):
+    """A search lists the folders of Codex's and Gemini's trees as ``sessions`` does: in the
+    one walk that finds their sessions and notes the folders passed over (it walked them
+    again for its warning, which still names the folder); both with what they read kept."""
+    for each in READERS:
+        _copy(each, each.place())
+    locked = READERS[1].place() / Path(READERS[1].file).parent
+    not_listable(locked, monkeypatch)
+    line = f"warning: {locked}: Permission denied; the conversations there are not read"
+    assert cli("sessions", "--all").stderr.startswith(line)
+    assert cli(*search).stderr.startswith(line)  # the index built
+    trees = [READERS[1].place(), READERS[2].place()]
+    listed = listings(monkeypatch)
+
+    def walked(run: tuple[str, ...]) -> dict[Path, int]:
+        listed.clear()
+        done = cli(*run)
+        assert (done.exit_code, done.stderr.startswith(line)) == (0, True), done.stderr
+        return {path: n for path, n in listed.items() if any(map(path.is_relative_to, trees))}
+
+    by_listing = walked(("sessions", "--all"))
+    assert len(by_listing) > 5
+    assert walked(search) == by_listing
 
 
 def test_the_warning_of_a_folder_not_read_is_redacted(cli, tmp_path, monkeypatch):

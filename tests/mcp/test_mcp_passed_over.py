@@ -4,11 +4,13 @@ search_sessions does (``passed_over``)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from purlin_resume.mcp import server
-from tests.conftest import not_listable
+from tests.conftest import listings, not_listable
 from tests.core.test_redact import PLANTED
 from tests.gsd_files import entry, write_history
+from tests.other_cli_data import codex_home, gemini_home
 
 
 def test_the_agent_tools_name_a_folder_the_user_may_not_list_redacted(repo, tmp_path, monkeypatch):
@@ -31,3 +33,30 @@ def test_the_agent_tools_name_a_folder_the_user_may_not_list_redacted(repo, tmp_
         assert "Permission denied; its codex sessions are not listed" in line
         assert "[REDACTED:github-token:" in line
         assert secret not in json.dumps(answer)
+
+
+def test_search_sessions_walks_codex_and_gemini_once_as_agents_status_does(
+    repo, tmp_path, monkeypatch
+):
+    """search_sessions lists the folders of Codex's and Gemini's trees as agents_status does:
+    in one walk, the one that finds their sessions for its index and notes the folders it
+    passes over (it walked them again for ``passed_over``, which still names the folder)."""
+    trees = [codex_home(), gemini_home()]
+    locked = next(trees[0].glob("sessions/*/*/*"))
+    not_listable(locked, monkeypatch)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
+    monkeypatch.setattr(server, "_SERVED", {"claude_dir": None})
+    assert server.search_sessions("git log")["results"]  # the index built
+    listed = listings(monkeypatch)
+
+    def walked(answer: dict) -> dict[Path, int]:
+        [line] = answer["passed_over"]
+        assert line.startswith(f"{locked}: Permission denied;")
+        found = {path: n for path, n in listed.items() if any(map(path.is_relative_to, trees))}
+        listed.clear()
+        return found
+
+    by_agents_status = walked(server.agents_status())
+    assert len(by_agents_status) > 5
+    assert walked(server.search_sessions("git log")) == by_agents_status

@@ -12,9 +12,10 @@ import pytest
 
 from purlin_resume.web import security
 from tests.agents_setup import agent_record, configure, dead_pid, prompts, write_registry
-from tests.conftest import not_listable
+from tests.conftest import listings, not_listable
 from tests.dashboard_setup import ORIGIN, PORT, board, resurrection, sample_log, write_log
 from tests.gsd_files import entry, write_history
+from tests.other_cli_data import codex_home, gemini_home
 from tests.resurrection_data import session
 
 GITHUB_TOKEN = "ghp_" + "Zx9Qw3Er7Ty1Ui5Op2As8Df4Gh6Jk0Lz3Xc7Vb"
@@ -879,6 +880,32 @@ def test_a_folder_not_listed_is_named_on_the_pages_that_read_there_redacted(
         assert "[REDACTED:github-token:" in line, path
         assert secret not in page, path
         assert "[REDACTED:github-token:" in page, path
+
+
+def test_the_search_walks_codex_and_gemini_once_as_the_listing_does(
+    repo, fixtures_copy, monkeypatch
+):
+    """``?q=`` lists the folders of Codex's and Gemini's trees as the sessions page does: in
+    the one walk that finds their sessions and notes the folders passed over (it walked them
+    again for its warning, which still names the folder)."""
+    trees = [codex_home(), gemini_home()]
+    locked = next(trees[0].glob("sessions/*/*/*"))
+    not_listable(locked, monkeypatch)
+    line = f"{locked}: Permission denied; the conversations there are not read"
+    client, guard = board(repo, fixtures_copy)
+    for path in ("/api/sessions", "/api/sessions?q=tmux"):  # their listing and index kept
+        assert client.get(path, headers=_auth(guard)).status_code == 200
+    listed = listings(monkeypatch)
+
+    def walked(page: str) -> dict:
+        listed.clear()
+        assert line in client.get(page, headers=_auth(guard)).text, page
+        return {path: n for path, n in listed.items() if any(map(path.is_relative_to, trees))}
+
+    for page in ("/sessions", "/api/sessions"):
+        by_listing = walked(page)
+        assert len(by_listing) > 5, page
+        assert walked(f"{page}?q=tmux") == by_listing, page
 
 
 def test_sessions_without_claude_data_show_one_line(repo, tmp_path):
