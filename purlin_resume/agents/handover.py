@@ -82,16 +82,19 @@ def standing(
     )
 
 
-def superseded(project: Project, session: str | None) -> list[Path]:
-    """After ``session`` saved a checkpoint: the live checkpoints the sessions its process ran
-    before it (``/clear``) had saved are out of date, so they are archived (where they went);
-    nobody is handed the agent's older work."""
-    if not session:
-        return []
-    chain = set(standing(project, session).chain)
+def earlier(project: Project, session: str | None) -> frozenset[str]:
+    """The sessions ``session``'s process ran before it (``/clear``), from the registry: read
+    before a save writes anything, so a registry that cannot be read stops the save whole."""
+    return frozenset(standing(project, session).chain) if session else frozenset()
+
+
+def superseded(project: Project, earlier: frozenset[str]) -> list[Path]:
+    """After a session saved a checkpoint: the live checkpoints of the sessions its process ran
+    before it (``earlier``) are out of date, so they are archived (where they went); nobody is
+    handed the agent's older work."""
     moved = []
-    for found in checkpoints.live(project):
-        if found.session is not None and found.session in chain:
+    for found in checkpoints.live(project) if earlier else ():
+        if found.session is not None and found.session in earlier:
             with suppress(NotFound):  # restored by someone a moment ago: gone already
                 moved.append(checkpoints.supersede(project, found))
     return moved

@@ -139,8 +139,9 @@ def save(
     values.pop("role", None)
     session_id = checkpoints.session_id(session)
     where = project_for(project)
+    before_clear = handover.earlier(where, session_id)
     saved, cp = checkpoints.take(where, chosen_role, values, session_id)
-    moved = handover.superseded(where, session_id)  # its work from before /clear goes to no one
+    moved = handover.superseded(where, before_clear)  # its work from before /clear: to no one
     handed = _gsd_handoff(where, cp) if gsd_handoff else None
     _show_saved(where, saved, cp, handed, [where.relative(p) for p in moved], as_json)
 

@@ -91,10 +91,23 @@ def _start(root: Path, *args: str, env: dict[str, str] | None = None) -> Callabl
 def _failure(root: Path, args: tuple[str, ...], status: int, err: str) -> PurlinError:
     lines = err.strip().splitlines()
     if any(marker in line for line in lines for marker in _NOT_A_REPOSITORY):
-        return PurlinError(f"{root} is not a git repository; run inside one or pass --project")
+        return _not_a_repository(root)
     reasons = [line for line in lines if line.startswith(("fatal:", "error:"))] or lines
     reason = reasons[0] if reasons else f"exit status {status}"
     return PurlinError(f"git {' '.join(args)} failed: {reason}")
+
+
+def _not_a_repository(root: Path) -> PurlinError:
+    """Why git refused ``root`` as a work tree's top, and where to run instead."""
+    top = toplevel(root) if os.path.isdir(root) else None
+    if top is not None:
+        return PurlinError(
+            f"{root} is a folder inside the git repository {top}, not its top; "
+            f"run there or pass --project {top}"
+        )
+    return PurlinError(
+        f"{root} is not a git repository; run inside one, or pass its top folder with --project"
+    )
 
 
 def toplevel(path: Path) -> Path | None:

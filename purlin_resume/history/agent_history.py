@@ -509,9 +509,10 @@ def update(project: Project, change: Callable[[AgentHistory], Any], create: bool
     outcome: list[Any] = []
 
     def apply(data: Any) -> None:
-        before = _texts(data)
-        outcome.append(change(AgentHistory(file, check(file, data))))
-        data["entries"] = [_redacted(entry, before) for entry in data["entries"]]
+        entries = list(check(file, data)["entries"])  # kept alive: their ids stay theirs
+        held = {id(entry): _texts(entry) for entry in entries}
+        outcome.append(change(AgentHistory(file, data)))
+        data["entries"] = [_redacted(e, held.get(id(e), set())) for e in data["entries"]]
 
     store.update_json(file, apply, default=template())
     return outcome[0]
@@ -545,10 +546,11 @@ def _texts(value: Any) -> set[str]:
 
 
 def _redacted(entry: Any, before: set[str]) -> Any:
-    """``entry`` redacted when a change put text into it that the file did not hold (the file is
-    committed); text it held already was written redacted, and is not scanned again. An id
-    holding a secret is refused (UsageError): nothing is written. The entry's own keys are
-    field names, no free text."""
+    """``entry`` redacted when a change put text into it that it did not hold (the file is
+    committed): a new entry whole, even text copied from another (a hand-made or older file
+    may hold a secret); text an entry held already is not scanned again. An id holding a
+    secret is refused (UsageError): nothing is written. The entry's own keys are field names,
+    no free text."""
     if not isinstance(entry, dict):
         return entry
     for name in _ID_FIELDS:

@@ -335,8 +335,9 @@ def save_checkpoint(
         session = checkpoints.session_id(session_id or serving)
         values = {**extra, **given, "next": next}
         values = {k: v for k, v in values.items() if v not in (None, [])}
+        before_clear = handover.earlier(where, session)
         saved, cp = checkpoints.take(where, role, values, session, spelled=_as_written)
-        moved = [where.relative(p) for p in handover.superseded(where, session)]
+        moved = [where.relative(p) for p in handover.superseded(where, before_clear)]
         aside = where.relative(saved.kept_aside) if saved.kept_aside else None
         shown = {"path": where.relative(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}
         return _out({**shown, "superseded": moved} if moved else shown)

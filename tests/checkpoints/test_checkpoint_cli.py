@@ -561,6 +561,16 @@ def test_a_corrupt_checkpoint_of_another_session_is_reported_not_fatal(repo, cli
     assert broken.read_text() == "garbage"
 
 
+def test_a_corrupt_registry_stops_save_before_anything_is_written(repo, cli):
+    (repo / ".purlin").mkdir()
+    (repo / ".purlin/agents.json").write_text('{"version": 1, "agents": {')
+    result = cli("save", *BUILDER_FIELDS, "--session", "s-1")
+    assert result.exit_code == 1
+    assert ".purlin/agents.json is corrupt" in result.stderr
+    assert not (repo / ".purlin/cache/checkpoints").exists()
+    assert cli("checkpoints", "--json").stdout.strip() == "[]"
+
+
 def test_corrupt_config_stops_restore(repo, cli):
     (repo / ".purlin").mkdir()
     (repo / ".purlin/config.json").write_text('{"resume": {"status_timeout": ')

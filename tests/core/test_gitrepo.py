@@ -50,13 +50,29 @@ def test_recent_commits_newest_first_and_none_before_the_first(repo, tmp_path):
         gitrepo.recent_commits(tmp_path / "nowhere")
 
 
-@pytest.mark.parametrize("where", ["outside", "sub-folder"])
-def test_a_folder_that_is_not_a_work_tree_top_is_named(repo, tmp_path, where):
-    folder = tmp_path / "elsewhere" if where == "outside" else repo / "src"
+def test_a_folder_outside_git_is_named(tmp_path):
+    folder = tmp_path / "elsewhere"
     folder.mkdir()
-    with pytest.raises(PurlinError, match="is not a git repository; run inside one"):
+    with pytest.raises(PurlinError, match="elsewhere is not a git repository; run inside one"):
         gitrepo.branch(folder)
-    assert gitrepo.toplevel(folder) == (None if where == "outside" else repo.resolve())
+    assert gitrepo.toplevel(folder) is None
+
+
+def test_a_folder_inside_a_repository_names_the_top_to_pass_instead(repo, cli):
+    folder = repo / "src"
+    folder.mkdir()
+    with pytest.raises(PurlinError) as raised:
+        gitrepo.branch(folder)
+    top = repo.resolve()
+    assert str(raised.value) == (
+        f"{folder} is a folder inside the git repository {top}, not its top; "
+        f"run there or pass --project {top}"
+    )
+    qa = ("--role", "qa", "--scenario-progress", "1 of 2", "--current-scenario", "s", "--next", "n")
+    saved = cli("save", *qa, "--project", str(folder))
+    assert saved.exit_code == 1
+    assert f"pass --project {top}" in saved.stderr
+    assert not (folder / ".purlin").exists()
 
 
 def test_commits_since_a_moment_keeps_only_later_commits(repo):

@@ -122,6 +122,18 @@ def test_resume_of_a_gsd_written_minimal_entry(repo, cli):
     assert statuses(repo) == [("agent_min", "interrupted"), ("agent_min", "resumed")]
 
 
+def test_a_secret_in_a_hand_made_entry_is_not_copied_into_the_new_one(repo, cli):
+    secret = "Hunter2Secret99xq"
+    task = f"Execute plan 01-02 password={secret}"
+    write_history(repo, [entry("agent_old", "interrupted", task_description=task)])
+    assert cli("resume-task", "agent_old").exit_code == 0
+    old, resumed = read_history(repo)["entries"]
+    assert old["task_description"] == task  # what the file held is left as it was
+    assert resumed["status"] == "resumed"
+    assert "[REDACTED:" in resumed["task_description"]
+    assert secret not in json.dumps(resumed)
+
+
 @pytest.mark.parametrize(
     ("status", "says"),
     [
