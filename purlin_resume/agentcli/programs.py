@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -44,6 +45,14 @@ class AgentProgram:
         if self.cli == CLAUDE and agent_command:
             return shlex.split(agent_command)
         return [self.program]
+
+    def not_on_path(self, agent_command: str | None = None) -> str | None:
+        """The program ``command`` starts (after any ``NAME=value`` words), when it is named
+        without a folder and is not on PATH: a window started with it would close at once.
+        None: it is there, or named by a path (looked for where it runs)."""
+        words = [word for word in self.command(agent_command) if "=" not in word]
+        program = words[0] if words else self.program
+        return None if "/" in program or shutil.which(program) else program
 
     def start(self, prompt: str, agent_command: str | None = None) -> list[str]:
         """The argv of a new interactive agent that begins with ``prompt``."""

@@ -194,6 +194,18 @@ def plan(
     return Plan(agent, successor, command, cwd, env, session, injections, transcript_file, target)
 
 
+def unstartable(revival_plan: Plan, settings: config_mod.Settings) -> str | None:
+    """Why the successor cannot start: its agent program is not on PATH (its window would
+    close at once); None when it can."""
+    cli = revival_plan.predecessor.agent_cli
+    program = programs.program(cli)
+    missing = program.not_on_path(settings.agent_command)
+    if missing is None:
+        return None
+    fix = " or set resume.agent_command in .purlin/config.json" if cli == CLAUDE else ""
+    return f"{missing!r} is not on PATH: install {program.label}{fix}"
+
+
 def _dead_agent(
     project: Project, agent_query: str, server: tmux.Server
 ) -> tuple[RegisteredAgent, Liveness]:
@@ -310,6 +322,9 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
 
     Raises PurlinError when nothing reached the successor (its window is closed again); an
     injection that cannot be confirmed is a ``partial`` revival with its window left open."""
+    problem = unstartable(revival_plan, settings)
+    if problem is not None:
+        raise PurlinError(problem)
     server = revival_plan.server
     gitrepo.ensure_ignored(project.root, ".purlin/cache/")
     store.private_folder(project.cache_dir)  # the successor writes its transcript there

@@ -14,6 +14,7 @@ from purlin_resume.cli.common import (
     print_json,
     print_text,
     project_for,
+    warning_line,
 )
 from purlin_resume.cli.options import (
     ClaudeDirOption,
@@ -113,6 +114,9 @@ def revive_command(
     planner = revival.plan_native if native else revival.plan
     planned = planner(found, agent_id, settings, claude_dir=claude_dir, tmux_server=server)
     if dry_run:
+        problem = revival.unstartable(planned, settings)
+        if problem is not None:
+            warning_line(f"{problem}: the revival would fail")
         if as_json:
             print_json({"dry_run": True, **planned.to_dict()})
             return

@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from purlin_resume.agentcli import programs
+from purlin_resume.agentcli.names import CLAUDE
 from purlin_resume.agents import registry
 from purlin_resume.checkpoints import lifecycle as checkpoints
 from purlin_resume.claude import layout
@@ -474,12 +476,32 @@ def _hook_failures(project: Project) -> list[Finding]:
 
 def _trust(project: Project) -> list[Finding]:
     """What trust decides in the project: its status command (``_status_command``), the
-    settings its config sets that do not apply (``_ignored``)."""
+    settings its config sets that do not apply (``_ignored``); and whether the agent command
+    it starts agents with is there (``_agent_program``)."""
     try:
         settings = config.load(project)
     except (PurlinError, OSError):
         return []  # the settings finding says why
-    return _status_command(project, settings) + _ignored(project, settings)
+    return (
+        _status_command(project, settings) + _ignored(project, settings) + _agent_program(settings)
+    )
+
+
+def _agent_program(settings: config.Settings) -> list[Finding]:
+    """Is the program of ``resume.agent_command`` on PATH (revival and resurrection start
+    agents with it)?"""
+    shown = one_line(settings.agent_command)  # maybe the project's: no escapes
+    if programs.program(CLAUDE).not_on_path(settings.agent_command) is None:
+        return [Finding("tools", OK, f"the agent command '{shown}' can start")]
+    return [
+        Finding(
+            "tools",
+            WARN,
+            f"the agent command '{shown}' is not on PATH (revive and resurrect start agents "
+            "with it)",
+            "install Claude Code, or set resume.agent_command in .purlin/config.json",
+        )
+    ]
 
 
 def _status_command(project: Project, settings: config.Settings) -> list[Finding]:

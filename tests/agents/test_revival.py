@@ -297,6 +297,28 @@ def test_regression_unused_windows_a_failed_revival_leaves_none(repo, tmux_serve
     assert second.exit_code == 0, second.stderr
 
 
+def test_an_agent_program_not_on_path_is_named_before_anything_starts(
+    repo, tmux_server, tmp_path, cli
+):
+    """As when Claude Code is not installed: the dry run warns, the revival is refused in one
+    line before a window opens or a successor is registered."""
+    configure(repo, tmux_server, tmp_path / "agent", agent_command="no-such-agent-cli --x")
+    path = write_registry(repo, {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+    before = path.read_bytes()
+    said = "'no-such-agent-cli' is not on PATH: install Claude Code or set resume.agent_command"
+
+    planned = cli("revive", "dead-1", "--dry-run")
+    assert planned.exit_code == 0, planned.stderr
+    assert said in planned.stderr
+    assert "Would revive dead-1 as " in planned.stdout
+
+    refused = cli("revive", "dead-1")
+    assert refused.exit_code == 1
+    assert refused.stderr.strip() == f"error: {said} in .purlin/config.json"
+    assert path.read_bytes() == before
+    assert not tmux.session_exists(tmux_server, "purlin-agents")
+
+
 def test_the_revival_log_is_redacted(repo, tmux_server, tmp_path, cli):
     from tests.core.test_redact import PLANTED
 

@@ -12,6 +12,7 @@ import pytest
 from purlin_resume.claude import settings as claude_settings
 from purlin_resume.integration import installation
 from tests.conftest import git
+from tests.resurrection_data import write_config
 
 OTHERS = {
     "permissions": {"allow": ["Bash(npm test:*)"], "deny": []},
@@ -619,6 +620,24 @@ def test_doctor_reports_an_mcp_server_that_cannot_start_and_how_to_fix_it(
     assert missing["status"] == "error"
     assert "purlin-resume is not on PATH" in missing["message"]
     assert missing["fix"].startswith("pipx install purlin-resume")
+
+
+def test_doctor_names_an_agent_command_that_is_not_on_path(repo, cli):
+    """Revival and resurrection start agents with ``resume.agent_command``: doctor says when
+    its program is not there (Claude Code not installed), and when it is."""
+
+    def agent_findings() -> list[dict]:
+        report = json.loads(cli("doctor", "--json").stdout)
+        return [f for f in report["findings"] if "agent command" in f["message"]]
+
+    write_config(repo, agent_command="no-such-agent-cli --flag")
+    (missing,) = agent_findings()
+    assert missing["status"] == "warn"
+    assert "'no-such-agent-cli --flag' is not on PATH" in missing["message"]
+    assert "resume.agent_command" in missing["fix"]
+    write_config(repo, agent_command="sh -c true")
+    (found,) = agent_findings()
+    assert found["status"] == "ok"
 
 
 def test_doctor_does_not_start_a_program_a_projects_mcp_json_names(repo, cli, tmp_path):
