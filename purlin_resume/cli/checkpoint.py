@@ -21,6 +21,7 @@ from purlin_resume.cli.common import (
     print_json,
     print_text,
     project_for,
+    warning_line,
 )
 from purlin_resume.cli.options import (
     JsonOption,
@@ -347,7 +348,10 @@ def list_checkpoints(project: ProjectOption = None, as_json: JsonOption = False)
             row["session"] or "(none)",
             row["role"] or "unreadable",
             _age(row["age_seconds"]),
-            row["feature"] or (row["error"] or ""),
+            row["feature"] or "-",
             row["path"],
         )
     Console(highlight=False, width=None if sys.stdout.isatty() else 240).print(table, markup=False)
+    for row in rows:
+        if row["error"]:
+            warning_line(row["error"])  # why a checkpoint is unreadable: a line of its own

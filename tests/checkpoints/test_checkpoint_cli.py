@@ -551,6 +551,20 @@ def test_a_corrupt_single_agent_checkpoint_stops_restore_and_is_kept(repo, cli):
     assert "corrupt" in listed[0]["error"]
 
 
+def test_checkpoints_lists_an_unreadable_one_and_says_why_on_a_line_of_its_own(repo, cli):
+    assert cli("save", *BUILDER_FIELDS, "--session", "good-1").exit_code == 0
+    broken = repo / ".purlin/cache/checkpoints/bad-1.md"
+    broken.write_text("garbage")
+    listed = cli("checkpoints")
+    assert listed.exit_code == 0
+    bad, good = sorted(listed.stdout.splitlines()[1:])
+    assert bad.split()[:2] == ["bad-1", "unreadable"]
+    assert good.split()[:2] == ["good-1", "builder"]
+    assert "is corrupt" not in listed.stdout
+    assert listed.stderr.startswith(f"warning: {broken} is corrupt (not a checkpoint")
+    assert len(listed.stderr.splitlines()) == 1
+
+
 def test_a_corrupt_checkpoint_of_another_session_is_reported_not_fatal(repo, cli):
     broken = repo / ".purlin/cache/checkpoints/other.md"
     broken.parent.mkdir(parents=True)
