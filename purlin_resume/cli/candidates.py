@@ -34,13 +34,13 @@ def searched(env: Environment, text: str, limit: int, progress=None) -> list[Can
     try:
         found = by_search(env, text, limit, progress=progress, refused=refused)
     except PurlinError:
-        _warn_passed_over(env.claude_root, refused)
+        warn_passed_over(env.claude_root, refused)
         raise
-    _warn_passed_over(env.claude_root, refused)
+    warn_passed_over(env.claude_root, refused)
     return found
 
 
-def _warn_passed_over(claude_root: Path, refused: dict[str, list[Path]]) -> None:
+def warn_passed_over(claude_root: Path, refused: dict[str, list[Path]]) -> None:
     for line in crosscli.passed_over(claude_root, refused):
         warning_line(line)
 

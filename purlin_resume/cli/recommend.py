@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from purlin_resume.cli.app import app
+from purlin_resume.cli.candidates import warn_passed_over
 from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, SessionOption
@@ -55,7 +57,13 @@ def recommend_command(
     if task is not None and not task.strip():
         raise UsageError("--task is empty: say what you are working on, or leave --task out")
     env = environment_here(claude_dir, project)
-    current, found = recommendation.for_task(env, task, file or [], session, limit, threshold)
+    refused: dict[str, list[Path]] = {}
+    try:
+        current, found = recommendation.for_task(
+            env, task, file or [], session, limit, threshold, refused
+        )
+    finally:
+        warn_passed_over(env.claude_root, refused)
     if as_json:
         print_json(
             {

@@ -350,6 +350,7 @@ def rank(
     now: datetime | None = None,
     update: bool = True,
     text_only: bool = False,
+    refused: dict[str, list[Path]] | None = None,
 ) -> list[Recommendation]:
     """The candidates for ``task``, best first, those below ``threshold`` left out.
 
@@ -361,7 +362,13 @@ def rank(
     words = task.words
     files = [] if text_only else task.files
     related = search_index.related(
-        claude_root, cache, words, files, exclude_session=task.session_id, update=update
+        claude_root,
+        cache,
+        words,
+        files,
+        exclude_session=task.session_id,
+        update=update,
+        refused=refused,
     )
     evidence = _indexed_evidence(related)
     if text_only:
@@ -454,10 +461,17 @@ def _add_bookmarked(
 
 
 def recommend(
-    env, task: Task, *, limit: int = 5, threshold: float | None = None, update: bool = True
+    env,
+    task: Task,
+    *,
+    limit: int = 5,
+    threshold: float | None = None,
+    update: bool = True,
+    refused: dict[str, list[Path]] | None = None,
 ) -> list[Recommendation]:
     """``rank`` with what the resurrection environment ``env`` knows: its index, bookmarks,
-    resurrection log and threshold setting."""
+    resurrection log and threshold setting; ``refused``: the folders its walk passed over
+    (``search_index.refresh``)."""
     entries = resurrection_log.History(env.log)
     return rank(
         task,
@@ -468,6 +482,7 @@ def recommend(
         threshold=env.settings.recommend_threshold if threshold is None else threshold,
         limit=limit,
         update=update and (env.has_transcripts() or crosscli.has_sessions()),
+        refused=refused,
     )
 
 
@@ -478,10 +493,11 @@ def for_task(
     session: str | None,
     limit: int,
     threshold: float | None = None,
+    refused: dict[str, list[Path]] | None = None,
 ) -> tuple[Task, list[Recommendation]]:
     """The task (``told``, else gathered from the session, branch, changed files and a live
     checkpoint; ``files`` added) and the earlier agents recommended for it, remembered for
-    ``resurrect --recommended N``."""
+    ``resurrect --recommended N``; ``refused`` as ``recommend`` takes it."""
     session = current_session.checked(session)
     if told is not None:
         here = str(env.project_root) if env.project_root else None
@@ -495,7 +511,7 @@ def for_task(
             f"{', '.join(crosscli.OTHERS)} and no bookmarks: nothing to recommend; "
             "pass --claude-dir or set CLAUDE_CONFIG_DIR"
         )
-    found = recommend(env, task, limit=limit, threshold=threshold)
+    found = recommend(env, task, limit=limit, threshold=threshold, refused=refused)
     remember(env.cache, task, found)
     return task, found
 

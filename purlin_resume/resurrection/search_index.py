@@ -981,14 +981,16 @@ def related(
     exclude_session: str | None = None,
     pool: int = 200,
     update: bool = True,
+    refused: dict[str, list[Path]] | None = None,
 ) -> list[Related]:
     """The conversations that share words or files with a task (unranked, at most ``pool`` by
     words plus every one that touched one of ``files``), those of ``exclude_session`` left
     out. A word matches its plain inflections too (overflow: overflows). ``update=False`` reads the index as it
-    is, without looking at the transcripts (and finds nothing when there is no index yet)."""
+    is, without looking at the transcripts (and finds nothing when there is no index yet).
+    ``refused``: as ``refresh`` takes it."""
     path = index_path(root, cache)
     if update:
-        refresh(root, cache)
+        refresh(root, cache, refused=refused)
     elif not path.exists():
         return []
     connection = _connect(path)

@@ -272,10 +272,14 @@ def test_a_folder_gemini_never_reads_is_no_warning(cli, monkeypatch):
     assert (found.exit_code, found.stderr) == (0, "")
 
 
-SEARCHES = (("find", "tmux"), ("resurrect", "find", "tmux", "--preview"))
+SEARCHES = (
+    ("find", "tmux"),
+    ("resurrect", "find", "tmux", "--preview"),
+    ("recommend", "--task", "tmux"),
+)
 
 
-@pytest.mark.parametrize("search", SEARCHES, ids=["find", "resurrect find"])
+@pytest.mark.parametrize("search", SEARCHES, ids=["find", "resurrect find", "recommend"])
 def test_a_search_walks_codex_and_gemini_once_as_sessions_does(cli, search, monkeypatch):
     """A search lists the folders of Codex's and Gemini's trees as ``sessions`` does: in the
     one walk that finds their sessions and notes the folders passed over (it walked them
