@@ -65,6 +65,11 @@ def warning_line(message: str) -> None:
     echo_error(outgoing(f"warning: {one_line(message)}"))
 
 
+def note_line(message: str) -> None:
+    """``note: MESSAGE`` on one line of standard error, redacted as every output is."""
+    echo_error(outgoing(f"note: {one_line(message)}"))
+
+
 class Output:
     """What the CLI prints passes through redaction unless ``--no-redact`` was given."""
 

@@ -12,7 +12,7 @@ import typer
 
 from purlin_resume.claude import layout
 from purlin_resume.cli.app import PurlinGroup, app
-from purlin_resume.cli.common import print_json, print_text
+from purlin_resume.cli.common import note_line, print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, NotesOption, Outcome
 from purlin_resume.core.errors import UsageError
 from purlin_resume.resurrection import log as resurrection_log
@@ -75,9 +75,11 @@ def done(
     if not re.fullmatch(r"res-\d{4}-\d{2}-\d{2}-\d{3,}", resurrection_id):
         raise UsageError(f"{resurrection_id!r} is not a resurrection id (res-YYYY-MM-DD-NNN)")
     log = layout.history_dir(claude_dir) / resurrection_log.FILE_NAME
-    entry = resurrection_log.record_outcome(
+    entry, replaced = resurrection_log.record_outcome(
         log, resurrection_id, outcome.value, agent_id, duration_ms, tool_calls, notes, reason
     )
+    if replaced is not None:
+        note_line(f"{resurrection_id} was recorded as {replaced}; now {entry['outcome']}")
     if as_json:
         print_json(entry)
         return

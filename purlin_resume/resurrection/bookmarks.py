@@ -163,11 +163,7 @@ def add(path: Path, bookmark: Bookmark) -> Bookmark:
 
     def change(text: str | None) -> str:
         items = _parse(path, text)
-        if any(item.get("name") == bookmark.name for item in items):
-            raise PurlinError(
-                f"a bookmark named {bookmark.name!r} exists in {path}; "
-                "choose another name or change it with 'purlin-resume bookmark update'"
-            )
+        _refuse_taken(path, items, bookmark.name)
         moment = clock.now()
         bookmark.bookmark_id = next_id(items, moment.strftime("%Y-%m-%d"), bookmark.scope)
         bookmark.created_at = bookmark.created_at or clock.iso(moment)
@@ -177,6 +173,25 @@ def add(path: Path, bookmark: Bookmark) -> Bookmark:
     _update(path, change)
     _shared(path, "add", bookmark.to_dict())
     return bookmark
+
+
+def check_free(path: Path, name: str) -> None:
+    """Refuse, before anything is made for it, a bookmark ``add`` would refuse: a bad name, a
+    corrupt ``path`` or a name already used in it."""
+    check_name(name)
+    try:
+        text = store.read_text(path)
+    except NotFound:
+        return
+    _refuse_taken(path, _parse(path, text), name)
+
+
+def _refuse_taken(path: Path, items: list[dict[str, Any]], name: str) -> None:
+    if any(item.get("name") == name for item in items):
+        raise PurlinError(
+            f"a bookmark named {name!r} exists in {path}; "
+            "choose another name or change it with 'purlin-resume bookmark update'"
+        )
 
 
 def _shared(path: Path, op: str, item: dict[str, Any]) -> None:

@@ -825,9 +825,10 @@ def bookmark_agent(
     global_: bool,
 ) -> Bookmark:
     """Bookmark a session or agent and archive its session's transcripts (a session of
-    another agent CLI is bookmarked without an archive: that CLI keeps it)."""
+    another agent CLI is bookmarked without an archive: that CLI keeps it). A bookmark that
+    would be refused (its name taken, its file corrupt) is refused before the archive is made."""
 
-    bookmarks.check_name(name)
+    bookmarks.check_free(_shelf(env, global_), name)
     candidate = direct(session, agent)
     try:
         catalog = Catalog(claude_layout.claude_dir(env.claude_root))
@@ -869,11 +870,16 @@ def bookmark_agent(
 
 
 def _bookmark_shelf(env: Environment, global_: bool, mark: Bookmark) -> Path:
-    """The file a new bookmark goes into (the project's, unless ``global_`` or outside a
-    project), its scope set on ``mark``."""
-    path = env.shelves.global_ if global_ or env.shelves.local is None else env.shelves.local
+    """The file a new bookmark goes into (``_shelf``), its scope set on ``mark``."""
+    path = _shelf(env, global_)
     mark.scope = "global" if path == env.shelves.global_ else "local"
     return path
+
+
+def _shelf(env: Environment, global_: bool) -> Path:
+    """The bookmarks file a new bookmark goes into: the project's, unless ``global_`` or
+    outside a project."""
+    return env.shelves.global_ if global_ or env.shelves.local is None else env.shelves.local
 
 
 def _other_cli_bookmark(candidate: Candidate) -> Bookmark | None:

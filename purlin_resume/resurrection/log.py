@@ -288,6 +288,14 @@ def _joined(kept: Any, added: Any) -> Any:
 def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[str, Any]:
     """Set the outcome (and agent id, duration, tool calls) of one entry; add to its notes. A
     new outcome drops the reason of the old one (``changes`` may give its own)."""
+    return _revise(log, resurrection_id, changes)[0]
+
+
+def _revise(
+    log: Path, resurrection_id: str, changes: dict[str, Any]
+) -> tuple[dict[str, Any], str | None]:
+    """``complete``: the entry as it now stands, and the outcome a new one replaced (None when
+    the outcome did not change)."""
     log = Path(log)
     if changes.get("outcome") is not None and changes["outcome"] not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}")
@@ -302,13 +310,15 @@ def complete(log: Path, resurrection_id: str, changes: dict[str, Any]) -> dict[s
                 "list them with 'purlin-resume resurrections'"
             )
         number = entry.pop(REVISION, None)
+        replaced = None
         if changes.get("outcome") not in (None, entry.get("outcome")):
+            replaced = entry.get("outcome")
             entry["outcome_reason"] = None  # the reason of the outcome it replaces
         entry.update(changes, notes=_joined(entry.get("notes"), changes.get("notes")))
-        done.append(entry)
+        done.append((entry, replaced))
         return {**entry, REVISION: (number if type(number) is int else 1) + 1}
 
-    done: list[dict[str, Any]] = []
+    done: list[tuple[dict[str, Any], str | None]] = []
     try:
         store.append_jsonl_made(log, revised)
     except OSError as exc:
@@ -327,10 +337,11 @@ def record_outcome(
     tool_calls: int | None = None,
     notes: str | None = None,
     reason: str | None = None,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str | None]:
     """What ``resurrect done`` (and the hooks) call when a resurrected agent ends: its outcome,
     its own id, duration, tool calls and notes (redacted). A success has no reason; another
-    outcome has the one given (a changed outcome without one: none, never the old one's)."""
+    outcome has the one given (a changed outcome without one: none, never the old one's).
+    Returns the entry as it now stands and the outcome it had before, when that was another."""
     changes: dict[str, Any] = {"outcome": outcome}
     for key, value in (
         ("resurrected_as_agent_id", agent_id),
@@ -344,7 +355,7 @@ def record_outcome(
         changes["outcome_reason"] = None
     elif reason:
         changes["outcome_reason"] = redact.redact(reason).text
-    return complete(log, resurrection_id, changes)
+    return _revise(log, resurrection_id, changes)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,8 +10,9 @@ sessions of its project folder; another CLI's conversation: ``crosscli.sources``
 whose files are gone are dropped.
 
 Indexed per conversation (a session's main thread, each subagent): the words of the prompts, the
-answers, the tool inputs and the file paths, redacted before they are stored; the title (the
-session's name or first prompt, the subagent's description), the project path, the time span.
+answers, the tool inputs and the file paths, redacted before they are stored; the title (a
+session's as ``sessions`` gives it, read again for a whole Claude data folder whenever one of its
+sessions changed; a subagent's description), the project path, the time span.
 
 A query is split into time words (``today``, ``yesterday``, ``this/last week``, ``this/last
 month``, ``N days ago``, ``last N days``, a date ``YYYY-MM-DD``), which restrict the results to
@@ -65,9 +66,9 @@ _RESURRECTION = re.compile(
 )
 
 
-SCHEMA_VERSION = "6"  # 2: the files of each conversation; 3: bodies redacted value by value;
+SCHEMA_VERSION = "7"  # 2: the files of each conversation; 3: bodies redacted value by value;
 # 4: the conversation a resurrection started from; 5: the agent CLI of each conversation;
-# 6: a renamed session file by its recorded id
+# 6: a renamed session file by its recorded id; 7: a session titled as ``sessions`` titles it
 COLUMNS = (
     "rowid, kind, id, session_id, agent_id, project, title, agent_type, started_at, ended_at,"
     " turns, resurrects, cli"
@@ -329,20 +330,16 @@ def _one_line(text: str | None, limit: int = 120) -> str | None:
 
 
 def _documents(view) -> Iterable[dict[str, Any]]:
+    """A session's conversations; a session's title is the catalog's (``_titles``), set as
+    its row is stored."""
     main, reading = view.main, view.reading
     if main is not None and reading is not None:
-        title = (
-            reading.custom_title
-            or reading.ai_title
-            or (reading.summaries[-1][1] if reading.summaries else None)
-            or main.first_prompt
-        )
         yield {
             "kind": "session",
             "id": view.session_id,
             "agent_id": None,
             "transcript": main,
-            "title": _one_line(redact.redact(title).text if title else None),
+            "title": None,
             "agent_type": "main",
             "session_project": main.project_path,
         }
@@ -496,7 +493,8 @@ def refresh(
             stale, changed = _outdated(known, current)
             if not stale and not changed:
                 return {"read": 0, "dropped": 0, "sessions": len(current)}
-            _build(connection, root, current, stale, changed, progress)
+            titles = _titles(root, cache) if _claude_changed(current, stale + changed) else {}
+            _build(connection, root, current, stale, changed, progress, titles)
         return {"read": len(changed), "dropped": len(stale), "sessions": len(current)}
     finally:
         connection.close()
@@ -523,7 +521,39 @@ def _outdated(known: dict[str, str], current: dict[str, tuple[Any, Any, str]]):
     return stale, changed
 
 
-def _build(connection, root, current, stale, changed, progress) -> None:
+def _claude_changed(current: dict[str, tuple], keys: list[str]) -> bool:
+    """Whether any of ``keys`` is a Claude Code session (a summary in one session's file can
+    title another session of its folder: their titles are read again)."""
+    return any(key not in current or current[key][0] not in OTHERS for key in keys)
+
+
+def _titles(root: Path, cache: Path) -> dict[str, str | None]:
+    """Each Claude Code session file's title as ``sessions`` gives it, redacted and storable
+    (``_storable``) for the index."""
+    catalog = _catalog(root)
+    listed = catalog.sessions(cache=cache) if catalog is not None else []
+    return {
+        str(s.path): store.whole_characters(redact.one_line(redact.redact(s.title).text, 120))
+        if s.title
+        else None
+        for s in listed
+    }
+
+
+def _retitle(connection: sqlite3.Connection, titles: dict[str, str | None]) -> None:
+    """The Claude Code sessions already indexed whose title changed, titled anew."""
+    rows = connection.execute(
+        "SELECT rowid, session_path, title FROM docs WHERE kind='session' AND cli=?", (CLAUDE,)
+    ).fetchall()
+    for rowid, key, title in rows:
+        if key in titles and titles[key] != title:
+            connection.execute("UPDATE docs SET title=? WHERE rowid=?", (titles[key], rowid))
+            connection.execute(
+                "UPDATE docs_fts SET title=? WHERE rowid=?", (titles[key] or "", rowid)
+            )
+
+
+def _build(connection, root, current, stale, changed, progress, titles) -> None:
     connection.execute("BEGIN IMMEDIATE")
     try:
         for key in stale + changed:
@@ -538,6 +568,8 @@ def _build(connection, root, current, stale, changed, progress) -> None:
         tasks = [(key, current[key]) for key in changed]
         for done, (key, rows) in enumerate(zip(changed, _all_rows(root, tasks), strict=True), 1):
             for columns, body, files in _storable(rows):
+                if columns[0] == "session" and columns[11] == CLAUDE:
+                    columns = (*columns[:5], titles.get(key), *columns[6:])
                 cursor = connection.execute(
                     "INSERT INTO docs(session_path, kind, id, session_id, agent_id, project,"
                     " title, agent_type, started_at, ended_at, turns, resurrects, cli)"
@@ -556,6 +588,7 @@ def _build(connection, root, current, stale, changed, progress) -> None:
             connection.execute("INSERT INTO sessions VALUES (?,?)", (key, current[key][2]))
             if progress is not None:
                 progress(done, len(changed))
+        _retitle(connection, titles)
         connection.execute("COMMIT")
     except BaseException:
         connection.execute("ROLLBACK")
