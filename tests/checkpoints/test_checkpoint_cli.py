@@ -143,7 +143,10 @@ def test_scenario_role_from_explicit_argument(repo, cli, tmp_path):
 def test_scenario_invalid_argument_prints_error_and_touches_nothing(repo, cli):
     result = cli("restore", "invalid")
     assert result.exit_code == 2
-    assert "save, architect, builder, qa" in result.stderr
+    assert result.stderr.startswith(
+        "error: unknown role 'invalid': valid roles are architect, builder, qa (to save a "
+        "checkpoint: 'purlin-resume save', /pl-resume save)"
+    ), "the roles restore takes, and save (the seed's other valid option) as what it is"
     assert result.stderr.count("\n") == 1, "one line"
     assert not (repo / ".purlin").exists(), "nothing written"
     (repo / PLAIN).parent.mkdir(parents=True)
