@@ -250,6 +250,19 @@ def test_restore_json_is_one_document_with_the_same_content(repo, cli):
     assert doc["question"] == "Ready to continue from here, or would you like to adjust?"
 
 
+def test_restore_json_gives_an_empty_text_field_as_null(repo, cli):
+    """The Markdown writes an empty field as "None"; JSON has null (an empty list is [])."""
+    qa = ["--role", "qa", "--in-progress", "verifying", "--next", "report"]
+    cli("save", *qa, "--scenario-progress", "1 of 2", "--current-scenario", "login")
+    result = cli("restore", "qa", "--json")
+    assert result.exit_code == 0, result.stderr
+    checkpoint = json.loads(result.stdout)["checkpoint"]
+    assert checkpoint["notes"] is None
+    assert checkpoint["verification_queue"] is None
+    assert checkpoint["done"] == []
+    assert checkpoint["current_scenario"] == "login"
+
+
 # --- Step 3 and 4: instructions and command tables ---------------------------------------------
 
 
