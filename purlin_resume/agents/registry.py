@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
 
 from purlin_resume.core import clock, gitrepo, ids, processes, store
-from purlin_resume.core.errors import CorruptFile, NotFound, UsageError
+from purlin_resume.core.errors import Ambiguous, CorruptFile, NotFound, UsageError
 from purlin_resume.core.project import Project
 
 VERSION = 1
@@ -409,7 +409,7 @@ def resolve(agents: dict[str, RegisteredAgent], query: str) -> RegisteredAgent:
         )
     if len(found) > 1:
         names = ", ".join(sorted(agent.session_id for agent in found)[:5])
-        raise UsageError(f"agent id {query!r} is ambiguous ({names}); give more of it")
+        raise Ambiguous(f"agent id {query!r} is ambiguous ({names}); give more of it")
     return found[0]
 
 

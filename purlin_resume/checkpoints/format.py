@@ -424,7 +424,8 @@ def _field_values(
 
 
 def as_dict(checkpoint: Checkpoint) -> dict[str, Any]:
-    """Plain JSON-ready fields of a checkpoint (only those its role has)."""
+    """Plain JSON-ready fields of a checkpoint (only those its role has): lists as lists, and
+    free text left empty (the Markdown's ``None``) as null."""
     cp = checkpoint.normalized()
     out: dict[str, Any] = {"role": cp.role, "timestamp": cp.timestamp, "branch": cp.branch}
     if cp.session:
@@ -433,6 +434,10 @@ def as_dict(checkpoint: Checkpoint) -> dict[str, Any]:
         out["source"] = cp.source
     for f in fields_for(cp.role):
         value = getattr(cp, f.key)
-        out[f.key] = list(value) if isinstance(value, tuple) else value
+        if isinstance(value, tuple):
+            value = list(value)
+        elif f.kind == "text" and value == NONE:
+            value = None
+        out[f.key] = value
     out["uncommitted"] = list(cp.uncommitted)
     return out

@@ -7,7 +7,6 @@ import re
 from purlin_resume.core.errors import UsageError
 
 ROLES = ("architect", "builder", "qa")
-RESTORE_OPTIONS = ("save", *ROLES)
 
 # "You are the Architect", "You are the **Builder**", "you are the QA agent", ...
 _MARKER = re.compile(r"\byou\s+are\s+the\s+\**\s*(architect|builder|qa)\b", re.IGNORECASE)
@@ -31,11 +30,13 @@ def _known(value: str) -> str | None:
 
 
 def parse_role(value: str) -> str:
-    """A role name as given on the command line; anything else is a usage error."""
+    """A role name as given to ``restore``; anything else is a usage error that lists the roles
+    and, as /pl-resume's argument may also be ``save``, how to save."""
     role = _known(value)
     if role is None:
         raise UsageError(
-            f"unknown option '{value}': valid options are {', '.join(RESTORE_OPTIONS)}"
+            f"unknown role '{value}': valid roles are {', '.join(ROLES)} "
+            "(to save a checkpoint: 'purlin-resume save', /pl-resume save)"
         )
     return role
 

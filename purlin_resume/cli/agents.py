@@ -9,7 +9,7 @@ import typer
 
 from purlin_resume.agents import lineage, registry, revival, stall, watch
 from purlin_resume.agents.stall import server_of
-from purlin_resume.cli.app import app
+from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import (
     print_json,
     print_text,
@@ -33,7 +33,9 @@ AgentArgument = Annotated[
     str,
     typer.Argument(metavar="AGENT_ID", help="Registered agent (session) id or a unique prefix."),
 ]
-stall_app = typer.Typer(help="Stall detection for registered agents.", no_args_is_help=True)
+stall_app = typer.Typer(
+    cls=PurlinGroup, help="Stall detection for registered agents.", no_args_is_help=True
+)
 app.add_typer(stall_app, name="stall", rich_help_panel="Revival and stall watch")
 
 

@@ -19,14 +19,30 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _misused(exc: typer.TyperException, where: str, code: int) -> typer.Exit:
+    """The usage line for ``exc``, pointing at the help of the command it names (else ``where``)."""
+    where = getattr(getattr(exc, "ctx", None), "command_path", None) or where
+    return _fail(f"{exc.format_message()} (see '{where} --help')", code)
+
+
 class PurlinGroup(TyperGroup):
-    """Turns expected failures into one line on stderr and the right exit code."""
+    """Turns expected failures into one line on stderr and the right exit code. Every command
+    group is one, so a group run bare prints its help and the line saying what is missing."""
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
         except typer.TyperException as exc:
-            raise _fail(f"{exc.format_message()} (see '{info_name} --help')", USAGE) from None
+            where = f"{parent.command_path} {info_name}" if parent else info_name
+            raise _misused(exc, where, USAGE) from None
+
+    def parse_args(self, ctx, args):
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            shown = ctx.get_help()  # rich prints the help itself and returns ""
+            if shown:
+                typer.echo(shown)
+            raise _fail(f"missing command (see '{ctx.command_path} --help')", USAGE)
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
         try:
@@ -40,8 +56,7 @@ class PurlinGroup(TyperGroup):
         except OSError as exc:  # a read-only folder, a full disk: writes are atomic
             raise _fail(system_refusal(exc, "nothing was changed there"), FAILED) from None
         except typer.TyperException as exc:  # usage errors of a subcommand
-            where = getattr(getattr(exc, "ctx", None), "command_path", None) or ctx.command_path
-            raise _fail(f"{exc.format_message()} (see '{where} --help')", exc.exit_code) from None
+            raise _misused(exc, ctx.command_path, exc.exit_code) from None
 
 
 app = typer.Typer(

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from purlin_resume.cli.app import app
+from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.environment import environment_here
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, ProjectOption, TeamOption
@@ -21,7 +21,7 @@ from purlin_resume.resurrection.environment import Environment
 # ruff: noqa: UP045, UP006
 
 bookmark = typer.Typer(
-    name="bookmark", help="Name agents worth resurrecting.", no_args_is_help=True
+    cls=PurlinGroup, name="bookmark", help="Name agents worth resurrecting.", no_args_is_help=True
 )
 app.add_typer(bookmark, name="bookmark", rich_help_panel="Resurrection")
 GlobalOption = Annotated[

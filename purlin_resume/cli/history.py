@@ -6,7 +6,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from purlin_resume.cli.app import app
+from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import (
     print_json,
     print_text,
@@ -25,6 +25,7 @@ from purlin_resume.history.agent_history import NewAgent
 # ruff: noqa: UP045, UP006
 
 history = typer.Typer(
+    cls=PurlinGroup,
     name="history",
     help="Track subagent spawns in .planning/agent-history.json (the GSD v1.2 format).",
     no_args_is_help=True,

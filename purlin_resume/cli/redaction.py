@@ -6,11 +6,12 @@ import typer
 
 from purlin_resume.claude import exposure, layout
 from purlin_resume.claude.catalog import Catalog
-from purlin_resume.cli.app import app
+from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, IdArgument, JsonOption
 
 redact_app = typer.Typer(
+    cls=PurlinGroup,
     help="What redaction takes out of a conversation before it leaves the tool.",
     no_args_is_help=True,
 )

@@ -22,8 +22,9 @@ HEADER = f"""# Command-line reference
 Every command of `{PROGRAM}` with its arguments and options, as `{PROGRAM} COMMAND --help`
 prints them. This page is generated from the command line itself:
 `{REGENERATE}` (`tests/test_cli_reference.py` fails when it is out of date). Every read
-command also takes `--json` and prints one JSON document; exit codes are 0 done, 1 failed,
-2 usage error.
+command also takes `--json` and prints one JSON document; exit codes are 0 done, 1 failed
+(an id or prefix that names more than one thing is a failure), 2 usage error (a command group
+run without a command prints its help, then `error: missing command`).
 """
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from purlin_resume.claude import layout
-from purlin_resume.cli.app import app
+from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import Printout, print_json, print_text
 from purlin_resume.cli.options import ClaudeDirOption, JsonOption, Outcome, TeamOption
 from purlin_resume.resurrection import log as resurrection_log
@@ -25,6 +25,7 @@ class Mode(str, Enum):
 
 
 resurrections = typer.Typer(
+    cls=PurlinGroup,
     name="resurrections",
     help="The resurrection log: history and statistics.",
     invoke_without_command=True,

@@ -28,6 +28,7 @@ from purlin_resume.cli.common import (
 )
 from purlin_resume.cli.options import ClaudeDirOption, IdArgument, JsonOption
 from purlin_resume.core import trust
+from purlin_resume.core.errors import UsageError
 from purlin_resume.resurrection import archive
 
 DEFAULT_MAX_CHARS = 25_000
@@ -125,9 +126,14 @@ def export_command(
     no_redact: Annotated[
         bool, typer.Option("--no-redact", help="Leave secrets in (explicit only).")
     ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The same as --format json (the default).")
+    ] = False,
 ) -> None:
     """Export a session's or agent's context as one JSON document (ids, project, times, task,
     conversation, final output, files, tool counts), or as Markdown (redacted)."""
+    if as_json and format is Format.md:
+        raise UsageError("--json and --format md exclude each other; give one of them")
     if no_redact:
         Output.redact = False
     output = checked_output(output)

@@ -47,10 +47,8 @@ class CorruptFile(PurlinError):
     def __init__(self, path: Path, reason: str):
         self.path = Path(path)
         self.reason = reason
-        super().__init__(
-            f"{path} is corrupt ({reason}); it was left untouched: "
-            "fix or move it aside, then run the command again"
-        )
+        self.problem = f"{path} is corrupt ({reason}); it was left untouched"  # without what to do
+        super().__init__(f"{self.problem}: fix or move it aside, then run the command again")
 
 
 _REFUSED = (errno.EACCES, errno.EPERM)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from purlin_resume.core import clock, gitrepo, ids, store
-from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
+from purlin_resume.core.errors import Ambiguous, CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.core.project import Project
 
 VERSION = "1.2"
@@ -158,7 +158,7 @@ class AgentHistory(NamedTuple):
             return latest[matches[0]]
         if not matches:
             raise NotFound(f"no agent {wanted!r} in {self.path}; see 'purlin-resume history list'")
-        raise UsageError(
+        raise Ambiguous(
             f"agent id {wanted!r} is ambiguous: it starts {len(matches)} ids "
             f"({', '.join(matches)}); give more of it"
         )

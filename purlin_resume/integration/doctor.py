@@ -31,7 +31,7 @@ from purlin_resume.claude import layout
 from purlin_resume.claude import settings as claude_settings
 from purlin_resume.claude.catalog import Catalog, session_paths
 from purlin_resume.core import clock, config, gitrepo
-from purlin_resume.core.errors import PurlinError, system_refusal
+from purlin_resume.core.errors import CorruptFile, PurlinError, system_refusal
 from purlin_resume.core.project import Project
 from purlin_resume.core.terminal_text import one_line
 from purlin_resume.history import agent_history as history
@@ -425,9 +425,7 @@ def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
             findings.append(_unread(exc, "fix or move the file aside", f"{name}: "))
     for live in checkpoints.live(project):
         if live.error:
-            findings.append(
-                Finding("state", ERROR, f"checkpoint: {live.error}", "fix or move the file aside")
-            )
+            findings.append(Finding("state", ERROR, f"checkpoint: {live.error}"))  # names the fix
     if gitrepo.toplevel(project.root) is not None and not gitrepo.is_ignored(
         project.root, installation.CACHE_IGNORE
     ):
@@ -448,6 +446,8 @@ def _state(project: Project, settings_errors: list[Finding]) -> list[Finding]:
 def _unread(exc: PurlinError | OSError, fix: str, what: str = "") -> Finding:
     """A state file that could not be read: broken (``fix``), or refused by the system (a file
     of another user: the line says what to do)."""
+    if isinstance(exc, CorruptFile):  # its message says what to do: ``fix`` says it here
+        return Finding("state", ERROR, what + exc.problem, fix)
     if isinstance(exc, PurlinError):
         return Finding("state", ERROR, what + exc.message, fix)
     return Finding("state", ERROR, what + system_refusal(exc))
@@ -531,7 +531,7 @@ def _ignored(project: Project, settings: config.Settings) -> list[Finding]:
     (``config.NEEDS_TRUST``), and the paths refused as they lead outside the project."""
     findings = []
     if settings.trust_note:  # the trust file cannot be read: every project counts as untrusted
-        findings.append(Finding("trust", ERROR, settings.trust_note, "fix or move the file aside"))
+        findings.append(Finding("trust", ERROR, settings.trust_note))  # the note names the fix
     findings += [
         Finding(
             "trust",

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.core import clock, gitrepo, ids, redact, store
-from purlin_resume.core.errors import CorruptFile, NotFound, PurlinError, UsageError
+from purlin_resume.core.errors import Ambiguous, CorruptFile, NotFound, PurlinError, UsageError
 from purlin_resume.resurrection import team_outbox as mirror
 
 FILE_NAME = "bookmarks.jsonl"
@@ -298,7 +298,7 @@ class Shelves:
         same_id = [mark for mark in marks if mark.bookmark_id == key]
         if len(same_id) > 1:
             where = ", ".join(f"{mark.name} ({mark.scope})" for mark in same_id)
-            raise UsageError(
+            raise Ambiguous(
                 f"bookmark id {key} is in both files ({where}); give the bookmark's name"
             )
         for mark in marks:

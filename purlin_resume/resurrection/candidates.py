@@ -16,7 +16,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from purlin_resume.core import redact
-from purlin_resume.core.errors import NotFound, UsageError
+from purlin_resume.core.errors import Ambiguous, NotFound, UsageError
 from purlin_resume.crosscli import sources as crosscli
 from purlin_resume.resurrection import preflight, search_index
 from purlin_resume.resurrection.bookmarks import Bookmark
@@ -249,6 +249,6 @@ def by_agent(env: Environment, agent: str) -> Candidate:
         )
     if len(exact) > 1:
         listed = ", ".join(f"{aid} (session {sid})" for aid, sid in sorted(exact.items())[:10])
-        raise UsageError(f"agent {wanted} is ambiguous: {listed}; give more of it or --session")
+        raise Ambiguous(f"agent {wanted} is ambiguous: {listed}; give more of it or --session")
     [(agent_id, session_id)] = exact.items()
     return Candidate(session_id, agent_id)

@@ -194,7 +194,7 @@ def test_unknown_state_and_unknown_ids_are_refused(repo, tmux_server, tmp_path, 
     assert missing.stderr.strip() == (
         "error: no registered agent 'nobody'; 'purlin-resume agents-status' lists the known ones"
     )
-    assert ambiguous.exit_code == 2
+    assert ambiguous.exit_code == 1
     assert "ambiguous (abcd-1, abcd-2)" in ambiguous.stderr
     assert empty.exit_code == 2
     for result in (unknown, missing, ambiguous, empty):

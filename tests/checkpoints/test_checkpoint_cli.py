@@ -143,7 +143,10 @@ def test_scenario_role_from_explicit_argument(repo, cli, tmp_path):
 def test_scenario_invalid_argument_prints_error_and_touches_nothing(repo, cli):
     result = cli("restore", "invalid")
     assert result.exit_code == 2
-    assert "save, architect, builder, qa" in result.stderr
+    assert result.stderr.startswith(
+        "error: unknown role 'invalid': valid roles are architect, builder, qa (to save a "
+        "checkpoint: 'purlin-resume save', /pl-resume save)"
+    ), "the roles restore takes, and save (the seed's other valid option) as what it is"
     assert result.stderr.count("\n") == 1, "one line"
     assert not (repo / ".purlin").exists(), "nothing written"
     (repo / PLAIN).parent.mkdir(parents=True)
@@ -245,6 +248,19 @@ def test_restore_json_is_one_document_with_the_same_content(repo, cli):
     assert doc["instructions"]["role_compact"]["prohibitions"]
     assert doc["command_table"]["variant"] == "main"
     assert doc["question"] == "Ready to continue from here, or would you like to adjust?"
+
+
+def test_restore_json_gives_an_empty_text_field_as_null(repo, cli):
+    """The Markdown writes an empty field as "None"; JSON has null (an empty list is [])."""
+    qa = ["--role", "qa", "--in-progress", "verifying", "--next", "report"]
+    cli("save", *qa, "--scenario-progress", "1 of 2", "--current-scenario", "login")
+    result = cli("restore", "qa", "--json")
+    assert result.exit_code == 0, result.stderr
+    checkpoint = json.loads(result.stdout)["checkpoint"]
+    assert checkpoint["notes"] is None
+    assert checkpoint["verification_queue"] is None
+    assert checkpoint["done"] == []
+    assert checkpoint["current_scenario"] == "login"
 
 
 # --- Step 3 and 4: instructions and command tables ---------------------------------------------

@@ -92,7 +92,7 @@ def test_resurrect_by_agent_id_alone(cli, fixtures_copy, repo):
     assert data["resurrection"]["resurrected_from_session_id"].startswith("8463c716")
     assert data["resurrection"]["resurrected_from_agent_id"] == "a7be2f0"
     ambiguous = cli("resurrect", "--agent", "a", "--yes", *claude)
-    _fails(ambiguous, 2, "agent a is ambiguous", "a2898e3 (session 4d5611e5", "a7be2f0 (session")
+    _fails(ambiguous, 1, "agent a is ambiguous", "a2898e3 (session 4d5611e5", "a7be2f0 (session")
     _fails(cli("resurrect", "--agent", "a0000000", "--yes", *claude), 1, "no agent a0000000")
     _fails(cli("resurrect", "--yes", *claude), 2, "give --session, --agent or both")
 

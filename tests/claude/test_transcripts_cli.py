@@ -270,6 +270,16 @@ def test_export_json_has_the_tr3_shape(cli, fixtures_copy):
     assert data["final_output"] == "\n\n".join(last)
 
 
+def test_export_takes_json_as_every_read_command_does(cli, fixtures_copy):
+    as_json = run(cli, fixtures_copy, "export", "a2898e3", "--json")
+    assert as_json.exit_code == 0, as_json.stderr
+    assert as_json.stdout == run(cli, fixtures_copy, "export", "a2898e3").stdout
+    both = run(cli, fixtures_copy, "export", "a2898e3", "--json", "--format", "md")
+    assert both.exit_code == 2
+    assert both.stdout == ""
+    assert both.stderr == "error: --json and --format md exclude each other; give one of them\n"
+
+
 def test_export_of_a_session_records_the_commit_it_made(cli, fixtures_copy):
     data = json.loads(run(cli, fixtures_copy, "export", DOV_SESSION, "--include-tools").stdout)
     assert data["git_commit"] == "64f1b9a"

@@ -349,6 +349,17 @@ def test_redact_report_names_kind_place_and_line_and_hides_the_secret(cli, fixtu
     assert missing.stderr.startswith("error: ")
 
 
+@pytest.mark.parametrize("form", [(), ("--json",)], ids=["text", "json"])
+def test_redact_report_prints_the_report_alone(cli, fixtures_copy, repo, form):
+    """The report counts the secrets; no "redacted N secret(s)" note repeats it on stderr (the
+    note is for output whose own text had secrets taken out: the report shows placeholders)."""
+    planted_session(fixtures_copy, spread(ITEMS), escaped=False)
+    result = cli("redact", "report", SESSION, *form, "--claude-dir", str(fixtures_copy))
+    assert result.exit_code == 0, result.stderr
+    assert "secret" in result.stdout
+    assert result.stderr == ""
+
+
 def test_a_huge_value_is_scanned_in_time_and_large_strings_are_not_slower():
     text = (
         (FIXTURES / "projects").rglob("*.jsonl").__next__().read_text()

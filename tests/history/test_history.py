@@ -388,7 +388,7 @@ def test_unknown_and_ambiguous_ids(repo, cli):
     assert unknown.exit_code == 1
     assert "no agent 'agent_99'" in one_error_line(unknown)
     ambiguous = cli("history", "complete", "agent_01")
-    assert ambiguous.exit_code == 2
+    assert ambiguous.exit_code == 1
     message = one_error_line(ambiguous)
     assert "ambiguous" in message
     assert "agent_01AB" in message

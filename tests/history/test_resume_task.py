@@ -160,7 +160,7 @@ def test_unknown_and_ambiguous_ids_to_resume(repo, cli):
     assert unknown.exit_code == 1
     assert "no agent 'agent_9'" in one_error_line(unknown)
     ambiguous = cli("resume-task", "agent_1")
-    assert ambiguous.exit_code == 2
+    assert ambiguous.exit_code == 1
     assert "agent_1a" in one_error_line(ambiguous)
     assert "agent_1b" in ambiguous.stderr
     assert snapshot(repo) == before

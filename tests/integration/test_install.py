@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from purlin_resume.claude import settings as claude_settings
+from purlin_resume.core import trust
 from purlin_resume.integration import installation
 from tests.conftest import git
 from tests.resurrection_data import write_config
@@ -416,6 +417,31 @@ def test_doctor_reports_corrupt_state_and_transcripts_at_risk(repo, cli):
     assert any("agents.json" in m for m in messages)
     assert history_file.read_text() == "{oops"
     assert registry.read_text() == "[]"
+
+
+def test_doctor_says_what_to_do_once_a_line(repo, cli):
+    """A corrupt state file, checkpoint, settings file and trust file: each FAIL line names the
+    file and one way to fix it (the error's own advice was followed by the doctor's)."""
+    cli("install")
+    (repo / ".planning" / "agent-history.json").write_text("{oops")
+    checkpoint = repo / ".purlin" / "cache" / "session_checkpoint.md"
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    checkpoint.write_bytes(b"\xff\xfe")
+    (repo / ".claude" / "settings.local.json").write_text("{oops")
+    (repo / ".purlin" / "config.json").write_text(json.dumps({"resume": {"agent_command": "x"}}))
+    trust.path().parent.mkdir(parents=True, exist_ok=True)
+    trust.path().write_text("{broken")
+    result = cli("doctor")
+    assert result.exit_code == 1
+    for name in (
+        "agent-history.json",
+        "session_checkpoint.md",
+        "settings.local.json",
+        "trust.json",
+    ):
+        [line] = [line for line in result.stdout.splitlines() if name in line]
+        assert line.startswith("FAIL")
+        assert line.count("fix ") == 1, line
 
 
 @pytest.mark.parametrize(

@@ -71,7 +71,7 @@ def test_an_old_id_in_both_files_is_ambiguous(cli, fixtures_copy, repo):
 
     result = cli("bookmark", "show", local["bookmark_id"], "--claude-dir", str(fixtures_copy))
 
-    _fails(result, 2, "is in both files", "old-local (local)", "old-global (global)")
+    _fails(result, 1, "is in both files", "old-local (local)", "old-global (global)")
     _ok(cli("bookmark", "show", "old-global", "--claude-dir", str(fixtures_copy)))
 
 
