@@ -74,6 +74,9 @@ COLUMNS = (
     " turns, resurrects, cli"
 )
 DOCS_COLUMNS = ", ".join("d." + column for column in COLUMNS.split(", "))  # docs joined as d
+# where a row's title and agent CLI stand in the rows a session's reading gives (``COLUMNS``
+# without the rowid)
+_TITLE, _CLI = (COLUMNS.split(", ").index(name) - 1 for name in ("title", "cli"))
 BEST = 500  # the conversations the words' bm25 ranks
 
 
@@ -568,8 +571,8 @@ def _build(connection, root, current, stale, changed, progress, titles) -> None:
         tasks = [(key, current[key]) for key in changed]
         for done, (key, rows) in enumerate(zip(changed, _all_rows(root, tasks), strict=True), 1):
             for columns, body, files in _storable(rows):
-                if columns[0] == "session" and columns[11] == CLAUDE:
-                    columns = (*columns[:5], titles.get(key), *columns[6:])
+                if columns[0] == "session" and columns[_CLI] == CLAUDE:
+                    columns = (*columns[:_TITLE], titles.get(key), *columns[_TITLE + 1 :])
                 cursor = connection.execute(
                     "INSERT INTO docs(session_path, kind, id, session_id, agent_id, project,"
                     " title, agent_type, started_at, ended_at, turns, resurrects, cli)"
