@@ -310,6 +310,7 @@ def test_an_agent_program_not_on_path_is_named_before_anything_starts(
     planned = cli("revive", "dead-1", "--dry-run")
     assert planned.exit_code == 0, planned.stderr
     assert said in planned.stderr
+    assert "warning: no transcript of dead-1 in " in planned.stderr  # none written here
     assert "Would revive dead-1 as " in planned.stdout
 
     refused = cli("revive", "dead-1")
@@ -430,7 +431,9 @@ def test_the_command_in_the_revival_instruction_works_as_written(repo, fixtures_
     session = "4d5611e5-241a-462a-8d15-5122611a9569"  # a real Claude Code session
     write_registry(repo, {session: agent_record(repo, ended_at="2026-02-12T21:10:00Z")})
     args = ("revive", session[:8], "--claude-dir", str(fixtures_copy), "--dry-run", "--json")
-    planned = json.loads(cli(*args).stdout)
+    dry_run = cli(*args)
+    assert "no transcript" not in dry_run.stderr  # the fixtures hold it
+    planned = json.loads(dry_run.stdout)
     assert planned["env"]["CLAUDE_CONFIG_DIR"] == str(fixtures_copy)
     instruction = planned["injections"][-1]["text"]
     line = next(x for x in instruction.splitlines() if "purlin-resume transcript" in x)
