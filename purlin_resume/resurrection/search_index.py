@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
 
 from purlin_resume.agentcli.names import CLAUDE, OTHERS
 from purlin_resume.claude import signatures
@@ -55,6 +56,9 @@ BODY_BATCH = 4096  # values redacted at once
 FUZZY_MIN = 80
 PART_RATIO = 90  # the most a query word naming one part of a bookmark's name counts
 TYPO_MIN = 75  # a query word and an index word this close (rapidfuzz ratio) are one word
+# a word this short is a typo only of another one edit or one swap away (helm~help, tmxu~tmux;
+# not todo~tool, which the ratio alone takes)
+SHORT_WORD = 4
 # A word found only under another spelling (helm~help) counts this share of a word found as
 # typed, times how close the spelling is: a likely typo, not evidence.
 TYPO_WEIGHT = 0.5
@@ -648,7 +652,7 @@ def _spellings(connection: sqlite3.Connection, word: str) -> list[str]:
         )
     ]
     close = process.extract(word, vocabulary, scorer=fuzz.ratio, limit=3, score_cutoff=TYPO_MIN)
-    return [term for term, _, _ in close]
+    return [term for term, _, _ in close if len(word) > SHORT_WORD or OSA.distance(word, term) <= 1]
 
 
 class Matches(list):

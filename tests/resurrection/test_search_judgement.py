@@ -55,6 +55,18 @@ def test_a_typo_counts_less_than_the_word_typed(cli, fixtures_copy, repo):
     assert "word modle~module/mode/modules" in misspelt[0]["reasons"]
 
 
+def test_a_short_word_is_a_typo_only_of_words_one_edit_or_swap_away(cli, tmp_path, repo):
+    """A word of four letters or fewer is a typo only of words one edit (or one swap of two
+    letters) away: "todo" is not "took" or "tool", which ratio alone took for it."""
+    claude = tmp_path / "claude"
+    said = [("user", "the build took long with the lint tool"), ("agent", "the pipeline ran")]
+    session(claude, "5e55a000-0000-4000-8000-000000000001", "/work/app", said)
+    session(claude, "5e55a000-0000-4000-8000-000000000002", "/work/app", [("user", "tmux pane")])
+    assert _found(cli, claude, "todo") == []
+    [found] = _found(cli, claude, "tmxu")
+    assert "word tmxu~tmux" in found["reasons"]
+
+
 def test_a_clear_winner_is_still_resurrected_without_asking(cli, fixtures_copy, repo):
     args = ["resurrect", "find", "tmux module test setup", "--yes", "--json"]
     done = json.loads(_ok(cli(*args, "--claude-dir", str(fixtures_copy))).stdout)
