@@ -55,6 +55,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -187,11 +188,21 @@ def _value(path: Path, key: str, default: Any, value: Any) -> Any:
     elif isinstance(default, str):
         if not isinstance(value, str):
             raise PurlinError(f"{where} must be a string")
+        if key == "agent_command" and not _shell_words(value):
+            raise PurlinError(f"{where} must be a command: shell words, every quote closed")
     elif isinstance(default, tuple):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise PurlinError(f"{where} must be a list of strings")
         return tuple(value)
     return value
+
+
+def _shell_words(text: str) -> list[str]:
+    """``text`` split as a shell splits a command; none when it cannot be (a quote left open)."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return []
 
 
 def _pattern(path: Path, where: str, value: Any) -> str:

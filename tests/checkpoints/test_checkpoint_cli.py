@@ -618,6 +618,8 @@ def test_corrupt_config_stops_restore(repo, cli):
         ('{"resume": {"colour": "blue"}}', "unknown setting resume.colour"),
         ('{"resume": []}', "'resume' must be an object"),
         ("[1, 2]", "the top level must be an object"),
+        ('{"resume": {"agent_command": "claude \\"open"}}', "agent_command must be a command"),
+        ('{"resume": {"agent_command": "  "}}', "agent_command must be a command"),
     ],
 )
 def test_invalid_settings_are_named(repo, cli, config, message):
