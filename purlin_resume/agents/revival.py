@@ -206,6 +206,24 @@ def unstartable(revival_plan: Plan, settings: config_mod.Settings) -> str | None
     return f"{missing!r} is not on PATH: install {program.label}{fix}"
 
 
+def doubts(
+    revival_plan: Plan, settings: config_mod.Settings, claude_dir: Path | None = None
+) -> list[str]:
+    """What a dry run warns of: a successor that cannot start (``unstartable``), a predecessor
+    whose transcript is gone (the successor would be told to read it)."""
+    found = []
+    problem = unstartable(revival_plan, settings)
+    if problem is not None:
+        found.append(f"{problem}: the revival would fail")
+    agent = revival_plan.predecessor
+    if not revival_plan.native and own_transcript(agent, claude_dir) is None:
+        found.append(
+            f"no transcript of {agent.session_id} in {layout.config_dir(claude_dir)[0]}: "
+            "the successor would be told to read one"
+        )
+    return found
+
+
 def _dead_agent(
     project: Project, agent_query: str, server: tmux.Server
 ) -> tuple[RegisteredAgent, Liveness]:

@@ -9,7 +9,6 @@ import typer
 
 from purlin_resume.agents import lineage, registry, revival, stall, watch
 from purlin_resume.agents.stall import server_of
-from purlin_resume.claude import layout
 from purlin_resume.cli.app import PurlinGroup, app
 from purlin_resume.cli.common import (
     print_json,
@@ -117,14 +116,8 @@ def revive_command(
     planner = revival.plan_native if native else revival.plan
     planned = planner(found, agent_id, settings, claude_dir=claude_dir, tmux_server=server)
     if dry_run:
-        problem = revival.unstartable(planned, settings)
-        if problem is not None:
-            warning_line(f"{problem}: the revival would fail")
-        if not planned.native and revival.own_transcript(planned.predecessor, claude_dir) is None:
-            warning_line(
-                f"no transcript of {planned.predecessor.session_id} in "
-                f"{layout.config_dir(claude_dir)[0]}: the successor would be told to read one"
-            )
+        for doubt in revival.doubts(planned, settings, claude_dir):
+            warning_line(doubt)
         if as_json:
             print_json({"dry_run": True, **planned.to_dict()})
             return

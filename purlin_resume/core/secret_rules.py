@@ -100,12 +100,6 @@ _WORD_ARGUMENT = r"[^\s\"'`|;&<>-][^\s|;&<>]{0,255}"  # a command's argument tha
 _COMMAND_START = r"(?:(?<![\w-])|(?<=\\[nrt]))"
 
 
-def _command_named(name: str) -> str:
-    """The command ``name`` where a command's name starts, the literal first: a search for it
-    (a rule's ``before``, 256 characters before each place) skips to where the literal is."""
-    return rf"{name}(?:(?<![\w-]{name})|(?<=\\[nrt]{name}))"
-
-
 # Windows' ``net use``, then a drive (or ``*``) maybe, then ``\\SERVER\SHARE`` (its backslashes
 # escaped once or twice: 8 in JSON in JSON)
 _NET_USE = (
@@ -267,9 +261,9 @@ RULES: tuple[Rule, ...] = (
         "the aws cli's configure set, rclone's config create",
         anchor="_",
         word_start=False,
-        before=rf"(?:{_command_named('aws')}[ \t][^\r\n|;&<>]{{0,64}}?configure[ \t]+set[ \t]+"
-        r"(?:[^\s|;&<>.]+[ \t.]+)*aws_|"
-        rf"{_command_named('rclone')}[ \t]+config[ \t]+(?:create|update)[ \t][^\r\n|;&<>]{{0,200}}?[ \t])",
+        before=_COMMAND_START
+        + r"(?:aws[ \t][^\r\n|;&<>]{0,64}?configure[ \t]+set[ \t]+(?:[^\s|;&<>.]+[ \t.]+)*aws_"
+        + r"|rclone[ \t]+config[ \t]+(?:create|update)[ \t][^\r\n|;&<>]{0,200}?[ \t])",
         validator=lambda secret: is_assigned_secret("secret_access_key", secret, False, "", True),
     ),
     _keyword(  # ``aws configure set aws_session_token VALUE``

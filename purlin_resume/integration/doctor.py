@@ -474,22 +474,19 @@ def _hook_failures(project: Project) -> list[Finding]:
     ]
 
 
-def _trust(project: Project) -> list[Finding]:
+def _trust(project: Project, settings: config.Settings | None) -> list[Finding]:
     """What trust decides in the project: its status command (``_status_command``), the
-    settings its config sets that do not apply (``_ignored``); and whether the agent command
-    it starts agents with is there (``_agent_program``)."""
-    try:
-        settings = config.load(project)
-    except (PurlinError, OSError):
+    settings its config sets that do not apply (``_ignored``)."""
+    if settings is None:
         return []  # the settings finding says why
-    return (
-        _status_command(project, settings) + _ignored(project, settings) + _agent_program(settings)
-    )
+    return _status_command(project, settings) + _ignored(project, settings)
 
 
-def _agent_program(settings: config.Settings) -> list[Finding]:
+def _agent_program(settings: config.Settings | None) -> list[Finding]:
     """Is the program of ``resume.agent_command`` on PATH (revival and resurrection start
     agents with it)?"""
+    if settings is None:
+        return []  # the settings finding says why
     shown = one_line(settings.agent_command)  # maybe the project's: no escapes
     if programs.program(CLAUDE).not_on_path(settings.agent_command) is None:
         return [Finding("tools", OK, f"the agent command '{shown}' can start")]
@@ -562,6 +559,10 @@ def examine(project: Project, now: datetime | None = None) -> list[Finding]:
         if text is not None:
             parsed[where] = data
     plugin = _plugin(parsed)
+    try:
+        settings: config.Settings | None = config.load(project)
+    except (PurlinError, OSError):
+        settings = None  # ``_state`` names why
     commands = (
         [Finding("commands", OK, f"slash commands come from the plugin {plugin[0]}")]
         if plugin is not None
@@ -572,7 +573,8 @@ def examine(project: Project, now: datetime | None = None) -> list[Finding]:
         *_hooks(project, parsed),
         *_cleanup(project, parsed, moment),
         *_tools(),
+        *_agent_program(settings),
         *_mcp(project, plugin),
         *_state(project, settings_errors),
-        *_trust(project),
+        *_trust(project, settings),
     ]

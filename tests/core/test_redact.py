@@ -21,6 +21,14 @@ def _chars(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
     return "".join(_rng.choice(alphabet) for _ in range(n))
 
 
+def _hidden(texts, secret: str, kind: str) -> None:
+    """Each of ``texts`` redacted: ``secret`` is gone, found once as a secret of ``kind``."""
+    for text in texts:
+        done = redact.redact(text)
+        assert secret not in done.text
+        assert done.counts == {kind: 1}
+
+
 # Built at run time so that no provider's secret scanner ever sees a token-shaped string in the repo.
 PLANTED = {
     "aws-access-key": "AKIA" + _chars(16, string.ascii_uppercase + "234567"),
@@ -305,13 +313,11 @@ def test_a_password_in_a_command_or_in_code_is_redacted(text):
     ],
 )
 def test_a_token_as_an_address_user_is_redacted(token):
-    for text in (
+    texts = (
         f"git clone https://{token}@dev.azure.com/org/project/_git/repo",
         f"git remote set-url origin 'https://{token}@git.example.com/org/repo.git'",
-    ):
-        done = redact.redact(text)
-        assert token not in done.text
-        assert done.counts == {"url-credentials": 1}
+    )
+    _hidden(texts, token, "url-credentials")
 
 
 _FERNET_KEY = _chars(43, string.ascii_letters + string.digits + "_-")
@@ -354,10 +360,8 @@ def test_a_user_name_in_an_address_is_left_alone(text):
     "token", ["s." + _chars(24), "hvs." + _chars(90), "b.AAAAAQ" + _chars(40), "r." + _chars(24)]
 )
 def test_a_token_given_to_vault_login_is_redacted(token):
-    for text in (f"vault login {token}", f"vault login -address=https://v:8200 '{token}'"):
-        done = redact.redact(text)
-        assert token not in done.text
-        assert done.counts == {"vault-token": 1}
+    texts = (f"vault login {token}", f"vault login -address=https://v:8200 '{token}'")
+    _hidden(texts, token, "vault-token")
 
 
 @pytest.mark.parametrize(
@@ -383,13 +387,11 @@ def test_a_key_after_an_authorization_scheme_is_redacted(scheme):
 
 @pytest.mark.parametrize("quote", ["'", '"'])
 def test_a_password_in_sql_is_redacted_in_either_quote(quote):
-    for text in (
+    texts = (
         f"GRANT ALL ON *.* TO app@localhost IDENTIFIED BY {quote}{_WORD_PASSWORD}{quote};",
         f"SET PASSWORD FOR app@localhost = PASSWORD({quote}{_WORD_PASSWORD}{quote});",
-    ):
-        done = redact.redact(text)
-        assert _WORD_PASSWORD not in done.text
-        assert done.counts == {"sql-password": 1}
+    )
+    _hidden(texts, _WORD_PASSWORD, "sql-password")
 
 
 def test_a_signed_address_has_its_signature_redacted():
@@ -403,9 +405,7 @@ def test_a_signed_address_has_its_signature_redacted():
         (f"https://storage.googleapis.com/b/o?X-Goog-Signature={hex_signature * 8}", hex_signature),
         (f"https://a.blob.core.windows.net/c/b?sp=r&sv=2022-11-02&sr=b&sig={sas}", sas),
     ):
-        done = redact.redact(text)
-        assert secret not in done.text
-        assert done.counts == {"url-signature": 1}
+        _hidden([text], secret, "url-signature")
     # a commit's hash in the same place, a short value named sig: too short for a signature
     text = f"?X-Amz-SignedHeaders=host&X-Amz-Signature={hex_signature[:40]}&sig=lowres_preview"
     assert redact.redact(text).text == text

@@ -60,8 +60,9 @@ def test_a_short_word_is_a_typo_only_of_words_one_edit_or_swap_away(cli, tmp_pat
     letters) away: "todo" is not "took" or "tool", which ratio alone took for it."""
     claude = tmp_path / "claude"
     said = [("user", "the build took long with the lint tool"), ("agent", "the pipeline ran")]
-    session(claude, "5e55a000-0000-4000-8000-000000000001", "/work/app", said)
-    session(claude, "5e55a000-0000-4000-8000-000000000002", "/work/app", [("user", "tmux pane")])
+    app = str(tmp_path / "app")
+    session(claude, "5e55a000-0000-4000-8000-000000000001", app, said)
+    session(claude, "5e55a000-0000-4000-8000-000000000002", app, [("user", "tmux pane")])
     assert _found(cli, claude, "todo") == []
     [found] = _found(cli, claude, "tmxu")
     assert "word tmxu~tmux" in found["reasons"]
