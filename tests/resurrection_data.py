@@ -38,6 +38,21 @@ def session_with_error(
     return write_jsonl(folder / f"{session_id}.jsonl", records)
 
 
+def session_with_command(
+    claude: Path, session_id: str, cwd: str, command: str, answer: str
+) -> Path:
+    """A session whose agent runs ``command`` (Bash), then answers ``answer``."""
+    talk = Conversation(session_id, cwd=cwd)
+    records = [
+        talk.user("check the database"),
+        talk.assistant("msg_1", tool("toolu_1", "Bash", command=command)),
+        talk.result("toolu_1", "ok"),
+        talk.assistant("msg_2", text(answer)),
+    ]
+    folder = claude / "projects" / ("-" + cwd.strip("/").replace("/", "-"))
+    return write_jsonl(folder / f"{session_id}.jsonl", records)
+
+
 def write_config(root: Path, **settings) -> None:
     """The project's settings, trusted by the user as written (as ``purlin-resume trust`` does)."""
     (root / ".purlin").mkdir(exist_ok=True)

@@ -16,7 +16,8 @@ Role: the session's role in the registry, else the role of the session's own new
 protocol step is marked as not recorded). The plan goes on from the session's newest checkpoint
 of that role (``carried``: one it saved, or the one it restored): feature, delivery plan, work
 queue, pending decisions, the role's own fields, and its Next list when the transcript has no
-to-do list. Everything taken from the transcript is redacted.
+to-do list. Everything taken from the transcript is redacted, and so is a secret its shell
+commands show wherever the checkpoint repeats it.
 A checkpoint the agent saved itself for the same session is never overwritten by one of these.
 """
 
@@ -34,7 +35,8 @@ SOURCE_PREFIX = "PreCompact hook"
 DEFAULT_ROLE = "builder"
 NOT_RECORDED = "not recorded (automatic checkpoint)"
 TODO_TOOL = "TodoWrite"
-READ_OPTIONS = ReadOptions(inputs_of=frozenset({TODO_TOOL}))
+SHELL_TOOL = "Bash"  # where a password is typed: its commands' secrets are hidden everywhere
+READ_OPTIONS = ReadOptions(inputs_of=frozenset({TODO_TOOL, SHELL_TOOL}))
 REQUEST_CHARS = 600
 MESSAGE_CHARS = 2000
 CONTINUE = "Continue the last request (see In Progress)"
@@ -86,6 +88,7 @@ def todo_list(transcript: Transcript) -> list[dict[str, Any]]:
     return []
 
 
+@redact.remembering()
 def build(
     transcript: Transcript,
     *,
@@ -100,6 +103,7 @@ def build(
 ) -> Checkpoint:
     """The automatic checkpoint of ``transcript`` (redacted, normalised); the plan of
     ``carried`` goes on when it is of the same role."""
+    redact.remember([call.input for call in transcript.tool_calls() if call.name == SHELL_TOOL])
     clean = lambda text: redact.redact(text).text  # noqa: E731
     request = last_request(transcript)
     todos = todo_list(transcript)

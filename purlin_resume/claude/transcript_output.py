@@ -20,7 +20,7 @@ from purlin_resume.claude.catalog import Opened
 from purlin_resume.claude.export import Clean, Unredacted
 from purlin_resume.claude.rendering import MarkdownOptions, Section
 from purlin_resume.claude.transcript import Details
-from purlin_resume.core import store
+from purlin_resume.core import redact, store
 
 BATCH_CHARS = 1 << 16  # the text redacted at once: long enough for any secret a rule finds
 
@@ -112,7 +112,12 @@ def redacted_batches(pieces: Iterable[str], redaction: Redaction) -> Iterator[st
     """``pieces`` joined into batches of about ``BATCH_CHARS`` (a piece is never split), in
     order, each with its plain pieces and ``Unredacted`` ones redacted together, as one text (a
     secret written in pieces across them is found joined); ``Clean`` ones are passed on as they
-    are."""
+    are. A secret found in a batch is hidden in the batches after it too."""
+    with redact.remembering():
+        yield from _batches(pieces, redaction)
+
+
+def _batches(pieces: Iterable[str], redaction: Redaction) -> Iterator[str]:
     batch: list[str] = []  # the runs of plain pieces, each joined, and the other pieces
     plain: list[int] = []  # where the runs and the Unredacted pieces are in ``batch``
     run: list[str] = []

@@ -20,6 +20,7 @@ whole key at the few places that pass.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -615,7 +616,10 @@ class Scanner:
             found = self._with_decoded(text, found, assignments)
         if self.extra:
             found = self._with_extra(text, found)
-        return _with_repeats(text, found) if found else found
+        if found or _remembered.secrets:
+            found = _with_repeats(text, found)
+            _remembered.add(found)
+        return found
 
     def _scan(self, text: str, assignments: bool, places: Places | None = None) -> list[Finding]:
         found: list[Finding] = []
@@ -704,15 +708,71 @@ _REPEATED = 12  # a secret this long, letters and digits mixed, is one wherever 
 _REPEATS = 64  # the distinct secrets looked for again (each a pass over the text)
 
 
+class _Remembered:
+    """The secrets of that kind found so far in the texts of one conversation (``remembering``;
+    up to ``_REPEATS``): each is one in every text of it redacted after, so a password a command
+    showed is also hidden where an answer repeats it in another text ("the password S3cr…
+    works")."""
+
+    def __init__(self) -> None:
+        self.depth = 0  # how many ``remembering`` blocks are open
+        self.secrets: dict[str, str] = {}  # secret -> its kind
+        self._pattern: re.Pattern[str] | None = None  # any of them (a search of one pass)
+        self._shortest = 0  # a text shorter than this holds none
+
+    def add(self, found: list[Finding]) -> None:
+        for finding in found if self.depth else ():
+            if len(self.secrets) >= _REPEATS:
+                return
+            if finding.secret not in self.secrets and _repeatable(finding):
+                self.secrets[finding.secret] = finding.kind
+                self._pattern, self._shortest = None, min(map(len, self.secrets))
+
+    def held(self, text: str) -> bool:
+        """Does ``text`` hold one of them?"""
+        if not self.secrets or len(text) < self._shortest:
+            return False
+        if self._pattern is None:
+            self._pattern = re.compile("|".join(map(re.escape, self.secrets)))
+        return self._pattern.search(text) is not None
+
+    def clear(self) -> None:
+        self.secrets.clear()
+        self._pattern, self._shortest = None, 0
+
+
+_remembered = _Remembered()
+
+
+@contextlib.contextmanager
+def remembering() -> Iterator[None]:
+    """Redact the texts of one conversation: within, a secret found in one text (of the kind
+    ``_with_repeats`` looks for again) is hidden in every text redacted after it."""
+    _remembered.depth += 1
+    try:
+        yield
+    finally:
+        _remembered.depth -= 1
+        if not _remembered.depth:
+            _remembered.clear()
+
+
+def _repeatable(finding: Finding) -> bool:
+    secret = finding.secret
+    return len(secret) >= _REPEATED and mixed(secret)
+
+
 def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
     """``found`` and the other places ``text`` holds one of its secrets (a password set in one
-    command and typed again in the next): a secret that looks random, long and mixing letters
-    and digits, not a word the text may use otherwise (a password ``postgres``)."""
+    command and typed again in the next), or one found earlier (``_remembered``): a secret that
+    looks random, long and mixing letters and digits, not a word the text may use otherwise (a
+    password ``postgres``)."""
     secrets: dict[str, str] = {}
     for finding in found:
-        secret = finding.secret
-        if len(secret) >= _REPEATED and secret not in secrets and mixed(secret):
-            secrets[secret] = finding.kind
+        if finding.secret not in secrets and _repeatable(finding):
+            secrets[finding.secret] = finding.kind
+    for secret, kind in _remembered.secrets.items():
+        secrets.setdefault(secret, kind)
     starts = [f.start for f in found]
     more = []
     for secret, kind in itertools.islice(secrets.items(), _REPEATS):
@@ -846,6 +906,7 @@ def forget() -> None:
     same process reads its own."""
     global _scanner, _configured
     _scanner, _configured = None, False
+    _remembered.clear()
 
 
 _BUILT_IN: list[str] = []  # the digest of the built-in rules, once computed
@@ -888,7 +949,7 @@ def redact(text: str, places: Places | None = None) -> Redacted:
     current = scanner()
     if not current.extra:
         places = places if places is not None else current.any_places(text)
-        if places is None:
+        if places is None and not _remembered.held(text):
             return Redacted(text)
     findings = current.find(text, places=places)
     if not findings:
@@ -956,8 +1017,15 @@ def _redacted_text(current: Scanner, text: str) -> Redacted | None:
         done = redact(text)
     else:
         places = current.any_places(text)
-        done = None if places is None else redact(text, places)
+        held = places is not None or _remembered.held(text)
+        done = redact(text, places) if held else None
     return done if done is not None and done.counts else None
+
+
+def remember(data: Any) -> None:
+    """Look for the secrets in ``data`` (as ``redact_data`` does) only to remember them: the
+    texts redacted next in the same ``remembering`` block hide them wherever they stand."""
+    redact_data(data)
 
 
 def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
@@ -966,15 +1034,21 @@ def redact_data(data: Any) -> tuple[Any, dict[str, int]]:
 
     The result shares every part in which nothing was redacted with ``data`` (most of a
     conversation holds no secret, and copying it would cost more than scanning it); the parts
-    that changed are new objects, so ``data`` itself is never modified."""
+    that changed are new objects, so ``data`` itself is never modified. A secret found in one
+    of its texts is hidden in all of them (``remembering``)."""
     current = scanner()
     shortest = 0 if current.extra else _SHORTEST
     if type(data) is str:  # one text (a tool's output, a thought): no walk to set up
         done = _redacted_text(current, data) if len(data) >= shortest else None
         return (data, {}) if done is None else (done.text, done.counts)
     walk = _Walk(current, shortest)
+    known = len(_remembered.secrets)
     try:
-        return walk.value(data), dict(walk.counts)
+        with remembering():  # one structure: a secret found in one text is one in the others
+            done = walk.value(data)
+            if len(_remembered.secrets) > known:  # it may stand in a text looked at before
+                done = walk.again(done, list(_remembered.secrets)[known:])
+        return done, dict(walk.counts)
     except RecursionError:
         # nested deeper than Python recurses (JSON only): the rules also work on its escaped
         # text, and placeholders hold no character JSON escapes
@@ -1004,6 +1078,17 @@ class _Walk:
             return value
         self.counts.update(done.counts)
         return done.text
+
+    def again(self, data: Any, secrets: list[str]) -> Any:
+        """``data`` (this walk's result) with the texts that hold one of ``secrets`` looked at
+        again; the others are known already."""
+        seen: dict[str, Redacted | None] = {}
+        for value, done in self.seen.items():
+            text = value if done is None else done.text
+            if not any(secret in text for secret in secrets):
+                seen[text] = None
+        self.seen = seen
+        return self.value(data)
 
     def value(self, value: Any) -> Any:
         kind = type(value)

@@ -119,16 +119,27 @@ _READS_INPUT = (
     "sudo --stdin",
     "--with-token",
     "cryptsetup",  # a LUKS passphrase: ``echo -n VALUE | cryptsetup open DEV NAME``
+    "--passphrase-fd",  # gpg's: ``gpg --batch --passphrase-fd 0 -c FILE <<< VALUE``
+    "vncpasswd",
     "ssh-add",  # a key's passphrase, a Docker secret's value, Vercel's
     "docker secret create",
     "vercel env add",
     "keyring set",  # Python's keyring: ``keyring set SERVICE USER <<< VALUE``
 )
-# ``echo VALUE |``, ``printf '%s' VALUE |``, the value after ``user`` (a pattern)
-_PIPED = (
+# ``echo VALUE``, ``printf '%s' VALUE``, the value after ``user`` (a pattern); then a pipe
+_ECHOED = (
     r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+(?:%s|\\{{0,3}}[\"']%s(?:\\n)?\\{{0,3}}[\"']))?)[ \t]+"
     r"(?P<q>\\{{0,3}}[\"'])?{user}(?P<s>(?(q)(?:[^\"'`\\\r\n]|\\n)|[^\s\"'`\\|;&<>]){{1,256}})(?(q)(?P=q))"
-    r"[ \t]*\|[ \t]*"
+)
+_PIPED = _ECHOED + r"[ \t]*\|[ \t]*"
+# what reads a secret on its input and has no character the scan stops at in its name: found
+# from the pipe before it
+_PIPED_TO = (
+    r"gh[ \t]+secret[ \t]+set",
+    "kinit",
+    r"wrangler[ \t]+secret[ \t]+put",
+    r"gcloud[ \t]+secrets[ \t]+(?:create|versions[ \t]+add)",
+    r"pass[ \t]+insert",
 )
 
 
@@ -900,6 +911,12 @@ RULES: tuple[Rule, ...] = (
         "Apache's htpasswd",
         anchor="d",
     ),
+    _command_word(  # ``doppler secrets set NAME VALUE``, ``netlify env:set NAME VALUE``
+        ("doppler secrets set", "netlify env:set"),
+        rf"[ \t]+{_WORD_ARGUMENT}[ \t]+",
+        "Doppler's and Netlify's CLIs",
+        anchor="d:",
+    ),
     _command_word(  # ``rabbitmqctl add_user USER VALUE``
         ("rabbitmqctl add_user", "rabbitmqctl change_password"),
         rf"[ \t]+{_WORD_ARGUMENT}[ \t]+",
@@ -918,6 +935,16 @@ RULES: tuple[Rule, ...] = (
         "Neo4j's neo4j-admin",
         anchor="-",
     ),
+    _keyword(  # prose: ``the password is VALUE``, a value that looks random (a word does not)
+        "assigned-secret",
+        tuple(f"{word} {verb} " for word in ("password", "Password") for verb in ("is", "was")),
+        _OPENING,
+        r"[^\s\"'`\\,;()<>]{7,255}[^\s\"'`\\,;()<>.:!?]",
+        after=r"(?![^\s\"'`\\,;()<>.:!?])",
+        anchor="d",
+        validator=lambda secret: mixed(secret) and _literal(secret),
+        source="a password written in prose",
+    ),
     _command_word(  # ``mysqladmin -u root password VALUE``
         ("password ", "password\t"),
         r"[ \t]*",
@@ -933,11 +960,13 @@ RULES: tuple[Rule, ...] = (
         before=r"gh[ \t]+secret[ \t]+set\b[^\r\n|;&]*[ \t]",
     ),
     _command_word(  # a call's user and password: ``auth=("USER", "VALUE")``, ``smtp.login(…)``
-        ("auth=(", "Auth(", ".login(", ".auth("),  # MongoDB's shell: ``db.auth(USER, VALUE)``
+        # MongoDB's shell: ``db.auth(USER, VALUE)``; .NET's ``new NetworkCredential(…)``
+        ("auth=(", "Auth(", ".login(", ".auth(", "Credential("),
         r"[ \t]*\\{0,3}[\"'][^\"'\\\r\n]{1,256}\\{0,3}[\"'][ \t]*,[ \t]*\\{0,3}[\"']",
-        "requests' auth, HTTPBasicAuth, smtplib's and ftplib's login, MongoDB's db.auth",
+        "requests' auth, HTTPBasicAuth, smtplib's and ftplib's login, MongoDB's db.auth, .NET's"
+        " NetworkCredential",
         word_start=False,
-        anchor="=A.",  # where other rules stop already
+        anchor="=A.d",  # where other rules stop already
     ),
     _command_word(  # PowerShell's ``ConvertTo-SecureString "VALUE" -AsPlainText``
         "ConvertTo-SecureString",
@@ -1053,6 +1082,16 @@ RULES: tuple[Rule, ...] = (
         before=_PIPED.format(user="") + r"(?:[^\s|;&][^|\r\n;&]*[ \t])?",
         validator=lambda secret: _literal(secret),
         source="sudo -S, docker login --password-stdin, passwd --stdin, gh auth login, cryptsetup",
+    ),
+    _r(  # the same found from the pipe: ``echo VALUE | gh secret set NAME``, ``| kinit USER``
+        "assigned-secret",
+        "|",
+        rf"[ \t]*(?:sudo[ \t]+)?(?:{'|'.join(_PIPED_TO)})(?![\w-])",
+        anchor=0,
+        word_start=False,
+        before=_ECHOED.format(user="") + r"[ \t]*",
+        validator=lambda secret: _literal(secret),
+        source="gh secret set, kinit, wrangler secret put, gcloud secrets, pass insert",
     ),
     _command_word(  # the same with a here-string: ``sudo -S CMD <<< VALUE``
         _READS_INPUT,
@@ -1527,7 +1566,7 @@ _LDAP = r"\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b
 SHORT_FLAGS = {
     # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``, ``sshpass -p'PASSWORD'``
     "p": r"mysql|mariadb|\b7z[az]?\b|\b(?:un)?rar\b|\bsshpass\b|\bwinrs\b",  # ``winrs -p:VALUE``
-    "p ": r"\bsshpass\b|\btwine\b|\bcqlsh\b|\brabbitmqadmin\b|\binflux\b|\bpsexec(?:64)?\b|\bmongo(?:sh|dump|restore|import|export)?\b|\brdesktop\b"  # docker login
+    "p ": r"\bsshpass\b|\buser(?:add|mod)\b|\bnuget\b|\btwine\b|\bcqlsh\b|\brabbitmqadmin\b|\binflux\b|\bpsexec(?:64)?\b|\bmongo(?:sh|dump|restore|import|export)?\b|\brdesktop\b"  # docker login
     r"|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
     "w": _LDAP,
     "w ": _LDAP + r"|\bsecurity[ \t]+add-(?:generic|internet)-password\b",  # macOS's keychain
@@ -1535,7 +1574,7 @@ SHORT_FLAGS = {
     "u ": r"\bcurl\b",  # ``curl -u USER:PASSWORD``
     # ``zip -P PASSWORD``, SQL Server's tools, ssh-keygen's passphrase (``-P`` old, ``-N`` new),
     # a server's management controller (``ipmitool -U USER -P PASSWORD``)
-    "P ": r"\b(?:un)?zip\b|\bsqlcmd\b|\bbcp\b|\bssh-keygen\b|\bipmitool\b|\bmosquitto_(?:pub|sub|rr)\b",
+    "P ": r"\b(?:un)?zip\b|\b(?:sqlcmd|osql)\b|\bbcp\b|\bssh-keygen\b|\bipmitool\b|\bmosquitto_(?:pub|sub|rr)\b",
     "N ": r"\bssh-keygen\b",
     "k ": r"\bopenssl\b",  # ``openssl enc -k PASSWORD``
     "U ": r"\b(?:smbclient|rpcclient|smbget)\b",  # ``smbclient -U USER%PASSWORD``

@@ -391,6 +391,7 @@ def render_prompt(
     )
 
 
+@redact.remembering()  # a secret the conversation shows is hidden wherever the prompt repeats it
 def plan(
     env: Environment,
     candidate: Candidate,

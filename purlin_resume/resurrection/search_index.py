@@ -244,6 +244,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     raise AssertionError("unreachable")
 
 
+@redact.remembering()  # a secret found in one value is hidden in the others
 def _body(transcript) -> str:
     """The searchable text: each value redacted on its own (a batch at a time), then the whole
     once more; the turns past its first ``BODY_LIMIT`` characters are not gone through."""

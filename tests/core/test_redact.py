@@ -258,6 +258,24 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f'vercel env add SECRET production <<< "{_WORD_PASSWORD}"',
         f'RUN echo -e "{_WORD_PASSWORD}\\n{_WORD_PASSWORD}" | passwd root',
         f'passwd deploy <<< "{_WORD_PASSWORD}\n{_WORD_PASSWORD}"',
+        # a user's password in clear, a NuGet feed's, SQL Server's old tool, secrets stores
+        f"usermod -p {_WORD_PASSWORD} deploy",
+        f"dotnet nuget add source https://nuget.example.com/v3 -u me -p {_WORD_PASSWORD}",
+        f"osql -S db -U sa -P {_WORD_PASSWORD} -Q 'select 1'",
+        f"doppler secrets set STRIPE_KEY {_WORD_PASSWORD}",
+        f"netlify env:set STRIPE_KEY '{_WORD_PASSWORD}'",
+        f'var c = new NetworkCredential("deploy", "{_WORD_PASSWORD}");',
+        f"gpg --batch --passphrase-fd 0 -c notes.txt <<< '{_WORD_PASSWORD}'",
+        f"echo {_WORD_PASSWORD} | gpg --batch --yes --passphrase-fd 0 -c notes.txt",
+        f"vncpasswd -f <<< {_WORD_PASSWORD} > ~/.vnc/passwd",
+        # prose: a password that looks random, as a task given to a subagent says it
+        f"check the billing db; password is {_WORD_PASSWORD}",
+        f'The password was "{_WORD_PASSWORD}", then it was rotated.',
+        f"echo {_WORD_PASSWORD} | gh secret set DEPLOY_KEY --repo o/r",
+        f"printf '%s' '{_WORD_PASSWORD}' | wrangler secret put API_KEY",
+        f'echo -n "{_WORD_PASSWORD}" | gcloud secrets versions add db --data-file=-',
+        f"echo {_WORD_PASSWORD} | pass insert -e web/me",
+        json.dumps(json.dumps({"command": f"echo '{_WORD_PASSWORD}' | kinit admin@EXAMPLE.COM"})),
         # code: a call given the password as a literal; a browser test typing it; C's #define
         f'new Sequelize("app", "deploy", "{_WORD_PASSWORD}", {{ dialect: "mysql" }})',
         f'$pdo = new PDO("mysql:host=db;dbname=app", "deploy", "{_WORD_PASSWORD}");',
@@ -421,6 +439,25 @@ def test_a_secret_found_once_is_redacted_where_the_text_holds_it_again():
     assert redact.redact(text).text.endswith("image: postgres:16")
 
 
+def test_a_secret_found_in_one_text_of_a_conversation_is_redacted_in_the_others():
+    shown = f"mysql -u app -p{_WORD_PASSWORD} app"
+    repeated = f"Done: the password {_WORD_PASSWORD} works."
+    with redact.remembering():
+        # in one call: the value before the one that shows the secret, keys too
+        done, counts = redact.redact_data([repeated, {repeated: shown}, repeated])
+        assert _WORD_PASSWORD not in json.dumps(done)
+        assert counts == {"assigned-secret": 4}
+        # in a later call, and in a text with no place a rule may match
+        assert redact.redact(repeated).counts == {"assigned-secret": 1}
+        assert redact.redact_data(_WORD_PASSWORD)[0].startswith("[REDACTED:")
+        # a secret that reads as a word is not looked for elsewhere
+        redact.redact("export DB_PASSWORD=postgres")
+        assert redact.redact("image: postgres:16").text == "image: postgres:16"
+    # the conversation's secrets are not another's; one structure is one conversation
+    assert redact.redact(repeated).text == repeated
+    assert _WORD_PASSWORD not in json.dumps(redact.redact_data([repeated, shown])[0])
+
+
 def test_a_password_named_key_takes_any_value_a_token_named_one_only_a_token():
     # as in ``PASSWORD=postgres`` and ``API_TOKEN=disabled``, in the other ways of writing them
     for text in ('DB_PASSWORD: str = "postgres"', "define('DB_PASSWORD', 'postgres');"):
@@ -447,6 +484,18 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         "htpasswd -c /etc/nginx/.htpasswd admin",
         "htpasswd -B -C 10 .htpasswd bob",
         "rabbitmqctl add_user deploy",
+        "doppler secrets set STRIPE_KEY",
+        "netlify env:set STRIPE_KEY $STRIPE_KEY",
+        "usermod -p '$6$salt$hash' deploy",
+        "new NetworkCredential(user, password)",
+        "gpg --batch --passphrase-fd 0 -c notes.txt < pass.txt",
+        "cat pw.txt | kinit bob",
+        'echo "$DEPLOY_KEY" | gh secret set DEPLOY_KEY',
+        "| kinit | asks for the password |",
+        "echo value | kinitialize",
+        "The password is incorrect.",
+        "the password is stored in vault/kv2, password is required",
+        "Password is <your-password>, the password is $DB_PASSWORD",
         "mysqladmin -u root -p password",
         "Use mysqladmin to change the password with care",
         'gh secret set API_KEY --body "$API_KEY"',

@@ -19,6 +19,7 @@ from purlin_resume.core.project import Project
 from purlin_resume.history import agent_history as history
 from tests.claude_records import agent_transcript
 from tests.conftest import git
+from tests.resurrection_data import session_with_command
 
 EXE = Path(sys.executable).with_name("purlin-resume")
 SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"
@@ -437,6 +438,22 @@ def test_pre_compact_checkpoint_holds_the_todo_list_redacted(repo, tmp_path):
     assert "2. Add tests" in text
     assert "ghp_" not in text
     assert "Files changed this session: login.py" in text
+
+
+def test_pre_compact_hides_a_password_a_command_showed_where_the_answer_repeats_it(repo, tmp_path):
+    password = "S3cr3tPassw0rdXyz"
+    transcript = session_with_command(
+        tmp_path / "claude",
+        "s-10",
+        str(repo),
+        f"mysql -u root -p{password} app",
+        f"Done: the password {password} works.",
+    )
+    payload = {"session_id": "s-10", "cwd": str(repo), "transcript_path": str(transcript)}
+    assert hook("pre-compact", {**payload, "trigger": "auto"}, repo).returncode == 0
+    text = (repo / ".purlin" / "cache" / "checkpoints" / "s-10.md").read_text()
+    assert "Done: the password [REDACTED:assigned-secret:" in text
+    assert password not in text
 
 
 def test_every_compaction_keeps_the_checkpoints_out_of_git(tmp_path):

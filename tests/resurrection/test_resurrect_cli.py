@@ -14,7 +14,7 @@ import pytest
 
 from purlin_resume.resurrection import log as resurrection_log
 from tests.core.test_redact import PLANTED
-from tests.resurrection_data import session, write_config
+from tests.resurrection_data import session, session_with_command, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -555,6 +555,28 @@ def test_a_planted_secrets_corpus_is_fully_redacted(cli, tmp_path, repo):
     assert PLANTED["github-token"] in global_flag.stdout
     cached = [p for p in (Path.home() / ".cache" / "purlin-resume").rglob("*") if p.is_file()]
     assert not any(PLANTED["github-token"].encode() in p.read_bytes() for p in cached)
+
+
+def test_a_password_a_command_showed_is_hidden_where_the_answer_repeats_it(cli, tmp_path, repo):
+    claude, password = tmp_path / "claude", "S3cr3tPassw0rdXyz"
+    session_with_command(
+        claude,
+        "repeats",
+        str(repo),
+        f"mysql -u root -p{password} app",
+        f"Done: the password {password} works.",
+    )
+    given = ("--session", "repeats", "--yes", "--claude-dir", str(claude))
+    for method in ("full", "hybrid", "summarized"):
+        result = _ok(cli("resurrect", *given, "--method", method))
+        assert password not in result.stdout
+        assert "Done: the password [REDACTED:" in result.stdout or method != "full"
+    found = _ok(cli("find", "database", "--claude-dir", str(claude)))
+    assert "repeats" in found.stdout
+    assert "Nothing matches" in _ok(cli("find", password, "--claude-dir", str(claude))).stdout
+    cached = [p for p in (Path.home() / ".cache" / "purlin-resume").rglob("*") if p.is_file()]
+    assert cached  # the contexts kept and the search index
+    assert not any(password.encode() in p.read_bytes() for p in cached)
 
 
 def test_the_fixtures_lose_nothing_to_redaction(cli, fixtures_copy, repo):
