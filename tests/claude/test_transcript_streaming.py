@@ -217,6 +217,27 @@ def test_secrets_in_deferred_values_are_redacted_everywhere(cli, tmp_path, repo)
     assert kept.count(secret) == 3
 
 
+def test_a_password_a_command_showed_is_hidden_where_a_later_batch_repeats_it(cli, tmp_path):
+    password = "S3cr3tPassw0rdXyz"
+    root = tmp_path / "claude"
+    convo = Conversation(SESSION)
+    filler = "Reading the migration notes line by line before going on.\n" * 2000  # > a batch
+    records = [
+        convo.user("check the database"),
+        convo.assistant("msg_1", tool("toolu_1", "Bash", command=f"mysql -u root -p{password}")),
+        convo.result("toolu_1", "ok"),
+        convo.assistant("msg_2", text(filler)),
+        convo.assistant("msg_3", text(f"Done: the password {password} works.")),
+    ]
+    write_jsonl(root / "projects" / "-srv-demo" / f"{SESSION}.jsonl", records)
+    assert len(filler) > output_of.BATCH_CHARS
+    for flags in (("--include-tools",), ("--json", "--include-tools")):
+        shown = run(cli, root, "transcript", SESSION, "--max-chars", "0", *flags)
+        assert shown.exit_code == 0, shown.stderr
+        assert password not in shown.stdout, flags
+        assert "Done: the password [REDACTED:assigned-secret:" in shown.stdout, flags
+
+
 @pytest.mark.parametrize(
     "call",
     [
