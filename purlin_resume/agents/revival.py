@@ -202,7 +202,7 @@ def unstartable(revival_plan: Plan, settings: config_mod.Settings) -> str | None
     missing = program.not_on_path(settings.agent_command)
     if missing is None:
         return None
-    fix = " or set resume.agent_command in .purlin/config.json" if cli == CLAUDE else ""
+    fix = f", or {config_mod.how_to_set(settings, 'agent_command')}" if cli == CLAUDE else ""
     return f"{missing!r} is not on PATH: install {program.label}{fix}"
 
 
@@ -550,7 +550,10 @@ def plan_all(
         state = liveness(agent, server)
         after = successors(agents, agent.session_id)
         if agent.ended_at:
-            skipped.append((agent.session_id, f"ended at {agent.ended_at}"))
+            # dead, but its session ended as sessions end: --all revives the crashed only
+            skipped.append(
+                (agent.session_id, f"ended its session at {agent.ended_at}; revive it by its id")
+            )
         elif state.state != DEAD:
             skipped.append((agent.session_id, state.why))
         elif after:

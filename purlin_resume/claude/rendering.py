@@ -341,16 +341,31 @@ def digest(
     """A bounded stand-in for a transcript too long to print: where the whole one is, an index
     of its sections and as many of its last turns as fit in ``max_chars``. ``length``: the
     transcript's characters; ``end``: its last ``max_chars`` characters at least (all of them
-    when it is shorter), the header excluded."""
-    head = header(transcript, subagent, kind)
-    top = head + (
+    when it is shorter), the header excluded. Where the whole is goes first and is never cut:
+    when even the header does not fit, that line is all."""
+    where = f"It was written to:\n\n{written_to}\n\n"
+    top = header(transcript, subagent, kind) + (
         f"\nThe full transcript is {length} characters, more than the {max_chars} this "
-        f"output allows. It was written to:\n\n{written_to}\n\n"
+        f"output allows. {where}"
         "Read that file (in parts) for the whole conversation. Below: its sections, with the line\n"
         "each starts on, then its end.\n"
     )
-    budget = max(max_chars - len(top), 0)
-    index_budget = budget * 2 // 5
+    if len(top) > max_chars:
+        return f"The full transcript ({length} characters) is longer than {max_chars}. {where}"
+    index_block = _section_index(sections, (max_chars - len(top)) * 2 // 5)
+    room = max_chars - len(top) - len(index_block) - len(_END_HEADING)
+    tail = end[-room:] if room > 0 else ""
+    cut = tail.find("\n**")  # from the first turn that starts in it, when one does
+    if cut >= 0 and len(end) > room:
+        tail = tail[cut + 1 :]
+    return top + index_block + (_END_HEADING + tail.lstrip() if tail.strip() else "")
+
+
+_END_HEADING = "\n## The end of the transcript\n\n"
+
+
+def _section_index(sections: list[Section], budget: int) -> str:
+    """The index of the sections, the last ones that fit in ``budget`` characters."""
     lines = [
         f"{number}. line {section.line} · {section.timestamp or '-'} · {section.heading} "
         f"({counted(section.turns, 'turn')})\n"
@@ -359,23 +374,13 @@ def digest(
     index = ""
     kept = 0
     for line in reversed(lines):
-        if len(index) + len(line) + 60 > index_budget:
+        if len(index) + len(line) + 60 > budget:
             break
         index = line + index
         kept += 1
     if kept < len(lines):
         index = f"… {len(lines) - kept} earlier section(s) …\n" + index
-    index_block = f"\n## Sections\n\n{index}" if lines else ""
-    tail_budget = budget - len(index_block) - 40
-    tail = ""
-    if tail_budget > 0:
-        tail = end[-tail_budget:]
-        cut = tail.find("\n**")
-        if cut >= 0 and length - len(head) > tail_budget:
-            tail = tail[cut + 1 :]
-        tail = f"\n## The end of the transcript\n\n{tail.lstrip()}" if tail.strip() else ""
-    text = top + index_block + tail
-    return text[:max_chars] if max_chars and len(text) > max_chars else text
+    return f"\n## Sections\n\n{index}" if lines else ""
 
 
 def turn_markdown(

@@ -163,13 +163,14 @@ def _report_sweep(sweep, dry_run: bool, as_json: bool) -> None:
     if as_json:
         print_json({"dry_run": dry_run, **sweep.to_dict()})
     else:
+        none = "No agent to revive.\n"  # the agents left are named below, each with why
         if dry_run:
-            lines = [_plan_text(p) for p in sweep.plans] or ["No dead agent to revive.\n"]
+            lines = [_plan_text(p) for p in sweep.plans] or [none]
         else:
             lines = [_revived_line(d) for d in sweep.done]
             lines += [f"Failed {agent}: {why}\n" for agent, why in sweep.failed]
             if not sweep.plans:
-                lines.append("No dead agent to revive.\n")
+                lines.append(none)
         lines += [f"Left {agent}: {why}\n" for agent, why in sweep.skipped]
         print_text("".join(lines))
     if sweep.failed:

@@ -261,10 +261,16 @@ def trust(
         )
         return
     shown = command.text or "(none configured)"
+    runs = f"hooks and restores run its status command {shown} (sha256 {command.digest[:12]})"
+    runs += " until it changes"
+    if command.missing:  # its hash is of the name only: a script put there later is not trusted
+        runs = (
+            f"its status command {shown} is not in the project (sha256 {command.digest[:12]}): "
+            "one put there later runs only after you trust the project again"
+        )
     applied = "".join(f"  {name} = {value!r}\n" for name, value in granted.items())
     print_text(
-        f"{where.root}: trusted; hooks and restores run its status command {shown} "
-        f"(sha256 {command.digest[:12]}) until it changes\n"
+        f"{where.root}: trusted; {runs}\n"
         + (f"and its own settings apply:\n{applied}" if applied else "")
     )
 

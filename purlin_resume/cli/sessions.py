@@ -15,6 +15,7 @@ from purlin_resume.claude.catalog import Catalog
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
     archived_line,
+    note_line,
     print_json,
     print_text,
     redacted,
@@ -169,6 +170,22 @@ def _tree_lines(nodes: list[Subagent], depth: int = 0) -> list[str]:
     return lines
 
 
+def _session_of(catalog: Catalog, identifier: str):
+    """The session ``identifier`` names, or the session of the agent it names (said in a
+    line)."""
+    try:
+        return catalog.resolve(identifier, kinds=("session",))
+    except NotFound as missing:
+        try:
+            found = catalog.resolve(identifier)
+        except NotFound:
+            raise missing from None
+        if found.session is None:
+            raise
+        note_line(f"{identifier} is an agent of session {found.session.id}: the agents of it")
+        return catalog.resolve(found.session.id, kinds=("session",))
+
+
 @app.command("agents", rich_help_panel="Transcripts")
 def agents_command(
     session: Annotated[
@@ -182,7 +199,7 @@ def agents_command(
     try:
         if catalog is None:
             raise NotFound(session)
-        target = catalog.resolve(session, kinds=("session",))
+        target = _session_of(catalog, session)
     except NotFound as missing:
         archived = archive.archived_session(claude_dir, session)
         if archived is None:

@@ -53,6 +53,7 @@ class Command:
 
     text: str
     digest: str
+    missing: bool = False  # it names a script of the project that is not there
 
 
 def command(project: Project, settings: Settings) -> Command:
@@ -65,11 +66,13 @@ def command(project: Project, settings: Settings) -> Command:
     except ValueError:
         first = []
     local = project.root / first[0] if first else None
-    if local is not None and local.is_file():
+    found = local is not None and local.is_file()
+    if local is not None and found:
         digest.update(b"\0" + local.read_bytes())
     if settings.asked:
         digest.update(b"\0settings\0" + json.dumps(settings.asked, sort_keys=True).encode())
-    return Command(text, digest.hexdigest())
+    script = local is not None and "/" in first[0]  # a path in the project, not a program
+    return Command(text, digest.hexdigest(), missing=script and not found)
 
 
 def _key(project: Project) -> str:

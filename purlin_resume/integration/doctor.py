@@ -496,7 +496,7 @@ def _agent_program(settings: config.Settings | None) -> list[Finding]:
             WARN,
             f"the agent command '{shown}' is not on PATH (revive and resurrect start agents "
             "with it)",
-            "install Claude Code, or set resume.agent_command in .purlin/config.json",
+            f"install Claude Code, or {config.how_to_set(settings, 'agent_command')}",
         )
     ]
 

@@ -263,7 +263,10 @@ def list_interrupted_subagents(project: str | None = None) -> dict[str, Any]:
     def work():
         from purlin_resume.history import agent_history as history
 
-        doc = history.load(_project(project))
+        where = _project(project)
+        if not history.path(where).exists():  # no subagent recorded yet: none interrupted
+            return _out({"path": str(history.path(where)), "interrupted": [], **_passed_over()})
+        doc = history.load(where)
         chosen = history.select(doc, "interrupted", None, False)
         interrupted = [e.data for e in chosen]
         return _out({"path": str(doc.path), "interrupted": interrupted, **_passed_over()})

@@ -33,7 +33,7 @@ from typing import Any
 from purlin_resume.agentcli import programs
 from purlin_resume.agentcli.names import CLAUDE
 from purlin_resume.agentcli.shape import NativeSession
-from purlin_resume.core import tmux
+from purlin_resume.core import config, tmux
 from purlin_resume.core.errors import NotFound, PurlinError, UsageError
 from purlin_resume.crosscli import sessions as crosscli
 from purlin_resume.resurrection import archive
@@ -257,11 +257,7 @@ def exec_now(opened: OpenPlan) -> None:
         raise PurlinError(
             f"could not start {opened.argv[0]!r}: {exc.strerror or exc}; put "
             f"{programs.label(opened.cli)} on PATH"
-            + (
-                " or set resume.agent_command in .purlin/config.json"
-                if opened.cli == CLAUDE
-                else ""
-            )
+            + (f", or {config.where_to_set('agent_command')}" if opened.cli == CLAUDE else "")
         ) from None
 
 

@@ -305,7 +305,9 @@ def test_an_agent_program_not_on_path_is_named_before_anything_starts(
     configure(repo, tmux_server, tmp_path / "agent", agent_command="no-such-agent-cli --x")
     path = write_registry(repo, {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
     before = path.read_bytes()
-    said = "'no-such-agent-cli' is not on PATH: install Claude Code or set resume.agent_command"
+    said = (
+        "'no-such-agent-cli' is not on PATH: install Claude Code, or set resume.agent_command in "
+    )
 
     planned = cli("revive", "dead-1", "--dry-run")
     assert planned.exit_code == 0, planned.stderr
@@ -315,7 +317,10 @@ def test_an_agent_program_not_on_path_is_named_before_anything_starts(
 
     refused = cli("revive", "dead-1")
     assert refused.exit_code == 1
-    assert refused.stderr.strip() == f"error: {said} in .purlin/config.json"
+    assert refused.stderr.startswith(f"error: {said}")
+    assert "config.json, or in the project's .purlin/config.json and run 'purlin-resume trust'" in (
+        refused.stderr
+    )
     assert path.read_bytes() == before
     assert not tmux.session_exists(tmux_server, "purlin-agents")
 

@@ -118,7 +118,7 @@ def test_revive_all_revives_each_dead_agent_once_in_its_own_window(
     revived = {r["predecessor"]: r for r in swept["revived"]}
     assert sorted(revived) == ["crashed-a", "crashed-b"]
     left = {s["agent_id"]: s["why"] for s in swept["skipped"]}
-    assert left["finished"].startswith("ended at")
+    assert left["finished"] == "ended its session at 2026-01-15T16:00:00Z; revive it by its id"
     assert left["old"] == "already succeeded by old-successor"
     assert "alive" in left
     assert "old-successor" in left
@@ -133,6 +133,9 @@ def test_revive_all_revives_each_dead_agent_once_in_its_own_window(
     assert again.exit_code == 0, again.stderr
     second = json.loads(again.stdout)
     assert second["revived"] == []
+    told = cli("revive", "--all", "--dry-run").stdout
+    assert told.startswith("No agent to revive.\nLeft ")  # each agent left, with why
+    assert "Left finished: ended its session at" in told
     again_left = {s["agent_id"]: s["why"] for s in second["skipped"]}
     assert again_left["crashed-a"].startswith("already succeeded by")
     agents = registry.load(Project(repo))

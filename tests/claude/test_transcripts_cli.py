@@ -87,6 +87,11 @@ def test_agents_shows_the_tree_with_type_status_and_tokens(cli, fixtures_copy):
     data = json.loads(run(cli, fixtures_copy, "agents", "fe5e1c67", "--json").stdout)
     assert len(data["subagents"]) == 5
     assert {a["status"] for a in data["subagents"]} == {"completed"}
+    # an agent's id: the tree of its session, said so
+    by_agent = run(cli, fixtures_copy, "agents", "a2898e3")
+    assert by_agent.exit_code == 0, by_agent.stderr
+    assert by_agent.stdout == result.stdout
+    assert by_agent.stderr.startswith("note: a2898e3 is an agent of session 4d5611e5-")
 
 
 def test_transcript_of_a_small_session_matches_the_golden_markdown(cli, fixtures_copy):
@@ -148,6 +153,11 @@ def test_long_transcript_prints_a_bounded_digest_and_writes_the_whole(
     assert all(full_lines[int(number) - 1].startswith("## ") for number in listed)
     small = run(cli, fixtures_copy, "transcript", DOV_SESSION, "--max-chars", "3000").stdout
     assert len(small) <= 3000
+    assert small.rstrip().endswith(full.rstrip()[-200:])  # the end, not cut short at the limit
+    # a limit the header alone passes: where the whole is, and nothing cut in two
+    tiny = run(cli, fixtures_copy, "transcript", DOV_SESSION, "--max-chars", "200").stdout
+    assert str(whole) in tiny
+    assert "## Sections" not in tiny
 
 
 def test_a_piped_transcript_is_whole_unless_less_is_asked_for(cli, fixtures_copy, overflow_dir):

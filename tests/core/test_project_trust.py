@@ -103,6 +103,17 @@ def test_trust_shows_a_setting_holding_a_secret_redacted(repo, cli):
         assert SECRET not in shown.stdout
 
 
+def test_trust_says_when_the_status_script_is_not_there_and_a_later_one_is_not_trusted(repo, cli):
+    script = repo / "tools" / "cdd" / "status.sh"  # the default status command
+    said = cli("trust").stdout
+    assert "its status command tools/cdd/status.sh is not in the project" in said
+    assert "runs only after you trust the project again" in said
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\necho planted\n")
+    assert not trust.trusted(Project(repo), config.load(Project(repo)))
+    assert "hooks and restores run its status command tools/cdd/status.sh" in cli("trust").stdout
+
+
 def test_a_project_without_such_settings_keeps_its_earlier_trust(repo):
     """Trust recorded for the status command alone reads the same as before."""
     _write(repo, status_timeout=5)

@@ -60,3 +60,13 @@ def test_search_sessions_walks_codex_and_gemini_once_as_agents_status_does(
     by_agents_status = walked(server.agents_status())
     assert len(by_agents_status) > 5
     assert walked(server.search_sessions("git log")) == by_agents_status
+
+
+def test_a_project_with_no_agent_history_has_no_interrupted_subagent(repo, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
+    monkeypatch.setattr(server, "_SERVED", {"claude_dir": None})
+    answer = server.list_interrupted_subagents()
+    assert answer["interrupted"] == []
+    assert answer["path"].endswith(".planning/agent-history.json")
+    assert not (repo / ".planning").exists()  # nothing written by a listing
