@@ -10,12 +10,13 @@ them is enough, as in git.
 from __future__ import annotations
 
 import json
+import mmap
 import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from purlin_resume.claude import layout, listing, records
 from purlin_resume.claude.agent_tree import (
@@ -384,8 +385,9 @@ class Catalog:
 
     # ids ---------------------------------------------------------------------------------
 
-    def _inline_roots(self) -> Iterator[Target]:
-        """Roots of 1.0.x inline sidechains (only sessions older than 2.0 are scanned)."""
+    def _inline_roots(self, holding: str = "") -> Iterator[Target]:
+        """Roots of 1.0.x inline sidechains (only sessions older than 2.0 are scanned); those of
+        the files that hold ``holding`` somewhere (the others are not read line by line)."""
         for session in self.session_files():
             if not session.exists:
                 continue
@@ -403,6 +405,8 @@ class Catalog:
             except OSError:
                 continue
             with handle:
+                if holding and not _holds(handle, holding.encode()):
+                    continue
                 for line in handle:
                     if _INLINE_ROOT[0] in line and _INLINE_ROOT[1] in line:
                         try:
@@ -457,7 +461,7 @@ class Catalog:
             and (kinds is None or "inline" in kinds)
             and _UUID_PREFIX.fullmatch(query)  # an inline root is named by a record's UUID
         ):
-            named += [t for t in self._inline_roots() if t.id.startswith(query)]
+            named += [t for t in self._inline_roots(query) if t.id.startswith(query)]
             exact = [t for t in named if query in _names(t)]
         matches = exact or [t for t in named if any(n.startswith(query) for n in _names(t))]
         what = "session" if kinds == ("session",) else "session or agent"
@@ -474,6 +478,16 @@ class Catalog:
                 f"'{query}' is ambiguous: it matches {shown}{more}; give more characters"
             )
         return matches[0]
+
+
+def _holds(handle: BinaryIO, text: bytes) -> bool:
+    """Does the file of ``handle`` hold ``text`` (looked for in the pages the system keeps, not
+    read into this process)?"""
+    try:
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as whole:
+            return whole.find(text) != -1
+    except ValueError:  # an empty file
+        return False
 
 
 def _names(target: Target) -> tuple[str, ...]:
