@@ -1093,6 +1093,15 @@ RULES: tuple[Rule, ...] = (
         validator=lambda secret: _literal(secret),
         source="gh secret set, kinit, wrangler secret put, gcloud secrets, pass insert",
     ),
+    _command_word(  # and with a here-string, found from it: ``kinit USER <<< VALUE``
+        "<<<",
+        r"[ \t]*",
+        "kinit, gh secret set, wrangler secret put, gcloud secrets, pass insert",
+        anchor=0,
+        word_start=False,
+        before=_COMMAND_START
+        + rf"(?:sudo[ \t]+)?(?:{'|'.join(_PIPED_TO)})(?![\w-])[^\r\n|;&<>]{{0,256}}",
+    ),
     _command_word(  # the same with a here-string: ``sudo -S CMD <<< VALUE``
         _READS_INPUT,
         r"[^\r\n|;&<>]{0,256}<<<[ \t]*",  # bounded: each place reads no further

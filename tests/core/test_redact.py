@@ -275,6 +275,8 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f"printf '%s' '{_WORD_PASSWORD}' | wrangler secret put API_KEY",
         f'echo -n "{_WORD_PASSWORD}" | gcloud secrets versions add db --data-file=-',
         f"echo {_WORD_PASSWORD} | pass insert -e web/me",
+        f"kinit admin@EXAMPLE.COM <<< {_WORD_PASSWORD}",
+        f'wrangler secret put API_KEY <<< "{_WORD_PASSWORD}"',
         json.dumps(json.dumps({"command": f"echo '{_WORD_PASSWORD}' | kinit admin@EXAMPLE.COM"})),
         # code: a call given the password as a literal; a browser test typing it; C's #define
         f'new Sequelize("app", "deploy", "{_WORD_PASSWORD}", {{ dialect: "mysql" }})',
@@ -493,6 +495,8 @@ def test_a_password_before_an_earlier_finding_is_redacted_too():
         'echo "$DEPLOY_KEY" | gh secret set DEPLOY_KEY',
         "| kinit | asks for the password |",
         "echo value | kinitialize",
+        'kinit bob <<< "$KRB_PASSWORD"',
+        "grep -c needle <<< haystack-of-words",
         "The password is incorrect.",
         "the password is stored in vault/kv2, password is required",
         "Password is <your-password>, the password is $DB_PASSWORD",
