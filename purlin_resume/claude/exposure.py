@@ -104,8 +104,10 @@ def _files(catalog: Catalog, identifier: str) -> tuple[str, list[Path]]:
     return target.id, session_paths(catalog, target.session)
 
 
+@redact.remembering()  # as every output of the conversation: a secret once found, found again
 def report(catalog: Catalog, identifier: str) -> Report:
-    """What redaction finds in the files of the session or agent ``identifier``."""
+    """What redaction finds in the files of the session or agent ``identifier``; a secret
+    found in one text, also where a later text repeats it."""
     name, paths = _files(catalog, identifier)
     found = Report(name, [path.relative_to(catalog.root).as_posix() for path in paths])
     for path, shown in zip(paths, found.files, strict=True):

@@ -18,6 +18,7 @@ from purlin_resume.core import redact
 from purlin_resume.core.project import Project
 from purlin_resume.integration import githooks
 from tests.conftest import FIXTURES
+from tests.resurrection_data import session_with_command
 from tests.secret_corpus import PLACES, SESSION, Planted, corpus, planted_session, spread
 
 EXE = Path(sys.executable).with_name("purlin-resume")
@@ -396,3 +397,15 @@ def test_output_is_redacted_when_the_working_folder_is_gone(
     out = _ok(cli("transcript", "gone", "--claude-dir", str(fixtures_copy))).stdout
     assert secret not in out
     assert "[REDACTED:stripe-key:" in out
+
+
+def test_redact_report_counts_a_secret_where_a_later_text_repeats_it(cli, tmp_path):
+    password = "S3cr3tPassw0rdXyz"
+    claude = tmp_path / "claude"
+    session_with_command(
+        claude, "repeats", "/srv/app", f"mysql -u root -p{password}", f"It works: {password}"
+    )
+    found = _ok(cli("redact", "report", "repeats", "--json", "--claude-dir", str(claude))).stdout
+    places = [f["place"] for f in json.loads(found)["findings"]]
+    assert places == ["tool input", "assistant text"]
+    assert password not in found
