@@ -255,6 +255,17 @@ def agent_turn(turns: list[Turn], timestamp: str | None) -> Turn:
     return turn
 
 
+def answer_turn(turns: list[Turn], timestamp: str | None) -> Turn:
+    """The agent turn an answer's text joins: the last agent turn until it made a tool call;
+    text written after a call (and its result) starts a turn of its own, so it reads after it."""
+    turn = agent_turn(turns, timestamp)
+    if not turn.tool_calls:
+        return turn
+    turn = Turn("agent", RESPONSE, timestamp)
+    turns.append(turn)
+    return turn
+
+
 def add_text(turn: Turn, text: str) -> None:
     if text.strip():
         turn.text = f"{turn.text}\n\n{text}" if turn.text.strip() else text

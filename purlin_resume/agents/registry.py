@@ -33,6 +33,7 @@ clone only (``.git/info/exclude``). This module is its only reader and writer.
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
@@ -71,7 +72,14 @@ class RegisteredAgent(NamedTuple):
 
     @classmethod
     def from_record(cls, session_id: str, record: dict[str, Any]) -> RegisteredAgent:
+        """The entry as the file has it; a role that is not a plain word (a file of the
+        repository may hold anything: escapes, a path) counts as none."""
         pid, start = record.get("pid"), record.get("pid_start_ticks")
+        role = record.get("role")
+        record = {
+            **record,
+            "role": role if isinstance(role, str) and _ROLE.fullmatch(role) else None,
+        }
         return cls(
             session_id=session_id,
             pid=pid if _whole(pid) and 0 < pid < 2**31 else None,
@@ -93,6 +101,11 @@ class RegisteredAgent(NamedTuple):
                 )
             },
         )
+
+
+_ROLE = re.compile(
+    r"[A-Za-z][A-Za-z0-9_-]{0,31}"
+)  # builder, qa, architect, or a name of the user's
 
 
 def _whole(value: Any) -> TypeGuard[int]:
@@ -413,7 +426,16 @@ def resolve(agents: dict[str, RegisteredAgent], query: str) -> RegisteredAgent:
     return found[0]
 
 
-def work_folder(project: Project, agent: RegisteredAgent) -> Path:
-    """The folder the agent works in: its registered cwd while that exists, else the project."""
+def work_folder(project: Project, agent: RegisteredAgent, inside: bool = False) -> Path:
+    """The folder the agent works in: its registered cwd while that exists, else the project;
+    ``inside``: only a cwd inside the project (links followed), where a program is started (a
+    registry the repository wrote may name any folder)."""
     folder = Path(agent.cwd) if agent.cwd else project.root
+    if inside and not in_project(project, folder):
+        return project.root
     return folder if folder.is_dir() else project.root
+
+
+def in_project(project: Project, folder: Path) -> bool:
+    """Does ``folder`` lie in the project (links followed)?"""
+    return folder.resolve().is_relative_to(project.root.resolve())

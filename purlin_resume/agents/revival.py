@@ -41,7 +41,7 @@ from purlin_resume.agents.lineage import (
     server_for,
     successors,
 )
-from purlin_resume.agents.registry import RegisteredAgent, work_folder
+from purlin_resume.agents.registry import RegisteredAgent, in_project, work_folder
 from purlin_resume.agents.stall import server_of
 from purlin_resume.checkpoints.roles import display_name
 from purlin_resume.claude import layout
@@ -177,7 +177,7 @@ def plan(
     if agent.agent_cli != CLAUDE:
         return _resumed_in_own_cli(project, agent, settings, tmux_server)
     successor = successor_id or str(uuid.uuid4())
-    cwd = work_folder(project, agent)
+    cwd = work_folder(project, agent, inside=True)
     command = settings.agent_command
     if settings.agent_session_flag:
         command += f" {shlex.quote(settings.agent_session_flag)} {shlex.quote(successor)}"
@@ -306,6 +306,7 @@ def _resumed_in_own_cli(
     holds that session (``_dead_agent``)."""
     cli = programs.program(agent.agent_cli)
     folder = _own_folder(
+        project,
         agent,
         cli.label,
         f"bring its expertise back with 'purlin-resume resurrect --session {agent.session_id}'",
@@ -491,7 +492,7 @@ def plan_native(
             f"the transcript of agent {agent.session_id} is gone, so Claude Code cannot resume "
             f"it; revive it without --native (a successor briefed from what is left)"
         )
-    folder = _own_folder(agent, "Claude Code", "revive it without --native")
+    folder = _own_folder(project, agent, "Claude Code", "revive it without --native")
     flags = [
         layout.RESUME_FLAG,
         agent.session_id,
@@ -606,12 +607,18 @@ def sweep(
         return found if dry_run else perform_all(project, found, settings)
 
 
-def _own_folder(agent: RegisteredAgent, cli_label: str, remedy: str) -> Path:
-    """The folder the agent worked in, where its CLI resumes it; refused when it is gone."""
+def _own_folder(project: Project, agent: RegisteredAgent, cli_label: str, remedy: str) -> Path:
+    """The folder the agent worked in, where its CLI resumes it; refused when it is gone, or
+    lies outside the project (a registry the repository wrote may name any folder)."""
     if not agent.cwd or not Path(agent.cwd).is_dir():
         raise PurlinError(
             f"the folder agent {agent.session_id} worked in is gone "
             f"({agent.cwd or 'none recorded'}); {cli_label} resumes a session only from its own "
             f"folder: {remedy}"
+        )
+    if not in_project(project, Path(agent.cwd)):
+        raise PurlinError(
+            f"the folder agent {agent.session_id} worked in ({agent.cwd}) lies outside the "
+            f"project; {cli_label} resumes a session only from its own folder: {remedy}"
         )
     return Path(agent.cwd)

@@ -27,6 +27,7 @@ from purlin_resume.agentcli.shape import (
     NativeSession,
     add_text,
     agent_turn,
+    answer_turn,
     json_lines,
     result_text,
     tool_call,
@@ -206,7 +207,7 @@ class _Reading:
         text = _content_text(item.get("content"))
         role = item.get("role")
         if role == "assistant":
-            turn = agent_turn(self.turns, timestamp)
+            turn = answer_turn(self.turns, timestamp)
             add_text(turn, text)
             self.answer = (turn, text)
             return

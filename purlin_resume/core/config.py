@@ -64,10 +64,13 @@ from purlin_resume.core import redact, store, trust
 from purlin_resume.core.errors import CorruptFile, PurlinError
 from purlin_resume.core.project import Project
 
-# settings that run a program, choose whose tmux server gets typed into, or loosen protection
+# settings that run a program, choose whose tmux server gets typed into, loosen protection, or
+# say how long a command waits for the program (a committed file could make it wait for days)
 NEEDS_TRUST = (
     "agent_command",
     "agent_session_flag",
+    "agent_ready_text",
+    "agent_ready_timeout",
     "tmux_socket",
     "allowed_roots",
     "allow_own_projects",

@@ -1081,12 +1081,15 @@ class _Walk:
 
     def again(self, data: Any, secrets: list[str]) -> Any:
         """``data`` (this walk's result) with the texts that hold one of ``secrets`` looked at
-        again; the others are known already."""
+        again (none: ``data`` as it is); the others are known already."""
+        holding = re.compile("|".join(map(re.escape, secrets)))
         seen: dict[str, Redacted | None] = {}
         for value, done in self.seen.items():
             text = value if done is None else done.text
-            if not any(secret in text for secret in secrets):
+            if holding.search(text) is None:
                 seen[text] = None
+        if len(seen) == len(self.seen):
+            return data  # no text holds one again (a text redacted leaves no other)
         self.seen = seen
         return self.value(data)
 

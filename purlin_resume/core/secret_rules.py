@@ -78,7 +78,11 @@ _KEY_LINE = rf"[A-Za-z0-9+/=]{{16,}}(?=[ \t]*(?:{_BREAK}|$|[\"'\\]))"  # a whole
 _END = r"(?![A-Za-z0-9])"
 # between an AWS key id and its secret key: a separator, or a line break (raw or escaped),
 # with quotes and spaces around; the secret: 40 base64 characters, not a 40-digit hex hash
-_AWS_BETWEEN = r"[ \t\"'\\]{0,6}(?:(?:[,;|:=\t ]|\r?\n|\\[nrt])[ \t\"'\\]{0,6}){1,3}"
+# or words naming the secret (``AKIA… and secret key is …``)
+_AWS_BETWEEN = (
+    r"[ \t\"'\\]{0,6}(?:(?:[,;|:=\t ]|\r?\n|\\[nrt]|(?i:and|aws|secret|access|key|is)\b)"
+    r"[ \t\"'\\]{0,6}){1,8}"
+)
 _SPACED = r"[ \t]+\\{0,3}[\"']?"  # a value after a space, maybe quoted (escaped or not)
 _AWS_SECRET = rf"(?![0-9a-f]{{40}})(?P<pair>{_B64}{{40}})(?![A-Za-z0-9+/=])"
 
@@ -935,6 +939,20 @@ RULES: tuple[Rule, ...] = (
         "Neo4j's neo4j-admin",
         anchor="-",
     ),
+    _keyword(  # prose: ``the (AWS) secret key is VALUE``, 40 characters of base64 as AWS's
+        "aws-secret-key",
+        tuple(
+            f"{word} {verb} "
+            for word in ("secret key", "secret access key")
+            for verb in ("is", "was")
+        ),
+        _OPENING,
+        rf"(?![0-9a-f]{{40}}){_B64}{{40}}",
+        after=r"(?![A-Za-z0-9+/=])",
+        anchor="y",
+        validator=lambda secret: mixed(secret),
+        source="an AWS secret key written in prose",
+    ),
     _keyword(  # prose: ``the password is VALUE``, a value that looks random (a word does not)
         "assigned-secret",
         tuple(f"{word} {verb} " for word in ("password", "Password") for verb in ("is", "was")),
@@ -1427,6 +1445,7 @@ FLAG_KEYS = (
     "access-token",
     "client-secret",
     "passphrase",  # ``gpg --passphrase VALUE``
+    "secret-access-key",  # ``--aws-secret-access-key VALUE``
     "requirepass",  # Redis's ``redis-server --requirepass VALUE``
     "masterauth",
     "user",  # ``curl --user USER:PASSWORD``

@@ -390,7 +390,7 @@ def read(
     held = [c for c in readings if c.session.turns] or readings
     chosen = max(held, key=lambda c: c.session.ended_at or "")
     session = chosen.session
-    session.project_path = project_path
+    session.project_path = chosen.transcript.project_path = project_path
     for other in readings:
         if other is not chosen:
             session.seen(other.session.ended_at)

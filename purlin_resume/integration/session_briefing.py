@@ -108,9 +108,18 @@ def compose(project: Project, request: Request) -> str | None:
             gsd,  # the restore briefing of the role path has it already
         ]
         tail = "Run `purlin-resume checkpoints` to list the live checkpoints."
-    parts += [broken, waiting, request.settings_note and f"Note: {request.settings_note}"]
-    text = "\n\n".join(p for p in parts if p)
-    return hooks.bounded(redact.redact(text).text, tail=tail)
+    after = [broken, waiting, request.settings_note and f"Note: {request.settings_note}"]
+    return _bounded("\n\n".join(p for p in parts if p), "\n\n".join(p for p in after if p), tail)
+
+
+@redact.remembering()  # one briefing: a secret either part shows is hidden in both
+def _bounded(text: str, after: str, tail: str) -> str:
+    """``text``, then ``after`` (what is left to do: subagents to resume, notes), redacted and
+    within the hook's limit: ``text`` is cut to leave room for ``after``, which is kept whole."""
+    text, after = redact.redact(text).text, redact.redact(after).text
+    room = hooks.MAX_CONTEXT_CHARS - len(after) - 2 if after else hooks.MAX_CONTEXT_CHARS
+    text = hooks.bounded(text, max(room, hooks.MAX_CONTEXT_CHARS // 2), tail=tail)
+    return hooks.bounded("\n\n".join(p for p in (text, after) if p), tail=tail)
 
 
 def _checkpoint_to_brief(project: Project, request: Request) -> checkpoints.LiveCheckpoint | None:

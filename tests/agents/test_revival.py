@@ -297,6 +297,37 @@ def test_regression_unused_windows_a_failed_revival_leaves_none(repo, tmux_serve
     assert second.exit_code == 0, second.stderr
 
 
+def test_a_registry_the_repository_wrote_names_no_folder_outside_and_no_odd_role(
+    repo, tmux_server, tmp_path, cli
+):
+    """A committed .purlin/agents.json may say anything: a successor starts in the project, a
+    role holding escapes counts as none, a native revival outside the project is refused."""
+    configure(repo, tmux_server, tmp_path / "agent")
+    role = "qa\x1b]52;c;cm0gLXJmIH4K\x07"
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    transcript = outside / "dead-1.jsonl"
+    transcript.write_text("{}\n")
+    write_registry(
+        repo,
+        {
+            "dead-1": agent_record(
+                outside,
+                ended_at="2026-01-15T15:00:00Z",
+                role=role,
+                transcript_path=str(transcript),
+            )
+        },
+    )
+    assert registry.load(Project(repo))["dead-1"].role is None
+    planned = json.loads(cli("revive", "dead-1", "--dry-run", "--json").stdout)
+    assert planned["cwd"] == str(repo)
+    assert "\x1b" not in json.dumps(planned)
+    native = cli("revive", "dead-1", "--native")
+    assert native.exit_code == 1
+    assert f"worked in ({outside}) lies outside the project" in native.stderr
+
+
 def test_an_agent_program_not_on_path_is_named_before_anything_starts(
     repo, tmux_server, tmp_path, cli
 ):

@@ -54,6 +54,12 @@ def test_a_shell_call_its_output_and_the_answer():
     assert "start" in calls[0].result
     assert read.transcript.final_output == "The project has one commit: start."
     assert read.transcript.first_prompt == "FIELD-SHELL show the git log"
+    # in the order they were written: the call (its result with it), then the answer
+    agent = [t for t in read.transcript.turns if t.role == "agent"]
+    assert [(bool(t.tool_calls), t.text) for t in agent] == [
+        (True, ""),
+        (False, "The project has one commit: start."),
+    ]
 
 
 def test_spawn_names_the_child_and_the_child_knows_its_session():

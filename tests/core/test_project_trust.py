@@ -45,11 +45,13 @@ HOSTILE = {
     "redact": {"allow": [".*"]},
     "mcp_projects": ["/"],
     "allow_own_projects": False,
+    "agent_ready_text": "NEVER-SHOWN",  # a revival would wait its whole timeout
+    "agent_ready_timeout": 100_000,
 }
 
 
 def test_an_untrusted_project_cannot_set_what_runs_or_loosens(repo):
-    _write(repo, **HOSTILE, agent_ready_timeout=7)
+    _write(repo, **HOSTILE, context_warn_tokens=7)
     settings = config.load(Project(repo))
     defaults = config.Settings()
     assert settings.agent_command == defaults.agent_command == "claude"
@@ -57,8 +59,10 @@ def test_an_untrusted_project_cannot_set_what_runs_or_loosens(repo):
     assert settings.tmux_socket == ""
     assert settings.allowed_roots == ("~",)
     assert settings.redact_allow == ()
+    assert settings.agent_ready_timeout == defaults.agent_ready_timeout
+    assert settings.agent_ready_text == defaults.agent_ready_text
     assert set(settings.held_back) == set(config.NEEDS_TRUST)
-    assert settings.agent_ready_timeout == 7  # harmless settings still apply
+    assert settings.context_warn_tokens == 7  # harmless settings still apply
 
 
 def test_the_users_own_settings_fill_in_for_an_untrusted_project(repo):

@@ -441,6 +441,20 @@ def test_a_secret_found_once_is_redacted_where_the_text_holds_it_again():
     assert redact.redact(text).text.endswith("image: postgres:16")
 
 
+def test_an_aws_secret_key_in_prose_or_after_a_flag_is_redacted():
+    key_id, secret = "AKIA" + _chars(16, string.ascii_uppercase + "234567"), _chars(40, _B64)
+    for text in (
+        f"AWS key {key_id} secret {secret}",
+        f"access key {key_id} and secret key is {secret}",
+        f"the aws secret key is {secret}",
+        f"aws s3 ls --aws-secret-access-key {secret}",
+    ):
+        done = redact.redact(text)
+        assert secret not in done.text, text
+    for text in ("the secret key is stored in vault", "--aws-secret-access-key $AWS_SECRET"):
+        assert redact.redact(text).text == text
+
+
 def test_a_secret_found_in_one_text_of_a_conversation_is_redacted_in_the_others():
     shown = f"mysql -u app -p{_WORD_PASSWORD} app"
     repeated = f"Done: the password {_WORD_PASSWORD} works."

@@ -39,6 +39,13 @@ def test_real_chats_with_the_subagent_nested_under_its_parent():
     assert (spawn.name, spawn.agent_id) == ("invoke_agent", GEMINI_CHILD)
 
 
+def test_an_opened_chat_has_the_folder_its_listing_names(cli):
+    listed = _listed()[GEMINI_PARENT]
+    exported = cli("export", GEMINI_PARENT[:8])
+    assert exported.exit_code == 0, exported.stderr
+    assert json.loads(exported.stdout)["project_path"] == listed.project_path
+
+
 def test_a_tool_call_written_again_counts_once_with_its_result():
     session = _listed()[GEMINI_SHELL]
     transcript = chats.read(chats.parts(session.path), options=ReadOptions(tools=True)).transcript

@@ -174,3 +174,16 @@ def test_a_task_cut_to_fit_its_line_is_redacted_before_it_is_cut(repo):
     brief = context(start(repo, "clear"))
     assert "resume-task agent_x" in brief
     assert "ghp_SS" not in brief
+
+
+def test_a_long_checkpoint_is_cut_and_the_subagents_waiting_are_still_listed(repo, cli):
+    write_history(repo, [entry("agent_x", "interrupted", task_description="Execute plan 01-01")])
+    long = "word " * 3000  # past the hook's limit by itself
+    saved = cli("save", "--session", SESSION, "--role", "builder", "--step", "1", "--next", "n",
+                "--in-progress", long)  # fmt: skip
+    assert saved.exit_code == 0, saved.stderr
+    brief = context(start(repo, "compact"))
+    assert len(brief) <= 10_000
+    assert "[... cut to fit the hook's context limit]" in brief
+    assert "`purlin-resume resume-task agent_x`" in brief
+    assert brief.rstrip().endswith("(an agent or group id).")  # the subagents part, whole

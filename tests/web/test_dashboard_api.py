@@ -230,7 +230,10 @@ def test_what_the_registry_says_is_escaped_and_redacted(repo, claude):
         repo,
         {
             "dead-1": agent_record(
-                repo, role="<script>alert(1)</script>", ended_at=ENDED, cwd=f"/srv/{GITHUB_TOKEN}"
+                repo,
+                role="<b>qa</b>",  # not a plain word: no role at all
+                ended_at=ENDED,
+                cwd=f"/srv/<script>alert(1)</script>/{GITHUB_TOKEN}",
             )
         },
     )
@@ -241,6 +244,8 @@ def test_what_the_registry_says_is_escaped_and_redacted(repo, claude):
 
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "qa</b>" not in page
+    assert "qa&lt;/b&gt;" not in page
     for text in (page, api):
         assert GITHUB_TOKEN not in text
         assert "[REDACTED:github-token:" in text
