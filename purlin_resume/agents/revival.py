@@ -144,13 +144,18 @@ def _window_place(
     return target, session
 
 
+def _persona_file(project: Project, settings: config_mod.Settings, role: str) -> Path:
+    """Where the project's persona of ``role`` is (PurlinError: refused, it leads outside)."""
+    return config_mod.project_path(
+        project, settings, "persona_dir", f"{settings.persona_dir}/{role}.md"
+    )
+
+
 def persona_text(project: Project, settings: config_mod.Settings, role: str) -> str:
     """The persona injection of ``role``: the project's persona file, else (none there, or
     refused: it leads outside the project) a short default."""
     try:
-        file = config_mod.project_path(
-            project, settings, "persona_dir", f"{settings.persona_dir}/{role}.md"
-        )
+        file = _persona_file(project, settings, role)
     except PurlinError:
         file = None
     persona = store.read_text(file).strip() if file is not None and file.is_file() else None
@@ -207,15 +212,24 @@ def unstartable(revival_plan: Plan, settings: config_mod.Settings) -> str | None
 
 
 def doubts(
-    revival_plan: Plan, settings: config_mod.Settings, claude_dir: Path | None = None
+    project: Project,
+    revival_plan: Plan,
+    settings: config_mod.Settings,
+    claude_dir: Path | None = None,
 ) -> list[str]:
-    """What a dry run warns of: a successor that cannot start (``unstartable``), a predecessor
-    whose transcript is gone (the successor would be told to read it)."""
+    """What a dry run warns of: a successor that cannot start (``unstartable``), a persona file
+    refused (it leads outside the project: the default persona is given), a predecessor whose
+    transcript is gone (the successor would be told to read it)."""
     found = []
     problem = unstartable(revival_plan, settings)
     if problem is not None:
         found.append(f"{problem}: the revival would fail")
     agent = revival_plan.predecessor
+    if agent.role and not revival_plan.native:
+        try:
+            _persona_file(project, settings, agent.role)
+        except PurlinError as exc:
+            found.append(f"{exc.message}: the default persona would be given")
     if not revival_plan.native and own_transcript(agent, claude_dir) is None:
         found.append(
             f"no transcript of {agent.session_id} in {layout.config_dir(claude_dir)[0]}: "

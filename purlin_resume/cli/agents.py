@@ -116,7 +116,7 @@ def revive_command(
     planner = revival.plan_native if native else revival.plan
     planned = planner(found, agent_id, settings, claude_dir=claude_dir, tmux_server=server)
     if dry_run:
-        for doubt in revival.doubts(planned, settings, claude_dir):
+        for doubt in revival.doubts(found, planned, settings, claude_dir):
             warning_line(doubt)
         if as_json:
             print_json({"dry_run": True, **planned.to_dict()})

@@ -100,6 +100,27 @@ def test_a_persona_without_a_persona_file_gets_the_role_persona(repo, tmux_serve
     assert planned["env"]["PURLIN_ROLE"] == "qa"
 
 
+def test_a_persona_file_refused_is_named_and_the_role_persona_given(
+    repo, tmux_server, tmp_path, cli
+):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "qa.md").write_text("planted persona\n")
+    (repo / ".purlin").mkdir(exist_ok=True)
+    (repo / ".purlin" / "personas").symlink_to(outside)  # a link leading out of the project
+    configure(repo, tmux_server, tmp_path / "agent")
+    write_registry(repo, {"qa-1": agent_record(repo, role="qa", ended_at="2026-01-15T15:00:00Z")})
+
+    result = cli("revive", "qa-1", "--dry-run", "--json")
+
+    assert result.exit_code == 0, result.stderr
+    assert "a symbolic link" in result.stderr
+    assert "the default persona would be given" in result.stderr
+    persona = json.loads(result.stdout)["injections"][0]["text"]
+    assert "planted persona" not in persona
+    assert persona.startswith("Persona: you are the QA agent")
+
+
 def test_an_agent_that_took_its_role_by_saving_is_revived_in_it(repo, tmux_server, tmp_path, cli):
     """Started without ``PURLIN_ROLE``, the agent saved a QA checkpoint: its successor is QA."""
     configure(repo, tmux_server, tmp_path / "agent")
