@@ -103,9 +103,8 @@ class RegisteredAgent(NamedTuple):
         )
 
 
-_ROLE = re.compile(
-    r"[A-Za-z][A-Za-z0-9_-]{0,31}"
-)  # builder, qa, architect, or a name of the user's
+# a role as it may be recorded: builder, qa, architect, or a name of the user's
+_ROLE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 
 
 def _whole(value: Any) -> TypeGuard[int]:

@@ -25,6 +25,7 @@ import dataclasses
 import itertools
 import json
 import re
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -708,11 +709,11 @@ _REPEATED = 12  # a secret this long, letters and digits mixed, is one wherever 
 _REPEATS = 64  # the distinct secrets looked for again (each a pass over the text)
 
 
-class _Remembered:
+class _Remembered(threading.local):
     """The secrets of that kind found so far in the texts of one conversation (``remembering``;
     up to ``_REPEATS``): each is one in every text of it redacted after, so a password a command
     showed is also hidden where an answer repeats it in another text ("the password S3cr…
-    works")."""
+    works"). Each thread has its own (the dashboard answers requests in several)."""
 
     def __init__(self) -> None:
         self.depth = 0  # how many ``remembering`` blocks are open
