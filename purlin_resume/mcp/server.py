@@ -63,6 +63,17 @@ def _out(data: Any) -> dict[str, Any]:
     return redact.redact_data(plain)[0]
 
 
+def _shortened(entry: dict[str, Any]) -> dict[str, Any]:
+    """A history entry (redacted) with each text past ``MAX_TEXT`` cut, saying how long it is:
+    a committed file may hold a prompt of megabytes, which would fill the model's context."""
+    return {
+        key: f"{value[:MAX_TEXT]}… ({len(value)} characters)"
+        if isinstance(value, str) and len(value) > MAX_TEXT
+        else value
+        for key, value in entry.items()
+    }
+
+
 def _guard(work: Callable[[], T]) -> T:
     from purlin_resume.core import redact
     from purlin_resume.core.errors import PurlinError
@@ -269,7 +280,9 @@ def list_interrupted_subagents(project: str | None = None) -> dict[str, Any]:
         doc = history.load(where)
         chosen = history.select(doc, "interrupted", None, False)
         interrupted = [e.data for e in chosen]
-        return _out({"path": str(doc.path), "interrupted": interrupted, **_passed_over()})
+        answer = _out({"path": str(doc.path), "interrupted": interrupted, **_passed_over()})
+        answer["interrupted"] = [_shortened(entry) for entry in answer["interrupted"]]
+        return answer
 
     return _guard(work)
 

@@ -70,3 +70,17 @@ def test_a_project_with_no_agent_history_has_no_interrupted_subagent(repo, tmp_p
     assert answer["interrupted"] == []
     assert answer["path"].endswith(".planning/agent-history.json")
     assert not (repo / ".planning").exists()  # nothing written by a listing
+
+
+def test_an_interrupted_subagent_with_a_huge_prompt_is_listed_short(repo, tmp_path, monkeypatch):
+    """A committed history may hold a prompt of megabytes: the answer, which goes into the
+    model's context, cuts each text and says how long it is."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
+    monkeypatch.setattr(server, "_SERVED", {"claude_dir": None})
+    huge = "x" * 3_000_000
+    write_history(repo, [entry("agent-big", "interrupted", task_description=huge)])
+    [listed] = server.list_interrupted_subagents()["interrupted"]
+    assert listed["agent_id"] == "agent-big"
+    assert listed["task_description"].endswith("… (3000000 characters)")
+    assert len(json.dumps(listed)) < 10_000
