@@ -114,7 +114,8 @@ def parse(event: str, text: str) -> HookPayload:
     try:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
-        raise BadPayload(f"hook input is not JSON ({exc.msg} at column {exc.colno})") from None
+        said = exc.msg.removesuffix(" at")  # "Invalid control character at"
+        raise BadPayload(f"hook input is not JSON ({said} at column {exc.colno})") from None
     except RecursionError:
         raise BadPayload("hook input is nested too deeply") from None
     if not isinstance(data, dict):

@@ -141,9 +141,14 @@ def init_command(project: ProjectOption = None, as_json: JsonOption = False) -> 
         _warn(pruned.warning())
 
 
+_PRUNED_SHOWN = 10  # ids named in the line: a prune of thousands says how many more
+
+
 def _pruned_line(pruned) -> str:
     n = len(pruned.removed)
-    return f"pruned {n} {'entry' if n == 1 else 'entries'}: {', '.join(pruned.removed)}"
+    more = f" and {n - _PRUNED_SHOWN} more" if n > _PRUNED_SHOWN else ""
+    shown = ", ".join(pruned.removed[:_PRUNED_SHOWN])
+    return f"pruned {n} {'entry' if n == 1 else 'entries'}: {shown}{more}"
 
 
 @history.command("abandon")
@@ -275,8 +280,8 @@ def scan_command(project: ProjectOption = None, as_json: JsonOption = False) -> 
     found = tracking.scan(where, config.load(where))
     if as_json:
         print_json({"interrupted": [{"entry": d.entry, "reason": d.reason} for d in found]})
-    elif not found:
-        print_text("no interrupted agents found")
+    elif not found:  # those marked before wait for a resume: 'history list --status interrupted'
+        print_text("no running agent found interrupted")
     else:
         print_text("\n".join(f"interrupted {d.entry['agent_id']}: {d.reason}" for d in found))
 

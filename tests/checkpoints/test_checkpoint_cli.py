@@ -236,6 +236,19 @@ def test_keep_leaves_the_checkpoint_live(repo, cli):
     assert not archived(repo)
 
 
+def test_a_checkpoint_saved_on_another_branch_says_so_when_restored(repo, cli):
+    git(repo, "checkout", "-q", "-b", "feature-x")
+    assert cli("save", *BUILDER_FIELDS).exit_code == 0
+    git(repo, "checkout", "-q", "-")
+    briefing = cli("restore", "builder").stdout
+    assert "**This working copy is on `" in briefing
+    assert "not `feature-x`:** switch to it" in briefing
+    assert "(`git switch feature-x`)" in briefing
+    git(repo, "checkout", "-q", "feature-x")
+    assert cli("save", *BUILDER_FIELDS).exit_code == 0
+    assert "This working copy is on" not in cli("restore", "builder").stdout  # the same branch
+
+
 def test_restore_json_is_one_document_with_the_same_content(repo, cli):
     cli("save", *BUILDER_FIELDS)
     result = cli("restore", "builder", "--json")

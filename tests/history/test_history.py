@@ -543,6 +543,14 @@ def test_abandoned_agents_are_pruned_before_waiting_ones(repo, cli):
     assert [a for a, _ in statuses(repo)] == ["agent_0", "agent_1", "agent_2"]
 
 
+def test_a_prune_of_many_names_a_few_and_counts_the_rest(repo, cli):
+    write_history(repo, [entry(f"done_{n:02}", "completed") for n in range(30)], max_entries=2)
+    result = cli("history", "init")
+    assert result.exit_code == 0, result.stderr
+    assert "pruned 28 entries: done_00, done_01, " in result.stdout
+    assert "done_09 and 18 more\n" in result.stdout
+
+
 def test_init_prunes_an_over_full_history(repo, cli):
     write_history(
         repo,

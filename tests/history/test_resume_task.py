@@ -362,7 +362,7 @@ def test_scan_uses_the_registry_then_the_age(repo, cli):
         "spawned",
         "completed",
     ]
-    assert cli("history", "scan").stdout.strip() == "no interrupted agents found"
+    assert cli("history", "scan").stdout.strip() == "no running agent found interrupted"
 
 
 def test_scan_names_a_cut_off_spawn_from_its_agents_meta_file(repo, cli, tmp_path):
