@@ -182,7 +182,7 @@ def _session_of(catalog: Catalog, identifier: str):
             raise missing from None
         if found.session is None:
             raise
-        note_line(f"{identifier} is an agent of session {found.session.id}: the agents of it")
+        note_line(f"{identifier} is an agent of session {found.session.id}: that session's agents")
         return catalog.resolve(found.session.id, kinds=("session",))
 
 

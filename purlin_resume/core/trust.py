@@ -66,13 +66,13 @@ def command(project: Project, settings: Settings) -> Command:
     except ValueError:
         first = []
     local = project.root / first[0] if first else None
-    found = local is not None and local.is_file()
-    if local is not None and found:
+    if local is not None and local.is_file():
         digest.update(b"\0" + local.read_bytes())
     if settings.asked:
         digest.update(b"\0settings\0" + json.dumps(settings.asked, sort_keys=True).encode())
-    script = local is not None and "/" in first[0]  # a path in the project, not a program
-    return Command(text, digest.hexdigest(), missing=script and not found)
+    # a path in the project (not a program on PATH) that is not there
+    missing = local is not None and "/" in first[0] and not local.is_file()
+    return Command(text, digest.hexdigest(), missing=missing)
 
 
 def _key(project: Project) -> str:

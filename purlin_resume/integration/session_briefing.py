@@ -112,11 +112,11 @@ def compose(project: Project, request: Request) -> str | None:
     return _bounded("\n\n".join(p for p in parts if p), "\n\n".join(p for p in after if p), tail)
 
 
-@redact.remembering()  # one briefing: a secret either part shows is hidden in both
 def _bounded(text: str, after: str, tail: str) -> str:
-    """``text``, then ``after`` (what is left to do: subagents to resume, notes), redacted and
-    within the hook's limit: ``text`` is cut to leave room for ``after``, which is kept whole."""
-    text, after = redact.redact(text).text, redact.redact(after).text
+    """``text``, then ``after`` (what is left to do: subagents to resume, notes), redacted (a
+    secret either shows, in both) and within the hook's limit: ``text`` is cut to leave room for
+    ``after``, which is kept whole."""
+    text, after = redact.redact_data([text, after])[0]
     room = hooks.MAX_CONTEXT_CHARS - len(after) - 2 if after else hooks.MAX_CONTEXT_CHARS
     text = hooks.bounded(text, max(room, hooks.MAX_CONTEXT_CHARS // 2), tail=tail)
     return hooks.bounded("\n\n".join(p for p in (text, after) if p), tail=tail)
