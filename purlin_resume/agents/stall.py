@@ -317,8 +317,9 @@ def detect(
     threshold = settings.stall_threshold
     result = assess(agent.session_id, observation.signals, now, lookback, threshold, started)
     result.notes, result.liveness = observation.notes + _plan_notes(project, settings), state
-    if not result.is_active and observation.dialog:
-        result.dialog = observation.dialog
+    if observation.dialog and (result.young or not result.is_active):
+        result.dialog = observation.dialog  # held, however young: it waits for the user
+        result.is_active = False
         result.reasons.append(f"a dialog waits for the user on its screen ({observation.dialog})")
     return result
 

@@ -1081,6 +1081,30 @@ def test_an_agent_at_a_permission_prompt_is_held_not_nudged(repo, tmux_server, t
     assert "stall-recovery" not in tmux.capture(tmux_server, pane)
 
 
+def test_an_agent_started_a_moment_ago_at_a_permission_prompt_is_held(
+    repo, tmux_server, tmp_path, cli
+):
+    """Too young to be called stalled, but the dialog is there: held (exit 5), said so."""
+    configure(repo, tmux_server, tmp_path / "rec")
+    shown = tmp_path / "prompt.txt"
+    shown.write_text(PERMISSION_PROMPT)
+    pane = tmux.new_window(tmux_server, "agents", repo, f"sh -c 'cat {shown}; exec cat'")
+    assert tmux.wait_for(tmux_server, pane, "Esc to cancel", timeout=10)
+    age_everything(repo, LONG_AGO)
+    pid = int(tmux.pane_info(tmux_server, pane)["pane_pid"])
+    register(repo, pid=pid, tmux_pane=pane, started_at=clock.iso(clock.now()))
+
+    checked = cli("stall", "check", "agent-1", "--json")
+
+    assert checked.exit_code == 5, checked.stdout
+    data = json.loads(checked.stdout)
+    assert (data["verdict"], data["dialog"], data["is_active"]) == (
+        "held",
+        "Do you want to proceed?",
+        False,
+    )
+
+
 def test_a_dialog_further_up_the_screen_holds_nothing():
     """The prompt quoted in the conversation, long scrolled up, is no dialog waiting now."""
     screen = PERMISSION_PROMPT + "\n".join(f"line {n}" for n in range(30)) + "\n? for shortcuts\n"
