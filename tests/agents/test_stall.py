@@ -1057,15 +1057,21 @@ PERMISSION_PROMPT = """\
 """
 
 
-def test_an_agent_at_a_permission_prompt_is_held_not_nudged(repo, tmux_server, tmp_path, cli):
-    """Claude Code waits for the user at its permission prompt: quiet, but not stalled; a
-    nudge would be typed into the dialog."""
+def _at_permission_prompt(repo, tmux_server, tmp_path) -> str:
+    """A pane showing Claude Code's permission prompt, the project quiet for long."""
     configure(repo, tmux_server, tmp_path / "rec")
     shown = tmp_path / "prompt.txt"
     shown.write_text(PERMISSION_PROMPT)
     pane = tmux.new_window(tmux_server, "agents", repo, f"sh -c 'cat {shown}; exec cat'")
     assert tmux.wait_for(tmux_server, pane, "Esc to cancel", timeout=10)
     age_everything(repo, LONG_AGO)
+    return pane
+
+
+def test_an_agent_at_a_permission_prompt_is_held_not_nudged(repo, tmux_server, tmp_path, cli):
+    """Claude Code waits for the user at its permission prompt: quiet, but not stalled; a
+    nudge would be typed into the dialog."""
+    pane = _at_permission_prompt(repo, tmux_server, tmp_path)
     register(repo, pid=int(tmux.pane_info(tmux_server, pane)["pane_pid"]), tmux_pane=pane)
 
     checked = cli("stall", "check", "agent-1", "--json")
@@ -1085,12 +1091,7 @@ def test_an_agent_started_a_moment_ago_at_a_permission_prompt_is_held(
     repo, tmux_server, tmp_path, cli
 ):
     """Too young to be called stalled, but the dialog is there: held (exit 5), said so."""
-    configure(repo, tmux_server, tmp_path / "rec")
-    shown = tmp_path / "prompt.txt"
-    shown.write_text(PERMISSION_PROMPT)
-    pane = tmux.new_window(tmux_server, "agents", repo, f"sh -c 'cat {shown}; exec cat'")
-    assert tmux.wait_for(tmux_server, pane, "Esc to cancel", timeout=10)
-    age_everything(repo, LONG_AGO)
+    pane = _at_permission_prompt(repo, tmux_server, tmp_path)
     pid = int(tmux.pane_info(tmux_server, pane)["pane_pid"])
     register(repo, pid=pid, tmux_pane=pane, started_at=clock.iso(clock.now()))
 
