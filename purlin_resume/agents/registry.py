@@ -430,11 +430,6 @@ def work_folder(project: Project, agent: RegisteredAgent, inside: bool = False) 
     ``inside``: only a cwd inside the project (links followed), where a program is started (a
     registry the repository wrote may name any folder)."""
     folder = Path(agent.cwd) if agent.cwd else project.root
-    if inside and not in_project(project, folder):
+    if inside and not store.inside(folder, project.root):
         return project.root
     return folder if folder.is_dir() else project.root
-
-
-def in_project(project: Project, folder: Path) -> bool:
-    """Does ``folder`` lie in the project (links followed)?"""
-    return folder.resolve().is_relative_to(project.root.resolve())

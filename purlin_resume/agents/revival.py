@@ -41,7 +41,7 @@ from purlin_resume.agents.lineage import (
     server_for,
     successors,
 )
-from purlin_resume.agents.registry import RegisteredAgent, in_project, work_folder
+from purlin_resume.agents.registry import RegisteredAgent, work_folder
 from purlin_resume.agents.stall import server_of
 from purlin_resume.checkpoints.roles import display_name
 from purlin_resume.claude import layout
@@ -630,7 +630,7 @@ def _own_folder(project: Project, agent: RegisteredAgent, cli_label: str, remedy
             f"({agent.cwd or 'none recorded'}); {cli_label} resumes a session only from its own "
             f"folder: {remedy}"
         )
-    if not in_project(project, Path(agent.cwd)):
+    if not store.inside(Path(agent.cwd), project.root):
         raise PurlinError(
             f"the folder agent {agent.session_id} worked in ({agent.cwd}) lies outside the "
             f"project; {cli_label} resumes a session only from its own folder: {remedy}"

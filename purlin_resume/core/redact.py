@@ -734,7 +734,7 @@ class _Remembered(threading.local):
         if not self.secrets or len(text) < self._shortest:
             return False
         if self._pattern is None:
-            self._pattern = re.compile("|".join(map(re.escape, self.secrets)))
+            self._pattern = _any_of(self.secrets)
         return self._pattern.search(text) is not None
 
     def clear(self) -> None:
@@ -743,6 +743,11 @@ class _Remembered(threading.local):
 
 
 _remembered = _Remembered()
+
+
+def _any_of(secrets: Iterable[str]) -> re.Pattern[str]:
+    """Where one of ``secrets`` stands (one pass over a text)."""
+    return re.compile("|".join(map(re.escape, secrets)))
 
 
 @contextlib.contextmanager
@@ -1083,7 +1088,7 @@ class _Walk:
     def again(self, data: Any, secrets: list[str]) -> Any:
         """``data`` (this walk's result) with the texts that hold one of ``secrets`` looked at
         again (none: ``data`` as it is); the others are known already."""
-        holding = re.compile("|".join(map(re.escape, secrets)))
+        holding = _any_of(secrets)
         seen: dict[str, Redacted | None] = {}
         for value, done in self.seen.items():
             text = value if done is None else done.text

@@ -82,10 +82,15 @@ def kept_inside(
 ) -> None:
     """Refuse (PurlinError) ``target`` when its real path is not ``base`` or inside it; the
     message says what leads it out (``way``) and what to do (``fix``)."""
-    inner = os.path.realpath(base)
-    real = os.path.realpath(target)
-    if real != inner and not real.startswith(inner.rstrip(os.sep) + os.sep):
+    if not inside(target, base):
+        real, inner = os.path.realpath(target), os.path.realpath(base)
         raise PurlinError(f"refusing {target}: {way} leads it to {real}, outside {inner}; {fix}")
+
+
+def inside(target: Path, base: Path) -> bool:
+    """Is the real path of ``target`` (links followed) ``base`` or inside it?"""
+    inner, real = os.path.realpath(base), os.path.realpath(target)
+    return real == inner or real.startswith(inner.rstrip(os.sep) + os.sep)
 
 
 @contextmanager
