@@ -125,17 +125,17 @@ def is_git_dir(path: Path) -> bool:
     return status == 0 and out.strip() == "true"
 
 
-def toplevel_or_self(folder: Path) -> Path:
-    """``toplevel`` of the existing ``folder``, else ``folder`` itself (resolved): how a hook
-    finds its project. A folder holding ``.git`` (a folder with its ``HEAD``, or a file: a
-    linked work tree, a submodule) is the answer whether git takes that repository or refuses
-    it, so git is not asked, unless ``$GIT_DIR`` or ``$GIT_WORK_TREE`` may name another."""
+def work_tree_of(folder: Path) -> Path | None:
+    """``toplevel`` of the existing ``folder``; None outside git: how a hook finds its project.
+    A folder holding ``.git`` (a folder with its ``HEAD``, or a file: a linked work tree, a
+    submodule) is the answer whether git takes that repository or refuses it, so git is not
+    asked, unless ``$GIT_DIR`` or ``$GIT_WORK_TREE`` may name another."""
     folder = Path(folder).resolve()
     dot_git = folder / ".git"
     here = dot_git.is_file() or (dot_git / "HEAD").is_file()
     if here and not {"GIT_DIR", "GIT_WORK_TREE"} & set(os.environ):
         return folder
-    return toplevel(folder) or folder
+    return toplevel(folder)
 
 
 def head_commit(root: Path) -> str | None:

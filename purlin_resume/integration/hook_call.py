@@ -32,17 +32,21 @@ def _process_cwd() -> str | None:
 
 
 def project_root(cwd: str | None, env: Mapping[str, str]) -> Path | None:
-    """The project a hook call belongs to; the process's own working directory only when
-    neither ``$CLAUDE_PROJECT_DIR`` nor the payload names a folder. None when none exists."""
+    """The project a hook call belongs to: the git work tree of its folder, or the folder itself
+    when it is set up already (its ``.purlin/`` or ``.planning/``, from ``install`` or ``save``);
+    None when the folder is no project (a session in ``$HOME`` under a plugin enabled for every
+    folder leaves nothing there). The folder is ``$CLAUDE_PROJECT_DIR``, else the payload's
+    ``cwd``, else the process's own working directory; FileNotFoundError when none exists."""
     from pathlib import Path
 
     from purlin_resume.core import gitrepo
 
     named: list[str | None] = [c for c in (env.get(PROJECT_ENV), cwd) if c and os.path.isabs(c)]
-    for candidate in named or [_process_cwd()]:
-        if candidate and Path(candidate).is_dir():
-            return gitrepo.toplevel_or_self(Path(candidate))
-    return None
+    folders = [Path(c).resolve() for c in named or [_process_cwd()] if c and Path(c).is_dir()]
+    if not folders:
+        raise FileNotFoundError(f"no project folder: the payload's cwd {cwd!r} is gone")
+    set_up = any((folders[0] / name).is_dir() for name in (".purlin", ".planning"))
+    return gitrepo.work_tree_of(folders[0]) or (folders[0] if set_up else None)
 
 
 def failure_line(exc: BaseException) -> str:
@@ -115,14 +119,15 @@ def run(
         try:
             payload = hooks.parse(event, text)
         except hooks.BadPayload:
-            root = project_root(None, env)
+            with suppress(FileNotFoundError):
+                root = project_root(None, env)
             raise
         session = payload.session_id
         if payload.compaction_run:  # /compact: nothing to record, nothing to load
             return 0
         root = project_root(payload.cwd, env)
-        if root is None:
-            raise FileNotFoundError(f"no project folder: the payload's cwd {payload.cwd!r} is gone")
+        if root is None:  # nothing to record outside a project
+            return 0
         from purlin_resume.core import store
         from purlin_resume.core.project import Project
         from purlin_resume.integration import capture

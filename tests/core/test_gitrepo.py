@@ -114,7 +114,7 @@ def test_a_commit_message_holding_the_log_separators_is_read_as_one_commit(repo)
 
 
 @pytest.mark.parametrize("where", ["top", "sub-folder", "stale-worktree", "outside"])
-def test_a_hooks_project_is_the_work_tree_top_else_the_folder_itself(repo, tmp_path, where):
+def test_a_hooks_project_is_the_work_tree_top_of_its_folder(repo, tmp_path, where):
     folder = {
         "top": repo,
         "sub-folder": repo / "src",
@@ -124,8 +124,8 @@ def test_a_hooks_project_is_the_work_tree_top_else_the_folder_itself(repo, tmp_p
     folder.mkdir(exist_ok=True)
     if where == "stale-worktree":  # git refuses it: the folder stands for itself
         (folder / ".git").write_text("gitdir: /nowhere/.git/worktrees/stale\n")
-    expected = repo.resolve() if where in ("top", "sub-folder") else folder.resolve()
-    assert gitrepo.toplevel_or_self(folder) == expected
+    expected = {"top": repo.resolve(), "sub-folder": repo.resolve(), "outside": None}
+    assert gitrepo.work_tree_of(folder) == expected.get(where, folder.resolve())
 
 
 def test_with_git_dir_set_a_hooks_project_is_the_work_tree_git_names(repo, tmp_path, monkeypatch):
@@ -135,7 +135,7 @@ def test_with_git_dir_set_a_hooks_project_is_the_work_tree_git_names(repo, tmp_p
     git(other, "init", "-q")
     git(other, "config", "core.worktree", str(other))
     monkeypatch.setenv("GIT_DIR", str(other / ".git"))
-    assert gitrepo.toplevel_or_self(repo) == other.resolve()
+    assert gitrepo.work_tree_of(repo) == other.resolve()
 
 
 def test_an_ignored_state_file_with_a_quote_or_a_tab_in_its_name_is_not_excluded_again(repo):

@@ -457,10 +457,11 @@ def test_pre_compact_hides_a_password_a_command_showed_where_the_answer_repeats_
 
 
 def test_every_compaction_keeps_the_checkpoints_out_of_git(tmp_path):
-    """A checkpoint saved before the folder was a repository, or before a branch without the
-    ignore line was checked out, never leaves the next ones visible to git."""
+    """A checkpoint saved before the folder was a repository (set up for GSD already), or before
+    a branch without the ignore line was checked out, never leaves the next ones visible to
+    git."""
     project = tmp_path / "p"
-    project.mkdir()
+    (project / ".planning").mkdir(parents=True)
     for session, before in (("s-1", None), ("s-2", "init"), ("s-3", "forget")):
         if before == "init":
             git(project, "init", "-q")
@@ -471,7 +472,7 @@ def test_every_compaction_keeps_the_checkpoints_out_of_git(tmp_path):
         assert hook("pre-compact", said, project).returncode == 0
         assert (project / ".purlin" / "cache" / "checkpoints" / f"{session}.md").exists()
     status = git(project, "status", "--porcelain", "--untracked-files=all")
-    assert status.split() == ["??", ".gitignore"]
+    assert status.split() == ["??", ".gitignore"]  # .planning/ holds nothing yet
     assert (project / ".gitignore").read_text().count(".purlin/cache/") == 1
 
 
@@ -850,3 +851,33 @@ def test_a_compaction_keeps_the_sessions_start(repo):
     registry.path(project).write_text(json.dumps(data))
     hook("session-start", {"session_id": "s-c", "cwd": str(repo), "source": "resume"}, repo)
     assert registry.load(project)["s-c"].started_at != hour_ago
+
+
+@pytest.mark.parametrize("set_up", [None, ".purlin", ".planning"])
+def test_a_folder_outside_git_is_a_project_only_once_set_up(tmp_path, set_up):
+    """A plugin enabled for every folder runs the hooks in ``$HOME`` too: a folder that is no
+    repository and was never set up (``install``, ``save``) gets nothing; one that was is
+    recorded as before."""
+    home = tmp_path / "home"
+    home.mkdir()
+    if set_up:
+        (home / set_up).mkdir()
+    transcript = _transcript_with_todos(tmp_path / "s-1.jsonl", home)
+    said = {"session_id": "s-1", "cwd": str(home), "transcript_path": str(transcript)}
+    tool = {"tool_name": "Agent", "tool_use_id": "toolu_01", "tool_input": {"prompt": "look"}}
+    for event, payload in (
+        ("session-start", {**said, "source": "startup"}),
+        ("pre-tool-use", {**said, **tool}),
+        ("pre-compact", {**said, "trigger": "auto"}),
+        ("session-end", "{not json"),
+    ):
+        done = hook(event, payload, home)
+        assert done.returncode == 0
+        assert done.stdout == ""
+    made = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
+    if set_up is None:
+        assert made == []
+    else:
+        assert ".planning/agent-history.json" in made
+        assert ".purlin/cache/checkpoints/s-1.md" in made
+        assert ".purlin/agents.json" in made
