@@ -24,6 +24,7 @@ from purlin_resume.core.project import Project
 
 PLAIN_NAME = "session_checkpoint.md"
 CACHE = ".purlin/cache/"
+LARGEST = 256 * 1024  # characters: a checkpoint is a briefing an agent reads whole
 
 
 session_id = current_session.checked  # the name the checkpoint commands know it by
@@ -145,6 +146,12 @@ def take(
         session=session,
         spelled=spelled,
     )
+    size = len(checkpoint_format.render(cp))
+    if size > LARGEST:
+        raise UsageError(
+            f"the checkpoint would be {size // 1024} KiB, more than the {LARGEST // 1024} KiB "
+            "an agent reads whole; shorten its fields (nothing was saved)"
+        )
     return save(project, cp, git), cp
 
 

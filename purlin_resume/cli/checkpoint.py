@@ -38,10 +38,13 @@ def _opt(*names: str, help: str) -> Any:
 
 def _read_fields(source: str) -> dict[str, Any]:
     """Fields from a YAML or JSON mapping in a file, or on stdin for ``-``."""
+    largest = 4 * checkpoints.LARGEST  # room for YAML's own marks around the fields
     if source == "-":
-        text, where = sys.stdin.read(), "standard input"
+        text, where = sys.stdin.read(largest + 1), "standard input"
+        if len(text) > largest:
+            raise UsageError(f"--from -: more than {largest // 1024} KiB on standard input")
     else:
-        text, where = _file_text("--from", source), source
+        text, where = _file_text("--from", source, largest), source
     try:
         data = yaml_text.load(text) if text.strip() else {}
     except yaml.YAMLError as exc:
@@ -290,17 +293,22 @@ def _may_run_status(where, settings, stdin_used: bool) -> bool:
     )
 
 
-def _file_text(option: str, source: str) -> str:
-    """The text of the file an option names (a usage error when it is not a file)."""
+def _file_text(option: str, source: str, largest: int | None = None) -> str:
+    """The text of the file an option names (a usage error when it is not a file, or holds
+    more than ``largest`` bytes)."""
     try:
         with store.open_regular(Path(source)) as handle:  # a FIFO is refused, not waited on
-            return handle.read().decode("utf-8")
+            raw = handle.read(-1 if largest is None else largest + 1)
     except FileNotFoundError:
         raise UsageError(f"{option} {source}: no such file") from None
     except IsADirectoryError:
         raise UsageError(f"{option} {source}: is a folder; give a file") from None
     except OSError as exc:
         raise UsageError(f"{option} {source}: {exc.strerror or exc}") from None
+    if largest is not None and len(raw) > largest:
+        raise UsageError(f"{option} {source}: more than {largest // 1024} KiB")
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as bad:
         raise UsageError(f"{option} {source}: not UTF-8 text (byte {bad.start})") from None
 

@@ -418,6 +418,30 @@ def test_a_from_file_with_a_mapping_or_nested_list_is_refused(repo, cli, tmp_pat
     assert (repo / PLAIN).read_text() == before
 
 
+@pytest.mark.parametrize("how", ["fields", "file", "stdin"])
+def test_a_checkpoint_too_long_to_brief_an_agent_is_refused_and_nothing_is_lost(
+    repo, cli, tmp_path, how
+):
+    """A checkpoint is read whole by the agent that restores it: 300 KiB of fields, a 2 MiB
+    ``--from`` file or standard input are refused in one line, the saved checkpoint kept."""
+    cli("save", *BUILDER_FIELDS)
+    before = (repo / PLAIN).read_text()
+    fields = tmp_path / "f.yaml"
+    if how == "fields":
+        fields.write_text(f"role: builder\nin_progress: {'x' * 300_000}\nstep: 1\nnext: n\n")
+    else:
+        fields.write_text("role: builder\nnotes: " + "y" * 2_000_000 + "\n")
+    if how == "stdin":
+        result = cli("save", "--from", "-", input=fields.read_text())
+    else:
+        result = cli("save", "--from", str(fields))
+    assert result.exit_code == 2, result.stdout
+    why = "more than the 256 KiB an agent reads whole" if how == "fields" else "more than 1024 KiB"
+    assert why in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    assert (repo / PLAIN).read_text() == before
+
+
 def test_flags_override_fields_from_the_file(repo, cli, tmp_path):
     fields = tmp_path / "f.json"
     fields.write_text(
