@@ -1595,7 +1595,7 @@ SHORT_FLAGS = {
     # ``mysql -pPASSWORD``, ``7z a -pPASSWORD``, ``sshpass -p'PASSWORD'``
     "p": r"mysql|mariadb|\b7z[az]?\b|\b(?:un)?rar\b|\bsshpass\b|\bwinrs\b",  # ``winrs -p:VALUE``
     "p ": r"\bsshpass\b|\buser(?:add|mod)\b|\bnuget\b|\btwine\b|\bcqlsh\b|\brabbitmqadmin\b|\binflux\b|\bpsexec(?:64)?\b|\bmongo(?:sh|dump|restore|import|export)?\b|\brdesktop\b"  # docker login
-    r"|\b(?:docker|podman|nerdctl|oc|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
+    r"|\b(?:docker|podman|nerdctl|oc|cf|az(?:[ \t]+acr)?|helm[ \t]+registry)[ \t]+login\b",
     "w": _LDAP,
     "w ": _LDAP + r"|\bsecurity[ \t]+add-(?:generic|internet)-password\b",  # macOS's keychain
     "a ": r"\bredis-cli\b|(?:^|[\s;&|(])https?[ \t]",  # HTTPie's ``http -a USER:VALUE``

@@ -143,6 +143,7 @@ _WORD_PASSWORD = "Pw4" + _chars(13)
         f"mysqladmin -u root -h db password {_WORD_PASSWORD}",
         f"gh secret set NPM_TOKEN --body={_WORD_PASSWORD} --repo o/r",
         f"sqlcmd -S db -U sa -P {_WORD_PASSWORD}",
+        f"cf login -a https://api.example.com -u me -p {_WORD_PASSWORD}",  # Cloud Foundry
         f"echo {_WORD_PASSWORD} | sudo -S systemctl restart nginx",
         f"echo -n '{_WORD_PASSWORD}' | sudo --stdin true",
         f"printf '%s\\n' {_WORD_PASSWORD} | podman login -u me --password-stdin quay.io",
