@@ -191,7 +191,7 @@ def _argument(
         after=_QUOTE_MARK,
         anchor=anchor,
         word_start=False,
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source=source,
         **options,
     )
@@ -237,7 +237,7 @@ def _command_word(
     """A password a command takes as a word of its own, after ``keywords`` and ``separator``
     (and ``user``, a pattern, inside its quotes); any value written out, unless a ``validator``
     is given."""
-    options.setdefault("validator", lambda secret: _literal(secret))
+    options.setdefault("validator", _literal)
     return _keyword(
         "assigned-secret",
         keywords,
@@ -246,6 +246,54 @@ def _command_word(
         after=_CLOSING,
         source=source,
         **options,
+    )
+
+
+# what the validators ask of a secret a rule found
+_PLACEHOLDER = (
+    r"(?i)(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
+    r"(?:none|null|nil|true|false|undefined|redacted|changeme|change_me|example|placeholder|"
+    r"secret|password|passwd|token|key|env|string|str|int|bool|bytes|any|optional|required|"
+    r"inherit|hidden|masked|dummy|test|todo|tbd|fake|sample|foo|bar|yes|no|on|off)\W*|"
+    r"(?:your|my|the|an?|some|insert|enter|replace|put|add)[_\- ].*)"
+)
+_PLACEHOLDER_ENDS = ("_here", "_placeholder", "-placeholder")  # told from the end: no scan
+
+
+def is_placeholder(value: str) -> bool:
+    """Does ``value`` stand for a secret instead of being one (``$TOKEN``, ``changeme``,
+    ``<your-key>``, ``your_api_key_here``)?"""
+    if compiled(_PLACEHOLDER).fullmatch(value) is not None:
+        return True
+    return value[-12:].lower().endswith(_PLACEHOLDER_ENDS)
+
+
+def mixed(value: str) -> bool:
+    """Does ``value`` mix digits and letters?"""
+    return (
+        compiled(r"\d").search(value) is not None
+        and compiled(r"[^\W\d_]").search(value) is not None
+    )
+
+
+def _literal(value: str) -> bool:
+    """A value written out, not a placeholder for one."""
+    return not is_placeholder(value)
+
+
+_JWT = r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+
+
+def _wrapped_jwt(secret: str) -> bool:
+    """A JWT broken into lines of one width: the first may be shorter (it starts after other
+    text), the last no longer, the others all as wide (a JWT ending a line is not wrapped)."""
+    lines = compiled(_BREAK).split(secret)
+    width = len(lines[1]) if len(lines) > 2 else len(lines[0])
+    return (
+        len(lines[0]) <= width <= 128
+        and all(len(line) == width for line in lines[1:-1])
+        and len(lines[-1]) <= width
+        and compiled(_JWT).fullmatch("".join(lines)) is not None
     )
 
 
@@ -787,7 +835,7 @@ RULES: tuple[Rule, ...] = (
         "jwt",  # wrapped at a fixed width (``base64 -w 76``, mail, logs)
         "eyJ",
         rf"(?:[A-Za-z0-9_.-]{{17,}}{_BREAK})+[A-Za-z0-9_.-]+",
-        validator=lambda secret: _wrapped_jwt(secret),
+        validator=_wrapped_jwt,
         source="gitleaks jwt; detect-secrets JwtTokenDetector",
     ),
     _r(
@@ -821,7 +869,7 @@ RULES: tuple[Rule, ...] = (
         r"[A-Za-z0-9]{32,128}",
         after="@",
         word_start=False,
-        validator=lambda secret: mixed(secret),
+        validator=mixed,
         source="a git remote's token (Azure DevOps, GitHub's older tokens)",
     ),
     _keyword(  # a Go MySQL driver's DSN, ``user:VALUE@tcp(host)/db``, given to ``sql.Open`` or
@@ -833,7 +881,7 @@ RULES: tuple[Rule, ...] = (
         r"[^\s\"'`@\\]{1,256}",
         after=r"@(?:tcp\(|unix\(|/)",
         anchor=".:=",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="the Go MySQL driver's data source name",
     ),
     _keyword(
@@ -879,7 +927,7 @@ RULES: tuple[Rule, ...] = (
         anchor=7,
         context=("machine",),
         within=300,
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="curl and git's .netrc",
     ),
     _r(
@@ -889,7 +937,7 @@ RULES: tuple[Rule, ...] = (
         r"(?P<s>[^\s:'\"\\]{3,})(?=[ \t]*(?:\r?\n|\\+[rn]|$|\\*['\"]))",
         word_start=False,
         before=r"(?:^|[\s'\"]|\\n)[A-Za-z0-9_.*-]+:(?:\d{1,5}|\*)",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="PostgreSQL's .pgpass",
     ),
     *(
@@ -900,7 +948,7 @@ RULES: tuple[Rule, ...] = (
             r"[^\"'\\\r\n]{1,256}",
             after="[\"']",
             anchor=anchor,  # at a d, where other rules stop already (not at a common y)
-            validator=lambda secret: _literal(secret),
+            validator=_literal,
             source="SQL's CREATE and ALTER USER and ROLE",
         )
         for keywords, anchor in (
@@ -950,7 +998,7 @@ RULES: tuple[Rule, ...] = (
         rf"(?![0-9a-f]{{40}}){_B64}{{40}}",
         after=r"(?![A-Za-z0-9+/=])",
         anchor="y",
-        validator=lambda secret: mixed(secret),
+        validator=mixed,
         source="an AWS secret key written in prose",
     ),
     _keyword(  # prose: ``the password is VALUE``, a value that looks random (a word does not)
@@ -1023,7 +1071,7 @@ RULES: tuple[Rule, ...] = (
         anchor=":",
         word_start=False,
         before=_NET_USE + r"[ \t]+" + _OPENING_PASSWORD,
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="Windows' net use",
     ),
     _r(  # Windows' ``net user USER VALUE /add``: the password before the switch
@@ -1034,7 +1082,7 @@ RULES: tuple[Rule, ...] = (
         word_start=False,
         before=rf"{_COMMAND_START}(?i:net[ \t]+user)[ \t]+{_WORD_ARGUMENT}[ \t]+"
         + _OPENING_PASSWORD,
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="Windows' net user",
     ),
     _keyword(  # Oracle's ``sqlplus USER/VALUE@DATABASE``, its Data Pump and SQL*Loader the same
@@ -1044,7 +1092,7 @@ RULES: tuple[Rule, ...] = (
         r"[^\s@/\"'`\\|;&<>()]{1,256}",
         after=r"(?![^\s@\"'`\\])",
         anchor="qd",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="Oracle's sqlplus, expdp, impdp, sqlldr",
     ),
     _command_word(  # ``nmcli device wifi connect SSID password VALUE``, ``… wifi-sec.psk VALUE``
@@ -1073,7 +1121,7 @@ RULES: tuple[Rule, ...] = (
         r"[^\s\"'`\\|;&<>()-][^\s\"'`\\|;&<>()]{7,62}",
         after=_CLOSING,
         anchor="_",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="wpa_supplicant's wpa_passphrase",
     ),
     _r(  # a password written to a file named for one: ``echo VALUE > ~/.vault_pass``
@@ -1087,7 +1135,7 @@ RULES: tuple[Rule, ...] = (
         + r"echo(?:[ \t]+-[neE]+)*[ \t]+"
         + _PASSWORD_WORD
         + r"[ \t]*(?:>>?|\|[ \t]*(?:sudo[ \t]+)?tee(?:[ \t]+-a)?)[ \t]*[^\s|;&<>\"']*",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="a password file (Ansible's vault password file and the like)",
     ),
     # a password written to a command that reads it on its input: ``echo VALUE | sudo -S …``,
@@ -1098,7 +1146,7 @@ RULES: tuple[Rule, ...] = (
         "",
         anchor="-yd",
         before=_PIPED.format(user="") + r"(?:[^\s|;&][^|\r\n;&]*[ \t])?",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="sudo -S, docker login --password-stdin, passwd --stdin, gh auth login, cryptsetup",
     ),
     _r(  # the same found from the pipe: ``echo VALUE | gh secret set NAME``, ``| kinit USER``
@@ -1108,7 +1156,7 @@ RULES: tuple[Rule, ...] = (
         anchor=0,
         word_start=False,
         before=_ECHOED.format(user="") + r"[ \t]*",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="gh secret set, kinit, wrangler secret put, gcloud secrets, pass insert",
     ),
     _command_word(  # and with a here-string, found from it: ``kinit USER <<< VALUE``
@@ -1139,7 +1187,7 @@ RULES: tuple[Rule, ...] = (
         "",
         anchor="d",
         before=_PIPED.format(user=r"[^\s:\"'`|;&<>]{1,64}:") + r"(?:sudo[ \t]+)?",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="chpasswd",
     ),
     _token(  # a Vault token given to ``vault login`` as a word of its own (``s.…``, ``b.…``)
@@ -1149,7 +1197,7 @@ RULES: tuple[Rule, ...] = (
         "vault-service-token, vault-batch-token (their older forms)",
         anchor=".",
         before=r"vault[ \t]+login(?:[ \t]+-[\w-]+(?:=[^\s\"'`|;&<>]*)?)*[ \t]+\\{0,3}[\"']?",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
     ),
     *(
         _keyword(  # the ``value`` of an element named for a password, before or after it: an
@@ -1164,7 +1212,7 @@ RULES: tuple[Rule, ...] = (
             anchor="=",
             word_start=False,
             before=_ELEMENT + before,
-            validator=lambda secret: _literal(secret),
+            validator=_literal,
             source="an HTML password field, an XML property named for a password",
         )
         for before, after in (
@@ -1182,7 +1230,7 @@ RULES: tuple[Rule, ...] = (
         anchor=7,
         word_start=False,
         before=_ELEMENT + r"[ \t\r\n](?:name|key)=\\{0,3}[\"'][\w.:-]{0,64}",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="an XML entry named for a password (Java's properties in XML)",
     ),
     # a call given a password as a string literal: its third argument (a database's host or
@@ -1256,7 +1304,7 @@ RULES: tuple[Rule, ...] = (
         word_start=False,
         # a line's first word (maybe a string's), or after ``CONFIG SET``: not prose about it
         before=r"(?:(?:(?<![^\n])|(?<=\\n)|(?<=[\"'`]))[ \t]*|(?i:config[ \t]+set)[ \t]+)",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="Redis's requirepass, keepalived's auth_pass",
     ),
     _keyword(  # npm's ``npm config set //registry.example.com/:_authToken VALUE``
@@ -1267,7 +1315,7 @@ RULES: tuple[Rule, ...] = (
         after=_CLOSING,
         anchor="_",
         word_start=False,
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="npm's registry credentials",
     ),
     _keyword(  # Expect's ``send "VALUE\r"`` right after a prompt for a password
@@ -1279,7 +1327,7 @@ RULES: tuple[Rule, ...] = (
         anchor="d",
         word_start=False,
         before=_COMMAND_START + _PROMPTED,
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="Expect's send after a password prompt",
     ),
     _keyword(  # pexpect's ``child.sendline("VALUE")`` right after a prompt for a password
@@ -1291,7 +1339,7 @@ RULES: tuple[Rule, ...] = (
         anchor=".",
         word_start=False,
         before=_COMMAND_START + _PROMPTED + r"[A-Za-z_][\w.]{0,63}",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="pexpect's sendline after a password prompt",
     ),
     _keyword(  # a key named only ``…_KEY`` or ``…Key`` (``APP_KEY=base64:…``, ``signingKey``),
@@ -1333,7 +1381,7 @@ RULES: tuple[Rule, ...] = (
         after=r"(?![A-Za-z0-9%+/=_-])",
         word_start=False,
         anchor="=",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="Azure's shared access signatures",
     ),
     _keyword(  # an address's ``?key=VALUE`` (Google's APIs and others take their key so)
@@ -1356,7 +1404,7 @@ RULES: tuple[Rule, ...] = (
         anchor=7,
         word_start=False,
         before=r"<[A-Za-z0-9_:.-]*",
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="XML configuration (Maven settings, Tomcat, .NET)",
     ),
     _keyword(  # a kubeconfig's, in base64
@@ -1374,7 +1422,7 @@ RULES: tuple[Rule, ...] = (
         r"\\{0,3}\"[ \t]+value=\\{0,3}\"",
         r"[^\"\\]+",
         anchor=9,
-        validator=lambda secret: _literal(secret),
+        validator=_literal,
         source="gitleaks nuget-config-password",
     ),
 )
@@ -1609,24 +1657,6 @@ SHORT_FLAGS = {
 }
 # flags whose value is a user, then this character, then the password
 USER_PASSWORD_FLAGS = {"u ": ":", "user": ":", "U ": "%"}
-_PLACEHOLDER = (
-    r"(?i)(?:\$.*|%.*|\{\{.*|\{.*\}|<.*|\[.*|#\{.*|x+|X+|\*+|\.+|…|-+|_+|0+|"
-    r"(?:none|null|nil|true|false|undefined|redacted|changeme|change_me|example|placeholder|"
-    r"secret|password|passwd|token|key|env|string|str|int|bool|bytes|any|optional|required|"
-    r"inherit|hidden|masked|dummy|test|todo|tbd|fake|sample|foo|bar|yes|no|on|off)\W*|"
-    r"(?:your|my|the|an?|some|insert|enter|replace|put|add)[_\- ].*)"
-)
-_PLACEHOLDER_ENDS = ("_here", "_placeholder", "-placeholder")  # told from the end: no scan
-
-
-def is_placeholder(value: str) -> bool:
-    """Does ``value`` stand for a secret instead of being one (``$TOKEN``, ``changeme``,
-    ``<your-key>``, ``your_api_key_here``)?"""
-    if compiled(_PLACEHOLDER).fullmatch(value) is not None:
-        return True
-    return value[-12:].lower().endswith(_PLACEHOLDER_ENDS)
-
-
 # how code names things: snake_case, camelCase, PascalCase, attribute paths, `self.x`, `@x`
 _WORD = r"(?:[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z0-9]+)+|(?:[A-Z][a-z0-9]+)+|[A-Z][A-Z0-9_]*)"
 _IDENTIFIER = rf"[@:&*]?{_WORD}(?:(?:\.|::|->){_WORD})*[?!]?"
@@ -1649,14 +1679,6 @@ def assigned_kind(key: str) -> str:
 # from each place a key stands (``token=token=…``), so a test of its whole length at each
 # place would make such a text's time grow with its length squared
 _HEAD = 256
-
-
-def mixed(value: str) -> bool:
-    """Does ``value`` mix digits and letters?"""
-    return (
-        compiled(r"\d").search(value) is not None
-        and compiled(r"[^\W\d_]").search(value) is not None
-    )
 
 
 def is_assigned_secret(key: str, value: str, quoted: bool, after: str, spaced: bool) -> bool:
@@ -1717,24 +1739,3 @@ def _written_out(value: str, strong: bool) -> bool:
 
 # an AWS secret key right before its key id (the text searched ends at the id)
 AWS_SECRET_BEFORE = rf"(?<![A-Za-z0-9+/=])(?![0-9a-f]{{40}})({_B64}{{40}}){_AWS_BETWEEN}$"
-
-
-def _literal(value: str) -> bool:
-    """A value written out, not a placeholder for one."""
-    return not is_placeholder(value)
-
-
-_JWT = r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
-
-
-def _wrapped_jwt(secret: str) -> bool:
-    """A JWT broken into lines of one width: the first may be shorter (it starts after other
-    text), the last no longer, the others all as wide (a JWT ending a line is not wrapped)."""
-    lines = compiled(_BREAK).split(secret)
-    width = len(lines[1]) if len(lines) > 2 else len(lines[0])
-    return (
-        len(lines[0]) <= width <= 128
-        and all(len(line) == width for line in lines[1:-1])
-        and len(lines[-1]) <= width
-        and compiled(_JWT).fullmatch("".join(lines)) is not None
-    )
