@@ -545,10 +545,6 @@ def _user() -> str:
         return os.environ.get("USER") or "unknown"
 
 
-def _clean(value: str | None, redacting: bool) -> str | None:
-    return redact.redact(value).text if (value and redacting) else value
-
-
 def destination(env: Environment) -> Path:
     """The folder a new agent works in: the project, else the working folder; a failure when
     that folder was deleted."""
@@ -590,12 +586,12 @@ def record(env: Environment, plan: Plan, notes: str | None = None) -> dict[str, 
         "resurrected_as_agent_id": None,
         **resurrector(env),
         "resurrection_mode": plan.mode,
-        "query": _clean(plan.query, plan.redacted),
+        "query": plan.query,
         "context_extraction_method": plan.method,
         "context_size_tokens": plan.tokens,
         "outcome": plan.outcome[0],
-        "outcome_reason": _clean(plan.outcome[1], plan.redacted),
-        "notes": _clean(notes, plan.redacted),
+        "outcome_reason": plan.outcome[1],
+        "notes": notes,
         "new_agent_duration_ms": None,
         "new_agent_tool_calls": None,
         "resurrected_from_agent_type": plan.context.agent_type,
@@ -633,11 +629,11 @@ def record_failure(
         "resurrected_as_agent_id": None,
         **resurrector(env),
         "resurrection_mode": mode,
-        "query": _clean(query, True),
+        "query": query,
         "context_extraction_method": method,
         "context_size_tokens": None,
         "outcome": "failure",
-        "outcome_reason": _clean(reason, True),
+        "outcome_reason": reason,
         "notes": None,
         "new_agent_duration_ms": None,
         "new_agent_tool_calls": None,
@@ -841,7 +837,7 @@ def bookmark_agent(
         if other is None:
             raise failure
         other.name, other.hostname = name, env.host
-        other.description = _clean(description, True)
+        other.description = description
         other.tags = list(dict.fromkeys(tags))
         return bookmarks.add(_bookmark_shelf(env, global_, other), other)
     target = catalog.resolve(source.session_id, kinds=("session",))
@@ -861,7 +857,7 @@ def bookmark_agent(
         name=name,
         session_id=source.session_id,
         agent_id=source.agent_id,
-        description=_clean(description, True),
+        description=description,
         project_path=source.transcript.project_path,
         hostname=env.host,
         tags=list(dict.fromkeys(tags)),

@@ -100,9 +100,11 @@ def _check(entry: dict[str, Any]) -> None:
 
 
 def append(log: Path, entry: dict[str, Any]) -> dict[str, Any]:
-    """Append ``entry`` (TR-1 fields; the id and time are filled in) and return it as written."""
+    """Append ``entry`` (TR-1 fields; the id and time are filled in), redacted whatever the
+    prompt was (``--no-redact`` shows a prompt, it never keeps one), and return it as written."""
     log = Path(log)
     _check(entry)
+    entry = redact.redact_data(entry)[0]
     counter = counter_path(log)
 
     def make(state: Any, tail) -> tuple[dict[str, Any], dict[str, Any]]:

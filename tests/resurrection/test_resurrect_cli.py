@@ -551,10 +551,13 @@ def test_a_planted_secrets_corpus_is_fully_redacted(cli, tmp_path, repo):
     )
     assert PLANTED["github-token"] in plain.stdout
     leaky = ("--session", "leaky", "--yes", "--method", "full", "--claude-dir", str(claude))
-    global_flag = _ok(cli("--no-redact", "resurrect", *leaky))  # the global flag, as for all
-    assert PLANTED["github-token"] in global_flag.stdout
+    noted = ("--notes", "token=Qw8Er5Ty2Ui9Op4A")
+    global_flag = _ok(cli("--no-redact", "resurrect", *leaky, *noted))
+    assert PLANTED["github-token"] in global_flag.stdout  # the global flag, as for all
     cached = [p for p in (Path.home() / ".cache" / "purlin-resume").rglob("*") if p.is_file()]
     assert not any(PLANTED["github-token"].encode() in p.read_bytes() for p in cached)
+    log_text = (claude / "history" / resurrection_log.FILE_NAME).read_text()
+    assert "Qw8Er5Ty2Ui9Op4A" not in log_text  # --no-redact shows a prompt, never keeps one
 
 
 def test_a_password_a_command_showed_is_hidden_where_the_answer_repeats_it(cli, tmp_path, repo):
