@@ -868,8 +868,22 @@ class Finding(NamedTuple):
     def placeholder(self) -> str:
         import hashlib  # only once a secret is found (most processes find none)
 
-        digest = hashlib.sha256(self.secret.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-        return f"[REDACTED:{self.kind}:{digest}]"
+        secret = _unescaped(self.secret).encode("utf-8", "surrogatepass")
+        return f"[REDACTED:{self.kind}:{hashlib.sha256(secret).hexdigest()[:8]}]"
+
+
+def _unescaped(secret: str) -> str:
+    """``secret`` as it was written, when it is found inside JSON text (escaped once or twice:
+    a key's ``\\n``): the same secret gets the same placeholder in a rendered conversation and in
+    its raw or JSON form."""
+    for _ in range(2):
+        if "\\" not in secret:
+            break
+        try:
+            secret = json.loads(f'"{secret}"')
+        except ValueError:
+            break
+    return secret
 
 
 _SHORTEST = 7  # no rule matches less: ``pwd=abc``

@@ -1264,3 +1264,13 @@ def _compiled() -> redact.Scanner:
     scanner = redact.Scanner()
     scanner.pattern  # noqa: B018 (compiled first: every text is looked at by the expression)
     return scanner
+
+
+def test_a_secret_gets_one_placeholder_written_out_or_inside_json():
+    """A tool input's private key is shown with its line breaks by ``transcript`` and escaped by
+    ``redact report`` or a JSON rendering: one placeholder names it in all of them."""
+    key = PLANTED["private-key"]
+    texts = (key, json.dumps(key), json.dumps(json.dumps({"content": key})))
+    shown = [redact.redact(text).text for text in texts]
+    [placeholder] = {redact.PLACEHOLDER.search(text).group() for text in shown}
+    assert placeholder.startswith("[REDACTED:private-key:")
