@@ -266,6 +266,7 @@ def test_a_reader_that_stops_early_gets_no_error_line(repo):
     )  # fmt: skip
     os.close(writing)
     assert done.stderr == ""
+    assert done.returncode == 141
     assert (repo / ".planning" / "agent-history.json").is_file()
 
 

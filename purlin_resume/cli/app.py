@@ -11,7 +11,7 @@ from typer.core import TyperGroup
 
 from purlin_resume.cli import version_line
 from purlin_resume.cli.common import error_line, start
-from purlin_resume.core.errors import FAILED, USAGE, PurlinError, system_refusal
+from purlin_resume.core.errors import FAILED, READER_GONE, USAGE, PurlinError, system_refusal
 
 
 def _fail(message: str, code: int) -> typer.Exit:
@@ -52,7 +52,7 @@ class PurlinGroup(TyperGroup):
         except BrokenPipeError:  # the reader stopped early (``| head``): nothing to report
             with suppress(OSError, ValueError):  # nor at exit, when the rest is flushed
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise typer.Exit(FAILED) from None
+            raise typer.Exit(READER_GONE) from None
         except OSError as exc:  # a read-only folder, a full disk: writes are atomic
             raise _fail(system_refusal(exc, "nothing was changed there"), FAILED) from None
         except typer.TyperException as exc:  # usage errors of a subcommand

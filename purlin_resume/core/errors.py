@@ -1,7 +1,8 @@
 """The errors every part of purlin-resume raises for expected failures.
 
 Each carries one line for the user and the process exit code the CLI ends with:
-1 when an operation failed, 2 when the command was used wrongly.
+1 when an operation failed, 2 when the command was used wrongly (141 when the reader of the
+output stopped early, as other Unix tools end).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 FAILED = 1
 USAGE = 2
+READER_GONE = 141  # the reader of the output stopped early (``| head``): SIGPIPE's, as git's
 
 
 class PurlinError(Exception):
