@@ -41,7 +41,7 @@ def _inside(path: Path, allowed: list[Path]) -> bool:
 def checked(raw: str | os.PathLike[str], allowed: list[Path], what: str = "path") -> Path:
     """The real absolute path of ``raw``, or Refused (exit 2) naming why it is refused."""
     text = os.fspath(raw)
-    shown = ", ".join(str(root) for root in allowed) or "none configured"
+    shown = ", ".join(dict.fromkeys(str(root) for root in allowed)) or "none configured"
     hint = f"to allow it, add the folder: {config.where_to_set('allowed_roots')}"
     if ".." in PurePath(text).parts:
         raise Refused(f"{what} {text}: '..' is not allowed; give the folder itself")

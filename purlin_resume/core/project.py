@@ -63,7 +63,8 @@ def locate(
     if explicit is not None:
         folder = Path(explicit).expanduser()
         if not folder.is_dir():
-            raise UsageError(f"{named} {explicit}: no such folder")
+            what = "a file, not a folder" if folder.exists() else "no such folder"
+            raise UsageError(f"{named} {explicit}: {what}")
         if gitrepo.is_git_dir(folder):
             raise UsageError(
                 f"{named} {explicit}: a git repository's own folder (bare, or .git), which "

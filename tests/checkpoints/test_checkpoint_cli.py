@@ -536,6 +536,7 @@ def test_resaving_replaces_the_sessions_checkpoint(repo, cli):
             ["restore", "builder", "--project", "does/not/exist"],
             "--project does/not/exist: no such folder",
         ),
+        (["restore", "builder", "--project", "README.md"], "--project README.md: a file, not"),
     ],
 )
 def test_usage_errors(repo, cli, args, message):

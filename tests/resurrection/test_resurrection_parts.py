@@ -210,10 +210,12 @@ def test_symlink_escapes_are_refused(tmp_path):
         path_safety.checked(tmp_path / "root" / "link", roots, "--from")
 
 
-def test_paths_outside_every_root_are_refused(tmp_path):
+def test_paths_outside_every_root_are_refused_naming_each_root_once(tmp_path):
     roots = path_safety.roots([str(tmp_path / "root")])
-    with pytest.raises(UsageError, match="outside the allowed folders"):
-        path_safety.checked("/etc", roots, "--from")
+    project = path_safety.folders([tmp_path / "root"])  # the current repository, a root too
+    with pytest.raises(UsageError, match="outside the allowed folders") as refused:
+        path_safety.checked("/etc", [*roots, *project], "--from")
+    assert f"folders ({tmp_path / 'root'});" in str(refused.value)
 
 
 # the resurrection log ------------------------------------------------------------------------
