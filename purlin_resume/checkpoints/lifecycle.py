@@ -157,12 +157,12 @@ def take(
 
 def _live_at(path: Path, session: str | None) -> LiveCheckpoint | None:
     try:
-        modified = path.stat().st_mtime
+        modified = path.lstat().st_mtime  # a link's own: what it leads to is not read
     except FileNotFoundError:
         return None
     try:
         return LiveCheckpoint(path, session, modified, checkpoint=read(path))
-    except (CorruptFile, NotFound) as exc:
+    except PurlinError as exc:  # not one (a link leading out, a folder): listed, never used
         return LiveCheckpoint(path, session, modified, error=exc.message)
 
 

@@ -34,8 +34,10 @@ class Project(NamedTuple):
         return self.root / ".planning"
 
     def relative(self, path: Path) -> str:
-        """``path`` relative to the root, as a POSIX string."""
-        return Path(path).resolve().relative_to(self.root).as_posix()
+        """``path`` relative to the root, as a POSIX string; its folder's links followed, not
+        its own (a link among the state files is named where it stands)."""
+        path = Path(path)
+        return (path.parent.resolve() / path.name).relative_to(self.root).as_posix()
 
 
 GONE = "the working folder no longer exists; run in the project or pass --project"

@@ -619,6 +619,25 @@ def test_checkpoints_lists_an_unreadable_one_and_says_why_on_a_line_of_its_own(r
     assert len(listed.stderr.splitlines()) == 1
 
 
+def test_a_link_among_the_checkpoints_is_listed_unreadable_and_hides_no_other(repo, cli, tmp_path):
+    """A link leading out of the project is refused where it stands; the others still list and
+    restore."""
+    assert cli("save", *BUILDER_FIELDS, "--session", "good-1").exit_code == 0
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("not for the project\n")
+    (repo / ".purlin/cache/checkpoints/link.md").symlink_to(outside)
+    listed = cli("checkpoints")
+    assert listed.exit_code == 0, listed.stderr
+    good, link = sorted(listed.stdout.splitlines()[1:])
+    assert link.split()[:2] == ["link", "unreadable"]
+    assert link.split()[-1] == ".purlin/cache/checkpoints/link.md"
+    assert good.split()[:2] == ["good-1", "builder"]
+    assert "a symbolic link leads it to" in listed.stderr
+    restored = cli("restore", "builder", "--session", "good-1", "--keep")
+    assert restored.exit_code == 0, restored.stderr
+    assert outside.read_text() == "not for the project\n"
+
+
 def test_a_corrupt_checkpoint_of_another_session_is_reported_not_fatal(repo, cli):
     broken = repo / ".purlin/cache/checkpoints/other.md"
     broken.parent.mkdir(parents=True)
