@@ -19,7 +19,14 @@ from purlin_resume.checkpoints import format as checkpoint_format
 from purlin_resume.checkpoints.format import Checkpoint
 from purlin_resume.checkpoints.roles import display_name, with_article
 from purlin_resume.core import clock, current_session, gitrepo, redact, store
-from purlin_resume.core.errors import Conflict, CorruptFile, NotFound, PurlinError, UsageError
+from purlin_resume.core.errors import (
+    Ambiguous,
+    Conflict,
+    CorruptFile,
+    NotFound,
+    PurlinError,
+    UsageError,
+)
 from purlin_resume.core.project import Project
 
 PLAIN_NAME = "session_checkpoint.md"
@@ -226,6 +233,11 @@ def _named(project: Project, role: str, session: str | None, busy: frozenset[str
     if len(starting) == 1:
         session = starting[0]
         own = _live_at(path_for(project, session), session)
+    if own is None and len(starting) > 1:
+        raise Ambiguous(
+            f"session {session} names more than one checkpoint ({', '.join(starting)}): "
+            "give more of its id"
+        )
     if own is None:
         sessions = [c.session or "(no session)" for c in found]
         raise NotFound(

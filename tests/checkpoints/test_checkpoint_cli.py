@@ -746,4 +746,6 @@ def test_restore_takes_a_unique_prefix_of_a_session_and_refuses_an_ambiguous_one
     assert cli("save", *BUILDER_FIELDS, "--session", "bbbb1111-aaaa").exit_code == 0
     ambiguous = cli("restore", "builder", "--session", "bbbb")
     assert ambiguous.exit_code == 1
-    assert "no checkpoint for session bbbb; live checkpoints: " in ambiguous.stderr
+    assert "session bbbb names more than one checkpoint (" in ambiguous.stderr
+    assert "bbbb1111-aaaa" in ambiguous.stderr
+    assert ambiguous.stderr.endswith("give more of its id\n")
