@@ -43,7 +43,7 @@ from purlin_resume.agents.lineage import (
 )
 from purlin_resume.agents.registry import RegisteredAgent, work_folder
 from purlin_resume.agents.stall import server_of
-from purlin_resume.checkpoints.roles import display_name
+from purlin_resume.checkpoints.roles import ROLE_ENV, display_name
 from purlin_resume.claude import layout
 from purlin_resume.core import clock, gitrepo, processes, redact, store, templating, tmux
 from purlin_resume.core import config as config_mod
@@ -192,7 +192,7 @@ def plan(
         **layout.child_environment(claude_dir),
     }
     if agent.role:
-        env["PURLIN_ROLE"] = agent.role
+        env[ROLE_ENV] = agent.role
     transcript_file = _transcript_file(project, agent)
     injections = _injections(project, settings, agent, state, successor, cwd, claude_dir)
     target, session = _window_place(agent, settings, tmux_server)
@@ -327,7 +327,7 @@ def _resumed_in_own_cli(
     )
     env = {"PURLIN_AGENT_ID": agent.session_id, **cli.data_env()}
     if agent.role:
-        env["PURLIN_ROLE"] = agent.role
+        env[ROLE_ENV] = agent.role
     target, session = _window_place(agent, settings, tmux_server)
     command = shlex.join(cli.resume(agent.session_id))
     transcript_file = agent.transcript_path or ""

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
 
 from purlin_resume.core.errors import UsageError
 
 ROLES = ("architect", "builder", "qa")
+ROLE_ENV = "PURLIN_ROLE"  # the role an agent was started in (by its user, revive, resurrect)
 
 # "You are the Architect", "You are the **Builder**", "you are the QA agent", ...
 _MARKER = re.compile(r"\byou\s+are\s+the\s+\**\s*(architect|builder|qa)\b", re.IGNORECASE)
@@ -27,6 +30,11 @@ def _known(value: str) -> str | None:
     """``value`` as a role's name (any case, spaces around), None when it names none."""
     role = value.strip().lower()
     return role if role in ROLES else None
+
+
+def from_environment(env: Mapping[str, str] = os.environ) -> str | None:
+    """The role ``$PURLIN_ROLE`` names; None when it names none."""
+    return _known(env.get(ROLE_ENV, ""))
 
 
 def parse_role(value: str) -> str:

@@ -236,7 +236,12 @@ def restore_command(
     standing = handover.standing(where, session_id)
     can_ask = system_prompt != "-" and sys.stdin.isatty()
     chosen, source = restore.choose_role(
-        where, given, session_id, standing.role, prompt_text, _ask_role if can_ask else None
+        where,
+        given,
+        session_id,
+        standing.role or roles.from_environment(),
+        prompt_text,
+        _ask_role if can_ask else None,
     )
     settings = config.load(where)
     run_status = _may_run_status(where, settings, stdin_used=system_prompt == "-")

@@ -523,12 +523,12 @@ def session_started(
     """Register the session, mark orphaned agents interrupted, return the briefing if one is due."""
     from purlin_resume.agents import handover, registry
     from purlin_resume.checkpoints import lifecycle as checkpoints
-    from purlin_resume.checkpoints.roles import ROLES
+    from purlin_resume.checkpoints.roles import ROLE_ENV, ROLES
     from purlin_resume.core import config, processes
     from purlin_resume.integration import session_briefing
 
     notes = []
-    role = env.get("PURLIN_ROLE", "").strip().lower() or None
+    role = env.get(ROLE_ENV, "").strip().lower() or None
     previous = env.get("PURLIN_PREVIOUS_AGENT_ID") or None
     running = registry.running_session(payload.session_id, previous, env.get("PURLIN_AGENT_ID"))
     if payload.session_id and running:  # running is set exactly when the payload names one

@@ -582,6 +582,19 @@ def test_no_role_and_no_terminal_lists_the_roles(repo, cli):
     assert "architect, builder, qa" in result.stderr
 
 
+@pytest.mark.parametrize("variable", ["qa", " QA ", "pilot"])
+def test_restore_without_a_role_takes_the_one_the_agent_was_started_in(repo, cli, variable):
+    """``PURLIN_ROLE`` names the agent's role even where no SessionStart hook registered it;
+    a value that names no role is passed over."""
+    result = cli("restore", "--keep", env={"PURLIN_ROLE": variable, "PURLIN_SESSION_ID": "s-e"})
+    if variable == "pilot":
+        assert result.exit_code == 2
+        assert "no role given" in result.stderr
+    else:
+        assert result.exit_code == 0, result.stderr
+        assert "Role: QA (from the agent's role)" in result.stdout
+
+
 def test_outside_a_git_repository(tmp_path, monkeypatch, cli):
     monkeypatch.chdir(tmp_path)
     for args in (["save", *BUILDER_FIELDS], ["restore", "builder"], ["checkpoints"]):
