@@ -63,9 +63,10 @@ class LiveCheckpoint:
         return self.checkpoint.role if self.checkpoint else None
 
     @property
-    def sort_key(self) -> float:
+    def sort_key(self) -> tuple[float, float]:
+        """When it was saved (to the second), then when its file was written (finer)."""
         moment = clock.parse(self.checkpoint.timestamp) if self.checkpoint else None
-        return moment.timestamp() if moment else self.modified
+        return (moment.timestamp() if moment else self.modified), self.modified
 
 
 def read(path: Path) -> Checkpoint:

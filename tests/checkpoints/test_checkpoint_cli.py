@@ -651,6 +651,14 @@ def test_a_link_among_the_checkpoints_is_listed_unreadable_and_hides_no_other(re
     assert outside.read_text() == "not for the project\n"
 
 
+def test_checkpoints_saved_within_one_second_list_newest_first(repo, cli):
+    sessions = [f"s-{n}" for n in range(5)]
+    for session in sessions:
+        assert cli("save", *BUILDER_FIELDS, "--session", session).exit_code == 0
+    listed = json.loads(cli("checkpoints", "--json").stdout)
+    assert [c["session"] for c in listed] == sessions[::-1]
+
+
 def test_a_corrupt_checkpoint_of_another_session_is_reported_not_fatal(repo, cli):
     broken = repo / ".purlin/cache/checkpoints/other.md"
     broken.parent.mkdir(parents=True)
