@@ -193,6 +193,11 @@ def _entry_command(name: str, doc: str, agent_id_parameter: Any) -> None:
         )  # fmt: skip
         record = getattr(tracking, name)
         _report(record(project_for(project), request, _session(session)), as_json)
+        if task is not None and len(task) > agent_history.PROMPT_CHARS:
+            _warn(
+                f"--task of {len(task)} characters: the history keeps at most "
+                f"{agent_history.PROMPT_CHARS} of it, saying how long it was"
+            )
 
     command.__annotations__["agent_id"] = agent_id_parameter
     command.__doc__ = doc

@@ -245,6 +245,24 @@ def commit_exists(root: Path, rev: str) -> bool:
     return True
 
 
+def is_ancestor(root: Path, commit: str, tip: str = "HEAD") -> bool:
+    """Whether the commit ``commit`` is in the history of ``tip`` (``git merge-base
+    --is-ancestor``)."""
+    args = ("merge-base", "--is-ancestor", commit, tip)
+    status, _, err = _execute(root, args)
+    if status not in (0, 1):
+        raise _failure(root, args, status, err)
+    return status == 0
+
+
+def branches_containing(root: Path, commit: str) -> list[str]:
+    """The local branches whose history holds the commit ``commit``."""
+    out = _run(
+        root, "for-each-ref", "--format=%(refname:short)", "--contains", commit, "refs/heads/"
+    )
+    return [line for line in out.splitlines() if line]
+
+
 def _paths(out: str) -> list[str]:
     return [path for path in out.split("\0") if path]
 

@@ -58,6 +58,9 @@ AGENT = Kind(  # GSD and Claude Code agent ids (a2898e3), tool use ids (toolu_â€
 SESSION = Kind(  # Claude Code session ids are UUIDs; tests and users name them freely
     "session id", _WORD, _WORD_SHAPE
 )
+COMMIT = Kind(  # a git commit id: abbreviated or whole, SHA-1 (40) or SHA-256 (64)
+    "commit id", r"[0-9a-fA-F]{7,64}", "7 to 64 hex digits"
+)
 RESURRECTION = Kind("resurrection id", r"res-\d{4}-\d{2}-\d{2}-\d{3,}", "res-YYYY-MM-DD-NNN")
 BOOKMARK = Kind("bookmark id", r"bmk-\d{4}-\d{2}-\d{2}-g?\d{3,}", "bmk-YYYY-MM-DD-NNN, or -gNNN")
 BOOKMARK_NAME = Kind(

@@ -23,6 +23,7 @@ This module is the only reader and writer of ``agent-history.json`` and ``curren
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -30,10 +31,17 @@ from typing import Any, NamedTuple
 
 from purlin_resume.core import clock, gitrepo, ids, store
 from purlin_resume.core.errors import Ambiguous, CorruptFile, NotFound, PurlinError, UsageError
-from purlin_resume.core.project import Project
+from purlin_resume.core.project import Project, project_files
 
 VERSION = "1.2"
 DEFAULT_MAX_ENTRIES = 50
+# what the history keeps, and a briefing shows, of an agent's task or prompt (a committed file
+# may hold megabytes, and every resume copies the entry)
+PROMPT_CHARS = 20_000
+# fields written on one line (a briefing's list, a command's summary): no control characters,
+# line breaks included (C0, DEL, C1, the Unicode line and paragraph separators)
+ONE_LINE_FIELDS = ("phase", "plan", "parallel_group", "execution_mode", "granularity", "work_ref")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 FILE_NAME = "agent-history.json"
 CURRENT_ID_FILE = "current-agent-id.txt"
 
@@ -208,14 +216,7 @@ def check(path: Path, data: Any) -> dict[str, Any]:
             raise CorruptFile(path, f"entry {number} is not an object")
         if not isinstance(entry.get("agent_id"), str) or not entry["agent_id"]:
             raise CorruptFile(path, f"entry {number} has no agent_id")
-        found = ids.AGENT.problem(entry["agent_id"])
-        if found is None and entry.get("session_id") is not None:
-            found = ids.SESSION.problem(entry["session_id"])
-        depends_on = entry.get("depends_on") or []
-        if not isinstance(depends_on, list):
-            found = found or f"depends_on must be a list of agent ids, not {depends_on!r}"
-        for other in depends_on if isinstance(depends_on, list) else []:
-            found = found or ids.AGENT.problem(other)
+        found = _wrong_id(entry) or _broken_line(entry)
         if found:
             raise CorruptFile(path, f"entry {number}: {found}")
         if entry.get("status") not in STATUSES:
@@ -224,6 +225,67 @@ def check(path: Path, data: Any) -> dict[str, Any]:
                 f"entry {number} ({entry['agent_id']}) has unknown status {entry.get('status')!r}",
             )
     return data
+
+
+def _wrong_id(entry: dict[str, Any]) -> str | None:
+    """Why an id of ``entry`` (agent, session, spawn commit, ``depends_on``) is not one, else
+    None: ids go into file names and into the commands a briefing suggests."""
+    found = ids.AGENT.problem(entry["agent_id"])
+    if found is None and entry.get("session_id") is not None:
+        found = ids.SESSION.problem(entry["session_id"])
+    commit = entry.get("spawn_commit")
+    if found is None and commit is not None and not ids.COMMIT.valid(commit):
+        found = f"spawn_commit: {ids.COMMIT.problem(commit)}"
+    depends_on = entry.get("depends_on") or []
+    if not isinstance(depends_on, list):
+        return found or f"depends_on must be a list of agent ids, not {depends_on!r}"
+    return found or next(filter(None, map(ids.AGENT.problem, depends_on)), None)
+
+
+def _broken_line(entry: dict[str, Any]) -> str | None:
+    """The first one-line field of ``entry`` holding a control character, said so; else None."""
+    for name in ONE_LINE_FIELDS:
+        if control_in(entry.get(name)):
+            return f"{name} holds a control character (a line break among them)"
+    return None
+
+
+def control_in(value: Any) -> bool:
+    """Whether a text inside ``value`` holds a control character (a line break among them)."""
+    return any(_CONTROL.search(text) for text in _texts(value))
+
+
+def bounded(text: str) -> str:
+    """``text`` as the history keeps, and a briefing shows, a task or prompt: one longer than
+    ``PROMPT_CHARS`` is redacted, then cut (never inside a placeholder) to at most
+    ``PROMPT_CHARS`` saying how long it was, so bounding it again leaves it as it is."""
+    if len(text) <= PROMPT_CHARS:
+        return text
+    from purlin_resume.core import redact  # only then: the tasks the hooks record are short
+
+    text = redact.redact(text).text
+    if len(text) <= PROMPT_CHARS:
+        return text
+    tail = f"… ({len(text)} characters)"
+    end = PROMPT_CHARS - len(tail)
+    opened = text.rfind("[REDACTED:", 0, end)
+    if opened != -1 and text.find("]", opened) >= end:
+        end = opened
+    return text[:end] + tail
+
+
+def recorded_file(project: Project, name: str) -> str:
+    """``name`` (a ``--files`` value) as the history records it: relative to the project's
+    top; UsageError for a path outside the project or one with a control character."""
+    if control_in(name):
+        raise UsageError(f"--files {name!r} holds a control character; give a file name")
+    inside = project_files([project.root], [name])
+    if not inside:
+        raise UsageError(
+            f"--files {name!r} is not a file of the project; give its path inside "
+            f"{project.root}, relative to it"
+        )
+    return inside[0]
 
 
 def check_status(status: str) -> str:
@@ -261,6 +323,14 @@ class NewAgent(NamedTuple):
         """The schema fields this request sets (checked), in schema order."""
         if self.group is not None and self.new_group:
             raise UsageError("--group and --new-group exclude each other")
+        for option, text in (
+            ("--phase", self.phase),
+            ("--plan", self.plan),
+            ("--group", self.group),
+            ("--ref", self.work_ref),
+        ):
+            if text is not None and control_in(text):
+                raise UsageError(f"{option} holds a control character; give it on one line")
         if self.segment is not None and self.segment < 1:
             raise UsageError(f"--segment must be a positive number, not {self.segment}")
         for name, value, known in (
@@ -275,7 +345,7 @@ class NewAgent(NamedTuple):
         values: dict[str, Any] = {}
         given: Any
         for name, given in (
-            ("task_description", self.task),
+            ("task_description", None if self.task is None else bounded(self.task)),
             ("phase", self.phase),
             ("plan", self.plan),
             ("segment", self.segment),

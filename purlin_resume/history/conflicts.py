@@ -20,13 +20,19 @@ Each file the agent modifies that others changed is:
 - ``unverified``: the agent's own version is unknown (no work ref), so the change since the
   spawn cannot be told apart from a conflict.
 
-Conflicts and unverified overlaps stop a resume unless it is forced.
+An agent spawned on a commit HEAD's history does not hold worked on another branch: without its
+work ref nothing can be compared, and every file it modifies is unverified. Conflicts,
+unverified overlaps and such a spawn stop a resume unless it is forced.
+
+Recorded files outside the project (absolute, or ``..`` leaving it) or with a control character
+in their name are no file of the agent's here: they are left out, and counted.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from purlin_resume.agents import commit_log, trailers
@@ -62,11 +68,20 @@ class ConflictReport:
     own_uncommitted: tuple[str, ...] = ()
     overlaps: tuple[Overlap, ...] = ()
     note: str | None = None
+    files_left_out: int = 0  # recorded files that are none of the project's
+    off_branch: bool = False  # spawned on a commit HEAD's history does not hold
+    spawn_branches: tuple[str, ...] = ()  # the branches that hold it, when off_branch
+    diff_base: str | None = None  # the spawn commit, when git can compare from it here
     blocking: tuple[Overlap, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         stop = tuple(o for o in self.overlaps if o.kind != CLEAN)
         object.__setattr__(self, "blocking", stop)
+
+    @property
+    def stops(self) -> bool:
+        """Whether this report stops a resume that is not forced."""
+        return bool(self.blocking) or self.off_branch
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -113,11 +128,21 @@ def check(
     """
     root, spawn = project.root, entry.spawn_commit
     ref = ref or entry.work_ref
-    base = ConflictReport(entry.agent_id, spawn_commit=spawn, work_ref=ref)
+    recorded, left_out = recorded_files(project, entry)
+    base = ConflictReport(
+        entry.agent_id,
+        spawn_commit=spawn,
+        work_ref=ref,
+        agent_files=tuple(recorded),
+        agent_files_from="files_modified" if recorded else None,
+        files_left_out=left_out,
+    )
     unable = _incomparable(root, spawn)
     if unable is not None:
-        return _note(base, unable)
+        return replace(base, note=unable)
     assert spawn is not None  # checked by _incomparable
+    if ref is None and not gitrepo.is_ancestor(root, spawn):
+        return _off_branch(project, base, spawn, claude_dir)
     if ref is not None and not gitrepo.commit_exists(root, ref):
         raise PurlinError(
             f"work ref {ref!r} of agent {entry.agent_id} is not a commit or branch here; "
@@ -125,9 +150,7 @@ def check(
         )
     skip = set(ignore)
     ref_changed = gitrepo.changed_between(root, spawn, ref) if ref else []
-    agent_files = (
-        entry.files_modified or ref_changed or transcript_files(project, entry.agent_id, claude_dir)
-    )
+    agent_files = recorded or ref_changed or transcript_files(project, entry.agent_id, claude_dir)
     history_commits = gitrepo.commits_in(root, spawn)
     sessions = commit_log.sessions_by_commit(project)
     own = [c for c in history_commits if _is_own(c, entry, sessions.get(c.sha))]
@@ -139,19 +162,65 @@ def check(
     own_uncommitted = [p for p in uncommitted if p in mine]
     others = sorted(others_committed | (set(uncommitted) - set(own_uncommitted)))
     merged = _merged(root, ref)
-    return ConflictReport(
-        entry.agent_id,
-        spawn_commit=spawn,
-        work_ref=ref,
+    return replace(
+        base,
         commits=tuple(gitrepo.commits_between(root, spawn)),
         changed=tuple(p for p in gitrepo.changed_between(root, spawn) if p not in skip),
         uncommitted=tuple(uncommitted),
         agent_files=tuple(agent_files),
-        agent_files_from=_agent_files_from(entry, ref_changed, agent_files),
+        agent_files_from=_agent_files_from(recorded, ref_changed, agent_files),
         own_commits=tuple(_oneline(c) for c in own),
         own_uncommitted=tuple(own_uncommitted),
         overlaps=classify(others, agent_files, merged, ref_changed, gitrepo.untracked_paths(root)),
+        diff_base=spawn,
     )
+
+
+def recorded_files(project: Project, entry: HistoryEntry) -> tuple[list[str], int]:
+    """The agent's ``files_modified`` that are files of the project (relative to its top), and
+    how many recorded names were left out: outside it (absolute, ``..`` leaving it) or holding
+    a control character. A committed history is not trusted to name what an agent may read."""
+    root = project.root
+    left_out = [
+        name
+        for name in entry.files_modified
+        if history.control_in(name) or not project_files([root], [name])
+    ]
+    kept = project_files([root], [name for name in entry.files_modified if name not in left_out])
+    return kept, len(left_out)
+
+
+def _off_branch(
+    project: Project, base: ConflictReport, spawn: str, claude_dir: Path | None
+) -> ConflictReport:
+    """The report on an agent spawned on the commit ``spawn``, which HEAD's history does not
+    hold: its work is on another branch, so none of its files can be vouched for here (each is
+    unverified)."""
+    files = list(base.agent_files) or transcript_files(project, base.agent_id, claude_dir)
+    branches = tuple(gitrepo.branches_containing(project.root, spawn))
+    held = f" ({_holding(branches)})" if branches else ""
+    return replace(
+        base,
+        agent_files=tuple(files),
+        agent_files_from=base.agent_files_from or ("transcript" if files else None),
+        overlaps=tuple(Overlap(path, UNVERIFIED) for path in sorted(set(files))),
+        note=f"it was spawned on commit {spawn[:12]}, which this branch does not contain{held}",
+        off_branch=True,
+        spawn_branches=branches,
+        diff_base=spawn,
+    )
+
+
+_BRANCHES_NAMED = 3
+
+
+def _holding(branches: tuple[str, ...]) -> str:
+    """``branch feat holds it``, ``branches a, b, c and 2 more hold it``."""
+    named = ", ".join(branches[:_BRANCHES_NAMED])
+    more = len(branches) - _BRANCHES_NAMED
+    if len(branches) == 1:
+        return f"branch {named} holds it"
+    return f"branches {named}{f' and {more} more' if more > 0 else ''} hold it"
 
 
 def _incomparable(root: Path, spawn: str | None) -> str | None:
@@ -177,10 +246,10 @@ def _merged(root: Path, ref: str | None) -> list[str] | None:
 
 
 def _agent_files_from(
-    entry: HistoryEntry, ref_changed: list[str], agent_files: list[str]
+    recorded: list[str], ref_changed: list[str], agent_files: list[str]
 ) -> str | None:
     """Where the agent's files were learnt: its history entry, its work ref, its transcript."""
-    if entry.files_modified:
+    if recorded:
         return "files_modified"
     if ref_changed:
         return "work_ref"
@@ -225,25 +294,49 @@ def transcript_files(project: Project, agent_id: str, claude_dir: Path | None = 
     return project_files([project.root], opened.transcript.files_modified())
 
 
-def _note(report: ConflictReport, note: str) -> ConflictReport:
-    return ConflictReport(report.agent_id, report.spawn_commit, report.work_ref, note=note)
-
-
 def describe(reports: Iterable[ConflictReport]) -> str:
-    """One line naming every blocking file of every agent, and what to do."""
+    """One line naming every agent spawned on another branch and every blocking file of every
+    other agent, and what to do."""
     reports = list(reports)
+    parts = [_elsewhere(r) for r in reports if r.off_branch]
+    colliding = [r for r in reports if r.blocking and not r.off_branch]
+    if colliding:
+        parts.append(_collisions(colliding))
+    return (
+        "resume stopped, "
+        + "; ".join(parts)
+        + ("; resolve them, or" if colliding else ";")
+        + " run again with --force to resume anyway"
+    )
+
+
+def _elsewhere(report: ConflictReport) -> str:
+    """Why an agent spawned on another branch stops the resume, and how to go back to it."""
+    spawn = (report.spawn_commit or "")[:12]
+    if report.spawn_branches:
+        back = f"'git switch {shlex.quote(report.spawn_branches[0])}' goes back to it"
+        back += f" ({_holding(report.spawn_branches)})"
+    else:
+        back = f"no branch holds it, 'git switch --detach {spawn}' goes back to it"
+    return (
+        f"agent {report.agent_id} was spawned on commit {spawn}, which this branch does not "
+        f"contain, so its files cannot be checked here: {back}, or --ref BRANCH with its work "
+        "checks them here"
+    )
+
+
+def _collisions(reports: list[ConflictReport]) -> str:
     parts = [
         f"agent {r.agent_id}: " + ", ".join(f"{o.path} ({o.kind})" for o in r.blocking)
         for r in reports
     ]
     unverified = any(o.kind == UNVERIFIED for r in reports for o in r.blocking)
     return (
-        "resume stopped, files other agents changed since the spawn collide with the agent's own: "
+        "files other agents changed since the spawn collide with the agent's own: "
         + "; ".join(parts)
         + (
             " (unverified: the agent's own version is unknown; --ref BRANCH with its work checks them)"
             if unverified
             else ""
         )
-        + "; resolve them, or run again with --force to resume anyway"
     )

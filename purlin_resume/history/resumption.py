@@ -3,7 +3,9 @@
 Claude Code's Agent tool no longer resumes an agent by id, so a resume hands a fresh agent a
 briefing: the task, where it stood, what changed since, and how to finish and record it. The
 resume is recorded as the GSD spec says: the old entry stays ``interrupted`` and a new entry of
-the same agent id is added with status ``resumed``.
+the same agent id is added with status ``resumed``. Its task and prompt, as the briefing shows
+them, are redacted and cut at ``PROMPT_CHARS``: a committed file may hold megabytes, and each
+resume copies the entry.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from purlin_resume.core.config import Settings
 
 BRIEFING_TEMPLATE = "history/resume_briefing.md.j2"
+BOUNDED_FIELDS = ("task_description", "prompt")  # free text a committed file may hold much of
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ def resume(
     reports = {
         e.agent_id: conflicts.check(project, e, ref, ignore=history.state_files()) for e in chosen
     }
-    blocked = [r for r in reports.values() if r.blocking]
+    blocked = [r for r in reports.values() if r.stops]
     if blocked and not force:
         raise PurlinError(conflicts.describe(blocked))
     stopped = _stopped_by_user(
@@ -183,7 +186,7 @@ def _resumed_agents(
     no agent of ``stopped``."""
     return tuple(
         ResumedAgent(
-            interrupted=old,
+            interrupted=_bounded(old),
             resumed=new,
             report=reports[old["agent_id"]],
             reachable=bool(session_id)
@@ -227,9 +230,16 @@ def _record_resumed(
         entry = current.get(agent_id)
         if entry is None or entry.data != data:
             raise PurlinError(f"agent {agent_id} changed meanwhile; run the command again")
-        successor = HistoryEntry(-1, dict(entry.data))
+        successor = HistoryEntry(-1, _bounded(entry.data))
         history.transition(successor, history.RESUMED)
         successor.data.update(changes)
         doc.data["entries"].append(successor.data)
         pairs.append((dict(entry.data), dict(successor.data)))
     return pairs
+
+
+def _bounded(data: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the entry ``data`` whose task and prompt are at most ``PROMPT_CHARS`` (a
+    longer one redacted, then cut, saying how long it was)."""
+    texts = {name: data[name] for name in BOUNDED_FIELDS if isinstance(data.get(name), str)}
+    return data | {name: history.bounded(text) for name, text in texts.items()}

@@ -220,8 +220,10 @@ def change_status(
     checkpoints_skipped: int | None = None,
     now: datetime | None = None,
 ) -> Recorded:
-    """Move an agent (id or unique prefix) to ``target`` if the lifecycle allows it."""
+    """Move an agent (id or unique prefix) to ``target`` if the lifecycle allows it; ``files``
+    are the project's files it changed (UsageError for one outside the project)."""
     history.check_status(target)
+    files = [history.recorded_file(project, name) for name in files]
     moment = now or clock.now()
 
     def change(doc: AgentHistory) -> Recorded:

@@ -44,7 +44,6 @@ from purlin_resume.history import tracking
 _PHASE_PLAN = re.compile(r"\b(\d{1,3}(?:\.\d+)?)-(\d{1,3})\b")
 NONE = "none"
 ASYNC_LAUNCHED = "async_launched"
-PROMPT_CHARS = 20_000  # a task prompt is kept whole up to here
 # how the client reports an API error as a call's answer or an agent's last message: with its
 # status, or in words of its own for some (``Prompt is too long · the request is ~300000 tokens``)
 _API_ERROR = re.compile(
@@ -121,14 +120,8 @@ def _text_input(tool_input: dict, name: str) -> str | None:
 
 
 def _stored_prompt(prompt: str | None) -> str | None:
-    """The prompt as the history keeps it: redacted, at most ``PROMPT_CHARS``."""
-    if not prompt:
-        return None
-
-    text = redacted(prompt)
-    if len(text) > PROMPT_CHARS:
-        text = text[:PROMPT_CHARS].rstrip() + f"\n[... prompt cut at {PROMPT_CHARS} characters]"
-    return text
+    """The prompt as the history keeps it: redacted, at most ``history.PROMPT_CHARS``."""
+    return history.bounded(redacted(prompt)) if prompt else None
 
 
 def _spawn_batch(payload: HookPayload):

@@ -249,7 +249,7 @@ def _conflict_summary(report) -> dict[str, Any]:
         "blocking": [{"path": o.path, "kind": o.kind} for o in report.blocking],
         "overlaps": len(report.overlaps),
         "note": report.note,
-        "verdict": "blocked" if report.blocking else "clear",
+        "verdict": "blocked" if report.stops else "clear",
     }
 
 

@@ -84,3 +84,19 @@ def test_an_interrupted_subagent_with_a_huge_prompt_is_listed_short(repo, tmp_pa
     assert listed["agent_id"] == "agent-big"
     assert listed["task_description"].endswith("… (3000000 characters)")
     assert len(json.dumps(listed)) < 10_000
+
+
+def test_the_briefing_of_a_subagent_with_a_huge_task_is_short(repo, tmp_path, monkeypatch):
+    """resume_task_briefing answers with the interrupted entry, the resumed one and the
+    briefing: a committed task of megabytes is cut in each, saying how long it was."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
+    monkeypatch.setattr(server, "_SERVED", {"claude_dir": None})
+    huge = "x" * 3_000_000
+    write_history(repo, [entry("agent-big", "interrupted", task_description=huge)])
+    answer = server.resume_task_briefing("agent-big")
+    assert len(json.dumps(answer)) < 100_000
+    [done] = answer["agents"]
+    for text in (done["interrupted"]["task_description"], done["resumed"]["task_description"]):
+        assert text.endswith("… (3000000 characters)")
+    assert "… (3000000 characters)" in answer["briefing"]

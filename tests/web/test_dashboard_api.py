@@ -561,6 +561,24 @@ def test_a_conflict_check_reads_the_agents_transcript_in_the_dashboards_claude_f
     assert waiting["blocking"] == [{"path": "src/shared.py", "kind": "unverified"}]
 
 
+def test_an_agent_spawned_on_another_branch_reads_blocked_without_files(repo, claude):
+    """Its files cannot be checked on this branch, known or not: the verdict is blocked, as
+    ``resume-task`` stops, with the branch that holds its spawn in the note."""
+    from tests.conftest import commit_file, git
+
+    git(repo, "switch", "-q", "-c", "feat")
+    spawn = commit_file(repo, "f.txt", "f\n")
+    git(repo, "switch", "-q", "-")
+    write_history(repo, [entry("agent-f1", "interrupted", spawn_commit=spawn, files_modified=[])])
+    client, guard = board(repo, claude)
+
+    api = client.get("/api/subagents", headers=_auth(guard)).json()
+
+    waiting = api["groups"]["(no parallel group)"]["interrupted"][0]["conflicts"]["data"]
+    assert waiting["verdict"] == "blocked"
+    assert "(branch feat holds it)" in waiting["note"]
+
+
 def test_subagents_without_history_and_with_a_corrupt_one(repo, claude):
     client, guard = board(repo, claude)
     empty = client.get("/subagents", headers=_auth(guard))
