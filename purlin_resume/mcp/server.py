@@ -123,12 +123,19 @@ def _text(value: str | None, name: str) -> str | None:
 
 
 def _own_project():
+    """The project the server serves: ``$CLAUDE_PROJECT_DIR``, else the folder it was started in
+    (a tool's ``project`` argument cannot stand in for it: it is checked against it)."""
+    from purlin_resume.core.errors import PurlinError
     from purlin_resume.core.project import locate
 
     given = os.environ.get("CLAUDE_PROJECT_DIR")
-    if given and Path(given).is_dir():
-        return locate(cwd=Path(given))
-    return locate()
+    try:
+        return locate(cwd=Path(given)) if given and Path(given).is_dir() else locate()
+    except PurlinError as exc:
+        raise PurlinError(
+            f"this MCP server serves no project: {exc.message.split(';')[0]}; start it in the "
+            "project's folder (Claude Code starts it there and sets $CLAUDE_PROJECT_DIR)"
+        ) from None
 
 
 def _project(project: str | None):
@@ -288,11 +295,19 @@ def list_interrupted_subagents(project: str | None = None) -> dict[str, Any]:
 
 
 @tool
-def resume_task_briefing(agent_id: str | None = None, project: str | None = None) -> dict[str, Any]:
+def resume_task_briefing(
+    agent_id: str | None = None,
+    project: str | None = None,
+    ref: str | None = None,
+    force: bool = False,
+) -> dict[str, Any]:
     """Resume an interrupted subagent (the most recent one when no id is given): records it
     as resumed and returns the briefing for the agent that takes the task over, with the
-    files changed since it was spawned."""
+    files changed since it was spawned. A conflict with what others changed stops it; ``ref``
+    names the branch or commit holding the agent's work to check against, ``force`` resumes
+    anyway."""
     _text(agent_id, "agent_id")
+    _text(ref, "ref")
 
     def work():
         from purlin_resume.core import config
@@ -300,7 +315,7 @@ def resume_task_briefing(agent_id: str | None = None, project: str | None = None
 
         where = _project(project)
         done = resumption.resume(
-            where, config.load(where), wanted=agent_id, batch=False, force=False
+            where, config.load(where), wanted=agent_id, batch=False, force=force, ref=ref
         )
         return _out(done.to_dict())
 

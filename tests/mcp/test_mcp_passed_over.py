@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from purlin_resume.mcp import server
+from purlin_resume.mcp.protocol import ToolError
 from tests.conftest import listings, not_listable
 from tests.core.test_redact import PLANTED
 from tests.gsd_files import entry, write_history
@@ -100,3 +103,35 @@ def test_the_briefing_of_a_subagent_with_a_huge_task_is_short(repo, tmp_path, mo
     for text in (done["interrupted"]["task_description"], done["resumed"]["task_description"]):
         assert text.endswith("… (3000000 characters)")
     assert "… (3000000 characters)" in answer["briefing"]
+
+
+def test_a_conflict_stops_the_briefing_until_the_agent_asks_with_force(repo, tmp_path, monkeypatch):
+    """The conflict check's way on (``--force``, ``--ref``) is the tool's own ``force`` and
+    ``ref``: a model can do what the refusal says."""
+    from tests.conftest import commit_file, git
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
+    monkeypatch.setattr(server, "_SERVED", {"claude_dir": None})
+    spawn = git(repo, "rev-parse", "HEAD").strip()
+    commit_file(repo, "src/api.py", "changed by another agent\n")
+    files = {"spawn_commit": spawn, "files_modified": ["src/api.py"]}
+    write_history(repo, [entry("agent-c1", "interrupted", **files)])
+
+    with pytest.raises(ToolError, match="run again with --force"):
+        server.resume_task_briefing("agent-c1")
+    with pytest.raises(ToolError, match="is not a commit or branch here"):
+        server.resume_task_briefing("agent-c1", ref="no-such-branch")
+    answer = server.resume_task_briefing("agent-c1", force=True)
+
+    assert [done["resumed"]["status"] for done in answer["agents"]] == ["resumed"]
+
+
+def test_a_server_started_outside_a_repository_says_where_to_start_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    with pytest.raises(ToolError) as refused:
+        server.list_interrupted_subagents(project=str(tmp_path))
+    assert "serves no project" in str(refused.value)
+    assert "start it in the project's folder" in str(refused.value)
+    assert "--project" not in str(refused.value)
