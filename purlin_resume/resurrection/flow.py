@@ -418,6 +418,12 @@ def plan(
     )
     checks = _source_checks(env, candidate, source)
     extracted = _extract(source, method, redacting, env)
+    read = source.transcript  # what a candidate named by its ids alone does not say
+    candidate = replace(
+        candidate,
+        project=candidate.project or read.project_path,
+        ended_at=candidate.ended_at or read.ended_at,
+    )
     known = extracted.facts
     checks += _content_checks(source, known)
     complete = preflight.completeness(known)
@@ -457,8 +463,8 @@ def plan(
 def _source_checks(env: Environment, candidate: Candidate, source: Source) -> list[Check]:
     """That the conversation exists, on which host it was bookmarked, and whether it is read
     from the archive."""
-
-    checks = [Check("exists", preflight.OK, f"{candidate.label()} in session {source.session_id}")]
+    found = candidate.label() + (f" in session {source.session_id}" if source.agent_id else "")
+    checks = [Check("exists", preflight.OK, found)]
     mark = candidate.bookmark
     checks.append(preflight.hostname(mark.hostname if mark else None, env.host))
     if source.archived:

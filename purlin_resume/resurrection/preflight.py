@@ -229,23 +229,14 @@ def size(
                 "use --method hybrid or summarized",
             )
         )
+    smaller = (  # summarized is the smallest there is: nothing to advise
+        "--method summarized makes it smaller" if method != "summarized" else None
+    )
     if tokens > ask_at:
-        found.append(
-            Check(
-                "size",
-                ASK,
-                f"the context is {tokens} tokens, over {ask_at}",
-                "use --method summarized for a smaller one",
-            )
-        )
+        found.append(Check("size", ASK, f"the context is {tokens} tokens, over {ask_at}", smaller))
     elif tokens > warn_at:
         found.append(
-            Check(
-                "size",
-                WARN,
-                f"the context is {tokens} tokens, over {warn_at}",
-                "--method summarized makes it smaller",
-            )
+            Check("size", WARN, f"the context is {tokens} tokens, over {warn_at}", smaller)
         )
     else:
         found.append(Check("size", OK, f"{tokens} tokens"))

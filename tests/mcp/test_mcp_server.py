@@ -150,6 +150,10 @@ def test_lists_the_seven_tools_and_each_call_answers(world):
     assert page2["text"] != page1["text"]
     assert "zanzibar" in context["prompt"]
     assert context["start_with"] == f"purlin-resume resurrect --session {SESSION}"
+    assert context["candidate"]["project"]  # known from its transcript, as its end
+    assert context["candidate"]["ended_at"]
+    [exists] = [check for check in context["checks"] if check["name"] == "exists"]
+    assert exists["message"] == f"session {SESSION}"
     assert [e["agent_id"] for e in interrupted["interrupted"]] == ["agent-cut-1"]
     assert (repo / saved["path"]).is_file()
     assert saved["role"] == "builder"

@@ -188,3 +188,12 @@ def test_a_recorded_project_that_is_a_symlink_does_not_carry_the_permission(cli,
 
     assert result.exit_code == 2
     assert "symbolic link leads to" in result.stderr
+
+
+@pytest.mark.parametrize("method", ["full", "hybrid", "summarized"])
+def test_a_large_context_is_advised_the_summarized_method_unless_it_is_that_already(method):
+    for tokens in (15_000, 30_000):  # over the warning, over the question
+        [check] = preflight.size(tokens, method, 5, 10_000, 20_000, 10)
+        assert check.message.startswith(f"the context is {tokens} tokens, over ")
+        wanted = None if method == "summarized" else "--method summarized makes it smaller"
+        assert check.suggestion == wanted
