@@ -86,6 +86,14 @@ def recorded_session_id(path: Path) -> str:
     return path.stem
 
 
+def _loads(line: bytes) -> Any:
+    """``json.loads``; a line that is JSON but for bytes that are not UTF-8 with those as U+FFFD."""
+    try:
+        return json.loads(line)
+    except UnicodeDecodeError:
+        return json.loads(line.decode("utf-8-sig", "replace"))
+
+
 def independent_counts(path: Path, sidechains: bool = False) -> dict[str, Any]:
     """Turns, tool calls by tool, compactions and malformed lines of one conversation file,
     counted straight from the JSON (``sidechains``: count the sidechain records instead)."""
@@ -99,7 +107,7 @@ def independent_counts(path: Path, sidechains: bool = False) -> dict[str, Any]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = _loads(line)
         except ValueError:
             malformed += 1
             continue

@@ -9,7 +9,6 @@ them is enough, as in git.
 
 from __future__ import annotations
 
-import json
 import mmap
 import re
 from collections import Counter
@@ -177,7 +176,7 @@ def leading_summaries(path: Path) -> list[tuple[str | None, str]]:
                 if b'"type":"summary"' not in line:
                     break
                 try:
-                    record = json.loads(line)
+                    record = records.parsed(line)
                 except (ValueError, RecursionError):
                     break
                 if isinstance(record, dict) and isinstance(record.get("summary"), str):
@@ -410,7 +409,7 @@ class Catalog:
                 for line in handle:
                     if _INLINE_ROOT[0] in line and _INLINE_ROOT[1] in line:
                         try:
-                            record = json.loads(line)
+                            record = records.parsed(line)
                         except (ValueError, RecursionError):
                             continue
                         if (

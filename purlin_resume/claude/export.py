@@ -130,12 +130,10 @@ def conversation_items(
             continue
         if turn.role == "user":
             if turn.text.strip():
-                yield {
-                    "role": "user",
-                    "type": turn.kind,
-                    "content": turn.text,
-                    "timestamp": turn.timestamp,
-                }
+                said = {"role": "user", "type": turn.kind, "content": turn.text}
+                if turn.output:
+                    said["output"] = turn.output  # what the command printed
+                yield {**said, "timestamp": turn.timestamp}
             continue
         content = _assistant_content(turn, tools, thinking, details, serialised)
         if not content:

@@ -2,8 +2,10 @@
 
 A transcript file holds one JSON object per line. Lines are read as bytes with no length cap and
 never all at once; a line that does not parse (a crash cut it short, the file is binary) is
-counted and skipped, as is a record of a type this reader does not know. Records that repeat a
-``uuid`` already seen are dropped (Claude Code rewrites some lines when a session is resumed).
+counted and skipped, as is a record of a type this reader does not know. A line that is JSON
+but for bytes that are not UTF-8 is read with each of them as U+FFFD (``parsed``). Records that
+repeat a ``uuid`` already seen are dropped (Claude Code rewrites some lines when a session is
+resumed).
 """
 
 from __future__ import annotations
@@ -54,6 +56,10 @@ SUBAGENT_TOOLS = frozenset({"Task", "Agent"})  # "Agent" since Claude Code 2.1.6
 TOOL_USE_PREFIX = "toolu_"  # the ids of tool calls; an agent id never starts so
 INTERRUPTED_MARK = "[Request interrupted by user"  # how Claude Code records a stopped run
 TOOL_USE_TYPES = ("tool_use", "server_tool_use")
+# The content blocks of a message the reader knows: it shows them, or has nothing to show of
+# them (a redacted thought). A block of another type is counted as an unknown type of its
+# record's. A tuple: a hostile line's type may be a list, which no set can be asked about.
+BLOCK_TYPES = ("text", "image", "thinking", "redacted_thinking", "tool_result", *TOOL_USE_TYPES)
 
 # Progress records carry hook and shell output and make up most lines of a 2.x session; only
 # ``agent_progress`` (written ``"data":{"message":...``) matters here. The others are written
@@ -218,22 +224,36 @@ def decoded(line: bytes, loads: Callable[[bytes], Any], stats: ReadStats) -> dic
 
 
 def line_decoder() -> Callable[[str | bytes], Any]:
-    """``json.loads`` for one line, twice as fast: msgspec's decoder parses what it can (what
-    the JSON standard allows, to Python objects equal to ``json.loads``'s: big integers stay
-    integers) and ``json.loads`` the rest (NaN, lone surrogates, a byte order mark, numbers too
-    big for a float), so a line reads exactly as ``json.loads`` reads it and fails as it fails."""
+    """``parsed`` for one line, twice as fast: msgspec's decoder parses what it can (what the
+    JSON standard allows, to Python objects equal to ``json.loads``'s: big integers stay
+    integers) and ``parsed`` the rest (NaN, lone surrogates, a byte order mark, numbers too big
+    for a float, bytes that are not UTF-8), so a line reads exactly as ``parsed`` reads it and
+    fails as it fails."""
     from msgspec import json as fast  # here: the hooks read records but never a whole file
 
     decode = fast.Decoder().decode
-    loads = json.loads
 
     def decoded(line: str | bytes) -> Any:
         try:
             return decode(line)
         except (ValueError, RecursionError):  # msgspec's errors are ValueErrors
-            return loads(line)
+            return parsed(line)
 
     return decoded
+
+
+def parsed(line: str | bytes) -> Any:
+    """``json.loads`` of one transcript line; a line that is JSON but for bytes that are not
+    UTF-8 (a tool's output cut inside a character, a damaged disk) is read with each of them as
+    U+FFFD, as every output of this tool shows them, so its record is kept. The second try is
+    made only when the first fails: a line that decodes costs nothing more. The readers of
+    transcript lines here parse them with it (or with ``line_decoder``, which falls back on it)."""
+    try:
+        return json.loads(line)
+    except UnicodeDecodeError:
+        if not isinstance(line, bytes):
+            raise
+        return json.loads(line.decode("utf-8-sig", "replace"))  # a byte order mark read past
 
 
 class Lines:
@@ -277,7 +297,7 @@ class Lines:
 
 def _content_decoder() -> Callable[[bytes], Any]:
     """What reads ``message.content`` from a record's line: msgspec, told to keep only that;
-    ``json.loads`` where msgspec refuses the line (as ``line_decoder``) or its message is no
+    ``parsed`` where msgspec refuses the line (as ``line_decoder``) or its message is no
     object."""
     import msgspec  # here: the hooks read records but never a whole file
 
@@ -291,7 +311,7 @@ def _content_decoder() -> Callable[[bytes], Any]:
             message = decode(line).message
             return message.content if message is not None else None
         except (ValueError, RecursionError):
-            record = json.loads(line)
+            record = parsed(line)
             whole = record.get("message") if isinstance(record, dict) else None
             return whole.get("content") if isinstance(whole, dict) else None
 
@@ -416,7 +436,7 @@ def _line_calls(
     if passed_over(line):
         return
     try:
-        record = json.loads(line)
+        record = parsed(line)
     except (ValueError, RecursionError):
         return
     if not isinstance(record, dict) or type_of(record) not in KNOWN_TYPES:
@@ -453,7 +473,7 @@ def first_record(path: Path, wanted: tuple[str, ...] = ("cwd",), limit: int = 50
                 if number >= limit:
                     break
                 try:
-                    record = json.loads(line)
+                    record = parsed(line)
                 except (ValueError, RecursionError):
                     continue
                 if isinstance(record, dict) and all(key in record for key in wanted):
@@ -550,7 +570,7 @@ def last_records(
         if not line.strip() or _PROGRESS_MARK in line or _bookkeeping(line):
             continue  # blank, hook and shell progress, book-keeping: as ``read`` skips them
         try:
-            record = json.loads(line)
+            record = parsed(line)
         except (ValueError, RecursionError):
             continue
         if isinstance(record, dict) and type_of(record) in types:

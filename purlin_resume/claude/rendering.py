@@ -2,9 +2,9 @@
 
 Each user request that starts a unit of work (a prompt, a slash command) is a ``##`` heading;
 under it come the turns, ``**User:**`` or ``**Agent:**`` with their timestamps, in order. Turns
-with nothing to show are left out. Tool calls are one line each, or their full input and result
-with ``tools``; thinking is shown with ``thinking``. Compaction gets its own section with the
-summary the model continued from.
+with nothing to show are left out. A command's output follows it. Tool calls are one line each,
+or their full input and result with ``tools``; thinking is shown with ``thinking``. Compaction
+gets its own section with the summary the model continued from.
 """
 
 from __future__ import annotations
@@ -199,6 +199,8 @@ def _turn_parts(
         parts.append(f"(background task) {turn.text.strip()}\n")
     elif turn.text.strip():
         parts.append(demote_headings(turn.text.strip()) + "\n")
+    if turn.output:
+        parts.append("\nOutput:\n" + result_piece(turn.output))
     shown = details.of(turn) if options.thinking or options.tools else None
     if shown is not None and options.thinking:
         if unredacted:

@@ -1,7 +1,7 @@
 """The signature of each session's files under a Claude data folder: the size, mtime and inode of
 its own file, of those in its ``subagents/`` folder and of the ``agent-*.jsonl`` files beside the
-sessions of its project folder. The search index and the kept ``sessions`` listing read a
-session again only when its signature changed.
+sessions of its project folder, and how this release reads them (``READING``). The search
+index and the kept ``sessions`` listing read a session again only when its signature changed.
 """
 
 from __future__ import annotations
@@ -10,6 +10,11 @@ import os
 
 from purlin_resume.claude.layout import AGENT_PREFIX, SUFFIX
 from purlin_resume.core import store
+
+# How sessions are read: a new value has every session read again once by the caches that kept
+# an older reading. 2: bytes that are not UTF-8 kept as U+FFFD (a line was lost), unknown
+# content blocks counted.
+READING = "reading 2"
 
 
 def of(root: str | os.PathLike) -> dict[str, tuple[str, str, str]]:
@@ -57,7 +62,7 @@ def _walk(root: str | os.PathLike) -> dict[str, tuple[str, str, str]]:
                                 marks.append("s/" + _mark(item.name, item))
         shared = sorted(beside)
         for session_id, marks in sessions.items():
-            signature = "|".join(sorted(marks) + shared)
+            signature = "|".join([READING, *sorted(marks), *shared])
             found[f"{folder}/{session_id}{suffix}"] = (folder, session_id, signature)
     return found
 

@@ -120,7 +120,7 @@ def call_state(session_transcript: Path, tool_use_id: str) -> CallState:
     made = False
     for line in lines:
         try:
-            record = json.loads(line)
+            record = records.parsed(line)
         except (ValueError, RecursionError):
             continue
         message = record.get("message") if isinstance(record, dict) else None

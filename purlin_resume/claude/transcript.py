@@ -48,13 +48,10 @@ _STATUS_WORD = re.compile(r"[a-z_]{1,40}")
 _COUNT = re.compile(r"[0-9]{1,15}")
 _AGENT_TRAILER = re.compile(r"agentId: ([A-Za-z0-9_-]+)")
 _GIT_COMMIT = re.compile(r"(?m)^\[([^\s\]]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] ")
-_SKIPPED_USER_TEXT = (
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<local-command-caveat>",
-    "<bash-stdout>",
-    "<bash-stderr>",
-)
+_OUTPUT_TAGS = ("local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr")
+_OUTPUT_STARTS = tuple(f"<{tag}>" for tag in _OUTPUT_TAGS)
+_OUTPUT = re.compile(rf"(?s)<({'|'.join(_OUTPUT_TAGS)})>(.*?)</\1>")
+_SKIPPED_USER_TEXT = (*_OUTPUT_STARTS, "<local-command-caveat>")
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _SUMMARY_KEYS = ("command", "file_path", "notebook_path", "pattern", "url", "query", "path")
 
@@ -108,6 +105,7 @@ class Turn:
     uuid: str | None = None
     message_id: str | None = None
     thinking_at: list[Place] = field(default_factory=list)  # a deferred reading's thinking
+    output: str = ""  # what a command printed (a local slash command's, a ``!`` command's)
 
     @property
     def has_thinking(self) -> bool:
@@ -263,6 +261,9 @@ def _one_line(text: str, limit: int = 120) -> str:
 
 
 def _summarise_input(name: str, data: Any) -> str:
+    """A tool call's input in one line (redacted, then cut, when long): the subagent's type and
+    task, a search's pattern and the folder or file it searched (``Glob``, ``Grep``), else the
+    first of ``_SUMMARY_KEYS`` it has, else its first text."""
     if not isinstance(data, dict):
         return ""
     if name in SUBAGENT_TOOLS:
@@ -271,7 +272,8 @@ def _summarise_input(name: str, data: Any) -> str:
     for key in _SUMMARY_KEYS:
         value = data.get(key)
         if isinstance(value, str) and value:
-            return _one_line(value)
+            where = data.get("path") if key == "pattern" else None
+            return _one_line(f"{value} in {where}" if isinstance(where, str) and where else value)
     for value in data.values():
         if isinstance(value, str) and value:
             return _one_line(value)
@@ -310,6 +312,19 @@ def classify_blocks_text(text: str) -> tuple[str, str] | None:
         match = _NOTIFICATION_SUMMARY.search(stripped)
         return NOTIFICATION, (match.group(1).strip() if match else stripped.strip())
     return PROMPT, text
+
+
+def command_output(text: str) -> str | None:
+    """What a command printed, when ``text`` is the record of it Claude Code writes after the
+    command (``<local-command-stdout>…</local-command-stdout>``, a ``!`` command's
+    ``<bash-stdout>`` and ``<bash-stderr>``): its parts joined, as a terminal shows them (the
+    styles Claude Code wrote, ``ESC[1m``, gone); None for any other text."""
+    if not text.lstrip().startswith(_OUTPUT_STARTS):
+        return None
+    from purlin_resume.core.terminal_text import displayed  # here: the hooks read turns too
+
+    parts = (displayed(part).strip("\n") for _, part in _OUTPUT.findall(text))
+    return "\n".join(part for part in parts if part.strip())
 
 
 def _caused(command: Turn, last: Turn | None) -> bool:
@@ -389,8 +404,10 @@ class _Assembly:
         if isinstance(content, str):
             turn.text = f"{turn.text}\n\n{content}" if turn.text.strip() else content
             return
-        if not isinstance(content, list):
-            return
+        if isinstance(content, list):
+            self._assistant_blocks(turn, content)
+
+    def _assistant_blocks(self, turn: Turn, content: list[Any]) -> None:
         for index, block in enumerate(content):
             if not isinstance(block, dict):
                 continue
@@ -401,13 +418,24 @@ class _Assembly:
                     turn.text = f"{turn.text}\n\n{text}" if turn.text.strip() else text
             elif block_type in records.TOOL_USE_TYPES:
                 self._tool_use(turn, block, index)
-            elif block_type == "thinking" and self.options.thinking:
-                thought = string(block.get("thinking")) or ""
-                if thought.strip():
-                    if self.deferred and self.offset >= 0:
-                        turn.thinking_at.append((self.offset, index))
-                    else:
-                        turn.thinking.append(thought)
+            elif block_type == "thinking":
+                if self.options.thinking:
+                    self._thinking(turn, block, index)
+            elif block_type not in records.BLOCK_TYPES:
+                self._unknown_block("assistant", block_type)
+
+    def _thinking(self, turn: Turn, block: dict[str, Any], index: int) -> None:
+        thought = string(block.get("thinking")) or ""
+        if thought.strip():
+            if self.deferred and self.offset >= 0:
+                turn.thinking_at.append((self.offset, index))
+            else:
+                turn.thinking.append(thought)
+
+    def _unknown_block(self, record_type: str, block_type: Any) -> None:
+        """A content block of a type the reader does not know, counted as an unknown type of
+        its record's (``assistant:future_block``), so drift shows where unknown records do."""
+        self.transcript.stats.unknown_type(f"{record_type}:{block_type}")
 
     def _tool_use(self, turn: Turn, block: dict[str, Any], index: int) -> None:
         name = str(block.get("name") or "?")
@@ -438,13 +466,19 @@ class _Assembly:
             return
         if isinstance(content, list):
             for index, block in enumerate(content):
-                if isinstance(block, dict) and block.get("type") == "tool_result":
+                if not isinstance(block, dict):
+                    continue
+                block_type = block.get("type")
+                if block_type == "tool_result":
                     self._tool_result(block, record.get("toolUseResult"), index)
+                elif block_type not in records.BLOCK_TYPES:
+                    self._unknown_block("user", block_type)
         if record.get("isMeta"):
             return
         said = blocks_text(content)
         classified = classify_blocks_text(said)
         if classified is None:
+            self._command_output(said)
             return
         kind, text = classified
         if kind == NOTIFICATION:
@@ -521,10 +555,24 @@ class _Assembly:
             self.turns.append(turn)
             self.open_compaction, self.compaction_turn = compaction, turn
         elif subtype == "local_command":
-            classified = classify_blocks_text(str(record.get("content") or ""))
-            if classified is not None:
+            said = str(record.get("content") or "")
+            classified = classify_blocks_text(said)
+            if classified is None:
+                self._command_output(said)
+            else:
                 kind, text = classified
                 self.turns.append(Turn("user", kind, timestamp, text, uuid=record.get("uuid")))
+
+    def _command_output(self, text: str) -> None:
+        """Put what a command printed under that command: the last turn, compactions aside (a
+        ``/compact`` is put before the compaction it caused). Output that follows no command
+        is left out."""
+        output = command_output(text)
+        if not output:
+            return
+        command = next((turn for turn in reversed(self.turns) if turn.kind != COMPACTION), None)
+        if command is not None and command.kind == COMMAND:
+            command.output = f"{command.output}\n{output}" if command.output else output
 
     def _compact_summary(self, text: str, timestamp: str | None, record: dict[str, Any]) -> None:
         compaction, turn = self.open_compaction, self.compaction_turn

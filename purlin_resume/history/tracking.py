@@ -6,7 +6,6 @@ parallel agents and hooks recording at the same moment never lose each other's e
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -302,13 +301,13 @@ def _cut_off(project: Project, entry: HistoryEntry, agents: dict[str, Registered
 
 def read_agent(path: Path | None):
     """The reading of a subagent's transcript (its main thread), None when there is none. A
-    hook reads one agent's lines: the standard ``json.loads`` parses them for less than loading
-    the faster decoder costs."""
+    hook reads one agent's lines: the standard ``json.loads`` (``records.parsed``) parses them
+    for less than loading the faster decoder costs."""
     if path is None or not path.is_file():
         return None
-    from purlin_resume.claude import transcript
+    from purlin_resume.claude import records, transcript
 
-    return transcript.read(path, path.stem, split_sidechains=False, loads=json.loads).main
+    return transcript.read(path, path.stem, split_sidechains=False, loads=records.parsed).main
 
 
 def changed_files(root: Path, agent) -> list[str]:

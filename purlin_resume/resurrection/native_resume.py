@@ -103,12 +103,12 @@ def _resolve(
     """The session ``query`` names: Claude Code's, a bookmark's, another CLI's, a search's."""
     catalog = env.live_catalog()
     if catalog is not None:
-        try:
-            target = catalog.resolve(query, kinds=("session", "agent"))
+        try:  # any id ``transcript`` takes: a subagent of every layout leads to its session
+            target = catalog.resolve(query)
         except NotFound:
             target = None
         if target is not None and target.session is not None:
-            return _Named(target.session.id, target.kind)
+            return _Named(target.session.id, "session" if target.kind == "session" else "agent")
     mark = env.shelves.find(query.strip())
     if mark is not None:
         return _Named(mark.session_id, "bookmark", mark.description or mark.name)

@@ -1,11 +1,13 @@
 """The transcript line decoder reads every line exactly as ``json.loads`` does: the same
-objects for what it parses, the same failure for what it does not."""
+objects for what it parses, the same failure for what it does not; but a line that is JSON
+apart from bytes that are not UTF-8, which it reads with those bytes as U+FFFD."""
 
 from __future__ import annotations
 
 import json
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +31,6 @@ HOSTILE = [
 FAILING = [
     b'{"a":"x\x01y"}',  # a raw control character in a string
     b'{"a":1,}',
-    b'{"a":"\xff"}',  # not UTF-8
     b'{"a":1}\x00\x00',
     b'{"a":1}{"b":2}',
     b"{'a':1}",
@@ -73,6 +74,24 @@ def test_lines_json_loads_rejects_are_rejected_with_its_errors():
                 errors.append(type(exc))
         assert len(errors) == 2, line[:40]
         assert errors[0] is errors[1], line[:40]
+
+
+NOT_UTF8 = [
+    (b'{"a":"x\xffy"}', {"a": "x\ufffdy"}),
+    (b'{"a":"cut \xe2\x82","b":1}\n', {"a": "cut \ufffd", "b": 1}),  # a character cut short
+    (b'\xef\xbb\xbf{"a":"\xc0\xaf"}', {"a": "\ufffd\ufffd"}),  # a byte order mark before
+]
+
+
+@pytest.mark.parametrize("parse", [records.parsed, records.line_decoder()])
+def test_a_line_that_is_json_but_for_bytes_that_are_not_utf8_reads_them_as_u_fffd(parse):
+    """Regression: such a line was malformed, and its whole record (a turn) was lost."""
+    for line, expected in NOT_UTF8:
+        with pytest.raises(UnicodeDecodeError):
+            json.loads(line)
+        assert parse(line) == expected, line
+    with pytest.raises(ValueError):  # no JSON once read so: as malformed as ever
+        parse(b'{"a":\xff}')
 
 
 JSON = st.recursive(

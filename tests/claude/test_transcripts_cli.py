@@ -15,6 +15,7 @@ from tests.claude_records import (
     independent_counts,
     recorded_session_id,
     text,
+    tool,
     write_jsonl,
 )
 from tests.conftest import unreadable
@@ -482,7 +483,80 @@ def test_an_unknown_record_type_too_long_to_show_is_named_by_its_length(cli, tmp
     assert listed[0]["unknown_types"] == {"(5006 characters)": 1}
 
 
+def test_unknown_content_blocks_are_counted_as_unknown_types_so_drift_shows(cli, tmp_path):
+    """Regression: a block of a new type inside a known record was dropped without a word."""
+    root = tmp_path / "claude"
+    c = Conversation("eeeeeeee-3")
+    said = [
+        c.user([text("Hello"), {"type": "voice_note", "seconds": 3}]),
+        c.assistant(
+            "m1",
+            {"type": "thinking", "thinking": "hmm"},  # known, shown only when asked for
+            {"type": "redacted_thinking", "data": "opaque"},  # known, nothing to show
+            text("Hi"),
+            {"type": "future_block", "body": "?"},
+        ),
+        c.assistant("m2", {"type": "future_block"}, {"type": "image", "source": {}}),
+    ]
+    write_jsonl(root / "projects" / "-w" / "eeeeeeee-3.jsonl", said)
+    named = {"assistant:future_block": 2, "user:voice_note": 1}
+
+    shown = run(cli, root, "transcript", "eeeeeeee-3").stdout
+    document = json.loads(run(cli, root, "export", "eeeeeeee-3").stdout)
+    for _ in range(2):  # read fresh, then from what the listing kept
+        [listed] = json.loads(run(cli, root, "sessions", "--all", "--json").stdout)["sessions"]
+        assert listed["unknown_types"] == named
+
+    assert "3 record(s) of unknown type (assistant:future_block ×2, user:voice_note)" in shown
+    assert document["skipped"]["unknown_records"] == 3
+    assert "Hi" in shown
+
+
+def test_a_search_call_shows_where_it_looked(cli, tmp_path):
+    """Regression: two Glob calls with different paths showed the same line."""
+    root = tmp_path / "claude"
+    c = Conversation("eeeeeeee-4")
+    secret = "ghp_" + "Zq8rT2vX9mK4pL7nB3cF6hJ1sD5gW0yE2aU8"
+    deep = "/srv/" + "d" * 90 + f"/{secret}/x"  # past the line's length: cut, never the secret
+    said = [
+        c.user("find the commands"),
+        c.assistant(
+            "m1",
+            tool("t1", "Glob", pattern="**/*.md", path="./.claude/commands"),
+            tool("t2", "Glob", pattern="**/*.md", path="~/.claude/commands"),
+            tool("t3", "Glob", pattern="**/*.py"),
+            tool("t4", "Grep", pattern="def main", path="src", output_mode="content"),
+            tool("t5", "Glob", pattern="**/*.md", path=deep),
+        ),
+    ]
+    write_jsonl(root / "projects" / "-w" / "eeeeeeee-4.jsonl", said)
+
+    shown = run(cli, root, "transcript", "eeeeeeee-4").stdout
+    document = json.loads(run(cli, root, "export", "eeeeeeee-4").stdout)
+
+    lines = [line for line in shown.splitlines() if line.startswith("- `")]
+    assert lines[:4] == [
+        "- `Glob`: **/*.md in ./.claude/commands",
+        "- `Glob`: **/*.md in ~/.claude/commands",
+        "- `Glob`: **/*.py",
+        "- `Grep`: def main in src",
+    ]
+    assert lines[4].startswith("- `Glob`: **/*.md in /srv/ddd")
+    assert "ghp_" not in shown
+    assert "Zq8r" not in shown
+    summaries = [block["summary"] for block in document["conversation"][1]["content"]]
+    assert summaries[0] == "**/*.md in ./.claude/commands"
+
+
 _WRONG_TYPES = {
+    "a content block whose type is a list": {
+        "type": "assistant",
+        "message": {"id": "m6", "content": [{"type": [1]}, {"type": {"a": 1}}]},
+    },
+    "a prompt block whose type is a list": {
+        "type": "user",
+        "message": {"content": [{"type": [1]}]},
+    },
     "a type that is a list": {"type": [1]},
     "a type that is an object": {"type": {"user": 1}},
     "a message id that is a list": {"type": "assistant", "message": {"id": [1], "content": []}},

@@ -278,6 +278,34 @@ def test_a_completed_agent_keeps_only_project_files(repo, tmp_path):
     assert (entry["status"], entry["files_modified"]) == ("completed", ["src/parse.py"])
 
 
+def test_an_agent_line_with_bytes_that_are_not_utf8_keeps_its_edit(repo, tmp_path):
+    """A byte of a tool's output cut inside a character does not lose the line it is in: the
+    edit it records is the agent's all the same."""
+    _spawned(repo, tmp_path)
+    agent_file = agent_transcript(
+        tmp_path / "agent-a0000000000000005.jsonl",
+        "a0000000000000005",
+        "Fix the parser",
+        [str(repo / "src" / "parse.py")],
+        "Done: parser fixed.",
+    )
+    lines = agent_file.read_bytes().splitlines(keepends=True)
+    [edit] = [n for n, line in enumerate(lines) if b"parse.py" in line and b"tool_use" in line]
+    lines[edit] = lines[edit].replace(b'"file_path"', b'"old_string": "caf\xc3", "file_path"')
+    agent_file.write_bytes(b"".join(lines))
+    stop = stop_payload(
+        repo,
+        tmp_path,
+        "a0000000000000005",
+        agent_transcript_path=str(agent_file),
+        last_assistant_message="Done: parser fixed.",
+    )
+    hook("subagent-stop", stop, repo)
+    entry = entries(repo)["a0000000000000005"]
+    assert entry["status"] == "completed"
+    assert entry["files_modified"] == ["src/parse.py"]
+
+
 @pytest.mark.parametrize(
     ("said", "status"),
     [

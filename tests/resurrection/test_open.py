@@ -206,3 +206,35 @@ def test_open_with_exec_when_claude_is_missing_is_one_line(world, cli):
     assert result.exit_code == 1
     assert "could not start 'no-such-claude-x'" in result.stderr
     assert os.getcwd() == here
+
+
+DEMO = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"  # real, Claude Code 1.0.98
+INLINE_AGENT = "6690d10e-f521-4ac0-800d-e5eb7a2d8072"  # one of its inline subagents
+
+
+@pytest.mark.parametrize("named", [INLINE_AGENT[:4], INLINE_AGENT, "a2898e3", "agent-a2898e3"])
+def test_open_of_a_subagent_of_any_layout_leads_to_its_session(fixtures_copy, cli, named):
+    """Regression: a 1.0.x inline subagent's id, which ``transcript`` and ``agents`` take, was
+    no id to ``open``: its prefix not found, its full id searched for as words."""
+    result = cli("open", named, "--spawn", "print", "--claude-dir", str(fixtures_copy))
+
+    assert result.exit_code == 1
+    assert "no session, agent or bookmark" not in result.stderr
+    assert "the folder of session" in result.stderr
+    assert (DEMO if named.startswith("6690") else "4d5611e5") in result.stderr.split(" is gone")[0]
+
+
+def test_open_of_an_inline_subagent_resumes_its_session_in_its_folder(
+    fixtures_copy, cli, tmp_path, monkeypatch
+):
+    work = tmp_path / "Demo"
+    work.mkdir()
+    session = fixtures_copy / "projects" / "-path-to-Demo" / f"{DEMO}.jsonl"
+    session.write_bytes(session.read_bytes().replace(b'"/path/to/Demo', f'"{work}'.encode()))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(fixtures_copy))
+
+    plan = json.loads(cli("open", INLINE_AGENT[:4], "--spawn", "print", "--json").stdout)
+
+    assert (plan["session_id"], plan["via"]) == (DEMO, "agent")
+    assert plan["cwd"] == str(work)
+    assert plan["argv"][-2:] == ["--resume", DEMO]
