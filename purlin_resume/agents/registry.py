@@ -231,17 +231,13 @@ def record_start(
 
 
 def forget(project: Project, session_id: str) -> None:
-    """Undo a registration ahead of a start that failed (a revival): the session is removed,
-    or marked ended when its own SessionStart hook saw it start after all."""
+    """Undo a registration ahead of a start that failed (a revival, its window closed): the
+    session is removed, also when its own SessionStart hook saw it start, so the agent it was
+    to succeed has no successor and can be revived again."""
     file = path(project)
-    moment = clock.iso()
 
     def change(data: Any) -> None:
-        agents = _checked(file, data)["agents"]
-        if (agents.get(session_id) or {}).get("transcript_path"):
-            agents[session_id]["ended_at"] = moment
-        else:
-            agents.pop(session_id, None)
+        _checked(file, data)["agents"].pop(session_id, None)
 
     store.update_json(file, change, default={"version": VERSION, "agents": {}})
 

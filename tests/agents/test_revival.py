@@ -301,6 +301,42 @@ def test_a_successor_that_never_gets_ready_is_an_error(repo, tmux_server, tmp_pa
     assert not tmux.pane_alive(tmux_server, logged["tmux_pane"])
 
 
+def test_a_successor_that_registered_itself_then_never_got_ready_leaves_no_successor(
+    repo, tmux_server, tmp_path, cli
+):
+    """Claude Code runs its SessionStart hook before it shows its prompt: a successor that got
+    that far and no further is undone all the same, so the dead agent has no successor (the
+    lineage, ``agents-status`` and the dashboard's Revive button say so) and can be revived
+    again."""
+    import sys
+
+    hook = Path(sys.executable).with_name("purlin-resume")
+    started = tmp_path / "registers-then-hangs.sh"
+    started.write_text(
+        "#!/bin/sh\n"
+        'printf \'{"session_id":"%s","cwd":"%s","source":"startup","transcript_path":"%s"}\' '
+        f'"$PURLIN_AGENT_ID" "$PWD" "{tmp_path}/t.jsonl" | {hook} hook session-start\n'
+        "echo registered; exec cat\n"
+    )
+    started.chmod(0o755)
+    configure(
+        repo,
+        tmux_server,
+        tmp_path / "agent",
+        agent_command=str(started),
+        agent_session_flag="",
+        agent_ready_timeout=3,
+    )
+    write_registry(repo, {"dead-1": agent_record(repo, ended_at="2026-01-15T15:00:00Z")})
+
+    result = cli("revive", "dead-1")
+
+    assert result.exit_code == 1
+    assert result.stderr.strip().endswith("(revival undone: window closed)")
+    assert list(registry.load(Project(repo))) == ["dead-1"]
+    assert "succeeded by" not in cli("agents-status").stdout
+
+
 def test_regression_unused_windows_a_failed_revival_leaves_none(repo, tmux_server, tmp_path, cli):
     """A revival that cannot brief its successor must not leave a window (or a live-looking
     successor) behind; the predecessor can be revived again."""
