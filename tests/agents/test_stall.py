@@ -1123,3 +1123,30 @@ def test_a_dialog_line_is_cut_before_a_token_never_inside_it():
     assert shown is not None
     assert shown.startswith("Do you want to proceed?")
     assert token[:8] not in shown
+
+
+@pytest.mark.parametrize(
+    ("minutes", "since_start", "said"),
+    [
+        (0, True, "since you started, less than a minute ago"),
+        (1, True, "in the 1 minute since you started"),
+        (6, True, "in the 6 minutes since you started"),
+        (0, False, "for less than a minute"),
+        (1, False, "for 1 minute"),
+    ],
+)
+def test_the_nudge_counts_its_minutes_in_words(minutes, since_start, said):
+    from purlin_resume.core import templating
+
+    text = templating.render(
+        "stall/resume_prompt.md.j2",
+        agent_id="agent-1",
+        role=None,
+        stalled_minutes=minutes,
+        since_start=since_start,
+        fsm_state=None,
+        last_mission=None,
+        next_task=None,
+        plan_file="PLAN.md",
+    )
+    assert f"saw no activity from you {said} (inactivity detected)." in text
