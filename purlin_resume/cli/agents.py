@@ -141,7 +141,7 @@ def _plan_text(planned) -> str:
         *(f"  env: {key}={value}\n" for key, value in planned.env.items()),
     ]
     for injection in planned.injections:
-        parts.append(f"\n--- {injection.kind} injection ---\n{injection.text}")
+        parts.append(f"\n--- {injection.kind} injection ---\n{injection.text.rstrip()}\n")
     return "".join(parts)
 
 
@@ -164,8 +164,8 @@ def _report_sweep(sweep, dry_run: bool, as_json: bool) -> None:
         print_json({"dry_run": dry_run, **sweep.to_dict()})
     else:
         none = "No agent to revive.\n"  # the agents left are named below, each with why
-        if dry_run:
-            lines = [_plan_text(p) for p in sweep.plans] or [none]
+        if dry_run:  # a blank line between one agent's plan and the next
+            lines = ["\n".join(_plan_text(p) for p in sweep.plans) or none]
         else:
             lines = [_revived_line(d) for d in sweep.done]
             lines += [f"Failed {agent}: {why}\n" for agent, why in sweep.failed]

@@ -105,6 +105,7 @@ def test_revive_all_revives_each_dead_agent_once_in_its_own_window(
     )
 
     planned = cli("revive", "--all", "--dry-run", "--json")
+    shown = cli("revive", "--all", "--dry-run").stdout
     result = cli("revive", "--all", "--json")
     again = cli("revive", "--all", "--json")
 
@@ -113,6 +114,9 @@ def test_revive_all_revives_each_dead_agent_once_in_its_own_window(
         "crashed-a",
         "crashed-b",
     ]
+    plans = [line for line in shown.splitlines() if "Would revive" in line or "Left " in line]
+    assert [line.split()[0] for line in plans] == ["Would", "Would", *["Left"] * 4]  # each alone
+    assert "\n\nWould revive crashed-" in shown
     assert result.exit_code == 0, result.stderr
     swept = json.loads(result.stdout)
     revived = {r["predecessor"]: r for r in swept["revived"]}
