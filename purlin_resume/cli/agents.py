@@ -82,8 +82,9 @@ def revive_command(
         bool,
         typer.Option(
             "--all",
-            help="Every registered agent whose process and pane are gone (after a reboot or a "
-            "killed tmux server), each in its own window; agents already revived are left.",
+            help="Every registered agent whose process died without ending its session (a "
+            "crash, a reboot, a killed tmux server), each in its own window; agents already "
+            "revived are left.",
         ),
     ] = False,
     native: Annotated[
