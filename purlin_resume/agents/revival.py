@@ -47,7 +47,7 @@ from purlin_resume.checkpoints.roles import ROLE_ENV, display_name
 from purlin_resume.claude import layout
 from purlin_resume.core import clock, gitrepo, processes, redact, store, templating, tmux
 from purlin_resume.core import config as config_mod
-from purlin_resume.core.errors import Conflict, PurlinError
+from purlin_resume.core.errors import Conflict, NotStarted, PurlinError
 from purlin_resume.core.project import Project
 
 LOG_NAME = "revivals.jsonl"
@@ -391,7 +391,7 @@ def perform(project: Project, revival_plan: Plan, settings: config_mod.Settings)
         tmux.kill_pane(server, pane)
         registry.forget(project, revival_plan.successor_id)
         _log(project, revival_plan, pane, socket, FAILED, exc.message)
-        raise PurlinError(f"{exc.message} (revival undone: window closed)") from None
+        raise NotStarted(f"{exc.message} (revival undone: window closed)") from None
     _log(project, revival_plan, pane, socket, result.outcome, result.problem or None)
     return result
 
@@ -426,7 +426,7 @@ def _resumed(project, revival_plan: Plan, settings, pane: str, socket, pid) -> R
             f"{settings.agent_ready_timeout:g} s in tmux pane {pane} ({revival_plan.command!r})"
         )
         _log(project, revival_plan, pane, socket, FAILED, reason)
-        raise PurlinError(f"{reason} (revival undone: window closed)")
+        raise NotStarted(f"{reason} (revival undone: window closed)")
     registry.record_start(
         project,
         agent.session_id,

@@ -43,6 +43,10 @@ class Conflict(PurlinError):
     """The operation does not fit the current state (reviving a live agent, for one)."""
 
 
+class NotStarted(PurlinError):
+    """A program that was to start did not (an agent in tmux that never got ready)."""
+
+
 class CorruptFile(PurlinError):
     """A state file does not parse; it is kept untouched and named."""
 

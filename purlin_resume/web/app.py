@@ -2,8 +2,8 @@
 
 Expected failures answer with one line: an unknown id 404, a bad or ambiguous id or a bad filter
 400, reviving an agent that is not dead 409 (the reason ``purlin-resume revive`` gives), a
-corrupt state file, or one the user may not read, 500 for the API call that needs it (a page
-shows it in the panel it breaks and the rest still works).
+successor that does not start 502, a corrupt state file, or one the user may not read, 500 for
+the API call that needs it (a page shows it in the panel it breaks and the rest still works).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from purlin_resume.core.errors import (
     Ambiguous,
     Conflict,
     NotFound,
+    NotStarted,
     PurlinError,
     UsageError,
     system_refusal,
@@ -78,6 +79,8 @@ def status_of(exc: PurlinError) -> int:
         return 400
     if isinstance(exc, Conflict):
         return 409
+    if isinstance(exc, NotStarted):  # the agent the dashboard started did not come up
+        return 502
     return 500
 
 
