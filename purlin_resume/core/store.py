@@ -301,11 +301,16 @@ def output_file(target: Path) -> Iterator[Callable[[bytes], None]]:
 def read_text(target: Path) -> str:
     """The UTF-8 text of ``target``; NotFound when absent, CorruptFile when not text or not a
     regular file (a FIFO is refused, never waited on)."""
+    return decoded(Path(target), read_bytes(target))
+
+
+def read_bytes(target: Path) -> bytes:
+    """What ``target`` holds; NotFound when absent, CorruptFile when not a regular file."""
     target = Path(target)
     confined(target)
     try:
         with open_regular(target) as handle:
-            data = handle.read()
+            return handle.read()
     except (FileNotFoundError, NotADirectoryError):  # (a file where a folder on the way is)
         raise NotFound(f"{target} does not exist") from None
     except IsADirectoryError:
@@ -314,7 +319,6 @@ def read_text(target: Path) -> str:
         if exc.errno not in (errno.EINVAL, errno.ELOOP):
             raise
         raise CorruptFile(target, exc.strerror or "not a regular file") from None
-    return decoded(target, data)
 
 
 def decoded(target: Path, data: bytes) -> str:

@@ -46,15 +46,15 @@ def is_checkpoint(relative: str) -> bool:
     )
 
 
-Reader = Callable[[str], str | None]  # the text of a path to commit; None: not there
+Reader = Callable[[str], bytes | None]  # what a path to commit holds; None: not there
 
 
 def work_tree(project: Project) -> Reader:
     """Reads the files as they are in the work tree (pre-commit stashes what is not staged)."""
 
-    def read(name: str) -> str | None:
+    def read(name: str) -> bytes | None:
         try:
-            return store.read_text(project.root / name)
+            return store.read_bytes(project.root / name)
         except NotFound:
             return None  # a deletion: nothing to check
 
@@ -64,13 +64,19 @@ def work_tree(project: Project) -> Reader:
 def staged(project: Project) -> Reader:
     """Reads the files as the index holds them: what the commit takes."""
 
-    def read(name: str) -> str | None:
+    def read(name: str) -> bytes | None:
         text = gitrepo.staged_text(project.root, name)
-        if text is None:
-            return None  # a deletion: nothing to check
-        return store.decoded(project.root / name, text.encode("utf-8", "surrogateescape"))
+        return None if text is None else text.encode("utf-8", "surrogateescape")
 
     return read
+
+
+def _scanned_text(data: bytes) -> str:
+    """``data`` as the secret rules read it, whatever its encoding: UTF-16 by its byte order
+    mark, else UTF-8 with any other byte as U+FFFD (one stray byte hides no secret)."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", "replace")
+    return data.decode("utf-8", "replace")
 
 
 def agent_history(project: Project, files: list[str], read: Reader | None = None) -> Verdict:
@@ -81,9 +87,9 @@ def agent_history(project: Project, files: list[str], read: Reader | None = None
             continue
         file = project.root / name
         try:
-            text = read(name)
-            if text is not None:
-                history.check(file, store.parse_json(file, text))
+            data = read(name)
+            if data is not None:
+                history.check(file, store.parse_json(file, store.decoded(file, data)))
         except CorruptFile as exc:
             verdict.problems.append(
                 f"{name} is not a valid GSD v1.2 agent history: {exc.reason}; "
@@ -113,9 +119,9 @@ def no_secrets(project: Project, files: list[str], read: Reader | None = None) -
         if not (relative.startswith(".planning/") or is_checkpoint(relative)):
             continue
         try:
-            text = read(name) or ""
+            text = _scanned_text(read(name) or b"")
         except CorruptFile:
-            continue  # not text: no secret the rules find
+            continue  # no regular file (a FIFO, a loop of links): nothing the commit takes
         for finding in redact.find(text):
             line = text.count("\n", 0, finding.start) + 1
             verdict.problems.append(

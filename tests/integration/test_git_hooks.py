@@ -62,6 +62,26 @@ def test_no_secrets_check_names_line_and_kind_never_the_secret(repo, cli):
     assert "src/app.py" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    "encoded",
+    [
+        lambda text: text.encode() + b"end: r\xe9sum\xe9\n",  # one Latin-1 byte
+        lambda text: text.encode("utf-16"),  # with its byte order mark
+    ],
+    ids=["a-stray-byte", "utf-16"],
+)
+@pytest.mark.parametrize("named", [False, True], ids=["staged", "named"])
+def test_no_secrets_finds_a_secret_in_a_file_that_is_not_utf8(repo, cli, encoded, named):
+    notes = repo / ".planning" / "notes.md"
+    notes.parent.mkdir(parents=True, exist_ok=True)
+    notes.write_bytes(encoded("fine\nkey: " + TOKEN + "\n"))
+    git(repo, "add", "-f", ".planning/notes.md")
+    result = cli("git-hook", "no-secrets", *([".planning/notes.md"] if named else []))
+    assert result.exit_code == 1
+    assert ".planning/notes.md:2: looks like a secret (github" in result.stderr
+    assert TOKEN not in result.stderr
+
+
 def test_unknown_git_hook_is_a_usage_error(repo, cli):
     result = cli("git-hook", "nope")
     assert result.exit_code == 2
