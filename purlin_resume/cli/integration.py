@@ -240,6 +240,7 @@ def trust(
         )
     if revoke:
         was = trust_mod.revoke(where)
+        config.apply_redaction(config.load(where))  # its own patterns, revoked, run no more
         if as_json:
             print_json({"project": str(where.root), "trusted": False, "was_trusted": was})
         else:

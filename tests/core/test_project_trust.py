@@ -259,3 +259,17 @@ def test_a_trusted_projects_patterns_changed_since_run_bounded_until_trusted_aga
     settings = config.load(Project(repo))
     assert settings.redact_extra == ()
     assert settings.redact_bounded == (("custom", "(a+)+b"),)
+
+
+def test_revoking_a_trusted_catastrophic_pattern_answers_at_once(repo):
+    """The way out of a trusted pattern that never ends on the lines it reads is ``trust
+    --revoke``: it must not run that pattern on its own answer."""
+    _write(repo, redact={"extra": ["(?P<s>(.*)*)\u0001"]})
+    assert trust.allow(Project(repo), config.load(Project(repo)))
+    exe = Path(sys.executable).with_name("purlin-resume")
+    done = subprocess.run(
+        [str(exe), "trust", "--revoke"], cwd=repo, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{repo}: no longer trusted\n"
+    assert config.load(Project(repo)).redact_extra == ()
