@@ -9,6 +9,7 @@ next sync publishes.
 from __future__ import annotations
 
 import contextlib
+import shlex
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,7 +82,21 @@ def resurrections(
     """Every teammate's resurrections, oldest first, shaped like local log entries."""
     with tables(history, shelves, warn) as db:
         found = db.dicts("SELECT * FROM resurrection_log ORDER BY resurrected_at, uuid")
-    return [rows.entry("resurrection_log", row) for row in found]
+    return _checked("resurrection_log", found, warn)
+
+
+def _checked(table: str, found: list[dict[str, Any]], warn: Warn) -> list[dict[str, Any]]:
+    """The rows of ``found`` as local records, but those whose ids are none of their kinds (a
+    teammate's hand-made or hostile row), left out with one line each."""
+    kept = []
+    for row in found:
+        record = rows.entry(table, row)
+        problem = rows.wrong_id(table, record)
+        if problem is None:
+            kept.append(record)
+        else:
+            warn(f"a row of teammate {record.get('member')!r} left out: {problem}")
+    return kept
 
 
 def figures(history: Path, shelves: list[tuple[str, Path]], warn: Warn = silent) -> dict:
@@ -96,12 +111,10 @@ def bookmarks(
     """Every teammate's bookmarks; ``shared`` when a context comes with it."""
     with tables(history, shelves, warn) as db:
         found = db.dicts(_MARKS)
-    marks = []
-    for row in found:
-        mark = rows.entry("bookmarks", row)
-        mark["team_resurrections"] = int(row.get("team_resurrections") or 0)
-        mark["shared"] = bool(row.get("shared"))
-        marks.append(mark)
+    marks = _checked("bookmarks", found, warn)
+    for mark in marks:
+        mark["team_resurrections"] = int(mark.get("team_resurrections") or 0)
+        mark["shared"] = bool(mark.get("shared"))
     return marks
 
 
@@ -172,14 +185,12 @@ def context_of(
 ) -> tuple[dict[str, Any], compress.Context]:
     """A team bookmark and the context its owner shared with it, for a resurrection."""
     with tables(history, shelves) as db:
-        mark = lookup(
-            [rows.entry("bookmarks", r) | {"shared": r["shared"]} for r in db.dicts(_MARKS)], key
-        )
+        mark = lookup(_checked("bookmarks", db.dicts(_MARKS), silent), key)
         pack = db.pack(mark["uuid"]) if mark["shared"] else None
     if pack is None:
         raise NotFound(
             f"team bookmark {key!r} ({mark['member']}) has no shared context: its owner "
-            f"publishes one with 'purlin-resume bookmark share {mark['name']}'"
+            f"publishes one with 'purlin-resume bookmark share {shlex.quote(mark['name'])}'"
         )
     try:
         data = sync.unpacked(bytes(pack))

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from purlin_resume.core import redact
+from purlin_resume.core import ids, redact
 from purlin_resume.resurrection import bookmarks
 from purlin_resume.resurrection import log as resurrection_log
 from purlin_resume.resurrection import team_membership as membership
@@ -127,6 +127,35 @@ def columns(
         rest = {k: v for k, v in row.items() if k not in names}
         made["extra"] = json.dumps(rest, ensure_ascii=False, sort_keys=True) if rest else None
     return made
+
+
+# the ids a teammate's row holds, each checked as a local record's is where it enters: they are
+# shown, and put into the commands a message suggests
+_ID_KINDS = {
+    "bookmarks": {
+        "name": ids.BOOKMARK_NAME,
+        "bookmark_id": ids.BOOKMARK,
+        "session_id": ids.SESSION,
+        "agent_id": ids.AGENT,
+    },
+    "resurrection_log": {
+        "resurrection_id": ids.RESURRECTION,
+        "bookmark_id": ids.BOOKMARK,
+        "resurrected_from_session_id": ids.SESSION,
+        "resurrected_from_agent_id": ids.AGENT,
+        "resurrected_as_agent_id": ids.SESSION,
+    },
+}
+
+
+def wrong_id(table: str, record: dict[str, Any]) -> str | None:
+    """Why an id of ``record`` (a row of ``table``) is not one of its kind; None when each
+    present is."""
+    for name, kind in _ID_KINDS.get(table, {}).items():
+        value = record.get(name)
+        if value is not None and not kind.valid(value):
+            return f"{name}: {kind.problem(value)}"
+    return None
 
 
 def entry(table: str, found: dict[str, Any]) -> dict[str, Any]:

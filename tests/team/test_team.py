@@ -863,12 +863,20 @@ def test_a_strangers_rows_never_break_or_change_a_teammates(tmp_path, remote):
     own, mark = alice.log()[0], _marks(alice)[0]
     theirs = "members/mallory-000000"
     lines = [
-        {"uuid": "no-name", "name": None, "bookmark_id": "bmk-1"},
-        {"uuid": "odd-tags", "name": "odd", "bookmark_id": "bmk-2", "tags": [1, None, "t"]},
+        {"uuid": "no-name", "name": None, "bookmark_id": "bmk-2026-01-01-001"},
+        {
+            "uuid": "odd-tags",
+            "name": "odd",
+            "bookmark_id": "bmk-2026-01-01-002",
+            "tags": [1, None, "t"],
+        },
         [1, 2],
+        {"uuid": "sh", "name": "a b;touch x $(id)", "bookmark_id": "bmk-2026-01-01-003"},
+        {"uuid": "up", "name": "up", "bookmark_id": "../../x", "agent_id": "../../../etc/pw"},
     ]
     log = [
         {"uuid": "no-id"},
+        {"uuid": "run", "resurrection_id": "$(id)", "resurrected_at": "2026-01-01T00:00:00Z"},
         {**own, "member": _member(alice), "notes": "forged"},  # alice's key and name
         {"uuid": own["uuid"], "removed_at": "2026-01-01T00:00:00Z"},  # alice's row "removed"
     ]
@@ -907,6 +915,11 @@ def test_a_strangers_rows_never_break_or_change_a_teammates(tmp_path, remote):
         ("odd", ["t"], "mallory-000000", True),
         ("tmux-expert", [], _member(alice), False),
     ]
+    listed = alice.ok("bookmark", "list", "--team")
+    assert "$(id)" not in listed.stdout
+    assert "../" not in listed.stdout
+    assert "left out: name: bookmark name 'a b;touch x $(id)' is not valid" in listed.stderr
+    assert "$(id)" not in alice.ok("resurrections", "--team").stdout
     assert alice.ok("find", "--team", "odd").stdout
     refused = alice("resurrect", "odd", "--team", "--yes")
     assert refused.code == 1
