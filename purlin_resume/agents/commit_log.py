@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from purlin_resume.agents import registry
-from purlin_resume.core import current_session, store
+from purlin_resume.core import current_session, gitrepo, store
 from purlin_resume.core.errors import NotFound
 from purlin_resume.core.project import Project
 
@@ -75,8 +75,12 @@ def sessions_by_commit(project: Project) -> dict[str, str]:
 
 
 def record(project: Project, entry: CommitRecord) -> None:
+    """Append ``entry``; the log and its lock kept out of ``git status`` (a repository that
+    takes only the git hooks never ignored ``.purlin/cache/``, and the next commit took them)."""
     store.private_folder(project.cache_dir)
-    store.append_jsonl(path(project), asdict(entry))
+    target = path(project)
+    gitrepo.exclude_state_files(target.parent, target.name, target.name + ".lock")
+    store.append_jsonl(target, asdict(entry))
 
 
 def read(project: Project) -> list[dict[str, Any]]:

@@ -111,6 +111,22 @@ def test_post_commit_records_the_agent_whose_process_made_the_commit(repo):
     assert commit_log.read(project)[-1]["session_id"] is None
 
 
+def test_the_commit_record_stays_out_of_git_where_only_the_git_hooks_run(repo):
+    """A repository that takes the git hooks without ``install`` never ignored
+    ``.purlin/cache/``: the record and its lock must not show in ``git status``, nor be taken
+    by the next ``git add -A``."""
+    hook = repo / ".git" / "hooks" / "post-commit"
+    hook.write_text(f"#!/bin/sh\nexec '{EXE}' git-hook post-commit\n")
+    hook.chmod(0o755)
+    for name in ("a.txt", "b.txt"):
+        (repo / name).write_text(name)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", name)
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["b.txt"]
+    assert len(commit_log.read(Project(repo))) == 2
+
+
 def test_post_commit_never_fails_the_commit(repo, cli):
     (repo / ".purlin").mkdir()
     (repo / ".purlin" / "agents.json").write_text("{corrupt")
