@@ -46,6 +46,12 @@ def is_checkpoint(relative: str) -> bool:
     )
 
 
+def shown(name: str) -> str:
+    """A file's name in a problem's line: as written, or quoted when it holds a character a
+    terminal would act on (an escape sequence, a line break)."""
+    return name if name.isprintable() else repr(name)
+
+
 Reader = Callable[[str], bytes | None]  # what a path to commit holds; None: not there
 
 
@@ -92,7 +98,7 @@ def agent_history(project: Project, files: list[str], read: Reader | None = None
                 history.check(file, store.parse_json(file, store.decoded(file, data)))
         except CorruptFile as exc:
             verdict.problems.append(
-                f"{name} is not a valid GSD v1.2 agent history: {exc.reason}; "
+                f"{shown(name)} is not a valid GSD v1.2 agent history: {exc.reason}; "
                 "fix it before committing (see 'purlin-resume history list')"
             )
     return verdict
@@ -104,7 +110,7 @@ def no_cache(project: Project, files: list[str], read: Reader | None = None) -> 
         return Verdict()
     return Verdict(
         [
-            f"{name}: .purlin/cache/ holds local state and is never committed; "
+            f"{shown(name)}: .purlin/cache/ holds local state and is never committed; "
             "run 'git rm --cached -r .purlin/cache' and 'purlin-resume install' (it ignores the folder)"
             for name in cached
         ]
@@ -125,7 +131,7 @@ def no_secrets(project: Project, files: list[str], read: Reader | None = None) -
         for finding in redact.find(text):
             line = text.count("\n", 0, finding.start) + 1
             verdict.problems.append(
-                f"{name}:{line}: looks like a secret ({finding.kind}); remove it or replace it "
+                f"{shown(name)}:{line}: looks like a secret ({finding.kind}); remove it or replace it "
                 f"with {finding.placeholder} before committing"
             )
     return verdict

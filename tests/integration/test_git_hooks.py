@@ -82,6 +82,16 @@ def test_no_secrets_finds_a_secret_in_a_file_that_is_not_utf8(repo, cli, encoded
     assert TOKEN not in result.stderr
 
 
+def test_a_file_name_with_an_escape_sequence_is_quoted_in_the_problem(repo, cli):
+    name = ".planning/\x1b]0;TITLE\x07\x1b[31mred\nmd.md"
+    stage(repo, name, "key: " + TOKEN + "\n")
+    result = cli("git-hook", "no-secrets", name)
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith("'.planning/\\x1b]0;TITLE")
+
+
 def test_unknown_git_hook_is_a_usage_error(repo, cli):
     result = cli("git-hook", "nope")
     assert result.exit_code == 2
