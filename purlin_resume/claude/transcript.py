@@ -68,6 +68,9 @@ class ReadOptions:
     # never sit in memory together. opencode's reader keeps no turn at all: it counts them
     # (``Facts``) and reads them again from its database on each pass (``Turns``).
     deferred: bool = False
+    # One-line summaries of tool calls; a hook that reads an agent for its files and its end
+    # shows none (a long one is redacted before it is cut: that loads the scanner)
+    summaries: bool = True
 
 
 Place = tuple[int, int]  # (byte offset of a record's line, index of a block in its content)
@@ -443,7 +446,7 @@ class _Assembly:
         call = ToolCall(
             id=str(block.get("id") or ""),
             name=name,
-            summary=_summarise_input(name, data),
+            summary=_summarise_input(name, data) if self.options.summaries else "",
         )
         if isinstance(data, dict):
             call.file_path = records.file_path_of(data)

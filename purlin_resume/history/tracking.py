@@ -307,7 +307,10 @@ def read_agent(path: Path | None):
         return None
     from purlin_resume.claude import records, transcript
 
-    return transcript.read(path, path.stem, split_sidechains=False, loads=records.parsed).main
+    unsummed = transcript.ReadOptions(summaries=False)  # what it did, not how it is shown
+    return transcript.read(
+        path, path.stem, unsummed, split_sidechains=False, loads=records.parsed
+    ).main
 
 
 def changed_files(root: Path, agent) -> list[str]:
