@@ -286,6 +286,7 @@ def _cleanup(project: Project, parsed: dict[str, dict], now: datetime) -> list[F
                 "they cannot be resurrected: remove them with 'purlin-resume bookmark rm NAME'",
             )
         )
+    findings += _unreadable_cleanup(parsed)
     if not findings:
         findings.append(
             Finding(
@@ -295,6 +296,23 @@ def _cleanup(project: Project, parsed: dict[str, dict], now: datetime) -> list[F
             )
         )
     return findings
+
+
+def _unreadable_cleanup(parsed: dict[str, dict]) -> list[Finding]:
+    """A ``cleanupPeriodDays`` that is no number of days, in whichever settings hold one."""
+    return [
+        Finding(
+            "cleanup",
+            WARN,
+            f"cleanupPeriodDays {value!r} in the {where} settings is no number of days: it is "
+            "not taken as one",
+            "write a whole number of days, e.g. 365",
+        )
+        for where in ("local", "project", "user")
+        if "cleanupPeriodDays" in parsed.get(where, {})
+        and claude_settings.cleanup_period_days(parsed[where]) is None
+        for value in [parsed[where]["cleanupPeriodDays"]]
+    ]
 
 
 def _tools() -> list[Finding]:

@@ -549,6 +549,21 @@ def test_doctor_warns_about_bookmarked_agents_whose_transcripts_are_at_risk(
     assert "cleanupPeriodDays is 365" in calm["message"]
 
 
+@pytest.mark.parametrize("value", ["never", 1.5, True, None])
+def test_doctor_warns_of_a_cleanup_period_that_is_no_number_of_days(
+    repo, cli, tmp_path, monkeypatch, value
+):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    cli("install")
+    settings = repo / ".claude" / "settings.json"
+    settings.write_text(
+        json.dumps({**json.loads(settings.read_text()), "cleanupPeriodDays": value})
+    )
+    [warned] = [f for f in _cleanup_findings(cli) if f["status"] == "warn"]
+    assert warned["message"].startswith(f"cleanupPeriodDays {value!r} in the project settings")
+    assert "whole number of days" in warned["fix"]
+
+
 def test_doctor_names_a_corrupt_bookmark_file(repo, cli, tmp_path, monkeypatch):
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     local = repo / ".purlin" / "bookmarks.jsonl"
