@@ -369,8 +369,8 @@ def save_checkpoint(
         before_clear = handover.earlier(where, session)
         saved, cp = checkpoints.take(where, role, values, session, spelled=_as_written)
         moved = [where.relative(p) for p in handover.superseded(where, before_clear)]
-        aside = where.relative(saved.kept_aside) if saved.kept_aside else None
-        shown = {"path": where.relative(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}
+        aside = str(saved.kept_aside) if saved.kept_aside else None  # whole: any project's
+        shown = {"path": str(saved.path), "kept_aside": aside, **checkpoint.as_dict(cp)}
         return _out({**shown, "superseded": moved} if moved else shown)
 
     return _guard(work)

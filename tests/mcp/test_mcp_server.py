@@ -155,7 +155,8 @@ def test_lists_the_seven_tools_and_each_call_answers(world):
     [exists] = [check for check in context["checks"] if check["name"] == "exists"]
     assert exists["message"] == f"session {SESSION}"
     assert [e["agent_id"] for e in interrupted["interrupted"]] == ["agent-cut-1"]
-    assert (repo / saved["path"]).is_file()
+    assert Path(saved["path"]).is_file()
+    assert Path(saved["path"]).is_relative_to(repo.resolve())
     assert saved["role"] == "builder"
     assert agents["agents"] == []
     assert "port the exporter" in briefing["briefing"]
