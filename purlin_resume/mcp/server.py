@@ -336,7 +336,7 @@ def save_checkpoint(
 ) -> dict[str, Any]:
     """Save where this session stands (what is in progress, done, next) before its context
     runs out; the next session's start or /pl-resume restores it. ``fields`` holds the
-    role's own fields: builder step (0-4), delivery_plan, work_queue, pending_decisions;
+    role's own fields: builder step (0-4), step_note, delivery_plan, work_queue, pending_decisions;
     qa scenario_progress, current_scenario, discoveries, verification_queue; architect
     spec_reviews, discovery_processing. The checkpoint is keyed by ``session_id``, else by the
     session the Claude Code that started this server runs now (it changes at ``/clear``), else
@@ -344,7 +344,7 @@ def save_checkpoint(
     from purlin_resume.checkpoints import format as checkpoint
 
     extra = dict(fields or {})
-    known = sorted(set(checkpoint.FIELDS_BY_KEY) - set(_save_arguments()))
+    known = sorted({*checkpoint.FIELDS_BY_KEY, "step_note"} - set(_save_arguments()))
     unknown = sorted(set(extra) - set(known))
     if unknown:
         raise ToolError(f"fields: unknown {', '.join(unknown)} (known: {', '.join(known)})")

@@ -129,7 +129,7 @@ def test_lists_the_seven_tools_and_each_call_answers(world):
                     "role": "builder",
                     "in_progress": "exporter",
                     "next": ["test"],
-                    "fields": {"step": "2"},
+                    "fields": {"step": "2", "step_note": "tests written"},
                 },
             ),
             ("agents_status", {}),
@@ -158,6 +158,7 @@ def test_lists_the_seven_tools_and_each_call_answers(world):
     assert Path(saved["path"]).is_file()
     assert Path(saved["path"]).is_relative_to(repo.resolve())
     assert saved["role"] == "builder"
+    assert "tests written" in Path(saved["path"]).read_text()  # the Builder's step note
     assert agents["agents"] == []
     assert "port the exporter" in briefing["briefing"]
     # Every result is redacted: the planted token leaves in none of them.
