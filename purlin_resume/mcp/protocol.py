@@ -111,7 +111,12 @@ def answer(
         or not isinstance(message.get("method"), str)
         or not isinstance(message.get("id"), (str, int, float, type(None)))
     ):
-        return _error(None, INVALID_REQUEST, "not a JSON-RPC request")
+        known = message.get("id") if isinstance(message, dict) else None  # echoed when it is one
+        return _error(
+            known if isinstance(known, (str, int)) and not isinstance(known, bool) else None,
+            INVALID_REQUEST,
+            "not a JSON-RPC request",
+        )
     if "id" not in message:
         return None  # notifications/initialized, notifications/cancelled ...
     method, params = message["method"], message.get("params") or {}

@@ -246,10 +246,11 @@ def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
         {"jsonrpc": "2.0", "id": 5, "method": "ping"},
         "[" * 100_000 + "]" * 100_000,
         {"jsonrpc": "2.0", "id": [[[[1]]]], "method": "ping"},  # an id is a string or number
+        {"jsonrpc": "2.0", "id": 7},  # no method: its id is said back
         {"jsonrpc": "2.0", "id": 6, "method": "ping"},
     ]
     replies = _exchange(repo, claude, messages)
-    initialized, unparsed, unknown, listed, called, pong, deep, odd, last = replies
+    initialized, unparsed, unknown, listed, called, pong, deep, odd, methodless, last = replies
     assert initialized["result"]["protocolVersion"] == "2025-06-18"
     assert initialized["result"]["capabilities"] == {"tools": {"listChanged": False}}
     assert unparsed["error"]["code"] == -32700
@@ -261,6 +262,7 @@ def test_without_the_sdk_the_server_answers_at_once_and_keeps_answering(world):
     assert pong == {"jsonrpc": "2.0", "id": 5, "result": {}}
     assert deep["error"]["code"] == -32700
     assert (odd["id"], odd["error"]["code"]) == (None, -32600)
+    assert (methodless["id"], methodless["error"]["code"]) == (7, -32600)
     assert last == {"jsonrpc": "2.0", "id": 6, "result": {}}
 
 
