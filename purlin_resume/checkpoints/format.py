@@ -256,6 +256,9 @@ def shown(kind: Kind, value: Any) -> str:
 # Parsing
 
 _LABEL = re.compile(r"^\*\*(?P<label>[^*]+?):\*\*\s?(?P<value>.*)$")
+# what no field may hold: control characters but tab and line breaks (a field's text is put on
+# lines of its own), DEL and the C1 controls (what a terminal acts on)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?P<item>.*)$")
 _HEADER_LABELS = {
     "role": "role",
@@ -413,6 +416,10 @@ def _field_values(
                 "holding a mapping or list"
                 if isinstance(value, (list, tuple))
                 else f"{spelled(f)} must be text or a list of texts, not a mapping"
+            )
+        if any(_CONTROL.search(str(v)) for v in items):
+            raise UsageError(
+                f"{spelled(f)} holds a control character (an escape, a NUL); give plain text"
             )
         if f.kind in ("list", "numbered"):
             data[f.key] = tuple(str(v) for v in items)

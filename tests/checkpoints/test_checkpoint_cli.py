@@ -537,6 +537,20 @@ def test_resaving_replaces_the_sessions_checkpoint(repo, cli):
             "--project does/not/exist: no such folder",
         ),
         (["restore", "builder", "--project", "README.md"], "--project README.md: a file, not"),
+        (
+            [
+                "save",
+                "--role",
+                "builder",
+                "--in-progress",
+                "a\x1b]0;T\x07b",
+                "--step",
+                "1",
+                "--next",
+                "n",
+            ],
+            "in_progress (--in-progress) holds a control character",
+        ),
     ],
 )
 def test_usage_errors(repo, cli, args, message):
