@@ -153,7 +153,7 @@ def wrong_id(table: str, record: dict[str, Any]) -> str | None:
     present is."""
     for name, kind in _ID_KINDS.get(table, {}).items():
         value = record.get(name)
-        if value is not None and not kind.valid(value):
+        if value not in (None, "") and not kind.valid(value):  # a server keeps none as ""
             return f"{name}: {kind.problem(value)}"
     return None
 
