@@ -45,8 +45,9 @@ def project_root(cwd: str | None, env: Mapping[str, str]) -> Path | None:
     folders = [Path(c).resolve() for c in named or [_process_cwd()] if c and Path(c).is_dir()]
     if not folders:
         raise FileNotFoundError(f"no project folder: the payload's cwd {cwd!r} is gone")
-    set_up = any((folders[0] / name).is_dir() for name in (".purlin", ".planning"))
-    return gitrepo.work_tree_of(folders[0]) or (folders[0] if set_up else None)
+    folder = folders[0]
+    set_up = any((folder / name).is_dir() for name in (".purlin", ".planning"))
+    return gitrepo.work_tree_of(folder) or (folder if set_up else None)
 
 
 def failure_line(exc: BaseException) -> str:
