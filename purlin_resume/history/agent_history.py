@@ -365,9 +365,11 @@ class NewAgent(NamedTuple):
             entry["parallel_group"] = group_id(
                 entry.get("granularity", "plan"), entry.get("phase"), entry.get("plan"), moment
             )
-        for name in ("work_ref", "prompt", "tool_use_id"):
+        for name in ("work_ref", "tool_use_id"):
             if getattr(self, name):
                 entry[name] = getattr(self, name)
+        if self.prompt:  # redacted with the rest of the new entry when it is written
+            entry["prompt"] = bounded(self.prompt)
 
     def entry(self, status: str, moment: datetime) -> dict[str, Any]:
         """A complete new entry: every schema field, in schema order."""

@@ -100,7 +100,7 @@ def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
         task=task,
         phase=phase,
         plan=plan,
-        prompt=_stored_prompt(prompt),
+        prompt=prompt,
         tool_use_id=payload.tool_use_id,
     )
     siblings = batch.tool_use_ids if batch else ()
@@ -117,11 +117,6 @@ def agent_spawned(project: Project, payload: HookPayload) -> Outcome:
 def _text_input(tool_input: dict, name: str) -> str | None:
     value = tool_input.get(name)
     return value if isinstance(value, str) and value.strip() else None
-
-
-def _stored_prompt(prompt: str | None) -> str | None:
-    """The prompt as the history keeps it: redacted, at most ``history.PROMPT_CHARS``."""
-    return history.bounded(redacted(prompt)) if prompt else None
 
 
 def _spawn_batch(payload: HookPayload):
@@ -666,7 +661,7 @@ def subagent_started(project: Project, payload: HookPayload) -> Outcome:
         task=task,
         phase=phase,
         plan=plan,
-        prompt=_stored_prompt(payload.text("prompt")),
+        prompt=payload.text("prompt"),
     )
     if tracking.spawn_call(project, request, payload.session_id) is None:
         return Outcome(f"{agent_id} already recorded")
