@@ -215,6 +215,20 @@ def stop_payload(root: Path, tmp_path: Path, agent_id: str, **fields) -> dict:
     }
 
 
+def _stopped(repo: Path, tmp_path: Path, agent_id: str, agent_file: Path, said: str) -> dict:
+    """The history entry of ``agent_id`` after its SubagentStop, whose transcript is
+    ``agent_file`` and whose last message is ``said``."""
+    stop = stop_payload(
+        repo,
+        tmp_path,
+        agent_id,
+        agent_transcript_path=str(agent_file),
+        last_assistant_message=said,
+    )
+    hook("subagent-stop", stop, repo)
+    return entries(repo)[agent_id]
+
+
 def test_an_agent_stopped_by_the_user_is_interrupted_per_its_transcript(repo, tmp_path, cli):
     _spawned(repo, tmp_path)
     # ends with "[Request interrupted by user for tool use]"
@@ -266,15 +280,7 @@ def test_a_completed_agent_keeps_only_project_files(repo, tmp_path):
         ["/etc/hosts", str(repo / "src" / "parse.py"), str(outside), str(repo / ".." / "x.py")],
         "Done: parser fixed.",
     )
-    stop = stop_payload(
-        repo,
-        tmp_path,
-        "a0000000000000003",
-        agent_transcript_path=str(agent_file),
-        last_assistant_message="Done: parser fixed.",
-    )
-    hook("subagent-stop", stop, repo)
-    entry = entries(repo)["a0000000000000003"]
+    entry = _stopped(repo, tmp_path, "a0000000000000003", agent_file, "Done: parser fixed.")
     assert (entry["status"], entry["files_modified"]) == ("completed", ["src/parse.py"])
 
 
@@ -282,26 +288,12 @@ def test_an_agent_line_with_bytes_that_are_not_utf8_keeps_its_edit(repo, tmp_pat
     """A byte of a tool's output cut inside a character does not lose the line it is in: the
     edit it records is the agent's all the same."""
     _spawned(repo, tmp_path)
-    agent_file = agent_transcript(
-        tmp_path / "agent-a0000000000000005.jsonl",
-        "a0000000000000005",
-        "Fix the parser",
-        [str(repo / "src" / "parse.py")],
-        "Done: parser fixed.",
-    )
+    agent_file = _parser_agent(repo, tmp_path, "a0000000000000005", "Done: parser fixed.")
     lines = agent_file.read_bytes().splitlines(keepends=True)
     [edit] = [n for n, line in enumerate(lines) if b"parse.py" in line and b"tool_use" in line]
     lines[edit] = lines[edit].replace(b'"file_path"', b'"old_string": "caf\xc3", "file_path"')
     agent_file.write_bytes(b"".join(lines))
-    stop = stop_payload(
-        repo,
-        tmp_path,
-        "a0000000000000005",
-        agent_transcript_path=str(agent_file),
-        last_assistant_message="Done: parser fixed.",
-    )
-    hook("subagent-stop", stop, repo)
-    entry = entries(repo)["a0000000000000005"]
+    entry = _stopped(repo, tmp_path, "a0000000000000005", agent_file, "Done: parser fixed.")
     assert entry["status"] == "completed"
     assert entry["files_modified"] == ["src/parse.py"]
 
@@ -325,15 +317,7 @@ def test_an_answer_the_payload_carries_counts_before_its_record_is_written(
     agent_file = _parser_agent(repo, tmp_path, "a0000000000000004", "Done: parser fixed.")
     written = agent_file.read_text().splitlines(keepends=True)
     agent_file.write_text("".join(written[:-1]))  # the answer's record not written yet
-    stop = stop_payload(
-        repo,
-        tmp_path,
-        "a0000000000000004",
-        agent_transcript_path=str(agent_file),
-        last_assistant_message=said,
-    )
-    hook("subagent-stop", stop, repo)
-    entry = entries(repo)["a0000000000000004"]
+    entry = _stopped(repo, tmp_path, "a0000000000000004", agent_file, said)
     assert (entry["status"], entry["files_modified"]) == (status, ["src/parse.py"])
     assert not (repo / "pwned").exists()
 
