@@ -122,6 +122,10 @@ def test_a_conflict_stops_the_briefing_until_the_agent_asks_with_force(repo, tmp
         server.resume_task_briefing("agent-c1")
     with pytest.raises(ToolError, match="is not a commit or branch here"):
         server.resume_task_briefing("agent-c1", ref="no-such-branch")
+    pwned = tmp_path / "pwned"
+    with pytest.raises(ToolError):  # a ref from a model is no option git takes
+        server.resume_task_briefing("agent-c1", ref=f"--output={pwned}")
+    assert not pwned.exists()
     answer = server.resume_task_briefing("agent-c1", force=True)
 
     assert [done["resumed"]["status"] for done in answer["agents"]] == ["resumed"]
