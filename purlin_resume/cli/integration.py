@@ -12,6 +12,8 @@ import typer
 from purlin_resume.claude.hooks import EVENTS
 from purlin_resume.cli.app import app
 from purlin_resume.cli.common import (
+    echo_error,
+    outgoing,
     print_json,
     print_text,
     project_for,
@@ -187,8 +189,8 @@ def git_hook(
             return
     else:
         verdict = githooks.run(where, name, list(files or []), os.environ)
-    for problem in verdict.problems:
-        typer.echo(problem, err=True)
+    for problem in verdict.problems:  # a file's name, a history's value: redacted as all output
+        echo_error(outgoing(problem))
     if not verdict.ok:
         raise typer.Exit(1)
 

@@ -92,6 +92,20 @@ def test_a_file_name_with_an_escape_sequence_is_quoted_in_the_problem(repo, cli)
     assert result.stderr.startswith("'.planning/\\x1b]0;TITLE")
 
 
+def test_a_problem_line_redacts_a_secret_in_a_file_name_or_a_history_value(repo, cli):
+    stage(repo, f".planning/{TOKEN}.md", "key: " + TOKEN + "\n")
+    stage(
+        repo,
+        ".planning/agent-history.json",
+        json.dumps({"entries": [{"agent_id": "a1", "status": TOKEN}]}),
+    )
+    for name in ("no-secrets", "agent-history"):
+        result = cli("git-hook", name)
+        assert result.exit_code == 1
+        assert "[REDACTED:github-token:" in result.stderr
+        assert TOKEN not in result.stderr
+
+
 def test_unknown_git_hook_is_a_usage_error(repo, cli):
     result = cli("git-hook", "nope")
     assert result.exit_code == 2
