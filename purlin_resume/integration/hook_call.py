@@ -46,8 +46,9 @@ def project_root(cwd: str | None, env: Mapping[str, str]) -> Path | None:
     if not folders:
         raise FileNotFoundError(f"no project folder: the payload's cwd {cwd!r} is gone")
     folder = folders[0]
-    set_up = any((folder / name).is_dir() for name in (".purlin", ".planning"))
-    return gitrepo.work_tree_of(folder) or (folder if set_up else None)
+    if (top := gitrepo.work_tree_of(folder)) is not None:
+        return top
+    return folder if any((folder / name).is_dir() for name in (".purlin", ".planning")) else None
 
 
 def failure_line(exc: BaseException) -> str:
